@@ -1,0 +1,9 @@
+// npm run build → dist/signalboard: one executable with the runtime, the code, the migrations and
+// the dashboard's assets inside. --minify-whitespace/--minify-syntax, not --minify: identifier
+// mangling breaks Elysia's compiled handlers. .env and bunfig.toml in the working directory of a
+// production host must not change the binary's behaviour, so autoloading them is off.
+import { $ } from "bun";
+
+const outfile = process.argv[2] ?? "dist/signalboard";
+await $`bun build --compile --minify-whitespace --minify-syntax --no-compile-autoload-dotenv --no-compile-autoload-bunfig src/main.ts --outfile ${outfile}`;
+console.log(`built ${outfile}`);

@@ -1,0 +1,60 @@
+// GET /v1/stream: stored events as JSON over SSE, for scripts (`signalboard tail`). A reconnecting
+// client sends Last-Event-ID (or ?last_event_id=) and first gets what it missed, in order, once.
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { Deps } from "../app.ts";
+import { assertCanRead } from "../domain/access.ts";
+import * as rule from "../domain/rules.ts";
+import { validate } from "../domain/validation.ts";
+import type { Published } from "../live/hub.ts";
+import type { EventRow } from "../store/events.ts";
+import { frame, sseResponse } from "../http/sse.ts";
+import { apiEvent } from "./views.ts";
+
+const BACKLOG_PAGE = 500;
+
+const streamQuery = z.object({
+  project: rule.projectName.optional(),
+  channel: rule.channelName.optional(),
+  last_event_id: z.coerce.number().int().min(0).optional(),
+});
+
+const encode = (event: EventRow) => frame({ id: event.id, data: JSON.stringify(apiEvent(event)) });
+
+export function streamApi({ guard, hub, store, projects, streams }: Deps) {
+  return new Elysia({ name: "api.stream" }).get("/v1/stream", ({ request, server }) => {
+    assertCanRead(guard.authenticate(request, server));
+    const url = new URL(request.url);
+    const q = validate(streamQuery, Object.fromEntries(url.searchParams), "query");
+    const project = q.project ? projects.requireProject(q.project) : null;
+    const channel = q.channel && q.project ? projects.requireChannel(q.project, q.channel).channel : null;
+    const scope = { projectId: project?.id, channelId: channel?.id };
+    const header = request.headers.get("last-event-id");
+    const resumeFrom = header && /^\d+$/.test(header) ? Number(header) : q.last_event_id;
+    server?.timeout(request, 0);
+
+    const matches = (e: EventRow) => (scope.projectId === undefined || e.projectId === scope.projectId) && (scope.channelId === undefined || e.channelId === scope.channelId);
+    return sseResponse({
+      registry: streams,
+      signal: request.signal,
+      start(send) {
+        let lastSent = resumeFrom ?? store.events.lastId();
+        if (resumeFrom !== undefined) {
+          // A client far behind gets what fits in its queue, then is dropped and resumes from there.
+          backlog: for (let page = store.events.since(lastSent, scope, BACKLOG_PAGE); page.length; page = store.events.since(lastSent, scope, BACKLOG_PAGE)) {
+            for (const event of page) {
+              if (!send(encode(event))) break backlog;
+              lastSent = event.id;
+            }
+          }
+        }
+        return hub.subscribe((published: Published) => {
+          const { message } = published;
+          if (message.type !== "event" || message.event.id <= lastSent || !matches(message.event)) return;
+          lastSent = message.event.id;
+          send(published.render("api-json", () => encode(message.event)));
+        });
+      },
+    });
+  });
+}

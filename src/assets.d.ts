@@ -1,0 +1,22 @@
+// Files imported `with { type: "text" }` (migrations) or `with { type: "file" }` (dashboard assets)
+// are embedded by `bun build --compile`.
+declare module "*.sql" {
+  const text: string;
+  export default text;
+}
+declare module "*.css" {
+  const path: string;
+  export default path;
+}
+declare module "*.png" {
+  const path: string;
+  export default path;
+}
+declare module "*.svg" {
+  const path: string;
+  export default path;
+}
+declare module "*.webmanifest" {
+  const path: string;
+  export default path;
+}

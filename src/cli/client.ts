@@ -1,0 +1,55 @@
+// The HTTP side of the CLI: `log`, `metric` and `tail` talk to a running server, for cron jobs and
+// shell scripts. --url/--token, else SIGNALBOARD_URL/SIGNALBOARD_TOKEN.
+import { UsageError } from "./command.ts";
+
+export const clientOptions = {
+  url: { type: "string" },
+  token: { type: "string" },
+} as const;
+
+export type Client = { url: string; token: string };
+
+export function clientFrom(values: { url?: string; token?: string }, env = process.env): Client {
+  const url = (values.url ?? env.SIGNALBOARD_URL ?? "http://localhost:8080").replace(/\/+$/, "");
+  const token = values.token ?? env.SIGNALBOARD_TOKEN;
+  if (!token) throw new UsageError("a token is required: pass --token or set SIGNALBOARD_TOKEN (create one with: signalboard token create --name NAME)");
+  return { url, token };
+}
+
+export class RequestFailed extends Error {}
+
+/** POSTs JSON; a non-2xx answer becomes an error carrying the server's message. */
+export async function postJson(client: Client, path: string, body: unknown): Promise<Record<string, unknown>> {
+  let response: Response;
+  try {
+    response = await fetch(client.url + path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${client.token}` },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (error) {
+    throw new RequestFailed(`could not reach ${client.url}: ${(error as Error).message}`);
+  }
+  const payload = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!response.ok) throw new RequestFailed(`${response.status}: ${String(payload.message ?? response.statusText)}`);
+  return payload;
+}
+
+/** "true"/"false" become booleans and numerals numbers, as a shell cannot say which it meant. */
+export function scalar(text: string): string | number | boolean {
+  if (text === "true" || text === "false") return text === "true";
+  if (/^-?\d+(\.\d+)?$/.test(text) && Number.isFinite(Number(text))) return Number(text);
+  return text;
+}
+
+export function parseTags(pairs: string[] = []): Record<string, string | number | boolean> | undefined {
+  if (pairs.length === 0) return undefined;
+  const tags: Record<string, string | number | boolean> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at < 1) throw new UsageError(`--tag expects key=value, got "${pair}"`);
+    tags[pair.slice(0, at)] = scalar(pair.slice(at + 1));
+  }
+  return tags;
+}

@@ -1,0 +1,65 @@
+// What every subcommand shares: argument parsing (every setting is accepted as a flag everywhere),
+// opening the store for management commands, and the exit codes (0 ok, 1 failed, 2 usage).
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { type Config, configFlagOptions, ConfigError, loadConfig } from "../config.ts";
+import { AppError } from "../http/errors.ts";
+import { closeStore, databasePath, openStore, type Store } from "../store/index.ts";
+
+export type Options = NonNullable<ParseArgsConfig["options"]>;
+
+export type Command = {
+  summary: string;
+  usage: string;
+  run: (argv: string[]) => Promise<number>;
+};
+
+export class UsageError extends Error {}
+
+export function parse<O extends Options>(argv: string[], options: O) {
+  try {
+    return parseArgs({ args: argv, options: { ...configFlagOptions(), help: { type: "boolean", short: "h" }, ...options }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+export function configFrom(values: Record<string, unknown>): Config {
+  return loadConfig(values);
+}
+
+/** Runs `fn` on the data directory's database; safe while the server runs (WAL, busy timeout). */
+export async function withStore<T>(config: Config, fn: (store: Store) => Promise<T> | T): Promise<T> {
+  const store = openStore(databasePath(config.dataDir), config.sqliteSync);
+  try {
+    return await fn(store);
+  } finally {
+    closeStore(store);
+  }
+}
+
+/** Turns a thrown error into a message on stderr and an exit code. */
+export function report(error: unknown, usage?: string): number {
+  if (error instanceof UsageError) {
+    console.error(`error: ${error.message}${usage ? `\n\nusage: ${usage}` : ""}`);
+    return 2;
+  }
+  if (error instanceof ConfigError) {
+    console.error(`error: ${error.message}`);
+    return 2;
+  }
+  if (error instanceof AppError) {
+    console.error(`error: ${error.message}`);
+    return error.status === 400 ? 2 : 1;
+  }
+  console.error(`error: ${(error as Error)?.message ?? String(error)}`);
+  return 1;
+}
+
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+}
+
+export function when(ms: number | null | undefined): string {
+  return ms ? new Date(ms).toISOString().replace("T", " ").slice(0, 19) : "-";
+}

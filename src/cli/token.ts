@@ -1,0 +1,40 @@
+import { tokenService } from "../domain/tokens.ts";
+import { type Command, configFrom, parse, table, UsageError, when, withStore } from "./command.ts";
+
+export const token: Command = {
+  summary: "create, list or revoke API tokens",
+  usage: "signalboard token create --name NAME [--public --project P [--channel C]] | token list | token revoke ID|PREFIX|NAME",
+  async run(argv) {
+    const { values, positionals } = parse(argv, {
+      name: { type: "string" },
+      public: { type: "boolean" },
+      project: { type: "string" },
+      channel: { type: "string" },
+    });
+    const [action, ref] = positionals;
+    const config = configFrom(values);
+    return withStore(config, async (store) => {
+      const tokens = tokenService(store);
+      if (action === "create") {
+        if (!values.name) throw new UsageError("--name is required");
+        const created = tokens.create({ name: values.name, kind: values.public ? "public" : "full", project: values.project, channel: values.channel });
+        const scope = created.info.kind === "full" ? "full access" : `public, limited to ${created.info.project}${created.info.channel ? `/${created.info.channel}` : ""}`;
+        console.log(`Created token "${created.info.name}" (${scope}), id ${created.info.id}, prefix ${created.info.prefix}.`);
+        console.log("Copy it now: it is shown only this once.");
+        console.log(created.token);
+        return 0;
+      }
+      if (action === "list") {
+        const rows = tokens.list().map((t) => [String(t.id), t.name, t.kind, t.kind === "full" ? "all projects" : `${t.project}${t.channel ? `/${t.channel}` : ""}`, t.prefix, when(t.createdAt), when(t.lastUsedAt)]);
+        console.log(table([["ID", "NAME", "ACCESS", "SCOPE", "PREFIX", "CREATED", "LAST USED"], ...rows]));
+        return 0;
+      }
+      if (action === "revoke" && ref) {
+        const revoked = tokens.revoke(ref);
+        console.log(`Revoked token "${revoked.name}" (${revoked.prefix}); it stops working now.`);
+        return 0;
+      }
+      throw new UsageError("expected create, list or revoke");
+    });
+  },
+};

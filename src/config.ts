@@ -1,0 +1,96 @@
+// Every setting is declared once here: its flag, its environment variable, its default and the zod
+// schema that validates it. `--help` is generated from this table, so it cannot drift.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+import { parseByteSize, parseDuration, parseRate, type Rate } from "./domain/units.ts";
+
+type Spec<T> = {
+  env: string;
+  help: string;
+  default: string | undefined;
+  schema: z.ZodType<T>;
+};
+
+const name = z.string().regex(/^[a-z0-9-]{1,64}$/, "use 1-64 lowercase letters, digits or dashes");
+const bool = z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"]).transform((v) => ["true", "1", "yes", "on"].includes(v));
+const bytes = z.string().transform((v, ctx) => parseOr(ctx, () => parseByteSize(v)));
+const duration = z.string().transform((v, ctx) => parseOr(ctx, () => parseDuration(v)));
+const rate = z.string().transform((v, ctx): Rate | null => parseOr(ctx, () => parseRate(v)));
+const list = z.string().transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean));
+
+function parseOr<T>(ctx: z.RefinementCtx, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: (err as Error).message });
+    return z.NEVER;
+  }
+}
+
+function spec<T>(env: string, defaultValue: string | undefined, schema: z.ZodType<T>, help: string): Spec<T> {
+  return { env, default: defaultValue, schema, help };
+}
+
+export const settings = {
+  port: spec("PORT", "8080", z.coerce.number().int().min(0).max(65535), "TCP port to listen on (0 picks a free port)"),
+  host: spec("HOST", "0.0.0.0", z.string().min(1), "interface to listen on"),
+  dataDir: spec("DATA_DIR", "./data", z.string().min(1), "directory that holds the SQLite database and backups"),
+  baseUrl: spec("BASE_URL", undefined, z.url().optional(), "public URL of the dashboard, used in links and notifications (default http://localhost:PORT)"),
+  defaultProject: spec("SIGNALBOARD_DEFAULT_PROJECT", "default", name, "project created at first start and used when a metric names none"),
+  bodyLimit: spec("SIGNALBOARD_BODY_LIMIT", "64KiB", bytes, "largest request body accepted by the API (bytes, or with KiB/MiB)"),
+  sqliteSync: spec("SIGNALBOARD_SQLITE_SYNC", "full", z.enum(["full", "normal"]), "full: an acknowledged event survives a power loss; normal: it survives a process crash"),
+  rateLimitFull: spec("SIGNALBOARD_RATE_LIMIT_FULL", "1000/s", rate, "requests per full-access token (N/s, N/m or N/h; 0 turns it off)"),
+  rateLimitPublic: spec("SIGNALBOARD_RATE_LIMIT_PUBLIC", "60/m", rate, "requests per public token and client IP"),
+  rateLimitIp: spec("SIGNALBOARD_RATE_LIMIT_IP", "120/m", rate, "unauthenticated requests (bad or missing token, login) per client IP"),
+  trustProxy: spec("SIGNALBOARD_TRUST_PROXY", "", list, "comma-separated IPs of reverse proxies whose X-Forwarded-For is believed"),
+  logLevel: spec("SIGNALBOARD_LOG_LEVEL", "info", z.enum(["debug", "info", "warn", "error", "silent"]), "debug, info, warn, error or silent"),
+} satisfies Record<string, Spec<unknown>>;
+
+type Settings = typeof settings;
+export type Config = { [K in keyof Settings]: z.output<Settings[K]["schema"]> } & { baseUrl: string };
+
+export class ConfigError extends Error {}
+
+export function flagOf(key: string): string {
+  return "--" + key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+}
+
+/** Options for node:util parseArgs, so every command accepts every setting as a flag. */
+export function configFlagOptions(): Record<string, { type: "string" }> {
+  return Object.fromEntries(Object.keys(settings).map((key) => [flagOf(key).slice(2), { type: "string" as const }]));
+}
+
+/** Flags win over the environment, which wins over the default. `NAME_FILE` reads a secret from a file. */
+export function loadConfig(flags: Record<string, unknown> = {}, env: Record<string, string | undefined> = process.env): Config {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, s] of Object.entries(settings) as [string, Spec<unknown>][]) {
+    const flag = flagOf(key);
+    const raw = rawValue(flags[flag.slice(2)], env, s.env);
+    const result = s.schema.safeParse(raw ?? s.default);
+    if (result.success) out[key] = result.data;
+    else problems.push(`${s.env} (${flag}) = ${JSON.stringify(raw)}: ${result.error.issues.map((i) => i.message).join("; ")}`);
+  }
+  if (problems.length) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  const config = out as Config;
+  config.dataDir = resolve(config.dataDir);
+  config.baseUrl = (config.baseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, "");
+  return config;
+}
+
+function rawValue(flag: unknown, env: Record<string, string | undefined>, envName: string): string | undefined {
+  if (typeof flag === "string") return flag;
+  const value = env[envName];
+  if (value !== undefined && value !== "") return value;
+  const file = env[`${envName}_FILE`];
+  return file ? readFileSync(file, "utf8").trim() : undefined;
+}
+
+export function describeSettings(): string {
+  const rows = Object.entries(settings).map(([key, s]) => {
+    const def = s.default === undefined ? "" : s.default === "" ? " (default: none)" : ` (default: ${s.default})`;
+    return `  ${(flagOf(key) + " / " + s.env).padEnd(52)} ${s.help}${def}`;
+  });
+  return rows.join("\n");
+}

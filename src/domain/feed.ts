@@ -1,0 +1,104 @@
+// Reading events and metrics: filters by name, keyset pagination behind an opaque cursor.
+import { BadRequest, NotFound } from "../http/errors.ts";
+import type { EventFilter, EventRow, Position } from "../store/events.ts";
+import type { Store } from "../store/index.ts";
+import type { MetricPoint, MetricRow } from "../store/metrics.ts";
+import type { ProjectRow } from "../store/projects.ts";
+
+export const MAX_PAGE = 200;
+
+export type EventQuery = {
+  project?: string;
+  channel?: string;
+  userId?: string;
+  /** "key:value" pairs; every one must match. */
+  tags?: string[];
+  q?: string;
+  /** Unix milliseconds, inclusive. */
+  from?: number;
+  /** Unix milliseconds, exclusive. */
+  to?: number;
+  limit?: number;
+  cursor?: string;
+};
+
+export type EventPage = { events: EventRow[]; nextCursor: string | null };
+
+export function encodeCursor(p: Position): string {
+  return Buffer.from(`${p.ts}:${p.id}`).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): Position {
+  const m = /^(-?\d+):(\d+)$/.exec(Buffer.from(cursor, "base64url").toString());
+  if (!m) throw new BadRequest(`cursor ${JSON.stringify(cursor.slice(0, 60))} is not valid; pass next_cursor from the previous page unchanged`, "invalid_cursor");
+  return { ts: Number(m[1]), id: Number(m[2]) };
+}
+
+export function parseTagFilter(filter: string): [string, string] {
+  const at = filter.indexOf(":");
+  if (at < 1) throw new BadRequest(`tag filter ${JSON.stringify(filter.slice(0, 80))} must look like key:value, for example tag=plan:pro`, "invalid_tag_filter");
+  return [filter.slice(0, at), filter.slice(at + 1)];
+}
+
+export function feedService(store: Store) {
+  function requireProject(name: string): ProjectRow {
+    const project = store.projects.findByName(name);
+    if (!project) throw new NotFound(`Project "${name}" does not exist.`);
+    return project;
+  }
+
+  function resolve(query: EventQuery): Omit<EventFilter, "limit"> {
+    const project = query.project ? requireProject(query.project) : null;
+    let channelId: number | undefined;
+    if (query.channel) {
+      if (!project) throw new BadRequest("channel filters need a project too: add project=<name>", "invalid_query");
+      const channel = store.projects.findChannel(project.id, query.channel);
+      if (!channel) throw new NotFound(`Channel "${query.channel}" does not exist in project "${project.name}".`);
+      channelId = channel.id;
+    }
+    return {
+      projectId: project?.id,
+      channelId,
+      userId: query.userId || undefined,
+      tags: query.tags?.map(parseTagFilter),
+      q: query.q?.trim() || undefined,
+      from: query.from,
+      to: query.to,
+      before: query.cursor ? decodeCursor(query.cursor) : undefined,
+    };
+  }
+
+  return {
+    /** Newest first by event time. */
+    listEvents(query: EventQuery): EventPage {
+      const limit = Math.min(Math.max(query.limit ?? 50, 1), MAX_PAGE);
+      const rows = store.events.list({ ...resolve(query), limit: limit + 1 });
+      const events = rows.slice(0, limit);
+      const last = events.at(-1);
+      return { events, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+    },
+
+    /** Events newer than a feed position, oldest first: what a view scrolled to the top missed. */
+    eventsAfter(query: EventQuery, after: Position, limit: number): EventRow[] {
+      return store.events.list({ ...resolve(query), before: undefined, after, limit });
+    },
+
+    getEvent(id: number): EventRow {
+      const event = store.events.findById(id);
+      if (!event) throw new NotFound(`Event ${id} does not exist.`);
+      return event;
+    },
+
+    listMetrics(projectName: string): MetricRow[] {
+      return store.metrics.list(requireProject(projectName).id);
+    },
+
+    metricHistory(projectName: string, title: string, since: number): { metric: MetricRow; points: MetricPoint[] } {
+      const metric = store.metrics.find(requireProject(projectName).id, title);
+      if (!metric) throw new NotFound(`Metric "${title}" does not exist in project "${projectName}".`);
+      return { metric, points: store.metrics.history(metric.id, since) };
+    },
+  };
+}
+
+export type FeedService = ReturnType<typeof feedService>;

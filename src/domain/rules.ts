@@ -1,0 +1,148 @@
+// The rules every input obeys, wherever it comes from (API, dashboard, CLI). README.md's "Limits"
+// section documents exactly these numbers.
+import { get as emojiByShortcode } from "node-emoji";
+import { z } from "zod";
+
+export const LIMITS = {
+  name: 64,
+  eventName: 200,
+  description: 10_000,
+  tags: 32,
+  tagKey: 64,
+  tagValue: 256,
+  userId: 256,
+  metricTitle: 200,
+  metricText: 256,
+  properties: 100,
+  propertyKey: 64,
+  propertyValue: 1024,
+  futureSeconds: 24 * 3600,
+} as const;
+
+const NAME = /^[a-z0-9-]{1,64}$/;
+const TAG_KEY = /^[a-z0-9-]{1,64}$/;
+
+export function isName(value: string): boolean {
+  return NAME.test(value);
+}
+
+export function nameRule(what: "project" | "channel") {
+  return z.string().regex(NAME, {
+    error: (issue) => `${what} names use 1-${LIMITS.name} lowercase letters, digits or dashes, like "my-app"; got ${JSON.stringify(String(issue.input).slice(0, 80))}`,
+  });
+}
+
+export const projectName = nameRule("project");
+export const channelName = nameRule("channel");
+
+export const eventName = z
+  .string()
+  .min(1, "must not be empty")
+  .max(LIMITS.eventName, `must be at most ${LIMITS.eventName} characters`);
+
+export const description = z.string().max(LIMITS.description, `must be at most ${LIMITS.description} characters`);
+
+export const userId = z
+  .string()
+  .min(1, "must not be empty")
+  .max(LIMITS.userId, `must be at most ${LIMITS.userId} characters`);
+
+// One RGI emoji (flags, keycaps, skin tones and ZWJ families included), or a lone pictograph such as ❤.
+const ONE_EMOJI = /^(\p{RGI_Emoji}|\p{Extended_Pictographic}\uFE0F?)$/v;
+
+/** One emoji, or a `:shortcode:` turned into its emoji; null when it is neither. */
+export function normalizeIcon(raw: string): string | null {
+  const text = raw.trim();
+  if (/^:[\w+-]+:$/.test(text)) return emojiByShortcode(text) ?? null;
+  return ONE_EMOJI.test(text) ? text : null;
+}
+
+export const icon = z.string().transform((raw, ctx) => {
+  const emoji = normalizeIcon(raw);
+  if (emoji) return emoji;
+  ctx.addIssue({ code: "custom", message: `must be a single emoji such as "🚀" or a shortcode such as ":rocket:"; got ${JSON.stringify(raw.slice(0, 40))}` });
+  return z.NEVER;
+});
+
+export type TagValue = string | number | boolean;
+
+// Not z.record: it drops a "__proto__" key silently, and we want every key seen and judged.
+function plainObject(what: string) {
+  return z.custom<Record<string, unknown>>((v) => typeof v === "object" && v !== null && !Array.isArray(v), {
+    error: (issue) => (issue.input === undefined ? "is required" : `${what} must be an object of key-value pairs`),
+  });
+}
+
+export const tags = plainObject("tags").transform((input, ctx) => {
+  const entries = Object.entries(input);
+  if (entries.length > LIMITS.tags) {
+    ctx.addIssue({ code: "too_big", origin: "object", maximum: LIMITS.tags, message: `at most ${LIMITS.tags} tags are allowed, got ${entries.length}` });
+    return z.NEVER;
+  }
+  const out: Record<string, TagValue> = Object.create(null);
+  for (const [key, value] of entries) {
+    const problem = tagProblem(key, value);
+    if (problem) ctx.addIssue({ code: "custom", path: [key], message: problem });
+    else out[key] = value as TagValue;
+  }
+  return out;
+});
+
+function tagProblem(key: string, value: unknown): string | null {
+  if (!TAG_KEY.test(key)) return `tag keys use 1-${LIMITS.tagKey} lowercase letters, digits or dashes, like "plan" or "user-type"`;
+  if (typeof value === "string") return value.length > LIMITS.tagValue ? `tag values must be at most ${LIMITS.tagValue} characters` : null;
+  if (typeof value === "number") return Number.isFinite(value) ? null : "tag values must be finite numbers";
+  if (typeof value === "boolean") return null;
+  return `tag values must be a string, number or boolean, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`;
+}
+
+export type Properties = Record<string, string | number | boolean | null>;
+
+export const properties = plainObject("properties").transform((input, ctx) => {
+  const entries = Object.entries(input);
+  if (entries.length > LIMITS.properties) {
+    ctx.addIssue({ code: "too_big", origin: "object", maximum: LIMITS.properties, message: `at most ${LIMITS.properties} properties are allowed, got ${entries.length}` });
+    return z.NEVER;
+  }
+  const out: Properties = Object.create(null);
+  for (const [key, value] of entries) {
+    const problem = propertyProblem(key, value);
+    if (problem) ctx.addIssue({ code: "custom", path: [key], message: problem });
+    else out[key] = value as Properties[string];
+  }
+  return out;
+});
+
+function propertyProblem(key: string, value: unknown): string | null {
+  if (key.length < 1 || key.length > LIMITS.propertyKey) return `property keys must be 1-${LIMITS.propertyKey} characters`;
+  if (value === null || typeof value === "boolean") return null;
+  if (typeof value === "number") return Number.isFinite(value) ? null : "property values must be finite numbers";
+  if (typeof value === "string") return value.length > LIMITS.propertyValue ? `property values must be at most ${LIMITS.propertyValue} characters` : null;
+  return `property values must be a string, number, boolean or null, got ${Array.isArray(value) ? "an array" : typeof value}`;
+}
+
+/**
+ * Unix seconds, fractions allowed (LogSnag's Python client sends floats). Anything past the year
+ * 5138 can only be milliseconds, and is refused with a message that says so.
+ */
+export const timestamp = z.number().superRefine((seconds, ctx) => {
+  const problem = timestampProblem(seconds, Date.now());
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
+export function timestampProblem(seconds: number, now: number): string | null {
+  if (!Number.isFinite(seconds)) return "must be a finite number of Unix seconds";
+  if (seconds > 1e11) return `looks like milliseconds (${seconds}); send Unix seconds, for example Math.floor(Date.now() / 1000)`;
+  if (seconds < 0) return "must be Unix seconds after 1970-01-01";
+  if (seconds > now / 1000 + LIMITS.futureSeconds) return "is more than a day in the future; send the Unix time in seconds the event happened";
+  return null;
+}
+
+export const metricTitle = z
+  .string()
+  .min(1, "must not be empty")
+  .max(LIMITS.metricTitle, `must be at most ${LIMITS.metricTitle} characters`);
+
+export const metricValue = z.union([z.number().refine(Number.isFinite, "must be a finite number"), z.string().max(LIMITS.metricText, `text values must be at most ${LIMITS.metricText} characters`)], {
+  error: (issue) => (issue.input === undefined ? "is required (a number or a string)" : "must be a number or a string"),
+});

@@ -1,0 +1,115 @@
+// API tokens: random, shown once, stored as a SHA-256 hash (tokens carry 238 bits of entropy, so a
+// fast hash is the right tool; passwords are another matter). Revocation takes effect at the next
+// request because every request reads the token row; "last used" is buffered in memory and written
+// in the background, so authentication never costs a write.
+import { timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { Conflict, NotFound } from "../http/errors.ts";
+import type { Store } from "../store/index.ts";
+import type { TokenRow } from "../store/tokens.ts";
+import type { Scope } from "./access.ts";
+import { channelName, projectName } from "./rules.ts";
+import { validate } from "./validation.ts";
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const SECRET_LENGTH = 40;
+const PREFIX_LENGTH = "sb_".length + 8;
+
+export type TokenInfo = Omit<TokenRow, "hash">;
+
+export const newTokenInput = z
+  .object({
+    name: z.string().trim().min(1, "is required").max(100, "must be at most 100 characters"),
+    kind: z.enum(["full", "public"]).default("full"),
+    project: projectName.optional(),
+    channel: channelName.optional(),
+  })
+  .superRefine((t, ctx) => {
+    if (t.kind === "public" && !t.project) ctx.addIssue({ code: "custom", path: ["project"], message: "project: a public token must be limited to a project" });
+    if (t.kind === "full" && (t.project || t.channel)) ctx.addIssue({ code: "custom", path: ["kind"], message: "kind: only public tokens are limited to a project or channel" });
+  });
+
+export type NewTokenInput = z.input<typeof newTokenInput>;
+
+export function randomToken(): string {
+  const out: string[] = [];
+  while (out.length < SECRET_LENGTH) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(64))) {
+      if (byte < 248 && out.length < SECRET_LENGTH) out.push(ALPHABET[byte % 62]!); // 248 = 4 × 62: no modulo bias
+    }
+  }
+  return "sb_" + out.join("");
+}
+
+function sha256(text: string): Buffer {
+  return new Bun.CryptoHasher("sha256").update(text).digest() as Buffer;
+}
+
+export function tokenService(store: Store) {
+  const lastUsed = new Map<number, number>();
+
+  function info({ hash: _hash, ...rest }: TokenRow): TokenInfo {
+    return rest;
+  }
+
+  return {
+    create(input: NewTokenInput, now = Date.now()): { token: string; info: TokenInfo } {
+      const t = validate(newTokenInput, input);
+      const project = t.project ? store.projects.findByName(t.project) : null;
+      if (t.project && !project) throw new NotFound(`Project "${t.project}" does not exist. Create it first: signalboard project create ${t.project}`);
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const token = randomToken();
+        const prefix = token.slice(0, PREFIX_LENGTH);
+        if (store.tokens.findByPrefix(prefix)) continue;
+        const row = store.tokens.insert({ name: t.name, kind: t.kind, projectId: project?.id ?? null, channel: t.channel ?? null, prefix, hash: sha256(token).toString("hex"), createdAt: now });
+        return { token, info: info(row) };
+      }
+      throw new Conflict("Could not allocate a unique token prefix; try again.");
+    },
+
+    list(): TokenInfo[] {
+      return store.tokens.list().map((row) => info({ ...row, lastUsedAt: lastUsed.get(row.id) ?? row.lastUsedAt }));
+    },
+
+    /** Revoke by id, prefix or exact name. */
+    revoke(ref: string, now = Date.now()): TokenInfo {
+      const row = find(ref);
+      if (!store.tokens.revoke(row.id, now)) throw new NotFound(`Token ${row.prefix} ("${row.name}") is already revoked.`);
+      lastUsed.delete(row.id);
+      return info({ ...row, revokedAt: now });
+    },
+
+    /** The scope a bearer token grants, or a reason it grants none. */
+    authenticate(token: string, now = Date.now()): Scope | "unknown" | "revoked" {
+      const row = token.startsWith("sb_") && token.length === 3 + SECRET_LENGTH ? store.tokens.findByPrefix(token.slice(0, PREFIX_LENGTH)) : null;
+      if (!row || !timingSafeEqual(sha256(token), Buffer.from(row.hash, "hex"))) return "unknown";
+      if (row.revokedAt !== null) return "revoked";
+      lastUsed.set(row.id, now);
+      if (row.kind === "full") return { kind: "full", tokenId: row.id };
+      return { kind: "public", tokenId: row.id, projectId: row.projectId!, project: row.project!, channel: row.channel };
+    },
+
+    /** Writes buffered last-used times; the server calls this every few seconds and at shutdown. */
+    async flushLastUsed(): Promise<void> {
+      if (lastUsed.size === 0) return;
+      const pending = [...lastUsed];
+      lastUsed.clear();
+      await store.writer.submit(() => {
+        for (const [id, at] of pending) store.tokens.touch(id, at);
+      });
+    },
+  };
+
+  function find(ref: string): TokenRow {
+    const all = store.tokens.list(true);
+    const byId = /^\d+$/.test(ref) ? all.filter((t) => t.id === Number(ref)) : [];
+    const matches = byId.length ? byId : all.filter((t) => t.prefix === ref || ref.startsWith(t.prefix) || t.name === ref);
+    const active = matches.filter((t) => t.revokedAt === null);
+    const candidates = active.length ? active : matches;
+    if (candidates.length === 0) throw new NotFound(`No token matches "${ref}". List them with: signalboard token list`);
+    if (candidates.length > 1) throw new Conflict(`"${ref}" matches ${candidates.length} tokens; use the id or prefix from: signalboard token list`);
+    return candidates[0]!;
+  }
+}
+
+export type TokenService = ReturnType<typeof tokenService>;

@@ -1,0 +1,124 @@
+// The error catalogue: every failure a client can see has a stable code, an HTTP status and a
+// message that says what to fix. Services throw these; the one onError (http/on-error.ts) renders
+// them. Nothing here imports Elysia, so services may throw them freely.
+
+export type FieldIssue = { path: string; type: string; message: string };
+
+export type ErrorBody = {
+  success: false;
+  statusCode: number;
+  error: string;
+  message: string;
+  validation?: { body?: FieldIssue[]; query?: FieldIssue[] };
+};
+
+export class AppError extends Error {
+  readonly headers: Record<string, string>;
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.headers = headers;
+  }
+
+  toBody(): ErrorBody {
+    return { success: false, statusCode: this.status, error: this.code, message: this.message };
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(
+    readonly issues: FieldIssue[],
+    readonly location: "body" | "query" = "body",
+  ) {
+    super(400, "validation_error", summarise(issues));
+  }
+
+  static field(path: string, type: string, message: string): ValidationError {
+    return new ValidationError([{ path, type, message }]);
+  }
+
+  override toBody(): ErrorBody {
+    return { ...super.toBody(), validation: { [this.location]: this.issues } };
+  }
+}
+
+function summarise(issues: FieldIssue[]): string {
+  const first = issues[0]?.message ?? "the request body is invalid";
+  return issues.length > 1 ? `${first} (and ${issues.length - 1} more: see validation.body)` : first;
+}
+
+export class InvalidJson extends AppError {
+  constructor(detail: string) {
+    super(400, "invalid_json", `The request body is not valid JSON (${detail}). Send a JSON object.`);
+  }
+  override toBody(): ErrorBody {
+    return { ...super.toBody(), validation: { body: [{ path: "", type: "invalid_json", message: this.message }] } };
+  }
+}
+
+export class BadRequest extends AppError {
+  constructor(message: string, code = "bad_request") {
+    super(400, code, message);
+  }
+}
+
+export class Unauthorized extends AppError {
+  constructor(message: string) {
+    super(401, "unauthorized", message, { "WWW-Authenticate": 'Bearer realm="signalboard"' });
+  }
+}
+
+export class Forbidden extends AppError {
+  constructor(message: string) {
+    super(403, "forbidden", message);
+  }
+}
+
+export class NotFound extends AppError {
+  constructor(message: string) {
+    super(404, "not_found", message);
+  }
+}
+
+export class MethodNotAllowed extends AppError {
+  constructor(method: string, path: string, allowed: string[]) {
+    super(405, "method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(" or ")}.`, { Allow: allowed.join(", ") });
+  }
+}
+
+export class Conflict extends AppError {
+  constructor(message: string) {
+    super(409, "conflict", message);
+  }
+}
+
+export class PayloadTooLarge extends AppError {
+  constructor(limit: number) {
+    super(413, "payload_too_large", `The request body is larger than the limit of ${limit} bytes (SIGNALBOARD_BODY_LIMIT). Send a smaller body.`);
+  }
+}
+
+export class UnsupportedMediaType extends AppError {
+  constructor(got: string | null) {
+    super(415, "unsupported_media_type", `Content-Type must be application/json${got ? `, got "${got}"` : " (the header is missing)"}. Send the body as JSON with Content-Type: application/json.`);
+  }
+}
+
+export class RateLimited extends AppError {
+  constructor(retryAfterSeconds: number, headers: Record<string, string> = {}) {
+    super(429, "rate_limited", `Too many requests. Retry after ${retryAfterSeconds} second${retryAfterSeconds === 1 ? "" : "s"}.`, {
+      ...headers,
+      "Retry-After": String(retryAfterSeconds),
+    });
+  }
+}
+
+export class StorageUnavailable extends AppError {
+  constructor(detail: string) {
+    super(503, "storage_unavailable", `Storage is unavailable (${detail}); nothing was stored. Retry in a few seconds.`, { "Retry-After": "5" });
+  }
+}

@@ -1,0 +1,52 @@
+// The one place errors become responses. Typed errors render as themselves; Elysia's own
+// (unknown route, unparseable body) map onto the catalogue; anything else is a bug: a 500 that
+// leaks nothing, logged once with its stack.
+import { Elysia } from "elysia";
+import { log } from "../logger.ts";
+import { AppError, BadRequest, MethodNotAllowed, NotFound } from "./errors.ts";
+
+type RouteInfo = { method: string; path: string };
+
+export const API_HEADERS = {
+  "Content-Type": "application/json; charset=utf-8",
+  "Cache-Control": "no-store",
+  // Public tokens post from web pages; they must be able to read why a post failed.
+  "Access-Control-Allow-Origin": "*",
+} as const;
+
+export function jsonError(error: AppError): Response {
+  return new Response(JSON.stringify(error.toBody()), { status: error.status, headers: { ...API_HEADERS, ...error.headers } });
+}
+
+export function errorHandler(routes: () => RouteInfo[]) {
+  const allowed = allowedMethods(routes);
+  return new Elysia({ name: "on-error" }).onError({ as: "global" }, ({ code, error, request }) => {
+    const path = new URL(request.url).pathname;
+    const appError = toAppError(code, error, request.method, path, allowed);
+    if (appError.status >= 500 && !(error instanceof AppError)) log.error("unhandled error", { method: request.method, path, error });
+    return jsonError(appError);
+  });
+}
+
+function toAppError(code: unknown, error: unknown, method: string, path: string, allowed: (path: string) => string[]): AppError {
+  if (error instanceof AppError) return error;
+  if (code === "NOT_FOUND") {
+    const methods = allowed(path);
+    if (methods.length) return new MethodNotAllowed(method, path, methods);
+    return new NotFound(`No route ${method} ${path}. See README.md for the API.`);
+  }
+  if (code === "PARSE") return new BadRequest("The request body could not be parsed.", "invalid_body");
+  if (code === "VALIDATION") return new BadRequest("The request is invalid.", "validation_error");
+  if (code === "INVALID_COOKIE_SIGNATURE") return new BadRequest("A cookie was tampered with; sign in again.", "invalid_cookie");
+  return new AppError(500, "internal_error", "Something went wrong on our side; it has been logged. Retry, and report it if it persists.");
+}
+
+/** Which methods a path answers to, so a wrong method gets 405 with Allow rather than 404. */
+function allowedMethods(routes: () => RouteInfo[]): (path: string) => string[] {
+  let table: { pattern: RegExp; method: string }[] | null = null;
+  return (path) => {
+    table ??= routes().map((r) => ({ method: r.method, pattern: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*")}$`) }));
+    const methods = table.filter((r) => r.pattern.test(path)).map((r) => r.method);
+    return [...new Set(methods)].filter((m) => m !== "ALL");
+  };
+}

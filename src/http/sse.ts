@@ -1,0 +1,107 @@
+// Server-Sent Events. A stream answers with its headers at once, sends a keep-alive comment every
+// 15 s (proxies and Bun close idle connections), and has a bounded queue: a client that stops
+// reading is dropped and reconnects with Last-Event-ID instead of growing our memory.
+// Every open stream is in a registry, so shutdown can close them (server.stop() waits for them).
+
+export type SseMessage = { id?: number | string; event?: string; data: string };
+export type Send = (chunk: Uint8Array | string) => boolean;
+
+const encoder = new TextEncoder();
+const HEADERS = {
+  "Content-Type": "text/event-stream; charset=utf-8",
+  "Cache-Control": "no-store",
+  Connection: "keep-alive",
+  "X-Accel-Buffering": "no",
+};
+
+/** One SSE frame. A multi-line payload becomes several `data:` lines, as the format requires. */
+export function frame(message: SseMessage): Uint8Array {
+  let text = "";
+  if (message.id !== undefined) text += `id: ${message.id}\n`;
+  if (message.event) text += `event: ${message.event}\n`;
+  for (const line of message.data.split(/\r\n|\r|\n/)) text += `data: ${line}\n`;
+  return encoder.encode(text + "\n");
+}
+
+export class StreamRegistry {
+  private readonly open = new Set<() => void>();
+  opened = 0;
+
+  add(close: () => void): void {
+    this.open.add(close);
+    this.opened++;
+  }
+
+  delete(close: () => void): void {
+    this.open.delete(close);
+  }
+
+  closeAll(): void {
+    for (const close of [...this.open]) close();
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+}
+
+export type SseOptions = {
+  registry: StreamRegistry;
+  signal: AbortSignal;
+  /** Writes any backlog and subscribes; returns what undoes the subscription. */
+  start: (send: Send) => () => void;
+  maxQueue?: number;
+  keepAliveMs?: number;
+  retryMs?: number;
+  headers?: Record<string, string>;
+};
+
+export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
+  let close = () => {};
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let closed = false;
+        let unsubscribe: (() => void) | null = null;
+        const timer = setInterval(() => send(": keep-alive\n\n"), keepAliveMs);
+        close = () => {
+          if (closed) return;
+          closed = true;
+          clearInterval(timer);
+          unsubscribe?.();
+          registry.delete(close);
+          signal.removeEventListener("abort", close);
+          try {
+            controller.close();
+          } catch {
+            // already closed by the client
+          }
+        };
+        const send: Send = (chunk) => {
+          if (closed) return false;
+          if ((controller.desiredSize ?? 0) < -maxQueue) {
+            close(); // the client fell too far behind: it reconnects and resumes from its last id
+            return false;
+          }
+          controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
+          return true;
+        };
+        registry.add(close);
+        signal.addEventListener("abort", close);
+        send(`retry: ${retryMs}\n: connected\n\n`);
+        try {
+          unsubscribe = start(send);
+        } catch (error) {
+          close();
+          throw error;
+        }
+        if (closed) unsubscribe();
+      },
+      cancel() {
+        close();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+  return new Response(body, { headers: { ...HEADERS, ...headers } });
+}

@@ -1,0 +1,24 @@
+// Structured logs: one JSON object per line on stderr, so stdout stays for what commands print.
+// Secrets never reach here: callers log ids and prefixes, never tokens, passwords or webhook URLs.
+type Level = "debug" | "info" | "warn" | "error" | "silent";
+const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
+
+let threshold = ORDER.info;
+
+export function setLogLevel(level: Level): void {
+  threshold = ORDER[level];
+}
+
+function write(level: Exclude<Level, "silent">, msg: string, fields: Record<string, unknown> = {}): void {
+  if (ORDER[level] < threshold) return;
+  const entry: Record<string, unknown> = { time: new Date().toISOString(), level, msg };
+  for (const [key, value] of Object.entries(fields)) entry[key] = value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
+  process.stderr.write(JSON.stringify(entry) + "\n");
+}
+
+export const log = {
+  debug: (msg: string, fields?: Record<string, unknown>) => write("debug", msg, fields),
+  info: (msg: string, fields?: Record<string, unknown>) => write("info", msg, fields),
+  warn: (msg: string, fields?: Record<string, unknown>) => write("warn", msg, fields),
+  error: (msg: string, fields?: Record<string, unknown>) => write("error", msg, fields),
+};

@@ -1,0 +1,69 @@
+// A running Signalboard: the store opened, the default project in place, the app listening, the
+// background jobs ticking; and a stop() that loses nothing.
+import { createApp, createDeps, type Deps } from "./app.ts";
+import type { Config } from "./config.ts";
+import { log } from "./logger.ts";
+import { closeStore, databasePath, openStore } from "./store/index.ts";
+
+export type Running = { url: string; port: number; deps: Deps; stop: () => Promise<void> };
+
+const INDEX_BATCH = 2000;
+
+export async function startServer(config: Config): Promise<Running> {
+  const store = openStore(databasePath(config.dataDir), config.sqliteSync);
+  const deps = createDeps(config, store);
+  await deps.projects.ensure(config.defaultProject);
+  const app = createApp(deps);
+  app.listen({
+    port: config.port,
+    hostname: config.host,
+    // Bodies are size-checked per route (SIGNALBOARD_BODY_LIMIT) with a JSON 413; this is a backstop.
+    maxRequestBodySize: Math.max(config.bodyLimit * 2, 1024 * 1024),
+    idleTimeout: 30,
+  });
+  const server = app.server!;
+  const jobs = startJobs(deps);
+  const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
+  log.info("listening", { url, dataDir: config.dataDir, baseUrl: config.baseUrl, sqliteSync: config.sqliteSync });
+
+  let stopping: Promise<void> | null = null;
+  async function stop(): Promise<void> {
+    stopping ??= (async () => {
+      const closed = server.stop(false); // no new connections; in-flight requests finish
+      deps.streams.closeAll(); // open streams would keep stop() pending forever
+      await Promise.race([closed, Bun.sleep(3000)]);
+      jobs.stop();
+      await jobs.finish();
+      closeStore(store);
+      log.info("stopped");
+    })();
+    return stopping;
+  }
+
+  return { url, port: server.port ?? config.port, deps, stop };
+}
+
+/** Work that runs beside requests: the full-text indexer and the token last-used flush. */
+function startJobs({ store, tokens }: Deps) {
+  let indexing = false;
+  const indexPending = async () => {
+    if (indexing) return;
+    indexing = true;
+    try {
+      while ((await store.writer.submit(() => store.search.indexPending(INDEX_BATCH))) === INDEX_BATCH);
+    } catch (error) {
+      log.warn("search indexing failed; will retry", { error });
+    } finally {
+      indexing = false;
+    }
+  };
+  const flushTokens = () => tokens.flushLastUsed().catch((error) => log.warn("could not record token use", { error }));
+  const timers = [setInterval(indexPending, 500), setInterval(flushTokens, 10_000)];
+  return {
+    stop: () => timers.forEach(clearInterval),
+    finish: async () => {
+      await flushTokens();
+      await indexPending();
+    },
+  };
+}

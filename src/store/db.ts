@@ -1,0 +1,25 @@
+// Opening the database: pragmas first, then the embedded migrations.
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { migrate } from "./migrate.ts";
+import * as schema from "./schema.ts";
+
+export type Db = ReturnType<typeof drizzle<typeof schema>>;
+export type SyncMode = "full" | "normal";
+
+export function openDatabase(path: string, sync: SyncMode = "full"): { sqlite: Database; db: Db } {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path, { create: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec(`PRAGMA synchronous = ${sync === "full" ? "FULL" : "NORMAL"}`);
+  // Management commands (another process) may hold the write lock for a moment.
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA temp_store = MEMORY");
+  sqlite.exec("PRAGMA cache_size = -32000");
+  migrate(sqlite);
+  return { sqlite, db: drizzle(sqlite, { schema }) };
+}
+

@@ -1,0 +1,184 @@
+// Events: the insert on the ingest path (prepared once), and keyset-paginated listing by event
+// time. Never OFFSET: every page is an index seek from the last row of the previous one.
+import { and, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Db } from "./db.ts";
+import { eventTags } from "./manual-tables.ts";
+import { channels, events, projects } from "./schema.ts";
+
+export type TagValue = string | number | boolean;
+export type Tags = Record<string, TagValue>;
+
+export type NewEvent = {
+  projectId: number;
+  project: string;
+  channelId: number;
+  channel: string;
+  name: string;
+  description: string | null;
+  icon: string | null;
+  notify: boolean;
+  parser: "text" | "markdown";
+  userId: string | null;
+  tags: Tags | null;
+  ts: number;
+  receivedAt: number;
+  historical: boolean;
+};
+
+export type EventRow = NewEvent & { id: number };
+
+/** A position in a feed: events strictly older than (ts, id) come next. */
+export type Position = { ts: number; id: number };
+
+export type EventFilter = {
+  projectId?: number;
+  channelId?: number;
+  userId?: string;
+  tags?: [string, string][];
+  q?: string;
+  from?: number;
+  to?: number;
+  before?: Position;
+  after?: Position;
+  limit: number;
+};
+
+export function tagText(value: TagValue): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+const columns = {
+  id: events.id,
+  projectId: events.projectId,
+  project: projects.name,
+  channelId: events.channelId,
+  channel: channels.name,
+  name: events.name,
+  description: events.description,
+  icon: events.icon,
+  notify: events.notify,
+  parser: events.parser,
+  userId: events.userId,
+  tags: events.tags,
+  ts: events.ts,
+  receivedAt: events.receivedAt,
+  historical: events.historical,
+};
+
+type SelectedRow = Omit<EventRow, "tags"> & { tags: string | null };
+
+function toRow(row: SelectedRow): EventRow {
+  return { ...row, tags: row.tags ? (JSON.parse(row.tags) as Tags) : null };
+}
+
+type Bind = string | number | null;
+
+export function eventStore(db: Db) {
+  // The ingest path: plain prepared statements (a query builder would cost more than the insert).
+  const insertEvent = db.$client.prepare<never, Bind[]>(
+    "INSERT INTO events (project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const insertTag = db.$client.prepare<never, Bind[]>("INSERT INTO event_tags (project_id, key, value, ts, event_id) VALUES (?, ?, ?, ?, ?)");
+
+  function select() {
+    return db.select(columns).from(events).innerJoin(projects, eq(projects.id, events.projectId)).innerJoin(channels, eq(channels.id, events.channelId));
+  }
+
+  return {
+    insert(e: NewEvent): EventRow {
+      const tags = e.tags ? JSON.stringify(e.tags) : null;
+      const id = Number(insertEvent.run(e.projectId, e.channelId, e.name, e.description, e.icon, e.notify ? 1 : 0, e.parser, e.userId, tags, e.ts, e.receivedAt, e.historical ? 1 : 0).lastInsertRowid);
+      if (e.tags) {
+        for (const key in e.tags) insertTag.run(e.projectId, key, tagText(e.tags[key]!), e.ts, id);
+      }
+      return { ...e, id };
+    },
+
+    findById(id: number): EventRow | null {
+      const row = select().where(eq(events.id, id)).get();
+      return row ? toRow(row) : null;
+    },
+
+    /** Newest first by event time (then id), or oldest first when paging forward with `after`. */
+    list(filter: EventFilter): EventRow[] {
+      const newestFirst = !filter.after;
+      const [firstTag, ...otherTags] = filter.tags ?? [];
+      if (firstTag && filter.projectId !== undefined) {
+        return listByTag(filter, firstTag, and(...conditions(filter, otherTags)), newestFirst);
+      }
+      const where = and(...conditions(filter, filter.tags ?? []), keyset(events.ts, events.id, filter));
+      const order = newestFirst ? [desc(events.ts), desc(events.id)] : [events.ts, events.id];
+      return select().where(where).orderBy(...order).limit(filter.limit).all().map(toRow);
+    },
+
+    /** Events stored after `afterId`, in insertion order: what a reconnecting stream missed. */
+    since(afterId: number, scope: { projectId?: number; channelId?: number }, limit: number): EventRow[] {
+      const where = and(
+        gt(events.id, afterId),
+        scope.projectId === undefined ? undefined : eq(events.projectId, scope.projectId),
+        scope.channelId === undefined ? undefined : eq(events.channelId, scope.channelId),
+      );
+      return select().where(where).orderBy(events.id).limit(limit).all().map(toRow);
+    },
+
+    lastId(): number {
+      return db.select({ id: sql<number>`coalesce(max(${events.id}), 0)` }).from(events).get()?.id ?? 0;
+    },
+  };
+
+  // The first tag drives the query from its index, in feed order; the rest are checked per row.
+  function listByTag(filter: EventFilter, [key, value]: [string, string], where: SQL | undefined, newestFirst: boolean): EventRow[] {
+    const page = keyset(eventTags.ts, eventTags.eventId, filter);
+    const order = newestFirst ? [desc(eventTags.ts), desc(eventTags.eventId)] : [eventTags.ts, eventTags.eventId];
+    return db
+      .select(columns)
+      .from(eventTags)
+      .innerJoin(events, eq(events.id, eventTags.eventId))
+      .innerJoin(projects, eq(projects.id, events.projectId))
+      .innerJoin(channels, eq(channels.id, events.channelId))
+      .where(and(eq(eventTags.projectId, filter.projectId!), eq(eventTags.key, key), eq(eventTags.value, value), page, where))
+      .orderBy(...order)
+      .limit(filter.limit)
+      .all()
+      .map(toRow);
+  }
+}
+
+function conditions(filter: EventFilter, tags: [string, string][]): (SQL | undefined)[] {
+  const list: (SQL | undefined)[] = [
+    filter.projectId === undefined ? undefined : eq(events.projectId, filter.projectId),
+    filter.channelId === undefined ? undefined : eq(events.channelId, filter.channelId),
+    filter.userId === undefined ? undefined : eq(events.userId, filter.userId),
+    filter.from === undefined ? undefined : gte(events.ts, filter.from),
+    filter.to === undefined ? undefined : lt(events.ts, filter.to),
+  ];
+  for (const [key, value] of tags) {
+    // Every column of event_tags' key is known per row: a point lookup, not a scan.
+    list.push(
+      sql`exists (select 1 from ${eventTags} where ${eventTags.projectId} = ${events.projectId} and ${eventTags.key} = ${key} and ${eventTags.value} = ${value} and ${eventTags.ts} = ${events.ts} and ${eventTags.eventId} = ${events.id})`,
+    );
+  }
+  const match = filter.q ? ftsQuery(filter.q) : null;
+  if (match) list.push(inArray(events.id, sql`(select rowid from events_fts where events_fts match ${match})`));
+  return list;
+}
+
+function keyset(tsColumn: AnySQLiteColumn, idColumn: AnySQLiteColumn, filter: EventFilter): SQL | undefined {
+  if (filter.before) {
+    const { ts, id } = filter.before;
+    return or(lt(tsColumn, ts), and(eq(tsColumn, ts), lt(idColumn, id)));
+  }
+  if (filter.after) {
+    const { ts, id } = filter.after;
+    return or(gt(tsColumn, ts), and(eq(tsColumn, ts), gt(idColumn, id)));
+  }
+  return undefined;
+}
+
+/** Free text → an FTS5 query: every word must appear (as a prefix), and nothing typed is syntax. */
+export function ftsQuery(text: string): string | null {
+  const words = text.match(/[\p{L}\p{N}_]+/gu);
+  if (!words?.length) return null;
+  return words.slice(0, 16).map((w) => `"${w}"*`).join(" ");
+}

@@ -1,0 +1,85 @@
+// Metrics: the current value per (project, title), and a per-minute history for charts.
+import { and, asc, eq, gte } from "drizzle-orm";
+import type { Db } from "./db.ts";
+import { metricHistory, metrics, projects } from "./schema.ts";
+
+export type MetricValue = number | string;
+export type MetricRow = { id: number; projectId: number; project: string; title: string; value: MetricValue | null; icon: string | null; updatedAt: number };
+export type MetricPoint = { at: number; value: MetricValue | null };
+
+const MINUTE = 60_000;
+
+function valueOf(num: number | null, text: string | null): MetricValue | null {
+  return text ?? num;
+}
+
+export function metricStore(db: Db) {
+  // The ingest path: plain prepared statements.
+  const find = db.$client.prepare<{ id: number; valueNum: number | null; valueText: string | null; icon: string | null }, [number, string]>(
+    "SELECT id, value_num AS valueNum, value_text AS valueText, icon FROM metrics WHERE project_id = ? AND title = ?",
+  );
+  const upsert = db.$client.prepare<{ id: number; icon: string | null }, (string | number | null)[]>(
+    `INSERT INTO metrics (project_id, title, value_num, value_text, icon, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+     ON CONFLICT (project_id, title) DO UPDATE SET value_num = excluded.value_num, value_text = excluded.value_text,
+       icon = coalesce(excluded.icon, metrics.icon), updated_at = excluded.updated_at
+     RETURNING id, icon`,
+  );
+  const record = db.$client.prepare<never, (string | number | null)[]>(
+    `INSERT INTO metric_history (metric_id, minute, value_num, value_text) VALUES (?, ?, ?, ?)
+     ON CONFLICT (metric_id, minute) DO UPDATE SET value_num = excluded.value_num, value_text = excluded.value_text`,
+  );
+
+  const selectRow = {
+    id: metrics.id,
+    projectId: metrics.projectId,
+    project: projects.name,
+    title: metrics.title,
+    valueNum: metrics.valueNum,
+    valueText: metrics.valueText,
+    icon: metrics.icon,
+    updatedAt: metrics.updatedAt,
+  };
+  type Selected = { valueNum: number | null; valueText: string | null } & Omit<MetricRow, "value">;
+  const toRow = ({ valueNum, valueText, ...rest }: Selected): MetricRow => ({ ...rest, value: valueOf(valueNum, valueText) });
+
+  return {
+    current(projectId: number, title: string): { id: number; value: MetricValue | null; icon: string | null } | null {
+      const row = find.get(projectId, title);
+      return row ? { id: row.id, value: valueOf(row.valueNum, row.valueText), icon: row.icon } : null;
+    },
+
+    /** Stores the value as current and as this minute's point in the history. */
+    save(m: { projectId: number; title: string; value: MetricValue; icon: string | null; now: number }): { id: number; icon: string | null } {
+      const valueNum = typeof m.value === "number" ? m.value : null;
+      const valueText = typeof m.value === "string" ? m.value : null;
+      const saved = upsert.get(m.projectId, m.title, valueNum, valueText, m.icon, m.now)!;
+      record.run(saved.id, m.now - (m.now % MINUTE), valueNum, valueText);
+      return saved;
+    },
+
+    list(projectId: number): MetricRow[] {
+      return db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(eq(metrics.projectId, projectId)).orderBy(asc(metrics.title)).all().map(toRow);
+    },
+
+    find(projectId: number, title: string): MetricRow | null {
+      const row = db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(and(eq(metrics.projectId, projectId), eq(metrics.title, title))).get();
+      return row ? toRow(row) : null;
+    },
+
+    history(metricId: number, since: number): MetricPoint[] {
+      return db
+        .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
+        .from(metricHistory)
+        .where(and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since)))
+        .orderBy(asc(metricHistory.minute))
+        .all()
+        .map((p) => ({ at: p.at, value: valueOf(p.valueNum, p.valueText) }));
+    },
+
+    delete(metricId: number): void {
+      db.delete(metrics).where(eq(metrics.id, metricId)).run();
+    },
+  };
+}
+
+export type MetricStore = ReturnType<typeof metricStore>;

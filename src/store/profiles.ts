@@ -1,0 +1,53 @@
+// User profiles (identify) and groups. Properties merge as a JSON merge patch: a new value
+// replaces the old one, null removes the key.
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "./db.ts";
+import { groupMembers, groups, profiles } from "./schema.ts";
+
+export type Properties = Record<string, string | number | boolean | null>;
+export type ProfileRow = { projectId: number; userId: string; properties: Properties; createdAt: number; updatedAt: number };
+
+export function profileStore(db: Db) {
+  return {
+    identify(projectId: number, userId: string, properties: Properties, now: number): void {
+      db.insert(profiles)
+        .values({ projectId, userId, properties: sql`json_patch('{}', ${JSON.stringify(properties)})`, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({
+          target: [profiles.projectId, profiles.userId],
+          set: { properties: sql`json_patch(${profiles.properties}, excluded.properties)`, updatedAt: now },
+        })
+        .run();
+    },
+
+    find(projectId: number, userId: string): ProfileRow | null {
+      const row = db.select().from(profiles).where(and(eq(profiles.projectId, projectId), eq(profiles.userId, userId))).get();
+      return row ? { ...row, properties: JSON.parse(row.properties) as Properties } : null;
+    },
+
+    group(projectId: number, groupId: string, properties: Properties, now: number): void {
+      db.insert(groups)
+        .values({ projectId, groupId, properties: sql`json_patch('{}', ${JSON.stringify(properties)})`, createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({
+          target: [groups.projectId, groups.groupId],
+          set: { properties: sql`json_patch(${groups.properties}, excluded.properties)`, updatedAt: now },
+        })
+        .run();
+    },
+
+    addMember(projectId: number, groupId: string, userId: string, now: number): void {
+      db.insert(groupMembers).values({ projectId, groupId, userId, createdAt: now }).onConflictDoNothing().run();
+    },
+
+    groupsOf(projectId: number, userId: string): { groupId: string; properties: Properties }[] {
+      return db
+        .select({ groupId: groups.groupId, properties: groups.properties })
+        .from(groupMembers)
+        .innerJoin(groups, and(eq(groups.projectId, groupMembers.projectId), eq(groups.groupId, groupMembers.groupId)))
+        .where(and(eq(groupMembers.projectId, projectId), eq(groupMembers.userId, userId)))
+        .all()
+        .map((g) => ({ groupId: g.groupId, properties: JSON.parse(g.properties) as Properties }));
+    },
+  };
+}
+
+export type ProfileStore = ReturnType<typeof profileStore>;

@@ -1,0 +1,81 @@
+// Projects and their channels.
+import { and, asc, count, eq, inArray } from "drizzle-orm";
+import type { Db } from "./db.ts";
+import { eventTags } from "./manual-tables.ts";
+import { channels, events, projects } from "./schema.ts";
+
+export type ProjectRow = typeof projects.$inferSelect;
+export type ChannelRow = typeof channels.$inferSelect;
+export type ChannelSummary = ChannelRow & { events: number };
+
+export function projectStore(db: Db) {
+  // The ingest path runs these for every event: plain prepared statements, no query builder.
+  const byName = db.$client.prepare<ProjectRow, [string]>("SELECT id, name, retention_days AS retentionDays, created_at AS createdAt FROM projects WHERE name = ?");
+  const channelByName = db.$client.prepare<{ id: number }, [number, string]>("SELECT id FROM channels WHERE project_id = ? AND name = ?");
+  const insertChannel = db.$client.prepare<{ id: number }, [number, string, number]>("INSERT INTO channels (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id");
+
+  return {
+    findByName(name: string): ProjectRow | null {
+      return byName.get(name);
+    },
+
+    findById(id: number): ProjectRow | null {
+      return db.select().from(projects).where(eq(projects.id, id)).get() ?? null;
+    },
+
+    /** Returns null when a project of that name already exists. */
+    create(name: string, now = Date.now()): ProjectRow | null {
+      return db.insert(projects).values({ name, createdAt: now }).onConflictDoNothing().returning().get() ?? null;
+    },
+
+    list(): ProjectRow[] {
+      return db.select().from(projects).orderBy(asc(projects.name)).all();
+    },
+
+    setRetention(id: number, days: number | null): void {
+      db.update(projects).set({ retentionDays: days }).where(eq(projects.id, id)).run();
+    },
+
+    /** Deletes the project with its channels, events, metrics and tokens (event_tags has no foreign key). */
+    delete(id: number): void {
+      db.delete(eventTags).where(eq(eventTags.projectId, id)).run();
+      db.delete(projects).where(eq(projects.id, id)).run();
+    },
+
+    findChannel(projectId: number, name: string): ChannelRow | null {
+      return db.select().from(channels).where(and(eq(channels.projectId, projectId), eq(channels.name, name))).get() ?? null;
+    },
+
+    /** The channel's id, creating the channel on first use. Runs on the ingest path: prepared. */
+    ensureChannel(projectId: number, name: string, now: number): { id: number; created: boolean } {
+      const found = channelByName.get(projectId, name);
+      if (found) return { id: found.id, created: false };
+      const inserted = insertChannel.get(projectId, name, now);
+      if (inserted) return { id: inserted.id, created: true };
+      return { id: channelByName.get(projectId, name)!.id, created: false };
+    },
+
+    /** Returns null when the channel already exists. */
+    createChannel(projectId: number, name: string, now = Date.now()): ChannelRow | null {
+      return db.insert(channels).values({ projectId, name, createdAt: now }).onConflictDoNothing().returning().get() ?? null;
+    },
+
+    listChannels(projectId: number): ChannelRow[] {
+      return db.select().from(channels).where(eq(channels.projectId, projectId)).orderBy(asc(channels.name)).all();
+    },
+
+    deleteChannel(channel: ChannelRow): void {
+      db.delete(eventTags)
+        .where(and(eq(eventTags.projectId, channel.projectId), inArray(eventTags.eventId, db.select({ id: events.id }).from(events).where(eq(events.channelId, channel.id)))))
+        .run();
+      db.delete(channels).where(eq(channels.id, channel.id)).run();
+    },
+
+    countEvents(where: { projectId: number } | { channelId: number }): number {
+      const condition = "channelId" in where ? eq(events.channelId, where.channelId) : eq(events.projectId, where.projectId);
+      return db.select({ n: count() }).from(events).where(condition).get()?.n ?? 0;
+    },
+  };
+}
+
+export type ProjectStore = ReturnType<typeof projectStore>;

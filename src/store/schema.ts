@@ -1,0 +1,146 @@
+// The Drizzle schema. Times are Unix milliseconds in INTEGER columns. `drizzle-kit generate`
+// turns changes here into SQL migrations under drizzle/. Two tables Drizzle cannot express (a
+// WITHOUT ROWID tag index and the FTS5 search index) are hand-written: see manual-tables.ts.
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const projects = sqliteTable("projects", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  retentionDays: integer("retention_days"),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const channels = sqliteTable(
+  "channels",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("channels_project_name").on(t.projectId, t.name)],
+);
+
+export const events = sqliteTable(
+  "events",
+  {
+    // AUTOINCREMENT: ids are never reused, so an SSE Last-Event-ID can never point at a newer event.
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    channelId: integer("channel_id")
+      .notNull()
+      .references(() => channels.id, { onDelete: "cascade" }),
+    name: text("event").notNull(),
+    description: text("description"),
+    icon: text("icon"),
+    notify: integer("notify", { mode: "boolean" }).notNull().default(false),
+    parser: text("parser", { enum: ["text", "markdown"] }).notNull().default("text"),
+    userId: text("user_id"),
+    tags: text("tags"), // the JSON object as sent (typed values); event_tags indexes it for filters
+    ts: integer("ts").notNull(), // event time: the client's timestamp, else the receive time
+    receivedAt: integer("received_at").notNull(),
+    historical: integer("historical", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [
+    index("events_project_ts").on(t.projectId, t.ts, t.id),
+    index("events_channel_ts").on(t.channelId, t.ts, t.id),
+    index("events_user_ts").on(t.projectId, t.userId, t.ts, t.id).where(sql`${t.userId} IS NOT NULL`),
+  ],
+);
+
+export const metrics = sqliteTable(
+  "metrics",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    valueNum: real("value_num"),
+    valueText: text("value_text"),
+    icon: text("icon"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("metrics_project_title").on(t.projectId, t.title)],
+);
+
+// One row per metric per minute holding the last value seen in that minute: charts stay exact at
+// the resolution they draw, and a metric incremented thousands of times a second stays small.
+export const metricHistory = sqliteTable(
+  "metric_history",
+  {
+    metricId: integer("metric_id")
+      .notNull()
+      .references(() => metrics.id, { onDelete: "cascade" }),
+    minute: integer("minute").notNull(),
+    valueNum: real("value_num"),
+    valueText: text("value_text"),
+  },
+  (t) => [primaryKey({ columns: [t.metricId, t.minute] })],
+);
+
+export const profiles = sqliteTable(
+  "profiles",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    properties: text("properties").notNull().default("{}"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.userId] })],
+);
+
+export const groups = sqliteTable(
+  "groups",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    groupId: text("group_id").notNull(),
+    properties: text("properties").notNull().default("{}"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.groupId] })],
+);
+
+export const groupMembers = sqliteTable(
+  "group_members",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    groupId: text("group_id").notNull(),
+    userId: text("user_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.groupId, t.userId] }), index("group_members_user").on(t.projectId, t.userId)],
+);
+
+export const apiTokens = sqliteTable("api_tokens", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  kind: text("kind", { enum: ["full", "public"] }).notNull(),
+  projectId: integer("project_id").references(() => projects.id, { onDelete: "cascade" }),
+  channel: text("channel"),
+  prefix: text("prefix").notNull().unique(), // the first characters of the token, shown in lists
+  hash: text("hash").notNull(), // SHA-256 of the whole token; the token itself is never stored
+  createdAt: integer("created_at").notNull(),
+  lastUsedAt: integer("last_used_at"),
+  revokedAt: integer("revoked_at"),
+});
+
+// Small named values the server keeps for itself (the full-text indexer's position, keys).
+export const meta = sqliteTable("meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});

@@ -1,0 +1,111 @@
+// Group commit. Every write submitted within one tick of the event loop runs in one SQLite
+// transaction; each caller's promise settles only after that transaction committed, so an
+// acknowledged write is on disk, and one fsync is shared by the whole batch.
+//
+// Each write runs inside its own SAVEPOINT: a write that throws (an unknown project, a metric that
+// cannot be incremented) is undone alone and rejects alone; the rest of the batch still commits.
+import type { Database } from "bun:sqlite";
+import { AppError, StorageUnavailable } from "../http/errors.ts";
+
+type Pending = { run: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+
+export type WriterStats = { batches: number; writes: number; lastBatchSize: number; queueDepth: number };
+
+export class Writer {
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private readonly stmt;
+  readonly stats: WriterStats = { batches: 0, writes: 0, lastBatchSize: 0, queueDepth: 0 };
+
+  constructor(private readonly sqlite: Database) {
+    this.stmt = {
+      begin: sqlite.prepare("BEGIN IMMEDIATE"),
+      commit: sqlite.prepare("COMMIT"),
+      savepoint: sqlite.prepare("SAVEPOINT w"),
+      release: sqlite.prepare("RELEASE w"),
+      rollbackTo: sqlite.prepare("ROLLBACK TO w"),
+    };
+  }
+
+  /** Runs `write` (synchronous, it is inside a transaction) in the next batch; settles after commit. */
+  submit<T>(write: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run: write, resolve: resolve as (value: unknown) => void, reject });
+      this.stats.queueDepth = this.queue.length;
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits whatever is queued now. Also called at shutdown. */
+  flush(): void {
+    this.scheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    this.stats.queueDepth = 0;
+    if (batch.length === 0) return;
+    const outcomes = this.commit(batch);
+    this.stats.batches++;
+    this.stats.writes += batch.length;
+    this.stats.lastBatchSize = batch.length;
+    batch.forEach((pending, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) pending.resolve(outcome.value);
+      else pending.reject(outcome.error);
+    });
+  }
+
+  private commit(batch: Pending[]): Outcome[] {
+    const outcomes: Outcome[] = [];
+    try {
+      this.stmt.begin.run();
+      for (const pending of batch) outcomes.push(this.runOne(pending));
+      this.stmt.commit.run();
+      return outcomes;
+    } catch (error) {
+      if (this.sqlite.inTransaction) {
+        try {
+          this.sqlite.exec("ROLLBACK");
+        } catch {
+          // SQLite may already have rolled back on its own (SQLITE_FULL does); nothing to undo.
+        }
+      }
+      const failure = toStorageError(error);
+      return batch.map(() => ({ ok: false, error: failure }));
+    }
+  }
+
+  private runOne(pending: Pending): Outcome {
+    this.stmt.savepoint.run();
+    try {
+      const value = pending.run();
+      this.stmt.release.run();
+      return { ok: true, value };
+    } catch (error) {
+      if (!(error instanceof AppError) && isStorageFailure(error)) throw error; // the whole batch fails
+      this.stmt.rollbackTo.run();
+      this.stmt.release.run();
+      return { ok: false, error };
+    }
+  }
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+const STORAGE_CODES = /^SQLITE_(FULL|IOERR|READONLY|BUSY|LOCKED|CANTOPEN|CORRUPT|NOTADB|PROTOCOL|NOMEM)/;
+
+export function isStorageFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && STORAGE_CODES.test(code);
+}
+
+export function toStorageError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const code = (error as { code?: unknown })?.code;
+  if (code === "SQLITE_FULL") return new StorageUnavailable("the disk or database is full");
+  if (typeof code === "string" && /^SQLITE_(READONLY|CANTOPEN)/.test(code)) return new StorageUnavailable("the database is not writable");
+  if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code)) return new StorageUnavailable("the database is busy");
+  return new StorageUnavailable("the database could not commit");
+}

@@ -1,0 +1,135 @@
+// Ingest routes over real HTTP: every route, its happy path, and the ways a body can be wrong.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { call, post, startTestServer, type TestServer } from "../helpers.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+type Case = { name: string; method?: string; path: string; body?: unknown; headers?: Record<string, string>; status: number; error?: string; contains?: string[]; field?: string };
+
+const event = { project: "default", channel: "deploys", event: "Deployed", description: "v1.2.3 is live", icon: "🚀", tags: { env: "prod", build: 42, green: true } };
+
+const cases: Case[] = [
+  { name: "log an event", path: "/v1/log", body: event, status: 200, contains: ['"event":"Deployed"', '"channel":"deploys"'] },
+  { name: "log-event uses title and message", path: "/log-event", body: { project: "default", channel: "signups", title: "New user", message: "alice joined" }, status: 200, contains: ['"event":"New user"', '"description":"alice joined"'] },
+  { name: "a :shortcode: icon is stored as the emoji", path: "/v1/log", body: { ...event, icon: ":tada:" }, status: 200, contains: ['"icon":"🎉"'] },
+  { name: "null fields count as absent", path: "/v1/log", body: { ...event, description: null, icon: null, tags: null, user_id: null, timestamp: null }, status: 200 },
+  { name: "unknown fields are ignored", path: "/v1/log", body: { ...event, something: "new" }, status: 200 },
+  { name: "fractional timestamp", path: "/v1/log", body: { ...event, timestamp: 1700000000.25 }, status: 200, contains: ['"timestamp":1700000000.25', '"historical":true'] },
+  { name: "millisecond timestamp", path: "/v1/log", body: { ...event, timestamp: 1700000000000 }, status: 400, field: "timestamp", contains: ["milliseconds"] },
+  { name: "timestamp far in the future", path: "/v1/log", body: { ...event, timestamp: Date.now() / 1000 + 7 * 86400 }, status: 400, field: "timestamp", contains: ["future"] },
+  { name: "missing event", path: "/v1/log", body: { project: "default", channel: "x" }, status: 400, field: "event", contains: ["required"] },
+  { name: "bad project name", path: "/v1/log", body: { ...event, project: "My Project" }, status: 400, field: "project", contains: ["lowercase"] },
+  { name: "bad channel name", path: "/v1/log", body: { ...event, channel: "a_b" }, status: 400, field: "channel" },
+  { name: "two emojis", path: "/v1/log", body: { ...event, icon: "🚀🚀" }, status: 400, field: "icon", contains: ["single emoji"] },
+  { name: "unknown shortcode", path: "/v1/log", body: { ...event, icon: ":no-such-emoji:" }, status: 400, field: "icon" },
+  { name: "tag key with capitals", path: "/v1/log", body: { ...event, tags: { Plan: "pro" } }, status: 400, field: "tags.Plan" },
+  { name: "tag value object", path: "/v1/log", body: { ...event, tags: { plan: { a: 1 } } }, status: 400, field: "tags.plan" },
+  { name: "__proto__ tag key", path: "/v1/log", body: '{"project":"default","channel":"x","event":"e","tags":{"__proto__":"x"}}', status: 400, field: "tags.__proto__" },
+  { name: "too many tags", path: "/v1/log", body: { ...event, tags: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, i])) }, status: 400, field: "tags" },
+  { name: "description too long", path: "/v1/log", body: { ...event, description: "x".repeat(10_001) }, status: 400, field: "description" },
+  { name: "parser must be text or markdown", path: "/v1/log", body: { ...event, parser: "html" }, status: 400, field: "parser" },
+  { name: "notify must be a boolean", path: "/v1/log", body: { ...event, notify: "yes" }, status: 400, field: "notify" },
+  { name: "body is an array", path: "/v1/log", body: [event], status: 400 },
+  { name: "body is not JSON", path: "/v1/log", body: "{nope", status: 400, error: "invalid_json" },
+  { name: "empty body", path: "/v1/log", body: "", headers: { "Content-Type": "application/json" }, status: 400, error: "invalid_json" },
+  { name: "form content type", path: "/v1/log", body: "a=b", headers: { "Content-Type": "application/x-www-form-urlencoded" }, status: 415, error: "unsupported_media_type" },
+  { name: "unknown project", path: "/v1/log", body: { ...event, project: "nope" }, status: 404, error: "not_found", contains: ["signalboard project create nope"] },
+  { name: "body over the limit", path: "/v1/log", body: { ...event, description: "x".repeat(70_000) }, status: 413, error: "payload_too_large" },
+  { name: "wrong method", method: "GET", path: "/v1/log", status: 405, error: "method_not_allowed" },
+  { name: "unknown route", method: "GET", path: "/v2/nothing", status: 404, error: "not_found" },
+  { name: "metric with only title, value and icon", path: "/send-metric", body: { title: "Users", value: 10, icon: "👥" }, status: 200 },
+  { name: "text metric", path: "/send-metric", body: { title: "Status", value: "online" }, status: 200 },
+  { name: "metric value must be number or string", path: "/send-metric", body: { title: "Users", value: [1] }, status: 400, field: "value" },
+  { name: "metric value is required", path: "/send-metric", body: { title: "Users" }, status: 400, field: "value" },
+  { name: "insight set", path: "/v1/insight", body: { project: "default", title: "Revenue", value: 99.5, icon: "💰" }, status: 200, contains: ['"value":99.5'] },
+  { name: "insight needs a project", path: "/v1/insight", body: { title: "Revenue", value: 1 }, status: 400, field: "project" },
+  { name: "insight increment needs $inc", method: "PATCH", path: "/v1/insight", body: { project: "default", title: "Revenue", value: 5 }, status: 400, field: "value" },
+  { name: "identify", path: "/v1/identify", body: { project: "default", user_id: "u1", properties: { plan: "pro", seats: 3 } }, status: 200 },
+  { name: "identify property must be scalar", path: "/v1/identify", body: { project: "default", user_id: "u1", properties: { nested: { a: 1 } } }, status: 400, field: "properties.nested" },
+  { name: "group", path: "/v1/group", body: { project: "default", group_id: "acme", user_id: "u1", properties: { tier: "gold" } }, status: 200 },
+  { name: "group needs group_id", path: "/v1/group", body: { project: "default" }, status: 400, field: "group_id" },
+];
+
+describe("ingest routes", () => {
+  for (const c of cases) {
+    test(c.name, async () => {
+      const res = await call(server, { method: c.method ?? (c.body === undefined ? "GET" : "POST"), path: c.path, body: c.body, headers: c.headers });
+      expect(res.status).toBe(c.status);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      expect(res.json.statusCode).toBe(c.status);
+      expect(res.json.success).toBe(c.status === 200);
+      if (c.status !== 200) expect(typeof res.json.message).toBe("string");
+      if (c.error) expect(res.json.error).toBe(c.error);
+      for (const text of c.contains ?? []) expect(res.text).toContain(text);
+      if (c.field !== undefined) {
+        const paths = res.json.validation.body.map((i: { path: string }) => i.path);
+        expect(paths).toContain(c.field);
+        for (const issue of res.json.validation.body) expect(issue.message).toContain(issue.path || "");
+      }
+    });
+  }
+});
+
+describe("metrics", () => {
+  test("increment adds to the stored value: 1254 then 5 gives 1259", async () => {
+    expect((await post(server, "/send-metric", { title: "Sessions", value: 1254 })).status).toBe(200);
+    expect((await post(server, "/send-metric", { title: "Sessions", value: 5, increment: true })).status).toBe(200);
+    const { json } = await call(server, { path: "/v1/metrics?project=default" });
+    expect(json.metrics.find((m: { title: string }) => m.title === "Sessions").value).toBe(1259);
+  });
+
+  test("a new metric incremented starts from 0", async () => {
+    await post(server, "/send-metric", { title: "Fresh", value: 7, increment: true });
+    const { json } = await call(server, { path: "/v1/metrics" });
+    expect(json.metrics.find((m: { title: string }) => m.title === "Fresh").value).toBe(7);
+  });
+
+  test("PATCH /v1/insight with $inc increments", async () => {
+    await post(server, "/v1/insight", { project: "default", title: "Orders", value: 10 });
+    const res = await call(server, { method: "PATCH", path: "/v1/insight", body: { project: "default", title: "Orders", value: { $inc: 3 } } });
+    expect(res.status).toBe(200);
+    expect(res.json.value).toBe(13);
+  });
+
+  test("incrementing a text metric is a 400 that says why, and the value is kept", async () => {
+    await post(server, "/send-metric", { title: "Mode", value: "online" });
+    const res = await post(server, "/send-metric", { title: "Mode", value: 1, increment: true });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toContain("cannot be incremented");
+    expect(res.json.validation.body[0].path).toBe("value");
+    const { json } = await call(server, { path: "/v1/metrics" });
+    expect(json.metrics.find((m: { title: string }) => m.title === "Mode").value).toBe("online");
+  });
+
+  test("concurrent increments all count", async () => {
+    await Promise.all(Array.from({ length: 50 }, () => post(server, "/send-metric", { title: "Hits", value: 2, increment: true })));
+    const { json } = await call(server, { path: "/v1/metrics" });
+    expect(json.metrics.find((m: { title: string }) => m.title === "Hits").value).toBe(100);
+  });
+
+  test("history records the value per minute", async () => {
+    await post(server, "/send-metric", { title: "Temp", value: 20 });
+    await post(server, "/send-metric", { title: "Temp", value: 21 });
+    const { json } = await call(server, { path: "/v1/metrics/history?title=Temp" });
+    expect(json.points.at(-1).value).toBe(21);
+  });
+});
+
+describe("events", () => {
+  test("a channel that does not exist is created by its first event", async () => {
+    const res = await post(server, "/v1/log", { project: "default", channel: "brand-new", event: "First" });
+    expect(res.status).toBe(200);
+    const list = await call(server, { path: "/v1/events?project=default&channel=brand-new" });
+    expect(list.json.events.map((e: { event: string }) => e.event)).toEqual(["First"]);
+  });
+
+  test("an event is readable back with everything it was sent with", async () => {
+    const sent = await post(server, "/v1/log", { ...event, channel: "roundtrip", user_id: "user-7", notify: true, parser: "markdown" });
+    const { json } = await call(server, { path: `/v1/events/${sent.json.id}` });
+    expect(json.event).toMatchObject({ project: "default", channel: "roundtrip", event: "Deployed", description: "v1.2.3 is live", icon: "🚀", tags: { env: "prod", build: 42, green: true }, user_id: "user-7", notify: true, parser: "markdown", historical: false });
+  });
+});
