@@ -55,3 +55,84 @@ export async function call(server: { url: string; token: string }, c: Call): Pro
 }
 
 export const post = (server: { url: string; token: string }, path: string, body: unknown, token?: string | null) => call(server, { path, body, token });
+
+/** Retries `check` until it stops throwing or `timeoutMs` passes (for things promised "within a second"). */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 3000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await Bun.sleep(50);
+    }
+  }
+}
+
+export type SseFrame = { id?: string; event?: string; data: string };
+
+/** A minimal SSE client over fetch, to see exactly what a script or browser would receive. */
+export async function openSse(url: string, headers: Record<string, string> = {}) {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers: { Accept: "text/event-stream", ...headers }, signal: controller.signal });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const frames: SseFrame[] = [];
+  const comments: string[] = [];
+  const wake = { now: () => {} };
+  let ended = false;
+  void (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const frame: SseFrame = { data: "" };
+          const data: string[] = [];
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) comments.push(line.slice(1).trim());
+            else if (line.startsWith("data: ")) data.push(line.slice(6));
+            else if (line.startsWith("id: ")) frame.id = line.slice(4);
+            else if (line.startsWith("event: ")) frame.event = line.slice(7);
+          }
+          if (data.length) {
+            frame.data = data.join("\n");
+            frames.push(frame);
+          }
+          wake.now();
+        }
+      }
+    } catch {
+      // aborted
+    }
+    ended = true;
+    wake.now();
+  })();
+  return {
+    response,
+    frames,
+    comments,
+    get ended() {
+      return ended;
+    },
+    /** Resolves once at least `count` data frames arrived (or rejects after `timeoutMs`). */
+    async waitFor(count: number, timeoutMs = 3000): Promise<SseFrame[]> {
+      const deadline = Date.now() + timeoutMs;
+      while (frames.length < count) {
+        if (ended) throw new Error(`stream ended after ${frames.length} frames`);
+        if (Date.now() > deadline) throw new Error(`only ${frames.length} of ${count} frames after ${timeoutMs} ms`);
+        await new Promise<void>((resolve) => {
+          wake.now = resolve;
+          setTimeout(resolve, 50);
+        });
+      }
+      return frames;
+    },
+    close: () => controller.abort(),
+  };
+}

@@ -26,14 +26,14 @@ export function streamApi({ guard, hub, store, projects, streams }: Deps) {
     assertCanRead(guard.authenticate(request, server));
     const url = new URL(request.url);
     const q = validate(streamQuery, Object.fromEntries(url.searchParams), "query");
+    // A channel need not exist yet: tailing one before its first event is normal.
     const project = q.project ? projects.requireProject(q.project) : null;
-    const channel = q.channel && q.project ? projects.requireChannel(q.project, q.channel).channel : null;
-    const scope = { projectId: project?.id, channelId: channel?.id };
+    const scope = { projectId: project?.id, channel: project ? q.channel : undefined };
     const header = request.headers.get("last-event-id");
     const resumeFrom = header && /^\d+$/.test(header) ? Number(header) : q.last_event_id;
     server?.timeout(request, 0);
 
-    const matches = (e: EventRow) => (scope.projectId === undefined || e.projectId === scope.projectId) && (scope.channelId === undefined || e.channelId === scope.channelId);
+    const matches = (e: EventRow) => (scope.projectId === undefined || e.projectId === scope.projectId) && (scope.channel === undefined || e.channel === scope.channel);
     return sseResponse({
       registry: streams,
       signal: request.signal,

@@ -28,7 +28,7 @@ export function isName(value: string): boolean {
 
 export function nameRule(what: "project" | "channel") {
   return z.string().regex(NAME, {
-    error: (issue) => `${what} names use 1-${LIMITS.name} lowercase letters, digits or dashes, like "my-app"; got ${JSON.stringify(String(issue.input).slice(0, 80))}`,
+    error: (issue) => `must be 1-${LIMITS.name} lowercase letters, digits or dashes (a ${what} name like "my-app"), got ${JSON.stringify(String(issue.input).slice(0, 80))}`,
   });
 }
 

@@ -113,11 +113,11 @@ export function eventStore(db: Db) {
     },
 
     /** Events stored after `afterId`, in insertion order: what a reconnecting stream missed. */
-    since(afterId: number, scope: { projectId?: number; channelId?: number }, limit: number): EventRow[] {
+    since(afterId: number, scope: { projectId?: number; channel?: string }, limit: number): EventRow[] {
       const where = and(
         gt(events.id, afterId),
         scope.projectId === undefined ? undefined : eq(events.projectId, scope.projectId),
-        scope.channelId === undefined ? undefined : eq(events.channelId, scope.channelId),
+        scope.channel === undefined ? undefined : eq(channels.name, scope.channel),
       );
       return select().where(where).orderBy(events.id).limit(limit).all().map(toRow);
     },

@@ -133,3 +133,23 @@ describe("events", () => {
     expect(json.event).toMatchObject({ project: "default", channel: "roundtrip", event: "Deployed", description: "v1.2.3 is live", icon: "🚀", tags: { env: "prod", build: 42, green: true }, user_id: "user-7", notify: true, parser: "markdown", historical: false });
   });
 });
+
+describe("storage", () => {
+  test("when the database cannot grow, ingest answers 503 with Retry-After, then resumes by itself", async () => {
+    const { sqlite } = server.deps.store;
+    const pages = (sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count;
+    sqlite.exec(`PRAGMA max_page_count = ${pages}`);
+    try {
+      const statuses = new Set<number>();
+      for (let i = 0; i < 50; i++) statuses.add((await post(server, "/v1/log", { ...event, description: "y".repeat(5000) })).status);
+      expect(statuses.has(503)).toBe(true);
+      const res = await post(server, "/v1/log", { ...event, description: "z".repeat(5000) });
+      expect(res.status).toBe(503);
+      expect(res.json.error).toBe("storage_unavailable");
+      expect(res.headers.get("retry-after")).toBe("5");
+    } finally {
+      sqlite.exec("PRAGMA max_page_count = 1073741823");
+    }
+    expect((await post(server, "/v1/log", event)).status).toBe(200);
+  });
+});

@@ -1,0 +1,47 @@
+// The compiled binary, copied alone into an empty directory: it must carry its migrations and
+// assets, keep data across restarts, and stop cleanly on SIGTERM.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers.ts";
+import { lastLine, ROOT, run, serve } from "./process.ts";
+
+let dir: string;
+let binary: string;
+
+beforeAll(async () => {
+  const buildDir = tempDir("signalboard-build-");
+  const built = await run([process.execPath, join(ROOT, "scripts/build.ts")], [join(buildDir, "signalboard")], { cwd: ROOT });
+  if (built.code !== 0) throw new Error(`build failed:\n${built.stdout}\n${built.stderr}`);
+  dir = tempDir("signalboard-bin-");
+  binary = join(dir, "signalboard");
+  copyFileSync(join(buildDir, "signalboard"), binary);
+  rmSync(buildDir, { recursive: true, force: true });
+  // A stray .env in the working directory must not change a production binary's behaviour.
+  await Bun.write(join(dir, ".env"), "SIGNALBOARD_DEFAULT_PROJECT=from-dotenv\n");
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the compiled binary", () => {
+  test("runs from an empty directory, keeps data across a restart, stops cleanly", async () => {
+    const token = lastLine((await run([binary], ["token", "create", "--name", "bin"], { cwd: dir })).stdout);
+    expect(existsSync(join(dir, "data", "signalboard.db"))).toBe(true);
+
+    const first = await serve([binary], [], { cwd: dir });
+    const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+    const health = await fetch(`${first.url}/healthz`).then((r) => r.json());
+    expect(health.status).toBe("ok");
+    const sent = await fetch(`${first.url}/v1/log`, { method: "POST", headers, body: JSON.stringify({ project: "default", channel: "bin", event: "From the binary", icon: ":rocket:" }) });
+    expect(sent.status).toBe(200);
+    const started = performance.now();
+    expect(await first.stop("SIGTERM")).toBe(0);
+    expect(performance.now() - started).toBeLessThan(5000);
+
+    const second = await serve([binary], [], { cwd: dir });
+    const list = await fetch(`${second.url}/v1/events?project=default`, { headers }).then((r) => r.json());
+    expect(list.events.map((e: { event: string; icon: string }) => [e.event, e.icon])).toEqual([["From the binary", "🚀"]]);
+    const projects = await run([binary], ["project", "list"], { cwd: dir });
+    expect(projects.stdout).not.toContain("from-dotenv");
+    expect(await second.stop("SIGINT")).toBe(0);
+  }, 60_000);
+});

@@ -1,0 +1,144 @@
+// The CLI as a user types it, against a data directory and a running server.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawn } from "bun";
+import { rmSync } from "node:fs";
+import { tempDir } from "../helpers.ts";
+import { FROM_SOURCE, lastLine, run, type ServerProcess, serve } from "./process.ts";
+
+let dataDir: string;
+let server: ServerProcess;
+let token: string;
+const cli = (...args: string[]) => run(FROM_SOURCE, [...args, "--data-dir", dataDir]);
+const client = (...args: string[]) => run(FROM_SOURCE, args, { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token } });
+
+beforeAll(async () => {
+  dataDir = tempDir();
+  server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+  token = lastLine((await cli("token", "create", "--name", "ci")).stdout);
+});
+afterAll(async () => {
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("signalboard", () => {
+  test("--help lists the commands and every setting", async () => {
+    const { code, stdout } = await run(FROM_SOURCE, ["--help"]);
+    expect(code).toBe(0);
+    for (const word of ["serve", "project", "channel", "token", "log", "metric", "tail", "version", "--port", "DATA_DIR", "SIGNALBOARD_SQLITE_SYNC"]) expect(stdout).toContain(word);
+  });
+
+  test("version", async () => {
+    const { code, stdout } = await run(FROM_SOURCE, ["version"]);
+    expect(code).toBe(0);
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  test("an invalid setting exits 2 and names it", async () => {
+    const { code, stderr } = await run(FROM_SOURCE, ["serve", "--port", "eighty"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("PORT");
+    const env = await run(FROM_SOURCE, ["serve"], { env: { SIGNALBOARD_SQLITE_SYNC: "maybe" } });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain("SIGNALBOARD_SQLITE_SYNC");
+  });
+
+  test("an unknown command or flag exits 2", async () => {
+    expect((await run(FROM_SOURCE, ["frobnicate"])).code).toBe(2);
+    expect((await cli("project", "list", "--bogus")).code).toBe(2);
+  });
+});
+
+describe("management commands, while the server runs", () => {
+  test("project create and list; a duplicate or bad name is refused", async () => {
+    expect((await cli("project", "create", "homelab")).code).toBe(0);
+    const dup = await cli("project", "create", "homelab");
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain("already exists");
+    const bad = await cli("project", "create", "Home Lab");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("lowercase");
+    const list = await cli("project", "list");
+    expect(list.stdout).toContain("homelab");
+    expect(list.stdout).toContain("default");
+    // the running server sees the new project at once
+    const res = await fetch(`${server.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "homelab", channel: "nas", event: "Scrub done" }) });
+    expect(res.status).toBe(200);
+  });
+
+  test("channel create and list", async () => {
+    expect((await cli("channel", "create", "homelab", "backups")).code).toBe(0);
+    expect((await cli("channel", "list", "homelab")).stdout).toContain("backups");
+    expect((await cli("channel", "create", "nope", "x")).code).toBe(1);
+  });
+
+  test("token create prints the token alone on the last line; list never shows it; revoke stops it", async () => {
+    const created = await cli("token", "create", "--name", "cron", "--public", "--project", "homelab", "--channel", "backups");
+    expect(created.code).toBe(0);
+    const secret = lastLine(created.stdout);
+    expect(secret).toMatch(/^sb_[A-Za-z0-9]{40}$/);
+    const list = await cli("token", "list");
+    expect(list.stdout).toContain("cron");
+    expect(list.stdout).toContain("homelab/backups");
+    expect(list.stdout).toContain(secret.slice(0, 11));
+    expect(list.stdout).not.toContain(secret);
+    const post = () => fetch(`${server.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "homelab", channel: "backups", event: "ok" }) });
+    expect((await post()).status).toBe(200);
+    expect((await cli("token", "revoke", secret.slice(0, 11))).code).toBe(0);
+    expect((await post()).status).toBe(401);
+  });
+
+  test("a public token needs a project", async () => {
+    const res = await cli("token", "create", "--name", "x", "--public");
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("project");
+  });
+});
+
+describe("client commands", () => {
+  test("log sends an event with tags", async () => {
+    const res = await client("log", "--project", "default", "--channel", "cron", "--event", "Backup finished", "--description", "3 GB", "--icon", ":floppy_disk:", "--tag", "host=nas", "--tag", "size=3");
+    expect(res.code).toBe(0);
+    const list = await fetch(`${server.url}/v1/events?project=default&channel=cron`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json());
+    expect(list.events[0]).toMatchObject({ event: "Backup finished", description: "3 GB", icon: "💾", tags: { host: "nas", size: 3 } });
+  });
+
+  test("log reports the server's message and exits 1 on a refusal", async () => {
+    const res = await client("log", "--project", "missing", "--channel", "c", "--event", "e");
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("does not exist");
+  });
+
+  test("metric sets and increments", async () => {
+    expect((await client("metric", "--title", "Disk used", "--value", "40")).code).toBe(0);
+    expect((await client("metric", "--title", "Disk used", "--value", "2", "--increment")).code).toBe(0);
+    const list = await fetch(`${server.url}/v1/metrics`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json());
+    expect(list.metrics.find((m: { title: string }) => m.title === "Disk used").value).toBe(42);
+  });
+
+  test("without a token, log explains how to get one", async () => {
+    const res = await run(FROM_SOURCE, ["log", "--project", "p", "--channel", "c", "--event", "e"], { env: { SIGNALBOARD_TOKEN: "" } });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("SIGNALBOARD_TOKEN");
+  });
+
+  test("tail prints events as they arrive", async () => {
+    const tail = spawn([...FROM_SOURCE, "tail", "--project", "default", "--channel", "live"], { env: { ...process.env, SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token }, stdout: "pipe", stderr: "pipe" });
+    try {
+      await Bun.sleep(700);
+      await client("log", "--project", "default", "--channel", "live", "--event", "Door opened", "--tag", "room=hall");
+      const reader = tail.stdout.getReader();
+      let out = "";
+      const deadline = Date.now() + 5000;
+      while (!out.includes("Door opened") && Date.now() < deadline) {
+        const { value } = await Promise.race([reader.read(), Bun.sleep(500).then(() => ({ value: undefined }))]);
+        if (value) out += new TextDecoder().decode(value);
+      }
+      expect(out).toContain("default/live");
+      expect(out).toContain("Door opened");
+      expect(out).toContain("room=hall");
+    } finally {
+      tail.kill();
+    }
+  });
+});

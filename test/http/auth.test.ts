@@ -1,0 +1,166 @@
+// Tokens and their scopes: full tokens do everything; public tokens only ingest, only into their
+// project (and channel); revoked tokens stop at once; browsers get CORS answers on ingest routes.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { call, post, startTestServer, type TestServer } from "../helpers.ts";
+
+let server: TestServer;
+let publicToken: string;
+let channelToken: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  await server.deps.projects.create("site");
+  await server.deps.projects.create("other");
+  publicToken = server.deps.tokens.create({ name: "web", kind: "public", project: "site" }).token;
+  channelToken = server.deps.tokens.create({ name: "signup-form", kind: "public", project: "site", channel: "signups" }).token;
+});
+afterAll(() => server.close());
+
+const logTo = (project: string, channel: string) => ({ project, channel, event: "Visit" });
+
+describe("authentication", () => {
+  const routes: [string, string][] = [
+    ["POST", "/v1/log"],
+    ["POST", "/log-event"],
+    ["POST", "/send-metric"],
+    ["POST", "/v1/insight"],
+    ["PATCH", "/v1/insight"],
+    ["POST", "/v1/identify"],
+    ["POST", "/v1/group"],
+    ["GET", "/v1/events"],
+    ["GET", "/v1/metrics"],
+    ["GET", "/v1/stream"],
+  ];
+  const bad: [string, Record<string, string>][] = [
+    ["no header", {}],
+    ["malformed header", { Authorization: "Token abc" }],
+    ["empty bearer", { Authorization: "Bearer " }],
+    ["unknown token", { Authorization: "Bearer sb_0000000000000000000000000000000000000000" }],
+    ["garbage token", { Authorization: "Bearer hello" }],
+  ];
+  for (const [method, path] of routes) {
+    for (const [label, headers] of bad) {
+      test(`${method} ${path} with ${label} is 401`, async () => {
+        const res = await call(server, { method, path, token: null, headers, body: method === "GET" ? undefined : logTo("default", "x") });
+        expect(res.status).toBe(401);
+        expect(res.json).toMatchObject({ success: false, statusCode: 401, error: "unauthorized" });
+        expect(res.json.message).toContain("Authorization: Bearer");
+      });
+    }
+  }
+
+  test("a revoked token is refused at once, by the same running server", async () => {
+    const { token, info } = server.deps.tokens.create({ name: "short-lived" });
+    expect((await post(server, "/v1/log", logTo("default", "x"), token)).status).toBe(200);
+    server.deps.tokens.revoke(String(info.id));
+    const res = await post(server, "/v1/log", logTo("default", "x"), token);
+    expect(res.status).toBe(401);
+    expect(res.json.message).toContain("revoked");
+  });
+
+  test("error bodies never echo the token", async () => {
+    const secret = "sb_SECRETSECRETSECRETSECRETSECRETSECRETSECR";
+    const res = await post(server, "/v1/log", logTo("default", "x"), secret);
+    expect(res.text).not.toContain(secret);
+  });
+});
+
+describe("public tokens", () => {
+  test("may send events to their project and any channel there", async () => {
+    const res = await post(server, "/v1/log", logTo("site", "pageviews"), publicToken);
+    expect(res.status).toBe(200);
+  });
+
+  test("may set metrics in their project; /send-metric defaults to it", async () => {
+    expect((await post(server, "/send-metric", { title: "Visitors", value: 1, increment: true }, publicToken)).status).toBe(200);
+    const { json } = await call(server, { path: "/v1/metrics?project=site" });
+    expect(json.metrics.map((m: { title: string }) => m.title)).toContain("Visitors");
+  });
+
+  test("may not send to another project", async () => {
+    const res = await post(server, "/v1/log", logTo("other", "x"), publicToken);
+    expect(res.status).toBe(403);
+    expect(res.json.message).toContain('"site"');
+  });
+
+  test("limited to a channel: may send there, and only there", async () => {
+    expect((await post(server, "/v1/log", logTo("site", "signups"), channelToken)).status).toBe(200);
+    const res = await post(server, "/v1/log", logTo("site", "pageviews"), channelToken);
+    expect(res.status).toBe(403);
+    expect(res.json.message).toContain('"signups"');
+  });
+
+  test("limited to a channel: may not set metrics or traits", async () => {
+    expect((await post(server, "/send-metric", { title: "X", value: 1 }, channelToken)).status).toBe(403);
+    expect((await post(server, "/v1/identify", { project: "site", user_id: "u" }, channelToken)).status).toBe(403);
+  });
+
+  for (const path of ["/v1/events", "/v1/metrics", "/v1/stream", "/v1/events/1"]) {
+    test(`may not read ${path}`, async () => {
+      const res = await call(server, { path, token: publicToken });
+      expect(res.status).toBe(403);
+      expect(res.json.error).toBe("forbidden");
+    });
+  }
+
+  test("stop working when their project is deleted", async () => {
+    await server.deps.projects.create("temp");
+    const { token } = server.deps.tokens.create({ name: "temp", kind: "public", project: "temp" });
+    await server.deps.projects.deleteProject("temp");
+    expect((await post(server, "/v1/log", logTo("temp", "x"), token)).status).toBe(401);
+  });
+});
+
+describe("CORS for web pages", () => {
+  for (const path of ["/v1/log", "/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group"]) {
+    test(`preflight on ${path}`, async () => {
+      const res = await fetch(server.url + path, {
+        method: "OPTIONS",
+        headers: { Origin: "https://example.com", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+      });
+      expect(res.status).toBe(204);
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      expect(res.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization");
+      expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+    });
+  }
+
+  test("ingest answers, including errors, are readable cross-origin", async () => {
+    const ok = await post(server, "/v1/log", logTo("site", "x"), publicToken);
+    expect(ok.headers.get("access-control-allow-origin")).toBe("*");
+    const denied = await post(server, "/v1/log", logTo("other", "x"), publicToken);
+    expect(denied.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
+
+describe("rate limits", () => {
+  test("public tokens get 429 with Retry-After and RateLimit headers past their limit", async () => {
+    const limited = await startTestServer({ "rate-limit-public": "3/m" });
+    try {
+      const { token } = limited.deps.tokens.create({ name: "web", kind: "public", project: "default" });
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await post(limited, "/v1/log", logTo("default", "x"), token)).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      const res = await post(limited, "/v1/log", logTo("default", "x"), token);
+      expect(res.json.error).toBe("rate_limited");
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(res.headers.get("ratelimit-limit")).toBe("3");
+      expect(res.headers.get("ratelimit-remaining")).toBe("0");
+      // the full token is not affected by the public token's limit
+      expect((await post(limited, "/v1/log", logTo("default", "x"))).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  test("guessing tokens from one address runs into 429", async () => {
+    const limited = await startTestServer({ "rate-limit-ip": "2/m" });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await post(limited, "/v1/log", logTo("default", "x"), `sb_guess${i}`)).status);
+      expect(statuses).toEqual([401, 401, 429, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+});

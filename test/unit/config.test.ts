@@ -1,0 +1,74 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, describeSettings, loadConfig } from "../../src/config.ts";
+import { parseByteSize, parseDuration, parseRate } from "../../src/domain/units.ts";
+
+describe("configuration", () => {
+  test("defaults", () => {
+    const c = loadConfig({}, {});
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe("0.0.0.0");
+    expect(c.dataDir).toEndWith("/data");
+    expect(c.baseUrl).toBe("http://localhost:8080");
+    expect(c.defaultProject).toBe("default");
+    expect(c.bodyLimit).toBe(64 * 1024);
+    expect(c.sqliteSync).toBe("full");
+  });
+
+  test("environment variables, and flags over them", () => {
+    const env = { PORT: "9000", HOST: "127.0.0.1", DATA_DIR: "/tmp/x", BASE_URL: "https://sb.example.com/", SIGNALBOARD_SQLITE_SYNC: "normal", SIGNALBOARD_BODY_LIMIT: "1MiB", SIGNALBOARD_DEFAULT_PROJECT: "home" };
+    const c = loadConfig({}, env);
+    expect(c).toMatchObject({ port: 9000, host: "127.0.0.1", dataDir: "/tmp/x", baseUrl: "https://sb.example.com", sqliteSync: "normal", bodyLimit: 1024 * 1024, defaultProject: "home" });
+    expect(loadConfig({ port: "7000" }, env).port).toBe(7000);
+  });
+
+  test("a secret can come from NAME_FILE", async () => {
+    const file = `/tmp/sb-config-${process.pid}`;
+    await Bun.write(file, "https://from-file.example.com\n");
+    expect(loadConfig({}, { BASE_URL_FILE: file }).baseUrl).toBe("https://from-file.example.com");
+  });
+
+  for (const [flags, env, name] of [
+    [{ port: "eighty" }, {}, "PORT"],
+    [{}, { PORT: "70000" }, "PORT"],
+    [{}, { SIGNALBOARD_SQLITE_SYNC: "sometimes" }, "SIGNALBOARD_SQLITE_SYNC"],
+    [{}, { SIGNALBOARD_BODY_LIMIT: "lots" }, "SIGNALBOARD_BODY_LIMIT"],
+    [{}, { SIGNALBOARD_DEFAULT_PROJECT: "My Project" }, "SIGNALBOARD_DEFAULT_PROJECT"],
+    [{}, { BASE_URL: "not a url" }, "BASE_URL"],
+    [{}, { SIGNALBOARD_RATE_LIMIT_PUBLIC: "fast" }, "SIGNALBOARD_RATE_LIMIT_PUBLIC"],
+  ] as const) {
+    test(`an invalid ${name} names the setting`, () => {
+      expect(() => loadConfig(flags, env)).toThrow(ConfigError);
+      try {
+        loadConfig(flags, env);
+      } catch (error) {
+        expect((error as Error).message).toContain(name);
+      }
+    });
+  }
+
+  test("--help text lists every setting with its flag and variable", () => {
+    const text = describeSettings();
+    for (const s of ["--port", "PORT", "--data-dir", "DATA_DIR", "--base-url", "BASE_URL", "SIGNALBOARD_SQLITE_SYNC", "SIGNALBOARD_BODY_LIMIT", "SIGNALBOARD_DEFAULT_PROJECT"]) expect(text).toContain(s);
+  });
+});
+
+describe("units", () => {
+  test("sizes", () => {
+    expect(parseByteSize("65536")).toBe(65536);
+    expect(parseByteSize("64KiB")).toBe(65536);
+    expect(parseByteSize("1 MiB")).toBe(1048576);
+    expect(parseByteSize("2mb")).toBe(2_000_000);
+    expect(() => parseByteSize("big")).toThrow();
+  });
+  test("durations", () => {
+    expect(parseDuration("30s")).toBe(30_000);
+    expect(parseDuration("12h")).toBe(43_200_000);
+    expect(() => parseDuration("10")).toThrow();
+  });
+  test("rates", () => {
+    expect(parseRate("60/m")).toEqual({ limit: 60, windowMs: 60_000 });
+    expect(parseRate("0")).toBeNull();
+    expect(parseRate("off")).toBeNull();
+    expect(() => parseRate("60")).toThrow();
+  });
+});
