@@ -1,0 +1,99 @@
+// Benchmark plumbing: processes to measure, wrk to load them, and numbers to print.
+import { type Subprocess, spawn, spawnSync } from "bun";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dir, "../..");
+export const BUN = process.execPath;
+
+export function ensureWrk(): string {
+  const found = spawnSync(["sh", "-c", "command -v wrk"]).stdout.toString().trim();
+  if (found) return found;
+  if (process.getuid?.() === 0) {
+    console.error("wrk not found; installing it from Debian (apt-get install -y wrk)...");
+    spawnSync(["apt-get", "install", "-y", "-qq", "wrk"], { stdout: "inherit", stderr: "inherit" });
+    const again = spawnSync(["sh", "-c", "command -v wrk"]).stdout.toString().trim();
+    if (again) return again;
+  }
+  console.error("The benchmark needs wrk (a C load generator; JavaScript ones saturate before Bun does).\nInstall it with: sudo apt-get install -y wrk");
+  process.exit(2);
+}
+
+export type Proc = { url: string; proc: Subprocess; pid: number; stop: () => Promise<void> };
+
+/** Starts a process and resolves with the URL it prints (`listening URL` or a JSON log line). */
+export async function startProcess(cmd: string[], env: Record<string, string> = {}): Promise<Proc> {
+  const proc = spawn(cmd, { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", cwd: ROOT });
+  let seen = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL from ${cmd.join(" ")}:\n${seen}`)), 15_000);
+    for (const stream of [proc.stdout, proc.stderr]) {
+      void (async () => {
+        const decoder = new TextDecoder();
+        for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+          seen += decoder.decode(chunk);
+          const match = /listening (http:\/\/\S+)/.exec(seen) ?? /"msg":"listening","url":"([^"]+)"/.exec(seen);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!.replace(/\/$/, ""));
+          }
+        }
+      })();
+    }
+  });
+  return {
+    url,
+    proc,
+    pid: proc.pid,
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}
+
+export type WrkResult = { rps: number; p50: number; p99: number; errors: number };
+
+let scriptDir: string | null = null;
+
+/** A wrk Lua script that POSTs `body` with the given headers. */
+export function postScript(name: string, body: unknown, headers: Record<string, string>): string {
+  scriptDir ??= mkdtempSync(join(tmpdir(), "signalboard-bench-"));
+  const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(JSON.stringify(body))}`];
+  for (const [key, value] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(key)}] = ${JSON.stringify(value)}`);
+  // Count non-2xx answers, so a benchmark can never pass on errors.
+  lines.push(`errors = 0`, `response = function(status, headers, body) if status ~= 200 then errors = errors + 1 end end`);
+  const path = join(scriptDir, `${name}.lua`);
+  writeFileSync(path, lines.join("\n") + "\n");
+  return path;
+}
+
+export function wrk(url: string, opts: { connections: number; seconds: number; script: string; rate?: number; threads?: number }): WrkResult {
+  const threads = Math.min(opts.threads ?? 2, opts.connections);
+  const args = ["wrk", `-t${threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency", "-s", opts.script, url];
+  const out = spawnSync(args).stdout.toString();
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+  const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*?timeout (\d+)/.exec(out)?.[1] ?? 0);
+  return { rps, p50: latency(out, "50%"), p99: latency(out, "99%"), errors };
+}
+
+function latency(out: string, pct: string): number {
+  const m = new RegExp(`${pct.replace("%", "%")}\\s+([\\d.]+)(us|ms|s)`).exec(out);
+  if (!m) return NaN;
+  const value = Number(m[1]);
+  return m[2] === "us" ? value / 1000 : m[2] === "s" ? value * 1000 : value;
+}
+
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export function table(rows: (string | number)[][]): string {
+  const cells = rows.map((r) => r.map(String));
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  const line = (r: string[]) => "| " + r.map((c, i) => c.padEnd(widths[i]!)).join(" | ") + " |";
+  return [line(cells[0]!), "|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|", ...cells.slice(1).map(line)].join("\n");
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "signalboard-bench-data-"));
+}
