@@ -30,6 +30,7 @@ const eventsQuery = z.object({
   cursor: optional(z.string().max(200)),
 });
 
+const eventParams = z.object({ id: z.string().regex(/^\d{1,15}$/, "must be an event id (a positive integer)").transform(Number) });
 const metricsQuery = z.object({ project: optional(rule.projectName) });
 const historyQuery = z.object({ project: optional(rule.projectName), title: rule.metricTitle, from: optional(timeParam) });
 
@@ -50,7 +51,7 @@ export function readApi({ guard, feed, config }: Deps) {
     })
     .get("/v1/events/:id", ({ request, server, params }) => {
       assertCanRead(guard.authenticate(request, server));
-      const id = validate(z.coerce.number().int().positive("must be a positive event id"), params.id, "query");
+      const { id } = validate(eventParams, params, "query");
       return ok({ event: apiEvent(feed.getEvent(id)) });
     })
     .get("/v1/metrics", ({ request, server }) => {

@@ -16,7 +16,7 @@ const BACKLOG_PAGE = 500;
 const streamQuery = z.object({
   project: rule.projectName.optional(),
   channel: rule.channelName.optional(),
-  last_event_id: z.coerce.number().int().min(0).optional(),
+  last_event_id: z.string().regex(/^\d{1,15}$/, "must be an event id (a positive integer)").transform(Number).optional(),
 });
 
 const encode = (event: EventRow) => frame({ id: event.id, data: JSON.stringify(apiEvent(event)) });

@@ -6,12 +6,15 @@ import { type FieldIssue, ValidationError } from "../http/errors.ts";
 export function validate<S extends z.ZodType>(schema: S, input: unknown, location: "body" | "query" = "body"): z.output<S> {
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
-  throw new ValidationError(result.error.issues.map(toFieldIssue), location);
+  throw new ValidationError(
+    result.error.issues.map((issue) => toFieldIssue(issue, location)),
+    location,
+  );
 }
 
-function toFieldIssue(issue: z.core.$ZodIssue): FieldIssue {
+function toFieldIssue(issue: z.core.$ZodIssue, location: "body" | "query"): FieldIssue {
   const path = issue.path.map(String).join(".");
-  const message = `${path || "the request body"}: ${describe(issue)}`;
+  const message = `${path || `the request ${location}`}: ${describe(issue)}`;
   return { path, type: issue.code, message };
 }
 
@@ -20,6 +23,7 @@ function describe(issue: z.core.$ZodIssue): string {
   const generic = issue.message.startsWith("Invalid input") || issue.message.startsWith("Invalid option");
   if (issue.code === "invalid_type" && generic) {
     if (issue.input === undefined) return `is required (${article(issue.expected)})`;
+    if (typeof issue.input === "number" && issue.expected === "number") return "must be a finite number";
     return `must be ${article(issue.expected)}, got ${typeName(issue.input)}`;
   }
   if (issue.code === "unrecognized_keys") return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`;

@@ -58,6 +58,16 @@ describe("authentication", () => {
     expect(res.json.message).toContain("revoked");
   });
 
+  test("last use is recorded without a write per request, and reaches the database in the background", async () => {
+    const { token, info } = server.deps.tokens.create({ name: "tracked" });
+    expect(server.deps.tokens.list().find((t) => t.id === info.id)!.lastUsedAt).toBeNull();
+    await post(server, "/v1/log", logTo("default", "x"), token);
+    expect(server.deps.tokens.list().find((t) => t.id === info.id)!.lastUsedAt).toBeGreaterThan(Date.now() - 5000);
+    expect(server.deps.store.tokens.findById(info.id)!.lastUsedAt).toBeNull();
+    await server.deps.tokens.flushLastUsed();
+    expect(server.deps.store.tokens.findById(info.id)!.lastUsedAt).toBeGreaterThan(Date.now() - 5000);
+  });
+
   test("error bodies never echo the token", async () => {
     const secret = "sb_SECRETSECRETSECRETSECRETSECRETSECRETSECR";
     const res = await post(server, "/v1/log", logTo("default", "x"), secret);
