@@ -7,21 +7,33 @@ import { ingestApi } from "./api/ingest.ts";
 import { readApi } from "./api/read.ts";
 import { streamApi } from "./api/stream.ts";
 import type { Config } from "./config.ts";
+import { accountService } from "./domain/accounts.ts";
 import { feedService } from "./domain/feed.ts";
 import { ingestService } from "./domain/ingest.ts";
 import { projectService } from "./domain/projects.ts";
 import { tokenService } from "./domain/tokens.ts";
 import { createGuard } from "./http/auth.ts";
+import type { AppError } from "./http/errors.ts";
 import { errorHandler } from "./http/on-error.ts";
+import { createWebGuard } from "./http/session.ts";
 import { StreamRegistry } from "./http/sse.ts";
 import { Hub } from "./live/hub.ts";
 import type { Store } from "./store/index.ts";
+import { type Assets, assetRoutes } from "./web/assets.ts";
+import { authRoutes } from "./web/auth.ts";
+import { isHtmx, webKit } from "./web/kit.ts";
+import { liveRoutes } from "./web/live.ts";
+import { manageRoutes } from "./web/manage.ts";
+import { pageRoutes } from "./web/pages.ts";
+import { settingsRoutes } from "./web/settings.ts";
+import { errorPage } from "./web/views/error.ts";
 
 export const VERSION: string = pkg.version;
 
 export function createDeps(config: Config, store: Store) {
   const hub = new Hub();
   const tokens = tokenService(store);
+  const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
   return {
     config,
     store,
@@ -30,6 +42,8 @@ export function createDeps(config: Config, store: Store) {
     streams: new StreamRegistry(),
     tokens,
     guard: createGuard(tokens, config),
+    accounts,
+    web: createWebGuard(accounts, config),
     ingest: ingestService({ store, hub, defaultProject: config.defaultProject }),
     feed: feedService(store),
     projects: projectService(store, hub),
@@ -38,15 +52,27 @@ export function createDeps(config: Config, store: Store) {
 
 export type Deps = ReturnType<typeof createDeps>;
 
-export function createApp(deps: Deps) {
+export function createApp(deps: Deps, assets: Assets) {
+  const kit = webKit(deps, assets);
+  const renderWebError = (error: AppError, request: Request): Response => {
+    if (error.status === 303) return kit.redirect(request, error.headers.Location ?? "/");
+    if (isHtmx(request)) return new Response(error.message, { status: error.status, headers: { "Content-Type": "text/plain; charset=utf-8", ...error.headers } });
+    return kit.page(deps.web.session(request), errorPage(error.status, error.message), { title: "Error", status: error.status, headers: error.headers });
+  };
   // The error handler answers 405 for a known path with the wrong method, so it needs the routes.
   const routes: { of: () => { method: string; path: string }[] } = { of: () => [] };
   const app = new Elysia()
-    .use(errorHandler(() => routes.of()))
+    .use(errorHandler(() => routes.of(), renderWebError))
     .use(healthApi(deps))
     .use(ingestApi(deps))
     .use(readApi(deps))
-    .use(streamApi(deps));
+    .use(streamApi(deps))
+    .use(assetRoutes(assets))
+    .use(authRoutes(deps, kit))
+    .use(pageRoutes(deps, kit))
+    .use(manageRoutes(deps, kit))
+    .use(settingsRoutes(deps, kit))
+    .use(liveRoutes(deps, kit));
   routes.of = () => app.routes;
   return app;
 }

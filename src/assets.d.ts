@@ -20,3 +20,15 @@ declare module "*.webmanifest" {
   const path: string;
   export default path;
 }
+declare module "htmx.org/dist/htmx.min.js" {
+  const path: string;
+  export default path;
+}
+declare module "@alpinejs/csp/dist/cdn.min.js" {
+  const path: string;
+  export default path;
+}
+declare module "uplot/dist/uPlot.iife.min.js" {
+  const path: string;
+  export default path;
+}

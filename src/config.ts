@@ -43,6 +43,8 @@ export const settings = {
   rateLimitFull: spec("SIGNALBOARD_RATE_LIMIT_FULL", "1000/s", rate, "requests per full-access token (N/s, N/m or N/h; 0 turns it off)"),
   rateLimitPublic: spec("SIGNALBOARD_RATE_LIMIT_PUBLIC", "60/m", rate, "requests per public token and client IP"),
   rateLimitIp: spec("SIGNALBOARD_RATE_LIMIT_IP", "120/m", rate, "unauthenticated requests (bad or missing token, login) per client IP"),
+  rateLimitLogin: spec("SIGNALBOARD_RATE_LIMIT_LOGIN", "10/m", rate, "failed dashboard logins per client IP"),
+  sessionTtl: spec("SIGNALBOARD_SESSION_TTL", "30d", duration, "how long a dashboard sign-in lasts"),
   trustProxy: spec("SIGNALBOARD_TRUST_PROXY", "", list, "comma-separated IPs of reverse proxies whose X-Forwarded-For is believed"),
   logLevel: spec("SIGNALBOARD_LOG_LEVEL", "info", z.enum(["debug", "info", "warn", "error", "silent"]), "debug, info, warn, error or silent"),
 } satisfies Record<string, Spec<unknown>>;

@@ -10,6 +10,7 @@ import { project } from "./cli/project.ts";
 import { serve } from "./cli/serve.ts";
 import { tail } from "./cli/tail.ts";
 import { token } from "./cli/token.ts";
+import { user } from "./cli/user.ts";
 import { describeSettings } from "./config.ts";
 
 const commands: Record<string, Command> = {
@@ -17,6 +18,7 @@ const commands: Record<string, Command> = {
   project,
   channel,
   token,
+  user,
   log: logCommand,
   metric,
   tail,

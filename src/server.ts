@@ -1,6 +1,7 @@
 // A running Signalboard: the store opened, the default project in place, the app listening, the
 // background jobs ticking; and a stop() that loses nothing.
 import { createApp, createDeps, type Deps } from "./app.ts";
+import { Assets } from "./web/assets.ts";
 import type { Config } from "./config.ts";
 import { log } from "./logger.ts";
 import { closeStore, databasePath, openStore } from "./store/index.ts";
@@ -13,7 +14,7 @@ export async function startServer(config: Config): Promise<Running> {
   const store = openStore(databasePath(config.dataDir), config.sqliteSync);
   const deps = createDeps(config, store);
   await deps.projects.ensure(config.defaultProject);
-  const app = createApp(deps);
+  const app = createApp(deps, await Assets.load());
   app.listen({
     port: config.port,
     hostname: config.host,
@@ -25,6 +26,12 @@ export async function startServer(config: Config): Promise<Running> {
   const jobs = startJobs(deps);
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
   log.info("listening", { url, dataDir: config.dataDir, baseUrl: config.baseUrl, sqliteSync: config.sqliteSync });
+  const code = deps.accounts.setupCode();
+  if (code) {
+    const link = `${config.baseUrl}/setup?code=${code}`;
+    log.info("no owner account yet: open the set-up link to create it", { setupUrl: link });
+    process.stderr.write(`\nSignalboard has no owner yet. Open this link to create the owner account:\n\n  ${link}\n\n`);
+  }
 
   let stopping: Promise<void> | null = null;
   async function stop(): Promise<void> {
@@ -44,7 +51,7 @@ export async function startServer(config: Config): Promise<Running> {
 }
 
 /** Work that runs beside requests: the full-text indexer and the token last-used flush. */
-function startJobs({ store, tokens }: Deps) {
+function startJobs({ store, tokens, accounts }: Deps) {
   let indexing = false;
   const indexPending = async () => {
     if (indexing) return;
@@ -58,7 +65,8 @@ function startJobs({ store, tokens }: Deps) {
     }
   };
   const flushTokens = () => tokens.flushLastUsed().catch((error) => log.warn("could not record token use", { error }));
-  const timers = [setInterval(indexPending, 500), setInterval(flushTokens, 10_000)];
+  const pruneSessions = () => accounts.pruneSessions().catch((error) => log.warn("could not prune sessions", { error }));
+  const timers = [setInterval(indexPending, 500), setInterval(flushTokens, 10_000), setInterval(pruneSessions, 3_600_000)];
   return {
     stop: () => timers.forEach(clearInterval),
     finish: async () => {

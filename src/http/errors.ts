@@ -122,3 +122,10 @@ export class StorageUnavailable extends AppError {
     super(503, "storage_unavailable", `Storage is unavailable (${detail}); nothing was stored. Retry in a few seconds.`, { "Retry-After": "5" });
   }
 }
+
+/** Not an error: a redirect thrown from a guard (a page that needs sign-in sends you to /login). */
+export class SeeOther extends AppError {
+  constructor(readonly location: string) {
+    super(303, "see_other", `See ${location}`, { Location: location });
+  }
+}

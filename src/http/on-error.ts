@@ -10,6 +10,7 @@ type RouteInfo = { method: string; path: string };
 export const API_HEADERS = {
   "Content-Type": "application/json; charset=utf-8",
   "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
   // Public tokens post from web pages; they must be able to read why a post failed.
   "Access-Control-Allow-Origin": "*",
 } as const;
@@ -18,13 +19,26 @@ export function jsonError(error: AppError): Response {
   return new Response(JSON.stringify(error.toBody()), { status: error.status, headers: { ...API_HEADERS, ...error.headers } });
 }
 
-export function errorHandler(routes: () => RouteInfo[]) {
+/** The API answers JSON; everything else is the dashboard, which answers HTML. */
+export function isApiPath(path: string): boolean {
+  return path.startsWith("/v1/") || path === "/log-event" || path === "/send-metric" || path === "/healthz" || path === "/readyz" || path === "/metrics";
+}
+
+/** Dashboard pages and htmx get HTML errors; API clients (and curl, and fetch) get JSON. */
+function wantsHtml(request: Request, path: string): boolean {
+  if (isApiPath(path)) return false;
+  return request.headers.get("hx-request") === "true" || (request.headers.get("accept") ?? "").includes("text/html");
+}
+
+export type RenderWebError = (error: AppError, request: Request) => Response;
+
+export function errorHandler(routes: () => RouteInfo[], renderWebError: RenderWebError) {
   const allowed = allowedMethods(routes);
   return new Elysia({ name: "on-error" }).onError({ as: "global" }, ({ code, error, request }) => {
     const path = new URL(request.url).pathname;
     const appError = toAppError(code, error, request.method, path, allowed);
     if (appError.status >= 500 && !(error instanceof AppError)) log.error("unhandled error", { method: request.method, path, error });
-    return jsonError(appError);
+    return wantsHtml(request, path) ? renderWebError(appError, request) : jsonError(appError);
   });
 }
 

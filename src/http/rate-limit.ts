@@ -22,6 +22,16 @@ export class RateLimiter {
       bucket.tokens -= 1;
       return;
     }
+    this.refuse(bucket);
+  }
+
+  /** Throws RateLimited if `key` has nothing left to spend, without spending. */
+  check(key: string, now = Date.now()): void {
+    const bucket = this.refill(key, now);
+    if (bucket.tokens < 1) this.refuse(bucket);
+  }
+
+  private refuse(bucket: Bucket): never {
     const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
     throw new RateLimited(retryAfter, {
       "RateLimit-Limit": String(this.rate.limit),

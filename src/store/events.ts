@@ -122,6 +122,18 @@ export function eventStore(db: Db) {
       return select().where(where).orderBy(events.id).limit(limit).all().map(toRow);
     },
 
+    /** Events per channel per day since `since`, days shifted by `offsetMs` (the viewer's time zone). */
+    activity(projectId: number, since: number, offsetMs: number): { channel: string; day: number; count: number }[] {
+      return db.$client
+        .query<{ channel: string; day: number; count: number }, [number, number, number]>(
+          `SELECT c.name AS channel, (e.ts + ?3) / 86400000 AS day, count(*) AS count
+             FROM events e JOIN channels c ON c.id = e.channel_id
+            WHERE e.project_id = ?1 AND e.ts >= ?2
+            GROUP BY e.channel_id, day ORDER BY day`,
+        )
+        .all(projectId, since, offsetMs);
+    },
+
     lastId(): number {
       return db.select({ id: sql<number>`coalesce(max(${events.id}), 0)` }).from(events).get()?.id ?? 0;
     },

@@ -9,6 +9,7 @@ import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
 import { searchIndexer } from "./search.ts";
 import { tokenStore } from "./tokens.ts";
+import { userStore } from "./users.ts";
 import { Writer } from "./writer.ts";
 
 export const DATABASE_FILE = "signalboard.db";
@@ -29,6 +30,7 @@ export function openStore(path: string, sync: SyncMode = "full") {
     metrics: metricStore(db),
     profiles: profileStore(db),
     tokens: tokenStore(db),
+    users: userStore(db),
     meta: metaStore(db),
     search: searchIndexer(sqlite),
   };

@@ -1,0 +1,133 @@
+// Dashboard accounts: the one-time setup of the owner, members, passwords (Bun.password, argon2id)
+// and sessions. A session token is random and lives only in the user's cookie; we keep its hash.
+import { timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { Conflict, Forbidden, NotFound } from "../http/errors.ts";
+import type { Store } from "../store/index.ts";
+import type { User } from "../store/users.ts";
+import { randomToken } from "./tokens.ts";
+import { validate } from "./validation.ts";
+
+export const usernameRule = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9._-]{1,64}$/, "must be 1-64 letters, digits, dots, dashes or underscores");
+export const passwordRule = z.string().min(8, "must be at least 8 characters").max(256, "must be at most 256 characters");
+
+const credentials = z.object({ username: usernameRule, password: passwordRule });
+
+export type Session = { sessionId: number; csrfToken: string; expiresAt: number; user: User };
+export type NewSession = { token: string; csrfToken: string; expiresAt: number; user: User };
+
+// Verifying against this when the username is unknown keeps a failed login's timing the same.
+const DUMMY_HASH = Bun.password.hashSync("signalboard-dummy-password");
+
+function sha256(text: string): string {
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(sha256(a));
+  const y = Buffer.from(sha256(b));
+  return timingSafeEqual(x, y);
+}
+
+export function accountService(store: Store, options: { sessionTtlMs: number }) {
+  // While nobody has an account, whoever holds this code (printed at start) may create the owner.
+  let setupCode: string | null = store.users.count() === 0 ? randomToken().slice(3, 27) : null;
+
+  async function startSession(user: User, now: number): Promise<NewSession> {
+    const token = randomToken().slice(3);
+    const csrfToken = randomToken().slice(3);
+    const expiresAt = now + options.sessionTtlMs;
+    await store.writer.submit(() => store.users.createSession({ tokenHash: sha256(token), userId: user.id, csrfToken, createdAt: now, expiresAt }));
+    return { token, csrfToken, expiresAt, user };
+  }
+
+  async function newUser(input: { username: string; password: string }, role: "owner" | "member", now: number): Promise<User> {
+    const { username, password } = validate(credentials, input);
+    const passwordHash = await Bun.password.hash(password);
+    const user = await store.writer.submit(() => store.users.create({ username, passwordHash, role }, now));
+    if (!user) throw new Conflict(`A user named "${username}" already exists.`);
+    return user;
+  }
+
+  return {
+    /** The setup code, while the instance has no owner yet. */
+    setupCode(): string | null {
+      if (setupCode && store.users.count() > 0) setupCode = null;
+      return setupCode;
+    },
+
+    needsSetup(): boolean {
+      return store.users.count() === 0;
+    },
+
+    checkSetupCode(code: string): boolean {
+      const current = this.setupCode();
+      return current !== null && sameSecret(code, current);
+    },
+
+    /** Creates the owner with the setup code and signs them in. */
+    async setup(code: string, input: { username: string; password: string }, now = Date.now()): Promise<NewSession> {
+      if (!this.checkSetupCode(code)) throw new Forbidden("The setup code is wrong or was already used. Use the link the server printed at start.");
+      const owner = await newUser(input, "owner", now);
+      setupCode = null;
+      return startSession(owner, now);
+    },
+
+    /** From the CLI: the first user created becomes the owner. */
+    async createUser(input: { username: string; password: string }, role?: "owner" | "member", now = Date.now()): Promise<User> {
+      return newUser(input, role ?? (store.users.count() === 0 ? "owner" : "member"), now);
+    },
+
+    async resetPassword(username: string, password: string, now = Date.now()): Promise<User> {
+      const user = store.users.findByUsername(validate(usernameRule, username));
+      if (!user) throw new NotFound(`No user named "${username}".`);
+      const hash = await Bun.password.hash(validate(passwordRule, password));
+      await store.writer.submit(() => {
+        store.users.setPassword(user.id, hash, now);
+        store.users.deleteSessionsOf(user.id); // a new password signs out everywhere
+      });
+      return user;
+    },
+
+    list(): User[] {
+      return store.users.list();
+    },
+
+    async removeUser(id: number, by: User): Promise<User> {
+      if (by.role !== "owner") throw new Forbidden("Only the owner can remove members.");
+      const user = store.users.findById(id);
+      if (!user) throw new NotFound("That user no longer exists.");
+      if (user.id === by.id) throw new Forbidden("You cannot remove yourself.");
+      await store.writer.submit(() => store.users.delete(id));
+      return user;
+    },
+
+    /** A new session for the right username and password, or null. Always costs one hash check. */
+    async login(username: string, password: string, now = Date.now()): Promise<NewSession | null> {
+      const parsed = usernameRule.safeParse(username);
+      const user = parsed.success ? store.users.findByUsername(parsed.data) : null;
+      const ok = await Bun.password.verify(password.slice(0, 256), user?.passwordHash ?? DUMMY_HASH);
+      if (!user || !ok) return null;
+      const { passwordHash: _hash, ...publicUser } = user;
+      return startSession(publicUser, now);
+    },
+
+    session(token: string, now = Date.now()): Session | null {
+      return store.users.findSession(sha256(token), now);
+    },
+
+    async logout(token: string): Promise<void> {
+      await store.writer.submit(() => store.users.deleteSession(sha256(token)));
+    },
+
+    async pruneSessions(now = Date.now()): Promise<number> {
+      return store.writer.submit(() => store.users.deleteExpiredSessions(now));
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof accountService>;

@@ -1,0 +1,113 @@
+// The dashboard's guard: session cookies, sign-in checks and CSRF protection.
+//
+// - The session cookie is HttpOnly and SameSite=Lax, Secure when the dashboard is served over
+//   https (BASE_URL, or X-Forwarded-Proto from a trusted proxy).
+// - Every state-changing request must carry the session's CSRF token (X-CSRF-Token, which htmx
+//   sends, or a _csrf form field), and an Origin header, when present, must be ours.
+// - Forms shown before sign-in (setup, login) use a double-submit cookie instead.
+import { timingSafeEqual } from "node:crypto";
+import type { Server } from "bun";
+import type { Config } from "../config.ts";
+import type { AccountService, Session } from "../domain/accounts.ts";
+import { randomToken } from "../domain/tokens.ts";
+import { clientIp } from "./client-ip.ts";
+import { Forbidden, SeeOther } from "./errors.ts";
+
+export const SESSION_COOKIE = "sb_session";
+export const FORM_COOKIE = "sb_form";
+
+export function parseCookies(header: string | null): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (header ?? "").split(";")) {
+    const at = part.indexOf("=");
+    if (at < 1) continue;
+    const name = part.slice(0, at).trim();
+    try {
+      out[name] = decodeURIComponent(part.slice(at + 1).trim());
+    } catch {
+      // a malformed cookie is ignored, like a missing one
+    }
+  }
+  return out;
+}
+
+function equal(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export type WebGuard = ReturnType<typeof createWebGuard>;
+
+export function createWebGuard(accounts: AccountService, config: Pick<Config, "baseUrl" | "trustProxy" | "sessionTtl">) {
+  const baseOrigin = new URL(config.baseUrl).origin;
+
+  function secure(request: Request, server?: Server<unknown> | null): boolean {
+    if (config.baseUrl.startsWith("https:")) return true;
+    const peer = clientIp(request, server, []);
+    return config.trustProxy.includes(peer) && request.headers.get("x-forwarded-proto") === "https";
+  }
+
+  function cookie(name: string, value: string, maxAgeSeconds: number, request: Request, server?: Server<unknown> | null): string {
+    return `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure(request, server) ? "; Secure" : ""}`;
+  }
+
+  function checkOrigin(request: Request): void {
+    const origin = request.headers.get("origin");
+    if (!origin) return;
+    const host = request.headers.get("host");
+    const own = host ? [`http://${host}`, `https://${host}`] : [];
+    if (origin !== baseOrigin && !own.includes(origin)) throw new Forbidden("This request came from another site and was refused (CSRF protection).");
+  }
+
+  return {
+    session(request: Request): Session | null {
+      const token = parseCookies(request.headers.get("cookie"))[SESSION_COOKIE];
+      return token ? accounts.session(token) : null;
+    },
+
+    /** The signed-in session, or a redirect to the login page (which returns here afterwards). */
+    requireSession(request: Request): Session {
+      const session = this.session(request);
+      if (session) return session;
+      if (accounts.needsSetup()) throw new SeeOther("/setup");
+      const url = new URL(request.url);
+      throw new SeeOther(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+    },
+
+    requireOwner(session: Session): void {
+      if (session.user.role !== "owner") throw new Forbidden("Only the owner can do this.");
+    },
+
+    /** For POST/DELETE from a signed-in page: the session's CSRF token, from a header or the form. */
+    verifyCsrf(request: Request, session: Session, formToken?: unknown): void {
+      checkOrigin(request);
+      const sent = request.headers.get("x-csrf-token") ?? (typeof formToken === "string" ? formToken : "");
+      if (!sent || !equal(sent, session.csrfToken)) throw new Forbidden("The form's security token is missing or stale. Reload the page and try again.");
+    },
+
+    /** A double-submit token for forms shown before sign-in; set its cookie on the response. */
+    formToken(request: Request): { token: string; setCookie: string | null } {
+      const existing = parseCookies(request.headers.get("cookie"))[FORM_COOKIE];
+      if (existing && /^[A-Za-z0-9]{40}$/.test(existing)) return { token: existing, setCookie: null };
+      const token = randomToken().slice(3);
+      return { token, setCookie: cookie(FORM_COOKIE, token, 3600, request) };
+    },
+
+    verifyFormToken(request: Request, formToken: unknown): void {
+      checkOrigin(request);
+      const expected = parseCookies(request.headers.get("cookie"))[FORM_COOKIE];
+      if (!expected || typeof formToken !== "string" || !equal(formToken, expected)) {
+        throw new Forbidden("The form's security token is missing or stale. Reload the page and try again.");
+      }
+    },
+
+    sessionCookie(token: string, request: Request, server?: Server<unknown> | null): string {
+      return cookie(SESSION_COOKIE, token, Math.floor(config.sessionTtl / 1000), request, server);
+    },
+
+    clearSessionCookie(request: Request, server?: Server<unknown> | null): string {
+      return cookie(SESSION_COOKIE, "", 0, request, server);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// Setup of the owner account, sign-in and sign-out.
+import { Elysia } from "elysia";
+import type { Deps } from "../app.ts";
+import { RateLimiter } from "../http/rate-limit.ts";
+import { parseCookies, SESSION_COOKIE } from "../http/session.ts";
+import { field, fieldErrors, safeNext } from "./form.ts";
+import type { Kit } from "./kit.ts";
+import { loginPage, setupCodeNeeded, setupPage } from "./views/auth.ts";
+
+export function authRoutes(deps: Deps, kit: Kit) {
+  const { accounts, web, guard } = deps;
+  const failedLogins = deps.config.rateLimitLogin ? new RateLimiter(deps.config.rateLimitLogin) : null;
+
+  return new Elysia({ name: "web.auth" })
+    .get("/setup", ({ request }) => {
+      if (!accounts.needsSetup()) return kit.redirect(request, "/login");
+      const code = new URL(request.url).searchParams.get("code") ?? "";
+      if (!accounts.checkSetupCode(code)) return kit.page(null, setupCodeNeeded(), { title: "Set up", status: 403 });
+      const form = web.formToken(request);
+      return kit.page(null, setupPage({ code, formToken: form.token }), { title: "Set up", headers: form.setCookie ? { "Set-Cookie": form.setCookie } : {} });
+    })
+    .post("/setup", async ({ request, body, server }) => {
+      web.verifyFormToken(request, field(body, "_form"));
+      const code = field(body, "code");
+      const input = { username: field(body, "username"), password: field(body, "password") };
+      try {
+        const session = await accounts.setup(code, input);
+        return kit.redirect(request, "/", { "Set-Cookie": web.sessionCookie(session.token, request, server) });
+      } catch (error) {
+        const errors = fieldErrors(error);
+        if (!errors) throw error;
+        return kit.page(null, setupPage({ code, formToken: field(body, "_form"), username: input.username, errors }), { title: "Set up", status: 422 });
+      }
+    })
+    .get("/login", ({ request }) => {
+      const next = safeNext(new URL(request.url).searchParams.get("next") ?? "/");
+      if (accounts.needsSetup()) return kit.page(null, setupCodeNeeded(), { title: "Set up" });
+      if (web.session(request)) return kit.redirect(request, next);
+      const form = web.formToken(request);
+      return kit.page(null, loginPage({ formToken: form.token, next }), { title: "Sign in", headers: form.setCookie ? { "Set-Cookie": form.setCookie } : {} });
+    })
+    .post("/login", async ({ request, body, server }) => {
+      const ip = guard.ip(request, server);
+      failedLogins?.check(ip);
+      web.verifyFormToken(request, field(body, "_form"));
+      const username = field(body, "username");
+      const next = safeNext(field(body, "next") || "/");
+      const session = await accounts.login(username, field(body, "password"));
+      if (!session) {
+        failedLogins?.take(ip);
+        return kit.page(null, loginPage({ formToken: field(body, "_form"), next, username, message: "Wrong username or password." }), { title: "Sign in", status: 401 });
+      }
+      return kit.redirect(request, next, { "Set-Cookie": web.sessionCookie(session.token, request, server) });
+    })
+    .post("/logout", async ({ request, body, server }) => {
+      const session = web.session(request);
+      if (session) {
+        web.verifyCsrf(request, session, field(body, "_csrf"));
+        const token = parseCookies(request.headers.get("cookie"))[SESSION_COOKIE];
+        if (token) await accounts.logout(token);
+      }
+      return kit.redirect(request, "/login", { "Set-Cookie": web.clearSessionCookie(request, server) });
+    });
+}

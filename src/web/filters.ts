@@ -1,0 +1,92 @@
+// A feed's filters, as they live in the URL so a search can be shared and bookmarked:
+//   ?q=kettle plan:pro  &user=alice  &channel=orders  &from=2026-11-01  &to=2026-11-08  &tag=env:prod
+// In q, a word shaped like key:value is a tag filter; the rest is free text.
+import type { EventQuery } from "../domain/feed.ts";
+import { ftsQuery, tagText, type EventRow } from "../store/events.ts";
+
+export type Filters = {
+  text: string;
+  tags: [string, string][];
+  user: string;
+  channel: string;
+  from: string;
+  to: string;
+};
+
+const TAG = /^([a-z0-9-]{1,64}):(.+)$/;
+
+export function readFilters(params: URLSearchParams): Filters {
+  const words: string[] = [];
+  const tags: [string, string][] = [];
+  for (const word of (params.get("q") ?? "").trim().split(/\s+/).filter(Boolean)) {
+    const m = TAG.exec(word);
+    if (m) tags.push([m[1]!, m[2]!]);
+    else words.push(word);
+  }
+  for (const t of params.getAll("tag")) {
+    const m = TAG.exec(t);
+    if (m) tags.push([m[1]!, m[2]!]);
+  }
+  return {
+    text: words.join(" ").slice(0, 200),
+    tags: tags.slice(0, 8),
+    user: (params.get("user") ?? "").trim().slice(0, 256),
+    channel: (params.get("channel") ?? "").trim(),
+    from: (params.get("from") ?? "").trim(),
+    to: (params.get("to") ?? "").trim(),
+  };
+}
+
+export function isFiltered(f: Filters): boolean {
+  return Boolean(f.text || f.tags.length || f.user || f.from || f.to);
+}
+
+/** The URL query for these filters (q carries text and tags together, as typed). */
+export function filterParams(f: Filters): Record<string, string | undefined> {
+  const q = [f.text, ...f.tags.map(([k, v]) => `${k}:${v}`)].filter(Boolean).join(" ");
+  return { q: q || undefined, user: f.user || undefined, channel: f.channel || undefined, from: f.from || undefined, to: f.to || undefined };
+}
+
+/** Dates from the form (YYYY-MM-DD, or anything Date parses) to Unix ms; `to` covers its whole day. */
+function parseDate(text: string, endOfDay: boolean): number | undefined {
+  if (!text) return undefined;
+  const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  const ms = Date.parse(dayOnly ? `${text}T00:00:00Z` : text);
+  if (!Number.isFinite(ms)) return undefined;
+  return dayOnly && endOfDay ? ms + 86_400_000 : ms;
+}
+
+export function toEventQuery(project: string, f: Filters, channel?: string): EventQuery {
+  return {
+    project,
+    channel: channel ?? (f.channel || undefined),
+    userId: f.user || undefined,
+    tags: f.tags.map(([k, v]) => `${k}:${v}`),
+    q: f.text || undefined,
+    from: parseDate(f.from, false),
+    to: parseDate(f.to, true),
+  };
+}
+
+/** The same filters, checked against one live event in memory (the SSE stream uses this). */
+export function matcher(f: Filters, channel?: string): (e: EventRow) => boolean {
+  const wantChannel = channel ?? (f.channel || undefined);
+  const from = parseDate(f.from, false);
+  const to = parseDate(f.to, true);
+  const words = ftsQuery(f.text) === null ? [] : f.text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  return (e) => {
+    if (wantChannel && e.channel !== wantChannel) return false;
+    if (f.user && e.userId !== f.user) return false;
+    if (from !== undefined && e.ts < from) return false;
+    if (to !== undefined && e.ts >= to) return false;
+    for (const [key, value] of f.tags) {
+      const v = e.tags?.[key];
+      if (v === undefined || tagText(v) !== value) return false;
+    }
+    if (words.length) {
+      const haystack = `${e.name} ${e.description ?? ""}`.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+      if (!words.every((w) => haystack.some((h) => h.startsWith(w)))) return false;
+    }
+    return true;
+  };
+}

@@ -1,0 +1,19 @@
+import { ValidationError } from "../http/errors.ts";
+
+// Reading submitted forms: every field is a string or absent (an unchecked box is absent).
+export function field(body: unknown, name: string): string {
+  if (typeof body !== "object" || body === null) return "";
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : "";
+}
+
+/** A path to return to after sign-in: only our own, never another site ("//evil.example"). */
+export function safeNext(next: string): string {
+  return next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
+}
+
+/** A validation error's messages by field, without the "field: " prefix, for showing beside inputs. */
+export function fieldErrors(error: unknown): Record<string, string> | null {
+  if (!(error instanceof ValidationError)) return null;
+  return Object.fromEntries(error.issues.map((i) => [i.path, i.message.replace(/^[^:]+: /, "")]));
+}

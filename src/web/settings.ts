@@ -1,0 +1,105 @@
+// Settings → API (tokens) and Settings → Members.
+import { Elysia } from "elysia";
+import type { Deps } from "../app.ts";
+import { AppError, NotFound, ValidationError } from "../http/errors.ts";
+import { field, fieldErrors } from "./form.ts";
+import { html } from "./html.ts";
+import type { Kit } from "./kit.ts";
+import { confirmDialog } from "./views/dialogs.ts";
+import { apiPage, createdToken, memberForm, membersPage, tokenForm, tokenTable } from "./views/settings.ts";
+
+export function settingsRoutes(deps: Deps, kit: Kit) {
+  const { web, tokens, accounts } = deps;
+  const nav = { section: "settings" as const };
+
+  return new Elysia({ name: "web.settings" })
+    .get("/settings", ({ request }) => kit.redirect(request, "/settings/api"))
+    .get("/settings/api", ({ request }) => {
+      const session = web.requireSession(request);
+      return kit.page(session, apiPage({ tokens: tokens.list(), projects: deps.projects.list() }), { title: "API tokens", nav });
+    })
+    .get("/settings/api/tokens/list", ({ request }) => {
+      web.requireSession(request);
+      return kit.fragment(tokenTable(tokens.list()));
+    })
+    .post("/settings/api/tokens", ({ request, body }) => {
+      const session = web.requireSession(request);
+      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const values = { name: field(body, "name"), kind: field(body, "kind") || "full", project: field(body, "project"), channel: field(body, "channel").trim() };
+      const isPublic = values.kind === "public";
+      try {
+        const created = tokens.create({
+          name: values.name,
+          kind: isPublic ? "public" : "full",
+          project: isPublic ? values.project : undefined,
+          channel: isPublic && values.channel ? values.channel : undefined,
+        });
+        return kit.fragment(createdToken(created.token, created.info, deps.projects.list()));
+      } catch (error) {
+        if (!(error instanceof ValidationError) && !(error instanceof AppError && error.status === 404)) throw error;
+        return kit.fragment(tokenForm({ projects: deps.projects.list(), values, error: error.message }), 422);
+      }
+    })
+    .get("/settings/api/tokens/:id/revoke", ({ request, params }) => {
+      web.requireSession(request);
+      const token = tokens.list().find((t) => String(t.id) === params.id);
+      if (!token) throw new NotFound("That token does not exist or was already revoked.");
+      return kit.fragment(
+        confirmDialog({
+          title: `Revoke “${token.name}”?`,
+          body: html`<p>Anything using <code>${token.prefix}…</code> is refused from its next request. This cannot be undone.</p>`,
+          action: `/settings/api/tokens/${token.id}/revoke`,
+          confirm: "Revoke token",
+          danger: true,
+        }),
+      );
+    })
+    .post("/settings/api/tokens/:id/revoke", ({ request, body, params }) => {
+      const session = web.requireSession(request);
+      web.verifyCsrf(request, session, field(body, "_csrf"));
+      if (!/^\d+$/.test(params.id)) throw new NotFound("That token does not exist.");
+      tokens.revoke(params.id);
+      return kit.redirect(request, "/settings/api");
+    })
+    .get("/settings/members", ({ request }) => {
+      const session = web.requireSession(request);
+      return kit.page(session, membersPage({ users: accounts.list(), me: session.user }), { title: "Members", nav });
+    })
+    .post("/settings/members", async ({ request, body }) => {
+      const session = web.requireSession(request);
+      web.verifyCsrf(request, session, field(body, "_csrf"));
+      web.requireOwner(session);
+      const username = field(body, "username");
+      try {
+        await accounts.createUser({ username, password: field(body, "password") }, "member");
+      } catch (error) {
+        const errors = fieldErrors(error);
+        if (errors) return kit.fragment(memberForm({ username, errors }), 422);
+        if (error instanceof AppError && error.status === 409) return kit.fragment(memberForm({ username, errors: { username: error.message } }), 422);
+        throw error;
+      }
+      return kit.redirect(request, "/settings/members");
+    })
+    .get("/settings/members/:id/remove", ({ request, params }) => {
+      const session = web.requireSession(request);
+      web.requireOwner(session);
+      const user = accounts.list().find((u) => String(u.id) === params.id);
+      if (!user) throw new NotFound("That user no longer exists.");
+      return kit.fragment(
+        confirmDialog({
+          title: `Remove ${user.username}?`,
+          body: html`<p>${user.username} is signed out everywhere and can no longer sign in.</p>`,
+          action: `/settings/members/${user.id}/remove`,
+          confirm: "Remove member",
+          danger: true,
+        }),
+      );
+    })
+    .post("/settings/members/:id/remove", async ({ request, body, params }) => {
+      const session = web.requireSession(request);
+      web.verifyCsrf(request, session, field(body, "_csrf"));
+      if (!/^\d+$/.test(params.id)) throw new NotFound("That user no longer exists.");
+      await accounts.removeUser(Number(params.id), session.user);
+      return kit.redirect(request, "/settings/members");
+    });
+}

@@ -1,0 +1,45 @@
+// The pages shown before sign-in: the one-time setup of the owner, and login.
+import { type Html, html } from "../html.ts";
+
+function field(name: string, label: string, opts: { type?: string; value?: string; autocomplete: string; error?: string }): Html {
+  return html`<label for="${name}">${label}</label>
+<input id="${name}" name="${name}" type="${opts.type ?? "text"}" value="${opts.value ?? ""}" autocomplete="${opts.autocomplete}" required${opts.error ? html` aria-invalid="true" aria-describedby="${name}-error"` : ""}>
+${opts.error ? html`<p class="hint error" id="${name}-error">${opts.error}</p>` : ""}`;
+}
+
+export function setupPage(opts: { code: string; formToken: string; username?: string; errors?: Record<string, string>; message?: string }): Html {
+  return html`<section class="auth card">
+<h1>Welcome to Signalboard</h1>
+<p>Create the owner account. You can add team members later in Settings → Members.</p>
+${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
+<form method="post" action="/setup" class="stack">
+  <input type="hidden" name="_form" value="${opts.formToken}">
+  <input type="hidden" name="code" value="${opts.code}">
+  ${field("username", "Username", { value: opts.username, autocomplete: "username", error: opts.errors?.username })}
+  ${field("password", "Password (at least 8 characters)", { type: "password", autocomplete: "new-password", error: opts.errors?.password })}
+  <button type="submit">Create owner account</button>
+</form>
+</section>`;
+}
+
+export function setupCodeNeeded(): Html {
+  return html`<section class="auth card">
+<h1>Set-up code needed</h1>
+<p>This Signalboard has no owner yet. Open the set-up link the server printed when it started (it contains a one-time code), or create the owner from the shell:</p>
+<pre class="snippet">signalboard user create NAME</pre>
+</section>`;
+}
+
+export function loginPage(opts: { formToken: string; next: string; username?: string; message?: string }): Html {
+  return html`<section class="auth card">
+<h1>Sign in</h1>
+${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
+<form method="post" action="/login" class="stack">
+  <input type="hidden" name="_form" value="${opts.formToken}">
+  <input type="hidden" name="next" value="${opts.next}">
+  ${field("username", "Username", { value: opts.username, autocomplete: "username" })}
+  ${field("password", "Password", { type: "password", autocomplete: "current-password" })}
+  <button type="submit">Sign in</button>
+</form>
+</section>`;
+}

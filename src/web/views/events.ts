@@ -1,0 +1,92 @@
+// Events as the dashboard shows them: feed items, the endless feed, and the detail view.
+import { tagText, type EventRow } from "../../store/events.ts";
+import { type Html, html, query, seg } from "../html.ts";
+import { renderMarkdown, renderPlain } from "../markdown.ts";
+
+export function description(e: EventRow): Html | string {
+  if (!e.description) return "";
+  return e.parser === "markdown" ? renderMarkdown(e.description) : renderPlain(e.description);
+}
+
+/** Relative time now; the browser keeps it current and shows the absolute time on hover. */
+export function time(ms: number, now = Date.now()): Html {
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}" title="${iso.replace("T", " ").slice(0, 19)} UTC" data-relative>${relative(ms, now)}</time>`;
+}
+
+export function relative(ms: number, now: number): string {
+  const s = Math.round((now - ms) / 1000);
+  const abs = Math.abs(s);
+  const [value, unit] = abs < 45 ? [0, "now"] : abs < 3600 ? [Math.round(abs / 60), "min"] : abs < 86400 ? [Math.round(abs / 3600), "h"] : abs < 86400 * 45 ? [Math.round(abs / 86400), "d"] : [0, "date"];
+  if (unit === "now") return "just now";
+  if (unit === "date") return new Date(ms).toISOString().slice(0, 10);
+  return s >= 0 ? `${value} ${unit} ago` : `in ${value} ${unit}`;
+}
+
+export function tagChips(project: string, tags: EventRow["tags"]): Html | string {
+  const entries = Object.entries(tags ?? {});
+  if (!entries.length) return "";
+  return html`<ul class="tags" aria-label="Tags">${entries.map(
+    ([k, v]) => html`<li><a class="tag" href="/p/${seg(project)}${query({ q: `${k}:${tagText(v)}` })}"><span class="tag-key">${k}</span><span class="tag-value">${tagText(v)}</span></a></li>`,
+  )}</ul>`;
+}
+
+export function eventItem(e: EventRow, opts: { showChannel?: boolean; fresh?: boolean } = {}): Html {
+  const project = seg(e.project);
+  return html`<li class="event${opts.fresh ? " fresh" : ""}${e.notify ? " notify" : ""}" id="event-${e.id}" data-id="${e.id}" data-ts="${e.ts}">
+  <div class="event-icon" aria-hidden="true">${e.icon ?? "•"}</div>
+  <div class="event-body">
+    <div class="event-head">
+      <a class="event-name" href="/p/${project}/events/${e.id}">${e.name}</a>
+      ${time(e.ts)}
+    </div>
+    ${e.description ? html`<div class="event-description${e.parser === "markdown" ? " markdown" : " plain"}">${description(e)}</div>` : ""}
+    <div class="event-meta">
+      ${opts.showChannel !== false ? html`<a class="channel-link" href="/p/${project}/c/${seg(e.channel)}">#${e.channel}</a>` : ""}
+      ${e.userId ? html`<a class="user-link" href="/p/${project}/users/${seg(e.userId)}">👤 ${e.userId}</a>` : ""}
+      ${e.historical ? html`<span class="badge" title="Sent with a timestamp">historical</span>` : ""}
+    </div>
+    ${tagChips(e.project, e.tags)}
+  </div>
+</li>`;
+}
+
+/** A page of the feed; its last item loads the next page when scrolled into view. */
+export function feedItems(events: EventRow[], nextUrl: string | null, opts: { showChannel?: boolean } = {}): Html {
+  return html`${events.map((e) => eventItem(e, opts))}${
+    nextUrl ? html`<li class="feed-more" hx-get="${nextUrl}" hx-trigger="revealed" hx-swap="outerHTML" aria-hidden="true"><span class="spinner"></span> Loading older events…</li>` : ""
+  }`;
+}
+
+export function feed(opts: { events: EventRow[]; nextUrl: string | null; liveUrl: string | null; lastId: number; showChannel?: boolean; empty: Html | string }): Html {
+  return html`<section class="feed" aria-label="Events"${opts.liveUrl ? html` x-data="liveFeed" data-live-url="${opts.liveUrl}" data-last-id="${opts.lastId}"` : ""}>
+  ${opts.liveUrl ? html`<button type="button" class="new-pill" x-show="hasPending" x-cloak x-on:click="showPending" x-text="pendingText" data-testid="new-events-pill"></button>
+  <p class="live-status" x-bind:class="statusClass" x-text="statusText" aria-live="polite"></p>` : ""}
+  <ol class="events" id="events">${opts.events.length ? feedItems(opts.events, opts.nextUrl, opts) : ""}</ol>
+  ${opts.events.length ? "" : html`<div class="empty" id="feed-empty">${opts.empty}</div>`}
+</section>`;
+}
+
+export function eventDetail(e: EventRow): Html {
+  const project = seg(e.project);
+  const rows: [string, Html | string][] = [
+    ["Project", html`<a href="/p/${project}">${e.project}</a>`],
+    ["Channel", html`<a href="/p/${project}/c/${seg(e.channel)}">#${e.channel}</a>`],
+    ["Event time", html`${time(e.ts)} <span class="muted">${new Date(e.ts).toISOString()}</span>`],
+    ["Received", html`${time(e.receivedAt)} <span class="muted">${new Date(e.receivedAt).toISOString()}</span>`],
+    ["User", e.userId ? html`<a href="/p/${project}/users/${seg(e.userId)}">${e.userId}</a>` : html`<span class="muted">none</span>`],
+    ["Notify", e.notify ? (e.historical ? "requested, but not sent (historical event)" : "yes") : "no"],
+    ["Format", e.parser],
+    ["Id", String(e.id)],
+  ];
+  return html`<article class="event-detail" id="event-${e.id}">
+  <header class="page-header">
+    <p class="crumbs"><a href="/p/${project}">${e.project}</a> / <a href="/p/${project}/c/${seg(e.channel)}">#${e.channel}</a></p>
+    <h1><span class="event-icon big" aria-hidden="true">${e.icon ?? "•"}</span> ${e.name}</h1>
+  </header>
+  ${e.description ? html`<div class="card event-description${e.parser === "markdown" ? " markdown" : " plain"}">${description(e)}</div>` : ""}
+  ${tagChips(e.project, e.tags)}
+  <dl class="facts">${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+  <details class="raw"><summary>JSON</summary><pre>${JSON.stringify({ ...e, ts: undefined, timestamp: e.ts / 1000 }, null, 2)}</pre></details>
+</article>`;
+}

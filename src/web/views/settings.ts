@@ -1,0 +1,107 @@
+// Settings: API tokens and members.
+import type { TokenInfo } from "../../domain/tokens.ts";
+import type { ProjectRow } from "../../store/projects.ts";
+import type { User } from "../../store/users.ts";
+import { type Html, html } from "../html.ts";
+import { time } from "./events.ts";
+
+export function settingsNav(current: string): Html {
+  const links: [string, string][] = [
+    ["/settings/api", "API"],
+    ["/settings/members", "Members"],
+  ];
+  return html`<nav class="tabs" aria-label="Settings">${links.map(([href, label]) => html`<a href="${href}"${href === current ? html` aria-current="page"` : ""}>${label}</a>`)}</nav>`;
+}
+
+export function apiPage(opts: { tokens: TokenInfo[]; projects: ProjectRow[]; form?: Html }): Html {
+  return html`<header class="page-header"><h1>Settings</h1></header>
+${settingsNav("/settings/api")}
+<section class="card" aria-labelledby="new-token">
+  <h2 id="new-token">Create a token</h2>
+  ${opts.form ?? tokenForm({ projects: opts.projects })}
+</section>
+<section class="card" aria-labelledby="token-list-title">
+  <h2 id="token-list-title">Tokens</h2>
+  ${tokenTable(opts.tokens)}
+</section>`;
+}
+
+export function tokenForm(opts: { projects: ProjectRow[]; values?: Record<string, string>; error?: string }): Html {
+  const v = opts.values ?? {};
+  return html`<form id="token-form" class="stack" hx-post="/settings/api/tokens" hx-target="this" hx-swap="outerHTML" x-data="tokenForm">
+  ${opts.error ? html`<p class="alert" role="alert">${opts.error}</p>` : ""}
+  <label for="token-name">Name</label>
+  <input id="token-name" name="name" value="${v.name ?? ""}" placeholder="website, backend, cron…" required maxlength="100" autocomplete="off">
+  <fieldset>
+    <legend>Access</legend>
+    <label class="choice"><input type="radio" name="kind" value="full" x-on:change="pick"${v.kind !== "public" ? " checked" : ""}> Full access: every route, every project. Keep it secret.</label>
+    <label class="choice"><input type="radio" name="kind" value="public" x-on:change="pick"${v.kind === "public" ? " checked" : ""}> Public: may only send events and metrics to one project (and channel). Safe in a web page.</label>
+  </fieldset>
+  <div class="grid-2" x-show="isPublic"${v.kind === "public" ? "" : html` x-cloak`}>
+    <label>Project <select name="project">${opts.projects.map((p) => html`<option value="${p.name}"${p.name === v.project ? " selected" : ""}>${p.name}</option>`)}</select></label>
+    <label>Channel (optional) <input name="channel" value="${v.channel ?? ""}" placeholder="any channel" autocomplete="off"></label>
+  </div>
+  <button type="submit">Create token</button>
+</form>`;
+}
+
+export function createdToken(token: string, info: TokenInfo, projects: ProjectRow[]): Html {
+  return html`<div id="token-form" class="created-token">
+  <p class="alert success" role="status">Token “${info.name}” created. Copy it now: it is shown only this once.</p>
+  <div class="copy-row" x-data="copyButton">
+    <input type="text" readonly value="${token}" x-ref="source" aria-label="New token" data-testid="new-token-value">
+    <button type="button" x-on:click="copy" x-text="label">Copy</button>
+  </div>
+  <div hx-get="/settings/api/tokens/list" hx-trigger="load" hx-target="#token-table" hx-swap="outerHTML"></div>
+  ${tokenForm({ projects })}
+</div>`;
+}
+
+export function tokenTable(tokens: TokenInfo[]): Html {
+  if (!tokens.length) return html`<div id="token-table"><p class="empty">No tokens yet.</p></div>`;
+  return html`<div id="token-table" class="table-wrap"><table class="tokens">
+  <thead><tr><th>Name</th><th>Access</th><th>Scope</th><th>Prefix</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+  <tbody>${tokens.map(
+    (t) => html`<tr id="token-${t.id}">
+    <td>${t.name}</td>
+    <td><span class="badge ${t.kind}">${t.kind === "full" ? "full" : "public"}</span></td>
+    <td>${t.kind === "full" ? "all projects" : `${t.project}${t.channel ? ` / #${t.channel}` : ""}`}</td>
+    <td><code>${t.prefix}…</code></td>
+    <td>${time(t.createdAt)}</td>
+    <td>${t.lastUsedAt ? time(t.lastUsedAt) : html`<span class="muted">never</span>`}</td>
+    <td><button type="button" class="secondary danger small" hx-get="/settings/api/tokens/${t.id}/revoke" hx-target="#modal" data-testid="revoke-${t.name}">Revoke</button></td>
+  </tr>`,
+  )}</tbody></table></div>`;
+}
+
+export function membersPage(opts: { users: User[]; me: User; form?: Html }): Html {
+  const owner = opts.me.role === "owner";
+  return html`<header class="page-header"><h1>Settings</h1></header>
+${settingsNav("/settings/members")}
+<section class="card" aria-labelledby="members-title">
+  <h2 id="members-title">Members</h2>
+  <div class="table-wrap"><table class="members">
+    <thead><tr><th>User</th><th>Role</th><th>Since</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>${opts.users.map(
+      (u) => html`<tr id="user-${u.id}"><td>${u.username}${u.id === opts.me.id ? html` <span class="muted">(you)</span>` : ""}</td><td>${u.role}</td><td>${time(u.createdAt)}</td>
+      <td>${owner && u.id !== opts.me.id ? html`<button type="button" class="secondary danger small" hx-get="/settings/members/${u.id}/remove" hx-target="#modal" data-testid="remove-${u.username}">Remove</button>` : ""}</td></tr>`,
+    )}</tbody>
+  </table></div>
+</section>
+${owner ? html`<section class="card" aria-labelledby="add-member">
+  <h2 id="add-member">Add a member</h2>
+  ${opts.form ?? memberForm({})}
+</section>` : html`<p class="muted">Only the owner can add or remove members.</p>`}`;
+}
+
+export function memberForm(opts: { username?: string; errors?: Record<string, string> }): Html {
+  return html`<form id="member-form" class="stack" hx-post="/settings/members" hx-target="this" hx-swap="outerHTML">
+  <label for="member-username">Username</label>
+  <input id="member-username" name="username" value="${opts.username ?? ""}" autocomplete="off" required>
+  ${opts.errors?.username ? html`<p class="hint error">${opts.errors.username}</p>` : ""}
+  <label for="member-password">Password (at least 8 characters; share it with them)</label>
+  <input id="member-password" name="password" type="password" autocomplete="new-password" required>
+  ${opts.errors?.password ? html`<p class="hint error">${opts.errors.password}</p>` : ""}
+  <button type="submit">Add member</button>
+</form>`;
+}

@@ -1,0 +1,32 @@
+// A user's page: their identify properties, groups, and event timeline.
+import type { Properties } from "../../domain/rules.ts";
+import type { ProfileRow } from "../../store/profiles.ts";
+import type { ProjectRow } from "../../store/projects.ts";
+import { type Html, html, seg } from "../html.ts";
+import { type FeedView } from "./project.ts";
+import { feed, time } from "./events.ts";
+
+function props(properties: Properties): Html {
+  const entries = Object.entries(properties);
+  if (!entries.length) return html`<p class="muted">No properties.</p>`;
+  return html`<dl class="facts">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${v === null ? html`<span class="muted">null</span>` : String(v)}</dd>`)}</dl>`;
+}
+
+export function userPage(p: ProjectRow, userId: string, opts: { profile: ProfileRow | null; groups: { groupId: string; properties: Properties }[]; feed: FeedView; baseUrl: string }): Html {
+  return html`<header class="page-header">
+  <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a> / users</p>
+  <h1>👤 ${userId}</h1>
+</header>
+<div class="grid-2">
+  <section class="card" aria-labelledby="props-title">
+    <h2 id="props-title">Properties</h2>
+    ${opts.profile ? html`${props(opts.profile.properties)}<p class="muted small">First seen ${time(opts.profile.createdAt)}, updated ${time(opts.profile.updatedAt)}</p>` : html`<p class="muted">Never identified. Send <code>POST /v1/identify</code> with this user_id to add properties.</p>`}
+  </section>
+  <section class="card" aria-labelledby="groups-title">
+    <h2 id="groups-title">Groups</h2>
+    ${opts.groups.length ? html`<ul class="plain">${opts.groups.map((g) => html`<li><strong>${g.groupId}</strong> ${props(g.properties)}</li>`)}</ul>` : html`<p class="muted">No groups.</p>`}
+  </section>
+</div>
+<h2>Timeline</h2>
+${feed({ ...opts.feed, showChannel: true, empty: html`<p>No events with this user id yet.</p>` })}`;
+}
