@@ -9,6 +9,10 @@ export function setLogLevel(level: Level): void {
   threshold = ORDER[level];
 }
 
+export function logEnabled(level: Exclude<Level, "silent">): boolean {
+  return ORDER[level] >= threshold;
+}
+
 function write(level: Exclude<Level, "silent">, msg: string, fields: Record<string, unknown> = {}): void {
   if (ORDER[level] < threshold) return;
   const entry: Record<string, unknown> = { time: new Date().toISOString(), level, msg };

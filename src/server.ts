@@ -3,7 +3,7 @@
 import { createApp, createDeps, type Deps } from "./app.ts";
 import { Assets } from "./web/assets.ts";
 import type { Config } from "./config.ts";
-import { log } from "./logger.ts";
+import { log, logEnabled } from "./logger.ts";
 import { closeStore, databasePath, openStore } from "./store/index.ts";
 
 export type Running = { url: string; port: number; deps: Deps; stop: () => Promise<void> };
@@ -30,7 +30,7 @@ export async function startServer(config: Config): Promise<Running> {
   if (code) {
     const link = `${config.baseUrl}/setup?code=${code}`;
     log.info("no owner account yet: open the set-up link to create it", { setupUrl: link });
-    process.stderr.write(`\nSignalboard has no owner yet. Open this link to create the owner account:\n\n  ${link}\n\n`);
+    if (logEnabled("info")) process.stderr.write(`\nSignalboard has no owner yet. Open this link to create the owner account:\n\n  ${link}\n\n`);
   }
 
   let stopping: Promise<void> | null = null;

@@ -34,8 +34,8 @@ export function webKit(deps: Deps, assets: Assets) {
 
     /** 303 for a browser, HX-Redirect for htmx (which would otherwise swap the target page in). */
     redirect(request: Request, location: string, headers: Record<string, string> = {}): Response {
-      if (isHtmx(request)) return new Response(null, { status: 200, headers: { ...headers, "HX-Redirect": location } });
-      return new Response(null, { status: 303, headers: { ...headers, Location: location } });
+      if (isHtmx(request)) return new Response(null, { status: 200, headers: { ...PAGE_HEADERS, ...headers, "HX-Redirect": location } });
+      return new Response(null, { status: 303, headers: { ...PAGE_HEADERS, ...headers, Location: location } });
     },
 
     project(name: string): ProjectRow {

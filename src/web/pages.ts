@@ -83,7 +83,7 @@ export function pageRoutes(deps: Deps, kit: Kit) {
     .get("/p/:project/users/:userId", ({ request, params }) => {
       const session = signedIn(request);
       const project = kit.project(params.project);
-      const userId = decodeURIComponent(params.userId);
+      const userId = params.userId; // Elysia has decoded it
       const filters = { ...readFilters(new URL(request.url).searchParams), user: userId };
       const body = userPage(project, userId, {
         profile: store.profiles.find(project.id, userId),
@@ -97,7 +97,7 @@ export function pageRoutes(deps: Deps, kit: Kit) {
       const session = signedIn(request);
       const project = kit.project(params.project);
       const days = Math.min(Math.max(Number(new URL(request.url).searchParams.get("days")) || 7, 1), 365);
-      const { metric, points } = feed.metricHistory(project.name, decodeURIComponent(params.title), Date.now() - days * 86_400_000);
+      const { metric, points } = feed.metricHistory(project.name, params.title, Date.now() - days * 86_400_000);
       return kit.page(session, metricPage(metric, points, days), { title: metric.title, nav: { project }, charts: true });
     })
     .get("/p/:project/activity.json", ({ request, params }) => {

@@ -95,6 +95,33 @@ describe("management commands, while the server runs", () => {
   });
 });
 
+describe("dashboard users from the shell", () => {
+  test("user create makes the first user the owner, prints a generated password once; reset-password replaces it", async () => {
+    const created = await cli("user", "create", "alice");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain('owner "alice"');
+    const password = lastLine(created.stdout);
+    expect(password.length).toBeGreaterThanOrEqual(16);
+    const login = async (pw: string) => {
+      const page = await fetch(`${server.url}/login`);
+      const cookie = page.headers.getSetCookie()[0]!.split(";")[0]!;
+      const form = /name="_form" value="([^"]+)"/.exec(await page.text())![1]!;
+      const res = await fetch(`${server.url}/login`, { method: "POST", redirect: "manual", headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _form: form, username: "alice", password: pw, next: "/" }) });
+      return res.status;
+    };
+    expect(await login(password)).toBe(303);
+    const member = await run(FROM_SOURCE, ["user", "create", "bob", "--password-stdin", "--data-dir", dataDir], {});
+    expect(member.code).toBe(2); // empty stdin
+    const reset = await cli("user", "reset-password", "alice");
+    expect(reset.code).toBe(0);
+    expect(await login(password)).toBe(401);
+    expect(await login(lastLine(reset.stdout))).toBe(303);
+    expect((await cli("user", "list")).stdout).toMatch(/alice\s+owner/);
+    expect((await cli("user", "create", "Not Valid!")).code).toBe(2);
+    expect((await cli("user", "reset-password", "nobody")).code).toBe(1);
+  }, 30_000);
+});
+
 describe("client commands", () => {
   test("log sends an event with tags", async () => {
     const res = await client("log", "--project", "default", "--channel", "cron", "--event", "Backup finished", "--description", "3 GB", "--icon", ":floppy_disk:", "--tag", "host=nas", "--tag", "size=3");
