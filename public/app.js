@@ -236,7 +236,8 @@
           }
         });
       },
-      atTop() { return window.scrollY < 120; },
+      // "At the top" means the top of the feed is on screen, wherever the feed starts on the page.
+      atTop() { return this.$root.getBoundingClientRect().top > -100; },
       onFeed(e) {
         const id = Number(e.lastEventId);
         if (id > this.lastId) this.lastId = id;
@@ -259,7 +260,7 @@
         const items = this.pending;
         this.pending = [];
         for (const item of items) if (!document.getElementById(item.id)) this.insert(item);
-        this.$root.scrollIntoView({ behavior: "smooth", block: "start" });
+        if (this.$root.getBoundingClientRect().top < 0) this.$root.scrollIntoView({ behavior: "smooth", block: "start" });
       },
       onMetric(e) {
         const widget = fragment(e.data);

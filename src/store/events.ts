@@ -48,12 +48,14 @@ export function tagText(value: TagValue): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
 
+// Names come from scalar subqueries, not joins: a join lets the planner put the small table first,
+// and then ORDER BY ts can no longer walk an index (a 250k-row sort instead of a 51-row seek).
 const columns = {
   id: events.id,
   projectId: events.projectId,
-  project: projects.name,
+  project: sql<string>`(select p.name from projects p where p.id = events.project_id)`,
   channelId: events.channelId,
-  channel: channels.name,
+  channel: sql<string>`(select c.name from channels c where c.id = events.channel_id)`,
   name: events.name,
   description: events.description,
   icon: events.icon,
@@ -82,7 +84,7 @@ export function eventStore(db: Db) {
   const insertTag = db.$client.prepare<never, Bind[]>("INSERT INTO event_tags (project_id, key, value, ts, event_id) VALUES (?, ?, ?, ?, ?)");
 
   function select() {
-    return db.select(columns).from(events).innerJoin(projects, eq(projects.id, events.projectId)).innerJoin(channels, eq(channels.id, events.channelId));
+    return db.select(columns).from(events);
   }
 
   return {
@@ -107,8 +109,12 @@ export function eventStore(db: Db) {
       if (firstTag && filter.projectId !== undefined) {
         return listByTag(filter, firstTag, and(...conditions(filter, otherTags)), newestFirst);
       }
-      const where = and(...conditions(filter, filter.tags ?? []), keyset(events.ts, events.id, filter));
-      const order = newestFirst ? [desc(events.ts), desc(events.id)] : [events.ts, events.id];
+      // A rare full-text match drives the query from its few ids: no other index may take over.
+      const match = filter.q ? ftsQuery(filter.q) : null;
+      const col = match && fewMatches(db, match) ? unindexed : indexed;
+      const where = and(...conditions(filter, filter.tags ?? [], col), keyset(col(events.ts), indexed(events.id), filter));
+      const ts = col(events.ts);
+      const order = newestFirst ? [desc(ts), desc(events.id)] : [ts, events.id];
       return select().where(where).orderBy(...order).limit(filter.limit).all().map(toRow);
     },
 
@@ -117,7 +123,9 @@ export function eventStore(db: Db) {
       const where = and(
         gt(events.id, afterId),
         scope.projectId === undefined ? undefined : eq(events.projectId, scope.projectId),
-        scope.channel === undefined ? undefined : eq(channels.name, scope.channel),
+        scope.channel === undefined || scope.projectId === undefined
+          ? undefined
+          : eq(events.channelId, sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${scope.projectId} and ${channels.name} = ${scope.channel})`),
       );
       return select().where(where).orderBy(events.id).limit(limit).all().map(toRow);
     },
@@ -141,14 +149,12 @@ export function eventStore(db: Db) {
 
   // The first tag drives the query from its index, in feed order; the rest are checked per row.
   function listByTag(filter: EventFilter, [key, value]: [string, string], where: SQL | undefined, newestFirst: boolean): EventRow[] {
-    const page = keyset(eventTags.ts, eventTags.eventId, filter);
+    const page = keyset(indexed(eventTags.ts), indexed(eventTags.eventId), filter);
     const order = newestFirst ? [desc(eventTags.ts), desc(eventTags.eventId)] : [eventTags.ts, eventTags.eventId];
     return db
       .select(columns)
       .from(eventTags)
       .innerJoin(events, eq(events.id, eventTags.eventId))
-      .innerJoin(projects, eq(projects.id, events.projectId))
-      .innerJoin(channels, eq(channels.id, events.channelId))
       .where(and(eq(eventTags.projectId, filter.projectId!), eq(eventTags.key, key), eq(eventTags.value, value), page, where))
       .orderBy(...order)
       .limit(filter.limit)
@@ -157,13 +163,17 @@ export function eventStore(db: Db) {
   }
 }
 
-function conditions(filter: EventFilter, tags: [string, string][]): (SQL | undefined)[] {
+/** `+column`: the same value, but SQLite will not pick an index for it. */
+const unindexed = (column: AnySQLiteColumn): SQL => sql`+${column}`;
+const indexed = (column: AnySQLiteColumn): SQL => sql`${column}`;
+
+function conditions(filter: EventFilter, tags: [string, string][], col: (c: AnySQLiteColumn) => SQL = indexed): (SQL | undefined)[] {
   const list: (SQL | undefined)[] = [
-    filter.projectId === undefined ? undefined : eq(events.projectId, filter.projectId),
-    filter.channelId === undefined ? undefined : eq(events.channelId, filter.channelId),
-    filter.userId === undefined ? undefined : eq(events.userId, filter.userId),
-    filter.from === undefined ? undefined : gte(events.ts, filter.from),
-    filter.to === undefined ? undefined : lt(events.ts, filter.to),
+    filter.projectId === undefined ? undefined : eq(col(events.projectId), filter.projectId),
+    filter.channelId === undefined ? undefined : eq(col(events.channelId), filter.channelId),
+    filter.userId === undefined ? undefined : eq(col(events.userId), filter.userId),
+    filter.from === undefined ? undefined : gte(col(events.ts), filter.from),
+    filter.to === undefined ? undefined : lt(col(events.ts), filter.to),
   ];
   for (const [key, value] of tags) {
     // Every column of event_tags' key is known per row: a point lookup, not a scan.
@@ -172,11 +182,28 @@ function conditions(filter: EventFilter, tags: [string, string][]): (SQL | undef
     );
   }
   const match = filter.q ? ftsQuery(filter.q) : null;
-  if (match) list.push(inArray(events.id, sql`(select rowid from events_fts where events_fts match ${match})`));
+  if (match) list.push(textSearch(match));
   return list;
 }
 
-function keyset(tsColumn: AnySQLiteColumn, idColumn: AnySQLiteColumn, filter: EventFilter): SQL | undefined {
+/** Full-text search: the matching ids come from the FTS5 index. */
+function textSearch(match: string): SQL {
+  return inArray(events.id, sql`(select rowid from events_fts where events_fts match ${match})`);
+}
+
+const FEW_MATCHES = 5000;
+
+/**
+ * How to order a full-text search. With few matches, look them up by id and sort them (the `+`
+ * keeps SQLite from walking the whole feed index instead); with many, walk the feed index in
+ * order and stop at a page of matches.
+ */
+function fewMatches(db: Db, match: string): boolean {
+  const row = db.$client.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT rowid FROM events_fts WHERE events_fts MATCH ? LIMIT ?)").get(match, FEW_MATCHES + 1);
+  return (row?.n ?? 0) <= FEW_MATCHES;
+}
+
+function keyset(tsColumn: SQL, idColumn: SQL, filter: EventFilter): SQL | undefined {
   if (filter.before) {
     const { ts, id } = filter.before;
     return or(lt(tsColumn, ts), and(eq(tsColumn, ts), lt(idColumn, id)));
@@ -188,9 +215,13 @@ function keyset(tsColumn: AnySQLiteColumn, idColumn: AnySQLiteColumn, filter: Ev
   return undefined;
 }
 
-/** Free text → an FTS5 query: every word must appear (as a prefix), and nothing typed is syntax. */
+/**
+ * Free text → an FTS5 query: every word must appear, the last one as a prefix (so a word being
+ * typed matches; a prefix over every word would cost several times more), and nothing typed is
+ * FTS5 syntax.
+ */
 export function ftsQuery(text: string): string | null {
-  const words = text.match(/[\p{L}\p{N}_]+/gu);
+  const words = text.match(/[\p{L}\p{N}_]+/gu)?.slice(0, 16);
   if (!words?.length) return null;
-  return words.slice(0, 16).map((w) => `"${w}"*`).join(" ");
+  return words.map((w, i) => (i === words.length - 1 ? `"${w}"*` : `"${w}"`)).join(" ");
 }

@@ -84,8 +84,10 @@ export function matcher(f: Filters, channel?: string): (e: EventRow) => boolean 
       if (v === undefined || tagText(v) !== value) return false;
     }
     if (words.length) {
+      // As the search index does: every word, the last one as a prefix.
       const haystack = `${e.name} ${e.description ?? ""}`.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-      if (!words.every((w) => haystack.some((h) => h.startsWith(w)))) return false;
+      const last = words.length - 1;
+      if (!words.every((w, i) => haystack.some((h) => (i === last ? h.startsWith(w) : h === w)))) return false;
     }
     return true;
   };

@@ -6,7 +6,7 @@ import { field, fieldErrors } from "./form.ts";
 import { html } from "./html.ts";
 import type { Kit } from "./kit.ts";
 import { confirmDialog } from "./views/dialogs.ts";
-import { apiPage, createdToken, memberForm, membersPage, tokenForm, tokenTable } from "./views/settings.ts";
+import { apiPage, memberForm, membersPage, tokenCreator, tokenTable } from "./views/settings.ts";
 
 export function settingsRoutes(deps: Deps, kit: Kit) {
   const { web, tokens, accounts } = deps;
@@ -34,10 +34,10 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
           project: isPublic ? values.project : undefined,
           channel: isPublic && values.channel ? values.channel : undefined,
         });
-        return kit.fragment(createdToken(created.token, created.info, deps.projects.list()));
+        return kit.fragment(tokenCreator({ projects: deps.projects.list(), created }));
       } catch (error) {
         if (!(error instanceof ValidationError) && !(error instanceof AppError && error.status === 404)) throw error;
-        return kit.fragment(tokenForm({ projects: deps.projects.list(), values, error: error.message }), 422);
+        return kit.fragment(tokenCreator({ projects: deps.projects.list(), values, error: error.message }), 422);
       }
     })
     .get("/settings/api/tokens/:id/revoke", ({ request, params }) => {

@@ -18,7 +18,7 @@ export function apiPage(opts: { tokens: TokenInfo[]; projects: ProjectRow[]; for
 ${settingsNav("/settings/api")}
 <section class="card" aria-labelledby="new-token">
   <h2 id="new-token">Create a token</h2>
-  ${opts.form ?? tokenForm({ projects: opts.projects })}
+  ${opts.form ?? tokenCreator({ projects: opts.projects })}
 </section>
 <section class="card" aria-labelledby="token-list-title">
   <h2 id="token-list-title">Tokens</h2>
@@ -26,9 +26,17 @@ ${settingsNav("/settings/api")}
 </section>`;
 }
 
-export function tokenForm(opts: { projects: ProjectRow[]; values?: Record<string, string>; error?: string }): Html {
+/** The form, and above it the token just created (shown once); each creation replaces both. */
+export function tokenCreator(opts: { projects: ProjectRow[]; values?: Record<string, string>; error?: string; created?: { token: string; info: TokenInfo } }): Html {
+  return html`<div id="token-create" class="created-token">
+  ${opts.created ? createdToken(opts.created.token, opts.created.info) : ""}
+  ${tokenForm(opts)}
+</div>`;
+}
+
+function tokenForm(opts: { projects: ProjectRow[]; values?: Record<string, string>; error?: string }): Html {
   const v = opts.values ?? {};
-  return html`<form id="token-form" class="stack" hx-post="/settings/api/tokens" hx-target="this" hx-swap="outerHTML" x-data="tokenForm">
+  return html`<form class="stack" hx-post="/settings/api/tokens" hx-target="#token-create" hx-swap="outerHTML" x-data="tokenForm">
   ${opts.error ? html`<p class="alert" role="alert">${opts.error}</p>` : ""}
   <label for="token-name">Name</label>
   <input id="token-name" name="name" value="${v.name ?? ""}" placeholder="website, backend, cron…" required maxlength="100" autocomplete="off">
@@ -45,16 +53,13 @@ export function tokenForm(opts: { projects: ProjectRow[]; values?: Record<string
 </form>`;
 }
 
-export function createdToken(token: string, info: TokenInfo, projects: ProjectRow[]): Html {
-  return html`<div id="token-form" class="created-token">
-  <p class="alert success" role="status">Token “${info.name}” created. Copy it now: it is shown only this once.</p>
+function createdToken(token: string, info: TokenInfo): Html {
+  return html`<p class="alert success" role="status">Token “${info.name}” created. Copy it now: it is shown only this once.</p>
   <div class="copy-row" x-data="copyButton">
     <input type="text" readonly value="${token}" x-ref="source" aria-label="New token" data-testid="new-token-value">
     <button type="button" x-on:click="copy" x-text="label">Copy</button>
   </div>
-  <div hx-get="/settings/api/tokens/list" hx-trigger="load" hx-target="#token-table" hx-swap="outerHTML"></div>
-  ${tokenForm({ projects })}
-</div>`;
+  <div hx-get="/settings/api/tokens/list" hx-trigger="load" hx-target="#token-table" hx-swap="outerHTML"></div>`;
 }
 
 export function tokenTable(tokens: TokenInfo[]): Html {
