@@ -107,14 +107,12 @@ export function pageRoutes(deps: Deps, kit: Kit) {
       const days = Math.min(Math.max(Number(url.searchParams.get("days")) || 30, 1), 366);
       // The browser's offset from UTC, so days start at the viewer's midnight.
       const offsetMs = Math.max(-14 * 60, Math.min(14 * 60, Number(url.searchParams.get("tz")) || 0)) * 60_000;
-      const today = Math.floor((Date.now() + offsetMs) / 86_400_000);
-      const firstDay = today - days + 1;
-      const rows = store.events.activity(project.id, firstDay * 86_400_000 - offsetMs, offsetMs);
-      const channels = [...new Set(rows.map((r) => r.channel))].sort();
-      const index = new Map(channels.map((c, i) => [c, i]));
-      const series = channels.map(() => new Array<number>(days).fill(0));
-      for (const r of rows) if (r.day >= firstDay) series[index.get(r.channel)!]![r.day - firstDay] = r.count;
-      const dayStarts = Array.from({ length: days }, (_, i) => ((firstDay + i) * 86_400_000 - offsetMs) / 1000);
+      const firstDay = Math.floor((Date.now() + offsetMs) / 86_400_000) - days + 1;
+      const start = firstDay * 86_400_000 - offsetMs;
+      const rows = store.events.activity(project.id, start, days).filter((r) => r.counts.some((n) => n > 0));
+      const channels = rows.map((r) => r.channel);
+      const series = rows.map((r) => r.counts);
+      const dayStarts = Array.from({ length: days }, (_, i) => (start + i * 86_400_000) / 1000);
       return new Response(JSON.stringify({ days: dayStarts, channels, series }), { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
     });
 }

@@ -248,6 +248,26 @@ describe("pages", () => {
     expect(await (await agent.request(`/p/default/events/${md.json.id}`)).text()).toContain("<strong>ok</strong>");
   });
 
+  test("the activity chart counts events per channel per day, in the viewer's time zone", async () => {
+    const day = 86_400;
+    const now = Math.floor(Date.now() / 1000);
+    await server.deps.projects.create("charted");
+    for (const [channel, ago] of [["a", 0], ["a", 0], ["b", 0], ["a", 2 * day], ["b", 40 * day]] as const) {
+      await post(server, "/v1/log", { project: "charted", channel, event: "e", ...(ago ? { timestamp: now - ago } : {}) });
+    }
+    const res = await agent.request("/p/charted/activity.json?days=7&tz=0");
+    const data = await res.json();
+    expect(data.days).toHaveLength(7);
+    expect(data.channels).toEqual(["a", "b"]);
+    expect(data.series[0].at(-1)).toBe(2);
+    expect(data.series[0].at(-3)).toBe(1);
+    expect(data.series[1].reduce((x: number, y: number) => x + y, 0)).toBe(1); // the one from 40 days ago is outside
+    const startOfToday = Math.floor(now / day) * day;
+    expect(data.days.at(-1)).toBe(startOfToday);
+    const shifted = await (await agent.request("/p/charted/activity.json?days=7&tz=600")).json();
+    expect(shifted.days.at(-1) % day).toBe(day - 600 * 60);
+  });
+
   test("an unknown page is an HTML 404 for a browser and JSON for an API client", async () => {
     const page = await agent.request("/no/such/page", { headers: { Accept: "text/html" } });
     expect(page.status).toBe(404);

@@ -16,7 +16,7 @@ export function metricWidget(m: MetricRow, opts: { fresh?: boolean } = {}): Html
   return html`<li class="metric${opts.fresh ? " fresh" : ""}" id="metric-${m.id}">
   <a href="/p/${seg(m.project)}/metrics/${seg(m.title)}">
     <span class="metric-title">${m.icon ? html`<span aria-hidden="true">${m.icon}</span> ` : ""}${m.title}</span>
-    <span class="metric-value" data-testid="metric-value">${formatValue(m.value)}</span>
+    <span class="metric-value${typeof m.value === "string" ? " text" : ""}" data-testid="metric-value">${formatValue(m.value)}</span>
     <span class="metric-time">${time(m.updatedAt)}</span>
   </a>
 </li>`;
