@@ -9,6 +9,7 @@ import { streamApi } from "./api/stream.ts";
 import type { Config } from "./config.ts";
 import { accountService } from "./domain/accounts.ts";
 import { feedService } from "./domain/feed.ts";
+import { deviceService, integrationService } from "./domain/notifications.ts";
 import { ingestService } from "./domain/ingest.ts";
 import { projectService } from "./domain/projects.ts";
 import { tokenService } from "./domain/tokens.ts";
@@ -18,6 +19,8 @@ import { errorHandler } from "./http/on-error.ts";
 import { createWebGuard } from "./http/session.ts";
 import { StreamRegistry } from "./http/sse.ts";
 import { Hub } from "./live/hub.ts";
+import { Notifier } from "./notify/queue.ts";
+import { vapidKeys } from "./notify/vapid.ts";
 import type { Store } from "./store/index.ts";
 import { type Assets, assetRoutes } from "./web/assets.ts";
 import { authRoutes } from "./web/auth.ts";
@@ -34,6 +37,7 @@ export function createDeps(config: Config, store: Store) {
   const hub = new Hub();
   const tokens = tokenService(store);
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
+  const vapid = vapidKeys(store, config.vapidSubject);
   return {
     config,
     store,
@@ -44,9 +48,13 @@ export function createDeps(config: Config, store: Store) {
     guard: createGuard(tokens, config),
     accounts,
     web: createWebGuard(accounts, config),
-    ingest: ingestService({ store, hub, defaultProject: config.defaultProject }),
+    ingest: ingestService({ store, hub, defaultProject: config.defaultProject, baseUrl: config.baseUrl }),
     feed: feedService(store),
     projects: projectService(store, hub),
+    vapid,
+    devices: deviceService(store),
+    integrations: integrationService(store),
+    notifier: new Notifier(store, vapid, { concurrency: 8, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000 }),
   };
 }
 

@@ -46,11 +46,23 @@ export const settings = {
   rateLimitLogin: spec("SIGNALBOARD_RATE_LIMIT_LOGIN", "10/m", rate, "failed dashboard logins per client IP"),
   sessionTtl: spec("SIGNALBOARD_SESSION_TTL", "30d", duration, "how long a dashboard sign-in lasts"),
   trustProxy: spec("SIGNALBOARD_TRUST_PROXY", "", list, "comma-separated IPs of reverse proxies whose X-Forwarded-For is believed"),
+  vapidSubject: spec(
+    "SIGNALBOARD_VAPID_SUBJECT",
+    undefined,
+    z
+      .string()
+      .regex(/^(mailto:[^@\s]+@[^@\s]+|https:\/\/\S+)$/, "must be a mailto: address or an https: URL, e.g. mailto:you@example.com")
+      .optional(),
+    "contact for push services, a mailto: or https: URL (default: BASE_URL when https, else mailto:signalboard@example.com)",
+  ),
+  notifyRetryBase: spec("SIGNALBOARD_NOTIFY_RETRY_BASE", "5s", duration, "first retry delay of a failed notification; each next one waits 3× longer, up to an hour"),
+  notifyAttempts: spec("SIGNALBOARD_NOTIFY_ATTEMPTS", "8", z.coerce.number().int().min(1).max(50), "attempts per notification before it is given up"),
+  pushMaxAge: spec("SIGNALBOARD_PUSH_MAX_AGE", "60d", duration, "a device not seen for this long stops getting push notifications"),
   logLevel: spec("SIGNALBOARD_LOG_LEVEL", "info", z.enum(["debug", "info", "warn", "error", "silent"]), "debug, info, warn, error or silent"),
 } satisfies Record<string, Spec<unknown>>;
 
 type Settings = typeof settings;
-export type Config = { [K in keyof Settings]: z.output<Settings[K]["schema"]> } & { baseUrl: string };
+export type Config = { [K in keyof Settings]: z.output<Settings[K]["schema"]> } & { baseUrl: string; vapidSubject: string };
 
 export class ConfigError extends Error {}
 
@@ -78,6 +90,7 @@ export function loadConfig(flags: Record<string, unknown> = {}, env: Record<stri
   const config = out as Config;
   config.dataDir = resolve(config.dataDir);
   config.baseUrl = (config.baseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, "");
+  config.vapidSubject ??= config.baseUrl.startsWith("https://") ? config.baseUrl : "mailto:signalboard@example.com";
   return config;
 }
 

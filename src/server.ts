@@ -24,6 +24,7 @@ export async function startServer(config: Config): Promise<Running> {
   });
   const server = app.server!;
   const jobs = startJobs(deps);
+  deps.notifier.start(deps.hub);
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
   log.info("listening", { url, dataDir: config.dataDir, baseUrl: config.baseUrl, sqliteSync: config.sqliteSync });
   const code = deps.accounts.setupCode();
@@ -40,6 +41,7 @@ export async function startServer(config: Config): Promise<Running> {
       deps.streams.closeAll(); // open streams would keep stop() pending forever
       await Promise.race([closed, Bun.sleep(3000)]);
       jobs.stop();
+      await deps.notifier.stop();
       await jobs.finish();
       closeStore(store);
       log.info("stopped");
@@ -50,8 +52,8 @@ export async function startServer(config: Config): Promise<Running> {
   return { url, port: server.port ?? config.port, deps, stop };
 }
 
-/** Work that runs beside requests: the full-text indexer and the token last-used flush. */
-function startJobs({ store, tokens, accounts }: Deps) {
+/** Work that runs beside requests: the search indexer, token last-used times, and housekeeping. */
+function startJobs({ store, tokens, accounts, config }: Deps) {
   let indexing = false;
   const indexPending = async () => {
     if (indexing) return;
@@ -65,8 +67,19 @@ function startJobs({ store, tokens, accounts }: Deps) {
     }
   };
   const flushTokens = () => tokens.flushLastUsed().catch((error) => log.warn("could not record token use", { error }));
-  const pruneSessions = () => accounts.pruneSessions().catch((error) => log.warn("could not prune sessions", { error }));
-  const timers = [setInterval(indexPending, 500), setInterval(flushTokens, 10_000), setInterval(pruneSessions, 3_600_000)];
+  const housekeeping = async () => {
+    try {
+      await accounts.pruneSessions();
+      const now = Date.now();
+      await store.writer.submit(() => {
+        store.notifications.pruneDeliveries(now - 7 * 86_400_000);
+        store.notifications.pruneSubscriptions(now - config.pushMaxAge);
+      });
+    } catch (error) {
+      log.warn("housekeeping failed; will retry", { error });
+    }
+  };
+  const timers = [setInterval(indexPending, 500), setInterval(flushTokens, 10_000), setInterval(housekeeping, 3_600_000)];
   return {
     stop: () => timers.forEach(clearInterval),
     finish: async () => {

@@ -136,3 +136,12 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     close: () => controller.abort(),
   };
 }
+
+/** Waits until `get` returns something (not undefined or null), and returns it. */
+export async function found<T>(get: () => T | undefined | null, timeoutMs = 3000): Promise<T> {
+  return eventually(() => {
+    const value = get();
+    if (value === undefined || value === null) throw new Error(`nothing found within ${timeoutMs} ms`);
+    return value;
+  }, timeoutMs);
+}

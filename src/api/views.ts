@@ -1,25 +1,9 @@
 // What the API returns: times in Unix seconds (the unit clients send), snake_case like LogSnag.
-import type { EventRow } from "../store/events.ts";
+import { eventJson } from "../domain/event-json.ts";
 import type { MetricPoint, MetricRow } from "../store/metrics.ts";
 import { API_HEADERS } from "../http/on-error.ts";
 
-export function apiEvent(e: EventRow) {
-  return {
-    id: e.id,
-    project: e.project,
-    channel: e.channel,
-    event: e.name,
-    description: e.description,
-    icon: e.icon,
-    notify: e.notify,
-    parser: e.parser,
-    tags: e.tags ?? {},
-    user_id: e.userId,
-    timestamp: e.ts / 1000,
-    received_at: e.receivedAt / 1000,
-    historical: e.historical,
-  };
-}
+export const apiEvent = eventJson;
 
 export function apiMetric(m: MetricRow) {
   return { project: m.project, title: m.title, value: m.value, icon: m.icon, updated_at: m.updatedAt / 1000 };

@@ -7,6 +7,7 @@ import type { Store } from "../store/index.ts";
 import type { MetricRow, MetricValue } from "../store/metrics.ts";
 import type { ProjectRow } from "../store/projects.ts";
 import { assertCanSendEvent, assertCanWriteProject, type Scope } from "./access.ts";
+import { queueNotifications } from "./notifications.ts";
 import type { Properties } from "./rules.ts";
 
 export type LogInput = {
@@ -27,9 +28,9 @@ export type MetricInput = { project?: string; title: string; value: MetricValue;
 export type IdentifyInput = { project: string; userId: string; properties: Properties };
 export type GroupInput = { project: string; groupId: string; userId?: string; properties: Properties };
 
-export type IngestDeps = { store: Store; hub: Hub; defaultProject: string };
+export type IngestDeps = { store: Store; hub: Hub; defaultProject: string; baseUrl: string };
 
-export function ingestService({ store, hub, defaultProject }: IngestDeps) {
+export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDeps) {
   function requireProject(name: string): ProjectRow {
     const project = store.projects.findByName(name);
     if (!project) throw new NotFound(`Project "${name}" does not exist. Create it in the dashboard or with: signalboard project create ${name}`);
@@ -59,6 +60,8 @@ export function ingestService({ store, hub, defaultProject }: IngestDeps) {
           receivedAt: now,
           historical,
         });
+        // Queued with the event, in its transaction: an acknowledged event's notifications survive a crash.
+        if (event.notify && !historical) queueNotifications(store, event, baseUrl, now);
         return { event, newChannel: channel.created };
       });
       const { event } = created;

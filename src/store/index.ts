@@ -5,6 +5,7 @@ import { type Db, openDatabase, type SyncMode } from "./db.ts";
 import { eventStore } from "./events.ts";
 import { metaStore } from "./meta.ts";
 import { metricStore } from "./metrics.ts";
+import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
 import { searchIndexer } from "./search.ts";
@@ -32,6 +33,7 @@ export function openStore(path: string, sync: SyncMode = "full") {
     tokens: tokenStore(db),
     users: userStore(db),
     meta: metaStore(db),
+    notifications: notificationStore(db),
     search: searchIndexer(sqlite),
   };
 }

@@ -171,3 +171,88 @@ export const sessions = sqliteTable(
   },
   (t) => [index("sessions_user").on(t.userId), index("sessions_expiry").on(t.expiresAt)],
 );
+
+// Web Push subscriptions, one per device a user enabled. `filters` is null for "every project",
+// or a JSON list of {project, channels: string[] | null}. `refreshedAt` moves whenever the device
+// shows up again; subscriptions not seen for long are pruned (some push services keep answering
+// 201 for endpoints that will never deliver again).
+export const pushSubscriptions = sqliteTable(
+  "push_subscriptions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    endpoint: text("endpoint").notNull().unique(),
+    p256dh: text("p256dh").notNull(),
+    auth: text("auth").notNull(),
+    deviceName: text("device_name").notNull(),
+    filters: text("filters"),
+    createdAt: integer("created_at").notNull(),
+    refreshedAt: integer("refreshed_at").notNull(),
+    lastSuccessAt: integer("last_success_at"),
+    lastError: text("last_error"),
+    lastErrorAt: integer("last_error_at"),
+  },
+  (t) => [index("push_subscriptions_user").on(t.userId)],
+);
+
+// Outbound integrations of a project: a signed JSON webhook, an ntfy topic, Discord, Slack.
+// `secret` (the webhook's signing key, an ntfy access token) is never shown again in full; the
+// URL of a Discord or Slack webhook is itself a secret and is shown masked.
+export const integrations = sqliteTable(
+  "integrations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["webhook", "ntfy", "discord", "slack"] }).notNull(),
+    name: text("name").notNull(),
+    url: text("url").notNull(),
+    topic: text("topic"),
+    secret: text("secret"),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    createdAt: integer("created_at").notNull(),
+    lastSuccessAt: integer("last_success_at"),
+    lastError: text("last_error"),
+    lastErrorAt: integer("last_error_at"),
+  },
+  (t) => [index("integrations_project").on(t.projectId)],
+);
+
+// The delivery queue. A notify event's deliveries are inserted in the same transaction as the
+// event, so an acknowledged event's notifications survive a crash; the notifier sends them off the
+// request path, retries with backoff, and records every attempt.
+export const deliveries = sqliteTable(
+  "deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    target: text("target", { enum: ["push", "integration"] }).notNull(),
+    targetId: integer("target_id").notNull(),
+    eventId: integer("event_id"),
+    payload: text("payload").notNull(),
+    status: text("status", { enum: ["pending", "sent", "failed", "gone"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [index("deliveries_due").on(t.status, t.nextAttemptAt), index("deliveries_target").on(t.target, t.targetId)],
+);
+
+export const deliveryAttempts = sqliteTable(
+  "delivery_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    deliveryId: integer("delivery_id")
+      .notNull()
+      .references(() => deliveries.id, { onDelete: "cascade" }),
+    at: integer("at").notNull(),
+    ok: integer("ok", { mode: "boolean" }).notNull(),
+    status: integer("status"),
+    error: text("error"),
+  },
+  (t) => [index("delivery_attempts_delivery").on(t.deliveryId)],
+);

@@ -1,0 +1,220 @@
+// Who hears about a notify event, and what they are told. An event with notify: true and no
+// timestamp queues one delivery per device whose filters match and per enabled integration of its
+// project, inside the event's own transaction (see ingest.ts). Sending is src/notify/'s job.
+import { Lexer, type Token } from "marked";
+import { z } from "zod";
+import { Forbidden, NotFound } from "../http/errors.ts";
+import type { EventRow } from "../store/events.ts";
+import type { Store } from "../store/index.ts";
+import type { IntegrationRow, NewDelivery, SubscriptionRow } from "../store/notifications.ts";
+import type { User } from "../store/users.ts";
+import { eventJson, type EventJson } from "./event-json.ts";
+import { randomToken } from "./tokens.ts";
+import { validate } from "./validation.ts";
+
+export type Payload = { title: string; body: string; url: string; tag: string; icon: string | null; event: EventJson | null; test?: boolean };
+
+/** Which projects (and channels) notify a device; null means everything. */
+export type Filters = { project: string; channels: string[] | null }[] | null;
+
+const BODY_LIMIT = 800; // a push message must stay under ~4 KB once encrypted
+
+export function eventPayload(e: EventRow, baseUrl: string): Payload {
+  return {
+    title: `${e.icon ? `${e.icon} ` : ""}${e.name}`,
+    body: truncate(e.description ? (e.parser === "markdown" ? markdownText(e.description) : e.description) : `#${e.channel} · ${e.project}`, BODY_LIMIT),
+    url: `${baseUrl}/p/${encodeURIComponent(e.project)}/events/${e.id}`,
+    tag: `event-${e.id}`,
+    icon: e.icon,
+    event: eventJson(e),
+  };
+}
+
+export function testPayload(target: string, baseUrl: string): Payload {
+  return { title: "🔔 Test notification", body: `Signalboard can reach ${target}.`, url: `${baseUrl}/settings/notifications`, tag: "signalboard-test", icon: "🔔", event: null, test: true };
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The words of a markdown text, without its syntax, for a notification's plain-text body. */
+export function markdownText(markdown: string): string {
+  const out: string[] = [];
+  const walk = (tokens: Token[]) => {
+    for (const t of tokens) {
+      if ("tokens" in t && t.tokens?.length) walk(t.tokens);
+      else if (t.type === "list") for (const item of t.items) walk([item]);
+      else if ("text" in t && typeof t.text === "string") out.push(t.text);
+      if (t.type === "paragraph" || t.type === "heading" || t.type === "list_item" || t.type === "code" || t.type === "space") out.push("\n");
+    }
+  };
+  walk(new Lexer().lex(markdown));
+  return out.join("").replace(/\n{2,}/g, "\n").trim();
+}
+
+export function matchesFilters(filters: string | null, e: { project: string; channel: string }): boolean {
+  if (!filters) return true;
+  const list = JSON.parse(filters) as NonNullable<Filters>;
+  return list.some((f) => f.project === e.project && (f.channels === null || f.channels.includes(e.channel)));
+}
+
+/** Inside the event's transaction: one delivery per matching device and enabled integration. */
+export function queueNotifications(store: Store, e: EventRow, baseUrl: string, now: number): number {
+  const payload = JSON.stringify(eventPayload(e, baseUrl));
+  const rows: NewDelivery[] = [];
+  for (const s of store.notifications.allSubscriptions()) if (matchesFilters(s.filters, e)) rows.push({ target: "push", targetId: s.id, eventId: e.id, payload });
+  for (const i of store.notifications.integrationsOf(e.projectId)) if (i.enabled) rows.push({ target: "integration", targetId: i.id, eventId: e.id, payload });
+  return store.notifications.enqueue(rows, now);
+}
+
+// --- devices --------------------------------------------------------------------------------------
+
+const base64url = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, "must be base64url");
+export const subscriptionInput = z.object({
+  endpoint: z.url({ protocol: /^https?$/, error: "must be the push service's URL" }).max(2048),
+  keys: z.object({ p256dh: base64url.min(80).max(100), auth: base64url.min(16).max(32) }),
+  deviceName: z.string().trim().min(1, "is required").max(100, "must be at most 100 characters"),
+});
+
+export type DeviceView = SubscriptionRow & { filterList: Filters };
+
+export function deviceService(store: Store) {
+  function ownDevice(user: User, id: number): SubscriptionRow {
+    const device = store.notifications.subscription(id);
+    if (!device || device.userId !== user.id) throw new NotFound("That device is not registered (any more).");
+    return device;
+  }
+
+  return {
+    async register(user: User, input: unknown, now = Date.now()): Promise<SubscriptionRow> {
+      const s = validate(subscriptionInput, input);
+      return store.writer.submit(() => store.notifications.saveSubscription({ userId: user.id, endpoint: s.endpoint, p256dh: s.keys.p256dh, auth: s.keys.auth, deviceName: s.deviceName }, now));
+    },
+
+    /** A device seen again keeps its subscription alive (see pruneSubscriptions). */
+    async refresh(user: User, endpoint: string, now = Date.now()): Promise<boolean> {
+      return store.writer.submit(() => store.notifications.refreshSubscription(user.id, endpoint, now));
+    },
+
+    list(user: User): DeviceView[] {
+      return store.notifications.subscriptionsOf(user.id).map((d) => ({ ...d, filterList: d.filters ? (JSON.parse(d.filters) as Filters) : null }));
+    },
+
+    get(user: User, id: number): DeviceView {
+      const d = ownDevice(user, id);
+      return { ...d, filterList: d.filters ? (JSON.parse(d.filters) as Filters) : null };
+    },
+
+    async remove(user: User, id: number): Promise<void> {
+      ownDevice(user, id);
+      await store.writer.submit(() => store.notifications.deleteSubscription(id));
+    },
+
+    /** `choices` are "project" or "project/channel" strings; none, or all projects whole, means everything. */
+    async setFilters(user: User, id: number, choices: string[]): Promise<void> {
+      ownDevice(user, id);
+      const byProject = new Map<string, string[] | null>();
+      for (const choice of choices) {
+        const [project, channel] = choice.split("/");
+        if (!project || !store.projects.findByName(project)) continue;
+        if (!channel) byProject.set(project, null);
+        else if (byProject.get(project) !== null) byProject.set(project, [...(byProject.get(project) ?? []), channel]);
+      }
+      const filters: Filters = byProject.size ? [...byProject].map(([project, channels]) => ({ project, channels })) : null;
+      await store.writer.submit(() => store.notifications.setFilters(id, filters ? JSON.stringify(filters) : null));
+    },
+
+    async sendTest(user: User, id: number, baseUrl: string, now = Date.now()): Promise<void> {
+      const device = ownDevice(user, id);
+      const payload = JSON.stringify(testPayload(device.deviceName, baseUrl));
+      await store.writer.submit(() => store.notifications.enqueue([{ target: "push", targetId: id, eventId: null, payload }], now));
+    },
+
+    deliveries(user: User) {
+      const ids = store.notifications.subscriptionsOf(user.id).map((d) => d.id);
+      return store.notifications.deliveriesFor("push", ids);
+    },
+  };
+}
+
+// --- integrations ---------------------------------------------------------------------------------
+
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);
+export const integrationInput = z.discriminatedUnion(
+  "kind",
+  [
+    z.object({ kind: z.literal("webhook"), name: z.string().trim().min(1, "is required").max(100), url: httpUrl }),
+    z.object({
+      kind: z.literal("ntfy"),
+      name: z.string().trim().min(1, "is required").max(100),
+      url: httpUrl,
+      topic: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, dashes or underscores"),
+      token: z.string().trim().max(200).optional(),
+    }),
+    // Checked by path, not host, so a self-hosted relay or a proxy in between also works.
+    z.object({ kind: z.literal("discord"), name: z.string().trim().min(1, "is required").max(100), url: httpUrl.refine((u) => /\/api\/webhooks\/\d+\/[\w-]+$/.test(u), "must be a Discord webhook URL (https://discord.com/api/webhooks/ID/TOKEN)") }),
+    z.object({ kind: z.literal("slack"), name: z.string().trim().min(1, "is required").max(100), url: httpUrl.refine((u) => /\/services\/[\w/]+$/.test(u), "must be a Slack incoming webhook URL (https://hooks.slack.com/services/...)") }),
+  ],
+  { error: "kind must be webhook, ntfy, discord or slack" },
+);
+
+export type IntegrationView = Omit<IntegrationRow, "secret" | "url"> & { url: string; hasSecret: boolean };
+
+/** Secrets are shown once; afterwards a URL that is itself a secret shows only its host and tail. */
+export function maskIntegration(i: IntegrationRow): IntegrationView {
+  const { secret, url, ...rest } = i;
+  const secretUrl = i.kind === "discord" || i.kind === "slack";
+  return { ...rest, url: secretUrl ? maskUrl(url) : url, hasSecret: Boolean(secret) };
+}
+
+export function maskUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}/…${url.slice(-4)}`;
+}
+
+export function integrationService(store: Store) {
+  function own(projectName: string, id: number): IntegrationRow {
+    const project = store.projects.findByName(projectName);
+    const integration = store.notifications.integration(id);
+    if (!project || !integration || integration.projectId !== project.id) throw new NotFound("That integration does not exist.");
+    return integration;
+  }
+
+  return {
+    list(projectName: string): IntegrationView[] {
+      const project = store.projects.findByName(projectName);
+      if (!project) throw new NotFound(`Project "${projectName}" does not exist.`);
+      return store.notifications.integrationsOf(project.id).map(maskIntegration);
+    },
+
+    /** Returns the signing secret of a new webhook: shown once, then never again. */
+    async create(projectName: string, input: unknown, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
+      const project = store.projects.findByName(projectName);
+      if (!project) throw new NotFound(`Project "${projectName}" does not exist.`);
+      const i = validate(integrationInput, input);
+      const secret = i.kind === "webhook" ? `whsec_${randomToken().slice(3)}` : i.kind === "ntfy" ? i.token || null : null;
+      const row = await store.writer.submit(() =>
+        store.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, url: i.kind === "ntfy" ? i.url.replace(/\/+$/, "") : i.url, topic: i.kind === "ntfy" ? i.topic : null, secret }, now),
+      );
+      return { integration: maskIntegration(row), secret: i.kind === "webhook" ? secret : null };
+    },
+
+    async setEnabled(projectName: string, id: number, enabled: boolean): Promise<void> {
+      own(projectName, id);
+      await store.writer.submit(() => store.notifications.setIntegrationEnabled(id, enabled));
+    },
+
+    async remove(projectName: string, id: number): Promise<void> {
+      own(projectName, id);
+      await store.writer.submit(() => store.notifications.deleteIntegration(id));
+    },
+
+    async sendTest(projectName: string, id: number, baseUrl: string, now = Date.now()): Promise<void> {
+      const integration = own(projectName, id);
+      if (!integration.enabled) throw new Forbidden("Enable the integration first.");
+      const payload = JSON.stringify(testPayload(integration.name, baseUrl));
+      await store.writer.submit(() => store.notifications.enqueue([{ target: "integration", targetId: id, eventId: null, payload }], now));
+    },
+  };
+}

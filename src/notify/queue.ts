@@ -1,0 +1,133 @@
+// The notifier: works through the delivery queue off the request path. It wakes when a notify
+// event is committed and polls for retries; sends a few deliveries at a time; records every
+// attempt; backs off exponentially (or as Retry-After says); removes a device the push service
+// says is gone. Deliveries are rows in the database, so a restart loses none: it resends what was
+// pending (at least once).
+import { maskUrl, type Payload } from "../domain/notifications.ts";
+import type { Hub } from "../live/hub.ts";
+import { log } from "../logger.ts";
+import type { Store } from "../store/index.ts";
+import type { DeliveryRow } from "../store/notifications.ts";
+import { type SendResult, sendIntegration, sendPush } from "./send.ts";
+import type { Vapid } from "./vapid.ts";
+
+export type NotifierOptions = { concurrency: number; retryBaseMs: number; maxAttempts: number; pollMs: number };
+
+const MAX_DELAY_MS = 3_600_000;
+
+export class Notifier {
+  private readonly busy = new Set<number>();
+  private running: Promise<void> | null = null;
+  private again = false;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private unsubscribe: (() => void) | null = null;
+  readonly stats = { sent: 0, failed: 0, retried: 0, gone: 0 };
+
+  constructor(
+    private readonly store: Store,
+    private readonly vapid: Vapid,
+    private readonly options: NotifierOptions,
+  ) {}
+
+  start(hub: Hub): void {
+    this.unsubscribe = hub.subscribe(({ message }) => {
+      if (message.type === "event" && message.event.notify && !message.event.historical) this.wake();
+    });
+    this.timer = setInterval(() => this.wake(), this.options.pollMs);
+    this.wake(); // whatever a previous run left pending
+  }
+
+  /** Runs a pass now (or right after the one under way). */
+  wake(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Stops polling and waits for the sends under way. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe?.();
+    this.timer = null;
+    await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      const due = this.store.notifications.due(Date.now(), this.options.concurrency, [...this.busy]);
+      if (!due.length) return;
+      await Promise.all(due.map((d) => this.deliver(d)));
+    }
+  }
+
+  private async deliver(d: DeliveryRow): Promise<void> {
+    this.busy.add(d.id);
+    try {
+      const result = await this.send(d);
+      await this.store.writer.submit(() => this.settle(d, result));
+    } catch (error) {
+      log.error("delivery failed unexpectedly", { delivery: d.id, error });
+    } finally {
+      this.busy.delete(d.id);
+    }
+  }
+
+  private async send(d: DeliveryRow): Promise<SendResult> {
+    const payload = JSON.parse(d.payload) as Payload;
+    if (d.target === "push") {
+      const device = this.store.notifications.subscription(d.targetId);
+      if (!device) return { ok: false, status: null, retry: false, gone: true, error: "the device was removed" };
+      return sendPush(device, payload, this.vapid);
+    }
+    const integration = this.store.notifications.integration(d.targetId);
+    if (!integration) return { ok: false, status: null, retry: false, gone: true, error: "the integration was removed" };
+    if (!integration.enabled) return { ok: false, status: null, retry: false, error: "the integration is disabled" };
+    const result = await sendIntegration(integration, payload, d.id);
+    // An error message must never carry the integration's URL: for Discord and Slack it is the secret.
+    return result.ok ? result : { ...result, error: result.error.split(integration.url).join(maskUrl(integration.url)) };
+  }
+
+  /** In a write transaction: the attempt, the delivery's next state, the target's last outcome. */
+  private settle(d: DeliveryRow, result: SendResult): void {
+    const n = this.store.notifications;
+    const now = Date.now();
+    const outcome = { ok: result.ok, error: result.ok ? null : result.error };
+    if (d.target === "push") n.recordSubscriptionOutcome(d.targetId, outcome, now);
+    else n.recordIntegrationOutcome(d.targetId, outcome, now);
+    const attempt = { ok: result.ok, status: result.status, error: outcome.error };
+    if (result.ok) {
+      n.settle(d.id, attempt, { status: "sent" }, now);
+      this.stats.sent++;
+      return;
+    }
+    if (result.gone) {
+      n.settle(d.id, attempt, { status: "gone" }, now);
+      if (d.target === "push") {
+        n.abandon("push", d.targetId, now);
+        n.deleteSubscription(d.targetId);
+        log.info("removed a push subscription the push service no longer knows", { subscription: d.targetId, status: result.status });
+      }
+      this.stats.gone++;
+      return;
+    }
+    const attempts = d.attempts + 1;
+    if (result.retry && attempts < this.options.maxAttempts) {
+      const backoff = Math.min(MAX_DELAY_MS, this.options.retryBaseMs * 3 ** (attempts - 1)) * (0.8 + Math.random() * 0.4);
+      const delay = Math.min(MAX_DELAY_MS, Math.max(backoff, result.retryAfterMs ?? 0));
+      n.settle(d.id, attempt, { status: "pending", nextAttemptAt: now + delay }, now);
+      this.stats.retried++;
+      return;
+    }
+    n.settle(d.id, attempt, { status: "failed" }, now);
+    this.stats.failed++;
+    log.warn("notification delivery failed", { delivery: d.id, target: d.target, targetId: d.targetId, attempts, status: result.status });
+  }
+}

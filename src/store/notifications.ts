@@ -1,0 +1,157 @@
+// Push subscriptions, integrations and the delivery queue.
+import { and, asc, desc, eq, inArray, lt, lte, notInArray, sql } from "drizzle-orm";
+import type { Db } from "./db.ts";
+import { deliveries, deliveryAttempts, integrations, pushSubscriptions } from "./schema.ts";
+
+export type SubscriptionRow = typeof pushSubscriptions.$inferSelect;
+export type IntegrationRow = typeof integrations.$inferSelect;
+export type DeliveryRow = typeof deliveries.$inferSelect;
+export type AttemptRow = typeof deliveryAttempts.$inferSelect;
+export type NewDelivery = { target: "push" | "integration"; targetId: number; eventId: number | null; payload: string };
+export type Outcome = { ok: boolean; error: string | null };
+
+export function notificationStore(db: Db) {
+  return {
+    // --- subscriptions -------------------------------------------------------------------------
+
+    /** Creates or refreshes the device with this endpoint (a browser keeps one per origin). */
+    saveSubscription(s: { userId: number; endpoint: string; p256dh: string; auth: string; deviceName: string }, now: number): SubscriptionRow {
+      return db
+        .insert(pushSubscriptions)
+        .values({ ...s, createdAt: now, refreshedAt: now })
+        .onConflictDoUpdate({ target: pushSubscriptions.endpoint, set: { userId: s.userId, p256dh: s.p256dh, auth: s.auth, deviceName: s.deviceName, refreshedAt: now } })
+        .returning()
+        .get();
+    },
+
+    refreshSubscription(userId: number, endpoint: string, now: number): boolean {
+      const rows = db.update(pushSubscriptions).set({ refreshedAt: now }).where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.endpoint, endpoint))).returning({ id: pushSubscriptions.id }).all();
+      return rows.length > 0;
+    },
+
+    subscriptionsOf(userId: number): SubscriptionRow[] {
+      return db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).orderBy(asc(pushSubscriptions.createdAt)).all();
+    },
+
+    allSubscriptions(): SubscriptionRow[] {
+      return db.select().from(pushSubscriptions).all();
+    },
+
+    subscription(id: number): SubscriptionRow | null {
+      return db.select().from(pushSubscriptions).where(eq(pushSubscriptions.id, id)).get() ?? null;
+    },
+
+    setFilters(id: number, filters: string | null): void {
+      db.update(pushSubscriptions).set({ filters }).where(eq(pushSubscriptions.id, id)).run();
+    },
+
+    deleteSubscription(id: number): void {
+      db.delete(pushSubscriptions).where(eq(pushSubscriptions.id, id)).run();
+    },
+
+    pruneSubscriptions(notRefreshedSince: number): number {
+      return db.delete(pushSubscriptions).where(lt(pushSubscriptions.refreshedAt, notRefreshedSince)).returning({ id: pushSubscriptions.id }).all().length;
+    },
+
+    recordSubscriptionOutcome(id: number, outcome: Outcome, now: number): void {
+      const set = outcome.ok ? { lastSuccessAt: now } : { lastError: outcome.error, lastErrorAt: now };
+      db.update(pushSubscriptions).set(set).where(eq(pushSubscriptions.id, id)).run();
+    },
+
+    // --- integrations --------------------------------------------------------------------------
+
+    createIntegration(i: { projectId: number; kind: IntegrationRow["kind"]; name: string; url: string; topic: string | null; secret: string | null }, now: number): IntegrationRow {
+      return db.insert(integrations).values({ ...i, createdAt: now }).returning().get();
+    },
+
+    integrationsOf(projectId: number): IntegrationRow[] {
+      return db.select().from(integrations).where(eq(integrations.projectId, projectId)).orderBy(asc(integrations.createdAt)).all();
+    },
+
+    integration(id: number): IntegrationRow | null {
+      return db.select().from(integrations).where(eq(integrations.id, id)).get() ?? null;
+    },
+
+    setIntegrationEnabled(id: number, enabled: boolean): void {
+      db.update(integrations).set({ enabled }).where(eq(integrations.id, id)).run();
+    },
+
+    deleteIntegration(id: number): void {
+      db.delete(integrations).where(eq(integrations.id, id)).run();
+    },
+
+    recordIntegrationOutcome(id: number, outcome: Outcome, now: number): void {
+      const set = outcome.ok ? { lastSuccessAt: now } : { lastError: outcome.error, lastErrorAt: now };
+      db.update(integrations).set(set).where(eq(integrations.id, id)).run();
+    },
+
+    // --- the queue -----------------------------------------------------------------------------
+
+    enqueue(rows: NewDelivery[], now: number): number {
+      if (!rows.length) return 0;
+      db.insert(deliveries)
+        .values(rows.map((r) => ({ ...r, nextAttemptAt: now, createdAt: now })))
+        .run();
+      return rows.length;
+    },
+
+    /** Pending deliveries whose time has come, oldest first, except those already being sent. */
+    due(now: number, limit: number, busy: number[]): DeliveryRow[] {
+      return db
+        .select()
+        .from(deliveries)
+        .where(and(eq(deliveries.status, "pending"), lte(deliveries.nextAttemptAt, now), busy.length ? notInArray(deliveries.id, busy) : undefined))
+        .orderBy(asc(deliveries.nextAttemptAt), asc(deliveries.id))
+        .limit(limit)
+        .all();
+    },
+
+    nextDueAt(): number | null {
+      return db.select({ at: sql<number | null>`min(${deliveries.nextAttemptAt})` }).from(deliveries).where(eq(deliveries.status, "pending")).get()?.at ?? null;
+    },
+
+    /** Records one attempt, and the delivery's new state. */
+    settle(id: number, attempt: { ok: boolean; status: number | null; error: string | null }, next: { status: DeliveryRow["status"]; nextAttemptAt?: number }, now: number): void {
+      db.insert(deliveryAttempts).values({ deliveryId: id, at: now, ok: attempt.ok, status: attempt.status, error: attempt.error }).run();
+      db.update(deliveries)
+        .set({
+          status: next.status,
+          attempts: sql`${deliveries.attempts} + 1`,
+          nextAttemptAt: next.nextAttemptAt ?? now,
+          lastError: attempt.error,
+          finishedAt: next.status === "pending" ? null : now,
+        })
+        .where(eq(deliveries.id, id))
+        .run();
+    },
+
+    /** A target is gone (a subscription the push service no longer knows): drop what was queued for it. */
+    abandon(target: DeliveryRow["target"], targetId: number, now: number): void {
+      db.update(deliveries).set({ status: "gone", finishedAt: now }).where(and(eq(deliveries.target, target), eq(deliveries.targetId, targetId), eq(deliveries.status, "pending"))).run();
+    },
+
+    delivery(id: number): DeliveryRow | null {
+      return db.select().from(deliveries).where(eq(deliveries.id, id)).get() ?? null;
+    },
+
+    deliveriesFor(target: DeliveryRow["target"], targetIds: number[], limit = 20): DeliveryRow[] {
+      if (!targetIds.length) return [];
+      return db.select().from(deliveries).where(and(eq(deliveries.target, target), inArray(deliveries.targetId, targetIds))).orderBy(desc(deliveries.id)).limit(limit).all();
+    },
+
+    attemptsOf(deliveryId: number): AttemptRow[] {
+      return db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId)).orderBy(asc(deliveryAttempts.id)).all();
+    },
+
+    /** Forgets finished deliveries (and their attempts) older than `before`. */
+    pruneDeliveries(before: number): number {
+      return db
+        .delete(deliveries)
+        .where(and(inArray(deliveries.status, ["sent", "failed", "gone"]), lt(deliveries.finishedAt, before)))
+        .returning({ id: deliveries.id })
+        .all().length;
+    },
+  };
+}
+
+export type NotificationStore = ReturnType<typeof notificationStore>;
