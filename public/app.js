@@ -69,6 +69,49 @@
   });
   document.addEventListener("htmx:sendError", () => toast("Cannot reach the server. Check your connection.", "error"));
 
+  // --- Web Push -----------------------------------------------------------------------------------
+
+  function csrfToken() {
+    try {
+      return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRF-Token"] || "";
+    } catch {
+      return "";
+    }
+  }
+
+  function postJson(url, body) {
+    return fetch(url, { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() }, body: JSON.stringify(body) });
+  }
+
+  const pushSupported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window && window.isSecureContext;
+
+  function base64urlToBytes(text) {
+    const pad = "=".repeat((4 - (text.length % 4)) % 4);
+    const raw = atob((text + pad).replace(/-/g, "+").replace(/_/g, "/"));
+    return Uint8Array.from(raw, (c) => c.charCodeAt(0));
+  }
+
+  function defaultDeviceName() {
+    const ua = navigator.userAgent;
+    const os = /iPhone/.test(ua) ? "iPhone" : /iPad/.test(ua) ? "iPad" : /Android/.test(ua) ? "Android" : /Mac OS X/.test(ua) ? "Mac" : /Windows/.test(ua) ? "Windows" : /Linux/.test(ua) ? "Linux" : "Device";
+    const browser = /Edg\//.test(ua) ? "Edge" : /Firefox\//.test(ua) ? "Firefox" : /Chrome\//.test(ua) ? "Chrome" : /Safari\//.test(ua) ? "Safari" : "browser";
+    return os + " · " + browser;
+  }
+
+  // Every signed-in page registers the service worker (which makes the dashboard installable) and,
+  // where push is on, tells the server this device is still here, which keeps its subscription alive.
+  document.addEventListener("DOMContentLoaded", async () => {
+    if (!("serviceWorker" in navigator) || !csrfToken()) return;
+    try {
+      const registration = await navigator.serviceWorker.register("/sw.js");
+      if (!pushSupported() || Notification.permission !== "granted") return;
+      const subscription = await registration.pushManager.getSubscription();
+      if (subscription) await postJson("/settings/notifications/devices/refresh", { endpoint: subscription.endpoint });
+    } catch {
+      // no service worker here (plain http on a LAN address, a private window): the dashboard works without
+    }
+  });
+
   // --- charts (uPlot) ------------------------------------------------------------------------------
 
   const PALETTE = ["#4f46e5", "#0ea5e9", "#10b981", "#f59e0b", "#ef4444", "#a855f7", "#14b8a6", "#f97316", "#64748b", "#ec4899"];
@@ -155,6 +198,68 @@
         }
         setTimeout(() => { this.label = "Copy"; }, 2000);
       },
+    }));
+
+    // Settings → Notifications: "Enable on this device".
+    Alpine.data("pushDevice", () => ({
+      state: "checking",
+      busy: false,
+      error: "",
+      async init() {
+        if (!pushSupported()) { this.state = "unsupported"; return; }
+        if (Notification.permission === "denied") { this.state = "blocked"; return; }
+        this.$refs.name.value = defaultDeviceName();
+        const registration = await navigator.serviceWorker.register("/sw.js");
+        const subscription = await registration.pushManager.getSubscription();
+        const listed = subscription && document.querySelector('[data-endpoint="' + CSS.escape(subscription.endpoint) + '"]');
+        this.state = listed && Notification.permission === "granted" ? "enabled" : "ready";
+      },
+      isUnsupported() { return this.state === "unsupported"; },
+      isBlocked() { return this.state === "blocked"; },
+      isEnabled() { return this.state === "enabled"; },
+      canEnable() { return this.state === "ready"; },
+      hasError() { return this.error !== ""; },
+      async enable() {
+        this.busy = true;
+        this.error = "";
+        try {
+          const permission = await Notification.requestPermission();
+          if (permission !== "granted") { this.state = permission === "denied" ? "blocked" : "ready"; return; }
+          const registration = await navigator.serviceWorker.ready;
+          const key = base64urlToBytes(this.$root.dataset.vapidKey);
+          let subscription = await registration.pushManager.getSubscription();
+          if (subscription) await subscription.unsubscribe(); // it may belong to another server key
+          subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+          const json = subscription.toJSON();
+          const response = await postJson("/settings/notifications/devices", { endpoint: json.endpoint, keys: json.keys, deviceName: this.$refs.name.value });
+          if (!response.ok) throw new Error((await response.json().catch(() => ({}))).message || "The server refused the subscription.");
+          location.reload();
+        } catch (e) {
+          this.error = "Could not enable notifications: " + (e && e.message ? e.message : e);
+        } finally {
+          this.busy = false;
+        }
+      },
+    }));
+
+    Alpine.data("autoSubmit", () => ({
+      submit() { this.$root.requestSubmit ? this.$root.requestSubmit() : this.$root.submit(); },
+    }));
+
+    const INTEGRATION_HINTS = {
+      webhook: ["URL", "Any https endpoint of yours. Each request is a JSON POST signed with X-Signalboard-Signature: sha256=HMAC-SHA256(secret, body); the secret is shown once."],
+      ntfy: ["ntfy server", "The server only, such as https://ntfy.sh or your own; subscribe to the topic in the ntfy app."],
+      discord: ["Discord webhook URL", "Server settings → Integrations → Webhooks → New webhook → Copy webhook URL."],
+      slack: ["Slack webhook URL", "An Incoming Webhook of a Slack app: https://hooks.slack.com/services/…"],
+    };
+
+    Alpine.data("integrationForm", () => ({
+      kind: "webhook",
+      init() { this.kind = this.$root.dataset.kind || "webhook"; },
+      pick(event) { event = event || this.$event; this.kind = event.target.value; },
+      isNtfy() { return this.kind === "ntfy"; },
+      urlLabel() { return INTEGRATION_HINTS[this.kind][0]; },
+      urlHint() { return INTEGRATION_HINTS[this.kind][1]; },
     }));
 
     Alpine.data("tokenForm", () => ({

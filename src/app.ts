@@ -27,6 +27,7 @@ import { authRoutes } from "./web/auth.ts";
 import { isHtmx, webKit } from "./web/kit.ts";
 import { liveRoutes } from "./web/live.ts";
 import { manageRoutes } from "./web/manage.ts";
+import { notificationRoutes } from "./web/notifications.ts";
 import { pageRoutes } from "./web/pages.ts";
 import { settingsRoutes } from "./web/settings.ts";
 import { errorPage } from "./web/views/error.ts";
@@ -80,6 +81,7 @@ export function createApp(deps: Deps, assets: Assets) {
     .use(pageRoutes(deps, kit))
     .use(manageRoutes(deps, kit))
     .use(settingsRoutes(deps, kit))
+    .use(notificationRoutes(deps, kit))
     .use(liveRoutes(deps, kit));
   routes.of = () => app.routes;
   return app;

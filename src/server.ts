@@ -23,6 +23,8 @@ export async function startServer(config: Config): Promise<Running> {
     idleTimeout: 30,
   });
   const server = app.server!;
+  // Port 0 means "any free port": links in notifications must name the one we got.
+  if (config.port === 0 && config.baseUrl === "http://localhost:0") config.baseUrl = `http://localhost:${server.port}`;
   const jobs = startJobs(deps);
   deps.notifier.start(deps.hub);
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;

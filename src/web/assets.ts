@@ -7,7 +7,12 @@ import uplotCss from "uplot/dist/uPlot.min.css" with { type: "file" };
 import uplotJs from "uplot/dist/uPlot.iife.min.js" with { type: "file" };
 import appCss from "../../public/app.css" with { type: "file" };
 import appJs from "../../public/app.js" with { type: "file" };
+import appleTouchIcon from "../../public/apple-touch-icon.png" with { type: "file" };
+import icon192 from "../../public/icon-192.png" with { type: "file" };
+import icon512 from "../../public/icon-512.png" with { type: "file" };
+import iconMaskable from "../../public/icon-maskable-512.png" with { type: "file" };
 import iconSvg from "../../public/icon.svg" with { type: "file" };
+import serviceWorker from "../../public/sw.js" with { type: "file" };
 
 const SOURCES = {
   "htmx.js": htmxJs,
@@ -20,6 +25,16 @@ const SOURCES = {
 } as const;
 
 export type AssetName = keyof typeof SOURCES;
+
+// Files that must keep their name: the service worker (its URL is its identity and scope) and the
+// icons the manifest and iOS ask for. Cached briefly, not forever.
+const FIXED: Record<string, string> = {
+  "/sw.js": serviceWorker,
+  "/icon-192.png": icon192,
+  "/icon-512.png": icon512,
+  "/icon-maskable-512.png": iconMaskable,
+  "/apple-touch-icon.png": appleTouchIcon,
+};
 
 type Asset = { url: string; type: string; body: Uint8Array; gzip: Uint8Array };
 
@@ -61,9 +76,35 @@ export class Assets {
   }
 }
 
-export function assetRoutes(assets: Assets) {
-  return new Elysia({ name: "web.assets" }).get("/assets/:file", ({ request }) => {
-    const response = assets.response(new URL(request.url).pathname, request.headers.get("accept-encoding"));
-    return response ?? new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } });
+function manifest(assets: Assets): string {
+  return JSON.stringify({
+    name: "Signalboard",
+    short_name: "Signalboard",
+    description: "Events and metrics, live.",
+    start_url: "/",
+    scope: "/",
+    display: "standalone",
+    background_color: "#f6f7f9",
+    theme_color: "#4f46e5",
+    icons: [
+      { src: "/icon-192.png", sizes: "192x192", type: "image/png" },
+      { src: "/icon-512.png", sizes: "512x512", type: "image/png" },
+      { src: "/icon-maskable-512.png", sizes: "512x512", type: "image/png", purpose: "maskable" },
+      { src: assets.url("icon.svg"), sizes: "any", type: "image/svg+xml" },
+    ],
   });
+}
+
+export function assetRoutes(assets: Assets) {
+  const app = new Elysia({ name: "web.assets" })
+    .get("/assets/:file", ({ request }) => {
+      const response = assets.response(new URL(request.url).pathname, request.headers.get("accept-encoding"));
+      return response ?? new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } });
+    })
+    .get("/manifest.webmanifest", () => new Response(manifest(assets), { headers: { "Content-Type": "application/manifest+json", "Cache-Control": "public, max-age=3600" } }));
+  for (const [path, file] of Object.entries(FIXED)) {
+    const isWorker = path === "/sw.js";
+    app.get(path, () => new Response(Bun.file(file), { headers: { "Content-Type": Bun.file(file).type, "Cache-Control": isWorker ? "no-cache" : "public, max-age=86400", ...(isWorker ? { "Service-Worker-Allowed": "/" } : {}) } }));
+  }
+  return app;
 }

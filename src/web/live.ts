@@ -20,6 +20,7 @@ export function liveRoutes(deps: Deps, kit: Kit) {
   const { web, store, hub, streams } = deps;
 
   const feedFrame = (e: EventRow, showChannel: boolean) => frame({ id: e.id, event: "feed", data: eventItem(e, { showChannel, fresh: true }).value });
+  const toastFrame = (e: EventRow) => frame({ event: "toast", data: JSON.stringify({ text: `${e.icon ? `${e.icon} ` : ""}${e.name} · #${e.channel}`, href: `/p/${encodeURIComponent(e.project)}/events/${e.id}` }) });
   const metricFrame = (m: MetricRow) => frame({ event: "metric", data: metricWidget(m, { fresh: true }).value });
 
   return new Elysia({ name: "web.live" }).get("/p/:project/live", ({ request, params, server }) => {
@@ -60,6 +61,8 @@ export function liveRoutes(deps: Deps, kit: Kit) {
         return hub.subscribe((published: Published) => {
           const { message } = published;
           if (message.type === "event") {
+            // A notify event, from any project, also pops up as a toast while a dashboard is open.
+            if (message.event.notify && !message.event.historical) send(published.render("toast", () => toastFrame(message.event)));
             if (message.event.id <= lastSent || !wanted(message.event)) return;
             lastSent = message.event.id;
             send(published.render(format, () => feedFrame(message.event, showChannel)));

@@ -36,6 +36,10 @@ export function page(ctx: PageContext, opts: { title: string; body: Html; charts
 <meta name="htmx-config" content="${HTMX_CONFIG}">
 <title>${opts.title} · Signalboard</title>
 <link rel="icon" href="${assets.url("icon.svg")}" type="image/svg+xml">
+<link rel="manifest" href="/manifest.webmanifest">
+<link rel="apple-touch-icon" href="/apple-touch-icon.png">
+<meta name="apple-mobile-web-app-capable" content="yes">
+<meta name="apple-mobile-web-app-title" content="Signalboard">
 <link rel="stylesheet" href="${assets.url("app.css")}">
 ${opts.charts ? html`<link rel="stylesheet" href="${assets.url("uplot.css")}"><script defer src="${assets.url("uplot.js")}"></script>` : ""}
 <script defer src="${assets.url("app.js")}"></script>

@@ -8,6 +8,8 @@ import { time } from "./events.ts";
 export function settingsNav(current: string): Html {
   const links: [string, string][] = [
     ["/settings/api", "API"],
+    ["/settings/notifications", "Notifications"],
+    ["/settings/integrations", "Integrations"],
     ["/settings/members", "Members"],
   ];
   return html`<nav class="tabs" aria-label="Settings">${links.map(([href, label]) => html`<a href="${href}"${href === current ? html` aria-current="page"` : ""}>${label}</a>`)}</nav>`;
