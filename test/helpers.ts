@@ -145,3 +145,46 @@ export async function found<T>(get: () => T | undefined | null, timeoutMs = 3000
     return value;
   }, timeoutMs);
 }
+
+/** A client that keeps cookies, like a browser would. */
+export class Agent {
+  cookies = new Map<string, string>();
+  constructor(readonly base: string) {}
+
+  async request(path: string, init: RequestInit & { form?: Record<string, string> } = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size) headers.set("Cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    let body = init.body;
+    if (init.form) {
+      body = new URLSearchParams(init.form).toString();
+      headers.set("Content-Type", "application/x-www-form-urlencoded");
+    }
+    const response = await fetch(this.base + path, { ...init, headers, body, redirect: "manual" });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const at = pair!.indexOf("=");
+      const name = pair!.slice(0, at);
+      const value = pair!.slice(at + 1);
+      if (/Max-Age=0/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return response;
+  }
+
+  /** The hidden _form token of a page shown before sign-in. */
+  async formToken(path: string): Promise<string> {
+    const html = await (await this.request(path)).text();
+    return /name="_form" value="([^"]+)"/.exec(html)![1]!;
+  }
+
+  async login(username: string, password: string): Promise<Response> {
+    const token = await this.formToken("/login");
+    return this.request("/login", { method: "POST", form: { _form: token, username, password, next: "/" } });
+  }
+
+  async csrf(): Promise<string> {
+    const html = await (await this.request("/settings/api")).text();
+    return /X-CSRF-Token&quot;:&quot;([^&]+)&quot;/.exec(html)![1]!;
+  }
+}
+

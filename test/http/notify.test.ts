@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { rmSync } from "node:fs";
 import type { User } from "../../src/store/users.ts";
-import { eventually, found, post, startTestServer, type TestServer } from "../helpers.ts";
+import { Agent, eventually, found, post, startTestServer, type TestServer } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 
 let push: PushService;
@@ -249,5 +249,80 @@ describe("integrations", () => {
     await expect(server.deps.integrations.create("default", { kind: "ntfy", name: "x", url: "https://ntfy.sh", topic: "bad topic!" })).rejects.toThrow(/topic/);
     await expect(server.deps.integrations.create("default", { kind: "carrier-pigeon", name: "x", url: "https://x" })).rejects.toThrow(/kind/);
     await expect(server.deps.integrations.create("default", { kind: "webhook", name: "x", url: "ftp://x" })).rejects.toThrow(/http/);
+  });
+});
+
+describe("device registration over HTTP", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.deps.accounts.createUser({ username: "owner", password: "password 123456" }, "owner");
+    await server.deps.accounts.createUser({ username: "other", password: "password 123456" }, "member");
+  });
+  afterAll(() => server.close());
+
+  const json = (agent: Agent, path: string, body: unknown, csrf?: string) =>
+    agent.request(path, { method: "POST", headers: { "Content-Type": "application/json", ...(csrf ? { "X-CSRF-Token": csrf } : {}) }, body: JSON.stringify(body) });
+
+  test("registers a device for the signed-in user; needs the CSRF token; refuses bad subscriptions with 400", async () => {
+    const agent = new Agent(server.url);
+    await agent.login("owner", "password 123456");
+    const csrf = await agent.csrf();
+    const sub = push.subscribe();
+    expect((await json(agent, "/settings/notifications/devices", { ...sub, deviceName: "Phone" })).status).toBe(403);
+    const ok = await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Phone" }, csrf);
+    expect(ok.status).toBe(200);
+    for (const bad of [{ endpoint: "not a url", keys: sub.keys, deviceName: "x" }, { endpoint: sub.endpoint, keys: { p256dh: "short", auth: sub.keys.auth }, deviceName: "x" }, { endpoint: sub.endpoint, deviceName: "x" }, { endpoint: sub.endpoint, keys: sub.keys, deviceName: "" }]) {
+      const res = await json(agent, "/settings/notifications/devices", bad, csrf);
+      expect(res.status).toBe(400);
+      expect((await res.json()).validation.body.length).toBeGreaterThan(0);
+    }
+    const page = await (await agent.request("/settings/notifications")).text();
+    expect(page).toContain("Phone");
+    // A device seen again keeps its subscription fresh.
+    const refreshed = await json(agent, "/settings/notifications/devices/refresh", { endpoint: sub.endpoint }, csrf);
+    expect(await refreshed.json()).toEqual({ known: true });
+  });
+
+  test("one user cannot see, test or remove another user's device", async () => {
+    const owner = new Agent(server.url);
+    await owner.login("owner", "password 123456");
+    const sub = push.subscribe();
+    const { id } = await (await json(owner, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Owner's laptop" }, await owner.csrf())).json();
+    const other = new Agent(server.url);
+    await other.login("other", "password 123456");
+    const csrf = await other.csrf();
+    expect(await (await other.request("/settings/notifications")).text()).not.toContain("Owner's laptop");
+    expect((await other.request(`/settings/notifications/devices/${id}/remove`, { method: "POST", headers: { "X-CSRF-Token": csrf } })).status).toBe(404);
+    expect((await other.request(`/settings/notifications/devices/${id}/test`, { method: "POST", headers: { "X-CSRF-Token": csrf } })).status).toBe(404);
+    expect(server.deps.store.notifications.subscription(id)).not.toBeNull();
+  });
+
+  test("secrets never reach the logs", async () => {
+    const logs: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    const { setLogLevel } = await import("../../src/logger.ts");
+    setLogLevel("debug");
+    process.stderr.write = ((chunk: string) => {
+      logs.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      const hook = await receiver();
+      const { secret } = await server.deps.integrations.create("default", { kind: "webhook", name: "logged?", url: `${hook.url}/never-logged-path` });
+      await server.deps.integrations.create("default", { kind: "discord", name: "d", url: `${hook.url}/api/webhooks/1/DISCORDSECRETTOKEN` });
+      hook.replies.push(400, 400);
+      await post(server, "/v1/log", { project: "default", channel: "c", event: "e", notify: true });
+      await eventually(() => expect(hook.requests.length).toBeGreaterThanOrEqual(2));
+      await Bun.sleep(200);
+      hook.stop();
+      const all = logs.join("");
+      expect(all).not.toContain(secret!);
+      expect(all).not.toContain("DISCORDSECRETTOKEN");
+      expect(all).not.toContain(server.token);
+    } finally {
+      process.stderr.write = write;
+      setLogLevel("silent");
+    }
   });
 });
