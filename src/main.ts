@@ -2,6 +2,7 @@
 // The entry point, from source (`bun src/main.ts ...`) and compiled (`signalboard ...`): pick the
 // subcommand (serve by default), run it, exit with its code.
 import { VERSION } from "./app.ts";
+import { backup } from "./cli/backup.ts";
 import { channel } from "./cli/channel.ts";
 import { type Command, report } from "./cli/command.ts";
 import { logCommand } from "./cli/log.ts";
@@ -22,6 +23,7 @@ const commands: Record<string, Command> = {
   log: logCommand,
   metric,
   tail,
+  backup,
 };
 
 function help(): string {
