@@ -76,6 +76,7 @@ function startJobs({ store, tokens, accounts, config }: Deps) {
       await store.writer.submit(() => {
         store.notifications.pruneDeliveries(now - 7 * 86_400_000);
         store.notifications.pruneSubscriptions(now - config.pushMaxAge);
+        store.idempotency.prune(now);
       });
     } catch (error) {
       log.warn("housekeeping failed; will retry", { error });

@@ -1,12 +1,17 @@
 // Ingest routes. Each is a straight line: authenticate, read and validate the body, call the
 // service, answer. Browsers may call them with a public token, so preflights are answered.
+// An Idempotency-Key makes a retried request return the first answer instead of writing again.
 import { Elysia } from "elysia";
 import type { z } from "zod";
 import type { Deps } from "../app.ts";
+import type { Scope } from "../domain/access.ts";
+import type { Idempotency, Written } from "../domain/ingest.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
+import { BadRequest } from "../http/errors.ts";
+import { API_HEADERS } from "../http/on-error.ts";
 import { groupBody, identifyBody, insightBody, insightIncrementBody, logBody, logEventBody, sendMetricBody } from "./models.ts";
-import { apiEvent, apiMetric, ok } from "./views.ts";
+import { apiEvent, apiMetric } from "./views.ts";
 
 const PREFLIGHT = {
   "Access-Control-Allow-Origin": "*",
@@ -17,75 +22,55 @@ const PREFLIGHT = {
 
 export const INGEST_PATHS = ["/v1/log", "/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group"];
 
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+const success = (fields: Record<string, unknown> = {}) => JSON.stringify({ success: true, statusCode: 200, ...fields });
+
+function answer(body: string, replayed = false): Response {
+  return new Response(body, { headers: replayed ? { ...API_HEADERS, "Idempotent-Replayed": "true" } : API_HEADERS });
+}
+
+/** The request's Idempotency-Key, if it has one, bound to this token and this exact request. */
+function idempotency<T>(request: Request, scope: Scope, body: unknown, render: (result: T) => string): Idempotency<T> | undefined {
+  const key = request.headers.get("idempotency-key");
+  if (key === null || scope.tokenId === null) return undefined;
+  if (!KEY.test(key)) throw new BadRequest("Idempotency-Key must be 1-255 visible ASCII characters, for example a UUID.", "invalid_idempotency_key");
+  const fingerprint = new Bun.CryptoHasher("sha256").update(`${request.method} ${new URL(request.url).pathname} ${JSON.stringify(body)}`).digest("hex");
+  return { tokenId: scope.tokenId, key, fingerprint, answer: render };
+}
+
+function respond<T>(written: Written<T>, render: (result: T) => string): Response {
+  if (written.replayed !== undefined) return answer(written.replayed, true);
+  return answer(written.answer ?? render(written.result));
+}
+
 export function ingestApi({ guard, ingest, config }: Deps) {
-  const read = async <S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> => validate(schema, await readJson(request, config.bodyLimit));
+  const read = async (request: Request): Promise<unknown> => readJson(request, config.bodyLimit);
   const noParse = { parse: "none" } as const;
+
+  /** One ingest route: authenticate, validate, write (once per key), answer. */
+  function route<S extends z.ZodType, T>(schema: S, write: (scope: Scope, input: z.output<S>, idem?: Idempotency<T>) => Promise<Written<T>>, render: (result: T) => string) {
+    return async ({ request, server }: { request: Request; server: Parameters<typeof guard.authenticate>[1] }) => {
+      const scope = guard.authenticate(request, server);
+      const body = await read(request);
+      const input = validate(schema, body);
+      return respond(await write(scope, input, idempotency(request, scope, body, render)), render);
+    };
+  }
+
+  const eventAnswer = (e: Parameters<typeof apiEvent>[0]) => success(apiEvent(e));
+  const metricAnswer = (m: Parameters<typeof apiMetric>[0]) => success(apiMetric(m));
+  const plainAnswer = () => success();
 
   const app = new Elysia({ name: "api.ingest" });
   for (const path of INGEST_PATHS) app.options(path, () => new Response(null, { status: 204, headers: PREFLIGHT }));
 
   return app
-    .post(
-      "/v1/log",
-      async ({ request, server }) => {
-        const scope = guard.authenticate(request, server);
-        const event = await ingest.logEvent(scope, await read(request, logBody));
-        return ok(apiEvent(event));
-      },
-      noParse,
-    )
-    .post(
-      "/log-event",
-      async ({ request, server }) => {
-        const scope = guard.authenticate(request, server);
-        const event = await ingest.logEvent(scope, await read(request, logEventBody));
-        return ok(apiEvent(event));
-      },
-      noParse,
-    )
-    .post(
-      "/send-metric",
-      async ({ request, server }) => {
-        const scope = guard.authenticate(request, server);
-        await ingest.recordMetric(scope, await read(request, sendMetricBody));
-        return ok();
-      },
-      noParse,
-    )
-    .post(
-      "/v1/insight",
-      async ({ request, server }) => {
-        const scope = guard.authenticate(request, server);
-        const metric = await ingest.recordMetric(scope, await read(request, insightBody));
-        return ok(apiMetric(metric));
-      },
-      noParse,
-    )
-    .patch(
-      "/v1/insight",
-      async ({ request, server }) => {
-        const scope = guard.authenticate(request, server);
-        const metric = await ingest.recordMetric(scope, await read(request, insightIncrementBody));
-        return ok(apiMetric(metric));
-      },
-      noParse,
-    )
-    .post(
-      "/v1/identify",
-      async ({ request, server }) => {
-        const scope = guard.authenticate(request, server);
-        await ingest.identify(scope, await read(request, identifyBody));
-        return ok();
-      },
-      noParse,
-    )
-    .post(
-      "/v1/group",
-      async ({ request, server }) => {
-        const scope = guard.authenticate(request, server);
-        await ingest.group(scope, await read(request, groupBody));
-        return ok();
-      },
-      noParse,
-    );
+    .post("/v1/log", route(logBody, ingest.logEvent, eventAnswer), noParse)
+    .post("/log-event", route(logEventBody, ingest.logEvent, eventAnswer), noParse)
+    .post("/send-metric", route(sendMetricBody, ingest.recordMetric, plainAnswer), noParse)
+    .post("/v1/insight", route(insightBody, ingest.recordMetric, metricAnswer), noParse)
+    .patch("/v1/insight", route(insightIncrementBody, ingest.recordMetric, metricAnswer), noParse)
+    .post("/v1/identify", route(identifyBody, ingest.identify, plainAnswer), noParse)
+    .post("/v1/group", route(groupBody, ingest.group, plainAnswer), noParse);
 }

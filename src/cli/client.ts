@@ -18,22 +18,40 @@ export function clientFrom(values: { url?: string; token?: string }, env = proce
 
 export class RequestFailed extends Error {}
 
-/** POSTs JSON; a non-2xx answer becomes an error carrying the server's message. */
+const ATTEMPTS = 4;
+
+/**
+ * POSTs JSON; a non-2xx answer becomes an error carrying the server's message. Network errors,
+ * 429 and 5xx are retried a few times with the same Idempotency-Key, so a retry of a request the
+ * server did store (but whose answer was lost) is not stored twice.
+ */
 export async function postJson(client: Client, path: string, body: unknown): Promise<Record<string, unknown>> {
-  let response: Response;
-  try {
-    response = await fetch(client.url + path, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${client.token}` },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
-  } catch (error) {
-    throw new RequestFailed(`could not reach ${client.url}: ${(error as Error).message}`);
+  const key = crypto.randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    let response: Response;
+    try {
+      response = await fetch(client.url + path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${client.token}`, "Idempotency-Key": key },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(15_000),
+      });
+    } catch (error) {
+      if (attempt < ATTEMPTS) {
+        await Bun.sleep(500 * 2 ** attempt);
+        continue;
+      }
+      throw new RequestFailed(`could not reach ${client.url}: ${(error as Error).message}`);
+    }
+    const payload = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    if (response.ok) return payload;
+    if ((response.status === 429 || response.status >= 500) && attempt < ATTEMPTS) {
+      const wait = Number(response.headers.get("retry-after"));
+      await Bun.sleep(Number.isFinite(wait) && wait > 0 ? Math.min(wait, 30) * 1000 : 500 * 2 ** attempt);
+      continue;
+    }
+    throw new RequestFailed(`${response.status}: ${String(payload.message ?? response.statusText)}`);
   }
-  const payload = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!response.ok) throw new RequestFailed(`${response.status}: ${String(payload.message ?? response.statusText)}`);
-  return payload;
 }
 
 /** "true"/"false" become booleans and numerals numbers, as a shell cannot say which it meant. */

@@ -1,6 +1,9 @@
 // Ingest: events, metrics and user traits. Each operation checks access, then runs its writes in
 // the writer's next group commit, then publishes to the live hub once they are on disk.
-import { NotFound, ValidationError } from "../http/errors.ts";
+//
+// With an Idempotency-Key, the first answer is stored in the same transaction as the write, and a
+// retry (even one racing the first request) gets that answer back instead of writing again.
+import { IdempotencyKeyReused, NotFound, ValidationError } from "../http/errors.ts";
 import type { Hub } from "../live/hub.ts";
 import type { EventRow, Tags } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
@@ -30,6 +33,12 @@ export type GroupInput = { project: string; groupId: string; userId?: string; pr
 
 export type IngestDeps = { store: Store; hub: Hub; defaultProject: string; baseUrl: string };
 
+/** A keyed request: who sent it, its key, a digest of the request, and how its answer is written. */
+export type Idempotency<T> = { tokenId: number; key: string; fingerprint: string; answer: (result: T) => string };
+
+/** What a write did: its result and the answer stored for its key, or the answer stored before. */
+export type Written<T> = { result: T; answer: string | null; replayed?: undefined } | { replayed: string; result?: undefined; answer?: undefined };
+
 export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDeps) {
   function requireProject(name: string): ProjectRow {
     const project = store.projects.findByName(name);
@@ -37,13 +46,30 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
     return project;
   }
 
+  /** Inside a write transaction: the stored answer for a known key, else the work and its answer. */
+  function keyed<T>(idem: Idempotency<T> | undefined, now: number, work: () => T): Written<T> {
+    const kept = idem ? store.idempotency.find(idem.tokenId, idem.key, now) : null;
+    if (kept) {
+      if (kept.fingerprint !== idem!.fingerprint) throw new IdempotencyKeyReused();
+      return { replayed: kept.response };
+    }
+    const result = work();
+    if (!idem) return { result, answer: null };
+    const answer = idem.answer(result);
+    store.idempotency.save(idem.tokenId, idem.key, idem.fingerprint, answer, now);
+    return { result, answer };
+  }
+
   return {
-    async logEvent(scope: Scope, input: LogInput, now = Date.now()): Promise<EventRow> {
+    async logEvent(scope: Scope, input: LogInput, idem?: Idempotency<EventRow>, now = Date.now()): Promise<Written<EventRow>> {
       assertCanSendEvent(scope, input.project, input.channel);
       const historical = input.timestamp !== undefined;
-      const created = await store.writer.submit(() => {
+      const written = await store.writer.submit(() => {
+        let newChannel = false;
+        const done = keyed(idem, now, () => {
         const project = requireProject(input.project);
         const channel = store.projects.ensureChannel(project.id, input.channel, now);
+        newChannel = channel.created;
         const event = store.events.insert({
           projectId: project.id,
           project: project.name,
@@ -62,44 +88,56 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
         });
         // Queued with the event, in its transaction: an acknowledged event's notifications survive a crash.
         if (event.notify && !historical) queueNotifications(store, event, baseUrl, now);
-        return { event, newChannel: channel.created };
+        return event;
+        });
+        return { done, newChannel };
       });
-      const { event } = created;
-      if (created.newChannel) hub.publish({ type: "channel", projectId: event.projectId, project: event.project, channel: event.channel });
-      hub.publish({ type: "event", event });
-      return event;
+      const { done, newChannel } = written;
+      if (done.result) {
+        if (newChannel) hub.publish({ type: "channel", projectId: done.result.projectId, project: done.result.project, channel: done.result.channel });
+        hub.publish({ type: "event", event: done.result });
+      }
+      return done;
     },
 
     /** Sets the value, or adds to it with `increment` (a metric that does not exist starts at 0). */
-    async recordMetric(scope: Scope, input: MetricInput, now = Date.now()): Promise<MetricRow> {
+    async recordMetric(scope: Scope, input: MetricInput, idem?: Idempotency<MetricRow>, now = Date.now()): Promise<Written<MetricRow>> {
       const projectName = input.project ?? (scope.kind === "public" ? scope.project : defaultProject);
       assertCanWriteProject(scope, projectName, "metrics");
-      const metric = await store.writer.submit((): MetricRow => {
-        const project = requireProject(projectName);
-        const current = store.metrics.current(project.id, input.title);
-        const value = input.increment ? incremented(input.title, current?.value ?? null, input.value) : input.value;
-        const saved = store.metrics.save({ projectId: project.id, title: input.title, value, icon: input.icon ?? null, now });
-        return { id: saved.id, projectId: project.id, project: project.name, title: input.title, value, icon: saved.icon, updatedAt: now };
-      });
-      hub.publish({ type: "metric", metric });
-      return metric;
+      const written = await store.writer.submit(() =>
+        keyed(idem, now, (): MetricRow => {
+          const project = requireProject(projectName);
+          const current = store.metrics.current(project.id, input.title);
+          const value = input.increment ? incremented(input.title, current?.value ?? null, input.value) : input.value;
+          const saved = store.metrics.save({ projectId: project.id, title: input.title, value, icon: input.icon ?? null, now });
+          return { id: saved.id, projectId: project.id, project: project.name, title: input.title, value, icon: saved.icon, updatedAt: now };
+        }),
+      );
+      if (written.result) hub.publish({ type: "metric", metric: written.result });
+      return written;
     },
 
-    async identify(scope: Scope, input: IdentifyInput, now = Date.now()): Promise<void> {
+    async identify(scope: Scope, input: IdentifyInput, idem?: Idempotency<null>, now = Date.now()): Promise<Written<null>> {
       assertCanWriteProject(scope, input.project, "user properties");
-      await store.writer.submit(() => {
-        const project = requireProject(input.project);
-        store.profiles.identify(project.id, input.userId, input.properties, now);
-      });
+      return store.writer.submit(() =>
+        keyed(idem, now, () => {
+          const project = requireProject(input.project);
+          store.profiles.identify(project.id, input.userId, input.properties, now);
+          return null;
+        }),
+      );
     },
 
-    async group(scope: Scope, input: GroupInput, now = Date.now()): Promise<void> {
+    async group(scope: Scope, input: GroupInput, idem?: Idempotency<null>, now = Date.now()): Promise<Written<null>> {
       assertCanWriteProject(scope, input.project, "group properties");
-      await store.writer.submit(() => {
-        const project = requireProject(input.project);
-        store.profiles.group(project.id, input.groupId, input.properties, now);
-        if (input.userId) store.profiles.addMember(project.id, input.groupId, input.userId, now);
-      });
+      return store.writer.submit(() =>
+        keyed(idem, now, () => {
+          const project = requireProject(input.project);
+          store.profiles.group(project.id, input.groupId, input.properties, now);
+          if (input.userId) store.profiles.addMember(project.id, input.groupId, input.userId, now);
+          return null;
+        }),
+      );
     },
   };
 }

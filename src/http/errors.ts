@@ -129,3 +129,9 @@ export class SeeOther extends AppError {
     super(303, "see_other", `See ${location}`, { Location: location });
   }
 }
+
+export class IdempotencyKeyReused extends AppError {
+  constructor() {
+    super(422, "idempotency_key_reused", "This Idempotency-Key was already used for a different request. Use a new key for each distinct request, and the same key only to retry it.");
+  }
+}

@@ -3,6 +3,7 @@ import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { type Db, openDatabase, type SyncMode } from "./db.ts";
 import { eventStore } from "./events.ts";
+import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
 import { metricStore } from "./metrics.ts";
 import { notificationStore } from "./notifications.ts";
@@ -28,6 +29,7 @@ export function openStore(path: string, sync: SyncMode = "full") {
     writer: new Writer(sqlite),
     projects: projectStore(db),
     events: eventStore(db),
+    idempotency: idempotencyStore(db),
     metrics: metricStore(db),
     profiles: profileStore(db),
     tokens: tokenStore(db),

@@ -7,12 +7,14 @@ import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
 import m0001 from "../../drizzle/0001_tags_and_search.sql" with { type: "text" };
 import m0002 from "../../drizzle/0002_users_and_sessions.sql" with { type: "text" };
 import m0003 from "../../drizzle/0003_notifications.sql" with { type: "text" };
+import m0004 from "../../drizzle/0004_idempotency.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
   "0001_tags_and_search": m0001,
   "0002_users_and_sessions": m0002,
   "0003_notifications": m0003,
+  "0004_idempotency": m0004,
 };
 
 export class MigrationError extends Error {}

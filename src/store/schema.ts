@@ -256,3 +256,17 @@ export const deliveryAttempts = sqliteTable(
   },
   (t) => [index("delivery_attempts_delivery").on(t.deliveryId)],
 );
+
+// Idempotency-Key: the first answer to a request, kept a day, so a client that retries after a
+// timeout gets that answer back instead of storing the event twice. Keyed per token.
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    tokenId: integer("token_id").notNull(),
+    key: text("key").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    response: text("response").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tokenId, t.key] }), index("idempotency_keys_created").on(t.createdAt)],
+);

@@ -153,3 +153,71 @@ describe("storage", () => {
     expect((await post(server, "/v1/log", event)).status).toBe(200);
   });
 });
+
+describe("Idempotency-Key", () => {
+  const keyed = (key: string, body: unknown, path = "/v1/log", token = server.token) => call(server, { path, body, token, headers: { "Idempotency-Key": key } });
+
+  test("a retried request returns the first answer and stores nothing twice", async () => {
+    const body = { project: "default", channel: "idem", event: "Charged card", tags: { amount: 10 } };
+    const first = await keyed("charge-1", body);
+    const again = await keyed("charge-1", body);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const list = await call(server, { path: "/v1/events?project=default&channel=idem" });
+    expect(list.json.events).toHaveLength(1);
+  });
+
+  test("retries racing each other still store once", async () => {
+    const body = { project: "default", channel: "idem-race", event: "Once" };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => keyed("race-1", body)));
+    expect(new Set(answers.map((a) => a.json.id)).size).toBe(1);
+    expect((await call(server, { path: "/v1/events?project=default&channel=idem-race" })).json.events).toHaveLength(1);
+  });
+
+  test("an increment retried with its key is applied once", async () => {
+    await post(server, "/send-metric", { title: "Idem counter", value: 100 });
+    for (let i = 0; i < 3; i++) expect((await keyed("inc-1", { title: "Idem counter", value: 5, increment: true }, "/send-metric")).status).toBe(200);
+    const { json } = await call(server, { path: "/v1/metrics" });
+    expect(json.metrics.find((m: { title: string }) => m.title === "Idem counter").value).toBe(105);
+  });
+
+  test("the same key with a different request is a 422", async () => {
+    await keyed("reused", { project: "default", channel: "idem", event: "A" });
+    const res = await keyed("reused", { project: "default", channel: "idem", event: "B" });
+    expect(res.status).toBe(422);
+    expect(res.json.error).toBe("idempotency_key_reused");
+  });
+
+  test("keys belong to their token", async () => {
+    const other = server.deps.tokens.create({ name: "other-idem" }).token;
+    const body = { project: "default", channel: "idem-tokens", event: "Per token" };
+    const a = await keyed("shared-key", body);
+    const b = await keyed("shared-key", body, "/v1/log", other);
+    expect(a.json.id).not.toBe(b.json.id);
+  });
+
+  test("a failed request does not use up its key", async () => {
+    const bad = await keyed("after-failure", { project: "nope", channel: "c", event: "e" });
+    expect(bad.status).toBe(404);
+    await server.deps.projects.create("nope");
+    const good = await keyed("after-failure", { project: "nope", channel: "c", event: "e" });
+    expect(good.status).toBe(200);
+  });
+
+  test("a malformed key is a 400", async () => {
+    const res = await keyed("has spaces in it", { project: "default", channel: "c", event: "e" });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toBe("invalid_idempotency_key");
+  });
+
+  test("keys are kept for a day", () => {
+    const { idempotency } = server.deps.store;
+    const now = Date.now();
+    server.deps.store.sqlite.transaction(() => idempotency.save(999, "old", "f", "{}", now - 86_400_000 - 1))();
+    expect(idempotency.find(999, "old", now)).toBeNull();
+    expect(idempotency.prune(now)).toBeGreaterThanOrEqual(1);
+  });
+});
