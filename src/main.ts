@@ -11,6 +11,7 @@ import { project } from "./cli/project.ts";
 import { serve } from "./cli/serve.ts";
 import { tail } from "./cli/tail.ts";
 import { token } from "./cli/token.ts";
+import { exportCommand, importCommand } from "./cli/transfer.ts";
 import { user } from "./cli/user.ts";
 import { describeSettings } from "./config.ts";
 
@@ -24,6 +25,8 @@ const commands: Record<string, Command> = {
   metric,
   tail,
   backup,
+  export: exportCommand,
+  import: importCommand,
 };
 
 function help(): string {

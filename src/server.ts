@@ -55,7 +55,7 @@ export async function startServer(config: Config): Promise<Running> {
 }
 
 /** Work that runs beside requests: the search indexer, token last-used times, and housekeeping. */
-function startJobs({ store, tokens, accounts, config }: Deps) {
+function startJobs({ store, tokens, accounts, config, projects }: Deps) {
   let indexing = false;
   const indexPending = async () => {
     if (indexing) return;
@@ -72,6 +72,8 @@ function startJobs({ store, tokens, accounts, config }: Deps) {
   const housekeeping = async () => {
     try {
       await accounts.pruneSessions();
+      const expired = await projects.pruneExpired();
+      if (expired) log.info("deleted events past their project's retention", { events: expired });
       const now = Date.now();
       await store.writer.submit(() => {
         store.notifications.pruneDeliveries(now - 7 * 86_400_000);
@@ -82,9 +84,9 @@ function startJobs({ store, tokens, accounts, config }: Deps) {
       log.warn("housekeeping failed; will retry", { error });
     }
   };
-  const timers = [setInterval(indexPending, 500), setInterval(flushTokens, 10_000), setInterval(housekeeping, 3_600_000)];
+  const timers = [setInterval(indexPending, 500), setInterval(flushTokens, 10_000), setInterval(housekeeping, 3_600_000), setTimeout(housekeeping, 30_000)];
   return {
-    stop: () => timers.forEach(clearInterval),
+    stop: () => timers.forEach((t) => clearInterval(t)),
     finish: async () => {
       await flushTokens();
       await indexPending();

@@ -3,7 +3,7 @@ import { type Command, configFrom, parse, table, UsageError, when, withStore } f
 
 export const project: Command = {
   summary: "create, list or delete projects",
-  usage: "signalboard project create NAME | project list | project delete NAME --yes",
+  usage: "signalboard project create NAME | project list | project delete NAME --yes | project retention NAME DAYS|off",
   async run(argv) {
     const { values, positionals } = parse(argv, { yes: { type: "boolean" } });
     const [action, name] = positionals;
@@ -16,8 +16,8 @@ export const project: Command = {
         return 0;
       }
       if (action === "list") {
-        const rows = projects.list().map((p) => [p.name, String(projects.channels(p.name).length), String(projects.eventCount(p.name)), when(p.createdAt)]);
-        console.log(table([["NAME", "CHANNELS", "EVENTS", "CREATED"], ...rows]));
+        const rows = projects.list().map((p) => [p.name, String(projects.channels(p.name).length), String(projects.eventCount(p.name)), p.retentionDays ? `${p.retentionDays} days` : "forever", when(p.createdAt)]);
+        console.log(table([["NAME", "CHANNELS", "EVENTS", "KEEPS EVENTS", "CREATED"], ...rows]));
         return 0;
       }
       if (action === "delete" && name) {
@@ -27,7 +27,14 @@ export const project: Command = {
         console.log(`Deleted project "${name}" and its ${events} events.`);
         return 0;
       }
-      throw new UsageError("expected create NAME, list or delete NAME");
+      if (action === "retention" && name && positionals[2]) {
+        const value = positionals[2];
+        if (value !== "off" && !/^\d+$/.test(value)) throw new UsageError("retention takes a number of days, or off");
+        const updated = await projects.setRetention(name, value === "off" ? null : Number(value));
+        console.log(updated.retentionDays ? `Project "${name}" keeps events for ${updated.retentionDays} days; older ones are deleted hourly.` : `Project "${name}" keeps events forever.`);
+        return 0;
+      }
+      throw new UsageError("expected create NAME, list, delete NAME or retention NAME DAYS|off");
     });
   },
 };

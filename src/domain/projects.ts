@@ -1,6 +1,6 @@
 // Projects and channels: creation with clear refusals, deletion that says what goes with it.
 import { z } from "zod";
-import { Conflict, NotFound } from "../http/errors.ts";
+import { Conflict, NotFound, ValidationError } from "../http/errors.ts";
 import type { Hub } from "../live/hub.ts";
 import type { Store } from "../store/index.ts";
 import type { ChannelRow, ProjectRow } from "../store/projects.ts";
@@ -9,6 +9,18 @@ import { validate } from "./validation.ts";
 
 const projectInput = z.object({ name: projectName });
 const channelInput = z.object({ project: projectName, name: channelName });
+
+const DELETE_BATCH = 2000;
+
+/** Deletes events in batches, each its own short transaction, so ingest never waits long. */
+async function deleteEvents(store: Store, where: { projectId: number; channelId?: number; before?: number }): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await store.writer.submit(() => store.events.deleteBatch(where, DELETE_BATCH));
+    total += deleted;
+    if (deleted < DELETE_BATCH) return total;
+  }
+}
 
 export function projectService(store: Store, hub?: Hub) {
   function requireProject(name: string): ProjectRow {
@@ -64,12 +76,30 @@ export function projectService(store: Store, hub?: Hub) {
 
     async deleteProject(name: string): Promise<void> {
       const p = requireProject(name);
+      await deleteEvents(store, { projectId: p.id });
       await store.writer.submit(() => store.projects.delete(p.id));
     },
 
     async deleteChannel(project: string, name: string): Promise<void> {
-      const { channel } = requireChannel(project, name);
+      const { project: p, channel } = requireChannel(project, name);
+      await deleteEvents(store, { projectId: p.id, channelId: channel.id });
       await store.writer.submit(() => store.projects.deleteChannel(channel));
+    },
+
+    async setRetention(name: string, days: number | null): Promise<ProjectRow> {
+      const p = requireProject(name);
+      if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36_500)) throw new ValidationError([{ path: "days", type: "too_small", message: "days: keep events for 1 to 36500 days, or off" }]);
+      await store.writer.submit(() => store.projects.setRetention(p.id, days));
+      return { ...p, retentionDays: days };
+    },
+
+    /** Deletes the events of projects with a retention period that are older than it. */
+    async pruneExpired(now = Date.now()): Promise<number> {
+      let deleted = 0;
+      for (const p of store.projects.list()) {
+        if (p.retentionDays) deleted += await deleteEvents(store, { projectId: p.id, before: now - p.retentionDays * 86_400_000 });
+      }
+      return deleted;
     },
   };
 }

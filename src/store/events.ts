@@ -142,6 +142,28 @@ export function eventStore(db: Db) {
       }));
     },
 
+    /**
+     * Deletes up to `limit` events matching `where` (oldest first) with their tags and search
+     * entries; returns how many. Callers loop in separate transactions, so deleting a million
+     * events never holds the write lock for more than a moment.
+     */
+    deleteBatch(where: { projectId: number; channelId?: number; before?: number }, limit: number): number {
+      const victims = db.$client
+        .query<{ id: number; ts: number; tags: string | null }, [number, number | null, number | null, number]>(
+          `SELECT id, ts, tags FROM events WHERE project_id = ?1 AND (?2 IS NULL OR channel_id = ?2) AND (?3 IS NULL OR ts < ?3) ORDER BY ts LIMIT ?4`,
+        )
+        .all(where.projectId, where.channelId ?? null, where.before ?? null, limit);
+      if (!victims.length) return 0;
+      // Each tag row is found by its whole key, known from the event: no scan of the tag index.
+      const dropTag = db.$client.prepare<never, [number, string, string, number, number]>("DELETE FROM event_tags WHERE project_id = ? AND key = ? AND value = ? AND ts = ? AND event_id = ?");
+      const dropEvent = db.$client.prepare<never, [number]>("DELETE FROM events WHERE id = ?");
+      for (const v of victims) {
+        if (v.tags) for (const [key, value] of Object.entries(JSON.parse(v.tags) as Tags)) dropTag.run(where.projectId, key, tagText(value), v.ts, v.id);
+        dropEvent.run(v.id);
+      }
+      return victims.length;
+    },
+
     lastId(): number {
       return db.select({ id: sql<number>`coalesce(max(${events.id}), 0)` }).from(events).get()?.id ?? 0;
     },

@@ -1,5 +1,5 @@
 // Projects and their channels.
-import { and, asc, count, eq, inArray } from "drizzle-orm";
+import { and, asc, count, eq } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { eventTags } from "./manual-tables.ts";
 import { channels, events, projects } from "./schema.ts";
@@ -36,7 +36,7 @@ export function projectStore(db: Db) {
       db.update(projects).set({ retentionDays: days }).where(eq(projects.id, id)).run();
     },
 
-    /** Deletes the project with its channels, events, metrics and tokens (event_tags has no foreign key). */
+    /** Deletes the project with its channels, metrics and tokens; delete its events first (events.deleteBatch). */
     delete(id: number): void {
       db.delete(eventTags).where(eq(eventTags.projectId, id)).run();
       db.delete(projects).where(eq(projects.id, id)).run();
@@ -64,10 +64,8 @@ export function projectStore(db: Db) {
       return db.select().from(channels).where(eq(channels.projectId, projectId)).orderBy(asc(channels.name)).all();
     },
 
+    /** Deletes an empty channel; delete its events first (events.deleteBatch). */
     deleteChannel(channel: ChannelRow): void {
-      db.delete(eventTags)
-        .where(and(eq(eventTags.projectId, channel.projectId), inArray(eventTags.eventId, db.select({ id: events.id }).from(events).where(eq(events.channelId, channel.id)))))
-        .run();
       db.delete(channels).where(eq(channels.id, channel.id)).run();
     },
 

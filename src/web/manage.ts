@@ -55,6 +55,14 @@ export function manageRoutes(deps: Deps, kit: Kit) {
       await projects.createChannel(project.name, name);
       return kit.redirect(request, `/p/${seg(project.name)}/c/${seg(name)}`);
     })
+    .post("/p/:project/retention", async ({ request, body, params }) => {
+      const session = web.requireSession(request);
+      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const project = kit.project(params.project);
+      const days = field(body, "days").trim();
+      await projects.setRetention(project.name, days === "" ? null : Number(days));
+      return kit.redirect(request, `/p/${seg(project.name)}`);
+    })
     .get("/p/:project/delete", ({ request, params }) => {
       web.requireSession(request);
       const project = kit.project(params.project);

@@ -51,9 +51,16 @@ export function projectPage(p: ProjectRow, opts: { metrics: MetricRow[]; channel
   const base = `/p/${seg(p.name)}`;
   return html`<header class="page-header">
   <h1>${p.name}</h1>
-  ${opts.deletable ? html`<div class="actions">
-    <button type="button" class="secondary danger" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-project">Delete project</button>
-  </div>` : ""}
+  <div class="actions">
+    <details class="retention">
+      <summary>${p.retentionDays ? `Keeps ${p.retentionDays} days` : "Keeps events forever"}</summary>
+      <form hx-post="${base}/retention" class="stack card floating">
+        <label>Keep events for (days; empty: forever) <input type="number" name="days" min="1" max="36500" value="${p.retentionDays ?? ""}" placeholder="forever"></label>
+        <button type="submit" class="small">Save</button>
+      </form>
+    </details>
+    ${opts.deletable ? html`<button type="button" class="secondary danger" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-project">Delete project</button>` : ""}
+  </div>
 </header>
 ${opts.metrics.length ? metricGrid(opts.metrics) : html`<ul class="metrics" id="metrics"></ul>`}
 <section class="card chart-card" aria-label="Events per channel per day" x-data="activityChart" data-url="${base}/activity.json">

@@ -1,0 +1,74 @@
+// signalboard export / import: a project's events as NDJSON (one JSON event per line).
+import { createWriteStream } from "node:fs";
+import { logBody } from "../api/models.ts";
+import type { LogInput } from "../domain/ingest.ts";
+import { exportEvents, importEvents } from "../domain/transfer.ts";
+import { validate } from "../domain/validation.ts";
+import { ValidationError } from "../http/errors.ts";
+import { type Command, configFrom, parse, UsageError, withStore } from "./command.ts";
+
+export const exportCommand: Command = {
+  summary: "write a project's events as NDJSON (to a file or stdout)",
+  usage: "signalboard export --project P [--channel C] [--out FILE]",
+  async run(argv) {
+    const { values } = parse(argv, { project: { type: "string" }, channel: { type: "string" }, out: { type: "string" } });
+    if (!values.project) throw new UsageError("--project is required");
+    const config = configFrom(values);
+    return withStore(config, async (store) => {
+      const out = values.out ? createWriteStream(values.out) : process.stdout;
+      let count = 0;
+      for (const line of exportEvents(store, values.project!, values.channel)) {
+        if (!out.write(line + "\n")) await new Promise((resolve) => out.once("drain", resolve));
+        count++;
+      }
+      if (values.out) await new Promise<void>((resolve) => (out as ReturnType<typeof createWriteStream>).end(resolve));
+      console.error(`Exported ${count} events of "${values.project}".`);
+      return 0;
+    });
+  },
+};
+
+type ImportLine = LogInput & { timestamp: number };
+
+/** Every line is checked before anything is stored: a bad file imports nothing. */
+function parseLines(text: string, project?: string): { events: ImportLine[]; problems: string[] } {
+  const events: ImportLine[] = [];
+  const problems: string[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      const raw = JSON.parse(line) as Record<string, unknown>;
+      const input = validate(logBody, project ? { ...raw, project } : raw);
+      if (input.timestamp === undefined) throw new ValidationError([{ path: "timestamp", type: "invalid_type", message: "timestamp: is required in an import (Unix seconds)" }]);
+      events.push({ ...input, timestamp: input.timestamp });
+    } catch (error) {
+      problems.push(`line ${i + 1}: ${error instanceof ValidationError ? error.issues.map((x) => x.message).join("; ") : `not JSON (${(error as Error).message})`}`);
+    }
+  });
+  return { events, problems };
+}
+
+export const importCommand: Command = {
+  summary: "read NDJSON events back (stored as historical: never notified)",
+  usage: "signalboard import FILE|- [--project P]   (P overrides each line's project)",
+  async run(argv) {
+    const { values, positionals } = parse(argv, { project: { type: "string" } });
+    const source = positionals[0];
+    if (!source) throw new UsageError("give a file to import, or - for stdin");
+    const config = configFrom(values);
+    const text = source === "-" ? await Bun.stdin.text() : await Bun.file(source).text();
+    const { events, problems } = parseLines(text, values.project);
+    if (problems.length) {
+      console.error(`Nothing imported: ${problems.length} line${problems.length === 1 ? "" : "s"} cannot be read.`);
+      for (const p of problems.slice(0, 20)) console.error(`  ${p}`);
+      if (problems.length > 20) console.error(`  ... and ${problems.length - 20} more`);
+      return 1;
+    }
+    return withStore(config, async (store) => {
+      const { imported, createdProjects } = await importEvents(store, events);
+      for (const p of createdProjects) console.log(`Created project "${p}".`);
+      console.log(`Imported ${imported} events as historical events (no notifications).`);
+      return 0;
+    });
+  },
+};

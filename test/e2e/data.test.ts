@@ -1,0 +1,131 @@
+// Looking after the data: online backup and restore, export and import, retention, big deletes.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { copyFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { post, startTestServer, tempDir, type TestServer } from "../helpers.ts";
+import { FROM_SOURCE, lastLine, run, serve } from "./process.ts";
+
+describe("backup and restore", () => {
+  test("a backup taken while the server takes writes is consistent, and restoring it brings the data back", async () => {
+    const dataDir = tempDir();
+    const token = lastLine((await run(FROM_SOURCE, ["token", "create", "--name", "b", "--data-dir", dataDir])).stdout);
+    const server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+    const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+    const send = (i: number) => fetch(`${server.url}/v1/log`, { method: "POST", headers, body: JSON.stringify({ project: "default", channel: "backup", event: `e${i}`, tags: { n: i } }) });
+    for (let i = 0; i < 200; i++) expect((await send(i)).status).toBe(200);
+
+    // Keep writing while the backup runs.
+    let writing = true;
+    const writer = (async () => {
+      for (let i = 200; writing; i++) await send(i);
+    })();
+    const file = join(tempDir(), "backup.db");
+    const backup = await run(FROM_SOURCE, ["backup", file, "--data-dir", dataDir]);
+    writing = false;
+    await writer;
+    expect(backup.code).toBe(0);
+    expect(lastLine(backup.stdout)).toBe(file);
+
+    const copy = new Database(file, { readonly: true });
+    expect(copy.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+    const events = (copy.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
+    const tags = (copy.query("SELECT count(*) AS n FROM event_tags").get() as { n: number }).n;
+    expect(events).toBeGreaterThanOrEqual(200);
+    expect(tags).toBe(events); // one tag each: the copy is one moment, never half a batch
+    copy.close();
+    expect((await run(FROM_SOURCE, ["backup", file, "--data-dir", dataDir])).code).toBe(2); // no overwriting by accident
+
+    // Restore, as README.md says: stop, replace the database (and drop its -wal/-shm), start.
+    expect(await server.stop()).toBe(0);
+    const db = join(dataDir, "signalboard.db");
+    for (const suffix of ["-wal", "-shm"]) rmSync(db + suffix, { force: true });
+    copyFileSync(file, db);
+    const restored = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+    const list = await fetch(`${restored.url}/v1/events?project=default&channel=backup&limit=1`, { headers }).then((r) => r.json());
+    expect(list.events[0].event).toBe(`e${events - 1}`);
+    await restored.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+});
+
+describe("export and import", () => {
+  test("a project's events go out as NDJSON and come back as historical events, without notifications", async () => {
+    const from = await startTestServer();
+    await from.deps.projects.create("old");
+    const sent = [];
+    for (let i = 0; i < 5; i++) sent.push((await post(from, "/v1/log", { project: "old", channel: i % 2 ? "a" : "b", event: `Event ${i}`, description: `**d${i}**`, parser: "markdown", icon: "🚀", tags: { i, even: i % 2 === 0 }, user_id: `u${i}`, notify: true, timestamp: 1_700_000_000 + i })).json);
+    const file = join(tempDir(), "old.ndjson");
+    const out = await run(FROM_SOURCE, ["export", "--project", "old", "--out", file, "--data-dir", from.dataDir]);
+    expect(out.code).toBe(0);
+    const lines = (await Bun.file(file).text()).trim().split("\n");
+    expect(lines).toHaveLength(5);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ project: "old", event: "Event 0", timestamp: 1_700_000_000 });
+
+    const to = await startTestServer();
+    try {
+      const imported = await run(FROM_SOURCE, ["import", file, "--project", "new", "--data-dir", to.dataDir]);
+      expect(imported.code).toBe(0);
+      expect(imported.stdout).toContain("Imported 5 events");
+      const list = await fetch(`${to.url}/v1/events?project=new`, { headers: { Authorization: `Bearer ${to.token}` } }).then((r) => r.json());
+      expect(list.events.map((e: { event: string }) => e.event)).toEqual(["Event 4", "Event 3", "Event 2", "Event 1", "Event 0"]);
+      expect(list.events[4]).toMatchObject({ channel: "b", description: "**d0**", parser: "markdown", icon: "🚀", tags: { i: 0, even: true }, user_id: "u0", timestamp: 1_700_000_000, historical: true });
+      expect(to.deps.store.notifications.deliveriesFor("push", [1, 2, 3])).toEqual([]);
+      // A file with a bad line imports nothing and says which line.
+      await Bun.write(file, `${lines[0]}\n{"project":"new","channel":"Bad Channel","event":"x","timestamp":1}\nnot json\n`);
+      const bad = await run(FROM_SOURCE, ["import", file, "--data-dir", to.dataDir]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain("line 2");
+      expect(bad.stderr).toContain("line 3");
+    } finally {
+      await from.close();
+      await to.close();
+    }
+  }, 60_000);
+});
+
+describe("retention and deletion", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  test("a project with a retention period loses its older events, and only those", async () => {
+    await server.deps.projects.create("short");
+    const now = Math.floor(Date.now() / 1000);
+    for (const days of [10, 5, 1, 0]) await post(server, "/v1/log", { project: "short", channel: "c", event: `${days} days old`, tags: { d: days }, ...(days ? { timestamp: now - days * 86400 } : {}) });
+    await server.deps.projects.setRetention("short", 3);
+    expect(await server.deps.projects.pruneExpired()).toBe(2);
+    const list = await fetch(`${server.url}/v1/events?project=short`, { headers: { Authorization: `Bearer ${server.token}` } }).then((r) => r.json());
+    expect(list.events.map((e: { event: string }) => e.event)).toEqual(["0 days old", "1 days old"]);
+    // Their tags went with them: a tag search finds only the survivors.
+    const tagged = await fetch(`${server.url}/v1/events?project=short&tag=d:10`, { headers: { Authorization: `Bearer ${server.token}` } }).then((r) => r.json());
+    expect(tagged.events).toEqual([]);
+    expect(await server.deps.projects.setRetention("short", null)).toMatchObject({ retentionDays: null });
+    await expect(server.deps.projects.setRetention("short", 0)).rejects.toThrow(/days/);
+  });
+
+  test("the CLI sets retention", async () => {
+    const res = await run(FROM_SOURCE, ["project", "retention", "default", "30", "--data-dir", server.dataDir]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("30 days");
+    expect((await run(FROM_SOURCE, ["project", "retention", "default", "soon", "--data-dir", server.dataDir])).code).toBe(2);
+  });
+
+  test("deleting a channel with many events happens in batches and leaves nothing behind", async () => {
+    await server.deps.projects.create("big");
+    const { store } = server.deps;
+    const project = store.projects.findByName("big")!;
+    const channel = store.projects.ensureChannel(project.id, "many", Date.now()).id;
+    store.sqlite.transaction(() => {
+      for (let i = 0; i < 5000; i++) store.events.insert({ projectId: project.id, project: "big", channelId: channel, channel: "many", name: "e", description: null, icon: null, notify: false, parser: "text", userId: null, tags: { k: i % 3 }, ts: Date.now() - i, receivedAt: Date.now(), historical: false });
+    })();
+    await post(server, "/v1/log", { project: "big", channel: "kept", event: "survivor", tags: { k: 1 } });
+    const batchesBefore = store.writer.stats.batches;
+    await server.deps.projects.deleteChannel("big", "many");
+    expect(store.writer.stats.batches - batchesBefore).toBeGreaterThanOrEqual(3);
+    expect(store.projects.countEvents({ projectId: project.id })).toBe(1);
+    expect((store.sqlite.query("SELECT count(*) AS n FROM event_tags WHERE project_id = ?").get(project.id) as { n: number }).n).toBe(1);
+  });
+});
