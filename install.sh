@@ -68,6 +68,10 @@ EOF
 
 # --- options -----------------------------------------------------------------------------------
 
+ORIGINAL_ARGS=""
+if [[ $# -gt 0 ]]; then printf -v ORIGINAL_ARGS ' %q' "$@"; fi
+readonly ORIGINAL_ARGS
+
 BINARY=""
 ROOT=""
 ROOT_MODE=0
@@ -164,7 +168,7 @@ if [[ $ROOT_MODE -eq 1 ]]; then
   ROOT="$(cd -- "$ROOT" && pwd -P)"
   [[ $ROOT != "/" ]] || usage_error "--root / is the real root: leave --root out to install for real"
 else
-  [[ $(id -u) -eq 0 ]] || die "must be run as root (try: sudo $0 $*); to stage files without root use --root DIR"
+  [[ $(id -u) -eq 0 ]] || die "must be run as root (try: sudo $0${ORIGINAL_ARGS}); to stage files without root use --root DIR"
   command -v systemctl >/dev/null 2>&1 ||
     die "systemctl not found: this installer sets up a systemd service (use --root DIR to only stage the files)"
 fi

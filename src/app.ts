@@ -16,9 +16,11 @@ import { tokenService } from "./domain/tokens.ts";
 import { createGuard } from "./http/auth.ts";
 import type { AppError } from "./http/errors.ts";
 import { errorHandler } from "./http/on-error.ts";
+import { accessLog } from "./http/request-log.ts";
 import { createWebGuard } from "./http/session.ts";
 import { StreamRegistry } from "./http/sse.ts";
 import { Hub } from "./live/hub.ts";
+import { createMetrics } from "./metrics.ts";
 import { Notifier } from "./notify/queue.ts";
 import { vapidKeys } from "./notify/vapid.ts";
 import type { Store } from "./store/index.ts";
@@ -39,7 +41,9 @@ export function createDeps(config: Config, store: Store) {
   const tokens = tokenService(store);
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
   const vapid = vapidKeys(store, config.vapidSubject);
+  const metrics = createMetrics();
   return {
+    metrics,
     config,
     store,
     hub,
@@ -55,7 +59,7 @@ export function createDeps(config: Config, store: Store) {
     vapid,
     devices: deviceService(store),
     integrations: integrationService(store),
-    notifier: new Notifier(store, vapid, { concurrency: 8, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000 }),
+    notifier: new Notifier(store, vapid, { concurrency: 8, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000 }, metrics),
   };
 }
 
@@ -71,6 +75,7 @@ export function createApp(deps: Deps, assets: Assets) {
   // The error handler answers 405 for a known path with the wrong method, so it needs the routes.
   const routes: { of: () => { method: string; path: string }[] } = { of: () => [] };
   const app = new Elysia()
+    .use(accessLog())
     .use(errorHandler(() => routes.of(), renderWebError))
     .use(healthApi(deps))
     .use(ingestApi(deps))

@@ -8,7 +8,7 @@ import type { Scope } from "../domain/access.ts";
 import type { Idempotency, Written } from "../domain/ingest.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
-import { BadRequest } from "../http/errors.ts";
+import { AppError, BadRequest } from "../http/errors.ts";
 import { API_HEADERS } from "../http/on-error.ts";
 import { groupBody, identifyBody, insightBody, insightIncrementBody, logBody, logEventBody, sendMetricBody } from "./models.ts";
 import { apiEvent, apiMetric } from "./views.ts";
@@ -44,17 +44,29 @@ function respond<T>(written: Written<T>, render: (result: T) => string): Respons
   return answer(written.answer ?? render(written.result));
 }
 
-export function ingestApi({ guard, ingest, config }: Deps) {
+export function ingestApi({ guard, ingest, config, metrics }: Deps) {
   const read = async (request: Request): Promise<unknown> => readJson(request, config.bodyLimit);
   const noParse = { parse: "none" } as const;
 
-  /** One ingest route: authenticate, validate, write (once per key), answer. */
-  function route<S extends z.ZodType, T>(schema: S, write: (scope: Scope, input: z.output<S>, idem?: Idempotency<T>) => Promise<Written<T>>, render: (result: T) => string) {
+  /** One ingest route: authenticate, validate, write (once per key), answer; counted and timed. */
+  function route<S extends z.ZodType, T>(name: string, schema: S, write: (scope: Scope, input: z.output<S>, idem?: Idempotency<T>) => Promise<Written<T>>, render: (result: T) => string) {
     return async ({ request, server }: { request: Request; server: Parameters<typeof guard.authenticate>[1] }) => {
-      const scope = guard.authenticate(request, server);
-      const body = await read(request);
-      const input = validate(schema, body);
-      return respond(await write(scope, input, idempotency(request, scope, body, render)), render);
+      const started = performance.now();
+      let status = 500;
+      try {
+        const scope = guard.authenticate(request, server);
+        const body = await read(request);
+        const input = validate(schema, body);
+        const response = respond(await write(scope, input, idempotency(request, scope, body, render)), render);
+        status = 200;
+        return response;
+      } catch (error) {
+        status = error instanceof AppError ? error.status : 500;
+        throw error;
+      } finally {
+        metrics.ingestRequests.inc({ route: name, status: String(status) });
+        metrics.ingestSeconds.observe({ route: name }, (performance.now() - started) / 1000);
+      }
     };
   }
 
@@ -66,11 +78,11 @@ export function ingestApi({ guard, ingest, config }: Deps) {
   for (const path of INGEST_PATHS) app.options(path, () => new Response(null, { status: 204, headers: PREFLIGHT }));
 
   return app
-    .post("/v1/log", route(logBody, ingest.logEvent, eventAnswer), noParse)
-    .post("/log-event", route(logEventBody, ingest.logEvent, eventAnswer), noParse)
-    .post("/send-metric", route(sendMetricBody, ingest.recordMetric, plainAnswer), noParse)
-    .post("/v1/insight", route(insightBody, ingest.recordMetric, metricAnswer), noParse)
-    .patch("/v1/insight", route(insightIncrementBody, ingest.recordMetric, metricAnswer), noParse)
-    .post("/v1/identify", route(identifyBody, ingest.identify, plainAnswer), noParse)
-    .post("/v1/group", route(groupBody, ingest.group, plainAnswer), noParse);
+    .post("/v1/log", route("POST /v1/log", logBody, ingest.logEvent, eventAnswer), noParse)
+    .post("/log-event", route("POST /log-event", logEventBody, ingest.logEvent, eventAnswer), noParse)
+    .post("/send-metric", route("POST /send-metric", sendMetricBody, ingest.recordMetric, plainAnswer), noParse)
+    .post("/v1/insight", route("POST /v1/insight", insightBody, ingest.recordMetric, metricAnswer), noParse)
+    .patch("/v1/insight", route("PATCH /v1/insight", insightIncrementBody, ingest.recordMetric, metricAnswer), noParse)
+    .post("/v1/identify", route("POST /v1/identify", identifyBody, ingest.identify, plainAnswer), noParse)
+    .post("/v1/group", route("POST /v1/group", groupBody, ingest.group, plainAnswer), noParse);
 }

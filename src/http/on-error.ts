@@ -3,6 +3,7 @@
 // leaks nothing, logged once with its stack.
 import { Elysia } from "elysia";
 import { log } from "../logger.ts";
+import { requestId } from "./request-log.ts";
 import { AppError, BadRequest, MethodNotAllowed, NotFound } from "./errors.ts";
 
 type RouteInfo = { method: string; path: string };
@@ -37,8 +38,13 @@ export function errorHandler(routes: () => RouteInfo[], renderWebError: RenderWe
   return new Elysia({ name: "on-error" }).onError({ as: "global" }, ({ code, error, request }) => {
     const path = new URL(request.url).pathname;
     const appError = toAppError(code, error, request.method, path, allowed);
-    if (appError.status >= 500 && !(error instanceof AppError)) log.error("unhandled error", { method: request.method, path, error });
-    return wantsHtml(request, path) ? renderWebError(appError, request) : jsonError(appError);
+    const id = requestId(request);
+    if (appError.status >= 500 && !(error instanceof AppError)) log.error("unhandled error", { id, method: request.method, path, error });
+    else if (appError.status >= 500) log.warn("request failed", { id, method: request.method, path, status: appError.status, error: appError.code });
+    else log.debug("request refused", { id, method: request.method, path, status: appError.status, error: appError.code });
+    const response = wantsHtml(request, path) ? renderWebError(appError, request) : jsonError(appError);
+    response.headers.set("X-Request-Id", id);
+    return response;
   });
 }
 

@@ -6,6 +6,7 @@
 import { maskUrl, type Payload } from "../domain/notifications.ts";
 import type { Hub } from "../live/hub.ts";
 import { log } from "../logger.ts";
+import type { Metrics } from "../metrics.ts";
 import type { Store } from "../store/index.ts";
 import type { DeliveryRow } from "../store/notifications.ts";
 import { type SendResult, sendIntegration, sendPush } from "./send.ts";
@@ -27,6 +28,7 @@ export class Notifier {
     private readonly store: Store,
     private readonly vapid: Vapid,
     private readonly options: NotifierOptions,
+    private readonly metrics: Metrics,
   ) {}
 
   start(hub: Hub): void {
@@ -97,6 +99,7 @@ export class Notifier {
 
   /** In a write transaction: the attempt, the delivery's next state, the target's last outcome. */
   private settle(d: DeliveryRow, result: SendResult): void {
+    this.metrics.notifications.inc({ target: d.target, outcome: result.ok ? "delivered" : result.gone ? "gone" : result.retry ? "retryable" : "refused" });
     const n = this.store.notifications;
     const now = Date.now();
     const outcome = { ok: result.ok, error: result.ok ? null : result.error };

@@ -106,8 +106,8 @@ export function notificationStore(db: Db) {
         .all();
     },
 
-    nextDueAt(): number | null {
-      return db.select({ at: sql<number | null>`min(${deliveries.nextAttemptAt})` }).from(deliveries).where(eq(deliveries.status, "pending")).get()?.at ?? null;
+    pendingCount(): number {
+      return db.select({ n: sql<number>`count(*)` }).from(deliveries).where(eq(deliveries.status, "pending")).get()?.n ?? 0;
     },
 
     /** Records one attempt, and the delivery's new state. */

@@ -174,3 +174,38 @@ describe("rate limits", () => {
     }
   });
 });
+
+describe("operations", () => {
+  test("/metrics is off by default, and with it on needs a full-access token", async () => {
+    expect((await call(server, { path: "/metrics" })).status).toBe(404);
+    const observed = await startTestServer({ metrics: "true" });
+    try {
+      await post(observed, "/v1/log", { project: "default", channel: "m", event: "counted" });
+      await post(observed, "/v1/log", { project: "nope", channel: "m", event: "refused" });
+      expect((await call(observed, { path: "/metrics", token: null })).status).toBe(401);
+      const { token } = observed.deps.tokens.create({ name: "web", kind: "public", project: "default" });
+      expect((await call(observed, { path: "/metrics", token })).status).toBe(403);
+      const res = await call(observed, { path: "/metrics" });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("text/plain");
+      expect(res.text).toContain('signalboard_ingest_requests_total{route="POST /v1/log",status="200"} 1');
+      expect(res.text).toContain('signalboard_ingest_requests_total{route="POST /v1/log",status="404"} 1');
+      expect(res.text).toMatch(/signalboard_ingest_duration_seconds_bucket\{route="POST \/v1\/log",le="0.1"\} 2/);
+      for (const name of ["signalboard_writer_last_batch_size", "signalboard_writer_queue_depth", "signalboard_sse_clients", "signalboard_notifications_pending", "process_resident_memory_bytes"]) expect(res.text).toContain(`\n${name} `);
+    } finally {
+      await observed.close();
+    }
+  });
+
+  test("errors carry a request id: the caller's, or a new one", async () => {
+    const mine = await call(server, { path: "/v1/log", body: {}, headers: { "X-Request-Id": "abc-123" } });
+    expect(mine.headers.get("x-request-id")).toBe("abc-123");
+    const generated = await call(server, { path: "/v1/log", body: {} });
+    expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test("/readyz checks the database", async () => {
+    const res = await call(server, { path: "/readyz", token: null });
+    expect(res.json).toMatchObject({ success: true, status: "ready" });
+  });
+});

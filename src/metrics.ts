@@ -1,0 +1,66 @@
+// Prometheus metrics (opt-in: SIGNALBOARD_METRICS=true serves them at /metrics). Counters and
+// histograms are recorded where things happen; gauges are read from their owners at scrape time.
+
+type Labels = Record<string, string>;
+
+const key = (labels: Labels) =>
+  Object.entries(labels)
+    .map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, "_")}"`)
+    .join(",");
+
+class Counter {
+  private readonly values = new Map<string, number>();
+  constructor(readonly name: string, readonly help: string) {}
+  inc(labels: Labels = {}, by = 1): void {
+    const k = key(labels);
+    this.values.set(k, (this.values.get(k) ?? 0) + by);
+  }
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
+    for (const [k, v] of this.values) lines.push(`${this.name}${k ? `{${k}}` : ""} ${v}`);
+    return lines.join("\n");
+  }
+}
+
+class Histogram {
+  private readonly series = new Map<string, { buckets: number[]; sum: number; count: number }>();
+  constructor(readonly name: string, readonly help: string, readonly bounds: number[]) {}
+  observe(labels: Labels, value: number): void {
+    const k = key(labels);
+    let s = this.series.get(k);
+    if (!s) this.series.set(k, (s = { buckets: this.bounds.map(() => 0), sum: 0, count: 0 }));
+    for (let i = 0; i < this.bounds.length; i++) if (value <= this.bounds[i]!) s.buckets[i]!++;
+    s.sum += value;
+    s.count++;
+  }
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+    for (const [k, s] of this.series) {
+      const sep = k ? `${k},` : "";
+      this.bounds.forEach((b, i) => lines.push(`${this.name}_bucket{${sep}le="${b}"} ${s.buckets[i]}`));
+      lines.push(`${this.name}_bucket{${sep}le="+Inf"} ${s.count}`, `${this.name}_sum${k ? `{${k}}` : ""} ${s.sum}`, `${this.name}_count${k ? `{${k}}` : ""} ${s.count}`);
+    }
+    return lines.join("\n");
+  }
+}
+
+export type Gauge = { name: string; help: string; value: () => number };
+
+/** One set per server (tests run several in one process). */
+export function createMetrics() {
+  const ingestRequests = new Counter("signalboard_ingest_requests_total", "Ingest requests by route and status.");
+  const ingestSeconds = new Histogram("signalboard_ingest_duration_seconds", "Ingest request latency, from the request to the answer (after commit).", [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]);
+  const notifications = new Counter("signalboard_notifications_total", "Notification delivery attempts by target and outcome.");
+  return {
+    ingestRequests,
+    ingestSeconds,
+    notifications,
+    render(gauges: Gauge[]): string {
+      const parts = [ingestRequests.render(), ingestSeconds.render(), notifications.render()];
+      for (const g of gauges) parts.push(`# HELP ${g.name} ${g.help}\n# TYPE ${g.name} gauge\n${g.name} ${g.value()}`);
+      return parts.join("\n") + "\n";
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
