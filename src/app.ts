@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import pkg from "../package.json";
 import { healthApi } from "./api/health.ts";
 import { ingestApi } from "./api/ingest.ts";
+import { openApiRoutes } from "./api/openapi.ts";
 import { readApi } from "./api/read.ts";
 import { streamApi } from "./api/stream.ts";
 import type { Config } from "./config.ts";
@@ -26,6 +27,7 @@ import { vapidKeys } from "./notify/vapid.ts";
 import type { Store } from "./store/index.ts";
 import { type Assets, assetRoutes } from "./web/assets.ts";
 import { authRoutes } from "./web/auth.ts";
+import { docsRoutes } from "./web/docs.ts";
 import { isHtmx, webKit } from "./web/kit.ts";
 import { liveRoutes } from "./web/live.ts";
 import { manageRoutes } from "./web/manage.ts";
@@ -81,13 +83,15 @@ export function createApp(deps: Deps, assets: Assets) {
     .use(ingestApi(deps))
     .use(readApi(deps))
     .use(streamApi(deps))
+    .use(openApiRoutes(deps))
     .use(assetRoutes(assets))
     .use(authRoutes(deps, kit))
     .use(pageRoutes(deps, kit))
     .use(manageRoutes(deps, kit))
     .use(settingsRoutes(deps, kit))
     .use(notificationRoutes(deps, kit))
-    .use(liveRoutes(deps, kit));
+    .use(liveRoutes(deps, kit))
+    .use(docsRoutes(deps, kit));
   routes.of = () => app.routes;
   return app;
 }

@@ -7,23 +7,28 @@ import * as rule from "../domain/rules.ts";
 // null is accepted as "absent" (some clients send every field); the transforms below drop it.
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 const body = <T extends z.ZodRawShape>(shape: T) => z.object(shape, { error: (i) => (i.input === undefined ? "is required: send a JSON object" : "must be a JSON object") });
+// Descriptions and examples travel with the schemas into the OpenAPI document (openapi.ts).
+const doc = <T extends z.ZodType>(schema: T, description: string, example?: unknown) => schema.meta(example === undefined ? { description } : { description, examples: [example] });
+
+const SCALARS = { type: ["string", "number", "boolean"] };
+const tagsDoc = { type: "object", propertyNames: { pattern: "^[a-z0-9-]{1,64}$" }, additionalProperties: SCALARS, maxProperties: rule.LIMITS.tags };
 
 const eventFields = {
-  project: rule.projectName,
-  channel: rule.channelName,
-  icon: optional(rule.icon),
-  notify: optional(z.boolean()),
-  tags: optional(rule.tags),
-  user_id: optional(rule.userId),
-  timestamp: optional(rule.timestamp),
+  project: doc(rule.projectName, "The project; it must exist.", "my-saas"),
+  channel: doc(rule.channelName, "The channel; created by its first event.", "payments"),
+  icon: doc(optional(rule.icon), "One emoji, or a shortcode such as :rocket:.", "💰"),
+  notify: doc(optional(z.boolean()), "Send a push notification (ignored for historical events)."),
+  tags: optional(rule.tags).meta({ ...tagsDoc, description: "Filterable key-value pairs: keys of lowercase letters, digits and dashes; values strings (up to 256 characters), numbers or booleans.", examples: [{ plan: "pro", seats: 3 }] }),
+  user_id: doc(optional(rule.userId), "Links the event to a user (see /v1/identify).", "user-42"),
+  timestamp: doc(optional(rule.timestamp), "Unix seconds (fractions allowed): makes the event historical.", 1767225600),
 };
 
 /** POST /v1/log, LogSnag's names. */
 export const logBody = body({
   ...eventFields,
-  event: rule.eventName,
-  description: optional(rule.description),
-  parser: optional(z.enum(["text", "markdown"], { error: 'must be "text" or "markdown"' })),
+  event: doc(rule.eventName, "The event's name.", "New subscription"),
+  description: doc(optional(rule.description), "Details; markdown when parser is markdown.", "Pro plan, 3 seats"),
+  parser: doc(optional(z.enum(["text", "markdown"], { error: 'must be "text" or "markdown"' })), "How to show the description (default text)."),
 }).transform(
   (b): LogInput => ({
     project: b.project,
@@ -42,9 +47,9 @@ export const logBody = body({
 /** POST /log-event: the same operation with title and message. */
 export const logEventBody = body({
   ...eventFields,
-  title: rule.eventName,
-  message: optional(rule.description),
-  parser: optional(z.enum(["text", "markdown"], { error: 'must be "text" or "markdown"' })),
+  title: doc(rule.eventName, "The event's name.", "New subscription"),
+  message: doc(optional(rule.description), "Details; markdown when parser is markdown."),
+  parser: doc(optional(z.enum(["text", "markdown"], { error: 'must be "text" or "markdown"' })), "How to show the message (default text)."),
 }).transform(
   (b): LogInput => ({
     project: b.project,
@@ -62,38 +67,40 @@ export const logEventBody = body({
 
 /** POST /send-metric */
 export const sendMetricBody = body({
-  project: optional(rule.projectName),
-  title: rule.metricTitle,
-  value: rule.metricValue,
-  icon: optional(rule.icon),
-  increment: optional(z.boolean()),
+  project: doc(optional(rule.projectName), "Default: the token's project for a public token, else the default project."),
+  title: doc(rule.metricTitle, "The metric's name.", "Active users"),
+  value: doc(rule.metricValue, "A number, or a string such as online.", 1254),
+  icon: doc(optional(rule.icon), "One emoji or shortcode.", "👥"),
+  increment: doc(optional(z.boolean()), "Add value to the stored number (a new metric starts at 0) instead of setting it."),
 }).transform((b): MetricInput => ({ project: b.project ?? undefined, title: b.title, value: b.value, icon: b.icon ?? undefined, increment: b.increment ?? undefined }));
 
 /** POST /v1/insight: set. */
 export const insightBody = body({
-  project: rule.projectName,
-  title: rule.metricTitle,
-  value: rule.metricValue,
-  icon: optional(rule.icon),
+  project: doc(rule.projectName, "The project.", "my-saas"),
+  title: doc(rule.metricTitle, "The metric's name.", "Status"),
+  value: doc(rule.metricValue, "A number, or a string.", "online"),
+  icon: doc(optional(rule.icon), "One emoji or shortcode."),
 }).transform((b): MetricInput => ({ project: b.project, title: b.title, value: b.value, icon: b.icon ?? undefined }));
 
 /** PATCH /v1/insight: {"value": {"$inc": n}}. */
 export const insightIncrementBody = body({
-  project: rule.projectName,
-  title: rule.metricTitle,
-  value: z.object({ $inc: z.number().refine(Number.isFinite, "must be a finite number") }, { error: 'must be an object like {"$inc": 1}' }),
-  icon: optional(rule.icon),
+  project: doc(rule.projectName, "The project.", "my-saas"),
+  title: doc(rule.metricTitle, "The metric's name.", "Active users"),
+  value: doc(z.object({ $inc: z.number().refine(Number.isFinite, "must be a finite number") }, { error: 'must be an object like {"$inc": 1}' }), "How much to add.", { $inc: 5 }),
+  icon: doc(optional(rule.icon), "One emoji or shortcode."),
 }).transform((b): MetricInput => ({ project: b.project, title: b.title, value: b.value.$inc, icon: b.icon ?? undefined, increment: true }));
 
+const propertiesDoc = { type: "object", additionalProperties: { type: ["string", "number", "boolean", "null"] }, maxProperties: rule.LIMITS.properties };
+
 export const identifyBody = body({
-  project: rule.projectName,
-  user_id: rule.userId,
-  properties: optional(rule.properties),
+  project: doc(rule.projectName, "The project.", "my-saas"),
+  user_id: doc(rule.userId, "The user.", "user-42"),
+  properties: optional(rule.properties).meta({ ...propertiesDoc, description: "Merged into the stored properties; null removes one.", examples: [{ plan: "pro", seats: 3 }] }),
 }).transform((b): IdentifyInput => ({ project: b.project, userId: b.user_id, properties: b.properties ?? {} }));
 
 export const groupBody = body({
-  project: rule.projectName,
-  group_id: rule.userId,
-  user_id: optional(rule.userId),
-  properties: optional(rule.properties),
+  project: doc(rule.projectName, "The project.", "my-saas"),
+  group_id: doc(rule.userId, "The group (a company, a team).", "acme"),
+  user_id: doc(optional(rule.userId), "Adds this user to the group."),
+  properties: optional(rule.properties).meta({ ...propertiesDoc, description: "Merged into the group's stored properties." }),
 }).transform((b): GroupInput => ({ project: b.project, groupId: b.group_id, userId: b.user_id ?? undefined, properties: b.properties ?? {} }));

@@ -18,7 +18,7 @@ export const timeParam = z.string().transform((text, ctx) => {
   return z.NEVER;
 });
 
-const eventsQuery = z.object({
+export const eventsQuery = z.object({
   project: optional(rule.projectName),
   channel: optional(rule.channelName),
   user_id: optional(rule.userId),
@@ -31,8 +31,8 @@ const eventsQuery = z.object({
 });
 
 const eventParams = z.object({ id: z.string().regex(/^\d{1,15}$/, "must be an event id (a positive integer)").transform(Number) });
-const metricsQuery = z.object({ project: optional(rule.projectName) });
-const historyQuery = z.object({ project: optional(rule.projectName), title: rule.metricTitle, from: optional(timeParam) });
+export const metricsQuery = z.object({ project: optional(rule.projectName) });
+export const historyQuery = z.object({ project: optional(rule.projectName), title: rule.metricTitle, from: optional(timeParam) });
 
 function queryOf(request: Request): Record<string, string | string[]> {
   const params = new URL(request.url).searchParams;

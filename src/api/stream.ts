@@ -13,7 +13,7 @@ import { apiEvent } from "./views.ts";
 
 const BACKLOG_PAGE = 500;
 
-const streamQuery = z.object({
+export const streamQuery = z.object({
   project: rule.projectName.optional(),
   channel: rule.channelName.optional(),
   last_event_id: z.string().regex(/^\d{1,15}$/, "must be an event id (a positive integer)").transform(Number).optional(),

@@ -22,7 +22,7 @@ export function jsonError(error: AppError): Response {
 
 /** The API answers JSON; everything else is the dashboard, which answers HTML. */
 export function isApiPath(path: string): boolean {
-  return path.startsWith("/v1/") || path === "/log-event" || path === "/send-metric" || path === "/healthz" || path === "/readyz" || path === "/metrics";
+  return path.startsWith("/v1/") || path === "/log-event" || path === "/send-metric" || path === "/healthz" || path === "/readyz" || path === "/metrics" || path === "/openapi.json";
 }
 
 /** Dashboard pages and htmx get HTML errors; API clients (and curl, and fetch) get JSON. */

@@ -204,6 +204,21 @@ describe("operations", () => {
     expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  test("the OpenAPI document is generated from the request schemas, and /docs renders it", async () => {
+    const res = await call(server, { path: "/openapi.json", token: null });
+    expect(res.status).toBe(200);
+    expect(res.json.openapi).toBe("3.1.0");
+    const log = res.json.paths["/v1/log"].post;
+    expect(log.requestBody.content["application/json"].schema.required).toEqual(["project", "channel", "event"]);
+    expect(log.requestBody.content["application/json"].schema.properties.project.pattern).toBe("^[a-z0-9-]{1,64}$");
+    expect(res.json.paths["/v1/events"].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["project", "channel", "tag", "q", "cursor", "limit"]));
+    for (const path of ["/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group", "/v1/metrics", "/v1/stream"]) expect(res.json.paths[path]).toBeDefined();
+    const docs = await fetch(`${server.url}/docs`, { headers: { Accept: "text/html" } });
+    const page = await docs.text();
+    expect(docs.status).toBe(200);
+    for (const text of ["/v1/log", "PATCH", "Idempotency-Key", "project", "pattern ^[a-z0-9-]{1,64}$"]) expect(page).toContain(text);
+  });
+
   test("/readyz checks the database", async () => {
     const res = await call(server, { path: "/readyz", token: null });
     expect(res.json).toMatchObject({ success: true, status: "ready" });

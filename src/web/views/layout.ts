@@ -62,6 +62,7 @@ function shell(ctx: PageContext, nav: Nav, body: Html): Html {
   <button type="button" class="icon-button menu-button" x-on:click="toggleNav" aria-label="Menu" x-bind:aria-expanded="navOpenText">☰</button>
   <a class="brand" href="/"><img src="${ctx.assets.url("icon.svg")}" alt="" width="24" height="24"><span>Signalboard</span></a>
   <nav class="topnav" aria-label="Account">
+    <a href="/docs">API</a>
     <a href="/settings/api"${nav.section === "settings" ? html` aria-current="page"` : ""}>Settings</a>
     <form method="post" action="/logout" class="inline"><input type="hidden" name="_csrf" value="${ctx.session!.csrfToken}"><button type="submit" class="link-button">Sign out <span class="muted">${user.username}</span></button></form>
   </nav>

@@ -1,0 +1,59 @@
+// /docs: the API reference, rendered from the OpenAPI operations (and so from the zod schemas).
+import { Elysia } from "elysia";
+import type { Deps } from "../app.ts";
+import { jsonSchema, OPERATIONS, type Operation } from "../api/openapi.ts";
+import { type Html, html } from "./html.ts";
+import type { Kit } from "./kit.ts";
+
+type Field = { name: string; required: boolean; type: string; description: string; rules: string };
+
+function typeOf(s: Record<string, unknown>): string {
+  const t = s.type ?? (Array.isArray(s.anyOf) ? (s.anyOf as Record<string, unknown>[]).map((x) => x.type).filter(Boolean) : "any");
+  return (Array.isArray(t) ? t : [t]).filter((x) => x !== "null").join(" or ") || "object";
+}
+
+function fields(schema: Record<string, unknown>): Field[] {
+  const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = (schema.required ?? []) as string[];
+  return Object.entries(props).map(([name, s]) => {
+    const inner = (Array.isArray(s.anyOf) ? (s.anyOf as Record<string, unknown>[]).find((x) => x.type !== "null") : undefined) ?? s;
+    const rules = [
+      inner.pattern ? `pattern ${inner.pattern}` : "",
+      inner.minLength !== undefined || inner.maxLength !== undefined ? `${inner.minLength ?? 0}-${inner.maxLength ?? "∞"} characters` : "",
+      Array.isArray(inner.enum) ? `one of ${(inner.enum as string[]).join(", ")}` : "",
+      inner.maxProperties ? `at most ${inner.maxProperties} entries` : "",
+      inner.maximum !== undefined ? `at most ${inner.maximum}` : "",
+    ].filter(Boolean);
+    return { name, required: required.includes(name), type: typeOf(inner), description: String(s.description ?? inner.description ?? ""), rules: rules.join("; ") };
+  });
+}
+
+function example(op: Operation, baseUrl: string): string {
+  const schema = op.body ? (jsonSchema(op.body) as { properties: Record<string, { examples?: unknown[] }>; required?: string[] }) : null;
+  const auth = op.auth === "none" ? "" : ` -H "Authorization: Bearer $TOKEN"`;
+  if (!schema) return `curl "${baseUrl}${op.path}"${auth}`;
+  const body: Record<string, unknown> = {};
+  for (const [name, s] of Object.entries(schema.properties)) if (s.examples?.length && (schema.required?.includes(name) || Object.keys(body).length < 4)) body[name] = s.examples[0];
+  return `curl -X ${op.method.toUpperCase()} ${baseUrl}${op.path}${auth} \\\n  -H "Content-Type: application/json" -d '${JSON.stringify(body)}'`;
+}
+
+function operation(op: Operation, baseUrl: string): Html {
+  const schema = op.body ? jsonSchema(op.body) : op.query ? jsonSchema(op.query) : null;
+  const list = schema ? fields(schema) : [];
+  return html`<section class="card api-op" id="${op.method}-${op.path.replace(/\W+/g, "-")}">
+  <h2><span class="badge method">${op.method.toUpperCase()}</span> <code>${op.path}</code> ${op.summary}</h2>
+  <p>${op.description} ${op.auth === "full" ? "Needs a full-access token." : op.auth === "any" ? "Any token: full, or public within its scope." : "No token needed."}</p>
+  ${list.length ? html`<div class="table-wrap"><table><thead><tr><th>${op.body ? "Body field" : "Query parameter"}</th><th>Type</th><th>Rules</th><th>Meaning</th></tr></thead><tbody>${list.map((f) => html`<tr><td><code>${f.name}</code>${f.required ? html` <span class="badge">required</span>` : ""}</td><td>${f.type}</td><td>${f.rules}</td><td>${f.description}</td></tr>`)}</tbody></table></div>` : ""}
+  <pre class="snippet">${example(op, baseUrl)}</pre>
+</section>`;
+}
+
+export function docsRoutes(deps: Deps, kit: Kit) {
+  return new Elysia({ name: "web.docs" }).get("/docs", ({ request }) => {
+    const session = deps.web.session(request);
+    const body = html`<header class="page-header"><h1>API reference</h1></header>
+<p>Every request takes <code>Authorization: Bearer TOKEN</code>; bodies are JSON. Errors are JSON with <code>success</code>, <code>statusCode</code>, <code>error</code>, <code>message</code> and, for 400s, <code>validation.body[]</code>. Ingest routes accept an <code>Idempotency-Key</code> header. The machine-readable description is <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>
+${OPERATIONS.map((op) => operation(op, deps.config.baseUrl))}`;
+    return kit.page(session, body, { title: "API reference", nav: {} });
+  });
+}
