@@ -3,10 +3,21 @@
 
 type Labels = Record<string, string>;
 
-const key = (labels: Labels) =>
-  Object.entries(labels)
-    .map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, "_")}"`)
-    .join(",");
+const keys = new Map<string, string>();
+
+/** The label set as Prometheus text, built once per distinct set (this runs on every request). */
+function key(labels: Labels): string {
+  let id = "";
+  for (const k in labels) id += `${k}\u0000${labels[k]}\u0000`;
+  let text = keys.get(id);
+  if (text === undefined) {
+    text = Object.entries(labels)
+      .map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, "_")}"`)
+      .join(",");
+    keys.set(id, text);
+  }
+  return text;
+}
 
 class Counter {
   private readonly values = new Map<string, number>();

@@ -21,7 +21,9 @@ export type Session = { sessionId: number; csrfToken: string; expiresAt: number;
 export type NewSession = { token: string; csrfToken: string; expiresAt: number; user: User };
 
 // Verifying against this when the username is unknown keeps a failed login's timing the same.
-const DUMMY_HASH = Bun.password.hashSync("signalboard-dummy-password");
+// Made on first use: argon2 takes a few hundred milliseconds, which start-up should not pay.
+let dummyHash: Promise<string> | null = null;
+const DUMMY_HASH = () => (dummyHash ??= Bun.password.hash("signalboard-dummy-password"));
 
 function sha256(text: string): string {
   return new Bun.CryptoHasher("sha256").update(text).digest("hex");
@@ -110,7 +112,7 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
     async login(username: string, password: string, now = Date.now()): Promise<NewSession | null> {
       const parsed = usernameRule.safeParse(username);
       const user = parsed.success ? store.users.findByUsername(parsed.data) : null;
-      const ok = await Bun.password.verify(password.slice(0, 256), user?.passwordHash ?? DUMMY_HASH);
+      const ok = await Bun.password.verify(password.slice(0, 256), user?.passwordHash ?? (await DUMMY_HASH()));
       if (!user || !ok) return null;
       const { passwordHash: _hash, ...publicUser } = user;
       return startSession(publicUser, now);

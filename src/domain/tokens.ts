@@ -45,8 +45,15 @@ function sha256(text: string): Buffer {
   return new Bun.CryptoHasher("sha256").update(text).digest() as Buffer;
 }
 
+const CACHE_LIMIT = 10_000;
+
 export function tokenService(store: Store) {
   const lastUsed = new Map<number, number>();
+  // Scopes of tokens seen recently, so most requests skip the database and the hash. Dropped
+  // whenever a token may have changed (store.tokenVersion), so a revocation still applies to the
+  // very next request, from this process or a CLI command.
+  const scopes = new Map<string, Scope & { tokenId: number }>();
+  let version = "";
 
   function info({ hash: _hash, ...rest }: TokenRow): TokenInfo {
     return rest;
@@ -81,12 +88,25 @@ export function tokenService(store: Store) {
 
     /** The scope a bearer token grants, or a reason it grants none. */
     authenticate(token: string, now = Date.now()): Scope | "unknown" | "revoked" {
+      const current = store.tokenVersion();
+      if (current !== version) {
+        scopes.clear();
+        version = current;
+      }
+      const known = scopes.get(token);
+      if (known) {
+        lastUsed.set(known.tokenId, now);
+        return known;
+      }
       const row = token.startsWith("sb_") && token.length === 3 + SECRET_LENGTH ? store.tokens.findByPrefix(token.slice(0, PREFIX_LENGTH)) : null;
       if (!row || !timingSafeEqual(sha256(token), Buffer.from(row.hash, "hex"))) return "unknown";
       if (row.revokedAt !== null) return "revoked";
       lastUsed.set(row.id, now);
-      if (row.kind === "full") return { kind: "full", tokenId: row.id };
-      return { kind: "public", tokenId: row.id, projectId: row.projectId!, project: row.project!, channel: row.channel };
+      const scope: Scope & { tokenId: number } =
+        row.kind === "full" ? { kind: "full", tokenId: row.id } : { kind: "public", tokenId: row.id, projectId: row.projectId!, project: row.project!, channel: row.channel };
+      if (scopes.size >= CACHE_LIMIT) scopes.clear();
+      scopes.set(token, scope);
+      return scope;
     },
 
     /** Writes buffered last-used times; the server calls this every few seconds and at shutdown. */

@@ -15,6 +15,7 @@ import { userStore } from "./users.ts";
 import { Writer } from "./writer.ts";
 
 export const DATABASE_FILE = "signalboard.db";
+const OTHER_PROCESS_CHECK_MS = 5;
 
 export function databasePath(dataDir: string): string {
   return join(dataDir, DATABASE_FILE);
@@ -22,17 +23,37 @@ export function databasePath(dataDir: string): string {
 
 export function openStore(path: string, sync: SyncMode = "full") {
   const { sqlite, db } = openDatabase(path, sync);
+  const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
+  // Bumped by this process's writes that can change what a token grants (revoke, project delete).
+  const tokenChanges = { count: 0 };
+  // Another process's commits show in data_version. Reading it is a statement, and a statement
+  // outside a transaction costs a lock round trip, far more than the request it would guard: so
+  // it is read at most every few milliseconds.
+  const seen = { version: 0, at: 0 };
+  const otherProcesses = () => {
+    const now = performance.now();
+    if (now - seen.at > OTHER_PROCESS_CHECK_MS) {
+      seen.version = dataVersion.get()!.data_version;
+      seen.at = now;
+    }
+    return seen.version;
+  };
   return {
+    /**
+     * Changes whenever a token may have changed: another process (a CLI command) committed
+     * anything, or this one revoked a token or deleted a project. Token caches key on it.
+     */
+    tokenVersion: () => `${otherProcesses()}:${tokenChanges.count}`,
     path,
     sqlite,
     db,
     writer: new Writer(sqlite),
-    projects: projectStore(db),
+    projects: projectStore(db, tokenChanges),
     events: eventStore(db),
     idempotency: idempotencyStore(db),
     metrics: metricStore(db),
     profiles: profileStore(db),
-    tokens: tokenStore(db),
+    tokens: tokenStore(db, tokenChanges),
     users: userStore(db),
     meta: metaStore(db),
     notifications: notificationStore(db),
