@@ -365,7 +365,7 @@
         const items = this.pending;
         this.pending = [];
         for (const item of items) if (!document.getElementById(item.id)) this.insert(item);
-        if (this.$root.getBoundingClientRect().top < 0) this.$root.scrollIntoView({ behavior: "smooth", block: "start" });
+        if (this.$root.getBoundingClientRect().top < 0) this.$root.scrollIntoView({ block: "start" });
       },
       onMetric(e) {
         const widget = fragment(e.data);

@@ -147,7 +147,9 @@ function incremented(title: string, current: MetricValue | null, delta: MetricVa
   if (typeof current === "string") {
     throw ValidationError.field("value", "not_incrementable", `value: metric "${title}" holds text (${JSON.stringify(current)}) and cannot be incremented; send it without increment to replace the value`);
   }
-  return (current ?? 0) + delta;
+  const result = (current ?? 0) + delta;
+  if (!Number.isFinite(result)) throw ValidationError.field("value", "too_big", `value: adding ${delta} to metric "${title}" would leave the range of numbers; set a new value instead`);
+  return result;
 }
 
 export type IngestService = ReturnType<typeof ingestService>;

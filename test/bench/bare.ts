@@ -1,3 +1,4 @@
+export {};
 // The baseline: a bare Bun.serve that does the minimum a real ingest endpoint must (check a Bearer
 // header, parse the JSON body, answer JSON). Signalboard's numbers are printed as ratios to it.
 const token = process.env.BENCH_TOKEN ?? "bench";

@@ -176,6 +176,7 @@ describeBrowser("projects and channels", () => {
 
       // Again with the same name: the hint says so, and submitting anyway is refused.
       await page.click("[data-testid=new-project]");
+      await page.waitForFunction(() => document.activeElement?.id === "new-project-name", null, { timeout: 3000 });
       await input.pressSequentially("reports", { delay: 20 });
       await page.locator("#new-project-name-hint.hint.error", { hasText: "already exists" }).waitFor({ timeout: 3000 });
       const [refused] = await Promise.all([

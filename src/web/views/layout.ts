@@ -115,7 +115,7 @@ export function newNameForm(opts: { kind: "project" | "channel"; action: string;
   return html`<form class="name-form" hx-post="${opts.action}" hx-swap="outerHTML" novalidate>
   <label for="${id}" class="visually-hidden">New ${opts.kind} name</label>
   <input id="${id}" name="name" value="${opts.value ?? ""}" placeholder="new-${opts.kind}" autocomplete="off" spellcheck="false" maxlength="64"
-    hx-get="${check}" hx-trigger="input changed delay:150ms" hx-target="next .hint" hx-swap="outerHTML" aria-describedby="${id}-hint" required>
+    hx-get="${check}" hx-trigger="input changed delay:150ms" hx-sync="this:replace" hx-target="next .hint" hx-swap="outerHTML" aria-describedby="${id}-hint" required>
   <button type="submit" class="small">Create</button>
   ${nameHint(id, opts.error ?? null)}
 </form>`;
