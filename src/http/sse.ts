@@ -58,50 +58,63 @@ export type SseOptions = {
 
 export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
   let close = () => {};
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        let closed = false;
-        let unsubscribe: (() => void) | null = null;
-        const timer = setInterval(() => send(": keep-alive\n\n"), keepAliveMs);
-        close = () => {
-          if (closed) return;
-          closed = true;
-          clearInterval(timer);
-          unsubscribe?.();
-          registry.delete(close);
-          signal.removeEventListener("abort", close);
-          try {
-            controller.close();
-          } catch {
-            // already closed by the client
-          }
-        };
-        const send: Send = (chunk) => {
-          if (closed) return false;
-          if ((controller.desiredSize ?? 0) < -maxQueue) {
-            close(); // the client fell too far behind: it reconnects and resumes from its last id
-            return false;
-          }
-          controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
-          return true;
-        };
-        registry.add(close);
-        signal.addEventListener("abort", close);
-        send(`retry: ${retryMs}\n: connected\n\n`);
-        try {
-          unsubscribe = start(send);
-        } catch (error) {
-          close();
-          throw error;
+  // A "direct" stream writes straight to the socket's buffer, which Bun sends at the end of the
+  // tick: no per-chunk queue and promise. One event to 10,000 streams costs 27 ms of JavaScript
+  // this way (150 ms with flush() after each write).
+  const body = new ReadableStream<Uint8Array>({
+    type: "direct",
+    async pull(controller: ReadableStreamDirectController) {
+      let closed = false;
+      let backlog = 0; // writes accepted while the client was not reading
+      let unsubscribe: (() => void) | null = null;
+      let finished: () => void = () => {};
+      const done = new Promise<void>((resolve) => (finished = resolve));
+      const timer = setInterval(() => send(": keep-alive\n\n"), keepAliveMs);
+      close = () => {
+        if (closed) return;
+        closed = true;
+        clearInterval(timer);
+        unsubscribe?.();
+        registry.delete(close);
+        signal.removeEventListener("abort", close);
+        finished();
+      };
+      const send: Send = (chunk) => {
+        if (closed) return false;
+        if (backlog > maxQueue) {
+          close(); // the client fell too far behind: it reconnects and resumes from its last id
+          return false;
         }
-        if (closed) unsubscribe();
-      },
-      cancel() {
+        const written = controller.write(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
+        if (written === 0) {
+          close(); // the client is gone
+          return false;
+        }
+        if (typeof written !== "number") {
+          backlog++;
+          written.then(
+            () => backlog--,
+            () => close(),
+          );
+        }
+        return true;
+      };
+      registry.add(close);
+      signal.addEventListener("abort", close);
+      send(`retry: ${retryMs}\n: connected\n\n`);
+      try {
+        unsubscribe = start(send);
+      } catch (error) {
         close();
-      },
+        throw error;
+      }
+      if (closed) unsubscribe();
+      await done;
+      controller.close();
     },
-    { highWaterMark: 1 },
-  );
+    cancel() {
+      close();
+    },
+  } as unknown as UnderlyingDefaultSource<Uint8Array>);
   return new Response(body, { headers: { ...HEADERS, ...headers } });
 }

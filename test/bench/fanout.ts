@@ -20,7 +20,8 @@ export async function fanoutBenchmark(binary: string[]): Promise<(string | numbe
     Bun.gc?.(true);
     rows.push(["idle (no subscribers)", "-", "", "", "", (rssOf(server.pid) / 1048576).toFixed(0), "< 80 MB"]);
     for (const count of [1000, 10000]) {
-      const client = spawn([BUN, join(ROOT, "test/bench/subscribers.ts"), server.url, token, String(count)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+      // Bun's fetch allows 256 requests at once unless told otherwise.
+      const client = spawn([BUN, join(ROOT, "test/bench/subscribers.ts"), server.url, token, String(count)], { stdin: "pipe", stdout: "pipe", stderr: "inherit", env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "65000" } });
       const reader = client.stdout.getReader();
       const decoder = new TextDecoder();
       let out = "";

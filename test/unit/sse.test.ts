@@ -1,6 +1,8 @@
-// The SSE helper: framing, keep-alives, and dropping a client that stops reading.
+// The SSE helper: framing, keep-alives, closing; and, over a real socket, dropping a client that
+// stops reading.
 import { describe, expect, test } from "bun:test";
 import { frame, sseResponse, StreamRegistry } from "../../src/http/sse.ts";
+import { startTestServer } from "../helpers.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
@@ -24,39 +26,48 @@ describe("sse", () => {
     expect(registry.size).toBe(0);
   });
 
-  test("a client that does not read is dropped once its queue is full, and unsubscribed", async () => {
-    const registry = new StreamRegistry();
-    let unsubscribed = false;
-    let send: ((chunk: string) => boolean) | null = null;
-    sseResponse({
-      registry,
-      signal: new AbortController().signal,
-      maxQueue: 10,
-      start: (s) => {
-        send = s;
-        return () => {
-          unsubscribed = true;
-        };
-      },
-    });
-    const results = Array.from({ length: 20 }, (_, i) => send!(`data: ${i}\n\n`));
-    expect(results.filter(Boolean).length).toBeLessThan(20);
-    expect(results.at(-1)).toBe(false);
-    expect(unsubscribed).toBe(true);
-    expect(registry.size).toBe(0);
-  });
-
   test("closeAll ends every stream (what shutdown relies on)", async () => {
     const registry = new StreamRegistry();
-    const responses = [1, 2, 3].map(() => sseResponse({ registry, signal: new AbortController().signal, start: () => () => {} }));
+    const readers = [1, 2, 3].map(() => sseResponse({ registry, signal: new AbortController().signal, start: () => () => {} }).body!.getReader());
+    for (const r of readers) await r.read(); // the stream starts when it is read, as a server's response is
     expect(registry.size).toBe(3);
     registry.closeAll();
     expect(registry.size).toBe(0);
-    for (const r of responses) {
-      const reader = r.body!.getReader();
+    for (const r of readers) {
       let done = false;
-      while (!done) done = (await reader.read()).done;
+      while (!done) done = (await r.read()).done;
       expect(done).toBe(true);
     }
   });
+
+  test("a client that stops reading is dropped once its backlog is full, and unsubscribed", async () => {
+    const server = await startTestServer();
+    try {
+      const port = Number(new URL(server.url).port);
+      let received = 0;
+      const socket = await Bun.connect({
+        hostname: "127.0.0.1",
+        port,
+        socket: {
+          data(s) {
+            received++;
+            if (received === 1) s.pause(); // read the headers, then stop reading
+          },
+        },
+      });
+      socket.write(`GET /v1/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nAccept: text/event-stream\r\n\r\n`);
+      const before = server.deps.hub.size;
+      for (let i = 0; i < 100 && server.deps.hub.size === before; i++) await Bun.sleep(20);
+      expect(server.deps.hub.size).toBe(before + 1);
+      const description = "x".repeat(8000);
+      for (let i = 0; i < 4000 && server.deps.hub.size > before; i++) {
+        await server.deps.ingest.logEvent({ kind: "full", tokenId: null }, { project: "default", channel: "flood", event: `e${i}`, description });
+      }
+      expect(server.deps.hub.size).toBe(before);
+      expect(server.deps.streams.size).toBe(0);
+      socket.end();
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
