@@ -2,8 +2,11 @@
 // transaction; each caller's promise settles only after that transaction committed, so an
 // acknowledged write is on disk, and one fsync is shared by the whole batch.
 //
-// Each write runs inside its own SAVEPOINT: a write that throws (an unknown project, a metric that
-// cannot be incremented) is undone alone and rejects alone; the rest of the batch still commits.
+// A write that throws (an unknown project, a metric that cannot be incremented) is undone alone and
+// rejects alone; the rest of the batch still commits. Batches first run without savepoints (they
+// cost more than a small write); only when a write throws is the batch rolled back and run again
+// with one SAVEPOINT per write. Writes are synchronous functions of the database, so running one
+// again after a rollback does the same thing.
 import type { Database } from "bun:sqlite";
 import { AppError, StorageUnavailable } from "../http/errors.ts";
 
@@ -21,6 +24,7 @@ export class Writer {
     this.stmt = {
       begin: sqlite.prepare("BEGIN IMMEDIATE"),
       commit: sqlite.prepare("COMMIT"),
+      rollback: sqlite.prepare("ROLLBACK"),
       savepoint: sqlite.prepare("SAVEPOINT w"),
       release: sqlite.prepare("RELEASE w"),
       rollbackTo: sqlite.prepare("ROLLBACK TO w"),
@@ -58,10 +62,14 @@ export class Writer {
   }
 
   private commit(batch: Pending[]): Outcome[] {
-    const outcomes: Outcome[] = [];
     try {
       this.stmt.begin.run();
-      for (const pending of batch) outcomes.push(this.runOne(pending));
+      let outcomes = this.runAll(batch);
+      if (!outcomes) {
+        this.stmt.rollback.run();
+        this.stmt.begin.run();
+        outcomes = batch.map((pending) => this.runOne(pending));
+      }
       this.stmt.commit.run();
       return outcomes;
     } catch (error) {
@@ -75,6 +83,20 @@ export class Writer {
       const failure = toStorageError(error);
       return batch.map(() => ({ ok: false, error: failure }));
     }
+  }
+
+  /** The fast path: every write in one go; null as soon as one throws (the caller rolls back). */
+  private runAll(batch: Pending[]): Outcome[] | null {
+    const outcomes: Outcome[] = [];
+    for (const pending of batch) {
+      try {
+        outcomes.push({ ok: true, value: pending.run() });
+      } catch (error) {
+        if (!(error instanceof AppError) && isStorageFailure(error)) throw error; // the whole batch fails
+        return null;
+      }
+    }
+    return outcomes;
   }
 
   private runOne(pending: Pending): Outcome {
