@@ -5,5 +5,6 @@
 import { $ } from "bun";
 
 const outfile = process.argv[2] ?? "dist/signalboard";
-await $`bun build --compile --minify-whitespace --minify-syntax --no-compile-autoload-dotenv --no-compile-autoload-bunfig src/main.ts --outfile ${outfile}`;
+// --bytecode: the code is parsed at build time, not at every start (half the start-up time).
+await $`bun build --compile --bytecode --minify-whitespace --minify-syntax --no-compile-autoload-dotenv --no-compile-autoload-bunfig src/main.ts --outfile ${outfile}`;
 console.log(`built ${outfile}`);

@@ -71,4 +71,6 @@ function print(text: string): number {
   return 0;
 }
 
-process.exitCode = await main(process.argv.slice(2));
+void main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

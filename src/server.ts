@@ -12,10 +12,17 @@ export type Running = { url: string; port: number; deps: Deps; stop: () => Promi
 const INDEX_BATCH = 2000;
 
 export async function startServer(config: Config): Promise<Running> {
+  const phase = (name: string) => log.debug("start-up", { phase: name, ms: Math.round(performance.now()) });
+  phase("modules loaded");
   const store = openStore(databasePath(config.dataDir), config.sqliteSync);
+  phase("database open and migrated");
   const deps = createDeps(config, store);
+  phase("services ready");
   await deps.projects.ensure(config.defaultProject);
-  const app = createApp(deps, await Assets.load());
+  const assets = await Assets.load();
+  phase("assets loaded");
+  const app = createApp(deps, assets);
+  phase("routes composed");
   app.listen({
     port: config.port,
     hostname: config.host,
@@ -29,7 +36,7 @@ export async function startServer(config: Config): Promise<Running> {
   const jobs = startJobs(deps);
   deps.notifier.start(deps.hub);
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
-  log.info("listening", { url, dataDir: config.dataDir, baseUrl: config.baseUrl, sqliteSync: config.sqliteSync });
+  log.info("listening", { url, dataDir: config.dataDir, baseUrl: config.baseUrl, sqliteSync: config.sqliteSync, startedInMs: Math.round(performance.now()) });
   const code = deps.accounts.setupCode();
   if (code) {
     const link = `${config.baseUrl}/setup?code=${code}`;

@@ -56,6 +56,24 @@ export type SseOptions = {
   headers?: Record<string, string>;
 };
 
+// Frames sent to a stream within one tick are written together, once, at the end of it: a burst of
+// events (a group commit publishes a whole batch at once) costs each stream one socket write, not
+// one per event. With a thousand dashboards open, that is the difference that matters.
+const dirty = new Set<() => void>();
+let flushScheduled = false;
+
+function flushLater(flush: () => void): void {
+  dirty.add(flush);
+  if (flushScheduled) return;
+  flushScheduled = true;
+  setImmediate(() => {
+    flushScheduled = false;
+    const all = [...dirty];
+    dirty.clear();
+    for (const f of all) f();
+  });
+}
+
 export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
   let close = () => {};
   // A "direct" stream writes straight to the socket's buffer, which Bun sends at the end of the
@@ -76,19 +94,19 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
         clearInterval(timer);
         unsubscribe?.();
         registry.delete(close);
+        dirty.delete(flush);
         signal.removeEventListener("abort", close);
         finished();
       };
-      const send: Send = (chunk) => {
-        if (closed) return false;
-        if (backlog > maxQueue) {
-          close(); // the client fell too far behind: it reconnects and resumes from its last id
-          return false;
-        }
-        const written = controller.write(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
+      let pending: Uint8Array[] = [];
+      const flush = () => {
+        if (closed || !pending.length) return;
+        const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+        pending = [];
+        const written = controller.write(chunk);
         if (written === 0) {
           close(); // the client is gone
-          return false;
+          return;
         }
         if (typeof written !== "number") {
           backlog++;
@@ -97,6 +115,15 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
             () => close(),
           );
         }
+      };
+      const send: Send = (chunk) => {
+        if (closed) return false;
+        if (backlog > maxQueue) {
+          close(); // the client fell too far behind: it reconnects and resumes from its last id
+          return false;
+        }
+        pending.push(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
+        flushLater(flush);
         return true;
       };
       registry.add(close);

@@ -1,48 +1,93 @@
 // Live fan-out: one event delivered to 1,000 and to 10,000 SSE subscribers (p50/p99 from the
-// POST to each subscriber's receipt), and the server's resident memory idle and with them.
-import { spawn } from "bun";
+// POST to each subscriber's receipt, measured by a separate client process), the server's resident
+// memory idle and with them, and ingest throughput while 1,000 dashboards watch.
+import { type Subprocess, spawn } from "bun";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, ROOT, startProcess, tempDir } from "./lib.ts";
+import { EVENT } from "./ingest.ts";
+import { BUN, median, postScript, ROOT, startProcess, tempDir, wrk } from "./lib.ts";
+import { BENCH_OWNER } from "./seed.ts";
 
 export function rssOf(pid: number): number {
-  const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 }
 
-export async function fanoutBenchmark(binary: string[]): Promise<(string | number)[][]> {
-  const dataDir = tempDir();
-  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", dataDir]).stdout.toString().trim().split("\n").at(-1)!;
-  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], { SIGNALBOARD_RATE_LIMIT_FULL: "0", SIGNALBOARD_LOG_LEVEL: "info" });
-  const rows: (string | number)[][] = [["live fan-out", "delivered", "p50 ms", "p99 ms", "max ms", "server RSS MB", "target"]];
-  try {
-    await fetch(`${server.url}/healthz`);
-    await Bun.sleep(1000);
-    Bun.gc?.(true);
-    rows.push(["idle (no subscribers)", "-", "", "", "", (rssOf(server.pid) / 1048576).toFixed(0), "< 80 MB"]);
-    for (const count of [1000, 10000]) {
-      // Bun's fetch allows 256 requests at once unless told otherwise.
-      const client = spawn([BUN, join(ROOT, "test/bench/subscribers.ts"), server.url, token, String(count)], { stdin: "pipe", stdout: "pipe", stderr: "inherit", env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "65000" } });
-      const reader = client.stdout.getReader();
-      const decoder = new TextDecoder();
-      let out = "";
-      while (!out.includes("connected")) out += decoder.decode((await reader.read()).value);
-      await Bun.sleep(500);
-      const rss = rssOf(server.pid);
-      client.stdin.write("go\n");
-      client.stdin.flush();
-      while (!out.includes("p99")) {
+/** Starts the subscriber process and waits until all its streams are open. */
+async function subscribers(url: string, path: string, header: string, count: number, mode: "measure" | "hold") {
+  // Bun's fetch allows 256 requests at once unless told otherwise.
+  const proc = spawn([BUN, join(ROOT, "test/bench/subscribers.ts"), url, path, header, String(count), mode], { stdin: "pipe", stdout: "pipe", stderr: "inherit", env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "65000" } });
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let out = "";
+  while (!out.includes("connected")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the subscriber process exited");
+    out += decoder.decode(value);
+  }
+  return {
+    proc,
+    /** Tells it to go on; returns the last line it prints. */
+    async go(): Promise<string> {
+      proc.stdin.write("go\n");
+      proc.stdin.flush();
+      while (!/\n\{.*\}\s*$/s.test(out)) {
         const { value, done } = await reader.read();
         if (done) break;
         out += decoder.decode(value);
       }
-      const result = JSON.parse(out.trim().split("\n").at(-1)!) as { delivered: number; p50: number; p99: number; max: number };
-      rows.push([`one event to ${count.toLocaleString("en-US")} subscribers`, `${result.delivered}/${count}`, result.p50.toFixed(1), result.p99.toFixed(1), result.max.toFixed(1), (rss / 1048576).toFixed(0), count === 10000 ? "p99 < 150 ms; RSS < 200 MB" : ""]);
-      client.kill();
-      await client.exited;
+      return out.trim().split("\n").at(-1)!;
+    },
+    async stop(): Promise<void> {
+      (proc as Subprocess).kill();
+      await proc.exited;
+    },
+  };
+}
+
+async function cookieFor(url: string): Promise<string> {
+  const page = await fetch(`${url}/login`);
+  const formCookie = page.headers.getSetCookie()[0]!.split(";")[0]!;
+  const form = /name="_form" value="([^"]+)"/.exec(await page.text())![1]!;
+  const res = await fetch(`${url}/login`, { method: "POST", redirect: "manual", headers: { Cookie: formCookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _form: form, ...BENCH_OWNER, next: "/" }) });
+  return res.headers.getSetCookie().find((c) => c.startsWith("sb_session="))!.split(";")[0]!;
+}
+
+export async function fanoutBenchmark(binary: string[], opts: { rounds: number; seconds: number }): Promise<(string | number)[][]> {
+  const dataDir = tempDir();
+  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", dataDir]).stdout.toString().trim().split("\n").at(-1)!;
+  Bun.spawnSync([...binary, "user", "create", BENCH_OWNER.username, "--password-stdin", "--data-dir", dataDir], { stdin: new TextEncoder().encode(BENCH_OWNER.password) });
+  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], { SIGNALBOARD_RATE_LIMIT_FULL: "0", SIGNALBOARD_LOG_LEVEL: "info" });
+  const bare = await startProcess([BUN, join(ROOT, "test/bench/bare.ts")], { BENCH_TOKEN: token });
+  const rows: (string | number)[][] = [["live", "delivered", "p50 ms", "p99 ms", "max ms", "server RSS MB", "target"]];
+  try {
+    await fetch(`${server.url}/healthz`);
+    await Bun.sleep(1000);
+    rows.push(["idle, no subscribers", "", "", "", "", (rssOf(server.pid) / 1048576).toFixed(0), "< 80 MB"]);
+    for (const count of [1000, 10000]) {
+      const subs = await subscribers(server.url, "/v1/stream?project=default&channel=fanout", `Authorization: Bearer ${token}`, count, "measure");
+      await Bun.sleep(500);
+      const rss = rssOf(server.pid);
+      const result = JSON.parse(await subs.go()) as { delivered: number; p50: number; p99: number; max: number };
+      rows.push([`one event to ${count.toLocaleString("en-US")} SSE subscribers`, `${result.delivered}/${count}`, result.p50.toFixed(1), result.p99.toFixed(1), result.max.toFixed(1), (rss / 1048576).toFixed(0), count === 10000 ? "p99 < 150 ms, RSS < 200 MB" : ""]);
+      await subs.stop();
       await Bun.sleep(1000);
     }
+
+    // Ingest while 1,000 dashboards watch the project's live feed (every event goes to each).
+    const cookie = await cookieFor(server.url);
+    const dashboards = await subscribers(server.url, "/p/default/live?metrics=1", `Cookie: ${cookie}`, 1000, "hold");
+    const script = postScript("log-watched", EVENT, { "Content-Type": "application/json", Authorization: `Bearer ${token}` });
+    const base: number[] = [];
+    const ours: number[] = [];
+    for (let round = 0; round < opts.rounds; round++) {
+      base.push(wrk(`${bare.url}/`, { connections: 64, seconds: opts.seconds, script }).rps);
+      ours.push(wrk(`${server.url}/v1/log`, { connections: 64, seconds: opts.seconds, script }).rps);
+    }
+    rows.push([`POST /v1/log, 64 connections, 1,000 dashboards watching: ${Math.round(median(ours))} req/s (bare: ${Math.round(median(base))}, ratio ${(median(ours) / median(base)).toFixed(2)})`, "", "", "", "", (rssOf(server.pid) / 1048576).toFixed(0), ""]);
+    await dashboards.stop();
   } finally {
     await server.stop();
+    await bare.stop();
   }
   return rows;
 }

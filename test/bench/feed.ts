@@ -1,8 +1,7 @@
 // Reading at scale: one million stored events (85% in one channel), then the first page of that
 // channel's feed (dashboard HTML and API), tag searches, a full-text search and the activity
 // chart, each timed over sequential requests on loopback.
-import { join } from "node:path";
-import { BUN, median, ROOT, startProcess, tempDir } from "./lib.ts";
+import { median, startProcess, tempDir } from "./lib.ts";
 import { BENCH_OWNER, seed } from "./seed.ts";
 
 export type FeedResult = { rows: (string | number)[][]; seedSeconds: number };
@@ -29,12 +28,12 @@ async function signIn(url: string): Promise<string> {
   return res.headers.getSetCookie().find((c) => c.startsWith("sb_session="))!.split(";")[0]!;
 }
 
-export async function feedBenchmark(events: number, samples = 30): Promise<FeedResult> {
+export async function feedBenchmark(events: number, samples: number, binary: string[]): Promise<FeedResult> {
   const dataDir = tempDir();
   console.error(`seeding ${events.toLocaleString("en-US")} events...`);
   const { seconds } = await seed(dataDir, events);
-  const token = Bun.spawnSync([BUN, join(ROOT, "src/main.ts"), "token", "create", "--name", "bench", "--data-dir", dataDir]).stdout.toString().trim().split("\n").at(-1)!;
-  const server = await startProcess([BUN, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], { SIGNALBOARD_RATE_LIMIT_FULL: "0", SIGNALBOARD_LOG_LEVEL: "info" });
+  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", dataDir]).stdout.toString().trim().split("\n").at(-1)!;
+  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], { SIGNALBOARD_RATE_LIMIT_FULL: "0", SIGNALBOARD_LOG_LEVEL: "info" });
   try {
     const cookie = await signIn(server.url);
     const page = (path: string) => () => fetch(server.url + path, { headers: { Cookie: cookie } });

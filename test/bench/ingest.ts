@@ -1,40 +1,71 @@
-// Ingest throughput: Signalboard's POST /v1/log against a bare Bun.serve that parses the same
-// JSON, in alternating rounds so machine noise hits both alike.
+// Ingest throughput and latency: Signalboard against a bare Bun.serve that parses the same JSON,
+// measured in alternating rounds (so machine noise hits both alike) with wrk on loopback.
 import { join } from "node:path";
-import { BUN, median, postScript, ROOT, startProcess, tempDir, wrk } from "./lib.ts";
+import { BUN, median, postScript, type Proc, ROOT, startProcess, tempDir, wrk, type WrkResult } from "./lib.ts";
 
 export const EVENT = { project: "default", channel: "deploys", event: "Deployed v1.4.2", description: "All checks green on build 4211", icon: "🚀", tags: { env: "prod", build: 4211 } };
 
-export async function ingestBenchmark(opts: { rounds: number; seconds: number; connections: number }): Promise<(string | number)[][]> {
+export type IngestOptions = { rounds: number; seconds: number; binary: string[] };
+export type IngestResult = { rows: (string | number)[][]; curve: { connections: number; bare: number; full: number }[] };
+
+async function server(binary: string[], dataDir: string, sync: "full" | "normal"): Promise<Proc> {
+  return startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir, "--sqlite-sync", sync], { SIGNALBOARD_RATE_LIMIT_FULL: "0", SIGNALBOARD_LOG_LEVEL: "info" });
+}
+
+/** Alternating rounds of the baseline and `target`; medians of each. */
+function versus(bareUrl: string, targetUrl: string, opts: { connections: number; seconds: number; rounds: number; script: string; bareScript?: string }) {
+  const base: number[] = [];
+  const ours: WrkResult[] = [];
+  for (let round = 0; round < opts.rounds; round++) {
+    base.push(wrk(bareUrl, { connections: opts.connections, seconds: opts.seconds, script: opts.bareScript ?? opts.script }).rps);
+    const r = wrk(targetUrl, { connections: opts.connections, seconds: opts.seconds, script: opts.script });
+    if (r.errors) throw new Error(`${r.errors} requests failed during the benchmark of ${targetUrl}`);
+    ours.push(r);
+  }
+  const rps = median(ours.map((r) => r.rps));
+  const bare = median(base);
+  return { rps, bare, ratio: rps / bare, p50: median(ours.map((r) => r.p50)), p99: median(ours.map((r) => r.p99)) };
+}
+
+export async function ingestBenchmark({ rounds, seconds, binary }: IngestOptions): Promise<IngestResult> {
   const dataDir = tempDir();
-  const created = Bun.spawnSync([BUN, join(ROOT, "src/main.ts"), "token", "create", "--name", "bench", "--data-dir", dataDir]);
-  const token = created.stdout.toString().trim().split("\n").at(-1)!;
+  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", dataDir]).stdout.toString().trim().split("\n").at(-1)!;
+  const headers = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
   const bare = await startProcess([BUN, join(ROOT, "test/bench/bare.ts")], { BENCH_TOKEN: token });
-  const rows: (string | number)[][] = [["scenario", "sqlite sync", "req/s (median)", "p50 ms", "p99 ms", "ratio to bare"]];
-  const script = postScript("log", EVENT, { "Content-Type": "application/json", Authorization: `Bearer ${token}` });
+  const log = postScript("log", EVENT, headers);
+  const metric = postScript("metric", { title: "Hot counter", value: 1, increment: true }, headers);
+  const rows: (string | number)[][] = [["scenario", "sqlite sync", "connections", "req/s (median)", "p50 ms", "p99 ms", "bare req/s", "ratio to bare", "target"]];
+  const curve: IngestResult["curve"] = [];
+  const row = (name: string, sync: string, connections: number, r: ReturnType<typeof versus>, target = "") =>
+    rows.push([name, sync, connections, Math.round(r.rps), r.p50.toFixed(2), r.p99.toFixed(2), Math.round(r.bare), r.ratio.toFixed(2), target]);
   try {
     for (const sync of ["full", "normal"] as const) {
-      const server = await startProcess([BUN, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir, "--sqlite-sync", sync], {
-        SIGNALBOARD_RATE_LIMIT_FULL: "0",
-        SIGNALBOARD_LOG_LEVEL: "info",
-      });
-      wrk(`${server.url}/v1/log`, { connections: opts.connections, seconds: 2, script }); // warm up
-      wrk(`${bare.url}/`, { connections: opts.connections, seconds: 2, script });
-      const base: number[] = [];
-      const ours: { rps: number; p50: number; p99: number }[] = [];
-      for (let round = 0; round < opts.rounds; round++) {
-        base.push(wrk(`${bare.url}/`, { connections: opts.connections, seconds: opts.seconds, script }).rps);
-        const r = wrk(`${server.url}/v1/log`, { connections: opts.connections, seconds: opts.seconds, script });
-        if (r.errors) throw new Error(`${r.errors} requests failed during the benchmark`);
-        ours.push(r);
+      const s = await server(binary, dataDir, sync);
+      try {
+        wrk(`${s.url}/v1/log`, { connections: 64, seconds: 2, script: log }); // warm up both
+        wrk(`${bare.url}/`, { connections: 64, seconds: 2, script: log });
+        for (const connections of sync === "full" ? [1, 16, 64, 256] : [64]) {
+          const r = versus(`${bare.url}/`, `${s.url}/v1/log`, { connections, seconds, rounds, script: log });
+          row("POST /v1/log", sync, connections, r, connections === 64 ? (sync === "full" ? "≥ 0.70" : "≥ 0.80") : "");
+          if (sync === "full") curve.push({ connections, bare: r.bare, full: r.rps });
+          if (sync === "full" && connections === 64) {
+            // Latency at half the peak rate: each of 32 connections paced to its share of it.
+            const half = r.rps / 2;
+            const paced = postScript("log-paced", EVENT, headers, (32 * 1000) / half);
+            const lat = wrk(`${s.url}/v1/log`, { connections: 32, seconds: seconds * 2, script: paced });
+            rows.push(["POST /v1/log at half the peak rate", sync, 32, Math.round(lat.rps), lat.p50.toFixed(2), lat.p99.toFixed(2), "", "", "p99 < 10 ms"]);
+          }
+        }
+        if (sync === "full") {
+          const m = versus(`${bare.url}/`, `${s.url}/send-metric`, { connections: 64, seconds, rounds, script: metric });
+          row("POST /send-metric, increment one hot metric", sync, 64, m);
+        }
+      } finally {
+        await s.stop();
       }
-      const rps = median(ours.map((r) => r.rps));
-      rows.push([`bare Bun.serve JSON echo (same rounds)`, "-", Math.round(median(base)), "", "", "1.00"]);
-      rows.push([`POST /v1/log, ${opts.connections} connections`, sync, Math.round(rps), median(ours.map((r) => r.p50)).toFixed(2), median(ours.map((r) => r.p99)).toFixed(2), (rps / median(base)).toFixed(2)]);
-      await server.stop();
     }
   } finally {
     await bare.stop();
   }
-  return rows;
+  return { rows, curve };
 }

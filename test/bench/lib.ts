@@ -57,10 +57,11 @@ export type WrkResult = { rps: number; p50: number; p99: number; errors: number 
 
 let scriptDir: string | null = null;
 
-/** A wrk Lua script that POSTs `body` with the given headers. */
-export function postScript(name: string, body: unknown, headers: Record<string, string>): string {
+/** A wrk Lua script that POSTs `body` with the given headers (each connection waiting `delayMs` between requests, if given). */
+export function postScript(name: string, body: unknown, headers: Record<string, string>, delayMs?: number): string {
   scriptDir ??= mkdtempSync(join(tmpdir(), "signalboard-bench-"));
   const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(JSON.stringify(body))}`];
+  if (delayMs !== undefined) lines.push(`function delay() return ${Math.max(0, Math.round(delayMs))} end`);
   for (const [key, value] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(key)}] = ${JSON.stringify(value)}`);
   // Count non-2xx answers, so a benchmark can never pass on errors.
   lines.push(`errors = 0`, `response = function(status, headers, body) if status ~= 200 then errors = errors + 1 end end`);

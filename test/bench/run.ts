@@ -1,25 +1,63 @@
-// npm run bench: every benchmark, measured in one run on loopback, printed as tables.
-//   BENCH_ONLY=ingest,feed   run some sections only
-//   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune the runs (defaults: 3, 5, 1000000)
+// npm run bench: every benchmark, measured in one run on loopback against the compiled binary,
+// printed as tables and written to BENCHMARKS.md (with docs/throughput.svg).
+//   BENCH_ONLY=ingest,fanout,startup,feed   run some sections only
+//   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune (defaults 3, 5, 1000000)
+import { cpus, release } from "node:os";
+import { join } from "node:path";
+import { throughputChart } from "./chart.ts";
+import { fanoutBenchmark } from "./fanout.ts";
 import { feedBenchmark } from "./feed.ts";
 import { ingestBenchmark } from "./ingest.ts";
-import { ensureWrk, table } from "./lib.ts";
+import { BUN, ensureWrk, ROOT, table, tempDir } from "./lib.ts";
+import { startupBenchmark } from "./startup.ts";
 
-const only = new Set((process.env.BENCH_ONLY ?? "ingest,feed").split(","));
+const only = new Set((process.env.BENCH_ONLY ?? "ingest,fanout,startup,feed").split(","));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const events = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 
-console.log(`Signalboard benchmark on ${navigator.hardwareConcurrency} cores, Bun ${Bun.version}, ${new Date().toISOString()}`);
+const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${Math.round(require("node:os").totalmem() / 2 ** 30)} GiB, Linux ${release()}, Bun ${Bun.version}`;
+console.log(`Signalboard benchmark — ${machine} — ${new Date().toISOString()}`);
+ensureWrk();
 
+console.error("building the binary...");
+const binaryPath = join(tempDir(), "signalboard");
+const built = Bun.spawnSync([BUN, join(ROOT, "scripts/build.ts"), binaryPath], { cwd: ROOT });
+if (built.exitCode !== 0) throw new Error(`build failed: ${built.stderr}`);
+const binary = [binaryPath];
+
+const sections: string[] = [];
+const section = (title: string, note: string, rows: (string | number)[][]) => {
+  const text = `## ${title}\n\n${note}\n\n${table(rows)}\n`;
+  console.log(`\n${text}`);
+  sections.push(text);
+};
+
+let chart = "";
 if (only.has("ingest")) {
-  ensureWrk();
-  console.log(`\nIngest: ${rounds} alternating rounds of ${seconds} s with wrk\n`);
-  console.log(table(await ingestBenchmark({ rounds, seconds, connections: 64 })));
+  const { rows, curve } = await ingestBenchmark({ rounds, seconds, binary });
+  section("Ingest", `${rounds} alternating rounds of ${seconds} s per line (baseline, then Signalboard), medians; wrk with 2 threads on the same machine. The baseline is a bare \`Bun.serve\` that checks the Bearer header, parses the JSON body and answers JSON. Latency at half the peak rate: 32 connections, each paced to its share.`, rows);
+  chart = throughputChart(curve);
+  await Bun.write(join(ROOT, "docs/throughput.svg"), chart);
+}
+if (only.has("fanout")) section("Live delivery and memory", "Subscribers are real SSE connections held by a separate process on the same machine (its own work is part of the latency measured).", await fanoutBenchmark(binary, { rounds, seconds }));
+if (only.has("startup")) section("Start-up", "Wall time from spawning the compiled binary to its first 200 on /healthz; 7 runs.", await startupBenchmark(binaryPath));
+if (only.has("feed")) {
+  const { rows, seedSeconds } = await feedBenchmark(events, 30, binary);
+  section("Reading at scale", `${events.toLocaleString("en-US")} events seeded through the store (in ${seedSeconds.toFixed(0)} s; 85% in one channel, 4 tag keys each); 30 sequential requests per line after 3 warm-ups, on loopback.`, rows);
 }
 
-if (only.has("feed")) {
-  const { rows, seedSeconds } = await feedBenchmark(events);
-  console.log(`\nReading at scale (seeded in ${seedSeconds.toFixed(0)} s; 30 sequential requests each)\n`);
-  console.log(table(rows));
+if (only.size === 4) {
+  const doc = `# Benchmarks
+
+Measured with \`npm run bench\` on ${machine}, ${new Date().toISOString().slice(0, 10)}. Everything runs
+on this one machine: load generator, server and clients share its cores, so numbers are for
+comparison within a run; the ratios to the bare baseline are what carries over to other machines.
+
+![Throughput against concurrency](docs/throughput.svg)
+
+${sections.join("\n")}
+`;
+  await Bun.write(join(ROOT, "BENCHMARKS.md"), doc);
+  console.log("\nwrote BENCHMARKS.md and docs/throughput.svg");
 }
