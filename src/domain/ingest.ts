@@ -5,7 +5,7 @@
 // retry (even one racing the first request) gets that answer back instead of writing again.
 import { IdempotencyKeyReused, NotFound, ValidationError } from "../http/errors.ts";
 import type { Hub } from "../live/hub.ts";
-import type { EventRow, Tags } from "../store/events.ts";
+import type { EventRow, NewEvent, Tags } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import type { MetricRow, MetricValue } from "../store/metrics.ts";
 import type { ProjectRow } from "../store/projects.ts";
@@ -67,28 +67,13 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
       const written = await store.writer.submit(() => {
         let newChannel = false;
         const done = keyed(idem, now, () => {
-        const project = requireProject(input.project);
-        const channel = store.projects.ensureChannel(project.id, input.channel, now);
-        newChannel = channel.created;
-        const event = store.events.insert({
-          projectId: project.id,
-          project: project.name,
-          channelId: channel.id,
-          channel: input.channel,
-          name: input.event,
-          description: input.description ?? null,
-          icon: input.icon ?? null,
-          notify: input.notify ?? false,
-          parser: input.parser ?? "text",
-          userId: input.userId ?? null,
-          tags: input.tags && Object.keys(input.tags).length ? input.tags : null,
-          ts: historical ? Math.round(input.timestamp! * 1000) : now,
-          receivedAt: now,
-          historical,
-        });
-        // Queued with the event, in its transaction: an acknowledged event's notifications survive a crash.
-        if (event.notify && !historical) queueNotifications(store, event, baseUrl, now);
-        return event;
+          const project = requireProject(input.project);
+          const channel = store.projects.ensureChannel(project.id, input.channel, now);
+          newChannel = channel.created;
+          const event = store.events.insert(newEvent(project, channel.id, input, now));
+          // Queued with the event, in its transaction: an acknowledged event's notifications survive a crash.
+          if (event.notify && !historical) queueNotifications(store, event, baseUrl, now);
+          return event;
         });
         return { done, newChannel };
       });
@@ -139,6 +124,27 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
         }),
       );
     },
+  };
+}
+
+/** The row for an event sent as `input`, received `now`: at its own timestamp if it has one. */
+export function newEvent(project: ProjectRow, channelId: number, input: LogInput, now: number): NewEvent {
+  const historical = input.timestamp !== undefined;
+  return {
+    projectId: project.id,
+    project: project.name,
+    channelId,
+    channel: input.channel,
+    name: input.event,
+    description: input.description ?? null,
+    icon: input.icon ?? null,
+    notify: input.notify ?? false,
+    parser: input.parser ?? "text",
+    userId: input.userId ?? null,
+    tags: input.tags && Object.keys(input.tags).length ? input.tags : null,
+    ts: historical ? Math.round(input.timestamp! * 1000) : now,
+    receivedAt: now,
+    historical,
   };
 }
 

@@ -3,7 +3,7 @@
 import { NotFound } from "../http/errors.ts";
 import type { Store } from "../store/index.ts";
 import { eventJson } from "./event-json.ts";
-import type { LogInput } from "./ingest.ts";
+import { type LogInput, newEvent } from "./ingest.ts";
 
 const PAGE = 1000;
 
@@ -36,22 +36,7 @@ export async function importEvents(store: Store, events: (LogInput & { timestamp
           createdProjects.push(e.project);
         }
         const channel = store.projects.ensureChannel(project.id, e.channel, now);
-        store.events.insert({
-          projectId: project.id,
-          project: project.name,
-          channelId: channel.id,
-          channel: e.channel,
-          name: e.event,
-          description: e.description ?? null,
-          icon: e.icon ?? null,
-          notify: e.notify ?? false,
-          parser: e.parser ?? "text",
-          userId: e.userId ?? null,
-          tags: e.tags && Object.keys(e.tags).length ? e.tags : null,
-          ts: Math.round(e.timestamp * 1000),
-          receivedAt: now,
-          historical: true,
-        });
+        store.events.insert(newEvent(project, channel.id, e, now)); // a timestamp: historical, never notified
       }
     });
   }

@@ -8,7 +8,7 @@ import { field } from "./form.ts";
 import { html } from "./html.ts";
 import type { Kit } from "./kit.ts";
 import { confirmDialog } from "./views/dialogs.ts";
-import { integrationForm, integrationsPage, notificationsPage } from "./views/notifications.ts";
+import { integrationForm, integrationList, integrationsPage, notificationsPage } from "./views/notifications.ts";
 
 const idOf = (text: string): number => {
   if (!/^\d{1,12}$/.test(text)) throw new NotFound("No such item.");
@@ -92,6 +92,11 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
       if (!project) throw new NotFound("Create a project first.");
       return kit.page(session, integrationsPage({ projects, project, integrations: integrations.list(project.name) }), { title: "Integrations", nav });
     })
+    .get("/settings/integrations/list", ({ request }) => {
+      web.requireSession(request);
+      const project = kit.project(new URL(request.url).searchParams.get("project") ?? "");
+      return kit.fragment(integrationList(project, integrations.list(project.name)));
+    })
     .post("/settings/integrations", async ({ request, body }) => {
       const session = web.requireSession(request);
       web.verifyCsrf(request, session, field(body, "_csrf"));
@@ -99,9 +104,9 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
       const values = { kind: field(body, "kind"), name: field(body, "name"), url: field(body, "url").trim(), topic: field(body, "topic").trim() };
       try {
         const created = await integrations.create(project.name, { ...values, token: field(body, "token") || undefined });
-        // The list above must show the new one: reload, unless a secret is on screen to copy first.
-        if (!created.secret) return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project.name)}`);
-        return kit.fragment(integrationForm({ project: project.name, secret: { name: created.integration.name, value: created.secret } }), 200, { "HX-Trigger-After-Settle": "integration-added" });
+        // The list above reloads itself on this trigger; the form shows a webhook's secret once.
+        const secret = created.secret ? { name: created.integration.name, value: created.secret } : undefined;
+        return kit.fragment(integrationForm({ project: project.name, secret }), 200, { "HX-Trigger-After-Settle": "integration-added" });
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         return kit.fragment(integrationForm({ project: project.name, values, error: error.message }), 422);

@@ -49,6 +49,27 @@ describe("authentication", () => {
     }
   }
 
+  const bodies: Record<string, unknown> = {
+    "/v1/log": { project: "other", channel: "x", event: "e" },
+    "/log-event": { project: "other", channel: "x", title: "e" },
+    "/send-metric": { project: "other", title: "m", value: 1 },
+    "/v1/insight": { project: "other", title: "m", value: 1 },
+    "/v1/identify": { project: "other", user_id: "u" },
+    "/v1/group": { project: "other", group_id: "g" },
+  };
+  for (const [method, path] of routes) {
+    const body = method === "PATCH" ? { project: "other", title: "m", value: { $inc: 1 } } : bodies[path];
+    test(`${method} ${path}: a revoked token is 401, a public token elsewhere is 403`, async () => {
+      const { token, info } = server.deps.tokens.create({ name: `revoked-${method}-${path}` });
+      server.deps.tokens.revoke(String(info.id));
+      const revoked = await call(server, { method, path, token, body: method === "GET" ? undefined : body });
+      expect(revoked.status).toBe(401);
+      const outside = await call(server, { method, path, token: publicToken, body: method === "GET" ? undefined : body });
+      expect(outside.status).toBe(403);
+      expect(outside.json.error).toBe("forbidden");
+    });
+  }
+
   test("a revoked token is refused at once, by the same running server", async () => {
     const { token, info } = server.deps.tokens.create({ name: "short-lived" });
     expect((await post(server, "/v1/log", logTo("default", "x"), token)).status).toBe(200);

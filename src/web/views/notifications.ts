@@ -75,14 +75,19 @@ ${settingsNav("/settings/integrations")}
   <label>Project <select name="project" x-on:change="submit">${opts.projects.map((p) => html`<option value="${p.name}"${p.id === opts.project.id ? " selected" : ""}>${p.name}</option>`)}</select></label>
   <noscript><button type="submit" class="small">Show</button></noscript>
 </form>
-<section class="card" aria-labelledby="integrations-title">
-  <h2 id="integrations-title">Integrations of ${opts.project.name}</h2>
-  <p class="muted small">Each gets every notify event of the project, with the same queue, retries and records as push.</p>
-  ${opts.integrations.length ? html`<ul class="devices plain">${opts.integrations.map((i) => integrationItem(opts.project, i))}</ul>` : html`<p class="empty">No integrations yet.</p>`}
-</section>
+${integrationList(opts.project, opts.integrations)}
 <section class="card" aria-labelledby="new-integration">
   <h2 id="new-integration">Add an integration</h2>
   ${opts.form ?? integrationForm({ project: opts.project.name })}
+</section>`;
+}
+
+/** The list reloads itself when one is added (the form stays, showing the new secret once). */
+export function integrationList(project: ProjectRow, integrations: IntegrationView[]): Html {
+  return html`<section class="card" aria-labelledby="integrations-title" id="integration-list" hx-get="/settings/integrations/list?project=${seg(project.name)}" hx-trigger="integration-added from:body" hx-swap="outerHTML">
+  <h2 id="integrations-title">Integrations of ${project.name}</h2>
+  <p class="muted small">Each gets every notify event of the project, with the same queue, retries and records as push.</p>
+  ${integrations.length ? html`<ul class="devices plain">${integrations.map((i) => integrationItem(project, i))}</ul>` : html`<p class="empty">No integrations yet.</p>`}
 </section>`;
 }
 
