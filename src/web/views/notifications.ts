@@ -84,7 +84,7 @@ ${integrationList(opts.project, opts.integrations)}
 
 /** The list reloads itself when one is added (the form stays, showing the new secret once). */
 export function integrationList(project: ProjectRow, integrations: IntegrationView[]): Html {
-  return html`<section class="card" aria-labelledby="integrations-title" id="integration-list" hx-get="/settings/integrations/list?project=${seg(project.name)}" hx-trigger="integration-added from:body" hx-swap="outerHTML">
+  return html`<section class="card" aria-labelledby="integrations-title" id="integration-list" hx-get="/settings/integrations/list?project=${seg(project.name)}" hx-trigger="integration-added from:body" hx-swap="outerHTML" hx-disinherit="*">
   <h2 id="integrations-title">Integrations of ${project.name}</h2>
   <p class="muted small">Each gets every notify event of the project, with the same queue, retries and records as push.</p>
   ${integrations.length ? html`<ul class="devices plain">${integrations.map((i) => integrationItem(project, i))}</ul>` : html`<p class="empty">No integrations yet.</p>`}
