@@ -9,7 +9,7 @@ import { closeStore, databasePath, openStore } from "./store/index.ts";
 
 export type Running = { url: string; port: number; deps: Deps; stop: () => Promise<void> };
 
-const INDEX_BATCH = 2000;
+const INDEX_BATCH = 250;
 
 export async function startServer(config: Config): Promise<Running> {
   const phase = (name: string) => log.debug("start-up", { phase: name, ms: Math.round(performance.now()) });
@@ -92,7 +92,7 @@ function startJobs({ store, tokens, accounts, config, projects }: Deps) {
       log.warn("housekeeping failed; will retry", { error });
     }
   };
-  const timers = [setInterval(indexPending, 500), setInterval(flushTokens, 10_000), setInterval(housekeeping, 3_600_000), setTimeout(housekeeping, 30_000)];
+  const timers = [setInterval(indexPending, 100), setInterval(flushTokens, 10_000), setInterval(housekeeping, 3_600_000), setTimeout(housekeeping, 30_000)];
   return {
     stop: () => timers.forEach((t) => clearInterval(t)),
     finish: async () => {

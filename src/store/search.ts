@@ -1,6 +1,7 @@
 // The full-text indexer. Events reach events_fts in batches shortly after they are stored, because
 // one INSERT … SELECT over many rows costs a fraction of a per-row trigger on the ingest path.
-// Search therefore sees an event about a second after it was acknowledged.
+// Search therefore sees an event a moment (well under a second when idle) after it was acknowledged.
+// Batches are small and frequent: one large batch stalls the requests queued behind it.
 import type { Database } from "bun:sqlite";
 
 const CURSOR = "search.indexed_through";
