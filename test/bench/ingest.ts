@@ -1,5 +1,6 @@
 // Ingest throughput and latency: Signalboard against a bare Bun.serve that parses the same JSON,
 // measured in alternating rounds (so machine noise hits both alike) with wrk on loopback.
+import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { BUN, median, postScript, type Proc, ROOT, startProcess, tempDir, wrk, type WrkResult } from "./lib.ts";
 
@@ -27,6 +28,41 @@ function versus(bareUrl: string, targetUrl: string, opts: { connections: number;
   return { rps, bare, ratio: rps / bare, p50: median(ours.map((r) => r.p50)), p99: median(ours.map((r) => r.p99)) };
 }
 
+/**
+ * The storage baseline: the same event rows (event plus its two tag rows) written straight through
+ * bun:sqlite into a database with Signalboard's schema, in transactions of 64, for `seconds`.
+ */
+function bareInsert(binary: string[], sync: "full" | "normal", seconds: number): number {
+  const dataDir = tempDir();
+  Bun.spawnSync([...binary, "project", "create", "default", "--data-dir", dataDir]); // the schema, and the project
+  const db = new Database(join(dataDir, "signalboard.db"));
+  db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${sync.toUpperCase()}; PRAGMA busy_timeout = 5000`);
+  const project = db.query<{ id: number }, []>("SELECT id FROM projects WHERE name = 'default'").get()!.id;
+  db.query("INSERT INTO channels (project_id, name, created_at) VALUES (?, ?, ?)").run(project, EVENT.channel, Date.now());
+  const channel = db.query<{ id: number }, []>("SELECT id FROM channels ORDER BY id DESC LIMIT 1").get()!.id;
+  const event = db.query<{ id: number }, [number, number, string, string, string, string, number, number]>(
+    "INSERT INTO events (project_id, channel_id, event, description, icon, tags, ts, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+  );
+  const tag = db.query("INSERT INTO event_tags (project_id, key, value, ts, event_id) VALUES (?, ?, ?, ?, ?)");
+  const tags = JSON.stringify(EVENT.tags);
+  const batch = db.transaction(() => {
+    for (let i = 0; i < 64; i++) {
+      const now = Date.now();
+      const { id } = event.get(project, channel, EVENT.event, EVENT.description, EVENT.icon, tags, now, now)!;
+      for (const [key, value] of Object.entries(EVENT.tags)) tag.run(project, key, String(value), now, id);
+    }
+  });
+  let rows = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) {
+    batch();
+    rows += 64;
+  }
+  const rate = rows / ((performance.now() - start) / 1000);
+  db.close();
+  return rate;
+}
+
 export async function ingestBenchmark({ rounds, seconds, binary }: IngestOptions): Promise<IngestResult> {
   const dataDir = tempDir();
   const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", dataDir]).stdout.toString().trim().split("\n").at(-1)!;
@@ -38,6 +74,10 @@ export async function ingestBenchmark({ rounds, seconds, binary }: IngestOptions
   const curve: IngestResult["curve"] = [];
   const row = (name: string, sync: string, connections: number, r: ReturnType<typeof versus>, target = "") =>
     rows.push([name, sync, connections, Math.round(r.rps), r.p50.toFixed(2), r.p99.toFixed(2), Math.round(r.bare), r.ratio.toFixed(2), target]);
+  const storage = { full: bareInsert(binary, "full", seconds), normal: bareInsert(binary, "normal", seconds) };
+  for (const sync of ["full", "normal"] as const) {
+    rows.push(["Baseline: bare bun:sqlite insert of the same rows, 64 per transaction (rows/s)", sync, "", Math.round(storage[sync]), "", "", "", "", ""]);
+  }
   try {
     for (const sync of ["full", "normal"] as const) {
       const s = await server(binary, dataDir, sync);
@@ -47,6 +87,11 @@ export async function ingestBenchmark({ rounds, seconds, binary }: IngestOptions
         for (const connections of sync === "full" ? [1, 16, 64, 256] : [64]) {
           const r = versus(`${bare.url}/`, `${s.url}/v1/log`, { connections, seconds, rounds, script: log });
           row("POST /v1/log", sync, connections, r, connections === 64 ? (sync === "full" ? "≥ 0.70" : "≥ 0.80") : "");
+          if (connections === 64) {
+            // What one thread that does the bare server's HTTP work and then the bare insert could reach.
+            const ceiling = 1 / (1 / r.bare + 1 / storage[sync]);
+            rows.push(["Ceiling: bare HTTP + bare insert, one after the other on one thread", sync, 64, Math.round(ceiling), "", "", Math.round(r.bare), (ceiling / r.bare).toFixed(2), ""]);
+          }
           if (sync === "full") curve.push({ connections, bare: r.bare, full: r.rps });
           if (sync === "full" && connections === 64) {
             // Latency at half the peak rate: each of 32 connections waits between requests so that
