@@ -47,9 +47,10 @@ export async function startServer(config: Config): Promise<Running> {
   let stopping: Promise<void> | null = null;
   async function stop(): Promise<void> {
     stopping ??= (async () => {
+      deps.streams.closeAll(); // open streams would keep stop() pending forever; new ones are refused
       const closed = server.stop(false); // no new connections; in-flight requests finish
-      deps.streams.closeAll(); // open streams would keep stop() pending forever
       await Promise.race([closed, Bun.sleep(3000)]);
+      await server.stop(true); // whatever is still open after the grace period is cut
       jobs.stop();
       await deps.notifier.stop();
       await jobs.finish();

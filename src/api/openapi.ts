@@ -34,7 +34,7 @@ const ERROR = {
   properties: {
     success: { const: false },
     statusCode: { type: "integer" },
-    error: { type: "string", description: "A stable code: validation_error, invalid_json, unauthorized, forbidden, not_found, method_not_allowed, payload_too_large, unsupported_media_type, rate_limited, storage_unavailable, ..." },
+    error: { type: "string", description: "A stable code: validation_error, invalid_json, unauthorized, forbidden, not_found, method_not_allowed, payload_too_large, unsupported_media_type, rate_limited, storage_unavailable, shutting_down, ..." },
     message: { type: "string", description: "What is wrong and how to fix it." },
     validation: { type: "object", properties: { body: { type: "array", items: { type: "object", properties: { path: { type: "string" }, type: { type: "string" }, message: { type: "string" } } } } } },
   },

@@ -123,6 +123,12 @@ export class StorageUnavailable extends AppError {
   }
 }
 
+export class ShuttingDown extends AppError {
+  constructor() {
+    super(503, "shutting_down", "The server is shutting down. Reconnect in a few seconds.", { "Retry-After": "2" });
+  }
+}
+
 /** Not an error: a redirect thrown from a guard (a page that needs sign-in sends you to /login). */
 export class SeeOther extends AppError {
   constructor(readonly location: string) {

@@ -3,6 +3,8 @@
 // reading is dropped and reconnects with Last-Event-ID instead of growing our memory.
 // Every open stream is in a registry, so shutdown can close them (server.stop() waits for them).
 
+import { ShuttingDown } from "./errors.ts";
+
 export type SseMessage = { id?: number | string; event?: string; data: string };
 export type Send = (chunk: Uint8Array | string) => boolean;
 
@@ -26,6 +28,8 @@ export function frame(message: SseMessage): Uint8Array {
 export class StreamRegistry {
   private readonly open = new Set<() => void>();
   opened = 0;
+  /** Set by closeAll: a stream asked for on a connection that was already open is refused. */
+  closing = false;
 
   add(close: () => void): void {
     this.open.add(close);
@@ -37,6 +41,7 @@ export class StreamRegistry {
   }
 
   closeAll(): void {
+    this.closing = true;
     for (const close of [...this.open]) close();
   }
 
@@ -75,6 +80,7 @@ function flushLater(flush: () => void): void {
 }
 
 export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
+  if (registry.closing) throw new ShuttingDown();
   let close = () => {};
   // A "direct" stream writes straight to the socket's buffer, which Bun sends at the end of the
   // tick: no per-chunk queue and promise. One event to 10,000 streams costs 27 ms of JavaScript

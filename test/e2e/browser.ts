@@ -2,7 +2,7 @@
 // Without it these tests are skipped, unless SIGNALBOARD_REQUIRE_BROWSER=1 (as in CI), where a
 // missing browser fails the run. A failing test leaves a screenshot in test-results/.
 import { describe } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers.ts";
@@ -44,7 +44,7 @@ export async function signIn(page: Page, server: TestServer, user = OWNER): Prom
 
 /**
  * Runs `fn` with a fresh page (its own cookies). Collects page errors and CSP violations: a test
- * fails if the page threw or the policy blocked something. Saves a screenshot when it fails.
+ * fails if the page threw or the policy blocked something. Saves a screenshot and the error when it fails.
  */
 export async function withPage(browser: Browser, name: string, fn: (page: Page, context: BrowserContext) => Promise<void>, options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {}): Promise<void> {
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, colorScheme: options.colorScheme ?? "light" });
@@ -59,7 +59,9 @@ export async function withPage(browser: Browser, name: string, fn: (page: Page, 
     if (problems.length) throw new Error(problems.join("\n"));
   } catch (error) {
     mkdirSync(RESULTS, { recursive: true });
-    await page.screenshot({ path: join(RESULTS, `${name.replace(/[^a-z0-9-]+/gi, "-")}.png`), fullPage: true }).catch(() => {});
+    const file = join(RESULTS, name.replace(/[^a-z0-9-]+/gi, "-"));
+    await page.screenshot({ path: `${file}.png`, fullPage: true }).catch(() => {});
+    writeFileSync(`${file}.txt`, `${page.url()}\n\n${error instanceof Error ? error.stack : String(error)}\n`);
     throw error;
   } finally {
     await context.close();

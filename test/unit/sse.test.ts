@@ -40,6 +40,18 @@ describe("sse", () => {
     }
   });
 
+  test("once closeAll ran, a new stream is refused with 503 shutting_down (a connection kept alive during shutdown)", () => {
+    const registry = new StreamRegistry();
+    registry.closeAll();
+    let refused: unknown;
+    try {
+      sseResponse({ registry, signal: new AbortController().signal, start: () => () => {} });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toMatchObject({ status: 503, code: "shutting_down", headers: { "Retry-After": "2" } });
+  });
+
   test("a client that stops reading is dropped once its backlog is full, and unsubscribed", async () => {
     const server = await startTestServer();
     try {
