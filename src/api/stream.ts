@@ -6,9 +6,8 @@ import type { Deps } from "../app.ts";
 import { assertCanRead } from "../domain/access.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
-import type { Published } from "../live/hub.ts";
 import type { EventRow } from "../store/events.ts";
-import { frame, sseResponse } from "../http/sse.ts";
+import { frame, sseResponse, type View } from "../http/sse.ts";
 import { apiEvent } from "./views.ts";
 
 const BACKLOG_PAGE = 500;
@@ -34,10 +33,18 @@ export function streamApi({ guard, hub, store, projects, streams }: Deps) {
     server?.timeout(request, 0);
 
     const matches = (e: EventRow) => (scope.projectId === undefined || e.projectId === scope.projectId) && (scope.channel === undefined || e.channel === scope.channel);
+    // Streams of the same project and channel share their frames (see http/sse.ts).
+    const view: View = {
+      key: `api ${scope.projectId ?? "*"} ${scope.channel ?? "*"}`,
+      route(published, emit) {
+        const { message } = published;
+        if (message.type === "event" && matches(message.event)) emit(published.render("api-json", () => encode(message.event)), message.event.id);
+      },
+    };
     return sseResponse({
       registry: streams,
       signal: request.signal,
-      start(send) {
+      start({ send, follow }) {
         let lastSent = resumeFrom ?? store.events.lastId();
         if (resumeFrom !== undefined) {
           // A client far behind gets what fits in its queue, then is dropped and resumes from there.
@@ -48,12 +55,7 @@ export function streamApi({ guard, hub, store, projects, streams }: Deps) {
             }
           }
         }
-        return hub.subscribe((published: Published) => {
-          const { message } = published;
-          if (message.type !== "event" || message.event.id <= lastSent || !matches(message.event)) return;
-          lastSent = message.event.id;
-          send(published.render("api-json", () => encode(message.event)));
-        });
+        follow(hub, view, lastSent);
       },
     });
   });

@@ -2,11 +2,31 @@
 // 15 s (proxies and Bun close idle connections), and has a bounded queue: a client that stops
 // reading is dropped and reconnects with Last-Event-ID instead of growing our memory.
 // Every open stream is in a registry, so shutdown can close them (server.stop() waits for them).
+//
+// Live frames reach streams through views: streams that show the same view (the same key: one
+// project's feed with the same filters, say) share one hub subscription, and each tick the frames
+// of that view are rendered and joined once and that one chunk is written to each of its streams.
+// A thousand dashboards on one page cost one render and a thousand socket writes per tick, not a
+// thousand times the work per event.
 
+import type { Hub, Published } from "../live/hub.ts";
 import { ShuttingDown } from "./errors.ts";
 
 export type SseMessage = { id?: number | string; event?: string; data: string };
 export type Send = (chunk: Uint8Array | string) => boolean;
+
+/** Adds a frame to what a view sends this tick; `id` is the event id it carries, if any. */
+export type Emit = (frame: Uint8Array, id?: number) => void;
+
+/** A live view: its key (equal keys show equal frames) and the frames one published message gives. */
+export type View = { key: string; route: (published: Published, emit: Emit) => void };
+
+/** What a stream's start() gets: its own sends (backlog, snapshots) and the views it follows. */
+export type Stream = {
+  send: Send;
+  /** Live frames of `view` from now on, skipping those whose event id is at most `after` (already sent). */
+  follow(hub: Hub, view: View, after?: number): () => void;
+};
 
 const encoder = new TextEncoder();
 const HEADERS = {
@@ -53,17 +73,16 @@ export class StreamRegistry {
 export type SseOptions = {
   registry: StreamRegistry;
   signal: AbortSignal;
-  /** Writes any backlog and subscribes; returns what undoes the subscription. */
-  start: (send: Send) => () => void;
+  /** Writes any backlog and follows its views (left when the stream closes); may return more to undo. */
+  start: (stream: Stream) => (() => void) | void;
   maxQueue?: number;
   keepAliveMs?: number;
   retryMs?: number;
   headers?: Record<string, string>;
 };
 
-// Frames sent to a stream within one tick are written together, once, at the end of it: a burst of
-// events (a group commit publishes a whole batch at once) costs each stream one socket write, not
-// one per event. With a thousand dashboards open, that is the difference that matters.
+// Frames sent within one tick are written together, once, at the end of it: a burst of events (a
+// group commit publishes a whole batch at once) costs each stream one socket write, not one per event.
 const dirty = new Set<() => void>();
 let flushScheduled = false;
 
@@ -79,6 +98,53 @@ function flushLater(flush: () => void): void {
   });
 }
 
+type Member = { after: number; deliver: (chunk: Uint8Array, frames: Framed[]) => void };
+type Framed = { frame: Uint8Array; id: number };
+
+/** The streams following one view: one hub subscription, one render and one chunk per tick. */
+class ViewGroup {
+  readonly members = new Set<Member>();
+  private frames: Framed[] = [];
+  private readonly unsubscribe: () => void;
+
+  constructor(hub: Hub, view: View) {
+    const emit: Emit = (frame, id = 0) => {
+      this.frames.push({ frame, id });
+      flushLater(this.flush);
+    };
+    this.unsubscribe = hub.subscribe((published) => view.route(published, emit));
+  }
+
+  readonly flush = () => {
+    const frames = this.frames;
+    this.frames = [];
+    if (!frames.length) return;
+    const chunk = frames.length === 1 ? frames[0]!.frame : Buffer.concat(frames.map((f) => f.frame));
+    for (const member of this.members) member.deliver(chunk, frames); // one that leaves meanwhile is skipped
+  };
+
+  close(): void {
+    this.unsubscribe();
+    dirty.delete(this.flush);
+  }
+}
+
+const groups = new WeakMap<Hub, Map<string, ViewGroup>>();
+
+function join(hub: Hub, view: View, member: Member): () => void {
+  let byKey = groups.get(hub);
+  if (!byKey) groups.set(hub, (byKey = new Map()));
+  let group = byKey.get(view.key);
+  if (!group) byKey.set(view.key, (group = new ViewGroup(hub, view)));
+  const joined = group;
+  joined.members.add(member);
+  return () => {
+    if (!joined.members.delete(member) || joined.members.size) return;
+    joined.close();
+    if (byKey.get(view.key) === joined) byKey.delete(view.key);
+  };
+}
+
 export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
   if (registry.closing) throw new ShuttingDown();
   let close = () => {};
@@ -90,7 +156,8 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
     async pull(controller: ReadableStreamDirectController) {
       let closed = false;
       let backlog = 0; // writes accepted while the client was not reading
-      let unsubscribe: (() => void) | null = null;
+      let unsubscribe: (() => void) | void = undefined;
+      const follows: (() => void)[] = [];
       let finished: () => void = () => {};
       const done = new Promise<void>((resolve) => (finished = resolve));
       const timer = setInterval(() => send(": keep-alive\n\n"), keepAliveMs);
@@ -98,6 +165,7 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
         if (closed) return;
         closed = true;
         clearInterval(timer);
+        for (const leave of follows) leave();
         unsubscribe?.();
         registry.delete(close);
         dirty.delete(flush);
@@ -105,8 +173,11 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
         finished();
       };
       let pending: Uint8Array[] = [];
-      const flush = () => {
-        if (closed || !pending.length) return;
+      /** Writes what this stream was sent, then `shared` (a view's chunk), in one write. */
+      const flush = (shared?: Uint8Array) => {
+        if (closed) return;
+        if (shared) pending.push(shared);
+        if (!pending.length) return;
         const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
         pending = [];
         const written = controller.write(chunk);
@@ -122,26 +193,47 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
           );
         }
       };
+      /** False, and the stream closed, when the client fell too far behind (it reconnects and resumes). */
+      const keepingUp = () => {
+        if (backlog > maxQueue) close();
+        return !closed;
+      };
       const send: Send = (chunk) => {
-        if (closed) return false;
-        if (backlog > maxQueue) {
-          close(); // the client fell too far behind: it reconnects and resumes from its last id
-          return false;
-        }
+        if (!keepingUp()) return false;
         pending.push(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
         flushLater(flush);
         return true;
+      };
+      const follow = (hub: Hub, view: View, after = 0) => {
+        const member: Member = {
+          after,
+          deliver(chunk, frames) {
+            if (!keepingUp()) return;
+            if (member.after > 0) {
+              // Right after a resume, a frame may carry an event the backlog already sent.
+              const fresh = frames.filter((f) => f.id === 0 || f.id > member.after);
+              if (frames.some((f) => f.id > member.after)) member.after = 0; // ids only grow from here
+              if (!fresh.length) return;
+              if (fresh.length < frames.length) chunk = Buffer.concat(fresh.map((f) => f.frame));
+            }
+            flush(chunk);
+          },
+        };
+        if (closed) return () => {};
+        const leave = join(hub, view, member);
+        follows.push(leave);
+        return leave;
       };
       registry.add(close);
       signal.addEventListener("abort", close);
       send(`retry: ${retryMs}\n: connected\n\n`);
       try {
-        unsubscribe = start(send);
+        unsubscribe = start({ send, follow });
       } catch (error) {
         close();
         throw error;
       }
-      if (closed) unsubscribe();
+      if (closed) unsubscribe?.();
       await done;
       controller.close();
     },

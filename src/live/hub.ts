@@ -11,8 +11,8 @@ export type LiveMessage =
   | { type: "channel"; projectId: number; project: string; channel: string };
 
 /**
- * A published message. Rendering it (JSON, an HTML fragment) is memoised per format, so ten
- * thousand subscribers of one format cost one render, not ten thousand.
+ * A published message. Rendering it (JSON, an HTML fragment) is memoised per format, so views
+ * that differ only in their filters share one render.
  */
 export class Published {
   private readonly rendered = new Map<string, unknown>();

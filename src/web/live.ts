@@ -4,8 +4,7 @@
 // pushed to the top of a feed: they appear in their place when that part of the feed is loaded.
 import { Elysia } from "elysia";
 import type { Deps } from "../app.ts";
-import { frame, sseResponse } from "../http/sse.ts";
-import type { Published } from "../live/hub.ts";
+import { frame, sseResponse, type View } from "../http/sse.ts";
 import type { EventRow } from "../store/events.ts";
 import type { MetricRow } from "../store/metrics.ts";
 import { matcher, readFilters } from "./filters.ts";
@@ -45,10 +44,26 @@ export function liveRoutes(deps: Deps, kit: Kit) {
       }
       return found;
     };
+    // Dashboards showing the same page share its frames (see http/sse.ts); the key says what it shows.
+    const view: View = {
+      key: `web ${project.id} ${format} ${withMetrics} ${JSON.stringify(filters)}`,
+      route(published, emit) {
+        const { message } = published;
+        if (message.type === "event") {
+          // A notify event, from any project, also pops up as a toast while a dashboard is open.
+          if (message.event.notify && !message.event.historical) emit(published.render("toast", () => toastFrame(message.event)));
+          if (wanted(message.event)) emit(published.render(format, () => feedFrame(message.event, showChannel)), message.event.id);
+        } else if (message.type === "metric") {
+          if (withMetrics && message.metric.projectId === project.id) emit(published.render("metric", () => metricFrame(message.metric)));
+        } else if (message.type === "channel" && message.projectId === project.id) {
+          emit(published.render("channel", () => frame({ event: "channel", data: channelLink(message.project, message.channel).value })));
+        }
+      },
+    };
     return sseResponse({
       registry: streams,
       signal: request.signal,
-      start(send) {
+      start({ send, follow }) {
         let lastSent = resumeFrom ?? store.events.lastId();
         if (resumeFrom !== null) {
           const missed = missedEvents(resumeFrom);
@@ -58,20 +73,7 @@ export function liveRoutes(deps: Deps, kit: Kit) {
           lastSent = Math.max(lastSent, store.events.lastId());
         }
         if (withMetrics) for (const m of store.metrics.list(project.id)) send(frame({ event: "metric", data: metricWidget(m).value }));
-        return hub.subscribe((published: Published) => {
-          const { message } = published;
-          if (message.type === "event") {
-            // A notify event, from any project, also pops up as a toast while a dashboard is open.
-            if (message.event.notify && !message.event.historical) send(published.render("toast", () => toastFrame(message.event)));
-            if (message.event.id <= lastSent || !wanted(message.event)) return;
-            lastSent = message.event.id;
-            send(published.render(format, () => feedFrame(message.event, showChannel)));
-          } else if (message.type === "metric") {
-            if (withMetrics && message.metric.projectId === project.id) send(published.render("metric", () => metricFrame(message.metric)));
-          } else if (message.type === "channel" && message.projectId === project.id) {
-            send(published.render("channel", () => frame({ event: "channel", data: channelLink(message.project, message.channel).value })));
-          }
-        });
+        follow(hub, view, lastSent);
       },
     });
   });

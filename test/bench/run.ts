@@ -40,7 +40,7 @@ if (only.has("ingest")) {
   chart = throughputChart(curve);
   await Bun.write(join(ROOT, "docs/throughput.svg"), chart);
 }
-if (only.has("fanout")) section("Live delivery and memory", "Subscribers are real SSE connections held by a separate process on the same machine (its own work is part of the latency measured).", await fanoutBenchmark(binary, { rounds, seconds }));
+if (only.has("fanout")) section("Live delivery and memory", "Subscribers are real SSE connections (plain HTTP/1.1 over TCP) held by a separate process on the same machine; its own reading is part of the latency measured. Dashboards on the same page share one render per tick: the cost per subscriber is one socket write.", await fanoutBenchmark(binary, { rounds, seconds }));
 if (only.has("startup")) section("Start-up", "Wall time from spawning the compiled binary to its first 200 on /healthz; 7 runs.", await startupBenchmark(binaryPath));
 if (only.has("feed")) {
   const { rows, seedSeconds } = await feedBenchmark(events, 30, binary);

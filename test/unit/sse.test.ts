@@ -1,7 +1,8 @@
 // The SSE helper: framing, keep-alives, closing; and, over a real socket, dropping a client that
 // stops reading.
 import { describe, expect, test } from "bun:test";
-import { frame, sseResponse, StreamRegistry } from "../../src/http/sse.ts";
+import { frame, sseResponse, StreamRegistry, type View } from "../../src/http/sse.ts";
+import { Hub, type LiveMessage } from "../../src/live/hub.ts";
 import { startTestServer } from "../helpers.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -50,6 +51,53 @@ describe("sse", () => {
       refused = error;
     }
     expect(refused).toMatchObject({ status: 503, code: "shutting_down", headers: { "Retry-After": "2" } });
+  });
+
+  test("streams showing the same view share one subscription, each gets every frame once, in order", async () => {
+    const hub = new Hub();
+    const registry = new StreamRegistry();
+    let renders = 0;
+    const view: View = {
+      key: "feed 1",
+      route(published, emit) {
+        const { message } = published;
+        if (message.type !== "event") return;
+        emit(published.render("feed", () => (renders++, frame({ id: message.event.id, data: message.event.name }))), message.event.id);
+      },
+    };
+    const publish = (id: number) => hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
+    const open = (start: Parameters<typeof sseResponse>[0]["start"]) => {
+      const abort = new AbortController();
+      return { abort, received: "", reader: sseResponse({ registry, signal: abort.signal, start }).body!.getReader() };
+    };
+    const ids = async (s: ReturnType<typeof open>, until: number) => {
+      while (!s.received.includes(`id: ${until}\n`)) s.received += text((await s.reader.read()).value!);
+      return [...s.received.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    };
+
+    const a = open(({ follow }) => follow(hub, view));
+    const b = open(({ follow }) => follow(hub, view));
+    // A resumed stream: its backlog already sent events 1 and 2, so live copies of them are skipped.
+    const c = open(({ send, follow }) => {
+      send(frame({ id: 1, data: "e1" }));
+      send(frame({ id: 2, data: "e2" }));
+      follow(hub, view, 2);
+    });
+    for (const s of [a, b, c]) s.received += text((await s.reader.read()).value!); // started
+    expect(hub.size).toBe(1);
+    for (const id of [1, 2, 3]) publish(id);
+    publish(4);
+    expect(await ids(a, 4)).toEqual([1, 2, 3, 4]);
+    expect(await ids(b, 4)).toEqual([1, 2, 3, 4]);
+    expect(await ids(c, 4)).toEqual([1, 2, 3, 4]);
+    expect(renders).toBe(4); // once per event, not once per stream
+
+    a.abort.abort();
+    b.abort.abort();
+    expect(hub.size).toBe(1);
+    c.abort.abort();
+    expect(hub.size).toBe(0); // the last stream out ends the view's subscription
+    expect(registry.size).toBe(0);
   });
 
   test("a client that stops reading is dropped once its backlog is full, and unsubscribed", async () => {
