@@ -2,7 +2,7 @@
 // measured in alternating rounds (so machine noise hits both alike) with wrk on loopback.
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { BUN, median, postScript, type Proc, ROOT, startProcess, tempDir, wrk, type WrkResult } from "./lib.ts";
+import { BUN, median, postScript, type Proc, ROOT, settle, startProcess, tempDir, wrk, type WrkResult } from "./lib.ts";
 
 export const EVENT = { project: "default", channel: "deploys", event: "Deployed v1.4.2", description: "All checks green on build 4211", icon: "🚀", tags: { env: "prod", build: 4211 } };
 
@@ -96,7 +96,9 @@ export async function ingestBenchmark({ rounds, seconds, binary }: IngestOptions
           if (sync === "full" && connections === 64) {
             // Latency at half the peak rate: each of 32 connections waits between requests so that
             // together they send half the peak. A short calibration run measures how long a request
-            // itself takes at that load, and the wait is shortened by it.
+            // itself takes at that load, and the wait is shortened by it. Measured once the server
+            // has caught up with the saturation runs before (its search index, mostly).
+            await settle(s.pid);
             const half = r.rps / 2;
             const cycle = (32 * 1000) / half;
             const probe = wrk(`${s.url}/v1/log`, { connections: 32, seconds: 2, script: postScript("log-probe", EVENT, headers, cycle) });

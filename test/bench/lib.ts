@@ -1,6 +1,6 @@
 // Benchmark plumbing: processes to measure, wrk to load them, and numbers to print.
 import { type Subprocess, spawn, spawnSync } from "bun";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -53,15 +53,41 @@ export async function startProcess(cmd: string[], env: Record<string, string> = 
   };
 }
 
+/** CPU seconds a process has used so far (user + system). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Waits (at most `limitMs`) until the process is idle: under 5% of a core over 500 ms. Returns ms waited. */
+export async function settle(pid: number, limitMs = 60_000): Promise<number> {
+  const start = performance.now();
+  for (let before = cpuSeconds(pid); performance.now() - start < limitMs; ) {
+    await Bun.sleep(500);
+    const now = cpuSeconds(pid);
+    if (now - before < 0.025) break;
+    before = now;
+  }
+  return performance.now() - start;
+}
+
 export type WrkResult = { rps: number; p50: number; p99: number; errors: number };
 
 let scriptDir: string | null = null;
 
 /** A wrk Lua script that POSTs `body` with the given headers (each connection waiting `delayMs` between requests, if given). */
-export function postScript(name: string, body: unknown, headers: Record<string, string>, delayMs?: number): string {
+/**
+ * A wrk script that POSTs `body`. With `meanDelayMs`, each connection waits before each request a
+ * random time with that mean (exponentially distributed), as independent clients do: a fixed wait
+ * would march all connections in step once one group commit answers them together.
+ */
+export function postScript(name: string, body: unknown, headers: Record<string, string>, meanDelayMs?: number): string {
   scriptDir ??= mkdtempSync(join(tmpdir(), "signalboard-bench-"));
   const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(JSON.stringify(body))}`];
-  if (delayMs !== undefined) lines.push(`function delay() return ${Math.max(0, Math.round(delayMs))} end`);
+  if (meanDelayMs !== undefined) {
+    lines.push(`function init(args) math.randomseed(os.time() + math.floor(os.clock() * 1000000)) end`);
+    lines.push(`function delay() return math.floor(-math.log(1 - math.random()) * ${Math.max(0, meanDelayMs).toFixed(3)}) end`);
+  }
   for (const [key, value] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(key)}] = ${JSON.stringify(value)}`);
   // Count non-2xx answers, so a benchmark can never pass on errors.
   lines.push(`errors = 0`, `response = function(status, headers, body) if status ~= 200 then errors = errors + 1 end end`);

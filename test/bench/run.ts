@@ -36,7 +36,7 @@ const section = (title: string, note: string, rows: (string | number)[][]) => {
 let chart = "";
 if (only.has("ingest")) {
   const { rows, curve } = await ingestBenchmark({ rounds, seconds, binary });
-  section("Ingest", `${rounds} alternating rounds of ${seconds} s per line (baseline, then Signalboard), medians; wrk with 2 threads on the same machine. The baseline is a bare \`Bun.serve\` that checks the Bearer header, parses the JSON body and answers JSON. Latency at half the peak rate: 32 connections, each paced to its share.`, rows);
+  section("Ingest", `${rounds} alternating rounds of ${seconds} s per line (baseline, then Signalboard), medians; wrk with 2 threads on the same machine. The baseline is a bare \`Bun.serve\` that checks the Bearer header, parses the JSON body and answers JSON. Latency at half the peak rate: 32 connections, each waiting a random time between requests (exponentially distributed, as independent clients do) so that together they send half the peak, once the server has gone idle after the runs before.`, rows);
   chart = throughputChart(curve);
   await Bun.write(join(ROOT, "docs/throughput.svg"), chart);
 }
