@@ -6,15 +6,16 @@ import { Assets } from "./web/assets.ts";
 import type { Config } from "./config.ts";
 import { log, logEnabled } from "./logger.ts";
 import { closeStore, databasePath, openStore } from "./store/index.ts";
+import { deletedThrough, prepareSearch } from "./store/search.ts";
+import type { IndexerMessage, IndexerReport } from "./store/search-worker.ts";
 
 export type Running = { url: string; port: number; deps: Deps; stop: () => Promise<void> };
-
-const INDEX_BATCH = 250;
 
 export async function startServer(config: Config): Promise<Running> {
   const phase = (name: string) => log.debug("start-up", { phase: name, ms: Math.round(performance.now()) });
   phase("modules loaded");
   const store = openStore(databasePath(config.dataDir), config.sqliteSync);
+  prepareSearch(store.sqlite, store.path);
   phase("database open and migrated");
   const deps = createDeps(config, store);
   phase("services ready");
@@ -65,18 +66,7 @@ export async function startServer(config: Config): Promise<Running> {
 
 /** Work that runs beside requests: the search indexer, token last-used times, and housekeeping. */
 function startJobs({ store, tokens, accounts, config, projects }: Deps) {
-  let indexing = false;
-  const indexPending = async () => {
-    if (indexing) return;
-    indexing = true;
-    try {
-      while ((await store.writer.submit(() => store.search.indexPending(INDEX_BATCH))) === INDEX_BATCH);
-    } catch (error) {
-      log.warn("search indexing failed; will retry", { error });
-    } finally {
-      indexing = false;
-    }
-  };
+  const indexer = startIndexer(store.path);
   const flushTokens = () => tokens.flushLastUsed().catch((error) => log.warn("could not record token use", { error }));
   const housekeeping = async () => {
     try {
@@ -84,21 +74,42 @@ function startJobs({ store, tokens, accounts, config, projects }: Deps) {
       const expired = await projects.pruneExpired();
       if (expired) log.info("deleted events past their project's retention", { events: expired });
       const now = Date.now();
+      const unindexed = deletedThrough(store.searchReader());
       await store.writer.submit(() => {
         store.notifications.pruneDeliveries(now - 7 * 86_400_000);
         store.notifications.pruneSubscriptions(now - config.pushMaxAge);
         store.idempotency.prune(now);
+        store.sqlite.query("DELETE FROM deleted_events WHERE seq <= ?").run(unindexed); // the index has dropped them
       });
     } catch (error) {
       log.warn("housekeeping failed; will retry", { error });
     }
   };
-  const timers = [setInterval(indexPending, 100), setInterval(flushTokens, 10_000), setInterval(housekeeping, 3_600_000), setTimeout(housekeeping, 30_000)];
+  const timers = [setInterval(flushTokens, 10_000), setInterval(housekeeping, 3_600_000), setTimeout(housekeeping, 30_000)];
   return {
     stop: () => timers.forEach((t) => clearInterval(t)),
     finish: async () => {
       await flushTokens();
-      await indexPending();
+      await indexer.stop();
+    },
+  };
+}
+
+/** The search indexer's thread (store/search-worker.ts); stop() waits until it has let go of its files. */
+function startIndexer(databasePath: string) {
+  const worker = new Worker(new URL("./store/search-worker.ts", import.meta.url).href);
+  let stopped: () => void = () => {};
+  worker.onmessage = ({ data }: MessageEvent<IndexerReport>) => {
+    if (data.type === "error") log.warn("search indexing failed; will retry", { error: data.message });
+    else if (data.type === "stopped") stopped();
+  };
+  worker.postMessage({ type: "start", databasePath } satisfies IndexerMessage);
+  return {
+    async stop(): Promise<void> {
+      const done = new Promise<void>((resolve) => (stopped = resolve));
+      worker.postMessage({ type: "stop" } satisfies IndexerMessage);
+      await Promise.race([done, Bun.sleep(2000)]);
+      worker.terminate();
     },
   };
 }

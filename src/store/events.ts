@@ -76,15 +76,16 @@ function toRow(row: SelectedRow): EventRow {
 
 type Bind = string | number | null;
 
-export function eventStore(db: Db) {
+/** `searching` is the connection that can see the full-text index (see search.ts). */
+export function eventStore(db: Db, searching: () => Db) {
   // The ingest path: plain prepared statements (a query builder would cost more than the insert).
   const insertEvent = db.$client.prepare<never, Bind[]>(
     "INSERT INTO events (project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const insertTag = db.$client.prepare<never, Bind[]>("INSERT INTO event_tags (project_id, key, value, ts, event_id) VALUES (?, ?, ?, ?, ?)");
 
-  function select() {
-    return db.select(columns).from(events);
+  function select(from: Db = db) {
+    return from.select(columns).from(events);
   }
 
   return {
@@ -105,17 +106,18 @@ export function eventStore(db: Db) {
     /** Newest first by event time (then id), or oldest first when paging forward with `after`. */
     list(filter: EventFilter): EventRow[] {
       const newestFirst = !filter.after;
+      const match = filter.q ? ftsQuery(filter.q) : null;
+      const source = match ? searching() : db;
       const [firstTag, ...otherTags] = filter.tags ?? [];
       if (firstTag && filter.projectId !== undefined) {
-        return listByTag(filter, firstTag, and(...conditions(filter, otherTags)), newestFirst);
+        return listByTag(source, filter, firstTag, and(...conditions(filter, otherTags)), newestFirst);
       }
       // A rare full-text match drives the query from its few ids: no other index may take over.
-      const match = filter.q ? ftsQuery(filter.q) : null;
-      const col = match && fewMatches(db, match) ? unindexed : indexed;
+      const col = match && fewMatches(source, match) ? unindexed : indexed;
       const where = and(...conditions(filter, filter.tags ?? [], col), keyset(col(events.ts), indexed(events.id), filter));
       const ts = col(events.ts);
       const order = newestFirst ? [desc(ts), desc(events.id)] : [ts, events.id];
-      return select().where(where).orderBy(...order).limit(filter.limit).all().map(toRow);
+      return select(source).where(where).orderBy(...order).limit(filter.limit).all().map(toRow);
     },
 
     /** Events stored after `afterId`, in insertion order: what a reconnecting stream missed. */
@@ -170,10 +172,10 @@ export function eventStore(db: Db) {
   };
 
   // The first tag drives the query from its index, in feed order; the rest are checked per row.
-  function listByTag(filter: EventFilter, [key, value]: [string, string], where: SQL | undefined, newestFirst: boolean): EventRow[] {
+  function listByTag(from: Db, filter: EventFilter, [key, value]: [string, string], where: SQL | undefined, newestFirst: boolean): EventRow[] {
     const page = keyset(indexed(eventTags.ts), indexed(eventTags.eventId), filter);
     const order = newestFirst ? [desc(eventTags.ts), desc(eventTags.eventId)] : [eventTags.ts, eventTags.eventId];
-    return db
+    return from
       .select(columns)
       .from(eventTags)
       .innerJoin(events, eq(events.id, eventTags.eventId))
@@ -208,9 +210,9 @@ function conditions(filter: EventFilter, tags: [string, string][], col: (c: AnyS
   return list;
 }
 
-/** Full-text search: the matching ids come from the FTS5 index. */
+/** Full-text search: the matching ids come from the FTS5 index (in search.db, attached as search). */
 function textSearch(match: string): SQL {
-  return inArray(events.id, sql`(select rowid from events_fts where events_fts match ${match})`);
+  return inArray(events.id, sql`(select rowid from search.events_fts where events_fts match ${match})`);
 }
 
 const FEW_MATCHES = 5000;
@@ -221,7 +223,7 @@ const FEW_MATCHES = 5000;
  * order and stop at a page of matches.
  */
 function fewMatches(db: Db, match: string): boolean {
-  const row = db.$client.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT rowid FROM events_fts WHERE events_fts MATCH ? LIMIT ?)").get(match, FEW_MATCHES + 1);
+  const row = db.$client.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT rowid FROM search.events_fts WHERE events_fts MATCH ? LIMIT ?)").get(match, FEW_MATCHES + 1);
   return (row?.n ?? 0) <= FEW_MATCHES;
 }
 

@@ -1,7 +1,9 @@
 // The storage layer's front door: one connection, one writer, and the queries per aggregate.
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
 import { type Db, openDatabase, type SyncMode } from "./db.ts";
+import * as schema from "./schema.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
@@ -9,7 +11,7 @@ import { metricStore } from "./metrics.ts";
 import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
-import { searchIndexer } from "./search.ts";
+import { openSearchReader } from "./search.ts";
 import { tokenStore } from "./tokens.ts";
 import { userStore } from "./users.ts";
 import { Writer } from "./writer.ts";
@@ -30,6 +32,16 @@ export function openStore(path: string, sync: SyncMode = "full") {
   // outside a transaction costs a lock round trip, far more than the request it would guard: so
   // it is read at most every few milliseconds.
   const seen = { version: 0, at: 0 };
+  // Searches read through their own connection, with search.db attached (see search.ts); it is
+  // opened at the first search, so commands that never search never touch search.db.
+  let reader: { sqlite: Database; db: Db } | null = null;
+  const searchReader = () => {
+    if (!reader) {
+      const connection = openSearchReader(path);
+      reader = { sqlite: connection, db: drizzle(connection, { schema }) };
+    }
+    return reader;
+  };
   const otherProcesses = () => {
     const now = performance.now();
     if (now - seen.at > OTHER_PROCESS_CHECK_MS) {
@@ -49,7 +61,12 @@ export function openStore(path: string, sync: SyncMode = "full") {
     db,
     writer: new Writer(sqlite),
     projects: projectStore(db, tokenChanges),
-    events: eventStore(db),
+    events: eventStore(db, () => searchReader().db),
+    searchReader: () => searchReader().sqlite,
+    closeSearchReader: () => {
+      reader?.sqlite.close();
+      reader = null;
+    },
     idempotency: idempotencyStore(db),
     metrics: metricStore(db),
     profiles: profileStore(db),
@@ -57,7 +74,6 @@ export function openStore(path: string, sync: SyncMode = "full") {
     users: userStore(db),
     meta: metaStore(db),
     notifications: notificationStore(db),
-    search: searchIndexer(sqlite),
   };
 }
 
@@ -71,5 +87,6 @@ export function closeStore(store: Store): void {
   } catch {
     // optimize is advisory; a busy database must not block closing.
   }
+  store.closeSearchReader();
   store.sqlite.close();
 }

@@ -8,6 +8,7 @@ import m0001 from "../../drizzle/0001_tags_and_search.sql" with { type: "text" }
 import m0002 from "../../drizzle/0002_users_and_sessions.sql" with { type: "text" };
 import m0003 from "../../drizzle/0003_notifications.sql" with { type: "text" };
 import m0004 from "../../drizzle/0004_idempotency.sql" with { type: "text" };
+import m0005 from "../../drizzle/0005_search_in_own_file.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -15,6 +16,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0002_users_and_sessions": m0002,
   "0003_notifications": m0003,
   "0004_idempotency": m0004,
+  "0005_search_in_own_file": m0005,
 };
 
 export class MigrationError extends Error {}

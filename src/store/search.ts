@@ -1,28 +1,119 @@
-// The full-text indexer. Events reach events_fts in batches shortly after they are stored, because
-// one INSERT … SELECT over many rows costs a fraction of a per-row trigger on the ingest path.
-// Search therefore sees an event a moment (well under a second when idle) after it was acknowledged.
-// Batches are small and frequent: one large batch stalls the requests queued behind it.
-import type { Database } from "bun:sqlite";
+// Full-text search over event names and descriptions lives in its own file beside the database
+// (search.db), written by a worker thread (search-worker.ts). Keeping the FTS5 index there keeps
+// its cost away from requests: indexing, and above all FTS5's merges of its segments, which take
+// tens of milliseconds at a time once the index is large. (In the same file, the worker's write
+// lock would stall the request thread's next commit for as long.)
+//
+// The worker reads new events, and the ids of deleted ones (a trigger records them in
+// `deleted_events`), from the main database, and keeps its place in search_state. Search sees an
+// event a moment (about 100 ms) after it was acknowledged. The index can always be rebuilt from
+// the events: a search.db that does not belong to the database beside it (after a restore) is
+// emptied and refilled.
+import { Database } from "bun:sqlite";
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 
-const CURSOR = "search.indexed_through";
+export const SEARCH_FILE = "search.db";
+const LINEAGE_KEY = "search.lineage";
 
-export function searchIndexer(sqlite: Database) {
-  const cursor = sqlite.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?");
-  const saveCursor = sqlite.query("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
-  const upper = sqlite.query<{ id: number | null }, [number, number]>("SELECT max(id) AS id FROM (SELECT id FROM events WHERE id > ?1 ORDER BY id LIMIT ?2)");
-  const index = sqlite.query("INSERT INTO events_fts (rowid, event, description) SELECT id, event, coalesce(description, '') FROM events WHERE id > ?1 AND id <= ?2");
+export function searchPath(databasePath: string): string {
+  return join(dirname(databasePath), SEARCH_FILE);
+}
+
+const SCHEMA = [
+  // Contentless (the text stays in events), with contentless_delete so deleted events can leave.
+  "CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(event, description, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')",
+  "CREATE TABLE IF NOT EXISTS search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+];
+
+function openSearchFile(path: string): Database {
+  const db = new Database(path, { create: true, strict: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL"); // rebuilt from the events if it is ever lost
+  db.exec("PRAGMA busy_timeout = 5000");
+  for (const statement of SCHEMA) db.exec(statement);
+  return db;
+}
+
+/**
+ * Makes sure search.db exists and belongs to `main` (the database at `databasePath`): created on
+ * first use, emptied when it was built from another database or a later state of this one.
+ */
+export function prepareSearch(main: Database, databasePath: string): void {
+  const path = searchPath(databasePath);
+  const metaValue = main.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?");
+  let lineage = metaValue.get(LINEAGE_KEY)?.value;
+  if (!lineage) {
+    lineage = randomUUID();
+    main.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING").run(LINEAGE_KEY, lineage);
+    lineage = metaValue.get(LINEAGE_KEY)!.value;
+  }
+  const sequence = (table: string) => main.query<{ seq: number }, [string]>("SELECT seq FROM sqlite_sequence WHERE name = ?").get(table)?.seq ?? 0;
+  let db = openSearchFile(path);
+  const state = (key: string) => db.query<{ value: string }, [string]>("SELECT value FROM search_state WHERE key = ?").get(key)?.value;
+  const stored = state("lineage");
+  const belongs = (stored === undefined || stored === lineage) && Number(state("indexed_through") ?? 0) <= sequence("events") && Number(state("deleted_through") ?? 0) <= sequence("deleted_events");
+  if (!belongs) {
+    db.close();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+    db = openSearchFile(path);
+  }
+  db.query("INSERT INTO search_state (key, value) VALUES ('lineage', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(lineage);
+  db.close();
+}
+
+/** A connection for searching: the main database, with search.db attached. It only ever reads. */
+export function openSearchReader(databasePath: string): Database {
+  const db = new Database(databasePath, { strict: true });
+  db.exec("PRAGMA busy_timeout = 5000");
+  db.query("ATTACH DATABASE ? AS search").run(searchPath(databasePath));
+  return db;
+}
+
+/** The indexer's connection: search.db, with the main database attached (as ev) to read from. */
+export function openIndexerConnection(databasePath: string): Database {
+  const db = openSearchFile(searchPath(databasePath));
+  db.query("ATTACH DATABASE ? AS ev").run(databasePath);
+  return db;
+}
+
+/** Brings the index up to date in steps of `limit` events; see search-worker.ts. */
+export function searchIndexer(db: Database) {
+  const state = db.query<{ value: string }, [string]>("SELECT value FROM search_state WHERE key = ?");
+  const save = db.query("INSERT INTO search_state (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+  const upperEvent = db.query<{ id: number | null }, [number, number]>("SELECT max(id) AS id FROM (SELECT id FROM ev.events WHERE id > ?1 ORDER BY id LIMIT ?2)");
+  const index = db.query("INSERT INTO events_fts (rowid, event, description) SELECT id, event, coalesce(description, '') FROM ev.events WHERE id > ?1 AND id <= ?2");
+  const upperDeleted = db.query<{ seq: number | null }, [number, number]>("SELECT max(seq) AS seq FROM (SELECT seq FROM ev.deleted_events WHERE seq > ?1 ORDER BY seq LIMIT ?2)");
+  const unindex = db.query("DELETE FROM events_fts WHERE rowid IN (SELECT event_id FROM ev.deleted_events WHERE seq > ?1 AND seq <= ?2)");
+  // Deferred: the transaction takes the write lock of search.db only, never the main database's.
+  const step = db.transaction((limit: number): number => {
+    let done = 0;
+    const from = Number(state.get("indexed_through")?.value ?? 0);
+    const through = upperEvent.get(from, limit)?.id;
+    if (through) {
+      done += index.run(from, through).changes;
+      save.run("indexed_through", String(through));
+    }
+    const deletedFrom = Number(state.get("deleted_through")?.value ?? 0);
+    const deletedThrough = upperDeleted.get(deletedFrom, limit)?.seq;
+    if (deletedThrough) {
+      unindex.run(deletedFrom, deletedThrough);
+      done += deletedThrough - deletedFrom;
+      save.run("deleted_through", String(deletedThrough));
+    }
+    return done;
+  });
 
   return {
-    /** Indexes up to `limit` events not yet indexed; returns how many. Run inside a transaction. */
+    /** Indexes up to `limit` new events and removes up to `limit` deleted ones; returns how many. */
     indexPending(limit: number): number {
-      const from = Number(cursor.get(CURSOR)?.value ?? 0);
-      const through = upper.get(from, limit)?.id;
-      if (!through) return 0;
-      const { changes } = index.run(from, through);
-      saveCursor.run(CURSOR, String(through));
-      return changes;
+      return step(limit);
     },
   };
 }
 
-export type SearchIndexer = ReturnType<typeof searchIndexer>;
+/** How far the index has removed deleted events: their records up to here can go. */
+export function deletedThrough(reader: Database): number {
+  return Number(reader.query<{ value: string }, []>("SELECT value FROM search.search_state WHERE key = 'deleted_through'").get()?.value ?? 0);
+}

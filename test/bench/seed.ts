@@ -1,5 +1,6 @@
 // Seeds a data directory with many events, through the same store code the server uses, for the
 // feed and search benchmarks. Run alone: bun test/bench/seed.ts DIR [COUNT]
+import { openIndexerConnection, prepareSearch, searchIndexer } from "../../src/store/search.ts";
 import { join } from "node:path";
 import { accountService } from "../../src/domain/accounts.ts";
 import { closeStore, openStore } from "../../src/store/index.ts";
@@ -37,7 +38,11 @@ export async function seed(dataDir: string, count: number): Promise<{ seconds: n
     }
   });
   for (let i = 0; i < count; i += 10_000) batch(i, Math.min(count, i + 10_000));
-  while (store.search.indexPending(100_000) > 0);
+  prepareSearch(store.sqlite, store.path);
+  const indexer = openIndexerConnection(store.path);
+  const { indexPending } = searchIndexer(indexer);
+  while (indexPending(100_000) > 0);
+  indexer.close();
   await accountService(store, { sessionTtlMs: 86_400_000 }).createUser(BENCH_OWNER, "owner").catch(() => {});
   closeStore(store);
   return { seconds: (performance.now() - started) / 1000 };

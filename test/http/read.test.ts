@@ -1,5 +1,10 @@
 // The read API: newest first by event time, keyset pagination, filters, full-text search.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { closeStore, openStore } from "../../src/store/index.ts";
+import { openIndexerConnection, prepareSearch, searchIndexer } from "../../src/store/search.ts";
 import { call, eventually, post, startTestServer, type TestServer } from "../helpers.ts";
 
 let server: TestServer;
@@ -42,10 +47,51 @@ describe("GET /v1/events", () => {
   });
 
   test("full-text search over name and description, by word prefix, within a second", async () => {
+    // Events reach the index in steps, so each search waits (up to a second) for what it expects.
     await eventually(async () => expect(names(await call(server, { path: "/v1/events?project=shop&q=kettle" }))).toEqual(["Kettle returned", "Blue kettle, two units"]));
-    expect(names(await call(server, { path: "/v1/events?project=shop&q=news" }))).toEqual(["Came from the newsletter"]);
-    expect(names(await call(server, { path: "/v1/events?project=shop&q=signup%20organic" }))).toEqual(["Organic visit"]);
+    await eventually(async () => expect(names(await call(server, { path: "/v1/events?project=shop&q=news" }))).toEqual(["Came from the newsletter"]));
+    await eventually(async () => expect(names(await call(server, { path: "/v1/events?project=shop&q=signup%20organic" }))).toEqual(["Organic visit"]));
     expect(names(await call(server, { path: `/v1/events?project=shop&q=${encodeURIComponent('kettle")*(:^')}` }))).toEqual(["Kettle returned", "Blue kettle, two units"]);
+  });
+
+  test("deleted events leave the full-text index, so the index does not outgrow the events", async () => {
+    await server.deps.projects.create("zoo");
+    await post(server, "/v1/log", { project: "zoo", channel: "animals", event: "Zebra crossing" });
+    await eventually(async () => expect((await call(server, { path: "/v1/events?project=zoo&q=zebra" })).json.events).toHaveLength(1));
+    const indexed = () => server.deps.store.searchReader().query<{ n: number }, []>("SELECT count(*) AS n FROM search.events_fts WHERE events_fts MATCH 'zebra'").get()!.n;
+    expect(indexed()).toBe(1);
+    await server.deps.projects.deleteProject("zoo");
+    await eventually(() => expect(indexed()).toBe(0));
+  });
+
+  test("the search index lives in search.db beside the database, and is rebuilt when it belongs to another one (a restore)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "signalboard-search-"));
+    const path = join(dataDir, "signalboard.db");
+    const store = openStore(path);
+    try {
+      const { id: projectId } = store.projects.create("p", Date.now())!;
+      const channel = store.projects.ensureChannel(projectId, "c", Date.now());
+      const now = Date.now();
+      for (const name of ["Wombat seen", "Kettle on"]) store.events.insert({ projectId, project: "p", channelId: channel.id, channel: "c", name, description: null, icon: null, notify: false, parser: "text", userId: null, tags: null, ts: now, receivedAt: now, historical: false });
+      prepareSearch(store.sqlite, path);
+      expect(existsSync(join(dataDir, "search.db"))).toBe(true);
+      const indexer = openIndexerConnection(path);
+      expect(searchIndexer(indexer).indexPending(100)).toBe(2);
+      const matches = () => store.events.list({ projectId, q: "wombat", limit: 10 }).map((e) => e.name);
+      expect(matches()).toEqual(["Wombat seen"]);
+      // As if search.db came from another installation: it is emptied, then filled from these events.
+      indexer.query("UPDATE search_state SET value = 'another' WHERE key = 'lineage'").run();
+      indexer.close();
+      store.closeSearchReader();
+      prepareSearch(store.sqlite, path);
+      expect(matches()).toEqual([]);
+      const again = openIndexerConnection(path);
+      expect(searchIndexer(again).indexPending(100)).toBe(2);
+      again.close();
+      expect(matches()).toEqual(["Wombat seen"]);
+    } finally {
+      closeStore(store);
+    }
   });
 
   test("pages with an opaque cursor and never repeats or skips", async () => {
