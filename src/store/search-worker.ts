@@ -1,6 +1,6 @@
 // The search indexer's thread (see search.ts). Started by the server with the database's path;
-// every 100 ms it indexes what is new, in steps, until it has caught up. On "stop" it finishes
-// the step it is in, closes its connection and says so.
+// every 100 ms it indexes what is new, in steps, until it has caught up. On "stop" (handled
+// between steps) it closes its connection and says so.
 import type { Database } from "bun:sqlite";
 import { openIndexerConnection, searchIndexer } from "./search.ts";
 
@@ -13,11 +13,21 @@ const STEP = 2000;
 let db: Database | null = null;
 let timer: ReturnType<typeof setInterval> | undefined;
 let failing = false;
+let catchingUp = false;
 
+/** One step; while there is more, the next follows at once (after any message, such as "stop"). */
 function catchUp(indexPending: (limit: number) => number): void {
+  if (catchingUp || !db) return;
   try {
-    while (indexPending(STEP) >= STEP);
+    const more = indexPending(STEP) >= STEP;
     failing = false;
+    if (more) {
+      catchingUp = true;
+      setTimeout(() => {
+        catchingUp = false;
+        catchUp(indexPending);
+      }, 0);
+    }
   } catch (error) {
     // Reported once per bad spell (a full disk, say); the next tick tries again.
     if (!failing) self.postMessage({ type: "error", message: String((error as Error)?.message ?? error) } satisfies IndexerReport);
