@@ -342,7 +342,7 @@ describeBrowser("the live feed", () => {
       await ok(sendEvent(server, { project: "default", channel: "jobs", event: "Pill event A" }));
       await ok(sendEvent(server, { project: "default", channel: "jobs", event: "Pill event B" }));
       await page.waitForFunction(() => document.querySelector("[data-testid=new-events-pill]")?.textContent?.includes("2 new events"), null, { timeout: 3000 });
-      expect(await pill.isVisible()).toBe(true);
+      await pill.waitFor({ state: "visible", timeout: 3000 }); // shown a frame after its count changes
       expect((await feedNames(page))[0]).toBe("Old event 30");
       expect(await page.locator("#events .event-name", { hasText: "Pill event" }).count()).toBe(0);
       expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(500);
