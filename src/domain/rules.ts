@@ -113,8 +113,12 @@ export const properties = plainObject("properties").transform((input, ctx) => {
   return out;
 });
 
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 function propertyProblem(key: string, value: unknown): string | null {
   if (key.length < 1 || key.length > LIMITS.propertyKey) return `property keys must be 1-${LIMITS.propertyKey} characters`;
+  // SQLite's JSON merge reads keys as C strings: "\u0000a" and "\u0000" would become one property.
+  if (CONTROL.test(key)) return "property keys cannot contain control characters";
   if (value === null || typeof value === "boolean") return null;
   if (typeof value === "number") return Number.isFinite(value) ? null : "property values must be finite numbers";
   if (typeof value === "string") return value.length > LIMITS.propertyValue ? `property values must be at most ${LIMITS.propertyValue} characters` : null;

@@ -561,7 +561,7 @@ function propertiesProblem(properties: unknown): string | null {
   if (entries.length > 100) return "more than 100 properties";
   for (const [key, value] of entries) {
     if (!key.isWellFormed() || (typeof value === "string" && !value.isWellFormed())) return `key or value of ${escape(JSON.stringify(key))} is not well-formed text (a lone surrogate)`;
-    if (key.length < 1 || key.length > 64) return `key ${escape(JSON.stringify(key))}`;
+    if (key.length < 1 || key.length > 64 || /[\u0000-\u001f\u007f]/.test(key)) return `key ${escape(JSON.stringify(key))}`;
     if (value === null || typeof value === "boolean") continue;
     if (typeof value === "string" ? value.length > 1024 : typeof value === "number" ? !Number.isFinite(value) : true) return `value of ${escape(JSON.stringify(key))}`;
   }
@@ -968,6 +968,13 @@ describe("reproductions", () => {
     expect((await postRaw("POST", "/v1/insight", '{"project":"default","title":"repro-\\ud800","value":1}')).status).toBe(400);
     expect((await postRaw("POST", "/v1/insight", '{"project":"default","title":"repro-\\udbff","value":2}')).status).toBe(400);
     expect((await postRaw("POST", "/v1/insight", '{"project":"default","title":"repro-\\ud83d\\ude80","value":3}')).status).toBe(200); // a proper pair (🚀) is fine
+  });
+
+  test("property keys with control characters are refused: SQLite's JSON merge would fold \"\\u0000a\" and \"\\u0000\" into one", async () => {
+    const answer = await postRaw("POST", "/v1/identify", '{"project":"default","user_id":"repro-nul","properties":{"\\u0000a":"","\\u0000":0}}');
+    expect(answer.status).toBe(400);
+    expect(answer.json.message).toContain("control characters");
+    expect(server.deps.store.sqlite.query("SELECT 1 FROM profiles WHERE user_id = 'repro-nul'").get()).toBeNull();
   });
 
   test("a body nested far deeper than any request needs is refused before anything walks it", async () => {
