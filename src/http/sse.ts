@@ -73,8 +73,8 @@ export class StreamRegistry {
 export type SseOptions = {
   registry: StreamRegistry;
   signal: AbortSignal;
-  /** Writes any backlog and follows its views (left when the stream closes); may return more to undo. */
-  start: (stream: Stream) => (() => void) | void;
+  /** Writes any backlog and follows its views (left when the stream closes). */
+  start: (stream: Stream) => void;
   maxQueue?: number;
   keepAliveMs?: number;
   retryMs?: number;
@@ -156,7 +156,6 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
     async pull(controller: ReadableStreamDirectController) {
       let closed = false;
       let backlog = 0; // writes accepted while the client was not reading
-      let unsubscribe: (() => void) | void = undefined;
       const follows: (() => void)[] = [];
       let finished: () => void = () => {};
       const done = new Promise<void>((resolve) => (finished = resolve));
@@ -166,7 +165,6 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
         closed = true;
         clearInterval(timer);
         for (const leave of follows) leave();
-        unsubscribe?.();
         registry.delete(close);
         dirty.delete(flush);
         signal.removeEventListener("abort", close);
@@ -228,12 +226,11 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
       signal.addEventListener("abort", close);
       send(`retry: ${retryMs}\n: connected\n\n`);
       try {
-        unsubscribe = start({ send, follow });
+        start({ send, follow });
       } catch (error) {
         close();
         throw error;
       }
-      if (closed) unsubscribe?.();
       await done;
       controller.close();
     },

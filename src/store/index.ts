@@ -1,4 +1,5 @@
-// The storage layer's front door: one connection, one writer, and the queries per aggregate.
+// The storage layer's front door: one connection and its writer, the queries per aggregate, and a
+// second, read-only-in-practice connection for full-text search (see search.ts).
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";

@@ -139,7 +139,7 @@ export const apiTokens = sqliteTable("api_tokens", {
   revokedAt: integer("revoked_at"),
 });
 
-// Small named values the server keeps for itself (the full-text indexer's position, keys).
+// Small named values the server keeps for itself (keys, the search index's lineage).
 export const meta = sqliteTable("meta", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVENT } from "./ingest.ts";
 import { BUN, median, postScript, ROOT, startProcess, tempDir, wrk } from "./lib.ts";
-import { BENCH_OWNER } from "./seed.ts";
+import { BENCH_OWNER, benchSession } from "./seed.ts";
 
 export function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
@@ -44,14 +44,6 @@ async function subscribers(url: string, path: string, header: string, count: num
   };
 }
 
-async function cookieFor(url: string): Promise<string> {
-  const page = await fetch(`${url}/login`);
-  const formCookie = page.headers.getSetCookie()[0]!.split(";")[0]!;
-  const form = /name="_form" value="([^"]+)"/.exec(await page.text())![1]!;
-  const res = await fetch(`${url}/login`, { method: "POST", redirect: "manual", headers: { Cookie: formCookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _form: form, ...BENCH_OWNER, next: "/" }) });
-  return res.headers.getSetCookie().find((c) => c.startsWith("sb_session="))!.split(";")[0]!;
-}
-
 export async function fanoutBenchmark(binary: string[], opts: { rounds: number; seconds: number }): Promise<(string | number)[][]> {
   const dataDir = tempDir();
   const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", dataDir]).stdout.toString().trim().split("\n").at(-1)!;
@@ -74,7 +66,7 @@ export async function fanoutBenchmark(binary: string[], opts: { rounds: number; 
     }
 
     // Ingest while 1,000 dashboards watch the project's live feed (every event goes to each).
-    const cookie = await cookieFor(server.url);
+    const cookie = await benchSession(server.url);
     const dashboards = await subscribers(server.url, "/p/default/live?metrics=1", `Cookie: ${cookie}`, 1000, "hold");
     const script = postScript("log-watched", EVENT, { "Content-Type": "application/json", Authorization: `Bearer ${token}` });
     const base: number[] = [];

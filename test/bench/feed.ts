@@ -2,7 +2,7 @@
 // channel's feed (dashboard HTML and API), tag searches, a full-text search and the activity
 // chart, each timed over sequential requests on loopback.
 import { median, startProcess, tempDir } from "./lib.ts";
-import { BENCH_OWNER, seed } from "./seed.ts";
+import { benchSession, seed } from "./seed.ts";
 
 export type FeedResult = { rows: (string | number)[][]; seedSeconds: number };
 
@@ -20,14 +20,6 @@ async function time(fn: () => Promise<Response>, samples: number): Promise<{ p50
   return { p50: median(times), p95: times[Math.floor(times.length * 0.95)]! };
 }
 
-async function signIn(url: string): Promise<string> {
-  const page = await fetch(`${url}/login`);
-  const formCookie = page.headers.getSetCookie()[0]!.split(";")[0]!;
-  const form = /name="_form" value="([^"]+)"/.exec(await page.text())![1]!;
-  const res = await fetch(`${url}/login`, { method: "POST", redirect: "manual", headers: { Cookie: formCookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _form: form, ...BENCH_OWNER, next: "/" }) });
-  return res.headers.getSetCookie().find((c) => c.startsWith("sb_session="))!.split(";")[0]!;
-}
-
 export async function feedBenchmark(events: number, samples: number, binary: string[]): Promise<FeedResult> {
   const dataDir = tempDir();
   console.error(`seeding ${events.toLocaleString("en-US")} events...`);
@@ -35,7 +27,7 @@ export async function feedBenchmark(events: number, samples: number, binary: str
   const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", dataDir]).stdout.toString().trim().split("\n").at(-1)!;
   const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], { SIGNALBOARD_RATE_LIMIT_FULL: "0", SIGNALBOARD_LOG_LEVEL: "info" });
   try {
-    const cookie = await signIn(server.url);
+    const cookie = await benchSession(server.url);
     const page = (path: string) => () => fetch(server.url + path, { headers: { Cookie: cookie } });
     const api = (path: string) => () => fetch(server.url + path, { headers: { Authorization: `Bearer ${token}` } });
     const cases: [string, () => Promise<Response>, string][] = [

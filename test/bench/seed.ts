@@ -7,6 +7,15 @@ import { closeStore, openStore } from "../../src/store/index.ts";
 
 export const BENCH_OWNER = { username: "bench", password: "bench password 1" };
 
+/** Signs BENCH_OWNER in to the server at `url` through the login form; returns the session cookie. */
+export async function benchSession(url: string): Promise<string> {
+  const page = await fetch(`${url}/login`);
+  const formCookie = page.headers.getSetCookie()[0]!.split(";")[0]!;
+  const form = /name="_form" value="([^"]+)"/.exec(await page.text())![1]!;
+  const res = await fetch(`${url}/login`, { method: "POST", redirect: "manual", headers: { Cookie: formCookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _form: form, ...BENCH_OWNER, next: "/" }) });
+  return res.headers.getSetCookie().find((c) => c.startsWith("sb_session="))!.split(";")[0]!;
+}
+
 export async function seed(dataDir: string, count: number): Promise<{ seconds: number }> {
   const store = openStore(join(dataDir, "signalboard.db"), "normal");
   const started = performance.now();
