@@ -30,6 +30,9 @@ export async function startServer(config: Config): Promise<Running> {
     // Bodies are size-checked before they are read (http/body-limit.ts) with a JSON 413; this is a backstop.
     maxRequestBodySize: Math.max(config.bodyLimit, SERVER_BODY_LIMIT),
     idleTimeout: 30,
+    // Elysia lets processes share a port by default: a second server started by mistake would
+    // silently take half the requests. One server per port; the second is refused (EADDRINUSE).
+    reusePort: false,
   });
   const server = app.server!;
   // Port 0 means "any free port": links in notifications must name the one we got.

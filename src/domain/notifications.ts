@@ -10,6 +10,7 @@ import type { IntegrationRow, NewDelivery, SubscriptionRow } from "../store/noti
 import type { User } from "../store/users.ts";
 import { eventJson, type EventJson } from "./event-json.ts";
 import { randomToken } from "./tokens.ts";
+import { onlyStrings } from "./rules.ts";
 import { validate } from "./validation.ts";
 
 export type Payload = { title: string; body: string; url: string; tag: string; icon: string | null; event: EventJson | null; test?: boolean };
@@ -70,11 +71,12 @@ export function queueNotifications(store: Store, e: EventRow, baseUrl: string, n
 
 // --- devices --------------------------------------------------------------------------------------
 
+// A browser's subscription arrives as JSON: its length checks see strings only (rules.ts, onlyStrings).
 const base64url = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, "must be base64url");
 export const subscriptionInput = z.object({
-  endpoint: z.url({ protocol: /^https?$/, error: "must be the push service's URL" }).max(2048),
-  keys: z.object({ p256dh: base64url.min(80).max(100), auth: base64url.min(16).max(32) }),
-  deviceName: z.string().trim().min(1, "is required").max(100, "must be at most 100 characters"),
+  endpoint: onlyStrings(z.url({ protocol: /^https?$/, error: "must be the push service's URL" }).max(2048)),
+  keys: z.object({ p256dh: onlyStrings(base64url.min(80).max(100)), auth: onlyStrings(base64url.min(16).max(32)) }),
+  deviceName: onlyStrings(z.string().trim().min(1, "is required").max(100, "must be at most 100 characters")),
 });
 
 export type DeviceView = SubscriptionRow & { filterList: Filters };

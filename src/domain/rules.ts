@@ -35,17 +35,27 @@ export function nameRule(what: "project" | "channel") {
 export const projectName = nameRule("project");
 export const channelName = nameRule("channel");
 
-export const eventName = z
-  .string()
-  .min(1, "must not be empty")
-  .max(LIMITS.eventName, `must be at most ${LIMITS.eventName} characters`);
+/**
+ * `checks` (a string schema with length checks) run only once the value is known to be a string.
+ * zod runs length checks on any value with a `length` field, even one that already failed the type
+ * check, and a body such as {"event": {"length": {"toString": {}}}} made them throw.
+ */
+export function onlyStrings<T extends z.ZodType<string, string>>(checks: T) {
+  const { $schema: _, ...documented } = z.toJSONSchema(checks); // the API docs show the checks' lengths
+  return z.string().pipe(checks).meta(documented);
+}
 
-export const description = z.string().max(LIMITS.description, `must be at most ${LIMITS.description} characters`);
+/** A string of at most `max` characters (and, with `nonEmpty`, at least one). */
+export function text(max: number, { nonEmpty = false, tooLong = `must be at most ${max} characters` } = {}) {
+  const string = z.string().max(max, tooLong);
+  return onlyStrings(nonEmpty ? string.min(1, "must not be empty") : string);
+}
 
-export const userId = z
-  .string()
-  .min(1, "must not be empty")
-  .max(LIMITS.userId, `must be at most ${LIMITS.userId} characters`);
+export const eventName = text(LIMITS.eventName, { nonEmpty: true });
+
+export const description = text(LIMITS.description);
+
+export const userId = text(LIMITS.userId, { nonEmpty: true });
 
 // One RGI emoji (flags, keycaps, skin tones and ZWJ families included), or a lone pictograph such as ❤.
 const ONE_EMOJI = /^(\p{RGI_Emoji}|\p{Extended_Pictographic}\uFE0F?)$/v;
@@ -142,11 +152,8 @@ export function timestampProblem(seconds: number, now: number): string | null {
   return null;
 }
 
-export const metricTitle = z
-  .string()
-  .min(1, "must not be empty")
-  .max(LIMITS.metricTitle, `must be at most ${LIMITS.metricTitle} characters`);
+export const metricTitle = text(LIMITS.metricTitle, { nonEmpty: true });
 
-export const metricValue = z.union([z.number().refine(Number.isFinite, "must be a finite number"), z.string().max(LIMITS.metricText, `text values must be at most ${LIMITS.metricText} characters`)], {
+export const metricValue = z.union([z.number().refine(Number.isFinite, "must be a finite number"), text(LIMITS.metricText, { tooLong: `text values must be at most ${LIMITS.metricText} characters` })], {
   error: (issue) => (issue.input === undefined ? "is required (a number or a string)" : "must be a number or a string"),
 });

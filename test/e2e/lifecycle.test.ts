@@ -40,6 +40,24 @@ describe("graceful shutdown", () => {
   }, 30_000);
 });
 
+describe("one server per port", () => {
+  test("a second server on a port in use exits 1 and says so; the first keeps every request", async () => {
+    const [first, second] = [tempDir(), tempDir()];
+    const token = lastLine((await run(FROM_SOURCE, ["token", "create", "--name", "t", "--data-dir", first])).stdout);
+    const server = await serve(FROM_SOURCE, ["--data-dir", first]);
+    const port = new URL(server.url).port;
+    const refused = await run(FROM_SOURCE, ["serve", "--port", port, "--host", "127.0.0.1", "--data-dir", second]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`port ${port} in use`);
+    // Every request reaches the first server (a shared port would have sent some to the second).
+    const auth = { Authorization: `Bearer ${token}` };
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.url}/v1/events?project=default`, { headers: auth }).then((r) => r.status)));
+    expect(statuses).toEqual(Array(20).fill(200));
+    expect(await server.stop()).toBe(0);
+    for (const dir of [first, second]) rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+});
+
 describe("SSE churn", () => {
   test("thousands of stream connects and disconnects leave no subscribers and no memory behind", async () => {
     const server = await startTestServer();

@@ -21,7 +21,7 @@ import fc from "fast-check";
 import { startTestServer, type TestServer } from "../helpers.ts";
 
 const LIMIT = 64 * 1024; // SIGNALBOARD_BODY_LIMIT's default
-const RUNS = 400;
+const RUNS = Number(process.env.FUZZ_RUNS ?? 400); // FUZZ_RUNS=20000 for a longer hunt
 const TIMEOUT = 60_000;
 
 // ---------------------------------------------------------------------------------------------
@@ -975,6 +975,24 @@ describe("reproductions", () => {
     expect(answer.status).toBe(400);
     expect(answer.json.message).toContain("control characters");
     expect(server.deps.store.sqlite.query("SELECT 1 FROM profiles WHERE user_id = 'repro-nul'").get()).toBeNull();
+  });
+
+  test('an object with a "length" field where text belongs is a 400 naming the field (zod ran its length checks on it, and {"toString": {}} made them throw: a 500)', async () => {
+    const odd = { length: { toString: {} } };
+    const cases: [string, string, Record<string, unknown>, string][] = [
+      ["POST", "/v1/log", { project: "default", channel: "repro", event: odd }, "event"],
+      ["POST", "/v1/log", { project: "default", channel: "repro", event: "x", description: odd, user_id: { length: { valueOf: {} } } }, "description"],
+      ["POST", "/log-event", { project: "default", channel: "repro", title: "x", message: odd }, "message"],
+      ["POST", "/v1/insight", { project: "default", title: odd, value: 1 }, "title"],
+      ["POST", "/send-metric", { title: "repro", value: odd }, "value"],
+      ["POST", "/v1/identify", { project: "default", user_id: odd }, "user_id"],
+      ["POST", "/v1/group", { project: "default", group_id: odd }, "group_id"],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const answer = await postRaw(method, path, JSON.stringify(body));
+      expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+      expect(answer.json.validation.body.map((i: { path: string }) => i.path)).toContain(field);
+    }
   });
 
   test("a body nested far deeper than any request needs is refused before anything walks it", async () => {

@@ -273,7 +273,7 @@ describe("device registration over HTTP", () => {
     expect((await json(agent, "/settings/notifications/devices", { ...sub, deviceName: "Phone" })).status).toBe(403);
     const ok = await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Phone" }, csrf);
     expect(ok.status).toBe(200);
-    for (const bad of [{ endpoint: "not a url", keys: sub.keys, deviceName: "x" }, { endpoint: sub.endpoint, keys: { p256dh: "short", auth: sub.keys.auth }, deviceName: "x" }, { endpoint: sub.endpoint, deviceName: "x" }, { endpoint: sub.endpoint, keys: sub.keys, deviceName: "" }]) {
+    for (const bad of [{ endpoint: "not a url", keys: sub.keys, deviceName: "x" }, { endpoint: sub.endpoint, keys: { p256dh: "short", auth: sub.keys.auth }, deviceName: "x" }, { endpoint: sub.endpoint, deviceName: "x" }, { endpoint: sub.endpoint, keys: sub.keys, deviceName: "" }, { endpoint: { length: { toString: {} } }, keys: { p256dh: { length: { toString: {} } }, auth: sub.keys.auth }, deviceName: { length: { valueOf: {} } } }]) {
       const res = await json(agent, "/settings/notifications/devices", bad, csrf);
       expect(res.status).toBe(400);
       expect((await res.json()).validation.body.length).toBeGreaterThan(0);
