@@ -121,6 +121,7 @@ const anyValue = fc.anything({
     fc.constantFrom(...NASTY_NUMBERS),
     fc.constant(null),
     fc.constant({ polluted: "yes" }),
+    fc.constant({ toString: {}, valueOf: {} }), // cannot become a primitive: String(it) and it < 1 throw
   ],
   withNullPrototype: true,
   withBoxedValues: true,
@@ -168,6 +169,7 @@ const wrong = fc.oneof(
   { weight: 1, arbitrary: fc.array(anyValue, { maxLength: 3 }) },
   { weight: 1, arbitrary: fc.dictionary(anyKey, anyValue, { maxKeys: 3 }) },
   { weight: 1, arbitrary: longString },
+  { weight: 1, arbitrary: fc.constantFrom({ length: { toString: {}, valueOf: {} } }, { length: 1e9 }, { length: -1 }, { length: "3" }, { size: { valueOf: {} } }) }, // lengths zod's checks would read
 );
 
 // Each field has a VALID generator (still full of odd unicode, extreme numbers and pollution keys
