@@ -58,7 +58,7 @@ export function createDeps(config: Config, store: Store) {
     web: createWebGuard(accounts, config),
     ingest: ingestService({ store, hub, defaultProject: config.defaultProject, baseUrl: config.baseUrl }),
     feed: feedService(store),
-    projects: projectService(store, hub),
+    projects: projectService(store, { hub, defaultProject: config.defaultProject }),
     vapid,
     devices: deviceService(store),
     integrations: integrationService(store),

@@ -1,6 +1,7 @@
 // Every setting is declared once here: its flag, its environment variable, its default and the zod
 // schema that validates it. `--help` is generated from this table, so it cannot drift.
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { parseByteSize, parseDuration, parseRate, type Rate } from "./domain/units.ts";
@@ -17,7 +18,10 @@ const bool = z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"]).trans
 const bytes = z.string().transform((v, ctx) => parseOr(ctx, () => parseByteSize(v)));
 const duration = z.string().transform((v, ctx) => parseOr(ctx, () => parseDuration(v)));
 const rate = z.string().transform((v, ctx): Rate | null => parseOr(ctx, () => parseRate(v)));
-const list = z.string().transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean));
+const ips = z
+  .string()
+  .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+  .refine((list) => list.every((ip) => isIP(ip) !== 0), "must be IP addresses separated by commas, such as 127.0.0.1,::1 (not ranges or names)");
 
 function parseOr<T>(ctx: z.RefinementCtx, parse: () => T): T {
   try {
@@ -36,16 +40,16 @@ export const settings = {
   port: spec("PORT", "8080", z.coerce.number().int().min(0).max(65535), "TCP port to listen on (0 picks a free port)"),
   host: spec("HOST", "0.0.0.0", z.string().min(1), "interface to listen on"),
   dataDir: spec("DATA_DIR", "./data", z.string().min(1), "directory that holds the SQLite database and backups"),
-  baseUrl: spec("BASE_URL", undefined, z.url().optional(), "public URL of the dashboard, used in links and notifications (default http://localhost:PORT)"),
+  baseUrl: spec("BASE_URL", undefined, z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL, such as https://signalboard.example.com" }).optional(), "public URL of the dashboard, used in links and notifications (default http://localhost:PORT)"),
   defaultProject: spec("SIGNALBOARD_DEFAULT_PROJECT", "default", name, "project created at first start and used when a metric names none"),
   bodyLimit: spec("SIGNALBOARD_BODY_LIMIT", "64KiB", bytes, "largest request body accepted by the API (bytes, or with KiB/MiB)"),
   sqliteSync: spec("SIGNALBOARD_SQLITE_SYNC", "full", z.enum(["full", "normal"]), "full: an acknowledged event survives a power loss; normal: it survives a process crash"),
   rateLimitFull: spec("SIGNALBOARD_RATE_LIMIT_FULL", "1000/s", rate, "requests per full-access token (N/s, N/m or N/h; 0 turns it off)"),
   rateLimitPublic: spec("SIGNALBOARD_RATE_LIMIT_PUBLIC", "60/m", rate, "requests per public token and client IP"),
-  rateLimitIp: spec("SIGNALBOARD_RATE_LIMIT_IP", "120/m", rate, "unauthenticated requests (bad or missing token, login) per client IP"),
+  rateLimitIp: spec("SIGNALBOARD_RATE_LIMIT_IP", "120/m", rate, "API requests with a missing or bad token, per client IP"),
   rateLimitLogin: spec("SIGNALBOARD_RATE_LIMIT_LOGIN", "10/m", rate, "failed dashboard logins per client IP"),
   sessionTtl: spec("SIGNALBOARD_SESSION_TTL", "30d", duration, "how long a dashboard sign-in lasts"),
-  trustProxy: spec("SIGNALBOARD_TRUST_PROXY", "", list, "comma-separated IPs of reverse proxies whose X-Forwarded-For is believed"),
+  trustProxy: spec("SIGNALBOARD_TRUST_PROXY", "", ips, "comma-separated IPs of reverse proxies whose X-Forwarded-For is believed"),
   vapidSubject: spec(
     "SIGNALBOARD_VAPID_SUBJECT",
     undefined,
@@ -82,7 +86,13 @@ export function loadConfig(flags: Record<string, unknown> = {}, env: Record<stri
   const problems: string[] = [];
   for (const [key, s] of Object.entries(settings) as [string, Spec<unknown>][]) {
     const flag = flagOf(key);
-    const raw = rawValue(flags[flag.slice(2)], env, s.env);
+    let raw: string | undefined;
+    try {
+      raw = rawValue(flags[flag.slice(2)], env, s.env);
+    } catch (error) {
+      problems.push(`${s.env}_FILE = ${JSON.stringify(env[`${s.env}_FILE`])}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      continue;
+    }
     const result = s.schema.safeParse(raw ?? s.default);
     if (result.success) out[key] = result.data;
     else problems.push(`${s.env} (${flag}) = ${JSON.stringify(raw)}: ${result.error.issues.map((i) => i.message).join("; ")}`);

@@ -9,7 +9,7 @@ export const channel: Command = {
     const [action, projectName, name] = positionals;
     const config = configFrom(values);
     return withStore(config, async (store) => {
-      const projects = projectService(store);
+      const projects = projectService(store, { defaultProject: config.defaultProject });
       if (action === "create" && projectName && name) {
         await projects.createChannel(projectName, name);
         console.log(`Created channel "${name}" in project "${projectName}".`);

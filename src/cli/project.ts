@@ -9,14 +9,14 @@ export const project: Command = {
     const [action, name] = positionals;
     const config = configFrom(values);
     return withStore(config, async (store) => {
-      const projects = projectService(store);
+      const projects = projectService(store, { defaultProject: config.defaultProject });
       if (action === "create" && name) {
         const created = await projects.create(name);
         console.log(`Created project "${created.name}".`);
         return 0;
       }
       if (action === "list") {
-        const rows = projects.list().map((p) => [p.name, String(projects.channels(p.name).length), String(projects.eventCount(p.name)), p.retentionDays ? `${p.retentionDays} days` : "forever", when(p.createdAt)]);
+        const rows = projects.list().map((p) => [p.name, String(projects.channels(p.name).length), String(projects.eventCount(p.name)), p.retentionDays ? days(p.retentionDays) : "forever", when(p.createdAt)]);
         console.log(table([["NAME", "CHANNELS", "EVENTS", "KEEPS EVENTS", "CREATED"], ...rows]));
         return 0;
       }
@@ -31,10 +31,12 @@ export const project: Command = {
         const value = positionals[2];
         if (value !== "off" && !/^\d+$/.test(value)) throw new UsageError("retention takes a number of days, or off");
         const updated = await projects.setRetention(name, value === "off" ? null : Number(value));
-        console.log(updated.retentionDays ? `Project "${name}" keeps events for ${updated.retentionDays} days; older ones are deleted hourly.` : `Project "${name}" keeps events forever.`);
+        console.log(updated.retentionDays ? `Project "${name}" keeps events for ${days(updated.retentionDays)}; older ones are deleted hourly.` : `Project "${name}" keeps events forever.`);
         return 0;
       }
       throw new UsageError("expected create NAME, list, delete NAME or retention NAME DAYS|off");
     });
   },
 };
+
+const days = (n: number) => `${n} ${n === 1 ? "day" : "days"}`;

@@ -1,12 +1,14 @@
 import { setLogLevel } from "../logger.ts";
 import { startServer } from "../server.ts";
-import { type Command, configFrom, parse } from "./command.ts";
+import { type Command, configFrom, parse, UsageError } from "./command.ts";
 
 export const serve: Command = {
   summary: "run the server (the default command)",
   usage: "signalboard serve [--port N] [--host H] [--data-dir DIR] [...settings]",
   async run(argv) {
-    const { values } = parse(argv, {});
+    const { values, positionals } = parse(argv, {});
+    // "signalboard --data-dir X token list" would otherwise start a server instead of listing tokens.
+    if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}": a command goes first, as in signalboard ${positionals[0]} --data-dir DIR`);
     const config = configFrom(values);
     setLogLevel(config.logLevel);
     const running = await startServer(config);

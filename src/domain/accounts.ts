@@ -35,6 +35,8 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(x, y);
 }
 
+const SETUP_USED = "The setup code is wrong or was already used. Use the link the server printed at start.";
+
 export function accountService(store: Store, options: { sessionTtlMs: number }) {
   // While nobody has an account, whoever holds this code (printed at start) may create the owner.
   let setupCode: string | null = store.users.count() === 0 ? randomToken().slice(3, 27) : null;
@@ -47,10 +49,20 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
     return { token, csrfToken, expiresAt, user };
   }
 
-  async function newUser(input: { username: string; password: string }, role: "owner" | "member", now: number): Promise<User> {
+  /**
+   * `role` "first" makes the owner when nobody has an account yet, else a member; "setup" makes
+   * the owner only when nobody has an account yet. Both are decided in the transaction that
+   * creates the user: requests racing with one set-up code cannot make two owners.
+   */
+  async function newUser(input: { username: string; password: string }, role: "owner" | "member" | "first" | "setup", now: number): Promise<User> {
     const { username, password } = validate(credentials, input);
     const passwordHash = await Bun.password.hash(password);
-    const user = await store.writer.submit(() => store.users.create({ username, passwordHash, role }, now));
+    const user = await store.writer.submit(() => {
+      const first = store.users.count() === 0;
+      if (role === "setup" && !first) throw new Forbidden(SETUP_USED);
+      const actual = role === "setup" || (role === "first" && first) ? "owner" : role === "first" ? "member" : role;
+      return store.users.create({ username, passwordHash, role: actual }, now);
+    });
     if (!user) throw new Conflict(`A user named "${username}" already exists.`);
     return user;
   }
@@ -73,15 +85,15 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
 
     /** Creates the owner with the setup code and signs them in. */
     async setup(code: string, input: { username: string; password: string }, now = Date.now()): Promise<NewSession> {
-      if (!this.checkSetupCode(code)) throw new Forbidden("The setup code is wrong or was already used. Use the link the server printed at start.");
-      const owner = await newUser(input, "owner", now);
+      if (!this.checkSetupCode(code)) throw new Forbidden(SETUP_USED);
+      const owner = await newUser(input, "setup", now);
       setupCode = null;
       return startSession(owner, now);
     },
 
     /** From the CLI: the first user created becomes the owner. */
     async createUser(input: { username: string; password: string }, role?: "owner" | "member", now = Date.now()): Promise<User> {
-      return newUser(input, role ?? (store.users.count() === 0 ? "owner" : "member"), now);
+      return newUser(input, role ?? "first", now);
     },
 
     async resetPassword(username: string, password: string, now = Date.now()): Promise<User> {

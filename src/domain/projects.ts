@@ -1,6 +1,6 @@
 // Projects and channels: creation with clear refusals, deletion that says what goes with it.
 import { z } from "zod";
-import { Conflict, NotFound, ValidationError } from "../http/errors.ts";
+import { Conflict, Forbidden, NotFound, ValidationError } from "../http/errors.ts";
 import type { Hub } from "../live/hub.ts";
 import type { Store } from "../store/index.ts";
 import type { ChannelRow, ProjectRow } from "../store/projects.ts";
@@ -22,7 +22,8 @@ async function deleteEvents(store: Store, where: { projectId: number; channelId?
   }
 }
 
-export function projectService(store: Store, hub?: Hub) {
+/** `defaultProject`: the one that takes metrics sent without a project; it cannot be deleted. */
+export function projectService(store: Store, { hub, defaultProject }: { hub?: Hub; defaultProject: string }) {
   function requireProject(name: string): ProjectRow {
     const project = store.projects.findByName(name);
     if (!project) throw new NotFound(`Project "${name}" does not exist.`);
@@ -74,8 +75,17 @@ export function projectService(store: Store, hub?: Hub) {
       return store.projects.countEvents({ projectId: requireProject(project).id });
     },
 
-    async deleteProject(name: string): Promise<void> {
+    /** Throws when the project cannot be deleted (the default project), so a dialog can say so first. */
+    assertDeletable(name: string): ProjectRow {
       const p = requireProject(name);
+      if (p.name === defaultProject) {
+        throw new Forbidden(`"${p.name}" is the default project (SIGNALBOARD_DEFAULT_PROJECT): metrics sent without a project go there, and it is created again at every start. Delete its channels instead, or choose another default project.`);
+      }
+      return p;
+    },
+
+    async deleteProject(name: string): Promise<void> {
+      const p = this.assertDeletable(name);
       await deleteEvents(store, { projectId: p.id });
       await store.writer.submit(() => store.projects.delete(p.id));
     },

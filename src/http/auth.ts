@@ -28,11 +28,6 @@ export function createGuard(tokens: TokenService, config: Pick<Config, "rateLimi
   return {
     ip: (request: Request, server: Server<unknown> | null | undefined) => clientIp(request, server, config.trustProxy),
 
-    /** Charges a request that carries no credentials (a login form, say) to its IP. */
-    limitAnonymous(ip: string): void {
-      failures?.take(ip);
-    },
-
     authenticate(request: Request, server: Server<unknown> | null | undefined): Scope {
       const ip = this.ip(request, server);
       const header = request.headers.get("authorization");

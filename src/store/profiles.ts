@@ -14,7 +14,8 @@ export function profileStore(db: Db) {
         .values({ projectId, userId, properties: sql`json_patch('{}', ${JSON.stringify(properties)})`, createdAt: now, updatedAt: now })
         .onConflictDoUpdate({
           target: [profiles.projectId, profiles.userId],
-          set: { properties: sql`json_patch(${profiles.properties}, excluded.properties)`, updatedAt: now },
+          // The patch as sent: `excluded` holds it with its nulls already applied to {}, that is, dropped.
+          set: { properties: sql`json_patch(${profiles.properties}, ${JSON.stringify(properties)})`, updatedAt: now },
         })
         .run();
     },
@@ -29,7 +30,8 @@ export function profileStore(db: Db) {
         .values({ projectId, groupId, properties: sql`json_patch('{}', ${JSON.stringify(properties)})`, createdAt: now, updatedAt: now })
         .onConflictDoUpdate({
           target: [groups.projectId, groups.groupId],
-          set: { properties: sql`json_patch(${groups.properties}, excluded.properties)`, updatedAt: now },
+          // The patch as sent: `excluded` holds it with its nulls already applied to {}, that is, dropped.
+          set: { properties: sql`json_patch(${groups.properties}, ${JSON.stringify(properties)})`, updatedAt: now },
         })
         .run();
     },

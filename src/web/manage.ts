@@ -2,7 +2,6 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../app.ts";
 import { isName } from "../domain/rules.ts";
-import { Forbidden } from "../http/errors.ts";
 import { field } from "./form.ts";
 import { html, seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
@@ -65,8 +64,7 @@ export function manageRoutes(deps: Deps, kit: Kit) {
     })
     .get("/p/:project/delete", ({ request, params }) => {
       web.requireSession(request);
-      const project = kit.project(params.project);
-      if (project.name === deps.config.defaultProject) throw new Forbidden(defaultProjectMessage(project.name));
+      const project = projects.assertDeletable(kit.project(params.project).name);
       const events = projects.eventCount(project.name);
       const channels = store.projects.listChannels(project.id).length;
       return kit.fragment(
@@ -82,9 +80,7 @@ export function manageRoutes(deps: Deps, kit: Kit) {
     .post("/p/:project/delete", async ({ request, body, params }) => {
       const session = web.requireSession(request);
       web.verifyCsrf(request, session, field(body, "_csrf"));
-      const project = kit.project(params.project);
-      if (project.name === deps.config.defaultProject) throw new Forbidden(defaultProjectMessage(project.name));
-      await projects.deleteProject(project.name);
+      await projects.deleteProject(kit.project(params.project).name);
       return kit.redirect(request, "/");
     })
     .get("/p/:project/c/:channel/delete", ({ request, params }) => {
@@ -108,8 +104,4 @@ export function manageRoutes(deps: Deps, kit: Kit) {
       await projects.deleteChannel(project.name, channel.name);
       return kit.redirect(request, `/p/${seg(project.name)}`);
     });
-}
-
-function defaultProjectMessage(name: string): string {
-  return `“${name}” is the default project (SIGNALBOARD_DEFAULT_PROJECT): metrics sent without a project go there, and it is created again at every start. Delete its channels instead, or choose another default project.`;
 }

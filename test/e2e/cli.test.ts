@@ -47,6 +47,12 @@ describe("signalboard", () => {
     expect((await run(FROM_SOURCE, ["frobnicate"])).code).toBe(2);
     expect((await cli("project", "list", "--bogus")).code).toBe(2);
   });
+
+  test("settings before the command are refused, instead of starting a server", async () => {
+    const misplaced = await run(FROM_SOURCE, ["--data-dir", tempDir(), "token", "list"]);
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toContain("a command goes first");
+  });
 });
 
 describe("management commands, while the server runs", () => {
@@ -64,6 +70,13 @@ describe("management commands, while the server runs", () => {
     // the running server sees the new project at once
     const res = await fetch(`${server.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "homelab", channel: "nas", event: "Scrub done" }) });
     expect(res.status).toBe(200);
+  });
+
+  test("the default project cannot be deleted from the shell either", async () => {
+    const refused = await cli("project", "delete", "default", "--yes");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("is the default project");
+    expect((await cli("project", "list")).stdout).toContain("default");
   });
 
   test("channel create and list", async () => {

@@ -39,6 +39,20 @@ describe("set-up", () => {
     const replay = await again.request("/setup", { method: "POST", form: { _form: "x", code, username: "mallory", password: "12345678910" } });
     expect(replay.status).toBe(403);
   });
+
+  test("sent several times at once (a double click, or a race), the code still makes one owner", async () => {
+    const fresh = await startTestServer();
+    try {
+      const code = fresh.deps.accounts.setupCode()!;
+      const agents = Array.from({ length: 4 }, () => new Agent(fresh.url));
+      const tokens = await Promise.all(agents.map((a) => a.formToken(`/setup?code=${code}`)));
+      const answers = await Promise.all(agents.map((a, i) => a.request("/setup", { method: "POST", form: { _form: tokens[i]!, code, username: `owner${i}`, password: OWNER.password } })));
+      expect(answers.map((r) => r.status).sort()).toEqual([303, 403, 403, 403]);
+      expect(fresh.deps.accounts.list().map((u) => u.role)).toEqual(["owner"]);
+    } finally {
+      await fresh.close();
+    }
+  });
 });
 
 describe("sessions", () => {

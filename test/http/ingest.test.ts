@@ -134,6 +134,20 @@ describe("events", () => {
   });
 });
 
+describe("identify and group", () => {
+  test("properties merge into what was stored; a property sent as null is removed", async () => {
+    const stored = (table: "profiles" | "groups", key: "user_id" | "group_id", id: string) =>
+      JSON.parse(server.deps.store.sqlite.query<{ properties: string }, [string]>(`SELECT properties FROM ${table} WHERE ${key} = ?`).get(id)!.properties);
+    for (const [path, table, key] of [["/v1/identify", "profiles", "user_id"], ["/v1/group", "groups", "group_id"]] as const) {
+      expect((await post(server, path, { project: "default", [key]: "merge-1", properties: { plan: "pro", seats: 3 } })).status).toBe(200);
+      expect((await post(server, path, { project: "default", [key]: "merge-1", properties: { plan: null, trial: true } })).status).toBe(200);
+      expect(stored(table, key, "merge-1")).toEqual({ seats: 3, trial: true });
+      expect((await post(server, path, { project: "default", [key]: "merge-1", properties: { seats: null, trial: false } })).status).toBe(200);
+      expect(stored(table, key, "merge-1")).toEqual({ trial: false });
+    }
+  });
+});
+
 describe("storage", () => {
   test("when the database cannot grow, ingest answers 503 with Retry-After, then resumes by itself", async () => {
     const { sqlite } = server.deps.store;
