@@ -54,10 +54,13 @@ export async function postJson(client: Client, path: string, body: unknown): Pro
   }
 }
 
-/** "true"/"false" become booleans and numerals numbers, as a shell cannot say which it meant. */
+/**
+ * "true"/"false" become booleans and numerals numbers, as a shell cannot say which it meant; a
+ * numeral that would not come back the same ("007", 99999999999999999999) stays text.
+ */
 export function scalar(text: string): string | number | boolean {
   if (text === "true" || text === "false") return text === "true";
-  if (/^-?\d+(\.\d+)?$/.test(text) && Number.isFinite(Number(text))) return Number(text);
+  if (/^-?\d+(\.\d+)?$/.test(text) && String(Number(text)) === text) return Number(text);
   return text;
 }
 

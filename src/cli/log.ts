@@ -30,9 +30,14 @@ export const logCommand: Command = {
       tags: parseTags(values.tag),
       user_id: values["user-id"],
       parser: values.markdown ? "markdown" : undefined,
-      timestamp: values.timestamp === undefined ? undefined : Number(values.timestamp),
+      timestamp: values.timestamp === undefined ? undefined : seconds(values.timestamp),
     });
     console.log(`Logged event ${result.id} to ${values.project}/${values.channel}.`);
     return 0;
   },
 };
+
+function seconds(text: string): number {
+  if (!/^\d+(\.\d+)?$/.test(text)) throw new UsageError(`--timestamp takes Unix seconds, such as 1767225600; got "${text}"`);
+  return Number(text);
+}

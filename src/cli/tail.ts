@@ -1,7 +1,7 @@
 // Follows /v1/stream and prints each event as it is stored; reconnects with Last-Event-ID, so a
 // server restart loses nothing and repeats nothing.
 import { clientFrom, clientOptions, type Client } from "./client.ts";
-import { type Command, parse } from "./command.ts";
+import { type Command, parse, UsageError } from "./command.ts";
 
 type StreamEvent = { id: number; project: string; channel: string; event: string; description: string | null; icon: string | null; tags: Record<string, unknown>; user_id: string | null; timestamp: number };
 
@@ -12,6 +12,7 @@ export const tail: Command = {
     const { values } = parse(argv, { ...clientOptions, project: { type: "string" }, channel: { type: "string" }, json: { type: "boolean" } });
     const client = clientFrom(values);
     const query = new URLSearchParams();
+    if (values.channel && !values.project) throw new UsageError("--channel needs --project: channel names are per project");
     if (values.project) query.set("project", values.project);
     if (values.channel) query.set("channel", values.channel);
     const print = values.json ? (e: StreamEvent) => console.log(JSON.stringify(e)) : (e: StreamEvent) => console.log(describe(e));

@@ -143,6 +143,20 @@ describe("client commands", () => {
     expect(list.events[0]).toMatchObject({ event: "Backup finished", description: "3 GB", icon: "💾", tags: { host: "nas", size: 3 } });
   });
 
+  test("log --timestamp takes Unix seconds and nothing else; numerals that would change stay text", async () => {
+    for (const bad of ["12abc", "now", ""]) {
+      const res = await client("log", "--project", "default", "--channel", "cron", "--event", "Bad time", "--timestamp", bad);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain("Unix seconds");
+    }
+    const res = await client("log", "--project", "default", "--channel", "cron", "--event", "Back then", "--timestamp", "1767225600.5", "--tag", "zip=007", "--tag", "big=99999999999999999999");
+    expect(res.code).toBe(0);
+    const list = await fetch(`${server.url}/v1/events?project=default&channel=cron`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json());
+    const stored = list.events.find((e: { event: string }) => e.event === "Back then");
+    expect(stored).toMatchObject({ historical: true, tags: { zip: "007", big: "99999999999999999999" } });
+    expect(list.events.some((e: { event: string }) => e.event === "Bad time")).toBe(false);
+  });
+
   test("log reports the server's message and exits 1 on a refusal", async () => {
     const res = await client("log", "--project", "missing", "--channel", "c", "--event", "e");
     expect(res.code).toBe(1);

@@ -56,6 +56,12 @@ describe("GET /v1/stream", () => {
     stream.close();
   });
 
+  test("a channel without its project is a 400 (channel names are per project), not a stream of every channel", async () => {
+    const res = await call(server, { path: "/v1/stream?channel=deploys" });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toContain("need a project");
+  });
+
   test("an unknown project is a JSON 404, not a stream", async () => {
     const res = await call(server, { path: "/v1/stream?project=nope" });
     expect(res.status).toBe(404);

@@ -35,6 +35,9 @@ describe("configuration", () => {
     [{}, { SIGNALBOARD_DEFAULT_PROJECT: "My Project" }, "SIGNALBOARD_DEFAULT_PROJECT"],
     [{}, { BASE_URL: "not a url" }, "BASE_URL"],
     [{}, { SIGNALBOARD_RATE_LIMIT_PUBLIC: "fast" }, "SIGNALBOARD_RATE_LIMIT_PUBLIC"],
+    [{ "base-url": "ftp://files.example.com" }, {}, "BASE_URL"],
+    [{}, { SIGNALBOARD_TRUST_PROXY: "10.0.0.0/8" }, "SIGNALBOARD_TRUST_PROXY"],
+    [{}, { SIGNALBOARD_VAPID_SUBJECT_FILE: "/nonexistent/vapid-subject" }, "SIGNALBOARD_VAPID_SUBJECT_FILE"],
   ] as const) {
     test(`an invalid ${name} names the setting`, () => {
       expect(() => loadConfig(flags, env)).toThrow(ConfigError);
