@@ -5,10 +5,10 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { Deps } from "../app.ts";
 import { groupBody, identifyBody, insightBody, insightIncrementBody, logBody, logEventBody, sendMetricBody } from "./models.ts";
-import { eventsQuery, historyQuery, metricsQuery } from "./read.ts";
+import { eventParams, eventsQuery, historyQuery, metricsQuery } from "./read.ts";
 import { streamQuery } from "./stream.ts";
 
-export type Operation = { method: string; path: string; summary: string; description: string; body?: z.ZodType; query?: z.ZodType; auth: "full" | "any" | "none"; success: unknown };
+export type Operation = { method: string; path: string; summary: string; description: string; body?: z.ZodType; query?: z.ZodType; params?: z.ZodType; auth: "full" | "any" | "none"; success: unknown };
 
 const EVENT_EXAMPLE = { success: true, statusCode: 200, id: 1, project: "my-saas", channel: "payments", event: "New subscription", description: "Pro plan", icon: "💰", notify: true, parser: "text", tags: { plan: "pro" }, user_id: "user-42", timestamp: 1767225600, received_at: 1767225600, historical: false };
 
@@ -21,6 +21,7 @@ export const OPERATIONS: Operation[] = [
   { method: "post", path: "/v1/identify", summary: "Set a user's properties", description: "Properties merge into what was stored; null removes one.", body: identifyBody, auth: "any", success: { success: true, statusCode: 200 } },
   { method: "post", path: "/v1/group", summary: "Set a group's properties", description: "Optionally adds a user to the group.", body: groupBody, auth: "any", success: { success: true, statusCode: 200 } },
   { method: "get", path: "/v1/events", summary: "List events", description: "Newest first by event time; keyset pages behind next_cursor. Full-access tokens only.", query: eventsQuery, auth: "full", success: { success: true, statusCode: 200, events: [EVENT_EXAMPLE], next_cursor: null } },
+  { method: "get", path: "/v1/events/{id}", summary: "One event", description: "The event with this id (404 when there is none). Full-access tokens only.", params: eventParams, auth: "full", success: { success: true, statusCode: 200, event: EVENT_EXAMPLE } },
   { method: "get", path: "/v1/metrics", summary: "List a project's metrics", description: "Current values. Full-access tokens only.", query: metricsQuery, auth: "full", success: { success: true, statusCode: 200, metrics: [{ project: "my-saas", title: "Active users", value: 1259, icon: "👥", updated_at: 1767225600 }] } },
   { method: "get", path: "/v1/metrics/history", summary: "A metric's history", description: "The last value of each minute. Full-access tokens only.", query: historyQuery, auth: "full", success: { success: true, statusCode: 200, metric: {}, points: [{ timestamp: 1767225600, value: 1259 }] } },
   { method: "get", path: "/v1/stream", summary: "Stream events (SSE)", description: "Server-Sent Events of stored events as JSON; resumes after Last-Event-ID. Full-access tokens only.", query: streamQuery, auth: "full", success: "id: 1\ndata: {...event...}" },
@@ -45,9 +46,9 @@ export function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
-function parameters(query: z.ZodType) {
-  const schema = jsonSchema(query) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
-  return Object.entries(schema.properties ?? {}).map(([name, s]) => ({ name, in: "query", required: schema.required?.includes(name) ?? false, schema: s, description: s.description }));
+function parameters(of: z.ZodType, where: "query" | "path") {
+  const schema = jsonSchema(of) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(schema.properties ?? {}).map(([name, s]) => ({ name, in: where, required: where === "path" || (schema.required?.includes(name) ?? false), schema: s, description: s.description }));
 }
 
 export function openApiDocument(baseUrl: string, version: string) {
@@ -60,7 +61,7 @@ export function openApiDocument(baseUrl: string, version: string) {
       description: op.description,
       security: op.auth === "none" ? [] : [{ bearer: [] }],
       ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(op.body) } } } } : {}),
-      ...(op.query ? { parameters: parameters(op.query) } : {}),
+      ...(op.query || op.params ? { parameters: [...(op.params ? parameters(op.params, "path") : []), ...(op.query ? parameters(op.query, "query") : [])] } : {}),
       ...(op.method !== "get" ? { "x-idempotency": "Send an Idempotency-Key header to make retries safe." } : {}),
       responses: { "200": { description: "Success", content: { [op.path === "/v1/stream" ? "text/event-stream" : "application/json"]: { example: op.success } } }, ...errors },
     };

@@ -30,7 +30,7 @@ export const eventsQuery = z.object({
   cursor: optional(z.string().max(200)),
 });
 
-const eventParams = z.object({ id: z.string().regex(/^\d{1,15}$/, "must be an event id (a positive integer)").transform(Number) });
+export const eventParams = z.object({ id: z.string().regex(/^\d{1,15}$/, "must be an event id (a positive integer)").transform(Number) });
 export const metricsQuery = z.object({ project: optional(rule.projectName) });
 export const historyQuery = z.object({ project: optional(rule.projectName), title: rule.metricTitle, from: optional(timeParam) });
 

@@ -2,7 +2,7 @@
 // limit, far above ours, answers with an empty 413 and is a last resort only).
 import { Elysia } from "elysia";
 import { PayloadTooLarge } from "./errors.ts";
-import { isApiPath, jsonError } from "./on-error.ts";
+import { isApiPath } from "./on-error.ts";
 
 /** Forms of the dashboard are small; only the API takes SIGNALBOARD_BODY_LIMIT. */
 export const WEB_BODY_LIMIT = 256 * 1024;
@@ -14,6 +14,6 @@ export function bodyLimit(apiLimit: number) {
     const declared = request.headers.get("content-length");
     if (declared === null || Number(declared) <= smallest) return;
     const limit = isApiPath(new URL(request.url).pathname) ? apiLimit : WEB_BODY_LIMIT;
-    if (Number(declared) > limit) return jsonError(new PayloadTooLarge(limit));
+    if (Number(declared) > limit) throw new PayloadTooLarge(limit); // answered (with its request id) by on-error.ts
   });
 }

@@ -38,12 +38,13 @@ function example(op: Operation, baseUrl: string): string {
 }
 
 function operation(op: Operation, baseUrl: string): Html {
-  const schema = op.body ? jsonSchema(op.body) : op.query ? jsonSchema(op.query) : null;
+  const fieldsOf = op.body ?? op.query ?? op.params;
+  const schema = fieldsOf ? jsonSchema(fieldsOf) : null;
   const list = schema ? fields(schema) : [];
   return html`<section class="card api-op" id="${op.method}-${op.path.replace(/\W+/g, "-")}">
   <h2><span class="badge method">${op.method.toUpperCase()}</span> <code>${op.path}</code> ${op.summary}</h2>
   <p>${op.description} ${op.auth === "full" ? "Needs a full-access token." : op.auth === "any" ? "Any token: full, or public within its scope." : "No token needed."}</p>
-  ${list.length ? html`<div class="table-wrap"><table><thead><tr><th>${op.body ? "Body field" : "Query parameter"}</th><th>Type</th><th>Rules</th><th>Meaning</th></tr></thead><tbody>${list.map((f) => html`<tr><td><code>${f.name}</code>${f.required ? html` <span class="badge">required</span>` : ""}</td><td>${f.type}</td><td>${f.rules}</td><td>${f.description}</td></tr>`)}</tbody></table></div>` : ""}
+  ${list.length ? html`<div class="table-wrap"><table><thead><tr><th>${op.body ? "Body field" : op.query ? "Query parameter" : "Path parameter"}</th><th>Type</th><th>Rules</th><th>Meaning</th></tr></thead><tbody>${list.map((f) => html`<tr><td><code>${f.name}</code>${f.required ? html` <span class="badge">required</span>` : ""}</td><td>${f.type}</td><td>${f.rules}</td><td>${f.description}</td></tr>`)}</tbody></table></div>` : ""}
   <pre class="snippet">${example(op, baseUrl)}</pre>
 </section>`;
 }

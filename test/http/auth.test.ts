@@ -223,6 +223,10 @@ describe("operations", () => {
     expect(mine.headers.get("x-request-id")).toBe("abc-123");
     const generated = await call(server, { path: "/v1/log", body: {} });
     expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    // Refused before anything reads the body, by its declared size: still the caller's id.
+    const big = await call(server, { path: "/v1/log", body: "x".repeat(70_000), headers: { "X-Request-Id": "too-big-1" } });
+    expect(big.status).toBe(413);
+    expect(big.headers.get("x-request-id")).toBe("too-big-1");
   });
 
   test("the OpenAPI document is generated from the request schemas, and /docs renders it", async () => {
@@ -233,7 +237,8 @@ describe("operations", () => {
     expect(log.requestBody.content["application/json"].schema.required).toEqual(["project", "channel", "event"]);
     expect(log.requestBody.content["application/json"].schema.properties.project.pattern).toBe("^[a-z0-9-]{1,64}$");
     expect(res.json.paths["/v1/events"].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["project", "channel", "tag", "q", "cursor", "limit"]));
-    for (const path of ["/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group", "/v1/metrics", "/v1/stream"]) expect(res.json.paths[path]).toBeDefined();
+    for (const path of ["/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group", "/v1/events/{id}", "/v1/metrics", "/v1/stream"]) expect(res.json.paths[path]).toBeDefined();
+    expect(res.json.paths["/v1/events/{id}"].get.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })]);
     const docs = await fetch(`${server.url}/docs`, { headers: { Accept: "text/html" } });
     const page = await docs.text();
     expect(docs.status).toBe(200);
