@@ -1,5 +1,5 @@
 // signalboard export / import: a project's events as NDJSON (one JSON event per line).
-import { createWriteStream } from "node:fs";
+import { createWriteStream, openSync } from "node:fs";
 import { logBody } from "../api/models.ts";
 import type { LogInput } from "../domain/ingest.ts";
 import { exportEvents, importEvents } from "../domain/transfer.ts";
@@ -15,14 +15,20 @@ export const exportCommand: Command = {
     if (!values.project) throw new UsageError("--project is required");
     const config = configFrom(values);
     return withStore(config, async (store) => {
-      const out = values.out ? createWriteStream(values.out) : process.stdout;
+      const out = values.out ? createWriteStream("", { fd: openOut(values.out) }) : process.stdout;
+      // A reader that goes away (`| head`) ends the export quietly; a failing disk is an error.
+      let failed: NodeJS.ErrnoException | null = null;
+      out.on("error", (error) => (failed = error));
       let count = 0;
       for (const line of exportEvents(store, values.project!, values.channel)) {
-        if (!out.write(line + "\n")) await new Promise((resolve) => out.once("drain", resolve));
+        if (failed) break;
+        if (!out.write(line + "\n")) await new Promise((resolve) => (out.once("drain", resolve), out.once("error", resolve)));
         count++;
       }
       if (values.out) await new Promise<void>((resolve) => (out as ReturnType<typeof createWriteStream>).end(resolve));
-      console.error(`Exported ${count} events of "${values.project}".`);
+      const error = failed as NodeJS.ErrnoException | null;
+      if (error && error.code !== "EPIPE") throw new Error(`could not write the export: ${error.message}`);
+      if (!error) console.error(`Exported ${count} event${count === 1 ? "" : "s"} of "${values.project}".`);
       return 0;
     });
   },
@@ -67,8 +73,16 @@ export const importCommand: Command = {
     return withStore(config, async (store) => {
       const { imported, createdProjects } = await importEvents(store, events);
       for (const p of createdProjects) console.log(`Created project "${p}".`);
-      console.log(`Imported ${imported} events as historical events (no notifications).`);
+      console.log(`Imported ${imported} event${imported === 1 ? "" : "s"} as historical events (no notifications).`);
       return 0;
     });
   },
 };
+
+function openOut(path: string): number {
+  try {
+    return openSync(path, "w");
+  } catch (error) {
+    throw new UsageError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}

@@ -176,6 +176,16 @@ describe("client commands", () => {
     expect(res.stderr).toContain("SIGNALBOARD_TOKEN");
   });
 
+  test("the token can come from a file (SIGNALBOARD_TOKEN_FILE)", async () => {
+    const file = `${tempDir()}/token`;
+    await Bun.write(file, `${token}\n`);
+    const res = await run(FROM_SOURCE, ["log", "--project", "default", "--channel", "cron", "--event", "From a file"], { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: "", SIGNALBOARD_TOKEN_FILE: file } });
+    expect(res.code).toBe(0);
+    const missing = await run(FROM_SOURCE, ["log", "--project", "default", "--channel", "cron", "--event", "x"], { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: "", SIGNALBOARD_TOKEN_FILE: "/nonexistent/token" } });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("SIGNALBOARD_TOKEN_FILE");
+  });
+
   test("tail prints events as they arrive", async () => {
     const tail = spawn([...FROM_SOURCE, "tail", "--project", "default", "--channel", "live"], { env: { ...process.env, SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token }, stdout: "pipe", stderr: "pipe" });
     try {
