@@ -55,7 +55,8 @@ class Histogram {
   }
 }
 
-export type Gauge = { name: string; help: string; value: () => number };
+/** A value read at scrape time; `counter` when it only ever goes up (its name ends in _total). */
+export type Gauge = { name: string; help: string; counter?: boolean; value: () => number };
 
 /** One set per server (tests run several in one process). */
 export function createMetrics() {
@@ -68,7 +69,7 @@ export function createMetrics() {
     notifications,
     render(gauges: Gauge[]): string {
       const parts = [ingestRequests.render(), ingestSeconds.render(), notifications.render()];
-      for (const g of gauges) parts.push(`# HELP ${g.name} ${g.help}\n# TYPE ${g.name} gauge\n${g.name} ${g.value()}`);
+      for (const g of gauges) parts.push(`# HELP ${g.name} ${g.help}\n# TYPE ${g.name} ${g.counter ? "counter" : "gauge"}\n${g.name} ${g.value()}`);
       return parts.join("\n") + "\n";
     },
   };

@@ -12,8 +12,9 @@ export const API_HEADERS = {
   "Content-Type": "application/json; charset=utf-8",
   "Cache-Control": "no-store",
   "X-Content-Type-Options": "nosniff",
-  // Public tokens post from web pages; they must be able to read why a post failed.
+  // Public tokens post from web pages; they must be able to read why a post failed, and when to retry.
   "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers": "Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Idempotent-Replayed, X-Request-Id",
 } as const;
 
 export function jsonError(error: AppError): Response {

@@ -161,6 +161,8 @@ describe("CORS for web pages", () => {
     expect(ok.headers.get("access-control-allow-origin")).toBe("*");
     const denied = await post(server, "/v1/log", logTo("other", "x"), publicToken);
     expect(denied.headers.get("access-control-allow-origin")).toBe("*");
+    // A page can read when to retry and which request it was.
+    for (const header of ["Retry-After", "RateLimit-Remaining", "Idempotent-Replayed", "X-Request-Id"]) expect(denied.headers.get("access-control-expose-headers")).toContain(header);
   });
 });
 
@@ -213,6 +215,7 @@ describe("operations", () => {
       expect(res.text).toContain('signalboard_ingest_requests_total{route="POST /v1/log",status="404"} 1');
       expect(res.text).toMatch(/signalboard_ingest_duration_seconds_bucket\{route="POST \/v1\/log",le="0.1"\} 2/);
       for (const name of ["signalboard_writer_last_batch_size", "signalboard_writer_queue_depth", "signalboard_sse_clients", "signalboard_notifications_pending", "process_resident_memory_bytes"]) expect(res.text).toContain(`\n${name} `);
+      for (const name of ["signalboard_writer_batches_total", "signalboard_writer_writes_total", "signalboard_sse_connections_total", "signalboard_notifications_delivered_total"]) expect(res.text).toContain(`# TYPE ${name} counter\n`);
     } finally {
       await observed.close();
     }
