@@ -24,16 +24,21 @@ export async function startServer(config: Config): Promise<Running> {
   phase("assets loaded");
   const app = createApp(deps, assets);
   phase("routes composed");
-  app.listen({
-    port: config.port,
-    hostname: config.host,
-    // Bodies are size-checked before they are read (http/body-limit.ts) with a JSON 413; this is a backstop.
-    maxRequestBodySize: Math.max(config.bodyLimit, SERVER_BODY_LIMIT),
-    idleTimeout: 30,
-    // Elysia lets processes share a port by default: a second server started by mistake would
-    // silently take half the requests. One server per port; the second is refused (EADDRINUSE).
-    reusePort: false,
-  });
+  try {
+    app.listen({
+      port: config.port,
+      hostname: config.host,
+      // Bodies are size-checked before they are read (http/body-limit.ts) with a JSON 413; this is a backstop.
+      maxRequestBodySize: Math.max(config.bodyLimit, SERVER_BODY_LIMIT),
+      idleTimeout: 30,
+      // Elysia lets processes share a port by default: a second server started by mistake would
+      // silently take half the requests. One server per port; the second is refused (EADDRINUSE).
+      reusePort: false,
+    });
+  } catch (error) {
+    closeStore(store);
+    throw new Error(listenProblem(error as NodeJS.ErrnoException, config));
+  }
   const server = app.server!;
   // Port 0 means "any free port": links in notifications must name the one we got.
   if (config.port === 0 && config.baseUrl === "http://localhost:0") config.baseUrl = `http://localhost:${server.port}`;
@@ -115,4 +120,11 @@ function startIndexer(databasePath: string) {
       worker.terminate();
     },
   };
+}
+
+function listenProblem(error: NodeJS.ErrnoException, { host, port }: Config): string {
+  if (error.code === "EADDRINUSE") return `port ${port} in use on ${host} (another program, or another Signalboard): stop it, or choose another port with --port / PORT`;
+  if (error.code === "EADDRNOTAVAIL") return `this machine has no address ${host}: use 0.0.0.0 (every interface), 127.0.0.1, or one of its own addresses (--host / HOST)`;
+  if (error.code === "EACCES") return `not allowed to listen on port ${port}: ports below 1024 need root or CAP_NET_BIND_SERVICE (--port / PORT)`;
+  return `cannot listen on ${host}:${port}: ${error.message}`;
 }

@@ -97,9 +97,9 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
     },
 
     async resetPassword(username: string, password: string, now = Date.now()): Promise<User> {
-      const user = store.users.findByUsername(validate(usernameRule, username));
+      const user = store.users.findByUsername(validate(z.object({ username: usernameRule }), { username }).username);
       if (!user) throw new NotFound(`No user named "${username}".`);
-      const hash = await Bun.password.hash(validate(passwordRule, password));
+      const hash = await Bun.password.hash(validate(z.object({ password: passwordRule }), { password }).password);
       await store.writer.submit(() => {
         store.users.setPassword(user.id, hash, now);
         store.users.deleteSessionsOf(user.id); // a new password signs out everywhere

@@ -25,8 +25,8 @@ export const newTokenInput = z
     channel: channelName.optional(),
   })
   .superRefine((t, ctx) => {
-    if (t.kind === "public" && !t.project) ctx.addIssue({ code: "custom", path: ["project"], message: "project: a public token must be limited to a project" });
-    if (t.kind === "full" && (t.project || t.channel)) ctx.addIssue({ code: "custom", path: ["kind"], message: "kind: only public tokens are limited to a project or channel" });
+    if (t.kind === "public" && !t.project) ctx.addIssue({ code: "custom", path: ["project"], message: "a public token must be limited to a project" });
+    if (t.kind === "full" && (t.project || t.channel)) ctx.addIssue({ code: "custom", path: ["kind"], message: "only public tokens are limited to a project or channel" });
   });
 
 export type NewTokenInput = z.input<typeof newTokenInput>;

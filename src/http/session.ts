@@ -87,11 +87,11 @@ export function createWebGuard(accounts: AccountService, config: Pick<Config, "b
     },
 
     /** A double-submit token for forms shown before sign-in; set its cookie on the response. */
-    formToken(request: Request): { token: string; setCookie: string | null } {
+    formToken(request: Request, server?: Server<unknown> | null): { token: string; setCookie: string | null } {
       const existing = parseCookies(request.headers.get("cookie"))[FORM_COOKIE];
       if (existing && /^[A-Za-z0-9]{40}$/.test(existing)) return { token: existing, setCookie: null };
       const token = randomToken().slice(3);
-      return { token, setCookie: cookie(FORM_COOKIE, token, 3600, request) };
+      return { token, setCookie: cookie(FORM_COOKIE, token, 3600, request, server) };
     },
 
     verifyFormToken(request: Request, formToken: unknown): void {

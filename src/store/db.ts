@@ -10,7 +10,13 @@ export type Db = ReturnType<typeof drizzle<typeof schema>>;
 export type SyncMode = "full" | "normal";
 
 export function openDatabase(path: string, sync: SyncMode = "full"): { sqlite: Database; db: Db } {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      throw new Error(`the data directory ${dirname(path)} (--data-dir / DATA_DIR) cannot be used: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec(`PRAGMA synchronous = ${sync === "full" ? "FULL" : "NORMAL"}`);

@@ -12,11 +12,11 @@ export function authRoutes(deps: Deps, kit: Kit) {
   const failedLogins = deps.config.rateLimitLogin ? new RateLimiter(deps.config.rateLimitLogin) : null;
 
   return new Elysia({ name: "web.auth" })
-    .get("/setup", ({ request }) => {
+    .get("/setup", ({ request, server }) => {
       if (!accounts.needsSetup()) return kit.redirect(request, "/login");
       const code = new URL(request.url).searchParams.get("code") ?? "";
       if (!accounts.checkSetupCode(code)) return kit.page(null, setupCodeNeeded(), { title: "Set up", status: 403 });
-      const form = web.formToken(request);
+      const form = web.formToken(request, server);
       return kit.page(null, setupPage({ code, formToken: form.token }), { title: "Set up", headers: form.setCookie ? { "Set-Cookie": form.setCookie } : {} });
     })
     .post("/setup", async ({ request, body, server }) => {
@@ -32,11 +32,11 @@ export function authRoutes(deps: Deps, kit: Kit) {
         return kit.page(null, setupPage({ code, formToken: field(body, "_form"), username: input.username, errors }), { title: "Set up", status: 422 });
       }
     })
-    .get("/login", ({ request }) => {
+    .get("/login", ({ request, server }) => {
       const next = safeNext(new URL(request.url).searchParams.get("next") ?? "/");
       if (accounts.needsSetup()) return kit.page(null, setupCodeNeeded(), { title: "Set up" });
       if (web.session(request)) return kit.redirect(request, next);
-      const form = web.formToken(request);
+      const form = web.formToken(request, server);
       return kit.page(null, loginPage({ formToken: form.token, next }), { title: "Sign in", headers: form.setCookie ? { "Set-Cookie": form.setCookie } : {} });
     })
     .post("/login", async ({ request, body, server }) => {

@@ -274,6 +274,19 @@ describe("pages", () => {
     }
   });
 
+  test("behind a trusted proxy that says https, the sign-in form's cookie is Secure too", async () => {
+    const proxied = await startTestServer({ "trust-proxy": "127.0.0.1" });
+    try {
+      await proxied.deps.accounts.createUser(OWNER, "owner");
+      const page = await fetch(`${proxied.url}/login`, { headers: { "X-Forwarded-Proto": "https" } });
+      expect(page.headers.getSetCookie().find((c) => c.startsWith("sb_form="))).toContain("Secure");
+      const plain = await fetch(`${proxied.url}/login`);
+      expect(plain.headers.getSetCookie().find((c) => c.startsWith("sb_form="))).not.toContain("Secure");
+    } finally {
+      await proxied.close();
+    }
+  });
+
   test("only the owner manages members", async () => {
     const csrf = await agent.csrf();
     const add = await agent.request("/settings/members", { method: "POST", headers: { "X-CSRF-Token": csrf, "HX-Request": "true" }, form: { username: "member1", password: "member password 1" } });
