@@ -43,6 +43,7 @@ function help(): string {
     "settings (each flag also works as an environment variable; flags win):",
     describeSettings(),
     "",
+    "Any setting's variable may instead name a file that holds the value: NAME_FILE=/path.",
     "Run `signalboard COMMAND --help` for a command's options.",
   ].join("\n");
 }
