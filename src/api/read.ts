@@ -32,7 +32,7 @@ export const eventsQuery = z.object({
 
 export const eventParams = z.object({ id: z.string().regex(/^\d{1,15}$/, "must be an event id (a positive integer)").transform(Number) });
 export const metricsQuery = z.object({ project: optional(rule.projectName) });
-export const historyQuery = z.object({ project: optional(rule.projectName), title: rule.metricTitle, from: optional(timeParam) });
+export const historyQuery = z.object({ project: optional(rule.projectName), title: rule.metricTitle, from: optional(timeParam), to: optional(timeParam) });
 
 function queryOf(request: Request): Record<string, string | string[]> {
   const params = new URL(request.url).searchParams;
@@ -62,7 +62,7 @@ export function readApi({ guard, feed, config }: Deps) {
     .get("/v1/metrics/history", ({ request, server }) => {
       assertCanRead(guard.authenticate(request, server));
       const q = validate(historyQuery, queryOf(request), "query");
-      const { metric, points } = feed.metricHistory(q.project ?? config.defaultProject, q.title, q.from ?? Date.now() - 7 * 86_400_000);
+      const { metric, points } = feed.metricHistory(q.project ?? config.defaultProject, q.title, q.from ?? Date.now() - 7 * 86_400_000, q.to ?? undefined);
       return ok({ metric: apiMetric(metric), points: points.map(apiPoint) });
     });
 }

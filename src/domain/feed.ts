@@ -93,10 +93,10 @@ export function feedService(store: Store) {
       return store.metrics.list(requireProject(projectName).id);
     },
 
-    metricHistory(projectName: string, title: string, since: number): { metric: MetricRow; points: MetricPoint[] } {
+    metricHistory(projectName: string, title: string, since: number, until?: number): { metric: MetricRow; points: MetricPoint[] } {
       const metric = store.metrics.find(requireProject(projectName).id, title);
       if (!metric) throw new NotFound(`Metric "${title}" does not exist in project "${projectName}".`);
-      return { metric, points: store.metrics.history(metric.id, since) };
+      return { metric, points: store.metrics.history(metric.id, since, until) };
     },
   };
 }

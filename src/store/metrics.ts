@@ -1,5 +1,5 @@
 // Metrics: the current value per (project, title), and a per-minute history for charts.
-import { and, asc, eq, gte } from "drizzle-orm";
+import { and, asc, eq, gte, lte } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { metricHistory, metrics, projects } from "./schema.ts";
 
@@ -66,11 +66,11 @@ export function metricStore(db: Db) {
       return row ? toRow(row) : null;
     },
 
-    history(metricId: number, since: number): MetricPoint[] {
+    history(metricId: number, since: number, until = Number.MAX_SAFE_INTEGER): MetricPoint[] {
       return db
         .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
         .from(metricHistory)
-        .where(and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since)))
+        .where(and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)))
         .orderBy(asc(metricHistory.minute))
         .all()
         .map((p) => ({ at: p.at, value: valueOf(p.valueNum, p.valueText) }));

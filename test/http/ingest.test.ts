@@ -116,6 +116,11 @@ describe("metrics", () => {
     await post(server, "/send-metric", { title: "Temp", value: 21 });
     const { json } = await call(server, { path: "/v1/metrics/history?title=Temp" });
     expect(json.points.at(-1).value).toBe(21);
+    // from and to bound the range.
+    const before = await call(server, { path: `/v1/metrics/history?title=Temp&to=${Math.floor(Date.now() / 1000) - 3600}` });
+    expect(before.json.points).toEqual([]);
+    const bad = await call(server, { path: "/v1/metrics/history?title=Temp&to=tomorrow" });
+    expect(bad.status).toBe(400);
   });
 });
 
