@@ -15,6 +15,10 @@ import { exportCommand, importCommand } from "./cli/transfer.ts";
 import { user } from "./cli/user.ts";
 import { describeSettings } from "./config.ts";
 
+// The database holds the push keys, token hashes and sessions: what Signalboard creates (the data
+// directory, databases, backups, exports) is readable by its own user only, whatever the shell's umask.
+process.umask(0o077);
+
 const commands: Record<string, Command> = {
   serve,
   project,

@@ -1,7 +1,7 @@
 // The compiled binary, copied alone into an empty directory: it must carry its migrations and
 // assets, keep data across restarts, and stop cleanly on SIGTERM.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers.ts";
 import { lastLine, ROOT, run, serve } from "./process.ts";
@@ -26,6 +26,9 @@ describe("the compiled binary", () => {
   test("runs from an empty directory, keeps data across a restart, stops cleanly", async () => {
     const token = lastLine((await run([binary], ["token", "create", "--name", "bin"], { cwd: dir })).stdout);
     expect(existsSync(join(dir, "data", "signalboard.db"))).toBe(true);
+    // Private to its user: the database holds the push keys and token hashes.
+    expect(statSync(join(dir, "data")).mode & 0o077).toBe(0);
+    expect(statSync(join(dir, "data", "signalboard.db")).mode & 0o077).toBe(0);
 
     const first = await serve([binary], [], { cwd: dir });
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
