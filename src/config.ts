@@ -16,7 +16,7 @@ type Spec<T> = {
 const name = z.string().regex(/^[a-z0-9-]{1,64}$/, "use 1-64 lowercase letters, digits or dashes");
 const bool = z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"]).transform((v) => ["true", "1", "yes", "on"].includes(v));
 const bytes = z.string().transform((v, ctx) => parseOr(ctx, () => parseByteSize(v)));
-const duration = z.string().transform((v, ctx) => parseOr(ctx, () => parseDuration(v)));
+const duration = z.string().transform((v, ctx) => parseOr(ctx, () => parseDuration(v))).refine((ms) => ms > 0, "must be longer than 0, such as 30s, 15m, 12h or 30d");
 const rate = z.string().transform((v, ctx): Rate | null => parseOr(ctx, () => parseRate(v)));
 const ips = z
   .string()

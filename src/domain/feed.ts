@@ -1,9 +1,10 @@
 // Reading events and metrics: filters by name, keyset pagination behind an opaque cursor.
-import { BadRequest, NotFound } from "../http/errors.ts";
+import { BadRequest, NotFound, UnknownProject } from "../http/errors.ts";
 import type { EventFilter, EventRow, Position } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import type { MetricPoint, MetricRow } from "../store/metrics.ts";
 import type { ProjectRow } from "../store/projects.ts";
+import { isTagKey } from "./rules.ts";
 
 export const MAX_PAGE = 200;
 
@@ -36,14 +37,15 @@ export function decodeCursor(cursor: string): Position {
 
 export function parseTagFilter(filter: string): [string, string] {
   const at = filter.indexOf(":");
-  if (at < 1) throw new BadRequest(`tag filter ${JSON.stringify(filter.slice(0, 80))} must look like key:value, for example tag=plan:pro`, "invalid_tag_filter");
+  // A key no event can have (tag keys are lowercase) would match nothing: say so instead.
+  if (at < 1 || !isTagKey(filter.slice(0, at))) throw new BadRequest(`tag filter ${JSON.stringify(filter.slice(0, 80))} must look like key:value with a key of lowercase letters, digits or dashes, for example tag=plan:pro`, "invalid_tag_filter");
   return [filter.slice(0, at), filter.slice(at + 1)];
 }
 
 export function feedService(store: Store) {
   function requireProject(name: string): ProjectRow {
     const project = store.projects.findByName(name);
-    if (!project) throw new NotFound(`Project "${name}" does not exist.`);
+    if (!project) throw new UnknownProject(name);
     return project;
   }
 

@@ -3,7 +3,7 @@
 //
 // With an Idempotency-Key, the first answer is stored in the same transaction as the write, and a
 // retry (even one racing the first request) gets that answer back instead of writing again.
-import { IdempotencyKeyReused, NotFound, ValidationError } from "../http/errors.ts";
+import { IdempotencyKeyReused, UnknownProject, ValidationError } from "../http/errors.ts";
 import type { Hub } from "../live/hub.ts";
 import type { EventRow, NewEvent, Tags } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
@@ -42,7 +42,7 @@ export type Written<T> = { result: T; answer: string | null; replayed?: undefine
 export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDeps) {
   function requireProject(name: string): ProjectRow {
     const project = store.projects.findByName(name);
-    if (!project) throw new NotFound(`Project "${name}" does not exist. Create it in the dashboard or with: signalboard project create ${name}`);
+    if (!project) throw new UnknownProject(name);
     return project;
   }
 

@@ -3,7 +3,7 @@
 // project, inside the event's own transaction (see ingest.ts). Sending is src/notify/'s job.
 import { Lexer, type Token } from "marked";
 import { z } from "zod";
-import { Forbidden, NotFound } from "../http/errors.ts";
+import { Forbidden, NotFound, UnknownProject } from "../http/errors.ts";
 import type { EventRow } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import type { IntegrationRow, NewDelivery, SubscriptionRow } from "../store/notifications.ts";
@@ -186,14 +186,14 @@ export function integrationService(store: Store) {
   return {
     list(projectName: string): IntegrationView[] {
       const project = store.projects.findByName(projectName);
-      if (!project) throw new NotFound(`Project "${projectName}" does not exist.`);
+      if (!project) throw new UnknownProject(projectName);
       return store.notifications.integrationsOf(project.id).map(maskIntegration);
     },
 
     /** Returns the signing secret of a new webhook: shown once, then never again. */
     async create(projectName: string, input: unknown, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
       const project = store.projects.findByName(projectName);
-      if (!project) throw new NotFound(`Project "${projectName}" does not exist.`);
+      if (!project) throw new UnknownProject(projectName);
       const i = validate(integrationInput, input);
       const secret = i.kind === "webhook" ? `whsec_${randomToken().slice(3)}` : i.kind === "ntfy" ? i.token || null : null;
       const row = await store.writer.submit(() =>

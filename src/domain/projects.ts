@@ -1,6 +1,6 @@
 // Projects and channels: creation with clear refusals, deletion that says what goes with it.
 import { z } from "zod";
-import { Conflict, Forbidden, NotFound, ValidationError } from "../http/errors.ts";
+import { Conflict, Forbidden, NotFound, UnknownProject, ValidationError } from "../http/errors.ts";
 import type { Hub } from "../live/hub.ts";
 import type { Store } from "../store/index.ts";
 import type { ChannelRow, ProjectRow } from "../store/projects.ts";
@@ -26,7 +26,7 @@ async function deleteEvents(store: Store, where: { projectId: number; channelId?
 export function projectService(store: Store, { hub, defaultProject }: { hub?: Hub; defaultProject: string }) {
   function requireProject(name: string): ProjectRow {
     const project = store.projects.findByName(name);
-    if (!project) throw new NotFound(`Project "${name}" does not exist.`);
+    if (!project) throw new UnknownProject(name);
     return project;
   }
 

@@ -26,6 +26,10 @@ export function isName(value: string): boolean {
   return NAME.test(value);
 }
 
+export function isTagKey(value: string): boolean {
+  return TAG_KEY.test(value);
+}
+
 export function nameRule(what: "project" | "channel") {
   return z.string().regex(NAME, {
     error: (issue) => `must be 1-${LIMITS.name} lowercase letters, digits or dashes (a ${what} name like "my-app"), got ${JSON.stringify(String(issue.input).slice(0, 80))}`,

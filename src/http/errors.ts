@@ -84,6 +84,13 @@ export class NotFound extends AppError {
   }
 }
 
+/** The same words wherever a project name is not found: what to do about it included. */
+export class UnknownProject extends NotFound {
+  constructor(name: string) {
+    super(`Project "${name}" does not exist. Create it in the dashboard or with: signalboard project create ${name}`);
+  }
+}
+
 export class MethodNotAllowed extends AppError {
   constructor(method: string, path: string, allowed: string[]) {
     super(405, "method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(" or ")}.`, { Allow: allowed.join(", ") });

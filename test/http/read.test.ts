@@ -43,6 +43,13 @@ describe("GET /v1/events", () => {
     expect(names(await call(server, { path: "/v1/events?project=shop&tag=plan:pro&tag=source:newsletter" }))).toEqual(["Came from the newsletter"]);
     expect(names(await call(server, { path: "/v1/events?project=shop&tag=amount:25" }))).toEqual(["Red toaster"]);
     expect(names(await call(server, { path: "/v1/events?project=shop&tag=vip:true" }))).toEqual(["Kettle returned"]);
+    // A key no event can have (keys are lowercase) is a mistake to point out, not an empty list.
+    const upper = await call(server, { path: "/v1/events?project=shop&tag=Plan:pro" });
+    expect(upper.status).toBe(400);
+    expect(upper.json.error).toBe("invalid_tag_filter");
+    const unknown = await call(server, { path: "/v1/events?project=nope" });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.message).toContain("signalboard project create nope");
     expect(names(await call(server, { path: "/v1/events?project=shop&channel=orders&tag=plan:pro" }))).toEqual(["Kettle returned", "Blue kettle, two units"]);
   });
 

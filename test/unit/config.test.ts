@@ -36,6 +36,7 @@ describe("configuration", () => {
     [{}, { BASE_URL: "not a url" }, "BASE_URL"],
     [{}, { SIGNALBOARD_RATE_LIMIT_PUBLIC: "fast" }, "SIGNALBOARD_RATE_LIMIT_PUBLIC"],
     [{ "base-url": "ftp://files.example.com" }, {}, "BASE_URL"],
+    [{ "session-ttl": "0d" }, {}, "SIGNALBOARD_SESSION_TTL"],
     [{}, { SIGNALBOARD_TRUST_PROXY: "10.0.0.0/8" }, "SIGNALBOARD_TRUST_PROXY"],
     [{}, { SIGNALBOARD_VAPID_SUBJECT_FILE: "/nonexistent/vapid-subject" }, "SIGNALBOARD_VAPID_SUBJECT_FILE"],
   ] as const) {
