@@ -72,11 +72,12 @@ async function post(url: string, init: RequestInit): Promise<SendResult> {
     const timedOut = (error as Error).name === "TimeoutError";
     return { ok: false, status: null, retry: true, error: timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : `could not connect: ${(error as Error).message}` };
   }
-  const text = await response.text().catch(() => "");
+  await response.body?.cancel().catch(() => {});
   if (response.ok) return { ok: true, status: response.status };
   const retry = response.status === 429 || response.status >= 500;
-  const detail = text.replace(/\s+/g, " ").trim().slice(0, 200);
-  return { ok: false, status: response.status, retry, retryAfterMs: retryAfter(response.headers.get("retry-after")), error: `HTTP ${response.status}${detail ? `: ${detail}` : ""}` };
+  // Only the status is kept and shown: a receiver's body is not ours to show. A URL pointed at an
+  // internal service would otherwise let any dashboard user read what that service answers.
+  return { ok: false, status: response.status, retry, retryAfterMs: retryAfter(response.headers.get("retry-after")), error: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}` };
 }
 
 /** Retry-After as seconds or an HTTP date, in milliseconds from now. */

@@ -7,9 +7,13 @@ export function field(body: unknown, name: string): string {
   return typeof value === "string" ? value : "";
 }
 
-/** A path to return to after sign-in: only our own, never another site ("//evil.example"). */
+/**
+ * A path to return to after sign-in: only our own, never another site. Browsers drop tabs and
+ * newlines from URLs ("/\t/evil.example" is "//evil.example") and read "\\" as "/", so only visible
+ * ASCII is allowed, with no second slash or backslash at the start.
+ */
 export function safeNext(next: string): string {
-  return next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/";
+  return /^\/(?![/\\])[\x21-\x7e]*$/.test(next) ? next : "/";
 }
 
 /** A validation error's messages by field, without the "field: " prefix, for showing beside inputs. */

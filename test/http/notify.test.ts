@@ -172,7 +172,8 @@ async function receiver() {
     hostname: "127.0.0.1",
     async fetch(request) {
       requests.push({ path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body: await request.text() });
-      return new Response("ok", { status: replies.shift() ?? 200 });
+      const status = replies.shift() ?? 200;
+      return new Response(status === 200 ? "ok" : "INTERNAL-SECRET from the receiver", { status });
     },
   });
   return { url: `http://127.0.0.1:${server.port}`, requests, replies, stop: () => server.stop(true) };
@@ -232,7 +233,10 @@ describe("integrations", () => {
     await eventually(() => expect(hook.requests.filter((r) => r.path === "/flaky").length).toBe(2), 5000);
     await eventually(() => expect(server.deps.integrations.list("retried")[0]!.lastSuccessAt).toBeGreaterThan(0));
     const [delivery] = server.deps.store.notifications.deliveriesFor("integration", [integration.id]);
-    expect(server.deps.store.notifications.attemptsOf(delivery!.id).map((a) => a.status)).toEqual([502, 200]);
+    const attempts = server.deps.store.notifications.attemptsOf(delivery!.id);
+    expect(attempts.map((a) => a.status)).toEqual([502, 200]);
+    // What the receiver answered is not kept or shown: a URL aimed at an internal service would leak it.
+    expect(attempts[0]!.error).toBe("HTTP 502 Bad Gateway");
   });
 
   test("a disabled integration gets nothing; a test can be sent on demand", async () => {
