@@ -1,6 +1,7 @@
 // A feed's filters, as they live in the URL so a search can be shared and bookmarked:
 //   ?q=kettle plan:pro  &user=alice  &channel=orders  &from=2026-11-01  &to=2026-11-08  &tag=env:prod
-// In q, a word shaped like key:value is a tag filter; the rest is free text.
+// In q, a word shaped like key:value (or key:"a value with spaces") is a tag filter; the rest is
+// free text.
 import type { EventQuery } from "../domain/feed.ts";
 import { ftsQuery, tagText, type EventRow } from "../store/events.ts";
 
@@ -14,14 +15,22 @@ export type Filters = {
 };
 
 const TAG = /^([a-z0-9-]{1,64}):(.+)$/;
+/** A quoted tag filter, or any other word. */
+const TOKEN = /([a-z0-9-]{1,64}):"([^"]+)"|(\S+)/g;
+
+/** How a tag filter is written in q: quoted when its value has spaces. */
+export function tagTerm(key: string, value: string): string {
+  return /\s/.test(value) && !value.includes('"') ? `${key}:"${value}"` : `${key}:${value}`;
+}
 
 export function readFilters(params: URLSearchParams): Filters {
   const words: string[] = [];
   const tags: [string, string][] = [];
-  for (const word of (params.get("q") ?? "").trim().split(/\s+/).filter(Boolean)) {
-    const m = TAG.exec(word);
-    if (m) tags.push([m[1]!, m[2]!]);
-    else words.push(word);
+  for (const [, quotedKey, quotedValue, word] of (params.get("q") ?? "").matchAll(TOKEN)) {
+    const m = word === undefined ? null : TAG.exec(word);
+    if (quotedKey !== undefined) tags.push([quotedKey, quotedValue!]);
+    else if (m) tags.push([m[1]!, m[2]!]);
+    else words.push(word!);
   }
   for (const t of params.getAll("tag")) {
     const m = TAG.exec(t);
@@ -43,7 +52,7 @@ export function isFiltered(f: Filters): boolean {
 
 /** The URL query for these filters (q carries text and tags together, as typed). */
 export function filterParams(f: Filters): Record<string, string | undefined> {
-  const q = [f.text, ...f.tags.map(([k, v]) => `${k}:${v}`)].filter(Boolean).join(" ");
+  const q = [f.text, ...f.tags.map(([k, v]) => tagTerm(k, v))].filter(Boolean).join(" ");
   return { q: q || undefined, user: f.user || undefined, channel: f.channel || undefined, from: f.from || undefined, to: f.to || undefined };
 }
 

@@ -638,6 +638,18 @@ describeBrowser("small screens and dark mode", () => {
         const projectLink = page.locator("#project-list a", { hasText: "default" });
         const box = await projectLink.boundingBox();
         expect(box && box.x >= 0 && box.x + box.width <= 375).toBe(true);
+        // Escape closes the menu again, wherever the focus is.
+        await page.keyboard.press("Escape");
+        await page.waitForFunction(() => document.getElementById("sidebar")!.getBoundingClientRect().right <= 0, null, { timeout: 3000 });
+        expect(await menu.getAttribute("aria-expanded")).toBe("false");
+
+        // The settings pages fit too (their tabs and the token table scroll inside the page).
+        await sendEvent(server, { project: "default", channel: "x", event: "x" });
+        for (const path of ["/settings/api", "/settings/notifications", "/settings/integrations", "/settings/members"]) {
+          await page.goto(server.url + path);
+          expect({ path, width: await page.evaluate(() => document.documentElement.scrollWidth) }).toEqual({ path, width: 375 });
+        }
+        await page.goto(server.url + "/p/default");
 
         const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
         const [r, g, b] = (background.match(/\d+/g) ?? []).map(Number);

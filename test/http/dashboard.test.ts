@@ -191,6 +191,16 @@ describe("pages", () => {
   });
   afterAll(() => server.close());
 
+  test("a tag value with spaces is searched quoted, and its chip links to exactly that tag", async () => {
+    await post(server, "/v1/log", { project: "default", channel: "plans", event: "Upgraded", tags: { plan: "pro plus" } });
+    await post(server, "/v1/log", { project: "default", channel: "plans", event: "Stayed", tags: { plan: "pro" }, description: "plus nothing" });
+    const page = await (await agent.request(`/p/default?q=${encodeURIComponent('plan:"pro plus"')}`)).text();
+    expect(page).toContain("Upgraded");
+    expect(page).not.toContain("Stayed");
+    const feed = await (await agent.request("/p/default/c/plans")).text();
+    expect(feed).toContain(`href="/p/default?${new URLSearchParams({ q: 'plan:"pro plus"' })}"`);
+  });
+
   test("carry a strict Content-Security-Policy and the other security headers", async () => {
     for (const path of ["/p/default", "/login", "/settings/api", "/nope"]) {
       const res = await agent.request(path, { headers: { Accept: "text/html" } });

@@ -2,6 +2,8 @@
 import { tagText, type EventRow } from "../../store/events.ts";
 import { type Html, html, query, seg } from "../html.ts";
 import { renderMarkdown, renderPlain } from "../markdown.ts";
+import { tagTerm } from "../filters.ts";
+import { eventJson } from "../../domain/event-json.ts";
 
 export function description(e: EventRow): Html | string {
   if (!e.description) return "";
@@ -27,7 +29,7 @@ export function tagChips(project: string, tags: EventRow["tags"]): Html | string
   const entries = Object.entries(tags ?? {});
   if (!entries.length) return "";
   return html`<ul class="tags" aria-label="Tags">${entries.map(
-    ([k, v]) => html`<li><a class="tag" href="/p/${seg(project)}${query({ q: `${k}:${tagText(v)}` })}"><span class="tag-key">${k}</span><span class="tag-value">${tagText(v)}</span></a></li>`,
+    ([k, v]) => html`<li><a class="tag" href="/p/${seg(project)}${query({ q: tagTerm(k, tagText(v)) })}"><span class="tag-key">${k}</span><span class="tag-value">${tagText(v)}</span></a></li>`,
   )}</ul>`;
 }
 
@@ -87,6 +89,6 @@ export function eventDetail(e: EventRow): Html {
   ${e.description ? html`<div class="card event-description${e.parser === "markdown" ? " markdown" : " plain"}">${description(e)}</div>` : ""}
   ${tagChips(e.project, e.tags)}
   <dl class="facts">${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
-  <details class="raw"><summary>JSON</summary><pre>${JSON.stringify({ ...e, ts: undefined, timestamp: e.ts / 1000 }, null, 2)}</pre></details>
+  <details class="raw"><summary>JSON</summary><pre>${JSON.stringify(eventJson(e), null, 2)}</pre></details>
 </article>`;
 }

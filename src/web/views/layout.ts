@@ -67,7 +67,7 @@ function shell(ctx: PageContext, nav: Nav, body: Html): Html {
     <form method="post" action="/logout" class="inline"><input type="hidden" name="_csrf" value="${ctx.session!.csrfToken}"><button type="submit" class="link-button">Sign out <span class="muted">${user.username}</span></button></form>
   </nav>
 </header>
-<nav class="sidebar" id="sidebar" aria-label="Projects" x-on:keydown.escape="closeNav">
+<nav class="sidebar" id="sidebar" aria-label="Projects" x-on:keydown.escape.window="closeNav">
   ${sidebar(nav)}
 </nav>
 <div class="scrim" x-on:click="closeNav"></div>
