@@ -162,7 +162,11 @@
 
     Alpine.data("filters", () => ({
       more: false,
-      init() { this.more = !!this.$root.querySelector(".filter-more:not([x-cloak])"); },
+      init() {
+        this.more = !!this.$root.querySelector(".filter-more:not([x-cloak])");
+        // Date filters are days where the viewer is: the server needs their offset from UTC.
+        this.$refs.tz.value = String(-new Date().getTimezoneOffset());
+      },
       toggleMore() { this.more = !this.more; },
       moreText() { return this.more ? "Fewer filters" : "More filters"; },
       // "/" focuses the search box, unless one is already typing somewhere.

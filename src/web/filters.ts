@@ -1,5 +1,6 @@
 // A feed's filters, as they live in the URL so a search can be shared and bookmarked:
 //   ?q=kettle plan:pro  &user=alice  &channel=orders  &from=2026-11-01  &to=2026-11-08  &tag=env:prod
+//   &tz=60 (the viewer's offset from UTC in minutes: from and to are days where they are)
 // In q, a word shaped like key:value (or key:"a value with spaces") is a tag filter; the rest is
 // free text.
 import type { EventQuery } from "../domain/feed.ts";
@@ -12,6 +13,8 @@ export type Filters = {
   channel: string;
   from: string;
   to: string;
+  /** Minutes east of UTC of the viewer's time zone; date-only from/to are their local days. */
+  tz: number;
 };
 
 const TAG = /^([a-z0-9-]{1,64}):(.+)$/;
@@ -43,6 +46,7 @@ export function readFilters(params: URLSearchParams): Filters {
     channel: (params.get("channel") ?? "").trim(),
     from: (params.get("from") ?? "").trim(),
     to: (params.get("to") ?? "").trim(),
+    tz: Math.max(-14 * 60, Math.min(14 * 60, Math.round(Number(params.get("tz")) || 0))),
   };
 }
 
@@ -53,14 +57,18 @@ export function isFiltered(f: Filters): boolean {
 /** The URL query for these filters (q carries text and tags together, as typed). */
 export function filterParams(f: Filters): Record<string, string | undefined> {
   const q = [f.text, ...f.tags.map(([k, v]) => tagTerm(k, v))].filter(Boolean).join(" ");
-  return { q: q || undefined, user: f.user || undefined, channel: f.channel || undefined, from: f.from || undefined, to: f.to || undefined };
+  const dated = Boolean(f.from || f.to);
+  return { q: q || undefined, user: f.user || undefined, channel: f.channel || undefined, from: f.from || undefined, to: f.to || undefined, tz: dated && f.tz ? String(f.tz) : undefined };
 }
 
-/** Dates from the form (YYYY-MM-DD, or anything Date parses) to Unix ms; `to` covers its whole day. */
-function parseDate(text: string, endOfDay: boolean): number | undefined {
+/**
+ * Dates from the form (YYYY-MM-DD, or anything Date parses) to Unix ms. A day is the viewer's
+ * (`tz` minutes east of UTC), and `to` covers its whole day.
+ */
+function parseDate(text: string, endOfDay: boolean, tz: number): number | undefined {
   if (!text) return undefined;
   const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
-  const ms = Date.parse(dayOnly ? `${text}T00:00:00Z` : text);
+  const ms = dayOnly ? Date.parse(`${text}T00:00:00Z`) - tz * 60_000 : Date.parse(text);
   if (!Number.isFinite(ms)) return undefined;
   return dayOnly && endOfDay ? ms + 86_400_000 : ms;
 }
@@ -72,16 +80,16 @@ export function toEventQuery(project: string, f: Filters, channel?: string): Eve
     userId: f.user || undefined,
     tags: f.tags.map(([k, v]) => `${k}:${v}`),
     q: f.text || undefined,
-    from: parseDate(f.from, false),
-    to: parseDate(f.to, true),
+    from: parseDate(f.from, false, f.tz),
+    to: parseDate(f.to, true, f.tz),
   };
 }
 
 /** The same filters, checked against one live event in memory (the SSE stream uses this). */
 export function matcher(f: Filters, channel?: string): (e: EventRow) => boolean {
   const wantChannel = channel ?? (f.channel || undefined);
-  const from = parseDate(f.from, false);
-  const to = parseDate(f.to, true);
+  const from = parseDate(f.from, false, f.tz);
+  const to = parseDate(f.to, true, f.tz);
   const words = ftsQuery(f.text) === null ? [] : f.text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
   return (e) => {
     if (wantChannel && e.channel !== wantChannel) return false;

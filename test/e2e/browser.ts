@@ -46,8 +46,8 @@ export async function signIn(page: Page, server: TestServer, user = OWNER): Prom
  * Runs `fn` with a fresh page (its own cookies). Collects page errors and CSP violations: a test
  * fails if the page threw or the policy blocked something. Saves a screenshot and the error when it fails.
  */
-export async function withPage(browser: Browser, name: string, fn: (page: Page, context: BrowserContext) => Promise<void>, options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {}): Promise<void> {
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, colorScheme: options.colorScheme ?? "light" });
+export async function withPage(browser: Browser, name: string, fn: (page: Page, context: BrowserContext) => Promise<void>, options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; timezoneId?: string } = {}): Promise<void> {
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, colorScheme: options.colorScheme ?? "light", timezoneId: options.timezoneId });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));

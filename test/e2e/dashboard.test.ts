@@ -427,6 +427,28 @@ describeBrowser("search", () => {
   const pool = serverPool();
   afterAll(() => pool.closeAll());
 
+  test("the date filters are the viewer's days: the page sends its time zone's offset", async () => {
+    const server = await pool.withOwner();
+    await ok(sendEvent(server, { project: "default", channel: "days", event: "Late on the 10th UTC", timestamp: Date.parse("2026-01-10T20:00:00Z") / 1000 }));
+    await withPage(
+      browser,
+      "date-filter-tz",
+      async (page) => {
+        page.context().setDefaultTimeout(STEP_TIMEOUT);
+        await signIn(page, server);
+        await page.goto(server.url + "/p/default/c/days");
+        await page.getByRole("button", { name: "More filters" }).click();
+        await page.fill("input[name=from]", "2026-01-11");
+        await page.fill("input[name=to]", "2026-01-11");
+        await page.press("#q", "Enter");
+        await page.waitForURL((url) => url.searchParams.get("from") === "2026-01-11", { timeout: 5000 });
+        expect(new URL(page.url()).searchParams.get("tz")).toBe("540");
+        expect(await feedNames(page)).toEqual(["Late on the 10th UTC"]); // 05:00 on the 11th in Tokyo
+      },
+      { timezoneId: "Asia/Tokyo" },
+    );
+  });
+
   test("searching plan:pro lists only the pro events; clicking a tag chip filters by that tag", async () => {
     const server = await pool.withOwner();
     const sent: [string, string][] = [["Signup Ann", "pro"], ["Signup Bob", "free"], ["Signup Cid", "pro"], ["Signup Dee", "free"], ["Signup Eve", "pro"]];

@@ -201,6 +201,19 @@ describe("pages", () => {
     expect(feed).toContain(`href="/p/default?${new URLSearchParams({ q: 'plan:"pro plus"' })}"`);
   });
 
+  test("date filters are days where the viewer is (tz, minutes east of UTC, sent by the page)", async () => {
+    const at = (iso: string) => Date.parse(iso) / 1000;
+    await post(server, "/v1/log", { project: "default", channel: "days", event: "Late on the 10th UTC", timestamp: at("2026-01-10T23:30:00Z") });
+    await post(server, "/v1/log", { project: "default", channel: "days", event: "Early on the 11th UTC", timestamp: at("2026-01-11T00:30:00Z") });
+    const shown = async (tz: string) => {
+      const page = await (await agent.request(`/p/default/c/days?from=2026-01-11&to=2026-01-11&tz=${tz}`)).text();
+      return ["Late on the 10th UTC", "Early on the 11th UTC"].filter((name) => page.includes(name));
+    };
+    expect(await shown("0")).toEqual(["Early on the 11th UTC"]);
+    expect(await shown("60")).toEqual(["Late on the 10th UTC", "Early on the 11th UTC"]); // Paris: both on the 11th
+    expect(await shown("-60")).toEqual([]); // Azores: both on the 10th
+  });
+
   test("carry a strict Content-Security-Policy and the other security headers", async () => {
     for (const path of ["/p/default", "/login", "/settings/api", "/nope"]) {
       const res = await agent.request(path, { headers: { Accept: "text/html" } });

@@ -2,7 +2,7 @@
 import type { EventRow } from "../../store/events.ts";
 import type { MetricPoint, MetricRow } from "../../store/metrics.ts";
 import type { ChannelRow, ProjectRow } from "../../store/projects.ts";
-import type { Filters } from "../filters.ts";
+import { type Filters, tagTerm } from "../filters.ts";
 import { type Html, html, seg } from "../html.ts";
 import { feed, time } from "./events.ts";
 
@@ -27,7 +27,7 @@ export function metricGrid(metrics: MetricRow[]): Html {
 }
 
 export function filterBar(action: string, f: Filters, channels: ChannelRow[] | null): Html {
-  const q = [f.text, ...f.tags.map(([k, v]) => `${k}:${v}`)].filter(Boolean).join(" ");
+  const q = [f.text, ...f.tags.map(([k, v]) => tagTerm(k, v))].filter(Boolean).join(" ");
   return html`<form class="filters" method="get" action="${action}" role="search" x-data="filters">
   <div class="filter-main">
     <label for="q" class="visually-hidden">Search</label>
@@ -40,6 +40,7 @@ export function filterBar(action: string, f: Filters, channels: ChannelRow[] | n
     ${channels ? html`<label>Channel <select name="channel"><option value="">All channels</option>${channels.map((c) => html`<option value="${c.name}"${c.name === f.channel ? " selected" : ""}>${c.name}</option>`)}</select></label>` : ""}
     <label>From <input type="date" name="from" value="${f.from}"></label>
     <label>To <input type="date" name="to" value="${f.to}"></label>
+    <input type="hidden" name="tz" value="${String(f.tz)}" x-ref="tz">
     <a class="button secondary" href="${action}">Clear</a>
   </div>
 </form>`;
