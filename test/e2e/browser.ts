@@ -42,12 +42,16 @@ export async function signIn(page: Page, server: TestServer, user = OWNER): Prom
   await page.waitForURL((url) => !url.pathname.startsWith("/login"));
 }
 
+/** Each browser action or locator gives up after this, so a failure names what it waited for. */
+export const STEP_TIMEOUT = 5_000;
+
 /**
  * Runs `fn` with a fresh page (its own cookies). Collects page errors and CSP violations: a test
  * fails if the page threw or the policy blocked something. Saves a screenshot and the error when it fails.
  */
 export async function withPage(browser: Browser, name: string, fn: (page: Page, context: BrowserContext) => Promise<void>, options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; timezoneId?: string } = {}): Promise<void> {
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, colorScheme: options.colorScheme ?? "light", timezoneId: options.timezoneId });
+  context.setDefaultTimeout(STEP_TIMEOUT);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));

@@ -5,10 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers.ts";
-import { CHROMIUM, describeBrowser, launch, OWNER, sendEvent, sendMetric, serverWithOwner, signIn, watchProblems, withPage } from "./browser.ts";
-
-/** Each browser action or locator gives up after this, so a failure names what it waited for. */
-const STEP_TIMEOUT = 5_000;
+import { CHROMIUM, describeBrowser, launch, OWNER, sendEvent, sendMetric, serverWithOwner, signIn, STEP_TIMEOUT, watchProblems, withPage } from "./browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -77,7 +74,6 @@ describeBrowser("set-up of the owner", () => {
     const code = server.deps.accounts.setupCode();
     expect(code).toBeTruthy();
     await withPage(browser, "setup-with-code", async (page, context) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await page.goto(server.url + "/");
       expect(path(page)).toBe("/setup");
       await page.getByRole("heading", { name: "Set-up code needed" }).waitFor({ timeout: 3000 });
@@ -114,7 +110,6 @@ describeBrowser("sign-in and sign-out", () => {
   test("a wrong password is refused, the right one signs in; sign out; sign-in returns to the page you wanted", async () => {
     const server = await pool.withOwner();
     await withPage(browser, "login-logout", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await page.goto(server.url + "/login");
       await page.fill("#username", OWNER.username);
       await page.fill("#password", "not the password");
@@ -155,7 +150,6 @@ describeBrowser("projects and channels", () => {
   test("the sidebar + creates a project: the name is checked as you type, a taken name is refused", async () => {
     const server = await pool.withOwner();
     await withPage(browser, "create-project", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await page.goto(server.url + "/p/default");
       await page.click("[data-testid=new-project]");
@@ -193,7 +187,6 @@ describeBrowser("projects and channels", () => {
   test("the channel + creates a channel and opens it", async () => {
     const server = await pool.withOwner();
     await withPage(browser, "create-channel", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await page.goto(server.url + "/p/default");
       expect(await page.locator("#channel-list li").count()).toBe(0);
@@ -217,7 +210,6 @@ describeBrowser("projects and channels", () => {
     for (const n of [1, 2, 3]) await ok(sendEvent(server, { project: "default", channel: "old-stuff", event: `Old stuff ${n}` }));
     await ok(sendEvent(server, { project: "default", channel: "keep", event: "Keep me" }));
     await withPage(browser, "delete-channel", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await page.goto(server.url + "/p/default/c/old-stuff");
       expect(await feedNames(page)).toEqual(["Old stuff 3", "Old stuff 2", "Old stuff 1"]);
@@ -241,7 +233,6 @@ describeBrowser("projects and channels", () => {
     await ok(sendEvent(server, { project: "scratch", channel: "tries", event: "Try 1" }));
     await ok(sendEvent(server, { project: "scratch", channel: "tries", event: "Try 2" }));
     await withPage(browser, "delete-project", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await page.goto(server.url + "/p/default");
       expect(await page.locator("[data-testid=delete-project]").count()).toBe(0);
@@ -271,7 +262,6 @@ describeBrowser("the live feed", () => {
     await ok(sendEvent(server, { project: "default", channel: "orders", event: "Earlier order" }));
     await ok(sendEvent(server, { project: "default", channel: "signups", event: "Earlier signup" }));
     await withPage(browser, "live-event", async (page, context) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       const channelPage = await context.newPage();
       const otherChannelPage = await context.newPage();
@@ -313,7 +303,6 @@ describeBrowser("the live feed", () => {
     const server = await pool.withOwner();
     await ok(sendMetric(server, { title: "Sessions", value: 1254, icon: "👥" }));
     await withPage(browser, "live-metric", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await openFeed(page, server);
       const value = page.locator(".metric", { hasText: "Sessions" }).locator("[data-testid=metric-value]");
@@ -331,7 +320,6 @@ describeBrowser("the live feed", () => {
     const server = await pool.withOwner();
     for (let n = 1; n <= 30; n++) await ok(sendEvent(server, { project: "default", channel: "jobs", event: `Old event ${n}`, description: "A line of text so that each event takes some room." }));
     await withPage(browser, "new-events-pill", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await openFeed(page, server);
       await page.evaluate(() => window.scrollTo(0, 2000));
@@ -373,7 +361,6 @@ describeBrowser("the live feed", () => {
     const server = await pool.withOwner();
     await ok(sendEvent(server, { project: "default", channel: "log", event: "Yesterday-ish", timestamp: Date.now() / 1000 - 86_400 }));
     await withPage(browser, "historical-event", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await openFeed(page, server);
       await ok(sendEvent(server, { project: "default", channel: "log", event: "Newer 1" }));
@@ -397,7 +384,6 @@ describeBrowser("the live feed", () => {
   test("after a server restart the page reconnects by itself and shows what arrived meanwhile, once", async () => {
     const first = await pool.withOwner();
     await withPage(browser, "reconnect-after-restart", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, first);
       await openFeed(page, first);
       await ok(sendEvent(first, { project: "default", channel: "deploys", event: "Before the restart" }));
@@ -434,7 +420,6 @@ describeBrowser("search", () => {
       browser,
       "date-filter-tz",
       async (page) => {
-        page.context().setDefaultTimeout(STEP_TIMEOUT);
         await signIn(page, server);
         await page.goto(server.url + "/p/default/c/days");
         await page.getByRole("button", { name: "More filters" }).click();
@@ -454,7 +439,6 @@ describeBrowser("search", () => {
     const sent: [string, string][] = [["Signup Ann", "pro"], ["Signup Bob", "free"], ["Signup Cid", "pro"], ["Signup Dee", "free"], ["Signup Eve", "pro"]];
     for (const [name, plan] of sent) await ok(sendEvent(server, { project: "default", channel: "signups", event: name, tags: { plan, seats: 3 } }));
     await withPage(browser, "search-by-tag", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await page.goto(server.url + "/p/default");
       expect(await feedNames(page)).toHaveLength(5);
@@ -482,7 +466,6 @@ describeBrowser("settings: API tokens", () => {
     const server = await pool.withOwner();
     await server.deps.projects.create("shop");
     await withPage(browser, "public-token", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await page.goto(server.url + "/settings/api");
       await page.fill("#token-name", "website");
@@ -577,7 +560,6 @@ describeBrowser("hostile event content", () => {
     const loaded: number[] = [];
     for (const body of payloads("(loaded)")) loaded.push((await ok(sendEvent(server, body))).id);
     await withPage(browser, "xss-inert", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       const dialogs: string[] = [];
       page.on("dialog", (dialog) => {
         dialogs.push(dialog.message());
@@ -643,7 +625,6 @@ describeBrowser("small screens and dark mode", () => {
       browser,
       "mobile-dark",
       async (page) => {
-        page.context().setDefaultTimeout(STEP_TIMEOUT);
         await signIn(page, server);
         await openFeed(page, server);
         await page.waitForSelector(".chart-card .chart canvas", { timeout: 5000 }); // the chart is drawn at its width
@@ -690,7 +671,6 @@ describeBrowser("settings: members", () => {
     const server = await pool.withOwner();
     const member = { username: "alice", password: "alice has a long password" };
     await withPage(browser, "members", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await page.goto(server.url + "/settings/members");
       await page.fill("#member-username", member.username);
@@ -742,7 +722,6 @@ describeBrowser("keyboard", () => {
     const server = await pool.withOwner();
     await ok(sendEvent(server, { project: "default", channel: "keys", event: "Something" }));
     await withPage(browser, "keyboard", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await openFeed(page, server);
       expect(await page.evaluate(() => document.activeElement === document.body)).toBe(true);

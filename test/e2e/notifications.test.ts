@@ -15,9 +15,6 @@ import { eventually, type TestServer } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { CHROMIUM, describeBrowser, launch, sendEvent, serverWithOwner, signIn, withPage } from "./browser.ts";
 
-/** Each browser action or locator gives up after this, so a failure names what it waited for. */
-const STEP_TIMEOUT = 5_000;
-
 /** Failed deliveries are retried quickly here, so a test never waits on the default 5 s backoff. */
 const FAST = { "notify-retry-base": "100ms" };
 
@@ -159,7 +156,6 @@ describeBrowser("the installable web app", () => {
     expect(await worker.text()).toContain('addEventListener("push"');
 
     await withPage(browser, "installable", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       const headLinks = async () => {
         const manifestHref = await page.locator("link[rel=manifest]").getAttribute("href");
         const touchHref = await page.locator("link[rel=apple-touch-icon]").getAttribute("href");
@@ -192,7 +188,6 @@ describeBrowser("Settings → Notifications", () => {
   test("“Enable on this device” registers it; a notify event reaches it with icon and name, plain-text body and the event's link", async () => {
     const server = await pool.withOwner();
     await withPage(browser, "enable-push", async (page, context) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       const sub = await pushCapable(context, server);
       await signIn(page, server);
       await page.goto(server.url + "/settings/notifications");
@@ -241,7 +236,6 @@ describeBrowser("Settings → Notifications", () => {
   test("“Send a test notification” confirms under the device and the push service receives it", async () => {
     const server = await pool.withOwner();
     await withPage(browser, "test-notification", async (page, context) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       const sub = await pushCapable(context, server);
       await signIn(page, server);
       const { id, item } = await enableThisDevice(page, server, "Kitchen tablet");
@@ -257,7 +251,6 @@ describeBrowser("Settings → Notifications", () => {
   test("a device whose push service refuses with 400 shows the last error", async () => {
     const server = await pool.withOwner();
     await withPage(browser, "push-error", async (page, context) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       const sub = await pushCapable(context, server);
       await signIn(page, server);
       await enableThisDevice(page, server, "Broken phone");
@@ -276,7 +269,6 @@ describeBrowser("Settings → Notifications", () => {
     await server.deps.projects.create("shop");
     await ok(sendEvent(server, { project: "shop", channel: "orders", event: "First order" }));
     await withPage(browser, "device-filters", async (page, context) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       const sub = await pushCapable(context, server);
       await signIn(page, server);
       const { item } = await enableThisDevice(page, server, "Shop phone");
@@ -304,7 +296,6 @@ describeBrowser("Settings → Notifications", () => {
   test("removing a device asks first, takes it off the list, and it gets no more notifications", async () => {
     const server = await pool.withOwner();
     await withPage(browser, "remove-device", async (page, context) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       const sub = await pushCapable(context, server);
       await signIn(page, server);
       const { item } = await enableThisDevice(page, server, "Old phone");
@@ -329,7 +320,6 @@ describeBrowser("Settings → Notifications", () => {
   test("a browser without push support is told so, with the Home Screen hint for iPhone", async () => {
     const server = await pool.withOwner();
     await withPage(browser, "push-unsupported", async (page, context) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await context.addInitScript(() => {
         delete (window as { PushManager?: unknown }).PushManager;
       });
@@ -354,7 +344,6 @@ describeBrowser("in-page toasts", () => {
     const server = await pool.withOwner();
     await server.deps.projects.create("shop");
     await withPage(browser, "toasts", async (page) => {
-      page.context().setDefaultTimeout(STEP_TIMEOUT);
       await signIn(page, server);
       await page.goto(server.url + "/p/default");
       await page.waitForSelector(".live-status.live", { timeout: 5000 });
@@ -418,7 +407,6 @@ describeBrowser("Settings → Integrations", () => {
     const titlesAt = (p: string) => at(p).map((h) => JSON.parse(h.body) as any);
     try {
       await withPage(browser, "integrations", async (page) => {
-        page.context().setDefaultTimeout(STEP_TIMEOUT);
         await signIn(page, server);
         await page.goto(server.url + "/settings/integrations");
         await page.getByRole("heading", { name: "Integrations of default" }).waitFor();
