@@ -55,8 +55,8 @@ class Histogram {
   }
 }
 
-/** A value read at scrape time; `counter` when it only ever goes up (its name ends in _total). */
-export type Gauge = { name: string; help: string; counter?: boolean; value: () => number };
+/** A value read at scrape time; one whose name ends in _total only ever goes up (a counter). */
+export type Gauge = { name: string; help: string; value: () => number };
 
 /** One set per server (tests run several in one process). */
 export function createMetrics() {
@@ -69,7 +69,7 @@ export function createMetrics() {
     notifications,
     render(gauges: Gauge[]): string {
       const parts = [ingestRequests.render(), ingestSeconds.render(), notifications.render()];
-      for (const g of gauges) parts.push(`# HELP ${g.name} ${g.help}\n# TYPE ${g.name} ${g.counter ? "counter" : "gauge"}\n${g.name} ${g.value()}`);
+      for (const g of gauges) parts.push(`# HELP ${g.name} ${g.help}\n# TYPE ${g.name} ${g.name.endsWith("_total") ? "counter" : "gauge"}\n${g.name} ${g.value()}`);
       return parts.join("\n") + "\n";
     },
   };

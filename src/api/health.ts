@@ -9,15 +9,15 @@ import { ok } from "./views.ts";
 export function healthApi({ store, version, config, guard, streams, hub, notifier, metrics }: Deps) {
   const started = Date.now();
   const gauges: Gauge[] = [
-    { name: "signalboard_writer_batches_total", counter: true, help: "Write transactions committed since start.", value: () => store.writer.stats.batches },
-    { name: "signalboard_writer_writes_total", counter: true, help: "Writes committed since start.", value: () => store.writer.stats.writes },
+    { name: "signalboard_writer_batches_total", help: "Write transactions committed since start.", value: () => store.writer.stats.batches },
+    { name: "signalboard_writer_writes_total", help: "Writes committed since start.", value: () => store.writer.stats.writes },
     { name: "signalboard_writer_last_batch_size", help: "Writes in the last committed transaction.", value: () => store.writer.stats.lastBatchSize },
     { name: "signalboard_writer_queue_depth", help: "Writes waiting for the next transaction.", value: () => store.writer.stats.queueDepth },
     { name: "signalboard_sse_clients", help: "Open Server-Sent Events streams (dashboards and /v1/stream).", value: () => streams.size },
-    { name: "signalboard_sse_connections_total", counter: true, help: "SSE streams opened since start.", value: () => streams.opened },
+    { name: "signalboard_sse_connections_total", help: "SSE streams opened since start.", value: () => streams.opened },
     { name: "signalboard_live_subscribers", help: "Subscribers of the in-process live hub.", value: () => hub.size },
     { name: "signalboard_notifications_pending", help: "Notifications queued and not yet delivered.", value: () => store.notifications.pendingCount() },
-    { name: "signalboard_notifications_delivered_total", counter: true, help: "Notifications delivered since start.", value: () => notifier.stats.sent },
+    { name: "signalboard_notifications_delivered_total", help: "Notifications delivered since start.", value: () => notifier.stats.sent },
     { name: "signalboard_events_last_id", help: "The id of the newest stored event.", value: () => store.events.lastId() },
     { name: "process_resident_memory_bytes", help: "Resident memory of the process.", value: () => process.memoryUsage.rss() },
     { name: "process_uptime_seconds", help: "Seconds since start.", value: () => Math.round((Date.now() - started) / 1000) },

@@ -7,7 +7,7 @@ import { assertCanRead } from "../domain/access.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
 import type { EventRow } from "../store/events.ts";
-import { BadRequest } from "../http/errors.ts";
+import { ChannelNeedsProject } from "../http/errors.ts";
 import { frame, sseResponse, type View } from "../http/sse.ts";
 import { apiEvent } from "./views.ts";
 
@@ -27,7 +27,7 @@ export function streamApi({ guard, hub, store, projects, streams }: Deps) {
     const url = new URL(request.url);
     const q = validate(streamQuery, Object.fromEntries(url.searchParams), "query");
     // A channel need not exist yet: tailing one before its first event is normal.
-    if (q.channel && !q.project) throw new BadRequest("channel filters need a project too: add project=<name>", "invalid_query");
+    if (q.channel && !q.project) throw new ChannelNeedsProject();
     const project = q.project ? projects.requireProject(q.project) : null;
     const scope = { projectId: project?.id, channel: project ? q.channel : undefined };
     const header = request.headers.get("last-event-id");

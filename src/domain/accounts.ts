@@ -50,19 +50,13 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
   }
 
   /**
-   * `role` "first" makes the owner when nobody has an account yet, else a member; "setup" makes
-   * the owner only when nobody has an account yet. Both are decided in the transaction that
-   * creates the user: requests racing with one set-up code cannot make two owners.
+   * `roleOf` picks the role from whether this is the first account, inside the transaction that
+   * creates it: requests racing with one set-up code cannot make two owners.
    */
-  async function newUser(input: { username: string; password: string }, role: "owner" | "member" | "first" | "setup", now: number): Promise<User> {
+  async function newUser(input: { username: string; password: string }, roleOf: (first: boolean) => "owner" | "member", now: number): Promise<User> {
     const { username, password } = validate(credentials, input);
     const passwordHash = await Bun.password.hash(password);
-    const user = await store.writer.submit(() => {
-      const first = store.users.count() === 0;
-      if (role === "setup" && !first) throw new Forbidden(SETUP_USED);
-      const actual = role === "setup" || (role === "first" && first) ? "owner" : role === "first" ? "member" : role;
-      return store.users.create({ username, passwordHash, role: actual }, now);
-    });
+    const user = await store.writer.submit(() => store.users.create({ username, passwordHash, role: roleOf(store.users.count() === 0) }, now));
     if (!user) throw new Conflict(`A user named "${username}" already exists.`);
     return user;
   }
@@ -86,20 +80,28 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
     /** Creates the owner with the setup code and signs them in. */
     async setup(code: string, input: { username: string; password: string }, now = Date.now()): Promise<NewSession> {
       if (!this.checkSetupCode(code)) throw new Forbidden(SETUP_USED);
-      const owner = await newUser(input, "setup", now);
+      const owner = await newUser(
+        input,
+        (first) => {
+          if (!first) throw new Forbidden(SETUP_USED);
+          return "owner";
+        },
+        now,
+      );
       setupCode = null;
       return startSession(owner, now);
     },
 
     /** From the CLI: the first user created becomes the owner. */
     async createUser(input: { username: string; password: string }, role?: "owner" | "member", now = Date.now()): Promise<User> {
-      return newUser(input, role ?? "first", now);
+      return newUser(input, (first) => role ?? (first ? "owner" : "member"), now);
     },
 
     async resetPassword(username: string, password: string, now = Date.now()): Promise<User> {
-      const user = store.users.findByUsername(validate(z.object({ username: usernameRule }), { username }).username);
+      const valid = validate(credentials, { username, password });
+      const user = store.users.findByUsername(valid.username);
       if (!user) throw new NotFound(`No user named "${username}".`);
-      const hash = await Bun.password.hash(validate(z.object({ password: passwordRule }), { password }).password);
+      const hash = await Bun.password.hash(valid.password);
       await store.writer.submit(() => {
         store.users.setPassword(user.id, hash, now);
         store.users.deleteSessionsOf(user.id); // a new password signs out everywhere

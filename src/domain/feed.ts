@@ -1,9 +1,9 @@
 // Reading events and metrics: filters by name, keyset pagination behind an opaque cursor.
-import { BadRequest, NotFound, UnknownProject } from "../http/errors.ts";
+import { BadRequest, ChannelNeedsProject, NotFound } from "../http/errors.ts";
 import type { EventFilter, EventRow, Position } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import type { MetricPoint, MetricRow } from "../store/metrics.ts";
-import type { ProjectRow } from "../store/projects.ts";
+import { requireProject } from "./projects.ts";
 import { isTagKey } from "./rules.ts";
 
 export const MAX_PAGE = 200;
@@ -43,17 +43,11 @@ export function parseTagFilter(filter: string): [string, string] {
 }
 
 export function feedService(store: Store) {
-  function requireProject(name: string): ProjectRow {
-    const project = store.projects.findByName(name);
-    if (!project) throw new UnknownProject(name);
-    return project;
-  }
-
   function resolve(query: EventQuery): Omit<EventFilter, "limit"> {
-    const project = query.project ? requireProject(query.project) : null;
+    const project = query.project ? requireProject(store, query.project) : null;
     let channelId: number | undefined;
     if (query.channel) {
-      if (!project) throw new BadRequest("channel filters need a project too: add project=<name>", "invalid_query");
+      if (!project) throw new ChannelNeedsProject();
       const channel = store.projects.findChannel(project.id, query.channel);
       if (!channel) throw new NotFound(`Channel "${query.channel}" does not exist in project "${project.name}".`);
       channelId = channel.id;
@@ -92,11 +86,11 @@ export function feedService(store: Store) {
     },
 
     listMetrics(projectName: string): MetricRow[] {
-      return store.metrics.list(requireProject(projectName).id);
+      return store.metrics.list(requireProject(store, projectName).id);
     },
 
     metricHistory(projectName: string, title: string, since: number, until?: number): { metric: MetricRow; points: MetricPoint[] } {
-      const metric = store.metrics.find(requireProject(projectName).id, title);
+      const metric = store.metrics.find(requireProject(store, projectName).id, title);
       if (!metric) throw new NotFound(`Metric "${title}" does not exist in project "${projectName}".`);
       return { metric, points: store.metrics.history(metric.id, since, until) };
     },

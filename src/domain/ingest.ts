@@ -3,7 +3,7 @@
 //
 // With an Idempotency-Key, the first answer is stored in the same transaction as the write, and a
 // retry (even one racing the first request) gets that answer back instead of writing again.
-import { IdempotencyKeyReused, UnknownProject, ValidationError } from "../http/errors.ts";
+import { IdempotencyKeyReused, ValidationError } from "../http/errors.ts";
 import type { Hub } from "../live/hub.ts";
 import type { EventRow, NewEvent, Tags } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
@@ -11,6 +11,7 @@ import type { MetricRow, MetricValue } from "../store/metrics.ts";
 import type { ProjectRow } from "../store/projects.ts";
 import { assertCanSendEvent, assertCanWriteProject, type Scope } from "./access.ts";
 import { queueNotifications } from "./notifications.ts";
+import { requireProject } from "./projects.ts";
 import type { Properties } from "./rules.ts";
 
 export type LogInput = {
@@ -40,12 +41,6 @@ export type Idempotency<T> = { tokenId: number; key: string; fingerprint: string
 export type Written<T> = { result: T; answer: string | null; replayed?: undefined } | { replayed: string; result?: undefined; answer?: undefined };
 
 export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDeps) {
-  function requireProject(name: string): ProjectRow {
-    const project = store.projects.findByName(name);
-    if (!project) throw new UnknownProject(name);
-    return project;
-  }
-
   /** Inside a write transaction: the stored answer for a known key, else the work and its answer. */
   function keyed<T>(idem: Idempotency<T> | undefined, now: number, work: () => T): Written<T> {
     const kept = idem ? store.idempotency.find(idem.tokenId, idem.key, now) : null;
@@ -67,7 +62,7 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
       const written = await store.writer.submit(() => {
         let newChannel = false;
         const done = keyed(idem, now, () => {
-          const project = requireProject(input.project);
+          const project = requireProject(store, input.project);
           const channel = store.projects.ensureChannel(project.id, input.channel, now);
           newChannel = channel.created;
           const event = store.events.insert(newEvent(project, channel.id, input, now));
@@ -91,7 +86,7 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
       assertCanWriteProject(scope, projectName, "metrics");
       const written = await store.writer.submit(() =>
         keyed(idem, now, (): MetricRow => {
-          const project = requireProject(projectName);
+          const project = requireProject(store, projectName);
           const current = store.metrics.current(project.id, input.title);
           const value = input.increment ? incremented(input.title, current?.value ?? null, input.value) : input.value;
           const saved = store.metrics.save({ projectId: project.id, title: input.title, value, icon: input.icon ?? null, now });
@@ -106,7 +101,7 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
       assertCanWriteProject(scope, input.project, "user properties");
       return store.writer.submit(() =>
         keyed(idem, now, () => {
-          const project = requireProject(input.project);
+          const project = requireProject(store, input.project);
           store.profiles.identify(project.id, input.userId, input.properties, now);
           return null;
         }),
@@ -117,7 +112,7 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
       assertCanWriteProject(scope, input.project, "group properties");
       return store.writer.submit(() =>
         keyed(idem, now, () => {
-          const project = requireProject(input.project);
+          const project = requireProject(store, input.project);
           store.profiles.group(project.id, input.groupId, input.properties, now);
           if (input.userId) store.profiles.addMember(project.id, input.groupId, input.userId, now);
           return null;

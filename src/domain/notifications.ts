@@ -3,13 +3,14 @@
 // project, inside the event's own transaction (see ingest.ts). Sending is src/notify/'s job.
 import { Lexer, type Token } from "marked";
 import { z } from "zod";
-import { Forbidden, NotFound, UnknownProject } from "../http/errors.ts";
+import { Forbidden, NotFound } from "../http/errors.ts";
 import type { EventRow } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import type { IntegrationRow, NewDelivery, SubscriptionRow } from "../store/notifications.ts";
 import type { User } from "../store/users.ts";
 import { eventJson, type EventJson } from "./event-json.ts";
 import { randomToken } from "./tokens.ts";
+import { requireProject } from "./projects.ts";
 import { onlyStrings } from "./rules.ts";
 import { validate } from "./validation.ts";
 
@@ -185,15 +186,13 @@ export function integrationService(store: Store) {
 
   return {
     list(projectName: string): IntegrationView[] {
-      const project = store.projects.findByName(projectName);
-      if (!project) throw new UnknownProject(projectName);
+      const project = requireProject(store, projectName);
       return store.notifications.integrationsOf(project.id).map(maskIntegration);
     },
 
     /** Returns the signing secret of a new webhook: shown once, then never again. */
     async create(projectName: string, input: unknown, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
-      const project = store.projects.findByName(projectName);
-      if (!project) throw new UnknownProject(projectName);
+      const project = requireProject(store, projectName);
       const i = validate(integrationInput, input);
       const secret = i.kind === "webhook" ? `whsec_${randomToken().slice(3)}` : i.kind === "ntfy" ? i.token || null : null;
       const row = await store.writer.submit(() =>

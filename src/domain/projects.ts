@@ -22,23 +22,26 @@ async function deleteEvents(store: Store, where: { projectId: number; channelId?
   }
 }
 
+/** The project of that name; every service that takes a project name finds it through this. */
+export function requireProject(store: Store, name: string): ProjectRow {
+  const project = store.projects.findByName(name);
+  if (!project) throw new UnknownProject(name);
+  return project;
+}
+
 /** `defaultProject`: the one that takes metrics sent without a project; it cannot be deleted. */
 export function projectService(store: Store, { hub, defaultProject }: { hub?: Hub; defaultProject: string }) {
-  function requireProject(name: string): ProjectRow {
-    const project = store.projects.findByName(name);
-    if (!project) throw new UnknownProject(name);
-    return project;
-  }
+  const requireProjectNamed = (name: string): ProjectRow => requireProject(store, name);
 
   function requireChannel(project: string, name: string): { project: ProjectRow; channel: ChannelRow } {
-    const p = requireProject(project);
+    const p = requireProjectNamed(project);
     const channel = store.projects.findChannel(p.id, name);
     if (!channel) throw new NotFound(`Channel "${name}" does not exist in project "${project}".`);
     return { project: p, channel };
   }
 
   return {
-    requireProject,
+    requireProject: requireProjectNamed,
     requireChannel,
 
     async create(name: string): Promise<ProjectRow> {
@@ -50,7 +53,7 @@ export function projectService(store: Store, { hub, defaultProject }: { hub?: Hu
 
     /** Creates the project if it is missing; used for the default project at start. */
     async ensure(name: string): Promise<ProjectRow> {
-      return store.projects.findByName(name) ?? (await store.writer.submit(() => store.projects.create(name))) ?? requireProject(name);
+      return store.projects.findByName(name) ?? (await store.writer.submit(() => store.projects.create(name))) ?? requireProjectNamed(name);
     },
 
     list(): ProjectRow[] {
@@ -58,12 +61,12 @@ export function projectService(store: Store, { hub, defaultProject }: { hub?: Hu
     },
 
     channels(project: string): ChannelRow[] {
-      return store.projects.listChannels(requireProject(project).id);
+      return store.projects.listChannels(requireProjectNamed(project).id);
     },
 
     async createChannel(project: string, name: string): Promise<ChannelRow> {
       validate(channelInput, { project, name });
-      const p = requireProject(project);
+      const p = requireProjectNamed(project);
       const created = await store.writer.submit(() => store.projects.createChannel(p.id, name));
       if (!created) throw new Conflict(`A channel named "${name}" already exists in project "${project}".`);
       hub?.publish({ type: "channel", projectId: p.id, project: p.name, channel: name });
@@ -72,12 +75,12 @@ export function projectService(store: Store, { hub, defaultProject }: { hub?: Hu
 
     eventCount(project: string, channel?: string): number {
       if (channel) return store.projects.countEvents({ channelId: requireChannel(project, channel).channel.id });
-      return store.projects.countEvents({ projectId: requireProject(project).id });
+      return store.projects.countEvents({ projectId: requireProjectNamed(project).id });
     },
 
     /** Throws when the project cannot be deleted (the default project), so a dialog can say so first. */
     assertDeletable(name: string): ProjectRow {
-      const p = requireProject(name);
+      const p = requireProjectNamed(name);
       if (p.name === defaultProject) {
         throw new Forbidden(`"${p.name}" is the default project (SIGNALBOARD_DEFAULT_PROJECT): metrics sent without a project go there, and it is created again at every start. Delete its channels instead, or choose another default project.`);
       }
@@ -97,7 +100,7 @@ export function projectService(store: Store, { hub, defaultProject }: { hub?: Hu
     },
 
     async setRetention(name: string, days: number | null): Promise<ProjectRow> {
-      const p = requireProject(name);
+      const p = requireProjectNamed(name);
       if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36_500)) throw new ValidationError([{ path: "days", type: "too_small", message: "days: keep events for 1 to 36500 days, or off" }]);
       await store.writer.submit(() => store.projects.setRetention(p.id, days));
       return { ...p, retentionDays: days };

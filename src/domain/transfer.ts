@@ -1,16 +1,16 @@
 // Export and import of a project's events as NDJSON: one event per line, the API's JSON shape.
 // An import stores events as historical (at their own timestamps) and never notifies.
-import { NotFound, UnknownProject } from "../http/errors.ts";
+import { NotFound } from "../http/errors.ts";
 import type { Store } from "../store/index.ts";
 import { eventJson } from "./event-json.ts";
+import { requireProject } from "./projects.ts";
 import { type LogInput, newEvent } from "./ingest.ts";
 
 const PAGE = 1000;
 
 /** The project's events, oldest first, one JSON line each. */
 export function* exportEvents(store: Store, projectName: string, channel?: string): Generator<string> {
-  const project = store.projects.findByName(projectName);
-  if (!project) throw new UnknownProject(projectName);
+  const project = requireProject(store, projectName);
   const channelId = channel ? store.projects.findChannel(project.id, channel)?.id : undefined;
   if (channel && channelId === undefined) throw new NotFound(`Channel "${channel}" does not exist in project "${projectName}".`);
   let after = { ts: Number.MIN_SAFE_INTEGER, id: 0 };

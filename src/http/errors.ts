@@ -91,6 +91,13 @@ export class UnknownProject extends NotFound {
   }
 }
 
+/** Channel names are per project: a channel filter alone names nothing. */
+export class ChannelNeedsProject extends BadRequest {
+  constructor() {
+    super("channel filters need a project too: add project=<name>", "invalid_query");
+  }
+}
+
 export class MethodNotAllowed extends AppError {
   constructor(method: string, path: string, allowed: string[]) {
     super(405, "method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(" or ")}.`, { Allow: allowed.join(", ") });

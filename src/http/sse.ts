@@ -25,7 +25,7 @@ export type View = { key: string; route: (published: Published, emit: Emit) => v
 export type Stream = {
   send: Send;
   /** Live frames of `view` from now on, skipping those whose event id is at most `after` (already sent). */
-  follow(hub: Hub, view: View, after?: number): () => void;
+  follow(hub: Hub, view: View, after?: number): void;
 };
 
 const encoder = new TextEncoder();
@@ -217,10 +217,7 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
             flush(chunk);
           },
         };
-        if (closed) return () => {};
-        const leave = join(hub, view, member);
-        follows.push(leave);
-        return leave;
+        if (!closed) follows.push(join(hub, view, member));
       };
       registry.add(close);
       signal.addEventListener("abort", close);
