@@ -90,7 +90,7 @@ export function loadConfig(flags: Record<string, unknown> = {}, env: Record<stri
     try {
       raw = rawValue(flags[flag.slice(2)], env, s.env);
     } catch (error) {
-      problems.push(`${s.env}_FILE = ${JSON.stringify(env[`${s.env}_FILE`])}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      problems.push((error as Error).message);
       continue;
     }
     const result = s.schema.safeParse(raw ?? s.default);
@@ -110,7 +110,16 @@ function rawValue(flag: unknown, env: Record<string, string | undefined>, envNam
   const value = env[envName];
   if (value !== undefined && value !== "") return value;
   const file = env[`${envName}_FILE`];
-  return file ? readFileSync(file, "utf8").trim() : undefined;
+  return file ? valueFromFile(`${envName}_FILE`, file) : undefined;
+}
+
+/** The value a `NAME_FILE` variable points at (the file's text, trimmed). */
+export function valueFromFile(variable: string, path: string): string {
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch (error) {
+    throw new ConfigError(`${variable} = ${JSON.stringify(path)}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
 }
 
 export function describeSettings(): string {

@@ -1,7 +1,7 @@
 // The HTTP side of the CLI: `log`, `metric` and `tail` talk to a running server, for cron jobs and
 // shell scripts. --url/--token, else SIGNALBOARD_URL/SIGNALBOARD_TOKEN (or SIGNALBOARD_TOKEN_FILE,
 // a file holding the token, so it stays out of the environment and the process list).
-import { readFileSync } from "node:fs";
+import { valueFromFile } from "../config.ts";
 import { UsageError } from "./command.ts";
 
 export const clientOptions = {
@@ -13,17 +13,9 @@ export type Client = { url: string; token: string };
 
 export function clientFrom(values: { url?: string; token?: string }, env = process.env): Client {
   const url = (values.url ?? env.SIGNALBOARD_URL ?? "http://localhost:8080").replace(/\/+$/, "");
-  const token = values.token ?? (env.SIGNALBOARD_TOKEN || (env.SIGNALBOARD_TOKEN_FILE ? tokenFile(env.SIGNALBOARD_TOKEN_FILE) : undefined));
+  const token = values.token ?? (env.SIGNALBOARD_TOKEN || (env.SIGNALBOARD_TOKEN_FILE ? valueFromFile("SIGNALBOARD_TOKEN_FILE", env.SIGNALBOARD_TOKEN_FILE) : undefined));
   if (!token) throw new UsageError("a token is required: pass --token or set SIGNALBOARD_TOKEN or SIGNALBOARD_TOKEN_FILE (create one with: signalboard token create --name NAME)");
   return { url, token };
-}
-
-function tokenFile(path: string): string {
-  try {
-    return readFileSync(path, "utf8").trim();
-  } catch (error) {
-    throw new UsageError(`SIGNALBOARD_TOKEN_FILE = ${JSON.stringify(path)}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
 }
 
 export class RequestFailed extends Error {}

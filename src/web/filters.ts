@@ -18,8 +18,8 @@ export type Filters = {
 };
 
 const TAG = /^([a-z0-9-]{1,64}):(.+)$/;
-/** A quoted tag filter, or any other word. */
-const TOKEN = /([a-z0-9-]{1,64}):"([^"]+)"|(\S+)/g;
+/** In q: a tag filter (its value quoted, or up to the next space), or a word. */
+const TOKEN = /(?<![^\s])([a-z0-9-]{1,64}):(?:"([^"]+)"|(\S+))|(\S+)/g;
 
 /** How a tag filter is written in q: quoted when its value has spaces. */
 export function tagTerm(key: string, value: string): string {
@@ -29,10 +29,8 @@ export function tagTerm(key: string, value: string): string {
 export function readFilters(params: URLSearchParams): Filters {
   const words: string[] = [];
   const tags: [string, string][] = [];
-  for (const [, quotedKey, quotedValue, word] of (params.get("q") ?? "").matchAll(TOKEN)) {
-    const m = word === undefined ? null : TAG.exec(word);
-    if (quotedKey !== undefined) tags.push([quotedKey, quotedValue!]);
-    else if (m) tags.push([m[1]!, m[2]!]);
+  for (const [, key, quoted, plain, word] of (params.get("q") ?? "").matchAll(TOKEN)) {
+    if (key !== undefined) tags.push([key, quoted ?? plain!]);
     else words.push(word!);
   }
   for (const t of params.getAll("tag")) {
@@ -46,8 +44,13 @@ export function readFilters(params: URLSearchParams): Filters {
     channel: (params.get("channel") ?? "").trim(),
     from: (params.get("from") ?? "").trim(),
     to: (params.get("to") ?? "").trim(),
-    tz: Math.max(-14 * 60, Math.min(14 * 60, Math.round(Number(params.get("tz")) || 0))),
+    tz: viewerOffset(params),
   };
+}
+
+/** `tz`: the viewer's offset from UTC in minutes (east positive), as the pages send it. */
+export function viewerOffset(params: URLSearchParams): number {
+  return Math.max(-14 * 60, Math.min(14 * 60, Math.round(Number(params.get("tz")) || 0)));
 }
 
 export function isFiltered(f: Filters): boolean {

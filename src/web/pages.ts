@@ -6,7 +6,7 @@ import type { EventQuery } from "../domain/feed.ts";
 import { NotFound } from "../http/errors.ts";
 import type { Session } from "../domain/accounts.ts";
 import type { ProjectRow } from "../store/projects.ts";
-import { filterParams, isFiltered, readFilters, toEventQuery, type Filters } from "./filters.ts";
+import { filterParams, isFiltered, readFilters, toEventQuery, viewerOffset, type Filters } from "./filters.ts";
 import { query, seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
 import { eventDetail, feedItems } from "./views/events.ts";
@@ -106,7 +106,7 @@ export function pageRoutes(deps: Deps, kit: Kit) {
       const url = new URL(request.url);
       const days = Math.min(Math.max(Number(url.searchParams.get("days")) || 30, 1), 366);
       // The browser's offset from UTC, so days start at the viewer's midnight.
-      const offsetMs = Math.max(-14 * 60, Math.min(14 * 60, Number(url.searchParams.get("tz")) || 0)) * 60_000;
+      const offsetMs = viewerOffset(url.searchParams) * 60_000;
       const firstDay = Math.floor((Date.now() + offsetMs) / 86_400_000) - days + 1;
       const start = firstDay * 86_400_000 - offsetMs;
       const rows = store.events.activity(project.id, start, days).filter((r) => r.counts.some((n) => n > 0));
