@@ -44,6 +44,7 @@ export async function startServer(config: Config): Promise<Running> {
   if (config.port === 0 && config.baseUrl === "http://localhost:0") config.baseUrl = `http://localhost:${server.port}`;
   const jobs = startJobs(deps);
   deps.notifier.start(deps.hub);
+  deps.streams.watch(() => store.accessVersion()); // a revoked token or ended session closes its streams
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
   log.info("listening", { url, dataDir: config.dataDir, baseUrl: config.baseUrl, sqliteSync: config.sqliteSync, startedInMs: Math.round(performance.now()) });
   const code = deps.accounts.setupCode();

@@ -1,17 +1,22 @@
 // GET /v1/stream: stored events as JSON over SSE, for scripts (`signalboard tail`). A reconnecting
-// client sends Last-Event-ID (or ?last_event_id=) and first gets what it missed, in order, once.
+// client sends Last-Event-ID (or ?last_event_id=) and first gets what it missed, in order, once
+// (up to REPLAY_LIMIT events; see http/resume.ts for when it gets `event: reset` instead).
 import { Elysia } from "elysia";
 import { z } from "zod";
 import type { Deps } from "../app.ts";
 import { assertCanRead } from "../domain/access.ts";
+import { eventMatcher } from "../domain/filter.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
+import type { EventFilter } from "../model/filter.ts";
 import type { EventRow } from "../store/events.ts";
 import { ChannelNeedsProject } from "../http/errors.ts";
+import { type ResetReason, resume } from "../http/resume.ts";
 import { frame, sseResponse, type View } from "../http/sse.ts";
 import { apiEvent } from "./views.ts";
 
-const BACKLOG_PAGE = 500;
+/** A reconnecting client is sent at most this many missed events; past that, `event: reset`. */
+export const REPLAY_LIMIT = 10_000;
 
 export const streamQuery = z.object({
   project: rule.projectName.optional(),
@@ -21,23 +26,33 @@ export const streamQuery = z.object({
 
 const encode = (event: EventRow) => frame({ id: event.id, data: JSON.stringify(apiEvent(event)) });
 
-export function streamApi({ guard, hub, store, projects, streams }: Deps) {
+const RESET_MESSAGES: Record<ResetReason, string> = {
+  too_far_behind: "This stream missed too many events to replay them. Read what you missed with GET /v1/events; the stream continues from the newest event.",
+  too_many: `This stream missed more than ${REPLAY_LIMIT} matching events. Read what you missed with GET /v1/events; the stream continues from the newest event.`,
+  unknown_id: "Last-Event-ID is newer than any event this server has (was the database restored from a backup?). The stream continues from the newest event.",
+};
+
+/** `id:` moves the client's Last-Event-ID to the newest event, so its next reconnect resumes from there. */
+const reset = (newest: number, reason: ResetReason) => frame({ id: newest, event: "reset", data: JSON.stringify({ reason, last_event_id: newest, message: RESET_MESSAGES[reason] }) });
+
+export function streamApi({ guard, hub, feed, projects, streams, tokens }: Deps) {
   return new Elysia({ name: "api.stream" }).get("/v1/stream", ({ request, server }) => {
-    assertCanRead(guard.authenticate(request, server));
+    const scope = guard.authenticate(request, server);
+    assertCanRead(scope);
     const url = new URL(request.url);
     const q = validate(streamQuery, Object.fromEntries(url.searchParams), "query");
     // A channel need not exist yet: tailing one before its first event is normal.
     if (q.channel && !q.project) throw new ChannelNeedsProject();
     const project = q.project ? projects.requireProject(q.project) : null;
-    const scope = { projectId: project?.id, channel: project ? q.channel : undefined };
+    const filter: EventFilter = { projectId: project?.id, channel: project ? q.channel : undefined };
     const header = request.headers.get("last-event-id");
-    const resumeFrom = header && /^\d+$/.test(header) ? Number(header) : q.last_event_id;
+    const lastSeen = header && /^\d{1,15}$/.test(header) ? Number(header) : (q.last_event_id ?? null);
     server?.timeout(request, 0);
 
-    const matches = (e: EventRow) => (scope.projectId === undefined || e.projectId === scope.projectId) && (scope.channel === undefined || e.channel === scope.channel);
+    const matches = eventMatcher(filter);
     // Streams of the same project and channel share their frames (see http/sse.ts).
     const view: View = {
-      key: `api ${scope.projectId ?? "*"} ${scope.channel ?? "*"}`,
+      key: `api ${filter.projectId ?? "*"} ${filter.channel ?? "*"}`,
       route(published, emit) {
         const { message } = published;
         if (message.type === "event" && matches(message.event)) emit(published.render("api-json", () => encode(message.event)), message.event.id);
@@ -46,19 +61,8 @@ export function streamApi({ guard, hub, store, projects, streams }: Deps) {
     return sseResponse({
       registry: streams,
       signal: request.signal,
-      start({ send, follow }) {
-        let lastSent = resumeFrom ?? store.events.lastId();
-        if (resumeFrom !== undefined) {
-          // A client far behind gets what fits in its queue, then is dropped and resumes from there.
-          backlog: for (let page = store.events.since(lastSent, scope, BACKLOG_PAGE); page.length; page = store.events.since(lastSent, scope, BACKLOG_PAGE)) {
-            for (const event of page) {
-              if (!send(encode(event))) break backlog;
-              lastSent = event.id;
-            }
-          }
-        }
-        follow(hub, view, lastSent);
-      },
+      credential: tokens.credential(scope),
+      start: (stream) => resume(stream, { feed, hub, view, filter, lastSeen, limit: REPLAY_LIMIT, encode, reset }),
     });
   });
 }

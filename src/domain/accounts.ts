@@ -3,6 +3,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { Conflict, Forbidden, NotFound } from "../http/errors.ts";
+import type { Credential } from "../model/credential.ts";
 import type { Store } from "../store/index.ts";
 import type { User } from "../store/users.ts";
 import { randomToken } from "./tokens.ts";
@@ -130,6 +131,11 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       if (!user || !ok) return null;
       const { passwordHash: _hash, ...publicUser } = user;
       return startSession(publicUser, now);
+    },
+
+    /** What keeps a dashboard's stream open: its session, not ended and not expired. */
+    credential(session: Session): Credential {
+      return { key: `session:${session.sessionId}`, expiresAt: session.expiresAt, valid: () => store.users.sessionActive(session.sessionId, Date.now()) };
     },
 
     session(token: string, now = Date.now()): Session | null {

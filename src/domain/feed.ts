@@ -1,9 +1,12 @@
 // Reading events and metrics: filters by name, keyset pagination behind an opaque cursor.
 import { BadRequest, ChannelNeedsProject, NotFound } from "../http/errors.ts";
-import type { EventFilter, EventRow, Position } from "../store/events.ts";
+import type { EventFilter, Position } from "../model/filter.ts";
+import type { EventRow } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import type { MetricPoint, MetricRow } from "../store/metrics.ts";
+import { eventMatcher } from "./filter.ts";
 import { requireProject } from "./projects.ts";
+import { searchTerms } from "../store/search-tokens.ts";
 import { isTagKey } from "./rules.ts";
 
 export const MAX_PAGE = 200;
@@ -43,40 +46,49 @@ export function parseTagFilter(filter: string): [string, string] {
 }
 
 export function feedService(store: Store) {
-  function resolve(query: EventQuery): Omit<EventFilter, "limit"> {
+  /** The query's names resolved: an unknown project or channel is a 404 here, not an empty page. */
+  function resolve(query: EventQuery): EventFilter {
     const project = query.project ? requireProject(store, query.project) : null;
-    let channelId: number | undefined;
     if (query.channel) {
       if (!project) throw new ChannelNeedsProject();
-      const channel = store.projects.findChannel(project.id, query.channel);
-      if (!channel) throw new NotFound(`Channel "${query.channel}" does not exist in project "${project.name}".`);
-      channelId = channel.id;
+      if (!store.projects.findChannel(project.id, query.channel)) throw new NotFound(`Channel "${query.channel}" does not exist in project "${project.name}".`);
     }
     return {
       projectId: project?.id,
-      channelId,
+      channel: query.channel || undefined,
       userId: query.userId || undefined,
       tags: query.tags?.map(parseTagFilter),
-      q: query.q?.trim() || undefined,
+      terms: query.q ? searchTerms(query.q) : undefined,
       from: query.from,
       to: query.to,
-      before: query.cursor ? decodeCursor(query.cursor) : undefined,
     };
   }
 
   return {
+    filterOf: resolve,
+
     /** Newest first by event time. */
     listEvents(query: EventQuery): EventPage {
       const limit = Math.min(Math.max(query.limit ?? 50, 1), MAX_PAGE);
-      const rows = store.events.list({ ...resolve(query), limit: limit + 1 });
+      const rows = store.events.list({ ...resolve(query), before: query.cursor ? decodeCursor(query.cursor) : undefined, limit: limit + 1 });
       const events = rows.slice(0, limit);
       const last = events.at(-1);
       return { events, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
     },
 
-    /** Events newer than a feed position, oldest first: what a view scrolled to the top missed. */
-    eventsAfter(query: EventQuery, after: Position, limit: number): EventRow[] {
-      return store.events.list({ ...resolve(query), before: undefined, after, limit });
+    /** The id of the newest stored event (0 when there is none). */
+    newestId(): number {
+      return store.events.lastId();
+    },
+
+    /**
+     * What a stream missed: the events matching `filter` among ids (after, through], oldest
+     * first, reading at most `limit` events of the filter's project; `through` is how far it read.
+     */
+    missed(filter: EventFilter, after: number, through: number, limit: number): { events: EventRow[]; through: number } {
+      const rows = store.events.range(filter.projectId, after, through, limit);
+      const matches = eventMatcher(filter);
+      return { events: rows.filter(matches), through: rows.length < limit ? through : rows.at(-1)!.id };
     },
 
     getEvent(id: number): EventRow {

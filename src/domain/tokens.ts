@@ -7,6 +7,7 @@ import { z } from "zod";
 import { Conflict, NotFound } from "../http/errors.ts";
 import type { Store } from "../store/index.ts";
 import type { TokenRow } from "../store/tokens.ts";
+import type { Credential } from "../model/credential.ts";
 import type { Scope } from "./access.ts";
 import { channelName, projectName } from "./rules.ts";
 import { validate } from "./validation.ts";
@@ -50,7 +51,7 @@ const CACHE_LIMIT = 10_000;
 export function tokenService(store: Store) {
   const lastUsed = new Map<number, number>();
   // Scopes of tokens seen recently, so most requests skip the database and the hash. Dropped
-  // whenever a token may have changed (store.tokenVersion), so a revocation still applies to the
+  // whenever a token may have changed (store.accessVersion), so a revocation still applies to the
   // very next request, from this process or a CLI command.
   const scopes = new Map<string, Scope & { tokenId: number }>();
   let version = "";
@@ -88,7 +89,7 @@ export function tokenService(store: Store) {
 
     /** The scope a bearer token grants, or a reason it grants none. */
     authenticate(token: string, now = Date.now()): Scope | "unknown" | "revoked" {
-      const current = store.tokenVersion();
+      const current = store.accessVersion();
       if (current !== version) {
         scopes.clear();
         version = current;
@@ -107,6 +108,13 @@ export function tokenService(store: Store) {
       if (scopes.size >= CACHE_LIMIT) scopes.clear();
       scopes.set(token, scope);
       return scope;
+    },
+
+    /** What keeps a stream opened with this scope open: its token, not revoked. */
+    credential(scope: Scope): Credential | undefined {
+      if (scope.tokenId === null) return undefined;
+      const id = scope.tokenId;
+      return { key: `token:${id}`, valid: () => store.tokens.findById(id)?.revokedAt === null };
     },
 
     /** Writes buffered last-used times; the server calls this every few seconds and at shutdown. */

@@ -11,11 +11,10 @@ const PAGE = 1000;
 /** The project's events, oldest first, one JSON line each. */
 export function* exportEvents(store: Store, projectName: string, channel?: string): Generator<string> {
   const project = requireProject(store, projectName);
-  const channelId = channel ? store.projects.findChannel(project.id, channel)?.id : undefined;
-  if (channel && channelId === undefined) throw new NotFound(`Channel "${channel}" does not exist in project "${projectName}".`);
+  if (channel && !store.projects.findChannel(project.id, channel)) throw new NotFound(`Channel "${channel}" does not exist in project "${projectName}".`);
   let after = { ts: Number.MIN_SAFE_INTEGER, id: 0 };
   for (;;) {
-    const page = store.events.list({ projectId: project.id, channelId, after, limit: PAGE });
+    const page = store.events.list({ projectId: project.id, channel, after, limit: PAGE });
     for (const e of page) yield JSON.stringify(eventJson(e));
     if (page.length < PAGE) return;
     const last = page.at(-1)!;

@@ -1,7 +1,9 @@
 // Server-Sent Events. A stream answers with its headers at once, sends a keep-alive comment every
-// 15 s (proxies and Bun close idle connections), and has a bounded queue: a client that stops
-// reading is dropped and reconnects with Last-Event-ID instead of growing our memory.
-// Every open stream is in a registry, so shutdown can close them (server.stop() waits for them).
+// 15 s (proxies and Bun close idle connections), and holds at most a few MiB for a client that
+// does not read: past that it is dropped, and reconnects with Last-Event-ID instead of growing our
+// memory. Every open stream is in a registry, so shutdown can close them (server.stop() waits for
+// them), and so can losing the right to read: a revoked token, a removed member, a signed-out or
+// expired session (see StreamRegistry.sweep).
 //
 // Live frames reach streams through views: streams that show the same view (the same key: one
 // project's feed with the same filters, say) share one hub subscription, and each tick the frames
@@ -10,6 +12,7 @@
 // thousand times the work per event.
 
 import type { Hub, Published } from "../live/hub.ts";
+import type { Credential } from "../model/credential.ts";
 import { ShuttingDown } from "./errors.ts";
 
 export type SseMessage = { id?: number | string; event?: string; data: string };
@@ -24,9 +27,12 @@ export type View = { key: string; route: (published: Published, emit: Emit) => v
 /** What a stream's start() gets: its own sends (backlog, snapshots) and the views it follows. */
 export type Stream = {
   send: Send;
+  /** Resolves once what was sent has reached the socket; false if the stream closed meanwhile. */
+  drained(): Promise<boolean>;
   /** Live frames of `view` from now on, skipping those whose event id is at most `after` (already sent). */
   follow(hub: Hub, view: View, after?: number): void;
 };
+
 
 const encoder = new TextEncoder();
 const HEADERS = {
@@ -35,6 +41,9 @@ const HEADERS = {
   Connection: "keep-alive",
   "X-Accel-Buffering": "no",
 };
+
+/** A client may fall this far behind (bytes accepted but not yet taken by its socket) before it is dropped. */
+export const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 
 /** One SSE frame. A multi-line payload becomes several `data:` lines, as the format requires. */
 export function frame(message: SseMessage): Uint8Array {
@@ -45,14 +54,18 @@ export function frame(message: SseMessage): Uint8Array {
   return encoder.encode(text + "\n");
 }
 
+type Entry = { close: () => void; credential: Credential | undefined };
+
 export class StreamRegistry {
-  private readonly open = new Set<() => void>();
+  private readonly open = new Map<() => void, Entry>();
+  private watching: ReturnType<typeof setInterval> | null = null;
+  private seen = "";
   opened = 0;
   /** Set by closeAll: a stream asked for on a connection that was already open is refused. */
   closing = false;
 
-  add(close: () => void): void {
-    this.open.add(close);
+  add(close: () => void, credential?: Credential): void {
+    this.open.set(close, { close, credential });
     this.opened++;
   }
 
@@ -62,7 +75,42 @@ export class StreamRegistry {
 
   closeAll(): void {
     this.closing = true;
-    for (const close of [...this.open]) close();
+    this.unwatch();
+    for (const { close } of [...this.open.values()]) close();
+  }
+
+  /**
+   * Ends streams whose credential expired, and, when `version` changed (a token or session may
+   * have been revoked, here or by another process), those whose credential no longer holds. Each
+   * distinct credential is checked once, however many streams it holds open.
+   */
+  sweep(version: string, now = Date.now()): void {
+    const changed = version !== this.seen;
+    this.seen = version;
+    const verdicts = new Map<string, boolean>();
+    for (const { close, credential } of [...this.open.values()]) {
+      if (!credential) continue;
+      if (credential.expiresAt !== undefined && credential.expiresAt <= now) {
+        close();
+        continue;
+      }
+      if (!changed) continue;
+      let ok = verdicts.get(credential.key);
+      if (ok === undefined) verdicts.set(credential.key, (ok = credential.valid()));
+      if (!ok) close();
+    }
+  }
+
+  /** Sweeps every `everyMs` (access ends within that time of being revoked). */
+  watch(version: () => string, everyMs = 250): void {
+    this.unwatch();
+    this.seen = version();
+    this.watching = setInterval(() => this.sweep(version()), everyMs);
+  }
+
+  unwatch(): void {
+    if (this.watching) clearInterval(this.watching);
+    this.watching = null;
   }
 
   get size(): number {
@@ -74,8 +122,9 @@ export type SseOptions = {
   registry: StreamRegistry;
   signal: AbortSignal;
   /** Writes any backlog and follows its views (left when the stream closes). */
-  start: (stream: Stream) => void;
-  maxQueue?: number;
+  start: (stream: Stream) => void | Promise<void>;
+  credential?: Credential;
+  maxUnsentBytes?: number;
   keepAliveMs?: number;
   retryMs?: number;
   headers?: Record<string, string>;
@@ -145,17 +194,19 @@ function join(hub: Hub, view: View, member: Member): () => void {
   };
 }
 
-export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
+export function sseResponse({ registry, signal, start, credential, maxUnsentBytes = MAX_UNSENT_BYTES, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
   if (registry.closing) throw new ShuttingDown();
   let close = () => {};
   // A "direct" stream writes straight to the socket's buffer, which Bun sends at the end of the
   // tick: no per-chunk queue and promise. One event to 10,000 streams costs 27 ms of JavaScript
-  // this way (150 ms with flush() after each write).
+  // this way (150 ms with flush() after each write). What the socket cannot take yet, Bun keeps
+  // in memory, without limit: `unsent` counts it, and the stream is dropped past maxUnsentBytes.
   const body = new ReadableStream<Uint8Array>({
     type: "direct",
     async pull(controller: ReadableStreamDirectController) {
       let closed = false;
-      let backlog = 0; // writes accepted while the client was not reading
+      let unsent = 0;
+      let waiting: Promise<unknown> | null = null; // the latest write the socket has not taken yet
       const follows: (() => void)[] = [];
       let finished: () => void = () => {};
       const done = new Promise<void>((resolve) => (finished = resolve));
@@ -184,29 +235,35 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
           return;
         }
         if (typeof written !== "number") {
-          backlog++;
-          written.then(
-            () => backlog--,
+          unsent += chunk.byteLength;
+          const settled = written.then(
+            () => (unsent -= chunk.byteLength),
             () => close(),
           );
+          waiting = settled;
+          if (unsent > maxUnsentBytes) close();
         }
       };
-      /** False, and the stream closed, when the client fell too far behind (it reconnects and resumes). */
-      const keepingUp = () => {
-        if (backlog > maxQueue) close();
-        return !closed;
-      };
       const send: Send = (chunk) => {
-        if (!keepingUp()) return false;
+        if (closed) return false;
         pending.push(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
         flushLater(flush);
         return true;
+      };
+      const drained = async (): Promise<boolean> => {
+        flush();
+        while (!closed && waiting) {
+          const current = waiting;
+          await Promise.race([current, done]);
+          if (waiting === current) waiting = null;
+        }
+        return !closed;
       };
       const follow = (hub: Hub, view: View, after = 0) => {
         const member: Member = {
           after,
           deliver(chunk, frames) {
-            if (!keepingUp()) return;
+            if (closed) return;
             if (member.after > 0) {
               // Right after a resume, a frame may carry an event the backlog already sent.
               const fresh = frames.filter((f) => f.id === 0 || f.id > member.after);
@@ -219,11 +276,11 @@ export function sseResponse({ registry, signal, start, maxQueue = 1000, keepAliv
         };
         if (!closed) follows.push(join(hub, view, member));
       };
-      registry.add(close);
+      registry.add(close, credential);
       signal.addEventListener("abort", close);
       send(`retry: ${retryMs}\n: connected\n\n`);
       try {
-        start({ send, follow });
+        await start({ send, drained, follow });
       } catch (error) {
         close();
         throw error;

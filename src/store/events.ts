@@ -1,10 +1,12 @@
 // Events: the insert on the ingest path (prepared once), and keyset-paginated listing by event
 // time. Never OFFSET: every page is an index seek from the last row of the previous one.
-import { and, desc, eq, gt, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { EventFilter, Position } from "../model/filter.ts";
 import type { Db } from "./db.ts";
 import { eventTags } from "./manual-tables.ts";
-import { channels, events, projects } from "./schema.ts";
+import { channels, events } from "./schema.ts";
+import { ftsQuery } from "./search-tokens.ts";
 
 export type TagValue = string | number | boolean;
 export type Tags = Record<string, TagValue>;
@@ -28,21 +30,10 @@ export type NewEvent = {
 
 export type EventRow = NewEvent & { id: number };
 
-/** A position in a feed: events strictly older than (ts, id) come next. */
-export type Position = { ts: number; id: number };
+export type { EventFilter, Position };
 
-export type EventFilter = {
-  projectId?: number;
-  channelId?: number;
-  userId?: string;
-  tags?: [string, string][];
-  q?: string;
-  from?: number;
-  to?: number;
-  before?: Position;
-  after?: Position;
-  limit: number;
-};
+/** A page of a feed: newest first from `before`, or oldest first from `after`. */
+export type Page = { before?: Position; after?: Position; limit: number };
 
 export function tagText(value: TagValue): string {
   return typeof value === "string" ? value : JSON.stringify(value);
@@ -104,9 +95,9 @@ export function eventStore(db: Db, searching: () => Db) {
     },
 
     /** Newest first by event time (then id), or oldest first when paging forward with `after`. */
-    list(filter: EventFilter): EventRow[] {
+    list(filter: EventFilter & Page): EventRow[] {
       const newestFirst = !filter.after;
-      const match = filter.q ? ftsQuery(filter.q) : null;
+      const match = ftsQuery(filter.terms ?? []);
       const source = match ? searching() : db;
       const [firstTag, ...otherTags] = filter.tags ?? [];
       if (firstTag && filter.projectId !== undefined) {
@@ -120,15 +111,14 @@ export function eventStore(db: Db, searching: () => Db) {
       return select(source).where(where).orderBy(...order).limit(filter.limit).all().map(toRow);
     },
 
-    /** Events stored after `afterId`, in insertion order: what a reconnecting stream missed. */
-    since(afterId: number, scope: { projectId?: number; channel?: string }, limit: number): EventRow[] {
-      const where = and(
-        gt(events.id, afterId),
-        scope.projectId === undefined ? undefined : eq(events.projectId, scope.projectId),
-        scope.channel === undefined || scope.projectId === undefined
-          ? undefined
-          : eq(events.channelId, sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${scope.projectId} and ${channels.name} = ${scope.channel})`),
-      );
+    /**
+     * Events of a project (or all) with ids in (afterId, throughId], in id order, at most `limit`:
+     * what a reconnecting stream missed. It walks the id range only (the `+` keeps SQLite from
+     * taking the project's index instead), so the work is bounded by the range however rare the
+     * project's events are in it; callers bound the range and filter the rest in memory.
+     */
+    range(projectId: number | undefined, afterId: number, throughId: number, limit: number): EventRow[] {
+      const where = and(gt(events.id, afterId), lte(events.id, throughId), projectId === undefined ? undefined : eq(unindexed(events.projectId), projectId));
       return select().where(where).orderBy(events.id).limit(limit).all().map(toRow);
     },
 
@@ -172,7 +162,7 @@ export function eventStore(db: Db, searching: () => Db) {
   };
 
   // The first tag drives the query from its index, in feed order; the rest are checked per row.
-  function listByTag(from: Db, filter: EventFilter, [key, value]: [string, string], where: SQL | undefined, newestFirst: boolean): EventRow[] {
+  function listByTag(from: Db, filter: EventFilter & Page, [key, value]: [string, string], where: SQL | undefined, newestFirst: boolean): EventRow[] {
     const page = keyset(indexed(eventTags.ts), indexed(eventTags.eventId), filter);
     const order = newestFirst ? [desc(eventTags.ts), desc(eventTags.eventId)] : [eventTags.ts, eventTags.eventId];
     return from
@@ -192,12 +182,14 @@ const unindexed = (column: AnySQLiteColumn): SQL => sql`+${column}`;
 const indexed = (column: AnySQLiteColumn): SQL => sql`${column}`;
 
 function conditions(filter: EventFilter, tags: [string, string][], col: (c: AnySQLiteColumn) => SQL = indexed): (SQL | undefined)[] {
+  const channelId = filter.channel === undefined ? undefined : sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${filter.projectId ?? -1} and ${channels.name} = ${filter.channel})`;
   const list: (SQL | undefined)[] = [
     filter.projectId === undefined ? undefined : eq(col(events.projectId), filter.projectId),
-    filter.channelId === undefined ? undefined : eq(col(events.channelId), filter.channelId),
+    channelId === undefined ? undefined : eq(col(events.channelId), channelId),
     filter.userId === undefined ? undefined : eq(col(events.userId), filter.userId),
     filter.from === undefined ? undefined : gte(col(events.ts), filter.from),
     filter.to === undefined ? undefined : lt(col(events.ts), filter.to),
+    filter.liveOnly ? eq(col(events.historical), false) : undefined,
   ];
   for (const [key, value] of tags) {
     // Every column of event_tags' key is known per row: a point lookup, not a scan.
@@ -205,7 +197,7 @@ function conditions(filter: EventFilter, tags: [string, string][], col: (c: AnyS
       sql`exists (select 1 from ${eventTags} where ${eventTags.projectId} = ${events.projectId} and ${eventTags.key} = ${key} and ${eventTags.value} = ${value} and ${eventTags.ts} = ${events.ts} and ${eventTags.eventId} = ${events.id})`,
     );
   }
-  const match = filter.q ? ftsQuery(filter.q) : null;
+  const match = ftsQuery(filter.terms ?? []);
   if (match) list.push(textSearch(match));
   return list;
 }
@@ -227,7 +219,7 @@ function fewMatches(db: Db, match: string): boolean {
   return (row?.n ?? 0) <= FEW_MATCHES;
 }
 
-function keyset(tsColumn: SQL, idColumn: SQL, filter: EventFilter): SQL | undefined {
+function keyset(tsColumn: SQL, idColumn: SQL, filter: Page): SQL | undefined {
   if (filter.before) {
     const { ts, id } = filter.before;
     return or(lt(tsColumn, ts), and(eq(tsColumn, ts), lt(idColumn, id)));
@@ -237,15 +229,4 @@ function keyset(tsColumn: SQL, idColumn: SQL, filter: EventFilter): SQL | undefi
     return or(gt(tsColumn, ts), and(eq(tsColumn, ts), gt(idColumn, id)));
   }
   return undefined;
-}
-
-/**
- * Free text → an FTS5 query: every word must appear, the last one as a prefix (so a word being
- * typed matches; a prefix over every word would cost several times more), and nothing typed is
- * FTS5 syntax.
- */
-export function ftsQuery(text: string): string | null {
-  const words = text.match(/[\p{L}\p{N}_]+/gu)?.slice(0, 16);
-  if (!words?.length) return null;
-  return words.map((w, i) => (i === words.length - 1 ? `"${w}"*` : `"${w}"`)).join(" ");
 }

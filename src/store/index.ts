@@ -27,8 +27,9 @@ export function databasePath(dataDir: string): string {
 export function openStore(path: string, sync: SyncMode = "full") {
   const { sqlite, db } = openDatabase(path, sync);
   const dataVersion = sqlite.prepare<{ data_version: number }, []>("PRAGMA data_version");
-  // Bumped by this process's writes that can change what a token grants (revoke, project delete).
-  const tokenChanges = { count: 0 };
+  // Bumped by this process's writes that can take access away: a token revoked, a project (and its
+  // public tokens) deleted, a session ended, a member removed.
+  const accessChanges = { count: 0 };
   // Another process's commits show in data_version. Reading it is a statement, and a statement
   // outside a transaction costs a lock round trip, far more than the request it would guard: so
   // it is read at most every few milliseconds.
@@ -53,15 +54,16 @@ export function openStore(path: string, sync: SyncMode = "full") {
   };
   return {
     /**
-     * Changes whenever a token may have changed: another process (a CLI command) committed
-     * anything, or this one revoked a token or deleted a project. Token caches key on it.
+     * Changes whenever access may have been taken away: another process (a CLI command) committed
+     * anything, or this one revoked a token, deleted a project, ended a session or removed a
+     * member. Token caches and open streams (http/sse.ts) check again when it changes.
      */
-    tokenVersion: () => `${otherProcesses()}:${tokenChanges.count}`,
+    accessVersion: () => `${otherProcesses()}:${accessChanges.count}`,
     path,
     sqlite,
     db,
     writer: new Writer(sqlite),
-    projects: projectStore(db, tokenChanges),
+    projects: projectStore(db, accessChanges),
     events: eventStore(db, () => searchReader().db),
     searchReader: () => searchReader().sqlite,
     closeSearchReader: () => {
@@ -71,8 +73,8 @@ export function openStore(path: string, sync: SyncMode = "full") {
     idempotency: idempotencyStore(db),
     metrics: metricStore(db),
     profiles: profileStore(db),
-    tokens: tokenStore(db, tokenChanges),
-    users: userStore(db),
+    tokens: tokenStore(db, accessChanges),
+    users: userStore(db, accessChanges),
     meta: metaStore(db),
     notifications: notificationStore(db),
   };

@@ -8,7 +8,7 @@ export type ProjectRow = typeof projects.$inferSelect;
 export type ChannelRow = typeof channels.$inferSelect;
 export type ChannelSummary = ChannelRow & { events: number };
 
-export function projectStore(db: Db, tokenChanges: { count: number }) {
+export function projectStore(db: Db, accessChanges: { count: number }) {
   // The ingest path runs these for every event: plain prepared statements, no query builder.
   const byName = db.$client.prepare<ProjectRow, [string]>("SELECT id, name, retention_days AS retentionDays, created_at AS createdAt FROM projects WHERE name = ?");
   const channelByName = db.$client.prepare<{ id: number }, [number, string]>("SELECT id FROM channels WHERE project_id = ? AND name = ?");
@@ -40,7 +40,7 @@ export function projectStore(db: Db, tokenChanges: { count: number }) {
     delete(id: number): void {
       db.delete(eventTags).where(eq(eventTags.projectId, id)).run();
       db.delete(projects).where(eq(projects.id, id)).run();
-      tokenChanges.count++; // its public tokens went with it
+      accessChanges.count++; // its public tokens went with it
     },
 
     findChannel(projectId: number, name: string): ChannelRow | null {

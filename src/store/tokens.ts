@@ -6,7 +6,7 @@ import { apiTokens, projects } from "./schema.ts";
 export type TokenRow = typeof apiTokens.$inferSelect & { project: string | null };
 export type NewToken = typeof apiTokens.$inferInsert;
 
-export function tokenStore(db: Db, tokenChanges: { count: number }) {
+export function tokenStore(db: Db, accessChanges: { count: number }) {
   const columns = {
     id: apiTokens.id,
     name: apiTokens.name,
@@ -51,7 +51,7 @@ export function tokenStore(db: Db, tokenChanges: { count: number }) {
     },
 
     revoke(id: number, now: number): boolean {
-      tokenChanges.count++;
+      accessChanges.count++;
       const changed = db.update(apiTokens).set({ revokedAt: now }).where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt))).returning({ id: apiTokens.id }).all();
       return changed.length > 0;
     },

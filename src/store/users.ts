@@ -9,7 +9,7 @@ export type SessionRow = typeof sessions.$inferSelect;
 
 const publicColumns = { id: users.id, username: users.username, role: users.role, createdAt: users.createdAt, updatedAt: users.updatedAt };
 
-export function userStore(db: Db) {
+export function userStore(db: Db, accessChanges: { count: number }) {
   const bySession = db.$client.prepare<{ sessionId: number; csrfToken: string; expiresAt: number; id: number; username: string; role: "owner" | "member"; createdAt: number; updatedAt: number }, [string, number]>(
     `SELECT s.id AS sessionId, s.csrf_token AS csrfToken, s.expires_at AS expiresAt, u.id, u.username, u.role, u.created_at AS createdAt, u.updated_at AS updatedAt
        FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?`,
@@ -42,11 +42,17 @@ export function userStore(db: Db) {
     },
 
     delete(id: number): void {
+      accessChanges.count++; // their sessions go with them
       db.delete(users).where(eq(users.id, id)).run();
     },
 
     createSession(s: { tokenHash: string; userId: number; csrfToken: string; createdAt: number; expiresAt: number }): void {
       db.insert(sessions).values(s).run();
+    },
+
+    /** Whether the session is still there and not expired. */
+    sessionActive(sessionId: number, now: number): boolean {
+      return db.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now))).get() !== undefined;
     },
 
     /** The live session with that token hash and its user, or null (unknown or expired). */
@@ -58,10 +64,12 @@ export function userStore(db: Db) {
     },
 
     deleteSession(tokenHash: string): void {
+      accessChanges.count++;
       db.delete(sessions).where(eq(sessions.tokenHash, tokenHash)).run();
     },
 
     deleteSessionsOf(userId: number): void {
+      accessChanges.count++;
       db.delete(sessions).where(eq(sessions.userId, userId)).run();
     },
 

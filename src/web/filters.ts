@@ -4,7 +4,6 @@
 // In q, a word shaped like key:value (or key:"a value with spaces") is a tag filter; the rest is
 // free text.
 import type { EventQuery } from "../domain/feed.ts";
-import { ftsQuery, tagText, type EventRow } from "../store/events.ts";
 
 export type Filters = {
   text: string;
@@ -85,30 +84,5 @@ export function toEventQuery(project: string, f: Filters, channel?: string): Eve
     q: f.text || undefined,
     from: parseDate(f.from, false, f.tz),
     to: parseDate(f.to, true, f.tz),
-  };
-}
-
-/** The same filters, checked against one live event in memory (the SSE stream uses this). */
-export function matcher(f: Filters, channel?: string): (e: EventRow) => boolean {
-  const wantChannel = channel ?? (f.channel || undefined);
-  const from = parseDate(f.from, false, f.tz);
-  const to = parseDate(f.to, true, f.tz);
-  const words = ftsQuery(f.text) === null ? [] : f.text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-  return (e) => {
-    if (wantChannel && e.channel !== wantChannel) return false;
-    if (f.user && e.userId !== f.user) return false;
-    if (from !== undefined && e.ts < from) return false;
-    if (to !== undefined && e.ts >= to) return false;
-    for (const [key, value] of f.tags) {
-      const v = e.tags?.[key];
-      if (v === undefined || tagText(v) !== value) return false;
-    }
-    if (words.length) {
-      // As the search index does: every word, the last one as a prefix.
-      const haystack = `${e.name} ${e.description ?? ""}`.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-      const last = words.length - 1;
-      if (!words.every((w, i) => haystack.some((h) => (i === last ? h.startsWith(w) : h === w)))) return false;
-    }
-    return true;
   };
 }

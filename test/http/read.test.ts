@@ -84,7 +84,7 @@ describe("GET /v1/events", () => {
       expect(existsSync(join(dataDir, "search.db"))).toBe(true);
       const indexer = openIndexerConnection(path);
       expect(searchIndexer(indexer).indexPending(100)).toBe(2);
-      const matches = () => store.events.list({ projectId, q: "wombat", limit: 10 }).map((e) => e.name);
+      const matches = () => store.events.list({ projectId, terms: ["wombat"], limit: 10 }).map((e) => e.name);
       expect(matches()).toEqual(["Wombat seen"]);
       // As if search.db came from another installation: it is emptied, then filled from these events.
       indexer.query("UPDATE search_state SET value = 'another' WHERE key = 'lineage'").run();

@@ -15,7 +15,7 @@ describe("sse", () => {
   test("sends a retry hint at once and keep-alive comments while idle", async () => {
     const registry = new StreamRegistry();
     const abort = new AbortController();
-    const response = sseResponse({ registry, signal: abort.signal, keepAliveMs: 30, start: () => () => {} });
+    const response = sseResponse({ registry, signal: abort.signal, keepAliveMs: 30, start: () => {} });
     const reader = response.body!.getReader();
     let received = "";
     const deadline = Date.now() + 2000;
@@ -29,7 +29,7 @@ describe("sse", () => {
 
   test("closeAll ends every stream (what shutdown relies on)", async () => {
     const registry = new StreamRegistry();
-    const readers = [1, 2, 3].map(() => sseResponse({ registry, signal: new AbortController().signal, start: () => () => {} }).body!.getReader());
+    const readers = [1, 2, 3].map(() => sseResponse({ registry, signal: new AbortController().signal, start: () => {} }).body!.getReader());
     for (const r of readers) await r.read(); // the stream starts when it is read, as a server's response is
     expect(registry.size).toBe(3);
     registry.closeAll();
@@ -46,7 +46,7 @@ describe("sse", () => {
     registry.closeAll();
     let refused: unknown;
     try {
-      sseResponse({ registry, signal: new AbortController().signal, start: () => () => {} });
+      sseResponse({ registry, signal: new AbortController().signal, start: () => {} });
     } catch (error) {
       refused = error;
     }

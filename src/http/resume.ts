@@ -1,0 +1,60 @@
+// Catching a reconnecting stream up. A client sends the id of the last event it saw
+// (Last-Event-ID); it gets what it missed, in order, once, then live events. The work is bounded
+// whatever it asks: the replay reads pages of the store and waits for each to reach the socket
+// before the next, gives up past a window of ids or a number of events, and an id the server
+// never handed out (a database restored from an older backup) counts as "from now". Giving up is
+// said with a reset frame, so the client knows to re-read instead of believing it saw everything.
+import type { EventFilter } from "../model/filter.ts";
+import type { FeedService } from "../domain/feed.ts";
+import type { Hub } from "../live/hub.ts";
+import type { EventRow } from "../store/events.ts";
+import type { Stream, View } from "./sse.ts";
+
+/** A stream that missed more than this many ids (of any project) starts again from now. */
+export const RESUME_WINDOW = 100_000;
+const PAGE = 500;
+
+export type ResetReason = "too_far_behind" | "too_many" | "unknown_id";
+
+export type ResumeOptions = {
+  feed: FeedService;
+  hub: Hub;
+  view: View;
+  filter: EventFilter;
+  /** The client's Last-Event-ID, or null for a fresh stream. */
+  lastSeen: number | null;
+  /** Most events replayed before giving up. */
+  limit: number;
+  encode: (event: EventRow) => Uint8Array;
+  /** The frame that tells the client it did not get everything, continuing from `newest`. */
+  reset: (newest: number, reason: ResetReason) => Uint8Array;
+};
+
+export async function resume(stream: Stream, { feed, hub, view, filter, lastSeen, limit, encode, reset }: ResumeOptions): Promise<void> {
+  let newest = feed.newestId();
+  if (lastSeen === null) return stream.follow(hub, view, newest);
+  if (lastSeen > newest) {
+    stream.send(reset(newest, "unknown_id"));
+    return stream.follow(hub, view, newest);
+  }
+  let read = lastSeen;
+  let replayed = 0;
+  for (;;) {
+    if (newest - lastSeen > RESUME_WINDOW) {
+      stream.send(reset(newest, "too_far_behind"));
+      return stream.follow(hub, view, newest);
+    }
+    const page = feed.missed(filter, read, newest, PAGE);
+    replayed += page.events.length;
+    if (replayed > limit) {
+      stream.send(reset(newest, "too_many"));
+      return stream.follow(hub, view, newest);
+    }
+    for (const event of page.events) stream.send(encode(event));
+    read = page.through;
+    // Caught up: live delivery starts in the same tick as the last read, so no commit falls between.
+    if (read >= newest) return stream.follow(hub, view, read);
+    if (!(await stream.drained())) return;
+    newest = feed.newestId();
+  }
+}

@@ -1,0 +1,100 @@
+// Access ends when it is taken away, for connections that stay open too: a live stream held by a
+// token or a dashboard session closes within a second of the token's revocation, the member's
+// removal, a sign-out, or the session's expiry, from this process or from the command line.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Agent, eventually, openSse, post, startTestServer, type TestServer } from "../helpers.ts";
+import { FROM_SOURCE, run } from "../e2e/process.ts";
+
+const OWNER = { username: "owner", password: "correct horse battery staple" };
+const MEMBER = { username: "member", password: "another good passphrase" };
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ "session-ttl": "3s" });
+  await server.deps.accounts.createUser(OWNER, "owner");
+});
+afterAll(() => server.close());
+
+/** Opens a stream and checks it delivers; resolves to it once it is live. */
+async function liveStream(url: string, headers: Record<string, string>) {
+  const stream = await openSse(url, headers);
+  expect(stream.response.status).toBe(200);
+  return stream;
+}
+
+const ends = (stream: { ended: boolean }) => eventually(() => expect(stream.ended).toBe(true), 1500);
+
+describe("a token's stream", () => {
+  test("ends within a second of the token being revoked in the dashboard or API service", async () => {
+    const { token, info } = server.deps.tokens.create({ name: "reader" });
+    const stream = await liveStream(`${server.url}/v1/stream`, { Authorization: `Bearer ${token}` });
+    await post(server, "/v1/log", { project: "default", channel: "a", event: "before" });
+    await stream.waitFor(1);
+    server.deps.tokens.revoke(String(info.id));
+    await ends(stream);
+    await post(server, "/v1/log", { project: "default", channel: "a", event: "after" });
+    expect(stream.frames.map((f) => JSON.parse(f.data).event)).toEqual(["before"]);
+  });
+
+  test("ends within a second of the token being revoked from the command line (another process)", async () => {
+    const { token, info } = server.deps.tokens.create({ name: "reader-cli" });
+    const stream = await liveStream(`${server.url}/v1/stream`, { Authorization: `Bearer ${token}` });
+    const revoked = await run(FROM_SOURCE, ["token", "revoke", String(info.id), "--data-dir", server.dataDir]);
+    expect(revoked.code).toBe(0);
+    await ends(stream);
+  });
+
+  test("a stream of another token stays open", async () => {
+    const keep = server.deps.tokens.create({ name: "keeper" }).token;
+    const gone = server.deps.tokens.create({ name: "gone" });
+    const kept = await liveStream(`${server.url}/v1/stream`, { Authorization: `Bearer ${keep}` });
+    const closing = await liveStream(`${server.url}/v1/stream`, { Authorization: `Bearer ${gone.token}` });
+    server.deps.tokens.revoke(String(gone.info.id));
+    await ends(closing);
+    const sent = await post(server, "/v1/log", { project: "default", channel: "a", event: "still here" });
+    const frames = await kept.waitFor(1);
+    expect(JSON.parse(frames.at(-1)!.data).id).toBe(sent.json.id);
+    kept.close();
+  });
+});
+
+describe("a dashboard's stream", () => {
+  async function member(name: string) {
+    const created = await server.deps.accounts.createUser({ username: name, password: MEMBER.password }, "member");
+    const agent = new Agent(server.url);
+    expect((await agent.login(name, MEMBER.password)).status).toBe(303);
+    const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const stream = await liveStream(`${server.url}/p/default/live`, { Cookie: cookie });
+    return { user: created, agent, stream };
+  }
+
+  test("ends within a second of the member being removed", async () => {
+    const owner = server.deps.accounts.list().find((u) => u.role === "owner")!;
+    const m = await member("removed");
+    await server.deps.accounts.removeUser(m.user.id, owner);
+    await ends(m.stream);
+  });
+
+  test("ends within a second of signing out", async () => {
+    const m = await member("leaving");
+    const csrf = await m.agent.csrf();
+    expect((await m.agent.request("/logout", { method: "POST", form: { _csrf: csrf } })).status).toBe(303);
+    await ends(m.stream);
+  });
+
+  test("ends within a second of the password being reset from the command line (which signs out everywhere)", async () => {
+    const m = await member("reset");
+    const reset = await run(FROM_SOURCE, ["user", "reset-password", "reset", "--data-dir", server.dataDir]);
+    expect(reset.code).toBe(0);
+    await ends(m.stream);
+  });
+
+  test("ends when its session expires", async () => {
+    const m = await member("expiring");
+    const session = [...m.agent.cookies].find(([k]) => k === "sb_session")!;
+    const expiresAt = server.deps.accounts.session(decodeURIComponent(session[1]))!.expiresAt;
+    await eventually(() => expect(m.stream.ended).toBe(true), 5000);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    expect(Date.now() - expiresAt).toBeLessThan(1500);
+  });
+});
