@@ -18,10 +18,12 @@ export const tail: Command = {
     const print = values.json ? (e: StreamEvent) => console.log(JSON.stringify(e)) : (e: StreamEvent) => console.log(describe(e));
     let lastId: string | null = null;
     for (let delay = 1000; ; delay = Math.min(delay * 2, 10_000)) {
-      const status = await follow(client, `/v1/stream?${query}`, lastId, (id, data) => {
+      const status = await follow(client, `/v1/stream?${query}`, lastId, (id, data, event) => {
         lastId = id ?? lastId;
         delay = 1000;
-        print(JSON.parse(data) as StreamEvent);
+        // The server could not replay everything missed while disconnected: say so, and go on from now.
+        if (event === "reset") console.error(`tail: ${(JSON.parse(data) as { message: string }).message}`);
+        else print(JSON.parse(data) as StreamEvent);
       });
       if (status >= 400 && status < 500) return 1; // bad token or unknown project: retrying will not help
       await Bun.sleep(delay);
@@ -29,7 +31,7 @@ export const tail: Command = {
   },
 };
 
-async function follow(client: Client, path: string, lastId: string | null, onEvent: (id: string | null, data: string) => void): Promise<number> {
+async function follow(client: Client, path: string, lastId: string | null, onEvent: (id: string | null, data: string, event: string | null) => void): Promise<number> {
   const headers: Record<string, string> = { Authorization: `Bearer ${client.token}`, Accept: "text/event-stream" };
   if (lastId) headers["Last-Event-ID"] = lastId;
   let response: Response;
@@ -56,7 +58,8 @@ async function follow(client: Client, path: string, lastId: string | null, onEve
         const lines = block.split("\n");
         const data = lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
         const id = lines.find((l) => l.startsWith("id: "))?.slice(4) ?? null;
-        if (data) onEvent(id, data);
+        const event = lines.find((l) => l.startsWith("event: "))?.slice(7) ?? null;
+        if (data) onEvent(id, data, event);
       }
     }
   } catch {

@@ -44,6 +44,8 @@ const HEADERS = {
 
 /** A client may fall this far behind (bytes accepted but not yet taken by its socket) before it is dropped. */
 export const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
+/** A client that takes nothing of a replay page for this long is dropped (it resumes when it reconnects). */
+export const DRAIN_TIMEOUT_MS = 10_000;
 
 /** One SSE frame. A multi-line payload becomes several `data:` lines, as the format requires. */
 export function frame(message: SseMessage): Uint8Array {
@@ -125,6 +127,7 @@ export type SseOptions = {
   start: (stream: Stream) => void | Promise<void>;
   credential?: Credential;
   maxUnsentBytes?: number;
+  drainTimeoutMs?: number;
   keepAliveMs?: number;
   retryMs?: number;
   headers?: Record<string, string>;
@@ -194,7 +197,7 @@ function join(hub: Hub, view: View, member: Member): () => void {
   };
 }
 
-export function sseResponse({ registry, signal, start, credential, maxUnsentBytes = MAX_UNSENT_BYTES, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
+export function sseResponse({ registry, signal, start, credential, maxUnsentBytes = MAX_UNSENT_BYTES, drainTimeoutMs = DRAIN_TIMEOUT_MS, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
   if (registry.closing) throw new ShuttingDown();
   let close = () => {};
   // A "direct" stream writes straight to the socket's buffer, which Bun sends at the end of the
@@ -252,10 +255,15 @@ export function sseResponse({ registry, signal, start, credential, maxUnsentByte
       };
       const drained = async (): Promise<boolean> => {
         flush();
+        const deadline = performance.now() + drainTimeoutMs;
         while (!closed && waiting) {
           const current = waiting;
-          await Promise.race([current, done]);
-          if (waiting === current) waiting = null;
+          const left = deadline - performance.now();
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const timedOut = await Promise.race([current.then(() => false), done.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), Math.max(0, left))))]);
+          clearTimeout(timer);
+          if (timedOut) close();
+          else if (waiting === current) waiting = null;
         }
         return !closed;
       };

@@ -1,0 +1,130 @@
+// A reconnecting stream asks for what it missed with Last-Event-ID. However far back it asks, the
+// work and memory it costs are bounded: it is replayed in pages, only so much, and otherwise told
+// with `event: reset` to re-read what it missed; an id from the future counts as "from now".
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { newEvent } from "../../src/domain/ingest.ts";
+import { RESUME_WINDOW } from "../../src/http/resume.ts";
+import { REPLAY_LIMIT } from "../../src/api/stream.ts";
+import { Agent, call, eventually, openSse, post, startTestServer, type TestServer } from "../helpers.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+  await server.deps.projects.create("busy");
+  await server.deps.projects.create("quiet");
+});
+afterAll(() => server.close());
+
+const auth = () => ({ Authorization: `Bearer ${server.token}` });
+
+/** Stores `count` events straight through the writer, a batch per transaction (fast enough for 100k). */
+async function bulk(project: string, count: number, description = "") {
+  const store = server.deps.store;
+  const p = store.projects.findByName(project)!;
+  for (let done = 0; done < count; done += 20_000) {
+    await store.writer.submit(() => {
+      const channel = store.projects.ensureChannel(p.id, "bulk", Date.now());
+      for (let i = done; i < Math.min(count, done + 20_000); i++) store.events.insert(newEvent(p, channel.id, { project, channel: "bulk", event: `bulk ${i}`, description }, Date.now()));
+    });
+  }
+}
+
+describe("GET /v1/stream resume", () => {
+  test("a Last-Event-ID newer than any event (a restored older backup) is a reset to now, then live events flow", async () => {
+    const newest = server.deps.feed.newestId();
+    const stream = await openSse(`${server.url}/v1/stream`, { ...auth(), "Last-Event-ID": String(newest + 1000) });
+    const [reset] = await stream.waitFor(1);
+    expect(reset!.event).toBe("reset");
+    expect(reset!.id).toBe(String(newest));
+    expect(JSON.parse(reset!.data)).toMatchObject({ reason: "unknown_id", last_event_id: newest });
+    const sent = await post(server, "/v1/log", { project: "quiet", channel: "x", event: "after the reset" });
+    const frames = await stream.waitFor(2);
+    expect(JSON.parse(frames[1]!.data).id).toBe(sent.json.id);
+    stream.close();
+  });
+
+  test(`a client more than ${RESUME_WINDOW} events behind gets a reset at once (re-read with /v1/events), then live events`, async () => {
+    const before = server.deps.feed.newestId();
+    await bulk("busy", RESUME_WINDOW + 10);
+    const newest = server.deps.feed.newestId();
+    const started = performance.now();
+    const stream = await openSse(`${server.url}/v1/stream?project=busy`, { ...auth(), "Last-Event-ID": String(before) });
+    const [reset] = await stream.waitFor(1);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(reset!.event).toBe("reset");
+    expect(reset!.id).toBe(String(newest));
+    expect(JSON.parse(reset!.data)).toMatchObject({ reason: "too_far_behind", last_event_id: newest });
+    expect(JSON.parse(reset!.data).message).toContain("/v1/events");
+    const sent = await post(server, "/v1/log", { project: "busy", channel: "live", event: "live one" });
+    const frames = await stream.waitFor(2);
+    expect(JSON.parse(frames[1]!.data).id).toBe(sent.json.id);
+    stream.close();
+  }, 60_000);
+
+  test(`a client that missed more than ${REPLAY_LIMIT} matching events gets at most that many, then a reset`, async () => {
+    const before = server.deps.feed.newestId();
+    await bulk("quiet", REPLAY_LIMIT + 500);
+    const newest = server.deps.feed.newestId();
+    const stream = await openSse(`${server.url}/v1/stream?project=quiet`, { ...auth(), "Last-Event-ID": String(before) });
+    await eventually(() => expect(stream.frames.some((f) => f.event === "reset")).toBe(true), 20_000);
+    const replayed = stream.frames.filter((f) => f.event !== "reset");
+    expect(replayed.length).toBeLessThanOrEqual(REPLAY_LIMIT);
+    const ids = replayed.map((f) => Number(f.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b)); // in order, no repeats
+    expect(new Set(ids).size).toBe(ids.length);
+    const reset = stream.frames.at(-1)!;
+    expect(reset.event).toBe("reset");
+    expect(reset.id).toBe(String(newest));
+    expect(JSON.parse(reset.data).reason).toBe("too_many");
+    stream.close();
+  }, 60_000);
+
+  test("a resume that fits is replayed whole, in order, once, then live events follow without a gap", async () => {
+    const before = server.deps.feed.newestId();
+    await bulk("quiet", 1200);
+    const stream = await openSse(`${server.url}/v1/stream?project=quiet`, { ...auth(), "Last-Event-ID": String(before) });
+    // Written while the replay runs: each must come exactly once, either replayed or live.
+    const during = [];
+    for (let i = 0; i < 20; i++) during.push((await post(server, "/v1/log", { project: "quiet", channel: "bulk", event: `during ${i}` })).json.id);
+    const frames = await stream.waitFor(1220, 20_000);
+    const ids = frames.map((f) => Number(f.id));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(ids.slice(-20)).toEqual(during);
+    stream.close();
+  }, 60_000);
+
+  test("three clients that ask for the whole history and never read are dropped; the server keeps answering", async () => {
+    await bulk("busy", 20_000, "x".repeat(4000)); // ~80 MB of JSON if it were all queued
+    const port = Number(new URL(server.url).port);
+    const before = process.memoryUsage.rss();
+    const sockets = await Promise.all(
+      [0, 1, 2].map(async () => {
+        const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data(s) { s.pause(); } } });
+        const last = server.deps.feed.newestId() - 20_000;
+        socket.write(`GET /v1/stream?project=busy HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nLast-Event-ID: ${last}\r\n\r\n`);
+        return socket;
+      }),
+    );
+    for (let i = 0; i < 10; i++) expect((await call(server, { path: "/healthz" })).status).toBe(200);
+    await eventually(() => expect(server.deps.streams.size).toBe(0), 20_000);
+    expect(process.memoryUsage.rss() - before).toBeLessThan(300 * 1024 * 1024);
+    for (const s of sockets) s.end();
+  }, 60_000);
+});
+
+describe("a dashboard's live resume", () => {
+  test("with a filter that matches nothing, over a large history, it answers at once (a reload) and the server stays responsive", async () => {
+    await server.deps.accounts.createUser({ username: "owner", password: "correct horse battery" }, "owner");
+    const agent = new Agent(server.url);
+    await agent.login("owner", "correct horse battery");
+    const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const started = performance.now();
+    const stream = await openSse(`${server.url}/p/busy/live?q=zzznothingmatches&last_event_id=1`, { Cookie: cookie });
+    const healthy = await call(server, { path: "/healthz" });
+    expect(healthy.status).toBe(200);
+    await eventually(() => expect(stream.frames.some((f) => f.event === "reload")).toBe(true), 5000);
+    expect(performance.now() - started).toBeLessThan(3000);
+    stream.close();
+  }, 60_000);
+});
