@@ -1,5 +1,7 @@
-// Refuses a body that says it is too large before anything reads it, with our JSON 413 (Bun's own
-// limit, far above ours, answers with an empty 413 and is a last resort only).
+// Refuses a body that says it is too large before anything reads it, with our JSON 413. A body
+// sent without its size (chunked) is cut off by bytes read where it is read: every route reads
+// its body with http/body.ts (parse: "none"), never with Elysia's parsers, which read it whole.
+// Bun's own limit, far above ours, answers with an empty 413 and is a last resort only.
 import { Elysia } from "elysia";
 import { PayloadTooLarge } from "./errors.ts";
 import { isApiPath } from "./on-error.ts";
@@ -10,10 +12,15 @@ export const SERVER_BODY_LIMIT = 16 * 1024 * 1024;
 
 export function bodyLimit(apiLimit: number) {
   const smallest = Math.min(apiLimit, WEB_BODY_LIMIT);
-  return new Elysia({ name: "body-limit" }).onRequest(({ request }) => {
-    const declared = request.headers.get("content-length");
-    if (declared === null || Number(declared) <= smallest) return;
-    const limit = isApiPath(new URL(request.url).pathname) ? apiLimit : WEB_BODY_LIMIT;
-    if (Number(declared) > limit) throw new PayloadTooLarge(limit); // answered (with its request id) by on-error.ts
-  });
+  const limitOf = (request: Request) => (isApiPath(new URL(request.url).pathname) ? apiLimit : WEB_BODY_LIMIT);
+  return new Elysia({ name: "body-limit" })
+    .onRequest(({ request }) => {
+      const declared = request.headers.get("content-length");
+      if (declared === null || Number(declared) <= smallest) return;
+      const limit = limitOf(request);
+      if (Number(declared) > limit) throw new PayloadTooLarge(limit); // answered (with its request id) by on-error.ts
+    });
 }
+
+/** Route options of a dashboard form: the handler reads it with readForm (capped), Elysia does not. */
+export const FORM = { parse: "none" } as const;

@@ -12,10 +12,7 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 export async function readJson(request: Request, limit: number): Promise<unknown> {
   const type = request.headers.get("content-type");
   if (!type || !JSON_TYPE.test(type)) throw new UnsupportedMediaType(type);
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) throw new PayloadTooLarge(limit);
-  const text = declared !== null ? await request.text() : await readLimited(request, limit);
-  if (text.length > limit) throw new PayloadTooLarge(limit);
+  const text = await readText(request, limit);
   if (text.trim() === "") throw new InvalidJson("the body is empty");
   let value: unknown;
   try {
@@ -50,7 +47,26 @@ function checkShape(root: unknown): void {
   }
 }
 
-async function readLimited(request: Request, limit: number): Promise<string> {
+/** A dashboard form's fields by name (a name sent twice becomes a list: checkbox groups), read up to `limit` bytes. */
+export async function readForm(request: Request, limit: number): Promise<Record<string, string | string[]>> {
+  const type = request.headers.get("content-type") ?? "";
+  if (type && !/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) throw new UnsupportedMediaType(type || null, "application/x-www-form-urlencoded");
+  const out: Record<string, string | string[]> = Object.create(null);
+  for (const [key, value] of new URLSearchParams(await readText(request, limit))) {
+    const seen = out[key];
+    out[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return out;
+}
+
+/**
+ * The body as text, at most `limit` bytes, counted as they are read: a body sent chunked (no
+ * Content-Length) is cut off at the limit, not read whole first. A declared size over the limit
+ * is refused before anything is read.
+ */
+export async function readText(request: Request, limit: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw new PayloadTooLarge(limit);
   if (!request.body) return "";
   const chunks: Uint8Array[] = [];
   let size = 0;

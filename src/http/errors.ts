@@ -117,8 +117,9 @@ export class PayloadTooLarge extends AppError {
 }
 
 export class UnsupportedMediaType extends AppError {
-  constructor(got: string | null) {
-    super(415, "unsupported_media_type", `Content-Type must be application/json${got ? `, got "${got}"` : " (the header is missing)"}. Send the body as JSON with Content-Type: application/json.`);
+  constructor(got: string | null, wanted = "application/json") {
+    const how = wanted === "application/json" ? " Send the body as JSON with Content-Type: application/json." : "";
+    super(415, "unsupported_media_type", `Content-Type must be ${wanted}${got ? `, got "${got}"` : " (the header is missing)"}.${how}`);
   }
 }
 

@@ -25,6 +25,12 @@ export class RateLimiter {
     this.refuse(bucket);
   }
 
+  /** Gives back one request spent by `key` (charged up front for something that turned out fine). */
+  refund(key: string, now = Date.now()): void {
+    const bucket = this.refill(key, now);
+    bucket.tokens = Math.min(this.rate.limit, bucket.tokens + 1);
+  }
+
   /** Throws RateLimited if `key` has nothing left to spend, without spending. */
   check(key: string, now = Date.now()): void {
     const bucket = this.refill(key, now);

@@ -1,5 +1,7 @@
 // Creating and deleting projects and channels from the dashboard.
 import { Elysia } from "elysia";
+import { readForm } from "../http/body.ts";
+import { FORM, WEB_BODY_LIMIT } from "../http/body-limit.ts";
 import type { Deps } from "../app.ts";
 import { isName } from "../domain/rules.ts";
 import { field } from "./form.ts";
@@ -34,17 +36,19 @@ export function manageRoutes(deps: Deps, kit: Kit) {
       const error = problem(kind, name, url.searchParams.get("project") ?? undefined);
       return kit.fragment(nameHint(`new-${kind}-name`, error, name && !error ? `“${name}” is available.` : undefined));
     })
-    .post("/projects", async ({ request, body }) => {
+    .post("/projects", async ({ request }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       const name = field(body, "name").trim();
       const error = problem("project", name) ?? (name ? null : "Enter a name.");
       if (error) return kit.fragment(newNameForm({ kind: "project", action: "/projects", value: name, error }), 422);
       await projects.create(name);
       return kit.redirect(request, `/p/${seg(name)}`);
-    })
-    .post("/p/:project/channels", async ({ request, body, params }) => {
+    }, FORM)
+    .post("/p/:project/channels", async ({ request, params }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       const project = kit.project(params.project);
       const name = field(body, "name").trim();
@@ -53,15 +57,16 @@ export function manageRoutes(deps: Deps, kit: Kit) {
       if (error) return kit.fragment(newNameForm({ kind: "channel", action, project: project.name, value: name, error }), 422);
       await projects.createChannel(project.name, name);
       return kit.redirect(request, `/p/${seg(project.name)}/c/${seg(name)}`);
-    })
-    .post("/p/:project/retention", async ({ request, body, params }) => {
+    }, FORM)
+    .post("/p/:project/retention", async ({ request, params }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       const project = kit.project(params.project);
       const days = field(body, "days").trim();
       await projects.setRetention(project.name, days === "" ? null : Number(days));
       return kit.redirect(request, `/p/${seg(project.name)}`);
-    })
+    }, FORM)
     .get("/p/:project/delete", ({ request, params }) => {
       web.requireSession(request);
       const project = projects.assertDeletable(kit.project(params.project).name);
@@ -77,12 +82,13 @@ export function manageRoutes(deps: Deps, kit: Kit) {
         }),
       );
     })
-    .post("/p/:project/delete", async ({ request, body, params }) => {
+    .post("/p/:project/delete", async ({ request, params }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       await projects.deleteProject(kit.project(params.project).name);
       return kit.redirect(request, "/");
-    })
+    }, FORM)
     .get("/p/:project/c/:channel/delete", ({ request, params }) => {
       web.requireSession(request);
       const { project, channel } = projects.requireChannel(params.project, params.channel);
@@ -97,11 +103,12 @@ export function manageRoutes(deps: Deps, kit: Kit) {
         }),
       );
     })
-    .post("/p/:project/c/:channel/delete", async ({ request, body, params }) => {
+    .post("/p/:project/c/:channel/delete", async ({ request, params }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       const { project, channel } = projects.requireChannel(params.project, params.channel);
       await projects.deleteChannel(project.name, channel.name);
       return kit.redirect(request, `/p/${seg(project.name)}`);
-    });
+    }, FORM);
 }

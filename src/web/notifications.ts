@@ -2,8 +2,9 @@
 // filters and test notifications; and Settings → Integrations, per project.
 import { Elysia } from "elysia";
 import type { Deps } from "../app.ts";
+import { readForm, readJson } from "../http/body.ts";
+import { FORM, WEB_BODY_LIMIT } from "../http/body-limit.ts";
 import { AppError, NotFound, ValidationError } from "../http/errors.ts";
-import { readJson } from "../http/body.ts";
 import { field } from "./form.ts";
 import { html } from "./html.ts";
 import type { Kit } from "./kit.ts";
@@ -48,19 +49,20 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
       },
       { parse: "none" },
     )
-    .post("/settings/notifications/devices/:id/test", async ({ request, body, params }) => {
+    .post("/settings/notifications/devices/:id/test", async ({ request, params }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       await devices.sendTest(session.user, idOf(params.id), config.baseUrl);
       return kit.fragment("Test notification queued; it should arrive within seconds.");
-    })
+    }, FORM)
     .post(
       "/settings/notifications/devices/:id/filters",
       async ({ request, params }) => {
         const session = web.requireSession(request);
-        const form = new URLSearchParams(await request.text());
-        web.verifyCsrf(request, session, form.get("_csrf") ?? undefined);
-        await devices.setFilters(session.user, idOf(params.id), form.getAll("scope"));
+        const form = await readForm(request, WEB_BODY_LIMIT);
+        web.verifyCsrf(request, session, field(form, "_csrf"));
+        await devices.setFilters(session.user, idOf(params.id), [form.scope ?? []].flat());
         return kit.redirect(request, "/settings/notifications");
       },
       { parse: "none" },
@@ -78,12 +80,13 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
         }),
       );
     })
-    .post("/settings/notifications/devices/:id/remove", async ({ request, body, params }) => {
+    .post("/settings/notifications/devices/:id/remove", async ({ request, params }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       await devices.remove(session.user, idOf(params.id));
       return kit.redirect(request, "/settings/notifications");
-    })
+    }, FORM)
     .get("/settings/integrations", ({ request }) => {
       const session = web.requireSession(request);
       const wanted = new URL(request.url).searchParams.get("project");
@@ -97,8 +100,9 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
       const project = kit.project(new URL(request.url).searchParams.get("project") ?? "");
       return kit.fragment(integrationList(project, integrations.list(project.name)));
     })
-    .post("/settings/integrations", async ({ request, body }) => {
+    .post("/settings/integrations", async ({ request }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       const project = kit.project(field(body, "project"));
       const values = { kind: field(body, "kind"), name: field(body, "name"), url: field(body, "url").trim(), topic: field(body, "topic").trim() };
@@ -111,9 +115,10 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
         if (!(error instanceof ValidationError)) throw error;
         return kit.fragment(integrationForm({ project: project.name, values, error: error.message }), 422);
       }
-    })
-    .post("/settings/integrations/:id/test", async ({ request, body, params }) => {
+    }, FORM)
+    .post("/settings/integrations/:id/test", async ({ request, params }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       const project = new URL(request.url).searchParams.get("project") ?? "";
       try {
@@ -123,16 +128,17 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
         throw error;
       }
       return kit.fragment("Test queued; it should arrive within seconds.");
-    })
-    .post("/settings/integrations/:id/toggle", async ({ request, body, params }) => {
+    }, FORM)
+    .post("/settings/integrations/:id/toggle", async ({ request, params }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       const project = new URL(request.url).searchParams.get("project") ?? "";
       const current = integrations.list(project).find((i) => i.id === idOf(params.id));
       if (!current) throw new NotFound("That integration does not exist.");
       await integrations.setEnabled(project, current.id, !current.enabled);
       return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project)}`);
-    })
+    }, FORM)
     .get("/settings/integrations/:id/delete", ({ request, params }) => {
       web.requireSession(request);
       const project = new URL(request.url).searchParams.get("project") ?? "";
@@ -148,11 +154,12 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
         }),
       );
     })
-    .post("/settings/integrations/:id/delete", async ({ request, body, params }) => {
+    .post("/settings/integrations/:id/delete", async ({ request, params }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       const project = new URL(request.url).searchParams.get("project") ?? "";
       await integrations.remove(project, idOf(params.id));
       return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project)}`);
-    });
+    }, FORM);
 }

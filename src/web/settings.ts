@@ -1,5 +1,7 @@
 // Settings → API (tokens) and Settings → Members.
 import { Elysia } from "elysia";
+import { readForm } from "../http/body.ts";
+import { FORM, WEB_BODY_LIMIT } from "../http/body-limit.ts";
 import type { Deps } from "../app.ts";
 import { AppError, NotFound, ValidationError } from "../http/errors.ts";
 import { field, fieldErrors } from "./form.ts";
@@ -22,8 +24,9 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
       web.requireSession(request);
       return kit.fragment(tokenTable(tokens.list()));
     })
-    .post("/settings/api/tokens", ({ request, body }) => {
+    .post("/settings/api/tokens", async ({ request }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       const values = { name: field(body, "name"), kind: field(body, "kind") || "full", project: field(body, "project"), channel: field(body, "channel").trim() };
       const isPublic = values.kind === "public";
@@ -39,7 +42,7 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
         if (!(error instanceof ValidationError) && !(error instanceof AppError && error.status === 404)) throw error;
         return kit.fragment(tokenCreator({ projects: deps.projects.list(), values, error: error.message }), 422);
       }
-    })
+    }, FORM)
     .get("/settings/api/tokens/:id/revoke", ({ request, params }) => {
       web.requireSession(request);
       const token = tokens.list().find((t) => String(t.id) === params.id);
@@ -54,19 +57,21 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
         }),
       );
     })
-    .post("/settings/api/tokens/:id/revoke", ({ request, body, params }) => {
+    .post("/settings/api/tokens/:id/revoke", async ({ request, params }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       if (!/^\d+$/.test(params.id)) throw new NotFound("That token does not exist.");
       tokens.revoke(params.id);
       return kit.redirect(request, "/settings/api");
-    })
+    }, FORM)
     .get("/settings/members", ({ request }) => {
       const session = web.requireSession(request);
       return kit.page(session, membersPage({ users: accounts.list(), me: session.user }), { title: "Members", nav });
     })
-    .post("/settings/members", async ({ request, body }) => {
+    .post("/settings/members", async ({ request }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       web.requireOwner(session);
       const username = field(body, "username");
@@ -79,7 +84,7 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
         throw error;
       }
       return kit.redirect(request, "/settings/members");
-    })
+    }, FORM)
     .get("/settings/members/:id/remove", ({ request, params }) => {
       const session = web.requireSession(request);
       web.requireOwner(session);
@@ -95,11 +100,12 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
         }),
       );
     })
-    .post("/settings/members/:id/remove", async ({ request, body, params }) => {
+    .post("/settings/members/:id/remove", async ({ request, params }) => {
       const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       if (!/^\d+$/.test(params.id)) throw new NotFound("That user no longer exists.");
       await accounts.removeUser(Number(params.id), session.user);
       return kit.redirect(request, "/settings/members");
-    });
+    }, FORM);
 }

@@ -127,6 +127,73 @@ describe("sessions", () => {
     expect(right.status).toBe(429);
     expect(Number(right.headers.get("retry-after"))).toBeGreaterThan(0);
   });
+
+  test("guesses sent in parallel are limited too: no more passwords are checked than the limit allows", async () => {
+    const fresh = await startTestServer({ "rate-limit-login": "3/m" });
+    try {
+      await fresh.deps.accounts.createUser(OWNER, "owner");
+      const agents = Array.from({ length: 10 }, () => new Agent(fresh.url));
+      const tokens = await Promise.all(agents.map((a) => a.formToken("/login")));
+      // Ten guesses at once, every one of them right: were the limit checked before the (slow)
+      // password check and charged after it, all ten would be checked, and any right one let in.
+      const answers = await Promise.all(agents.map((a, i) => a.request("/login", { method: "POST", form: { _form: tokens[i]!, ...OWNER, next: "/" } })));
+      const statuses = answers.map((r) => r.status).sort();
+      expect(statuses).toEqual([303, 303, 303, 429, 429, 429, 429, 429, 429, 429]);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test("a right password does not use up the limit", async () => {
+    const fresh = await startTestServer({ "rate-limit-login": "2/m" });
+    try {
+      await fresh.deps.accounts.createUser(OWNER, "owner");
+      for (let i = 0; i < 4; i++) expect((await new Agent(fresh.url).login(OWNER.username, OWNER.password)).status).toBe(303);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe("request bodies", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.deps.accounts.createUser(OWNER, "owner");
+  });
+  afterAll(() => server.close());
+
+  /** A body sent chunked (no Content-Length), as a stream would be: the size is known only by reading it. */
+  const chunked = (bytes: number) => {
+    const piece = new TextEncoder().encode("a".repeat(64 * 1024));
+    let sent = 0;
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= bytes) return controller.close();
+        controller.enqueue(piece);
+        sent += piece.byteLength;
+      },
+    });
+  };
+
+  test("a form sent chunked without sign-in is cut off at the dashboard's limit with a 413, not read whole", async () => {
+    const agent = new Agent(server.url);
+    for (const path of ["/login", "/setup"]) {
+      const res = await agent.request(path, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: chunked(16 * 1024 * 1024) });
+      expect(res.status).toBe(413);
+    }
+  });
+
+  test("a signed-in form sent chunked past the limit is a 413 too; a small one works", async () => {
+    const agent = new Agent(server.url);
+    await agent.login(OWNER.username, OWNER.password);
+    const csrf = await agent.csrf();
+    const big = await agent.request("/projects", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", "X-CSRF-Token": csrf }, body: chunked(1024 * 1024) });
+    expect(big.status).toBe(413);
+    const small = await agent.request("/projects", { method: "POST", headers: { "X-CSRF-Token": csrf }, form: { name: "chunky" } });
+    expect(small.status).toBe(303);
+    expect(server.deps.projects.list().map((p) => p.name)).toContain("chunky");
+  });
 });
 
 describe("CSRF", () => {
