@@ -2,7 +2,7 @@
 // notifier to a local push service that verifies VAPID and decrypts the payload, or to local
 // HTTP receivers standing in for webhooks, ntfy, Discord and Slack.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHmac } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import type { User } from "../../src/store/users.ts";
 import { Agent, eventually, found, post, startTestServer, type TestServer } from "../helpers.ts";
@@ -290,6 +290,37 @@ describe("device registration over HTTP", () => {
     // A device seen again keeps its subscription fresh.
     const refreshed = await json(agent, "/settings/notifications/devices/refresh", { endpoint: sub.endpoint }, csrf);
     expect(await refreshed.json()).toEqual({ known: true });
+  });
+
+  test("keys web-push cannot encrypt with are refused at registration, naming the field", async () => {
+    const agent = new Agent(server.url);
+    await agent.login("owner", "password 123456");
+    const csrf = await agent.csrf();
+    const sub = push.subscribe();
+    const offCurve = randomBytes(65);
+    offCurve[0] = 0x04; // the right shape, but random x and y are not a point on P-256
+    const compressed = Buffer.from(sub.keys.p256dh, "base64url").subarray(0, 33);
+    compressed[0] = 0x02;
+    const cases: [{ p256dh: string; auth: string }, string][] = [
+      [{ p256dh: sub.keys.p256dh, auth: randomBytes(12).toString("base64url") }, "keys.auth: must be 16 bytes (base64url), got 12"],
+      [{ p256dh: sub.keys.p256dh, auth: randomBytes(32).toString("base64url") }, "keys.auth: must be 16 bytes (base64url), got 32"],
+      [{ p256dh: offCurve.toString("base64url"), auth: sub.keys.auth }, "keys.p256dh: is not a point on the P-256 curve"],
+      [{ p256dh: randomBytes(65).fill(0x07, 0, 1).toString("base64url"), auth: sub.keys.auth }, "keys.p256dh: must be an uncompressed P-256 public key (its first byte 0x04), got one starting 0x07"],
+      [{ p256dh: compressed.toString("base64url"), auth: sub.keys.auth }, "keys.p256dh: must be an uncompressed P-256 public key of 65 bytes (base64url), got 33"],
+      [{ p256dh: sub.keys.p256dh, auth: "not base64url!" }, "keys.auth: must be base64url"],
+    ];
+    for (const [keys, message] of cases) {
+      const res = await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys, deviceName: "Broken" }, csrf);
+      expect(res.status).toBe(400);
+      const body = await res.json();
+      expect(body.message).toStartWith(message);
+      expect(body.validation.body).toHaveLength(1);
+      const user = server.deps.accounts.list().find((u) => u.username === "owner")!;
+      await expect(server.deps.devices.register(user, { endpoint: sub.endpoint, keys, deviceName: "Broken" })).rejects.toThrow(message);
+    }
+    expect(server.deps.store.notifications.allSubscriptions().some((s) => s.endpoint === sub.endpoint)).toBe(false);
+    // The browser's own keys, from the same subscription, are fine.
+    expect((await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Fine" }, csrf)).status).toBe(200);
   });
 
   test("one user cannot see, test or remove another user's device", async () => {
