@@ -18,6 +18,8 @@ const MAX_DELAY_MS = 3_600_000;
 
 export class Notifier {
   private readonly busy = new Set<number>();
+  /** Deliveries whose outcome could not be written: not picked again until then (ms). */
+  private readonly held = new Map<number, number>();
   private running: Promise<void> | null = null;
   private again = false;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -64,22 +66,35 @@ export class Notifier {
 
   private async drain(): Promise<void> {
     for (;;) {
-      const due = this.store.notifications.due(Date.now(), this.options.concurrency, [...this.busy]);
+      const due = this.store.notifications.due(Date.now(), this.options.concurrency, this.busyIds());
       if (!due.length) return;
       await Promise.all(due.map((d) => this.deliver(d)));
+      // Sends that fail at once settle in microtasks: without a turn of the event loop, requests,
+      // timers and signals would wait for the queue to run dry.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
   private async deliver(d: DeliveryRow): Promise<void> {
     this.busy.add(d.id);
     try {
-      const result = await this.send(d);
+      // Anything thrown while preparing or sending (a key web-push refuses, a payload it cannot read)
+      // is a failed attempt like a refusal: recorded, retried with backoff, given up in the end.
+      const result = await this.send(d).catch(thrown);
       await this.store.writer.submit(() => this.settle(d, result));
     } catch (error) {
-      log.error("delivery failed unexpectedly", { delivery: d.id, error });
+      // Unrecorded, the delivery is still due: without a pause it would be sent again at once, and again.
+      this.held.set(d.id, Date.now() + this.options.retryBaseMs);
+      log.error("could not record a notification's outcome; will retry", { delivery: d.id, error });
     } finally {
       this.busy.delete(d.id);
     }
+  }
+
+  private busyIds(): number[] {
+    const now = Date.now();
+    for (const [id, until] of this.held) if (until <= now) this.held.delete(id);
+    return [...this.busy, ...this.held.keys()];
   }
 
   private async send(d: DeliveryRow): Promise<SendResult> {
@@ -92,7 +107,7 @@ export class Notifier {
     const integration = this.store.notifications.integration(d.targetId);
     if (!integration) return { ok: false, status: null, retry: false, gone: true, error: "the integration was removed" };
     if (!integration.enabled) return { ok: false, status: null, retry: false, error: "the integration is disabled" };
-    const result = await sendIntegration(integration, payload, d.id);
+    const result = await sendIntegration(integration, payload, d.id).catch(thrown);
     // An error message must never carry the integration's URL: for Discord and Slack it is the secret.
     return result.ok ? result : { ...result, error: result.error.split(integration.url).join(maskUrl(integration.url)) };
   }
@@ -131,6 +146,10 @@ export class Notifier {
     }
     n.settle(d.id, attempt, { status: "failed" }, now);
     this.stats.failed++;
-    log.warn("notification delivery failed", { delivery: d.id, target: d.target, targetId: d.targetId, attempts, status: result.status });
+    log.warn("notification delivery failed", { delivery: d.id, target: d.target, targetId: d.targetId, attempts, status: result.status, error: result.error });
   }
+}
+
+function thrown(error: unknown): SendResult {
+  return { ok: false, status: null, retry: true, error: `could not send: ${error instanceof Error ? error.message : String(error)}` };
 }
