@@ -1,27 +1,28 @@
 // The notifier: works through the delivery queue off the request path. It wakes when a notify
-// event is committed and polls for retries; sends a few deliveries at a time; records every
-// attempt; backs off exponentially (or as Retry-After says); removes a device the push service
-// says is gone. Deliveries are rows in the database, so a restart loses none: it resends what was
-// pending (at least once).
+// event is committed and polls for retries. Sends run independently: up to `concurrency` in flight,
+// a new one starting as soon as any finishes, and at most PER_TARGET to one device or integration,
+// so a receiver that hangs holds two slots, not the queue. Deliveries are rows in the database, so
+// a restart loses none: it resends what was pending (at least once).
 import { maskUrl, type Payload } from "../domain/notifications.ts";
 import type { Hub } from "../live/hub.ts";
 import { log } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Store } from "../store/index.ts";
-import type { DeliveryRow } from "../store/notifications.ts";
+import type { DeliveryRow, QueueTarget } from "../store/notifications.ts";
+import { type RetryPolicy, settle } from "./outcome.ts";
 import { type SendResult, sendIntegration, sendPush } from "./send.ts";
 import type { Vapid } from "./vapid.ts";
 
-export type NotifierOptions = { concurrency: number; retryBaseMs: number; maxAttempts: number; pollMs: number };
+export type NotifierOptions = RetryPolicy & { concurrency: number; pollMs: number };
 
-const MAX_DELAY_MS = 3_600_000;
+const PER_TARGET = 2;
 
 export class Notifier {
-  private readonly busy = new Set<number>();
+  private readonly inFlight = new Map<number, { d: DeliveryRow; done: Promise<void> }>();
   /** Deliveries whose outcome could not be written: not picked again until then (ms). */
   private readonly held = new Map<number, number>();
-  private running: Promise<void> | null = null;
-  private again = false;
+  private scheduled = false;
+  private stopping = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private unsubscribe: (() => void) | null = null;
   readonly stats = { sent: 0, failed: 0, retried: 0, gone: 0 };
@@ -41,60 +42,61 @@ export class Notifier {
     this.wake(); // whatever a previous run left pending
   }
 
-  /** Runs a pass now (or right after the one under way). */
+  /** Fills the free slots on the next turn of the event loop: requests and timers run in between. */
   wake(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = null;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
+    if (this.scheduled || this.stopping) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.fill();
     });
   }
 
-  /** Stops polling and waits for the sends under way. */
+  /** Takes no new sends, and waits for those under way. */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
-    this.unsubscribe?.();
     this.timer = null;
-    await this.running;
+    this.unsubscribe?.();
+    await Promise.allSettled([...this.inFlight.values()].map((s) => s.done));
   }
 
-  private async drain(): Promise<void> {
-    for (;;) {
-      const due = this.store.notifications.due(Date.now(), this.options.concurrency, this.busyIds());
-      if (!due.length) return;
-      await Promise.all(due.map((d) => this.deliver(d)));
-      // Sends that fail at once settle in microtasks: without a turn of the event loop, requests,
-      // timers and signals would wait for the queue to run dry.
-      await new Promise((resolve) => setImmediate(resolve));
+  private fill(): void {
+    if (this.stopping) return;
+    try {
+      // Each round starts at least one delivery (full targets are not asked for), so a few rounds fill every slot.
+      for (let round = 0; round < this.options.concurrency; round++) {
+        const free = this.options.concurrency - this.inFlight.size;
+        if (free <= 0) return;
+        const due = this.store.notifications.due(Date.now(), free, { ids: this.busyIds(), targets: this.fullTargets() });
+        if (!due.length) return;
+        for (const d of due) if (this.inFlight.size < this.options.concurrency && this.load(d) < PER_TARGET) this.begin(d);
+      }
+    } catch (error) {
+      log.error("could not read the notification queue; will retry", { error });
     }
   }
 
+  private begin(d: DeliveryRow): void {
+    const done = this.deliver(d).finally(() => {
+      this.inFlight.delete(d.id);
+      this.wake();
+    });
+    this.inFlight.set(d.id, { d, done });
+  }
+
   private async deliver(d: DeliveryRow): Promise<void> {
-    this.busy.add(d.id);
+    // Anything thrown while preparing or sending (a key web-push refuses, a payload it cannot read)
+    // is a failed attempt like a refusal: recorded, retried with backoff, given up in the end.
+    const result = await this.send(d).catch(thrown);
     try {
-      // Anything thrown while preparing or sending (a key web-push refuses, a payload it cannot read)
-      // is a failed attempt like a refusal: recorded, retried with backoff, given up in the end.
-      const result = await this.send(d).catch(thrown);
-      await this.store.writer.submit(() => this.settle(d, result));
+      const settled = await this.store.writer.submit(() => settle(this.store, this.metrics, this.options, d, result));
+      this.stats[settled]++;
     } catch (error) {
       // Unrecorded, the delivery is still due: without a pause it would be sent again at once, and again.
       this.held.set(d.id, Date.now() + this.options.retryBaseMs);
       log.error("could not record a notification's outcome; will retry", { delivery: d.id, error });
-    } finally {
-      this.busy.delete(d.id);
     }
-  }
-
-  private busyIds(): number[] {
-    const now = Date.now();
-    for (const [id, until] of this.held) if (until <= now) this.held.delete(id);
-    return [...this.busy, ...this.held.keys()];
   }
 
   private async send(d: DeliveryRow): Promise<SendResult> {
@@ -112,41 +114,21 @@ export class Notifier {
     return result.ok ? result : { ...result, error: result.error.split(integration.url).join(maskUrl(integration.url)) };
   }
 
-  /** In a write transaction: the attempt, the delivery's next state, the target's last outcome. */
-  private settle(d: DeliveryRow, result: SendResult): void {
-    this.metrics.notifications.inc({ target: d.target, outcome: result.ok ? "delivered" : result.gone ? "gone" : result.retry ? "retryable" : "refused" });
-    const n = this.store.notifications;
+  /** Sends in flight to this delivery's device or integration. */
+  private load(t: QueueTarget): number {
+    let n = 0;
+    for (const { d } of this.inFlight.values()) if (d.target === t.target && d.targetId === t.targetId) n++;
+    return n;
+  }
+
+  private busyIds(): number[] {
     const now = Date.now();
-    const outcome = { ok: result.ok, error: result.ok ? null : result.error };
-    if (d.target === "push") n.recordSubscriptionOutcome(d.targetId, outcome, now);
-    else n.recordIntegrationOutcome(d.targetId, outcome, now);
-    const attempt = { ok: result.ok, status: result.status, error: outcome.error };
-    if (result.ok) {
-      n.settle(d.id, attempt, { status: "sent" }, now);
-      this.stats.sent++;
-      return;
-    }
-    if (result.gone) {
-      n.settle(d.id, attempt, { status: "gone" }, now);
-      if (d.target === "push") {
-        n.abandon("push", d.targetId, now);
-        n.deleteSubscription(d.targetId);
-        log.info("removed a push subscription the push service no longer knows", { subscription: d.targetId, status: result.status });
-      }
-      this.stats.gone++;
-      return;
-    }
-    const attempts = d.attempts + 1;
-    if (result.retry && attempts < this.options.maxAttempts) {
-      const backoff = Math.min(MAX_DELAY_MS, this.options.retryBaseMs * 3 ** (attempts - 1)) * (0.8 + Math.random() * 0.4);
-      const delay = Math.min(MAX_DELAY_MS, Math.max(backoff, result.retryAfterMs ?? 0));
-      n.settle(d.id, attempt, { status: "pending", nextAttemptAt: now + delay }, now);
-      this.stats.retried++;
-      return;
-    }
-    n.settle(d.id, attempt, { status: "failed" }, now);
-    this.stats.failed++;
-    log.warn("notification delivery failed", { delivery: d.id, target: d.target, targetId: d.targetId, attempts, status: result.status, error: result.error });
+    for (const [id, until] of this.held) if (until <= now) this.held.delete(id);
+    return [...this.inFlight.keys(), ...this.held.keys()];
+  }
+
+  private fullTargets(): QueueTarget[] {
+    return [...this.inFlight.values()].map(({ d }) => d).filter((d) => this.load(d) >= PER_TARGET);
   }
 }
 

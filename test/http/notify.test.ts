@@ -7,6 +7,7 @@ import { rmSync } from "node:fs";
 import type { User } from "../../src/store/users.ts";
 import { Agent, eventually, found, post, startTestServer, type TestServer } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
+import { type Receiver, startReceiver } from "../receiver.ts";
 
 let push: PushService;
 beforeAll(async () => {
@@ -163,28 +164,12 @@ describe("restarts", () => {
   });
 });
 
-/** A local HTTP receiver standing in for a webhook endpoint, ntfy, Discord or Slack. */
-async function receiver() {
-  const requests: { path: string; headers: Record<string, string>; body: string }[] = [];
-  const replies: number[] = [];
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      requests.push({ path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body: await request.text() });
-      const status = replies.shift() ?? 200;
-      return new Response(status === 200 ? "ok" : "INTERNAL-SECRET from the receiver", { status });
-    },
-  });
-  return { url: `http://127.0.0.1:${server.port}`, requests, replies, stop: () => server.stop(true) };
-}
-
 describe("integrations", () => {
   let server: TestServer;
-  let hook: Awaited<ReturnType<typeof receiver>>;
+  let hook: Receiver;
   beforeAll(async () => {
     server = await startTestServer(FAST);
-    hook = await receiver();
+    hook = await startReceiver();
   });
   afterAll(async () => {
     hook.stop();
@@ -347,7 +332,7 @@ describe("device registration over HTTP", () => {
       return true;
     }) as typeof process.stderr.write;
     try {
-      const hook = await receiver();
+      const hook = await startReceiver();
       const { secret } = await server.deps.integrations.create("default", { kind: "webhook", name: "logged?", url: `${hook.url}/never-logged-path` });
       await server.deps.integrations.create("default", { kind: "discord", name: "d", url: `${hook.url}/api/webhooks/1/DISCORDSECRETTOKEN` });
       hook.replies.push(400, 400);
