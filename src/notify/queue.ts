@@ -13,14 +13,17 @@ import { type RetryPolicy, settle } from "./outcome.ts";
 import { type SendResult, sendIntegration, sendPush } from "./send.ts";
 import type { Vapid } from "./vapid.ts";
 
-export type NotifierOptions = RetryPolicy & { concurrency: number; pollMs: number };
+export type NotifierOptions = RetryPolicy & { concurrency: number; pollMs: number; graceMs: number };
 
 const PER_TARGET = 2;
+/** After stop() gave up on a send, how long the aborted send may take to let go. */
+const RELEASE_MS = 1000;
 
 export class Notifier {
   private readonly inFlight = new Map<number, { d: DeliveryRow; done: Promise<void> }>();
   /** Deliveries whose outcome could not be written: not picked again until then (ms). */
   private readonly held = new Map<number, number>();
+  private readonly release = new AbortController();
   private scheduled = false;
   private stopping = false;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -52,13 +55,20 @@ export class Notifier {
     });
   }
 
-  /** Takes no new sends, and waits for those under way. */
+  /**
+   * Takes no new sends at once, waits up to graceMs for those in flight, then lets the rest go:
+   * they are aborted unrecorded and stay pending, so the next start sends them again.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.unsubscribe?.();
-    await Promise.allSettled([...this.inFlight.values()].map((s) => s.done));
+    const sends = () => [...this.inFlight.values()].map((s) => s.done);
+    if (await settledWithin(sends(), this.options.graceMs)) return;
+    log.warn("stopping with notifications still being sent; they stay queued and are sent again at the next start", { deliveries: [...this.inFlight.keys()] });
+    this.release.abort();
+    await settledWithin(sends(), RELEASE_MS);
   }
 
   private fill(): void {
@@ -89,6 +99,7 @@ export class Notifier {
     // Anything thrown while preparing or sending (a key web-push refuses, a payload it cannot read)
     // is a failed attempt like a refusal: recorded, retried with backoff, given up in the end.
     const result = await this.send(d).catch(thrown);
+    if (this.release.signal.aborted) return;
     try {
       const settled = await this.store.writer.submit(() => settle(this.store, this.metrics, this.options, d, result));
       this.stats[settled]++;
@@ -101,15 +112,16 @@ export class Notifier {
 
   private async send(d: DeliveryRow): Promise<SendResult> {
     const payload = JSON.parse(d.payload) as Payload;
+    const signal = this.release.signal;
     if (d.target === "push") {
       const device = this.store.notifications.subscription(d.targetId);
       if (!device) return { ok: false, status: null, retry: false, gone: true, error: "the device was removed" };
-      return sendPush(device, payload, this.vapid);
+      return sendPush(device, payload, this.vapid, signal);
     }
     const integration = this.store.notifications.integration(d.targetId);
     if (!integration) return { ok: false, status: null, retry: false, gone: true, error: "the integration was removed" };
     if (!integration.enabled) return { ok: false, status: null, retry: false, error: "the integration is disabled" };
-    const result = await sendIntegration(integration, payload, d.id).catch(thrown);
+    const result = await sendIntegration(integration, payload, d.id, signal).catch(thrown);
     // An error message must never carry the integration's URL: for Discord and Slack it is the secret.
     return result.ok ? result : { ...result, error: result.error.split(integration.url).join(maskUrl(integration.url)) };
   }
@@ -134,4 +146,15 @@ export class Notifier {
 
 function thrown(error: unknown): SendResult {
   return { ok: false, status: null, retry: true, error: `could not send: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/** Whether every promise settled within `ms`. */
+async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([Promise.allSettled(promises).then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
