@@ -48,6 +48,8 @@ describe("Web Push", () => {
     expect(message!.title).toBe("💰 New subscription");
     expect(message!.body).toBe("Pro plan, acme\n12 seats");
     expect(message!.url).toBe(`https://sb.example.com/p/default/events/${res.json.id}`);
+    // The tag lets the device replace a repeat of the same event's notification (delivery is at least once).
+    expect(message!.tag).toBe(`event-${res.json.id}`);
     const sent = push.received.find((r) => r.device === phone.id)!;
     expect(sent.jwt.sub).toBe("https://sb.example.com");
     expect(sent.headers["content-encoding"]).toBe("aes128gcm");
@@ -220,6 +222,12 @@ describe("integrations", () => {
     const [delivery] = server.deps.store.notifications.deliveriesFor("integration", [integration.id]);
     const attempts = server.deps.store.notifications.attemptsOf(delivery!.id);
     expect(attempts.map((a) => a.status)).toEqual([502, 200]);
+    // The same delivery id on every retry, for receivers that de-duplicate.
+    const ids = hook.requests.filter((r) => r.path === "/flaky").map((r) => [r.headers["x-signalboard-delivery"], String(JSON.parse(r.body).delivery_id)]);
+    expect(ids).toEqual([
+      [String(delivery!.id), String(delivery!.id)],
+      [String(delivery!.id), String(delivery!.id)],
+    ]);
     // What the receiver answered is not kept or shown: a URL aimed at an internal service would leak it.
     expect(attempts[0]!.error).toBe("HTTP 502 Bad Gateway");
   });
