@@ -1,7 +1,7 @@
 // Push subscriptions, integrations and the delivery queue.
-import { and, asc, desc, eq, inArray, lt, lte, not, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, inArray, lt, lte, not, notInArray, or, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
-import { deliveries, deliveryAttempts, integrations, pushSubscriptions } from "./schema.ts";
+import { deliveries, deliveryAttempts, integrations, pushSubscriptions, users } from "./schema.ts";
 
 export type SubscriptionRow = typeof pushSubscriptions.$inferSelect;
 export type IntegrationRow = typeof integrations.$inferSelect;
@@ -37,6 +37,17 @@ export function notificationStore(db: Db) {
 
     allSubscriptions(): SubscriptionRow[] {
       return db.select().from(pushSubscriptions).all();
+    },
+
+    /** Every device with its user's name, oldest first; `id` narrows it to one. */
+    subscriptionsWithOwner(id?: number): (SubscriptionRow & { username: string })[] {
+      return db
+        .select({ ...getTableColumns(pushSubscriptions), username: users.username })
+        .from(pushSubscriptions)
+        .innerJoin(users, eq(users.id, pushSubscriptions.userId))
+        .where(id === undefined ? undefined : eq(pushSubscriptions.id, id))
+        .orderBy(asc(pushSubscriptions.id))
+        .all();
     },
 
     subscription(id: number): SubscriptionRow | null {
