@@ -4,6 +4,7 @@
 import { VERSION } from "./app.ts";
 import { backup } from "./cli/backup.ts";
 import { channel } from "./cli/channel.ts";
+import { device } from "./cli/device.ts";
 import { type Command, report } from "./cli/command.ts";
 import { logCommand } from "./cli/log.ts";
 import { metric } from "./cli/metric.ts";
@@ -25,6 +26,7 @@ const commands: Record<string, Command> = {
   channel,
   token,
   user,
+  device,
   log: logCommand,
   metric,
   tail,

@@ -58,12 +58,13 @@ export async function startServer(config: Config): Promise<Running> {
   async function stop(): Promise<void> {
     stopping ??= (async () => {
       deps.streams.closeAll(); // open streams would keep stop() pending forever; new ones are refused
+      // No new sends from now on; the sends under way get their grace beside the requests', not after it.
+      const notifierStopped = deps.notifier.stop();
       const closed = server.stop(false); // no new connections; in-flight requests finish
       await Promise.race([closed, Bun.sleep(3000)]);
       await server.stop(true); // whatever is still open after the grace period is cut
       jobs.stop();
-      await deps.notifier.stop();
-      await jobs.finish();
+      await Promise.all([notifierStopped, jobs.finish()]);
       closeStore(store);
       log.info("stopped");
     })();

@@ -11,6 +11,7 @@ import type { User } from "../store/users.ts";
 import { eventJson, type EventJson } from "./event-json.ts";
 import { randomToken } from "./tokens.ts";
 import { requireProject } from "./projects.ts";
+import { authProblem, p256dhProblem, pushKey } from "./push-keys.ts";
 import { onlyStrings } from "./rules.ts";
 import { validate } from "./validation.ts";
 
@@ -73,10 +74,9 @@ export function queueNotifications(store: Store, e: EventRow, baseUrl: string, n
 // --- devices --------------------------------------------------------------------------------------
 
 // A browser's subscription arrives as JSON: its length checks see strings only (rules.ts, onlyStrings).
-const base64url = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, "must be base64url");
 export const subscriptionInput = z.object({
   endpoint: onlyStrings(z.url({ protocol: /^https?$/, error: "must be the push service's URL" }).max(2048)),
-  keys: z.object({ p256dh: onlyStrings(base64url.min(80).max(100)), auth: onlyStrings(base64url.min(16).max(32)) }),
+  keys: z.object({ p256dh: pushKey(p256dhProblem), auth: pushKey(authProblem) }),
   deviceName: onlyStrings(z.string().trim().min(1, "is required").max(100, "must be at most 100 characters")),
 });
 

@@ -1,25 +1,31 @@
 // The notifier: works through the delivery queue off the request path. It wakes when a notify
-// event is committed and polls for retries; sends a few deliveries at a time; records every
-// attempt; backs off exponentially (or as Retry-After says); removes a device the push service
-// says is gone. Deliveries are rows in the database, so a restart loses none: it resends what was
-// pending (at least once).
+// event is committed and polls for retries. Sends run independently: up to `concurrency` in flight,
+// a new one starting as soon as any finishes, and at most PER_TARGET to one device or integration,
+// so a receiver that hangs holds two slots, not the queue. Deliveries are rows in the database, so
+// a restart loses none: it resends what was pending (at least once).
 import { maskUrl, type Payload } from "../domain/notifications.ts";
 import type { Hub } from "../live/hub.ts";
 import { log } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Store } from "../store/index.ts";
-import type { DeliveryRow } from "../store/notifications.ts";
+import type { DeliveryRow, QueueTarget } from "../store/notifications.ts";
+import { type RetryPolicy, settle } from "./outcome.ts";
 import { type SendResult, sendIntegration, sendPush } from "./send.ts";
 import type { Vapid } from "./vapid.ts";
 
-export type NotifierOptions = { concurrency: number; retryBaseMs: number; maxAttempts: number; pollMs: number };
+export type NotifierOptions = RetryPolicy & { concurrency: number; pollMs: number; graceMs: number };
 
-const MAX_DELAY_MS = 3_600_000;
+const PER_TARGET = 2;
+/** After stop() gave up on a send, how long the aborted send may take to let go. */
+const RELEASE_MS = 1000;
 
 export class Notifier {
-  private readonly busy = new Set<number>();
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly inFlight = new Map<number, { d: DeliveryRow; done: Promise<void> }>();
+  /** Deliveries whose outcome could not be written: not picked again until then (ms). */
+  private readonly held = new Map<number, number>();
+  private readonly release = new AbortController();
+  private scheduled = false;
+  private stopping = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private unsubscribe: (() => void) | null = null;
   readonly stats = { sent: 0, failed: 0, retried: 0, gone: 0 };
@@ -39,98 +45,116 @@ export class Notifier {
     this.wake(); // whatever a previous run left pending
   }
 
-  /** Runs a pass now (or right after the one under way). */
+  /** Fills the free slots on the next turn of the event loop: requests and timers run in between. */
   wake(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = null;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
+    if (this.scheduled || this.stopping) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.fill();
     });
   }
 
-  /** Stops polling and waits for the sends under way. */
+  /**
+   * Takes no new sends at once, waits up to graceMs for those in flight, then lets the rest go:
+   * they are aborted unrecorded and stay pending, so the next start sends them again.
+   */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
-    this.unsubscribe?.();
     this.timer = null;
-    await this.running;
+    this.unsubscribe?.();
+    const sends = () => [...this.inFlight.values()].map((s) => s.done);
+    if (await settledWithin(sends(), this.options.graceMs)) return;
+    log.warn("stopping with notifications still being sent; they stay queued and are sent again at the next start", { deliveries: [...this.inFlight.keys()] });
+    this.release.abort();
+    await settledWithin(sends(), RELEASE_MS);
   }
 
-  private async drain(): Promise<void> {
-    for (;;) {
-      const due = this.store.notifications.due(Date.now(), this.options.concurrency, [...this.busy]);
-      if (!due.length) return;
-      await Promise.all(due.map((d) => this.deliver(d)));
+  private fill(): void {
+    if (this.stopping) return;
+    try {
+      // Each round starts at least one delivery (full targets are not asked for), so a few rounds fill every slot.
+      for (let round = 0; round < this.options.concurrency; round++) {
+        const free = this.options.concurrency - this.inFlight.size;
+        if (free <= 0) return;
+        const due = this.store.notifications.due(Date.now(), free, { ids: this.busyIds(), targets: this.fullTargets() });
+        if (!due.length) return;
+        for (const d of due) if (this.inFlight.size < this.options.concurrency && this.load(d) < PER_TARGET) this.begin(d);
+      }
+    } catch (error) {
+      log.error("could not read the notification queue; will retry", { error });
     }
   }
 
+  private begin(d: DeliveryRow): void {
+    const done = this.deliver(d).finally(() => {
+      this.inFlight.delete(d.id);
+      this.wake();
+    });
+    this.inFlight.set(d.id, { d, done });
+  }
+
   private async deliver(d: DeliveryRow): Promise<void> {
-    this.busy.add(d.id);
+    // Anything thrown while preparing or sending (a key web-push refuses, a payload it cannot read)
+    // is a failed attempt like a refusal: recorded, retried with backoff, given up in the end.
+    const result = await this.send(d).catch(thrown);
+    if (this.release.signal.aborted) return;
     try {
-      const result = await this.send(d);
-      await this.store.writer.submit(() => this.settle(d, result));
+      const settled = await this.store.writer.submit(() => settle(this.store, this.metrics, this.options, d, result));
+      this.stats[settled]++;
     } catch (error) {
-      log.error("delivery failed unexpectedly", { delivery: d.id, error });
-    } finally {
-      this.busy.delete(d.id);
+      // Unrecorded, the delivery is still due: without a pause it would be sent again at once, and again.
+      this.held.set(d.id, Date.now() + this.options.retryBaseMs);
+      log.error("could not record a notification's outcome; will retry", { delivery: d.id, error });
     }
   }
 
   private async send(d: DeliveryRow): Promise<SendResult> {
     const payload = JSON.parse(d.payload) as Payload;
+    const signal = this.release.signal;
     if (d.target === "push") {
       const device = this.store.notifications.subscription(d.targetId);
       if (!device) return { ok: false, status: null, retry: false, gone: true, error: "the device was removed" };
-      return sendPush(device, payload, this.vapid);
+      return sendPush(device, payload, this.vapid, signal);
     }
     const integration = this.store.notifications.integration(d.targetId);
     if (!integration) return { ok: false, status: null, retry: false, gone: true, error: "the integration was removed" };
     if (!integration.enabled) return { ok: false, status: null, retry: false, error: "the integration is disabled" };
-    const result = await sendIntegration(integration, payload, d.id);
+    const result = await sendIntegration(integration, payload, d.id, signal).catch(thrown);
     // An error message must never carry the integration's URL: for Discord and Slack it is the secret.
     return result.ok ? result : { ...result, error: result.error.split(integration.url).join(maskUrl(integration.url)) };
   }
 
-  /** In a write transaction: the attempt, the delivery's next state, the target's last outcome. */
-  private settle(d: DeliveryRow, result: SendResult): void {
-    this.metrics.notifications.inc({ target: d.target, outcome: result.ok ? "delivered" : result.gone ? "gone" : result.retry ? "retryable" : "refused" });
-    const n = this.store.notifications;
+  /** Sends in flight to this delivery's device or integration. */
+  private load(t: QueueTarget): number {
+    let n = 0;
+    for (const { d } of this.inFlight.values()) if (d.target === t.target && d.targetId === t.targetId) n++;
+    return n;
+  }
+
+  private busyIds(): number[] {
     const now = Date.now();
-    const outcome = { ok: result.ok, error: result.ok ? null : result.error };
-    if (d.target === "push") n.recordSubscriptionOutcome(d.targetId, outcome, now);
-    else n.recordIntegrationOutcome(d.targetId, outcome, now);
-    const attempt = { ok: result.ok, status: result.status, error: outcome.error };
-    if (result.ok) {
-      n.settle(d.id, attempt, { status: "sent" }, now);
-      this.stats.sent++;
-      return;
-    }
-    if (result.gone) {
-      n.settle(d.id, attempt, { status: "gone" }, now);
-      if (d.target === "push") {
-        n.abandon("push", d.targetId, now);
-        n.deleteSubscription(d.targetId);
-        log.info("removed a push subscription the push service no longer knows", { subscription: d.targetId, status: result.status });
-      }
-      this.stats.gone++;
-      return;
-    }
-    const attempts = d.attempts + 1;
-    if (result.retry && attempts < this.options.maxAttempts) {
-      const backoff = Math.min(MAX_DELAY_MS, this.options.retryBaseMs * 3 ** (attempts - 1)) * (0.8 + Math.random() * 0.4);
-      const delay = Math.min(MAX_DELAY_MS, Math.max(backoff, result.retryAfterMs ?? 0));
-      n.settle(d.id, attempt, { status: "pending", nextAttemptAt: now + delay }, now);
-      this.stats.retried++;
-      return;
-    }
-    n.settle(d.id, attempt, { status: "failed" }, now);
-    this.stats.failed++;
-    log.warn("notification delivery failed", { delivery: d.id, target: d.target, targetId: d.targetId, attempts, status: result.status });
+    for (const [id, until] of this.held) if (until <= now) this.held.delete(id);
+    return [...this.inFlight.keys(), ...this.held.keys()];
+  }
+
+  private fullTargets(): QueueTarget[] {
+    return [...this.inFlight.values()].map(({ d }) => d).filter((d) => this.load(d) >= PER_TARGET);
+  }
+}
+
+function thrown(error: unknown): SendResult {
+  return { ok: false, status: null, retry: true, error: `could not send: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/** Whether every promise settled within `ms`. */
+async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([Promise.allSettled(promises).then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

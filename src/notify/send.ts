@@ -15,7 +15,7 @@ export type SendResult =
 const TIMEOUT_MS = 10_000;
 const USER_AGENT = "Signalboard";
 
-export async function sendPush(device: SubscriptionRow, payload: Payload, vapid: Vapid): Promise<SendResult> {
+export async function sendPush(device: SubscriptionRow, payload: Payload, vapid: Vapid, signal: AbortSignal): Promise<SendResult> {
   const message = JSON.stringify({ title: payload.title, body: payload.body, url: payload.url, tag: payload.tag });
   const request = webpush.generateRequestDetails({ endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: device.auth } }, message, {
     vapidDetails: vapid,
@@ -24,14 +24,14 @@ export async function sendPush(device: SubscriptionRow, payload: Payload, vapid:
   });
   const headers: Record<string, string> = {};
   for (const [key, value] of Object.entries(request.headers)) if (key !== "Content-Length") headers[key] = String(value);
-  const result = await post(request.endpoint, { method: "POST", headers, body: request.body as unknown as BodyInit });
+  const result = await post(request.endpoint, { method: "POST", headers, body: request.body as unknown as BodyInit }, signal);
   if (!result.ok && (result.status === 404 || result.status === 410)) return { ...result, retry: false, gone: true, error: `the push service no longer knows this device (${result.status})` };
   return result;
 }
 
-export async function sendIntegration(integration: IntegrationRow, payload: Payload, deliveryId: number): Promise<SendResult> {
+export async function sendIntegration(integration: IntegrationRow, payload: Payload, deliveryId: number, signal: AbortSignal): Promise<SendResult> {
   const { url, init } = integrationRequest(integration, payload, deliveryId);
-  return post(url, init);
+  return post(url, init, signal);
 }
 
 /** The HTTP request an integration sends for a payload. */
@@ -64,10 +64,11 @@ function slackEscape(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-async function post(url: string, init: RequestInit): Promise<SendResult> {
+/** `signal` aborts the request when the notifier stops; the timeout when the receiver does not answer. */
+async function post(url: string, init: RequestInit, signal: AbortSignal): Promise<SendResult> {
   let response: Response;
   try {
-    response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
+    response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]) });
   } catch (error) {
     const timedOut = (error as Error).name === "TimeoutError";
     return { ok: false, status: null, retry: true, error: timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : `could not connect: ${(error as Error).message}` };

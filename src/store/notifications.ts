@@ -1,12 +1,14 @@
 // Push subscriptions, integrations and the delivery queue.
-import { and, asc, desc, eq, inArray, lt, lte, notInArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, inArray, lt, lte, not, notInArray, or, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
-import { deliveries, deliveryAttempts, integrations, pushSubscriptions } from "./schema.ts";
+import { deliveries, deliveryAttempts, integrations, pushSubscriptions, users } from "./schema.ts";
 
 export type SubscriptionRow = typeof pushSubscriptions.$inferSelect;
 export type IntegrationRow = typeof integrations.$inferSelect;
 export type DeliveryRow = typeof deliveries.$inferSelect;
 export type AttemptRow = typeof deliveryAttempts.$inferSelect;
+/** A delivery's device or integration. */
+export type QueueTarget = Pick<DeliveryRow, "target" | "targetId">;
 export type NewDelivery = { target: "push" | "integration"; targetId: number; eventId: number | null; payload: string };
 export type Outcome = { ok: boolean; error: string | null };
 
@@ -35,6 +37,17 @@ export function notificationStore(db: Db) {
 
     allSubscriptions(): SubscriptionRow[] {
       return db.select().from(pushSubscriptions).all();
+    },
+
+    /** Every device with its user's name, oldest first; `id` narrows it to one. */
+    subscriptionsWithOwner(id?: number): (SubscriptionRow & { username: string })[] {
+      return db
+        .select({ ...getTableColumns(pushSubscriptions), username: users.username })
+        .from(pushSubscriptions)
+        .innerJoin(users, eq(users.id, pushSubscriptions.userId))
+        .where(id === undefined ? undefined : eq(pushSubscriptions.id, id))
+        .orderBy(asc(pushSubscriptions.id))
+        .all();
     },
 
     subscription(id: number): SubscriptionRow | null {
@@ -95,12 +108,20 @@ export function notificationStore(db: Db) {
       return rows.length;
     },
 
-    /** Pending deliveries whose time has come, oldest first, except those already being sent. */
-    due(now: number, limit: number, busy: number[]): DeliveryRow[] {
+    /** Pending deliveries whose time has come, oldest first, except those deliveries and targets named. */
+    due(now: number, limit: number, except: { ids: number[]; targets: QueueTarget[] }): DeliveryRow[] {
+      const targets = except.targets.map((t) => and(eq(deliveries.target, t.target), eq(deliveries.targetId, t.targetId)));
       return db
         .select()
         .from(deliveries)
-        .where(and(eq(deliveries.status, "pending"), lte(deliveries.nextAttemptAt, now), busy.length ? notInArray(deliveries.id, busy) : undefined))
+        .where(
+          and(
+            eq(deliveries.status, "pending"),
+            lte(deliveries.nextAttemptAt, now),
+            except.ids.length ? notInArray(deliveries.id, except.ids) : undefined,
+            targets.length ? not(or(...targets)!) : undefined,
+          ),
+        )
         .orderBy(asc(deliveries.nextAttemptAt), asc(deliveries.id))
         .limit(limit)
         .all();

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "bun";
 import { rmSync } from "node:fs";
-import { tempDir } from "../helpers.ts";
+import { Agent, eventually, tempDir } from "../helpers.ts";
+import { startPushService } from "../push-service.ts";
 import { FROM_SOURCE, lastLine, run, type ServerProcess, serve } from "./process.ts";
 
 let dataDir: string;
@@ -25,7 +26,7 @@ describe("signalboard", () => {
   test("--help lists the commands and every setting", async () => {
     const { code, stdout } = await run(FROM_SOURCE, ["--help"]);
     expect(code).toBe(0);
-    for (const word of ["serve", "project", "channel", "token", "log", "metric", "tail", "version", "--port", "DATA_DIR", "SIGNALBOARD_SQLITE_SYNC"]) expect(stdout).toContain(word);
+    for (const word of ["serve", "project", "channel", "token", "device", "log", "metric", "tail", "version", "--port", "DATA_DIR", "SIGNALBOARD_SQLITE_SYNC"]) expect(stdout).toContain(word);
   });
 
   test("version", async () => {
@@ -133,6 +134,54 @@ describe("dashboard users from the shell", () => {
     expect((await cli("user", "create", "Not Valid!")).code).toBe(2);
     expect((await cli("user", "reset-password", "nobody")).code).toBe(1);
   }, 30_000);
+});
+
+describe("push devices from the shell", () => {
+  test("device list shows every user's devices, the push service by host only, and the last error; device remove deletes one; an unknown id exits 1, bad usage 2", async () => {
+    const push = await startPushService();
+    try {
+      const password = lastLine((await cli("user", "create", "dana")).stdout);
+      const agent = new Agent(server.url);
+      await agent.login("dana", password);
+      const sub = push.subscribe();
+      const registered = await agent.request("/settings/notifications/devices", { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": await agent.csrf() }, body: JSON.stringify({ endpoint: sub.endpoint, keys: sub.keys, deviceName: "Dana phone 7" }) });
+      expect(registered.status).toBe(200);
+      const { id } = (await registered.json()) as { id: number };
+      // The device misbehaves: its push service refuses what is sent to it.
+      push.answerNext(sub.id, { status: 400 });
+      const sent = await fetch(`${server.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "default", channel: "c", event: "Refused", notify: true }) });
+      expect(sent.status).toBe(200);
+      const list = await eventually(async () => {
+        const result = await cli("device", "list");
+        expect(result.stdout).toContain("HTTP 400");
+        return result;
+      }, 10_000);
+      expect(list.code).toBe(0);
+      const [header, ...rows] = list.stdout.trim().split("\n");
+      expect(header).toMatch(/^ID\s+USER\s+DEVICE\s+PUSH SERVICE\s+CREATED\s+LAST SUCCESS\s+LAST ERROR$/);
+      const row = rows.find((r) => r.startsWith(`${id} `));
+      expect(row).toMatch(new RegExp(`^${id}\\s+dana\\s+Dana phone 7\\s+${new URL(push.url).host.replaceAll(".", "\\.")}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+-\\s+\\d{4}-.* HTTP 400 Bad Request$`));
+      // The endpoint is a capability: its path never appears.
+      expect(list.stdout).not.toContain(sub.id);
+
+      const removed = await cli("device", "remove", String(id));
+      expect(removed.code).toBe(0);
+      expect(removed.stdout).toContain(`Removed device ${id} "Dana phone 7" of dana`);
+      expect((await cli("device", "list")).stdout).not.toContain("Dana phone 7");
+      expect(await (await agent.request("/settings/notifications")).text()).not.toContain("Dana phone 7");
+
+      const again = await cli("device", "remove", String(id));
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain(`There is no device ${id}`);
+      for (const usage of [["device"], ["device", "remove"], ["device", "remove", "phone"], ["device", "list", "extra"], ["device", "unplug", "1"]]) {
+        const bad = await cli(...usage);
+        expect(bad.code, usage.join(" ")).toBe(2);
+        expect(bad.stderr).toContain("usage: signalboard device list | device remove ID");
+      }
+    } finally {
+      push.stop();
+    }
+  }, 60_000);
 });
 
 describe("client commands", () => {

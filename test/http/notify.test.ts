@@ -2,11 +2,12 @@
 // notifier to a local push service that verifies VAPID and decrypts the payload, or to local
 // HTTP receivers standing in for webhooks, ntfy, Discord and Slack.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHmac } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import type { User } from "../../src/store/users.ts";
 import { Agent, eventually, found, post, startTestServer, type TestServer } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
+import { type Receiver, startReceiver } from "../receiver.ts";
 
 let push: PushService;
 beforeAll(async () => {
@@ -47,6 +48,8 @@ describe("Web Push", () => {
     expect(message!.title).toBe("💰 New subscription");
     expect(message!.body).toBe("Pro plan, acme\n12 seats");
     expect(message!.url).toBe(`https://sb.example.com/p/default/events/${res.json.id}`);
+    // The tag lets the device replace a repeat of the same event's notification (delivery is at least once).
+    expect(message!.tag).toBe(`event-${res.json.id}`);
     const sent = push.received.find((r) => r.device === phone.id)!;
     expect(sent.jwt.sub).toBe("https://sb.example.com");
     expect(sent.headers["content-encoding"]).toBe("aes128gcm");
@@ -163,28 +166,12 @@ describe("restarts", () => {
   });
 });
 
-/** A local HTTP receiver standing in for a webhook endpoint, ntfy, Discord or Slack. */
-async function receiver() {
-  const requests: { path: string; headers: Record<string, string>; body: string }[] = [];
-  const replies: number[] = [];
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      requests.push({ path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body: await request.text() });
-      const status = replies.shift() ?? 200;
-      return new Response(status === 200 ? "ok" : "INTERNAL-SECRET from the receiver", { status });
-    },
-  });
-  return { url: `http://127.0.0.1:${server.port}`, requests, replies, stop: () => server.stop(true) };
-}
-
 describe("integrations", () => {
   let server: TestServer;
-  let hook: Awaited<ReturnType<typeof receiver>>;
+  let hook: Receiver;
   beforeAll(async () => {
     server = await startTestServer(FAST);
-    hook = await receiver();
+    hook = await startReceiver();
   });
   afterAll(async () => {
     hook.stop();
@@ -235,6 +222,12 @@ describe("integrations", () => {
     const [delivery] = server.deps.store.notifications.deliveriesFor("integration", [integration.id]);
     const attempts = server.deps.store.notifications.attemptsOf(delivery!.id);
     expect(attempts.map((a) => a.status)).toEqual([502, 200]);
+    // The same delivery id on every retry, for receivers that de-duplicate.
+    const ids = hook.requests.filter((r) => r.path === "/flaky").map((r) => [r.headers["x-signalboard-delivery"], String(JSON.parse(r.body).delivery_id)]);
+    expect(ids).toEqual([
+      [String(delivery!.id), String(delivery!.id)],
+      [String(delivery!.id), String(delivery!.id)],
+    ]);
     // What the receiver answered is not kept or shown: a URL aimed at an internal service would leak it.
     expect(attempts[0]!.error).toBe("HTTP 502 Bad Gateway");
   });
@@ -292,6 +285,37 @@ describe("device registration over HTTP", () => {
     expect(await refreshed.json()).toEqual({ known: true });
   });
 
+  test("keys web-push cannot encrypt with are refused at registration, naming the field", async () => {
+    const agent = new Agent(server.url);
+    await agent.login("owner", "password 123456");
+    const csrf = await agent.csrf();
+    const sub = push.subscribe();
+    const offCurve = randomBytes(65);
+    offCurve[0] = 0x04; // the right shape, but random x and y are not a point on P-256
+    const compressed = Buffer.from(sub.keys.p256dh, "base64url").subarray(0, 33);
+    compressed[0] = 0x02;
+    const cases: [{ p256dh: string; auth: string }, string][] = [
+      [{ p256dh: sub.keys.p256dh, auth: randomBytes(12).toString("base64url") }, "keys.auth: must be 16 bytes (base64url), got 12"],
+      [{ p256dh: sub.keys.p256dh, auth: randomBytes(32).toString("base64url") }, "keys.auth: must be 16 bytes (base64url), got 32"],
+      [{ p256dh: offCurve.toString("base64url"), auth: sub.keys.auth }, "keys.p256dh: is not a point on the P-256 curve"],
+      [{ p256dh: randomBytes(65).fill(0x07, 0, 1).toString("base64url"), auth: sub.keys.auth }, "keys.p256dh: must be an uncompressed P-256 public key (its first byte 0x04), got one starting 0x07"],
+      [{ p256dh: compressed.toString("base64url"), auth: sub.keys.auth }, "keys.p256dh: must be an uncompressed P-256 public key of 65 bytes (base64url), got 33"],
+      [{ p256dh: sub.keys.p256dh, auth: "not base64url!" }, "keys.auth: must be base64url"],
+    ];
+    for (const [keys, message] of cases) {
+      const res = await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys, deviceName: "Broken" }, csrf);
+      expect(res.status).toBe(400);
+      const body = await res.json();
+      expect(body.message).toStartWith(message);
+      expect(body.validation.body).toHaveLength(1);
+      const user = server.deps.accounts.list().find((u) => u.username === "owner")!;
+      await expect(server.deps.devices.register(user, { endpoint: sub.endpoint, keys, deviceName: "Broken" })).rejects.toThrow(message);
+    }
+    expect(server.deps.store.notifications.allSubscriptions().some((s) => s.endpoint === sub.endpoint)).toBe(false);
+    // The browser's own keys, from the same subscription, are fine.
+    expect((await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Fine" }, csrf)).status).toBe(200);
+  });
+
   test("one user cannot see, test or remove another user's device", async () => {
     const owner = new Agent(server.url);
     await owner.login("owner", "password 123456");
@@ -316,7 +340,7 @@ describe("device registration over HTTP", () => {
       return true;
     }) as typeof process.stderr.write;
     try {
-      const hook = await receiver();
+      const hook = await startReceiver();
       const { secret } = await server.deps.integrations.create("default", { kind: "webhook", name: "logged?", url: `${hook.url}/never-logged-path` });
       await server.deps.integrations.create("default", { kind: "discord", name: "d", url: `${hook.url}/api/webhooks/1/DISCORDSECRETTOKEN` });
       hook.replies.push(400, 400);

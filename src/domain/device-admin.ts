@@ -1,0 +1,34 @@
+// Push devices as the operator sees them from the shell: every user's, by id, so one that misbehaves
+// can be removed without its owner. The endpoint stays inside: its URL is a capability (whoever has
+// it, with the keys, can push to the device), so only the push service's host is shown.
+import { NotFound } from "../http/errors.ts";
+import type { Store } from "../store/index.ts";
+import type { SubscriptionRow } from "../store/notifications.ts";
+
+export type DeviceSummary = Pick<SubscriptionRow, "id" | "deviceName" | "createdAt" | "lastSuccessAt" | "lastError" | "lastErrorAt"> & {
+  username: string;
+  pushService: string;
+};
+
+function summary(d: SubscriptionRow & { username: string }): DeviceSummary {
+  return { id: d.id, username: d.username, deviceName: d.deviceName, pushService: new URL(d.endpoint).host, createdAt: d.createdAt, lastSuccessAt: d.lastSuccessAt, lastError: d.lastError, lastErrorAt: d.lastErrorAt };
+}
+
+export function deviceAdmin(store: Store) {
+  return {
+    list(): DeviceSummary[] {
+      return store.notifications.subscriptionsWithOwner().map(summary);
+    },
+
+    /** Deletes the device; what is still queued for it is dropped when its turn comes (the device was removed). */
+    async remove(id: number): Promise<DeviceSummary> {
+      const removed = await store.writer.submit(() => {
+        const [device] = store.notifications.subscriptionsWithOwner(id);
+        if (device) store.notifications.deleteSubscription(id);
+        return device ?? null;
+      });
+      if (!removed) throw new NotFound(`There is no device ${id}: signalboard device list shows their ids.`);
+      return summary(removed);
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// What one attempt did to a delivery, written in one transaction: the attempt itself, the
+// delivery's next state (sent, retried later with backoff, failed, or gone with its device), and
+// the target's last outcome that the device and integration lists show.
+import { log } from "../logger.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Store } from "../store/index.ts";
+import type { DeliveryRow } from "../store/notifications.ts";
+import type { SendResult } from "./send.ts";
+
+export type Settled = "sent" | "gone" | "retried" | "failed";
+export type RetryPolicy = { retryBaseMs: number; maxAttempts: number };
+
+const MAX_DELAY_MS = 3_600_000;
+
+/** Inside a write transaction. */
+export function settle(store: Store, metrics: Metrics, policy: RetryPolicy, d: DeliveryRow, result: SendResult): Settled {
+  metrics.notifications.inc({ target: d.target, outcome: result.ok ? "delivered" : result.gone ? "gone" : result.retry ? "retryable" : "refused" });
+  const n = store.notifications;
+  const now = Date.now();
+  const outcome = { ok: result.ok, error: result.ok ? null : result.error };
+  if (d.target === "push") n.recordSubscriptionOutcome(d.targetId, outcome, now);
+  else n.recordIntegrationOutcome(d.targetId, outcome, now);
+  const attempt = { ok: result.ok, status: result.status, error: outcome.error };
+  if (result.ok) {
+    n.settle(d.id, attempt, { status: "sent" }, now);
+    return "sent";
+  }
+  if (result.gone) {
+    n.settle(d.id, attempt, { status: "gone" }, now);
+    if (d.target === "push") {
+      n.abandon("push", d.targetId, now);
+      n.deleteSubscription(d.targetId);
+      log.info("removed a push subscription the push service no longer knows", { subscription: d.targetId, status: result.status });
+    }
+    return "gone";
+  }
+  const attempts = d.attempts + 1;
+  if (result.retry && attempts < policy.maxAttempts) {
+    n.settle(d.id, attempt, { status: "pending", nextAttemptAt: now + retryDelay(policy, attempts, result.retryAfterMs) }, now);
+    return "retried";
+  }
+  n.settle(d.id, attempt, { status: "failed" }, now);
+  log.warn("notification delivery failed", { delivery: d.id, target: d.target, targetId: d.targetId, attempts, status: result.status, error: result.error });
+  return "failed";
+}
+
+/** Exponential (×3 per attempt, ±20% so retries of many deliveries spread out), or as Retry-After says. */
+function retryDelay(policy: RetryPolicy, attempts: number, retryAfterMs: number | undefined): number {
+  const backoff = Math.min(MAX_DELAY_MS, policy.retryBaseMs * 3 ** (attempts - 1)) * (0.8 + Math.random() * 0.4);
+  return Math.min(MAX_DELAY_MS, Math.max(backoff, retryAfterMs ?? 0));
+}

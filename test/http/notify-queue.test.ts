@@ -1,0 +1,115 @@
+// The delivery queue when a receiver misbehaves: one that never answers must not hold up anyone
+// else, and a server stopped with sends in flight must neither hang nor lose them.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eventually, found, post, startTestServer, type TestServer } from "../helpers.ts";
+import { type PushService, startPushService } from "../push-service.ts";
+import { type Receiver, startReceiver } from "../receiver.ts";
+
+let push: PushService;
+beforeAll(async () => {
+  push = await startPushService();
+});
+afterAll(() => push.stop());
+
+const FAST = { "notify-retry-base": "100ms" };
+
+async function phone(server: TestServer) {
+  const user = await server.deps.accounts.createUser({ username: `u${Math.random().toString(36).slice(2, 8)}`, password: "password 123456" }, "owner");
+  const sub = push.subscribe();
+  await server.deps.devices.register(user, { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Phone" });
+  return sub;
+}
+
+describe("a receiver that never answers", () => {
+  test("holds two sends at most, and devices and other integrations are served meanwhile", async () => {
+    const server = await startTestServer(FAST);
+    const stuck = await startReceiver();
+    const fine = await startReceiver();
+    stuck.hold();
+    try {
+      await server.deps.projects.create("stuck");
+      await server.deps.integrations.create("stuck", { kind: "webhook", name: "Hangs", url: `${stuck.url}/hook` });
+      for (let i = 0; i < 10; i++) await post(server, "/v1/log", { project: "stuck", channel: "c", event: `Stuck ${i}`, notify: true });
+      await found(() => stuck.requests[0]);
+
+      // More than the notifier's eight slots wait for the receiver that hangs; a device and another
+      // integration still hear at once, well before a hung send's 10 s timeout.
+      const device = await phone(server);
+      await server.deps.integrations.create("default", { kind: "webhook", name: "Answers", url: `${fine.url}/hook` });
+      await post(server, "/v1/log", { project: "default", channel: "c", event: "Meanwhile", notify: true });
+      await eventually(() => expect(push.messagesFor(device.id).map((m) => m.title)).toEqual(["Meanwhile"]), 2000);
+      await found(() => fine.requests.find((r) => JSON.parse(r.body).title === "Meanwhile"), 2000);
+      expect(stuck.requests.length).toBe(2);
+
+      // Once it answers, the rest go through.
+      stuck.release();
+      await eventually(() => expect(stuck.requests.map((r) => JSON.parse(r.body).title).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `Stuck ${i}`)), 5000);
+    } finally {
+      stuck.stop();
+      fine.stop();
+      await server.close();
+    }
+  });
+});
+
+describe("stopping with a send in flight", () => {
+  async function hooked() {
+    const server = await startTestServer(FAST);
+    const hook = await startReceiver();
+    const { integration } = await server.deps.integrations.create("default", { kind: "webhook", name: "Slow", url: `${hook.url}/hook` });
+    return { server, hook, integrationId: integration.id };
+  }
+  const deliveryIds = (hook: Receiver) => hook.requests.map((r) => [r.headers["x-signalboard-delivery"], String(JSON.parse(r.body).delivery_id)]);
+
+  test("a send that answers within the grace is waited for and recorded; the next start does not repeat it", async () => {
+    const { server, hook, integrationId } = await hooked();
+    try {
+      hook.hold();
+      await post(server, "/v1/log", { project: "default", channel: "c", event: "Slow", notify: true });
+      await found(() => hook.requests[0]);
+      setTimeout(() => hook.release(), 1000); // a receiver that takes a second
+      await server.stop();
+      const again = await startTestServer(FAST, server.dataDir);
+      try {
+        const [delivery] = again.deps.store.notifications.deliveriesFor("integration", [integrationId]);
+        expect(delivery).toMatchObject({ status: "sent", attempts: 1 });
+        // Anything still pending would be sent first at the start; the marker comes after it.
+        await post(again, "/v1/log", { project: "default", channel: "c", event: "Marker", notify: true });
+        await found(() => hook.requests.find((r) => JSON.parse(r.body).title === "Marker"));
+        expect(hook.requests.map((r) => JSON.parse(r.body).title)).toEqual(["Slow", "Marker"]);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      hook.stop();
+    }
+  });
+
+  test("a send still in flight after the grace is let go unrecorded, and sent again with the same delivery id after a restart", async () => {
+    const { server, hook, integrationId } = await hooked();
+    try {
+      hook.hold();
+      await post(server, "/v1/log", { project: "default", channel: "c", event: "Never answered", notify: true });
+      await found(() => hook.requests[0]);
+      const stopping = performance.now();
+      await server.stop();
+      expect(performance.now() - stopping).toBeLessThan(6000); // a 3 s grace, not the send's 10 s timeout
+      hook.release();
+      const again = await startTestServer(FAST, server.dataDir);
+      try {
+        await eventually(() => expect(hook.requests).toHaveLength(2), 5000);
+        const [first, second] = deliveryIds(hook);
+        expect(second).toEqual(first!);
+        expect(first![0]).toBe(first![1]);
+        const [delivery] = again.deps.store.notifications.deliveriesFor("integration", [integrationId]);
+        await eventually(() => expect(again.deps.store.notifications.delivery(delivery!.id)).toMatchObject({ status: "sent", attempts: 1 }));
+        // The send that was let go left no attempt behind: only the one that went through.
+        expect(again.deps.store.notifications.attemptsOf(delivery!.id).map((a) => a.status)).toEqual([200]);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      hook.stop();
+    }
+  }, 30_000);
+});
