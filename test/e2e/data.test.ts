@@ -1,8 +1,8 @@
 // Looking after the data: online backup and restore, export and import, retention, big deletes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { copyFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { post, startTestServer, tempDir, type TestServer } from "../helpers.ts";
 import { FROM_SOURCE, lastLine, run, serve } from "./process.ts";
 
@@ -46,6 +46,91 @@ describe("backup and restore", () => {
     expect(list.events[0].event).toBe(`e${events - 1}`);
     await restored.stop();
     rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+});
+
+describe("a backup never costs data", () => {
+  let server: TestServer;
+  const count = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+      return (db.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+  // A database of a few MB, so that a backup of it runs into a file size limit (below).
+  const addEvents = (n: number) => {
+    const { store } = server.deps;
+    const project = store.projects.findByName("default")!;
+    const channel = store.projects.ensureChannel(project.id, "bulk", Date.now()).id;
+    store.sqlite.transaction(() => {
+      for (let i = 0; i < n; i++) store.events.insert({ projectId: project.id, project: "default", channelId: channel, channel: "bulk", name: `e${i}`, description: "x".repeat(300), icon: null, notify: false, parser: "text", userId: null, tags: { i }, ts: Date.now() - i, receivedAt: Date.now(), historical: false });
+    })();
+    return (store.sqlite.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
+  };
+  // RLIMIT_FSIZE binds root too (chmod would not): a write past it fails with EFBIG (Bun ignores SIGXFSZ).
+  const backupWithin1MB = (file: string) => run(["sh", "-c", 'ulimit -f 2048 && exec "$@"', "sh", ...FROM_SOURCE], ["backup", file, "--force", "--data-dir", server.dataDir]);
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    addEvents(15_000);
+  });
+  afterAll(() => server.close());
+
+  test("--force over an older backup keeps it until the new one is complete, and a failed backup leaves it as it was", async () => {
+    const dir = tempDir();
+    const file = join(dir, "nightly.db");
+    expect((await run(FROM_SOURCE, ["backup", file, "--data-dir", server.dataDir])).code).toBe(0);
+    const before = count(file);
+    const total = addEvents(1000);
+
+    const failed = await backupWithin1MB(file);
+    expect(count(file)).toBe(before);
+    expect(readdirSync(dir)).toEqual(["nightly.db"]); // the temporary file went too
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("was left as it was");
+
+    const fresh = join(dir, "never.db");
+    expect((await backupWithin1MB(fresh)).code).toBe(1);
+    expect(readdirSync(dir)).toEqual(["nightly.db"]); // not even an empty database under the name
+
+    const replaced = await run(FROM_SOURCE, ["backup", file, "--force", "--data-dir", server.dataDir]);
+    expect(replaced.code).toBe(0);
+    expect(count(file)).toBe(total);
+    expect(readdirSync(dir)).toEqual(["nightly.db"]);
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  test("the live database and the files beside it are refused as a target, however they are named", async () => {
+    const own = await startTestServer();
+    const { dataDir } = own;
+    const link = join(tempDir(), "data");
+    symlinkSync(dataDir, link);
+    try {
+      for (let i = 0; i < 20; i++) expect((await post(own, "/v1/log", { project: "default", channel: "c", event: `e${i}` })).status).toBe(200);
+      const targets = [
+        join(dataDir, "signalboard.db"),
+        `${dataDir}/../${basename(dataDir)}/signalboard.db`,
+        join(link, "signalboard.db"),
+        join(dataDir, "signalboard.db-wal"),
+        join(dataDir, "signalboard.db-shm"),
+        join(link, "search.db"),
+      ];
+      for (const target of targets) {
+        const refused = await run(FROM_SOURCE, ["backup", target, "--force", "--data-dir", dataDir]);
+        expect(refused.code, target).toBe(2);
+        expect(refused.stderr).toMatch(/is (the live database|one of the live database's files)/);
+      }
+      // Acknowledged after the attempts: it must be in the file the next start reads.
+      expect((await post(own, "/v1/log", { project: "default", channel: "c", event: "last" })).status).toBe(200);
+    } finally {
+      await own.stop();
+    }
+    expect(count(join(dataDir, "signalboard.db"))).toBe(21);
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(link, { force: true });
   }, 60_000);
 });
 
