@@ -1,6 +1,7 @@
 // Looking after the data: online backup and restore, export and import, retention, big deletes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { spawn } from "bun";
 import { copyFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { post, startTestServer, tempDir, type TestServer } from "../helpers.ts";
@@ -166,6 +167,102 @@ describe("export and import", () => {
       await from.close();
       await to.close();
     }
+  }, 60_000);
+});
+
+describe("an import is safe to run again", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  const count = (project: string) => (server.deps.store.sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
+  const distinct = (project: string) => (server.deps.store.sqlite.query("SELECT count(DISTINCT event) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
+  const ndjson = (events: object[]) => events.map((e) => JSON.stringify(e)).join("\n") + "\n";
+  const importFile = (file: string) => run(FROM_SOURCE, ["import", file, "--data-dir", server.dataDir]);
+
+  test("importing a file twice, or a part of it and then all of it, stores each event once", async () => {
+    const at = 1_700_000_000;
+    const events = [
+      { project: "twice", channel: "a", event: "Signed up", tags: { plan: "pro", seats: 3 }, user_id: "u1", timestamp: at },
+      // The same time, other content: a different event.
+      { project: "twice", channel: "a", event: "Signed up", tags: { plan: "pro", seats: 4 }, user_id: "u1", timestamp: at },
+      { project: "twice", channel: "a", event: "Signed up", description: "again", tags: { plan: "pro", seats: 3 }, user_id: "u1", timestamp: at },
+      // The same content and time in another channel: a different event too.
+      { project: "twice", channel: "b", event: "Signed up", tags: { plan: "pro", seats: 3 }, user_id: "u1", timestamp: at },
+      { project: "twice", channel: "a", event: "Paid", icon: "💰", parser: "markdown", description: "**9 €**", timestamp: at + 0.5 },
+    ];
+    const dir = tempDir();
+    const file = join(dir, "twice.ndjson");
+    await Bun.write(file, ndjson(events.slice(0, 2)));
+    const part = await importFile(file);
+    expect(count("twice")).toBe(2);
+    await Bun.write(file, ndjson(events));
+    const all = await importFile(file);
+    expect(count("twice")).toBe(5);
+    const again = await importFile(file);
+    expect(count("twice")).toBe(5);
+    expect(part.stdout).toContain("Imported 2 events as historical events (no notifications); skipped 0 already present.");
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain("Imported 3 events as historical events (no notifications); skipped 2 already present.");
+    expect(again.stdout).toContain("Imported 0 events as historical events (no notifications); skipped 5 already present.");
+    // Tags written in another order are the same content.
+    await Bun.write(file, ndjson([{ ...events[0], tags: { seats: 3, plan: "pro" } }]));
+    await importFile(file);
+    expect(count("twice")).toBe(5);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("an event the file holds twice is stored twice, and no more on the next run", async () => {
+    const dir = tempDir();
+    const file = join(dir, "dup.ndjson");
+    const event = { project: "dup", channel: "a", event: "Page viewed", timestamp: 1_700_000_000 };
+    await Bun.write(file, ndjson([event, event]));
+    await importFile(file);
+    expect(count("dup")).toBe(2);
+    const again = await importFile(file);
+    expect(count("dup")).toBe(2);
+    expect(again.stdout).toContain("Imported 0 events as historical events (no notifications); skipped 2 already present.");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("exporting a project and importing the file back into the same instance adds nothing", async () => {
+    await server.deps.projects.create("shop");
+    for (let i = 0; i < 10; i++) {
+      const body = { project: "shop", channel: i % 2 ? "orders" : "refunds", event: `Order ${i}`, description: `**${i}**`, parser: "markdown", icon: "🛒", tags: { n: i, big: i > 5 }, user_id: `u${i}`, notify: true };
+      expect((await post(server, "/v1/log", i < 5 ? body : { ...body, timestamp: 1_700_000_000 + i / 1000 })).status).toBe(200);
+    }
+    const file = join(tempDir(), "shop.ndjson");
+    expect((await run(FROM_SOURCE, ["export", "--project", "shop", "--out", file, "--data-dir", server.dataDir])).code).toBe(0);
+    const back = await importFile(file);
+    expect(count("shop")).toBe(10);
+    expect(back.code).toBe(0);
+    expect(back.stdout).toContain("Imported 0 events as historical events (no notifications); skipped 10 already present.");
+    rmSync(file, { force: true });
+  });
+
+  test("an import killed part-way and run again ends with one copy of each event", async () => {
+    const total = 50_000;
+    const dir = tempDir();
+    const file = join(dir, "big.ndjson");
+    await Bun.write(file, ndjson(Array.from({ length: total }, (_, i) => ({ project: "big", channel: `c${i % 3}`, event: `e${i}`, tags: { i }, timestamp: 1_700_000_000 + i / 100 }))));
+    const proc = spawn([...FROM_SOURCE, "import", file, "--data-dir", server.dataDir], { stdout: "pipe", stderr: "pipe" });
+    // Killed as soon as the first batches are on disk.
+    const started = server.deps.store.sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = 'big')");
+    while ((started.get() as { n: number }).n === 0 && proc.exitCode === null) await Bun.sleep(2);
+    proc.kill("SIGKILL");
+    await proc.exited;
+    const stored = count("big");
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(total); // it was cut short, or this test proves nothing
+    const resumed = await importFile(file);
+    expect(count("big")).toBe(total);
+    expect(distinct("big")).toBe(total);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain("run the same command again");
+    expect(resumed.stdout).toContain(`Imported ${total - stored} events as historical events (no notifications); skipped ${stored} already present.`);
+    rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 });
 
