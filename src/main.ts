@@ -5,7 +5,7 @@ import { VERSION } from "./app.ts";
 import { backup } from "./cli/backup.ts";
 import { channel } from "./cli/channel.ts";
 import { device } from "./cli/device.ts";
-import { type Command, report } from "./cli/command.ts";
+import { type Command, report, UsageError } from "./cli/command.ts";
 import { logCommand } from "./cli/log.ts";
 import { metric } from "./cli/metric.ts";
 import { project } from "./cli/project.ts";
@@ -14,7 +14,7 @@ import { tail } from "./cli/tail.ts";
 import { token } from "./cli/token.ts";
 import { exportCommand, importCommand } from "./cli/transfer.ts";
 import { user } from "./cli/user.ts";
-import { describeSettings } from "./config.ts";
+import { describeSettings, flagOf, settings } from "./config.ts";
 
 // The database holds the push keys, token hashes and sessions: what Signalboard creates (the data
 // directory, databases, backups, exports) is readable by its own user only, whatever the shell's umask.
@@ -35,18 +35,20 @@ const commands: Record<string, Command> = {
   import: importCommand,
 };
 
+const USAGE = "signalboard [settings] [command] [options]";
+
 function help(): string {
   const list = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
   return [
     `signalboard ${VERSION}: a self-hosted event and metric tracker`,
     "",
-    "usage: signalboard [command] [options]",
+    `usage: ${USAGE}`,
     "",
     "commands:",
     ...list,
     `  ${"version".padEnd(10)} print the version`,
     "",
-    "settings (each flag also works as an environment variable; flags win):",
+    "settings (each flag also works as an environment variable; flags win; they may come before or after the command):",
     describeSettings(),
     "",
     "Any setting's variable may instead name a file that holds the value: NAME_FILE=/path.",
@@ -54,20 +56,55 @@ function help(): string {
   ].join("\n");
 }
 
+const settingFlags = Object.keys(settings).map(flagOf);
+const ASKS = ["--help", "-h", "--version", "-v"];
+
+/**
+ * `[settings] [command] [options]`: settings apply to every command, so they may come first
+ * (`signalboard --data-dir D token list`); a command's own options may not, as the command is not
+ * known yet to say what they mean.
+ */
+function split(argv: string[]): { leading: string[]; name: string | undefined; rest: string[] } {
+  const leading: string[] = [];
+  let i = 0;
+  for (; i < argv.length && argv[i]!.startsWith("-") && !ASKS.includes(argv[i]!); i++) {
+    const arg = argv[i]!;
+    const flag = arg.split("=", 1)[0]!;
+    if (!settingFlags.includes(flag)) {
+      throw new UsageError(`${flag} is not a setting, so it cannot come before the command. Before it may come only settings (${settingFlags.join(", ")}); a command's own options go after it, as in: signalboard --data-dir DIR token create --name NAME`);
+    }
+    if (arg.includes("=")) {
+      leading.push(arg);
+      continue;
+    }
+    if (argv[i + 1] === undefined) throw new UsageError(`${flag} needs a value`);
+    leading.push(arg, argv[++i]!);
+  }
+  const word = argv[i];
+  const named = word !== undefined && !word.startsWith("-");
+  return { leading, name: named ? word : undefined, rest: argv.slice(named ? i + 1 : i) };
+}
+
 async function main(argv: string[]): Promise<number> {
-  const [first, ...rest] = argv;
-  if (first === "--help" || first === "-h" || first === "help") return print(help());
-  if (first === "version" || first === "--version" || first === "-v") return print(VERSION);
-  const named = first !== undefined && !first.startsWith("-");
-  const command = named ? commands[first] : serve;
+  let line: ReturnType<typeof split>;
+  try {
+    line = split(argv);
+  } catch (error) {
+    return report(error, USAGE);
+  }
+  const { leading, name, rest } = line;
+  const asked = name === undefined ? rest[0] : undefined;
+  if (name === "help" || asked === "--help" || asked === "-h") return print(help());
+  if (name === "version" || asked === "--version" || asked === "-v") return print(VERSION);
+  const command = name === undefined ? serve : commands[name];
   if (!command) {
-    console.error(`error: unknown command "${first}"\n\n${help()}`);
+    console.error(`error: unknown command "${name}"\n\n${help()}`);
     return 2;
   }
-  const args = named ? rest : argv;
-  if (args.includes("--help") || args.includes("-h")) return print(`usage: ${command.usage}\n\n${command.summary}`);
+  if (rest.includes("--help") || rest.includes("-h")) return print(`usage: ${command.usage}\n\n${command.summary}`);
   try {
-    return await command.run(args);
+    // Settings first: the same setting given again after the command wins.
+    return await command.run([...leading, ...rest]);
   } catch (error) {
     return report(error, command.usage);
   }

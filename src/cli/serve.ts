@@ -7,8 +7,8 @@ export const serve: Command = {
   usage: "signalboard serve [--port N] [--host H] [--data-dir DIR] [...settings]",
   async run(argv) {
     const { values, positionals } = parse(argv, {});
-    // "signalboard --data-dir X token list" would otherwise start a server instead of listing tokens.
-    if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}": a command goes first, as in signalboard ${positionals[0]} --data-dir DIR`);
+    // A stray word must not go unnoticed: the server would start instead of what was meant.
+    if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}": serve takes only settings`);
     const config = configFrom(values);
     setLogLevel(config.logLevel);
     const running = await startServer(config);

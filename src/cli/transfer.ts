@@ -1,8 +1,7 @@
 // signalboard export / import: a project's events as NDJSON (one JSON event per line).
 import { createWriteStream, openSync } from "node:fs";
 import { logBody } from "../api/models.ts";
-import type { LogInput } from "../domain/ingest.ts";
-import { exportEvents, importEvents } from "../domain/transfer.ts";
+import { exportEvents, type ImportLine, type ImportProgress, importEvents } from "../domain/transfer.ts";
 import { validate } from "../domain/validation.ts";
 import { ValidationError } from "../http/errors.ts";
 import { type Command, configFrom, parse, UsageError, withStore } from "./command.ts";
@@ -34,8 +33,6 @@ export const exportCommand: Command = {
   },
 };
 
-type ImportLine = LogInput & { timestamp: number };
-
 /** Every line is checked before anything is stored: a bad file imports nothing. */
 function parseLines(text: string, project?: string): { events: ImportLine[]; problems: string[] } {
   const events: ImportLine[] = [];
@@ -55,8 +52,8 @@ function parseLines(text: string, project?: string): { events: ImportLine[]; pro
 }
 
 export const importCommand: Command = {
-  summary: "read NDJSON events back (stored as historical: never notified)",
-  usage: "signalboard import FILE|- [--project P]   (P overrides each line's project)",
+  summary: "read NDJSON events back (stored as historical: never notified; safe to run again)",
+  usage: "signalboard import FILE|- [--project P]   (P overrides each line's project; events already present are skipped)",
   async run(argv) {
     const { values, positionals } = parse(argv, { project: { type: "string" } });
     const source = positionals[0];
@@ -70,14 +67,24 @@ export const importCommand: Command = {
       if (problems.length > 20) console.error(`  ... and ${problems.length - 20} more`);
       return 1;
     }
+    // Said before the first commit, because a kill or a power cut leaves no chance to say it after.
+    console.error(`Importing ${plural(events.length, "event")}; if this is interrupted, run the same command again: events already present are skipped.`);
     return withStore(config, async (store) => {
-      const { imported, createdProjects } = await importEvents(store, events);
-      for (const p of createdProjects) console.log(`Created project "${p}".`);
-      console.log(`Imported ${imported} event${imported === 1 ? "" : "s"} as historical events (no notifications).`);
-      return 0;
+      let progress: ImportProgress = { imported: 0, skipped: 0 };
+      try {
+        const { imported, skipped, createdProjects } = await importEvents(store, events, (p) => (progress = p));
+        for (const p of createdProjects) console.log(`Created project "${p}".`);
+        console.log(`Imported ${plural(imported, "event")} as historical events (no notifications); skipped ${skipped} already present.`);
+        return 0;
+      } catch (error) {
+        if (progress.imported) console.error(`Stored ${plural(progress.imported, "event")} before this failure; run the same command again to import the rest.`);
+        throw error;
+      }
     });
   },
 };
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 function openOut(path: string): number {
   try {

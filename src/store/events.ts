@@ -32,6 +32,9 @@ export type EventRow = NewEvent & { id: number };
 
 export type { EventFilter, Position };
 
+/** What an event says, apart from where and when. */
+export type EventContent = Pick<NewEvent, "name" | "description" | "icon" | "parser" | "userId" | "tags">;
+
 /** A page of a feed: newest first from `before`, or oldest first from `after`. */
 export type Page = { before?: Position; after?: Position; limit: number };
 
@@ -74,6 +77,11 @@ export function eventStore(db: Db, searching: () => Db) {
     "INSERT INTO events (project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const insertTag = db.$client.prepare<never, Bind[]>("INSERT INTO event_tags (project_id, key, value, ts, event_id) VALUES (?, ?, ?, ?, ?)");
+  // Asked once per imported event, so it must stay a seek. INDEXED BY, because statistics taken
+  // while the table was tiny (PRAGMA optimize at close) make SQLite scan the table instead.
+  const contentAt = db.$client.prepare<Omit<EventContent, "tags"> & { tags: string | null }, [number, number]>(
+    "SELECT event AS name, description, icon, parser, user_id AS userId, tags FROM events INDEXED BY events_channel_ts WHERE channel_id = ? AND ts = ?",
+  );
 
   function select(from: Db = db) {
     return from.select(columns).from(events);
@@ -87,6 +95,11 @@ export function eventStore(db: Db, searching: () => Db) {
         for (const key in e.tags) insertTag.run(e.projectId, key, tagText(e.tags[key]!), e.ts, id);
       }
       return { ...e, id };
+    },
+
+    /** The content of each event the channel holds at exactly `ts`. */
+    contentAt(channelId: number, ts: number): EventContent[] {
+      return contentAt.all(channelId, ts).map((row) => ({ ...row, tags: row.tags ? (JSON.parse(row.tags) as Tags) : null }));
     },
 
     findById(id: number): EventRow | null {

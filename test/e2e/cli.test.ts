@@ -4,7 +4,7 @@ import { spawn } from "bun";
 import { rmSync } from "node:fs";
 import { Agent, eventually, tempDir } from "../helpers.ts";
 import { startPushService } from "../push-service.ts";
-import { FROM_SOURCE, lastLine, run, type ServerProcess, serve } from "./process.ts";
+import { FROM_SOURCE, lastLine, listen, run, type ServerProcess, serve } from "./process.ts";
 
 let dataDir: string;
 let server: ServerProcess;
@@ -49,10 +49,43 @@ describe("signalboard", () => {
     expect((await cli("project", "list", "--bogus")).code).toBe(2);
   });
 
-  test("settings before the command are refused, instead of starting a server", async () => {
-    const misplaced = await run(FROM_SOURCE, ["--data-dir", tempDir(), "token", "list"]);
+  test("settings may come before the command, as --setting value or --setting=value", async () => {
+    const dir = tempDir();
+    const created = await run(FROM_SOURCE, ["--data-dir", dir, "token", "create", "--name", "early"]);
+    expect(created.code).toBe(0);
+    expect(lastLine(created.stdout)).toMatch(/^sb_[A-Za-z0-9]{40}$/);
+    const list = await run(FROM_SOURCE, [`--data-dir=${dir}`, "token", "list"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain("early");
+    // Given again after the command, the later one wins.
+    const other = await run(FROM_SOURCE, ["--data-dir", dir, "token", "list", "--data-dir", tempDir()]);
+    expect(other.code).toBe(0);
+    expect(other.stdout).not.toContain("early");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("a command's own option before the command is refused, and the message says what may come first", async () => {
+    const bogus = await run(FROM_SOURCE, ["--bogus", "token", "list"]);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toContain("--bogus is not a setting");
+    const misplaced = await run(FROM_SOURCE, ["--name", "x", "token", "create", "--data-dir", dataDir]);
     expect(misplaced.code).toBe(2);
-    expect(misplaced.stderr).toContain("a command goes first");
+    expect(misplaced.stderr).toContain("--name is not a setting");
+    expect(misplaced.stderr).toContain("--data-dir");
+    expect(misplaced.stderr).toContain("a command's own options go after it");
+    expect((await cli("token", "list")).stdout).not.toMatch(/\bx\b/);
+  });
+
+  test("with only settings on the line, the server starts: serve is the default command", async () => {
+    const dir = tempDir();
+    const started = await listen([...FROM_SOURCE, "--port", "0", "--host=127.0.0.1", "--data-dir", dir]);
+    try {
+      expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
+      expect(started.logs()).toContain(dir);
+    } finally {
+      await started.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

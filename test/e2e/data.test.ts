@@ -1,8 +1,9 @@
 // Looking after the data: online backup and restore, export and import, retention, big deletes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { copyFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { spawn } from "bun";
+import { copyFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { post, startTestServer, tempDir, type TestServer } from "../helpers.ts";
 import { FROM_SOURCE, lastLine, run, serve } from "./process.ts";
 
@@ -49,6 +50,91 @@ describe("backup and restore", () => {
   }, 60_000);
 });
 
+describe("a backup never costs data", () => {
+  let server: TestServer;
+  const count = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+      return (db.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+  // A database of a few MB, so that a backup of it runs into a file size limit (below).
+  const addEvents = (n: number) => {
+    const { store } = server.deps;
+    const project = store.projects.findByName("default")!;
+    const channel = store.projects.ensureChannel(project.id, "bulk", Date.now()).id;
+    store.sqlite.transaction(() => {
+      for (let i = 0; i < n; i++) store.events.insert({ projectId: project.id, project: "default", channelId: channel, channel: "bulk", name: `e${i}`, description: "x".repeat(300), icon: null, notify: false, parser: "text", userId: null, tags: { i }, ts: Date.now() - i, receivedAt: Date.now(), historical: false });
+    })();
+    return (store.sqlite.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
+  };
+  // RLIMIT_FSIZE binds root too (chmod would not): a write past it fails with EFBIG (Bun ignores SIGXFSZ).
+  const backupWithin1MB = (file: string) => run(["sh", "-c", 'ulimit -f 2048 && exec "$@"', "sh", ...FROM_SOURCE], ["backup", file, "--force", "--data-dir", server.dataDir]);
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    addEvents(15_000);
+  });
+  afterAll(() => server.close());
+
+  test("--force over an older backup keeps it until the new one is complete, and a failed backup leaves it as it was", async () => {
+    const dir = tempDir();
+    const file = join(dir, "nightly.db");
+    expect((await run(FROM_SOURCE, ["backup", file, "--data-dir", server.dataDir])).code).toBe(0);
+    const before = count(file);
+    const total = addEvents(1000);
+
+    const failed = await backupWithin1MB(file);
+    expect(count(file)).toBe(before);
+    expect(readdirSync(dir)).toEqual(["nightly.db"]); // the temporary file went too
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("was left as it was");
+
+    const fresh = join(dir, "never.db");
+    expect((await backupWithin1MB(fresh)).code).toBe(1);
+    expect(readdirSync(dir)).toEqual(["nightly.db"]); // not even an empty database under the name
+
+    const replaced = await run(FROM_SOURCE, ["backup", file, "--force", "--data-dir", server.dataDir]);
+    expect(replaced.code).toBe(0);
+    expect(count(file)).toBe(total);
+    expect(readdirSync(dir)).toEqual(["nightly.db"]);
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  test("the live database and the files beside it are refused as a target, however they are named", async () => {
+    const own = await startTestServer();
+    const { dataDir } = own;
+    const link = join(tempDir(), "data");
+    symlinkSync(dataDir, link);
+    try {
+      for (let i = 0; i < 20; i++) expect((await post(own, "/v1/log", { project: "default", channel: "c", event: `e${i}` })).status).toBe(200);
+      const targets = [
+        join(dataDir, "signalboard.db"),
+        `${dataDir}/../${basename(dataDir)}/signalboard.db`,
+        join(link, "signalboard.db"),
+        join(dataDir, "signalboard.db-wal"),
+        join(dataDir, "signalboard.db-shm"),
+        join(link, "search.db"),
+      ];
+      for (const target of targets) {
+        const refused = await run(FROM_SOURCE, ["backup", target, "--force", "--data-dir", dataDir]);
+        expect(refused.code, target).toBe(2);
+        expect(refused.stderr).toMatch(/is (the live database|one of the live database's files)/);
+      }
+      // Acknowledged after the attempts: it must be in the file the next start reads.
+      expect((await post(own, "/v1/log", { project: "default", channel: "c", event: "last" })).status).toBe(200);
+    } finally {
+      await own.stop();
+    }
+    expect(count(join(dataDir, "signalboard.db"))).toBe(21);
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(link, { force: true });
+  }, 60_000);
+});
+
 describe("export and import", () => {
   test("a project's events go out as NDJSON and come back as historical events, without notifications", async () => {
     const from = await startTestServer();
@@ -81,6 +167,102 @@ describe("export and import", () => {
       await from.close();
       await to.close();
     }
+  }, 60_000);
+});
+
+describe("an import is safe to run again", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  const count = (project: string) => (server.deps.store.sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
+  const distinct = (project: string) => (server.deps.store.sqlite.query("SELECT count(DISTINCT event) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
+  const ndjson = (events: object[]) => events.map((e) => JSON.stringify(e)).join("\n") + "\n";
+  const importFile = (file: string) => run(FROM_SOURCE, ["import", file, "--data-dir", server.dataDir]);
+
+  test("importing a file twice, or a part of it and then all of it, stores each event once", async () => {
+    const at = 1_700_000_000;
+    const events = [
+      { project: "twice", channel: "a", event: "Signed up", tags: { plan: "pro", seats: 3 }, user_id: "u1", timestamp: at },
+      // The same time, other content: a different event.
+      { project: "twice", channel: "a", event: "Signed up", tags: { plan: "pro", seats: 4 }, user_id: "u1", timestamp: at },
+      { project: "twice", channel: "a", event: "Signed up", description: "again", tags: { plan: "pro", seats: 3 }, user_id: "u1", timestamp: at },
+      // The same content and time in another channel: a different event too.
+      { project: "twice", channel: "b", event: "Signed up", tags: { plan: "pro", seats: 3 }, user_id: "u1", timestamp: at },
+      { project: "twice", channel: "a", event: "Paid", icon: "💰", parser: "markdown", description: "**9 €**", timestamp: at + 0.5 },
+    ];
+    const dir = tempDir();
+    const file = join(dir, "twice.ndjson");
+    await Bun.write(file, ndjson(events.slice(0, 2)));
+    const part = await importFile(file);
+    expect(count("twice")).toBe(2);
+    await Bun.write(file, ndjson(events));
+    const all = await importFile(file);
+    expect(count("twice")).toBe(5);
+    const again = await importFile(file);
+    expect(count("twice")).toBe(5);
+    expect(part.stdout).toContain("Imported 2 events as historical events (no notifications); skipped 0 already present.");
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain("Imported 3 events as historical events (no notifications); skipped 2 already present.");
+    expect(again.stdout).toContain("Imported 0 events as historical events (no notifications); skipped 5 already present.");
+    // Tags written in another order are the same content.
+    await Bun.write(file, ndjson([{ ...events[0], tags: { seats: 3, plan: "pro" } }]));
+    await importFile(file);
+    expect(count("twice")).toBe(5);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("an event the file holds twice is stored twice, and no more on the next run", async () => {
+    const dir = tempDir();
+    const file = join(dir, "dup.ndjson");
+    const event = { project: "dup", channel: "a", event: "Page viewed", timestamp: 1_700_000_000 };
+    await Bun.write(file, ndjson([event, event]));
+    await importFile(file);
+    expect(count("dup")).toBe(2);
+    const again = await importFile(file);
+    expect(count("dup")).toBe(2);
+    expect(again.stdout).toContain("Imported 0 events as historical events (no notifications); skipped 2 already present.");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("exporting a project and importing the file back into the same instance adds nothing", async () => {
+    await server.deps.projects.create("shop");
+    for (let i = 0; i < 10; i++) {
+      const body = { project: "shop", channel: i % 2 ? "orders" : "refunds", event: `Order ${i}`, description: `**${i}**`, parser: "markdown", icon: "🛒", tags: { n: i, big: i > 5 }, user_id: `u${i}`, notify: true };
+      expect((await post(server, "/v1/log", i < 5 ? body : { ...body, timestamp: 1_700_000_000 + i / 1000 })).status).toBe(200);
+    }
+    const file = join(tempDir(), "shop.ndjson");
+    expect((await run(FROM_SOURCE, ["export", "--project", "shop", "--out", file, "--data-dir", server.dataDir])).code).toBe(0);
+    const back = await importFile(file);
+    expect(count("shop")).toBe(10);
+    expect(back.code).toBe(0);
+    expect(back.stdout).toContain("Imported 0 events as historical events (no notifications); skipped 10 already present.");
+    rmSync(file, { force: true });
+  });
+
+  test("an import killed part-way and run again ends with one copy of each event", async () => {
+    const total = 50_000;
+    const dir = tempDir();
+    const file = join(dir, "big.ndjson");
+    await Bun.write(file, ndjson(Array.from({ length: total }, (_, i) => ({ project: "big", channel: `c${i % 3}`, event: `e${i}`, tags: { i }, timestamp: 1_700_000_000 + i / 100 }))));
+    const proc = spawn([...FROM_SOURCE, "import", file, "--data-dir", server.dataDir], { stdout: "pipe", stderr: "pipe" });
+    // Killed as soon as the first batches are on disk.
+    const started = server.deps.store.sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = 'big')");
+    while ((started.get() as { n: number }).n === 0 && proc.exitCode === null) await Bun.sleep(2);
+    proc.kill("SIGKILL");
+    await proc.exited;
+    const stored = count("big");
+    expect(stored).toBeGreaterThan(0);
+    expect(stored).toBeLessThan(total); // it was cut short, or this test proves nothing
+    const resumed = await importFile(file);
+    expect(count("big")).toBe(total);
+    expect(distinct("big")).toBe(total);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain("run the same command again");
+    expect(resumed.stdout).toContain(`Imported ${total - stored} events as historical events (no notifications); skipped ${stored} already present.`);
+    rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 });
 

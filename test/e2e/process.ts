@@ -17,8 +17,13 @@ export async function run(command: string[], args: string[], options: { cwd?: st
 export type ServerProcess = { url: string; proc: Subprocess<"ignore", "pipe", "pipe">; logs: () => string; stop: (signal?: NodeJS.Signals) => Promise<number> };
 
 /** Starts `serve` on an ephemeral port and resolves once it logs that it listens. */
-export async function serve(command: string[], args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<ServerProcess> {
-  const proc = spawn([...command, "serve", "--port", "0", "--host", "127.0.0.1", ...args], {
+export function serve(command: string[], args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<ServerProcess> {
+  return listen([...command, "serve", "--port", "0", "--host", "127.0.0.1", ...args], options);
+}
+
+/** Runs `argv`, a command line that starts the server, and resolves once it logs that it listens. */
+export async function listen(argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<ServerProcess> {
+  const proc = spawn(argv, {
     cwd: options.cwd,
     env: { ...process.env, SIGNALBOARD_RATE_LIMIT_FULL: "0", ...options.env },
     stdout: "pipe",
