@@ -44,7 +44,7 @@ export const settings = {
   defaultProject: spec("SIGNALBOARD_DEFAULT_PROJECT", "default", name, "project created at first start and used when a metric names none"),
   bodyLimit: spec("SIGNALBOARD_BODY_LIMIT", "64KiB", bytes, "largest request body accepted by the API (bytes, or with KiB/MiB)"),
   sqliteSync: spec("SIGNALBOARD_SQLITE_SYNC", "full", z.enum(["full", "normal"]), "full: an acknowledged event survives a power loss; normal: it survives a process crash"),
-  rateLimitFull: spec("SIGNALBOARD_RATE_LIMIT_FULL", "1000/s", rate, "requests per full-access token (N/s, N/m or N/h; 0 turns it off)"),
+  rateLimitFull: spec("SIGNALBOARD_RATE_LIMIT_FULL", "0", rate, "requests per full-access token (N/s, N/m or N/h); off by default: full tokens are the operator's own, and clients such as LogSnag's do not retry a 429"),
   rateLimitPublic: spec("SIGNALBOARD_RATE_LIMIT_PUBLIC", "60/m", rate, "requests per public token and client IP"),
   rateLimitIp: spec("SIGNALBOARD_RATE_LIMIT_IP", "120/m", rate, "API requests with a missing or bad token, per client IP"),
   rateLimitLogin: spec("SIGNALBOARD_RATE_LIMIT_LOGIN", "10/m", rate, "failed dashboard logins per client IP"),

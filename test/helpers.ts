@@ -17,7 +17,7 @@ export function tempDir(prefix = "signalboard-test-"): string {
 
 /** A server on 127.0.0.1:0 with its own data dir and a full-access token. */
 export async function startTestServer(settings: Record<string, string> = {}, dataDir = tempDir()): Promise<TestServer> {
-  const config = loadConfig({ port: "0", host: "127.0.0.1", "data-dir": dataDir, "rate-limit-full": "0", ...settings }, {});
+  const config = loadConfig({ port: "0", host: "127.0.0.1", "data-dir": dataDir, ...settings }, {});
   const running = await startServer(config);
   const token = running.deps.tokens.create({ name: "test" }).token;
   return {

@@ -63,3 +63,14 @@ for (const [name, Client] of [["@logsnag/node", NodeClient], ["logsnag", LegacyC
     });
   });
 }
+
+describe("a burst from many clients, with the default settings", () => {
+  test("50 @logsnag/node clients sending 2,000 events at once lose none (the client does not retry a 429)", async () => {
+    const clients = Array.from({ length: 50 }, () => new NodeClient({ token: server.token, project: "my-saas" }));
+    const sent = await Promise.all(clients.flatMap((c, i) => Array.from({ length: 40 }, (_, j) => c.track({ channel: "burst", event: `burst ${i}-${j}` }).then(() => true, () => false))));
+    expect(sent.filter((ok) => !ok).length).toBe(0);
+    const stored = await call(server, { path: "/v1/events?project=my-saas&channel=burst&limit=1" });
+    expect(stored.status).toBe(200);
+    expect(server.deps.projects.eventCount("my-saas", "burst")).toBe(2000);
+  }, 60_000);
+});

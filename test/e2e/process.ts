@@ -25,7 +25,7 @@ export function serve(command: string[], args: string[], options: { cwd?: string
 export async function listen(argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<ServerProcess> {
   const proc = spawn(argv, {
     cwd: options.cwd,
-    env: { ...process.env, SIGNALBOARD_RATE_LIMIT_FULL: "0", ...options.env },
+    env: { ...process.env, ...options.env },
     stdout: "pipe",
     stderr: "pipe",
   });
