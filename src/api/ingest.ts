@@ -5,11 +5,12 @@ import { Elysia } from "elysia";
 import type { z } from "zod";
 import type { Deps } from "../app.ts";
 import type { Scope } from "../domain/access.ts";
-import type { Idempotency, Written } from "../domain/ingest.ts";
+import { canonicalJson } from "../domain/canonical.ts";
+import type { Idempotency, WriteOptions, Written } from "../domain/ingest.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
-import { AppError, BadRequest } from "../http/errors.ts";
-import { API_HEADERS } from "../http/on-error.ts";
+import { BadRequest } from "../http/errors.ts";
+import { API_HEADERS, errorOf } from "../http/on-error.ts";
 import { groupBody, identifyBody, insightBody, insightIncrementBody, logBody, logEventBody, sendMetricBody } from "./models.ts";
 import { apiEvent, apiMetric } from "./views.ts";
 
@@ -35,7 +36,8 @@ function idempotency<T>(request: Request, scope: Scope, body: unknown, render: (
   const key = request.headers.get("idempotency-key");
   if (key === null || scope.tokenId === null) return undefined;
   if (!KEY.test(key)) throw new BadRequest("Idempotency-Key must be 1-255 visible ASCII characters, for example a UUID.", "invalid_idempotency_key");
-  const fingerprint = new Bun.CryptoHasher("sha256").update(`${request.method} ${new URL(request.url).pathname} ${JSON.stringify(body)}`).digest("hex");
+  // Of the parsed body in canonical form: the same request with its keys in another order is the same request.
+  const fingerprint = new Bun.CryptoHasher("sha256").update(`${request.method} ${new URL(request.url).pathname} ${canonicalJson(body)}`).digest("hex");
   return { tokenId: scope.tokenId, key, fingerprint, answer: render };
 }
 
@@ -49,7 +51,7 @@ export function ingestApi({ guard, ingest, config, metrics }: Deps) {
   const noParse = { parse: "none" } as const;
 
   /** One ingest route: authenticate, validate, write (once per key), answer; counted and timed. */
-  function route<S extends z.ZodType, T>(name: string, schema: S, write: (scope: Scope, input: z.output<S>, idem?: Idempotency<T>) => Promise<Written<T>>, render: (result: T) => string) {
+  function route<S extends z.ZodType, T>(name: string, schema: S, write: (scope: Scope, input: z.output<S>, options: WriteOptions<T>) => Promise<Written<T>>, render: (result: T) => string) {
     return async ({ request, server }: { request: Request; server: Parameters<typeof guard.authenticate>[1] }) => {
       const started = performance.now();
       let status = 500;
@@ -57,11 +59,11 @@ export function ingestApi({ guard, ingest, config, metrics }: Deps) {
         const scope = guard.authenticate(request, server);
         const body = await read(request);
         const input = validate(schema, body);
-        const response = respond(await write(scope, input, idempotency(request, scope, body, render)), render);
+        const response = respond(await write(scope, input, { idempotency: idempotency(request, scope, body, render), signal: request.signal }), render);
         status = 200;
         return response;
       } catch (error) {
-        status = error instanceof AppError ? error.status : 500;
+        status = errorOf(error, request).status;
         throw error;
       } finally {
         metrics.ingestRequests.inc({ route: name, status: String(status) });

@@ -37,6 +37,10 @@ export type IngestDeps = { store: Store; hub: Hub; defaultProject: string; baseU
 /** A keyed request: who sent it, its key, a digest of the request, and how its answer is written. */
 export type Idempotency<T> = { tokenId: number; key: string; fingerprint: string; answer: (result: T) => string };
 
+/** How a write is asked for: with an Idempotency-Key, with the signal of the request that asked (a
+ * write whose client left before it began is not made), at a given time (tests). */
+export type WriteOptions<T> = { idempotency?: Idempotency<T>; signal?: AbortSignal; now?: number };
+
 /** What a write did: its result and the answer stored for its key, or the answer stored before. */
 export type Written<T> = { result: T; answer: string | null; replayed?: undefined } | { replayed: string; result?: undefined; answer?: undefined };
 
@@ -56,7 +60,7 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
   }
 
   return {
-    async logEvent(scope: Scope, input: LogInput, idem?: Idempotency<EventRow>, now = Date.now()): Promise<Written<EventRow>> {
+    async logEvent(scope: Scope, input: LogInput, { idempotency: idem, signal, now = Date.now() }: WriteOptions<EventRow> = {}): Promise<Written<EventRow>> {
       assertCanSendEvent(scope, input.project, input.channel);
       const historical = input.timestamp !== undefined;
       const written = await store.writer.submit(() => {
@@ -71,7 +75,7 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
           return event;
         });
         return { done, newChannel };
-      });
+      }, signal);
       const { done, newChannel } = written;
       if (done.result) {
         if (newChannel) hub.publish({ type: "channel", projectId: done.result.projectId, project: done.result.project, channel: done.result.channel });
@@ -81,7 +85,7 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
     },
 
     /** Sets the value, or adds to it with `increment` (a metric that does not exist starts at 0). */
-    async recordMetric(scope: Scope, input: MetricInput, idem?: Idempotency<MetricRow>, now = Date.now()): Promise<Written<MetricRow>> {
+    async recordMetric(scope: Scope, input: MetricInput, { idempotency: idem, signal, now = Date.now() }: WriteOptions<MetricRow> = {}): Promise<Written<MetricRow>> {
       const projectName = input.project ?? (scope.kind === "public" ? scope.project : defaultProject);
       assertCanWriteProject(scope, projectName, "metrics");
       const written = await store.writer.submit(() =>
@@ -92,12 +96,13 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
           const saved = store.metrics.save({ projectId: project.id, title: input.title, value, icon: input.icon ?? null, now });
           return { id: saved.id, projectId: project.id, project: project.name, title: input.title, value, icon: saved.icon, updatedAt: now };
         }),
+        signal,
       );
       if (written.result) hub.publish({ type: "metric", metric: written.result });
       return written;
     },
 
-    async identify(scope: Scope, input: IdentifyInput, idem?: Idempotency<null>, now = Date.now()): Promise<Written<null>> {
+    async identify(scope: Scope, input: IdentifyInput, { idempotency: idem, signal, now = Date.now() }: WriteOptions<null> = {}): Promise<Written<null>> {
       assertCanWriteProject(scope, input.project, "user properties");
       return store.writer.submit(() =>
         keyed(idem, now, () => {
@@ -105,10 +110,11 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
           store.profiles.identify(project.id, input.userId, input.properties, now);
           return null;
         }),
+        signal,
       );
     },
 
-    async group(scope: Scope, input: GroupInput, idem?: Idempotency<null>, now = Date.now()): Promise<Written<null>> {
+    async group(scope: Scope, input: GroupInput, { idempotency: idem, signal, now = Date.now() }: WriteOptions<null> = {}): Promise<Written<null>> {
       assertCanWriteProject(scope, input.project, "group properties");
       return store.writer.submit(() =>
         keyed(idem, now, () => {
@@ -117,6 +123,7 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
           if (input.userId) store.profiles.addMember(project.id, input.groupId, input.userId, now);
           return null;
         }),
+        signal,
       );
     },
   };

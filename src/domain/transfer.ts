@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { NotFound } from "../http/errors.ts";
 import type { EventContent } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
+import { canonicalJson } from "./canonical.ts";
 import { eventJson } from "./event-json.ts";
 import { requireProject } from "./projects.ts";
 import { type LogInput, newEvent } from "./ingest.ts";
@@ -79,6 +80,5 @@ function storeBatch(store: Store, batch: ImportLine[], seenBefore: ReadonlyMap<s
 
 /** A digest of what an event says, the same whatever order its tags were written in. */
 function contentKey(e: EventContent): string {
-  const tags = e.tags ? Object.fromEntries(Object.entries(e.tags).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : null;
-  return createHash("sha256").update(JSON.stringify([e.name, e.description, e.icon, e.parser, e.userId, tags])).digest("base64");
+  return createHash("sha256").update(canonicalJson([e.name, e.description, e.icon, e.parser, e.userId, e.tags])).digest("base64");
 }

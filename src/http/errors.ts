@@ -138,6 +138,16 @@ export class StorageUnavailable extends AppError {
   }
 }
 
+/**
+ * The client went away before its answer (nginx's 499). Nothing is sent, and it is not a failure
+ * of ours; a write it asked for is not made if it left before the write's transaction began.
+ */
+export class ClientGone extends AppError {
+  constructor() {
+    super(499, "client_closed_request", "The client closed the connection before the answer.");
+  }
+}
+
 export class ShuttingDown extends AppError {
   constructor() {
     super(503, "shutting_down", "The server is shutting down. Reconnect in a few seconds.", { "Retry-After": "2" });

@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import { log } from "../logger.ts";
 import { requestId } from "./request-log.ts";
-import { AppError, BadRequest, MethodNotAllowed, NotFound } from "./errors.ts";
+import { AppError, BadRequest, ClientGone, MethodNotAllowed, NotFound } from "./errors.ts";
 
 type RouteInfo = { method: string; path: string };
 
@@ -38,9 +38,10 @@ export function errorHandler(routes: () => RouteInfo[], renderWebError: RenderWe
   const allowed = allowedMethods(routes);
   return new Elysia({ name: "on-error" }).onError({ as: "global" }, ({ code, error, request }) => {
     const path = new URL(request.url).pathname;
-    const appError = toAppError(code, error, request.method, path, allowed);
+    const appError = toAppError(code, error, request, path, allowed);
     const id = requestId(request);
-    if (appError.status >= 500 && !(error instanceof AppError)) log.error("unhandled error", { id, method: request.method, path, error });
+    if (appError instanceof ClientGone) log.debug("client went away", { id, method: request.method, path });
+    else if (appError.status >= 500 && !(error instanceof AppError)) log.error("unhandled error", { id, method: request.method, path, error });
     else if (appError.status >= 500) log.warn("request failed", { id, method: request.method, path, status: appError.status, error: appError.code });
     else log.debug("request refused", { id, method: request.method, path, status: appError.status, error: appError.code });
     const response = wantsHtml(request, path) ? renderWebError(appError, request) : jsonError(appError);
@@ -49,8 +50,16 @@ export function errorHandler(routes: () => RouteInfo[], renderWebError: RenderWe
   });
 }
 
-function toAppError(code: unknown, error: unknown, method: string, path: string, allowed: (path: string) => string[]): AppError {
+/** What `error` means for this request, in the catalogue's terms. */
+export function errorOf(error: unknown, request: Request): AppError {
+  return toAppError(undefined, error, request, new URL(request.url).pathname, () => []);
+}
+
+function toAppError(code: unknown, error: unknown, request: Request, path: string, allowed: (path: string) => string[]): AppError {
   if (error instanceof AppError) return error;
+  // Reading the body of a request whose client left throws; that is the client's doing, not a bug.
+  if (request.signal.aborted || (error as Error)?.name === "AbortError") return new ClientGone();
+  const method = request.method;
   if (code === "NOT_FOUND") {
     const methods = allowed(path);
     if (methods.length) return new MethodNotAllowed(method, path, methods);

@@ -8,9 +8,9 @@
 // with one SAVEPOINT per write. Writes are synchronous functions of the database, so running one
 // again after a rollback does the same thing.
 import type { Database } from "bun:sqlite";
-import { AppError, StorageUnavailable } from "../http/errors.ts";
+import { AppError, ClientGone, StorageUnavailable } from "../http/errors.ts";
 
-type Pending = { run: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+type Pending = { run: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void; signal?: AbortSignal };
 
 export type WriterStats = { batches: number; writes: number; lastBatchSize: number; queueDepth: number };
 
@@ -31,10 +31,14 @@ export class Writer {
     };
   }
 
-  /** Runs `write` (synchronous, it is inside a transaction) in the next batch; settles after commit. */
-  submit<T>(write: () => T): Promise<T> {
+  /**
+   * Runs `write` (synchronous, it is inside a transaction) in the next batch; settles after commit.
+   * With `signal` (the request's), a write whose client left before the batch began is not made:
+   * it could not be acknowledged, and the client's retry would store it a second time.
+   */
+  submit<T>(write: () => T, signal?: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run: write, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ run: write, resolve: resolve as (value: unknown) => void, reject, signal });
       this.stats.queueDepth = this.queue.length;
       if (!this.scheduled) {
         this.scheduled = true;
@@ -46,7 +50,11 @@ export class Writer {
   /** Commits whatever is queued now. Also called at shutdown. */
   flush(): void {
     this.scheduled = false;
-    const batch = this.queue;
+    const batch: Pending[] = [];
+    for (const pending of this.queue) {
+      if (pending.signal?.aborted) pending.reject(new ClientGone());
+      else batch.push(pending);
+    }
     this.queue = [];
     this.stats.queueDepth = 0;
     if (batch.length === 0) return;

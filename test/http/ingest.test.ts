@@ -203,6 +203,15 @@ describe("Idempotency-Key", () => {
     expect(json.metrics.find((m: { title: string }) => m.title === "Idem counter").value).toBe(105);
   });
 
+  test("the same request with its keys in another order is the same request (replayed, not a 422)", async () => {
+    const first = await keyed("reordered", { project: "default", channel: "idem-order", event: "Ordered", tags: { a: 1, b: 2 } });
+    const again = await call(server, { path: "/v1/log", body: '{"tags":{"b":2,"a":1},"event":"Ordered","channel":"idem-order","project":"default"}', headers: { "Idempotency-Key": "reordered" } });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json.id).toBe(first.json.id);
+    expect((await call(server, { path: "/v1/events?project=default&channel=idem-order" })).json.events).toHaveLength(1);
+  });
+
   test("the same key with a different request is a 422", async () => {
     await keyed("reused", { project: "default", channel: "idem", event: "A" });
     const res = await keyed("reused", { project: "default", channel: "idem", event: "B" });
