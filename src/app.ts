@@ -10,6 +10,7 @@ import { streamApi } from "./api/stream.ts";
 import type { Config } from "./config.ts";
 import { accountService } from "./domain/accounts.ts";
 import { feedService } from "./domain/feed.ts";
+import { healthService } from "./domain/health.ts";
 import { deviceService, integrationService } from "./domain/notifications.ts";
 import { ingestService } from "./domain/ingest.ts";
 import { projectService } from "./domain/projects.ts";
@@ -58,6 +59,7 @@ export function createDeps(config: Config, store: Store) {
     web: createWebGuard(accounts, config),
     ingest: ingestService({ store, hub, defaultProject: config.defaultProject, baseUrl: config.baseUrl }),
     feed: feedService(store),
+    health: healthService(store),
     projects: projectService(store, { hub, defaultProject: config.defaultProject }),
     vapid,
     devices: deviceService(store),

@@ -5,16 +5,26 @@ import { SERVER_BODY_LIMIT } from "./http/body-limit.ts";
 import { Assets } from "./web/assets.ts";
 import type { Config } from "./config.ts";
 import { log, logEnabled } from "./logger.ts";
-import { closeStore, databasePath, openStore } from "./store/index.ts";
+import { closeStore, databasePath, openStore, type Store } from "./store/index.ts";
 import { deletedThrough, prepareSearch } from "./store/search.ts";
 import type { IndexerMessage, IndexerReport } from "./store/search-worker.ts";
 
 export type Running = { url: string; port: number; deps: Deps; stop: () => Promise<void> };
 
-export async function startServer(config: Config): Promise<Running> {
+export async function startServer(loaded: Config): Promise<Running> {
   const phase = (name: string) => log.debug("start-up", { phase: name, ms: Math.round(performance.now()) });
   phase("modules loaded");
-  const store = openStore(databasePath(config.dataDir), config.sqliteSync);
+  // The port is taken before anything is wired: with --port 0 it is known only once bound, and
+  // links (notifications, the set-up link, BASE_URL's default) must name it. A port in use fails here, early.
+  const reserved = reservePort(loaded);
+  const config = settle(loaded, reserved.port);
+  let store: Store;
+  try {
+    store = openStore(databasePath(config.dataDir), config.sqliteSync);
+  } catch (error) {
+    reserved.stop(true);
+    throw error;
+  }
   prepareSearch(store.sqlite, store.path);
   phase("database open and migrated");
   const deps = createDeps(config, store);
@@ -24,6 +34,7 @@ export async function startServer(config: Config): Promise<Running> {
   phase("assets loaded");
   const app = createApp(deps, assets);
   phase("routes composed");
+  reserved.stop(true);
   try {
     app.listen({
       port: config.port,
@@ -40,8 +51,6 @@ export async function startServer(config: Config): Promise<Running> {
     throw new Error(listenProblem(error as NodeJS.ErrnoException, config));
   }
   const server = app.server!;
-  // Port 0 means "any free port": links in notifications must name the one we got.
-  if (config.port === 0 && config.baseUrl === "http://localhost:0") config.baseUrl = `http://localhost:${server.port}`;
   const jobs = startJobs(deps);
   deps.notifier.start(deps.hub);
   deps.streams.watch(() => store.accessVersion()); // a revoked token or ended session closes its streams
@@ -122,6 +131,22 @@ function startIndexer(databasePath: string) {
       worker.terminate();
     },
   };
+}
+
+/** Holds the port (a plain TCP listener) until the app listens on it. */
+function reservePort(config: Config): { port: number; stop: (force: boolean) => void } {
+  try {
+    return Bun.listen({ hostname: config.host, port: config.port, socket: { data() {}, open: (socket) => void socket.end() } });
+  } catch (error) {
+    throw new Error(listenProblem(error as NodeJS.ErrnoException, config));
+  }
+}
+
+/** The configuration as it stays from here on: the real port, and BASE_URL's default naming it. Frozen. */
+function settle(config: Config, port: number): Config {
+  const defaultBase = `http://localhost:${config.port}`; // what loadConfig put there when BASE_URL was not set
+  const baseUrl = config.baseUrl === defaultBase ? `http://localhost:${port}` : config.baseUrl;
+  return Object.freeze({ ...config, port, baseUrl });
 }
 
 function listenProblem(error: NodeJS.ErrnoException, { host, port }: Config): string {

@@ -6,7 +6,7 @@ import { assertCanRead } from "../domain/access.ts";
 import type { Gauge } from "../metrics.ts";
 import { ok } from "./views.ts";
 
-export function healthApi({ store, version, config, guard, streams, hub, notifier, metrics }: Deps) {
+export function healthApi({ store, version, config, guard, streams, hub, notifier, metrics, health }: Deps) {
   const started = Date.now();
   const gauges: Gauge[] = [
     { name: "signalboard_writer_batches_total", help: "Write transactions committed since start.", value: () => store.writer.stats.batches },
@@ -31,12 +31,9 @@ export function healthApi({ store, version, config, guard, streams, hub, notifie
   }
   return app
     .get("/healthz", () => ok({ status: "ok", version }))
-    .get("/readyz", () => {
-      try {
-        store.sqlite.query("SELECT 1").get();
-      } catch {
-        throw new StorageUnavailable("the database does not answer");
-      }
+    .get("/readyz", async () => {
+      const readiness = await health.readiness();
+      if (!readiness.ready) throw new StorageUnavailable(readiness.reason);
       return ok({ status: "ready", version });
     });
 }

@@ -19,6 +19,8 @@ export class Writer {
   private scheduled = false;
   private readonly stmt;
   readonly stats: WriterStats = { batches: 0, writes: 0, lastBatchSize: 0, queueDepth: 0 };
+  /** The last batch could not be committed (a full disk, a read-only file): until one is, the store is not ready. */
+  failing = false;
 
   constructor(private readonly sqlite: Database) {
     this.stmt = {
@@ -79,8 +81,10 @@ export class Writer {
         outcomes = batch.map((pending) => this.runOne(pending));
       }
       this.stmt.commit.run();
+      this.failing = false;
       return outcomes;
     } catch (error) {
+      this.failing = true;
       if (this.sqlite.inTransaction) {
         try {
           this.sqlite.exec("ROLLBACK");

@@ -166,9 +166,16 @@ describe("storage", () => {
       expect(res.status).toBe(503);
       expect(res.json.error).toBe("storage_unavailable");
       expect(res.headers.get("retry-after")).toBe("5");
+      // Not ready while writes fail: a load balancer sends the events elsewhere.
+      const ready = await call(server, { path: "/readyz" });
+      expect(ready.status).toBe(503);
+      expect(ready.json.error).toBe("storage_unavailable");
+      expect(ready.headers.get("retry-after")).toBe("5");
     } finally {
       sqlite.exec("PRAGMA max_page_count = 1073741823");
     }
+    // Ready again by itself once writes go through, before any event is sent.
+    expect((await call(server, { path: "/readyz" })).status).toBe(200);
     expect((await post(server, "/v1/log", event)).status).toBe(200);
   });
 });

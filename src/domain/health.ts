@@ -1,0 +1,25 @@
+// Readiness: whether this instance can take requests. It can when its database answers and, after
+// a write failed for want of storage, once a probe write goes through again: a load balancer must
+// stop sending events to an instance that would answer them 503, and send them again by itself.
+import type { Store } from "../store/index.ts";
+
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+export function healthService(store: Store) {
+  return {
+    async readiness(): Promise<Readiness> {
+      try {
+        store.sqlite.query("SELECT 1").get();
+      } catch {
+        return { ready: false, reason: "the database does not answer" };
+      }
+      if (!store.writer.failing) return { ready: true };
+      try {
+        await store.writer.submit(() => store.meta.probe());
+        return { ready: true };
+      } catch {
+        return { ready: false, reason: "writes fail: the disk or database is full, or not writable" };
+      }
+    },
+  };
+}
