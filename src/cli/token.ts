@@ -3,13 +3,14 @@ import { type Command, configFrom, parse, table, UsageError, when, withStore } f
 
 export const token: Command = {
   summary: "create, list or revoke API tokens",
-  usage: "signalboard token create --name NAME [--public --project P [--channel C]] | token list | token revoke ID|PREFIX|NAME",
+  usage: "signalboard token create --name NAME [--public --project P [--channel C] [--may-notify]] | token list | token revoke ID|PREFIX|NAME | token notify ID|PREFIX|NAME on|off",
   async run(argv) {
     const { values, positionals } = parse(argv, {
       name: { type: "string" },
       public: { type: "boolean" },
       project: { type: "string" },
       channel: { type: "string" },
+      "may-notify": { type: "boolean" },
     });
     const [action, ref] = positionals;
     const config = configFrom(values);
@@ -17,16 +18,17 @@ export const token: Command = {
       const tokens = tokenService(store);
       if (action === "create") {
         if (!values.name) throw new UsageError("--name is required");
-        const created = tokens.create({ name: values.name, kind: values.public ? "public" : "full", project: values.project, channel: values.channel });
-        const scope = created.info.kind === "full" ? "full access" : `public, limited to ${created.info.project}${created.info.channel ? `/${created.info.channel}` : ""}`;
+        if (values["may-notify"] && !values.public) throw new UsageError("--may-notify is for public tokens (full-access tokens may always notify)");
+        const created = tokens.create({ name: values.name, kind: values.public ? "public" : "full", project: values.project, channel: values.channel, mayNotify: values["may-notify"] ?? false });
+        const scope = created.info.kind === "full" ? "full access" : `public, limited to ${created.info.project}${created.info.channel ? `/${created.info.channel}` : ""}, ${created.info.mayNotify ? "may" : "may not"} notify`;
         console.log(`Created token "${created.info.name}" (${scope}), id ${created.info.id}, prefix ${created.info.prefix}.`);
         console.log("Copy it now: it is shown only this once.");
         console.log(created.token);
         return 0;
       }
       if (action === "list") {
-        const rows = tokens.list().map((t) => [String(t.id), t.name, t.kind, t.kind === "full" ? "all projects" : `${t.project}${t.channel ? `/${t.channel}` : ""}`, t.prefix, when(t.createdAt), when(t.lastUsedAt)]);
-        console.log(table([["ID", "NAME", "ACCESS", "SCOPE", "PREFIX", "CREATED", "LAST USED"], ...rows]));
+        const rows = tokens.list().map((t) => [String(t.id), t.name, t.kind, t.kind === "full" ? "all projects" : `${t.project}${t.channel ? `/${t.channel}` : ""}`, t.kind === "full" || t.mayNotify ? "yes" : "no", t.prefix, when(t.createdAt), t.createdBy ?? "command line", when(t.lastUsedAt)]);
+        console.log(table([["ID", "NAME", "ACCESS", "SCOPE", "NOTIFIES", "PREFIX", "CREATED", "CREATED BY", "LAST USED"], ...rows]));
         return 0;
       }
       if (action === "revoke" && ref) {
@@ -34,7 +36,12 @@ export const token: Command = {
         console.log(`Revoked token "${revoked.name}" (${revoked.prefix}); it stops working now.`);
         return 0;
       }
-      throw new UsageError("expected create, list or revoke");
+      if (action === "notify" && ref && (positionals[2] === "on" || positionals[2] === "off")) {
+        const changed = tokens.setMayNotify(ref, positionals[2] === "on");
+        console.log(`Public token "${changed.name}" (${changed.prefix}) ${changed.mayNotify ? "may now send notifications" : "may no longer send notifications"}.`);
+        return 0;
+      }
+      throw new UsageError("expected create, list, revoke, or notify ID on|off");
     });
   },
 };

@@ -4,7 +4,7 @@ import { Forbidden } from "../http/errors.ts";
 
 export type Scope =
   | { kind: "full"; tokenId: number | null }
-  | { kind: "public"; tokenId: number; projectId: number; project: string; channel: string | null };
+  | { kind: "public"; tokenId: number; projectId: number; project: string; channel: string | null; mayNotify: boolean };
 
 /** Events: a public token may send only into its project, and its channel when it has one. */
 export function assertCanSendEvent(scope: Scope, project: string, channel: string): void {
@@ -13,6 +13,15 @@ export function assertCanSendEvent(scope: Scope, project: string, channel: strin
   if (scope.channel !== null && scope.channel !== channel) {
     throw new Forbidden(`This public token may only send events to channel "${scope.channel}" of project "${scope.project}", not "${channel}".`);
   }
+}
+
+/**
+ * An event that pushes to every device needs a full token, or a public token allowed to notify:
+ * public tokens ship inside web pages, where any visitor can read them.
+ */
+export function assertCanNotify(scope: Scope): void {
+  if (scope.kind === "full" || scope.mayNotify) return;
+  throw new Forbidden(`This public token may not send notifications (notify: true). Send the event without notify, or allow the token to notify in Settings → API.`);
 }
 
 /** Metrics and user traits belong to no channel: a channel-limited public token may not set them. */

@@ -114,13 +114,20 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       return store.users.list();
     },
 
-    async removeUser(id: number, by: User): Promise<User> {
+    /**
+     * Removes a member and signs them out everywhere. Their API tokens are revoked with them unless
+     * `keepTokens` (a token may run something that should outlive the person who made it).
+     */
+    async removeUser(id: number, by: User, { keepTokens = false } = {}, now = Date.now()): Promise<{ user: User; revokedTokens: number }> {
       if (by.role !== "owner") throw new Forbidden("Only the owner can remove members.");
       const user = store.users.findById(id);
       if (!user) throw new NotFound("That user no longer exists.");
       if (user.id === by.id) throw new Forbidden("You cannot remove yourself.");
-      await store.writer.submit(() => store.users.delete(id));
-      return user;
+      const revokedTokens = await store.writer.submit(() => {
+        store.users.delete(id);
+        return keepTokens ? 0 : store.tokens.revokeCreatedBy(id, now);
+      });
+      return { user, revokedTokens };
     },
 
     /** A new session for the right username and password, or null. Always costs one hash check. */

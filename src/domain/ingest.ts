@@ -9,7 +9,7 @@ import type { EventRow, NewEvent, Tags } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import type { MetricRow, MetricValue } from "../store/metrics.ts";
 import type { ProjectRow } from "../store/projects.ts";
-import { assertCanSendEvent, assertCanWriteProject, type Scope } from "./access.ts";
+import { assertCanNotify, assertCanSendEvent, assertCanWriteProject, type Scope } from "./access.ts";
 import { queueNotifications } from "./notifications.ts";
 import { requireProject } from "./projects.ts";
 import type { Properties } from "./rules.ts";
@@ -63,6 +63,7 @@ export function ingestService({ store, hub, defaultProject, baseUrl }: IngestDep
     async logEvent(scope: Scope, input: LogInput, { idempotency: idem, signal, now = Date.now() }: WriteOptions<EventRow> = {}): Promise<Written<EventRow>> {
       assertCanSendEvent(scope, input.project, input.channel);
       const historical = input.timestamp !== undefined;
+      if (input.notify && !historical) assertCanNotify(scope); // a historical event never pushes
       const written = await store.writer.submit(() => {
         let newChannel = false;
         const done = keyed(idem, now, () => {

@@ -24,10 +24,12 @@ export const newTokenInput = z
     kind: z.enum(["full", "public"]).default("full"),
     project: projectName.optional(),
     channel: channelName.optional(),
+    mayNotify: z.boolean().default(false),
   })
   .superRefine((t, ctx) => {
     if (t.kind === "public" && !t.project) ctx.addIssue({ code: "custom", path: ["project"], message: "a public token must be limited to a project" });
     if (t.kind === "full" && (t.project || t.channel)) ctx.addIssue({ code: "custom", path: ["kind"], message: "only public tokens are limited to a project or channel" });
+    if (t.kind === "full" && t.mayNotify) ctx.addIssue({ code: "custom", path: ["mayNotify"], message: "full-access tokens may always notify; the choice is for public tokens" });
   });
 
 export type NewTokenInput = z.input<typeof newTokenInput>;
@@ -61,7 +63,8 @@ export function tokenService(store: Store) {
   }
 
   return {
-    create(input: NewTokenInput, now = Date.now()): { token: string; info: TokenInfo } {
+    /** `by`: the member creating it, or null from the command line. */
+    create(input: NewTokenInput, by: { id: number; username: string } | null = null, now = Date.now()): { token: string; info: TokenInfo } {
       const t = validate(newTokenInput, input);
       const project = t.project ? store.projects.findByName(t.project) : null;
       if (t.project && !project) throw new NotFound(`Project "${t.project}" does not exist. Create it first: signalboard project create ${t.project}`);
@@ -69,7 +72,18 @@ export function tokenService(store: Store) {
         const token = randomToken();
         const prefix = token.slice(0, PREFIX_LENGTH);
         if (store.tokens.findByPrefix(prefix)) continue;
-        const row = store.tokens.insert({ name: t.name, kind: t.kind, projectId: project?.id ?? null, channel: t.channel ?? null, prefix, hash: sha256(token).toString("hex"), createdAt: now });
+        const row = store.tokens.insert({
+          name: t.name,
+          kind: t.kind,
+          projectId: project?.id ?? null,
+          channel: t.channel ?? null,
+          prefix,
+          hash: sha256(token).toString("hex"),
+          mayNotify: t.kind === "public" && t.mayNotify,
+          createdBy: by?.username ?? null,
+          createdByUserId: by?.id ?? null,
+          createdAt: now,
+        });
         return { token, info: info(row) };
       }
       throw new Conflict("Could not allocate a unique token prefix; try again.");
@@ -85,6 +99,15 @@ export function tokenService(store: Store) {
       if (!store.tokens.revoke(row.id, now)) throw new NotFound(`Token ${row.prefix} ("${row.name}") is already revoked.`);
       lastUsed.delete(row.id);
       return info({ ...row, revokedAt: now });
+    },
+
+    /** Allows or stops a public token's events that notify. */
+    setMayNotify(ref: string, mayNotify: boolean): TokenInfo {
+      const row = find(ref);
+      if (row.kind !== "public") throw new Conflict(`Token ${row.prefix} ("${row.name}") has full access: it may always notify.`);
+      if (row.revokedAt !== null) throw new NotFound(`Token ${row.prefix} ("${row.name}") is revoked.`);
+      store.tokens.setMayNotify(row.id, mayNotify);
+      return info({ ...row, mayNotify });
     },
 
     /** The scope a bearer token grants, or a reason it grants none. */
@@ -104,7 +127,7 @@ export function tokenService(store: Store) {
       if (row.revokedAt !== null) return "revoked";
       lastUsed.set(row.id, now);
       const scope: Scope & { tokenId: number } =
-        row.kind === "full" ? { kind: "full", tokenId: row.id } : { kind: "public", tokenId: row.id, projectId: row.projectId!, project: row.project!, channel: row.channel };
+        row.kind === "full" ? { kind: "full", tokenId: row.id } : { kind: "public", tokenId: row.id, projectId: row.projectId!, project: row.project!, channel: row.channel, mayNotify: row.mayNotify };
       if (scopes.size >= CACHE_LIMIT) scopes.clear();
       scopes.set(token, scope);
       return scope;

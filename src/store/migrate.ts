@@ -9,6 +9,7 @@ import m0002 from "../../drizzle/0002_users_and_sessions.sql" with { type: "text
 import m0003 from "../../drizzle/0003_notifications.sql" with { type: "text" };
 import m0004 from "../../drizzle/0004_idempotency.sql" with { type: "text" };
 import m0005 from "../../drizzle/0005_search_in_own_file.sql" with { type: "text" };
+import m0006 from "../../drizzle/0006_tokens_creator_and_notify.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -17,6 +18,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0003_notifications": m0003,
   "0004_idempotency": m0004,
   "0005_search_in_own_file": m0005,
+  "0006_tokens_creator_and_notify": m0006,
 };
 
 export class MigrationError extends Error {}

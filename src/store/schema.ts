@@ -134,6 +134,11 @@ export const apiTokens = sqliteTable("api_tokens", {
   channel: text("channel"),
   prefix: text("prefix").notNull().unique(), // the first characters of the token, shown in lists
   hash: text("hash").notNull(), // SHA-256 of the whole token; the token itself is never stored
+  // Public tokens live in web pages: only those allowed may make events that push to every device.
+  mayNotify: integer("may_notify", { mode: "boolean" }).notNull().default(false),
+  // Who made it: a dashboard member (kept by name if they are removed), or null for the command line.
+  createdBy: text("created_by"),
+  createdByUserId: integer("created_by_user_id"),
   createdAt: integer("created_at").notNull(),
   lastUsedAt: integer("last_used_at"),
   revokedAt: integer("revoked_at"),

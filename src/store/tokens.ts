@@ -16,6 +16,9 @@ export function tokenStore(db: Db, accessChanges: { count: number }) {
     channel: apiTokens.channel,
     prefix: apiTokens.prefix,
     hash: apiTokens.hash,
+    mayNotify: apiTokens.mayNotify,
+    createdBy: apiTokens.createdBy,
+    createdByUserId: apiTokens.createdByUserId,
     createdAt: apiTokens.createdAt,
     lastUsedAt: apiTokens.lastUsedAt,
     revokedAt: apiTokens.revokedAt,
@@ -24,8 +27,9 @@ export function tokenStore(db: Db, accessChanges: { count: number }) {
   // Every API request reads its token: plain prepared statements, and no join (a join costs bun:sqlite
   // several times a primary-key lookup, even when no row matches).
   const byPrefix = db.$client.prepare<Omit<TokenRow, "project">, [string]>(
-    `SELECT id, name, kind, project_id AS projectId, channel, prefix, hash, created_at AS createdAt,
-            last_used_at AS lastUsedAt, revoked_at AS revokedAt FROM api_tokens WHERE prefix = ?`,
+    `SELECT id, name, kind, project_id AS projectId, channel, prefix, hash, may_notify AS mayNotify, created_by AS createdBy,
+            created_by_user_id AS createdByUserId, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt
+       FROM api_tokens WHERE prefix = ?`,
   );
   const projectName = db.$client.prepare<{ name: string }, [number]>("SELECT name FROM projects WHERE id = ?");
 
@@ -38,7 +42,7 @@ export function tokenStore(db: Db, accessChanges: { count: number }) {
     findByPrefix(prefix: string): TokenRow | null {
       const row = byPrefix.get(prefix);
       if (!row) return null;
-      return { ...row, project: row.projectId === null ? null : (projectName.get(row.projectId)?.name ?? null) };
+      return { ...row, mayNotify: Boolean(row.mayNotify), project: row.projectId === null ? null : (projectName.get(row.projectId)?.name ?? null) };
     },
 
     findById(id: number): TokenRow | null {
@@ -54,6 +58,17 @@ export function tokenStore(db: Db, accessChanges: { count: number }) {
       accessChanges.count++;
       const changed = db.update(apiTokens).set({ revokedAt: now }).where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt))).returning({ id: apiTokens.id }).all();
       return changed.length > 0;
+    },
+
+    /** Revokes the live tokens a member created; returns how many. */
+    revokeCreatedBy(userId: number, now: number): number {
+      accessChanges.count++;
+      return db.update(apiTokens).set({ revokedAt: now }).where(and(eq(apiTokens.createdByUserId, userId), isNull(apiTokens.revokedAt))).returning({ id: apiTokens.id }).all().length;
+    },
+
+    setMayNotify(id: number, mayNotify: boolean): void {
+      accessChanges.count++; // cached scopes carry the flag
+      db.update(apiTokens).set({ mayNotify }).where(eq(apiTokens.id, id)).run();
     },
 
     touch(id: number, at: number): void {

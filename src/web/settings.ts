@@ -7,7 +7,7 @@ import { AppError, NotFound, ValidationError } from "../http/errors.ts";
 import { field, fieldErrors } from "./form.ts";
 import { html } from "./html.ts";
 import type { Kit } from "./kit.ts";
-import { confirmDialog } from "./views/dialogs.ts";
+import { confirmDialog, plural } from "./views/dialogs.ts";
 import { apiPage, memberForm, membersPage, tokenCreator, tokenTable } from "./views/settings.ts";
 
 export function settingsRoutes(deps: Deps, kit: Kit) {
@@ -28,15 +28,19 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
       const session = web.requireSession(request);
       const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
-      const values = { name: field(body, "name"), kind: field(body, "kind") || "full", project: field(body, "project"), channel: field(body, "channel").trim() };
+      const values = { name: field(body, "name"), kind: field(body, "kind") || "full", project: field(body, "project"), channel: field(body, "channel").trim(), may_notify: field(body, "may_notify") };
       const isPublic = values.kind === "public";
       try {
-        const created = tokens.create({
-          name: values.name,
-          kind: isPublic ? "public" : "full",
-          project: isPublic ? values.project : undefined,
-          channel: isPublic && values.channel ? values.channel : undefined,
-        });
+        const created = tokens.create(
+          {
+            name: values.name,
+            kind: isPublic ? "public" : "full",
+            project: isPublic ? values.project : undefined,
+            channel: isPublic && values.channel ? values.channel : undefined,
+            mayNotify: isPublic && values.may_notify === "on",
+          },
+          session.user,
+        );
         return kit.fragment(tokenCreator({ projects: deps.projects.list(), created }));
       } catch (error) {
         if (!(error instanceof ValidationError) && !(error instanceof AppError && error.status === 404)) throw error;
@@ -65,6 +69,14 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
       tokens.revoke(params.id);
       return kit.redirect(request, "/settings/api");
     }, FORM)
+    .post("/settings/api/tokens/:id/notify", async ({ request, params }) => {
+      const session = web.requireSession(request);
+      const body = await readForm(request, WEB_BODY_LIMIT);
+      web.verifyCsrf(request, session, field(body, "_csrf"));
+      if (!/^\d+$/.test(params.id)) throw new NotFound("That token does not exist.");
+      tokens.setMayNotify(params.id, field(body, "may_notify") === "on");
+      return kit.fragment(tokenTable(tokens.list()));
+    }, FORM)
     .get("/settings/members", ({ request }) => {
       const session = web.requireSession(request);
       return kit.page(session, membersPage({ users: accounts.list(), me: session.user }), { title: "Members", nav });
@@ -90,10 +102,15 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
       web.requireOwner(session);
       const user = accounts.list().find((u) => String(u.id) === params.id);
       if (!user) throw new NotFound("That user no longer exists.");
+      const made = tokens.list().filter((t) => t.createdByUserId === user.id).length;
       return kit.fragment(
         confirmDialog({
           title: `Remove ${user.username}?`,
-          body: html`<p>${user.username} is signed out everywhere and can no longer sign in.</p>`,
+          body: html`<p>${user.username} is signed out everywhere and can no longer sign in.</p>
+            ${made ? html`<fieldset><legend>${plural(made, "API token")} they created</legend>
+              <label class="choice"><input type="radio" name="tokens" value="revoke" checked> Revoke ${made === 1 ? "it" : "them"} too</label>
+              <label class="choice"><input type="radio" name="tokens" value="keep"> Keep ${made === 1 ? "it" : "them"} working</label>
+            </fieldset>` : ""}`,
           action: `/settings/members/${user.id}/remove`,
           confirm: "Remove member",
           danger: true,
@@ -105,7 +122,8 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
       const body = await readForm(request, WEB_BODY_LIMIT);
       web.verifyCsrf(request, session, field(body, "_csrf"));
       if (!/^\d+$/.test(params.id)) throw new NotFound("That user no longer exists.");
-      await accounts.removeUser(Number(params.id), session.user);
+      // Unless asked to keep them, the member's tokens go with them.
+      await accounts.removeUser(Number(params.id), session.user, { keepTokens: field(body, "tokens") === "keep" });
       return kit.redirect(request, "/settings/members");
     }, FORM);
 }

@@ -98,3 +98,61 @@ describe("a dashboard's stream", () => {
     expect(Date.now() - expiresAt).toBeLessThan(1500);
   });
 });
+
+describe("tokens and the members who made them", () => {
+  /** A member signed in, with a token they created in Settings → API. */
+  async function memberWithToken(name: string) {
+    await server.deps.accounts.createUser({ username: name, password: MEMBER.password }, "member");
+    const agent = new Agent(server.url);
+    expect((await agent.login(name, MEMBER.password)).status).toBe(303);
+    const csrf = await agent.csrf();
+    const created = await agent.request("/settings/api/tokens", { method: "POST", headers: { "X-CSRF-Token": csrf }, form: { name: `${name}'s script`, kind: "full" } });
+    expect(created.status).toBe(200);
+    const token = /value="(sb_[A-Za-z0-9]+)"/.exec(await created.text())![1]!;
+    return { agent, token, user: server.deps.accounts.list().find((u) => u.username === name)! };
+  }
+
+  async function owner() {
+    const agent = new Agent(server.url);
+    expect((await agent.login(OWNER.username, OWNER.password)).status).toBe(303);
+    return { agent, csrf: await agent.csrf() };
+  }
+
+  test("a token records who created it: the member in Settings → API and token list, none from the command line", async () => {
+    const { token } = await memberWithToken("maker");
+    const info = server.deps.tokens.list().find((t) => t.name === "maker's script")!;
+    expect(info.createdBy).toBe("maker");
+    expect(token.startsWith("sb_")).toBe(true);
+    const { agent } = await owner();
+    const page = await (await agent.request("/settings/api")).text();
+    expect(page).toContain("by maker");
+    const cli = await run(FROM_SOURCE, ["token", "create", "--name", "from-shell", "--data-dir", server.dataDir]);
+    expect(cli.code).toBe(0);
+    const list = await run(FROM_SOURCE, ["token", "list", "--data-dir", server.dataDir]);
+    expect(list.stdout).toContain("CREATED BY");
+    expect(list.stdout).toMatch(/maker's script.*maker/);
+    expect(list.stdout).toMatch(/from-shell.*command line/);
+  });
+
+  test("removing a member revokes the tokens they made, by default, and streams held by them end", async () => {
+    const m = await memberWithToken("departing");
+    const stream = await liveStream(`${server.url}/v1/stream`, { Authorization: `Bearer ${m.token}` });
+    const { agent, csrf } = await owner();
+    const dialog = await (await agent.request(`/settings/members/${m.user.id}/remove`)).text();
+    expect(dialog).toContain("1 API token they created");
+    expect(dialog).toMatch(/value="revoke" checked/);
+    const removed = await agent.request(`/settings/members/${m.user.id}/remove`, { method: "POST", headers: { "X-CSRF-Token": csrf }, form: {} });
+    expect([200, 303]).toContain(removed.status);
+    await ends(stream);
+    expect((await post(server, "/v1/log", { project: "default", channel: "a", event: "x" }, m.token)).status).toBe(401);
+  });
+
+  test("removing a member can keep their tokens working", async () => {
+    const m = await memberWithToken("handover");
+    const { agent, csrf } = await owner();
+    await agent.request(`/settings/members/${m.user.id}/remove`, { method: "POST", headers: { "X-CSRF-Token": csrf }, form: { tokens: "keep" } });
+    expect(server.deps.accounts.list().some((u) => u.username === "handover")).toBe(false);
+    expect((await post(server, "/v1/log", { project: "default", channel: "a", event: "kept" }, m.token)).status).toBe(200);
+    expect(server.deps.tokens.list().find((t) => t.name === "handover's script")!.createdBy).toBe("handover");
+  });
+});

@@ -126,6 +126,32 @@ describe("public tokens", () => {
     expect((await post(server, "/v1/identify", { project: "site", user_id: "u" }, channelToken)).status).toBe(403);
   });
 
+  test("may not send notifications unless allowed: notify: true is a 403 that says how, and nothing is stored", async () => {
+    const res = await post(server, "/v1/log", { ...logTo("site", "alerts"), event: "Pushed by a visitor", notify: true }, publicToken);
+    expect(res.status).toBe(403);
+    expect(res.json.error).toBe("forbidden");
+    expect(res.json.message).toContain("may not send notifications");
+    expect(res.json.message).toContain("Settings → API");
+    const stored = await call(server, { path: "/v1/events?project=site&limit=200" });
+    expect(stored.json.events.some((e: { event: string }) => e.event === "Pushed by a visitor")).toBe(false);
+    // Without notify, or as a historical event (never pushed), it is fine.
+    expect((await post(server, "/v1/log", { ...logTo("site", "alerts"), notify: false }, publicToken)).status).toBe(200);
+    expect((await post(server, "/v1/log", { ...logTo("site", "alerts"), notify: true, timestamp: Math.floor(Date.now() / 1000) - 60 }, publicToken)).status).toBe(200);
+  });
+
+  test("a public token allowed to notify may; the flag can be turned off again, effective at once", async () => {
+    const { token, info } = server.deps.tokens.create({ name: "notifier", kind: "public", project: "site", mayNotify: true });
+    expect(info.mayNotify).toBe(true);
+    expect((await post(server, "/v1/log", { ...logTo("site", "alerts"), notify: true }, token)).status).toBe(200);
+    server.deps.tokens.setMayNotify(String(info.id), false);
+    expect((await post(server, "/v1/log", { ...logTo("site", "alerts"), notify: true }, token)).status).toBe(403);
+  });
+
+  test("new public tokens may not notify by default; full tokens always may", () => {
+    expect(server.deps.tokens.create({ name: "default-public", kind: "public", project: "site" }).info.mayNotify).toBe(false);
+    expect(() => server.deps.tokens.create({ name: "odd", kind: "full", mayNotify: true })).toThrow(/public tokens/);
+  });
+
   for (const path of ["/v1/events", "/v1/metrics", "/v1/stream", "/v1/events/1"]) {
     test(`may not read ${path}`, async () => {
       const res = await call(server, { path, token: publicToken });

@@ -14,6 +14,24 @@ describe("migrations", () => {
     expect(migrate(db)).toEqual([]);
   });
 
+  test("public tokens made before they needed permission to notify keep notifying", () => {
+    const db = new Database(":memory:");
+    const before = journal.entries.findIndex((e) => e.tag === "0006_tokens_creator_and_notify");
+    // The database as the previous version left it: every migration up to 0006, and a public token.
+    db.exec("CREATE TABLE __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
+    for (const { tag } of journal.entries.slice(0, before)) {
+      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) db.exec(statement);
+      db.query("INSERT INTO __migrations (tag, applied_at) VALUES (?, 0)").run(tag);
+    }
+    db.exec("INSERT INTO projects (name, created_at) VALUES ('site', 0)");
+    db.exec("INSERT INTO api_tokens (name, kind, project_id, prefix, hash, created_at) VALUES ('old web page', 'public', 1, 'sb_old', 'h', 0), ('old backend', 'full', NULL, 'sb_full', 'h2', 0)");
+    migrate(db);
+    expect(db.query("SELECT name, may_notify AS mayNotify FROM api_tokens ORDER BY id").all()).toEqual([
+      { name: "old web page", mayNotify: 1 },
+      { name: "old backend", mayNotify: 0 },
+    ]);
+  });
+
   test("refuse a database migrated by a newer version", () => {
     const db = new Database(":memory:");
     migrate(db);

@@ -47,9 +47,12 @@ function tokenForm(opts: { projects: ProjectRow[]; values?: Record<string, strin
     <label class="choice"><input type="radio" name="kind" value="full" x-on:change="pick"${v.kind !== "public" ? " checked" : ""}> Full access: every route, every project. Keep it secret.</label>
     <label class="choice"><input type="radio" name="kind" value="public" x-on:change="pick"${v.kind === "public" ? " checked" : ""}> Public: may only send events and metrics to one project (and channel). Safe in a web page.</label>
   </fieldset>
-  <div class="grid-2" x-show="isPublic"${v.kind === "public" ? "" : html` x-cloak`}>
-    <label>Project <select name="project">${opts.projects.map((p) => html`<option value="${p.name}"${p.name === v.project ? " selected" : ""}>${p.name}</option>`)}</select></label>
-    <label>Channel (optional) <input name="channel" value="${v.channel ?? ""}" placeholder="any channel" autocomplete="off"></label>
+  <div class="stack" x-show="isPublic"${v.kind === "public" ? "" : html` x-cloak`}>
+    <div class="grid-2">
+      <label>Project <select name="project">${opts.projects.map((p) => html`<option value="${p.name}"${p.name === v.project ? " selected" : ""}>${p.name}</option>`)}</select></label>
+      <label>Channel (optional) <input name="channel" value="${v.channel ?? ""}" placeholder="any channel" autocomplete="off"></label>
+    </div>
+    <label class="choice"><input type="checkbox" name="may_notify" value="on"${v.may_notify === "on" ? " checked" : ""}> May send notifications: its events with <code>notify: true</code> push to every device. Anyone who reads the web page can use it.</label>
   </div>
   <button type="submit">Create token</button>
 </form>`;
@@ -67,14 +70,15 @@ function createdToken(token: string, info: TokenInfo): Html {
 export function tokenTable(tokens: TokenInfo[]): Html {
   if (!tokens.length) return html`<div id="token-table"><p class="empty">No tokens yet.</p></div>`;
   return html`<div id="token-table" class="table-wrap"><table class="tokens">
-  <thead><tr><th>Name</th><th>Access</th><th>Scope</th><th>Prefix</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+  <thead><tr><th>Name</th><th>Access</th><th>Scope</th><th>Notifies</th><th>Prefix</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${tokens.map(
     (t) => html`<tr id="token-${t.id}">
     <td>${t.name}</td>
     <td><span class="badge ${t.kind}">${t.kind === "full" ? "full" : "public"}</span></td>
     <td>${t.kind === "full" ? "all projects" : `${t.project}${t.channel ? ` / #${t.channel}` : ""}`}</td>
+    <td>${t.kind === "full" ? "yes" : html`${t.mayNotify ? "yes" : "no"} <button type="button" class="secondary small" hx-post="/settings/api/tokens/${t.id}/notify" hx-vals='${JSON.stringify({ may_notify: t.mayNotify ? "off" : "on" })}' hx-target="#token-table" hx-swap="outerHTML" data-testid="notify-${t.name}">${t.mayNotify ? "Stop" : "Allow"}</button>`}</td>
     <td><code>${t.prefix}…</code></td>
-    <td>${time(t.createdAt)}</td>
+    <td>${time(t.createdAt)}<br><span class="muted">by ${t.createdBy ?? "the command line"}</span></td>
     <td>${t.lastUsedAt ? time(t.lastUsedAt) : html`<span class="muted">never</span>`}</td>
     <td><button type="button" class="secondary danger small" hx-get="/settings/api/tokens/${t.id}/revoke" hx-target="#modal" data-testid="revoke-${t.name}">Revoke</button></td>
   </tr>`,
