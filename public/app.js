@@ -302,12 +302,15 @@
     }));
 
     // The live feed. New events arrive as HTML over SSE. At the top of the page they slide in;
-    // scrolled down, a pill counts them instead of moving what you are reading. After a
-    // disconnect (a server restart, a flaky network) it reconnects by itself and the server
-    // replays what was missed after the last event id it saw; an event already shown is skipped.
+    // scrolled down, a pill counts them instead of moving what you are reading. In a burst the
+    // server sends only the newest few and says how many more there were ("skipped"): the pill
+    // counts those too, and clicking it loads the feed afresh. After a disconnect (a server
+    // restart, a flaky network) it reconnects by itself and the server replays what was missed
+    // after the last event id it saw; an event already shown is skipped.
     Alpine.data("liveFeed", () => ({
       lastId: 0,
       pending: [],
+      skipped: 0,
       connected: false,
       attempts: 0,
       source: null,
@@ -316,7 +319,7 @@
         this.lastId = Number(this.$root.dataset.lastId) || 0;
         this.connect();
         window.addEventListener("beforeunload", () => this.disconnect());
-        window.addEventListener("scroll", () => { if (this.atTop() && this.pending.length) this.showPending(); }, { passive: true });
+        window.addEventListener("scroll", () => { if (this.atTop() && this.pending.length && !this.skipped) this.showPending(); }, { passive: true });
       },
       destroy() { this.disconnect(); },
       disconnect() {
@@ -331,6 +334,7 @@
         this.source = source;
         source.addEventListener("open", () => { this.connected = true; this.attempts = 0; });
         source.addEventListener("feed", (e) => this.onFeed(e));
+        source.addEventListener("skipped", (e) => { this.skipped += JSON.parse(e.data).count || 0; });
         source.addEventListener("metric", (e) => this.onMetric(e));
         source.addEventListener("channel", (e) => this.onChannel(e));
         source.addEventListener("toast", (e) => this.onToast(e));
@@ -363,9 +367,11 @@
         refreshTimes(item);
         if (window.htmx) window.htmx.process(item);
       },
-      hasPending() { return this.pending.length > 0; },
-      pendingText() { const n = this.pending.length; return "↑ " + n + " new event" + (n === 1 ? "" : "s"); },
+      hasPending() { return this.pending.length + this.skipped > 0; },
+      pendingText() { const n = this.pending.length + this.skipped; return "↑ " + n + " new event" + (n === 1 ? "" : "s"); },
       showPending() {
+        // Events the server only counted are not on the page: load the feed as it is now.
+        if (this.skipped) { location.reload(); return; }
         const items = this.pending;
         this.pending = [];
         for (const item of items) if (!document.getElementById(item.id)) this.insert(item);

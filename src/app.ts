@@ -22,6 +22,7 @@ import { accessLog } from "./http/request-log.ts";
 import { bodyLimit } from "./http/body-limit.ts";
 import { createWebGuard } from "./http/session.ts";
 import { StreamRegistry } from "./http/sse.ts";
+import { Fanout } from "./live/fanout.ts";
 import { Hub } from "./live/hub.ts";
 import { createMetrics } from "./metrics.ts";
 import { Notifier } from "./notify/queue.ts";
@@ -42,6 +43,7 @@ export const VERSION: string = pkg.version;
 
 export function createDeps(config: Config, store: Store) {
   const hub = new Hub();
+  const fanout = new Fanout(hub, config.liveInterval);
   const tokens = tokenService(store);
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
   const vapid = vapidKeys(store, config.vapidSubject);
@@ -51,6 +53,7 @@ export function createDeps(config: Config, store: Store) {
     config,
     store,
     hub,
+    fanout,
     version: VERSION,
     streams: new StreamRegistry(),
     tokens,

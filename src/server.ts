@@ -67,6 +67,7 @@ export async function startServer(loaded: Config): Promise<Running> {
   async function stop(): Promise<void> {
     stopping ??= (async () => {
       deps.streams.closeAll(); // open streams would keep stop() pending forever; new ones are refused
+      deps.fanout.close();
       // No new sends from now on; the sends under way get their grace beside the requests', not after it.
       const notifierStopped = deps.notifier.stop();
       const closed = server.stop(false); // no new connections; in-flight requests finish

@@ -6,7 +6,7 @@ import { assertCanRead } from "../domain/access.ts";
 import type { Gauge } from "../metrics.ts";
 import { ok } from "./views.ts";
 
-export function healthApi({ store, version, config, guard, streams, hub, notifier, metrics, health }: Deps) {
+export function healthApi({ store, version, config, guard, streams, fanout, notifier, metrics, health }: Deps) {
   const started = Date.now();
   const gauges: Gauge[] = [
     { name: "signalboard_writer_batches_total", help: "Write transactions committed since start.", value: () => store.writer.stats.batches },
@@ -15,7 +15,8 @@ export function healthApi({ store, version, config, guard, streams, hub, notifie
     { name: "signalboard_writer_queue_depth", help: "Writes waiting for the next transaction.", value: () => store.writer.stats.queueDepth },
     { name: "signalboard_sse_clients", help: "Open Server-Sent Events streams (dashboards and /v1/stream).", value: () => streams.size },
     { name: "signalboard_sse_connections_total", help: "SSE streams opened since start.", value: () => streams.opened },
-    { name: "signalboard_live_subscribers", help: "Subscribers of the in-process live hub.", value: () => hub.size },
+    { name: "signalboard_live_views", help: "Distinct live views open (streams showing the same view share one).", value: () => fanout.groupCount },
+    { name: "signalboard_live_flushes_total", help: "Flushes of live views since start (at most one per SIGNALBOARD_LIVE_INTERVAL).", value: () => fanout.flushes },
     { name: "signalboard_notifications_pending", help: "Notifications queued and not yet delivered.", value: () => store.notifications.pendingCount() },
     { name: "signalboard_notifications_delivered_total", help: "Notifications delivered since start.", value: () => notifier.stats.sent },
     { name: "signalboard_events_last_id", help: "The id of the newest stored event.", value: () => store.events.lastId() },

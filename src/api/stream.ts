@@ -12,7 +12,8 @@ import type { EventFilter } from "../model/filter.ts";
 import type { EventRow } from "../store/events.ts";
 import { ChannelNeedsProject } from "../http/errors.ts";
 import { type ResetReason, resume } from "../http/resume.ts";
-import { frame, sseResponse, type View } from "../http/sse.ts";
+import { frame, sseResponse } from "../http/sse.ts";
+import type { View } from "../live/fanout.ts";
 import { apiEvent } from "./views.ts";
 
 /** A reconnecting client is sent at most this many missed events; past that, `event: reset`. */
@@ -35,7 +36,7 @@ const RESET_MESSAGES: Record<ResetReason, string> = {
 /** `id:` moves the client's Last-Event-ID to the newest event, so its next reconnect resumes from there. */
 const reset = (newest: number, reason: ResetReason) => frame({ id: newest, event: "reset", data: JSON.stringify({ reason, last_event_id: newest, message: RESET_MESSAGES[reason] }) });
 
-export function streamApi({ guard, hub, feed, projects, streams, tokens }: Deps) {
+export function streamApi({ guard, fanout, feed, projects, streams, tokens }: Deps) {
   return new Elysia({ name: "api.stream" }).get("/v1/stream", ({ request, server }) => {
     const scope = guard.authenticate(request, server);
     assertCanRead(scope);
@@ -50,19 +51,20 @@ export function streamApi({ guard, hub, feed, projects, streams, tokens }: Deps)
     server?.timeout(request, 0);
 
     const matches = eventMatcher(filter);
-    // Streams of the same project and channel share their frames (see http/sse.ts).
+    // Streams of the same project and channel share their frames (live/fanout.ts). Every event is
+    // sent: a script reading the stream must not miss any.
     const view: View = {
       key: `api ${filter.projectId ?? "*"} ${filter.channel ?? "*"}`,
-      route(published, emit) {
-        const { message } = published;
-        if (message.type === "event" && matches(message.event)) emit(published.render("api-json", () => encode(message.event)), message.event.id);
-      },
+      projectId: filter.projectId,
+      wants: (message) => message.type === "event" && matches(message.event),
+      frames: (messages, render) => messages.flatMap((m) => (m.type === "event" ? [{ frame: render(m, "api-json", () => encode(m.event)), id: m.event.id }] : [])),
     };
     return sseResponse({
       registry: streams,
+      fanout,
       signal: request.signal,
       credential: tokens.credential(scope),
-      start: (stream) => resume(stream, { feed, hub, view, filter, lastSeen, limit: REPLAY_LIMIT, encode, reset }),
+      start: (stream) => resume(stream, { feed, view, filter, lastSeen, limit: REPLAY_LIMIT, encode, reset }),
     });
   });
 }

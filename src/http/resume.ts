@@ -6,9 +6,9 @@
 // said with a reset frame, so the client knows to re-read instead of believing it saw everything.
 import type { EventFilter } from "../model/filter.ts";
 import type { FeedService } from "../domain/feed.ts";
-import type { Hub } from "../live/hub.ts";
+import type { View } from "../live/fanout.ts";
 import type { EventRow } from "../store/events.ts";
-import type { Stream, View } from "./sse.ts";
+import type { Stream } from "./sse.ts";
 
 /** A stream that missed more than this many ids (of any project) starts again from now. */
 export const RESUME_WINDOW = 100_000;
@@ -18,7 +18,6 @@ export type ResetReason = "too_far_behind" | "too_many" | "unknown_id";
 
 export type ResumeOptions = {
   feed: FeedService;
-  hub: Hub;
   view: View;
   filter: EventFilter;
   /** The client's Last-Event-ID, or null for a fresh stream. */
@@ -30,30 +29,30 @@ export type ResumeOptions = {
   reset: (newest: number, reason: ResetReason) => Uint8Array;
 };
 
-export async function resume(stream: Stream, { feed, hub, view, filter, lastSeen, limit, encode, reset }: ResumeOptions): Promise<void> {
+export async function resume(stream: Stream, { feed, view, filter, lastSeen, limit, encode, reset }: ResumeOptions): Promise<void> {
   let newest = feed.newestId();
-  if (lastSeen === null) return stream.follow(hub, view, newest);
+  if (lastSeen === null) return stream.follow(view, newest);
   if (lastSeen > newest) {
     stream.send(reset(newest, "unknown_id"));
-    return stream.follow(hub, view, newest);
+    return stream.follow(view, newest);
   }
   let read = lastSeen;
   let replayed = 0;
   for (;;) {
     if (newest - lastSeen > RESUME_WINDOW) {
       stream.send(reset(newest, "too_far_behind"));
-      return stream.follow(hub, view, newest);
+      return stream.follow(view, newest);
     }
     const page = feed.missed(filter, read, newest, PAGE);
     replayed += page.events.length;
     if (replayed > limit) {
       stream.send(reset(newest, "too_many"));
-      return stream.follow(hub, view, newest);
+      return stream.follow(view, newest);
     }
     for (const event of page.events) stream.send(encode(event));
     read = page.through;
     // Caught up: live delivery starts in the same tick as the last read, so no commit falls between.
-    if (read >= newest) return stream.follow(hub, view, read);
+    if (read >= newest) return stream.follow(view, read);
     if (!(await stream.drained())) return;
     newest = feed.newestId();
   }

@@ -3,26 +3,15 @@
 // does not read: past that it is dropped, and reconnects with Last-Event-ID instead of growing our
 // memory. Every open stream is in a registry, so shutdown can close them (server.stop() waits for
 // them), and so can losing the right to read: a revoked token, a removed member, a signed-out or
-// expired session (see StreamRegistry.sweep).
-//
-// Live frames reach streams through views: streams that show the same view (the same key: one
-// project's feed with the same filters, say) share one hub subscription, and each tick the frames
-// of that view are rendered and joined once and that one chunk is written to each of its streams.
-// A thousand dashboards on one page cost one render and a thousand socket writes per tick, not a
-// thousand times the work per event.
+// expired session (see StreamRegistry.sweep). Live frames come from the fan-out (live/fanout.ts),
+// which writes one chunk per view per flush to each stream following it.
 
-import type { Hub, Published } from "../live/hub.ts";
+import type { Fanout, Framed, Member, View } from "../live/fanout.ts";
 import type { Credential } from "../model/credential.ts";
 import { ShuttingDown } from "./errors.ts";
 
 export type SseMessage = { id?: number | string; event?: string; data: string };
 export type Send = (chunk: Uint8Array | string) => boolean;
-
-/** Adds a frame to what a view sends this tick; `id` is the event id it carries, if any. */
-export type Emit = (frame: Uint8Array, id?: number) => void;
-
-/** A live view: its key (equal keys show equal frames) and the frames one published message gives. */
-export type View = { key: string; route: (published: Published, emit: Emit) => void };
 
 /** What a stream's start() gets: its own sends (backlog, snapshots) and the views it follows. */
 export type Stream = {
@@ -30,7 +19,7 @@ export type Stream = {
   /** Resolves once what was sent has reached the socket; false if the stream closed meanwhile. */
   drained(): Promise<boolean>;
   /** Live frames of `view` from now on, skipping those whose event id is at most `after` (already sent). */
-  follow(hub: Hub, view: View, after?: number): void;
+  follow(view: View, after?: number): void;
 };
 
 
@@ -122,6 +111,7 @@ export class StreamRegistry {
 
 export type SseOptions = {
   registry: StreamRegistry;
+  fanout: Fanout;
   signal: AbortSignal;
   /** Writes any backlog and follows its views (left when the stream closes). */
   start: (stream: Stream) => void | Promise<void>;
@@ -150,54 +140,7 @@ function flushLater(flush: () => void): void {
   });
 }
 
-type Member = { after: number; deliver: (chunk: Uint8Array, frames: Framed[]) => void };
-type Framed = { frame: Uint8Array; id: number };
-
-/** The streams following one view: one hub subscription, one render and one chunk per tick. */
-class ViewGroup {
-  readonly members = new Set<Member>();
-  private frames: Framed[] = [];
-  private readonly unsubscribe: () => void;
-
-  constructor(hub: Hub, view: View) {
-    const emit: Emit = (frame, id = 0) => {
-      this.frames.push({ frame, id });
-      flushLater(this.flush);
-    };
-    this.unsubscribe = hub.subscribe((published) => view.route(published, emit));
-  }
-
-  readonly flush = () => {
-    const frames = this.frames;
-    this.frames = [];
-    if (!frames.length) return;
-    const chunk = frames.length === 1 ? frames[0]!.frame : Buffer.concat(frames.map((f) => f.frame));
-    for (const member of this.members) member.deliver(chunk, frames); // one that leaves meanwhile is skipped
-  };
-
-  close(): void {
-    this.unsubscribe();
-    dirty.delete(this.flush);
-  }
-}
-
-const groups = new WeakMap<Hub, Map<string, ViewGroup>>();
-
-function join(hub: Hub, view: View, member: Member): () => void {
-  let byKey = groups.get(hub);
-  if (!byKey) groups.set(hub, (byKey = new Map()));
-  let group = byKey.get(view.key);
-  if (!group) byKey.set(view.key, (group = new ViewGroup(hub, view)));
-  const joined = group;
-  joined.members.add(member);
-  return () => {
-    if (!joined.members.delete(member) || joined.members.size) return;
-    joined.close();
-    if (byKey.get(view.key) === joined) byKey.delete(view.key);
-  };
-}
-
-export function sseResponse({ registry, signal, start, credential, maxUnsentBytes = MAX_UNSENT_BYTES, drainTimeoutMs = DRAIN_TIMEOUT_MS, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
+export function sseResponse({ registry, fanout, signal, start, credential, maxUnsentBytes = MAX_UNSENT_BYTES, drainTimeoutMs = DRAIN_TIMEOUT_MS, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
   if (registry.closing) throw new ShuttingDown();
   let close = () => {};
   // A "direct" stream writes straight to the socket's buffer, which Bun sends at the end of the
@@ -267,22 +210,21 @@ export function sseResponse({ registry, signal, start, credential, maxUnsentByte
         }
         return !closed;
       };
-      const follow = (hub: Hub, view: View, after = 0) => {
+      const follow = (view: View, after = 0) => {
         const member: Member = {
-          after,
-          deliver(chunk, frames) {
+          deliver(chunk: Uint8Array, frames: Framed[]) {
             if (closed) return;
-            if (member.after > 0) {
+            if (after > 0) {
               // Right after a resume, a frame may carry an event the backlog already sent.
-              const fresh = frames.filter((f) => f.id === 0 || f.id > member.after);
-              if (frames.some((f) => f.id > member.after)) member.after = 0; // ids only grow from here
+              const fresh = frames.filter((f) => f.id === 0 || f.id > after);
+              if (frames.some((f) => f.id > after)) after = 0; // ids only grow from here
               if (!fresh.length) return;
               if (fresh.length < frames.length) chunk = Buffer.concat(fresh.map((f) => f.frame));
             }
             flush(chunk);
           },
         };
-        if (!closed) follows.push(join(hub, view, member));
+        if (!closed) follows.push(fanout.join(view, member));
       };
       registry.add(close, credential);
       signal.addEventListener("abort", close);

@@ -1,30 +1,17 @@
-// The in-process pub/sub between the writer and every live view. Services publish only after
-// their write committed. Delivery is a synchronous call per subscriber; a subscriber that cannot
-// keep up is the subscriber's problem (see http/sse.ts: bounded queues), never the publisher's.
+// The in-process pub/sub between the writer and everything live. Services publish only after
+// their write committed. Delivery is a synchronous call per subscriber, and subscribers do no more
+// than note what they will need (the fan-out queues it for its next flush, the notifier wakes up):
+// the cost of publishing does not depend on how many pages or streams are open.
+import { log } from "../logger.ts";
 import type { EventRow } from "../store/events.ts";
 import type { MetricRow } from "../store/metrics.ts";
-import { log } from "../logger.ts";
 
 export type LiveMessage =
   | { type: "event"; event: EventRow }
   | { type: "metric"; metric: MetricRow }
   | { type: "channel"; projectId: number; project: string; channel: string };
 
-/**
- * A published message. Rendering it (JSON, an HTML fragment) is memoised per format, so views
- * that differ only in their filters share one render.
- */
-export class Published {
-  private readonly rendered = new Map<string, unknown>();
-  constructor(readonly message: LiveMessage) {}
-
-  render<T>(format: string, render: (message: LiveMessage) => T): T {
-    if (!this.rendered.has(format)) this.rendered.set(format, render(this.message));
-    return this.rendered.get(format) as T;
-  }
-}
-
-export type Subscriber = (published: Published) => void;
+export type Subscriber = (message: LiveMessage) => void;
 
 export class Hub {
   private readonly subscribers = new Set<Subscriber>();
@@ -37,12 +24,11 @@ export class Hub {
 
   publish(message: LiveMessage): void {
     this.published++;
-    const published = new Published(message);
     for (const subscriber of this.subscribers) {
       try {
-        subscriber(published);
+        subscriber(message);
       } catch (error) {
-        // One broken view must not stop delivery to the others.
+        // One broken subscriber must not stop delivery to the others.
         log.error("live subscriber failed", { error });
       }
     }

@@ -38,7 +38,7 @@ export class Notifier {
   ) {}
 
   start(hub: Hub): void {
-    this.unsubscribe = hub.subscribe(({ message }) => {
+    this.unsubscribe = hub.subscribe((message) => {
       if (message.type === "event" && message.event.notify && !message.event.historical) this.wake();
     });
     this.timer = setInterval(() => this.wake(), this.options.pollMs);

@@ -7,7 +7,9 @@ import { Elysia } from "elysia";
 import type { Deps } from "../app.ts";
 import { eventMatcher } from "../domain/filter.ts";
 import { resume } from "../http/resume.ts";
-import { frame, sseResponse, type View } from "../http/sse.ts";
+import { frame, sseResponse } from "../http/sse.ts";
+import type { Framed, View } from "../live/fanout.ts";
+import type { LiveMessage } from "../live/hub.ts";
 import type { EventRow } from "../store/events.ts";
 import type { MetricRow } from "../store/metrics.ts";
 import { readFilters, toEventQuery } from "./filters.ts";
@@ -18,9 +20,12 @@ import { metricWidget } from "./views/project.ts";
 
 /** More missed events than this, and the page reloads instead of inserting them one by one. */
 const REPLAY_LIMIT = 200;
+/** A page is sent at most this many new events per flush, the newest, and told how many more there were. */
+export const FEED_CAP = 20;
+const TOAST_CAP = 3;
 
 export function liveRoutes(deps: Deps, kit: Kit) {
-  const { web, store, hub, streams, feed, accounts } = deps;
+  const { web, store, fanout, streams, feed, accounts } = deps;
 
   const feedFrame = (e: EventRow, showChannel: boolean) => frame({ id: e.id, event: "feed", data: eventItem(e, { showChannel, fresh: true }).value });
   const toastFrame = (e: EventRow) => frame({ event: "toast", data: JSON.stringify({ text: `${e.icon ? `${e.icon} ` : ""}${e.name} · #${e.channel}`, href: `/p/${encodeURIComponent(e.project)}/events/${e.id}` }) });
@@ -41,29 +46,41 @@ export function liveRoutes(deps: Deps, kit: Kit) {
     const lastSeen = /^\d{1,15}$/.test(header) ? Number(header) : null;
     server?.timeout(request, 0);
 
-    // Dashboards showing the same page share its frames (see http/sse.ts); the key says what it shows.
+    const isToast = (m: LiveMessage) => m.type === "event" && m.event.notify && !m.event.historical;
+    // Dashboards showing the same page share its frames (live/fanout.ts); the key says what it shows.
     const view: View = {
       key: `web ${project.id} ${format} ${withMetrics} ${JSON.stringify(filter)}`,
-      route(published, emit) {
-        const { message } = published;
-        if (message.type === "event") {
-          // A notify event, from any project, also pops up as a toast while a dashboard is open.
-          if (message.event.notify && !message.event.historical) emit(published.render("toast", () => toastFrame(message.event)));
-          if (wanted(message.event)) emit(published.render(format, () => feedFrame(message.event, showChannel)), message.event.id);
-        } else if (message.type === "metric") {
-          if (withMetrics && message.metric.projectId === project.id) emit(published.render("metric", () => metricFrame(message.metric)));
-        } else if (message.type === "channel" && message.projectId === project.id) {
-          emit(published.render("channel", () => frame({ event: "channel", data: channelLink(message.project, message.channel).value })));
-        }
+      projectId: project.id,
+      toasts: true, // a notify event, from any project, pops up as a toast while a dashboard is open
+      wants(m) {
+        if (m.type === "event") return wanted(m.event) || isToast(m);
+        if (m.type === "metric") return withMetrics && m.metric.projectId === project.id;
+        return m.projectId === project.id;
+      },
+      frames(messages, render) {
+        const out: Framed[] = [];
+        const shown = (m: LiveMessage, name: string, make: () => Uint8Array, id = 0) => out.push({ frame: render(m, name, make), id });
+        for (const m of messages) if (m.type === "channel") shown(m, "channel", () => frame({ event: "channel", data: channelLink(m.project, m.channel).value }));
+        // A metric changed many times since the last flush is sent once, as it is now.
+        const metrics = new Map<number, Extract<LiveMessage, { type: "metric" }>>();
+        for (const m of messages) if (m.type === "metric") metrics.set(m.metric.id, m);
+        for (const m of metrics.values()) shown(m, "metric", () => metricFrame(m.metric));
+        for (const m of messages.filter(isToast).slice(-TOAST_CAP)) if (m.type === "event") shown(m, "toast", () => toastFrame(m.event));
+        const events = messages.filter((m): m is Extract<LiveMessage, { type: "event" }> => m.type === "event" && wanted(m.event));
+        for (const m of events.slice(-FEED_CAP)) shown(m, format, () => feedFrame(m.event, showChannel), m.event.id);
+        // The rest are counted, not sent: the page offers to load them (its "N new events" pill).
+        if (events.length > FEED_CAP) out.push({ frame: frame({ event: "skipped", data: JSON.stringify({ count: events.length - FEED_CAP }) }), id: 0 });
+        return out;
       },
     };
     return sseResponse({
       registry: streams,
+      fanout,
       signal: request.signal,
       credential: accounts.credential(session),
       async start(stream) {
         if (withMetrics) for (const m of store.metrics.list(project.id)) stream.send(frame({ event: "metric", data: metricWidget(m).value }));
-        await resume(stream, { feed, hub, view, filter, lastSeen, limit: REPLAY_LIMIT, encode: (e) => feedFrame(e, showChannel), reset: reloadFrame });
+        await resume(stream, { feed, view, filter, lastSeen, limit: REPLAY_LIMIT, encode: (e) => feedFrame(e, showChannel), reset: reloadFrame });
       },
     });
   });

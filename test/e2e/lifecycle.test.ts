@@ -82,20 +82,20 @@ describe("SSE churn", () => {
       const round = async (count: number) => {
         for (let i = 0; i < count; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => cycle(i + j)));
       };
-      const baseline = server.deps.hub.size;
+      const baseline = server.deps.fanout.size;
       await round(1000); // warm up, so memory settles
-      await waitFor(() => server.deps.streams.size === 0 && server.deps.hub.size === baseline);
+      await waitFor(() => server.deps.streams.size === 0 && server.deps.fanout.size === baseline);
       Bun.gc(true);
       const before = process.memoryUsage.rss();
       await round(3000);
-      await waitFor(() => server.deps.streams.size === 0 && server.deps.hub.size === baseline);
+      await waitFor(() => server.deps.streams.size === 0 && server.deps.fanout.size === baseline);
       Bun.gc(true);
       const grown = process.memoryUsage.rss() - before;
       expect(server.deps.streams.opened).toBeGreaterThanOrEqual(4000);
       expect(server.deps.streams.size).toBe(0);
-      expect(server.deps.hub.size).toBe(baseline);
+      expect(server.deps.fanout.size).toBe(baseline);
       expect(grown).toBeLessThan(40 * 1024 * 1024);
-      console.log(`SSE churn: 4000 connections opened and closed; subscribers back to ${server.deps.hub.size}; RSS grew ${(grown / 1048576).toFixed(1)} MB over the last 3000`);
+      console.log(`SSE churn: 4000 connections opened and closed; subscribers back to ${server.deps.fanout.size}; RSS grew ${(grown / 1048576).toFixed(1)} MB over the last 3000`);
     } finally {
       await server.close();
     }

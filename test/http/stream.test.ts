@@ -69,11 +69,11 @@ describe("GET /v1/stream", () => {
   });
 
   test("closing the client removes its subscription", async () => {
-    const before = server.deps.hub.size;
+    const before = server.deps.fanout.size;
     const stream = await openSse(`${server.url}/v1/stream`, auth());
-    expect(server.deps.hub.size).toBe(before + 1);
+    expect(server.deps.fanout.size).toBe(before + 1);
     stream.close();
-    for (let i = 0; i < 40 && server.deps.hub.size > before; i++) await Bun.sleep(25);
-    expect(server.deps.hub.size).toBe(before);
+    for (let i = 0; i < 40 && server.deps.fanout.size > before; i++) await Bun.sleep(25);
+    expect(server.deps.fanout.size).toBe(before);
   });
 });

@@ -1,7 +1,8 @@
 // The SSE helper: framing, keep-alives, closing; and, over a real socket, dropping a client that
 // stops reading.
 import { describe, expect, test } from "bun:test";
-import { frame, sseResponse, StreamRegistry, type View } from "../../src/http/sse.ts";
+import { frame, sseResponse, StreamRegistry } from "../../src/http/sse.ts";
+import { Fanout, type View } from "../../src/live/fanout.ts";
 import { Hub, type LiveMessage } from "../../src/live/hub.ts";
 import { startTestServer } from "../helpers.ts";
 
@@ -15,7 +16,8 @@ describe("sse", () => {
   test("sends a retry hint at once and keep-alive comments while idle", async () => {
     const registry = new StreamRegistry();
     const abort = new AbortController();
-    const response = sseResponse({ registry, signal: abort.signal, keepAliveMs: 30, start: () => {} });
+    const fanout = new Fanout(new Hub(), 0);
+    const response = sseResponse({ registry, fanout, signal: abort.signal, keepAliveMs: 30, start: () => {} });
     const reader = response.body!.getReader();
     let received = "";
     const deadline = Date.now() + 2000;
@@ -29,7 +31,8 @@ describe("sse", () => {
 
   test("closeAll ends every stream (what shutdown relies on)", async () => {
     const registry = new StreamRegistry();
-    const readers = [1, 2, 3].map(() => sseResponse({ registry, signal: new AbortController().signal, start: () => {} }).body!.getReader());
+    const fanout = new Fanout(new Hub(), 0);
+    const readers = [1, 2, 3].map(() => sseResponse({ registry, fanout, signal: new AbortController().signal, start: () => {} }).body!.getReader());
     for (const r of readers) await r.read(); // the stream starts when it is read, as a server's response is
     expect(registry.size).toBe(3);
     registry.closeAll();
@@ -46,45 +49,44 @@ describe("sse", () => {
     registry.closeAll();
     let refused: unknown;
     try {
-      sseResponse({ registry, signal: new AbortController().signal, start: () => {} });
+      sseResponse({ registry, fanout: new Fanout(new Hub(), 0), signal: new AbortController().signal, start: () => {} });
     } catch (error) {
       refused = error;
     }
     expect(refused).toMatchObject({ status: 503, code: "shutting_down", headers: { "Retry-After": "2" } });
   });
 
-  test("streams showing the same view share one subscription, each gets every frame once, in order", async () => {
+  test("streams showing the same view share one group, each gets every frame once, in order, rendered once per event", async () => {
     const hub = new Hub();
+    const fanout = new Fanout(hub, 0);
     const registry = new StreamRegistry();
     let renders = 0;
     const view: View = {
       key: "feed 1",
-      route(published, emit) {
-        const { message } = published;
-        if (message.type !== "event") return;
-        emit(published.render("feed", () => (renders++, frame({ id: message.event.id, data: message.event.name }))), message.event.id);
-      },
+      wants: (m) => m.type === "event",
+      frames: (messages, render) => messages.flatMap((m) => (m.type === "event" ? [{ frame: render(m, "feed", () => (renders++, frame({ id: m.event.id, data: m.event.name }))), id: m.event.id }] : [])),
     };
     const publish = (id: number) => hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
     const open = (start: Parameters<typeof sseResponse>[0]["start"]) => {
       const abort = new AbortController();
-      return { abort, received: "", reader: sseResponse({ registry, signal: abort.signal, start }).body!.getReader() };
+      return { abort, received: "", reader: sseResponse({ registry, fanout, signal: abort.signal, start }).body!.getReader() };
     };
     const ids = async (s: ReturnType<typeof open>, until: number) => {
       while (!s.received.includes(`id: ${until}\n`)) s.received += text((await s.reader.read()).value!);
       return [...s.received.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     };
 
-    const a = open(({ follow }) => follow(hub, view));
-    const b = open(({ follow }) => follow(hub, view));
+    const a = open(({ follow }) => follow(view));
+    const b = open(({ follow }) => follow(view));
     // A resumed stream: its backlog already sent events 1 and 2, so live copies of them are skipped.
     const c = open(({ send, follow }) => {
       send(frame({ id: 1, data: "e1" }));
       send(frame({ id: 2, data: "e2" }));
-      follow(hub, view, 2);
+      follow(view, 2);
     });
     for (const s of [a, b, c]) s.received += text((await s.reader.read()).value!); // started
-    expect(hub.size).toBe(1);
+    expect(fanout.groupCount).toBe(1);
+    expect(fanout.size).toBe(3);
     for (const id of [1, 2, 3]) publish(id);
     publish(4);
     expect(await ids(a, 4)).toEqual([1, 2, 3, 4]);
@@ -94,10 +96,30 @@ describe("sse", () => {
 
     a.abort.abort();
     b.abort.abort();
-    expect(hub.size).toBe(1);
+    expect(fanout.groupCount).toBe(1);
     c.abort.abort();
-    expect(hub.size).toBe(0); // the last stream out ends the view's subscription
+    expect(fanout.groupCount).toBe(0); // the last stream out ends the group
     expect(registry.size).toBe(0);
+  });
+
+  test("a flush at most once per interval: a burst is written to a stream in one chunk; a message after a quiet moment goes out at once", async () => {
+    const hub = new Hub();
+    const fanout = new Fanout(hub, 200);
+    const registry = new StreamRegistry();
+    const view: View = { key: "all", wants: () => true, frames: (messages) => messages.map((m) => ({ frame: frame({ data: (m as { event: { name: string } }).event.name }), id: 0 })) };
+    const reader = sseResponse({ registry, fanout, signal: new AbortController().signal, start: ({ follow }) => follow(view) }).body!.getReader();
+    await reader.read(); // started
+    const publish = (name: string) => hub.publish({ type: "event", event: { id: 0, name } } as unknown as LiveMessage);
+    const started = performance.now();
+    publish("first");
+    expect(text((await reader.read()).value!)).toBe("data: first\n\n");
+    expect(performance.now() - started).toBeLessThan(100); // not held for the interval
+    for (let i = 0; i < 50; i++) publish(`burst ${i}`);
+    const burst = text((await reader.read()).value!); // one write with all of them, after the interval
+    expect(burst.match(/^data: /gm)!.length).toBe(50);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(150);
+    expect(fanout.flushes).toBe(2);
+    fanout.close();
   });
 
   test("a client that stops reading is dropped once its backlog is full, and unsubscribed", async () => {
@@ -116,14 +138,14 @@ describe("sse", () => {
         },
       });
       socket.write(`GET /v1/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nAccept: text/event-stream\r\n\r\n`);
-      const before = server.deps.hub.size;
-      for (let i = 0; i < 100 && server.deps.hub.size === before; i++) await Bun.sleep(20);
-      expect(server.deps.hub.size).toBe(before + 1);
+      const before = server.deps.fanout.size;
+      for (let i = 0; i < 100 && server.deps.fanout.size === before; i++) await Bun.sleep(20);
+      expect(server.deps.fanout.size).toBe(before + 1);
       const description = "x".repeat(8000);
-      for (let i = 0; i < 4000 && server.deps.hub.size > before; i++) {
+      for (let i = 0; i < 4000 && server.deps.fanout.size > before; i++) {
         await server.deps.ingest.logEvent({ kind: "full", tokenId: null }, { project: "default", channel: "flood", event: `e${i}`, description });
       }
-      expect(server.deps.hub.size).toBe(before);
+      expect(server.deps.fanout.size).toBe(before);
       expect(server.deps.streams.size).toBe(0);
       socket.end();
     } finally {

@@ -1,0 +1,160 @@
+// Live views at a fixed cost. Streams that show the same view (one project's feed with the same
+// filters, say) form a group. A published message is only noted by the groups that may want it;
+// nothing is rendered or written then. Groups flush together at most once per interval (250 ms by
+// default; a message after a quiet moment goes out at once): each group picks what to send from
+// what it noted (a dashboard the newest few events and a count of the rest, a stream everything),
+// renders it once, and writes that one chunk to each of its streams. So the cost of ingest does
+// not grow with the number of open dashboards: a thousand dashboards on one page cost one render
+// and a thousand socket writes per flush, not per event.
+import { log } from "../logger.ts";
+import type { Hub, LiveMessage } from "./hub.ts";
+
+/** A frame ready to write, and the event id it carries (0 for none), so a resumed stream can skip what its backlog sent. */
+export type Framed = { frame: Uint8Array; id: number };
+
+/** Renders a message once per flush and format, however many groups send it. */
+export type Render = (message: LiveMessage, format: string, render: () => Uint8Array) => Uint8Array;
+
+/** What a group of streams shows. Equal keys show equal frames. */
+export type View = {
+  key: string;
+  /** Only messages of this project reach the view (undefined: every project). */
+  projectId?: number;
+  /** Whether notify events of every project reach it too (a dashboard's toasts). */
+  toasts?: boolean;
+  /** Cheap, at publish time: does the view want this message? */
+  wants: (message: LiveMessage) => boolean;
+  /** At flush time: the frames for what it wanted since the last flush, oldest first. */
+  frames: (messages: LiveMessage[], render: Render) => Framed[];
+};
+
+/** A stream in a group; `deliver` writes the group's chunk (or, after a resume, only the frames it lacks). */
+export type Member = { deliver: (chunk: Uint8Array, frames: Framed[]) => void };
+
+class Group {
+  readonly members = new Set<Member>();
+  pending: LiveMessage[] = [];
+  constructor(readonly view: View) {}
+}
+
+export class Fanout {
+  private readonly groups = new Map<string, Group>();
+  /** Groups by the project they show ("*" for all), so a message is offered only to groups that may want it. */
+  private readonly byProject = new Map<number | "*", Set<Group>>();
+  private readonly toastGroups = new Set<Group>();
+  private readonly dirty = new Set<Group>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private lastFlush = -Infinity;
+  private readonly unsubscribe: () => void;
+  flushes = 0;
+
+  constructor(
+    hub: Hub,
+    private readonly intervalMs: number,
+  ) {
+    this.unsubscribe = hub.subscribe((message) => this.note(message));
+  }
+
+  /** Joins `member` to the group showing `view`; returns how to leave. */
+  join(view: View, member: Member): () => void {
+    let group = this.groups.get(view.key);
+    if (!group) {
+      group = new Group(view);
+      this.groups.set(view.key, group);
+      this.index(group, true);
+    }
+    const joined = group;
+    joined.members.add(member);
+    return () => {
+      if (!joined.members.delete(member) || joined.members.size) return;
+      this.index(joined, false);
+      this.dirty.delete(joined);
+      if (this.groups.get(view.key) === joined) this.groups.delete(view.key);
+    };
+  }
+
+  /** Streams following a view. */
+  get size(): number {
+    let n = 0;
+    for (const group of this.groups.values()) n += group.members.size;
+    return n;
+  }
+
+  get groupCount(): number {
+    return this.groups.size;
+  }
+
+  close(): void {
+    this.unsubscribe();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private index(group: Group, add: boolean): void {
+    const key = group.view.projectId ?? "*";
+    let set = this.byProject.get(key);
+    if (!set) this.byProject.set(key, (set = new Set()));
+    if (add) set.add(group);
+    else {
+      set.delete(group);
+      if (!set.size) this.byProject.delete(key);
+    }
+    if (group.view.toasts) {
+      if (add) this.toastGroups.add(group);
+      else this.toastGroups.delete(group);
+    }
+  }
+
+  private note(message: LiveMessage): void {
+    const projectId = message.type === "event" ? message.event.projectId : message.type === "metric" ? message.metric.projectId : message.projectId;
+    const offer = (group: Group) => {
+      if (group.pending.at(-1) === message || !group.view.wants(message)) return;
+      group.pending.push(message);
+      this.dirty.add(group);
+    };
+    for (const group of this.byProject.get(projectId) ?? []) offer(group);
+    for (const group of this.byProject.get("*") ?? []) offer(group);
+    if (message.type === "event" && message.event.notify && !message.event.historical) for (const group of this.toastGroups) offer(group);
+    if (this.dirty.size) this.schedule();
+  }
+
+  /** At most one flush per interval; the first message after a quiet interval goes out at once. */
+  private schedule(): void {
+    if (this.timer) return;
+    const wait = Math.max(0, this.lastFlush + this.intervalMs - performance.now());
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flush();
+    }, wait);
+  }
+
+  /** Renders each dirty group's frames once and writes them to its streams. */
+  flush(): void {
+    this.lastFlush = performance.now();
+    this.flushes++;
+    const groups = [...this.dirty];
+    this.dirty.clear();
+    const rendered = new Map<LiveMessage, Map<string, Uint8Array>>();
+    const render: Render = (message, format, make) => {
+      let formats = rendered.get(message);
+      if (!formats) rendered.set(message, (formats = new Map()));
+      let frame = formats.get(format);
+      if (!frame) formats.set(format, (frame = make()));
+      return frame;
+    };
+    for (const group of groups) {
+      const messages = group.pending;
+      group.pending = [];
+      let frames: Framed[];
+      try {
+        frames = group.view.frames(messages, render);
+      } catch (error) {
+        log.error("a live view failed to render", { view: group.view.key, error }); // one broken view must not stop the others
+        continue;
+      }
+      if (!frames.length) continue;
+      const chunk = frames.length === 1 ? frames[0]!.frame : Buffer.concat(frames.map((f) => f.frame));
+      for (const member of group.members) member.deliver(chunk, frames);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+// Live views at a fixed cost: a burst reaches an open dashboard as the newest few events and a
+// count of the rest (its pill offers them), in one flush per interval; a script's /v1/stream gets
+// every event. Every event is either sent or counted, never lost without a word.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { FEED_CAP } from "../../src/web/live.ts";
+import { Agent, eventually, openSse, post, startTestServer, type TestServer } from "../helpers.ts";
+
+let server: TestServer;
+let cookie = "";
+beforeAll(async () => {
+  server = await startTestServer({ "live-interval": "400ms" });
+  await server.deps.projects.create("busy");
+  await server.deps.accounts.createUser({ username: "owner", password: "correct horse battery" }, "owner");
+  const agent = new Agent(server.url);
+  await agent.login("owner", "correct horse battery");
+  cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  await post(server, "/v1/log", { project: "busy", channel: "burst", event: "warm-up" }); // the channel exists
+});
+afterAll(() => server.close());
+
+const burst = (n: number, prefix: string) => Promise.all(Array.from({ length: n }, (_, i) => post(server, "/v1/log", { project: "busy", channel: "burst", event: `${prefix} ${i}` })));
+
+describe("a burst of events", () => {
+  test(`reaches a dashboard as at most ${FEED_CAP} events per flush and a count of the rest`, async () => {
+    const page = await openSse(`${server.url}/p/busy/live`, { Cookie: cookie });
+    await Bun.sleep(500); // a quiet moment before the burst
+    const sent = await burst(150, "dash");
+    expect(sent.every((r) => r.status === 200)).toBe(true);
+    const feed = () => page.frames.filter((f) => f.event === "feed");
+    const skipped = () => page.frames.filter((f) => f.event === "skipped").reduce((n, f) => n + JSON.parse(f.data).count, 0);
+    await eventually(() => expect(feed().length + skipped()).toBe(150), 3000);
+    expect(skipped()).toBeGreaterThan(0);
+    expect(feed().length).toBeLessThanOrEqual(2 * FEED_CAP); // the first event after the quiet moment, then one capped flush
+    // What is sent is the newest: the last event of the burst is on the page.
+    const newest = Math.max(...sent.map((r) => r.json.id));
+    expect(feed().some((f) => Number(f.id) === newest)).toBe(true);
+    page.close();
+  });
+
+  test("reaches a /v1/stream whole: every event, in order", async () => {
+    const stream = await openSse(`${server.url}/v1/stream?project=busy`, { Authorization: `Bearer ${server.token}` });
+    const sent = await burst(150, "api");
+    const frames = await stream.waitFor(150, 5000);
+    expect(frames.map((f) => Number(f.id))).toEqual(sent.map((r) => r.json.id).sort((a, b) => a - b));
+    stream.close();
+  });
+
+  test("many open dashboards of one page share one view (one group, rendered once per flush)", async () => {
+    const pages = await Promise.all(Array.from({ length: 20 }, () => openSse(`${server.url}/p/busy/live?q=solo`, { Cookie: cookie })));
+    const before = server.deps.fanout.groupCount;
+    expect(server.deps.fanout.size).toBeGreaterThanOrEqual(20);
+    await post(server, "/v1/log", { project: "busy", channel: "burst", event: "solo" });
+    for (const p of pages) await eventually(() => expect(p.frames.some((f) => f.event === "feed")).toBe(true));
+    expect(server.deps.fanout.groupCount).toBe(before);
+    for (const p of pages) p.close();
+  });
+});
