@@ -8,10 +8,11 @@ import type { Scope } from "../domain/access.ts";
 import { canonicalJson } from "../domain/canonical.ts";
 import type { Idempotency, WriteOptions, Written } from "../domain/ingest.ts";
 import { validate } from "../domain/validation.ts";
-import { readJson } from "../http/body.ts";
+import { checkShape, readJsonUnchecked } from "../http/body.ts";
 import { BadRequest } from "../http/errors.ts";
 import { API_HEADERS, errorOf } from "../http/on-error.ts";
 import { groupBody, identifyBody, insightBody, insightIncrementBody, logBody, logEventBody, sendMetricBody } from "./models.ts";
+import { fastLogInput } from "./fast-path.ts";
 import { apiEvent, apiMetric } from "./views.ts";
 
 const PREFLIGHT = {
@@ -46,19 +47,26 @@ function respond<T>(written: Written<T>, render: (result: T) => string): Respons
   return answer(written.answer ?? render(written.result));
 }
 
+function validateChecked<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  checkShape(body);
+  return validate(schema, body);
+}
+
 export function ingestApi({ guard, ingest, config, metrics }: Deps) {
-  const read = async (request: Request): Promise<unknown> => readJson(request, config.bodyLimit);
   const noParse = { parse: "none" } as const;
 
-  /** One ingest route: authenticate, validate, write (once per key), answer; counted and timed. */
-  function route<S extends z.ZodType, T>(name: string, schema: S, write: (scope: Scope, input: z.output<S>, options: WriteOptions<T>) => Promise<Written<T>>, render: (result: T) => string) {
+  /**
+   * One ingest route: authenticate, validate, write (once per key), answer; counted and timed.
+   * `fast` may take the body without zod (it returns null when it cannot be sure).
+   */
+  function route<S extends z.ZodType, T>(name: string, schema: S, write: (scope: Scope, input: z.output<S>, options: WriteOptions<T>) => Promise<Written<T>>, render: (result: T) => string, fast?: (body: unknown) => z.output<S> | null) {
     return async ({ request, server }: { request: Request; server: Parameters<typeof guard.authenticate>[1] }) => {
       const started = performance.now();
       let status = 500;
       try {
         const scope = guard.authenticate(request, server);
-        const body = await read(request);
-        const input = validate(schema, body);
+        const body = await readJsonUnchecked(request, config.bodyLimit);
+        const input = fast?.(body) ?? validateChecked(schema, body);
         const response = respond(await write(scope, input, { idempotency: idempotency(request, scope, body, render), signal: request.signal }), render);
         status = 200;
         return response;
@@ -80,8 +88,8 @@ export function ingestApi({ guard, ingest, config, metrics }: Deps) {
   for (const path of INGEST_PATHS) app.options(path, () => new Response(null, { status: 204, headers: PREFLIGHT }));
 
   return app
-    .post("/v1/log", route("POST /v1/log", logBody, ingest.logEvent, eventAnswer), noParse)
-    .post("/log-event", route("POST /log-event", logEventBody, ingest.logEvent, eventAnswer), noParse)
+    .post("/v1/log", route("POST /v1/log", logBody, ingest.logEvent, eventAnswer, (body) => fastLogInput(body, { event: "event", description: "description" })), noParse)
+    .post("/log-event", route("POST /log-event", logEventBody, ingest.logEvent, eventAnswer, (body) => fastLogInput(body, { event: "title", description: "message" })), noParse)
     .post("/send-metric", route("POST /send-metric", sendMetricBody, ingest.recordMetric, plainAnswer), noParse)
     .post("/v1/insight", route("POST /v1/insight", insightBody, ingest.recordMetric, metricAnswer), noParse)
     .patch("/v1/insight", route("PATCH /v1/insight", insightIncrementBody, ingest.recordMetric, metricAnswer), noParse)

@@ -20,8 +20,8 @@ export function createGuard(tokens: TokenService, config: Pick<Config, "rateLimi
   const publicTokens = limiter(config.rateLimitPublic);
   const failures = limiter(config.rateLimitIp);
 
-  function reject(ip: string, message: string): never {
-    failures?.take(ip);
+  function reject(ip: () => string, message: string): never {
+    failures?.take(ip());
     throw new Unauthorized(message);
   }
 
@@ -29,7 +29,8 @@ export function createGuard(tokens: TokenService, config: Pick<Config, "rateLimi
     ip: (request: Request, server: Server<unknown> | null | undefined) => clientIp(request, server, config.trustProxy),
 
     authenticate(request: Request, server: Server<unknown> | null | undefined): Scope {
-      const ip = this.ip(request, server);
+      // The peer's address costs a system call: asked for only when a limit needs it.
+      const ip = () => this.ip(request, server);
       const header = request.headers.get("authorization");
       if (!header) reject(ip, `Missing Authorization header. ${HOW}`);
       const match = /^Bearer +([^\s]+) *$/i.exec(header);
@@ -38,7 +39,7 @@ export function createGuard(tokens: TokenService, config: Pick<Config, "rateLimi
       if (scope === "unknown") reject(ip, `Unknown token. ${HOW}`);
       if (scope === "revoked") reject(ip, `This token was revoked. ${HOW}`);
       if (scope.kind === "full") full?.take(String(scope.tokenId));
-      else publicTokens?.take(`${scope.tokenId}:${ip}`);
+      else publicTokens?.take(`${scope.tokenId}:${ip()}`);
       return scope;
     },
   };
