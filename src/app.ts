@@ -19,7 +19,6 @@ import { createGuard } from "./http/auth.ts";
 import type { AppError } from "./http/errors.ts";
 import { errorHandler } from "./http/on-error.ts";
 import { accessLog } from "./http/request-log.ts";
-import { bodyLimit } from "./http/body-limit.ts";
 import { createWebGuard } from "./http/session.ts";
 import { StreamRegistry } from "./http/sse.ts";
 import { Fanout } from "./live/fanout.ts";
@@ -84,7 +83,6 @@ export function createApp(deps: Deps, assets: Assets) {
   const routes: { of: () => { method: string; path: string }[] } = { of: () => [] };
   const app = new Elysia()
     .use(accessLog())
-    .use(bodyLimit(deps.config.bodyLimit))
     .use(errorHandler(() => routes.of(), renderWebError))
     .use(healthApi(deps))
     .use(ingestApi(deps))

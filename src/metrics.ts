@@ -20,15 +20,21 @@ function key(labels: Labels): string {
 }
 
 class Counter {
-  private readonly values = new Map<string, number>();
+  private readonly values = new Map<string, { value: number }>();
   constructor(readonly name: string, readonly help: string) {}
   inc(labels: Labels = {}, by = 1): void {
+    this.cell(labels).value += by;
+  }
+  /** The counter of one label set, to keep where it is counted often (each inc is then one addition). */
+  cell(labels: Labels = {}): { value: number } {
     const k = key(labels);
-    this.values.set(k, (this.values.get(k) ?? 0) + by);
+    let cell = this.values.get(k);
+    if (!cell) this.values.set(k, (cell = { value: 0 }));
+    return cell;
   }
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
-    for (const [k, v] of this.values) lines.push(`${this.name}${k ? `{${k}}` : ""} ${v}`);
+    for (const [k, v] of this.values) lines.push(`${this.name}${k ? `{${k}}` : ""} ${v.value}`);
     return lines.join("\n");
   }
 }
@@ -37,12 +43,22 @@ class Histogram {
   private readonly series = new Map<string, { buckets: number[]; sum: number; count: number }>();
   constructor(readonly name: string, readonly help: string, readonly bounds: number[]) {}
   observe(labels: Labels, value: number): void {
+    this.cell(labels).observe(value);
+  }
+  /** The series of one label set, to keep where it is observed often. */
+  cell(labels: Labels): { observe: (value: number) => void } {
     const k = key(labels);
     let s = this.series.get(k);
     if (!s) this.series.set(k, (s = { buckets: this.bounds.map(() => 0), sum: 0, count: 0 }));
-    for (let i = 0; i < this.bounds.length; i++) if (value <= this.bounds[i]!) s.buckets[i]!++;
-    s.sum += value;
-    s.count++;
+    const series = s;
+    const bounds = this.bounds;
+    return {
+      observe(value: number) {
+        for (let i = 0; i < bounds.length; i++) if (value <= bounds[i]!) series.buckets[i]!++;
+        series.sum += value;
+        series.count++;
+      },
+    };
   }
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];

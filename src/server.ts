@@ -1,7 +1,7 @@
 // A running Signalboard: the store opened, the default project in place, the app listening, the
 // background jobs ticking; and a stop() that loses nothing.
 import { createApp, createDeps, type Deps } from "./app.ts";
-import { SERVER_BODY_LIMIT } from "./http/body-limit.ts";
+import { SERVER_BODY_LIMIT } from "./http/body.ts";
 import { Assets } from "./web/assets.ts";
 import type { Config } from "./config.ts";
 import { log, logEnabled } from "./logger.ts";
@@ -39,7 +39,7 @@ export async function startServer(loaded: Config): Promise<Running> {
     app.listen({
       port: config.port,
       hostname: config.host,
-      // Bodies are size-checked before they are read (http/body-limit.ts) with a JSON 413; this is a backstop.
+      // Bodies are size-checked where they are read (http/body.ts), with a JSON 413; this is a backstop.
       maxRequestBodySize: Math.max(config.bodyLimit, SERVER_BODY_LIMIT),
       idleTimeout: 30,
       // Elysia lets processes share a port by default: a second server started by mistake would

@@ -28,8 +28,14 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 
 const success = (fields: Record<string, unknown> = {}) => JSON.stringify({ success: true, statusCode: 200, ...fields });
 
-function answer(body: string, replayed = false): Response {
-  return new Response(body, { headers: replayed ? { ...API_HEADERS, "Idempotent-Replayed": "true" } : API_HEADERS });
+// A success carries the fewest headers the contract needs (each costs the hot path about 0.3 µs):
+// its type, and what a web page posting with a public token needs to read it (browsers send Origin).
+const OK_HEADERS = { "Content-Type": API_HEADERS["Content-Type"], "Access-Control-Allow-Origin": "*" };
+const OK_HEADERS_CORS = { ...OK_HEADERS, "Access-Control-Expose-Headers": API_HEADERS["Access-Control-Expose-Headers"] };
+
+function answer(request: Request, body: string, replayed = false): Response {
+  const headers = request.headers.has("origin") ? OK_HEADERS_CORS : OK_HEADERS;
+  return new Response(body, { headers: replayed ? { ...headers, "Idempotent-Replayed": "true" } : headers });
 }
 
 /** The request's Idempotency-Key, if it has one, bound to this token and this exact request. */
@@ -42,9 +48,9 @@ function idempotency<T>(request: Request, scope: Scope, body: unknown, render: (
   return { tokenId: scope.tokenId, key, fingerprint, answer: render };
 }
 
-function respond<T>(written: Written<T>, render: (result: T) => string): Response {
-  if (written.replayed !== undefined) return answer(written.replayed, true);
-  return answer(written.answer ?? render(written.result));
+function respond<T>(request: Request, written: Written<T>, render: (result: T) => string): Response {
+  if (written.replayed !== undefined) return answer(request, written.replayed, true);
+  return answer(request, written.answer ?? render(written.result));
 }
 
 function validateChecked<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
@@ -60,22 +66,23 @@ export function ingestApi({ guard, ingest, config, metrics }: Deps) {
    * `fast` may take the body without zod (it returns null when it cannot be sure).
    */
   function route<S extends z.ZodType, T>(name: string, schema: S, write: (scope: Scope, input: z.output<S>, options: WriteOptions<T>) => Promise<Written<T>>, render: (result: T) => string, fast?: (body: unknown) => z.output<S> | null) {
+    // This route's counters, made once: counting a request is then an addition, not a label lookup.
+    const answered = metrics.ingestRequests.cell({ route: name, status: "200" });
+    const seconds = metrics.ingestSeconds.cell({ route: name });
     return async ({ request, server }: { request: Request; server: Parameters<typeof guard.authenticate>[1] }) => {
       const started = performance.now();
-      let status = 500;
       try {
         const scope = guard.authenticate(request, server);
         const body = await readJsonUnchecked(request, config.bodyLimit);
         const input = fast?.(body) ?? validateChecked(schema, body);
-        const response = respond(await write(scope, input, { idempotency: idempotency(request, scope, body, render), signal: request.signal }), render);
-        status = 200;
+        const response = respond(request, await write(scope, input, { idempotency: idempotency(request, scope, body, render), signal: request.signal }), render);
+        answered.value++;
         return response;
       } catch (error) {
-        status = errorOf(error, request).status;
+        metrics.ingestRequests.inc({ route: name, status: String(errorOf(error, request).status) });
         throw error;
       } finally {
-        metrics.ingestRequests.inc({ route: name, status: String(status) });
-        metrics.ingestSeconds.observe({ route: name }, (performance.now() - started) / 1000);
+        seconds.observe((performance.now() - started) / 1000);
       }
     };
   }

@@ -1,7 +1,17 @@
-// Reading a JSON request body with our rules: the right Content-Type (415), at most the configured
-// size even when the client lies or streams (413), valid JSON (400), nested no deeper than any
-// of our bodies needs, and only well-formed text (400). Never a 500.
+// Reading request bodies with our rules. Every route reads its body itself, through these (never
+// with Elysia's parsers, which read a body whole whatever its size): the right Content-Type (415),
+// at most the route's limit, refused by its declared size before anything is read and counted as
+// it is read when sent chunked (413), valid JSON (400), nested no deeper than any of our bodies
+// needs, and only well-formed text (400). Never a 500.
 import { InvalidJson, PayloadTooLarge, UnsupportedMediaType, ValidationError } from "./errors.ts";
+
+/** Forms of the dashboard are small; only the API takes SIGNALBOARD_BODY_LIMIT. */
+export const WEB_BODY_LIMIT = 256 * 1024;
+/** Bun's own limit, far above ours: it answers with an empty 413, a last resort only. */
+export const SERVER_BODY_LIMIT = 16 * 1024 * 1024;
+
+/** Route options of a dashboard form: the handler reads it with readForm (capped), Elysia does not. */
+export const FORM = { parse: "none" } as const;
 
 // Our bodies nest three levels at most; deeper ones are refused before anything walks them
 // (hashing a body nested 30,000 levels deep takes a second and a half).

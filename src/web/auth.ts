@@ -1,7 +1,6 @@
 // Setup of the owner account, sign-in and sign-out.
 import { Elysia } from "elysia";
-import { readForm } from "../http/body.ts";
-import { FORM, WEB_BODY_LIMIT } from "../http/body-limit.ts";
+import { FORM, readForm, WEB_BODY_LIMIT } from "../http/body.ts";
 import type { Deps } from "../app.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import { parseCookies, SESSION_COOKIE } from "../http/session.ts";

@@ -1,7 +1,6 @@
 // Creating and deleting projects and channels from the dashboard.
 import { Elysia } from "elysia";
-import { readForm } from "../http/body.ts";
-import { FORM, WEB_BODY_LIMIT } from "../http/body-limit.ts";
+import { FORM, readForm, WEB_BODY_LIMIT } from "../http/body.ts";
 import type { Deps } from "../app.ts";
 import { isName } from "../domain/rules.ts";
 import { field } from "./form.ts";

@@ -2,8 +2,7 @@
 // filters and test notifications; and Settings → Integrations, per project.
 import { Elysia } from "elysia";
 import type { Deps } from "../app.ts";
-import { readForm, readJson } from "../http/body.ts";
-import { FORM, WEB_BODY_LIMIT } from "../http/body-limit.ts";
+import { FORM, readForm, readJson, WEB_BODY_LIMIT } from "../http/body.ts";
 import { AppError, NotFound, ValidationError } from "../http/errors.ts";
 import { field } from "./form.ts";
 import { html } from "./html.ts";

@@ -1,7 +1,6 @@
 // Settings → API (tokens) and Settings → Members.
 import { Elysia } from "elysia";
-import { readForm } from "../http/body.ts";
-import { FORM, WEB_BODY_LIMIT } from "../http/body-limit.ts";
+import { FORM, readForm, WEB_BODY_LIMIT } from "../http/body.ts";
 import type { Deps } from "../app.ts";
 import { AppError, NotFound, ValidationError } from "../http/errors.ts";
 import { field, fieldErrors } from "./form.ts";
