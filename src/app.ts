@@ -66,7 +66,7 @@ export function createDeps(config: Config, store: Store) {
     vapid,
     devices: deviceService(store),
     integrations: integrationService(store),
-    notifier: new Notifier(store, vapid, { concurrency: 8, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000, graceMs: 3000 }, metrics),
+    notifier: new Notifier(store, vapid, { concurrency: 64, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000, graceMs: 3000 }, metrics),
   };
 }
 

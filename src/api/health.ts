@@ -4,6 +4,7 @@ import type { Deps } from "../app.ts";
 import { StorageUnavailable } from "../http/errors.ts";
 import { assertCanRead } from "../domain/access.ts";
 import type { Gauge } from "../metrics.ts";
+import { heldBytes } from "../http/sse.ts";
 import { ok } from "./views.ts";
 
 export function healthApi({ store, version, config, guard, streams, fanout, notifier, metrics, health }: Deps) {
@@ -15,6 +16,7 @@ export function healthApi({ store, version, config, guard, streams, fanout, noti
     { name: "signalboard_writer_queue_depth", help: "Writes waiting for the next transaction.", value: () => store.writer.stats.queueDepth },
     { name: "signalboard_sse_clients", help: "Open Server-Sent Events streams (dashboards and /v1/stream).", value: () => streams.size },
     { name: "signalboard_sse_connections_total", help: "SSE streams opened since start.", value: () => streams.opened },
+    { name: "signalboard_sse_held_bytes", help: "Bytes written to live streams that their clients have not taken yet (capped).", value: heldBytes },
     { name: "signalboard_live_views", help: "Distinct live views open (streams showing the same view share one).", value: () => fanout.groupCount },
     { name: "signalboard_live_flushes_total", help: "Flushes of live views since start (at most one per SIGNALBOARD_LIVE_INTERVAL).", value: () => fanout.flushes },
     { name: "signalboard_notifications_pending", help: "Notifications queued and not yet delivered.", value: () => store.notifications.pendingCount() },

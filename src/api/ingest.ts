@@ -74,6 +74,7 @@ export function ingestApi({ guard, ingest, config, metrics }: Deps) {
       try {
         const scope = guard.authenticate(request, server);
         const body = await readJsonUnchecked(request, config.bodyLimit);
+        guard.recheck(scope); // the token may have been revoked while the body came in
         const input = fast?.(body) ?? validateChecked(schema, body);
         const response = respond(request, await write(scope, input, { idempotency: idempotency(request, scope, body, render), signal: request.signal }), render);
         answered.value++;

@@ -8,7 +8,7 @@ export const device: Command = {
     const { values, positionals } = parse(argv, {});
     const [action, id, ...extra] = positionals;
     if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
-    if (action === "remove" && id !== undefined && !/^\d+$/.test(id)) throw new UsageError(`device remove takes a device's id (a number that device list shows), got "${id}"`);
+    if (action === "remove" && id !== undefined && !/^\d{1,15}$/.test(id)) throw new UsageError(`device remove takes a device's id (a number that device list shows), got "${id}"`);
     const config = configFrom(values);
     return withStore(config, async (store) => {
       const devices = deviceAdmin(store);

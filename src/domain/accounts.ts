@@ -115,19 +115,20 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
     },
 
     /**
-     * Removes a member and signs them out everywhere. Their API tokens are revoked with them unless
-     * `keepTokens` (a token may run something that should outlive the person who made it).
+     * Removes a member and signs them out everywhere. The API tokens they created are revoked and
+     * the integrations they added turned off, unless `keepTokens` (a token or a webhook may serve
+     * something that should outlive the person who made it); either way they stop reaching them.
      */
-    async removeUser(id: number, by: User, { keepTokens = false } = {}, now = Date.now()): Promise<{ user: User; revokedTokens: number }> {
+    async removeUser(id: number, by: User, { keepTokens = false } = {}, now = Date.now()): Promise<{ user: User; revokedTokens: number; disabledIntegrations: number }> {
       if (by.role !== "owner") throw new Forbidden("Only the owner can remove members.");
       const user = store.users.findById(id);
       if (!user) throw new NotFound("That user no longer exists.");
       if (user.id === by.id) throw new Forbidden("You cannot remove yourself.");
-      const revokedTokens = await store.writer.submit(() => {
+      return store.writer.submit(() => {
         store.users.delete(id);
-        return keepTokens ? 0 : store.tokens.revokeCreatedBy(id, now);
+        if (keepTokens) return { user, revokedTokens: 0, disabledIntegrations: 0 };
+        return { user, revokedTokens: store.tokens.revokeCreatedBy(id, now), disabledIntegrations: store.notifications.disableCreatedBy(id) };
       });
-      return { user, revokedTokens };
     },
 
     /** A new session for the right username and password, or null. Always costs one hash check. */

@@ -3,7 +3,7 @@
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
-    const sorted: Record<string, unknown> = {};
+    const sorted: Record<string, unknown> = Object.create(null); // so a key named __proto__ is kept like any other
     for (const key of Object.keys(v).sort()) sorted[key] = (v as Record<string, unknown>)[key];
     return sorted;
   });

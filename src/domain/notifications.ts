@@ -190,15 +190,20 @@ export function integrationService(store: Store) {
       return store.notifications.integrationsOf(project.id).map(maskIntegration);
     },
 
-    /** Returns the signing secret of a new webhook: shown once, then never again. */
-    async create(projectName: string, input: unknown, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
+    /** Returns the signing secret of a new webhook: shown once, then never again. `by`: the member adding it. */
+    async create(projectName: string, input: unknown, by: User | null = null, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
       const project = requireProject(store, projectName);
       const i = validate(integrationInput, input);
       const secret = i.kind === "webhook" ? `whsec_${randomToken().slice(3)}` : i.kind === "ntfy" ? i.token || null : null;
       const row = await store.writer.submit(() =>
-        store.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, url: i.kind === "ntfy" ? i.url.replace(/\/+$/, "") : i.url, topic: i.kind === "ntfy" ? i.topic : null, secret }, now),
+        store.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, url: i.kind === "ntfy" ? i.url.replace(/\/+$/, "") : i.url, topic: i.kind === "ntfy" ? i.topic : null, secret, createdByUserId: by?.id ?? null }, now),
       );
       return { integration: maskIntegration(row), secret: i.kind === "webhook" ? secret : null };
+    },
+
+    /** How many enabled integrations a member added (across projects). */
+    createdBy(userId: number): number {
+      return store.notifications.integrationsCreatedBy(userId);
     },
 
     async setEnabled(projectName: string, id: number, enabled: boolean): Promise<void> {

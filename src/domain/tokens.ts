@@ -57,6 +57,8 @@ export function tokenService(store: Store) {
   // very next request, from this process or a CLI command.
   const scopes = new Map<string, Scope & { tokenId: number }>();
   let version = "";
+  // The access version each scope was last known good at (see stillValid).
+  const checkedAt = new WeakMap<Scope, string>();
 
   function info({ hash: _hash, ...rest }: TokenRow): TokenInfo {
     return rest;
@@ -101,6 +103,21 @@ export function tokenService(store: Store) {
       return info({ ...row, revokedAt: now });
     },
 
+    /**
+     * Whether the token behind `scope` still grants it: cheap while nothing that can revoke access
+     * has happened since it was checked; else the token is read again. For a request that waited
+     * (for a slow body, say) between authenticating and acting.
+     */
+    stillValid(scope: Scope): boolean {
+      if (scope.tokenId === null) return true;
+      const current = store.accessVersion();
+      if (checkedAt.get(scope) === current) return true;
+      const row = store.tokens.findById(scope.tokenId);
+      const valid = row !== null && row.revokedAt === null;
+      if (valid) checkedAt.set(scope, current);
+      return valid;
+    },
+
     /** Allows or stops a public token's events that notify. */
     setMayNotify(ref: string, mayNotify: boolean): TokenInfo {
       const row = find(ref);
@@ -130,6 +147,7 @@ export function tokenService(store: Store) {
         row.kind === "full" ? { kind: "full", tokenId: row.id } : { kind: "public", tokenId: row.id, projectId: row.projectId!, project: row.project!, channel: row.channel, mayNotify: row.mayNotify };
       if (scopes.size >= CACHE_LIMIT) scopes.clear();
       scopes.set(token, scope);
+      checkedAt.set(scope, current);
       return scope;
     },
 

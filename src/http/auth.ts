@@ -42,5 +42,10 @@ export function createGuard(tokens: TokenService, config: Pick<Config, "rateLimi
       else publicTokens?.take(`${scope.tokenId}:${ip()}`);
       return scope;
     },
+
+    /** Refuses a request whose token was revoked since authenticate() (while its body came in, say). */
+    recheck(scope: Scope): void {
+      if (!tokens.stillValid(scope)) throw new Unauthorized(`This token was revoked. ${HOW}`);
+    },
   };
 }

@@ -1,7 +1,8 @@
 // Catching a reconnecting stream up. A client sends the id of the last event it saw
 // (Last-Event-ID); it gets what it missed, in order, once, then live events. The work is bounded
-// whatever it asks: the replay reads pages of the store and waits for each to reach the socket
-// before the next, gives up past a window of ids or a number of events, and an id the server
+// whatever it asks: the replay reads pages of the store, waits for each to reach the socket
+// before the next and lets other requests go first in between, gives up past a window of ids or a
+// number of events, and an id the server
 // never handed out (a database restored from an older backup) counts as "from now". Giving up is
 // said with a reset frame, so the client knows to re-read instead of believing it saw everything.
 import type { EventFilter } from "../model/filter.ts";
@@ -12,6 +13,8 @@ import type { Stream } from "./sse.ts";
 
 /** A stream that missed more than this many ids (of any project) starts again from now. */
 export const RESUME_WINDOW = 100_000;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const PAGE = 500;
 
 export type ResetReason = "too_far_behind" | "too_many" | "unknown_id";
@@ -24,12 +27,14 @@ export type ResumeOptions = {
   lastSeen: number | null;
   /** Most events replayed before giving up. */
   limit: number;
+  /** Most ids behind the newest a stream may be to be replayed (RESUME_WINDOW unless smaller). */
+  window?: number;
   encode: (event: EventRow) => Uint8Array;
   /** The frame that tells the client it did not get everything, continuing from `newest`. */
   reset: (newest: number, reason: ResetReason) => Uint8Array;
 };
 
-export async function resume(stream: Stream, { feed, view, filter, lastSeen, limit, encode, reset }: ResumeOptions): Promise<void> {
+export async function resume(stream: Stream, { feed, view, filter, lastSeen, limit, window = RESUME_WINDOW, encode, reset }: ResumeOptions): Promise<void> {
   let newest = feed.newestId();
   if (lastSeen === null) return stream.follow(view, newest);
   if (lastSeen > newest) {
@@ -39,7 +44,7 @@ export async function resume(stream: Stream, { feed, view, filter, lastSeen, lim
   let read = lastSeen;
   let replayed = 0;
   for (;;) {
-    if (newest - lastSeen > RESUME_WINDOW) {
+    if (newest - lastSeen > window) {
       stream.send(reset(newest, "too_far_behind"));
       return stream.follow(view, newest);
     }
@@ -54,6 +59,8 @@ export async function resume(stream: Stream, { feed, view, filter, lastSeen, lim
     // Caught up: live delivery starts in the same tick as the last read, so no commit falls between.
     if (read >= newest) return stream.follow(view, read);
     if (!(await stream.drained())) return;
+    // Other requests go first between pages, even when a page matched nothing (and so waited for nothing).
+    await nextTurn();
     newest = feed.newestId();
   }
 }

@@ -10,6 +10,7 @@ import type { Server } from "bun";
 import type { Config } from "../config.ts";
 import type { AccountService, Session } from "../domain/accounts.ts";
 import { randomToken } from "../domain/tokens.ts";
+import { readForm, readJson, WEB_BODY_LIMIT } from "./body.ts";
 import { clientIp } from "./client-ip.ts";
 import { Forbidden, SeeOther } from "./errors.ts";
 
@@ -73,6 +74,30 @@ export function createWebGuard(accounts: AccountService, config: Pick<Config, "b
       if (accounts.needsSetup()) throw new SeeOther("/setup");
       const url = new URL(request.url);
       throw new SeeOther(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+    },
+
+    /**
+     * The form of a signed-in page's POST: read (capped), then the session checked again, since it
+     * may have ended (a sign-out, a removed member) while the body came in, then its CSRF token.
+     */
+    async form(request: Request, session: Session): Promise<Record<string, string | string[]>> {
+      const body = await readForm(request, WEB_BODY_LIMIT);
+      this.stillSignedIn(request, session);
+      this.verifyCsrf(request, session, body._csrf);
+      return body;
+    },
+
+    /** A signed-in page's JSON body (sent by its script, with the CSRF header): as form(), for JSON. */
+    async json(request: Request, session: Session, limit: number): Promise<unknown> {
+      const body = await readJson(request, limit);
+      this.stillSignedIn(request, session);
+      this.verifyCsrf(request, session);
+      return body;
+    },
+
+    /** Throws as requireSession does unless `session` still is the request's live session. */
+    stillSignedIn(request: Request, session: Session): void {
+      if (this.session(request)?.sessionId !== session.sessionId) this.requireSession(request);
     },
 
     requireOwner(session: Session): void {

@@ -33,6 +33,17 @@ const HEADERS = {
 
 /** A client may fall this far behind (bytes accepted but not yet taken by its socket) before it is dropped. */
 export const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
+/**
+ * All streams together may hold this much that their sockets have not taken. Bun keeps what a
+ * client has not read in memory, and a connection whose client stops reading cannot be cut from
+ * here (its bytes stay until the client reads or goes away): so the total is capped where it
+ * grows, at the write. A stream that is behind and would pass it is dropped instead of written to.
+ */
+export const MAX_HELD_BYTES = 64 * 1024 * 1024;
+let held = 0;
+
+/** Bytes written to streams that their sockets have not taken yet, all streams together. */
+export const heldBytes = () => held;
 /** A client that takes nothing of a replay page for this long is dropped (it resumes when it reconnects). */
 export const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -117,6 +128,7 @@ export type SseOptions = {
   start: (stream: Stream) => void | Promise<void>;
   credential?: Credential;
   maxUnsentBytes?: number;
+  maxHeldBytes?: number;
   drainTimeoutMs?: number;
   keepAliveMs?: number;
   retryMs?: number;
@@ -140,13 +152,14 @@ function flushLater(flush: () => void): void {
   });
 }
 
-export function sseResponse({ registry, fanout, signal, start, credential, maxUnsentBytes = MAX_UNSENT_BYTES, drainTimeoutMs = DRAIN_TIMEOUT_MS, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
+export function sseResponse({ registry, fanout, signal, start, credential, maxUnsentBytes = MAX_UNSENT_BYTES, maxHeldBytes = MAX_HELD_BYTES, drainTimeoutMs = DRAIN_TIMEOUT_MS, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
   if (registry.closing) throw new ShuttingDown();
   let close = () => {};
   // A "direct" stream writes straight to the socket's buffer, which Bun sends at the end of the
   // tick: no per-chunk queue and promise. One event to 10,000 streams costs 27 ms of JavaScript
   // this way (150 ms with flush() after each write). What the socket cannot take yet, Bun keeps
-  // in memory, without limit: `unsent` counts it, and the stream is dropped past maxUnsentBytes.
+  // in memory, without limit: `unsent` counts it, and a stream that is behind is dropped rather
+  // than written to past maxUnsentBytes, or past maxHeldBytes for all streams together.
   const body = new ReadableStream<Uint8Array>({
     type: "direct",
     async pull(controller: ReadableStreamDirectController) {
@@ -175,19 +188,28 @@ export function sseResponse({ registry, fanout, signal, start, credential, maxUn
         if (!pending.length) return;
         const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
         pending = [];
+        const size = chunk.byteLength;
+        if (unsent > 0 && (unsent + size > maxUnsentBytes || held + size > maxHeldBytes)) {
+          close(); // behind already, and this would hold too much: dropped (it reconnects and resumes)
+          return;
+        }
         const written = controller.write(chunk);
         if (written === 0) {
           close(); // the client is gone
           return;
         }
         if (typeof written !== "number") {
-          unsent += chunk.byteLength;
-          const settled = written.then(
-            () => (unsent -= chunk.byteLength),
-            () => close(),
-          );
-          waiting = settled;
-          if (unsent > maxUnsentBytes) close();
+          unsent += size;
+          held += size;
+          // Counted until the socket takes it (or the client goes away), even after the stream closed.
+          const release = () => {
+            unsent -= size;
+            held -= size;
+          };
+          waiting = written.then(release, () => {
+            release();
+            close();
+          });
         }
       };
       const send: Send = (chunk) => {

@@ -73,7 +73,7 @@ export function notificationStore(db: Db) {
 
     // --- integrations --------------------------------------------------------------------------
 
-    createIntegration(i: { projectId: number; kind: IntegrationRow["kind"]; name: string; url: string; topic: string | null; secret: string | null }, now: number): IntegrationRow {
+    createIntegration(i: { projectId: number; kind: IntegrationRow["kind"]; name: string; url: string; topic: string | null; secret: string | null; createdByUserId: number | null }, now: number): IntegrationRow {
       return db.insert(integrations).values({ ...i, createdAt: now }).returning().get();
     },
 
@@ -83,6 +83,15 @@ export function notificationStore(db: Db) {
 
     integration(id: number): IntegrationRow | null {
       return db.select().from(integrations).where(eq(integrations.id, id)).get() ?? null;
+    },
+
+    integrationsCreatedBy(userId: number): number {
+      return db.select({ n: sql<number>`count(*)` }).from(integrations).where(and(eq(integrations.createdByUserId, userId), eq(integrations.enabled, true))).get()?.n ?? 0;
+    },
+
+    /** Turns off the integrations a member added; returns how many were on. */
+    disableCreatedBy(userId: number): number {
+      return db.update(integrations).set({ enabled: false }).where(and(eq(integrations.createdByUserId, userId), eq(integrations.enabled, true))).returning({ id: integrations.id }).all().length;
     },
 
     setIntegrationEnabled(id: number, enabled: boolean): void {

@@ -218,6 +218,8 @@ export const integrations = sqliteTable(
     topic: text("topic"),
     secret: text("secret"),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    // The member who added it (no foreign key: kept when they are removed), null from before this was recorded.
+    createdByUserId: integer("created_by_user_id"),
     createdAt: integer("created_at").notNull(),
     lastSuccessAt: integer("last_success_at"),
     lastError: text("last_error"),

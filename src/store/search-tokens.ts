@@ -53,9 +53,26 @@ function learn(text: string): void {
   if (unseen) classify([...unseen]);
 }
 
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const ALNUM = /[a-z0-9]+/g;
+/** Whether the tokenizer reads ASCII as letters and digits, lowercased (unicode61 does): then a fast path. */
+let asciiIsAlnum: boolean | null = null;
+
+function asciiRule(): boolean {
+  classify(Array.from({ length: 127 }, (_, i) => i + 1));
+  for (let c = 1; c < 128; c++) {
+    const ch = String.fromCharCode(c);
+    const alnum = /[A-Za-z0-9]/.test(ch);
+    if (folds.get(c) !== (alnum ? ch.toLowerCase() : null)) return false;
+  }
+  return true;
+}
+
 /** The folded words of `text`, in order, as the full-text index stores them. */
 export function searchTokens(text: string): string[] {
-  if (folds.size === 0) classify(Array.from({ length: 127 }, (_, i) => i + 1));
+  asciiIsAlnum ??= asciiRule();
+  // Most text is ASCII: one regular expression instead of a lookup per character.
+  if (asciiIsAlnum && ASCII_ONLY.test(text)) return text.toLowerCase().match(ALNUM) ?? [];
   learn(text);
   const tokens: string[] = [];
   let word = "";

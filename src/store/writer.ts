@@ -8,7 +8,7 @@
 // with one SAVEPOINT per write. Writes are synchronous functions of the database, so running one
 // again after a rollback does the same thing.
 import type { Database } from "bun:sqlite";
-import { AppError, ClientGone, StorageUnavailable } from "../http/errors.ts";
+import { AppError, ClientGone, Conflict, StorageUnavailable } from "../http/errors.ts";
 
 type Pending = { run: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void; signal?: AbortSignal };
 
@@ -121,12 +121,22 @@ export class Writer {
       if (!(error instanceof AppError) && isStorageFailure(error)) throw error; // the whole batch fails
       this.stmt.rollbackTo.run();
       this.stmt.release.run();
-      return { ok: false, error };
+      return { ok: false, error: raced(error) };
     }
   }
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * A write that refers to a row deleted while it was on its way (a project, a channel, a user
+ * removed a moment before) is refused like any other conflict, not reported as a failure of ours.
+ */
+function raced(error: unknown): unknown {
+  const code = (error as { code?: unknown })?.code;
+  if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") return new Conflict("Something this refers to was deleted a moment ago (a project, a channel or a member). Reload and try again.");
+  return error;
+}
 
 const STORAGE_CODES = /^SQLITE_(FULL|IOERR|READONLY|BUSY|LOCKED|CANTOPEN|CORRUPT|NOTADB|PROTOCOL|NOMEM)/;
 

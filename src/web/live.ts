@@ -20,6 +20,8 @@ import { metricWidget } from "./views/project.ts";
 
 /** More missed events than this, and the page reloads instead of inserting them one by one. */
 const REPLAY_LIMIT = 200;
+/** More events than this stored since the page's last one, and it reloads without looking for them. */
+const REPLAY_WINDOW = 10_000;
 /** A page is sent at most this many new events per flush, the newest, and told how many more there were. */
 export const FEED_CAP = 20;
 const TOAST_CAP = 3;
@@ -80,7 +82,7 @@ export function liveRoutes(deps: Deps, kit: Kit) {
       credential: accounts.credential(session),
       async start(stream) {
         if (withMetrics) for (const m of store.metrics.list(project.id)) stream.send(frame({ event: "metric", data: metricWidget(m).value }));
-        await resume(stream, { feed, view, filter, lastSeen, limit: REPLAY_LIMIT, encode: (e) => feedFrame(e, showChannel), reset: reloadFrame });
+        await resume(stream, { feed, view, filter, lastSeen, limit: REPLAY_LIMIT, window: REPLAY_WINDOW, encode: (e) => feedFrame(e, showChannel), reset: reloadFrame });
       },
     });
   });

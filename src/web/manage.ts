@@ -1,6 +1,6 @@
 // Creating and deleting projects and channels from the dashboard.
 import { Elysia } from "elysia";
-import { FORM, readForm, WEB_BODY_LIMIT } from "../http/body.ts";
+import { FORM } from "../http/body.ts";
 import type { Deps } from "../app.ts";
 import { isName } from "../domain/rules.ts";
 import { field } from "./form.ts";
@@ -37,8 +37,7 @@ export function manageRoutes(deps: Deps, kit: Kit) {
     })
     .post("/projects", async ({ request }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       const name = field(body, "name").trim();
       const error = problem("project", name) ?? (name ? null : "Enter a name.");
       if (error) return kit.fragment(newNameForm({ kind: "project", action: "/projects", value: name, error }), 422);
@@ -47,8 +46,7 @@ export function manageRoutes(deps: Deps, kit: Kit) {
     }, FORM)
     .post("/p/:project/channels", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       const project = kit.project(params.project);
       const name = field(body, "name").trim();
       const action = `/p/${seg(project.name)}/channels`;
@@ -59,8 +57,7 @@ export function manageRoutes(deps: Deps, kit: Kit) {
     }, FORM)
     .post("/p/:project/retention", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       const project = kit.project(params.project);
       const days = field(body, "days").trim();
       await projects.setRetention(project.name, days === "" ? null : Number(days));
@@ -83,8 +80,7 @@ export function manageRoutes(deps: Deps, kit: Kit) {
     })
     .post("/p/:project/delete", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       await projects.deleteProject(kit.project(params.project).name);
       return kit.redirect(request, "/");
     }, FORM)
@@ -104,8 +100,7 @@ export function manageRoutes(deps: Deps, kit: Kit) {
     })
     .post("/p/:project/c/:channel/delete", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       const { project, channel } = projects.requireChannel(params.project, params.channel);
       await projects.deleteChannel(project.name, channel.name);
       return kit.redirect(request, `/p/${seg(project.name)}`);

@@ -2,7 +2,7 @@
 // filters and test notifications; and Settings → Integrations, per project.
 import { Elysia } from "elysia";
 import type { Deps } from "../app.ts";
-import { FORM, readForm, readJson, WEB_BODY_LIMIT } from "../http/body.ts";
+import { FORM } from "../http/body.ts";
 import { AppError, NotFound, ValidationError } from "../http/errors.ts";
 import { field } from "./form.ts";
 import { html } from "./html.ts";
@@ -31,8 +31,7 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
       "/settings/notifications/devices",
       async ({ request }) => {
         const session = web.requireSession(request);
-        web.verifyCsrf(request, session);
-        const device = await devices.register(session.user, await readJson(request, 16 * 1024));
+        const device = await devices.register(session.user, await web.json(request, session, 16 * 1024));
         return Response.json({ id: device.id }, { headers: { "Cache-Control": "no-store" } });
       },
       { parse: "none" },
@@ -41,8 +40,7 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
       "/settings/notifications/devices/refresh",
       async ({ request }) => {
         const session = web.requireSession(request);
-        web.verifyCsrf(request, session);
-        const body = (await readJson(request, 16 * 1024)) as { endpoint?: unknown };
+        const body = (await web.json(request, session, 16 * 1024)) as { endpoint?: unknown };
         const known = typeof body?.endpoint === "string" && (await devices.refresh(session.user, body.endpoint));
         return Response.json({ known }, { headers: { "Cache-Control": "no-store" } });
       },
@@ -50,8 +48,7 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
     )
     .post("/settings/notifications/devices/:id/test", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       await devices.sendTest(session.user, idOf(params.id), config.baseUrl);
       return kit.fragment("Test notification queued; it should arrive within seconds.");
     }, FORM)
@@ -59,8 +56,7 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
       "/settings/notifications/devices/:id/filters",
       async ({ request, params }) => {
         const session = web.requireSession(request);
-        const form = await readForm(request, WEB_BODY_LIMIT);
-        web.verifyCsrf(request, session, field(form, "_csrf"));
+        const form = await web.form(request, session);
         await devices.setFilters(session.user, idOf(params.id), [form.scope ?? []].flat());
         return kit.redirect(request, "/settings/notifications");
       },
@@ -81,8 +77,7 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
     })
     .post("/settings/notifications/devices/:id/remove", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       await devices.remove(session.user, idOf(params.id));
       return kit.redirect(request, "/settings/notifications");
     }, FORM)
@@ -101,12 +96,11 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
     })
     .post("/settings/integrations", async ({ request }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       const project = kit.project(field(body, "project"));
       const values = { kind: field(body, "kind"), name: field(body, "name"), url: field(body, "url").trim(), topic: field(body, "topic").trim() };
       try {
-        const created = await integrations.create(project.name, { ...values, token: field(body, "token") || undefined });
+        const created = await integrations.create(project.name, { ...values, token: field(body, "token") || undefined }, session.user);
         // The list above reloads itself on this trigger; the form shows a webhook's secret once.
         const secret = created.secret ? { name: created.integration.name, value: created.secret } : undefined;
         return kit.fragment(integrationForm({ project: project.name, secret }), 200, { "HX-Trigger-After-Settle": "integration-added" });
@@ -117,8 +111,7 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
     }, FORM)
     .post("/settings/integrations/:id/test", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       const project = new URL(request.url).searchParams.get("project") ?? "";
       try {
         await integrations.sendTest(project, idOf(params.id), config.baseUrl);
@@ -130,8 +123,7 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
     }, FORM)
     .post("/settings/integrations/:id/toggle", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       const project = new URL(request.url).searchParams.get("project") ?? "";
       const current = integrations.list(project).find((i) => i.id === idOf(params.id));
       if (!current) throw new NotFound("That integration does not exist.");
@@ -155,8 +147,7 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
     })
     .post("/settings/integrations/:id/delete", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       const project = new URL(request.url).searchParams.get("project") ?? "";
       await integrations.remove(project, idOf(params.id));
       return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project)}`);

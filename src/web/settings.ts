@@ -1,6 +1,6 @@
 // Settings → API (tokens) and Settings → Members.
 import { Elysia } from "elysia";
-import { FORM, readForm, WEB_BODY_LIMIT } from "../http/body.ts";
+import { FORM } from "../http/body.ts";
 import type { Deps } from "../app.ts";
 import { AppError, NotFound, ValidationError } from "../http/errors.ts";
 import { field, fieldErrors } from "./form.ts";
@@ -10,7 +10,7 @@ import { confirmDialog, plural } from "./views/dialogs.ts";
 import { apiPage, memberForm, membersPage, tokenCreator, tokenTable } from "./views/settings.ts";
 
 export function settingsRoutes(deps: Deps, kit: Kit) {
-  const { web, tokens, accounts } = deps;
+  const { web, tokens, accounts, integrations } = deps;
   const nav = { section: "settings" as const };
 
   return new Elysia({ name: "web.settings" })
@@ -25,8 +25,7 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
     })
     .post("/settings/api/tokens", async ({ request }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       const values = { name: field(body, "name"), kind: field(body, "kind") || "full", project: field(body, "project"), channel: field(body, "channel").trim(), may_notify: field(body, "may_notify") };
       const isPublic = values.kind === "public";
       try {
@@ -62,16 +61,14 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
     })
     .post("/settings/api/tokens/:id/revoke", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       if (!/^\d+$/.test(params.id)) throw new NotFound("That token does not exist.");
       tokens.revoke(params.id);
       return kit.redirect(request, "/settings/api");
     }, FORM)
     .post("/settings/api/tokens/:id/notify", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       if (!/^\d+$/.test(params.id)) throw new NotFound("That token does not exist.");
       tokens.setMayNotify(params.id, field(body, "may_notify") === "on");
       return kit.fragment(tokenTable(tokens.list()));
@@ -82,8 +79,7 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
     })
     .post("/settings/members", async ({ request }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       web.requireOwner(session);
       const username = field(body, "username");
       try {
@@ -102,13 +98,15 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
       const user = accounts.list().find((u) => String(u.id) === params.id);
       if (!user) throw new NotFound("That user no longer exists.");
       const made = tokens.list().filter((t) => t.createdByUserId === user.id).length;
+      const added = integrations.createdBy(user.id);
+      const what = [made ? plural(made, "API token") : "", added ? plural(added, "integration") : ""].filter(Boolean).join(" and ");
       return kit.fragment(
         confirmDialog({
           title: `Remove ${user.username}?`,
           body: html`<p>${user.username} is signed out everywhere and can no longer sign in.</p>
-            ${made ? html`<fieldset><legend>${plural(made, "API token")} they created</legend>
-              <label class="choice"><input type="radio" name="tokens" value="revoke" checked> Revoke ${made === 1 ? "it" : "them"} too</label>
-              <label class="choice"><input type="radio" name="tokens" value="keep"> Keep ${made === 1 ? "it" : "them"} working</label>
+            ${what ? html`<fieldset><legend>${what} they created</legend>
+              <label class="choice"><input type="radio" name="tokens" value="revoke" checked> Revoke and turn off ${made + added === 1 ? "it" : "them"} too</label>
+              <label class="choice"><input type="radio" name="tokens" value="keep"> Keep ${made + added === 1 ? "it" : "them"} working</label>
             </fieldset>` : ""}`,
           action: `/settings/members/${user.id}/remove`,
           confirm: "Remove member",
@@ -118,8 +116,7 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
     })
     .post("/settings/members/:id/remove", async ({ request, params }) => {
       const session = web.requireSession(request);
-      const body = await readForm(request, WEB_BODY_LIMIT);
-      web.verifyCsrf(request, session, field(body, "_csrf"));
+      const body = await web.form(request, session);
       if (!/^\d+$/.test(params.id)) throw new NotFound("That user no longer exists.");
       // Unless asked to keep them, the member's tokens go with them.
       await accounts.removeUser(Number(params.id), session.user, { keepTokens: field(body, "tokens") === "keep" });

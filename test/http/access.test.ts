@@ -156,3 +156,58 @@ describe("tokens and the members who made them", () => {
     expect(server.deps.tokens.list().find((t) => t.name === "handover's script")!.createdBy).toBe("handover");
   });
 });
+
+describe("a request still arriving when access is taken away", () => {
+  /** Sends the head and the first bytes of a request, runs `meanwhile`, then the rest; returns the answer's status line. */
+  async function slowRequest(head: string, body: string, meanwhile: () => Promise<unknown>): Promise<string> {
+    const port = Number(new URL(server.url).port);
+    let received = "";
+    let done: () => void = () => {};
+    const answered = new Promise<void>((resolve) => (done = resolve));
+    const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data(_s, d) { received += d.toString(); if (received.includes("\r\n\r\n")) done(); }, close() { done(); } } });
+    socket.write(`${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 5)}`);
+    await Bun.sleep(200);
+    await meanwhile();
+    await Bun.sleep(300); // a revocation from here is seen within a second; the rest of the body comes later still
+    socket.write(body.slice(5));
+    await Promise.race([answered, Bun.sleep(3000)]);
+    socket.end();
+    return received.split("\r\n")[0] ?? "";
+  }
+
+  test("an event whose token is revoked while its body arrives is refused (401) and not stored", async () => {
+    const { token, info } = server.deps.tokens.create({ name: "slow-ingest" });
+    const body = JSON.stringify({ project: "default", channel: "slow", event: "after revocation" });
+    const status = await slowRequest(`POST /v1/log HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`, body, async () => server.deps.tokens.revoke(String(info.id)));
+    expect(status).toContain("401");
+    const stored = await server.deps.feed.listEvents({ project: "default", q: "revocation" });
+    expect(stored.events.some((e) => e.name === "after revocation")).toBe(false);
+  });
+
+  test("a form a member is still sending when removed does nothing: no token is created", async () => {
+    await server.deps.accounts.createUser({ username: "slowpoke", password: MEMBER.password }, "member");
+    const agent = new Agent(server.url);
+    expect((await agent.login("slowpoke", MEMBER.password)).status).toBe(303);
+    const csrf = await agent.csrf();
+    const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const owner = server.deps.accounts.list().find((u) => u.role === "owner")!;
+    const member = server.deps.accounts.list().find((u) => u.username === "slowpoke")!;
+    const form = new URLSearchParams({ _csrf: csrf, name: "sneaky", kind: "full" }).toString();
+    const status = await slowRequest(`POST /settings/api/tokens HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n`, form, () => server.deps.accounts.removeUser(member.id, owner));
+    expect(status).not.toContain("200");
+    expect(server.deps.tokens.list().some((t) => t.name === "sneaky")).toBe(false);
+  });
+
+  test("a removed member's integrations are turned off with their tokens; a kept one stays on", async () => {
+    await server.deps.accounts.createUser({ username: "hooker", password: MEMBER.password }, "member");
+    const member = server.deps.accounts.list().find((u) => u.username === "hooker")!;
+    const owner = server.deps.accounts.list().find((u) => u.role === "owner")!;
+    const { integration } = await server.deps.integrations.create("default", { kind: "webhook", name: "their hook", url: "http://127.0.0.1:9/hook" }, member);
+    const { integration: team } = await server.deps.integrations.create("default", { kind: "webhook", name: "team hook", url: "http://127.0.0.1:9/team" }, owner);
+    const removed = await server.deps.accounts.removeUser(member.id, owner);
+    expect(removed.disabledIntegrations).toBe(1);
+    const list = server.deps.integrations.list("default");
+    expect(list.find((i) => i.id === integration.id)!.enabled).toBe(false);
+    expect(list.find((i) => i.id === team.id)!.enabled).toBe(true);
+  });
+});

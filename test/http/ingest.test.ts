@@ -219,6 +219,13 @@ describe("Idempotency-Key", () => {
     expect((await call(server, { path: "/v1/events?project=default&channel=idem-order" })).json.events).toHaveLength(1);
   });
 
+  test("a key named __proto__ counts like any other: a different value is a different request (422)", async () => {
+    const first = await call(server, { path: "/v1/identify", body: '{"project":"default","user_id":"u-proto","properties":{"__proto__":"first"}}', headers: { "Idempotency-Key": "proto-key" } });
+    expect(first.status).toBe(200);
+    const other = await call(server, { path: "/v1/identify", body: '{"project":"default","user_id":"u-proto","properties":{"__proto__":"DIFFERENT"}}', headers: { "Idempotency-Key": "proto-key" } });
+    expect(other.status).toBe(422);
+  });
+
   test("the same key with a different request is a 422", async () => {
     await keyed("reused", { project: "default", channel: "idem", event: "A" });
     const res = await keyed("reused", { project: "default", channel: "idem", event: "B" });

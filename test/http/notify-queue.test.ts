@@ -52,6 +52,26 @@ describe("a receiver that never answers", () => {
   });
 });
 
+describe("several receivers that never answer", () => {
+  test("four of them together still do not hold up a healthy one", async () => {
+    const server = await startTestServer(FAST);
+    const stuck = await Promise.all([1, 2, 3, 4].map(() => startReceiver()));
+    const fine = await startReceiver();
+    for (const s of stuck) s.hold();
+    try {
+      for (const [i, s] of stuck.entries()) await server.deps.integrations.create("default", { kind: "webhook", name: `Hangs ${i}`, url: `${s.url}/hook` });
+      await server.deps.integrations.create("default", { kind: "webhook", name: "Answers", url: `${fine.url}/hook` });
+      for (let i = 0; i < 5; i++) await post(server, "/v1/log", { project: "default", channel: "c", event: `Event ${i}`, notify: true });
+      // Every event reaches the healthy receiver at once, though each hung receiver holds two sends.
+      await eventually(() => expect(fine.requests.map((r) => JSON.parse(r.body).title).sort()).toEqual([0, 1, 2, 3, 4].map((i) => `Event ${i}`)), 2000);
+    } finally {
+      for (const s of stuck) s.stop();
+      fine.stop();
+      await server.close();
+    }
+  });
+});
+
 describe("stopping with a send in flight", () => {
   async function hooked() {
     const server = await startTestServer(FAST);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { newEvent } from "../../src/domain/ingest.ts";
 import { RESUME_WINDOW } from "../../src/http/resume.ts";
 import { REPLAY_LIMIT } from "../../src/api/stream.ts";
+import { heldBytes, MAX_HELD_BYTES } from "../../src/http/sse.ts";
 import { Agent, call, eventually, openSse, post, startTestServer, type TestServer } from "../helpers.ts";
 
 let server: TestServer;
@@ -94,6 +95,24 @@ describe("GET /v1/stream resume", () => {
     stream.close();
   }, 60_000);
 
+  test("replays that find little in a wide window take turns with other requests: the server keeps answering", async () => {
+    await bulk("busy", 96_000, "lorem ipsum ".repeat(150)); // long rows: reading them is the slow part
+    const from = server.deps.feed.newestId() - 95_000;
+    // The server runs in this process: how long its event loop is held shows as a gap between ticks.
+    let last = performance.now();
+    let longest = 0;
+    const ticker = setInterval(() => {
+      longest = Math.max(longest, performance.now() - last);
+      last = performance.now();
+    }, 1);
+    const streams = await Promise.all(Array.from({ length: 6 }, (_, i) => openSse(`${server.url}/v1/stream?project=busy&channel=nothing-${i}`, { ...auth(), "Last-Event-ID": String(from) })));
+    await Bun.sleep(2500); // the replays read 95,000 events each, finding nothing
+    clearInterval(ticker);
+    expect((await call(server, { path: "/healthz" })).status).toBe(200);
+    expect(longest).toBeLessThan(300); // a page at a time, not a whole replay (about 1.5 s here when it did not take turns)
+    for (const s of streams) s.close();
+  }, 60_000);
+
   test("three clients that ask for the whole history and never read are dropped; the server keeps answering", async () => {
     await bulk("busy", 20_000, "x".repeat(4000)); // ~80 MB of JSON if it were all queued
     const port = Number(new URL(server.url).port);
@@ -109,7 +128,10 @@ describe("GET /v1/stream resume", () => {
     for (let i = 0; i < 10; i++) expect((await call(server, { path: "/healthz" })).status).toBe(200);
     await eventually(() => expect(server.deps.streams.size).toBe(0), 20_000);
     expect(process.memoryUsage.rss() - before).toBeLessThan(300 * 1024 * 1024);
+    expect(heldBytes()).toBeLessThanOrEqual(MAX_HELD_BYTES);
     for (const s of sockets) s.end();
+    // What their sockets never took is let go once they are gone.
+    await eventually(() => expect(heldBytes()).toBe(0), 5000);
   }, 60_000);
 });
 
