@@ -12,7 +12,9 @@ import { accountService } from "./domain/accounts.ts";
 import { feedService } from "./domain/feed.ts";
 import { healthService } from "./domain/health.ts";
 import { deviceService, integrationService } from "./domain/notifications.ts";
-import { ingestService } from "./domain/ingest.ts";
+import { ingestService, type RunWrite } from "./domain/ingest.ts";
+import { type IngestWrites, ingestWrites } from "./domain/ingest-writes.ts";
+import { WriterThread } from "./store/writer-thread.ts";
 import { projectService } from "./domain/projects.ts";
 import { tokenService } from "./domain/tokens.ts";
 import { createGuard } from "./http/auth.ts";
@@ -47,6 +49,11 @@ export function createDeps(config: Config, store: Store) {
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
   const vapid = vapidKeys(store, config.vapidSubject);
   const metrics = createMetrics();
+  // Ingest's writes run in this thread's group commit, or on a writer thread (SIGNALBOARD_WRITER).
+  const writerThread = config.writer === "thread" ? new WriterThread(store.path, config.sqliteSync) : null;
+  const runWrite: RunWrite = writerThread
+    ? (name, args, signal) => writerThread.run(name, args, signal)
+    : (name, args, signal) => store.writer.submit(() => ingestWrites[name](store, args as never) as ReturnType<IngestWrites[typeof name]>, signal);
   return {
     metrics,
     config,
@@ -59,9 +66,10 @@ export function createDeps(config: Config, store: Store) {
     guard: createGuard(tokens, config),
     accounts,
     web: createWebGuard(accounts, config),
-    ingest: ingestService({ store, hub, defaultProject: config.defaultProject, baseUrl: config.baseUrl }),
+    writerThread,
+    ingest: ingestService({ run: runWrite, hub, defaultProject: config.defaultProject, baseUrl: config.baseUrl }),
     feed: feedService(store),
-    health: healthService(store),
+    health: healthService(store, writerThread ? [store.writer, writerThread] : [store.writer]),
     projects: projectService(store, { hub, defaultProject: config.defaultProject }),
     vapid,
     devices: deviceService(store),

@@ -43,6 +43,7 @@ export const settings = {
   baseUrl: spec("BASE_URL", undefined, z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL, such as https://signalboard.example.com" }).optional(), "public URL of the dashboard, used in links and notifications (default http://localhost:PORT)"),
   defaultProject: spec("SIGNALBOARD_DEFAULT_PROJECT", "default", name, "project created at first start and used when a metric names none"),
   bodyLimit: spec("SIGNALBOARD_BODY_LIMIT", "64KiB", bytes, "largest request body accepted by the API (bytes, or with KiB/MiB)"),
+  writer: spec("SIGNALBOARD_WRITER", "inline", z.enum(["inline", "thread"]), "inline: ingest's writes run on the request thread (fastest on 2 cores); thread: on a writer thread of their own, for machines with cores to spare"),
   sqliteSync: spec("SIGNALBOARD_SQLITE_SYNC", "full", z.enum(["full", "normal"]), "full: an acknowledged event survives a power loss; normal: it survives a process crash"),
   rateLimitFull: spec("SIGNALBOARD_RATE_LIMIT_FULL", "0", rate, "requests per full-access token (N/s, N/m or N/h); off by default: full tokens are the operator's own, and clients such as LogSnag's do not retry a 429"),
   rateLimitPublic: spec("SIGNALBOARD_RATE_LIMIT_PUBLIC", "60/m", rate, "requests per public token and client IP"),

@@ -74,6 +74,7 @@ export async function startServer(loaded: Config): Promise<Running> {
       await Promise.race([closed, Bun.sleep(3000)]);
       await server.stop(true); // whatever is still open after the grace period is cut
       jobs.stop();
+      await deps.writerThread?.stop(); // its last writes commit before the store closes
       await Promise.all([notifierStopped, jobs.finish()]);
       closeStore(store);
       log.info("stopped");

@@ -1,13 +1,12 @@
 // What the API returns: times in Unix seconds (the unit clients send), snake_case like LogSnag.
+import { metricJson } from "../domain/answers.ts";
 import { eventJson } from "../domain/event-json.ts";
 import type { MetricPoint, MetricRow } from "../store/metrics.ts";
 import { API_HEADERS } from "../http/on-error.ts";
 
 export const apiEvent = eventJson;
 
-export function apiMetric(m: MetricRow) {
-  return { project: m.project, title: m.title, value: m.value, icon: m.icon, updated_at: m.updatedAt / 1000 };
-}
+export const apiMetric = metricJson;
 
 export function apiPoint(p: MetricPoint) {
   return { timestamp: p.at / 1000, value: p.value };

@@ -5,7 +5,8 @@ import type { Store } from "../store/index.ts";
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
-export function healthService(store: Store) {
+/** `writers`: every writer that may be failing (the store's, and the writer thread's when there is one). */
+export function healthService(store: Store, writers: { failing: boolean }[] = [store.writer]) {
   return {
     async readiness(): Promise<Readiness> {
       try {
@@ -13,7 +14,7 @@ export function healthService(store: Store) {
       } catch {
         return { ready: false, reason: "the database does not answer" };
       }
-      if (!store.writer.failing) return { ready: true };
+      if (!writers.some((w) => w.failing)) return { ready: true };
       try {
         await store.writer.submit(() => store.meta.probe());
         return { ready: true };

@@ -166,3 +166,18 @@ export class IdempotencyKeyReused extends AppError {
     super(422, "idempotency_key_reused", "This Idempotency-Key was already used for a different request. Use a new key for each distinct request, and the same key only to retry it.");
   }
 }
+
+/** An error as plain data, to cross a thread (the writer thread's answers). */
+export type PlainError = { status: number; code: string; message: string; headers: Record<string, string>; issues?: FieldIssue[]; location?: "body" | "query" } | { status: null; message: string };
+
+export function toPlain(error: unknown): PlainError {
+  if (error instanceof ValidationError) return { status: error.status, code: error.code, message: error.message, headers: error.headers, issues: error.issues, location: error.location };
+  if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message, headers: error.headers };
+  return { status: null, message: String((error as Error)?.message ?? error) };
+}
+
+export function fromPlain(plain: PlainError): Error {
+  if (plain.status === null) return new Error(plain.message);
+  if (plain.issues) return new ValidationError(plain.issues, plain.location);
+  return new AppError(plain.status, plain.code, plain.message, plain.headers);
+}

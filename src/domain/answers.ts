@@ -1,0 +1,20 @@
+// What ingest answers: `{"success": true, "statusCode": 200, ...}` with the event or metric as the
+// API shows it. Written here, beside the writes, because an Idempotency-Key's answer is stored in
+// the same transaction as its write, by name (a writer thread cannot be sent a function).
+import type { EventRow } from "../store/events.ts";
+import type { MetricRow } from "../store/metrics.ts";
+import { eventJson } from "./event-json.ts";
+
+export type AnswerKind = "event" | "metric" | "plain";
+
+export function metricJson(m: MetricRow) {
+  return { project: m.project, title: m.title, value: m.value, icon: m.icon, updated_at: m.updatedAt / 1000 };
+}
+
+export const success = (fields: Record<string, unknown> = {}) => JSON.stringify({ success: true, statusCode: 200, ...fields });
+
+export function answer(kind: AnswerKind, result: unknown): string {
+  if (kind === "event") return success(eventJson(result as EventRow));
+  if (kind === "metric") return success(metricJson(result as MetricRow));
+  return success();
+}
