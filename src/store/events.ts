@@ -94,7 +94,9 @@ export function eventStore(db: Db, searching: () => Db) {
       if (e.tags) {
         for (const key in e.tags) insertTag.run(e.projectId, key, tagText(e.tags[key]!), e.ts, id);
       }
-      return { ...e, id };
+      const row = e as EventRow; // the caller's new object: given its id rather than copied (this runs per event)
+      row.id = id;
+      return row;
     },
 
     /** The content of each event the channel holds at exactly `ts`. */
