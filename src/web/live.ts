@@ -23,7 +23,7 @@ const REPLAY_LIMIT = 200;
 /** More events than this stored since the page's last one, and it reloads without looking for them. */
 const REPLAY_WINDOW = 10_000;
 /** A page is sent at most this many new events per flush, the newest, and told how many more there were. */
-export const FEED_CAP = 20;
+export const FEED_CAP = 10;
 const TOAST_CAP = 3;
 
 export function liveRoutes(deps: Deps, kit: Kit) {

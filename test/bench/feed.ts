@@ -25,7 +25,7 @@ export async function feedBenchmark(events: number, samples: number, binary: str
   console.error(`seeding ${events.toLocaleString("en-US")} events...`);
   const { seconds } = await seed(dataDir, events);
   const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", dataDir]).stdout.toString().trim().split("\n").at(-1)!;
-  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], { SIGNALBOARD_RATE_LIMIT_FULL: "0", SIGNALBOARD_LOG_LEVEL: "info" });
+  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], { SIGNALBOARD_LOG_LEVEL: "info" });
   try {
     const cookie = await benchSession(server.url);
     const page = (path: string) => () => fetch(server.url + path, { headers: { Cookie: cookie } });

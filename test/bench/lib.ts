@@ -71,7 +71,7 @@ export async function settle(pid: number, limitMs = 60_000): Promise<number> {
   return performance.now() - start;
 }
 
-export type WrkResult = { rps: number; p50: number; p99: number; errors: number };
+export type WrkResult = { rps: number; p50: number; p99: number; errors: number; requests: number };
 
 let scriptDir: string | null = null;
 
@@ -96,13 +96,15 @@ export function postScript(name: string, body: unknown, headers: Record<string, 
   return path;
 }
 
-export function wrk(url: string, opts: { connections: number; seconds: number; script: string; rate?: number; threads?: number }): WrkResult {
+/** `pin`: the CPU to run wrk on (taskset), so the server's threads have the other cores to themselves. */
+export function wrk(url: string, opts: { connections: number; seconds: number; script: string; rate?: number; threads?: number; pin?: number }): WrkResult {
   const threads = Math.min(opts.threads ?? 2, opts.connections);
   const args = ["wrk", `-t${threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency", "-s", opts.script, url];
-  const out = spawnSync(args).stdout.toString();
+  const out = spawnSync(opts.pin === undefined ? args : ["taskset", "-c", String(opts.pin), ...args]).stdout.toString();
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*?timeout (\d+)/.exec(out)?.[1] ?? 0);
-  return { rps, p50: latency(out, "50%"), p99: latency(out, "99%"), errors };
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  return { rps, p50: latency(out, "50%"), p99: latency(out, "99%"), errors, requests };
 }
 
 function latency(out: string, pct: string): number {

@@ -36,11 +36,11 @@ const section = (title: string, note: string, rows: (string | number)[][]) => {
 let chart = "";
 if (only.has("ingest")) {
   const { rows, curve } = await ingestBenchmark({ rounds, seconds, binary });
-  section("Ingest", `${rounds} alternating rounds of ${seconds} s per line (baseline, then Signalboard), medians; wrk with 2 threads on the same machine. The baseline is a bare \`Bun.serve\` that checks the Bearer header, parses the JSON body and answers JSON. Latency at half the peak rate: 32 connections, each waiting a random time between requests (exponentially distributed, as independent clients do) so that together they send half the peak, once the server has gone idle after the runs before.`, rows);
+  section("Ingest", `${rounds} alternating rounds of ${seconds} s per line (baseline, then Signalboard), medians; wrk with 2 threads on the same machine. The baseline is a bare \`Bun.serve\` that checks the Bearer header, parses the JSON body and answers JSON. CPU µs per event: the server process's CPU time (all its threads: requests, the search indexer, the writer thread when there is one) over the requests answered. Latency at half the peak rate: 32 connections, each waiting a random time between requests (exponentially distributed, as independent clients do) so that together they send half the peak, once the server has gone idle after the runs before.`, rows);
   chart = throughputChart(curve);
   await Bun.write(join(ROOT, "docs/throughput.svg"), chart);
 }
-if (only.has("fanout")) section("Live delivery and memory", "Subscribers are real SSE connections (plain HTTP/1.1 over TCP) held by a separate process on the same machine; its own reading is part of the latency measured. Dashboards on the same page share one render per tick: the cost per subscriber is one socket write.", await fanoutBenchmark(binary, { rounds, seconds }));
+if (only.has("fanout")) section("Live delivery and memory", "Subscribers are real SSE connections (plain HTTP/1.1 over TCP) held by a separate process on the same machine; its own reading is part of the latency measured. Live views flush at most every 250 ms (an event after a quiet moment goes out at once), render once per view and write one chunk per stream; a dashboard gets the newest 10 events of a flush and a count of the rest.", await fanoutBenchmark(binary, { rounds, seconds }));
 if (only.has("startup")) section("Start-up", "Wall time from spawning the compiled binary to its first 200 on /healthz; 7 runs.", await startupBenchmark(binaryPath));
 if (only.has("feed")) {
   const { rows, seedSeconds } = await feedBenchmark(events, 30, binary);
