@@ -8,6 +8,7 @@ import { log, logEnabled } from "./logger.ts";
 import { closeStore, databasePath, openStore, type Store } from "./store/index.ts";
 import { deletedThrough, prepareSearch } from "./store/search.ts";
 import type { IndexerMessage, IndexerReport } from "./store/search-worker.ts";
+import { startWorker } from "./workers.ts";
 
 export type Running = { url: string; port: number; deps: Deps; stop: () => Promise<void> };
 
@@ -118,8 +119,9 @@ function startJobs({ store, tokens, accounts, config, projects }: Deps) {
 
 /** The search indexer's thread (store/search-worker.ts); stop() waits until it has let go of its files. */
 function startIndexer(databasePath: string) {
-  const worker = new Worker(new URL("./store/search-worker.ts", import.meta.url).href);
+  const worker = startWorker("store/search-worker.ts");
   let stopped: () => void = () => {};
+  worker.onerror = (event) => log.error("the search indexer failed; full-text search misses new events until a restart", { error: event.message });
   worker.onmessage = ({ data }: MessageEvent<IndexerReport>) => {
     if (data.type === "error") log.warn("search indexing failed; will retry", { error: data.message });
     else if (data.type === "stopped") stopped();

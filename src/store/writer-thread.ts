@@ -3,8 +3,9 @@
 // them as the inline writer does; everything else is written on this thread as before. It frees
 // this thread of SQLite's share of each event, at the cost of passing each write and its answer
 // between threads: worth it where the load has cores to spare (on 2 cores it is not; see README).
-import { fromPlain, type PlainError } from "../http/errors.ts";
-import { ClientGone } from "../http/errors.ts";
+import { ClientGone, fromPlain, type PlainError, StorageUnavailable } from "../http/errors.ts";
+import { log } from "../logger.ts";
+import { startWorker } from "../workers.ts";
 
 export type WriteRequest = { id: number; name: string; args: unknown };
 export type WriteAnswer = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: PlainError };
@@ -24,8 +25,9 @@ export class WriterThread {
   failing = false;
 
   constructor(path: string, sync: "full" | "normal") {
-    this.worker = new Worker(new URL("../writer-worker.ts", import.meta.url).href);
+    this.worker = startWorker("writer-worker.ts");
     this.worker.onmessage = ({ data }: MessageEvent<FromWriter>) => this.receive(data);
+    this.worker.onerror = (event) => this.fail(event.message);
     this.worker.postMessage({ type: "open", path, sync } satisfies ToWriter);
   }
 
@@ -64,9 +66,17 @@ export class WriterThread {
     if (writes.length) this.worker.postMessage({ type: "writes", writes } satisfies ToWriter);
   }
 
+  /** The thread broke: what waits for it fails (503, nothing was stored by it) and is logged. */
+  private fail(message: string): void {
+    log.error("the writer thread failed", { error: message });
+    this.failing = true;
+    for (const waiting of this.waiting.values()) waiting.reject(new StorageUnavailable("the writer thread failed"));
+    this.waiting.clear();
+  }
+
   private receive(message: FromWriter): void {
     if (message.type === "stopped") return this.stopped?.();
-    if (message.type === "failed") throw new Error(`the writer thread failed: ${message.message}`);
+    if (message.type === "failed") return this.fail(message.message);
     for (const answer of message.answers) {
       const waiting = this.waiting.get(answer.id);
       this.waiting.delete(answer.id);

@@ -1,7 +1,8 @@
-// The compiled binary, copied alone into an empty directory: it must carry its migrations and
-// assets, keep data across restarts, and stop cleanly on SIGTERM.
+// The compiled binary, copied alone into an empty directory: it must carry its migrations, assets
+// and worker threads, keep data across restarts, and stop cleanly on SIGTERM. It is built from a
+// copy of the sources that is deleted before it runs: nothing may be read from a source tree.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers.ts";
 import { lastLine, ROOT, run, serve } from "./process.ts";
@@ -11,7 +12,11 @@ let binary: string;
 
 beforeAll(async () => {
   const buildDir = tempDir("signalboard-build-");
-  const built = await run([process.execPath, join(ROOT, "scripts/build.ts")], [join(buildDir, "signalboard")], { cwd: ROOT });
+  const sources = tempDir("signalboard-sources-");
+  for (const part of ["src", "drizzle", "public", "scripts", "package.json", "tsconfig.json"]) cpSync(join(ROOT, part), join(sources, part), { recursive: true });
+  symlinkSync(join(ROOT, "node_modules"), join(sources, "node_modules"));
+  const built = await run([process.execPath, join(sources, "scripts/build.ts")], [join(buildDir, "signalboard")], { cwd: sources });
+  rmSync(sources, { recursive: true, force: true });
   if (built.code !== 0) throw new Error(`build failed:\n${built.stdout}\n${built.stderr}`);
   dir = tempDir("signalboard-bin-");
   binary = join(dir, "signalboard");
@@ -46,5 +51,24 @@ describe("the compiled binary", () => {
     const projects = await run([binary], ["project", "list"], { cwd: dir });
     expect(projects.stdout).not.toContain("from-dotenv");
     expect(await second.stop("SIGINT")).toBe(0);
+  }, 60_000);
+
+  test("carries its worker threads: the search index fills, and the writer thread writes", async () => {
+    const token = lastLine((await run([binary], ["token", "create", "--name", "workers"], { cwd: dir })).stdout);
+    const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+    const server = await serve([binary], ["--writer", "thread"], { cwd: dir });
+    try {
+      const sent = await fetch(`${server.url}/v1/log`, { method: "POST", headers, body: JSON.stringify({ project: "default", channel: "bin", event: "Wombat from a thread" }), signal: AbortSignal.timeout(5000) });
+      expect(sent.status).toBe(200);
+      let found: { event: string }[] = [];
+      for (let i = 0; i < 40 && !found.length; i++) {
+        await Bun.sleep(100);
+        found = (await fetch(`${server.url}/v1/events?project=default&q=wombat`, { headers }).then((r) => r.json())).events;
+      }
+      expect(found.map((e) => e.event)).toEqual(["Wombat from a thread"]);
+      expect(server.logs()).not.toContain('"level":"error"');
+    } finally {
+      await server.stop();
+    }
   }, 60_000);
 });
