@@ -14,6 +14,7 @@ import { ChannelNeedsProject } from "../http/errors.ts";
 import { type ResetReason, resume } from "../http/resume.ts";
 import { frame, sseResponse } from "../http/sse.ts";
 import type { View } from "../live/fanout.ts";
+import type { LiveMessage } from "../live/hub.ts";
 import { apiEvent } from "./views.ts";
 
 /** A reconnecting client is sent at most this many missed events; past that, `event: reset`. */
@@ -53,11 +54,12 @@ export function streamApi({ guard, fanout, feed, projects, streams, tokens }: De
     const matches = eventMatcher(filter);
     // Streams of the same project and channel share their frames (live/fanout.ts). Every event is
     // sent: a script reading the stream must not miss any.
-    const view: View = {
+    const view: View<LiveMessage[]> = {
       key: `api ${filter.projectId ?? "*"} ${filter.channel ?? "*"}`,
       projectId: filter.projectId,
-      wants: (message) => message.type === "event" && matches(message.event),
-      frames: (messages, render) => messages.flatMap((m) => (m.type === "event" ? [{ frame: render(m, "api-json", () => encode(m.event)), id: m.event.id }] : [])),
+      start: () => [],
+      keep: (pending, message) => message.type === "event" && matches(message.event) && pending.push(message) > 0,
+      frames: (pending, render) => pending.flatMap((m) => (m.type === "event" ? [{ frame: render(m, "api-json", () => encode(m.event)), id: m.event.id }] : [])),
     };
     return sseResponse({
       registry: streams,

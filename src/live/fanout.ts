@@ -15,17 +15,23 @@ export type Framed = { frame: Uint8Array; id: number };
 /** Renders a message once per flush and format, however many groups send it. */
 export type Render = (message: LiveMessage, format: string, render: () => Uint8Array) => Uint8Array;
 
-/** What a group of streams shows. Equal keys show equal frames. */
-export type View = {
+/**
+ * What a group of streams shows. Equal keys show equal frames. Between flushes a view keeps only
+ * what it will send (`keep` into its own `pending`), so a burst costs it no more memory than one
+ * flush's worth: a dashboard its newest few events, a stream every event.
+ */
+export type View<P = unknown> = {
   key: string;
   /** Only messages of this project reach the view (undefined: every project). */
   projectId?: number;
   /** Whether notify events of every project reach it too (a dashboard's toasts). */
   toasts?: boolean;
-  /** Cheap, at publish time: does the view want this message? */
-  wants: (message: LiveMessage) => boolean;
-  /** At flush time: the frames for what it wanted since the last flush, oldest first. */
-  frames: (messages: LiveMessage[], render: Render) => Framed[];
+  /** What it keeps between flushes, empty. */
+  start(): P;
+  /** Cheap, at publish time: keeps what it wants of this message; returns whether it kept anything. */
+  keep(pending: P, message: LiveMessage): boolean;
+  /** At flush time: the frames for what it kept, oldest first. */
+  frames(pending: P, render: Render): Framed[];
 };
 
 /** A stream in a group; `deliver` writes the group's chunk (or, after a resume, only the frames it lacks). */
@@ -33,8 +39,10 @@ export type Member = { deliver: (chunk: Uint8Array, frames: Framed[]) => void };
 
 class Group {
   readonly members = new Set<Member>();
-  pending: LiveMessage[] = [];
-  constructor(readonly view: View) {}
+  pending: unknown;
+  constructor(readonly view: View) {
+    this.pending = view.start();
+  }
 }
 
 export class Fanout {
@@ -56,10 +64,10 @@ export class Fanout {
   }
 
   /** Joins `member` to the group showing `view`; returns how to leave. */
-  join(view: View, member: Member): () => void {
+  join<P>(view: View<P>, member: Member): () => void {
     let group = this.groups.get(view.key);
     if (!group) {
-      group = new Group(view);
+      group = new Group(view as View);
       this.groups.set(view.key, group);
       this.index(group, true);
     }
@@ -107,10 +115,11 @@ export class Fanout {
 
   private note(message: LiveMessage): void {
     const projectId = message.type === "event" ? message.event.projectId : message.type === "metric" ? message.metric.projectId : message.projectId;
+    const offered = new Set<Group>(); // a dashboard of this project with toasts is met twice
     const offer = (group: Group) => {
-      if (group.pending.at(-1) === message || !group.view.wants(message)) return;
-      group.pending.push(message);
-      this.dirty.add(group);
+      if (offered.has(group)) return;
+      offered.add(group);
+      if (group.view.keep(group.pending, message)) this.dirty.add(group);
     };
     for (const group of this.byProject.get(projectId) ?? []) offer(group);
     for (const group of this.byProject.get("*") ?? []) offer(group);
@@ -143,11 +152,11 @@ export class Fanout {
       return frame;
     };
     for (const group of groups) {
-      const messages = group.pending;
-      group.pending = [];
+      const pending = group.pending;
+      group.pending = group.view.start();
       let frames: Framed[];
       try {
-        frames = group.view.frames(messages, render);
+        frames = group.view.frames(pending, render);
       } catch (error) {
         log.error("a live view failed to render", { view: group.view.key, error }); // one broken view must not stop the others
         continue;

@@ -23,7 +23,7 @@ const REPLAY_LIMIT = 200;
 /** More events than this stored since the page's last one, and it reloads without looking for them. */
 const REPLAY_WINDOW = 10_000;
 /** A page is sent at most this many new events per flush, the newest, and told how many more there were. */
-export const FEED_CAP = 10;
+export const FEED_CAP = 5;
 const TOAST_CAP = 3;
 
 export function liveRoutes(deps: Deps, kit: Kit) {
@@ -48,30 +48,49 @@ export function liveRoutes(deps: Deps, kit: Kit) {
     const lastSeen = /^\d{1,15}$/.test(header) ? Number(header) : null;
     server?.timeout(request, 0);
 
-    const isToast = (m: LiveMessage) => m.type === "event" && m.event.notify && !m.event.historical;
+    type EventMessage = Extract<LiveMessage, { type: "event" }>;
+    type MetricMessage = Extract<LiveMessage, { type: "metric" }>;
+    const isToast = (m: EventMessage) => m.event.notify && !m.event.historical;
+    /** What a dashboard keeps between flushes: the newest few of each kind, and how many events it let go. */
+    type Pending = { events: EventMessage[]; skipped: number; toasts: EventMessage[]; metrics: Map<number, MetricMessage>; channels: LiveMessage[] };
+    const newest = <T,>(list: T[], item: T, cap: number) => {
+      list.push(item);
+      if (list.length > cap) list.shift();
+    };
     // Dashboards showing the same page share its frames (live/fanout.ts); the key says what it shows.
-    const view: View = {
+    const view: View<Pending> = {
       key: `web ${project.id} ${format} ${withMetrics} ${JSON.stringify(filter)}`,
       projectId: project.id,
       toasts: true, // a notify event, from any project, pops up as a toast while a dashboard is open
-      wants(m) {
-        if (m.type === "event") return wanted(m.event) || isToast(m);
-        if (m.type === "metric") return withMetrics && m.metric.projectId === project.id;
-        return m.projectId === project.id;
+      start: () => ({ events: [], skipped: 0, toasts: [], metrics: new Map(), channels: [] }),
+      keep(p, m) {
+        if (m.type === "event") {
+          const toast = isToast(m);
+          if (toast) newest(p.toasts, m, TOAST_CAP);
+          if (!wanted(m.event)) return toast;
+          if (p.events.length === FEED_CAP) p.skipped++; // the rest are counted, not sent
+          newest(p.events, m, FEED_CAP);
+          return true;
+        }
+        if (m.type === "metric") {
+          if (!withMetrics || m.metric.projectId !== project.id) return false;
+          p.metrics.delete(m.metric.id); // a metric changed many times is sent once, as it is now
+          p.metrics.set(m.metric.id, m);
+          return true;
+        }
+        if (m.projectId !== project.id) return false;
+        p.channels.push(m);
+        return true;
       },
-      frames(messages, render) {
+      frames(p, render) {
         const out: Framed[] = [];
         const shown = (m: LiveMessage, name: string, make: () => Uint8Array, id = 0) => out.push({ frame: render(m, name, make), id });
-        for (const m of messages) if (m.type === "channel") shown(m, "channel", () => frame({ event: "channel", data: channelLink(m.project, m.channel).value }));
-        // A metric changed many times since the last flush is sent once, as it is now.
-        const metrics = new Map<number, Extract<LiveMessage, { type: "metric" }>>();
-        for (const m of messages) if (m.type === "metric") metrics.set(m.metric.id, m);
-        for (const m of metrics.values()) shown(m, "metric", () => metricFrame(m.metric));
-        for (const m of messages.filter(isToast).slice(-TOAST_CAP)) if (m.type === "event") shown(m, "toast", () => toastFrame(m.event));
-        const events = messages.filter((m): m is Extract<LiveMessage, { type: "event" }> => m.type === "event" && wanted(m.event));
-        for (const m of events.slice(-FEED_CAP)) shown(m, format, () => feedFrame(m.event, showChannel), m.event.id);
-        // The rest are counted, not sent: the page offers to load them (its "N new events" pill).
-        if (events.length > FEED_CAP) out.push({ frame: frame({ event: "skipped", data: JSON.stringify({ count: events.length - FEED_CAP }) }), id: 0 });
+        for (const m of p.channels) if (m.type === "channel") shown(m, "channel", () => frame({ event: "channel", data: channelLink(m.project, m.channel).value }));
+        for (const m of p.metrics.values()) shown(m, "metric", () => metricFrame(m.metric));
+        for (const m of p.toasts) shown(m, "toast", () => toastFrame(m.event));
+        for (const m of p.events) shown(m, format, () => feedFrame(m.event, showChannel), m.event.id);
+        // The page offers what was only counted (its "N new events" pill).
+        if (p.skipped) out.push({ frame: frame({ event: "skipped", data: JSON.stringify({ count: p.skipped }) }), id: 0 });
         return out;
       },
     };

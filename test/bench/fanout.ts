@@ -5,7 +5,7 @@ import { type Subprocess, spawn } from "bun";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EVENT } from "./ingest.ts";
-import { BUN, median, postScript, ROOT, startProcess, tempDir, wrk } from "./lib.ts";
+import { BUN, cpuSeconds, median, postScript, ROOT, startProcess, tempDir, wrk } from "./lib.ts";
 import { BENCH_OWNER, benchSession } from "./seed.ts";
 
 export function rssOf(pid: number): number {
@@ -70,14 +70,20 @@ export async function fanoutBenchmark(binary: string[], opts: { rounds: number; 
     // so their cost should not grow with their number.
     const cookie = await benchSession(server.url);
     const script = postScript("log-watched", EVENT, { "Content-Type": "application/json", Authorization: `Bearer ${token}` });
-    const load = () => wrk(`${server.url}/v1/log`, { connections: 64, seconds: opts.seconds, script }).rps;
+    const cpu = { none: [] as number[], one: [] as number[], thousand: [] as number[] };
+    const load = (key: keyof typeof cpu) => {
+      const before = cpuSeconds(server.pid);
+      const r = wrk(`${server.url}/v1/log`, { connections: 64, seconds: opts.seconds, script });
+      cpu[key].push(((cpuSeconds(server.pid) - before) * 1e6) / r.requests);
+      return r.rps;
+    };
     const runs = { bare: [] as number[], none: [] as number[], one: [] as number[], thousand: [] as number[] };
     for (let round = 0; round < opts.rounds; round++) {
       runs.bare.push(wrk(`${bare.url}/`, { connections: 64, seconds: opts.seconds, script }).rps);
-      runs.none.push(load());
+      runs.none.push(load("none"));
       for (const [count, key] of [[1, "one"], [1000, "thousand"]] as const) {
         const dashboards = await subscribers(server.url, "/p/default/live?metrics=1", `Cookie: ${cookie}`, count, "hold");
-        runs[key].push(load());
+        runs[key].push(load(key));
         await dashboards.stop();
       }
     }
@@ -85,7 +91,7 @@ export async function fanoutBenchmark(binary: string[], opts: { rounds: number; 
     const bareRps = median(runs.bare);
     for (const [label, key, target] of [["no dashboard open", "none", ""], ["1 dashboard open", "one", "≥ 0.97 of none"], ["1,000 dashboards open", "thousand", "≥ 0.90 of none"]] as const) {
       const rps = median(runs[key]);
-      rows.push([`POST /v1/log, 64 connections, ${label}: ${Math.round(rps)} req/s, ${(rps / none).toFixed(2)} of none, ${(rps / bareRps).toFixed(2)} of bare (${Math.round(bareRps)})`, "", "", "", "", (rssOf(server.pid) / 1048576).toFixed(0), target]);
+      rows.push([`POST /v1/log, 64 connections, ${label}: ${Math.round(rps)} req/s, ${(rps / none).toFixed(2)} of none, ${(rps / bareRps).toFixed(2)} of bare (${Math.round(bareRps)}); server CPU ${median(cpu[key]).toFixed(1)} µs per event`, "", "", "", "", (rssOf(server.pid) / 1048576).toFixed(0), target]);
     }
 
     // How soon a dashboard shows an event while ingest runs flat out: 1,000 dashboards showing the

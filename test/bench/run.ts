@@ -40,7 +40,7 @@ if (only.has("ingest")) {
   chart = throughputChart(curve);
   await Bun.write(join(ROOT, "docs/throughput.svg"), chart);
 }
-if (only.has("fanout")) section("Live delivery and memory", "Subscribers are real SSE connections (plain HTTP/1.1 over TCP) held by a separate process on the same machine; its own reading is part of the latency measured. Live views flush at most every 250 ms (an event after a quiet moment goes out at once), render once per view and write one chunk per stream; a dashboard gets the newest 10 events of a flush and a count of the rest.", await fanoutBenchmark(binary, { rounds, seconds }));
+if (only.has("fanout")) section("Live delivery and memory", "Subscribers are real SSE connections (plain HTTP/1.1 over TCP) held by a separate process on the same machine; its own reading is part of the latency measured. Live views flush at most every 250 ms (an event after a quiet moment goes out at once), render once per view and write one chunk per stream; a dashboard gets the newest 5 events of a flush and a count of the rest.", await fanoutBenchmark(binary, { rounds, seconds }));
 if (only.has("startup")) section("Start-up", "Wall time from spawning the compiled binary to its first 200 on /healthz; 7 runs.", await startupBenchmark(binaryPath));
 if (only.has("feed")) {
   const { rows, seedSeconds } = await feedBenchmark(events, 30, binary);

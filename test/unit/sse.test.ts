@@ -61,10 +61,11 @@ describe("sse", () => {
     const fanout = new Fanout(hub, 0);
     const registry = new StreamRegistry();
     let renders = 0;
-    const view: View = {
+    const view: View<LiveMessage[]> = {
       key: "feed 1",
-      wants: (m) => m.type === "event",
-      frames: (messages, render) => messages.flatMap((m) => (m.type === "event" ? [{ frame: render(m, "feed", () => (renders++, frame({ id: m.event.id, data: m.event.name }))), id: m.event.id }] : [])),
+      start: () => [],
+      keep: (pending, m) => m.type === "event" && pending.push(m) > 0,
+      frames: (pending, render) => pending.flatMap((m) => (m.type === "event" ? [{ frame: render(m, "feed", () => (renders++, frame({ id: m.event.id, data: m.event.name }))), id: m.event.id }] : [])),
     };
     const publish = (id: number) => hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
     const open = (start: Parameters<typeof sseResponse>[0]["start"]) => {
@@ -106,7 +107,7 @@ describe("sse", () => {
     const hub = new Hub();
     const fanout = new Fanout(hub, 200);
     const registry = new StreamRegistry();
-    const view: View = { key: "all", wants: () => true, frames: (messages) => messages.map((m) => ({ frame: frame({ data: (m as { event: { name: string } }).event.name }), id: 0 })) };
+    const view: View<LiveMessage[]> = { key: "all", start: () => [], keep: (pending, m) => pending.push(m) > 0, frames: (pending) => pending.map((m) => ({ frame: frame({ data: (m as { event: { name: string } }).event.name }), id: 0 })) };
     const reader = sseResponse({ registry, fanout, signal: new AbortController().signal, start: ({ follow }) => follow(view) }).body!.getReader();
     await reader.read(); // started
     const publish = (name: string) => hub.publish({ type: "event", event: { id: 0, name } } as unknown as LiveMessage);
