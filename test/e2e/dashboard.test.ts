@@ -357,6 +357,30 @@ describeBrowser("the live feed", () => {
     });
   }, 30_000);
 
+  test("a burst: the page shows the newest events and a pill counting the others; clicking it loads the feed as it is", async () => {
+    const server = await pool.withOwner();
+    await ok(sendEvent(server, { project: "default", channel: "burst", event: "Before the burst" }));
+    await withPage(browser, "burst-pill", async (page) => {
+      await signIn(page, server);
+      await openFeed(page, server);
+      await page.waitForTimeout(400); // a quiet moment: the burst's first event goes out at once, the rest at the next flush
+      await Promise.all(Array.from({ length: 30 }, (_, n) => ok(sendEvent(server, { project: "default", channel: "burst", event: `Burst ${String(n).padStart(2, "0")}` }))));
+      const pill = page.locator("[data-testid=new-events-pill]");
+      await pill.waitFor({ state: "visible", timeout: 3000 });
+      // Every event of the burst is on the page or counted by the pill.
+      await page.waitForFunction(() => {
+        const shown = [...document.querySelectorAll("#events .event-name")].filter((e) => e.textContent?.startsWith("Burst")).length;
+        const counted = Number(/(\d+) new event/.exec(document.querySelector("[data-testid=new-events-pill]")?.textContent ?? "")?.[1] ?? 0);
+        return shown + counted === 30;
+      }, null, { timeout: 3000 });
+      expect(await page.locator("#events .event-name", { hasText: "Burst" }).count()).toBeLessThan(30);
+      await pill.click();
+      await page.waitForLoadState("load");
+      await page.waitForFunction(() => [...document.querySelectorAll("#events .event-name")].filter((e) => e.textContent?.startsWith("Burst")).length === 30, null, { timeout: 5000 });
+      expect(await pill.isVisible()).toBe(false);
+    });
+  }, 30_000);
+
   test("a historical event does not jump to the top live; after a reload it sits in event-time order", async () => {
     const server = await pool.withOwner();
     await ok(sendEvent(server, { project: "default", channel: "log", event: "Yesterday-ish", timestamp: Date.now() / 1000 - 86_400 }));
