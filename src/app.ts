@@ -18,7 +18,8 @@ import { WriterThread } from "./store/writer-thread.ts";
 import { projectService } from "./domain/projects.ts";
 import { tokenService } from "./domain/tokens.ts";
 import { createGuard } from "./http/auth.ts";
-import type { AppError } from "./http/errors.ts";
+import { type AppError, SignInRequired } from "./errors.ts";
+import { errorHeaders, statusOf } from "./http/errors.ts";
 import { errorHandler } from "./http/on-error.ts";
 import { accessLog } from "./http/request-log.ts";
 import { createWebGuard } from "./http/session.ts";
@@ -83,9 +84,14 @@ export type Deps = ReturnType<typeof createDeps>;
 export function createApp(deps: Deps, assets: Assets) {
   const kit = webKit(deps, assets);
   const renderWebError = (error: AppError, request: Request): Response => {
-    if (error.status === 303) return kit.redirect(request, error.headers.Location ?? "/");
-    if (isHtmx(request)) return new Response(error.message, { status: error.status, headers: { "Content-Type": "text/plain; charset=utf-8", ...error.headers } });
-    return kit.page(deps.web.session(request), errorPage(error.status, error.message), { title: "Error", status: error.status, headers: error.headers });
+    if (error instanceof SignInRequired) {
+      const url = new URL(request.url);
+      return kit.redirect(request, error.setup ? "/setup" : `/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+    }
+    const status = statusOf(error);
+    const headers = errorHeaders(error);
+    if (isHtmx(request)) return new Response(error.message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", ...headers } });
+    return kit.page(deps.web.session(request), errorPage(status, error.message), { title: "Error", status, headers });
   };
   // The error handler answers 405 for a known path with the wrong method, so it needs the routes.
   const routes: { of: () => { method: string; path: string }[] } = { of: () => [] };

@@ -2,7 +2,7 @@
 // ingest run by name in its group commit (the same Writer as on the main thread), answered in one
 // message per batch.
 import { ingestWrites } from "./domain/ingest-writes.ts";
-import { toPlain } from "./http/errors.ts";
+import { toPlain } from "./errors.ts";
 import { closeStore, openStore, type Store } from "./store/index.ts";
 import type { FromWriter, ToWriter, WriteAnswer } from "./store/writer-thread.ts";
 

@@ -1,7 +1,7 @@
 // Liveness and readiness for load balancers and install scripts.
 import { Elysia } from "elysia";
 import type { Deps } from "../app.ts";
-import { StorageUnavailable } from "../http/errors.ts";
+import { StorageUnavailable } from "../errors.ts";
 import { assertCanRead } from "../domain/access.ts";
 import type { Gauge } from "../metrics.ts";
 import { heldBytes } from "../http/sse.ts";

@@ -10,7 +10,8 @@ import { type AnswerKind, answer as answerOf } from "../domain/answers.ts";
 import type { Idempotency, WriteOptions, Written } from "../domain/ingest.ts";
 import { validate } from "../domain/validation.ts";
 import { checkShape, readJsonUnchecked } from "../http/body.ts";
-import { BadRequest } from "../http/errors.ts";
+import { BadRequest } from "../errors.ts";
+import { statusOf } from "../http/errors.ts";
 import { API_HEADERS, errorOf } from "../http/on-error.ts";
 import { groupBody, identifyBody, insightBody, insightIncrementBody, logBody, logEventBody, sendMetricBody } from "./models.ts";
 import { fastLogInput } from "./fast-path.ts";
@@ -78,7 +79,7 @@ export function ingestApi({ guard, ingest, config, metrics }: Deps) {
         answered.value++;
         return response;
       } catch (error) {
-        metrics.ingestRequests.inc({ route: name, status: String(errorOf(error, request).status) });
+        metrics.ingestRequests.inc({ route: name, status: String(statusOf(errorOf(error, request))) });
         throw error;
       } finally {
         seconds.observe((performance.now() - started) / 1000);

@@ -10,7 +10,7 @@ import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
 import type { EventFilter } from "../model/filter.ts";
 import type { EventRow } from "../store/events.ts";
-import { ChannelNeedsProject } from "../http/errors.ts";
+import { ChannelNeedsProject } from "../errors.ts";
 import { type ResetReason, resume } from "../http/resume.ts";
 import { frame, sseResponse } from "../http/sse.ts";
 import type { View } from "../live/fanout.ts";

@@ -2,7 +2,7 @@
 // opening the store for management commands, and the exit codes (0 ok, 1 failed, 2 usage).
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { type Config, configFlagOptions, ConfigError, loadConfig } from "../config.ts";
-import { AppError } from "../http/errors.ts";
+import { AppError } from "../errors.ts";
 import { closeStore, databasePath, openStore, type Store } from "../store/index.ts";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
@@ -49,7 +49,7 @@ export function report(error: unknown, usage?: string): number {
   }
   if (error instanceof AppError) {
     console.error(`error: ${error.message}`);
-    return error.status === 400 ? 2 : 1;
+    return error.kind === "invalid" ? 2 : 1;
   }
   console.error(`error: ${(error as Error)?.message ?? String(error)}`);
   return 1;

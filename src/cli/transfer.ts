@@ -3,7 +3,7 @@ import { createWriteStream, openSync } from "node:fs";
 import { logBody } from "../api/models.ts";
 import { exportEvents, type ImportLine, type ImportProgress, importEvents } from "../domain/transfer.ts";
 import { validate } from "../domain/validation.ts";
-import { ValidationError } from "../http/errors.ts";
+import { ValidationError } from "../errors.ts";
 import { type Command, configFrom, parse, UsageError, withStore } from "./command.ts";
 
 export const exportCommand: Command = {

@@ -1,6 +1,6 @@
 // Who may do what. A scope is what a request proved: a full-access token, or a public token
 // limited to one project (and optionally one channel).
-import { Forbidden } from "../http/errors.ts";
+import { Forbidden } from "../errors.ts";
 
 export type Scope =
   | { kind: "full"; tokenId: number | null }

@@ -2,7 +2,7 @@
 // and sessions. A session token is random and lives only in the user's cookie; we keep its hash.
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { Conflict, Forbidden, NotFound } from "../http/errors.ts";
+import { Conflict, Forbidden, NotFound } from "../errors.ts";
 import type { Credential } from "../model/credential.ts";
 import type { Store } from "../store/index.ts";
 import type { User } from "../store/users.ts";

@@ -1,7 +1,7 @@
 // Backups: which files a backup may be written to, and what a failed one leaves (nothing new).
 import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { BadRequest } from "../http/errors.ts";
+import { BadRequest } from "../errors.ts";
 import { copyDatabase, databaseFiles } from "../store/backup.ts";
 import type { Store } from "../store/index.ts";
 

@@ -1,7 +1,7 @@
 // Push devices as the operator sees them from the shell: every user's, by id, so one that misbehaves
 // can be removed without its owner. The endpoint stays inside: its URL is a capability (whoever has
 // it, with the keys, can push to the device), so only the push service's host is shown.
-import { NotFound } from "../http/errors.ts";
+import { NotFound } from "../errors.ts";
 import type { Store } from "../store/index.ts";
 import type { SubscriptionRow } from "../store/notifications.ts";
 

@@ -1,5 +1,5 @@
 // Reading events and metrics: filters by name, keyset pagination behind an opaque cursor.
-import { BadRequest, ChannelNeedsProject, NotFound } from "../http/errors.ts";
+import { BadRequest, ChannelNeedsProject, NotFound } from "../errors.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
 import type { EventRow } from "../store/events.ts";
 import type { Store } from "../store/index.ts";

@@ -2,7 +2,7 @@
 // thread or on the writer thread: store/writer-thread.ts). Plain data in, plain data out, so either
 // can run them. With an Idempotency-Key, the first answer is stored in the same transaction as the
 // write, and a retry (even one racing the first request) gets that answer back instead of writing again.
-import { IdempotencyKeyReused, ValidationError } from "../http/errors.ts";
+import { IdempotencyKeyReused, ValidationError } from "../errors.ts";
 import type { EventRow, NewEvent, Tags } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import type { MetricRow, MetricValue } from "../store/metrics.ts";

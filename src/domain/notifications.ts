@@ -3,7 +3,7 @@
 // project, inside the event's own transaction (see ingest.ts). Sending is src/notify/'s job.
 import { Lexer, type Token } from "marked";
 import { z } from "zod";
-import { Forbidden, NotFound } from "../http/errors.ts";
+import { Forbidden, NotFound } from "../errors.ts";
 import type { EventRow } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import type { IntegrationRow, NewDelivery, SubscriptionRow } from "../store/notifications.ts";

@@ -1,6 +1,6 @@
 // Projects and channels: creation with clear refusals, deletion that says what goes with it.
 import { z } from "zod";
-import { Conflict, Forbidden, NotFound, UnknownProject, ValidationError } from "../http/errors.ts";
+import { Conflict, Forbidden, NotFound, UnknownProject, ValidationError } from "../errors.ts";
 import type { Hub } from "../live/hub.ts";
 import type { Store } from "../store/index.ts";
 import type { ChannelRow, ProjectRow } from "../store/projects.ts";

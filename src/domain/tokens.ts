@@ -4,7 +4,7 @@
 // in the background, so authentication never costs a write.
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { Conflict, NotFound } from "../http/errors.ts";
+import { Conflict, NotFound } from "../errors.ts";
 import type { Store } from "../store/index.ts";
 import type { TokenRow } from "../store/tokens.ts";
 import type { Credential } from "../model/credential.ts";

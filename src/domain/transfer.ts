@@ -2,7 +2,7 @@
 // An import stores events as historical (at their own timestamps), never notifies, and skips
 // events that are already there.
 import { createHash } from "node:crypto";
-import { NotFound } from "../http/errors.ts";
+import { NotFound } from "../errors.ts";
 import type { EventContent } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import { canonicalJson } from "./canonical.ts";

@@ -1,7 +1,7 @@
 // zod → our error shape. Each issue's message names its field, because LogSnag's clients show only
 // the messages, joined with commas.
 import type { z } from "zod";
-import { type FieldIssue, ValidationError } from "../http/errors.ts";
+import { type FieldIssue, ValidationError } from "../errors.ts";
 
 export function validate<S extends z.ZodType>(schema: S, input: unknown, location: "body" | "query" = "body"): z.output<S> {
   const result = schema.safeParse(input, { reportInput: true });

@@ -7,7 +7,7 @@ import type { Scope } from "../domain/access.ts";
 import type { TokenService } from "../domain/tokens.ts";
 import type { Rate } from "../domain/units.ts";
 import { clientIp } from "./client-ip.ts";
-import { Unauthorized } from "./errors.ts";
+import { Unauthorized } from "../errors.ts";
 import { RateLimiter } from "./rate-limit.ts";
 
 export type Guard = ReturnType<typeof createGuard>;

@@ -3,7 +3,7 @@
 // at most the route's limit, refused by its declared size before anything is read and counted as
 // it is read when sent chunked (413), valid JSON (400), nested no deeper than any of our bodies
 // needs, and only well-formed text (400). Never a 500.
-import { InvalidJson, PayloadTooLarge, UnsupportedMediaType, ValidationError } from "./errors.ts";
+import { InvalidJson, PayloadTooLarge, UnsupportedMediaType, ValidationError } from "../errors.ts";
 
 /** Forms of the dashboard are small; only the API takes SIGNALBOARD_BODY_LIMIT. */
 export const WEB_BODY_LIMIT = 256 * 1024;

@@ -4,7 +4,8 @@
 import { Elysia } from "elysia";
 import { log } from "../logger.ts";
 import { requestId } from "./request-log.ts";
-import { AppError, BadRequest, ClientGone, MethodNotAllowed, NotFound } from "./errors.ts";
+import { AppError, BadRequest, ClientGone, Internal, MethodNotAllowed, NotFound, SignInRequired } from "../errors.ts";
+import { errorBody, errorHeaders, statusOf } from "./errors.ts";
 
 type RouteInfo = { method: string; path: string };
 
@@ -18,7 +19,7 @@ export const API_HEADERS = {
 } as const;
 
 export function jsonError(error: AppError): Response {
-  return new Response(JSON.stringify(error.toBody()), { status: error.status, headers: { ...API_HEADERS, ...error.headers } });
+  return new Response(JSON.stringify(errorBody(error)), { status: statusOf(error), headers: { ...API_HEADERS, ...errorHeaders(error) } });
 }
 
 /** The API answers JSON; everything else is the dashboard, which answers HTML. */
@@ -32,6 +33,7 @@ function wantsHtml(request: Request, path: string): boolean {
   return request.headers.get("hx-request") === "true" || (request.headers.get("accept") ?? "").includes("text/html");
 }
 
+/** How the dashboard shows an error: a page, a fragment for htmx, or (to sign in) a redirect. */
 export type RenderWebError = (error: AppError, request: Request) => Response;
 
 export function errorHandler(routes: () => RouteInfo[], renderWebError: RenderWebError) {
@@ -40,11 +42,14 @@ export function errorHandler(routes: () => RouteInfo[], renderWebError: RenderWe
     const path = new URL(request.url).pathname;
     const appError = toAppError(code, error, request, path, allowed);
     const id = requestId(request);
+    const status = statusOf(appError);
     if (appError instanceof ClientGone) log.debug("client went away", { id, method: request.method, path });
-    else if (appError.status >= 500 && !(error instanceof AppError)) log.error("unhandled error", { id, method: request.method, path, error });
-    else if (appError.status >= 500) log.warn("request failed", { id, method: request.method, path, status: appError.status, error: appError.code });
-    else log.debug("request refused", { id, method: request.method, path, status: appError.status, error: appError.code });
-    const response = wantsHtml(request, path) ? renderWebError(appError, request) : jsonError(appError);
+    else if (status >= 500 && !(error instanceof AppError)) log.error("unhandled error", { id, method: request.method, path, error });
+    else if (status >= 500) log.warn("request failed", { id, method: request.method, path, status, error: appError.code });
+    else log.debug("request refused", { id, method: request.method, path, status, error: appError.code });
+    // A dashboard page without a session sends its visitor to sign in, whatever it asked to receive.
+    const web = !isApiPath(path) && (appError instanceof SignInRequired || wantsHtml(request, path));
+    const response = web ? renderWebError(appError, request) : jsonError(appError);
     response.headers.set("X-Request-Id", id);
     return response;
   });
@@ -68,7 +73,7 @@ function toAppError(code: unknown, error: unknown, request: Request, path: strin
   if (code === "PARSE") return new BadRequest("The request body could not be parsed.", "invalid_body");
   if (code === "VALIDATION") return new BadRequest("The request is invalid.", "validation_error");
   if (code === "INVALID_COOKIE_SIGNATURE") return new BadRequest("A cookie was tampered with; sign in again.", "invalid_cookie");
-  return new AppError(500, "internal_error", "Something went wrong on our side; it has been logged. Retry, and report it if it persists.");
+  return new Internal();
 }
 
 /** Which methods a path answers to, so a wrong method gets 405 with Allow rather than 404. */

@@ -1,7 +1,7 @@
 // Token buckets: each key may spend `limit` requests at once and earns them back evenly over the
 // window. Buckets that have refilled are forgotten, so memory follows active clients only.
 import type { Rate } from "../domain/units.ts";
-import { RateLimited } from "./errors.ts";
+import { RateLimited } from "../errors.ts";
 
 type Bucket = { tokens: number; updated: number };
 
@@ -39,12 +39,7 @@ export class RateLimiter {
 
   private refuse(bucket: Bucket): never {
     const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
-    throw new RateLimited(retryAfter, {
-      "RateLimit-Limit": String(this.rate.limit),
-      "RateLimit-Remaining": "0",
-      "RateLimit-Reset": String(retryAfter),
-      "RateLimit-Policy": `${this.rate.limit};w=${Math.round(this.rate.windowMs / 1000)}`,
-    });
+    throw new RateLimited(retryAfter, { limit: this.rate.limit, remaining: 0, reset: retryAfter, windowSeconds: Math.round(this.rate.windowMs / 1000) });
   }
 
   private refill(key: string, now: number): Bucket {

@@ -12,7 +12,7 @@ import type { AccountService, Session } from "../domain/accounts.ts";
 import { randomToken } from "../domain/tokens.ts";
 import { readForm, readJson, WEB_BODY_LIMIT } from "./body.ts";
 import { clientIp } from "./client-ip.ts";
-import { Forbidden, SeeOther } from "./errors.ts";
+import { Forbidden, SignInRequired } from "../errors.ts";
 
 export const SESSION_COOKIE = "sb_session";
 export const FORM_COOKIE = "sb_form";
@@ -67,13 +67,11 @@ export function createWebGuard(accounts: AccountService, config: Pick<Config, "b
       return token ? accounts.session(token) : null;
     },
 
-    /** The signed-in session, or a redirect to the login page (which returns here afterwards). */
+    /** The signed-in session; without one, the visitor is sent to sign in (or to set up the owner), then back here. */
     requireSession(request: Request): Session {
       const session = this.session(request);
       if (session) return session;
-      if (accounts.needsSetup()) throw new SeeOther("/setup");
-      const url = new URL(request.url);
-      throw new SeeOther(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+      throw new SignInRequired(accounts.needsSetup());
     },
 
     /**

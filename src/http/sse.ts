@@ -8,7 +8,7 @@
 
 import type { Fanout, Framed, Member, View } from "../live/fanout.ts";
 import type { Credential } from "../model/credential.ts";
-import { ShuttingDown } from "./errors.ts";
+import { ShuttingDown } from "../errors.ts";
 
 export type SseMessage = { id?: number | string; event?: string; data: string };
 export type Send = (chunk: Uint8Array | string) => boolean;

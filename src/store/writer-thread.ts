@@ -3,7 +3,7 @@
 // them as the inline writer does; everything else is written on this thread as before. It frees
 // this thread of SQLite's share of each event, at the cost of passing each write and its answer
 // between threads: worth it where the load has cores to spare (on 2 cores it is not; see README).
-import { ClientGone, fromPlain, type PlainError, StorageUnavailable } from "../http/errors.ts";
+import { ClientGone, fromPlain, type PlainError, StorageUnavailable } from "../errors.ts";
 import { log } from "../logger.ts";
 import { startWorker } from "../workers.ts";
 
@@ -81,7 +81,7 @@ export class WriterThread {
       const waiting = this.waiting.get(answer.id);
       this.waiting.delete(answer.id);
       if (!waiting) continue;
-      this.failing = !answer.ok && answer.error.status === 503;
+      this.failing = !answer.ok && answer.error.kind === "unavailable";
       if (answer.ok) waiting.resolve(answer.value);
       else waiting.reject(fromPlain(answer.error));
     }

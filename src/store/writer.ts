@@ -8,7 +8,7 @@
 // with one SAVEPOINT per write. Writes are synchronous functions of the database, so running one
 // again after a rollback does the same thing.
 import type { Database } from "bun:sqlite";
-import { AppError, ClientGone, Conflict, StorageUnavailable } from "../http/errors.ts";
+import { AppError, ClientGone, Conflict, StorageUnavailable } from "../errors.ts";
 
 type Pending = { run: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void; signal?: AbortSignal };
 

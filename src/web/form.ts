@@ -1,4 +1,4 @@
-import { ValidationError } from "../http/errors.ts";
+import { ValidationError } from "../errors.ts";
 
 // Reading submitted forms: every field is a string or absent (an unchecked box is absent).
 export function field(body: unknown, name: string): string {

@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../app.ts";
 import { FORM } from "../http/body.ts";
-import { AppError, NotFound, ValidationError } from "../http/errors.ts";
+import { AppError, NotFound, ValidationError } from "../errors.ts";
 import { field } from "./form.ts";
 import { html } from "./html.ts";
 import type { Kit } from "./kit.ts";
@@ -116,7 +116,7 @@ export function notificationRoutes(deps: Deps, kit: Kit) {
       try {
         await integrations.sendTest(project, idOf(params.id), config.baseUrl);
       } catch (error) {
-        if (error instanceof AppError && error.status === 403) return kit.fragment(error.message);
+        if (error instanceof AppError && error.kind === "forbidden") return kit.fragment(error.message);
         throw error;
       }
       return kit.fragment("Test queued; it should arrive within seconds.");

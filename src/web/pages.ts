@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import type { Deps } from "../app.ts";
 import type { EventQuery } from "../domain/feed.ts";
-import { NotFound } from "../http/errors.ts";
+import { NotFound } from "../errors.ts";
 import type { Session } from "../domain/accounts.ts";
 import type { ProjectRow } from "../store/projects.ts";
 import { filterParams, isFiltered, readFilters, toEventQuery, viewerOffset, type Filters } from "./filters.ts";

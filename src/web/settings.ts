@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import { FORM } from "../http/body.ts";
 import type { Deps } from "../app.ts";
-import { AppError, NotFound, ValidationError } from "../http/errors.ts";
+import { AppError, NotFound, ValidationError } from "../errors.ts";
 import { field, fieldErrors } from "./form.ts";
 import { html } from "./html.ts";
 import type { Kit } from "./kit.ts";
@@ -41,7 +41,7 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
         );
         return kit.fragment(tokenCreator({ projects: deps.projects.list(), created }));
       } catch (error) {
-        if (!(error instanceof ValidationError) && !(error instanceof AppError && error.status === 404)) throw error;
+        if (!(error instanceof ValidationError) && !(error instanceof AppError && error.kind === "not_found")) throw error;
         return kit.fragment(tokenCreator({ projects: deps.projects.list(), values, error: error.message }), 422);
       }
     }, FORM)
@@ -87,7 +87,7 @@ export function settingsRoutes(deps: Deps, kit: Kit) {
       } catch (error) {
         const errors = fieldErrors(error);
         if (errors) return kit.fragment(memberForm({ username, errors }), 422);
-        if (error instanceof AppError && error.status === 409) return kit.fragment(memberForm({ username, errors: { username: error.message } }), 422);
+        if (error instanceof AppError && error.kind === "conflict") return kit.fragment(memberForm({ username, errors: { username: error.message } }), 422);
         throw error;
       }
       return kit.redirect(request, "/settings/members");

@@ -53,7 +53,7 @@ describe("sse", () => {
     } catch (error) {
       refused = error;
     }
-    expect(refused).toMatchObject({ status: 503, code: "shutting_down", headers: { "Retry-After": "2" } });
+    expect(refused).toMatchObject({ kind: "unavailable", code: "shutting_down", details: { retryAfter: 2 } });
   });
 
   test("streams showing the same view share one group, each gets every frame once, in order, rendered once per event", async () => {

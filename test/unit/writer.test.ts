@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { NotFound } from "../../src/http/errors.ts";
+import { NotFound } from "../../src/errors.ts";
 import { closeStore, openStore, type Store } from "../../src/store/index.ts";
 import { tempDir } from "../helpers.ts";
 
@@ -49,13 +49,13 @@ describe("writer", () => {
     expect(store.sqlite.query("SELECT v FROM t ORDER BY v").all()).toEqual([{ v: 1 }, { v: 3 }]);
   });
 
-  test("a full disk fails the batch with 503 and the writer recovers when space returns", async () => {
+  test("a full disk fails the batch as storage unavailable (503, retry later) and the writer recovers when space returns", async () => {
     const pages = (store.sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count;
     store.sqlite.exec(`PRAGMA max_page_count = ${pages}`);
     const big = () => store.sqlite.query("INSERT INTO t (v) VALUES (zeroblob(100000))").run();
     const failed = await store.writer.submit(big).catch((e) => e);
-    expect(failed.status).toBe(503);
-    expect(failed.headers["Retry-After"]).toBeDefined();
+    expect(failed).toMatchObject({ kind: "unavailable", code: "storage_unavailable" });
+    expect(failed.details.retryAfter).toBeGreaterThan(0);
     store.sqlite.exec("PRAGMA max_page_count = 1073741823");
     await store.writer.submit(insert(7));
     expect(store.sqlite.query("SELECT count(*) AS n FROM t WHERE v = 7").get()).toEqual({ n: 1 });
