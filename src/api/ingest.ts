@@ -4,7 +4,6 @@
 import { Elysia } from "elysia";
 import type { z } from "zod";
 import type { Deps } from "../app.ts";
-import type { Scope } from "../domain/access.ts";
 import { canonicalJson } from "../domain/canonical.ts";
 import { type AnswerKind, answer as answerOf } from "../domain/answers.ts";
 import type { Idempotency, WriteOptions, Written } from "../domain/ingest.ts";
@@ -15,6 +14,7 @@ import { statusOf } from "../http/errors.ts";
 import { API_HEADERS, errorOf } from "../http/on-error.ts";
 import { groupBody, identifyBody, insightBody, insightIncrementBody, logBody, logEventBody, sendMetricBody } from "./models.ts";
 import { fastLogInput } from "./fast-path.ts";
+import type { Scope } from "../model/access.ts";
 
 const PREFLIGHT = {
   "Access-Control-Allow-Origin": "*",

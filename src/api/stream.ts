@@ -9,13 +9,13 @@ import { eventMatcher } from "../domain/filter.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
 import type { EventFilter } from "../model/filter.ts";
-import type { EventRow } from "../store/events.ts";
 import { ChannelNeedsProject } from "../errors.ts";
 import { type ResetReason, resume } from "../http/resume.ts";
 import { frame, sseResponse } from "../http/sse.ts";
 import type { View } from "../live/fanout.ts";
 import type { LiveMessage } from "../live/hub.ts";
 import { apiEvent } from "./views.ts";
+import type { StoredEvent } from "../model/event.ts";
 
 /** A reconnecting client is sent at most this many missed events; past that, `event: reset`. */
 export const REPLAY_LIMIT = 10_000;
@@ -26,7 +26,7 @@ export const streamQuery = z.object({
   last_event_id: z.string().regex(/^\d{1,15}$/, "must be an event id (a positive integer)").transform(Number).optional(),
 });
 
-const encode = (event: EventRow) => frame({ id: event.id, data: JSON.stringify(apiEvent(event)) });
+const encode = (event: StoredEvent) => frame({ id: event.id, data: JSON.stringify(apiEvent(event)) });
 
 const RESET_MESSAGES: Record<ResetReason, string> = {
   too_far_behind: "This stream missed too many events to replay them. Read what you missed with GET /v1/events; the stream continues from the newest event.",

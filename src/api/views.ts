@@ -1,8 +1,8 @@
 // What the API returns: times in Unix seconds (the unit clients send), snake_case like LogSnag.
 import { metricJson } from "../domain/answers.ts";
 import { eventJson } from "../domain/event-json.ts";
-import type { MetricPoint, MetricRow } from "../store/metrics.ts";
 import { API_HEADERS } from "../http/on-error.ts";
+import type { MetricPoint, Metric } from "../model/metric.ts";
 
 export const apiEvent = eventJson;
 

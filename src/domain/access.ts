@@ -1,10 +1,8 @@
 // Who may do what. A scope is what a request proved: a full-access token, or a public token
 // limited to one project (and optionally one channel).
 import { Forbidden } from "../errors.ts";
+import type { Scope } from "../model/access.ts";
 
-export type Scope =
-  | { kind: "full"; tokenId: number | null }
-  | { kind: "public"; tokenId: number; projectId: number; project: string; channel: string | null; mayNotify: boolean };
 
 /** Events: a public token may send only into its project, and its channel when it has one. */
 export function assertCanSendEvent(scope: Scope, project: string, channel: string): void {

@@ -5,9 +5,10 @@ import { z } from "zod";
 import { Conflict, Forbidden, NotFound } from "../errors.ts";
 import type { Credential } from "../model/credential.ts";
 import type { Store } from "../store/index.ts";
-import type { User } from "../store/users.ts";
 import { randomToken } from "./tokens.ts";
 import { validate } from "./validation.ts";
+import type { User } from "../model/user.ts";
+import type { Session } from "../model/user.ts";
 
 export const usernameRule = z
   .string()
@@ -18,7 +19,6 @@ export const passwordRule = z.string().min(8, "must be at least 8 characters").m
 
 const credentials = z.object({ username: usernameRule, password: passwordRule });
 
-export type Session = { sessionId: number; csrfToken: string; expiresAt: number; user: User };
 export type NewSession = { token: string; csrfToken: string; expiresAt: number; user: User };
 
 // Verifying against this when the username is unknown keeps a failed login's timing the same.

@@ -3,14 +3,14 @@
 // it, with the keys, can push to the device), so only the push service's host is shown.
 import { NotFound } from "../errors.ts";
 import type { Store } from "../store/index.ts";
-import type { SubscriptionRow } from "../store/notifications.ts";
+import type { Subscription } from "../model/notification.ts";
 
-export type DeviceSummary = Pick<SubscriptionRow, "id" | "deviceName" | "createdAt" | "lastSuccessAt" | "lastError" | "lastErrorAt"> & {
+export type DeviceSummary = Pick<Subscription, "id" | "deviceName" | "createdAt" | "lastSuccessAt" | "lastError" | "lastErrorAt"> & {
   username: string;
   pushService: string;
 };
 
-function summary(d: SubscriptionRow & { username: string }): DeviceSummary {
+function summary(d: Subscription & { username: string }): DeviceSummary {
   return { id: d.id, username: d.username, deviceName: d.deviceName, pushService: new URL(d.endpoint).host, createdAt: d.createdAt, lastSuccessAt: d.lastSuccessAt, lastError: d.lastError, lastErrorAt: d.lastErrorAt };
 }
 

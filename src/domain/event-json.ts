@@ -1,8 +1,8 @@
+import type { StoredEvent } from "../model/event.ts";
 // An event as JSON for the outside world (the API, the stream, webhooks): times in Unix seconds,
 // the unit clients send; snake_case, like LogSnag.
-import type { EventRow } from "../store/events.ts";
 
-export function eventJson(e: EventRow) {
+export function eventJson(e: StoredEvent) {
   return {
     id: e.id,
     project: e.project,

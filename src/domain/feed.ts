@@ -1,13 +1,13 @@
 // Reading events and metrics: filters by name, keyset pagination behind an opaque cursor.
 import { BadRequest, ChannelNeedsProject, NotFound } from "../errors.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
-import type { EventRow } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
-import type { MetricPoint, MetricRow } from "../store/metrics.ts";
 import { eventMatcher } from "./filter.ts";
 import { requireProject } from "./projects.ts";
 import { searchTerms } from "../store/search-tokens.ts";
 import { isTagKey } from "./rules.ts";
+import type { StoredEvent } from "../model/event.ts";
+import type { MetricPoint, Metric } from "../model/metric.ts";
 
 export const MAX_PAGE = 200;
 
@@ -26,7 +26,7 @@ export type EventQuery = {
   cursor?: string;
 };
 
-export type EventPage = { events: EventRow[]; nextCursor: string | null };
+export type EventPage = { events: StoredEvent[]; nextCursor: string | null };
 
 export function encodeCursor(p: Position): string {
   return Buffer.from(`${p.ts}:${p.id}`).toString("base64url");
@@ -85,23 +85,23 @@ export function feedService(store: Store) {
      * What a stream missed: the events matching `filter` among ids (after, through], oldest
      * first, reading at most `limit` events of the filter's project; `through` is how far it read.
      */
-    missed(filter: EventFilter, after: number, through: number, limit: number): { events: EventRow[]; through: number } {
+    missed(filter: EventFilter, after: number, through: number, limit: number): { events: StoredEvent[]; through: number } {
       const rows = store.events.range(filter.projectId, after, through, limit);
       const matches = eventMatcher(filter);
       return { events: rows.filter(matches), through: rows.length < limit ? through : rows.at(-1)!.id };
     },
 
-    getEvent(id: number): EventRow {
+    getEvent(id: number): StoredEvent {
       const event = store.events.findById(id);
       if (!event) throw new NotFound(`Event ${id} does not exist.`);
       return event;
     },
 
-    listMetrics(projectName: string): MetricRow[] {
+    listMetrics(projectName: string): Metric[] {
       return store.metrics.list(requireProject(store, projectName).id);
     },
 
-    metricHistory(projectName: string, title: string, since: number, until?: number): { metric: MetricRow; points: MetricPoint[] } {
+    metricHistory(projectName: string, title: string, since: number, until?: number): { metric: Metric; points: MetricPoint[] } {
       const metric = store.metrics.find(requireProject(store, projectName).id, title);
       if (!metric) throw new NotFound(`Metric "${title}" does not exist in project "${projectName}".`);
       return { metric, points: store.metrics.history(metric.id, since, until) };

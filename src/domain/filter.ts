@@ -1,11 +1,10 @@
 // An event filter checked in memory, for live views: the same answers as the store's SQL for the
 // same filter (test/unit/filter.test.ts checks that on random events and filters).
 import type { EventFilter } from "../model/filter.ts";
-import type { EventRow } from "../store/events.ts";
-import { tagText } from "../store/events.ts";
 import { searchTokens } from "../store/search-tokens.ts";
+import { type StoredEvent, tagText } from "../model/event.ts";
 
-export function eventMatcher(filter: EventFilter): (e: EventRow) => boolean {
+export function eventMatcher(filter: EventFilter): (e: StoredEvent) => boolean {
   const { projectId, channel, userId, tags = [], terms = [], from, to, liveOnly } = filter;
   const last = terms.length - 1;
   return (e) => {

@@ -3,14 +3,14 @@
 // can run them. With an Idempotency-Key, the first answer is stored in the same transaction as the
 // write, and a retry (even one racing the first request) gets that answer back instead of writing again.
 import { IdempotencyKeyReused, ValidationError } from "../errors.ts";
-import type { EventRow, NewEvent, Tags } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
-import type { MetricRow, MetricValue } from "../store/metrics.ts";
-import type { ProjectRow } from "../store/projects.ts";
 import { type AnswerKind, answer } from "./answers.ts";
 import { queueNotifications } from "./notifications.ts";
 import { requireProject } from "./projects.ts";
-import type { Properties } from "./rules.ts";
+import type { Properties } from "../model/profile.ts";
+import type { StoredEvent, NewEvent, Tags } from "../model/event.ts";
+import type { Metric, MetricValue } from "../model/metric.ts";
+import type { Project } from "../model/project.ts";
 
 export type LogInput = {
   project: string;
@@ -53,7 +53,7 @@ function keyed<T>(store: Store, { idempotency: idem, now }: Common, work: () => 
 }
 
 export const ingestWrites = {
-  logEvent(store: Store, w: Common & { input: LogInput; baseUrl: string }): { written: Written<EventRow>; newChannel: boolean } {
+  logEvent(store: Store, w: Common & { input: LogInput; baseUrl: string }): { written: Written<StoredEvent>; newChannel: boolean } {
     let newChannel = false;
     const written = keyed(store, w, () => {
       const project = requireProject(store, w.input.project);
@@ -68,8 +68,8 @@ export const ingestWrites = {
   },
 
   /** Sets the value, or adds to it with `increment` (a metric that does not exist starts at 0). */
-  recordMetric(store: Store, w: Common & { input: MetricInput; project: string }): Written<MetricRow> {
-    return keyed(store, w, (): MetricRow => {
+  recordMetric(store: Store, w: Common & { input: MetricInput; project: string }): Written<Metric> {
+    return keyed(store, w, (): Metric => {
       const project = requireProject(store, w.project);
       const current = store.metrics.current(project.id, w.input.title);
       const value = w.input.increment ? incremented(w.input.title, current?.value ?? null, w.input.value) : w.input.value;
@@ -100,7 +100,7 @@ export type IngestWrites = typeof ingestWrites;
 export type IngestWrite = keyof IngestWrites;
 
 /** The row for an event sent as `input`, received `now`: at its own timestamp if it has one. */
-export function newEvent(project: ProjectRow, channelId: number, input: LogInput, now: number): NewEvent {
+export function newEvent(project: Project, channelId: number, input: LogInput, now: number): NewEvent {
   const historical = input.timestamp !== undefined;
   return {
     projectId: project.id,

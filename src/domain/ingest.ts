@@ -2,10 +2,11 @@
 // (domain/ingest-writes.ts) in the writer's next group commit, then publishes to the live hub once
 // it is on disk.
 import type { Hub } from "../live/hub.ts";
-import type { EventRow } from "../store/events.ts";
-import type { MetricRow } from "../store/metrics.ts";
-import { assertCanNotify, assertCanSendEvent, assertCanWriteProject, type Scope } from "./access.ts";
+import type { Scope } from "../model/access.ts";
+import { assertCanNotify, assertCanSendEvent, assertCanWriteProject } from "./access.ts";
 import type { GroupInput, IdentifyInput, Idempotency, IngestWrite, IngestWrites, LogInput, MetricInput, Written } from "./ingest-writes.ts";
+import type { StoredEvent } from "../model/event.ts";
+import type { Metric } from "../model/metric.ts";
 
 export type { GroupInput, IdentifyInput, Idempotency, LogInput, MetricInput, Written } from "./ingest-writes.ts";
 export { newEvent } from "./ingest-writes.ts";
@@ -23,7 +24,7 @@ export type WriteOptions = { idempotency?: Idempotency; signal?: AbortSignal; no
 
 export function ingestService({ run, hub, defaultProject, baseUrl }: IngestDeps) {
   return {
-    async logEvent(scope: Scope, input: LogInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<EventRow>> {
+    async logEvent(scope: Scope, input: LogInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<StoredEvent>> {
       assertCanSendEvent(scope, input.project, input.channel);
       if (input.notify && input.timestamp === undefined) assertCanNotify(scope); // a historical event never pushes
       const { written, newChannel } = await run("logEvent", { input, idempotency, now, baseUrl }, signal);
@@ -35,7 +36,7 @@ export function ingestService({ run, hub, defaultProject, baseUrl }: IngestDeps)
     },
 
     /** Sets the value, or adds to it with `increment` (a metric that does not exist starts at 0). */
-    async recordMetric(scope: Scope, input: MetricInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<MetricRow>> {
+    async recordMetric(scope: Scope, input: MetricInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<Metric>> {
       const project = input.project ?? (scope.kind === "public" ? scope.project : defaultProject);
       assertCanWriteProject(scope, project, "metrics");
       const written = await run("recordMetric", { input, project, idempotency, now }, signal);

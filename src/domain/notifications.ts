@@ -4,16 +4,16 @@
 import { Lexer, type Token } from "marked";
 import { z } from "zod";
 import { Forbidden, NotFound } from "../errors.ts";
-import type { EventRow } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
-import type { IntegrationRow, NewDelivery, SubscriptionRow } from "../store/notifications.ts";
-import type { User } from "../store/users.ts";
 import { eventJson, type EventJson } from "./event-json.ts";
 import { randomToken } from "./tokens.ts";
 import { requireProject } from "./projects.ts";
 import { authProblem, p256dhProblem, pushKey } from "./push-keys.ts";
 import { onlyStrings } from "./rules.ts";
 import { validate } from "./validation.ts";
+import type { StoredEvent } from "../model/event.ts";
+import type { Integration, NewDelivery, Subscription } from "../model/notification.ts";
+import type { User } from "../model/user.ts";
 
 export type Payload = { title: string; body: string; url: string; tag: string; icon: string | null; event: EventJson | null; test?: boolean };
 
@@ -22,7 +22,7 @@ export type Filters = { project: string; channels: string[] | null }[] | null;
 
 const BODY_LIMIT = 800; // a push message must stay under ~4 KB once encrypted
 
-export function eventPayload(e: EventRow, baseUrl: string): Payload {
+export function eventPayload(e: StoredEvent, baseUrl: string): Payload {
   return {
     title: `${e.icon ? `${e.icon} ` : ""}${e.name}`,
     body: truncate(e.description ? (e.parser === "markdown" ? markdownText(e.description) : e.description) : `#${e.channel} · ${e.project}`, BODY_LIMIT),
@@ -63,7 +63,7 @@ export function matchesFilters(filters: string | null, e: { project: string; cha
 }
 
 /** Inside the event's transaction: one delivery per matching device and enabled integration. */
-export function queueNotifications(store: Store, e: EventRow, baseUrl: string, now: number): number {
+export function queueNotifications(store: Store, e: StoredEvent, baseUrl: string, now: number): number {
   const payload = JSON.stringify(eventPayload(e, baseUrl));
   const rows: NewDelivery[] = [];
   for (const s of store.notifications.allSubscriptions()) if (matchesFilters(s.filters, e)) rows.push({ target: "push", targetId: s.id, eventId: e.id, payload });
@@ -80,17 +80,17 @@ export const subscriptionInput = z.object({
   deviceName: onlyStrings(z.string().trim().min(1, "is required").max(100, "must be at most 100 characters")),
 });
 
-export type DeviceView = SubscriptionRow & { filterList: Filters };
+export type DeviceView = Subscription & { filterList: Filters };
 
 export function deviceService(store: Store) {
-  function ownDevice(user: User, id: number): SubscriptionRow {
+  function ownDevice(user: User, id: number): Subscription {
     const device = store.notifications.subscription(id);
     if (!device || device.userId !== user.id) throw new NotFound("That device is not registered (any more).");
     return device;
   }
 
   return {
-    async register(user: User, input: unknown, now = Date.now()): Promise<SubscriptionRow> {
+    async register(user: User, input: unknown, now = Date.now()): Promise<Subscription> {
       const s = validate(subscriptionInput, input);
       return store.writer.submit(() => store.notifications.saveSubscription({ userId: user.id, endpoint: s.endpoint, p256dh: s.keys.p256dh, auth: s.keys.auth, deviceName: s.deviceName }, now));
     },
@@ -162,10 +162,10 @@ export const integrationInput = z.discriminatedUnion(
   { error: "kind must be webhook, ntfy, discord or slack" },
 );
 
-export type IntegrationView = Omit<IntegrationRow, "secret" | "url"> & { url: string; hasSecret: boolean };
+export type IntegrationView = Omit<Integration, "secret" | "url"> & { url: string; hasSecret: boolean };
 
 /** Secrets are shown once; afterwards a URL that is itself a secret shows only its host and tail. */
-export function maskIntegration(i: IntegrationRow): IntegrationView {
+export function maskIntegration(i: Integration): IntegrationView {
   const { secret, url, ...rest } = i;
   const secretUrl = i.kind === "discord" || i.kind === "slack";
   return { ...rest, url: secretUrl ? maskUrl(url) : url, hasSecret: Boolean(secret) };
@@ -177,7 +177,7 @@ export function maskUrl(url: string): string {
 }
 
 export function integrationService(store: Store) {
-  function own(projectName: string, id: number): IntegrationRow {
+  function own(projectName: string, id: number): Integration {
     const project = store.projects.findByName(projectName);
     const integration = store.notifications.integration(id);
     if (!project || !integration || integration.projectId !== project.id) throw new NotFound("That integration does not exist.");

@@ -3,9 +3,9 @@ import { z } from "zod";
 import { Conflict, Forbidden, NotFound, UnknownProject, ValidationError } from "../errors.ts";
 import type { Hub } from "../live/hub.ts";
 import type { Store } from "../store/index.ts";
-import type { ChannelRow, ProjectRow } from "../store/projects.ts";
 import { channelName, projectName } from "./rules.ts";
 import { validate } from "./validation.ts";
+import type { Channel, Project } from "../model/project.ts";
 
 const projectInput = z.object({ name: projectName });
 const channelInput = z.object({ project: projectName, name: channelName });
@@ -23,7 +23,7 @@ async function deleteEvents(store: Store, where: { projectId: number; channelId?
 }
 
 /** The project of that name; every service that takes a project name finds it through this. */
-export function requireProject(store: Store, name: string): ProjectRow {
+export function requireProject(store: Store, name: string): Project {
   const project = store.projects.findByName(name);
   if (!project) throw new UnknownProject(name);
   return project;
@@ -31,9 +31,9 @@ export function requireProject(store: Store, name: string): ProjectRow {
 
 /** `defaultProject`: the one that takes metrics sent without a project; it cannot be deleted. */
 export function projectService(store: Store, { hub, defaultProject }: { hub?: Hub; defaultProject: string }) {
-  const requireProjectNamed = (name: string): ProjectRow => requireProject(store, name);
+  const requireProjectNamed = (name: string): Project => requireProject(store, name);
 
-  function requireChannel(project: string, name: string): { project: ProjectRow; channel: ChannelRow } {
+  function requireChannel(project: string, name: string): { project: Project; channel: Channel } {
     const p = requireProjectNamed(project);
     const channel = store.projects.findChannel(p.id, name);
     if (!channel) throw new NotFound(`Channel "${name}" does not exist in project "${project}".`);
@@ -44,7 +44,7 @@ export function projectService(store: Store, { hub, defaultProject }: { hub?: Hu
     requireProject: requireProjectNamed,
     requireChannel,
 
-    async create(name: string): Promise<ProjectRow> {
+    async create(name: string): Promise<Project> {
       validate(projectInput, { name });
       const created = await store.writer.submit(() => store.projects.create(name));
       if (!created) throw new Conflict(`A project named "${name}" already exists.`);
@@ -52,19 +52,19 @@ export function projectService(store: Store, { hub, defaultProject }: { hub?: Hu
     },
 
     /** Creates the project if it is missing; used for the default project at start. */
-    async ensure(name: string): Promise<ProjectRow> {
+    async ensure(name: string): Promise<Project> {
       return store.projects.findByName(name) ?? (await store.writer.submit(() => store.projects.create(name))) ?? requireProjectNamed(name);
     },
 
-    list(): ProjectRow[] {
+    list(): Project[] {
       return store.projects.list();
     },
 
-    channels(project: string): ChannelRow[] {
+    channels(project: string): Channel[] {
       return store.projects.listChannels(requireProjectNamed(project).id);
     },
 
-    async createChannel(project: string, name: string): Promise<ChannelRow> {
+    async createChannel(project: string, name: string): Promise<Channel> {
       validate(channelInput, { project, name });
       const p = requireProjectNamed(project);
       const created = await store.writer.submit(() => store.projects.createChannel(p.id, name));
@@ -79,7 +79,7 @@ export function projectService(store: Store, { hub, defaultProject }: { hub?: Hu
     },
 
     /** Throws when the project cannot be deleted (the default project), so a dialog can say so first. */
-    assertDeletable(name: string): ProjectRow {
+    assertDeletable(name: string): Project {
       const p = requireProjectNamed(name);
       if (p.name === defaultProject) {
         throw new Forbidden(`"${p.name}" is the default project (SIGNALBOARD_DEFAULT_PROJECT): metrics sent without a project go there, and it is created again at every start. Delete its channels instead, or choose another default project.`);
@@ -99,7 +99,7 @@ export function projectService(store: Store, { hub, defaultProject }: { hub?: Hu
       await store.writer.submit(() => store.projects.deleteChannel(channel));
     },
 
-    async setRetention(name: string, days: number | null): Promise<ProjectRow> {
+    async setRetention(name: string, days: number | null): Promise<Project> {
       const p = requireProjectNamed(name);
       if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36_500)) throw new ValidationError([{ path: "days", type: "too_small", message: "days: keep events for 1 to 36500 days, or off" }]);
       await store.writer.submit(() => store.projects.setRetention(p.id, days));

@@ -2,6 +2,8 @@
 // section documents exactly these numbers.
 import { get as emojiByShortcode } from "node-emoji";
 import { z } from "zod";
+import type { TagValue } from "../model/event.ts";
+import type { Properties } from "../model/profile.ts";
 
 export const LIMITS = {
   name: 64,
@@ -78,7 +80,6 @@ export const icon = z.string().transform((raw, ctx) => {
   return z.NEVER;
 });
 
-export type TagValue = string | number | boolean;
 
 // Not z.record: it drops a "__proto__" key silently, and we want every key seen and judged.
 function plainObject(what: string) {
@@ -110,7 +111,6 @@ function tagProblem(key: string, value: unknown): string | null {
   return `tag values must be a string, number or boolean, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`;
 }
 
-export type Properties = Record<string, string | number | boolean | null>;
 
 export const properties = plainObject("properties").transform((input, ctx) => {
   const entries = Object.entries(input);

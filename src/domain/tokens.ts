@@ -6,17 +6,17 @@ import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { Conflict, NotFound } from "../errors.ts";
 import type { Store } from "../store/index.ts";
-import type { TokenRow } from "../store/tokens.ts";
 import type { Credential } from "../model/credential.ts";
-import type { Scope } from "./access.ts";
+import type { Scope } from "../model/access.ts";
 import { channelName, projectName } from "./rules.ts";
 import { validate } from "./validation.ts";
+import type { TokenRecord } from "../model/token.ts";
+import type { Token } from "../model/token.ts";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const SECRET_LENGTH = 40;
 const PREFIX_LENGTH = "sb_".length + 8;
 
-export type TokenInfo = Omit<TokenRow, "hash">;
 
 export const newTokenInput = z
   .object({
@@ -60,13 +60,13 @@ export function tokenService(store: Store) {
   // The access version each scope was last known good at (see stillValid).
   const checkedAt = new WeakMap<Scope, string>();
 
-  function info({ hash: _hash, ...rest }: TokenRow): TokenInfo {
+  function info({ hash: _hash, ...rest }: TokenRecord): Token {
     return rest;
   }
 
   return {
     /** `by`: the member creating it, or null from the command line. */
-    create(input: NewTokenInput, by: { id: number; username: string } | null = null, now = Date.now()): { token: string; info: TokenInfo } {
+    create(input: NewTokenInput, by: { id: number; username: string } | null = null, now = Date.now()): { token: string; info: Token } {
       const t = validate(newTokenInput, input);
       const project = t.project ? store.projects.findByName(t.project) : null;
       if (t.project && !project) throw new NotFound(`Project "${t.project}" does not exist. Create it first: signalboard project create ${t.project}`);
@@ -91,12 +91,12 @@ export function tokenService(store: Store) {
       throw new Conflict("Could not allocate a unique token prefix; try again.");
     },
 
-    list(): TokenInfo[] {
+    list(): Token[] {
       return store.tokens.list().map((row) => info({ ...row, lastUsedAt: lastUsed.get(row.id) ?? row.lastUsedAt }));
     },
 
     /** Revoke by id, prefix or exact name. */
-    revoke(ref: string, now = Date.now()): TokenInfo {
+    revoke(ref: string, now = Date.now()): Token {
       const row = find(ref);
       if (!store.tokens.revoke(row.id, now)) throw new NotFound(`Token ${row.prefix} ("${row.name}") is already revoked.`);
       lastUsed.delete(row.id);
@@ -119,7 +119,7 @@ export function tokenService(store: Store) {
     },
 
     /** Allows or stops a public token's events that notify. */
-    setMayNotify(ref: string, mayNotify: boolean): TokenInfo {
+    setMayNotify(ref: string, mayNotify: boolean): Token {
       const row = find(ref);
       if (row.kind !== "public") throw new Conflict(`Token ${row.prefix} ("${row.name}") has full access: it may always notify.`);
       if (row.revokedAt !== null) throw new NotFound(`Token ${row.prefix} ("${row.name}") is revoked.`);
@@ -169,7 +169,7 @@ export function tokenService(store: Store) {
     },
   };
 
-  function find(ref: string): TokenRow {
+  function find(ref: string): TokenRecord {
     const all = store.tokens.list(true);
     const byId = /^\d+$/.test(ref) ? all.filter((t) => t.id === Number(ref)) : [];
     const matches = byId.length ? byId : all.filter((t) => t.prefix === ref || ref.startsWith(t.prefix) || t.name === ref);

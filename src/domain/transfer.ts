@@ -3,12 +3,12 @@
 // events that are already there.
 import { createHash } from "node:crypto";
 import { NotFound } from "../errors.ts";
-import type { EventContent } from "../store/events.ts";
 import type { Store } from "../store/index.ts";
 import { canonicalJson } from "./canonical.ts";
 import { eventJson } from "./event-json.ts";
 import { requireProject } from "./projects.ts";
 import { type LogInput, newEvent } from "./ingest.ts";
+import type { EventContent } from "../model/event.ts";
 
 const PAGE = 1000;
 

@@ -3,12 +3,12 @@
 // (public tokens per token and client IP, since one ships to every visitor of a web page).
 import type { Server } from "bun";
 import type { Config } from "../config.ts";
-import type { Scope } from "../domain/access.ts";
 import type { TokenService } from "../domain/tokens.ts";
 import type { Rate } from "../domain/units.ts";
 import { clientIp } from "./client-ip.ts";
 import { Unauthorized } from "../errors.ts";
 import { RateLimiter } from "./rate-limit.ts";
+import type { Scope } from "../model/access.ts";
 
 export type Guard = ReturnType<typeof createGuard>;
 

@@ -8,8 +8,8 @@
 import type { EventFilter } from "../model/filter.ts";
 import type { FeedService } from "../domain/feed.ts";
 import type { View } from "../live/fanout.ts";
-import type { EventRow } from "../store/events.ts";
 import type { Stream } from "./sse.ts";
+import type { StoredEvent } from "../model/event.ts";
 
 /** A stream that missed more than this many ids (of any project) starts again from now. */
 export const RESUME_WINDOW = 100_000;
@@ -29,7 +29,7 @@ export type ResumeOptions = {
   limit: number;
   /** Most ids behind the newest a stream may be to be replayed (RESUME_WINDOW unless smaller). */
   window?: number;
-  encode: (event: EventRow) => Uint8Array;
+  encode: (event: StoredEvent) => Uint8Array;
   /** The frame that tells the client it did not get everything, continuing from `newest`. */
   reset: (newest: number, reason: ResetReason) => Uint8Array;
 };

@@ -8,11 +8,12 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Server } from "bun";
 import type { Config } from "../config.ts";
-import type { AccountService, Session } from "../domain/accounts.ts";
+import type { AccountService } from "../domain/accounts.ts";
 import { randomToken } from "../domain/tokens.ts";
 import { readForm, readJson, WEB_BODY_LIMIT } from "./body.ts";
 import { clientIp } from "./client-ip.ts";
 import { Forbidden, SignInRequired } from "../errors.ts";
+import type { Session } from "../model/user.ts";
 
 export const SESSION_COOKIE = "sb_session";
 export const FORM_COOKIE = "sb_form";

@@ -3,12 +3,12 @@
 // than note what they will need (the fan-out queues it for its next flush, the notifier wakes up):
 // the cost of publishing does not depend on how many pages or streams are open.
 import { log } from "../logger.ts";
-import type { EventRow } from "../store/events.ts";
-import type { MetricRow } from "../store/metrics.ts";
+import type { StoredEvent } from "../model/event.ts";
+import type { Metric } from "../model/metric.ts";
 
 export type LiveMessage =
-  | { type: "event"; event: EventRow }
-  | { type: "metric"; metric: MetricRow }
+  | { type: "event"; event: StoredEvent }
+  | { type: "metric"; metric: Metric }
   | { type: "channel"; projectId: number; project: string; channel: string };
 
 export type Subscriber = (message: LiveMessage) => void;

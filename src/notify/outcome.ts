@@ -4,8 +4,8 @@
 import { log } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Store } from "../store/index.ts";
-import type { DeliveryRow } from "../store/notifications.ts";
 import type { SendResult } from "./send.ts";
+import type { Delivery } from "../model/notification.ts";
 
 export type Settled = "sent" | "gone" | "retried" | "failed";
 export type RetryPolicy = { retryBaseMs: number; maxAttempts: number };
@@ -13,7 +13,7 @@ export type RetryPolicy = { retryBaseMs: number; maxAttempts: number };
 const MAX_DELAY_MS = 3_600_000;
 
 /** Inside a write transaction. */
-export function settle(store: Store, metrics: Metrics, policy: RetryPolicy, d: DeliveryRow, result: SendResult): Settled {
+export function settle(store: Store, metrics: Metrics, policy: RetryPolicy, d: Delivery, result: SendResult): Settled {
   metrics.notifications.inc({ target: d.target, outcome: result.ok ? "delivered" : result.gone ? "gone" : result.retry ? "retryable" : "refused" });
   const n = store.notifications;
   const now = Date.now();

@@ -8,10 +8,10 @@ import type { Hub } from "../live/hub.ts";
 import { log } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Store } from "../store/index.ts";
-import type { DeliveryRow, QueueTarget } from "../store/notifications.ts";
 import { type RetryPolicy, settle } from "./outcome.ts";
 import { type SendResult, sendIntegration, sendPush } from "./send.ts";
 import type { Vapid } from "./vapid.ts";
+import type { Delivery, QueueTarget } from "../model/notification.ts";
 
 export type NotifierOptions = RetryPolicy & { concurrency: number; pollMs: number; graceMs: number };
 
@@ -20,7 +20,7 @@ const PER_TARGET = 2;
 const RELEASE_MS = 1000;
 
 export class Notifier {
-  private readonly inFlight = new Map<number, { d: DeliveryRow; done: Promise<void> }>();
+  private readonly inFlight = new Map<number, { d: Delivery; done: Promise<void> }>();
   /** Deliveries whose outcome could not be written: not picked again until then (ms). */
   private readonly held = new Map<number, number>();
   private readonly release = new AbortController();
@@ -87,7 +87,7 @@ export class Notifier {
     }
   }
 
-  private begin(d: DeliveryRow): void {
+  private begin(d: Delivery): void {
     const done = this.deliver(d).finally(() => {
       this.inFlight.delete(d.id);
       this.wake();
@@ -95,7 +95,7 @@ export class Notifier {
     this.inFlight.set(d.id, { d, done });
   }
 
-  private async deliver(d: DeliveryRow): Promise<void> {
+  private async deliver(d: Delivery): Promise<void> {
     // Anything thrown while preparing or sending (a key web-push refuses, a payload it cannot read)
     // is a failed attempt like a refusal: recorded, retried with backoff, given up in the end.
     const result = await this.send(d).catch(thrown);
@@ -110,7 +110,7 @@ export class Notifier {
     }
   }
 
-  private async send(d: DeliveryRow): Promise<SendResult> {
+  private async send(d: Delivery): Promise<SendResult> {
     const payload = JSON.parse(d.payload) as Payload;
     const signal = this.release.signal;
     if (d.target === "push") {

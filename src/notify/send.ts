@@ -5,8 +5,8 @@
 import { createHmac } from "node:crypto";
 import webpush from "web-push";
 import type { Payload } from "../domain/notifications.ts";
-import type { IntegrationRow, SubscriptionRow } from "../store/notifications.ts";
 import type { Vapid } from "./vapid.ts";
+import type { Integration, Subscription } from "../model/notification.ts";
 
 export type SendResult =
   | { ok: true; status: number }
@@ -15,7 +15,7 @@ export type SendResult =
 const TIMEOUT_MS = 10_000;
 const USER_AGENT = "Signalboard";
 
-export async function sendPush(device: SubscriptionRow, payload: Payload, vapid: Vapid, signal: AbortSignal): Promise<SendResult> {
+export async function sendPush(device: Subscription, payload: Payload, vapid: Vapid, signal: AbortSignal): Promise<SendResult> {
   const message = JSON.stringify({ title: payload.title, body: payload.body, url: payload.url, tag: payload.tag });
   const request = webpush.generateRequestDetails({ endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: device.auth } }, message, {
     vapidDetails: vapid,
@@ -29,13 +29,13 @@ export async function sendPush(device: SubscriptionRow, payload: Payload, vapid:
   return result;
 }
 
-export async function sendIntegration(integration: IntegrationRow, payload: Payload, deliveryId: number, signal: AbortSignal): Promise<SendResult> {
+export async function sendIntegration(integration: Integration, payload: Payload, deliveryId: number, signal: AbortSignal): Promise<SendResult> {
   const { url, init } = integrationRequest(integration, payload, deliveryId);
   return post(url, init, signal);
 }
 
 /** The HTTP request an integration sends for a payload. */
-export function integrationRequest(i: IntegrationRow, p: Payload, deliveryId: number): { url: string; init: RequestInit } {
+export function integrationRequest(i: Integration, p: Payload, deliveryId: number): { url: string; init: RequestInit } {
   const json = (url: string, body: unknown, headers: Record<string, string> = {}) => {
     const text = JSON.stringify(body);
     return { url, init: { method: "POST", headers: { "Content-Type": "application/json", "User-Agent": USER_AGENT, ...headers }, body: text } };

@@ -7,40 +7,16 @@ import type { Db } from "./db.ts";
 import { eventTags } from "./manual-tables.ts";
 import { channels, events } from "./schema.ts";
 import { ftsQuery } from "./search-tokens.ts";
+import { type EventContent, type NewEvent, type StoredEvent, type Tags, tagText } from "../model/event.ts";
 
-export type TagValue = string | number | boolean;
-export type Tags = Record<string, TagValue>;
 
-export type NewEvent = {
-  projectId: number;
-  project: string;
-  channelId: number;
-  channel: string;
-  name: string;
-  description: string | null;
-  icon: string | null;
-  notify: boolean;
-  parser: "text" | "markdown";
-  userId: string | null;
-  tags: Tags | null;
-  ts: number;
-  receivedAt: number;
-  historical: boolean;
-};
 
-export type EventRow = NewEvent & { id: number };
 
-export type { EventFilter, Position };
 
-/** What an event says, apart from where and when. */
-export type EventContent = Pick<NewEvent, "name" | "description" | "icon" | "parser" | "userId" | "tags">;
 
 /** A page of a feed: newest first from `before`, or oldest first from `after`. */
 export type Page = { before?: Position; after?: Position; limit: number };
 
-export function tagText(value: TagValue): string {
-  return typeof value === "string" ? value : JSON.stringify(value);
-}
 
 // Names come from scalar subqueries, not joins: a join lets the planner put the small table first,
 // and then ORDER BY ts can no longer walk an index (a 250k-row sort instead of a 51-row seek).
@@ -62,9 +38,9 @@ const columns = {
   historical: events.historical,
 };
 
-type SelectedRow = Omit<EventRow, "tags"> & { tags: string | null };
+type SelectedRow = Omit<StoredEvent, "tags"> & { tags: string | null };
 
-function toRow(row: SelectedRow): EventRow {
+function toRow(row: SelectedRow): StoredEvent {
   return { ...row, tags: row.tags ? (JSON.parse(row.tags) as Tags) : null };
 }
 
@@ -88,13 +64,13 @@ export function eventStore(db: Db, searching: () => Db) {
   }
 
   return {
-    insert(e: NewEvent): EventRow {
+    insert(e: NewEvent): StoredEvent {
       const tags = e.tags ? JSON.stringify(e.tags) : null;
       const id = Number(insertEvent.run(e.projectId, e.channelId, e.name, e.description, e.icon, e.notify ? 1 : 0, e.parser, e.userId, tags, e.ts, e.receivedAt, e.historical ? 1 : 0).lastInsertRowid);
       if (e.tags) {
         for (const key in e.tags) insertTag.run(e.projectId, key, tagText(e.tags[key]!), e.ts, id);
       }
-      const row = e as EventRow; // the caller's new object: given its id rather than copied (this runs per event)
+      const row = e as StoredEvent; // the caller's new object: given its id rather than copied (this runs per event)
       row.id = id;
       return row;
     },
@@ -104,13 +80,13 @@ export function eventStore(db: Db, searching: () => Db) {
       return contentAt.all(channelId, ts).map((row) => ({ ...row, tags: row.tags ? (JSON.parse(row.tags) as Tags) : null }));
     },
 
-    findById(id: number): EventRow | null {
+    findById(id: number): StoredEvent | null {
       const row = select().where(eq(events.id, id)).get();
       return row ? toRow(row) : null;
     },
 
     /** Newest first by event time (then id), or oldest first when paging forward with `after`. */
-    list(filter: EventFilter & Page): EventRow[] {
+    list(filter: EventFilter & Page): StoredEvent[] {
       const newestFirst = !filter.after;
       const match = ftsQuery(filter.terms ?? []);
       const source = match ? searching() : db;
@@ -132,7 +108,7 @@ export function eventStore(db: Db, searching: () => Db) {
      * taking the project's index instead), so the work is bounded by the range however rare the
      * project's events are in it; callers bound the range and filter the rest in memory.
      */
-    range(projectId: number | undefined, afterId: number, throughId: number, limit: number): EventRow[] {
+    range(projectId: number | undefined, afterId: number, throughId: number, limit: number): StoredEvent[] {
       const where = and(gt(events.id, afterId), lte(events.id, throughId), projectId === undefined ? undefined : eq(unindexed(events.projectId), projectId));
       return select().where(where).orderBy(events.id).limit(limit).all().map(toRow);
     },
@@ -177,7 +153,7 @@ export function eventStore(db: Db, searching: () => Db) {
   };
 
   // The first tag drives the query from its index, in feed order; the rest are checked per row.
-  function listByTag(from: Db, filter: EventFilter & Page, [key, value]: [string, string], where: SQL | undefined, newestFirst: boolean): EventRow[] {
+  function listByTag(from: Db, filter: EventFilter & Page, [key, value]: [string, string], where: SQL | undefined, newestFirst: boolean): StoredEvent[] {
     const page = keyset(indexed(eventTags.ts), indexed(eventTags.eventId), filter);
     const order = newestFirst ? [desc(eventTags.ts), desc(eventTags.eventId)] : [eventTags.ts, eventTags.eventId];
     return from

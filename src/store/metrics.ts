@@ -2,10 +2,8 @@
 import { and, asc, eq, gte, lte } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { metricHistory, metrics, projects } from "./schema.ts";
+import type { Metric, MetricPoint, MetricValue } from "../model/metric.ts";
 
-export type MetricValue = number | string;
-export type MetricRow = { id: number; projectId: number; project: string; title: string; value: MetricValue | null; icon: string | null; updatedAt: number };
-export type MetricPoint = { at: number; value: MetricValue | null };
 
 const MINUTE = 60_000;
 
@@ -39,8 +37,8 @@ export function metricStore(db: Db) {
     icon: metrics.icon,
     updatedAt: metrics.updatedAt,
   };
-  type Selected = { valueNum: number | null; valueText: string | null } & Omit<MetricRow, "value">;
-  const toRow = ({ valueNum, valueText, ...rest }: Selected): MetricRow => ({ ...rest, value: valueOf(valueNum, valueText) });
+  type Selected = { valueNum: number | null; valueText: string | null } & Omit<Metric, "value">;
+  const toRow = ({ valueNum, valueText, ...rest }: Selected): Metric => ({ ...rest, value: valueOf(valueNum, valueText) });
 
   return {
     current(projectId: number, title: string): { id: number; value: MetricValue | null; icon: string | null } | null {
@@ -57,11 +55,11 @@ export function metricStore(db: Db) {
       return saved;
     },
 
-    list(projectId: number): MetricRow[] {
+    list(projectId: number): Metric[] {
       return db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(eq(metrics.projectId, projectId)).orderBy(asc(metrics.title)).all().map(toRow);
     },
 
-    find(projectId: number, title: string): MetricRow | null {
+    find(projectId: number, title: string): Metric | null {
       const row = db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(and(eq(metrics.projectId, projectId), eq(metrics.title, title))).get();
       return row ? toRow(row) : null;
     },

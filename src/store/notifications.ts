@@ -2,22 +2,16 @@
 import { and, asc, desc, eq, getTableColumns, inArray, lt, lte, not, notInArray, or, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { deliveries, deliveryAttempts, integrations, pushSubscriptions, users } from "./schema.ts";
+import type { Delivery, DeliveryAttempt, Integration, NewDelivery, Outcome, QueueTarget, Subscription } from "../model/notification.ts";
 
-export type SubscriptionRow = typeof pushSubscriptions.$inferSelect;
-export type IntegrationRow = typeof integrations.$inferSelect;
-export type DeliveryRow = typeof deliveries.$inferSelect;
-export type AttemptRow = typeof deliveryAttempts.$inferSelect;
 /** A delivery's device or integration. */
-export type QueueTarget = Pick<DeliveryRow, "target" | "targetId">;
-export type NewDelivery = { target: "push" | "integration"; targetId: number; eventId: number | null; payload: string };
-export type Outcome = { ok: boolean; error: string | null };
 
 export function notificationStore(db: Db) {
   return {
     // --- subscriptions -------------------------------------------------------------------------
 
     /** Creates or refreshes the device with this endpoint (a browser keeps one per origin). */
-    saveSubscription(s: { userId: number; endpoint: string; p256dh: string; auth: string; deviceName: string }, now: number): SubscriptionRow {
+    saveSubscription(s: { userId: number; endpoint: string; p256dh: string; auth: string; deviceName: string }, now: number): Subscription {
       return db
         .insert(pushSubscriptions)
         .values({ ...s, createdAt: now, refreshedAt: now })
@@ -31,16 +25,16 @@ export function notificationStore(db: Db) {
       return rows.length > 0;
     },
 
-    subscriptionsOf(userId: number): SubscriptionRow[] {
+    subscriptionsOf(userId: number): Subscription[] {
       return db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).orderBy(asc(pushSubscriptions.createdAt)).all();
     },
 
-    allSubscriptions(): SubscriptionRow[] {
+    allSubscriptions(): Subscription[] {
       return db.select().from(pushSubscriptions).all();
     },
 
     /** Every device with its user's name, oldest first; `id` narrows it to one. */
-    subscriptionsWithOwner(id?: number): (SubscriptionRow & { username: string })[] {
+    subscriptionsWithOwner(id?: number): (Subscription & { username: string })[] {
       return db
         .select({ ...getTableColumns(pushSubscriptions), username: users.username })
         .from(pushSubscriptions)
@@ -50,7 +44,7 @@ export function notificationStore(db: Db) {
         .all();
     },
 
-    subscription(id: number): SubscriptionRow | null {
+    subscription(id: number): Subscription | null {
       return db.select().from(pushSubscriptions).where(eq(pushSubscriptions.id, id)).get() ?? null;
     },
 
@@ -73,15 +67,15 @@ export function notificationStore(db: Db) {
 
     // --- integrations --------------------------------------------------------------------------
 
-    createIntegration(i: { projectId: number; kind: IntegrationRow["kind"]; name: string; url: string; topic: string | null; secret: string | null; createdByUserId: number | null }, now: number): IntegrationRow {
+    createIntegration(i: { projectId: number; kind: Integration["kind"]; name: string; url: string; topic: string | null; secret: string | null; createdByUserId: number | null }, now: number): Integration {
       return db.insert(integrations).values({ ...i, createdAt: now }).returning().get();
     },
 
-    integrationsOf(projectId: number): IntegrationRow[] {
+    integrationsOf(projectId: number): Integration[] {
       return db.select().from(integrations).where(eq(integrations.projectId, projectId)).orderBy(asc(integrations.createdAt)).all();
     },
 
-    integration(id: number): IntegrationRow | null {
+    integration(id: number): Integration | null {
       return db.select().from(integrations).where(eq(integrations.id, id)).get() ?? null;
     },
 
@@ -118,7 +112,7 @@ export function notificationStore(db: Db) {
     },
 
     /** Pending deliveries whose time has come, oldest first, except those deliveries and targets named. */
-    due(now: number, limit: number, except: { ids: number[]; targets: QueueTarget[] }): DeliveryRow[] {
+    due(now: number, limit: number, except: { ids: number[]; targets: QueueTarget[] }): Delivery[] {
       const targets = except.targets.map((t) => and(eq(deliveries.target, t.target), eq(deliveries.targetId, t.targetId)));
       return db
         .select()
@@ -141,7 +135,7 @@ export function notificationStore(db: Db) {
     },
 
     /** Records one attempt, and the delivery's new state. */
-    settle(id: number, attempt: { ok: boolean; status: number | null; error: string | null }, next: { status: DeliveryRow["status"]; nextAttemptAt?: number }, now: number): void {
+    settle(id: number, attempt: { ok: boolean; status: number | null; error: string | null }, next: { status: Delivery["status"]; nextAttemptAt?: number }, now: number): void {
       db.insert(deliveryAttempts).values({ deliveryId: id, at: now, ok: attempt.ok, status: attempt.status, error: attempt.error }).run();
       db.update(deliveries)
         .set({
@@ -156,20 +150,20 @@ export function notificationStore(db: Db) {
     },
 
     /** A target is gone (a subscription the push service no longer knows): drop what was queued for it. */
-    abandon(target: DeliveryRow["target"], targetId: number, now: number): void {
+    abandon(target: Delivery["target"], targetId: number, now: number): void {
       db.update(deliveries).set({ status: "gone", finishedAt: now }).where(and(eq(deliveries.target, target), eq(deliveries.targetId, targetId), eq(deliveries.status, "pending"))).run();
     },
 
-    delivery(id: number): DeliveryRow | null {
+    delivery(id: number): Delivery | null {
       return db.select().from(deliveries).where(eq(deliveries.id, id)).get() ?? null;
     },
 
-    deliveriesFor(target: DeliveryRow["target"], targetIds: number[], limit = 20): DeliveryRow[] {
+    deliveriesFor(target: Delivery["target"], targetIds: number[], limit = 20): Delivery[] {
       if (!targetIds.length) return [];
       return db.select().from(deliveries).where(and(eq(deliveries.target, target), inArray(deliveries.targetId, targetIds))).orderBy(desc(deliveries.id)).limit(limit).all();
     },
 
-    attemptsOf(deliveryId: number): AttemptRow[] {
+    attemptsOf(deliveryId: number): DeliveryAttempt[] {
       return db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId)).orderBy(asc(deliveryAttempts.id)).all();
     },
 

@@ -3,9 +3,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { groupMembers, groups, profiles } from "./schema.ts";
+import type { Profile, Properties } from "../model/profile.ts";
 
-export type Properties = Record<string, string | number | boolean | null>;
-export type ProfileRow = { projectId: number; userId: string; properties: Properties; createdAt: number; updatedAt: number };
 
 export function profileStore(db: Db) {
   return {
@@ -20,7 +19,7 @@ export function profileStore(db: Db) {
         .run();
     },
 
-    find(projectId: number, userId: string): ProfileRow | null {
+    find(projectId: number, userId: string): Profile | null {
       const row = db.select().from(profiles).where(and(eq(profiles.projectId, projectId), eq(profiles.userId, userId))).get();
       return row ? { ...row, properties: JSON.parse(row.properties) as Properties } : null;
     },

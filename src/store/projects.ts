@@ -3,32 +3,31 @@ import { and, asc, count, eq } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { eventTags } from "./manual-tables.ts";
 import { channels, events, projects } from "./schema.ts";
+import type { Channel, Project } from "../model/project.ts";
 
-export type ProjectRow = typeof projects.$inferSelect;
-export type ChannelRow = typeof channels.$inferSelect;
-export type ChannelSummary = ChannelRow & { events: number };
+export type ChannelSummary = Channel & { events: number };
 
 export function projectStore(db: Db, accessChanges: { count: number }) {
   // The ingest path runs these for every event: plain prepared statements, no query builder.
-  const byName = db.$client.prepare<ProjectRow, [string]>("SELECT id, name, retention_days AS retentionDays, created_at AS createdAt FROM projects WHERE name = ?");
+  const byName = db.$client.prepare<Project, [string]>("SELECT id, name, retention_days AS retentionDays, created_at AS createdAt FROM projects WHERE name = ?");
   const channelByName = db.$client.prepare<{ id: number }, [number, string]>("SELECT id FROM channels WHERE project_id = ? AND name = ?");
   const insertChannel = db.$client.prepare<{ id: number }, [number, string, number]>("INSERT INTO channels (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id");
 
   return {
-    findByName(name: string): ProjectRow | null {
+    findByName(name: string): Project | null {
       return byName.get(name);
     },
 
-    findById(id: number): ProjectRow | null {
+    findById(id: number): Project | null {
       return db.select().from(projects).where(eq(projects.id, id)).get() ?? null;
     },
 
     /** Returns null when a project of that name already exists. */
-    create(name: string, now = Date.now()): ProjectRow | null {
+    create(name: string, now = Date.now()): Project | null {
       return db.insert(projects).values({ name, createdAt: now }).onConflictDoNothing().returning().get() ?? null;
     },
 
-    list(): ProjectRow[] {
+    list(): Project[] {
       return db.select().from(projects).orderBy(asc(projects.name)).all();
     },
 
@@ -43,7 +42,7 @@ export function projectStore(db: Db, accessChanges: { count: number }) {
       accessChanges.count++; // its public tokens went with it
     },
 
-    findChannel(projectId: number, name: string): ChannelRow | null {
+    findChannel(projectId: number, name: string): Channel | null {
       return db.select().from(channels).where(and(eq(channels.projectId, projectId), eq(channels.name, name))).get() ?? null;
     },
 
@@ -57,16 +56,16 @@ export function projectStore(db: Db, accessChanges: { count: number }) {
     },
 
     /** Returns null when the channel already exists. */
-    createChannel(projectId: number, name: string, now = Date.now()): ChannelRow | null {
+    createChannel(projectId: number, name: string, now = Date.now()): Channel | null {
       return db.insert(channels).values({ projectId, name, createdAt: now }).onConflictDoNothing().returning().get() ?? null;
     },
 
-    listChannels(projectId: number): ChannelRow[] {
+    listChannels(projectId: number): Channel[] {
       return db.select().from(channels).where(eq(channels.projectId, projectId)).orderBy(asc(channels.name)).all();
     },
 
     /** Deletes an empty channel; delete its events first (events.deleteBatch). */
-    deleteChannel(channel: ChannelRow): void {
+    deleteChannel(channel: Channel): void {
       db.delete(channels).where(eq(channels.id, channel.id)).run();
     },
 

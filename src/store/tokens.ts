@@ -2,9 +2,8 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { apiTokens, projects } from "./schema.ts";
+import type { NewToken, TokenRecord } from "../model/token.ts";
 
-export type TokenRow = typeof apiTokens.$inferSelect & { project: string | null };
-export type NewToken = typeof apiTokens.$inferInsert;
 
 export function tokenStore(db: Db, accessChanges: { count: number }) {
   const columns = {
@@ -26,7 +25,7 @@ export function tokenStore(db: Db, accessChanges: { count: number }) {
   const select = () => db.select(columns).from(apiTokens).leftJoin(projects, eq(projects.id, apiTokens.projectId));
   // Every API request reads its token: plain prepared statements, and no join (a join costs bun:sqlite
   // several times a primary-key lookup, even when no row matches).
-  const byPrefix = db.$client.prepare<Omit<TokenRow, "project">, [string]>(
+  const byPrefix = db.$client.prepare<Omit<TokenRecord, "project">, [string]>(
     `SELECT id, name, kind, project_id AS projectId, channel, prefix, hash, may_notify AS mayNotify, created_by AS createdBy,
             created_by_user_id AS createdByUserId, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt
        FROM api_tokens WHERE prefix = ?`,
@@ -34,22 +33,22 @@ export function tokenStore(db: Db, accessChanges: { count: number }) {
   const projectName = db.$client.prepare<{ name: string }, [number]>("SELECT name FROM projects WHERE id = ?");
 
   return {
-    insert(token: NewToken): TokenRow {
+    insert(token: NewToken): TokenRecord {
       const { id } = db.insert(apiTokens).values(token).returning({ id: apiTokens.id }).get();
       return select().where(eq(apiTokens.id, id)).get()!;
     },
 
-    findByPrefix(prefix: string): TokenRow | null {
+    findByPrefix(prefix: string): TokenRecord | null {
       const row = byPrefix.get(prefix);
       if (!row) return null;
       return { ...row, mayNotify: Boolean(row.mayNotify), project: row.projectId === null ? null : (projectName.get(row.projectId)?.name ?? null) };
     },
 
-    findById(id: number): TokenRow | null {
+    findById(id: number): TokenRecord | null {
       return select().where(eq(apiTokens.id, id)).get() ?? null;
     },
 
-    list(includeRevoked = false): TokenRow[] {
+    list(includeRevoked = false): TokenRecord[] {
       const query = select().orderBy(desc(apiTokens.createdAt), desc(apiTokens.id));
       return (includeRevoked ? query : query.where(isNull(apiTokens.revokedAt))).all();
     },

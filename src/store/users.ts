@@ -2,9 +2,8 @@
 import { and, asc, count, eq, gt, lt } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { sessions, users } from "./schema.ts";
+import type { User, UserRecord } from "../model/user.ts";
 
-export type UserRow = typeof users.$inferSelect;
-export type User = Omit<UserRow, "passwordHash">;
 export type SessionRow = typeof sessions.$inferSelect;
 
 const publicColumns = { id: users.id, username: users.username, role: users.role, createdAt: users.createdAt, updatedAt: users.updatedAt };
@@ -25,7 +24,7 @@ export function userStore(db: Db, accessChanges: { count: number }) {
       return db.insert(users).values({ ...u, createdAt: now, updatedAt: now }).onConflictDoNothing().returning(publicColumns).get() ?? null;
     },
 
-    findByUsername(username: string): UserRow | null {
+    findByUsername(username: string): UserRecord | null {
       return db.select().from(users).where(eq(users.username, username)).get() ?? null;
     },
 

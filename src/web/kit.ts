@@ -1,12 +1,12 @@
 // What every dashboard route needs: the signed-in session, a page with its navigation, fragments,
 // and redirects that also work for htmx requests.
 import type { Deps } from "../app.ts";
-import type { Session } from "../domain/accounts.ts";
 import { PAGE_HEADERS } from "../http/security.ts";
-import type { ProjectRow } from "../store/projects.ts";
 import type { Assets } from "./assets.ts";
 import type { Html } from "./html.ts";
 import { type Nav, page } from "./views/layout.ts";
+import type { Project } from "../model/project.ts";
+import type { Session } from "../model/user.ts";
 
 export type Kit = ReturnType<typeof webKit>;
 
@@ -38,7 +38,7 @@ export function webKit(deps: Deps, assets: Assets) {
       return new Response(null, { status: 303, headers: { ...PAGE_HEADERS, ...headers, Location: location } });
     },
 
-    project(name: string): ProjectRow {
+    project(name: string): Project {
       return deps.projects.requireProject(name);
     },
   };

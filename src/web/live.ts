@@ -10,13 +10,13 @@ import { resume } from "../http/resume.ts";
 import { frame, sseResponse } from "../http/sse.ts";
 import type { Framed, View } from "../live/fanout.ts";
 import type { LiveMessage } from "../live/hub.ts";
-import type { EventRow } from "../store/events.ts";
-import type { MetricRow } from "../store/metrics.ts";
 import { readFilters, toEventQuery } from "./filters.ts";
 import type { Kit } from "./kit.ts";
 import { eventItem } from "./views/events.ts";
 import { channelLink } from "./views/layout.ts";
 import { metricWidget } from "./views/project.ts";
+import type { StoredEvent } from "../model/event.ts";
+import type { Metric } from "../model/metric.ts";
 
 /** More missed events than this, and the page reloads instead of inserting them one by one. */
 const REPLAY_LIMIT = 200;
@@ -29,9 +29,9 @@ const TOAST_CAP = 3;
 export function liveRoutes(deps: Deps, kit: Kit) {
   const { web, store, fanout, streams, feed, accounts } = deps;
 
-  const feedFrame = (e: EventRow, showChannel: boolean) => frame({ id: e.id, event: "feed", data: eventItem(e, { showChannel, fresh: true }).value });
-  const toastFrame = (e: EventRow) => frame({ event: "toast", data: JSON.stringify({ text: `${e.icon ? `${e.icon} ` : ""}${e.name} · #${e.channel}`, href: `/p/${encodeURIComponent(e.project)}/events/${e.id}` }) });
-  const metricFrame = (m: MetricRow) => frame({ event: "metric", data: metricWidget(m, { fresh: true }).value });
+  const feedFrame = (e: StoredEvent, showChannel: boolean) => frame({ id: e.id, event: "feed", data: eventItem(e, { showChannel, fresh: true }).value });
+  const toastFrame = (e: StoredEvent) => frame({ event: "toast", data: JSON.stringify({ text: `${e.icon ? `${e.icon} ` : ""}${e.name} · #${e.channel}`, href: `/p/${encodeURIComponent(e.project)}/events/${e.id}` }) });
+  const metricFrame = (m: Metric) => frame({ event: "metric", data: metricWidget(m, { fresh: true }).value });
   const reloadFrame = (newest: number) => frame({ id: newest, event: "reload", data: "too many missed events" });
 
   return new Elysia({ name: "web.live" }).get("/p/:project/live", ({ request, params, server }) => {

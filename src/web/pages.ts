@@ -4,14 +4,14 @@ import { Elysia } from "elysia";
 import type { Deps } from "../app.ts";
 import type { EventQuery } from "../domain/feed.ts";
 import { NotFound } from "../errors.ts";
-import type { Session } from "../domain/accounts.ts";
-import type { ProjectRow } from "../store/projects.ts";
 import { filterParams, isFiltered, readFilters, toEventQuery, viewerOffset, type Filters } from "./filters.ts";
 import { query, seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
 import { eventDetail, feedItems } from "./views/events.ts";
 import { channelPage, type FeedView, metricPage, projectPage } from "./views/project.ts";
 import { userPage } from "./views/user.ts";
+import type { Project } from "../model/project.ts";
+import type { Session } from "../model/user.ts";
 
 const PAGE_SIZE = 40;
 
@@ -19,7 +19,7 @@ export function pageRoutes(deps: Deps, kit: Kit) {
   const { web, feed, store } = deps;
 
   /** The first page of a feed, with the URLs for its next page and its live stream. */
-  function feedView(project: ProjectRow, filters: Filters, extra: { channel?: string; hideChannel?: boolean; metrics?: boolean } = {}): FeedView {
+  function feedView(project: Project, filters: Filters, extra: { channel?: string; hideChannel?: boolean; metrics?: boolean } = {}): FeedView {
     const q: EventQuery = toEventQuery(project.name, filters, extra.channel);
     const lastId = store.events.lastId();
     const page = feed.listEvents({ ...q, limit: PAGE_SIZE });

@@ -4,10 +4,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac, randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
-import type { User } from "../../src/store/users.ts";
 import { Agent, eventually, found, post, startTestServer, type TestServer } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
+import type { User } from "../../src/model/user.ts";
 
 let push: PushService;
 beforeAll(async () => {

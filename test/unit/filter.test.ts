@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { eventMatcher } from "../../src/domain/filter.ts";
 import type { EventFilter } from "../../src/model/filter.ts";
-import type { EventRow } from "../../src/store/events.ts";
 import { searchTokens } from "../../src/store/search-tokens.ts";
 import { eventually, openSse, post, startTestServer, type TestServer, Agent } from "../helpers.ts";
+import type { StoredEvent } from "../../src/model/event.ts";
 
 // Text from what people write: ASCII, accented Latin, Greek and Cyrillic (with their own accents
 // and final sigma), Hangul, CJK, emoji, combining accents, and the punctuation that separates words.
@@ -17,7 +17,7 @@ const text = fc.array(fc.constantFrom(...PIECES), { minLength: 0, maxLength: 12 
 const nonEmpty = text.filter((t) => t.trim().length > 0);
 
 let server: TestServer;
-let stored: EventRow[] = [];
+let stored: StoredEvent[] = [];
 let projectId = 0;
 const CHANNELS = ["orders", "signups", "errors"];
 const USERS = ["u1", "u2", "üser"];
@@ -46,7 +46,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => server.close());
 
-const wordsOf = (e: EventRow) => [...searchTokens(e.name), ...searchTokens(e.description ?? "")];
+const wordsOf = (e: StoredEvent) => [...searchTokens(e.name), ...searchTokens(e.description ?? "")];
 
 describe("the live matcher and the store agree", () => {
   test("the tokenizer folds as the index does: cafe finds Café, ΣΟΦΙΑ finds σοφια", () => {

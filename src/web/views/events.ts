@@ -1,11 +1,11 @@
 // Events as the dashboard shows them: feed items, the endless feed, and the detail view.
-import { tagText, type EventRow } from "../../store/events.ts";
 import { type Html, html, query, seg } from "../html.ts";
 import { renderMarkdown, renderPlain } from "../markdown.ts";
 import { tagTerm } from "../filters.ts";
 import { eventJson } from "../../domain/event-json.ts";
+import { tagText, type StoredEvent } from "../../model/event.ts";
 
-export function description(e: EventRow): Html | string {
+export function description(e: StoredEvent): Html | string {
   if (!e.description) return "";
   return e.parser === "markdown" ? renderMarkdown(e.description) : renderPlain(e.description);
 }
@@ -25,7 +25,7 @@ export function relative(ms: number, now: number): string {
   return s >= 0 ? `${value} ${unit} ago` : `in ${value} ${unit}`;
 }
 
-export function tagChips(project: string, tags: EventRow["tags"]): Html | string {
+export function tagChips(project: string, tags: StoredEvent["tags"]): Html | string {
   const entries = Object.entries(tags ?? {});
   if (!entries.length) return "";
   return html`<ul class="tags" aria-label="Tags">${entries.map(
@@ -33,7 +33,7 @@ export function tagChips(project: string, tags: EventRow["tags"]): Html | string
   )}</ul>`;
 }
 
-export function eventItem(e: EventRow, opts: { showChannel?: boolean; fresh?: boolean } = {}): Html {
+export function eventItem(e: StoredEvent, opts: { showChannel?: boolean; fresh?: boolean } = {}): Html {
   const project = seg(e.project);
   return html`<li class="event${opts.fresh ? " fresh" : ""}${e.notify ? " notify" : ""}" id="event-${e.id}" data-id="${e.id}" data-ts="${e.ts}">
   <div class="event-icon" aria-hidden="true">${e.icon ?? "•"}</div>
@@ -54,13 +54,13 @@ export function eventItem(e: EventRow, opts: { showChannel?: boolean; fresh?: bo
 }
 
 /** A page of the feed; its last item loads the next page when scrolled into view. */
-export function feedItems(events: EventRow[], nextUrl: string | null, opts: { showChannel?: boolean } = {}): Html {
+export function feedItems(events: StoredEvent[], nextUrl: string | null, opts: { showChannel?: boolean } = {}): Html {
   return html`${events.map((e) => eventItem(e, opts))}${
     nextUrl ? html`<li class="feed-more" hx-get="${nextUrl}" hx-trigger="revealed" hx-swap="outerHTML" aria-hidden="true"><span class="spinner"></span> Loading older events…</li>` : ""
   }`;
 }
 
-export function feed(opts: { events: EventRow[]; nextUrl: string | null; liveUrl: string | null; lastId: number; showChannel?: boolean; empty: Html | string }): Html {
+export function feed(opts: { events: StoredEvent[]; nextUrl: string | null; liveUrl: string | null; lastId: number; showChannel?: boolean; empty: Html | string }): Html {
   return html`<section class="feed" aria-label="Events"${opts.liveUrl ? html` x-data="liveFeed" data-live-url="${opts.liveUrl}" data-last-id="${opts.lastId}"` : ""}>
   ${opts.liveUrl ? html`<button type="button" class="new-pill" x-show="hasPending" x-cloak x-on:click="showPending" x-text="pendingText" data-testid="new-events-pill"></button>
   <p class="live-status" x-bind:class="statusClass" x-text="statusText" aria-live="polite"></p>` : ""}
@@ -69,7 +69,7 @@ export function feed(opts: { events: EventRow[]; nextUrl: string | null; liveUrl
 </section>`;
 }
 
-export function eventDetail(e: EventRow): Html {
+export function eventDetail(e: StoredEvent): Html {
   const project = seg(e.project);
   const rows: [string, Html | string][] = [
     ["Project", html`<a href="/p/${project}">${e.project}</a>`],

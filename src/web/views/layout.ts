@@ -1,10 +1,10 @@
 // The page shell: head, top bar, sidebar of projects and channels, main area, toasts.
-import type { Session } from "../../domain/accounts.ts";
-import type { ChannelRow, ProjectRow } from "../../store/projects.ts";
 import type { Assets } from "../assets.ts";
 import { type Html, html, seg } from "../html.ts";
+import type { Channel, Project } from "../../model/project.ts";
+import type { Session } from "../../model/user.ts";
 
-export type Nav = { projects: ProjectRow[]; project?: ProjectRow; channels?: ChannelRow[]; channel?: string; section?: "settings" };
+export type Nav = { projects: Project[]; project?: Project; channels?: Channel[]; channel?: string; section?: "settings" };
 
 export type PageContext = { assets: Assets; session: Session | null; nav?: Nav };
 
@@ -91,7 +91,7 @@ export function sidebar(nav: Nav): Html {
 </section>`;
 }
 
-function channelList(project: ProjectRow, nav: Nav): Html {
+function channelList(project: Project, nav: Nav): Html {
   return html`<div class="channels">
   <div class="nav-heading sub" x-data="toggle">
     <h3>Channels</h3>

@@ -1,9 +1,9 @@
 // Settings → Notifications (this user's devices) and Settings → Integrations (per project).
 import type { DeviceView, IntegrationView } from "../../domain/notifications.ts";
-import type { ChannelRow, ProjectRow } from "../../store/projects.ts";
 import { type Html, html, seg } from "../html.ts";
 import { time } from "./events.ts";
 import { settingsNav } from "./settings.ts";
+import type { Channel, Project } from "../../model/project.ts";
 
 function outcome(lastSuccessAt: number | null, lastError: string | null, lastErrorAt: number | null): Html {
   const failedLast = lastErrorAt !== null && (lastSuccessAt === null || lastErrorAt > lastSuccessAt);
@@ -11,7 +11,7 @@ function outcome(lastSuccessAt: number | null, lastError: string | null, lastErr
   ${failedLast ? html`<p class="hint error" data-testid="last-error">Last error ${time(lastErrorAt!)}: ${lastError}</p>` : ""}`;
 }
 
-export function notificationsPage(opts: { devices: DeviceView[]; projects: { project: ProjectRow; channels: ChannelRow[] }[]; vapidKey: string }): Html {
+export function notificationsPage(opts: { devices: DeviceView[]; projects: { project: Project; channels: Channel[] }[]; vapidKey: string }): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
 ${settingsNav("/settings/notifications")}
 <section class="card" aria-labelledby="this-device" x-data="pushDevice" data-vapid-key="${opts.vapidKey}">
@@ -43,7 +43,7 @@ ${settingsNav("/settings/notifications")}
 </section>`;
 }
 
-function deviceItem(d: DeviceView, projects: { project: ProjectRow; channels: ChannelRow[] }[]): Html {
+function deviceItem(d: DeviceView, projects: { project: Project; channels: Channel[] }[]): Html {
   const chosen = new Set((d.filterList ?? []).flatMap((f) => (f.channels === null ? [f.project] : f.channels.map((c) => `${f.project}/${c}`))));
   const summary = d.filterList === null ? "all projects" : (d.filterList.map((f) => (f.channels ? f.channels.map((c) => `${f.project} / #${c}`).join(", ") : f.project)).join(", "));
   return html`<li class="device card-inner" id="device-${d.id}" data-endpoint="${d.endpoint}">
@@ -68,7 +68,7 @@ function deviceItem(d: DeviceView, projects: { project: ProjectRow; channels: Ch
 </li>`;
 }
 
-export function integrationsPage(opts: { projects: ProjectRow[]; project: ProjectRow; integrations: IntegrationView[]; form?: Html }): Html {
+export function integrationsPage(opts: { projects: Project[]; project: Project; integrations: IntegrationView[]; form?: Html }): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
 ${settingsNav("/settings/integrations")}
 <form method="get" action="/settings/integrations" class="inline-form" x-data="autoSubmit">
@@ -83,7 +83,7 @@ ${integrationList(opts.project, opts.integrations)}
 }
 
 /** The list reloads itself when one is added (the form stays, showing the new secret once). */
-export function integrationList(project: ProjectRow, integrations: IntegrationView[]): Html {
+export function integrationList(project: Project, integrations: IntegrationView[]): Html {
   return html`<section class="card" aria-labelledby="integrations-title" id="integration-list" hx-get="/settings/integrations/list?project=${seg(project.name)}" hx-trigger="integration-added from:body" hx-swap="outerHTML" hx-disinherit="*">
   <h2 id="integrations-title">Integrations of ${project.name}</h2>
   <p class="muted small">Each gets every notify event of the project, with the same queue, retries and records as push.</p>
@@ -93,7 +93,7 @@ export function integrationList(project: ProjectRow, integrations: IntegrationVi
 
 const KIND_LABEL = { webhook: "Webhook (signed JSON)", ntfy: "ntfy topic", discord: "Discord", slack: "Slack" } as const;
 
-function integrationItem(project: ProjectRow, i: IntegrationView): Html {
+function integrationItem(project: Project, i: IntegrationView): Html {
   const path = `/settings/integrations/${i.id}`;
   const q = `?project=${seg(project.name)}`;
   return html`<li class="device card-inner" id="integration-${i.id}">

@@ -1,18 +1,18 @@
 // The project and channel pages: header, metric widgets, activity chart, filters, the live feed.
-import type { EventRow } from "../../store/events.ts";
-import type { MetricPoint, MetricRow } from "../../store/metrics.ts";
-import type { ChannelRow, ProjectRow } from "../../store/projects.ts";
 import { type Filters, tagTerm } from "../filters.ts";
 import { type Html, html, seg } from "../html.ts";
 import { feed, time } from "./events.ts";
+import type { StoredEvent } from "../../model/event.ts";
+import type { MetricPoint, Metric } from "../../model/metric.ts";
+import type { Channel, Project } from "../../model/project.ts";
 
-export function formatValue(value: MetricRow["value"]): string {
+export function formatValue(value: Metric["value"]): string {
   if (value === null) return "—";
   if (typeof value === "string") return value;
   return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toLocaleString("en-US", { maximumFractionDigits: 4 });
 }
 
-export function metricWidget(m: MetricRow, opts: { fresh?: boolean } = {}): Html {
+export function metricWidget(m: Metric, opts: { fresh?: boolean } = {}): Html {
   return html`<li class="metric${opts.fresh ? " fresh" : ""}" id="metric-${m.id}">
   <a href="/p/${seg(m.project)}/metrics/${seg(m.title)}">
     <span class="metric-title">${m.icon ? html`<span aria-hidden="true">${m.icon}</span> ` : ""}${m.title}</span>
@@ -22,11 +22,11 @@ export function metricWidget(m: MetricRow, opts: { fresh?: boolean } = {}): Html
 </li>`;
 }
 
-export function metricGrid(metrics: MetricRow[]): Html {
+export function metricGrid(metrics: Metric[]): Html {
   return html`<section aria-label="Metrics"><ul class="metrics" id="metrics">${metrics.map((m) => metricWidget(m))}</ul></section>`;
 }
 
-export function filterBar(action: string, f: Filters, channels: ChannelRow[] | null): Html {
+export function filterBar(action: string, f: Filters, channels: Channel[] | null): Html {
   const q = [f.text, ...f.tags.map(([k, v]) => tagTerm(k, v))].filter(Boolean).join(" ");
   return html`<form class="filters" method="get" action="${action}" role="search" x-data="filters">
   <div class="filter-main">
@@ -46,9 +46,9 @@ export function filterBar(action: string, f: Filters, channels: ChannelRow[] | n
 </form>`;
 }
 
-export type FeedView = { events: EventRow[]; nextUrl: string | null; liveUrl: string; lastId: number; filtered: boolean };
+export type FeedView = { events: StoredEvent[]; nextUrl: string | null; liveUrl: string; lastId: number; filtered: boolean };
 
-export function projectPage(p: ProjectRow, opts: { metrics: MetricRow[]; channels: ChannelRow[]; filters: Filters; feed: FeedView; baseUrl: string; deletable: boolean }): Html {
+export function projectPage(p: Project, opts: { metrics: Metric[]; channels: Channel[]; filters: Filters; feed: FeedView; baseUrl: string; deletable: boolean }): Html {
   const base = `/p/${seg(p.name)}`;
   return html`<header class="page-header">
   <h1>${p.name}</h1>
@@ -75,7 +75,7 @@ ${filterBar(base, opts.filters, opts.channels)}
 ${feed({ ...opts.feed, showChannel: true, empty: emptyFeed(opts.baseUrl, p.name, opts.feed.filtered) })}`;
 }
 
-export function channelPage(p: ProjectRow, channel: ChannelRow, opts: { filters: Filters; feed: FeedView; baseUrl: string }): Html {
+export function channelPage(p: Project, channel: Channel, opts: { filters: Filters; feed: FeedView; baseUrl: string }): Html {
   const base = `/p/${seg(p.name)}/c/${seg(channel.name)}`;
   return html`<header class="page-header">
   <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a></p>
@@ -96,7 +96,7 @@ function emptyFeed(baseUrl: string, project: string, filtered: boolean, channel?
   -H "Content-Type: application/json" -d '${body}'</pre>`;
 }
 
-export function metricPage(m: MetricRow, points: MetricPoint[], days: number): Html {
+export function metricPage(m: Metric, points: MetricPoint[], days: number): Html {
   const numeric = points.every((p) => typeof p.value === "number" || p.value === null);
   return html`<header class="page-header">
   <p class="crumbs"><a href="/p/${seg(m.project)}">${m.project}</a> / metrics</p>
@@ -119,6 +119,6 @@ export function metricPage(m: MetricRow, points: MetricPoint[], days: number): H
 </section>`;
 }
 
-function metricWidgetPlain(m: MetricRow): Html {
+function metricWidgetPlain(m: Metric): Html {
   return html`<li class="metric" id="metric-${m.id}"><div><span class="metric-title">Now</span><span class="metric-value" data-testid="metric-value">${formatValue(m.value)}</span><span class="metric-time">${time(m.updatedAt)}</span></div></li>`;
 }

@@ -1,9 +1,9 @@
 // Settings: API tokens and members.
-import type { TokenInfo } from "../../domain/tokens.ts";
-import type { ProjectRow } from "../../store/projects.ts";
-import type { User } from "../../store/users.ts";
 import { type Html, html } from "../html.ts";
 import { time } from "./events.ts";
+import type { Project } from "../../model/project.ts";
+import type { Token } from "../../model/token.ts";
+import type { User } from "../../model/user.ts";
 
 export function settingsNav(current: string): Html {
   const links: [string, string][] = [
@@ -15,7 +15,7 @@ export function settingsNav(current: string): Html {
   return html`<nav class="tabs" aria-label="Settings">${links.map(([href, label]) => html`<a href="${href}"${href === current ? html` aria-current="page"` : ""}>${label}</a>`)}</nav>`;
 }
 
-export function apiPage(opts: { tokens: TokenInfo[]; projects: ProjectRow[]; form?: Html }): Html {
+export function apiPage(opts: { tokens: Token[]; projects: Project[]; form?: Html }): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
 ${settingsNav("/settings/api")}
 <section class="card" aria-labelledby="new-token">
@@ -29,14 +29,14 @@ ${settingsNav("/settings/api")}
 }
 
 /** The form, and above it the token just created (shown once); each creation replaces both. */
-export function tokenCreator(opts: { projects: ProjectRow[]; values?: Record<string, string>; error?: string; created?: { token: string; info: TokenInfo } }): Html {
+export function tokenCreator(opts: { projects: Project[]; values?: Record<string, string>; error?: string; created?: { token: string; info: Token } }): Html {
   return html`<div id="token-create" class="created-token">
   ${opts.created ? createdToken(opts.created.token, opts.created.info) : ""}
   ${tokenForm(opts)}
 </div>`;
 }
 
-function tokenForm(opts: { projects: ProjectRow[]; values?: Record<string, string>; error?: string }): Html {
+function tokenForm(opts: { projects: Project[]; values?: Record<string, string>; error?: string }): Html {
   const v = opts.values ?? {};
   return html`<form class="stack" hx-post="/settings/api/tokens" hx-target="#token-create" hx-swap="outerHTML" x-data="tokenForm">
   ${opts.error ? html`<p class="alert" role="alert">${opts.error}</p>` : ""}
@@ -58,7 +58,7 @@ function tokenForm(opts: { projects: ProjectRow[]; values?: Record<string, strin
 </form>`;
 }
 
-function createdToken(token: string, info: TokenInfo): Html {
+function createdToken(token: string, info: Token): Html {
   return html`<p class="alert success" role="status">Token “${info.name}” created. Copy it now: it is shown only this once.</p>
   <div class="copy-row" x-data="copyButton">
     <input type="text" readonly value="${token}" x-ref="source" aria-label="New token" data-testid="new-token-value">
@@ -67,7 +67,7 @@ function createdToken(token: string, info: TokenInfo): Html {
   <div hx-get="/settings/api/tokens/list" hx-trigger="load" hx-target="#token-table" hx-swap="outerHTML"></div>`;
 }
 
-export function tokenTable(tokens: TokenInfo[]): Html {
+export function tokenTable(tokens: Token[]): Html {
   if (!tokens.length) return html`<div id="token-table"><p class="empty">No tokens yet.</p></div>`;
   return html`<div id="token-table" class="table-wrap"><table class="tokens">
   <thead><tr><th>Name</th><th>Access</th><th>Scope</th><th>Notifies</th><th>Prefix</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead>

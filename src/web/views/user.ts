@@ -1,10 +1,9 @@
 // A user's page: their identify properties, groups, and event timeline.
-import type { Properties } from "../../domain/rules.ts";
-import type { ProfileRow } from "../../store/profiles.ts";
-import type { ProjectRow } from "../../store/projects.ts";
 import { type Html, html, seg } from "../html.ts";
 import { type FeedView } from "./project.ts";
 import { feed, time } from "./events.ts";
+import type { Properties, Profile } from "../../model/profile.ts";
+import type { Project } from "../../model/project.ts";
 
 function props(properties: Properties): Html {
   const entries = Object.entries(properties);
@@ -12,7 +11,7 @@ function props(properties: Properties): Html {
   return html`<dl class="facts">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${v === null ? html`<span class="muted">null</span>` : String(v)}</dd>`)}</dl>`;
 }
 
-export function userPage(p: ProjectRow, userId: string, opts: { profile: ProfileRow | null; groups: { groupId: string; properties: Properties }[]; feed: FeedView; baseUrl: string }): Html {
+export function userPage(p: Project, userId: string, opts: { profile: Profile | null; groups: { groupId: string; properties: Properties }[]; feed: FeedView; baseUrl: string }): Html {
   return html`<header class="page-header">
   <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a> / users</p>
   <h1>👤 ${userId}</h1>

@@ -1,0 +1,25 @@
+// API tokens. Only a hash of a token is ever stored; `prefix` identifies it in lists.
+
+export type TokenKind = "full" | "public";
+
+/** A token as lists and checks see it (never its hash). */
+export type Token = {
+  id: number;
+  name: string;
+  kind: TokenKind;
+  projectId: number | null;
+  project: string | null;
+  channel: string | null;
+  prefix: string;
+  mayNotify: boolean;
+  createdBy: string | null;
+  createdByUserId: number | null;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+};
+
+/** A token with the hash its secret is checked against. */
+export type TokenRecord = Token & { hash: string };
+
+export type NewToken = Omit<TokenRecord, "id" | "project" | "lastUsedAt" | "revokedAt">;
