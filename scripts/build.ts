@@ -7,5 +7,5 @@ import { $ } from "bun";
 const outfile = process.argv[2] ?? "dist/signalboard";
 // --bytecode: the code is parsed at build time, not at every start (half the start-up time).
 // The search indexer's and the writer thread's workers are entry points of their own, so the binary carries them too.
-await $`bun build --compile --bytecode --minify-whitespace --minify-syntax --no-compile-autoload-dotenv --no-compile-autoload-bunfig src/main.ts src/store/search-worker.ts src/writer-worker.ts --outfile ${outfile}`;
+await $`bun build --compile --bytecode --minify-whitespace --minify-syntax --no-compile-autoload-dotenv --no-compile-autoload-bunfig src/main.ts src/store/sqlite/search-worker.ts src/writer-worker.ts --outfile ${outfile}`;
 console.log(`built ${outfile}`);

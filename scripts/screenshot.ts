@@ -10,10 +10,10 @@ import { tempDir } from "../test/helpers.ts";
 setLogLevel("silent");
 const out = join(import.meta.dir, "../docs");
 const server = await startServer(loadConfig({ port: "0", host: "127.0.0.1", "data-dir": tempDir(), "rate-limit-full": "0" }, {}));
-const { deps, url } = server;
+const { services: deps, url } = server;
 await deps.accounts.createUser({ username: "ada", password: "demo password 1" }, "owner");
 await deps.projects.create("my-saas");
-const { token } = deps.tokens.create({ name: "demo" });
+const { token } = await deps.tokens.create({ name: "demo" });
 const send = (path: string, body: unknown) => fetch(url + path, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
 const now = Date.now() / 1000;

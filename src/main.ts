@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // The entry point, from source (`bun src/main.ts ...`) and compiled (`signalboard ...`): pick the
 // subcommand (serve by default), run it, exit with its code.
-import { VERSION } from "./app.ts";
+import { VERSION } from "./services.ts";
 import { backup } from "./cli/backup.ts";
 import { channel } from "./cli/channel.ts";
 import { device } from "./cli/device.ts";

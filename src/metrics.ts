@@ -72,7 +72,7 @@ class Histogram {
 }
 
 /** A value read at scrape time; one whose name ends in _total only ever goes up (a counter). */
-export type Gauge = { name: string; help: string; value: () => number };
+export type Gauge = { name: string; help: string; value: () => number | Promise<number> };
 
 /** One set per server (tests run several in one process). */
 export function createMetrics() {
@@ -83,9 +83,10 @@ export function createMetrics() {
     ingestRequests,
     ingestSeconds,
     notifications,
-    render(gauges: Gauge[]): string {
+    async render(gauges: Gauge[]): Promise<string> {
       const parts = [ingestRequests.render(), ingestSeconds.render(), notifications.render()];
-      for (const g of gauges) parts.push(`# HELP ${g.name} ${g.help}\n# TYPE ${g.name} ${g.name.endsWith("_total") ? "counter" : "gauge"}\n${g.name} ${g.value()}`);
+      const values = await Promise.all(gauges.map((g) => g.value()));
+      gauges.forEach((g, i) => parts.push(`# HELP ${g.name} ${g.help}\n# TYPE ${g.name} ${g.name.endsWith("_total") ? "counter" : "gauge"}\n${g.name} ${values[i]}`));
       return parts.join("\n") + "\n";
     },
   };

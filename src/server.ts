@@ -1,16 +1,16 @@
 // A running Signalboard: the store opened, the default project in place, the app listening, the
 // background jobs ticking; and a stop() that loses nothing.
-import { createApp, createDeps, type Deps } from "./app.ts";
-import { SERVER_BODY_LIMIT } from "./http/body.ts";
-import { Assets } from "./web/assets.ts";
+import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
+import { SERVER_BODY_LIMIT } from "./http/body.ts";
+import type { Edge } from "./http/edge.ts";
 import { log, logEnabled } from "./logger.ts";
-import { closeStore, databasePath, openStore, type Store } from "./store/index.ts";
-import { deletedThrough, prepareSearch } from "./store/search.ts";
-import type { IndexerMessage, IndexerReport } from "./store/search-worker.ts";
-import { startWorker } from "./workers.ts";
+import { createServices, openStore, type Services } from "./services.ts";
+import type { SqliteStore } from "./store/sqlite/index.ts";
+import { Assets } from "./web/assets.ts";
 
-export type Running = { url: string; port: number; deps: Deps; stop: () => Promise<void> };
+/** `store` is there for tests and tools that look inside; the server itself goes through `services`. */
+export type Running = { url: string; port: number; services: Services; edge: Edge; store: SqliteStore; stop: () => Promise<void> };
 
 export async function startServer(loaded: Config): Promise<Running> {
   const phase = (name: string) => log.debug("start-up", { phase: name, ms: Math.round(performance.now()) });
@@ -19,21 +19,20 @@ export async function startServer(loaded: Config): Promise<Running> {
   // links (notifications, the set-up link, BASE_URL's default) must name it. A port in use fails here, early.
   const reserved = reservePort(loaded);
   const config = settle(loaded, reserved.port);
-  let store: Store;
+  let store: SqliteStore;
   try {
-    store = openStore(databasePath(config.dataDir), config.sqliteSync);
+    store = openStore(config, { serving: true });
   } catch (error) {
     reserved.stop(true);
     throw error;
   }
-  prepareSearch(store.sqlite, store.path);
   phase("database open and migrated");
-  const deps = createDeps(config, store);
+  const services = createServices(config, { store, serving: true });
   phase("services ready");
-  await deps.projects.ensure(config.defaultProject);
+  await services.projects.ensure(config.defaultProject);
   const assets = await Assets.load();
   phase("assets loaded");
-  const app = createApp(deps, assets);
+  const { app, edge } = createApp(services, assets);
   phase("routes composed");
   reserved.stop(true);
   try {
@@ -48,16 +47,16 @@ export async function startServer(loaded: Config): Promise<Running> {
       reusePort: false,
     });
   } catch (error) {
-    closeStore(store);
+    await services.close();
     throw new Error(listenProblem(error as NodeJS.ErrnoException, config));
   }
   const server = app.server!;
-  const jobs = startJobs(deps);
-  deps.notifier.start(deps.hub);
-  deps.streams.watch(() => store.accessVersion()); // a revoked token or ended session closes its streams
+  const jobs = startJobs(services);
+  services.notifier.start(services.hub);
+  edge.streams.watch(() => services.accessVersion()); // a revoked token or ended session closes its streams
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
   log.info("listening", { url, dataDir: config.dataDir, baseUrl: config.baseUrl, sqliteSync: config.sqliteSync, startedInMs: Math.round(performance.now()) });
-  const code = deps.accounts.setupCode();
+  const code = await services.accounts.setupCode();
   if (code) {
     const link = `${config.baseUrl}/setup?code=${code}`;
     log.info("no owner account yet: open the set-up link to create it", { setupUrl: link });
@@ -67,74 +66,37 @@ export async function startServer(loaded: Config): Promise<Running> {
   let stopping: Promise<void> | null = null;
   async function stop(): Promise<void> {
     stopping ??= (async () => {
-      deps.streams.closeAll(); // open streams would keep stop() pending forever; new ones are refused
-      deps.fanout.close();
+      edge.streams.closeAll(); // open streams would keep stop() pending forever; new ones are refused
+      services.fanout.close();
       // No new sends from now on; the sends under way get their grace beside the requests', not after it.
-      const notifierStopped = deps.notifier.stop();
+      const notifierStopped = services.notifier.stop();
       const closed = server.stop(false); // no new connections; in-flight requests finish
       await Promise.race([closed, Bun.sleep(3000)]);
       await server.stop(true); // whatever is still open after the grace period is cut
       jobs.stop();
-      await deps.writerThread?.stop(); // its last writes commit before the store closes
-      await Promise.all([notifierStopped, jobs.finish()]);
-      closeStore(store);
+      await notifierStopped;
+      await services.close(); // the writes under way commit, token use is recorded, the store closes
       log.info("stopped");
     })();
     return stopping;
   }
 
-  return { url, port: server.port ?? config.port, deps, stop };
+  return { url, port: server.port ?? config.port, services, edge, store, stop };
 }
 
-/** Work that runs beside requests: the search indexer, token last-used times, and housekeeping. */
-function startJobs({ store, tokens, accounts, config, projects }: Deps) {
-  const indexer = startIndexer(store.path);
+/** Work that runs beside requests: token last-used times, and housekeeping. */
+function startJobs({ tokens, housekeep }: Services) {
   const flushTokens = () => tokens.flushLastUsed().catch((error) => log.warn("could not record token use", { error }));
   const housekeeping = async () => {
     try {
-      await accounts.pruneSessions();
-      const expired = await projects.pruneExpired();
-      if (expired) log.info("deleted events past their project's retention", { events: expired });
-      const now = Date.now();
-      const unindexed = deletedThrough(store.searchReader());
-      await store.writer.submit(() => {
-        store.notifications.pruneDeliveries(now - 7 * 86_400_000);
-        store.notifications.pruneSubscriptions(now - config.pushMaxAge);
-        store.idempotency.prune(now);
-        store.sqlite.query("DELETE FROM deleted_events WHERE seq <= ?").run(unindexed); // the index has dropped them
-      });
+      const { expiredEvents } = await housekeep();
+      if (expiredEvents) log.info("deleted events past their project's retention", { events: expiredEvents });
     } catch (error) {
       log.warn("housekeeping failed; will retry", { error });
     }
   };
   const timers = [setInterval(flushTokens, 10_000), setInterval(housekeeping, 3_600_000), setTimeout(housekeeping, 30_000)];
-  return {
-    stop: () => timers.forEach((t) => clearInterval(t)),
-    finish: async () => {
-      await flushTokens();
-      await indexer.stop();
-    },
-  };
-}
-
-/** The search indexer's thread (store/search-worker.ts); stop() waits until it has let go of its files. */
-function startIndexer(databasePath: string) {
-  const worker = startWorker("store/search-worker.ts");
-  let stopped: () => void = () => {};
-  worker.onerror = (event) => log.error("the search indexer failed; full-text search misses new events until a restart", { error: event.message });
-  worker.onmessage = ({ data }: MessageEvent<IndexerReport>) => {
-    if (data.type === "error") log.warn("search indexing failed; will retry", { error: data.message });
-    else if (data.type === "stopped") stopped();
-  };
-  worker.postMessage({ type: "start", databasePath } satisfies IndexerMessage);
-  return {
-    async stop(): Promise<void> {
-      const done = new Promise<void>((resolve) => (stopped = resolve));
-      worker.postMessage({ type: "stop" } satisfies IndexerMessage);
-      await Promise.race([done, Bun.sleep(2000)]);
-      worker.terminate();
-    },
-  };
+  return { stop: () => timers.forEach((t) => clearInterval(t)) };
 }
 
 /** Holds the port (a plain TCP listener) until the app listens on it. */

@@ -1,7 +1,7 @@
 // Where the worker threads' code is. scripts/build.ts makes each worker an entry point of the
 // compiled binary, kept under the same path relative to src/ inside the binary's own file system;
 // from source it is that path relative to this file, which sits at src/, the root of both.
-export type WorkerEntry = "store/search-worker.ts" | "writer-worker.ts";
+export type WorkerEntry = "store/sqlite/search-worker.ts" | "writer-worker.ts";
 
 const COMPILED_ROOT = "/$bunfs/root/";
 

@@ -19,7 +19,7 @@ export function tempDir(prefix = "signalboard-test-"): string {
 export async function startTestServer(settings: Record<string, string> = {}, dataDir = tempDir()): Promise<TestServer> {
   const config = loadConfig({ port: "0", host: "127.0.0.1", "data-dir": dataDir, ...settings }, {});
   const running = await startServer(config);
-  const token = running.deps.tokens.create({ name: "test" }).token;
+  const token = (await running.services.tokens.create({ name: "test" })).token;
   return {
     ...running,
     dataDir,

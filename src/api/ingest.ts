@@ -1,29 +1,20 @@
-// Ingest routes. Each is a straight line: authenticate, read and validate the body, call the
-// service, answer. Browsers may call them with a public token, so preflights are answered.
+// Ingest routes. Each is a straight line (after the token check): read and validate the body, call
+// the service, answer. Browsers may call them with a public token, so preflights are answered.
 // An Idempotency-Key makes a retried request return the first answer instead of writing again.
-import { Elysia } from "elysia";
 import type { z } from "zod";
-import type { Deps } from "../app.ts";
 import { canonicalJson } from "../domain/canonical.ts";
 import { type AnswerKind, answer as answerOf } from "../domain/answers.ts";
 import type { Idempotency, WriteOptions, Written } from "../domain/ingest.ts";
 import { validate } from "../domain/validation.ts";
 import { checkShape, readJsonUnchecked } from "../http/body.ts";
 import { BadRequest } from "../errors.ts";
-import { statusOf } from "../http/errors.ts";
-import { API_HEADERS, errorOf } from "../http/on-error.ts";
+import { API_HEADERS } from "../http/on-error.ts";
 import { groupBody, identifyBody, insightBody, insightIncrementBody, logBody, logEventBody, sendMetricBody } from "./models.ts";
 import { fastLogInput } from "./fast-path.ts";
 import type { Scope } from "../model/access.ts";
-
-const PREFLIGHT = {
-  "Access-Control-Allow-Origin": "*",
-  "Access-Control-Allow-Methods": "POST, PATCH, OPTIONS",
-  "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
-  "Access-Control-Max-Age": "86400",
-};
-
-export const INGEST_PATHS = ["/v1/log", "/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group"];
+import type { Edge } from "../http/edge.ts";
+import { type ApiDoc, type Route, route } from "../http/routes.ts";
+import type { Services } from "../services.ts";
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -57,45 +48,35 @@ function validateChecked<S extends z.ZodType>(schema: S, body: unknown): z.outpu
   return validate(schema, body);
 }
 
-export function ingestApi({ guard, ingest, config, metrics }: Deps) {
-  const noParse = { parse: "none" } as const;
+export const EVENT_EXAMPLE = { success: true, statusCode: 200, id: 1, project: "my-saas", channel: "payments", event: "New subscription", description: "Pro plan", icon: "💰", notify: true, parser: "text", tags: { plan: "pro" }, user_id: "user-42", timestamp: 1767225600, received_at: 1767225600, historical: false };
+const PLAIN_EXAMPLE = { success: true, statusCode: 200 };
 
-  /**
-   * One ingest route: authenticate, validate, write (once per key), answer; counted and timed.
-   * `fast` may take the body without zod (it returns null when it cannot be sure).
-   */
-  function route<S extends z.ZodType, T>(name: string, schema: S, write: (scope: Scope, input: z.output<S>, options: WriteOptions) => Promise<Written<T>>, kind: AnswerKind, fast?: (body: unknown) => z.output<S> | null) {
-    // This route's counters, made once: counting a request is then an addition, not a label lookup.
-    const answered = metrics.ingestRequests.cell({ route: name, status: "200" });
-    const seconds = metrics.ingestSeconds.cell({ route: name });
-    return async ({ request, server }: { request: Request; server: Parameters<typeof guard.authenticate>[1] }) => {
-      const started = performance.now();
-      try {
-        const scope = guard.authenticate(request, server);
+export function ingestRoutes({ ingest, config }: Services, { guard }: Edge): Route[] {
+  /** One ingest route: read and validate the body, write (once per key), answer. `fast` may take the body without zod (null when it cannot be sure). */
+  function ingestRoute<S extends z.ZodType, T>(method: "POST" | "PATCH", path: string, schema: S, write: (scope: Scope, input: z.output<S>, options: WriteOptions) => Promise<Written<T>>, kind: AnswerKind, doc: Omit<ApiDoc, "body">, fast?: (body: unknown) => z.output<S> | null): Route {
+    return route({
+      method,
+      path,
+      access: "token",
+      cors: true, // browsers post with public tokens
+      metered: true,
+      doc: { ...doc, body: schema },
+      async handle({ request, scope }) {
         const body = await readJsonUnchecked(request, config.bodyLimit);
-        guard.recheck(scope); // the token may have been revoked while the body came in
+        await guard.recheck(scope); // the token may have been revoked while the body came in
         const input = fast?.(body) ?? validateChecked(schema, body);
-        const response = respond(request, await write(scope, input, { idempotency: idempotency(request, scope, body, kind), signal: request.signal }), kind);
-        answered.value++;
-        return response;
-      } catch (error) {
-        metrics.ingestRequests.inc({ route: name, status: String(statusOf(errorOf(error, request))) });
-        throw error;
-      } finally {
-        seconds.observe((performance.now() - started) / 1000);
-      }
-    };
+        return respond(request, await write(scope, input, { idempotency: idempotency(request, scope, body, kind), signal: request.signal }), kind);
+      },
+    });
   }
 
-  const app = new Elysia({ name: "api.ingest" });
-  for (const path of INGEST_PATHS) app.options(path, () => new Response(null, { status: 204, headers: PREFLIGHT }));
-
-  return app
-    .post("/v1/log", route("POST /v1/log", logBody, ingest.logEvent, "event", (body) => fastLogInput(body, { event: "event", description: "description" })), noParse)
-    .post("/log-event", route("POST /log-event", logEventBody, ingest.logEvent, "event", (body) => fastLogInput(body, { event: "title", description: "message" })), noParse)
-    .post("/send-metric", route("POST /send-metric", sendMetricBody, ingest.recordMetric, "plain"), noParse)
-    .post("/v1/insight", route("POST /v1/insight", insightBody, ingest.recordMetric, "metric"), noParse)
-    .patch("/v1/insight", route("PATCH /v1/insight", insightIncrementBody, ingest.recordMetric, "metric"), noParse)
-    .post("/v1/identify", route("POST /v1/identify", identifyBody, ingest.identify, "plain"), noParse)
-    .post("/v1/group", route("POST /v1/group", groupBody, ingest.group, "plain"), noParse);
+  return [
+    ingestRoute("POST", "/v1/log", logBody, ingest.logEvent, "event", { summary: "Send an event", description: "LogSnag-compatible. An event with notify and no timestamp is pushed to devices and integrations.", example: EVENT_EXAMPLE }, (body) => fastLogInput(body, { event: "event", description: "description" })),
+    ingestRoute("POST", "/log-event", logEventBody, ingest.logEvent, "event", { summary: "Send an event (title/message)", description: "The same as /v1/log, with title for event and message for description.", example: EVENT_EXAMPLE }, (body) => fastLogInput(body, { event: "title", description: "message" })),
+    ingestRoute("POST", "/send-metric", sendMetricBody, ingest.recordMetric, "plain", { summary: "Set or increment a metric", description: "With increment, value is added to the stored number (a new metric starts at 0).", example: PLAIN_EXAMPLE }),
+    ingestRoute("POST", "/v1/insight", insightBody, ingest.recordMetric, "metric", { summary: "Set a metric (LogSnag insight)", description: "LogSnag-compatible.", example: { success: true, statusCode: 200, project: "my-saas", title: "Status", value: "online", icon: null, updated_at: 1767225600 } }),
+    ingestRoute("PATCH", "/v1/insight", insightIncrementBody, ingest.recordMetric, "metric", { summary: "Increment a metric (LogSnag insight)", description: 'LogSnag-compatible: {"value": {"$inc": n}}.', example: { success: true, statusCode: 200, project: "my-saas", title: "Active users", value: 1259, icon: "👥", updated_at: 1767225600 } }),
+    ingestRoute("POST", "/v1/identify", identifyBody, ingest.identify, "plain", { summary: "Set a user's properties", description: "Properties merge into what was stored; null removes one.", example: PLAIN_EXAMPLE }),
+    ingestRoute("POST", "/v1/group", groupBody, ingest.group, "plain", { summary: "Set a group's properties", description: "Optionally adds a user to the group.", example: PLAIN_EXAMPLE }),
+  ];
 }

@@ -1,11 +1,11 @@
 // Read routes for full-access tokens: events with filters and cursor pagination, metrics.
-import { Elysia } from "elysia";
 import { z } from "zod";
-import type { Deps } from "../app.ts";
-import { assertCanRead } from "../domain/access.ts";
 import { MAX_PAGE } from "../domain/feed.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
+import { queryOf, type Route, route } from "../http/routes.ts";
+import type { Services } from "../services.ts";
+import { EVENT_EXAMPLE } from "./ingest.ts";
 import { apiEvent, apiMetric, apiPoint, ok } from "./views.ts";
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional();
@@ -34,35 +34,49 @@ export const eventParams = z.object({ id: z.string().regex(/^\d{1,15}$/, "must b
 export const metricsQuery = z.object({ project: optional(rule.projectName) });
 export const historyQuery = z.object({ project: optional(rule.projectName), title: rule.metricTitle, from: optional(timeParam), to: optional(timeParam) });
 
-function queryOf(request: Request): Record<string, string | string[]> {
-  const params = new URL(request.url).searchParams;
-  const out: Record<string, string | string[]> = { tag: params.getAll("tag") };
-  for (const [key, value] of params) if (key !== "tag") out[key] = value;
-  return out;
-}
-
-export function readApi({ guard, feed, config }: Deps) {
-  return new Elysia({ name: "api.read" })
-    .get("/v1/events", ({ request, server }) => {
-      assertCanRead(guard.authenticate(request, server));
-      const q = validate(eventsQuery, queryOf(request), "query");
-      const page = feed.listEvents({ project: q.project, channel: q.channel, userId: q.user_id, tags: q.tag, q: q.q, from: q.from, to: q.to, limit: q.limit, cursor: q.cursor });
-      return ok({ events: page.events.map(apiEvent), next_cursor: page.nextCursor });
-    })
-    .get("/v1/events/:id", ({ request, server, params }) => {
-      assertCanRead(guard.authenticate(request, server));
-      const { id } = validate(eventParams, params, "query");
-      return ok({ event: apiEvent(feed.getEvent(id)) });
-    })
-    .get("/v1/metrics", ({ request, server }) => {
-      assertCanRead(guard.authenticate(request, server));
-      const q = validate(metricsQuery, queryOf(request), "query");
-      return ok({ metrics: feed.listMetrics(q.project ?? config.defaultProject).map(apiMetric) });
-    })
-    .get("/v1/metrics/history", ({ request, server }) => {
-      assertCanRead(guard.authenticate(request, server));
-      const q = validate(historyQuery, queryOf(request), "query");
-      const { metric, points } = feed.metricHistory(q.project ?? config.defaultProject, q.title, q.from ?? Date.now() - 7 * 86_400_000, q.to ?? undefined);
-      return ok({ metric: apiMetric(metric), points: points.map(apiPoint) });
-    });
+export function readRoutes({ feed, config }: Services): Route[] {
+  return [
+    route({
+      method: "GET",
+      path: "/v1/events",
+      access: "full",
+      doc: { summary: "List events", description: "Newest first by event time; keyset pages behind next_cursor. Full-access tokens only.", query: eventsQuery, example: { success: true, statusCode: 200, events: [EVENT_EXAMPLE], next_cursor: null } },
+      async handle({ request }) {
+        const q = validate(eventsQuery, queryOf(request, ["tag"]), "query");
+        const page = await feed.listEvents({ project: q.project, channel: q.channel, userId: q.user_id, tags: q.tag, q: q.q, from: q.from, to: q.to, limit: q.limit, cursor: q.cursor });
+        return ok({ events: page.events.map(apiEvent), next_cursor: page.nextCursor });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/v1/events/:id",
+      access: "full",
+      doc: { summary: "One event", description: "The event with this id (404 when there is none). Full-access tokens only.", params: eventParams, example: { success: true, statusCode: 200, event: EVENT_EXAMPLE } },
+      async handle({ params }) {
+        const { id } = validate(eventParams, params, "query");
+        return ok({ event: apiEvent(await feed.getEvent(id)) });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/v1/metrics",
+      access: "full",
+      doc: { summary: "List a project's metrics", description: "Current values. Full-access tokens only.", query: metricsQuery, example: { success: true, statusCode: 200, metrics: [{ project: "my-saas", title: "Active users", value: 1259, icon: "👥", updated_at: 1767225600 }] } },
+      async handle({ request }) {
+        const q = validate(metricsQuery, queryOf(request), "query");
+        return ok({ metrics: (await feed.listMetrics(q.project ?? config.defaultProject)).map(apiMetric) });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/v1/metrics/history",
+      access: "full",
+      doc: { summary: "A metric's history", description: "The last value of each minute. Full-access tokens only.", query: historyQuery, example: { success: true, statusCode: 200, metric: {}, points: [{ timestamp: 1767225600, value: 1259 }] } },
+      async handle({ request }) {
+        const q = validate(historyQuery, queryOf(request), "query");
+        const { metric, points } = await feed.metricHistory(q.project ?? config.defaultProject, q.title, q.from ?? Date.now() - 7 * 86_400_000, q.to ?? undefined);
+        return ok({ metric: apiMetric(metric), points: points.map(apiPoint) });
+      },
+    }),
+  ];
 }

@@ -1,10 +1,7 @@
 // GET /v1/stream: stored events as JSON over SSE, for scripts (`signalboard tail`). A reconnecting
 // client sends Last-Event-ID (or ?last_event_id=) and first gets what it missed, in order, once
 // (up to REPLAY_LIMIT events; see http/resume.ts for when it gets `event: reset` instead).
-import { Elysia } from "elysia";
 import { z } from "zod";
-import type { Deps } from "../app.ts";
-import { assertCanRead } from "../domain/access.ts";
 import { eventMatcher } from "../domain/filter.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
@@ -16,6 +13,10 @@ import type { View } from "../live/fanout.ts";
 import type { LiveMessage } from "../live/hub.ts";
 import { apiEvent } from "./views.ts";
 import type { StoredEvent } from "../model/event.ts";
+import type { Scope } from "../model/access.ts";
+import type { Edge } from "../http/edge.ts";
+import { type BaseContext, type Route, route } from "../http/routes.ts";
+import type { Services } from "../services.ts";
 
 /** A reconnecting client is sent at most this many missed events; past that, `event: reset`. */
 export const REPLAY_LIMIT = 10_000;
@@ -37,15 +38,16 @@ const RESET_MESSAGES: Record<ResetReason, string> = {
 /** `id:` moves the client's Last-Event-ID to the newest event, so its next reconnect resumes from there. */
 const reset = (newest: number, reason: ResetReason) => frame({ id: newest, event: "reset", data: JSON.stringify({ reason, last_event_id: newest, message: RESET_MESSAGES[reason] }) });
 
-export function streamApi({ guard, fanout, feed, projects, streams, tokens }: Deps) {
-  return new Elysia({ name: "api.stream" }).get("/v1/stream", ({ request, server }) => {
-    const scope = guard.authenticate(request, server);
-    assertCanRead(scope);
+export function streamRoutes({ fanout, feed, projects, tokens }: Services, { streams }: Edge): Route[] {
+  const doc = { summary: "Stream events (SSE)", description: "Server-Sent Events of stored events as JSON; resumes after Last-Event-ID. Full-access tokens only.", query: streamQuery, example: "id: 1\ndata: {...event...}", contentType: "text/event-stream" };
+  return [route({ method: "GET", path: "/v1/stream", access: "full", doc, handle: ({ request, server, scope }) => openStream(request, server, scope) })];
+
+  async function openStream(request: Request, server: BaseContext["server"], scope: Scope): Promise<Response> {
     const url = new URL(request.url);
     const q = validate(streamQuery, Object.fromEntries(url.searchParams), "query");
     // A channel need not exist yet: tailing one before its first event is normal.
     if (q.channel && !q.project) throw new ChannelNeedsProject();
-    const project = q.project ? projects.requireProject(q.project) : null;
+    const project = q.project ? await projects.requireProject(q.project) : null;
     const filter: EventFilter = { projectId: project?.id, channel: project ? q.channel : undefined };
     const header = request.headers.get("last-event-id");
     const lastSeen = header && /^\d{1,15}$/.test(header) ? Number(header) : (q.last_event_id ?? null);
@@ -68,5 +70,5 @@ export function streamApi({ guard, fanout, feed, projects, streams, tokens }: De
       credential: tokens.credential(scope),
       start: (stream) => resume(stream, { feed, view, filter, lastSeen, limit: REPLAY_LIMIT, encode, reset }),
     });
-  });
+  }
 }

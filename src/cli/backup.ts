@@ -1,8 +1,7 @@
 // signalboard backup [FILE]: a consistent copy of the database, taken online while the server runs.
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { backupDatabase } from "../domain/backup.ts";
-import { type Command, configFrom, parse, withStore } from "./command.ts";
+import { type Command, configFrom, parse, withServices } from "./command.ts";
 
 export const backup: Command = {
   summary: "copy the database consistently, while the server runs",
@@ -13,7 +12,7 @@ export const backup: Command = {
     const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
     const file = resolve(positionals[0] ?? join(config.dataDir, "backups", `signalboard-${stamp}.db`));
     const started = performance.now();
-    await withStore(config, (store) => backupDatabase(store, file, { replace: values.force ?? false }));
+    await withServices(config, (services) => services.backup(file, { replace: values.force ?? false }));
     console.log(`Backed up to ${file} (${(statSync(file).size / 1e6).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s).`);
     console.log(file);
     return 0;

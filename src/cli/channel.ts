@@ -1,5 +1,4 @@
-import { projectService } from "../domain/projects.ts";
-import { type Command, configFrom, parse, table, UsageError, when, withStore } from "./command.ts";
+import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
 
 export const channel: Command = {
   summary: "create, list or delete channels of a project",
@@ -8,20 +7,19 @@ export const channel: Command = {
     const { values, positionals } = parse(argv, { yes: { type: "boolean" } });
     const [action, projectName, name] = positionals;
     const config = configFrom(values);
-    return withStore(config, async (store) => {
-      const projects = projectService(store, { defaultProject: config.defaultProject });
+    return withServices(config, async ({ projects }) => {
       if (action === "create" && projectName && name) {
         await projects.createChannel(projectName, name);
         console.log(`Created channel "${name}" in project "${projectName}".`);
         return 0;
       }
       if (action === "list" && projectName) {
-        const rows = projects.channels(projectName).map((c) => [c.name, String(projects.eventCount(projectName, c.name)), when(c.createdAt)]);
+        const rows = await Promise.all((await projects.channels(projectName)).map(async (c) => [c.name, String(await projects.eventCount(projectName, c.name)), when(c.createdAt)]));
         console.log(table([["NAME", "EVENTS", "CREATED"], ...rows]));
         return 0;
       }
       if (action === "delete" && projectName && name) {
-        const events = projects.eventCount(projectName, name);
+        const events = await projects.eventCount(projectName, name);
         if (!values.yes) throw new UsageError(`deleting channel "${name}" also deletes its ${events} events; add --yes to confirm`);
         await projects.deleteChannel(projectName, name);
         console.log(`Deleted channel "${name}" and its ${events} events.`);

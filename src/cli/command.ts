@@ -1,9 +1,9 @@
 // What every subcommand shares: argument parsing (every setting is accepted as a flag everywhere),
-// opening the store for management commands, and the exit codes (0 ok, 1 failed, 2 usage).
+// the services for management commands, and the exit codes (0 ok, 1 failed, 2 usage).
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { type Config, configFlagOptions, ConfigError, loadConfig } from "../config.ts";
 import { AppError } from "../errors.ts";
-import { closeStore, databasePath, openStore, type Store } from "../store/index.ts";
+import { createServices, type Services } from "../services.ts";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -27,13 +27,13 @@ export function configFrom(values: Record<string, unknown>): Config {
   return loadConfig(values);
 }
 
-/** Runs `fn` on the data directory's database; safe while the server runs (WAL, busy timeout). */
-export async function withStore<T>(config: Config, fn: (store: Store) => Promise<T> | T): Promise<T> {
-  const store = openStore(databasePath(config.dataDir), config.sqliteSync);
+/** Runs `fn` with the services the server has, on its database; safe while the server runs. */
+export async function withServices<T>(config: Config, fn: (services: Services) => Promise<T> | T): Promise<T> {
+  const services = createServices(config);
   try {
-    return await fn(store);
+    return await fn(services);
   } finally {
-    closeStore(store);
+    await services.close();
   }
 }
 

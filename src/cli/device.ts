@@ -1,5 +1,5 @@
-import { type DeviceSummary, deviceAdmin } from "../domain/device-admin.ts";
-import { type Command, configFrom, parse, table, UsageError, when, withStore } from "./command.ts";
+import type { DeviceSummary } from "../domain/device-admin.ts";
+import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
 
 export const device: Command = {
   summary: "list or remove the devices that get push notifications",
@@ -10,10 +10,9 @@ export const device: Command = {
     if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
     if (action === "remove" && id !== undefined && !/^\d{1,15}$/.test(id)) throw new UsageError(`device remove takes a device's id (a number that device list shows), got "${id}"`);
     const config = configFrom(values);
-    return withStore(config, async (store) => {
-      const devices = deviceAdmin(store);
+    return withServices(config, async ({ deviceAdmin: devices }) => {
       if (action === "list" && id === undefined) {
-        const rows = devices.list().map((d) => [String(d.id), printable(d.username), printable(d.deviceName), d.pushService, when(d.createdAt), when(d.lastSuccessAt), lastError(d)]);
+        const rows = (await devices.list()).map((d) => [String(d.id), printable(d.username), printable(d.deviceName), d.pushService, when(d.createdAt), when(d.lastSuccessAt), lastError(d)]);
         console.log(table([["ID", "USER", "DEVICE", "PUSH SERVICE", "CREATED", "LAST SUCCESS", "LAST ERROR"], ...rows]));
         return 0;
       }

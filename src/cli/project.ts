@@ -1,5 +1,4 @@
-import { projectService } from "../domain/projects.ts";
-import { type Command, configFrom, parse, table, UsageError, when, withStore } from "./command.ts";
+import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
 
 export const project: Command = {
   summary: "create, list or delete projects",
@@ -8,20 +7,19 @@ export const project: Command = {
     const { values, positionals } = parse(argv, { yes: { type: "boolean" } });
     const [action, name] = positionals;
     const config = configFrom(values);
-    return withStore(config, async (store) => {
-      const projects = projectService(store, { defaultProject: config.defaultProject });
+    return withServices(config, async ({ projects }) => {
       if (action === "create" && name) {
         const created = await projects.create(name);
         console.log(`Created project "${created.name}".`);
         return 0;
       }
       if (action === "list") {
-        const rows = projects.list().map((p) => [p.name, String(projects.channels(p.name).length), String(projects.eventCount(p.name)), p.retentionDays ? days(p.retentionDays) : "forever", when(p.createdAt)]);
+        const rows = await Promise.all((await projects.list()).map(async (p) => [p.name, String((await projects.channels(p.name)).length), String(await projects.eventCount(p.name)), p.retentionDays ? days(p.retentionDays) : "forever", when(p.createdAt)]));
         console.log(table([["NAME", "CHANNELS", "EVENTS", "KEEPS EVENTS", "CREATED"], ...rows]));
         return 0;
       }
       if (action === "delete" && name) {
-        const events = projects.eventCount(name);
+        const events = await projects.eventCount(name);
         if (!values.yes) throw new UsageError(`deleting project "${name}" also deletes its ${events} events; add --yes to confirm`);
         await projects.deleteProject(name);
         console.log(`Deleted project "${name}" and its ${events} events.`);

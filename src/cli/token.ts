@@ -1,5 +1,4 @@
-import { tokenService } from "../domain/tokens.ts";
-import { type Command, configFrom, parse, table, UsageError, when, withStore } from "./command.ts";
+import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
 
 export const token: Command = {
   summary: "create, list or revoke API tokens",
@@ -14,12 +13,11 @@ export const token: Command = {
     });
     const [action, ref] = positionals;
     const config = configFrom(values);
-    return withStore(config, async (store) => {
-      const tokens = tokenService(store);
+    return withServices(config, async ({ tokens }) => {
       if (action === "create") {
         if (!values.name) throw new UsageError("--name is required");
         if (values["may-notify"] && !values.public) throw new UsageError("--may-notify is for public tokens (full-access tokens may always notify)");
-        const created = tokens.create({ name: values.name, kind: values.public ? "public" : "full", project: values.project, channel: values.channel, mayNotify: values["may-notify"] ?? false });
+        const created = await tokens.create({ name: values.name, kind: values.public ? "public" : "full", project: values.project, channel: values.channel, mayNotify: values["may-notify"] ?? false });
         const scope = created.info.kind === "full" ? "full access" : `public, limited to ${created.info.project}${created.info.channel ? `/${created.info.channel}` : ""}, ${created.info.mayNotify ? "may" : "may not"} notify`;
         console.log(`Created token "${created.info.name}" (${scope}), id ${created.info.id}, prefix ${created.info.prefix}.`);
         console.log("Copy it now: it is shown only this once.");
@@ -27,17 +25,17 @@ export const token: Command = {
         return 0;
       }
       if (action === "list") {
-        const rows = tokens.list().map((t) => [String(t.id), t.name, t.kind, t.kind === "full" ? "all projects" : `${t.project}${t.channel ? `/${t.channel}` : ""}`, t.kind === "full" || t.mayNotify ? "yes" : "no", t.prefix, when(t.createdAt), t.createdBy ?? "command line", when(t.lastUsedAt)]);
+        const rows = (await tokens.list()).map((t) => [String(t.id), t.name, t.kind, t.kind === "full" ? "all projects" : `${t.project}${t.channel ? `/${t.channel}` : ""}`, t.kind === "full" || t.mayNotify ? "yes" : "no", t.prefix, when(t.createdAt), t.createdBy ?? "command line", when(t.lastUsedAt)]);
         console.log(table([["ID", "NAME", "ACCESS", "SCOPE", "NOTIFIES", "PREFIX", "CREATED", "CREATED BY", "LAST USED"], ...rows]));
         return 0;
       }
       if (action === "revoke" && ref) {
-        const revoked = tokens.revoke(ref);
+        const revoked = await tokens.revoke(ref);
         console.log(`Revoked token "${revoked.name}" (${revoked.prefix}); it stops working now.`);
         return 0;
       }
       if (action === "notify" && ref && (positionals[2] === "on" || positionals[2] === "off")) {
-        const changed = tokens.setMayNotify(ref, positionals[2] === "on");
+        const changed = await tokens.setMayNotify(ref, positionals[2] === "on");
         console.log(`Public token "${changed.name}" (${changed.prefix}) ${changed.mayNotify ? "may now send notifications" : "may no longer send notifications"}.`);
         return 0;
       }

@@ -1,10 +1,10 @@
 // signalboard export / import: a project's events as NDJSON (one JSON event per line).
 import { createWriteStream, openSync } from "node:fs";
 import { logBody } from "../api/models.ts";
-import { exportEvents, type ImportLine, type ImportProgress, importEvents } from "../domain/transfer.ts";
+import type { ImportLine, ImportProgress } from "../domain/ingest.ts";
 import { validate } from "../domain/validation.ts";
 import { ValidationError } from "../errors.ts";
-import { type Command, configFrom, parse, UsageError, withStore } from "./command.ts";
+import { type Command, configFrom, parse, UsageError, withServices } from "./command.ts";
 
 export const exportCommand: Command = {
   summary: "write a project's events as NDJSON (to a file or stdout)",
@@ -13,13 +13,13 @@ export const exportCommand: Command = {
     const { values } = parse(argv, { project: { type: "string" }, channel: { type: "string" }, out: { type: "string" } });
     if (!values.project) throw new UsageError("--project is required");
     const config = configFrom(values);
-    return withStore(config, async (store) => {
+    return withServices(config, async ({ transfer }) => {
       const out = values.out ? createWriteStream("", { fd: openOut(values.out) }) : process.stdout;
       // A reader that goes away (`| head`) ends the export quietly; a failing disk is an error.
       let failed: NodeJS.ErrnoException | null = null;
       out.on("error", (error) => (failed = error));
       let count = 0;
-      for (const line of exportEvents(store, values.project!, values.channel)) {
+      for await (const line of transfer.exportEvents(values.project!, values.channel)) {
         if (failed) break;
         if (!out.write(line + "\n")) await new Promise((resolve) => (out.once("drain", resolve), out.once("error", resolve)));
         count++;
@@ -69,10 +69,10 @@ export const importCommand: Command = {
     }
     // Said before the first commit, because a kill or a power cut leaves no chance to say it after.
     console.error(`Importing ${plural(events.length, "event")}; if this is interrupted, run the same command again: events already present are skipped.`);
-    return withStore(config, async (store) => {
+    return withServices(config, async ({ ingest }) => {
       let progress: ImportProgress = { imported: 0, skipped: 0 };
       try {
-        const { imported, skipped, createdProjects } = await importEvents(store, events, (p) => (progress = p));
+        const { imported, skipped, createdProjects } = await ingest.importEvents(events, (p) => (progress = p));
         for (const p of createdProjects) console.log(`Created project "${p}".`);
         console.log(`Imported ${plural(imported, "event")} as historical events (no notifications); skipped ${skipped} already present.`);
         return 0;

@@ -1,6 +1,5 @@
-import { accountService } from "../domain/accounts.ts";
 import { randomToken } from "../domain/tokens.ts";
-import { type Command, configFrom, parse, table, UsageError, when, withStore } from "./command.ts";
+import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
 
 /** The password: from stdin with --password-stdin, else a strong generated one that is printed once. */
 async function passwordFrom(values: { "password-stdin"?: boolean }): Promise<{ password: string; generated: boolean }> {
@@ -19,8 +18,7 @@ export const user: Command = {
     const { values, positionals } = parse(argv, { owner: { type: "boolean" }, "password-stdin": { type: "boolean" } });
     const [action, name] = positionals;
     const config = configFrom(values);
-    return withStore(config, async (store) => {
-      const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
+    return withServices(config, async ({ accounts }) => {
       if (action === "create" && name) {
         const { password, generated } = await passwordFrom(values);
         const created = await accounts.createUser({ username: name, password }, values.owner ? "owner" : undefined);
@@ -36,7 +34,7 @@ export const user: Command = {
         return 0;
       }
       if (action === "list") {
-        console.log(table([["USER", "ROLE", "CREATED"], ...accounts.list().map((u) => [u.username, u.role, when(u.createdAt)])]));
+        console.log(table([["USER", "ROLE", "CREATED"], ...(await accounts.list()).map((u) => [u.username, u.role, when(u.createdAt)])]));
         return 0;
       }
       throw new UsageError("expected create NAME, reset-password NAME or list");

@@ -4,7 +4,7 @@ import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { Conflict, Forbidden, NotFound } from "../errors.ts";
 import type { Credential } from "../model/credential.ts";
-import type { Store } from "../store/index.ts";
+import type { Store } from "../store/store.ts";
 import { randomToken } from "./tokens.ts";
 import { validate } from "./validation.ts";
 import type { User } from "../model/user.ts";
@@ -40,13 +40,13 @@ const SETUP_USED = "The setup code is wrong or was already used. Use the link th
 
 export function accountService(store: Store, options: { sessionTtlMs: number }) {
   // While nobody has an account, whoever holds this code (printed at start) may create the owner.
-  let setupCode: string | null = store.users.count() === 0 ? randomToken().slice(3, 27) : null;
+  let setupCode: Promise<string | null> = store.users.count().then((n) => (n === 0 ? randomToken().slice(3, 27) : null));
 
   async function startSession(user: User, now: number): Promise<NewSession> {
     const token = randomToken().slice(3);
     const csrfToken = randomToken().slice(3);
     const expiresAt = now + options.sessionTtlMs;
-    await store.writer.submit(() => store.users.createSession({ tokenHash: sha256(token), userId: user.id, csrfToken, createdAt: now, expiresAt }));
+    await store.users.createSession({ tokenHash: sha256(token), userId: user.id, csrfToken, createdAt: now, expiresAt });
     return { token, csrfToken, expiresAt, user };
   }
 
@@ -57,30 +57,31 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
   async function newUser(input: { username: string; password: string }, roleOf: (first: boolean) => "owner" | "member", now: number): Promise<User> {
     const { username, password } = validate(credentials, input);
     const passwordHash = await Bun.password.hash(password);
-    const user = await store.writer.submit(() => store.users.create({ username, passwordHash, role: roleOf(store.users.count() === 0) }, now));
+    const user = await store.tx(async (tx) => tx.users.create({ username, passwordHash, role: roleOf((await tx.users.count()) === 0) }, now));
     if (!user) throw new Conflict(`A user named "${username}" already exists.`);
     return user;
   }
 
   return {
     /** The setup code, while the instance has no owner yet. */
-    setupCode(): string | null {
-      if (setupCode && store.users.count() > 0) setupCode = null;
+    async setupCode(): Promise<string | null> {
+      const code = await setupCode;
+      if (code && (await store.users.count()) > 0) setupCode = Promise.resolve(null);
       return setupCode;
     },
 
-    needsSetup(): boolean {
-      return store.users.count() === 0;
+    async needsSetup(): Promise<boolean> {
+      return (await store.users.count()) === 0;
     },
 
-    checkSetupCode(code: string): boolean {
-      const current = this.setupCode();
+    async checkSetupCode(code: string): Promise<boolean> {
+      const current = await this.setupCode();
       return current !== null && sameSecret(code, current);
     },
 
     /** Creates the owner with the setup code and signs them in. */
     async setup(code: string, input: { username: string; password: string }, now = Date.now()): Promise<NewSession> {
-      if (!this.checkSetupCode(code)) throw new Forbidden(SETUP_USED);
+      if (!(await this.checkSetupCode(code))) throw new Forbidden(SETUP_USED);
       const owner = await newUser(
         input,
         (first) => {
@@ -89,7 +90,7 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
         },
         now,
       );
-      setupCode = null;
+      setupCode = Promise.resolve(null);
       return startSession(owner, now);
     },
 
@@ -100,17 +101,17 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
 
     async resetPassword(username: string, password: string, now = Date.now()): Promise<User> {
       const valid = validate(credentials, { username, password });
-      const user = store.users.findByUsername(valid.username);
+      const user = await store.users.findByUsername(valid.username);
       if (!user) throw new NotFound(`No user named "${username}".`);
       const hash = await Bun.password.hash(valid.password);
-      await store.writer.submit(() => {
-        store.users.setPassword(user.id, hash, now);
-        store.users.deleteSessionsOf(user.id); // a new password signs out everywhere
+      await store.tx(async (tx) => {
+        await tx.users.setPassword(user.id, hash, now);
+        await tx.users.deleteSessionsOf(user.id); // a new password signs out everywhere
       });
       return user;
     },
 
-    list(): User[] {
+    list(): Promise<User[]> {
       return store.users.list();
     },
 
@@ -121,20 +122,20 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
      */
     async removeUser(id: number, by: User, { keepTokens = false } = {}, now = Date.now()): Promise<{ user: User; revokedTokens: number; disabledIntegrations: number }> {
       if (by.role !== "owner") throw new Forbidden("Only the owner can remove members.");
-      const user = store.users.findById(id);
+      const user = await store.users.findById(id);
       if (!user) throw new NotFound("That user no longer exists.");
       if (user.id === by.id) throw new Forbidden("You cannot remove yourself.");
-      return store.writer.submit(() => {
-        store.users.delete(id);
+      return store.tx(async (tx) => {
+        await tx.users.delete(id);
         if (keepTokens) return { user, revokedTokens: 0, disabledIntegrations: 0 };
-        return { user, revokedTokens: store.tokens.revokeCreatedBy(id, now), disabledIntegrations: store.notifications.disableCreatedBy(id) };
+        return { user, revokedTokens: await tx.tokens.revokeCreatedBy(id, now), disabledIntegrations: await tx.notifications.disableCreatedBy(id) };
       });
     },
 
     /** A new session for the right username and password, or null. Always costs one hash check. */
     async login(username: string, password: string, now = Date.now()): Promise<NewSession | null> {
       const parsed = usernameRule.safeParse(username);
-      const user = parsed.success ? store.users.findByUsername(parsed.data) : null;
+      const user = parsed.success ? await store.users.findByUsername(parsed.data) : null;
       const ok = await Bun.password.verify(password.slice(0, 256), user?.passwordHash ?? (await DUMMY_HASH()));
       if (!user || !ok) return null;
       const { passwordHash: _hash, ...publicUser } = user;
@@ -146,16 +147,16 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       return { key: `session:${session.sessionId}`, expiresAt: session.expiresAt, valid: () => store.users.sessionActive(session.sessionId, Date.now()) };
     },
 
-    session(token: string, now = Date.now()): Session | null {
+    session(token: string, now = Date.now()): Promise<Session | null> {
       return store.users.findSession(sha256(token), now);
     },
 
     async logout(token: string): Promise<void> {
-      await store.writer.submit(() => store.users.deleteSession(sha256(token)));
+      await store.users.deleteSession(sha256(token));
     },
 
     async pruneSessions(now = Date.now()): Promise<number> {
-      return store.writer.submit(() => store.users.deleteExpiredSessions(now));
+      return store.users.deleteExpiredSessions(now);
     },
   };
 }

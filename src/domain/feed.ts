@@ -1,13 +1,15 @@
 // Reading events and metrics: filters by name, keyset pagination behind an opaque cursor.
 import { BadRequest, ChannelNeedsProject, NotFound } from "../errors.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
-import type { Store } from "../store/index.ts";
+import type { Store } from "../store/store.ts";
 import { eventMatcher } from "./filter.ts";
 import { requireProject } from "./projects.ts";
 import { searchTerms } from "../store/search-tokens.ts";
 import { isTagKey } from "./rules.ts";
 import type { StoredEvent } from "../model/event.ts";
 import type { MetricPoint, Metric } from "../model/metric.ts";
+import type { Profile, Properties } from "../model/profile.ts";
+import type { Project } from "../model/project.ts";
 
 export const MAX_PAGE = 200;
 
@@ -47,11 +49,11 @@ export function parseTagFilter(filter: string): [string, string] {
 
 export function feedService(store: Store) {
   /** The query's names resolved: an unknown project or channel is a 404 here, not an empty page. */
-  function resolve(query: EventQuery): EventFilter {
-    const project = query.project ? requireProject(store, query.project) : null;
+  async function resolve(query: EventQuery): Promise<EventFilter> {
+    const project = query.project ? await requireProject(store, query.project) : null;
     if (query.channel) {
       if (!project) throw new ChannelNeedsProject();
-      if (!store.projects.findChannel(project.id, query.channel)) throw new NotFound(`Channel "${query.channel}" does not exist in project "${project.name}".`);
+      if (!(await store.projects.findChannel(project.id, query.channel))) throw new NotFound(`Channel "${query.channel}" does not exist in project "${project.name}".`);
     }
     return {
       projectId: project?.id,
@@ -68,16 +70,16 @@ export function feedService(store: Store) {
     filterOf: resolve,
 
     /** Newest first by event time. */
-    listEvents(query: EventQuery): EventPage {
+    async listEvents(query: EventQuery): Promise<EventPage> {
       const limit = Math.min(Math.max(query.limit ?? 50, 1), MAX_PAGE);
-      const rows = store.events.list({ ...resolve(query), before: query.cursor ? decodeCursor(query.cursor) : undefined, limit: limit + 1 });
+      const rows = await store.events.list({ ...(await resolve(query)), before: query.cursor ? decodeCursor(query.cursor) : undefined, limit: limit + 1 });
       const events = rows.slice(0, limit);
       const last = events.at(-1);
       return { events, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
     },
 
     /** The id of the newest stored event (0 when there is none). */
-    newestId(): number {
+    newestId(): Promise<number> {
       return store.events.lastId();
     },
 
@@ -85,26 +87,44 @@ export function feedService(store: Store) {
      * What a stream missed: the events matching `filter` among ids (after, through], oldest
      * first, reading at most `limit` events of the filter's project; `through` is how far it read.
      */
-    missed(filter: EventFilter, after: number, through: number, limit: number): { events: StoredEvent[]; through: number } {
-      const rows = store.events.range(filter.projectId, after, through, limit);
+    async missed(filter: EventFilter, after: number, through: number, limit: number): Promise<{ events: StoredEvent[]; through: number }> {
+      const rows = await store.events.range(filter.projectId, after, through, limit);
       const matches = eventMatcher(filter);
       return { events: rows.filter(matches), through: rows.length < limit ? through : rows.at(-1)!.id };
     },
 
-    getEvent(id: number): StoredEvent {
-      const event = store.events.findById(id);
+    async getEvent(id: number): Promise<StoredEvent> {
+      const event = await store.events.findById(id);
       if (!event) throw new NotFound(`Event ${id} does not exist.`);
       return event;
     },
 
-    listMetrics(projectName: string): Metric[] {
-      return store.metrics.list(requireProject(store, projectName).id);
+    /** An event of one project (a page's URL names both). */
+    async eventOf(project: Project, id: number): Promise<StoredEvent> {
+      const event = await store.events.findById(id);
+      if (!event || event.projectId !== project.id) throw new NotFound(`Event ${id} does not exist in project "${project.name}".`);
+      return event;
     },
 
-    metricHistory(projectName: string, title: string, since: number, until?: number): { metric: Metric; points: MetricPoint[] } {
-      const metric = store.metrics.find(requireProject(store, projectName).id, title);
+    /** Events per channel per day, for `days` days from `start` (Unix ms), channels with none left out. */
+    async activity(project: Project, start: number, days: number): Promise<{ channel: string; counts: number[] }[]> {
+      return (await store.events.activity(project.id, start, days)).filter((r) => r.counts.some((n) => n > 0));
+    },
+
+    /** A user's properties and groups. */
+    async user(project: Project, userId: string): Promise<{ profile: Profile | null; groups: { groupId: string; properties: Properties }[] }> {
+      const [profile, groups] = await Promise.all([store.profiles.find(project.id, userId), store.profiles.groupsOf(project.id, userId)]);
+      return { profile, groups };
+    },
+
+    async listMetrics(projectName: string): Promise<Metric[]> {
+      return store.metrics.list((await requireProject(store, projectName)).id);
+    },
+
+    async metricHistory(projectName: string, title: string, since: number, until?: number): Promise<{ metric: Metric; points: MetricPoint[] }> {
+      const metric = await store.metrics.find((await requireProject(store, projectName)).id, title);
       if (!metric) throw new NotFound(`Metric "${title}" does not exist in project "${projectName}".`);
-      return { metric, points: store.metrics.history(metric.id, since, until) };
+      return { metric, points: await store.metrics.history(metric.id, since, until) };
     },
   };
 }

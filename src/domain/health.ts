@@ -1,7 +1,8 @@
-// Readiness: whether this instance can take requests. It can when its database answers and, after
-// a write failed for want of storage, once a probe write goes through again: a load balancer must
-// stop sending events to an instance that would answer them 503, and send them again by itself.
-import type { Store } from "../store/index.ts";
+// Readiness and the storage's counters: whether this instance can take requests, and what /metrics
+// reads at scrape time. It can take requests when its database answers and, after a write failed
+// for want of storage, once a probe write goes through again: a load balancer must stop sending
+// events to an instance that would answer them 503, and send them again by itself.
+import type { Store, WriterStats } from "../store/store.ts";
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
@@ -10,17 +11,29 @@ export function healthService(store: Store, writers: { failing: boolean }[] = [s
   return {
     async readiness(): Promise<Readiness> {
       try {
-        store.sqlite.query("SELECT 1").get();
+        await store.ping();
       } catch {
         return { ready: false, reason: "the database does not answer" };
       }
       if (!writers.some((w) => w.failing)) return { ready: true };
       try {
-        await store.writer.submit(() => store.meta.probe());
+        await store.meta.probe();
         return { ready: true };
       } catch {
         return { ready: false, reason: "writes fail: the disk or database is full, or not writable" };
       }
+    },
+
+    writerStats(): WriterStats {
+      return store.writer.stats;
+    },
+
+    pendingNotifications(): Promise<number> {
+      return store.notifications.pendingCount();
+    },
+
+    lastEventId(): Promise<number> {
+      return store.events.lastId();
     },
   };
 }

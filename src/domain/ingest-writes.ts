@@ -1,14 +1,16 @@
-// The writes of ingest, each run inside a write transaction (the writer's group commit, on this
-// thread or on the writer thread: store/writer-thread.ts). Plain data in, plain data out, so either
+// The writes of ingest, each run inside a write transaction (store.tx: the writer's group commit, on
+// this thread or on the writer thread: store/sqlite/writer-thread.ts). Plain data in, plain data out, so either
 // can run them. With an Idempotency-Key, the first answer is stored in the same transaction as the
 // write, and a retry (even one racing the first request) gets that answer back instead of writing again.
+import { createHash } from "node:crypto";
 import { IdempotencyKeyReused, ValidationError } from "../errors.ts";
-import type { Store } from "../store/index.ts";
+import type { Repositories } from "../store/store.ts";
 import { type AnswerKind, answer } from "./answers.ts";
+import { canonicalJson } from "./canonical.ts";
 import { queueNotifications } from "./notifications.ts";
 import { requireProject } from "./projects.ts";
 import type { Properties } from "../model/profile.ts";
-import type { StoredEvent, NewEvent, Tags } from "../model/event.ts";
+import type { EventContent, NewEvent, StoredEvent, Tags } from "../model/event.ts";
 import type { Metric, MetricValue } from "../model/metric.ts";
 import type { Project } from "../model/project.ts";
 
@@ -39,62 +41,104 @@ export type Written<T> = { result: T; answer: string | null; replayed?: undefine
 type Common = { idempotency?: Idempotency; now: number };
 
 /** The stored answer for a known key, else the work and its answer. */
-function keyed<T>(store: Store, { idempotency: idem, now }: Common, work: () => T): Written<T> {
-  const kept = idem ? store.idempotency.find(idem.tokenId, idem.key, now) : null;
+async function keyed<T>(tx: Repositories, { idempotency: idem, now }: Common, work: () => Promise<T>): Promise<Written<T>> {
+  const kept = idem ? await tx.idempotency.find(idem.tokenId, idem.key, now) : null;
   if (kept) {
     if (kept.fingerprint !== idem!.fingerprint) throw new IdempotencyKeyReused();
     return { replayed: kept.response };
   }
-  const result = work();
+  const result = await work();
   if (!idem) return { result, answer: null };
   const text = answer(idem.answer, result);
-  store.idempotency.save(idem.tokenId, idem.key, idem.fingerprint, text, now);
+  await tx.idempotency.save(idem.tokenId, idem.key, idem.fingerprint, text, now);
   return { result, answer: text };
 }
 
 export const ingestWrites = {
-  logEvent(store: Store, w: Common & { input: LogInput; baseUrl: string }): { written: Written<StoredEvent>; newChannel: boolean } {
+  async logEvent(tx: Repositories, w: Common & { input: LogInput; baseUrl: string }): Promise<{ written: Written<StoredEvent>; newChannel: boolean }> {
     let newChannel = false;
-    const written = keyed(store, w, () => {
-      const project = requireProject(store, w.input.project);
-      const channel = store.projects.ensureChannel(project.id, w.input.channel, w.now);
+    const written = await keyed(tx, w, async () => {
+      const project = await requireProject(tx, w.input.project);
+      const channel = await tx.projects.ensureChannel(project.id, w.input.channel, w.now);
       newChannel = channel.created;
-      const event = store.events.insert(newEvent(project, channel.id, w.input, w.now));
+      const event = await tx.events.insert(newEvent(project, channel.id, w.input, w.now));
       // Queued with the event, in its transaction: an acknowledged event's notifications survive a crash.
-      if (event.notify && !event.historical) queueNotifications(store, event, w.baseUrl, w.now);
+      if (event.notify && !event.historical) await queueNotifications(tx, event, w.baseUrl, w.now);
       return event;
     });
     return { written, newChannel };
   },
 
   /** Sets the value, or adds to it with `increment` (a metric that does not exist starts at 0). */
-  recordMetric(store: Store, w: Common & { input: MetricInput; project: string }): Written<Metric> {
-    return keyed(store, w, (): Metric => {
-      const project = requireProject(store, w.project);
-      const current = store.metrics.current(project.id, w.input.title);
+  recordMetric(tx: Repositories, w: Common & { input: MetricInput; project: string }): Promise<Written<Metric>> {
+    return keyed(tx, w, async (): Promise<Metric> => {
+      const project = await requireProject(tx, w.project);
+      const current = await tx.metrics.current(project.id, w.input.title);
       const value = w.input.increment ? incremented(w.input.title, current?.value ?? null, w.input.value) : w.input.value;
-      const saved = store.metrics.save({ projectId: project.id, title: w.input.title, value, icon: w.input.icon ?? null, now: w.now });
+      const saved = await tx.metrics.save({ projectId: project.id, title: w.input.title, value, icon: w.input.icon ?? null, now: w.now });
       return { id: saved.id, projectId: project.id, project: project.name, title: w.input.title, value, icon: saved.icon, updatedAt: w.now };
     });
   },
 
-  identify(store: Store, w: Common & { input: IdentifyInput }): Written<null> {
-    return keyed(store, w, () => {
-      const project = requireProject(store, w.input.project);
-      store.profiles.identify(project.id, w.input.userId, w.input.properties, w.now);
+  identify(tx: Repositories, w: Common & { input: IdentifyInput }): Promise<Written<null>> {
+    return keyed(tx, w, async () => {
+      const project = await requireProject(tx, w.input.project);
+      await tx.profiles.identify(project.id, w.input.userId, w.input.properties, w.now);
       return null;
     });
   },
 
-  group(store: Store, w: Common & { input: GroupInput }): Written<null> {
-    return keyed(store, w, () => {
-      const project = requireProject(store, w.input.project);
-      store.profiles.group(project.id, w.input.groupId, w.input.properties, w.now);
-      if (w.input.userId) store.profiles.addMember(project.id, w.input.groupId, w.input.userId, w.now);
+  group(tx: Repositories, w: Common & { input: GroupInput }): Promise<Written<null>> {
+    return keyed(tx, w, async () => {
+      const project = await requireProject(tx, w.input.project);
+      await tx.profiles.group(project.id, w.input.groupId, w.input.properties, w.now);
+      if (w.input.userId) await tx.profiles.addMember(project.id, w.input.groupId, w.input.userId, w.now);
       return null;
     });
   },
+
+  /**
+   * Stores a batch of an import as historical events; creates missing projects and channels. An
+   * event is skipped when its channel already holds `ordinal` events with its time and content
+   * (the ordinal-th such event of the file is there already), so an import run again adds nothing.
+   */
+  async importBatch(tx: Repositories, w: { lines: ImportEntry[]; now: number }): Promise<{ imported: number; skipped: number; created: string[] }> {
+    const result = { imported: 0, skipped: 0, created: [] as string[] };
+    for (const { line, ordinal } of w.lines) {
+      let project = await tx.projects.findByName(line.project);
+      if (!project) {
+        project = (await tx.projects.create(line.project, w.now))!;
+        result.created.push(line.project);
+      }
+      const channel = await tx.projects.ensureChannel(project.id, line.channel, w.now);
+      const event = newEvent(project, channel.id, line, w.now); // a timestamp: historical, never notified
+      const content = contentKey(event);
+      const stored = (await tx.events.contentAt(channel.id, event.ts)).filter((other) => contentKey(other) === content).length;
+      if (stored >= ordinal) {
+        result.skipped++;
+        continue;
+      }
+      await tx.events.insert(event);
+      result.imported++;
+    }
+    return result;
+  },
 };
+
+/** A line of an import (an event with its timestamp), and how many events like it the file held up to it. */
+export type ImportLine = LogInput & { timestamp: number };
+export type ImportEntry = { line: ImportLine; ordinal: number };
+
+/** What makes two imported events the same: where, when, and a digest of what they say. */
+export function importKey(line: ImportLine): string {
+  const e = newEvent({ id: 0, name: line.project, retentionDays: null, createdAt: 0 }, 0, line, 0);
+  return `${line.project}\0${line.channel}\0${e.ts}\0${contentKey(e)}`;
+}
+
+/** A digest of what an event says, the same whatever order its tags were written in. */
+function contentKey(e: EventContent): string {
+  return createHash("sha256").update(canonicalJson([e.name, e.description, e.icon, e.parser, e.userId, e.tags])).digest("base64");
+}
 
 export type IngestWrites = typeof ingestWrites;
 export type IngestWrite = keyof IngestWrites;

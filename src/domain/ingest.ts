@@ -4,18 +4,22 @@
 import type { Hub } from "../live/hub.ts";
 import type { Scope } from "../model/access.ts";
 import { assertCanNotify, assertCanSendEvent, assertCanWriteProject } from "./access.ts";
-import type { GroupInput, IdentifyInput, Idempotency, IngestWrite, IngestWrites, LogInput, MetricInput, Written } from "./ingest-writes.ts";
+import { type GroupInput, type IdentifyInput, type Idempotency, type ImportLine, type IngestWrite, type IngestWrites, importKey, type LogInput, type MetricInput, type Written } from "./ingest-writes.ts";
 import type { StoredEvent } from "../model/event.ts";
 import type { Metric } from "../model/metric.ts";
 
-export type { GroupInput, IdentifyInput, Idempotency, LogInput, MetricInput, Written } from "./ingest-writes.ts";
+export type { GroupInput, IdentifyInput, Idempotency, ImportLine, LogInput, MetricInput, Written } from "./ingest-writes.ts";
+
+export type ImportProgress = { imported: number; skipped: number };
+
+const IMPORT_BATCH = 1000;
 export { newEvent } from "./ingest-writes.ts";
 
 /**
  * Runs one of ingest's writes in a group commit and settles once it committed. A write whose
  * client left (`signal`) before its transaction began is not made.
  */
-export type RunWrite = <K extends IngestWrite>(name: K, args: Parameters<IngestWrites[K]>[1], signal?: AbortSignal) => Promise<ReturnType<IngestWrites[K]>>;
+export type RunWrite = <K extends IngestWrite>(name: K, args: Parameters<IngestWrites[K]>[1], signal?: AbortSignal) => ReturnType<IngestWrites[K]>;
 
 export type IngestDeps = { run: RunWrite; hub: Hub; defaultProject: string; baseUrl: string };
 
@@ -52,6 +56,32 @@ export function ingestService({ run, hub, defaultProject, baseUrl }: IngestDeps)
     async group(scope: Scope, input: GroupInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<null>> {
       assertCanWriteProject(scope, input.project, "group properties");
       return run("group", { input, idempotency, now }, signal);
+    },
+
+    /**
+     * Stores events as historical (at their own timestamps, never notified), a thousand per
+     * transaction; events already present are skipped, so running an import again adds nothing and
+     * finishes one that was cut short. A file that holds an event twice stores it twice, never more.
+     * From the command line only: it needs no token.
+     */
+    async importEvents(lines: ImportLine[], onBatch: (progress: ImportProgress) => void = () => {}, now = Date.now()): Promise<ImportProgress & { createdProjects: string[] }> {
+      const progress = { imported: 0, skipped: 0 };
+      const createdProjects: string[] = [];
+      const seen = new Map<string, number>(); // how often each event was met in the file so far
+      const entries = lines.map((line) => {
+        const key = importKey(line);
+        const ordinal = (seen.get(key) ?? 0) + 1;
+        seen.set(key, ordinal);
+        return { line, ordinal };
+      });
+      for (let i = 0; i < entries.length; i += IMPORT_BATCH) {
+        const done = await run("importBatch", { lines: entries.slice(i, i + IMPORT_BATCH), now });
+        createdProjects.push(...done.created);
+        progress.imported += done.imported;
+        progress.skipped += done.skipped;
+        onBatch({ ...progress });
+      }
+      return { ...progress, createdProjects };
     },
   };
 }

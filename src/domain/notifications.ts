@@ -4,7 +4,7 @@
 import { Lexer, type Token } from "marked";
 import { z } from "zod";
 import { Forbidden, NotFound } from "../errors.ts";
-import type { Store } from "../store/index.ts";
+import type { Repositories, Store } from "../store/store.ts";
 import { eventJson, type EventJson } from "./event-json.ts";
 import { randomToken } from "./tokens.ts";
 import { requireProject } from "./projects.ts";
@@ -63,12 +63,12 @@ export function matchesFilters(filters: string | null, e: { project: string; cha
 }
 
 /** Inside the event's transaction: one delivery per matching device and enabled integration. */
-export function queueNotifications(store: Store, e: StoredEvent, baseUrl: string, now: number): number {
+export async function queueNotifications(tx: Repositories, e: StoredEvent, baseUrl: string, now: number): Promise<number> {
   const payload = JSON.stringify(eventPayload(e, baseUrl));
   const rows: NewDelivery[] = [];
-  for (const s of store.notifications.allSubscriptions()) if (matchesFilters(s.filters, e)) rows.push({ target: "push", targetId: s.id, eventId: e.id, payload });
-  for (const i of store.notifications.integrationsOf(e.projectId)) if (i.enabled) rows.push({ target: "integration", targetId: i.id, eventId: e.id, payload });
-  return store.notifications.enqueue(rows, now);
+  for (const s of await tx.notifications.allSubscriptions()) if (matchesFilters(s.filters, e)) rows.push({ target: "push", targetId: s.id, eventId: e.id, payload });
+  for (const i of await tx.notifications.integrationsOf(e.projectId)) if (i.enabled) rows.push({ target: "integration", targetId: i.id, eventId: e.id, payload });
+  return tx.notifications.enqueue(rows, now);
 }
 
 // --- devices --------------------------------------------------------------------------------------
@@ -83,8 +83,8 @@ export const subscriptionInput = z.object({
 export type DeviceView = Subscription & { filterList: Filters };
 
 export function deviceService(store: Store) {
-  function ownDevice(user: User, id: number): Subscription {
-    const device = store.notifications.subscription(id);
+  async function ownDevice(user: User, id: number): Promise<Subscription> {
+    const device = await store.notifications.subscription(id);
     if (!device || device.userId !== user.id) throw new NotFound("That device is not registered (any more).");
     return device;
   }
@@ -92,50 +92,50 @@ export function deviceService(store: Store) {
   return {
     async register(user: User, input: unknown, now = Date.now()): Promise<Subscription> {
       const s = validate(subscriptionInput, input);
-      return store.writer.submit(() => store.notifications.saveSubscription({ userId: user.id, endpoint: s.endpoint, p256dh: s.keys.p256dh, auth: s.keys.auth, deviceName: s.deviceName }, now));
+      return store.notifications.saveSubscription({ userId: user.id, endpoint: s.endpoint, p256dh: s.keys.p256dh, auth: s.keys.auth, deviceName: s.deviceName }, now);
     },
 
     /** A device seen again keeps its subscription alive (see pruneSubscriptions). */
     async refresh(user: User, endpoint: string, now = Date.now()): Promise<boolean> {
-      return store.writer.submit(() => store.notifications.refreshSubscription(user.id, endpoint, now));
+      return store.notifications.refreshSubscription(user.id, endpoint, now);
     },
 
-    list(user: User): DeviceView[] {
-      return store.notifications.subscriptionsOf(user.id).map((d) => ({ ...d, filterList: d.filters ? (JSON.parse(d.filters) as Filters) : null }));
+    async list(user: User): Promise<DeviceView[]> {
+      return (await store.notifications.subscriptionsOf(user.id)).map((d) => ({ ...d, filterList: d.filters ? (JSON.parse(d.filters) as Filters) : null }));
     },
 
-    get(user: User, id: number): DeviceView {
-      const d = ownDevice(user, id);
+    async get(user: User, id: number): Promise<DeviceView> {
+      const d = await ownDevice(user, id);
       return { ...d, filterList: d.filters ? (JSON.parse(d.filters) as Filters) : null };
     },
 
     async remove(user: User, id: number): Promise<void> {
-      ownDevice(user, id);
-      await store.writer.submit(() => store.notifications.deleteSubscription(id));
+      await ownDevice(user, id);
+      await store.notifications.deleteSubscription(id);
     },
 
     /** `choices` are "project" or "project/channel" strings; none, or all projects whole, means everything. */
     async setFilters(user: User, id: number, choices: string[]): Promise<void> {
-      ownDevice(user, id);
+      await ownDevice(user, id);
       const byProject = new Map<string, string[] | null>();
       for (const choice of choices) {
         const [project, channel] = choice.split("/");
-        if (!project || !store.projects.findByName(project)) continue;
+        if (!project || !(await store.projects.findByName(project))) continue;
         if (!channel) byProject.set(project, null);
         else if (byProject.get(project) !== null) byProject.set(project, [...(byProject.get(project) ?? []), channel]);
       }
       const filters: Filters = byProject.size ? [...byProject].map(([project, channels]) => ({ project, channels })) : null;
-      await store.writer.submit(() => store.notifications.setFilters(id, filters ? JSON.stringify(filters) : null));
+      await store.notifications.setFilters(id, filters ? JSON.stringify(filters) : null);
     },
 
     async sendTest(user: User, id: number, baseUrl: string, now = Date.now()): Promise<void> {
-      const device = ownDevice(user, id);
+      const device = await ownDevice(user, id);
       const payload = JSON.stringify(testPayload(device.deviceName, baseUrl));
-      await store.writer.submit(() => store.notifications.enqueue([{ target: "push", targetId: id, eventId: null, payload }], now));
+      await store.notifications.enqueue([{ target: "push", targetId: id, eventId: null, payload }], now);
     },
 
-    deliveries(user: User) {
-      const ids = store.notifications.subscriptionsOf(user.id).map((d) => d.id);
+    async deliveries(user: User) {
+      const ids = (await store.notifications.subscriptionsOf(user.id)).map((d) => d.id);
       return store.notifications.deliveriesFor("push", ids);
     },
   };
@@ -177,50 +177,48 @@ export function maskUrl(url: string): string {
 }
 
 export function integrationService(store: Store) {
-  function own(projectName: string, id: number): Integration {
-    const project = store.projects.findByName(projectName);
-    const integration = store.notifications.integration(id);
+  async function own(projectName: string, id: number): Promise<Integration> {
+    const project = await store.projects.findByName(projectName);
+    const integration = await store.notifications.integration(id);
     if (!project || !integration || integration.projectId !== project.id) throw new NotFound("That integration does not exist.");
     return integration;
   }
 
   return {
-    list(projectName: string): IntegrationView[] {
-      const project = requireProject(store, projectName);
-      return store.notifications.integrationsOf(project.id).map(maskIntegration);
+    async list(projectName: string): Promise<IntegrationView[]> {
+      const project = await requireProject(store, projectName);
+      return (await store.notifications.integrationsOf(project.id)).map(maskIntegration);
     },
 
     /** Returns the signing secret of a new webhook: shown once, then never again. `by`: the member adding it. */
     async create(projectName: string, input: unknown, by: User | null = null, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
-      const project = requireProject(store, projectName);
+      const project = await requireProject(store, projectName);
       const i = validate(integrationInput, input);
       const secret = i.kind === "webhook" ? `whsec_${randomToken().slice(3)}` : i.kind === "ntfy" ? i.token || null : null;
-      const row = await store.writer.submit(() =>
-        store.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, url: i.kind === "ntfy" ? i.url.replace(/\/+$/, "") : i.url, topic: i.kind === "ntfy" ? i.topic : null, secret, createdByUserId: by?.id ?? null }, now),
-      );
+      const row = await store.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, url: i.kind === "ntfy" ? i.url.replace(/\/+$/, "") : i.url, topic: i.kind === "ntfy" ? i.topic : null, secret, createdByUserId: by?.id ?? null }, now);
       return { integration: maskIntegration(row), secret: i.kind === "webhook" ? secret : null };
     },
 
     /** How many enabled integrations a member added (across projects). */
-    createdBy(userId: number): number {
+    createdBy(userId: number): Promise<number> {
       return store.notifications.integrationsCreatedBy(userId);
     },
 
     async setEnabled(projectName: string, id: number, enabled: boolean): Promise<void> {
-      own(projectName, id);
-      await store.writer.submit(() => store.notifications.setIntegrationEnabled(id, enabled));
+      await own(projectName, id);
+      await store.notifications.setIntegrationEnabled(id, enabled);
     },
 
     async remove(projectName: string, id: number): Promise<void> {
-      own(projectName, id);
-      await store.writer.submit(() => store.notifications.deleteIntegration(id));
+      await own(projectName, id);
+      await store.notifications.deleteIntegration(id);
     },
 
     async sendTest(projectName: string, id: number, baseUrl: string, now = Date.now()): Promise<void> {
-      const integration = own(projectName, id);
+      const integration = await own(projectName, id);
       if (!integration.enabled) throw new Forbidden("Enable the integration first.");
       const payload = JSON.stringify(testPayload(integration.name, baseUrl));
-      await store.writer.submit(() => store.notifications.enqueue([{ target: "integration", targetId: id, eventId: null, payload }], now));
+      await store.notifications.enqueue([{ target: "integration", targetId: id, eventId: null, payload }], now);
     },
   };
 }

@@ -2,10 +2,10 @@
 import { z } from "zod";
 import { Conflict, Forbidden, NotFound, UnknownProject, ValidationError } from "../errors.ts";
 import type { Hub } from "../live/hub.ts";
-import type { Store } from "../store/index.ts";
+import type { Channel, Project } from "../model/project.ts";
+import type { Repositories, Store } from "../store/store.ts";
 import { channelName, projectName } from "./rules.ts";
 import { validate } from "./validation.ts";
-import type { Channel, Project } from "../model/project.ts";
 
 const projectInput = z.object({ name: projectName });
 const channelInput = z.object({ project: projectName, name: channelName });
@@ -16,26 +16,26 @@ const DELETE_BATCH = 2000;
 async function deleteEvents(store: Store, where: { projectId: number; channelId?: number; before?: number }): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = await store.writer.submit(() => store.events.deleteBatch(where, DELETE_BATCH));
+    const deleted = await store.events.deleteBatch(where, DELETE_BATCH);
     total += deleted;
     if (deleted < DELETE_BATCH) return total;
   }
 }
 
 /** The project of that name; every service that takes a project name finds it through this. */
-export function requireProject(store: Store, name: string): Project {
-  const project = store.projects.findByName(name);
+export async function requireProject(repos: Pick<Repositories, "projects">, name: string): Promise<Project> {
+  const project = await repos.projects.findByName(name);
   if (!project) throw new UnknownProject(name);
   return project;
 }
 
 /** `defaultProject`: the one that takes metrics sent without a project; it cannot be deleted. */
 export function projectService(store: Store, { hub, defaultProject }: { hub?: Hub; defaultProject: string }) {
-  const requireProjectNamed = (name: string): Project => requireProject(store, name);
+  const requireProjectNamed = (name: string): Promise<Project> => requireProject(store, name);
 
-  function requireChannel(project: string, name: string): { project: Project; channel: Channel } {
-    const p = requireProjectNamed(project);
-    const channel = store.projects.findChannel(p.id, name);
+  async function requireChannel(project: string, name: string): Promise<{ project: Project; channel: Channel }> {
+    const p = await requireProjectNamed(project);
+    const channel = await store.projects.findChannel(p.id, name);
     if (!channel) throw new NotFound(`Channel "${name}" does not exist in project "${project}".`);
     return { project: p, channel };
   }
@@ -46,41 +46,54 @@ export function projectService(store: Store, { hub, defaultProject }: { hub?: Hu
 
     async create(name: string): Promise<Project> {
       validate(projectInput, { name });
-      const created = await store.writer.submit(() => store.projects.create(name));
+      const created = await store.projects.create(name);
       if (!created) throw new Conflict(`A project named "${name}" already exists.`);
       return created;
     },
 
     /** Creates the project if it is missing; used for the default project at start. */
     async ensure(name: string): Promise<Project> {
-      return store.projects.findByName(name) ?? (await store.writer.submit(() => store.projects.create(name))) ?? requireProjectNamed(name);
+      return (await store.projects.findByName(name)) ?? (await store.projects.create(name)) ?? requireProjectNamed(name);
     },
 
-    list(): Project[] {
+    list(): Promise<Project[]> {
       return store.projects.list();
     },
 
-    channels(project: string): Channel[] {
-      return store.projects.listChannels(requireProjectNamed(project).id);
+    async channels(project: string): Promise<Channel[]> {
+      return store.projects.listChannels((await requireProjectNamed(project)).id);
+    },
+
+    /** Each project with its channels (the sidebar, device filters). */
+    async withChannels(): Promise<{ project: Project; channels: Channel[] }[]> {
+      const projects = await store.projects.list();
+      return Promise.all(projects.map(async (project) => ({ project, channels: await store.projects.listChannels(project.id) })));
+    },
+
+    /** Why `name` cannot be a new project (or a new channel of `project`), or null. */
+    async nameTaken(kind: "project" | "channel", name: string, project?: string): Promise<string | null> {
+      if (kind === "project") return (await store.projects.findByName(name)) ? `A project named “${name}” already exists.` : null;
+      const p = project ? await store.projects.findByName(project) : null;
+      return p && (await store.projects.findChannel(p.id, name)) ? `A channel named “${name}” already exists in ${project}.` : null;
     },
 
     async createChannel(project: string, name: string): Promise<Channel> {
       validate(channelInput, { project, name });
-      const p = requireProjectNamed(project);
-      const created = await store.writer.submit(() => store.projects.createChannel(p.id, name));
+      const p = await requireProjectNamed(project);
+      const created = await store.projects.createChannel(p.id, name);
       if (!created) throw new Conflict(`A channel named "${name}" already exists in project "${project}".`);
       hub?.publish({ type: "channel", projectId: p.id, project: p.name, channel: name });
       return created;
     },
 
-    eventCount(project: string, channel?: string): number {
-      if (channel) return store.projects.countEvents({ channelId: requireChannel(project, channel).channel.id });
-      return store.projects.countEvents({ projectId: requireProjectNamed(project).id });
+    async eventCount(project: string, channel?: string): Promise<number> {
+      if (channel) return store.projects.countEvents({ channelId: (await requireChannel(project, channel)).channel.id });
+      return store.projects.countEvents({ projectId: (await requireProjectNamed(project)).id });
     },
 
     /** Throws when the project cannot be deleted (the default project), so a dialog can say so first. */
-    assertDeletable(name: string): Project {
-      const p = requireProjectNamed(name);
+    async assertDeletable(name: string): Promise<Project> {
+      const p = await requireProjectNamed(name);
       if (p.name === defaultProject) {
         throw new Forbidden(`"${p.name}" is the default project (SIGNALBOARD_DEFAULT_PROJECT): metrics sent without a project go there, and it is created again at every start. Delete its channels instead, or choose another default project.`);
       }
@@ -88,28 +101,28 @@ export function projectService(store: Store, { hub, defaultProject }: { hub?: Hu
     },
 
     async deleteProject(name: string): Promise<void> {
-      const p = this.assertDeletable(name);
+      const p = await this.assertDeletable(name);
       await deleteEvents(store, { projectId: p.id });
-      await store.writer.submit(() => store.projects.delete(p.id));
+      await store.projects.delete(p.id);
     },
 
     async deleteChannel(project: string, name: string): Promise<void> {
-      const { project: p, channel } = requireChannel(project, name);
+      const { project: p, channel } = await requireChannel(project, name);
       await deleteEvents(store, { projectId: p.id, channelId: channel.id });
-      await store.writer.submit(() => store.projects.deleteChannel(channel));
+      await store.projects.deleteChannel(channel);
     },
 
     async setRetention(name: string, days: number | null): Promise<Project> {
-      const p = requireProjectNamed(name);
+      const p = await requireProjectNamed(name);
       if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36_500)) throw new ValidationError([{ path: "days", type: "too_small", message: "days: keep events for 1 to 36500 days, or off" }]);
-      await store.writer.submit(() => store.projects.setRetention(p.id, days));
+      await store.projects.setRetention(p.id, days);
       return { ...p, retentionDays: days };
     },
 
     /** Deletes the events of projects with a retention period that are older than it. */
     async pruneExpired(now = Date.now()): Promise<number> {
       let deleted = 0;
-      for (const p of store.projects.list()) {
+      for (const p of await store.projects.list()) {
         if (p.retentionDays) deleted += await deleteEvents(store, { projectId: p.id, before: now - p.retentionDays * 86_400_000 });
       }
       return deleted;

@@ -5,7 +5,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { Conflict, NotFound } from "../errors.ts";
-import type { Store } from "../store/index.ts";
+import type { Store } from "../store/store.ts";
 import type { Credential } from "../model/credential.ts";
 import type { Scope } from "../model/access.ts";
 import { channelName, projectName } from "./rules.ts";
@@ -66,15 +66,15 @@ export function tokenService(store: Store) {
 
   return {
     /** `by`: the member creating it, or null from the command line. */
-    create(input: NewTokenInput, by: { id: number; username: string } | null = null, now = Date.now()): { token: string; info: Token } {
+    async create(input: NewTokenInput, by: { id: number; username: string } | null = null, now = Date.now()): Promise<{ token: string; info: Token }> {
       const t = validate(newTokenInput, input);
-      const project = t.project ? store.projects.findByName(t.project) : null;
+      const project = t.project ? await store.projects.findByName(t.project) : null;
       if (t.project && !project) throw new NotFound(`Project "${t.project}" does not exist. Create it first: signalboard project create ${t.project}`);
       for (let attempt = 0; attempt < 5; attempt++) {
         const token = randomToken();
         const prefix = token.slice(0, PREFIX_LENGTH);
-        if (store.tokens.findByPrefix(prefix)) continue;
-        const row = store.tokens.insert({
+        if (await store.tokens.findByPrefix(prefix)) continue;
+        const row = await store.tokens.insert({
           name: t.name,
           kind: t.kind,
           projectId: project?.id ?? null,
@@ -91,14 +91,14 @@ export function tokenService(store: Store) {
       throw new Conflict("Could not allocate a unique token prefix; try again.");
     },
 
-    list(): Token[] {
-      return store.tokens.list().map((row) => info({ ...row, lastUsedAt: lastUsed.get(row.id) ?? row.lastUsedAt }));
+    async list(): Promise<Token[]> {
+      return (await store.tokens.list()).map((row) => info({ ...row, lastUsedAt: lastUsed.get(row.id) ?? row.lastUsedAt }));
     },
 
     /** Revoke by id, prefix or exact name. */
-    revoke(ref: string, now = Date.now()): Token {
-      const row = find(ref);
-      if (!store.tokens.revoke(row.id, now)) throw new NotFound(`Token ${row.prefix} ("${row.name}") is already revoked.`);
+    async revoke(ref: string, now = Date.now()): Promise<Token> {
+      const row = await find(ref);
+      if (!(await store.tokens.revoke(row.id, now))) throw new NotFound(`Token ${row.prefix} ("${row.name}") is already revoked.`);
       lastUsed.delete(row.id);
       return info({ ...row, revokedAt: now });
     },
@@ -108,27 +108,27 @@ export function tokenService(store: Store) {
      * has happened since it was checked; else the token is read again. For a request that waited
      * (for a slow body, say) between authenticating and acting.
      */
-    stillValid(scope: Scope): boolean {
+    async stillValid(scope: Scope): Promise<boolean> {
       if (scope.tokenId === null) return true;
       const current = store.accessVersion();
       if (checkedAt.get(scope) === current) return true;
-      const row = store.tokens.findById(scope.tokenId);
+      const row = await store.tokens.findById(scope.tokenId);
       const valid = row !== null && row.revokedAt === null;
       if (valid) checkedAt.set(scope, current);
       return valid;
     },
 
     /** Allows or stops a public token's events that notify. */
-    setMayNotify(ref: string, mayNotify: boolean): Token {
-      const row = find(ref);
+    async setMayNotify(ref: string, mayNotify: boolean): Promise<Token> {
+      const row = await find(ref);
       if (row.kind !== "public") throw new Conflict(`Token ${row.prefix} ("${row.name}") has full access: it may always notify.`);
       if (row.revokedAt !== null) throw new NotFound(`Token ${row.prefix} ("${row.name}") is revoked.`);
-      store.tokens.setMayNotify(row.id, mayNotify);
+      await store.tokens.setMayNotify(row.id, mayNotify);
       return info({ ...row, mayNotify });
     },
 
     /** The scope a bearer token grants, or a reason it grants none. */
-    authenticate(token: string, now = Date.now()): Scope | "unknown" | "revoked" {
+    async authenticate(token: string, now = Date.now()): Promise<Scope | "unknown" | "revoked"> {
       const current = store.accessVersion();
       if (current !== version) {
         scopes.clear();
@@ -139,7 +139,7 @@ export function tokenService(store: Store) {
         lastUsed.set(known.tokenId, now);
         return known;
       }
-      const row = token.startsWith("sb_") && token.length === 3 + SECRET_LENGTH ? store.tokens.findByPrefix(token.slice(0, PREFIX_LENGTH)) : null;
+      const row = token.startsWith("sb_") && token.length === 3 + SECRET_LENGTH ? await store.tokens.findByPrefix(token.slice(0, PREFIX_LENGTH)) : null;
       if (!row || !timingSafeEqual(sha256(token), Buffer.from(row.hash, "hex"))) return "unknown";
       if (row.revokedAt !== null) return "revoked";
       lastUsed.set(row.id, now);
@@ -155,7 +155,7 @@ export function tokenService(store: Store) {
     credential(scope: Scope): Credential | undefined {
       if (scope.tokenId === null) return undefined;
       const id = scope.tokenId;
-      return { key: `token:${id}`, valid: () => store.tokens.findById(id)?.revokedAt === null };
+      return { key: `token:${id}`, valid: async () => (await store.tokens.findById(id))?.revokedAt === null };
     },
 
     /** Writes buffered last-used times; the server calls this every few seconds and at shutdown. */
@@ -163,14 +163,14 @@ export function tokenService(store: Store) {
       if (lastUsed.size === 0) return;
       const pending = [...lastUsed];
       lastUsed.clear();
-      await store.writer.submit(() => {
-        for (const [id, at] of pending) store.tokens.touch(id, at);
+      await store.tx(async (tx) => {
+        for (const [id, at] of pending) await tx.tokens.touch(id, at);
       });
     },
   };
 
-  function find(ref: string): TokenRecord {
-    const all = store.tokens.list(true);
+  async function find(ref: string): Promise<TokenRecord> {
+    const all = await store.tokens.list(true);
     const byId = /^\d+$/.test(ref) ? all.filter((t) => t.id === Number(ref)) : [];
     const matches = byId.length ? byId : all.filter((t) => t.prefix === ref || ref.startsWith(t.prefix) || t.name === ref);
     const active = matches.filter((t) => t.revokedAt === null);

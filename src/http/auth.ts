@@ -28,14 +28,14 @@ export function createGuard(tokens: TokenService, config: Pick<Config, "rateLimi
   return {
     ip: (request: Request, server: Server<unknown> | null | undefined) => clientIp(request, server, config.trustProxy),
 
-    authenticate(request: Request, server: Server<unknown> | null | undefined): Scope {
+    async authenticate(request: Request, server: Server<unknown> | null | undefined): Promise<Scope> {
       // The peer's address costs a system call: asked for only when a limit needs it.
       const ip = () => this.ip(request, server);
       const header = request.headers.get("authorization");
       if (!header) reject(ip, `Missing Authorization header. ${HOW}`);
       const match = /^Bearer +([^\s]+) *$/i.exec(header);
       if (!match) reject(ip, `Malformed Authorization header: expected "Bearer <token>". ${HOW}`);
-      const scope = tokens.authenticate(match[1]!);
+      const scope = await tokens.authenticate(match[1]!);
       if (scope === "unknown") reject(ip, `Unknown token. ${HOW}`);
       if (scope === "revoked") reject(ip, `This token was revoked. ${HOW}`);
       if (scope.kind === "full") full?.take(String(scope.tokenId));
@@ -44,8 +44,8 @@ export function createGuard(tokens: TokenService, config: Pick<Config, "rateLimi
     },
 
     /** Refuses a request whose token was revoked since authenticate() (while its body came in, say). */
-    recheck(scope: Scope): void {
-      if (!tokens.stillValid(scope)) throw new Unauthorized(`This token was revoked. ${HOW}`);
+    async recheck(scope: Scope): Promise<void> {
+      if (!(await tokens.stillValid(scope))) throw new Unauthorized(`This token was revoked. ${HOW}`);
     },
   };
 }

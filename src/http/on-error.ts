@@ -22,21 +22,16 @@ export function jsonError(error: AppError): Response {
   return new Response(JSON.stringify(errorBody(error)), { status: statusOf(error), headers: { ...API_HEADERS, ...errorHeaders(error) } });
 }
 
-/** The API answers JSON; everything else is the dashboard, which answers HTML. */
-export function isApiPath(path: string): boolean {
-  return path.startsWith("/v1/") || path === "/log-event" || path === "/send-metric" || path === "/healthz" || path === "/readyz" || path === "/metrics" || path === "/openapi.json";
-}
-
 /** Dashboard pages and htmx get HTML errors; API clients (and curl, and fetch) get JSON. */
-function wantsHtml(request: Request, path: string): boolean {
-  if (isApiPath(path)) return false;
+function wantsHtml(request: Request): boolean {
   return request.headers.get("hx-request") === "true" || (request.headers.get("accept") ?? "").includes("text/html");
 }
 
 /** How the dashboard shows an error: a page, a fragment for htmx, or (to sign in) a redirect. */
-export type RenderWebError = (error: AppError, request: Request) => Response;
+export type RenderWebError = (error: AppError, request: Request) => Promise<Response>;
 
-export function errorHandler(routes: () => RouteInfo[], renderWebError: RenderWebError) {
+/** `isApiPath`: the API answers JSON, errors included; everything else is the dashboard, which answers HTML. */
+export function errorHandler(routes: () => RouteInfo[], isApiPath: (path: string) => boolean, renderWebError: RenderWebError) {
   const allowed = allowedMethods(routes);
   return new Elysia({ name: "on-error" }).onError({ as: "global" }, ({ code, error, request }) => {
     const path = new URL(request.url).pathname;
@@ -48,10 +43,12 @@ export function errorHandler(routes: () => RouteInfo[], renderWebError: RenderWe
     else if (status >= 500) log.warn("request failed", { id, method: request.method, path, status, error: appError.code });
     else log.debug("request refused", { id, method: request.method, path, status, error: appError.code });
     // A dashboard page without a session sends its visitor to sign in, whatever it asked to receive.
-    const web = !isApiPath(path) && (appError instanceof SignInRequired || wantsHtml(request, path));
-    const response = web ? renderWebError(appError, request) : jsonError(appError);
-    response.headers.set("X-Request-Id", id);
-    return response;
+    const web = !isApiPath(path) && (appError instanceof SignInRequired || wantsHtml(request));
+    const respond = (response: Response) => {
+      response.headers.set("X-Request-Id", id);
+      return response;
+    };
+    return web ? renderWebError(appError, request).then(respond) : respond(jsonError(appError));
   });
 }
 

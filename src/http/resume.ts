@@ -35,7 +35,7 @@ export type ResumeOptions = {
 };
 
 export async function resume(stream: Stream, { feed, view, filter, lastSeen, limit, window = RESUME_WINDOW, encode, reset }: ResumeOptions): Promise<void> {
-  let newest = feed.newestId();
+  let newest = await feed.newestId();
   if (lastSeen === null) return stream.follow(view, newest);
   if (lastSeen > newest) {
     stream.send(reset(newest, "unknown_id"));
@@ -48,7 +48,7 @@ export async function resume(stream: Stream, { feed, view, filter, lastSeen, lim
       stream.send(reset(newest, "too_far_behind"));
       return stream.follow(view, newest);
     }
-    const page = feed.missed(filter, read, newest, PAGE);
+    const page = await feed.missed(filter, read, newest, PAGE);
     replayed += page.events.length;
     if (replayed > limit) {
       stream.send(reset(newest, "too_many"));
@@ -56,11 +56,12 @@ export async function resume(stream: Stream, { feed, view, filter, lastSeen, lim
     }
     for (const event of page.events) stream.send(encode(event));
     read = page.through;
-    // Caught up: live delivery starts in the same tick as the last read, so no commit falls between.
+    // Caught up: live delivery starts in the same turn of the event loop as the last read (the
+    // store answered at once), and a commit and its publication happen in one turn, so none falls between.
     if (read >= newest) return stream.follow(view, read);
     if (!(await stream.drained())) return;
     // Other requests go first between pages, even when a page matched nothing (and so waited for nothing).
     await nextTurn();
-    newest = feed.newestId();
+    newest = await feed.newestId();
   }
 }

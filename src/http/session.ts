@@ -63,16 +63,16 @@ export function createWebGuard(accounts: AccountService, config: Pick<Config, "b
   }
 
   return {
-    session(request: Request): Session | null {
+    async session(request: Request): Promise<Session | null> {
       const token = parseCookies(request.headers.get("cookie"))[SESSION_COOKIE];
       return token ? accounts.session(token) : null;
     },
 
     /** The signed-in session; without one, the visitor is sent to sign in (or to set up the owner), then back here. */
-    requireSession(request: Request): Session {
-      const session = this.session(request);
+    async requireSession(request: Request): Promise<Session> {
+      const session = await this.session(request);
       if (session) return session;
-      throw new SignInRequired(accounts.needsSetup());
+      throw new SignInRequired(await accounts.needsSetup());
     },
 
     /**
@@ -81,7 +81,7 @@ export function createWebGuard(accounts: AccountService, config: Pick<Config, "b
      */
     async form(request: Request, session: Session): Promise<Record<string, string | string[]>> {
       const body = await readForm(request, WEB_BODY_LIMIT);
-      this.stillSignedIn(request, session);
+      await this.stillSignedIn(request, session);
       this.verifyCsrf(request, session, body._csrf);
       return body;
     },
@@ -89,14 +89,14 @@ export function createWebGuard(accounts: AccountService, config: Pick<Config, "b
     /** A signed-in page's JSON body (sent by its script, with the CSRF header): as form(), for JSON. */
     async json(request: Request, session: Session, limit: number): Promise<unknown> {
       const body = await readJson(request, limit);
-      this.stillSignedIn(request, session);
+      await this.stillSignedIn(request, session);
       this.verifyCsrf(request, session);
       return body;
     },
 
     /** Throws as requireSession does unless `session` still is the request's live session. */
-    stillSignedIn(request: Request, session: Session): void {
-      if (this.session(request)?.sessionId !== session.sessionId) this.requireSession(request);
+    async stillSignedIn(request: Request, session: Session): Promise<void> {
+      if ((await this.session(request))?.sessionId !== session.sessionId) await this.requireSession(request);
     },
 
     requireOwner(session: Session): void {

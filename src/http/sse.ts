@@ -86,28 +86,37 @@ export class StreamRegistry {
    * have been revoked, here or by another process), those whose credential no longer holds. Each
    * distinct credential is checked once, however many streams it holds open.
    */
-  sweep(version: string, now = Date.now()): void {
+  async sweep(version: string, now = Date.now()): Promise<void> {
     const changed = version !== this.seen;
     this.seen = version;
-    const verdicts = new Map<string, boolean>();
-    for (const { close, credential } of [...this.open.values()]) {
-      if (!credential) continue;
-      if (credential.expiresAt !== undefined && credential.expiresAt <= now) {
-        close();
-        continue;
-      }
-      if (!changed) continue;
-      let ok = verdicts.get(credential.key);
-      if (ok === undefined) verdicts.set(credential.key, (ok = credential.valid()));
-      if (!ok) close();
-    }
+    const verdicts = new Map<string, Promise<boolean>>();
+    // A check that could not be made (the database did not answer) keeps the stream, and is made again next sweep.
+    const unsure = () => {
+      this.seen = "";
+      return true;
+    };
+    await Promise.all(
+      [...this.open.values()].map(async ({ close, credential }) => {
+        if (!credential) return;
+        if (credential.expiresAt !== undefined && credential.expiresAt <= now) return close();
+        if (!changed) return;
+        let ok = verdicts.get(credential.key);
+        if (ok === undefined) verdicts.set(credential.key, (ok = credential.valid().catch(unsure)));
+        if (!(await ok)) close();
+      }),
+    );
   }
 
-  /** Sweeps every `everyMs` (access ends within that time of being revoked). */
+  /** Sweeps every `everyMs` (access ends within that time of being revoked); one sweep at a time. */
   watch(version: () => string, everyMs = 250): void {
     this.unwatch();
     this.seen = version();
-    this.watching = setInterval(() => this.sweep(version()), everyMs);
+    let sweeping = false;
+    this.watching = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      this.sweep(version()).finally(() => (sweeping = false));
+    }, everyMs);
   }
 
   unwatch(): void {

@@ -2,8 +2,7 @@
 // delivery's next state (sent, retried later with backoff, failed, or gone with its device), and
 // the target's last outcome that the device and integration lists show.
 import { log } from "../logger.ts";
-import type { Metrics } from "../metrics.ts";
-import type { Store } from "../store/index.ts";
+import type { Repositories } from "../store/store.ts";
 import type { SendResult } from "./send.ts";
 import type { Delivery } from "../model/notification.ts";
 
@@ -13,33 +12,32 @@ export type RetryPolicy = { retryBaseMs: number; maxAttempts: number };
 const MAX_DELAY_MS = 3_600_000;
 
 /** Inside a write transaction. */
-export function settle(store: Store, metrics: Metrics, policy: RetryPolicy, d: Delivery, result: SendResult): Settled {
-  metrics.notifications.inc({ target: d.target, outcome: result.ok ? "delivered" : result.gone ? "gone" : result.retry ? "retryable" : "refused" });
-  const n = store.notifications;
+export async function settle(tx: Repositories, policy: RetryPolicy, d: Delivery, result: SendResult): Promise<Settled> {
+  const n = tx.notifications;
   const now = Date.now();
   const outcome = { ok: result.ok, error: result.ok ? null : result.error };
-  if (d.target === "push") n.recordSubscriptionOutcome(d.targetId, outcome, now);
-  else n.recordIntegrationOutcome(d.targetId, outcome, now);
+  if (d.target === "push") await n.recordSubscriptionOutcome(d.targetId, outcome, now);
+  else await n.recordIntegrationOutcome(d.targetId, outcome, now);
   const attempt = { ok: result.ok, status: result.status, error: outcome.error };
   if (result.ok) {
-    n.settle(d.id, attempt, { status: "sent" }, now);
+    await n.settle(d.id, attempt, { status: "sent" }, now);
     return "sent";
   }
   if (result.gone) {
-    n.settle(d.id, attempt, { status: "gone" }, now);
+    await n.settle(d.id, attempt, { status: "gone" }, now);
     if (d.target === "push") {
-      n.abandon("push", d.targetId, now);
-      n.deleteSubscription(d.targetId);
+      await n.abandon("push", d.targetId, now);
+      await n.deleteSubscription(d.targetId);
       log.info("removed a push subscription the push service no longer knows", { subscription: d.targetId, status: result.status });
     }
     return "gone";
   }
   const attempts = d.attempts + 1;
   if (result.retry && attempts < policy.maxAttempts) {
-    n.settle(d.id, attempt, { status: "pending", nextAttemptAt: now + retryDelay(policy, attempts, result.retryAfterMs) }, now);
+    await n.settle(d.id, attempt, { status: "pending", nextAttemptAt: now + retryDelay(policy, attempts, result.retryAfterMs) }, now);
     return "retried";
   }
-  n.settle(d.id, attempt, { status: "failed" }, now);
+  await n.settle(d.id, attempt, { status: "failed" }, now);
   log.warn("notification delivery failed", { delivery: d.id, target: d.target, targetId: d.targetId, attempts, status: result.status, error: result.error });
   return "failed";
 }

@@ -7,7 +7,7 @@ import { maskUrl, type Payload } from "../domain/notifications.ts";
 import type { Hub } from "../live/hub.ts";
 import { log } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
-import type { Store } from "../store/index.ts";
+import type { Store } from "../store/store.ts";
 import { type RetryPolicy, settle } from "./outcome.ts";
 import { type SendResult, sendIntegration, sendPush } from "./send.ts";
 import type { Vapid } from "./vapid.ts";
@@ -25,6 +25,9 @@ export class Notifier {
   private readonly held = new Map<number, number>();
   private readonly release = new AbortController();
   private scheduled = false;
+  /** A fill is reading the queue: another would pick the same deliveries. */
+  private filling = false;
+  private refill = false;
   private stopping = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -32,7 +35,7 @@ export class Notifier {
 
   constructor(
     private readonly store: Store,
-    private readonly vapid: Vapid,
+    private readonly vapid: () => Promise<Vapid>,
     private readonly options: NotifierOptions,
     private readonly metrics: Metrics,
   ) {}
@@ -71,19 +74,30 @@ export class Notifier {
     await settledWithin(sends(), RELEASE_MS);
   }
 
-  private fill(): void {
+  private async fill(): Promise<void> {
     if (this.stopping) return;
+    if (this.filling) {
+      this.refill = true;
+      return;
+    }
+    this.filling = true;
     try {
       // Each round starts at least one delivery (full targets are not asked for), so a few rounds fill every slot.
       for (let round = 0; round < this.options.concurrency; round++) {
         const free = this.options.concurrency - this.inFlight.size;
         if (free <= 0) return;
-        const due = this.store.notifications.due(Date.now(), free, { ids: this.busyIds(), targets: this.fullTargets() });
+        const due = await this.store.notifications.due(Date.now(), free, { ids: this.busyIds(), targets: this.fullTargets() });
         if (!due.length) return;
         for (const d of due) if (this.inFlight.size < this.options.concurrency && this.load(d) < PER_TARGET) this.begin(d);
       }
     } catch (error) {
       log.error("could not read the notification queue; will retry", { error });
+    } finally {
+      this.filling = false;
+      if (this.refill) {
+        this.refill = false;
+        this.wake();
+      }
     }
   }
 
@@ -101,7 +115,8 @@ export class Notifier {
     const result = await this.send(d).catch(thrown);
     if (this.release.signal.aborted) return;
     try {
-      const settled = await this.store.writer.submit(() => settle(this.store, this.metrics, this.options, d, result));
+      this.metrics.notifications.inc({ target: d.target, outcome: result.ok ? "delivered" : result.gone ? "gone" : result.retry ? "retryable" : "refused" });
+      const settled = await this.store.tx((tx) => settle(tx, this.options, d, result));
       this.stats[settled]++;
     } catch (error) {
       // Unrecorded, the delivery is still due: without a pause it would be sent again at once, and again.
@@ -114,11 +129,11 @@ export class Notifier {
     const payload = JSON.parse(d.payload) as Payload;
     const signal = this.release.signal;
     if (d.target === "push") {
-      const device = this.store.notifications.subscription(d.targetId);
+      const device = await this.store.notifications.subscription(d.targetId);
       if (!device) return { ok: false, status: null, retry: false, gone: true, error: "the device was removed" };
-      return sendPush(device, payload, this.vapid, signal);
+      return sendPush(device, payload, await this.vapid(), signal);
     }
-    const integration = this.store.notifications.integration(d.targetId);
+    const integration = await this.store.notifications.integration(d.targetId);
     if (!integration) return { ok: false, status: null, retry: false, gone: true, error: "the integration was removed" };
     if (!integration.enabled) return { ok: false, status: null, retry: false, error: "the integration is disabled" };
     const result = await sendIntegration(integration, payload, d.id, signal).catch(thrown);

@@ -1,6 +1,6 @@
 // Static assets, embedded in the binary (imported as files) and served under content-hashed URLs,
 // cached forever. htmx, Alpine (its CSP build) and uPlot come from node_modules; nothing from a CDN.
-import { Elysia } from "elysia";
+import { type Route, route } from "../http/routes.ts";
 import alpineJs from "@alpinejs/csp/dist/cdn.min.js" with { type: "file" };
 import htmxJs from "htmx.org/dist/htmx.min.js" with { type: "file" };
 import uplotCss from "uplot/dist/uPlot.min.css" with { type: "file" };
@@ -95,16 +95,23 @@ function manifest(assets: Assets): string {
   });
 }
 
-export function assetRoutes(assets: Assets) {
-  const app = new Elysia({ name: "web.assets" })
-    .get("/assets/:file", ({ request }) => {
-      const response = assets.response(new URL(request.url).pathname, request.headers.get("accept-encoding"));
-      return response ?? new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } });
-    })
-    .get("/manifest.webmanifest", () => new Response(manifest(assets), { headers: { "Content-Type": "application/manifest+json", "Cache-Control": "public, max-age=3600" } }));
+export function assetRoutes(assets: Assets): Route[] {
+  const routes = [
+    route({
+      method: "GET",
+      path: "/assets/:file",
+      access: "none",
+      handle({ request }) {
+        const response = assets.response(new URL(request.url).pathname, request.headers.get("accept-encoding"));
+        return response ?? new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } });
+      },
+    }),
+    route({ method: "GET", path: "/manifest.webmanifest", access: "none", handle: () => new Response(manifest(assets), { headers: { "Content-Type": "application/manifest+json", "Cache-Control": "public, max-age=3600" } }) }),
+  ];
   for (const [path, file] of Object.entries(FIXED)) {
     const isWorker = path === "/sw.js";
-    app.get(path, () => new Response(Bun.file(file), { headers: { "Content-Type": Bun.file(file).type, "Cache-Control": isWorker ? "no-cache" : "public, max-age=86400", ...(isWorker ? { "Service-Worker-Allowed": "/" } : {}) } }));
+    const headers = { "Content-Type": Bun.file(file).type, "Cache-Control": isWorker ? "no-cache" : "public, max-age=86400", ...(isWorker ? { "Service-Worker-Allowed": "/" } : {}) };
+    routes.push(route({ method: "GET", path, access: "none", handle: () => new Response(Bun.file(file), { headers }) }));
   }
-  return app;
+  return routes;
 }

@@ -1,7 +1,8 @@
 // /docs: the API reference, rendered from the OpenAPI operations (and so from the zod schemas).
-import { Elysia } from "elysia";
-import type { Deps } from "../app.ts";
-import { jsonSchema, OPERATIONS, type Operation } from "../api/openapi.ts";
+import { documented, jsonSchema, type Operation, openApiPath } from "../api/openapi.ts";
+import type { Edge } from "../http/edge.ts";
+import { type Route, route } from "../http/routes.ts";
+import type { Services } from "../services.ts";
 import { type Html, html } from "./html.ts";
 import type { Kit } from "./kit.ts";
 
@@ -29,32 +30,43 @@ function fields(schema: Record<string, unknown>): Field[] {
 }
 
 function example(op: Operation, baseUrl: string): string {
-  const schema = op.body ? (jsonSchema(op.body) as { properties: Record<string, { examples?: unknown[] }>; required?: string[] }) : null;
-  const auth = op.auth === "none" ? "" : ` -H "Authorization: Bearer $TOKEN"`;
-  if (!schema) return `curl "${baseUrl}${op.path}"${auth}`;
+  const schema = op.doc.body ? (jsonSchema(op.doc.body) as { properties: Record<string, { examples?: unknown[] }>; required?: string[] }) : null;
+  const auth = op.access === "none" ? "" : ` -H "Authorization: Bearer $TOKEN"`;
+  if (!schema) return `curl "${baseUrl}${openApiPath(op.path)}"${auth}`;
   const body: Record<string, unknown> = {};
   for (const [name, s] of Object.entries(schema.properties)) if (s.examples?.length && (schema.required?.includes(name) || Object.keys(body).length < 4)) body[name] = s.examples[0];
-  return `curl -X ${op.method.toUpperCase()} ${baseUrl}${op.path}${auth} \\\n  -H "Content-Type: application/json" -d '${JSON.stringify(body)}'`;
+  return `curl -X ${op.method} ${baseUrl}${op.path}${auth} \\\n  -H "Content-Type: application/json" -d '${JSON.stringify(body)}'`;
 }
 
 function operation(op: Operation, baseUrl: string): Html {
-  const fieldsOf = op.body ?? op.query ?? op.params;
+  const { summary, description, body, query, params } = op.doc;
+  const fieldsOf = body ?? query ?? params;
   const schema = fieldsOf ? jsonSchema(fieldsOf) : null;
   const list = schema ? fields(schema) : [];
-  return html`<section class="card api-op" id="${op.method}-${op.path.replace(/\W+/g, "-")}">
-  <h2><span class="badge method">${op.method.toUpperCase()}</span> <code>${op.path}</code> ${op.summary}</h2>
-  <p>${op.description} ${op.auth === "full" ? "Needs a full-access token." : op.auth === "any" ? "Any token: full, or public within its scope." : "No token needed."}</p>
-  ${list.length ? html`<div class="table-wrap"><table><thead><tr><th>${op.body ? "Body field" : op.query ? "Query parameter" : "Path parameter"}</th><th>Type</th><th>Rules</th><th>Meaning</th></tr></thead><tbody>${list.map((f) => html`<tr><td><code>${f.name}</code>${f.required ? html` <span class="badge">required</span>` : ""}</td><td>${f.type}</td><td>${f.rules}</td><td>${f.description}</td></tr>`)}</tbody></table></div>` : ""}
+  const path = openApiPath(op.path);
+  return html`<section class="card api-op" id="${op.method.toLowerCase()}-${path.replace(/\W+/g, "-")}">
+  <h2><span class="badge method">${op.method}</span> <code>${path}</code> ${summary}</h2>
+  <p>${description} ${op.access === "full" ? "Needs a full-access token." : op.access === "token" ? "Any token: full, or public within its scope." : "No token needed."}</p>
+  ${list.length ? html`<div class="table-wrap"><table><thead><tr><th>${body ? "Body field" : query ? "Query parameter" : "Path parameter"}</th><th>Type</th><th>Rules</th><th>Meaning</th></tr></thead><tbody>${list.map((f) => html`<tr><td><code>${f.name}</code>${f.required ? html` <span class="badge">required</span>` : ""}</td><td>${f.type}</td><td>${f.rules}</td><td>${f.description}</td></tr>`)}</tbody></table></div>` : ""}
   <pre class="snippet">${example(op, baseUrl)}</pre>
 </section>`;
 }
 
-export function docsRoutes(deps: Deps, kit: Kit) {
-  return new Elysia({ name: "web.docs" }).get("/docs", ({ request }) => {
-    const session = deps.web.session(request);
-    const body = html`<header class="page-header"><h1>API reference</h1></header>
+/** /docs: the reference of `api` (the API's routes), for anyone; signed in, with the dashboard's navigation. */
+export function docsRoutes({ config }: Services, { web }: Edge, kit: Kit, api: Route[]): Route[] {
+  const operations = documented(api);
+  return [
+    route({
+      method: "GET",
+      path: "/docs",
+      access: "none",
+      async handle({ request }) {
+        const session = await web.session(request);
+        const body = html`<header class="page-header"><h1>API reference</h1></header>
 <p>Every request takes <code>Authorization: Bearer TOKEN</code>; bodies are JSON. Errors are JSON with <code>success</code>, <code>statusCode</code>, <code>error</code>, <code>message</code> and, for 400s, <code>validation.body[]</code>. Ingest routes accept an <code>Idempotency-Key</code> header. The machine-readable description is <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>
-${OPERATIONS.map((op) => operation(op, deps.config.baseUrl))}`;
-    return kit.page(session, body, { title: "API reference", nav: {} });
-  });
+${operations.map((op) => operation(op, config.baseUrl))}`;
+        return kit.page(session, body, { title: "API reference", nav: {} });
+      },
+    }),
+  ];
 }

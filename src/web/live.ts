@@ -3,8 +3,6 @@
 // page sends the last event id it has and first gets what it missed (http/resume.ts); when that is
 // too much to patch in, it is told to reload. Historical events are not pushed to the top of a
 // feed: they appear in their place when that part of the feed is loaded.
-import { Elysia } from "elysia";
-import type { Deps } from "../app.ts";
 import { eventMatcher } from "../domain/filter.ts";
 import { resume } from "../http/resume.ts";
 import { frame, sseResponse } from "../http/sse.ts";
@@ -17,6 +15,10 @@ import { channelLink } from "./views/layout.ts";
 import { metricWidget } from "./views/project.ts";
 import type { StoredEvent } from "../model/event.ts";
 import type { Metric } from "../model/metric.ts";
+import type { Session } from "../model/user.ts";
+import type { Edge } from "../http/edge.ts";
+import { type BaseContext, type Route, route } from "../http/routes.ts";
+import type { Services } from "../services.ts";
 
 /** More missed events than this, and the page reloads instead of inserting them one by one. */
 const REPLAY_LIMIT = 200;
@@ -26,20 +28,19 @@ const REPLAY_WINDOW = 10_000;
 export const FEED_CAP = 5;
 const TOAST_CAP = 3;
 
-export function liveRoutes(deps: Deps, kit: Kit) {
-  const { web, store, fanout, streams, feed, accounts } = deps;
-
+export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Edge, kit: Kit): Route[] {
   const feedFrame = (e: StoredEvent, showChannel: boolean) => frame({ id: e.id, event: "feed", data: eventItem(e, { showChannel, fresh: true }).value });
   const toastFrame = (e: StoredEvent) => frame({ event: "toast", data: JSON.stringify({ text: `${e.icon ? `${e.icon} ` : ""}${e.name} · #${e.channel}`, href: `/p/${encodeURIComponent(e.project)}/events/${e.id}` }) });
   const metricFrame = (m: Metric) => frame({ event: "metric", data: metricWidget(m, { fresh: true }).value });
   const reloadFrame = (newest: number) => frame({ id: newest, event: "reload", data: "too many missed events" });
 
-  return new Elysia({ name: "web.live" }).get("/p/:project/live", ({ request, params, server }) => {
-    const session = web.requireSession(request);
-    const project = kit.project(params.project);
+  return [route({ method: "GET", path: "/p/:project/live", access: "member", handle: openLive })];
+
+  async function openLive({ request, params, server, session }: BaseContext & { session: Session }): Promise<Response> {
+    const project = await kit.project(params.project!);
     const url = new URL(request.url);
     const filters = readFilters(url.searchParams);
-    const filter = { ...feed.filterOf(toEventQuery(project.name, filters)), liveOnly: true };
+    const filter = { ...(await feed.filterOf(toEventQuery(project.name, filters))), liveOnly: true };
     const wanted = eventMatcher(filter);
     const showChannel = url.searchParams.get("hide") !== "channel";
     const format = `feed:${showChannel ? "full" : "compact"}`;
@@ -100,9 +101,9 @@ export function liveRoutes(deps: Deps, kit: Kit) {
       signal: request.signal,
       credential: accounts.credential(session),
       async start(stream) {
-        if (withMetrics) for (const m of store.metrics.list(project.id)) stream.send(frame({ event: "metric", data: metricWidget(m).value }));
+        if (withMetrics) for (const m of await feed.listMetrics(project.name)) stream.send(frame({ event: "metric", data: metricWidget(m).value }));
         await resume(stream, { feed, view, filter, lastSeen, limit: REPLAY_LIMIT, window: REPLAY_WINDOW, encode: (e) => feedFrame(e, showChannel), reset: reloadFrame });
       },
     });
-  });
+  }
 }

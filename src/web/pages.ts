@@ -1,28 +1,25 @@
 // Dashboard pages: project and channel feeds, the next page of any feed, an event, a user, a
 // metric, and the activity chart's data.
-import { Elysia } from "elysia";
-import type { Deps } from "../app.ts";
 import type { EventQuery } from "../domain/feed.ts";
 import { NotFound } from "../errors.ts";
-import { filterParams, isFiltered, readFilters, toEventQuery, viewerOffset, type Filters } from "./filters.ts";
+import { type Route, route } from "../http/routes.ts";
+import type { Project } from "../model/project.ts";
+import type { Services } from "../services.ts";
+import { type Filters, filterParams, isFiltered, readFilters, toEventQuery, viewerOffset } from "./filters.ts";
 import { query, seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
 import { eventDetail, feedItems } from "./views/events.ts";
 import { channelPage, type FeedView, metricPage, projectPage } from "./views/project.ts";
 import { userPage } from "./views/user.ts";
-import type { Project } from "../model/project.ts";
-import type { Session } from "../model/user.ts";
 
 const PAGE_SIZE = 40;
 
-export function pageRoutes(deps: Deps, kit: Kit) {
-  const { web, feed, store } = deps;
-
+export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Route[] {
   /** The first page of a feed, with the URLs for its next page and its live stream. */
-  function feedView(project: Project, filters: Filters, extra: { channel?: string; hideChannel?: boolean; metrics?: boolean } = {}): FeedView {
+  async function feedView(project: Project, filters: Filters, extra: { channel?: string; hideChannel?: boolean; metrics?: boolean } = {}): Promise<FeedView> {
     const q: EventQuery = toEventQuery(project.name, filters, extra.channel);
-    const lastId = store.events.lastId();
-    const page = feed.listEvents({ ...q, limit: PAGE_SIZE });
+    const lastId = await feed.newestId(); // before the page: the live stream starts after it, so nothing falls between
+    const page = await feed.listEvents({ ...q, limit: PAGE_SIZE });
     const params = { ...filterParams(filters), channel: extra.channel ?? (filters.channel || undefined) };
     const base = `/p/${seg(project.name)}`;
     return {
@@ -34,85 +31,105 @@ export function pageRoutes(deps: Deps, kit: Kit) {
     };
   }
 
-  const signedIn = (request: Request): Session => web.requireSession(request);
-
-  return new Elysia({ name: "web.pages" })
-    .get("/", ({ request }) => {
-      signedIn(request);
-      const first = deps.projects.list().find((p) => p.name === deps.config.defaultProject) ?? deps.projects.list()[0];
-      return kit.redirect(request, first ? `/p/${seg(first.name)}` : "/settings/api");
-    })
-    .get("/p/:project", ({ request, params }) => {
-      const session = signedIn(request);
-      const project = kit.project(params.project);
-      const filters = readFilters(new URL(request.url).searchParams);
-      const body = projectPage(project, {
-        metrics: store.metrics.list(project.id),
-        channels: store.projects.listChannels(project.id),
-        filters,
-        feed: feedView(project, filters, { metrics: true }),
-        baseUrl: deps.config.baseUrl,
-        deletable: project.name !== deps.config.defaultProject,
-      });
-      return kit.page(session, body, { title: project.name, nav: { project }, charts: true });
-    })
-    .get("/p/:project/c/:channel", ({ request, params }) => {
-      const session = signedIn(request);
-      const { project, channel } = deps.projects.requireChannel(params.project, params.channel);
-      const filters = readFilters(new URL(request.url).searchParams);
-      const body = channelPage(project, channel, { filters, feed: feedView(project, filters, { channel: channel.name, hideChannel: true }), baseUrl: deps.config.baseUrl });
-      return kit.page(session, body, { title: `#${channel.name} · ${project.name}`, nav: { project, channel: channel.name } });
-    })
-    .get("/p/:project/feed", ({ request, params }) => {
-      signedIn(request);
-      const project = kit.project(params.project);
-      const url = new URL(request.url);
-      const filters = readFilters(url.searchParams);
-      const hideChannel = url.searchParams.get("hide") === "channel";
-      const page = feed.listEvents({ ...toEventQuery(project.name, filters), limit: PAGE_SIZE, cursor: url.searchParams.get("cursor") ?? undefined });
-      const next = page.nextCursor ? `/p/${seg(project.name)}/feed${query({ ...filterParams(filters), cursor: page.nextCursor, hide: hideChannel ? "channel" : undefined })}` : null;
-      return kit.fragment(feedItems(page.events, next, { showChannel: !hideChannel }));
-    })
-    .get("/p/:project/events/:id", ({ request, params }) => {
-      const session = signedIn(request);
-      const project = kit.project(params.project);
-      const event = /^\d{1,15}$/.test(params.id) ? store.events.findById(Number(params.id)) : null;
-      if (!event || event.projectId !== project.id) throw new NotFound(`Event ${params.id} does not exist in project "${project.name}".`);
-      return kit.page(session, eventDetail(event), { title: event.name, nav: { project, channel: event.channel } });
-    })
-    .get("/p/:project/users/:userId", ({ request, params }) => {
-      const session = signedIn(request);
-      const project = kit.project(params.project);
-      const userId = params.userId; // Elysia has decoded it
-      const filters = { ...readFilters(new URL(request.url).searchParams), user: userId };
-      const body = userPage(project, userId, {
-        profile: store.profiles.find(project.id, userId),
-        groups: store.profiles.groupsOf(project.id, userId),
-        feed: feedView(project, filters),
-        baseUrl: deps.config.baseUrl,
-      });
-      return kit.page(session, body, { title: userId, nav: { project } });
-    })
-    .get("/p/:project/metrics/:title", ({ request, params }) => {
-      const session = signedIn(request);
-      const project = kit.project(params.project);
-      const days = Math.min(Math.max(Number(new URL(request.url).searchParams.get("days")) || 7, 1), 365);
-      const { metric, points } = feed.metricHistory(project.name, params.title, Date.now() - days * 86_400_000);
-      return kit.page(session, metricPage(metric, points, days), { title: metric.title, nav: { project }, charts: true });
-    })
-    .get("/p/:project/activity.json", ({ request, params }) => {
-      signedIn(request);
-      const project = kit.project(params.project);
-      const url = new URL(request.url);
-      const days = Math.min(Math.max(Number(url.searchParams.get("days")) || 30, 1), 366);
-      // The browser's offset from UTC, so days start at the viewer's midnight.
-      const offsetMs = viewerOffset(url.searchParams) * 60_000;
-      const firstDay = Math.floor((Date.now() + offsetMs) / 86_400_000) - days + 1;
-      const start = firstDay * 86_400_000 - offsetMs;
-      const rows = store.events.activity(project.id, start, days).filter((r) => r.counts.some((n) => n > 0));
-      const channels = rows.map((r) => r.channel);
-      const series = rows.map((r) => r.counts);
-      const dayStarts = Array.from({ length: days }, (_, i) => (start + i * 86_400_000) / 1000);
-      return new Response(JSON.stringify({ days: dayStarts, channels, series }), { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
-    });
+  return [
+    route({
+      method: "GET",
+      path: "/",
+      access: "member",
+      async handle({ request }) {
+        const list = await projects.list();
+        const first = list.find((p) => p.name === config.defaultProject) ?? list[0];
+        return kit.redirect(request, first ? `/p/${seg(first.name)}` : "/settings/api");
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project",
+      access: "member",
+      async handle({ request, params, session }) {
+        const project = await kit.project(params.project!);
+        const filters = readFilters(new URL(request.url).searchParams);
+        const [metrics, channels, feedView_] = await Promise.all([feed.listMetrics(project.name), projects.channels(project.name), feedView(project, filters, { metrics: true })]);
+        const body = projectPage(project, { metrics, channels, filters, feed: feedView_, baseUrl: config.baseUrl, deletable: project.name !== config.defaultProject });
+        return kit.page(session, body, { title: project.name, nav: { project }, charts: true });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/c/:channel",
+      access: "member",
+      async handle({ request, params, session }) {
+        const { project, channel } = await projects.requireChannel(params.project!, params.channel!);
+        const filters = readFilters(new URL(request.url).searchParams);
+        const body = channelPage(project, channel, { filters, feed: await feedView(project, filters, { channel: channel.name, hideChannel: true }), baseUrl: config.baseUrl });
+        return kit.page(session, body, { title: `#${channel.name} · ${project.name}`, nav: { project, channel: channel.name } });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/feed",
+      access: "member",
+      async handle({ request, params }) {
+        const project = await kit.project(params.project!);
+        const url = new URL(request.url);
+        const filters = readFilters(url.searchParams);
+        const hideChannel = url.searchParams.get("hide") === "channel";
+        const page = await feed.listEvents({ ...toEventQuery(project.name, filters), limit: PAGE_SIZE, cursor: url.searchParams.get("cursor") ?? undefined });
+        const next = page.nextCursor ? `/p/${seg(project.name)}/feed${query({ ...filterParams(filters), cursor: page.nextCursor, hide: hideChannel ? "channel" : undefined })}` : null;
+        return kit.fragment(feedItems(page.events, next, { showChannel: !hideChannel }));
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/events/:id",
+      access: "member",
+      async handle({ params, session }) {
+        const project = await kit.project(params.project!);
+        if (!/^\d{1,15}$/.test(params.id!)) throw new NotFound(`Event ${params.id} does not exist in project "${project.name}".`);
+        const event = await feed.eventOf(project, Number(params.id));
+        return kit.page(session, eventDetail(event), { title: event.name, nav: { project, channel: event.channel } });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/users/:userId",
+      access: "member",
+      async handle({ request, params, session }) {
+        const project = await kit.project(params.project!);
+        const userId = params.userId!; // Elysia has decoded it
+        const filters = { ...readFilters(new URL(request.url).searchParams), user: userId };
+        const [{ profile, groups }, feedView_] = await Promise.all([feed.user(project, userId), feedView(project, filters)]);
+        const body = userPage(project, userId, { profile, groups, feed: feedView_, baseUrl: config.baseUrl });
+        return kit.page(session, body, { title: userId, nav: { project } });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/metrics/:title",
+      access: "member",
+      async handle({ request, params, session }) {
+        const project = await kit.project(params.project!);
+        const days = Math.min(Math.max(Number(new URL(request.url).searchParams.get("days")) || 7, 1), 365);
+        const { metric, points } = await feed.metricHistory(project.name, params.title!, Date.now() - days * 86_400_000);
+        return kit.page(session, metricPage(metric, points, days), { title: metric.title, nav: { project }, charts: true });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/activity.json",
+      access: "member",
+      async handle({ request, params }) {
+        const project = await kit.project(params.project!);
+        const url = new URL(request.url);
+        const days = Math.min(Math.max(Number(url.searchParams.get("days")) || 30, 1), 366);
+        // The browser's offset from UTC, so days start at the viewer's midnight.
+        const offsetMs = viewerOffset(url.searchParams) * 60_000;
+        const firstDay = Math.floor((Date.now() + offsetMs) / 86_400_000) - days + 1;
+        const start = firstDay * 86_400_000 - offsetMs;
+        const rows = await feed.activity(project, start, days);
+        const dayStarts = Array.from({ length: days }, (_, i) => (start + i * 86_400_000) / 1000);
+        return new Response(JSON.stringify({ days: dayStarts, channels: rows.map((r) => r.channel), series: rows.map((r) => r.counts) }), { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+      },
+    }),
+  ];
 }

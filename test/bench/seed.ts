@@ -1,9 +1,9 @@
 // Seeds a data directory with many events, through the same store code the server uses, for the
 // feed and search benchmarks. Run alone: bun test/bench/seed.ts DIR [COUNT]
-import { openIndexerConnection, prepareSearch, searchIndexer } from "../../src/store/search.ts";
 import { join } from "node:path";
 import { accountService } from "../../src/domain/accounts.ts";
-import { closeStore, openStore } from "../../src/store/index.ts";
+import { openSqliteStore } from "../../src/store/sqlite/index.ts";
+import { openIndexerConnection, prepareSearch, searchIndexer } from "../../src/store/sqlite/search.ts";
 
 export const BENCH_OWNER = { username: "bench", password: "bench password 1" };
 
@@ -17,43 +17,45 @@ export async function benchSession(url: string): Promise<string> {
 }
 
 export async function seed(dataDir: string, count: number): Promise<{ seconds: number }> {
-  const store = openStore(join(dataDir, "signalboard.db"), "normal");
+  const store = openSqliteStore(join(dataDir, "signalboard.db"), { sync: "normal" });
   const started = performance.now();
-  const project = store.projects.create("bench") ?? store.projects.findByName("bench")!;
-  const channels = ["big", "payments", "signups", "deploys"].map((name) => ({ name, id: store.projects.ensureChannel(project.id, name, Date.now()).id }));
+  const project = (await store.projects.create("bench")) ?? (await store.projects.findByName("bench"))!;
+  const channels: { name: string; id: number }[] = [];
+  for (const name of ["big", "payments", "signups", "deploys"]) channels.push({ name, id: (await store.projects.ensureChannel(project.id, name, Date.now())).id });
   const plans = ["free", "pro", "team", "enterprise"];
   const now = Date.now();
   const span = 60 * 86_400_000;
-  const batch = store.sqlite.transaction((from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      // 85% of events in "big", so its feed is the million-event case.
-      const channel = i % 20 < 17 ? channels[0]! : channels[1 + (i % 3)]!;
-      store.events.insert({
-        projectId: project.id,
-        project: "bench",
-        channelId: channel.id,
-        channel: channel.name,
-        name: i % 7 === 0 ? "Payment received" : "Page viewed",
-        description: `Request ${i} from host web-${i % 13} took ${i % 500} ms`,
-        icon: "📈",
-        notify: false,
-        parser: "text",
-        userId: `user-${i % 5000}`,
-        tags: { plan: plans[i % 4]!, region: i % 2 ? "eu" : "us", build: i % 100 },
-        ts: now - span + Math.floor((i / count) * span),
-        receivedAt: now,
-        historical: true,
-      });
-    }
-  });
-  for (let i = 0; i < count; i += 10_000) batch(i, Math.min(count, i + 10_000));
+  const batch = (from: number, to: number) =>
+    store.tx(async (tx) => {
+      for (let i = from; i < to; i++) {
+        // 85% of events in "big", so its feed is the million-event case.
+        const channel = i % 20 < 17 ? channels[0]! : channels[1 + (i % 3)]!;
+        await tx.events.insert({
+          projectId: project.id,
+          project: "bench",
+          channelId: channel.id,
+          channel: channel.name,
+          name: i % 7 === 0 ? "Payment received" : "Page viewed",
+          description: `Request ${i} from host web-${i % 13} took ${i % 500} ms`,
+          icon: "📈",
+          notify: false,
+          parser: "text",
+          userId: `user-${i % 5000}`,
+          tags: { plan: plans[i % 4]!, region: i % 2 ? "eu" : "us", build: i % 100 },
+          ts: now - span + Math.floor((i / count) * span),
+          receivedAt: now,
+          historical: true,
+        });
+      }
+    });
+  for (let i = 0; i < count; i += 10_000) await batch(i, Math.min(count, i + 10_000));
   prepareSearch(store.sqlite, store.path);
   const indexer = openIndexerConnection(store.path);
   const { indexPending } = searchIndexer(indexer);
   while (indexPending(100_000) > 0);
   indexer.close();
   await accountService(store, { sessionTtlMs: 86_400_000 }).createUser(BENCH_OWNER, "owner").catch(() => {});
-  closeStore(store);
+  await store.close();
   return { seconds: (performance.now() - started) / 1000 };
 }
 

@@ -30,7 +30,7 @@ export const OWNER = { username: "owner", password: "correct horse battery stapl
 /** A server with an owner account already created (the set-up flow has its own test). */
 export async function serverWithOwner(settings: Record<string, string> = {}): Promise<TestServer> {
   const server = await startTestServer(settings);
-  await server.deps.accounts.createUser(OWNER, "owner");
+  await server.services.accounts.createUser(OWNER, "owner");
   return server;
 }
 

@@ -71,7 +71,7 @@ describeBrowser("set-up of the owner", () => {
 
   test("the set-up link with its one-time code creates the owner and signs them in; the link then stops working", async () => {
     const server = pool.track(await startTestServer());
-    const code = server.deps.accounts.setupCode();
+    const code = await server.services.accounts.setupCode();
     expect(code).toBeTruthy();
     await withPage(browser, "setup-with-code", async (page, context) => {
       await page.goto(server.url + "/");
@@ -98,7 +98,7 @@ describeBrowser("set-up of the owner", () => {
       await page.goto(`${server.url}/setup?code=${code}`);
       expect(path(page)).toBe("/login");
       await page.getByRole("heading", { name: "Sign in" }).waitFor({ timeout: 3000 });
-      expect(server.deps.accounts.needsSetup()).toBe(false);
+      expect(await server.services.accounts.needsSetup()).toBe(false);
     });
   }, 30_000);
 });
@@ -229,7 +229,7 @@ describeBrowser("projects and channels", () => {
 
   test("deleting a project asks first, says how many events go with it; the default project cannot be deleted", async () => {
     const server = await pool.withOwner();
-    await server.deps.projects.create("scratch");
+    await server.services.projects.create("scratch");
     await ok(sendEvent(server, { project: "scratch", channel: "tries", event: "Try 1" }));
     await ok(sendEvent(server, { project: "scratch", channel: "tries", event: "Try 2" }));
     await withPage(browser, "delete-project", async (page) => {
@@ -488,7 +488,7 @@ describeBrowser("settings: API tokens", () => {
 
   test("a public token: created in the form, shown once, limited to its project, listed with its prefix, revoked", async () => {
     const server = await pool.withOwner();
-    await server.deps.projects.create("shop");
+    await server.services.projects.create("shop");
     await withPage(browser, "public-token", async (page) => {
       await signIn(page, server);
       await page.goto(server.url + "/settings/api");

@@ -62,13 +62,13 @@ describe("a backup never costs data", () => {
     }
   };
   // A database of a few MB, so that a backup of it runs into a file size limit (below).
-  const addEvents = (n: number) => {
-    const { store } = server.deps;
-    const project = store.projects.findByName("default")!;
-    const channel = store.projects.ensureChannel(project.id, "bulk", Date.now()).id;
-    store.sqlite.transaction(() => {
-      for (let i = 0; i < n; i++) store.events.insert({ projectId: project.id, project: "default", channelId: channel, channel: "bulk", name: `e${i}`, description: "x".repeat(300), icon: null, notify: false, parser: "text", userId: null, tags: { i }, ts: Date.now() - i, receivedAt: Date.now(), historical: false });
-    })();
+  const addEvents = async (n: number) => {
+    const { store } = server;
+    const project = (await store.projects.findByName("default"))!;
+    const channel = (await store.projects.ensureChannel(project.id, "bulk", Date.now())).id;
+    await store.tx(async (tx) => {
+      for (let i = 0; i < n; i++) await tx.events.insert({ projectId: project.id, project: "default", channelId: channel, channel: "bulk", name: `e${i}`, description: "x".repeat(300), icon: null, notify: false, parser: "text", userId: null, tags: { i }, ts: Date.now() - i, receivedAt: Date.now(), historical: false });
+    });
     return (store.sqlite.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
   };
   // RLIMIT_FSIZE binds root too (chmod would not): a write past it fails with EFBIG (Bun ignores SIGXFSZ).
@@ -76,7 +76,7 @@ describe("a backup never costs data", () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    addEvents(15_000);
+    await addEvents(15_000);
   });
   afterAll(() => server.close());
 
@@ -85,7 +85,7 @@ describe("a backup never costs data", () => {
     const file = join(dir, "nightly.db");
     expect((await run(FROM_SOURCE, ["backup", file, "--data-dir", server.dataDir])).code).toBe(0);
     const before = count(file);
-    const total = addEvents(1000);
+    const total = await addEvents(1000);
 
     const failed = await backupWithin1MB(file);
     expect(count(file)).toBe(before);
@@ -138,7 +138,7 @@ describe("a backup never costs data", () => {
 describe("export and import", () => {
   test("a project's events go out as NDJSON and come back as historical events, without notifications", async () => {
     const from = await startTestServer();
-    await from.deps.projects.create("old");
+    await from.services.projects.create("old");
     const sent = [];
     for (let i = 0; i < 5; i++) sent.push((await post(from, "/v1/log", { project: "old", channel: i % 2 ? "a" : "b", event: `Event ${i}`, description: `**d${i}**`, parser: "markdown", icon: "🚀", tags: { i, even: i % 2 === 0 }, user_id: `u${i}`, notify: true, timestamp: 1_700_000_000 + i })).json);
     const file = join(tempDir(), "old.ndjson");
@@ -156,7 +156,7 @@ describe("export and import", () => {
       const list = await fetch(`${to.url}/v1/events?project=new`, { headers: { Authorization: `Bearer ${to.token}` } }).then((r) => r.json());
       expect(list.events.map((e: { event: string }) => e.event)).toEqual(["Event 4", "Event 3", "Event 2", "Event 1", "Event 0"]);
       expect(list.events[4]).toMatchObject({ channel: "b", description: "**d0**", parser: "markdown", icon: "🚀", tags: { i: 0, even: true }, user_id: "u0", timestamp: 1_700_000_000, historical: true });
-      expect(to.deps.store.notifications.deliveriesFor("push", [1, 2, 3])).toEqual([]);
+      expect(await to.store.notifications.deliveriesFor("push", [1, 2, 3])).toEqual([]);
       // A file with a bad line imports nothing and says which line.
       await Bun.write(file, `${lines[0]}\n{"project":"new","channel":"Bad Channel","event":"x","timestamp":1}\nnot json\n`);
       const bad = await run(FROM_SOURCE, ["import", file, "--data-dir", to.dataDir]);
@@ -177,8 +177,8 @@ describe("an import is safe to run again", () => {
   });
   afterAll(() => server.close());
 
-  const count = (project: string) => (server.deps.store.sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
-  const distinct = (project: string) => (server.deps.store.sqlite.query("SELECT count(DISTINCT event) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
+  const count = (project: string) => (server.store.sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
+  const distinct = (project: string) => (server.store.sqlite.query("SELECT count(DISTINCT event) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
   const ndjson = (events: object[]) => events.map((e) => JSON.stringify(e)).join("\n") + "\n";
   const importFile = (file: string) => run(FROM_SOURCE, ["import", file, "--data-dir", server.dataDir]);
 
@@ -228,7 +228,7 @@ describe("an import is safe to run again", () => {
   });
 
   test("exporting a project and importing the file back into the same instance adds nothing", async () => {
-    await server.deps.projects.create("shop");
+    await server.services.projects.create("shop");
     for (let i = 0; i < 10; i++) {
       const body = { project: "shop", channel: i % 2 ? "orders" : "refunds", event: `Order ${i}`, description: `**${i}**`, parser: "markdown", icon: "🛒", tags: { n: i, big: i > 5 }, user_id: `u${i}`, notify: true };
       expect((await post(server, "/v1/log", i < 5 ? body : { ...body, timestamp: 1_700_000_000 + i / 1000 })).status).toBe(200);
@@ -249,7 +249,7 @@ describe("an import is safe to run again", () => {
     await Bun.write(file, ndjson(Array.from({ length: total }, (_, i) => ({ project: "big", channel: `c${i % 3}`, event: `e${i}`, tags: { i }, timestamp: 1_700_000_000 + i / 100 }))));
     const proc = spawn([...FROM_SOURCE, "import", file, "--data-dir", server.dataDir], { stdout: "pipe", stderr: "pipe" });
     // Killed as soon as the first batches are on disk.
-    const started = server.deps.store.sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = 'big')");
+    const started = server.store.sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = 'big')");
     while ((started.get() as { n: number }).n === 0 && proc.exitCode === null) await Bun.sleep(2);
     proc.kill("SIGKILL");
     await proc.exited;
@@ -274,18 +274,18 @@ describe("retention and deletion", () => {
   afterAll(() => server.close());
 
   test("a project with a retention period loses its older events, and only those", async () => {
-    await server.deps.projects.create("short");
+    await server.services.projects.create("short");
     const now = Math.floor(Date.now() / 1000);
     for (const days of [10, 5, 1, 0]) await post(server, "/v1/log", { project: "short", channel: "c", event: `${days} days old`, tags: { d: days }, ...(days ? { timestamp: now - days * 86400 } : {}) });
-    await server.deps.projects.setRetention("short", 3);
-    expect(await server.deps.projects.pruneExpired()).toBe(2);
+    await server.services.projects.setRetention("short", 3);
+    expect(await server.services.projects.pruneExpired()).toBe(2);
     const list = await fetch(`${server.url}/v1/events?project=short`, { headers: { Authorization: `Bearer ${server.token}` } }).then((r) => r.json());
     expect(list.events.map((e: { event: string }) => e.event)).toEqual(["0 days old", "1 days old"]);
     // Their tags went with them: a tag search finds only the survivors.
     const tagged = await fetch(`${server.url}/v1/events?project=short&tag=d:10`, { headers: { Authorization: `Bearer ${server.token}` } }).then((r) => r.json());
     expect(tagged.events).toEqual([]);
-    expect(await server.deps.projects.setRetention("short", null)).toMatchObject({ retentionDays: null });
-    await expect(server.deps.projects.setRetention("short", 0)).rejects.toThrow(/days/);
+    expect(await server.services.projects.setRetention("short", null)).toMatchObject({ retentionDays: null });
+    await expect(server.services.projects.setRetention("short", 0)).rejects.toThrow(/days/);
   });
 
   test("the CLI sets retention", async () => {
@@ -296,18 +296,18 @@ describe("retention and deletion", () => {
   });
 
   test("deleting a channel with many events happens in batches and leaves nothing behind", async () => {
-    await server.deps.projects.create("big");
-    const { store } = server.deps;
-    const project = store.projects.findByName("big")!;
-    const channel = store.projects.ensureChannel(project.id, "many", Date.now()).id;
-    store.sqlite.transaction(() => {
-      for (let i = 0; i < 5000; i++) store.events.insert({ projectId: project.id, project: "big", channelId: channel, channel: "many", name: "e", description: null, icon: null, notify: false, parser: "text", userId: null, tags: { k: i % 3 }, ts: Date.now() - i, receivedAt: Date.now(), historical: false });
-    })();
+    await server.services.projects.create("big");
+    const { store } = server;
+    const project = (await store.projects.findByName("big"))!;
+    const channel = (await store.projects.ensureChannel(project.id, "many", Date.now())).id;
+    await store.tx(async (tx) => {
+      for (let i = 0; i < 5000; i++) await tx.events.insert({ projectId: project.id, project: "big", channelId: channel, channel: "many", name: "e", description: null, icon: null, notify: false, parser: "text", userId: null, tags: { k: i % 3 }, ts: Date.now() - i, receivedAt: Date.now(), historical: false });
+    });
     await post(server, "/v1/log", { project: "big", channel: "kept", event: "survivor", tags: { k: 1 } });
     const batchesBefore = store.writer.stats.batches;
-    await server.deps.projects.deleteChannel("big", "many");
+    await server.services.projects.deleteChannel("big", "many");
     expect(store.writer.stats.batches - batchesBefore).toBeGreaterThanOrEqual(3);
-    expect(store.projects.countEvents({ projectId: project.id })).toBe(1);
+    expect(await store.projects.countEvents({ projectId: project.id })).toBe(1);
     expect((store.sqlite.query("SELECT count(*) AS n FROM event_tags WHERE project_id = ?").get(project.id) as { n: number }).n).toBe(1);
   });
 });

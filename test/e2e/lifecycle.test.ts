@@ -62,7 +62,7 @@ describe("SSE churn", () => {
   test("thousands of stream connects and disconnects leave no subscribers and no memory behind", async () => {
     const server = await startTestServer();
     try {
-      await server.deps.accounts.createUser({ username: "owner", password: "password 123456" }, "owner");
+      await server.services.accounts.createUser({ username: "owner", password: "password 123456" }, "owner");
       const agent = new Agent(server.url);
       await agent.login("owner", "password 123456");
       const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
@@ -82,20 +82,20 @@ describe("SSE churn", () => {
       const round = async (count: number) => {
         for (let i = 0; i < count; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => cycle(i + j)));
       };
-      const baseline = server.deps.fanout.size;
+      const baseline = server.services.fanout.size;
       await round(1000); // warm up, so memory settles
-      await waitFor(() => server.deps.streams.size === 0 && server.deps.fanout.size === baseline);
+      await waitFor(() => server.edge.streams.size === 0 && server.services.fanout.size === baseline);
       Bun.gc(true);
       const before = process.memoryUsage.rss();
       await round(3000);
-      await waitFor(() => server.deps.streams.size === 0 && server.deps.fanout.size === baseline);
+      await waitFor(() => server.edge.streams.size === 0 && server.services.fanout.size === baseline);
       Bun.gc(true);
       const grown = process.memoryUsage.rss() - before;
-      expect(server.deps.streams.opened).toBeGreaterThanOrEqual(4000);
-      expect(server.deps.streams.size).toBe(0);
-      expect(server.deps.fanout.size).toBe(baseline);
+      expect(server.edge.streams.opened).toBeGreaterThanOrEqual(4000);
+      expect(server.edge.streams.size).toBe(0);
+      expect(server.services.fanout.size).toBe(baseline);
       expect(grown).toBeLessThan(40 * 1024 * 1024);
-      console.log(`SSE churn: 4000 connections opened and closed; subscribers back to ${server.deps.fanout.size}; RSS grew ${(grown / 1048576).toFixed(1)} MB over the last 3000`);
+      console.log(`SSE churn: 4000 connections opened and closed; subscribers back to ${server.services.fanout.size}; RSS grew ${(grown / 1048576).toFixed(1)} MB over the last 3000`);
     } finally {
       await server.close();
     }

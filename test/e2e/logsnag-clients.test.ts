@@ -11,7 +11,7 @@ const realFetch = globalThis.fetch;
 
 beforeAll(async () => {
   server = await startTestServer();
-  await server.deps.projects.create("my-saas");
+  await server.services.projects.create("my-saas");
   // README: "Point an existing LogSnag client at Signalboard".
   globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) =>
     realFetch(typeof input === "string" ? input.replace("https://api.logsnag.com", server.url) : input, init)) as typeof fetch;
@@ -71,6 +71,6 @@ describe("a burst from many clients, with the default settings", () => {
     expect(sent.filter((ok) => !ok).length).toBe(0);
     const stored = await call(server, { path: "/v1/events?project=my-saas&channel=burst&limit=1" });
     expect(stored.status).toBe(200);
-    expect(server.deps.projects.eventCount("my-saas", "burst")).toBe(2000);
+    expect(await server.services.projects.eventCount("my-saas", "burst")).toBe(2000);
   }, 60_000);
 });

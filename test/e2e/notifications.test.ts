@@ -213,7 +213,7 @@ describeBrowser("Settings → Notifications", () => {
       // The page subscribed with the server's VAPID public key.
       const subscribed = JSON.parse((await page.evaluate(() => localStorage.getItem("e2e.push.subscribed")))!) as { userVisibleOnly: boolean; applicationServerKey: string };
       expect(subscribed.userVisibleOnly).toBe(true);
-      expect(Buffer.from(subscribed.applicationServerKey, "base64").toString("base64url")).toBe(server.deps.vapid.publicKey);
+      expect(Buffer.from(subscribed.applicationServerKey, "base64").toString("base64url")).toBe((await server.services.vapid()).publicKey);
 
       const event = await ok(
         sendEvent(server, { project: "default", channel: "deploys", event: "Deployed v2.0", icon: "🚀", notify: true, parser: "markdown", description: "**All checks** passed in _3 min_, see [the log](https://ci.example.com/1)" }),
@@ -266,7 +266,7 @@ describeBrowser("Settings → Notifications", () => {
 
   test("choosing projects: a device limited to “shop” gets shop's notify events and not default's", async () => {
     const server = await pool.withOwner();
-    await server.deps.projects.create("shop");
+    await server.services.projects.create("shop");
     await ok(sendEvent(server, { project: "shop", channel: "orders", event: "First order" }));
     await withPage(browser, "device-filters", async (page, context) => {
       const sub = await pushCapable(context, server);
@@ -342,7 +342,7 @@ describeBrowser("in-page toasts", () => {
 
   test("a live notify event (of this or another project) pops up a toast within a second that leads to the event; others do not", async () => {
     const server = await pool.withOwner();
-    await server.deps.projects.create("shop");
+    await server.services.projects.create("shop");
     await withPage(browser, "toasts", async (page) => {
       await signIn(page, server);
       await page.goto(server.url + "/p/default");

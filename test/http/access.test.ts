@@ -11,7 +11,7 @@ const MEMBER = { username: "member", password: "another good passphrase" };
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ "session-ttl": "3s" });
-  await server.deps.accounts.createUser(OWNER, "owner");
+  await server.services.accounts.createUser(OWNER, "owner");
 });
 afterAll(() => server.close());
 
@@ -26,18 +26,18 @@ const ends = (stream: { ended: boolean }) => eventually(() => expect(stream.ende
 
 describe("a token's stream", () => {
   test("ends within a second of the token being revoked in the dashboard or API service", async () => {
-    const { token, info } = server.deps.tokens.create({ name: "reader" });
+    const { token, info } = await server.services.tokens.create({ name: "reader" });
     const stream = await liveStream(`${server.url}/v1/stream`, { Authorization: `Bearer ${token}` });
     await post(server, "/v1/log", { project: "default", channel: "a", event: "before" });
     await stream.waitFor(1);
-    server.deps.tokens.revoke(String(info.id));
+    await server.services.tokens.revoke(String(info.id));
     await ends(stream);
     await post(server, "/v1/log", { project: "default", channel: "a", event: "after" });
     expect(stream.frames.map((f) => JSON.parse(f.data).event)).toEqual(["before"]);
   });
 
   test("ends within a second of the token being revoked from the command line (another process)", async () => {
-    const { token, info } = server.deps.tokens.create({ name: "reader-cli" });
+    const { token, info } = await server.services.tokens.create({ name: "reader-cli" });
     const stream = await liveStream(`${server.url}/v1/stream`, { Authorization: `Bearer ${token}` });
     const revoked = await run(FROM_SOURCE, ["token", "revoke", String(info.id), "--data-dir", server.dataDir]);
     expect(revoked.code).toBe(0);
@@ -45,11 +45,11 @@ describe("a token's stream", () => {
   });
 
   test("a stream of another token stays open", async () => {
-    const keep = server.deps.tokens.create({ name: "keeper" }).token;
-    const gone = server.deps.tokens.create({ name: "gone" });
+    const keep = (await server.services.tokens.create({ name: "keeper" })).token;
+    const gone = await server.services.tokens.create({ name: "gone" });
     const kept = await liveStream(`${server.url}/v1/stream`, { Authorization: `Bearer ${keep}` });
     const closing = await liveStream(`${server.url}/v1/stream`, { Authorization: `Bearer ${gone.token}` });
-    server.deps.tokens.revoke(String(gone.info.id));
+    await server.services.tokens.revoke(String(gone.info.id));
     await ends(closing);
     const sent = await post(server, "/v1/log", { project: "default", channel: "a", event: "still here" });
     const frames = await kept.waitFor(1);
@@ -60,7 +60,7 @@ describe("a token's stream", () => {
 
 describe("a dashboard's stream", () => {
   async function member(name: string) {
-    const created = await server.deps.accounts.createUser({ username: name, password: MEMBER.password }, "member");
+    const created = await server.services.accounts.createUser({ username: name, password: MEMBER.password }, "member");
     const agent = new Agent(server.url);
     expect((await agent.login(name, MEMBER.password)).status).toBe(303);
     const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
@@ -69,9 +69,9 @@ describe("a dashboard's stream", () => {
   }
 
   test("ends within a second of the member being removed", async () => {
-    const owner = server.deps.accounts.list().find((u) => u.role === "owner")!;
+    const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
     const m = await member("removed");
-    await server.deps.accounts.removeUser(m.user.id, owner);
+    await server.services.accounts.removeUser(m.user.id, owner);
     await ends(m.stream);
   });
 
@@ -92,7 +92,7 @@ describe("a dashboard's stream", () => {
   test("ends when its session expires", async () => {
     const m = await member("expiring");
     const session = [...m.agent.cookies].find(([k]) => k === "sb_session")!;
-    const expiresAt = server.deps.accounts.session(decodeURIComponent(session[1]))!.expiresAt;
+    const expiresAt = (await server.services.accounts.session(decodeURIComponent(session[1])))!.expiresAt;
     await eventually(() => expect(m.stream.ended).toBe(true), 5000);
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
     expect(Date.now() - expiresAt).toBeLessThan(1500);
@@ -102,14 +102,14 @@ describe("a dashboard's stream", () => {
 describe("tokens and the members who made them", () => {
   /** A member signed in, with a token they created in Settings → API. */
   async function memberWithToken(name: string) {
-    await server.deps.accounts.createUser({ username: name, password: MEMBER.password }, "member");
+    await server.services.accounts.createUser({ username: name, password: MEMBER.password }, "member");
     const agent = new Agent(server.url);
     expect((await agent.login(name, MEMBER.password)).status).toBe(303);
     const csrf = await agent.csrf();
     const created = await agent.request("/settings/api/tokens", { method: "POST", headers: { "X-CSRF-Token": csrf }, form: { name: `${name}'s script`, kind: "full" } });
     expect(created.status).toBe(200);
     const token = /value="(sb_[A-Za-z0-9]+)"/.exec(await created.text())![1]!;
-    return { agent, token, user: server.deps.accounts.list().find((u) => u.username === name)! };
+    return { agent, token, user: (await server.services.accounts.list()).find((u) => u.username === name)! };
   }
 
   async function owner() {
@@ -120,7 +120,7 @@ describe("tokens and the members who made them", () => {
 
   test("a token records who created it: the member in Settings → API and token list, none from the command line", async () => {
     const { token } = await memberWithToken("maker");
-    const info = server.deps.tokens.list().find((t) => t.name === "maker's script")!;
+    const info = (await server.services.tokens.list()).find((t) => t.name === "maker's script")!;
     expect(info.createdBy).toBe("maker");
     expect(token.startsWith("sb_")).toBe(true);
     const { agent } = await owner();
@@ -151,9 +151,9 @@ describe("tokens and the members who made them", () => {
     const m = await memberWithToken("handover");
     const { agent, csrf } = await owner();
     await agent.request(`/settings/members/${m.user.id}/remove`, { method: "POST", headers: { "X-CSRF-Token": csrf }, form: { tokens: "keep" } });
-    expect(server.deps.accounts.list().some((u) => u.username === "handover")).toBe(false);
+    expect((await server.services.accounts.list()).some((u) => u.username === "handover")).toBe(false);
     expect((await post(server, "/v1/log", { project: "default", channel: "a", event: "kept" }, m.token)).status).toBe(200);
-    expect(server.deps.tokens.list().find((t) => t.name === "handover's script")!.createdBy).toBe("handover");
+    expect((await server.services.tokens.list()).find((t) => t.name === "handover's script")!.createdBy).toBe("handover");
   });
 });
 
@@ -176,37 +176,37 @@ describe("a request still arriving when access is taken away", () => {
   }
 
   test("an event whose token is revoked while its body arrives is refused (401) and not stored", async () => {
-    const { token, info } = server.deps.tokens.create({ name: "slow-ingest" });
+    const { token, info } = await server.services.tokens.create({ name: "slow-ingest" });
     const body = JSON.stringify({ project: "default", channel: "slow", event: "after revocation" });
-    const status = await slowRequest(`POST /v1/log HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`, body, async () => server.deps.tokens.revoke(String(info.id)));
+    const status = await slowRequest(`POST /v1/log HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`, body, async () => await server.services.tokens.revoke(String(info.id)));
     expect(status).toContain("401");
-    const stored = await server.deps.feed.listEvents({ project: "default", q: "revocation" });
+    const stored = await server.services.feed.listEvents({ project: "default", q: "revocation" });
     expect(stored.events.some((e) => e.name === "after revocation")).toBe(false);
   });
 
   test("a form a member is still sending when removed does nothing: no token is created", async () => {
-    await server.deps.accounts.createUser({ username: "slowpoke", password: MEMBER.password }, "member");
+    await server.services.accounts.createUser({ username: "slowpoke", password: MEMBER.password }, "member");
     const agent = new Agent(server.url);
     expect((await agent.login("slowpoke", MEMBER.password)).status).toBe(303);
     const csrf = await agent.csrf();
     const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-    const owner = server.deps.accounts.list().find((u) => u.role === "owner")!;
-    const member = server.deps.accounts.list().find((u) => u.username === "slowpoke")!;
+    const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
+    const member = (await server.services.accounts.list()).find((u) => u.username === "slowpoke")!;
     const form = new URLSearchParams({ _csrf: csrf, name: "sneaky", kind: "full" }).toString();
-    const status = await slowRequest(`POST /settings/api/tokens HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n`, form, () => server.deps.accounts.removeUser(member.id, owner));
+    const status = await slowRequest(`POST /settings/api/tokens HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n`, form, () => server.services.accounts.removeUser(member.id, owner));
     expect(status).not.toContain("200");
-    expect(server.deps.tokens.list().some((t) => t.name === "sneaky")).toBe(false);
+    expect((await server.services.tokens.list()).some((t) => t.name === "sneaky")).toBe(false);
   });
 
   test("a removed member's integrations are turned off with their tokens; a kept one stays on", async () => {
-    await server.deps.accounts.createUser({ username: "hooker", password: MEMBER.password }, "member");
-    const member = server.deps.accounts.list().find((u) => u.username === "hooker")!;
-    const owner = server.deps.accounts.list().find((u) => u.role === "owner")!;
-    const { integration } = await server.deps.integrations.create("default", { kind: "webhook", name: "their hook", url: "http://127.0.0.1:9/hook" }, member);
-    const { integration: team } = await server.deps.integrations.create("default", { kind: "webhook", name: "team hook", url: "http://127.0.0.1:9/team" }, owner);
-    const removed = await server.deps.accounts.removeUser(member.id, owner);
+    await server.services.accounts.createUser({ username: "hooker", password: MEMBER.password }, "member");
+    const member = (await server.services.accounts.list()).find((u) => u.username === "hooker")!;
+    const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
+    const { integration } = await server.services.integrations.create("default", { kind: "webhook", name: "their hook", url: "http://127.0.0.1:9/hook" }, member);
+    const { integration: team } = await server.services.integrations.create("default", { kind: "webhook", name: "team hook", url: "http://127.0.0.1:9/team" }, owner);
+    const removed = await server.services.accounts.removeUser(member.id, owner);
     expect(removed.disabledIntegrations).toBe(1);
-    const list = server.deps.integrations.list("default");
+    const list = await server.services.integrations.list("default");
     expect(list.find((i) => i.id === integration.id)!.enabled).toBe(false);
     expect(list.find((i) => i.id === team.id)!.enabled).toBe(true);
   });

@@ -9,10 +9,10 @@ let channelToken: string;
 
 beforeAll(async () => {
   server = await startTestServer();
-  await server.deps.projects.create("site");
-  await server.deps.projects.create("other");
-  publicToken = server.deps.tokens.create({ name: "web", kind: "public", project: "site" }).token;
-  channelToken = server.deps.tokens.create({ name: "signup-form", kind: "public", project: "site", channel: "signups" }).token;
+  await server.services.projects.create("site");
+  await server.services.projects.create("other");
+  publicToken = (await server.services.tokens.create({ name: "web", kind: "public", project: "site" })).token;
+  channelToken = (await server.services.tokens.create({ name: "signup-form", kind: "public", project: "site", channel: "signups" })).token;
 });
 afterAll(() => server.close());
 
@@ -60,8 +60,8 @@ describe("authentication", () => {
   for (const [method, path] of routes) {
     const body = method === "PATCH" ? { project: "other", title: "m", value: { $inc: 1 } } : bodies[path];
     test(`${method} ${path}: a revoked token is 401, a public token elsewhere is 403`, async () => {
-      const { token, info } = server.deps.tokens.create({ name: `revoked-${method}-${path}` });
-      server.deps.tokens.revoke(String(info.id));
+      const { token, info } = await server.services.tokens.create({ name: `revoked-${method}-${path}` });
+      await server.services.tokens.revoke(String(info.id));
       const revoked = await call(server, { method, path, token, body: method === "GET" ? undefined : body });
       expect(revoked.status).toBe(401);
       const outside = await call(server, { method, path, token: publicToken, body: method === "GET" ? undefined : body });
@@ -71,22 +71,22 @@ describe("authentication", () => {
   }
 
   test("a revoked token is refused at once, by the same running server", async () => {
-    const { token, info } = server.deps.tokens.create({ name: "short-lived" });
+    const { token, info } = await server.services.tokens.create({ name: "short-lived" });
     expect((await post(server, "/v1/log", logTo("default", "x"), token)).status).toBe(200);
-    server.deps.tokens.revoke(String(info.id));
+    await server.services.tokens.revoke(String(info.id));
     const res = await post(server, "/v1/log", logTo("default", "x"), token);
     expect(res.status).toBe(401);
     expect(res.json.message).toContain("revoked");
   });
 
   test("last use is recorded without a write per request, and reaches the database in the background", async () => {
-    const { token, info } = server.deps.tokens.create({ name: "tracked" });
-    expect(server.deps.tokens.list().find((t) => t.id === info.id)!.lastUsedAt).toBeNull();
+    const { token, info } = await server.services.tokens.create({ name: "tracked" });
+    expect((await server.services.tokens.list()).find((t) => t.id === info.id)!.lastUsedAt).toBeNull();
     await post(server, "/v1/log", logTo("default", "x"), token);
-    expect(server.deps.tokens.list().find((t) => t.id === info.id)!.lastUsedAt).toBeGreaterThan(Date.now() - 5000);
-    expect(server.deps.store.tokens.findById(info.id)!.lastUsedAt).toBeNull();
-    await server.deps.tokens.flushLastUsed();
-    expect(server.deps.store.tokens.findById(info.id)!.lastUsedAt).toBeGreaterThan(Date.now() - 5000);
+    expect((await server.services.tokens.list()).find((t) => t.id === info.id)!.lastUsedAt).toBeGreaterThan(Date.now() - 5000);
+    expect((await server.store.tokens.findById(info.id))!.lastUsedAt).toBeNull();
+    await server.services.tokens.flushLastUsed();
+    expect((await server.store.tokens.findById(info.id))!.lastUsedAt).toBeGreaterThan(Date.now() - 5000);
   });
 
   test("error bodies never echo the token", async () => {
@@ -140,16 +140,16 @@ describe("public tokens", () => {
   });
 
   test("a public token allowed to notify may; the flag can be turned off again, effective at once", async () => {
-    const { token, info } = server.deps.tokens.create({ name: "notifier", kind: "public", project: "site", mayNotify: true });
+    const { token, info } = await server.services.tokens.create({ name: "notifier", kind: "public", project: "site", mayNotify: true });
     expect(info.mayNotify).toBe(true);
     expect((await post(server, "/v1/log", { ...logTo("site", "alerts"), notify: true }, token)).status).toBe(200);
-    server.deps.tokens.setMayNotify(String(info.id), false);
+    await server.services.tokens.setMayNotify(String(info.id), false);
     expect((await post(server, "/v1/log", { ...logTo("site", "alerts"), notify: true }, token)).status).toBe(403);
   });
 
-  test("new public tokens may not notify by default; full tokens always may", () => {
-    expect(server.deps.tokens.create({ name: "default-public", kind: "public", project: "site" }).info.mayNotify).toBe(false);
-    expect(() => server.deps.tokens.create({ name: "odd", kind: "full", mayNotify: true })).toThrow(/public tokens/);
+  test("new public tokens may not notify by default; full tokens always may", async () => {
+    expect((await server.services.tokens.create({ name: "default-public", kind: "public", project: "site" })).info.mayNotify).toBe(false);
+    expect(server.services.tokens.create({ name: "odd", kind: "full", mayNotify: true })).rejects.toThrow(/public tokens/);
   });
 
   for (const path of ["/v1/events", "/v1/metrics", "/v1/stream", "/v1/events/1"]) {
@@ -161,9 +161,9 @@ describe("public tokens", () => {
   }
 
   test("stop working when their project is deleted", async () => {
-    await server.deps.projects.create("temp");
-    const { token } = server.deps.tokens.create({ name: "temp", kind: "public", project: "temp" });
-    await server.deps.projects.deleteProject("temp");
+    await server.services.projects.create("temp");
+    const { token } = await server.services.tokens.create({ name: "temp", kind: "public", project: "temp" });
+    await server.services.projects.deleteProject("temp");
     expect((await post(server, "/v1/log", logTo("temp", "x"), token)).status).toBe(401);
   });
 });
@@ -196,7 +196,7 @@ describe("rate limits", () => {
   test("public tokens get 429 with Retry-After and RateLimit headers past their limit", async () => {
     const limited = await startTestServer({ "rate-limit-public": "3/m" });
     try {
-      const { token } = limited.deps.tokens.create({ name: "web", kind: "public", project: "default" });
+      const { token } = await limited.services.tokens.create({ name: "web", kind: "public", project: "default" });
       const statuses = [];
       for (let i = 0; i < 5; i++) statuses.push((await post(limited, "/v1/log", logTo("default", "x"), token)).status);
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
@@ -232,7 +232,7 @@ describe("operations", () => {
       await post(observed, "/v1/log", { project: "default", channel: "m", event: "counted" });
       await post(observed, "/v1/log", { project: "nope", channel: "m", event: "refused" });
       expect((await call(observed, { path: "/metrics", token: null })).status).toBe(401);
-      const { token } = observed.deps.tokens.create({ name: "web", kind: "public", project: "default" });
+      const { token } = await observed.services.tokens.create({ name: "web", kind: "public", project: "default" });
       expect((await call(observed, { path: "/metrics", token })).status).toBe(403);
       const res = await call(observed, { path: "/metrics" });
       expect(res.status).toBe(200);

@@ -18,7 +18,7 @@ afterAll(async () => {
 test("with --port 0, notification links name the port the server got, not :0", async () => {
   const port = new URL(server.url).port;
   expect(port).not.toBe("0");
-  await server.deps.integrations.create("default", { kind: "webhook", name: "links", url: `${hook.url}/hook` });
+  await server.services.integrations.create("default", { kind: "webhook", name: "links", url: `${hook.url}/hook` });
   const sent = await post(server, "/v1/log", { project: "default", channel: "links", event: "Linked", notify: true });
   const request = await eventually(() => {
     const found = hook.requests.find((r) => r.path === "/hook");
@@ -27,13 +27,13 @@ test("with --port 0, notification links name the port the server got, not :0", a
   }, 5000);
   const payload = JSON.parse(request.body);
   expect(payload.url).toBe(`http://localhost:${port}/p/default/events/${sent.json.id}`);
-  expect(server.deps.config.baseUrl).toBe(`http://localhost:${port}`);
-  expect(server.deps.config.port).toBe(Number(port));
+  expect(server.services.config.baseUrl).toBe(`http://localhost:${port}`);
+  expect(server.services.config.port).toBe(Number(port));
 });
 
 test("the configuration is frozen once the server runs", () => {
-  expect(Object.isFrozen(server.deps.config)).toBe(true);
+  expect(Object.isFrozen(server.services.config)).toBe(true);
   expect(() => {
-    (server.deps.config as { baseUrl: string }).baseUrl = "http://elsewhere";
+    (server.services.config as { baseUrl: string }).baseUrl = "http://elsewhere";
   }).toThrow();
 });

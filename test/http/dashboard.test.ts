@@ -22,7 +22,7 @@ describe("set-up", () => {
   });
 
   test("the code creates the owner once, signs them in, and then stops working", async () => {
-    const code = server.deps.accounts.setupCode()!;
+    const code = (await server.services.accounts.setupCode())!;
     expect(code).toBeTruthy();
     const agent = new Agent(server.url);
     const token = await agent.formToken(`/setup?code=${code}`);
@@ -33,7 +33,7 @@ describe("set-up", () => {
     expect(created.status).toBe(303);
     expect(agent.cookies.has("sb_session")).toBe(true);
     expect((await agent.request("/p/default")).status).toBe(200);
-    expect(server.deps.accounts.setupCode()).toBeNull();
+    expect(await server.services.accounts.setupCode()).toBeNull();
     const again = new Agent(server.url);
     expect((await again.request(`/setup?code=${code}`)).headers.get("location")).toBe("/login");
     const replay = await again.request("/setup", { method: "POST", form: { _form: "x", code, username: "mallory", password: "12345678910" } });
@@ -43,12 +43,12 @@ describe("set-up", () => {
   test("sent several times at once (a double click, or a race), the code still makes one owner", async () => {
     const fresh = await startTestServer();
     try {
-      const code = fresh.deps.accounts.setupCode()!;
+      const code = (await fresh.services.accounts.setupCode())!;
       const agents = Array.from({ length: 4 }, () => new Agent(fresh.url));
       const tokens = await Promise.all(agents.map((a) => a.formToken(`/setup?code=${code}`)));
       const answers = await Promise.all(agents.map((a, i) => a.request("/setup", { method: "POST", form: { _form: tokens[i]!, code, username: `owner${i}`, password: OWNER.password } })));
       expect(answers.map((r) => r.status).sort()).toEqual([303, 403, 403, 403]);
-      expect(fresh.deps.accounts.list().map((u) => u.role)).toEqual(["owner"]);
+      expect((await fresh.services.accounts.list()).map((u) => u.role)).toEqual(["owner"]);
     } finally {
       await fresh.close();
     }
@@ -59,7 +59,7 @@ describe("sessions", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({ "rate-limit-login": "3/m", "session-ttl": "2s" });
-    await server.deps.accounts.createUser(OWNER, "owner");
+    await server.services.accounts.createUser(OWNER, "owner");
   });
   afterAll(() => server.close());
 
@@ -131,7 +131,7 @@ describe("sessions", () => {
   test("guesses sent in parallel are limited too: no more passwords are checked than the limit allows", async () => {
     const fresh = await startTestServer({ "rate-limit-login": "3/m" });
     try {
-      await fresh.deps.accounts.createUser(OWNER, "owner");
+      await fresh.services.accounts.createUser(OWNER, "owner");
       const agents = Array.from({ length: 10 }, () => new Agent(fresh.url));
       const tokens = await Promise.all(agents.map((a) => a.formToken("/login")));
       // Ten guesses at once, every one of them right: were the limit checked before the (slow)
@@ -147,7 +147,7 @@ describe("sessions", () => {
   test("a right password does not use up the limit", async () => {
     const fresh = await startTestServer({ "rate-limit-login": "2/m" });
     try {
-      await fresh.deps.accounts.createUser(OWNER, "owner");
+      await fresh.services.accounts.createUser(OWNER, "owner");
       for (let i = 0; i < 4; i++) expect((await new Agent(fresh.url).login(OWNER.username, OWNER.password)).status).toBe(303);
     } finally {
       await fresh.close();
@@ -159,7 +159,7 @@ describe("request bodies", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
-    await server.deps.accounts.createUser(OWNER, "owner");
+    await server.services.accounts.createUser(OWNER, "owner");
   });
   afterAll(() => server.close());
 
@@ -192,7 +192,7 @@ describe("request bodies", () => {
     expect(big.status).toBe(413);
     const small = await agent.request("/projects", { method: "POST", headers: { "X-CSRF-Token": csrf }, form: { name: "chunky" } });
     expect(small.status).toBe(303);
-    expect(server.deps.projects.list().map((p) => p.name)).toContain("chunky");
+    expect((await server.services.projects.list()).map((p) => p.name)).toContain("chunky");
   });
 });
 
@@ -202,7 +202,7 @@ describe("CSRF", () => {
   let csrf: string;
   beforeAll(async () => {
     server = await startTestServer();
-    await server.deps.accounts.createUser(OWNER, "owner");
+    await server.services.accounts.createUser(OWNER, "owner");
     agent = new Agent(server.url);
     await agent.login(OWNER.username, OWNER.password);
     csrf = await agent.csrf();
@@ -212,7 +212,7 @@ describe("CSRF", () => {
   test("a state change without the token is refused and changes nothing", async () => {
     const res = await agent.request("/projects", { method: "POST", form: { name: "sneaky" } });
     expect(res.status).toBe(403);
-    expect(server.deps.store.projects.findByName("sneaky")).toBeNull();
+    expect(await server.store.projects.findByName("sneaky")).toBeNull();
   });
 
   test("a wrong token is refused", async () => {
@@ -223,7 +223,7 @@ describe("CSRF", () => {
   test("a request from another origin is refused even with the token", async () => {
     const res = await agent.request("/projects", { method: "POST", headers: { Origin: "https://evil.example", "X-CSRF-Token": csrf }, form: { name: "sneaky" } });
     expect(res.status).toBe(403);
-    expect(server.deps.store.projects.findByName("sneaky")).toBeNull();
+    expect(await server.store.projects.findByName("sneaky")).toBeNull();
   });
 
   test("the token in the header (as htmx sends it) works", async () => {
@@ -252,7 +252,7 @@ describe("pages", () => {
   let agent: Agent;
   beforeAll(async () => {
     server = await startTestServer();
-    await server.deps.accounts.createUser(OWNER, "owner");
+    await server.services.accounts.createUser(OWNER, "owner");
     agent = new Agent(server.url);
     await agent.login(OWNER.username, OWNER.password);
   });
@@ -319,7 +319,7 @@ describe("pages", () => {
   test("the activity chart counts events per channel per day, in the viewer's time zone", async () => {
     const day = 86_400;
     const now = Math.floor(Date.now() / 1000);
-    await server.deps.projects.create("charted");
+    await server.services.projects.create("charted");
     for (const [channel, ago] of [["a", 0], ["a", 0], ["b", 0], ["a", 2 * day], ["b", 40 * day]] as const) {
       await post(server, "/v1/log", { project: "charted", channel, event: "e", ...(ago ? { timestamp: now - ago } : {}) });
     }
@@ -361,7 +361,7 @@ describe("pages", () => {
   test("the session cookie is Secure when the dashboard is served over https", async () => {
     const secure = await startTestServer({ "base-url": "https://signalboard.example.com" });
     try {
-      await secure.deps.accounts.createUser(OWNER, "owner");
+      await secure.services.accounts.createUser(OWNER, "owner");
       const a = new Agent(secure.url);
       const res = await a.login(OWNER.username, OWNER.password);
       expect(res.headers.getSetCookie().find((c) => c.startsWith("sb_session="))).toContain("Secure");
@@ -373,7 +373,7 @@ describe("pages", () => {
   test("behind a trusted proxy that says https, the sign-in form's cookie is Secure too", async () => {
     const proxied = await startTestServer({ "trust-proxy": "127.0.0.1" });
     try {
-      await proxied.deps.accounts.createUser(OWNER, "owner");
+      await proxied.services.accounts.createUser(OWNER, "owner");
       const page = await fetch(`${proxied.url}/login`, { headers: { "X-Forwarded-Proto": "https" } });
       expect(page.headers.getSetCookie().find((c) => c.startsWith("sb_form="))).toContain("Secure");
       const plain = await fetch(`${proxied.url}/login`);
@@ -392,7 +392,7 @@ describe("pages", () => {
     const memberCsrf = await member.csrf();
     const attempt = await member.request("/settings/members", { method: "POST", headers: { "X-CSRF-Token": memberCsrf }, form: { username: "member2", password: "member password 2" } });
     expect(attempt.status).toBe(403);
-    expect(server.deps.store.users.findByUsername("member2")).toBeNull();
+    expect(await server.store.users.findByUsername("member2")).toBeNull();
   });
 });
 
@@ -400,7 +400,7 @@ describe("odd names in URLs", () => {
   test("user ids and metric titles with %, /, spaces and emoji open their pages", async () => {
     const server = await startTestServer();
     try {
-      await server.deps.accounts.createUser(OWNER, "owner");
+      await server.services.accounts.createUser(OWNER, "owner");
       const agent = new Agent(server.url);
       await agent.login(OWNER.username, OWNER.password);
       for (const id of ["100%", "a/b", "first last", "✓ done", "%zz"]) {

@@ -51,8 +51,8 @@ const statuses = new Map<number, number>();
 
 beforeAll(async () => {
   server = await startTestServer({ "rate-limit-public": "0", "rate-limit-ip": "0" });
-  await server.deps.projects.create("shop");
-  publicToken = server.deps.tokens.create({ name: "fuzz-public", kind: "public", project: "shop", channel: "web" }).token;
+  await server.services.projects.create("shop");
+  publicToken = (await server.services.tokens.create({ name: "fuzz-public", kind: "public", project: "shop", channel: "web" })).token;
 });
 afterAll(() => server?.close());
 
@@ -621,7 +621,7 @@ describe("fuzzing the ingest routes", () => {
   test(
     "properties objects (identify and group): accepted exactly when every key and value follows the rules, and stored as sent",
     async () => {
-      const db = server.deps.store.sqlite;
+      const db = server.store.sqlite;
       const stored = {
         identify: db.query<{ properties: string }, [string]>("SELECT properties FROM profiles WHERE user_id = ? AND project_id = (SELECT id FROM projects WHERE name = 'default')"),
         group: db.query<{ properties: string }, [string]>("SELECT properties FROM groups WHERE group_id = ? AND project_id = (SELECT id FROM projects WHERE name = 'default')"),
@@ -852,7 +852,7 @@ describe("after the fuzzing", () => {
   });
 
   test("the database is consistent: integrity, foreign keys, events' projects and channels, tag rows per event", () => {
-    const db = server.deps.store.sqlite;
+    const db = server.store.sqlite;
     expect(db.query("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
     expect(db.query("PRAGMA foreign_key_check").all()).toEqual([]);
     // Every event belongs to an existing project and to an existing channel of that project.
@@ -876,7 +876,7 @@ describe("after the fuzzing", () => {
   });
 
   test("every event acknowledged with a 200 is stored, with the event name, project and channel that were sent", () => {
-    const db = server.deps.store.sqlite;
+    const db = server.store.sqlite;
     const find = db.query<{ event: string; project: string; channel: string }, [number]>(
       "SELECT e.event, p.name AS project, c.name AS channel FROM events e JOIN projects p ON p.id = e.project_id JOIN channels c ON c.id = e.channel_id WHERE e.id = ?",
     );
@@ -897,7 +897,7 @@ describe("after the fuzzing", () => {
   });
 
   test("every event's tags column holds the same keys and values as its event_tags rows", () => {
-    const db = server.deps.store.sqlite;
+    const db = server.store.sqlite;
     const rows = db.query<{ id: number; tags: string }, []>("SELECT id, tags FROM events WHERE tags IS NOT NULL").all();
     const tagRows = db.query<{ key: string; value: string }, [number]>("SELECT key, value FROM event_tags WHERE event_id = ? ORDER BY key");
     const problems: string[] = [];
@@ -918,7 +918,7 @@ describe("after the fuzzing", () => {
   });
 
   test("metric values stay finite numbers or strings, in answers and in the database", () => {
-    const db = server.deps.store.sqlite;
+    const db = server.store.sqlite;
     const bad = metricAnswers.filter((m) => !(typeof m.value === "string" || (typeof m.value === "number" && Number.isFinite(m.value))));
     const stored = db.query<{ title: string; value_num: number | null; value_text: string | null }, []>("SELECT title, value_num, value_text FROM metrics").all();
     const badStored = stored.filter((m) => m.value_text === null && (m.value_num === null || !Number.isFinite(m.value_num)));
@@ -976,7 +976,7 @@ describe("reproductions", () => {
     const answer = await postRaw("POST", "/v1/identify", '{"project":"default","user_id":"repro-nul","properties":{"\\u0000a":"","\\u0000":0}}');
     expect(answer.status).toBe(400);
     expect(answer.json.message).toContain("control characters");
-    expect(server.deps.store.sqlite.query("SELECT 1 FROM profiles WHERE user_id = 'repro-nul'").get()).toBeNull();
+    expect(server.store.sqlite.query("SELECT 1 FROM profiles WHERE user_id = 'repro-nul'").get()).toBeNull();
   });
 
   test('an object with a "length" field where text belongs is a 400 naming the field (zod ran its length checks on it, and {"toString": {}} made them throw: a 500)', async () => {
@@ -1019,7 +1019,7 @@ describe("reproductions", () => {
     // Either refused (400) or a finite value; today: 200 with "value": null.
     if (answer.status === 200) expect(answer.json.value).toEqual(expect.any(Number));
     else expect(answer.status).toBe(400);
-    const stored = server.deps.store.sqlite.query<{ value_num: number }, []>("SELECT value_num FROM metrics WHERE title = 'repro-overflow'").get()!;
+    const stored = server.store.sqlite.query<{ value_num: number }, []>("SELECT value_num FROM metrics WHERE title = 'repro-overflow'").get()!;
     expect(Number.isFinite(stored.value_num)).toBe(true); // today: Infinity
   });
 });

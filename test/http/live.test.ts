@@ -9,8 +9,8 @@ let server: TestServer;
 let cookie = "";
 beforeAll(async () => {
   server = await startTestServer({ "live-interval": "400ms" });
-  await server.deps.projects.create("busy");
-  await server.deps.accounts.createUser({ username: "owner", password: "correct horse battery" }, "owner");
+  await server.services.projects.create("busy");
+  await server.services.accounts.createUser({ username: "owner", password: "correct horse battery" }, "owner");
   const agent = new Agent(server.url);
   await agent.login("owner", "correct horse battery");
   cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
@@ -47,11 +47,11 @@ describe("a burst of events", () => {
 
   test("many open dashboards of one page share one view (one group, rendered once per flush)", async () => {
     const pages = await Promise.all(Array.from({ length: 20 }, () => openSse(`${server.url}/p/busy/live?q=solo`, { Cookie: cookie })));
-    const before = server.deps.fanout.groupCount;
-    expect(server.deps.fanout.size).toBeGreaterThanOrEqual(20);
+    const before = server.services.fanout.groupCount;
+    expect(server.services.fanout.size).toBeGreaterThanOrEqual(20);
     await post(server, "/v1/log", { project: "busy", channel: "burst", event: "solo" });
     for (const p of pages) await eventually(() => expect(p.frames.some((f) => f.event === "feed")).toBe(true));
-    expect(server.deps.fanout.groupCount).toBe(before);
+    expect(server.services.fanout.groupCount).toBe(before);
     for (const p of pages) p.close();
   });
 });

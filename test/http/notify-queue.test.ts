@@ -14,9 +14,9 @@ afterAll(() => push.stop());
 const FAST = { "notify-retry-base": "100ms" };
 
 async function phone(server: TestServer) {
-  const user = await server.deps.accounts.createUser({ username: `u${Math.random().toString(36).slice(2, 8)}`, password: "password 123456" }, "owner");
+  const user = await server.services.accounts.createUser({ username: `u${Math.random().toString(36).slice(2, 8)}`, password: "password 123456" }, "owner");
   const sub = push.subscribe();
-  await server.deps.devices.register(user, { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Phone" });
+  await server.services.devices.register(user, { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Phone" });
   return sub;
 }
 
@@ -27,15 +27,15 @@ describe("a receiver that never answers", () => {
     const fine = await startReceiver();
     stuck.hold();
     try {
-      await server.deps.projects.create("stuck");
-      await server.deps.integrations.create("stuck", { kind: "webhook", name: "Hangs", url: `${stuck.url}/hook` });
+      await server.services.projects.create("stuck");
+      await server.services.integrations.create("stuck", { kind: "webhook", name: "Hangs", url: `${stuck.url}/hook` });
       for (let i = 0; i < 10; i++) await post(server, "/v1/log", { project: "stuck", channel: "c", event: `Stuck ${i}`, notify: true });
       await found(() => stuck.requests[0]);
 
       // More than the notifier's eight slots wait for the receiver that hangs; a device and another
       // integration still hear at once, well before a hung send's 10 s timeout.
       const device = await phone(server);
-      await server.deps.integrations.create("default", { kind: "webhook", name: "Answers", url: `${fine.url}/hook` });
+      await server.services.integrations.create("default", { kind: "webhook", name: "Answers", url: `${fine.url}/hook` });
       await post(server, "/v1/log", { project: "default", channel: "c", event: "Meanwhile", notify: true });
       await eventually(() => expect(push.messagesFor(device.id).map((m) => m.title)).toEqual(["Meanwhile"]), 2000);
       await found(() => fine.requests.find((r) => JSON.parse(r.body).title === "Meanwhile"), 2000);
@@ -59,8 +59,8 @@ describe("several receivers that never answer", () => {
     const fine = await startReceiver();
     for (const s of stuck) s.hold();
     try {
-      for (const [i, s] of stuck.entries()) await server.deps.integrations.create("default", { kind: "webhook", name: `Hangs ${i}`, url: `${s.url}/hook` });
-      await server.deps.integrations.create("default", { kind: "webhook", name: "Answers", url: `${fine.url}/hook` });
+      for (const [i, s] of stuck.entries()) await server.services.integrations.create("default", { kind: "webhook", name: `Hangs ${i}`, url: `${s.url}/hook` });
+      await server.services.integrations.create("default", { kind: "webhook", name: "Answers", url: `${fine.url}/hook` });
       for (let i = 0; i < 5; i++) await post(server, "/v1/log", { project: "default", channel: "c", event: `Event ${i}`, notify: true });
       // Every event reaches the healthy receiver at once, though each hung receiver holds two sends.
       await eventually(() => expect(fine.requests.map((r) => JSON.parse(r.body).title).sort()).toEqual([0, 1, 2, 3, 4].map((i) => `Event ${i}`)), 2000);
@@ -76,7 +76,7 @@ describe("stopping with a send in flight", () => {
   async function hooked() {
     const server = await startTestServer(FAST);
     const hook = await startReceiver();
-    const { integration } = await server.deps.integrations.create("default", { kind: "webhook", name: "Slow", url: `${hook.url}/hook` });
+    const { integration } = await server.services.integrations.create("default", { kind: "webhook", name: "Slow", url: `${hook.url}/hook` });
     return { server, hook, integrationId: integration.id };
   }
   const deliveryIds = (hook: Receiver) => hook.requests.map((r) => [r.headers["x-signalboard-delivery"], String(JSON.parse(r.body).delivery_id)]);
@@ -91,7 +91,7 @@ describe("stopping with a send in flight", () => {
       await server.stop();
       const again = await startTestServer(FAST, server.dataDir);
       try {
-        const [delivery] = again.deps.store.notifications.deliveriesFor("integration", [integrationId]);
+        const [delivery] = await again.store.notifications.deliveriesFor("integration", [integrationId]);
         expect(delivery).toMatchObject({ status: "sent", attempts: 1 });
         // Anything still pending would be sent first at the start; the marker comes after it.
         await post(again, "/v1/log", { project: "default", channel: "c", event: "Marker", notify: true });
@@ -121,10 +121,10 @@ describe("stopping with a send in flight", () => {
         const [first, second] = deliveryIds(hook);
         expect(second).toEqual(first!);
         expect(first![0]).toBe(first![1]);
-        const [delivery] = again.deps.store.notifications.deliveriesFor("integration", [integrationId]);
-        await eventually(() => expect(again.deps.store.notifications.delivery(delivery!.id)).toMatchObject({ status: "sent", attempts: 1 }));
+        const [delivery] = await again.store.notifications.deliveriesFor("integration", [integrationId]);
+        await eventually(async () => expect(await again.store.notifications.delivery(delivery!.id)).toMatchObject({ status: "sent", attempts: 1 }));
         // The send that was let go left no attempt behind: only the one that went through.
-        expect(again.deps.store.notifications.attemptsOf(delivery!.id).map((a) => a.status)).toEqual([200]);
+        expect((await again.store.notifications.attemptsOf(delivery!.id)).map((a) => a.status)).toEqual([200]);
       } finally {
         await again.close();
       }

@@ -3,6 +3,7 @@
 // HTTP receivers standing in for webhooks, ntfy, Discord and Slack.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac, randomBytes } from "node:crypto";
+import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { Agent, eventually, found, post, startTestServer, type TestServer } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
@@ -16,12 +17,12 @@ beforeAll(async () => {
 afterAll(() => push.stop());
 
 async function withUser(server: TestServer): Promise<User> {
-  return server.deps.accounts.createUser({ username: `u${Math.random().toString(36).slice(2, 8)}`, password: "password 123456" }, "owner");
+  return await server.services.accounts.createUser({ username: `u${Math.random().toString(36).slice(2, 8)}`, password: "password 123456" }, "owner");
 }
 
 async function device(server: TestServer, user: User, name = "Test phone") {
   const sub = push.subscribe();
-  const row = await server.deps.devices.register(user, { endpoint: sub.endpoint, keys: sub.keys, deviceName: name });
+  const row = await server.services.devices.register(user, { endpoint: sub.endpoint, keys: sub.keys, deviceName: name });
   return { ...sub, row };
 }
 
@@ -54,7 +55,7 @@ describe("Web Push", () => {
     expect(sent.jwt.sub).toBe("https://sb.example.com");
     expect(sent.headers["content-encoding"]).toBe("aes128gcm");
     expect(push.rejected).toEqual([]);
-    await eventually(() => expect(server.deps.devices.list(user).find((d) => d.id === phone.row.id)!.lastSuccessAt).toBeGreaterThan(0));
+    await eventually(async () => expect((await server.services.devices.list(user)).find((d) => d.id === phone.row.id)!.lastSuccessAt).toBeGreaterThan(0));
   });
 
   test("historical events and events without notify are never sent", async () => {
@@ -68,9 +69,9 @@ describe("Web Push", () => {
   });
 
   test("a device only hears about the projects and channels it chose", async () => {
-    await server.deps.projects.create("shop");
+    await server.services.projects.create("shop");
     const picky = await device(server, user, "Picky");
-    await server.deps.devices.setFilters(user, picky.row.id, ["shop/orders"]);
+    await server.services.devices.setFilters(user, picky.row.id, ["shop/orders"]);
     for (const [project, channel, event] of [["default", "orders", "wrong project"], ["shop", "refunds", "wrong channel"], ["shop", "orders", "right one"]]) {
       await post(server, "/v1/log", { project, channel, event, notify: true });
     }
@@ -83,19 +84,19 @@ describe("Web Push", () => {
     const phone = await device(server, user, "Old phone");
     push.unsubscribe(phone.id);
     await post(server, "/v1/log", { project: "default", channel: "c", event: "Anyone there?", notify: true });
-    await eventually(() => expect(server.deps.devices.list(user).some((d) => d.id === phone.row.id)).toBe(false));
+    await eventually(async () => expect((await server.services.devices.list(user)).some((d) => d.id === phone.row.id)).toBe(false));
   });
 
   test("5xx is retried with backoff until it goes through; every attempt is recorded", async () => {
     const phone = await device(server, user, "Flaky");
-    await server.deps.devices.setFilters(user, phone.row.id, ["default/flaky"]);
+    await server.services.devices.setFilters(user, phone.row.id, ["default/flaky"]);
     push.answerNext(phone.id, { status: 500 }, { status: 503 });
     await post(server, "/v1/log", { project: "default", channel: "flaky", event: "Eventually", notify: true });
     await eventually(() => expect(push.messagesFor(phone.id).map((m) => m.title)).toEqual(["Eventually"]), 5000);
     // The push service has the message a moment before the server has recorded its answer.
-    await eventually(() => expect(server.deps.store.notifications.deliveriesFor("push", [phone.row.id])[0]!.status).toBe("sent"));
-    const [delivery] = server.deps.store.notifications.deliveriesFor("push", [phone.row.id]);
-    const attempts = server.deps.store.notifications.attemptsOf(delivery!.id);
+    await eventually(async () => expect((await server.store.notifications.deliveriesFor("push", [phone.row.id]))[0]!.status).toBe("sent"));
+    const [delivery] = await server.store.notifications.deliveriesFor("push", [phone.row.id]);
+    const attempts = await server.store.notifications.attemptsOf(delivery!.id);
     expect(attempts.map((a) => [a.ok, a.status])).toEqual([
       [false, 500],
       [false, 503],
@@ -109,7 +110,7 @@ describe("Web Push", () => {
 
   test("429 waits as long as Retry-After says", async () => {
     const phone = await device(server, user, "Rate limited");
-    await server.deps.devices.setFilters(user, phone.row.id, ["default/limited"]);
+    await server.services.devices.setFilters(user, phone.row.id, ["default/limited"]);
     push.answerNext(phone.id, { status: 429, headers: { "Retry-After": "1" } });
     const started = Date.now();
     await post(server, "/v1/log", { project: "default", channel: "limited", event: "Patience", notify: true });
@@ -119,18 +120,18 @@ describe("Web Push", () => {
 
   test("a refusal that retrying cannot fix is given up at once, and the device shows the error", async () => {
     const phone = await device(server, user, "Misconfigured");
-    await server.deps.devices.setFilters(user, phone.row.id, ["default/refused"]);
+    await server.services.devices.setFilters(user, phone.row.id, ["default/refused"]);
     push.answerNext(phone.id, { status: 400 });
     await post(server, "/v1/log", { project: "default", channel: "refused", event: "Nope", notify: true });
-    await eventually(() => expect(server.deps.devices.get(user, phone.row.id).lastError).toContain("HTTP 400"));
-    const [delivery] = server.deps.store.notifications.deliveriesFor("push", [phone.row.id]);
+    await eventually(async () => expect((await server.services.devices.get(user, phone.row.id)).lastError).toContain("HTTP 400"));
+    const [delivery] = await server.store.notifications.deliveriesFor("push", [phone.row.id]);
     expect(delivery!.status).toBe("failed");
     expect(delivery!.attempts).toBe(1);
   });
 
   test("send a test notification", async () => {
     const phone = await device(server, user, "Tablet");
-    await server.deps.devices.sendTest(user, phone.row.id, server.deps.config.baseUrl);
+    await server.services.devices.sendTest(user, phone.row.id, server.services.config.baseUrl);
     await eventually(() => expect(push.messagesFor(phone.id).map((m) => m.title)).toEqual(["🔔 Test notification"]));
   });
 });
@@ -148,12 +149,12 @@ describe("restarts", () => {
 
     // The same data directory, a restart: the retry is not lost, it is still due in 30 s...
     const pending = (await startTestServer({ "notify-retry-base": "30s" }, dataDir)) as TestServer;
-    const queued = pending.deps.store.notifications.deliveriesFor("push", [phone.row.id]);
+    const queued = await pending.store.notifications.deliveriesFor("push", [phone.row.id]);
     expect(queued.map((d) => d.status)).toEqual(["pending"]);
     await pending.stop();
 
     // ...and once due (here: moved to now), the new process sends it.
-    const { sqlite } = (await import("../../src/store/index.ts")).openStore(`${dataDir}/signalboard.db`);
+    const sqlite = new Database(`${dataDir}/signalboard.db`);
     sqlite.query("UPDATE deliveries SET next_attempt_at = 0 WHERE status = 'pending'").run();
     sqlite.close();
     const after = await startTestServer({}, dataDir);
@@ -179,8 +180,8 @@ describe("integrations", () => {
   });
 
   test("a generic webhook gets the event as JSON, signed with HMAC-SHA256 over the body", async () => {
-    await server.deps.projects.create("hooked");
-    const { secret, integration } = await server.deps.integrations.create("hooked", { kind: "webhook", name: "My backend", url: `${hook.url}/hook` });
+    await server.services.projects.create("hooked");
+    const { secret, integration } = await server.services.integrations.create("hooked", { kind: "webhook", name: "My backend", url: `${hook.url}/hook` });
     expect(secret).toMatch(/^whsec_/);
     const res = await post(server, "/v1/log", { project: "hooked", channel: "alerts", event: "Disk full", icon: "💽", notify: true, tags: { host: "nas" } });
     const request = await found(() => hook.requests.find((r) => r.path === "/hook"));
@@ -188,15 +189,15 @@ describe("integrations", () => {
     expect(request.headers["x-signalboard-signature"]).toBe(`sha256=${signature}`);
     const body = JSON.parse(request.body);
     expect(body).toMatchObject({ type: "event.notify", title: "💽 Disk full", url: `https://sb.example.com/p/hooked/events/${res.json.id}`, event: { id: res.json.id, project: "hooked", channel: "alerts", event: "Disk full", tags: { host: "nas" } } });
-    expect(server.deps.integrations.list("hooked")[0]).toMatchObject({ id: integration.id, hasSecret: true });
-    expect(JSON.stringify(server.deps.integrations.list("hooked"))).not.toContain(secret!);
+    expect((await server.services.integrations.list("hooked"))[0]).toMatchObject({ id: integration.id, hasSecret: true });
+    expect(JSON.stringify(await server.services.integrations.list("hooked"))).not.toContain(secret!);
   });
 
   test("ntfy, Discord and Slack get their own formats", async () => {
-    await server.deps.projects.create("phones");
-    await server.deps.integrations.create("phones", { kind: "ntfy", name: "ntfy", url: `${hook.url}/`, topic: "signalboard-alerts", token: "tk_secret" });
-    await server.deps.integrations.create("phones", { kind: "discord", name: "Discord", url: `${hook.url}/api/webhooks/123/abcDEFsecretpart99` });
-    await server.deps.integrations.create("phones", { kind: "slack", name: "Slack", url: `${hook.url}/services/T0/B0/xyzSECRETtoken123` });
+    await server.services.projects.create("phones");
+    await server.services.integrations.create("phones", { kind: "ntfy", name: "ntfy", url: `${hook.url}/`, topic: "signalboard-alerts", token: "tk_secret" });
+    await server.services.integrations.create("phones", { kind: "discord", name: "Discord", url: `${hook.url}/api/webhooks/123/abcDEFsecretpart99` });
+    await server.services.integrations.create("phones", { kind: "slack", name: "Slack", url: `${hook.url}/services/T0/B0/xyzSECRETtoken123` });
     await post(server, "/v1/log", { project: "phones", channel: "deploys", event: "Deployed <v2> & more", icon: "🚀", description: "All green", notify: true });
     const ntfy = await found(() => hook.requests.find((r) => r.path === "/" && r.body.includes("signalboard-alerts")));
     expect(JSON.parse(ntfy.body)).toMatchObject({ topic: "signalboard-alerts", title: "🚀 Deployed <v2> & more", message: "All green" });
@@ -206,21 +207,21 @@ describe("integrations", () => {
     const slack = await found(() => hook.requests.find((r) => r.path === "/services/T0/B0/xyzSECRETtoken123"));
     expect(JSON.parse(slack.body).text).toContain("*🚀 Deployed &lt;v2&gt; &amp; more*");
     // Discord's and Slack's URLs are secrets: shown masked once stored.
-    const listed = JSON.stringify(server.deps.integrations.list("phones"));
+    const listed = JSON.stringify(await server.services.integrations.list("phones"));
     expect(listed).not.toContain("secretpart");
     expect(listed).not.toContain("SECRET");
     expect(listed).not.toContain("tk_secret");
   });
 
   test("a failing receiver is retried, and the integration shows the outcome", async () => {
-    await server.deps.projects.create("retried");
-    const { integration } = await server.deps.integrations.create("retried", { kind: "webhook", name: "Flaky", url: `${hook.url}/flaky` });
+    await server.services.projects.create("retried");
+    const { integration } = await server.services.integrations.create("retried", { kind: "webhook", name: "Flaky", url: `${hook.url}/flaky` });
     hook.replies.push(502);
     await post(server, "/v1/log", { project: "retried", channel: "c", event: "Try again", notify: true });
     await eventually(() => expect(hook.requests.filter((r) => r.path === "/flaky").length).toBe(2), 5000);
-    await eventually(() => expect(server.deps.integrations.list("retried")[0]!.lastSuccessAt).toBeGreaterThan(0));
-    const [delivery] = server.deps.store.notifications.deliveriesFor("integration", [integration.id]);
-    const attempts = server.deps.store.notifications.attemptsOf(delivery!.id);
+    await eventually(async () => expect((await server.services.integrations.list("retried"))[0]!.lastSuccessAt).toBeGreaterThan(0));
+    const [delivery] = await server.store.notifications.deliveriesFor("integration", [integration.id]);
+    const attempts = await server.store.notifications.attemptsOf(delivery!.id);
     expect(attempts.map((a) => a.status)).toEqual([502, 200]);
     // The same delivery id on every retry, for receivers that de-duplicate.
     const ids = hook.requests.filter((r) => r.path === "/flaky").map((r) => [r.headers["x-signalboard-delivery"], String(JSON.parse(r.body).delivery_id)]);
@@ -233,23 +234,23 @@ describe("integrations", () => {
   });
 
   test("a disabled integration gets nothing; a test can be sent on demand", async () => {
-    await server.deps.projects.create("quiet");
-    const { integration } = await server.deps.integrations.create("quiet", { kind: "webhook", name: "Off", url: `${hook.url}/off` });
-    await server.deps.integrations.setEnabled("quiet", integration.id, false);
+    await server.services.projects.create("quiet");
+    const { integration } = await server.services.integrations.create("quiet", { kind: "webhook", name: "Off", url: `${hook.url}/off` });
+    await server.services.integrations.setEnabled("quiet", integration.id, false);
     await post(server, "/v1/log", { project: "quiet", channel: "c", event: "Shh", notify: true });
     await Bun.sleep(300);
     expect(hook.requests.filter((r) => r.path === "/off")).toHaveLength(0);
-    await server.deps.integrations.setEnabled("quiet", integration.id, true);
-    await server.deps.integrations.sendTest("quiet", integration.id, server.deps.config.baseUrl);
+    await server.services.integrations.setEnabled("quiet", integration.id, true);
+    await server.services.integrations.sendTest("quiet", integration.id, server.services.config.baseUrl);
     const test = await found(() => hook.requests.find((r) => r.path === "/off"));
     expect(JSON.parse(test.body).type).toBe("test");
   });
 
   test("bad integration settings are refused with field messages", async () => {
-    await expect(server.deps.integrations.create("default", { kind: "discord", name: "x", url: "https://example.com/hook" })).rejects.toThrow(/Discord webhook URL/);
-    await expect(server.deps.integrations.create("default", { kind: "ntfy", name: "x", url: "https://ntfy.sh", topic: "bad topic!" })).rejects.toThrow(/topic/);
-    await expect(server.deps.integrations.create("default", { kind: "carrier-pigeon", name: "x", url: "https://x" })).rejects.toThrow(/kind/);
-    await expect(server.deps.integrations.create("default", { kind: "webhook", name: "x", url: "ftp://x" })).rejects.toThrow(/http/);
+    await expect(server.services.integrations.create("default", { kind: "discord", name: "x", url: "https://example.com/hook" })).rejects.toThrow(/Discord webhook URL/);
+    await expect(server.services.integrations.create("default", { kind: "ntfy", name: "x", url: "https://ntfy.sh", topic: "bad topic!" })).rejects.toThrow(/topic/);
+    await expect(server.services.integrations.create("default", { kind: "carrier-pigeon", name: "x", url: "https://x" })).rejects.toThrow(/kind/);
+    await expect(server.services.integrations.create("default", { kind: "webhook", name: "x", url: "ftp://x" })).rejects.toThrow(/http/);
   });
 });
 
@@ -257,8 +258,8 @@ describe("device registration over HTTP", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
-    await server.deps.accounts.createUser({ username: "owner", password: "password 123456" }, "owner");
-    await server.deps.accounts.createUser({ username: "other", password: "password 123456" }, "member");
+    await server.services.accounts.createUser({ username: "owner", password: "password 123456" }, "owner");
+    await server.services.accounts.createUser({ username: "other", password: "password 123456" }, "member");
   });
   afterAll(() => server.close());
 
@@ -308,10 +309,10 @@ describe("device registration over HTTP", () => {
       const body = await res.json();
       expect(body.message).toStartWith(message);
       expect(body.validation.body).toHaveLength(1);
-      const user = server.deps.accounts.list().find((u) => u.username === "owner")!;
-      await expect(server.deps.devices.register(user, { endpoint: sub.endpoint, keys, deviceName: "Broken" })).rejects.toThrow(message);
+      const user = (await server.services.accounts.list()).find((u) => u.username === "owner")!;
+      await expect(server.services.devices.register(user, { endpoint: sub.endpoint, keys, deviceName: "Broken" })).rejects.toThrow(message);
     }
-    expect(server.deps.store.notifications.allSubscriptions().some((s) => s.endpoint === sub.endpoint)).toBe(false);
+    expect((await server.store.notifications.allSubscriptions()).some((s) => s.endpoint === sub.endpoint)).toBe(false);
     // The browser's own keys, from the same subscription, are fine.
     expect((await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Fine" }, csrf)).status).toBe(200);
   });
@@ -327,7 +328,7 @@ describe("device registration over HTTP", () => {
     expect(await (await other.request("/settings/notifications")).text()).not.toContain("Owner's laptop");
     expect((await other.request(`/settings/notifications/devices/${id}/remove`, { method: "POST", headers: { "X-CSRF-Token": csrf } })).status).toBe(404);
     expect((await other.request(`/settings/notifications/devices/${id}/test`, { method: "POST", headers: { "X-CSRF-Token": csrf } })).status).toBe(404);
-    expect(server.deps.store.notifications.subscription(id)).not.toBeNull();
+    expect(await server.store.notifications.subscription(id)).not.toBeNull();
   });
 
   test("secrets never reach the logs", async () => {
@@ -341,8 +342,8 @@ describe("device registration over HTTP", () => {
     }) as typeof process.stderr.write;
     try {
       const hook = await startReceiver();
-      const { secret } = await server.deps.integrations.create("default", { kind: "webhook", name: "logged?", url: `${hook.url}/never-logged-path` });
-      await server.deps.integrations.create("default", { kind: "discord", name: "d", url: `${hook.url}/api/webhooks/1/DISCORDSECRETTOKEN` });
+      const { secret } = await server.services.integrations.create("default", { kind: "webhook", name: "logged?", url: `${hook.url}/never-logged-path` });
+      await server.services.integrations.create("default", { kind: "discord", name: "d", url: `${hook.url}/api/webhooks/1/DISCORDSECRETTOKEN` });
       hook.replies.push(400, 400);
       await post(server, "/v1/log", { project: "default", channel: "c", event: "e", notify: true });
       await eventually(() => expect(hook.requests.length).toBeGreaterThanOrEqual(2));

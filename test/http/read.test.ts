@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { closeStore, openStore } from "../../src/store/index.ts";
-import { openIndexerConnection, prepareSearch, searchIndexer } from "../../src/store/search.ts";
+import { Database } from "bun:sqlite";
+import { openSqliteStore } from "../../src/store/sqlite/index.ts";
+import { openIndexerConnection, prepareSearch, searchIndexer } from "../../src/store/sqlite/search.ts";
 import { call, eventually, post, startTestServer, type TestServer } from "../helpers.ts";
 
 let server: TestServer;
@@ -12,7 +13,7 @@ const now = Math.floor(Date.now() / 1000);
 
 beforeAll(async () => {
   server = await startTestServer();
-  await server.deps.projects.create("shop");
+  await server.services.projects.create("shop");
   const events = [
     { channel: "orders", event: "Order placed", description: "Blue kettle, two units", tags: { plan: "pro", amount: 40 }, user_id: "alice" },
     { channel: "orders", event: "Order placed", description: "Red toaster", tags: { plan: "free", amount: 25 }, user_id: "bob" },
@@ -62,42 +63,45 @@ describe("GET /v1/events", () => {
   });
 
   test("deleted events leave the full-text index, so the index does not outgrow the events", async () => {
-    await server.deps.projects.create("zoo");
+    await server.services.projects.create("zoo");
     await post(server, "/v1/log", { project: "zoo", channel: "animals", event: "Zebra crossing" });
     await eventually(async () => expect((await call(server, { path: "/v1/events?project=zoo&q=zebra" })).json.events).toHaveLength(1));
-    const indexed = () => server.deps.store.searchReader().query<{ n: number }, []>("SELECT count(*) AS n FROM search.events_fts WHERE events_fts MATCH 'zebra'").get()!.n;
+    const index = new Database(join(server.dataDir, "search.db"), { readonly: true });
+    const indexed = () => index.query<{ n: number }, []>("SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH 'zebra'").get()!.n;
     expect(indexed()).toBe(1);
-    await server.deps.projects.deleteProject("zoo");
+    await server.services.projects.deleteProject("zoo");
     await eventually(() => expect(indexed()).toBe(0));
+    index.close();
   });
 
   test("the search index lives in search.db beside the database, and is rebuilt when it belongs to another one (a restore)", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "signalboard-search-"));
     const path = join(dataDir, "signalboard.db");
-    const store = openStore(path);
+    let store = openSqliteStore(path);
     try {
-      const { id: projectId } = store.projects.create("p", Date.now())!;
-      const channel = store.projects.ensureChannel(projectId, "c", Date.now());
+      const { id: projectId } = (await store.projects.create("p", Date.now()))!;
+      const channel = await store.projects.ensureChannel(projectId, "c", Date.now());
       const now = Date.now();
-      for (const name of ["Wombat seen", "Kettle on"]) store.events.insert({ projectId, project: "p", channelId: channel.id, channel: "c", name, description: null, icon: null, notify: false, parser: "text", userId: null, tags: null, ts: now, receivedAt: now, historical: false });
+      for (const name of ["Wombat seen", "Kettle on"]) await store.events.insert({ projectId, project: "p", channelId: channel.id, channel: "c", name, description: null, icon: null, notify: false, parser: "text", userId: null, tags: null, ts: now, receivedAt: now, historical: false });
       prepareSearch(store.sqlite, path);
       expect(existsSync(join(dataDir, "search.db"))).toBe(true);
       const indexer = openIndexerConnection(path);
       expect(searchIndexer(indexer).indexPending(100)).toBe(2);
-      const matches = () => store.events.list({ projectId, terms: ["wombat"], limit: 10 }).map((e) => e.name);
-      expect(matches()).toEqual(["Wombat seen"]);
+      const matches = async () => (await store.events.list({ projectId, terms: ["wombat"], limit: 10 })).map((e) => e.name);
+      expect(await matches()).toEqual(["Wombat seen"]);
       // As if search.db came from another installation: it is emptied, then filled from these events.
       indexer.query("UPDATE search_state SET value = 'another' WHERE key = 'lineage'").run();
       indexer.close();
-      store.closeSearchReader();
+      await store.close();
+      store = openSqliteStore(path);
       prepareSearch(store.sqlite, path);
-      expect(matches()).toEqual([]);
+      expect(await matches()).toEqual([]);
       const again = openIndexerConnection(path);
       expect(searchIndexer(again).indexPending(100)).toBe(2);
       again.close();
-      expect(matches()).toEqual(["Wombat seen"]);
+      expect(await matches()).toEqual(["Wombat seen"]);
     } finally {
-      closeStore(store);
+      await store.close();
     }
   });
 
@@ -131,7 +135,7 @@ describe("GET /v1/events", () => {
 
 describe("historical events", () => {
   test("slot in by event time, not arrival", async () => {
-    await server.deps.projects.create("history");
+    await server.services.projects.create("history");
     await post(server, "/v1/log", { project: "history", channel: "c", event: "now" });
     await post(server, "/v1/log", { project: "history", channel: "c", event: "two days ago", timestamp: now - 2 * 86400 });
     await post(server, "/v1/log", { project: "history", channel: "c", event: "one day ago", timestamp: now - 86400 });

@@ -11,8 +11,8 @@ import { Agent, call, eventually, openSse, post, startTestServer, type TestServe
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
-  await server.deps.projects.create("busy");
-  await server.deps.projects.create("quiet");
+  await server.services.projects.create("busy");
+  await server.services.projects.create("quiet");
 });
 afterAll(() => server.close());
 
@@ -20,19 +20,19 @@ const auth = () => ({ Authorization: `Bearer ${server.token}` });
 
 /** Stores `count` events straight through the writer, a batch per transaction (fast enough for 100k). */
 async function bulk(project: string, count: number, description = "") {
-  const store = server.deps.store;
-  const p = store.projects.findByName(project)!;
+  const store = server.store;
+  const p = (await store.projects.findByName(project))!;
   for (let done = 0; done < count; done += 20_000) {
-    await store.writer.submit(() => {
-      const channel = store.projects.ensureChannel(p.id, "bulk", Date.now());
-      for (let i = done; i < Math.min(count, done + 20_000); i++) store.events.insert(newEvent(p, channel.id, { project, channel: "bulk", event: `bulk ${i}`, description }, Date.now()));
+    await store.tx(async (tx) => {
+      const channel = await tx.projects.ensureChannel(p.id, "bulk", Date.now());
+      for (let i = done; i < Math.min(count, done + 20_000); i++) await tx.events.insert(newEvent(p, channel.id, { project, channel: "bulk", event: `bulk ${i}`, description }, Date.now()));
     });
   }
 }
 
 describe("GET /v1/stream resume", () => {
   test("a Last-Event-ID newer than any event (a restored older backup) is a reset to now, then live events flow", async () => {
-    const newest = server.deps.feed.newestId();
+    const newest = await server.services.feed.newestId();
     const stream = await openSse(`${server.url}/v1/stream`, { ...auth(), "Last-Event-ID": String(newest + 1000) });
     const [reset] = await stream.waitFor(1);
     expect(reset!.event).toBe("reset");
@@ -45,9 +45,9 @@ describe("GET /v1/stream resume", () => {
   });
 
   test(`a client more than ${RESUME_WINDOW} events behind gets a reset at once (re-read with /v1/events), then live events`, async () => {
-    const before = server.deps.feed.newestId();
+    const before = await server.services.feed.newestId();
     await bulk("busy", RESUME_WINDOW + 10);
-    const newest = server.deps.feed.newestId();
+    const newest = await server.services.feed.newestId();
     const started = performance.now();
     const stream = await openSse(`${server.url}/v1/stream?project=busy`, { ...auth(), "Last-Event-ID": String(before) });
     const [reset] = await stream.waitFor(1);
@@ -63,9 +63,9 @@ describe("GET /v1/stream resume", () => {
   }, 60_000);
 
   test(`a client that missed more than ${REPLAY_LIMIT} matching events gets at most that many, then a reset`, async () => {
-    const before = server.deps.feed.newestId();
+    const before = await server.services.feed.newestId();
     await bulk("quiet", REPLAY_LIMIT + 500);
-    const newest = server.deps.feed.newestId();
+    const newest = await server.services.feed.newestId();
     const stream = await openSse(`${server.url}/v1/stream?project=quiet`, { ...auth(), "Last-Event-ID": String(before) });
     await eventually(() => expect(stream.frames.some((f) => f.event === "reset")).toBe(true), 20_000);
     const replayed = stream.frames.filter((f) => f.event !== "reset");
@@ -81,7 +81,7 @@ describe("GET /v1/stream resume", () => {
   }, 60_000);
 
   test("a resume that fits is replayed whole, in order, once, then live events follow without a gap", async () => {
-    const before = server.deps.feed.newestId();
+    const before = await server.services.feed.newestId();
     await bulk("quiet", 1200);
     const stream = await openSse(`${server.url}/v1/stream?project=quiet`, { ...auth(), "Last-Event-ID": String(before) });
     // Written while the replay runs: each must come exactly once, either replayed or live.
@@ -97,7 +97,7 @@ describe("GET /v1/stream resume", () => {
 
   test("replays that find little in a wide window take turns with other requests: the server keeps answering", async () => {
     await bulk("busy", 96_000, "lorem ipsum ".repeat(150)); // long rows: reading them is the slow part
-    const from = server.deps.feed.newestId() - 95_000;
+    const from = await server.services.feed.newestId() - 95_000;
     // The server runs in this process: how long its event loop is held shows as a gap between ticks.
     let last = performance.now();
     let longest = 0;
@@ -120,13 +120,13 @@ describe("GET /v1/stream resume", () => {
     const sockets = await Promise.all(
       [0, 1, 2].map(async () => {
         const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data(s) { s.pause(); } } });
-        const last = server.deps.feed.newestId() - 20_000;
+        const last = await server.services.feed.newestId() - 20_000;
         socket.write(`GET /v1/stream?project=busy HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nLast-Event-ID: ${last}\r\n\r\n`);
         return socket;
       }),
     );
     for (let i = 0; i < 10; i++) expect((await call(server, { path: "/healthz" })).status).toBe(200);
-    await eventually(() => expect(server.deps.streams.size).toBe(0), 20_000);
+    await eventually(() => expect(server.edge.streams.size).toBe(0), 20_000);
     expect(process.memoryUsage.rss() - before).toBeLessThan(300 * 1024 * 1024);
     expect(heldBytes()).toBeLessThanOrEqual(MAX_HELD_BYTES);
     for (const s of sockets) s.end();
@@ -137,7 +137,7 @@ describe("GET /v1/stream resume", () => {
 
 describe("a dashboard's live resume", () => {
   test("with a filter that matches nothing, over a large history, it answers at once (a reload) and the server stays responsive", async () => {
-    await server.deps.accounts.createUser({ username: "owner", password: "correct horse battery" }, "owner");
+    await server.services.accounts.createUser({ username: "owner", password: "correct horse battery" }, "owner");
     const agent = new Agent(server.url);
     await agent.login("owner", "correct horse battery");
     const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");

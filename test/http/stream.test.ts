@@ -5,7 +5,7 @@ import { call, openSse, post, startTestServer, type TestServer } from "../helper
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
-  await server.deps.projects.create("app");
+  await server.services.projects.create("app");
 });
 afterAll(() => server.close());
 
@@ -69,11 +69,11 @@ describe("GET /v1/stream", () => {
   });
 
   test("closing the client removes its subscription", async () => {
-    const before = server.deps.fanout.size;
+    const before = server.services.fanout.size;
     const stream = await openSse(`${server.url}/v1/stream`, auth());
-    expect(server.deps.fanout.size).toBe(before + 1);
+    expect(server.services.fanout.size).toBe(before + 1);
     stream.close();
-    for (let i = 0; i < 40 && server.deps.fanout.size > before; i++) await Bun.sleep(25);
-    expect(server.deps.fanout.size).toBe(before);
+    for (let i = 0; i < 40 && server.services.fanout.size > before; i++) await Bun.sleep(25);
+    expect(server.services.fanout.size).toBe(before);
   });
 });

@@ -8,7 +8,7 @@ import { startReceiver } from "../receiver.ts";
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ writer: "thread" });
-  await server.deps.projects.create("app");
+  await server.services.projects.create("app");
 });
 afterAll(() => server.close());
 
@@ -55,7 +55,7 @@ describe("with the writer thread", () => {
   test("a notify event is queued with it and delivered", async () => {
     const hook = await startReceiver();
     try {
-      await server.deps.integrations.create("app", { kind: "webhook", name: "hook", url: `${hook.url}/hook` });
+      await server.services.integrations.create("app", { kind: "webhook", name: "hook", url: `${hook.url}/hook` });
       await post(server, "/v1/log", { project: "app", channel: "alerts", event: "Ring", notify: true });
       await eventually(() => expect(hook.requests.some((r) => JSON.parse(r.body).title === "Ring")).toBe(true), 5000);
     } finally {
@@ -67,7 +67,7 @@ describe("with the writer thread", () => {
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => post(server, "/v1/log", { project: "app", channel: "burst", event: `b${i}` })));
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(new Set(answers.map((a) => a.json.id)).size).toBe(200);
-    expect(server.deps.projects.eventCount("app", "burst")).toBe(200);
+    expect(await server.services.projects.eventCount("app", "burst")).toBe(200);
   });
 });
 
@@ -89,10 +89,10 @@ test("a server stopped under load keeps every event it acknowledged", async () =
   await Promise.all(senders);
   const reopened = await startTestServer({}, dataDir);
   try {
-    const count = reopened.deps.projects.eventCount("default", "stop");
+    const count = await reopened.services.projects.eventCount("default", "stop");
     expect(acked.length).toBeGreaterThan(0);
     expect(count).toBeGreaterThanOrEqual(acked.length);
-    for (const id of acked) expect(reopened.deps.store.events.findById(id)).not.toBeNull();
+    for (const id of acked) expect(await reopened.store.events.findById(id)).not.toBeNull();
   } finally {
     await reopened.close();
   }

@@ -24,7 +24,7 @@ const USERS = ["u1", "u2", "üser"];
 
 beforeAll(async () => {
   server = await startTestServer();
-  projectId = (await server.deps.projects.create("shop")).id;
+  projectId = (await server.services.projects.create("shop")).id;
   const events = fc.sample(
     fc.record({
       channel: fc.constantFrom(...CHANNELS),
@@ -37,12 +37,12 @@ beforeAll(async () => {
     { numRuns: 400, seed: 42 },
   );
   for (const e of events) {
-    const written = await server.deps.ingest.logEvent({ kind: "full", tokenId: null }, { project: "shop", ...e });
+    const written = await server.services.ingest.logEvent({ kind: "full", tokenId: null }, { project: "shop", ...e });
     stored.push(written.result!);
   }
   // The index is written by its own thread, a moment after the commit.
   const last = stored.at(-1)!.id;
-  await eventually(() => expect(server.deps.store.events.list({ projectId, terms: searchTokens(stored.at(-1)!.name), limit: 500 }).some((e) => e.id === last)).toBe(true), 10_000);
+  await eventually(async () => expect((await server.store.events.list({ projectId, terms: searchTokens(stored.at(-1)!.name), limit: 500 })).some((e) => e.id === last)).toBe(true), 10_000);
 }, 60_000);
 afterAll(() => server.close());
 
@@ -55,7 +55,7 @@ describe("the live matcher and the store agree", () => {
     expect(searchTokens("foo_bar e\u0301x 🚀launch")).toEqual(["foo", "bar", "ex", "launch"]);
   });
 
-  test("on random filters over random events, both give the same events", () => {
+  test("on random filters over random events, both give the same events", async () => {
     const someWord = fc.constantFrom(...stored.flatMap(wordsOf).filter(Boolean));
     const term = fc.oneof(someWord, someWord.map((w) => w.slice(0, Math.max(1, Math.ceil(w.length / 2)))), text.map((t) => searchTokens(t)[0] ?? "a"));
     const filter: fc.Arbitrary<EventFilter> = fc.record(
@@ -71,9 +71,9 @@ describe("the live matcher and the store agree", () => {
       },
       { requiredKeys: ["projectId"] },
     );
-    fc.assert(
-      fc.property(filter, (f) => {
-        const fromSql = server.deps.store.events.list({ ...f, limit: 1000 }).map((e) => e.id).sort((a, b) => a - b);
+    await fc.assert(
+      fc.asyncProperty(filter, async (f) => {
+        const fromSql = (await server.store.events.list({ ...f, limit: 1000 })).map((e) => e.id).sort((a, b) => a - b);
         const inMemory = stored.filter(eventMatcher(f)).map((e) => e.id).sort((a, b) => a - b);
         expect(inMemory).toEqual(fromSql);
       }),
@@ -84,7 +84,7 @@ describe("the live matcher and the store agree", () => {
 
 describe("a dashboard's live search", () => {
   test("finds what a reload finds: cafe shows a new “Café” event live", async () => {
-    await server.deps.accounts.createUser({ username: "owner", password: "correct horse battery" }, "owner");
+    await server.services.accounts.createUser({ username: "owner", password: "correct horse battery" }, "owner");
     const agent = new Agent(server.url);
     await agent.login("owner", "correct horse battery");
     const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");

@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import journal from "../../drizzle/meta/_journal.json";
-import { MIGRATIONS, migrate } from "../../src/store/migrate.ts";
+import journal from "../../drizzle/sqlite/meta/_journal.json";
+import { MIGRATIONS, migrate } from "../../src/store/sqlite/migrate.ts";
 
 describe("migrations", () => {
   test("every migration in drizzle/ is embedded, and nothing else", () => {

@@ -139,15 +139,15 @@ describe("sse", () => {
         },
       });
       socket.write(`GET /v1/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nAccept: text/event-stream\r\n\r\n`);
-      const before = server.deps.fanout.size;
-      for (let i = 0; i < 100 && server.deps.fanout.size === before; i++) await Bun.sleep(20);
-      expect(server.deps.fanout.size).toBe(before + 1);
+      const before = server.services.fanout.size;
+      for (let i = 0; i < 100 && server.services.fanout.size === before; i++) await Bun.sleep(20);
+      expect(server.services.fanout.size).toBe(before + 1);
       const description = "x".repeat(8000);
-      for (let i = 0; i < 4000 && server.deps.fanout.size > before; i++) {
-        await server.deps.ingest.logEvent({ kind: "full", tokenId: null }, { project: "default", channel: "flood", event: `e${i}`, description });
+      for (let i = 0; i < 4000 && server.services.fanout.size > before; i++) {
+        await server.services.ingest.logEvent({ kind: "full", tokenId: null }, { project: "default", channel: "flood", event: `e${i}`, description });
       }
-      expect(server.deps.fanout.size).toBe(before);
-      expect(server.deps.streams.size).toBe(0);
+      expect(server.services.fanout.size).toBe(before);
+      expect(server.edge.streams.size).toBe(0);
       socket.end();
     } finally {
       await server.close();

@@ -1,63 +1,82 @@
 // The group-commit writer: one transaction per tick, settled after COMMIT, failures isolated.
+import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { NotFound } from "../../src/errors.ts";
-import { closeStore, openStore, type Store } from "../../src/store/index.ts";
+import { Writer } from "../../src/store/sqlite/writer.ts";
 import { tempDir } from "../helpers.ts";
 
 let dir: string;
-let store: Store;
+let sqlite: Database;
+let writer: Writer<Database>;
 beforeEach(() => {
   dir = tempDir();
-  store = openStore(join(dir, "t.db"));
-  store.sqlite.exec("CREATE TABLE t (v INTEGER)");
+  sqlite = new Database(join(dir, "t.db"), { strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("CREATE TABLE t (v INTEGER)");
+  writer = new Writer(sqlite, sqlite);
 });
-afterEach(() => {
-  closeStore(store);
+afterEach(async () => {
+  await writer.flush();
+  sqlite.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const insert = (v: number) => () => store.sqlite.query("INSERT INTO t (v) VALUES (?)").run(v);
+const insert = (v: number) => async (db: Database) => void db.query("INSERT INTO t (v) VALUES (?)").run(v);
 
 describe("writer", () => {
   test("writes submitted in one tick share one transaction", async () => {
-    const before = store.writer.stats.batches;
-    await Promise.all([1, 2, 3, 4, 5].map((v) => store.writer.submit(insert(v))));
-    expect(store.writer.stats.batches - before).toBe(1);
-    expect(store.writer.stats.lastBatchSize).toBe(5);
+    const before = writer.stats.batches;
+    await Promise.all([1, 2, 3, 4, 5].map((v) => writer.submit(insert(v))));
+    expect(writer.stats.batches - before).toBe(1);
+    expect(writer.stats.lastBatchSize).toBe(5);
   });
 
   test("a write is visible to another connection once its promise resolves", async () => {
-    await store.writer.submit(insert(42));
-    const other = openStore(join(dir, "t.db"));
-    expect(other.sqlite.query("SELECT v FROM t").all()).toEqual([{ v: 42 }]);
-    closeStore(other);
+    await writer.submit(insert(42));
+    const other = new Database(join(dir, "t.db"), { readonly: true });
+    expect(other.query("SELECT v FROM t").all()).toEqual([{ v: 42 }]);
+    other.close();
   });
 
   test("a failing write is undone alone; the rest of the batch commits", async () => {
     const results = await Promise.allSettled([
-      store.writer.submit(insert(1)),
-      store.writer.submit(() => {
-        insert(2)();
+      writer.submit(insert(1)),
+      writer.submit(async (db) => {
+        await insert(2)(db);
         throw new NotFound("nope");
       }),
-      store.writer.submit(insert(3)),
+      writer.submit(insert(3)),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(NotFound);
-    expect(store.sqlite.query("SELECT v FROM t ORDER BY v").all()).toEqual([{ v: 1 }, { v: 3 }]);
+    expect(sqlite.query("SELECT v FROM t ORDER BY v").all()).toEqual([{ v: 1 }, { v: 3 }]);
+  });
+
+  test("a write of several steps runs whole or not at all", async () => {
+    const failed = await writer
+      .submit(async (db) => {
+        await insert(10)(db);
+        await insert(11)(db);
+        throw new NotFound("the third step fails");
+      })
+      .catch((e) => e);
+    expect(failed).toBeInstanceOf(NotFound);
+    expect(sqlite.query("SELECT count(*) AS n FROM t WHERE v IN (10, 11)").get()).toEqual({ n: 0 });
   });
 
   test("a full disk fails the batch as storage unavailable (503, retry later) and the writer recovers when space returns", async () => {
-    const pages = (store.sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count;
-    store.sqlite.exec(`PRAGMA max_page_count = ${pages}`);
-    const big = () => store.sqlite.query("INSERT INTO t (v) VALUES (zeroblob(100000))").run();
-    const failed = await store.writer.submit(big).catch((e) => e);
+    const pages = (sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count;
+    sqlite.exec(`PRAGMA max_page_count = ${pages}`);
+    const big = async (db: Database) => void db.query("INSERT INTO t (v) VALUES (zeroblob(100000))").run();
+    const failed = await writer.submit(big).catch((e) => e);
     expect(failed).toMatchObject({ kind: "unavailable", code: "storage_unavailable" });
     expect(failed.details.retryAfter).toBeGreaterThan(0);
-    store.sqlite.exec("PRAGMA max_page_count = 1073741823");
-    await store.writer.submit(insert(7));
-    expect(store.sqlite.query("SELECT count(*) AS n FROM t WHERE v = 7").get()).toEqual({ n: 1 });
+    expect(writer.failing).toBe(true);
+    sqlite.exec("PRAGMA max_page_count = 1073741823");
+    await writer.submit(insert(7));
+    expect(sqlite.query("SELECT count(*) AS n FROM t WHERE v = 7").get()).toEqual({ n: 1 });
+    expect(writer.failing).toBe(false);
   });
 });

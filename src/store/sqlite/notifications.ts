@@ -2,7 +2,7 @@
 import { and, asc, desc, eq, getTableColumns, inArray, lt, lte, not, notInArray, or, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { deliveries, deliveryAttempts, integrations, pushSubscriptions, users } from "./schema.ts";
-import type { Delivery, DeliveryAttempt, Integration, NewDelivery, Outcome, QueueTarget, Subscription } from "../model/notification.ts";
+import type { Delivery, DeliveryAttempt, Integration, NewDelivery, Outcome, QueueTarget, Subscription } from "../../model/notification.ts";
 
 /** A delivery's device or integration. */
 

@@ -5,24 +5,30 @@
 // A write that throws (an unknown project, a metric that cannot be incremented) is undone alone and
 // rejects alone; the rest of the batch still commits. Batches first run without savepoints (they
 // cost more than a small write); only when a write throws is the batch rolled back and run again
-// with one SAVEPOINT per write. Writes are synchronous functions of the database, so running one
-// again after a rollback does the same thing.
+// with one SAVEPOINT per write. A write is an async function of the repositories, but SQLite
+// answers them synchronously underneath: a write awaits only promises that are already settled, so
+// a batch runs from BEGIN to COMMIT within one turn of the event loop, and nothing else writes on
+// this connection meanwhile (reads go through another one). Running a write again after a rollback
+// does the same thing.
 import type { Database } from "bun:sqlite";
-import { AppError, ClientGone, Conflict, StorageUnavailable } from "../errors.ts";
+import { AppError, ClientGone, Conflict, StorageUnavailable } from "../../errors.ts";
+import type { WriterStats } from "../store.ts";
 
-type Pending = { run: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void; signal?: AbortSignal };
+type Pending<R> = { run: (repos: R) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void; signal?: AbortSignal };
 
-export type WriterStats = { batches: number; writes: number; lastBatchSize: number; queueDepth: number };
-
-export class Writer {
-  private queue: Pending[] = [];
+export class Writer<R> {
+  private queue: Pending<R>[] = [];
   private scheduled = false;
+  private flushing: Promise<void> | null = null;
   private readonly stmt;
   readonly stats: WriterStats = { batches: 0, writes: 0, lastBatchSize: 0, queueDepth: 0 };
   /** The last batch could not be committed (a full disk, a read-only file): until one is, the store is not ready. */
   failing = false;
 
-  constructor(private readonly sqlite: Database) {
+  constructor(
+    private readonly sqlite: Database,
+    private readonly repos: R,
+  ) {
     this.stmt = {
       begin: sqlite.prepare("BEGIN IMMEDIATE"),
       commit: sqlite.prepare("COMMIT"),
@@ -34,25 +40,26 @@ export class Writer {
   }
 
   /**
-   * Runs `write` (synchronous, it is inside a transaction) in the next batch; settles after commit.
-   * With `signal` (the request's), a write whose client left before the batch began is not made:
-   * it could not be acknowledged, and the client's retry would store it a second time.
+   * Runs `write` in the next batch; settles after commit. With `signal` (the request's), a write
+   * whose client left before the batch began is not made: it could not be acknowledged, and the
+   * client's retry would store it a second time.
    */
-  submit<T>(write: () => T, signal?: AbortSignal): Promise<T> {
+  submit<T>(write: (repos: R) => Promise<T>, signal?: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ run: write, resolve: resolve as (value: unknown) => void, reject, signal });
       this.stats.queueDepth = this.queue.length;
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(() => void this.flush());
       }
     });
   }
 
-  /** Commits whatever is queued now. Also called at shutdown. */
-  flush(): void {
+  /** Commits whatever is queued now (after the batch under way, if any). Also called at shutdown. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
     this.scheduled = false;
-    const batch: Pending[] = [];
+    const batch: Pending<R>[] = [];
     for (const pending of this.queue) {
       if (pending.signal?.aborted) pending.reject(new ClientGone());
       else batch.push(pending);
@@ -60,25 +67,32 @@ export class Writer {
     this.queue = [];
     this.stats.queueDepth = 0;
     if (batch.length === 0) return;
-    const outcomes = this.commit(batch);
-    this.stats.batches++;
-    this.stats.writes += batch.length;
-    this.stats.lastBatchSize = batch.length;
-    batch.forEach((pending, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) pending.resolve(outcome.value);
-      else pending.reject(outcome.error);
+    this.flushing = this.commit(batch).then((outcomes) => {
+      this.stats.batches++;
+      this.stats.writes += batch.length;
+      this.stats.lastBatchSize = batch.length;
+      batch.forEach((pending, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) pending.resolve(outcome.value);
+        else pending.reject(outcome.error);
+      });
     });
+    try {
+      await this.flushing;
+    } finally {
+      this.flushing = null;
+    }
   }
 
-  private commit(batch: Pending[]): Outcome[] {
+  private async commit(batch: Pending<R>[]): Promise<Outcome[]> {
     try {
       this.stmt.begin.run();
-      let outcomes = this.runAll(batch);
+      let outcomes = await this.runAll(batch);
       if (!outcomes) {
         this.stmt.rollback.run();
         this.stmt.begin.run();
-        outcomes = batch.map((pending) => this.runOne(pending));
+        outcomes = [];
+        for (const pending of batch) outcomes.push(await this.runOne(pending));
       }
       this.stmt.commit.run();
       this.failing = false;
@@ -98,11 +112,11 @@ export class Writer {
   }
 
   /** The fast path: every write in one go; null as soon as one throws (the caller rolls back). */
-  private runAll(batch: Pending[]): Outcome[] | null {
+  private async runAll(batch: Pending<R>[]): Promise<Outcome[] | null> {
     const outcomes: Outcome[] = [];
     for (const pending of batch) {
       try {
-        outcomes.push({ ok: true, value: pending.run() });
+        outcomes.push({ ok: true, value: await pending.run(this.repos) });
       } catch (error) {
         if (!(error instanceof AppError) && isStorageFailure(error)) throw error; // the whole batch fails
         return null;
@@ -111,10 +125,10 @@ export class Writer {
     return outcomes;
   }
 
-  private runOne(pending: Pending): Outcome {
+  private async runOne(pending: Pending<R>): Promise<Outcome> {
     this.stmt.savepoint.run();
     try {
-      const value = pending.run();
+      const value = await pending.run(this.repos);
       this.stmt.release.run();
       return { ok: true, value };
     } catch (error) {

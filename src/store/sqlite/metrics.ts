@@ -2,7 +2,7 @@
 import { and, asc, eq, gte, lte } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { metricHistory, metrics, projects } from "./schema.ts";
-import type { Metric, MetricPoint, MetricValue } from "../model/metric.ts";
+import type { Metric, MetricPoint, MetricValue } from "../../model/metric.ts";
 
 
 const MINUTE = 60_000;

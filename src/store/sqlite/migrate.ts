@@ -2,14 +2,14 @@
 // binary carries them (Drizzle's own migrator reads the folder at run time, which a binary lacks).
 // Forward only; each runs in its own transaction; a database migrated by a newer binary is refused.
 import type { Database } from "bun:sqlite";
-import journal from "../../drizzle/meta/_journal.json";
-import m0000 from "../../drizzle/0000_init.sql" with { type: "text" };
-import m0001 from "../../drizzle/0001_tags_and_search.sql" with { type: "text" };
-import m0002 from "../../drizzle/0002_users_and_sessions.sql" with { type: "text" };
-import m0003 from "../../drizzle/0003_notifications.sql" with { type: "text" };
-import m0004 from "../../drizzle/0004_idempotency.sql" with { type: "text" };
-import m0005 from "../../drizzle/0005_search_in_own_file.sql" with { type: "text" };
-import m0006 from "../../drizzle/0006_tokens_creator_and_notify.sql" with { type: "text" };
+import journal from "../../../drizzle/sqlite/meta/_journal.json";
+import m0000 from "../../../drizzle/sqlite/0000_init.sql" with { type: "text" };
+import m0001 from "../../../drizzle/sqlite/0001_tags_and_search.sql" with { type: "text" };
+import m0002 from "../../../drizzle/sqlite/0002_users_and_sessions.sql" with { type: "text" };
+import m0003 from "../../../drizzle/sqlite/0003_notifications.sql" with { type: "text" };
+import m0004 from "../../../drizzle/sqlite/0004_idempotency.sql" with { type: "text" };
+import m0005 from "../../../drizzle/sqlite/0005_search_in_own_file.sql" with { type: "text" };
+import m0006 from "../../../drizzle/sqlite/0006_tokens_creator_and_notify.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,

@@ -2,12 +2,12 @@
 // time. Never OFFSET: every page is an index seek from the last row of the previous one.
 import { and, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { EventFilter, Position } from "../model/filter.ts";
+import type { EventFilter, Position } from "../../model/filter.ts";
 import type { Db } from "./db.ts";
 import { eventTags } from "./manual-tables.ts";
 import { channels, events } from "./schema.ts";
-import { ftsQuery } from "./search-tokens.ts";
-import { type EventContent, type NewEvent, type StoredEvent, type Tags, tagText } from "../model/event.ts";
+import { ftsQuery } from "../search-tokens.ts";
+import { type EventContent, type NewEvent, type StoredEvent, type Tags, tagText } from "../../model/event.ts";
 
 
 

@@ -2,7 +2,7 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { apiTokens, projects } from "./schema.ts";
-import type { NewToken, TokenRecord } from "../model/token.ts";
+import type { NewToken, TokenRecord } from "../../model/token.ts";
 
 
 export function tokenStore(db: Db, accessChanges: { count: number }) {

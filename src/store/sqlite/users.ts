@@ -2,7 +2,7 @@
 import { and, asc, count, eq, gt, lt } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { sessions, users } from "./schema.ts";
-import type { User, UserRecord } from "../model/user.ts";
+import type { User, UserRecord } from "../../model/user.ts";
 
 export type SessionRow = typeof sessions.$inferSelect;
 

@@ -3,7 +3,7 @@ import { and, asc, count, eq } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { eventTags } from "./manual-tables.ts";
 import { channels, events, projects } from "./schema.ts";
-import type { Channel, Project } from "../model/project.ts";
+import type { Channel, Project } from "../../model/project.ts";
 
 export type ChannelSummary = Channel & { events: number };
 

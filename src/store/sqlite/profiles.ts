@@ -3,7 +3,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { groupMembers, groups, profiles } from "./schema.ts";
-import type { Profile, Properties } from "../model/profile.ts";
+import type { Profile, Properties } from "../../model/profile.ts";
 
 
 export function profileStore(db: Db) {

@@ -3,9 +3,9 @@
 // them as the inline writer does; everything else is written on this thread as before. It frees
 // this thread of SQLite's share of each event, at the cost of passing each write and its answer
 // between threads: worth it where the load has cores to spare (on 2 cores it is not; see README).
-import { ClientGone, fromPlain, type PlainError, StorageUnavailable } from "../errors.ts";
-import { log } from "../logger.ts";
-import { startWorker } from "../workers.ts";
+import { ClientGone, fromPlain, type PlainError, StorageUnavailable } from "../../errors.ts";
+import { log } from "../../logger.ts";
+import { startWorker } from "../../workers.ts";
 
 export type WriteRequest = { id: number; name: string; args: unknown };
 export type WriteAnswer = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: PlainError };

@@ -1,0 +1,21 @@
+// The API's routes, in one list: ingest, reads, the event stream, health, and the OpenAPI document
+// generated from the list itself.
+import type { Edge } from "../http/edge.ts";
+import type { Route } from "../http/routes.ts";
+import type { Services } from "../services.ts";
+import { healthRoutes } from "./health.ts";
+import { ingestRoutes } from "./ingest.ts";
+import { openApiRoute } from "./openapi.ts";
+import { readRoutes } from "./read.ts";
+import { streamRoutes } from "./stream.ts";
+
+export function apiRoutes(services: Services, edge: Edge): Route[] {
+  const routes = [...ingestRoutes(services, edge), ...readRoutes(services), ...streamRoutes(services, edge), ...healthRoutes(services, edge)];
+  return [...routes, openApiRoute(routes, services.config.baseUrl, services.version)];
+}
+
+/** The API answers JSON, errors included: its paths, and anything under /v1/. */
+export function apiPaths(routes: Route[]): (path: string) => boolean {
+  const exact = new Set(routes.map((r) => r.path).filter((p) => !p.includes(":")));
+  return (path) => path.startsWith("/v1/") || exact.has(path);
+}

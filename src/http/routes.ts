@@ -1,0 +1,153 @@
+// Every route of the server is data: a method, a path, who may call it, and a handler. mountRoutes
+// registers them and applies the checks their access names before the handler runs (a token; a
+// session, and on a state-changing request its CSRF token), so no handler can forget one. The
+// OpenAPI document, the CORS preflights, the API/dashboard split of errors and the tests that walk
+// every route are derived from the same lists (api/routes.ts, web/routes.ts).
+import type { Server } from "bun";
+import { Elysia } from "elysia";
+import type { z } from "zod";
+import { assertCanRead } from "../domain/access.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Scope } from "../model/access.ts";
+import type { Session } from "../model/user.ts";
+import type { Guard } from "./auth.ts";
+import { readForm, WEB_BODY_LIMIT } from "./body.ts";
+import { errorOf } from "./on-error.ts";
+import { statusOf } from "./errors.ts";
+import type { WebGuard } from "./session.ts";
+
+/**
+ * Who may call a route.
+ * - none: anyone (health checks, assets, the API reference).
+ * - token, full: the API, with a bearer token; any valid token (a public one within its scope), or a full-access one.
+ * - visitor: dashboard pages shown before sign-in (setup, login); their forms carry a double-submit token.
+ * - member, owner: the dashboard, signed in (as the owner); every request but a GET carries the session's CSRF token.
+ */
+export type Access = "none" | "token" | "full" | "visitor" | "member" | "owner";
+
+export type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+export type BaseContext = { request: Request; server: Server<unknown> | null; params: Record<string, string> };
+
+/** What a handler gets besides the request: the token's scope, or the session and the checked body. */
+export type Context<A extends Access> = BaseContext &
+  (A extends "token" | "full" ? { scope: Scope } : A extends "member" | "owner" ? { session: Session; body: unknown } : A extends "visitor" ? { body: unknown } : object);
+
+/** An API route's entry in the OpenAPI document and the /docs page. */
+export type ApiDoc = { summary: string; description: string; body?: z.ZodType; query?: z.ZodType; params?: z.ZodType; example: unknown; contentType?: string };
+
+export type Route<A extends Access = Access> = {
+  method: Method;
+  path: string;
+  access: A;
+  handle: (ctx: Context<A>) => Response | Promise<Response>;
+  /** Dashboard: how the body of a state-changing request is read and checked; a form unless it says JSON (with its limit). */
+  body?: "form" | { json: number };
+  /** Dashboard, member: what a visitor without a session gets, instead of being sent to sign in. */
+  signedOut?: (ctx: BaseContext) => Response | Promise<Response>;
+  /** API: web pages on other origins may call it (with a public token); its preflight is answered. */
+  cors?: boolean;
+  /** API: counted and timed by route and status (signalboard_ingest_*). */
+  metered?: boolean;
+  doc?: ApiDoc;
+};
+
+/** A route, typed by its access (so its handler sees what that access provides). */
+export const route = <A extends Access>(r: Route<A>): Route => r as unknown as Route;
+
+export type RouteChecks = {
+  guard: Guard;
+  web: WebGuard;
+  metrics: Metrics;
+};
+
+const CORS_PREFLIGHT = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
+  "Access-Control-Max-Age": "86400",
+};
+
+/** Registers `routes` with their checks, and a preflight for every path with a CORS route. */
+export function mountRoutes(routes: Route[], checks: RouteChecks): Elysia {
+  const app = new Elysia({ name: "routes" });
+  for (const r of routes) {
+    // The handler names what it uses, so Elysia builds only that for each request.
+    const handle = guarded(r, checks);
+    app.route(r.method, r.path, ({ request, server, params }) => handle({ request, server, params }), { parse: "none" });
+  }
+  const corsPaths = new Map<string, Set<string>>();
+  for (const r of routes) if (r.cors) (corsPaths.get(r.path) ?? corsPaths.set(r.path, new Set(["OPTIONS"])).get(r.path)!).add(r.method);
+  for (const [path, methods] of corsPaths) {
+    const headers = { ...CORS_PREFLIGHT, "Access-Control-Allow-Methods": [...methods].sort().join(", ") };
+    app.options(path, () => new Response(null, { status: 204, headers }));
+  }
+  return app;
+}
+
+function guarded(r: Route, { guard, web, metrics }: RouteChecks): (c: BaseContext) => Promise<Response> | Response {
+  const handle = r.handle as (ctx: BaseContext & Record<string, unknown>) => Response | Promise<Response>;
+  switch (r.access) {
+    case "none":
+      return handle;
+    case "token":
+    case "full": {
+      const full = r.access === "full";
+      const authorized = async (c: BaseContext) => {
+        const scope = await guard.authenticate(c.request, c.server);
+        if (full) assertCanRead(scope);
+        return handle({ ...c, scope });
+      };
+      return r.metered ? metered(`${r.method} ${r.path}`, authorized, metrics) : authorized;
+    }
+    case "visitor":
+      return async (c) => {
+        if (r.method === "GET") return handle({ ...c, body: null });
+        const body = await readForm(c.request, WEB_BODY_LIMIT);
+        web.verifyFormToken(c.request, (body as Record<string, unknown>)._form);
+        return handle({ ...c, body });
+      };
+    case "member":
+    case "owner": {
+      const owner = r.access === "owner";
+      const bodyOf = r.body;
+      return async (c) => {
+        // Without a session, the visitor is sent to sign in (or to set up the owner), then back here.
+        const session = r.signedOut ? await web.session(c.request) : await web.requireSession(c.request);
+        if (!session) return r.signedOut!(c);
+        if (owner) web.requireOwner(session);
+        if (r.method === "GET") return handle({ ...c, session, body: null });
+        // The body read (capped), the session checked again (it may have ended meanwhile), then its CSRF token.
+        const body = typeof bodyOf === "object" ? await web.json(c.request, session, bodyOf.json) : await web.form(c.request, session);
+        return handle({ ...c, session, body });
+      };
+    }
+  }
+}
+
+/** Counts each answer by route and status, and times it (the counter of a success is kept at hand: one addition). */
+function metered(name: string, handle: (c: BaseContext) => Promise<Response>, metrics: Metrics) {
+  const answered = metrics.ingestRequests.cell({ route: name, status: "200" });
+  const seconds = metrics.ingestSeconds.cell({ route: name });
+  return async (c: BaseContext) => {
+    const started = performance.now();
+    try {
+      const response = await handle(c);
+      answered.value++;
+      return response;
+    } catch (error) {
+      metrics.ingestRequests.inc({ route: name, status: String(statusOf(errorOf(error, c.request))) });
+      throw error;
+    } finally {
+      seconds.observe((performance.now() - started) / 1000);
+    }
+  };
+}
+
+/** The query string's parameters, repeated ones (`tag`) as lists. */
+export function queryOf(request: Request, lists: string[] = []): Record<string, string | string[]> {
+  const params = new URL(request.url).searchParams;
+  const out: Record<string, string | string[]> = {};
+  for (const name of lists) out[name] = params.getAll(name);
+  for (const [key, value] of params) if (!lists.includes(key)) out[key] = value;
+  return out;
+}

@@ -1,0 +1,201 @@
+// The storage seam. Services see only these asynchronous repositories, one per aggregate, and
+// tx(): every write runs in the writer's group commit, and a multi-step write runs whole or not at
+// all. Reads outside a transaction see what is committed. Each dialect implements this: SQLite in
+// DATA_DIR (store/sqlite/), PostgreSQL for several instances (store/pg/).
+import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
+import type { EventFilter, Position } from "../model/filter.ts";
+import type { Metric, MetricPoint, MetricValue } from "../model/metric.ts";
+import type { Delivery, DeliveryAttempt, DeliveryStatus, DeliveryTarget, Integration, IntegrationKind, NewDelivery, Outcome, QueueTarget, Subscription } from "../model/notification.ts";
+import type { Profile, Properties } from "../model/profile.ts";
+import type { Channel, Project } from "../model/project.ts";
+import type { NewToken, TokenRecord } from "../model/token.ts";
+import type { Role, Session, User, UserRecord } from "../model/user.ts";
+
+/** A page of a feed: newest first from `before`, or oldest first from `after`. */
+export type Page = { before?: Position; after?: Position; limit: number };
+
+export interface ProjectRepository {
+  findByName(name: string): Promise<Project | null>;
+  findById(id: number): Promise<Project | null>;
+  /** Null when a project of that name already exists. */
+  create(name: string, now?: number): Promise<Project | null>;
+  list(): Promise<Project[]>;
+  setRetention(id: number, days: number | null): Promise<void>;
+  /** With its channels, metrics and tokens; delete its events first (events.deleteBatch). */
+  delete(id: number): Promise<void>;
+  findChannel(projectId: number, name: string): Promise<Channel | null>;
+  /** The channel's id, creating the channel on first use. */
+  ensureChannel(projectId: number, name: string, now: number): Promise<{ id: number; created: boolean }>;
+  /** Null when the channel already exists. */
+  createChannel(projectId: number, name: string, now?: number): Promise<Channel | null>;
+  listChannels(projectId: number): Promise<Channel[]>;
+  /** An empty channel; delete its events first. */
+  deleteChannel(channel: Channel): Promise<void>;
+  countEvents(where: { projectId: number } | { channelId: number }): Promise<number>;
+}
+
+export interface EventRepository {
+  insert(e: NewEvent): Promise<StoredEvent>;
+  /** What the events of a channel at one time say (an import's "already there" check). */
+  contentAt(channelId: number, ts: number): Promise<EventContent[]>;
+  findById(id: number): Promise<StoredEvent | null>;
+  /** Newest first by event time (then id), or oldest first when paging forward with `after`. */
+  list(filter: EventFilter & Page): Promise<StoredEvent[]>;
+  /** A project's (or all) events with ids in (afterId, throughId], in id order, at most `limit`. */
+  range(projectId: number | undefined, afterId: number, throughId: number, limit: number): Promise<StoredEvent[]>;
+  /** Events per channel for each of `days` consecutive days from `start` (Unix ms). */
+  activity(projectId: number, start: number, days: number): Promise<{ channel: string; counts: number[] }[]>;
+  /** Deletes up to `limit` matching events (oldest first) with their tags; returns how many. */
+  deleteBatch(where: { projectId: number; channelId?: number; before?: number }, limit: number): Promise<number>;
+  lastId(): Promise<number>;
+}
+
+export interface MetricRepository {
+  current(projectId: number, title: string): Promise<{ id: number; value: MetricValue | null; icon: string | null } | null>;
+  /** Stores the value as current and as this minute's point in the history. */
+  save(m: { projectId: number; title: string; value: MetricValue; icon: string | null; now: number }): Promise<{ id: number; icon: string | null }>;
+  list(projectId: number): Promise<Metric[]>;
+  find(projectId: number, title: string): Promise<Metric | null>;
+  history(metricId: number, since: number, until?: number): Promise<MetricPoint[]>;
+  delete(metricId: number): Promise<void>;
+}
+
+export interface ProfileRepository {
+  /** Merges `properties` into the user's (null removes one). */
+  identify(projectId: number, userId: string, properties: Properties, now: number): Promise<void>;
+  find(projectId: number, userId: string): Promise<Profile | null>;
+  group(projectId: number, groupId: string, properties: Properties, now: number): Promise<void>;
+  addMember(projectId: number, groupId: string, userId: string, now: number): Promise<void>;
+  groupsOf(projectId: number, userId: string): Promise<{ groupId: string; properties: Properties }[]>;
+}
+
+export interface TokenRepository {
+  insert(token: NewToken): Promise<TokenRecord>;
+  findByPrefix(prefix: string): Promise<TokenRecord | null>;
+  findById(id: number): Promise<TokenRecord | null>;
+  list(includeRevoked?: boolean): Promise<TokenRecord[]>;
+  /** False when it was revoked already. */
+  revoke(id: number, now: number): Promise<boolean>;
+  /** Revokes the live tokens a member created; returns how many. */
+  revokeCreatedBy(userId: number, now: number): Promise<number>;
+  setMayNotify(id: number, mayNotify: boolean): Promise<void>;
+  touch(id: number, at: number): Promise<void>;
+}
+
+export interface UserRepository {
+  count(): Promise<number>;
+  /** Null when the username is taken. */
+  create(u: { username: string; passwordHash: string; role: Role }, now: number): Promise<User | null>;
+  findByUsername(username: string): Promise<UserRecord | null>;
+  findById(id: number): Promise<User | null>;
+  list(): Promise<User[]>;
+  setPassword(id: number, passwordHash: string, now: number): Promise<void>;
+  /** With their sessions and devices. */
+  delete(id: number): Promise<void>;
+  createSession(s: { tokenHash: string; userId: number; csrfToken: string; createdAt: number; expiresAt: number }): Promise<void>;
+  sessionActive(sessionId: number, now: number): Promise<boolean>;
+  /** The live session with that token hash and its user. */
+  findSession(tokenHash: string, now: number): Promise<Session | null>;
+  deleteSession(tokenHash: string): Promise<void>;
+  deleteSessionsOf(userId: number): Promise<void>;
+  deleteExpiredSessions(now: number): Promise<number>;
+  activeSessions(userId: number, now: number): Promise<number>;
+}
+
+export interface NotificationRepository {
+  /** Creates or refreshes the device with this endpoint (a browser keeps one per origin). */
+  saveSubscription(s: { userId: number; endpoint: string; p256dh: string; auth: string; deviceName: string }, now: number): Promise<Subscription>;
+  refreshSubscription(userId: number, endpoint: string, now: number): Promise<boolean>;
+  subscriptionsOf(userId: number): Promise<Subscription[]>;
+  allSubscriptions(): Promise<Subscription[]>;
+  subscriptionsWithOwner(id?: number): Promise<(Subscription & { username: string })[]>;
+  subscription(id: number): Promise<Subscription | null>;
+  setFilters(id: number, filters: string | null): Promise<void>;
+  deleteSubscription(id: number): Promise<void>;
+  pruneSubscriptions(notRefreshedSince: number): Promise<number>;
+  recordSubscriptionOutcome(id: number, outcome: Outcome, now: number): Promise<void>;
+  createIntegration(i: { projectId: number; kind: IntegrationKind; name: string; url: string; topic: string | null; secret: string | null; createdByUserId: number | null }, now: number): Promise<Integration>;
+  integrationsOf(projectId: number): Promise<Integration[]>;
+  integration(id: number): Promise<Integration | null>;
+  integrationsCreatedBy(userId: number): Promise<number>;
+  disableCreatedBy(userId: number): Promise<number>;
+  setIntegrationEnabled(id: number, enabled: boolean): Promise<void>;
+  deleteIntegration(id: number): Promise<void>;
+  recordIntegrationOutcome(id: number, outcome: Outcome, now: number): Promise<void>;
+  enqueue(rows: NewDelivery[], now: number): Promise<number>;
+  /** Pending deliveries whose time has come, oldest first, except those busy and those of full targets. */
+  due(now: number, limit: number, except: { ids: number[]; targets: QueueTarget[] }): Promise<Delivery[]>;
+  pendingCount(): Promise<number>;
+  /** Records one attempt, and the delivery's new state. */
+  settle(id: number, attempt: { ok: boolean; status: number | null; error: string | null }, next: { status: DeliveryStatus; nextAttemptAt?: number }, now: number): Promise<void>;
+  /** A target is gone: drops what was queued for it. */
+  abandon(target: DeliveryTarget, targetId: number, now: number): Promise<void>;
+  delivery(id: number): Promise<Delivery | null>;
+  deliveriesFor(target: DeliveryTarget, targetIds: number[], limit?: number): Promise<Delivery[]>;
+  attemptsOf(deliveryId: number): Promise<DeliveryAttempt[]>;
+  /** Forgets finished deliveries (and their attempts) older than `before`. */
+  pruneDeliveries(before: number): Promise<number>;
+}
+
+export interface IdempotencyRepository {
+  find(tokenId: number, key: string, now: number): Promise<{ fingerprint: string; response: string } | null>;
+  save(tokenId: number, key: string, fingerprint: string, response: string, now: number): Promise<void>;
+  prune(now: number): Promise<number>;
+}
+
+export interface MetaRepository {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string): Promise<void>;
+  /** Writes and removes a row of a few pages: fails where a new event would (a full disk). */
+  probe(): Promise<void>;
+}
+
+export type Repositories = {
+  projects: ProjectRepository;
+  events: EventRepository;
+  metrics: MetricRepository;
+  profiles: ProfileRepository;
+  tokens: TokenRepository;
+  users: UserRepository;
+  notifications: NotificationRepository;
+  idempotency: IdempotencyRepository;
+  meta: MetaRepository;
+};
+
+/** The methods that write: called on the store itself, each runs as a transaction of its own in the group commit. */
+export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = {
+  projects: ["create", "setRetention", "delete", "ensureChannel", "createChannel", "deleteChannel"],
+  events: ["insert", "deleteBatch"],
+  metrics: ["save", "delete"],
+  profiles: ["identify", "group", "addMember"],
+  tokens: ["insert", "revoke", "revokeCreatedBy", "setMayNotify", "touch"],
+  users: ["create", "setPassword", "delete", "createSession", "deleteSession", "deleteSessionsOf", "deleteExpiredSessions"],
+  notifications: ["saveSubscription", "refreshSubscription", "setFilters", "deleteSubscription", "pruneSubscriptions", "recordSubscriptionOutcome", "createIntegration", "disableCreatedBy", "setIntegrationEnabled", "deleteIntegration", "recordIntegrationOutcome", "enqueue", "settle", "abandon", "pruneDeliveries"],
+  idempotency: ["save", "prune"],
+  meta: ["set", "probe"],
+};
+
+export type WriterStats = { batches: number; writes: number; lastBatchSize: number; queueDepth: number };
+
+export interface Store extends Repositories {
+  /**
+   * Runs `work` in the next group commit and settles after the commit. `work` must not wait for
+   * anything but the repositories it is given. A write that throws is undone alone; `signal` (a
+   * request's) skips a write whose client left before its transaction began.
+   */
+  tx<T>(work: (tx: Repositories) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** Changes whenever access may have been taken away (a token revoked, a session ended), here or elsewhere. */
+  accessVersion(): string;
+  /** The writer's counters, and whether its last commit failed for want of storage. */
+  readonly writer: { readonly stats: WriterStats; readonly failing: boolean };
+  /** Reads, answering? (readiness) */
+  ping(): Promise<void>;
+  /**
+   * A consistent copy of the whole database, taken online, written to `target` (a file), or
+   * nothing written if it fails; `replace` lets it write over an older copy.
+   */
+  backup(target: string, options: { replace: boolean }): Promise<void>;
+  /** Housekeeping: forgets what has served its time. */
+  prune(now: number, limits: { deliveriesBefore: number; subscriptionsBefore: number }): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,28 @@
+// The dashboard's routes, in one list: assets, sign-in, pages, managing projects, settings,
+// notifications, the live stream, and the API reference.
+import type { Edge } from "../http/edge.ts";
+import type { Route } from "../http/routes.ts";
+import type { Services } from "../services.ts";
+import { type Assets, assetRoutes } from "./assets.ts";
+import { authRoutes } from "./auth.ts";
+import { docsRoutes } from "./docs.ts";
+import type { Kit } from "./kit.ts";
+import { liveRoutes } from "./live.ts";
+import { manageRoutes } from "./manage.ts";
+import { notificationRoutes } from "./notifications.ts";
+import { pageRoutes } from "./pages.ts";
+import { settingsRoutes } from "./settings.ts";
+
+/** `api`: the API's routes, which /docs describes. */
+export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Assets, api: Route[]): Route[] {
+  return [
+    ...assetRoutes(assets),
+    ...authRoutes(services, edge, kit),
+    ...pageRoutes(services, kit),
+    ...manageRoutes(services, kit),
+    ...settingsRoutes(services, kit),
+    ...notificationRoutes(services, kit),
+    ...liveRoutes(services, edge, kit),
+    ...docsRoutes(services, edge, kit, api),
+  ];
+}
