@@ -1,16 +1,17 @@
 // A running Signalboard: the store opened, the default project in place, the app listening, the
 // background jobs ticking; and a stop() that loses nothing.
-import { createApp } from "./app.ts";
+import { type App, createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { SERVER_BODY_LIMIT } from "./http/body.ts";
 import type { Edge } from "./http/edge.ts";
+import type { Route } from "./http/routes.ts";
 import { log, logEnabled } from "./logger.ts";
 import { createServices, openStore, type Services } from "./services.ts";
 import type { SqliteStore } from "./store/sqlite/index.ts";
 import { Assets } from "./web/assets.ts";
 
-/** `store` is there for tests and tools that look inside; the server itself goes through `services`. */
-export type Running = { url: string; port: number; services: Services; edge: Edge; store: SqliteStore; stop: () => Promise<void> };
+/** `routes`, `app` and `store` are there for tests and tools that look inside; the server itself goes through `services`. */
+export type Running = { url: string; port: number; services: Services; edge: Edge; routes: Route[]; app: App["app"]; store: SqliteStore; stop: () => Promise<void> };
 
 export async function startServer(loaded: Config): Promise<Running> {
   const phase = (name: string) => log.debug("start-up", { phase: name, ms: Math.round(performance.now()) });
@@ -32,7 +33,7 @@ export async function startServer(loaded: Config): Promise<Running> {
   await services.projects.ensure(config.defaultProject);
   const assets = await Assets.load();
   phase("assets loaded");
-  const { app, edge } = createApp(services, assets);
+  const { app, edge, routes } = createApp(services, assets);
   phase("routes composed");
   reserved.stop(true);
   try {
@@ -81,7 +82,7 @@ export async function startServer(loaded: Config): Promise<Running> {
     return stopping;
   }
 
-  return { url, port: server.port ?? config.port, services, edge, store, stop };
+  return { url, port: server.port ?? config.port, services, edge, routes, app, store, stop };
 }
 
 /** Work that runs beside requests: token last-used times, and housekeeping. */

@@ -19,6 +19,8 @@ afterAll(() => server.close());
 const logTo = (project: string, channel: string) => ({ project, channel, event: "Visit" });
 
 describe("authentication", () => {
+  // Every ingest route (checked against the route table below) and a read of each kind; the table
+  // itself is walked, every route of it, in test/http/routes.test.ts.
   const routes: [string, string][] = [
     ["POST", "/v1/log"],
     ["POST", "/log-event"],
@@ -31,6 +33,10 @@ describe("authentication", () => {
     ["GET", "/v1/metrics"],
     ["GET", "/v1/stream"],
   ];
+  test("these are every ingest route of the route table", () => {
+    const table = server.routes.filter((r) => r.access === "token").map((r) => `${r.method} ${r.path}`);
+    expect(routes.filter(([method]) => method !== "GET").map(([m, p]) => `${m} ${p}`)).toEqual(table);
+  });
   const bad: [string, Record<string, string>][] = [
     ["no header", {}],
     ["malformed header", { Authorization: "Token abc" }],
