@@ -446,7 +446,7 @@ else
 # Signalboard settings, read by $SERVICE.service (EnvironmentFile=$ENV_FILE).
 # Written once by install.sh: re-running the installer never overwrites this file.
 # After a change: systemctl restart $SERVICE
-# Every setting and its meaning: signalboard --help (README: "Configuration").
+# Every setting and its meaning: signalboard --help (docs/configuration.md).
 # A secret can come from a file instead: NAME_FILE=/path rather than NAME=value.
 
 PORT=$PORT

@@ -1,4 +1,4 @@
-// Makes the screenshots in README.md: a demo instance with realistic events, captured in Chromium.
+// Makes the screenshots in README.md and docs/: a demo instance with realistic events, captured in Chromium.
 // bun scripts/screenshot.ts  (needs /usr/bin/chromium; emoji look best with fonts-noto-color-emoji)
 import { join } from "node:path";
 import { chromium } from "playwright-core";

@@ -1,4 +1,4 @@
-// The rules every input obeys, wherever it comes from (API, dashboard, CLI). README.md's "Limits"
+// The rules every input obeys, wherever it comes from (API, dashboard, CLI). docs/api.md's "Limits"
 // section documents exactly these numbers.
 import { get as emojiByShortcode } from "node-emoji";
 import { z } from "zod";

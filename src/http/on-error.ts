@@ -65,7 +65,7 @@ function toAppError(code: unknown, error: unknown, request: Request, path: strin
   if (code === "NOT_FOUND") {
     const methods = allowed(path);
     if (methods.length) return new MethodNotAllowed(method, path, methods);
-    return new NotFound(`No route ${method} ${path}. See README.md for the API.`);
+    return new NotFound(`No route ${method} ${path}. See /docs for the API.`);
   }
   if (code === "PARSE") return new BadRequest("The request body could not be parsed.", "invalid_body");
   if (code === "VALIDATION") return new BadRequest("The request is invalid.", "validation_error");

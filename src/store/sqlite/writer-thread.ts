@@ -2,7 +2,7 @@
 // with plain data, run by a worker (src/writer-worker.ts) that owns a connection and group-commits
 // them as the inline writer does; everything else is written on this thread as before. It frees
 // this thread of SQLite's share of each event, at the cost of passing each write and its answer
-// between threads: worth it where the load has cores to spare (on 2 cores it is not; see README).
+// between threads: worth it where the load has cores to spare (on 2 cores it is not; see docs/operations.md, Performance).
 import { ClientGone, fromPlain, type PlainError, StorageUnavailable } from "../../errors.ts";
 import { log } from "../../logger.ts";
 import { startWorker } from "../../workers.ts";
