@@ -53,7 +53,7 @@ export async function startServer(loaded: Config): Promise<Running> {
   }
   const server = app.server!;
   const jobs = startJobs(services);
-  services.notifier.start(services.hub);
+  await services.notifier.start(services.hub, { only: true });
   edge.streams.watch(() => services.accessVersion()); // a revoked token or ended session closes its streams
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
   log.info("listening", { url, dataDir: config.dataDir, baseUrl: config.baseUrl, sqliteSync: config.sqliteSync, startedInMs: Math.round(performance.now()) });

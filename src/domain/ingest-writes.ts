@@ -42,15 +42,16 @@ type Common = { idempotency?: Idempotency; now: number };
 
 /** The stored answer for a known key, else the work and its answer. */
 async function keyed<T>(tx: Repositories, { idempotency: idem, now }: Common, work: () => Promise<T>): Promise<Written<T>> {
-  const kept = idem ? await tx.idempotency.find(idem.tokenId, idem.key, now) : null;
+  if (!idem) return { result: await work(), answer: null };
+  // Claimed before the work: a retry racing the first request waits for it, then gets its answer.
+  const kept = await tx.idempotency.claim(idem.tokenId, idem.key, idem.fingerprint, now);
   if (kept) {
-    if (kept.fingerprint !== idem!.fingerprint) throw new IdempotencyKeyReused();
+    if (kept.fingerprint !== idem.fingerprint) throw new IdempotencyKeyReused();
     return { replayed: kept.response };
   }
   const result = await work();
-  if (!idem) return { result, answer: null };
   const text = answer(idem.answer, result);
-  await tx.idempotency.save(idem.tokenId, idem.key, idem.fingerprint, text, now);
+  await tx.idempotency.complete(idem.tokenId, idem.key, text);
   return { result, answer: text };
 }
 
@@ -73,10 +74,21 @@ export const ingestWrites = {
   recordMetric(tx: Repositories, w: Common & { input: MetricInput; project: string }): Promise<Written<Metric>> {
     return keyed(tx, w, async (): Promise<Metric> => {
       const project = await requireProject(tx, w.project);
-      const current = await tx.metrics.current(project.id, w.input.title);
-      const value = w.input.increment ? incremented(w.input.title, current?.value ?? null, w.input.value) : w.input.value;
-      const saved = await tx.metrics.save({ projectId: project.id, title: w.input.title, value, icon: w.input.icon ?? null, now: w.now });
-      return { id: saved.id, projectId: project.id, project: project.name, title: w.input.title, value, icon: saved.icon, updatedAt: w.now };
+      const { title, icon = null } = w.input;
+      if (w.input.increment) {
+        const delta = w.input.value;
+        if (typeof delta !== "number") throw ValidationError.field("value", "invalid_type", `value: must be a number to increment metric "${title}", got a string`);
+        // One statement: increments from several requests (or instances) at once all count.
+        const sum = await tx.metrics.increment({ projectId: project.id, title, delta, icon, now: w.now });
+        if ("holdsText" in sum) {
+          throw ValidationError.field("value", "not_incrementable", `value: metric "${title}" holds text (${JSON.stringify(sum.holdsText)}) and cannot be incremented; send it without increment to replace the value`);
+        }
+        // Thrown inside the write: the sum is undone with it.
+        if (!Number.isFinite(sum.value)) throw ValidationError.field("value", "too_big", `value: adding ${delta} to metric "${title}" would leave the range of numbers; set a new value instead`);
+        return { id: sum.id, projectId: project.id, project: project.name, title, value: sum.value, icon: sum.icon, updatedAt: w.now };
+      }
+      const saved = await tx.metrics.save({ projectId: project.id, title, value: w.input.value, icon, now: w.now });
+      return { id: saved.id, projectId: project.id, project: project.name, title, value: w.input.value, icon: saved.icon, updatedAt: w.now };
     });
   },
 
@@ -162,14 +174,4 @@ export function newEvent(project: Project, channelId: number, input: LogInput, n
     receivedAt: now,
     historical,
   };
-}
-
-function incremented(title: string, current: MetricValue | null, delta: MetricValue): number {
-  if (typeof delta !== "number") throw ValidationError.field("value", "invalid_type", `value: must be a number to increment metric "${title}", got a string`);
-  if (typeof current === "string") {
-    throw ValidationError.field("value", "not_incrementable", `value: metric "${title}" holds text (${JSON.stringify(current)}) and cannot be incremented; send it without increment to replace the value`);
-  }
-  const result = (current ?? 0) + delta;
-  if (!Number.isFinite(result)) throw ValidationError.field("value", "too_big", `value: adding ${delta} to metric "${title}" would leave the range of numbers; set a new value instead`);
-  return result;
 }

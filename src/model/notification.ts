@@ -49,6 +49,9 @@ export type Delivery = {
   lastError: string | null;
   createdAt: number;
   finishedAt: number | null;
+  /** The worker sending it, and until when (a lease that runs out makes it due again). */
+  leaseOwner: string | null;
+  leaseUntil: number | null;
 };
 
 export type DeliveryAttempt = { id: number; deliveryId: number; at: number; ok: boolean; status: number | null; error: string | null };

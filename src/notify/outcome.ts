@@ -11,35 +11,30 @@ export type RetryPolicy = { retryBaseMs: number; maxAttempts: number };
 
 const MAX_DELAY_MS = 3_600_000;
 
-/** Inside a write transaction. */
-export async function settle(tx: Repositories, policy: RetryPolicy, d: Delivery, result: SendResult): Promise<Settled> {
+/** Inside a write transaction, under `owner`'s lease: null (and nothing written) when the lease is no longer its. */
+export async function settle(tx: Repositories, owner: string, policy: RetryPolicy, d: Delivery, result: SendResult): Promise<Settled | null> {
   const n = tx.notifications;
   const now = Date.now();
   const outcome = { ok: result.ok, error: result.ok ? null : result.error };
+  const attempt = { ok: result.ok, status: result.status, error: outcome.error };
+  const attempts = d.attempts + 1;
+  const next: { status: Settled; state: { status: Delivery["status"]; nextAttemptAt?: number } } = result.ok
+    ? { status: "sent", state: { status: "sent" } }
+    : result.gone
+      ? { status: "gone", state: { status: "gone" } }
+      : result.retry && attempts < policy.maxAttempts
+        ? { status: "retried", state: { status: "pending", nextAttemptAt: now + retryDelay(policy, attempts, result.retryAfterMs) } }
+        : { status: "failed", state: { status: "failed" } };
+  if (!(await n.settle(d.id, owner, attempt, next.state, now))) return null;
   if (d.target === "push") await n.recordSubscriptionOutcome(d.targetId, outcome, now);
   else await n.recordIntegrationOutcome(d.targetId, outcome, now);
-  const attempt = { ok: result.ok, status: result.status, error: outcome.error };
-  if (result.ok) {
-    await n.settle(d.id, attempt, { status: "sent" }, now);
-    return "sent";
+  if (next.status === "gone" && d.target === "push") {
+    await n.abandon("push", d.targetId, now);
+    await n.deleteSubscription(d.targetId);
+    log.info("removed a push subscription the push service no longer knows", { subscription: d.targetId, status: result.status });
   }
-  if (result.gone) {
-    await n.settle(d.id, attempt, { status: "gone" }, now);
-    if (d.target === "push") {
-      await n.abandon("push", d.targetId, now);
-      await n.deleteSubscription(d.targetId);
-      log.info("removed a push subscription the push service no longer knows", { subscription: d.targetId, status: result.status });
-    }
-    return "gone";
-  }
-  const attempts = d.attempts + 1;
-  if (result.retry && attempts < policy.maxAttempts) {
-    await n.settle(d.id, attempt, { status: "pending", nextAttemptAt: now + retryDelay(policy, attempts, result.retryAfterMs) }, now);
-    return "retried";
-  }
-  await n.settle(d.id, attempt, { status: "failed" }, now);
-  log.warn("notification delivery failed", { delivery: d.id, target: d.target, targetId: d.targetId, attempts, status: result.status, error: result.error });
-  return "failed";
+  if (next.status === "failed") log.warn("notification delivery failed", { delivery: d.id, target: d.target, targetId: d.targetId, attempts, status: result.status, error: outcome.error });
+  return next.status;
 }
 
 /** Exponential (×3 per attempt, ±20% so retries of many deliveries spread out), or as Retry-After says. */

@@ -2,11 +2,15 @@
 // event is committed and polls for retries. Sends run independently: up to `concurrency` in flight,
 // a new one starting as soon as any finishes, and at most PER_TARGET to one device or integration,
 // so a receiver that hangs holds two slots, not the queue. Deliveries are rows in the database, so
-// a restart loses none: it resends what was pending (at least once).
+// a restart loses none: it resends what was pending (at least once). A worker leases what it
+// sends (notifications.claim): several instances on one database never send the same delivery at
+// once, and a lease that runs out (its instance died mid-send) makes the delivery due again.
 import { maskUrl, type Payload } from "../domain/notifications.ts";
 import type { Hub } from "../live/hub.ts";
 import { log } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import type { Store } from "../store/store.ts";
 import { type RetryPolicy, settle } from "./outcome.ts";
 import { type SendResult, sendIntegration, sendPush } from "./send.ts";
@@ -18,11 +22,13 @@ export type NotifierOptions = RetryPolicy & { concurrency: number; pollMs: numbe
 const PER_TARGET = 2;
 /** After stop() gave up on a send, how long the aborted send may take to let go. */
 const RELEASE_MS = 1000;
+/** How long a claimed delivery is this worker's: well past a send's own timeout (10 s) and the writes around it. */
+export const LEASE_MS = 60_000;
 
 export class Notifier {
   private readonly inFlight = new Map<number, { d: Delivery; done: Promise<void> }>();
-  /** Deliveries whose outcome could not be written: not picked again until then (ms). */
-  private readonly held = new Map<number, number>();
+  /** This worker, as its leases name it. */
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   private readonly release = new AbortController();
   private scheduled = false;
   /** A fill is reading the queue: another would pick the same deliveries. */
@@ -40,7 +46,9 @@ export class Notifier {
     private readonly metrics: Metrics,
   ) {}
 
-  start(hub: Hub): void {
+  /** `only`: no other worker uses this store, so leases left by an earlier run of this one are void. */
+  async start(hub: Hub, { only }: { only: boolean }): Promise<void> {
+    if (only) await this.store.notifications.releaseLeases().catch((error) => log.warn("could not release old notification leases", { error }));
     this.unsubscribe = hub.subscribe((message) => {
       if (message.type === "event" && message.event.notify && !message.event.historical) this.wake();
     });
@@ -86,9 +94,11 @@ export class Notifier {
       for (let round = 0; round < this.options.concurrency; round++) {
         const free = this.options.concurrency - this.inFlight.size;
         if (free <= 0) return;
-        const due = await this.store.notifications.due(Date.now(), free, { ids: this.busyIds(), targets: this.fullTargets() });
-        if (!due.length) return;
-        for (const d of due) if (this.inFlight.size < this.options.concurrency && this.load(d) < PER_TARGET) this.begin(d);
+        const now = Date.now();
+        // At most one per device or integration per claim, none of full ones: every claimed delivery starts now.
+        const claimed = await this.store.notifications.claim(now, free, { owner: this.id, until: now + LEASE_MS }, this.fullTargets());
+        if (!claimed.length) return;
+        for (const d of claimed) this.begin(d);
       }
     } catch (error) {
       log.error("could not read the notification queue; will retry", { error });
@@ -116,11 +126,11 @@ export class Notifier {
     if (this.release.signal.aborted) return;
     try {
       this.metrics.notifications.inc({ target: d.target, outcome: result.ok ? "delivered" : result.gone ? "gone" : result.retry ? "retryable" : "refused" });
-      const settled = await this.store.tx((tx) => settle(tx, this.options, d, result));
-      this.stats[settled]++;
+      const settled = await this.store.tx((tx) => settle(tx, this.id, this.options, d, result));
+      if (settled) this.stats[settled]++;
+      else log.warn("a notification's lease ran out before its outcome was recorded; another attempt may repeat it", { delivery: d.id });
     } catch (error) {
-      // Unrecorded, the delivery is still due: without a pause it would be sent again at once, and again.
-      this.held.set(d.id, Date.now() + this.options.retryBaseMs);
+      // Unrecorded, the delivery stays leased to this worker until its lease runs out, then it is due again.
       log.error("could not record a notification's outcome; will retry", { delivery: d.id, error });
     }
   }
@@ -146,12 +156,6 @@ export class Notifier {
     let n = 0;
     for (const { d } of this.inFlight.values()) if (d.target === t.target && d.targetId === t.targetId) n++;
     return n;
-  }
-
-  private busyIds(): number[] {
-    const now = Date.now();
-    for (const [id, until] of this.held) if (until <= now) this.held.delete(id);
-    return [...this.inFlight.keys(), ...this.held.keys()];
   }
 
   private fullTargets(): QueueTarget[] {

@@ -54,6 +54,11 @@ export interface MetricRepository {
   current(projectId: number, title: string): Promise<{ id: number; value: MetricValue | null; icon: string | null } | null>;
   /** Stores the value as current and as this minute's point in the history. */
   save(m: { projectId: number; title: string; value: MetricValue; icon: string | null; now: number }): Promise<{ id: number; icon: string | null }>;
+  /**
+   * Adds `delta` to the number in one statement (a new metric starts at 0), and records the sum
+   * as this minute's point; `holdsText` (and nothing changed) when the metric holds text.
+   */
+  increment(m: { projectId: number; title: string; delta: number; icon: string | null; now: number }): Promise<{ id: number; value: number; icon: string | null } | { holdsText: string }>;
   list(projectId: number): Promise<Metric[]>;
   find(projectId: number, title: string): Promise<Metric | null>;
   history(metricId: number, since: number, until?: number): Promise<MetricPoint[]>;
@@ -123,11 +128,17 @@ export interface NotificationRepository {
   deleteIntegration(id: number): Promise<void>;
   recordIntegrationOutcome(id: number, outcome: Outcome, now: number): Promise<void>;
   enqueue(rows: NewDelivery[], now: number): Promise<number>;
-  /** Pending deliveries whose time has come, oldest first, except those busy and those of full targets. */
-  due(now: number, limit: number, except: { ids: number[]; targets: QueueTarget[] }): Promise<Delivery[]>;
+  /**
+   * Leases up to `limit` pending deliveries whose time has come (oldest first, none of `except`'s
+   * targets) to `lease.owner` until `lease.until`: no other worker claims them meanwhile, and one
+   * whose lease runs out (its worker died) is due again.
+   */
+  claim(now: number, limit: number, lease: { owner: string; until: number }, except: QueueTarget[]): Promise<Delivery[]>;
+  /** Ends every lease, or `owner`'s: for a worker that is the only one (its leases died with it). */
+  releaseLeases(owner?: string): Promise<number>;
   pendingCount(): Promise<number>;
-  /** Records one attempt, and the delivery's new state. */
-  settle(id: number, attempt: { ok: boolean; status: number | null; error: string | null }, next: { status: DeliveryStatus; nextAttemptAt?: number }, now: number): Promise<void>;
+  /** Records one attempt, and the delivery's new state; only under `owner`'s lease (false, and nothing written, without it). */
+  settle(id: number, owner: string, attempt: { ok: boolean; status: number | null; error: string | null }, next: { status: DeliveryStatus; nextAttemptAt?: number }, now: number): Promise<boolean>;
   /** A target is gone: drops what was queued for it. */
   abandon(target: DeliveryTarget, targetId: number, now: number): Promise<void>;
   delivery(id: number): Promise<Delivery | null>;
@@ -138,8 +149,13 @@ export interface NotificationRepository {
 }
 
 export interface IdempotencyRepository {
-  find(tokenId: number, key: string, now: number): Promise<{ fingerprint: string; response: string } | null>;
-  save(tokenId: number, key: string, fingerprint: string, response: string, now: number): Promise<void>;
+  /**
+   * Claims the key for a request before its work is done: null when it is this request's now
+   * (do the work, then complete), or what the request that holds it stored. A claim waits for a
+   * concurrent one of the same key to commit or roll back.
+   */
+  claim(tokenId: number, key: string, fingerprint: string, now: number): Promise<{ fingerprint: string; response: string } | null>;
+  complete(tokenId: number, key: string, response: string): Promise<void>;
   prune(now: number): Promise<number>;
 }
 
@@ -166,12 +182,12 @@ export type Repositories = {
 export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = {
   projects: ["create", "setRetention", "delete", "ensureChannel", "createChannel", "deleteChannel"],
   events: ["insert", "deleteBatch"],
-  metrics: ["save", "delete"],
+  metrics: ["save", "increment", "delete"],
   profiles: ["identify", "group", "addMember"],
   tokens: ["insert", "revoke", "revokeCreatedBy", "setMayNotify", "touch"],
   users: ["create", "setPassword", "delete", "createSession", "deleteSession", "deleteSessionsOf", "deleteExpiredSessions"],
-  notifications: ["saveSubscription", "refreshSubscription", "setFilters", "deleteSubscription", "pruneSubscriptions", "recordSubscriptionOutcome", "createIntegration", "disableCreatedBy", "setIntegrationEnabled", "deleteIntegration", "recordIntegrationOutcome", "enqueue", "settle", "abandon", "pruneDeliveries"],
-  idempotency: ["save", "prune"],
+  notifications: ["saveSubscription", "refreshSubscription", "setFilters", "deleteSubscription", "pruneSubscriptions", "recordSubscriptionOutcome", "createIntegration", "disableCreatedBy", "setIntegrationEnabled", "deleteIntegration", "recordIntegrationOutcome", "enqueue", "claim", "releaseLeases", "settle", "abandon", "pruneDeliveries"],
+  idempotency: ["claim", "complete", "prune"],
   meta: ["set", "probe"],
 };
 

@@ -258,8 +258,14 @@ describe("Idempotency-Key", () => {
   test("keys are kept for a day", async () => {
     const { idempotency } = server.store;
     const now = Date.now();
-    await idempotency.save(999, "old", "f", "{}", now - 86_400_000 - 1);
-    expect(await idempotency.find(999, "old", now)).toBeNull();
-    expect(await idempotency.prune(now)).toBeGreaterThanOrEqual(1);
+    const day = 86_400_000;
+    expect(await server.store.tx((tx) => tx.idempotency.claim(999, "old", "f", now - day - 1))).toBeNull();
+    await idempotency.complete(999, "old", "{}");
+    expect(await server.store.tx((tx) => tx.idempotency.claim(999, "new", "f", now - day + 60_000))).toBeNull();
+    await idempotency.complete(999, "new", "{}");
+    // Within the day a key gives back what was stored; past it, it is free again.
+    expect(await idempotency.claim(999, "new", "f", now)).toEqual({ fingerprint: "f", response: "{}" });
+    expect(await idempotency.claim(999, "old", "g", now)).toBeNull();
+    expect(await idempotency.prune(now + day)).toBeGreaterThanOrEqual(1);
   });
 });

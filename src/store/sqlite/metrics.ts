@@ -22,6 +22,14 @@ export function metricStore(db: Db) {
        icon = coalesce(excluded.icon, metrics.icon), updated_at = excluded.updated_at
      RETURNING id, icon`,
   );
+  // Adds to the number where the metric holds one; no row comes back where it holds text.
+  const increment = db.$client.prepare<{ id: number; value: number; icon: string | null }, (string | number | null)[]>(
+    `INSERT INTO metrics (project_id, title, value_num, value_text, icon, created_at, updated_at) VALUES (?1, ?2, ?3, NULL, ?4, ?5, ?5)
+     ON CONFLICT (project_id, title) DO UPDATE SET value_num = metrics.value_num + excluded.value_num,
+       icon = coalesce(excluded.icon, metrics.icon), updated_at = excluded.updated_at
+     WHERE metrics.value_text IS NULL
+     RETURNING id, value_num AS value, icon`,
+  );
   const record = db.$client.prepare<never, (string | number | null)[]>(
     `INSERT INTO metric_history (metric_id, minute, value_num, value_text) VALUES (?, ?, ?, ?)
      ON CONFLICT (metric_id, minute) DO UPDATE SET value_num = excluded.value_num, value_text = excluded.value_text`,
@@ -52,6 +60,13 @@ export function metricStore(db: Db) {
       const valueText = typeof m.value === "string" ? m.value : null;
       const saved = upsert.get(m.projectId, m.title, valueNum, valueText, m.icon, m.now)!;
       record.run(saved.id, m.now - (m.now % MINUTE), valueNum, valueText);
+      return saved;
+    },
+
+    increment(m: { projectId: number; title: string; delta: number; icon: string | null; now: number }): { id: number; value: number; icon: string | null } | { holdsText: string } {
+      const saved = increment.get(m.projectId, m.title, m.delta, m.icon, m.now);
+      if (!saved) return { holdsText: find.get(m.projectId, m.title)!.valueText! };
+      record.run(saved.id, m.now - (m.now % MINUTE), saved.value, null);
       return saved;
     },
 

@@ -1,10 +1,25 @@
 // Push subscriptions, integrations and the delivery queue.
-import { and, asc, desc, eq, getTableColumns, inArray, lt, lte, not, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, not, or, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { deliveries, deliveryAttempts, integrations, pushSubscriptions, users } from "./schema.ts";
 import type { Delivery, DeliveryAttempt, Integration, NewDelivery, Outcome, QueueTarget, Subscription } from "../../model/notification.ts";
 
-/** A delivery's device or integration. */
+/** How many due deliveries a claim looks at per slot, to find one each of different targets. */
+const CANDIDATES = 4;
+
+/** The first delivery of each target, in the order given, at most `limit`. */
+export function firstPerTarget(list: { id: number; target: string; targetId: number }[], limit: number): number[] {
+  const seen = new Set<string>();
+  const ids: number[] = [];
+  for (const d of list) {
+    const key = `${d.target}:${d.targetId}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    ids.push(d.id);
+    if (ids.length === limit) break;
+  }
+  return ids;
+}
 
 export function notificationStore(db: Db) {
   return {
@@ -111,23 +126,44 @@ export function notificationStore(db: Db) {
       return rows.length;
     },
 
-    /** Pending deliveries whose time has come, oldest first, except those deliveries and targets named. */
-    due(now: number, limit: number, except: { ids: number[]; targets: QueueTarget[] }): Delivery[] {
-      const targets = except.targets.map((t) => and(eq(deliveries.target, t.target), eq(deliveries.targetId, t.targetId)));
-      return db
-        .select()
+    /**
+     * Leases due deliveries, oldest first, at most one per device or integration and none of
+     * `except`'s (the writer runs one transaction at a time: nobody claims in between).
+     */
+    claim(now: number, limit: number, lease: { owner: string; until: number }, except: QueueTarget[]): Delivery[] {
+      const targets = except.map((t) => and(eq(deliveries.target, t.target), eq(deliveries.targetId, t.targetId)));
+      const candidates = db
+        .select({ id: deliveries.id, target: deliveries.target, targetId: deliveries.targetId })
         .from(deliveries)
         .where(
           and(
             eq(deliveries.status, "pending"),
             lte(deliveries.nextAttemptAt, now),
-            except.ids.length ? notInArray(deliveries.id, except.ids) : undefined,
+            or(isNull(deliveries.leaseUntil), lte(deliveries.leaseUntil, now)),
             targets.length ? not(or(...targets)!) : undefined,
           ),
         )
         .orderBy(asc(deliveries.nextAttemptAt), asc(deliveries.id))
-        .limit(limit)
+        .limit(limit * CANDIDATES)
         .all();
+      const due = firstPerTarget(candidates, limit);
+      if (!due.length) return [];
+      return db
+        .update(deliveries)
+        .set({ leaseOwner: lease.owner, leaseUntil: lease.until })
+        .where(inArray(deliveries.id, due))
+        .returning()
+        .all()
+        .sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
+    },
+
+    releaseLeases(owner?: string): number {
+      return db
+        .update(deliveries)
+        .set({ leaseOwner: null, leaseUntil: null })
+        .where(and(isNotNull(deliveries.leaseOwner), owner === undefined ? undefined : eq(deliveries.leaseOwner, owner)))
+        .returning({ id: deliveries.id })
+        .all().length;
     },
 
     pendingCount(): number {
@@ -135,18 +171,24 @@ export function notificationStore(db: Db) {
     },
 
     /** Records one attempt, and the delivery's new state. */
-    settle(id: number, attempt: { ok: boolean; status: number | null; error: string | null }, next: { status: Delivery["status"]; nextAttemptAt?: number }, now: number): void {
-      db.insert(deliveryAttempts).values({ deliveryId: id, at: now, ok: attempt.ok, status: attempt.status, error: attempt.error }).run();
-      db.update(deliveries)
+    settle(id: number, owner: string, attempt: { ok: boolean; status: number | null; error: string | null }, next: { status: Delivery["status"]; nextAttemptAt?: number }, now: number): boolean {
+      const settled = db
+        .update(deliveries)
         .set({
           status: next.status,
           attempts: sql`${deliveries.attempts} + 1`,
           nextAttemptAt: next.nextAttemptAt ?? now,
           lastError: attempt.error,
           finishedAt: next.status === "pending" ? null : now,
+          leaseOwner: null,
+          leaseUntil: null,
         })
-        .where(eq(deliveries.id, id))
-        .run();
+        .where(and(eq(deliveries.id, id), eq(deliveries.leaseOwner, owner)))
+        .returning({ id: deliveries.id })
+        .get();
+      if (!settled) return false;
+      db.insert(deliveryAttempts).values({ deliveryId: id, at: now, ok: attempt.ok, status: attempt.status, error: attempt.error }).run();
+      return true;
     },
 
     /** A target is gone (a subscription the push service no longer knows): drop what was queued for it. */

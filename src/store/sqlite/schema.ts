@@ -245,6 +245,9 @@ export const deliveries = sqliteTable(
     lastError: text("last_error"),
     createdAt: integer("created_at").notNull(),
     finishedAt: integer("finished_at"),
+    // Who is sending it, until when: a claim (notifications.claim) leases it; settling ends the lease.
+    leaseOwner: text("lease_owner"),
+    leaseUntil: integer("lease_until"),
   },
   (t) => [index("deliveries_due").on(t.status, t.nextAttemptAt), index("deliveries_target").on(t.target, t.targetId)],
 );

@@ -1,0 +1,2 @@
+ALTER TABLE `deliveries` ADD `lease_owner` text;--> statement-breakpoint
+ALTER TABLE `deliveries` ADD `lease_until` integer;
