@@ -1,5 +1,6 @@
 // Shared test plumbing: a real server on an ephemeral port with a fresh data directory, tokens,
 // and small HTTP helpers. No mocks: every test talks HTTP to the real thing.
+import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -137,6 +138,31 @@ export async function openSse(url: string, headers: Record<string, string> = {})
   };
 }
 
+/**
+ * Resolves once the notifier has settled every delivery queued so far: whatever it was going to
+ * send has been sent and answered. After a marker notification arrived, this is the moment to
+ * assert that another one was not sent.
+ */
+export async function notifierIdle(server: Pick<TestServer, "store">, timeoutMs = 5000): Promise<void> {
+  await eventually(async () => {
+    const pending = await server.store.notifications.pendingCount();
+    if (pending) throw new Error(`${pending} deliveries still pending after ${timeoutMs} ms`);
+  }, timeoutMs);
+}
+
+/** The database file of a data directory. */
+export const databaseFile = (dataDir: string) => join(dataDir, "signalboard.db");
+
+/** Opens an SQLite file (read-only unless `write`), runs `use` on it, and closes it. */
+export function withDatabase<T>(file: string, use: (db: Database) => T, { write = false } = {}): T {
+  const db = new Database(file, { readonly: !write });
+  try {
+    return use(db);
+  } finally {
+    db.close();
+  }
+}
+
 /** Waits until `get` returns something (not undefined or null), and returns it. */
 export async function found<T>(get: () => T | undefined | null, timeoutMs = 3000): Promise<T> {
   return eventually(() => {
@@ -153,7 +179,7 @@ export class Agent {
 
   async request(path: string, init: RequestInit & { form?: Record<string, string> } = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set("Cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    if (this.cookies.size) headers.set("Cookie", this.cookieHeader());
     let body = init.body;
     if (init.form) {
       body = new URLSearchParams(init.form).toString();
@@ -169,6 +195,11 @@ export class Agent {
       else this.cookies.set(name, value);
     }
     return response;
+  }
+
+  /** Its cookies as a Cookie header, for a request made without it (an SSE stream, a raw socket). */
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
 
   /** The hidden _form token of a page shown before sign-in. */
@@ -188,3 +219,10 @@ export class Agent {
   }
 }
 
+/** An Agent signed in as `user` (which must exist); throws unless the sign-in succeeded. */
+export async function signedIn(server: { url: string }, user: { username: string; password: string }): Promise<Agent> {
+  const agent = new Agent(server.url);
+  const res = await agent.login(user.username, user.password);
+  if (res.status !== 303) throw new Error(`signing in as ${user.username} answered ${res.status}, not 303`);
+  return agent;
+}

@@ -1,7 +1,7 @@
 // Real Chromium for dashboard tests: the system's /usr/bin/chromium through playwright-core.
 // Without it these tests are skipped, unless SIGNALBOARD_REQUIRE_BROWSER=1 (as in CI), where a
 // missing browser fails the run. A failing test leaves a screenshot in test-results/.
-import { describe } from "bun:test";
+import { describe, expect } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -32,6 +32,23 @@ export async function serverWithOwner(settings: Record<string, string> = {}): Pr
   const server = await startTestServer(settings);
   await server.services.accounts.createUser(OWNER, "owner");
   return server;
+}
+
+/** Servers started by one describe block, with `defaults` for their settings; closeAll() stops them and deletes their data dirs. */
+export function serverPool(defaults: Record<string, string> = {}) {
+  const started: TestServer[] = [];
+  const track = (server: TestServer) => {
+    started.push(server);
+    return server;
+  };
+  return {
+    track,
+    withOwner: async (settings: Record<string, string> = {}) => track(await serverWithOwner({ ...defaults, ...settings })),
+    // Newest first: a server restarted on an older one's data dir must stop before that dir goes.
+    closeAll: async () => {
+      for (const server of started.splice(0).reverse()) await server.close();
+    },
+  };
 }
 
 export async function signIn(page: Page, server: TestServer, user = OWNER): Promise<void> {
@@ -70,6 +87,17 @@ export async function withPage(browser: Browser, name: string, fn: (page: Page, 
   } finally {
     await context.close();
   }
+}
+
+/** The path of the page's URL. */
+export const path = (page: Page) => new URL(page.url()).pathname;
+
+/** The JSON body of an API answer that must be a 200. */
+export async function ok(response: Promise<Response>): Promise<any> {
+  const res = await response;
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body;
 }
 
 /** Sends an event over the HTTP API, as an app would. */

@@ -1,16 +1,14 @@
 // Looking after the data: online backup and restore, export and import, retention, big deletes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { spawn } from "bun";
 import { copyFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { post, startTestServer, tempDir, type TestServer } from "../helpers.ts";
-import { FROM_SOURCE, lastLine, run, serve } from "./process.ts";
+import { post, startTestServer, tempDir, type TestServer, withDatabase } from "../helpers.ts";
+import { FROM_SOURCE, lastLine, newToken, run, serve, start } from "./process.ts";
 
 describe("backup and restore", () => {
   test("a backup taken while the server takes writes is consistent, and restoring it brings the data back", async () => {
     const dataDir = tempDir();
-    const token = lastLine((await run(FROM_SOURCE, ["token", "create", "--name", "b", "--data-dir", dataDir])).stdout);
+    const token = await newToken(dataDir, "b");
     const server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
     const send = (i: number) => fetch(`${server.url}/v1/log`, { method: "POST", headers, body: JSON.stringify({ project: "default", channel: "backup", event: `e${i}`, tags: { n: i } }) });
@@ -28,13 +26,14 @@ describe("backup and restore", () => {
     expect(backup.code).toBe(0);
     expect(lastLine(backup.stdout)).toBe(file);
 
-    const copy = new Database(file, { readonly: true });
-    expect(copy.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
-    const events = (copy.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
-    const tags = (copy.query("SELECT count(*) AS n FROM event_tags").get() as { n: number }).n;
+    const { integrity, events, tags } = withDatabase(file, (copy) => ({
+      integrity: copy.query("PRAGMA integrity_check").get(),
+      events: (copy.query("SELECT count(*) AS n FROM events").get() as { n: number }).n,
+      tags: (copy.query("SELECT count(*) AS n FROM event_tags").get() as { n: number }).n,
+    }));
+    expect(integrity).toEqual({ integrity_check: "ok" });
     expect(events).toBeGreaterThanOrEqual(200);
     expect(tags).toBe(events); // one tag each: the copy is one moment, never half a batch
-    copy.close();
     expect((await run(FROM_SOURCE, ["backup", file, "--data-dir", dataDir])).code).toBe(2); // no overwriting by accident
 
     // Restore, as README.md says: stop, replace the database (and drop its -wal/-shm), start.
@@ -52,15 +51,11 @@ describe("backup and restore", () => {
 
 describe("a backup never costs data", () => {
   let server: TestServer;
-  const count = (file: string) => {
-    const db = new Database(file, { readonly: true });
-    try {
+  const count = (file: string) =>
+    withDatabase(file, (db) => {
       expect(db.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
       return (db.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
-  };
+    });
   // A database of a few MB, so that a backup of it runs into a file size limit (below).
   const addEvents = async (n: number) => {
     const { store } = server;
@@ -247,7 +242,7 @@ describe("an import is safe to run again", () => {
     const dir = tempDir();
     const file = join(dir, "big.ndjson");
     await Bun.write(file, ndjson(Array.from({ length: total }, (_, i) => ({ project: "big", channel: `c${i % 3}`, event: `e${i}`, tags: { i }, timestamp: 1_700_000_000 + i / 100 }))));
-    const proc = spawn([...FROM_SOURCE, "import", file, "--data-dir", server.dataDir], { stdout: "pipe", stderr: "pipe" });
+    const proc = start(FROM_SOURCE, ["import", file, "--data-dir", server.dataDir]);
     // Killed as soon as the first batches are on disk.
     const started = server.store.sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = 'big')");
     while ((started.get() as { n: number }).n === 0 && proc.exitCode === null) await Bun.sleep(2);

@@ -1,12 +1,11 @@
 // The notifier inside a running server process, where its failures show as a user would see them:
 // a server that stops answering, or a SIGTERM that is ignored.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
-import { eventually, tempDir } from "../helpers.ts";
+import { databaseFile, eventually, tempDir, withDatabase } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
-import { FROM_SOURCE, lastLine, run, serve } from "./process.ts";
+import { FROM_SOURCE, newToken, run, serve } from "./process.ts";
 
 let push: PushService;
 beforeAll(async () => {
@@ -18,29 +17,29 @@ type Keys = { p256dh: string; auth: string };
 
 /** Writes a device straight into the database, as an older version that did not check keys would have. */
 function insertDevice(dataDir: string, endpoint: string, keys: Keys, name: string): void {
-  const db = new Database(`${dataDir}/signalboard.db`);
-  try {
-    const { id } = db.query("SELECT id FROM users ORDER BY id LIMIT 1").get() as { id: number };
-    db.query("INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, device_name, created_at, refreshed_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(id, endpoint, keys.p256dh, keys.auth, name, Date.now(), Date.now());
-  } finally {
-    db.close();
-  }
+  withDatabase(
+    databaseFile(dataDir),
+    (db) => {
+      const { id } = db.query("SELECT id FROM users ORDER BY id LIMIT 1").get() as { id: number };
+      db.query("INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, device_name, created_at, refreshed_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(id, endpoint, keys.p256dh, keys.auth, name, Date.now(), Date.now());
+    },
+    { write: true },
+  );
 }
 
 type Delivery = { id: number; status: string; attempts: number; device: string; errors: string | null };
 
 function deliveries(dataDir: string): Delivery[] {
-  const db = new Database(`${dataDir}/signalboard.db`, { readonly: true });
-  try {
-    return db
-      .query(
-        `SELECT d.id, d.status, d.attempts, s.device_name AS device, (SELECT group_concat(a.error, ' | ') FROM delivery_attempts a WHERE a.delivery_id = d.id) AS errors
-         FROM deliveries d JOIN push_subscriptions s ON s.id = d.target_id WHERE d.target = 'push' ORDER BY d.id`,
-      )
-      .all() as Delivery[];
-  } finally {
-    db.close();
-  }
+  return withDatabase(
+    databaseFile(dataDir),
+    (db) =>
+      db
+        .query(
+          `SELECT d.id, d.status, d.attempts, s.device_name AS device, (SELECT group_concat(a.error, ' | ') FROM delivery_attempts a WHERE a.delivery_id = d.id) AS errors
+           FROM deliveries d JOIN push_subscriptions s ON s.id = d.target_id WHERE d.target = 'push' ORDER BY d.id`,
+        )
+        .all() as Delivery[],
+  );
 }
 
 /** /healthz's status, or "no answer within 1 s". */
@@ -54,7 +53,7 @@ describe("a device whose keys web-push cannot use, left in the database by an ol
   test("each try is a failed attempt with its error; the server keeps answering, serves the other devices and stops on SIGTERM", async () => {
     const dataDir = tempDir();
     const cli = (...args: string[]) => run(FROM_SOURCE, [...args, "--data-dir", dataDir]);
-    const token = lastLine((await cli("token", "create", "--name", "t")).stdout);
+    const token = await newToken(dataDir, "t");
     expect((await cli("user", "create", "alice")).code).toBe(0);
     const good = push.subscribe();
     const offCurve = randomBytes(65);

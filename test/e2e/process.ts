@@ -8,58 +8,85 @@ export const FROM_SOURCE = [process.execPath, join(ROOT, "src/main.ts")];
 
 export type Result = { code: number; stdout: string; stderr: string };
 
-export async function run(command: string[], args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Result> {
-  const proc = spawn([...command, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdout: "pipe", stderr: "pipe" });
+export type RunOptions = { cwd?: string; env?: Record<string, string> };
+
+/** Starts `command` with `args`, its output piped; `env` is added to this process's environment. */
+export function start(command: string[], args: string[], options: RunOptions = {}): Subprocess<"ignore", "pipe", "pipe"> {
+  return spawn([...command, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+}
+
+/** Runs `command` with `args` to its end. */
+export async function run(command: string[], args: string[], options: RunOptions = {}): Promise<Result> {
+  const proc = start(command, args, options);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
+}
+
+/** A new API token, made with the CLI in `dataDir`. */
+export async function newToken(dataDir: string, name: string): Promise<string> {
+  return lastLine((await run(FROM_SOURCE, ["token", "create", "--name", name, "--data-dir", dataDir])).stdout);
+}
+
+/** What a process writes on one of its pipes, collected as it comes. */
+export function collect(stream: ReadableStream<Uint8Array>) {
+  let text = "";
+  let ended = false;
+  const waiting = new Set<() => void>();
+  const wake = () => {
+    for (const resolve of waiting) resolve();
+  };
+  void (async () => {
+    const reader = stream.getReader();
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      wake();
+    }
+    ended = true;
+    wake();
+  })();
+  return {
+    text: () => text,
+    /** The first match of `pattern` in what was written; rejects if the pipe closes first, or after `timeoutMs`. */
+    async waitFor(pattern: RegExp, timeoutMs = 5000): Promise<RegExpExecArray> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(text);
+        if (match) return match;
+        if (ended) throw new Error(`closed without ${pattern}:\n${text}`);
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`no ${pattern} within ${timeoutMs} ms:\n${text}`);
+        let wakeMe = () => {};
+        const timer = setTimeout(() => wakeMe(), left);
+        await new Promise<void>((resolve) => waiting.add((wakeMe = resolve)));
+        clearTimeout(timer);
+        waiting.delete(wakeMe);
+      }
+    },
+  };
 }
 
 export type ServerProcess = { url: string; proc: Subprocess<"ignore", "pipe", "pipe">; logs: () => string; stop: (signal?: NodeJS.Signals) => Promise<number> };
 
 /** Starts `serve` on an ephemeral port and resolves once it logs that it listens. */
-export function serve(command: string[], args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<ServerProcess> {
+export function serve(command: string[], args: string[], options: RunOptions = {}): Promise<ServerProcess> {
   return listen([...command, "serve", "--port", "0", "--host", "127.0.0.1", ...args], options);
 }
 
 /** Runs `argv`, a command line that starts the server, and resolves once it logs that it listens. */
-export async function listen(argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<ServerProcess> {
-  const proc = spawn(argv, {
-    cwd: options.cwd,
-    env: { ...process.env, ...options.env },
-    stdout: "pipe",
-    stderr: "pipe",
+export async function listen(argv: string[], options: RunOptions = {}): Promise<ServerProcess> {
+  const proc = start(argv, [], options);
+  const logs = collect(proc.stderr);
+  const [, url] = await logs.waitFor(/"msg":"listening","url":"([^"]+)"/, 10_000).catch((error: Error) => {
+    proc.kill();
+    throw new Error(`server did not start: ${error.message}`);
   });
-  let logs = "";
-  const reader = proc.stderr.getReader();
-  const decoder = new TextDecoder();
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs}`)), 10_000);
-    void (async () => {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        logs += decoder.decode(value);
-        const match = /"msg":"listening","url":"([^"]+)"/.exec(logs);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      }
-      clearTimeout(timer);
-      reject(new Error(`server exited:\n${logs}`));
-    })().catch(() => {});
-  });
-  void (async () => {
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) break;
-      logs += decoder.decode(value);
-    }
-  })();
   return {
-    url,
+    url: url!,
     proc,
-    logs: () => logs,
+    logs: logs.text,
     stop: async (signal = "SIGTERM") => {
       proc.kill(signal);
       return proc.exited;

@@ -2,7 +2,7 @@
 // token or a dashboard session closes within a second of the token's revocation, the member's
 // removal, a sign-out, or the session's expiry, from this process or from the command line.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Agent, eventually, openSse, post, startTestServer, type TestServer } from "../helpers.ts";
+import { eventually, openSse, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
 import { FROM_SOURCE, run } from "../e2e/process.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
@@ -61,10 +61,8 @@ describe("a token's stream", () => {
 describe("a dashboard's stream", () => {
   async function member(name: string) {
     const created = await server.services.accounts.createUser({ username: name, password: MEMBER.password }, "member");
-    const agent = new Agent(server.url);
-    expect((await agent.login(name, MEMBER.password)).status).toBe(303);
-    const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-    const stream = await liveStream(`${server.url}/p/default/live`, { Cookie: cookie });
+    const agent = await signedIn(server, { username: name, password: MEMBER.password });
+    const stream = await liveStream(`${server.url}/p/default/live`, { Cookie: agent.cookieHeader() });
     return { user: created, agent, stream };
   }
 
@@ -91,8 +89,8 @@ describe("a dashboard's stream", () => {
 
   test("ends when its session expires", async () => {
     const m = await member("expiring");
-    const session = [...m.agent.cookies].find(([k]) => k === "sb_session")!;
-    const expiresAt = (await server.services.accounts.session(decodeURIComponent(session[1])))!.expiresAt;
+    const session = m.agent.cookies.get("sb_session")!;
+    const expiresAt = (await server.services.accounts.session(decodeURIComponent(session)))!.expiresAt;
     await eventually(() => expect(m.stream.ended).toBe(true), 5000);
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
     expect(Date.now() - expiresAt).toBeLessThan(1500);
@@ -103,8 +101,7 @@ describe("tokens and the members who made them", () => {
   /** A member signed in, with a token they created in Settings → API. */
   async function memberWithToken(name: string) {
     await server.services.accounts.createUser({ username: name, password: MEMBER.password }, "member");
-    const agent = new Agent(server.url);
-    expect((await agent.login(name, MEMBER.password)).status).toBe(303);
+    const agent = await signedIn(server, { username: name, password: MEMBER.password });
     const csrf = await agent.csrf();
     const created = await agent.request("/settings/api/tokens", { method: "POST", headers: { "X-CSRF-Token": csrf }, form: { name: `${name}'s script`, kind: "full" } });
     expect(created.status).toBe(200);
@@ -113,8 +110,7 @@ describe("tokens and the members who made them", () => {
   }
 
   async function owner() {
-    const agent = new Agent(server.url);
-    expect((await agent.login(OWNER.username, OWNER.password)).status).toBe(303);
+    const agent = await signedIn(server, OWNER);
     return { agent, csrf: await agent.csrf() };
   }
 
@@ -186,10 +182,9 @@ describe("a request still arriving when access is taken away", () => {
 
   test("a form a member is still sending when removed does nothing: no token is created", async () => {
     await server.services.accounts.createUser({ username: "slowpoke", password: MEMBER.password }, "member");
-    const agent = new Agent(server.url);
-    expect((await agent.login("slowpoke", MEMBER.password)).status).toBe(303);
+    const agent = await signedIn(server, { username: "slowpoke", password: MEMBER.password });
     const csrf = await agent.csrf();
-    const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const cookie = agent.cookieHeader();
     const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
     const member = (await server.services.accounts.list()).find((u) => u.username === "slowpoke")!;
     const form = new URLSearchParams({ _csrf: csrf, name: "sneaky", kind: "full" }).toString();

@@ -1,7 +1,7 @@
 // The dashboard over plain HTTP: set-up, sign-in, sessions, CSRF, headers, and escaping. The
 // browser tests (test/e2e) cover what people click; these cover what an attacker would send.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Agent, post, startTestServer, type TestServer } from "../helpers.ts";
+import { Agent, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 
@@ -99,8 +99,7 @@ describe("sessions", () => {
   });
 
   test("sign-out ends the session on the server, not only in the browser", async () => {
-    const agent = new Agent(server.url);
-    await agent.login(OWNER.username, OWNER.password);
+    const agent = await signedIn(server, OWNER);
     const stolen = agent.cookies.get("sb_session")!;
     const csrf = await agent.csrf();
     const out = await agent.request("/logout", { method: "POST", form: { _csrf: csrf } });
@@ -111,8 +110,7 @@ describe("sessions", () => {
   });
 
   test("sessions expire", async () => {
-    const agent = new Agent(server.url);
-    await agent.login(OWNER.username, OWNER.password);
+    const agent = await signedIn(server, OWNER);
     expect((await agent.request("/p/default")).status).toBe(200);
     await Bun.sleep(2100);
     expect((await agent.request("/p/default")).status).toBe(303);
@@ -185,8 +183,7 @@ describe("request bodies", () => {
   });
 
   test("a signed-in form sent chunked past the limit is a 413 too; a small one works", async () => {
-    const agent = new Agent(server.url);
-    await agent.login(OWNER.username, OWNER.password);
+    const agent = await signedIn(server, OWNER);
     const csrf = await agent.csrf();
     const big = await agent.request("/projects", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", "X-CSRF-Token": csrf }, body: chunked(1024 * 1024) });
     expect(big.status).toBe(413);
@@ -203,8 +200,7 @@ describe("CSRF", () => {
   beforeAll(async () => {
     server = await startTestServer();
     await server.services.accounts.createUser(OWNER, "owner");
-    agent = new Agent(server.url);
-    await agent.login(OWNER.username, OWNER.password);
+    agent = await signedIn(server, OWNER);
     csrf = await agent.csrf();
   });
   afterAll(() => server.close());
@@ -253,8 +249,7 @@ describe("pages", () => {
   beforeAll(async () => {
     server = await startTestServer();
     await server.services.accounts.createUser(OWNER, "owner");
-    agent = new Agent(server.url);
-    await agent.login(OWNER.username, OWNER.password);
+    agent = await signedIn(server, OWNER);
   });
   afterAll(() => server.close());
 
@@ -387,8 +382,7 @@ describe("pages", () => {
     const csrf = await agent.csrf();
     const add = await agent.request("/settings/members", { method: "POST", headers: { "X-CSRF-Token": csrf, "HX-Request": "true" }, form: { username: "member1", password: "member password 1" } });
     expect(add.status).toBe(200);
-    const member = new Agent(server.url);
-    expect((await member.login("member1", "member password 1")).status).toBe(303);
+    const member = await signedIn(server, { username: "member1", password: "member password 1" });
     const memberCsrf = await member.csrf();
     const attempt = await member.request("/settings/members", { method: "POST", headers: { "X-CSRF-Token": memberCsrf }, form: { username: "member2", password: "member password 2" } });
     expect(attempt.status).toBe(403);
@@ -401,8 +395,7 @@ describe("odd names in URLs", () => {
     const server = await startTestServer();
     try {
       await server.services.accounts.createUser(OWNER, "owner");
-      const agent = new Agent(server.url);
-      await agent.login(OWNER.username, OWNER.password);
+      const agent = await signedIn(server, OWNER);
       for (const id of ["100%", "a/b", "first last", "✓ done", "%zz"]) {
         await post(server, "/v1/log", { project: "default", channel: "odd", event: `by ${id}`, user_id: id });
         const res = await agent.request(`/p/default/users/${encodeURIComponent(id)}`);

@@ -3,7 +3,7 @@
 // every event. Every event is either sent or counted, never lost without a word.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { FEED_CAP } from "../../src/web/live.ts";
-import { Agent, eventually, openSse, post, startTestServer, type TestServer } from "../helpers.ts";
+import { eventually, openSse, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
 
 let server: TestServer;
 let cookie = "";
@@ -11,9 +11,7 @@ beforeAll(async () => {
   server = await startTestServer({ "live-interval": "400ms" });
   await server.services.projects.create("busy");
   await server.services.accounts.createUser({ username: "owner", password: "correct horse battery" }, "owner");
-  const agent = new Agent(server.url);
-  await agent.login("owner", "correct horse battery");
-  cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  cookie = (await signedIn(server, { username: "owner", password: "correct horse battery" })).cookieHeader();
   await post(server, "/v1/log", { project: "busy", channel: "burst", event: "warm-up" }); // the channel exists
 });
 afterAll(() => server.close());

@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
 import { openSqliteStore } from "../../src/store/sqlite/index.ts";
 import { openIndexerConnection, prepareSearch, searchIndexer } from "../../src/store/sqlite/search.ts";
-import { call, eventually, post, startTestServer, type TestServer } from "../helpers.ts";
+import { call, eventually, post, startTestServer, type TestServer, withDatabase } from "../helpers.ts";
 
 let server: TestServer;
 const now = Math.floor(Date.now() / 1000);
@@ -66,12 +65,10 @@ describe("GET /v1/events", () => {
     await server.services.projects.create("zoo");
     await post(server, "/v1/log", { project: "zoo", channel: "animals", event: "Zebra crossing" });
     await eventually(async () => expect((await call(server, { path: "/v1/events?project=zoo&q=zebra" })).json.events).toHaveLength(1));
-    const index = new Database(join(server.dataDir, "search.db"), { readonly: true });
-    const indexed = () => index.query<{ n: number }, []>("SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH 'zebra'").get()!.n;
+    const indexed = () => withDatabase(join(server.dataDir, "search.db"), (index) => index.query<{ n: number }, []>("SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH 'zebra'").get()!.n);
     expect(indexed()).toBe(1);
     await server.services.projects.deleteProject("zoo");
     await eventually(() => expect(indexed()).toBe(0));
-    index.close();
   });
 
   test("the search index lives in search.db beside the database, and is rebuilt when it belongs to another one (a restore)", async () => {

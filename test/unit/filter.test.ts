@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { eventMatcher } from "../../src/domain/filter.ts";
 import type { EventFilter } from "../../src/model/filter.ts";
 import { searchTokens } from "../../src/store/search-tokens.ts";
-import { eventually, openSse, post, startTestServer, type TestServer, Agent } from "../helpers.ts";
+import { eventually, openSse, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
 import type { StoredEvent } from "../../src/model/event.ts";
 
 // Text from what people write: ASCII, accented Latin, Greek and Cyrillic (with their own accents
@@ -84,10 +84,9 @@ describe("the live matcher and the store agree", () => {
 
 describe("a dashboard's live search", () => {
   test("finds what a reload finds: cafe shows a new “Café” event live", async () => {
-    await server.services.accounts.createUser({ username: "owner", password: "correct horse battery" }, "owner");
-    const agent = new Agent(server.url);
-    await agent.login("owner", "correct horse battery");
-    const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const owner = { username: "owner", password: "correct horse battery" };
+    await server.services.accounts.createUser(owner, "owner");
+    const cookie = (await signedIn(server, owner)).cookieHeader();
     const stream = await openSse(`${server.url}/p/shop/live?q=cafe`, { Cookie: cookie });
     await post(server, "/v1/log", { project: "shop", channel: "orders", event: "Tea ordered" });
     await post(server, "/v1/log", { project: "shop", channel: "orders", event: "Café au lait ordered" });
