@@ -1,10 +1,9 @@
 // The CLI as a user types it, against a data directory and a running server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawn } from "bun";
 import { rmSync } from "node:fs";
-import { Agent, eventually, tempDir } from "../helpers.ts";
+import { eventually, post, signedIn, tempDir } from "../helpers.ts";
 import { startPushService } from "../push-service.ts";
-import { FROM_SOURCE, lastLine, listen, run, type ServerProcess, serve } from "./process.ts";
+import { collect, FROM_SOURCE, lastLine, listen, newToken, run, type ServerProcess, serve, start } from "./process.ts";
 
 let dataDir: string;
 let server: ServerProcess;
@@ -15,7 +14,7 @@ const client = (...args: string[]) => run(FROM_SOURCE, args, { env: { SIGNALBOAR
 beforeAll(async () => {
   dataDir = tempDir();
   server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
-  token = lastLine((await cli("token", "create", "--name", "ci")).stdout);
+  token = await newToken(dataDir, "ci");
 });
 afterAll(async () => {
   await server.stop();
@@ -174,8 +173,7 @@ describe("push devices from the shell", () => {
     const push = await startPushService();
     try {
       const password = lastLine((await cli("user", "create", "dana")).stdout);
-      const agent = new Agent(server.url);
-      await agent.login("dana", password);
+      const agent = await signedIn(server, { username: "dana", password });
       const sub = push.subscribe();
       const registered = await agent.request("/settings/notifications/devices", { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": await agent.csrf() }, body: JSON.stringify({ endpoint: sub.endpoint, keys: sub.keys, deviceName: "Dana phone 7" }) });
       expect(registered.status).toBe(200);
@@ -269,20 +267,18 @@ describe("client commands", () => {
   });
 
   test("tail prints events as they arrive", async () => {
-    const tail = spawn([...FROM_SOURCE, "tail", "--project", "default", "--channel", "live"], { env: { ...process.env, SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token }, stdout: "pipe", stderr: "pipe" });
+    const tail = start(FROM_SOURCE, ["tail", "--project", "default", "--channel", "live"], { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token } });
     try {
-      await Bun.sleep(700);
+      const out = collect(tail.stdout);
+      // tail follows from now: it is listening once it prints an event sent after it started.
+      await eventually(async () => {
+        await post({ url: server.url, token }, "/v1/log", { project: "default", channel: "live", event: "Warm-up" });
+        await out.waitFor(/Warm-up/, 250);
+      }, 10_000);
       await client("log", "--project", "default", "--channel", "live", "--event", "Door opened", "--tag", "room=hall");
-      const reader = tail.stdout.getReader();
-      let out = "";
-      const deadline = Date.now() + 5000;
-      while (!out.includes("Door opened") && Date.now() < deadline) {
-        const { value } = await Promise.race([reader.read(), Bun.sleep(500).then(() => ({ value: undefined }))]);
-        if (value) out += new TextDecoder().decode(value);
-      }
-      expect(out).toContain("default/live");
-      expect(out).toContain("Door opened");
-      expect(out).toContain("room=hall");
+      const [line] = await out.waitFor(/^.*Door opened.*$/m);
+      expect(line).toContain("default/live");
+      expect(line).toContain("room=hall");
     } finally {
       tail.kill();
     }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers.ts";
-import { CHROMIUM, describeBrowser, launch, OWNER, sendEvent, sendMetric, serverWithOwner, signIn, STEP_TIMEOUT, watchProblems, withPage } from "./browser.ts";
+import { CHROMIUM, describeBrowser, launch, ok, OWNER, path, sendEvent, sendMetric, serverPool, signIn, STEP_TIMEOUT, watchProblems, withPage } from "./browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -14,25 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Servers started by one describe block; closeAll() stops them and deletes their data dirs. */
-function serverPool() {
-  const started: TestServer[] = [];
-  const track = (server: TestServer) => {
-    started.push(server);
-    return server;
-  };
-  return {
-    track,
-    withOwner: async (settings: Record<string, string> = {}) => track(await serverWithOwner(settings)),
-    // Newest first: a server restarted on an older one's data dir must stop before that dir goes.
-    closeAll: async () => {
-      for (const server of started.splice(0).reverse()) await server.close();
-    },
-  };
-}
-
-const path = (page: Page) => new URL(page.url()).pathname;
 
 /** Event names in the feed, top to bottom. */
 const feedNames = (page: Page) => page.$$eval("#events > li.event .event-name", (els) => els.map((el) => el.textContent ?? ""));
@@ -50,13 +31,6 @@ async function waitForEvent(page: Page, name: string, timeout = 3000): Promise<v
 async function openFeed(page: Page, server: TestServer, at = "/p/default"): Promise<void> {
   await page.goto(server.url + at);
   await page.waitForSelector(".live-status.live", { timeout: 5000 });
-}
-
-async function ok(response: Promise<Response>): Promise<any> {
-  const res = await response;
-  const body = await res.json();
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
 }
 
 /** A variable set on the page: still there later means the page was not reloaded. */
@@ -340,8 +314,8 @@ describeBrowser("the live feed", () => {
       expect((await feedNames(page)).slice(0, 3)).toEqual(["Pill event B", "Pill event A", "Old event 30"]);
       await pill.waitFor({ state: "hidden", timeout: 3000 });
 
-      // Now looking at the top of the feed: the next event slides in directly, no pill.
-      await page.waitForTimeout(600); // the smooth scroll settles
+      // Now looking at the top of the feed (as the page's script counts it): the next event slides in directly, no pill.
+      await page.waitForFunction(() => document.querySelector("[x-data=liveFeed]")!.getBoundingClientRect().top > -100, null, { timeout: 3000 });
       await ok(sendEvent(server, { project: "default", channel: "jobs", event: "Pill event C" }));
       await waitForFeedTop(page, "Pill event C", 3000);
       expect(await pill.isVisible()).toBe(false);
@@ -352,7 +326,8 @@ describeBrowser("the live feed", () => {
       await page.waitForFunction(() => document.querySelector("[data-testid=new-events-pill]")?.textContent?.includes("1 new event"), null, { timeout: 3000 });
       await page.evaluate(() => window.scrollTo(0, 0));
       await waitForFeedTop(page, "Pill event D", 3000);
-      await page.waitForTimeout(300);
+      // The marker: two frames rendered after the insertion, by which any scroll it caused is applied.
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       expect(await page.evaluate(() => window.scrollY)).toBe(0);
     });
   }, 30_000);

@@ -2,13 +2,13 @@
 // live clients coming and going without leaving anything behind.
 import { describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { Agent, openSse, startTestServer, tempDir } from "../helpers.ts";
-import { FROM_SOURCE, lastLine, run, serve } from "./process.ts";
+import { eventually, openSse, signedIn, startTestServer, tempDir } from "../helpers.ts";
+import { FROM_SOURCE, newToken, run, serve } from "./process.ts";
 
 describe("graceful shutdown", () => {
   test("SIGTERM with open streams and requests in flight: they finish, streams end, exit 0 within 5 s", async () => {
     const dataDir = tempDir();
-    const token = lastLine((await run(FROM_SOURCE, ["token", "create", "--name", "t", "--data-dir", dataDir])).stdout);
+    const token = await newToken(dataDir, "t");
     const server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
     const auth = { Authorization: `Bearer ${token}` };
     const streams = await Promise.all(Array.from({ length: 20 }, () => openSse(`${server.url}/v1/stream`, auth)));
@@ -27,10 +27,7 @@ describe("graceful shutdown", () => {
     const statuses = await Promise.all(inFlight);
     // Each request either completed (200) or was never accepted (connection refused): none half-done.
     expect(statuses.every((s) => s === 200 || s === "refused")).toBe(true);
-    for (const s of streams) {
-      await Bun.sleep(10);
-      expect(s.ended).toBe(true);
-    }
+    for (const s of streams) await eventually(() => expect(s.ended).toBe(true), 1000);
     // What was answered 200 is stored.
     const again = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
     const list = await fetch(`${again.url}/v1/events?project=default&channel=bye&limit=200`, { headers: auth }).then((r) => r.json());
@@ -43,7 +40,7 @@ describe("graceful shutdown", () => {
 describe("one server per port", () => {
   test("a second server on a port in use exits 1 and says so; the first keeps every request", async () => {
     const [first, second] = [tempDir(), tempDir()];
-    const token = lastLine((await run(FROM_SOURCE, ["token", "create", "--name", "t", "--data-dir", first])).stdout);
+    const token = await newToken(first, "t");
     const server = await serve(FROM_SOURCE, ["--data-dir", first]);
     const port = new URL(server.url).port;
     const refused = await run(FROM_SOURCE, ["serve", "--port", port, "--host", "127.0.0.1", "--data-dir", second]);
@@ -62,10 +59,9 @@ describe("SSE churn", () => {
   test("thousands of stream connects and disconnects leave no subscribers and no memory behind", async () => {
     const server = await startTestServer();
     try {
-      await server.services.accounts.createUser({ username: "owner", password: "password 123456" }, "owner");
-      const agent = new Agent(server.url);
-      await agent.login("owner", "password 123456");
-      const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+      const owner = { username: "owner", password: "password 123456" };
+      await server.services.accounts.createUser(owner, "owner");
+      const cookie = (await signedIn(server, owner)).cookieHeader();
       const targets: { url: string; headers: Record<string, string> }[] = [
         { url: `${server.url}/v1/stream?project=default`, headers: { Authorization: `Bearer ${server.token}` } },
         { url: `${server.url}/p/default/live?metrics=1`, headers: { Cookie: cookie } },
@@ -83,12 +79,18 @@ describe("SSE churn", () => {
         for (let i = 0; i < count; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => cycle(i + j)));
       };
       const baseline = server.services.fanout.size;
+      /** Every stream closed, every subscriber gone. */
+      const settled = () =>
+        eventually(() => {
+          expect(server.edge.streams.size).toBe(0);
+          expect(server.services.fanout.size).toBe(baseline);
+        }, 5000);
       await round(1000); // warm up, so memory settles
-      await waitFor(() => server.edge.streams.size === 0 && server.services.fanout.size === baseline);
+      await settled();
       Bun.gc(true);
       const before = process.memoryUsage.rss();
       await round(3000);
-      await waitFor(() => server.edge.streams.size === 0 && server.services.fanout.size === baseline);
+      await settled();
       Bun.gc(true);
       const grown = process.memoryUsage.rss() - before;
       expect(server.edge.streams.opened).toBeGreaterThanOrEqual(4000);
@@ -101,11 +103,3 @@ describe("SSE churn", () => {
     }
   }, 120_000);
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await Bun.sleep(20);
-  }
-}

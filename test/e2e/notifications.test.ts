@@ -11,9 +11,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { eventually, type TestServer } from "../helpers.ts";
+import { eventually, notifierIdle, type TestServer } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
-import { CHROMIUM, describeBrowser, launch, sendEvent, serverWithOwner, signIn, withPage } from "./browser.ts";
+import { CHROMIUM, describeBrowser, launch, ok, OWNER, path, sendEvent, serverPool, signIn, withPage } from "./browser.ts";
 
 /** Failed deliveries are retried quickly here, so a test never waits on the default 5 s backoff. */
 const FAST = { "notify-retry-base": "100ms" };
@@ -28,30 +28,6 @@ afterAll(async () => {
   await browser?.close();
   push?.stop();
 });
-
-/** Servers started by one describe block; closeAll() stops them and deletes their data dirs. */
-function serverPool() {
-  const started: TestServer[] = [];
-  return {
-    withOwner: async (settings: Record<string, string> = {}) => {
-      const server = await serverWithOwner({ ...FAST, ...settings });
-      started.push(server);
-      return server;
-    },
-    closeAll: async () => {
-      for (const server of started.splice(0).reverse()) await server.close();
-    },
-  };
-}
-
-const path = (page: Page) => new URL(page.url()).pathname;
-
-async function ok(response: Promise<Response>): Promise<any> {
-  const res = await response;
-  const body = await res.json();
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  return body;
-}
 
 type Subscription = ReturnType<PushService["subscribe"]>;
 
@@ -127,7 +103,7 @@ const titlesFor = (sub: Subscription) => push.messagesFor(sub.id).map((m) => m.t
 // ---------------------------------------------------------------------------------------------
 
 describeBrowser("the installable web app", () => {
-  const pool = serverPool();
+  const pool = serverPool(FAST);
   afterAll(() => pool.closeAll());
 
   test("manifest with name, start URL, standalone display and loading icons; pages link it; the service worker registers and activates", async () => {
@@ -182,7 +158,7 @@ describeBrowser("the installable web app", () => {
 });
 
 describeBrowser("Settings → Notifications", () => {
-  const pool = serverPool();
+  const pool = serverPool(FAST);
   afterAll(() => pool.closeAll());
 
   test("“Enable on this device” registers it; a notify event reaches it with icon and name, plain-text body and the event's link", async () => {
@@ -286,8 +262,9 @@ describeBrowser("Settings → Notifications", () => {
 
       await ok(sendEvent(server, { project: "default", channel: "orders", event: "Default order", notify: true }));
       await ok(sendEvent(server, { project: "shop", channel: "orders", event: "Shop order", icon: "🛒", notify: true }));
+      // The shop order, sent after the other, is the marker; once the queue is empty, nothing else is coming.
       await eventually(() => expect(titlesFor(sub)).toEqual(["🛒 Shop order"]), 5000);
-      await page.waitForTimeout(300);
+      await notifierIdle(server);
       expect(titlesFor(sub)).toEqual(["🛒 Shop order"]);
       expect(push.attempts.filter((a) => a.device === sub.id).length).toBe(1);
     });
@@ -308,8 +285,13 @@ describeBrowser("Settings → Notifications", () => {
       expect(await deviceItem(page, "Old phone").count()).toBe(0);
       expect(path(page)).toBe("/settings/notifications");
 
-      await ok(sendEvent(server, { project: "default", channel: "alerts", event: "Nobody listens", notify: true }));
-      await page.waitForTimeout(1500); // longer than the notifier's poll interval
+      // The marker: another device of the same user, which does get the event.
+      const owner = (await server.services.accounts.list()).find((u) => u.username === OWNER.username)!;
+      const other = push.subscribe();
+      await server.services.devices.register(owner, { endpoint: other.endpoint, keys: other.keys, deviceName: "Other phone" });
+      await ok(sendEvent(server, { project: "default", channel: "alerts", event: "After the removal", notify: true }));
+      await eventually(() => expect(titlesFor(other)).toEqual(["After the removal"]), 5000);
+      await notifierIdle(server);
       expect(push.messagesFor(sub.id)).toEqual([]);
       expect(push.attempts.filter((a) => a.device === sub.id)).toEqual([]);
       await page.reload();
@@ -337,7 +319,7 @@ describeBrowser("Settings → Notifications", () => {
 });
 
 describeBrowser("in-page toasts", () => {
-  const pool = serverPool();
+  const pool = serverPool(FAST);
   afterAll(() => pool.closeAll());
 
   test("a live notify event (of this or another project) pops up a toast within a second that leads to the event; others do not", async () => {
@@ -380,7 +362,7 @@ describeBrowser("in-page toasts", () => {
 });
 
 describeBrowser("Settings → Integrations", () => {
-  const pool = serverPool();
+  const pool = serverPool(FAST);
   afterAll(() => pool.closeAll());
 
   type Hit = { method: string; path: string; headers: Record<string, string>; body: string };
@@ -501,7 +483,7 @@ describeBrowser("Settings → Integrations", () => {
         const hookCount = at("/hook").length;
         await ok(sendEvent(server, { project: "default", channel: "builds", event: "While disabled", notify: true }));
         await eventually(() => expect(titlesAt(DISCORD_PATH).map((p) => p.embeds?.[0]?.title)).toContain("While disabled"), 5000);
-        await page.waitForTimeout(300);
+        await notifierIdle(server);
         expect(at("/hook").length).toBe(hookCount);
 
         // Enable it again: it gets the next one.
@@ -523,7 +505,7 @@ describeBrowser("Settings → Integrations", () => {
         const discordCount = at(DISCORD_PATH).length;
         await ok(sendEvent(server, { project: "default", channel: "builds", event: "After the delete", notify: true }));
         await eventually(() => expect(titlesAt("/hook").map((p) => p.title)).toContain("After the delete"), 5000);
-        await page.waitForTimeout(300);
+        await notifierIdle(server);
         expect(at(DISCORD_PATH).length).toBe(discordCount);
       });
     } finally {

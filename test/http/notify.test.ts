@@ -3,9 +3,8 @@
 // HTTP receivers standing in for webhooks, ntfy, Discord and Slack.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac, randomBytes } from "node:crypto";
-import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
-import { Agent, eventually, found, post, startTestServer, type TestServer } from "../helpers.ts";
+import { Agent, databaseFile, eventually, found, notifierIdle, post, signedIn, startTestServer, type TestServer, withDatabase } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 import type { User } from "../../src/model/user.ts";
@@ -64,7 +63,7 @@ describe("Web Push", () => {
     await post(server, "/v1/log", { project: "default", channel: "c", event: "Old news", notify: true, timestamp: Date.now() / 1000 - 3600 });
     await post(server, "/v1/log", { project: "default", channel: "c", event: "Marker", notify: true });
     await eventually(() => expect(push.messagesFor(phone.id).map((m) => m.title)).toEqual(["Marker"]));
-    await Bun.sleep(300);
+    await notifierIdle(server); // all that was queued has been sent: the other two would be here by now
     expect(push.messagesFor(phone.id).map((m) => m.title)).toEqual(["Marker"]);
   });
 
@@ -76,7 +75,7 @@ describe("Web Push", () => {
       await post(server, "/v1/log", { project, channel, event, notify: true });
     }
     await eventually(() => expect(push.messagesFor(picky.id).map((m) => m.title)).toEqual(["right one"]));
-    await Bun.sleep(300);
+    await notifierIdle(server);
     expect(push.messagesFor(picky.id).map((m) => m.title)).toEqual(["right one"]);
   });
 
@@ -154,9 +153,7 @@ describe("restarts", () => {
     await pending.stop();
 
     // ...and once due (here: moved to now), the new process sends it.
-    const sqlite = new Database(`${dataDir}/signalboard.db`);
-    sqlite.query("UPDATE deliveries SET next_attempt_at = 0 WHERE status = 'pending'").run();
-    sqlite.close();
+    withDatabase(databaseFile(dataDir), (db) => db.query("UPDATE deliveries SET next_attempt_at = 0 WHERE status = 'pending'").run(), { write: true });
     const after = await startTestServer({}, dataDir);
     try {
       await eventually(() => expect(push.messagesFor(phone.id).map((m) => m.title)).toEqual(["Survives restarts"]), 5000);
@@ -236,9 +233,12 @@ describe("integrations", () => {
   test("a disabled integration gets nothing; a test can be sent on demand", async () => {
     await server.services.projects.create("quiet");
     const { integration } = await server.services.integrations.create("quiet", { kind: "webhook", name: "Off", url: `${hook.url}/off` });
+    await server.services.integrations.create("quiet", { kind: "webhook", name: "Marker", url: `${hook.url}/quiet-marker` });
     await server.services.integrations.setEnabled("quiet", integration.id, false);
     await post(server, "/v1/log", { project: "quiet", channel: "c", event: "Shh", notify: true });
-    await Bun.sleep(300);
+    // The marker: the project's enabled integration gets the event; once the queue is empty, nothing more is coming.
+    await found(() => hook.requests.find((r) => r.path === "/quiet-marker"));
+    await notifierIdle(server);
     expect(hook.requests.filter((r) => r.path === "/off")).toHaveLength(0);
     await server.services.integrations.setEnabled("quiet", integration.id, true);
     await server.services.integrations.sendTest("quiet", integration.id, server.services.config.baseUrl);
@@ -255,11 +255,13 @@ describe("integrations", () => {
 });
 
 describe("device registration over HTTP", () => {
+  const OWNER = { username: "owner", password: "password 123456" };
+  const OTHER = { username: "other", password: "password 123456" };
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
-    await server.services.accounts.createUser({ username: "owner", password: "password 123456" }, "owner");
-    await server.services.accounts.createUser({ username: "other", password: "password 123456" }, "member");
+    await server.services.accounts.createUser(OWNER, "owner");
+    await server.services.accounts.createUser(OTHER, "member");
   });
   afterAll(() => server.close());
 
@@ -267,8 +269,7 @@ describe("device registration over HTTP", () => {
     agent.request(path, { method: "POST", headers: { "Content-Type": "application/json", ...(csrf ? { "X-CSRF-Token": csrf } : {}) }, body: JSON.stringify(body) });
 
   test("registers a device for the signed-in user; needs the CSRF token; refuses bad subscriptions with 400", async () => {
-    const agent = new Agent(server.url);
-    await agent.login("owner", "password 123456");
+    const agent = await signedIn(server, OWNER);
     const csrf = await agent.csrf();
     const sub = push.subscribe();
     expect((await json(agent, "/settings/notifications/devices", { ...sub, deviceName: "Phone" })).status).toBe(403);
@@ -287,8 +288,7 @@ describe("device registration over HTTP", () => {
   });
 
   test("keys web-push cannot encrypt with are refused at registration, naming the field", async () => {
-    const agent = new Agent(server.url);
-    await agent.login("owner", "password 123456");
+    const agent = await signedIn(server, OWNER);
     const csrf = await agent.csrf();
     const sub = push.subscribe();
     const offCurve = randomBytes(65);
@@ -318,12 +318,10 @@ describe("device registration over HTTP", () => {
   });
 
   test("one user cannot see, test or remove another user's device", async () => {
-    const owner = new Agent(server.url);
-    await owner.login("owner", "password 123456");
+    const owner = await signedIn(server, OWNER);
     const sub = push.subscribe();
     const { id } = await (await json(owner, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Owner's laptop" }, await owner.csrf())).json();
-    const other = new Agent(server.url);
-    await other.login("other", "password 123456");
+    const other = await signedIn(server, OTHER);
     const csrf = await other.csrf();
     expect(await (await other.request("/settings/notifications")).text()).not.toContain("Owner's laptop");
     expect((await other.request(`/settings/notifications/devices/${id}/remove`, { method: "POST", headers: { "X-CSRF-Token": csrf } })).status).toBe(404);
@@ -347,7 +345,8 @@ describe("device registration over HTTP", () => {
       hook.replies.push(400, 400);
       await post(server, "/v1/log", { project: "default", channel: "c", event: "e", notify: true });
       await eventually(() => expect(hook.requests.length).toBeGreaterThanOrEqual(2));
-      await Bun.sleep(200);
+      // The marker: each refusal ends in a warning, the last the notifier writes about that delivery.
+      await eventually(() => expect(logs.join("").match(/"msg":"notification delivery failed"/g)).toHaveLength(2));
       hook.stop();
       const all = logs.join("");
       expect(all).not.toContain(secret!);

@@ -6,7 +6,7 @@ import { newEvent } from "../../src/domain/ingest.ts";
 import { RESUME_WINDOW } from "../../src/http/resume.ts";
 import { REPLAY_LIMIT } from "../../src/api/stream.ts";
 import { heldBytes, MAX_HELD_BYTES } from "../../src/http/sse.ts";
-import { Agent, call, eventually, openSse, post, startTestServer, type TestServer } from "../helpers.ts";
+import { call, eventually, openSse, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -106,7 +106,10 @@ describe("GET /v1/stream resume", () => {
       last = performance.now();
     }, 1);
     const streams = await Promise.all(Array.from({ length: 6 }, (_, i) => openSse(`${server.url}/v1/stream?project=busy&channel=nothing-${i}`, { ...auth(), "Last-Event-ID": String(from) })));
-    await Bun.sleep(2500); // the replays read 95,000 events each, finding nothing
+    // The replays read 95,000 events each, finding nothing but a marker written after them all:
+    // a stream has its marker once its replay is through.
+    for (let i = 0; i < streams.length; i++) await post(server, "/v1/log", { project: "busy", channel: `nothing-${i}`, event: "marker" });
+    for (const s of streams) expect(JSON.parse((await s.waitFor(1, 20_000))[0]!.data).event).toBe("marker");
     clearInterval(ticker);
     expect((await call(server, { path: "/healthz" })).status).toBe(200);
     expect(longest).toBeLessThan(300); // a page at a time, not a whole replay (about 1.5 s here when it did not take turns)
@@ -137,10 +140,9 @@ describe("GET /v1/stream resume", () => {
 
 describe("a dashboard's live resume", () => {
   test("with a filter that matches nothing, over a large history, it answers at once (a reload) and the server stays responsive", async () => {
-    await server.services.accounts.createUser({ username: "owner", password: "correct horse battery" }, "owner");
-    const agent = new Agent(server.url);
-    await agent.login("owner", "correct horse battery");
-    const cookie = [...agent.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const owner = { username: "owner", password: "correct horse battery" };
+    await server.services.accounts.createUser(owner, "owner");
+    const cookie = (await signedIn(server, owner)).cookieHeader();
     const started = performance.now();
     const stream = await openSse(`${server.url}/p/busy/live?q=zzznothingmatches&last_event_id=1`, { Cookie: cookie });
     const healthy = await call(server, { path: "/healthz" });

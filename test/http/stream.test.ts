@@ -1,6 +1,6 @@
 // GET /v1/stream: JSON events over SSE for scripts, with resume from Last-Event-ID.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { call, openSse, post, startTestServer, type TestServer } from "../helpers.ts";
+import { call, eventually, openSse, post, startTestServer, type TestServer } from "../helpers.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -36,9 +36,9 @@ describe("GET /v1/stream", () => {
   test("filters by channel", async () => {
     const stream = await openSse(`${server.url}/v1/stream?project=app&channel=only`, auth());
     await post(server, "/v1/log", { project: "app", channel: "other", event: "no" });
+    // The marker: sent after the other channel's event on the same stream, so once it is here, that one would be too.
     await post(server, "/v1/log", { project: "app", channel: "only", event: "yes" });
     const frames = await stream.waitFor(1);
-    await Bun.sleep(100);
     expect(frames.map((f) => JSON.parse(f.data).event)).toEqual(["yes"]);
     stream.close();
   });
@@ -49,9 +49,10 @@ describe("GET /v1/stream", () => {
     for (const name of ["missed-1", "missed-2", "missed-3"]) missed.push((await post(server, "/v1/log", { project: "app", channel: "resume", event: name })).json.id);
     const stream = await openSse(`${server.url}/v1/stream?project=app&channel=resume`, { ...auth(), "Last-Event-ID": String(first.json.id) });
     await post(server, "/v1/log", { project: "app", channel: "resume", event: "live" });
-    const frames = await stream.waitFor(4);
-    await Bun.sleep(100);
-    expect(frames.map((f) => JSON.parse(f.data).event)).toEqual(["missed-1", "missed-2", "missed-3", "live"]);
+    // A marker after them: a repeat of any of the four would come before it.
+    await post(server, "/v1/log", { project: "app", channel: "resume", event: "marker" });
+    const frames = await stream.waitFor(5);
+    expect(frames.map((f) => JSON.parse(f.data).event)).toEqual(["missed-1", "missed-2", "missed-3", "live", "marker"]);
     expect(frames.slice(0, 3).map((f) => Number(f.id))).toEqual(missed);
     stream.close();
   });
@@ -73,7 +74,6 @@ describe("GET /v1/stream", () => {
     const stream = await openSse(`${server.url}/v1/stream`, auth());
     expect(server.services.fanout.size).toBe(before + 1);
     stream.close();
-    for (let i = 0; i < 40 && server.services.fanout.size > before; i++) await Bun.sleep(25);
-    expect(server.services.fanout.size).toBe(before);
+    await eventually(() => expect(server.services.fanout.size).toBe(before), 1000);
   });
 });
