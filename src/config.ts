@@ -40,6 +40,15 @@ export const settings = {
   port: spec("PORT", "8080", z.coerce.number().int().min(0).max(65535), "TCP port to listen on (0 picks a free port)"),
   host: spec("HOST", "0.0.0.0", z.string().min(1), "interface to listen on"),
   dataDir: spec("DATA_DIR", "./data", z.string().min(1), "directory that holds the SQLite database and backups"),
+  databaseUrl: spec(
+    "DATABASE_URL",
+    undefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\/[^\s]+$/, "must be a postgres:// URL, such as postgres://signalboard:secret@db.internal:5432/signalboard")
+      .optional(),
+    "PostgreSQL, for several instances sharing one database (unset: SQLite in DATA_DIR)",
+  ),
   baseUrl: spec("BASE_URL", undefined, z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL, such as https://signalboard.example.com" }).optional(), "public URL of the dashboard, used in links and notifications (default http://localhost:PORT)"),
   defaultProject: spec("SIGNALBOARD_DEFAULT_PROJECT", "default", name, "project created at first start and used when a metric names none"),
   bodyLimit: spec("SIGNALBOARD_BODY_LIMIT", "64KiB", bytes, "largest request body accepted by the API (bytes, or with KiB/MiB)"),
@@ -69,6 +78,14 @@ export const settings = {
 } satisfies Record<string, Spec<unknown>>;
 
 type Settings = typeof settings;
+
+/** Settings whose values are not repeated in messages. */
+const SECRETS = new Set<string>(["databaseUrl"]);
+
+/** A database URL fit for a log line: its password replaced. */
+export function safeUrl(url: string): string {
+  return url.replace(/^(\w+:\/\/[^:/@]+):[^@]*@/, "$1:***@");
+}
 export type Config = { [K in keyof Settings]: z.output<Settings[K]["schema"]> } & { baseUrl: string; vapidSubject: string };
 
 export class ConfigError extends Error {}
@@ -97,7 +114,7 @@ export function loadConfig(flags: Record<string, unknown> = {}, env: Record<stri
     }
     const result = s.schema.safeParse(raw ?? s.default);
     if (result.success) out[key] = result.data;
-    else problems.push(`${s.env} (${flag}) = ${JSON.stringify(raw)}: ${result.error.issues.map((i) => i.message).join("; ")}`);
+    else problems.push(`${s.env} (${flag}) = ${SECRETS.has(key) ? "(not shown: it may hold a password)" : JSON.stringify(raw)}: ${result.error.issues.map((i) => i.message).join("; ")}`);
   }
   if (problems.length) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   const config = out as Config;

@@ -6,12 +6,11 @@ import { SERVER_BODY_LIMIT } from "./http/body.ts";
 import type { Edge } from "./http/edge.ts";
 import type { Route } from "./http/routes.ts";
 import { log, logEnabled } from "./logger.ts";
-import { createServices, openStore, type Services } from "./services.ts";
-import type { SqliteStore } from "./store/sqlite/index.ts";
+import { type AnyStore, createServices, openStore, type Services, whereData } from "./services.ts";
 import { Assets } from "./web/assets.ts";
 
 /** `routes`, `app` and `store` are there for tests and tools that look inside; the server itself goes through `services`. */
-export type Running = { url: string; port: number; services: Services; edge: Edge; routes: Route[]; app: App["app"]; store: SqliteStore; stop: () => Promise<void> };
+export type Running = { url: string; port: number; services: Services; edge: Edge; routes: Route[]; app: App["app"]; store: AnyStore; stop: () => Promise<void> };
 
 export async function startServer(loaded: Config): Promise<Running> {
   const phase = (name: string) => log.debug("start-up", { phase: name, ms: Math.round(performance.now()) });
@@ -20,17 +19,18 @@ export async function startServer(loaded: Config): Promise<Running> {
   // links (notifications, the set-up link, BASE_URL's default) must name it. A port in use fails here, early.
   const reserved = reservePort(loaded);
   const config = settle(loaded, reserved.port);
-  let store: SqliteStore;
+  let store: AnyStore;
   try {
-    store = openStore(config, { serving: true });
+    store = await openStore(config, { serving: true });
   } catch (error) {
     reserved.stop(true);
     throw error;
   }
   phase("database open and migrated");
-  const services = createServices(config, { store, serving: true });
+  const services = await createServices(config, { store, serving: true });
   phase("services ready");
   await services.projects.ensure(config.defaultProject);
+  await services.start(); // live views follow the database, the notifier works the queue
   const assets = await Assets.load();
   phase("assets loaded");
   const { app, edge, routes } = createApp(services, assets);
@@ -53,10 +53,9 @@ export async function startServer(loaded: Config): Promise<Running> {
   }
   const server = app.server!;
   const jobs = startJobs(services);
-  await services.notifier.start(services.hub, { only: true });
   edge.streams.watch(() => services.accessVersion()); // a revoked token or ended session closes its streams
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
-  log.info("listening", { url, dataDir: config.dataDir, baseUrl: config.baseUrl, sqliteSync: config.sqliteSync, startedInMs: Math.round(performance.now()) });
+  log.info("listening", { url, database: services.dialect, data: whereData(config), dataDir: config.dataDir, baseUrl: config.baseUrl, sqliteSync: config.sqliteSync, startedInMs: Math.round(performance.now()) });
   const code = await services.accounts.setupCode();
   if (code) {
     const link = `${config.baseUrl}/setup?code=${code}`;

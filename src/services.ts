@@ -2,10 +2,11 @@
 // command build their services here, so a command does exactly what the dashboard does. Routes
 // and commands receive services; only this file sees the store.
 import pkg from "../package.json";
-import type { Config } from "./config.ts";
+import { type Config, safeUrl } from "./config.ts";
 import { accountService } from "./domain/accounts.ts";
 import { deviceAdmin } from "./domain/device-admin.ts";
 import { feedService } from "./domain/feed.ts";
+import { memoryLimiter, sharedLimiter } from "./domain/limits.ts";
 import { healthService } from "./domain/health.ts";
 import { ingestService, type RunWrite } from "./domain/ingest.ts";
 import { type IngestWrite, ingestWrites } from "./domain/ingest-writes.ts";
@@ -14,10 +15,12 @@ import { projectService } from "./domain/projects.ts";
 import { tokenService } from "./domain/tokens.ts";
 import { transferService } from "./domain/transfer.ts";
 import { Fanout } from "./live/fanout.ts";
-import { Hub } from "./live/hub.ts";
+import { type Announce, Hub, type LiveMessage } from "./live/hub.ts";
+import { log } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { Notifier } from "./notify/queue.ts";
 import { vapidKeys } from "./notify/vapid.ts";
+import { openPgStore, type PgStore } from "./store/pg/index.ts";
 import { databasePath, openSqliteStore, type SqliteStore } from "./store/sqlite/index.ts";
 import { WriterThread } from "./store/sqlite/writer-thread.ts";
 import type { Repositories } from "./store/store.ts";
@@ -26,41 +29,62 @@ export const VERSION: string = pkg.version;
 
 const DELIVERIES_KEPT_MS = 7 * 86_400_000;
 
-/** The configuration's store. `serving`: the server's (it keeps the search index up to date). */
-export function openStore(config: Config, { serving = false } = {}): SqliteStore {
+export type AnyStore = SqliteStore | PgStore;
+
+/**
+ * The configuration's store: PostgreSQL when DATABASE_URL is set, else SQLite in DATA_DIR.
+ * `serving`: the server's (on SQLite it keeps the full-text index up to date).
+ */
+export async function openStore(config: Config, { serving = false } = {}): Promise<AnyStore> {
+  if (config.databaseUrl) return openPgStore(config.databaseUrl);
   return openSqliteStore(databasePath(config.dataDir), { sync: config.sqliteSync, background: serving });
 }
 
+/** Where the data is, for logs: the database URL without its password, or the data directory. */
+export const whereData = (config: Config) => (config.databaseUrl ? safeUrl(config.databaseUrl) : config.dataDir);
+
 export type ServiceOptions = {
   /** An open store (the server's); by default the configuration's is opened. close() closes it either way. */
-  store?: SqliteStore;
-  /** For the server: ingest writes may run on the writer thread (SIGNALBOARD_WRITER). */
+  store?: AnyStore;
+  /** For the server: ingest writes may run on the writer thread (SIGNALBOARD_WRITER, SQLite). */
   serving?: boolean;
 };
 
-export function createServices(config: Config, { store = openStore(config), serving = false }: ServiceOptions = {}) {
+export async function createServices(config: Config, { store, serving = false }: ServiceOptions = {}) {
+  const opened = store ?? (await openStore(config));
+  return servicesOf(config, opened, serving);
+}
+
+function servicesOf(config: Config, store: AnyStore, serving: boolean) {
   const hub = new Hub();
   const metrics = createMetrics();
   // Ingest's writes run in this thread's group commit, or on a writer thread (SIGNALBOARD_WRITER).
-  const writerThread = serving && config.writer === "thread" ? new WriterThread(store.path, config.sqliteSync) : null;
+  const writerThread = serving && config.writer === "thread" && "path" in store ? new WriterThread(store.path, config.sqliteSync) : null;
   const run = (writerThread
     ? (name: IngestWrite, args: unknown, signal?: AbortSignal) => writerThread.run(name, args, signal)
     : (name: IngestWrite, args: unknown, signal?: AbortSignal) => store.tx((tx) => (ingestWrites[name] as (tx: Repositories, args: unknown) => Promise<unknown>)(tx, args), signal)) as RunWrite;
+  const announce = announcer(store, hub);
   const vapid = once(() => vapidKeys(store, config.vapidSubject));
   const tokens = tokenService(store);
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
-  const projects = projectService(store, { hub, defaultProject: config.defaultProject });
+  const projects = projectService(store, { announce, defaultProject: config.defaultProject });
+  const notifier = new Notifier(store, vapid, { concurrency: 64, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000, graceMs: 3000 }, metrics);
+  const loginRate = config.rateLimitLogin;
+  const running: { stop(): Promise<void> }[] = [];
 
   return {
     config,
     version: VERSION,
+    dialect: store.dialect,
     hub,
     fanout: new Fanout(hub, config.liveInterval),
     metrics,
     tokens,
     accounts,
+    /** Sign-in attempts per client address (SIGNALBOARD_RATE_LIMIT_LOGIN), counted across every instance of a shared database. */
+    signIns: loginRate ? (store.shared ? sharedLimiter(store.shared, "sign-in", loginRate) : memoryLimiter(loginRate)) : null,
     projects,
-    ingest: ingestService({ run, hub, defaultProject: config.defaultProject, baseUrl: config.baseUrl }),
+    ingest: ingestService({ run, announce, defaultProject: config.defaultProject, baseUrl: config.baseUrl }),
     feed: feedService(store),
     transfer: transferService(store),
     devices: deviceService(store),
@@ -69,7 +93,21 @@ export function createServices(config: Config, { store = openStore(config), serv
     health: healthService(store, writerThread ? [store.writer, writerThread] : [store.writer]),
     /** The server's VAPID key pair, made and stored at first use. */
     vapid,
-    notifier: new Notifier(store, vapid, { concurrency: 64, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000, graceMs: 3000 }, metrics),
+    notifier,
+
+    /**
+     * For the server: live views get what every instance commits (on a shared database, by
+     * following it), and the notifier starts on the delivery queue.
+     */
+    async start(): Promise<void> {
+      if (store.shared) {
+        const shared = store.shared;
+        running.push(shared.follow(await store.events.lastId(), (events) => events.forEach((event) => hub.publish({ type: "event", event }))));
+        const unlisten = shared.onBroadcast((payload) => hub.publish(JSON.parse(payload) as LiveMessage));
+        running.push({ stop: async () => void unlisten() });
+      }
+      await notifier.start(hub, { only: !store.shared });
+    },
 
     /** A copy of the database (see Store.backup). */
     backup: (target: string, options: { replace: boolean }) => store.backup(target, options),
@@ -77,16 +115,22 @@ export function createServices(config: Config, { store = openStore(config), serv
     /** Changes whenever access may have been taken away (open streams are checked again then). */
     accessVersion: () => store.accessVersion(),
 
-    /** Forgets what has served its time: ended sessions, events past retention, old deliveries. */
+    /** Forgets what has served its time: ended sessions, events past retention, old deliveries. On a shared database, one instance at a time does it. */
     async housekeep(now = Date.now()): Promise<{ expiredEvents: number }> {
-      await accounts.pruneSessions(now);
-      const expiredEvents = await projects.pruneExpired(now);
-      await store.prune(now, { deliveriesBefore: now - DELIVERIES_KEPT_MS, subscriptionsBefore: now - config.pushMaxAge });
+      let expiredEvents = 0;
+      const work = async () => {
+        await accounts.pruneSessions(now);
+        expiredEvents = await projects.pruneExpired(now);
+        await store.prune(now, { deliveriesBefore: now - DELIVERIES_KEPT_MS, subscriptionsBefore: now - config.pushMaxAge });
+      };
+      if (store.shared) await store.shared.asLeader("housekeeping", work);
+      else await work();
       return { expiredEvents };
     },
 
     /** Lets the writes under way commit, then closes the store. */
     async close(): Promise<void> {
+      await Promise.all(running.map((r) => r.stop()));
       await writerThread?.stop(); // its last writes commit before the store closes
       await tokens.flushLastUsed().catch(() => {});
       await store.close();
@@ -94,7 +138,22 @@ export function createServices(config: Config, { store = openStore(config), serv
   };
 }
 
-export type Services = ReturnType<typeof createServices>;
+/**
+ * How services announce what they committed. On SQLite this process made the write: it publishes
+ * into its hub at once. On a shared database every instance follows the events in the database
+ * (in commit order, its own too) and hears the rest (metrics, new channels) by broadcast, so each
+ * instance's live views show every instance's writes.
+ */
+function announcer(store: AnyStore, hub: Hub): Announce {
+  const shared = store.shared;
+  if (!shared) return (message) => hub.publish(message);
+  return (message) => {
+    if (message.type === "event") return; // followed from the database
+    shared.broadcast(JSON.stringify(message)).catch((error) => log.warn("could not announce a change to other instances; their live views miss it until a reload", { error: (error as Error).message }));
+  };
+}
+
+export type Services = Awaited<ReturnType<typeof createServices>>;
 
 function once<T>(make: () => Promise<T>): () => Promise<T> {
   let made: Promise<T> | null = null;

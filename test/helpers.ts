@@ -7,18 +7,35 @@ import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { setLogLevel } from "../src/logger.ts";
 import { type Running, startServer } from "../src/server.ts";
+import { createDatabase, dropDatabase } from "./pg-cluster.ts";
 
 setLogLevel("silent");
 
 export type TestServer = Running & { dataDir: string; token: string; close: () => Promise<void> };
+
+/**
+ * In the PostgreSQL pass of npm test (scripts/test.ts), the throwaway cluster's URL: each test
+ * server gets a database of its own there, unless the test names one (several instances, one database).
+ */
+export const POSTGRES = process.env.SIGNALBOARD_TEST_POSTGRES || null;
+/** For tests of what only SQLite has (its files, its pragmas): they skip, visibly, on PostgreSQL. */
+export const onPostgres = POSTGRES !== null;
 
 export function tempDir(prefix = "signalboard-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
 /** A server on 127.0.0.1:0 with its own data dir and a full-access token. */
+/** On PostgreSQL, the database of each data directory: a server started again on its directory (a restart) finds its data. */
+const databases = new Map<string, string>();
+
 export async function startTestServer(settings: Record<string, string> = {}, dataDir = tempDir()): Promise<TestServer> {
-  const config = loadConfig({ port: "0", host: "127.0.0.1", "data-dir": dataDir, ...settings }, {});
+  let own: string | null = null;
+  if (POSTGRES && !("database-url" in settings)) {
+    own = databases.get(dataDir) ?? (await createDatabase(POSTGRES));
+    databases.set(dataDir, own);
+  }
+  const config = loadConfig({ port: "0", host: "127.0.0.1", "data-dir": dataDir, ...(own ? { "database-url": own } : {}), ...settings }, {});
   const running = await startServer(config);
   const token = (await running.services.tokens.create({ name: "test" })).token;
   return {
@@ -27,9 +44,25 @@ export async function startTestServer(settings: Record<string, string> = {}, dat
     token,
     close: async () => {
       await running.stop();
+      if (own) {
+        databases.delete(dataDir);
+        await dropDatabase(POSTGRES!, own);
+      }
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The flags that point a command at a test server's database (its data directory, or its PostgreSQL database). */
+export const storeArgs = (server: Pick<TestServer, "services" | "dataDir">): string[] =>
+  server.services.config.databaseUrl ? ["--database-url", server.services.config.databaseUrl] : ["--data-dir", server.dataDir];
+
+/** Runs SQL on a test server's database, SQLite or PostgreSQL (`?` placeholders); the rows. */
+export async function peek<T = Record<string, unknown>>(server: Pick<TestServer, "store">, text: string, ...params: unknown[]): Promise<T[]> {
+  const store = server.store;
+  if ("sqlite" in store) return store.sqlite.query(text).all(...(params as never[])) as T[];
+  let n = 0;
+  return [...((await store.sql.unsafe(text.replace(/\?/g, () => `$${++n}`), params)) as T[])];
 }
 
 export type Call = { method?: string; path: string; body?: unknown; token?: string | null; headers?: Record<string, string> };

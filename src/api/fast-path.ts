@@ -26,7 +26,7 @@ function icon(raw: string): string | null {
 }
 
 const absent = (v: unknown) => v === undefined || v === null;
-const text = (v: unknown, min: number, max: number): v is string => typeof v === "string" && v.length >= min && v.length <= max && v.isWellFormed();
+const text = (v: unknown, min: number, max: number): v is string => typeof v === "string" && v.length >= min && v.length <= max && v.isWellFormed() && !v.includes("\u0000");
 
 function tagsOf(v: unknown): Record<string, string | number | boolean> | null | undefined {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
@@ -37,7 +37,7 @@ function tagsOf(v: unknown): Record<string, string | number | boolean> | null | 
     if (++n > LIMITS.tags || !isTagKey(key)) return undefined;
     const value = (v as Record<string, unknown>)[key];
     if (typeof value === "string") {
-      if (value.length > LIMITS.tagValue || !value.isWellFormed()) return undefined;
+      if (value.length > LIMITS.tagValue || !value.isWellFormed() || value.includes("\u0000")) return undefined;
     } else if (typeof value === "number") {
       if (!Number.isFinite(value)) return undefined;
     } else if (typeof value !== "boolean") return undefined;

@@ -29,7 +29,7 @@ export function configFrom(values: Record<string, unknown>): Config {
 
 /** Runs `fn` with the services the server has, on its database; safe while the server runs. */
 export async function withServices<T>(config: Config, fn: (services: Services) => Promise<T> | T): Promise<T> {
-  const services = createServices(config);
+  const services = await createServices(config);
   try {
     return await fn(services);
   } finally {

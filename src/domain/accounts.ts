@@ -38,9 +38,11 @@ function sameSecret(a: string, b: string): boolean {
 
 const SETUP_USED = "The setup code is wrong or was already used. Use the link the server printed at start.";
 
+const SETUP_CODE = "setup_code";
+
 export function accountService(store: Store, options: { sessionTtlMs: number }) {
   // While nobody has an account, whoever holds this code (printed at start) may create the owner.
-  let setupCode: Promise<string | null> = store.users.count().then((n) => (n === 0 ? randomToken().slice(3, 27) : null));
+  // It is kept in the database, so every instance of a shared one prints the same link.
 
   async function startSession(user: User, now: number): Promise<NewSession> {
     const token = randomToken().slice(3);
@@ -57,17 +59,29 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
   async function newUser(input: { username: string; password: string }, roleOf: (first: boolean) => "owner" | "member", now: number): Promise<User> {
     const { username, password } = validate(credentials, input);
     const passwordHash = await Bun.password.hash(password);
-    const user = await store.tx(async (tx) => tx.users.create({ username, passwordHash, role: roleOf((await tx.users.count()) === 0) }, now));
+    const user = await store.tx(async (tx) => {
+      const first = (await tx.users.count()) === 0;
+      const created = await tx.users.create({ username, passwordHash, role: roleOf(first) }, now);
+      if (created && first) await tx.meta.set(SETUP_CODE, ""); // used up
+      return created;
+    });
     if (!user) throw new Conflict(`A user named "${username}" already exists.`);
     return user;
   }
 
   return {
-    /** The setup code, while the instance has no owner yet. */
+    /** The setup code, while the instance has no owner yet (made at the first ask, by whichever instance asks first). */
     async setupCode(): Promise<string | null> {
-      const code = await setupCode;
-      if (code && (await store.users.count()) > 0) setupCode = Promise.resolve(null);
-      return setupCode;
+      if ((await store.users.count()) > 0) return null;
+      const kept = await store.meta.get(SETUP_CODE);
+      if (kept) return kept;
+      return store.tx(async (tx) => {
+        const raced = await tx.meta.get(SETUP_CODE);
+        if (raced) return raced;
+        const code = randomToken().slice(3, 27);
+        await tx.meta.set(SETUP_CODE, code);
+        return code;
+      });
     },
 
     async needsSetup(): Promise<boolean> {
@@ -90,7 +104,6 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
         },
         now,
       );
-      setupCode = Promise.resolve(null);
       return startSession(owner, now);
     },
 

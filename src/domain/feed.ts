@@ -72,7 +72,10 @@ export function feedService(store: Store) {
     /** Newest first by event time. */
     async listEvents(query: EventQuery): Promise<EventPage> {
       const limit = Math.min(Math.max(query.limit ?? 50, 1), MAX_PAGE);
-      const rows = await store.events.list({ ...(await resolve(query)), before: query.cursor ? decodeCursor(query.cursor) : undefined, limit: limit + 1 });
+      const filter = await resolve(query);
+      // Nothing stored holds a NUL character: a filter value with one matches nothing (and is not asked).
+      if ([filter.userId, ...(filter.tags ?? []).flat()].some((v) => v?.includes("\u0000"))) return { events: [], nextCursor: null };
+      const rows = await store.events.list({ ...filter, before: query.cursor ? decodeCursor(query.cursor) : undefined, limit: limit + 1 });
       const events = rows.slice(0, limit);
       const last = events.at(-1);
       return { events, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };

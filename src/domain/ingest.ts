@@ -1,7 +1,7 @@
 // Ingest: events, metrics and user traits. Each operation checks access, then runs its write
-// (domain/ingest-writes.ts) in the writer's next group commit, then publishes to the live hub once
+// (domain/ingest-writes.ts) in the writer's next group commit, then announces it to live views once
 // it is on disk.
-import type { Hub } from "../live/hub.ts";
+import type { Announce } from "../live/hub.ts";
 import type { Scope } from "../model/access.ts";
 import { assertCanNotify, assertCanSendEvent, assertCanWriteProject } from "./access.ts";
 import { type GroupInput, type IdentifyInput, type Idempotency, type ImportLine, type IngestWrite, type IngestWrites, importKey, type LogInput, type MetricInput, type Written } from "./ingest-writes.ts";
@@ -21,20 +21,20 @@ export { newEvent } from "./ingest-writes.ts";
  */
 export type RunWrite = <K extends IngestWrite>(name: K, args: Parameters<IngestWrites[K]>[1], signal?: AbortSignal) => ReturnType<IngestWrites[K]>;
 
-export type IngestDeps = { run: RunWrite; hub: Hub; defaultProject: string; baseUrl: string };
+export type IngestDeps = { run: RunWrite; announce: Announce; defaultProject: string; baseUrl: string };
 
 /** How a write is asked for: with an Idempotency-Key, with the signal of the request that asked, at a given time (tests). */
 export type WriteOptions = { idempotency?: Idempotency; signal?: AbortSignal; now?: number };
 
-export function ingestService({ run, hub, defaultProject, baseUrl }: IngestDeps) {
+export function ingestService({ run, announce, defaultProject, baseUrl }: IngestDeps) {
   return {
     async logEvent(scope: Scope, input: LogInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<StoredEvent>> {
       assertCanSendEvent(scope, input.project, input.channel);
       if (input.notify && input.timestamp === undefined) assertCanNotify(scope); // a historical event never pushes
       const { written, newChannel } = await run("logEvent", { input, idempotency, now, baseUrl }, signal);
       if (written.result) {
-        if (newChannel) hub.publish({ type: "channel", projectId: written.result.projectId, project: written.result.project, channel: written.result.channel });
-        hub.publish({ type: "event", event: written.result });
+        if (newChannel) announce({ type: "channel", projectId: written.result.projectId, project: written.result.project, channel: written.result.channel });
+        announce({ type: "event", event: written.result });
       }
       return written;
     },
@@ -44,7 +44,7 @@ export function ingestService({ run, hub, defaultProject, baseUrl }: IngestDeps)
       const project = input.project ?? (scope.kind === "public" ? scope.project : defaultProject);
       assertCanWriteProject(scope, project, "metrics");
       const written = await run("recordMetric", { input, project, idempotency, now }, signal);
-      if (written.result) hub.publish({ type: "metric", metric: written.result });
+      if (written.result) announce({ type: "metric", metric: written.result });
       return written;
     },
 

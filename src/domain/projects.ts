@@ -1,7 +1,7 @@
 // Projects and channels: creation with clear refusals, deletion that says what goes with it.
 import { z } from "zod";
 import { Conflict, Forbidden, NotFound, UnknownProject, ValidationError } from "../errors.ts";
-import type { Hub } from "../live/hub.ts";
+import type { Announce } from "../live/hub.ts";
 import type { Channel, Project } from "../model/project.ts";
 import type { Repositories, Store } from "../store/store.ts";
 import { channelName, projectName } from "./rules.ts";
@@ -30,7 +30,7 @@ export async function requireProject(repos: Pick<Repositories, "projects">, name
 }
 
 /** `defaultProject`: the one that takes metrics sent without a project; it cannot be deleted. */
-export function projectService(store: Store, { hub, defaultProject }: { hub?: Hub; defaultProject: string }) {
+export function projectService(store: Store, { announce, defaultProject }: { announce?: Announce; defaultProject: string }) {
   const requireProjectNamed = (name: string): Promise<Project> => requireProject(store, name);
 
   async function requireChannel(project: string, name: string): Promise<{ project: Project; channel: Channel }> {
@@ -82,7 +82,7 @@ export function projectService(store: Store, { hub, defaultProject }: { hub?: Hu
       const p = await requireProjectNamed(project);
       const created = await store.projects.createChannel(p.id, name);
       if (!created) throw new Conflict(`A channel named "${name}" already exists in project "${project}".`);
-      hub?.publish({ type: "channel", projectId: p.id, project: p.name, channel: name });
+      announce?.({ type: "channel", projectId: p.id, project: p.name, channel: name });
       return created;
     },
 

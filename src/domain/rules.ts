@@ -51,9 +51,12 @@ export function onlyStrings<T extends z.ZodType<string, string>>(checks: T) {
   return z.string().pipe(checks).meta(documented);
 }
 
-/** A string of at most `max` characters (and, with `nonEmpty`, at least one). */
+/** Text holds no NUL character (U+0000): no name or message needs one, and PostgreSQL cannot store it. */
+export const noNul = (s: z.ZodString) => s.refine((v) => !v.includes("\u0000"), "must not contain the NUL character (U+0000)");
+
+/** A string of at most `max` characters (and, with `nonEmpty`, at least one), without NUL. */
 export function text(max: number, { nonEmpty = false, tooLong = `must be at most ${max} characters` } = {}) {
-  const string = z.string().max(max, tooLong);
+  const string = noNul(z.string().max(max, tooLong));
   return onlyStrings(nonEmpty ? string.min(1, "must not be empty") : string);
 }
 

@@ -7,7 +7,7 @@ import type { TokenService } from "../domain/tokens.ts";
 import type { Rate } from "../domain/units.ts";
 import { clientIp } from "./client-ip.ts";
 import { Unauthorized } from "../errors.ts";
-import { RateLimiter } from "./rate-limit.ts";
+import { RateLimiter } from "../domain/limits.ts";
 import type { Scope } from "../model/access.ts";
 
 export type Guard = ReturnType<typeof createGuard>;

@@ -44,7 +44,9 @@ export async function readJsonUnchecked(request: Request, limit: number): Promis
 /**
  * Refuses values nested too deeply, and strings or keys that are not well-formed UTF-16 (a lone
  * surrogate such as "\ud800" cannot be stored as UTF-8: it would come back as U+FFFD, and two
- * different names would become one). Iterative, so no body can overflow the stack.
+ * different names would become one) or that hold the NUL character (U+0000, which PostgreSQL
+ * cannot store in text, and which no name or message needs). Iterative, so no body can overflow
+ * the stack.
  */
 export function checkShape(root: unknown): void {
   const stack: [unknown, string, number][] = [[root, "", 0]];
@@ -52,6 +54,7 @@ export function checkShape(root: unknown): void {
     const [value, path, depth] = stack.pop()!;
     if (typeof value === "string") {
       if (!value.isWellFormed()) throw ValidationError.field(path, "invalid_string", `${path || "the request body"}: contains a lone surrogate (not valid Unicode text)`);
+      if (value.includes("\u0000")) throw ValidationError.field(path, "invalid_string", `${path || "the request body"}: contains the NUL character (U+0000)`);
       continue;
     }
     if (typeof value !== "object" || value === null) continue;
@@ -59,6 +62,7 @@ export function checkShape(root: unknown): void {
     for (const [key, child] of Object.entries(value)) {
       const at = path ? `${path}.${key}` : key;
       if (!key.isWellFormed()) throw ValidationError.field(path, "invalid_key", `${path || "the request body"}: has a key with a lone surrogate (not valid Unicode text)`);
+      if (key.includes("\u0000")) throw ValidationError.field(path, "invalid_key", `${path || "the request body"}: has a key with the NUL character (U+0000)`);
       stack.push([child, at, depth + 1]);
     }
   }
@@ -70,6 +74,7 @@ export async function readForm(request: Request, limit: number): Promise<Record<
   if (type && !/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) throw new UnsupportedMediaType(type || null, "application/x-www-form-urlencoded");
   const out: Record<string, string | string[]> = Object.create(null);
   for (const [key, value] of new URLSearchParams(await readText(request, limit))) {
+    if (key.includes("\u0000") || value.includes("\u0000")) throw ValidationError.field(key, "invalid_string", `${key}: contains the NUL character (U+0000)`);
     const seen = out[key];
     out[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
   }

@@ -35,30 +35,31 @@ export type ResumeOptions = {
 };
 
 export async function resume(stream: Stream, { feed, view, filter, lastSeen, limit, window = RESUME_WINDOW, encode, reset }: ResumeOptions): Promise<void> {
+  // Live frames are kept from before the first read: an event that commits while the backlog is
+  // read is in the backlog, or in what is kept, or both (then sent once).
+  const live = stream.follow(view);
   let newest = await feed.newestId();
-  if (lastSeen === null) return stream.follow(view, newest);
+  if (lastSeen === null) return live(newest);
   if (lastSeen > newest) {
     stream.send(reset(newest, "unknown_id"));
-    return stream.follow(view, newest);
+    return live(newest);
   }
   let read = lastSeen;
   let replayed = 0;
   for (;;) {
     if (newest - lastSeen > window) {
       stream.send(reset(newest, "too_far_behind"));
-      return stream.follow(view, newest);
+      return live(newest);
     }
     const page = await feed.missed(filter, read, newest, PAGE);
     replayed += page.events.length;
     if (replayed > limit) {
       stream.send(reset(newest, "too_many"));
-      return stream.follow(view, newest);
+      return live(newest);
     }
     for (const event of page.events) stream.send(encode(event));
     read = page.through;
-    // Caught up: live delivery starts in the same turn of the event loop as the last read (the
-    // store answered at once), and a commit and its publication happen in one turn, so none falls between.
-    if (read >= newest) return stream.follow(view, read);
+    if (read >= newest) return live(read);
     if (!(await stream.drained())) return;
     // Other requests go first between pages, even when a page matched nothing (and so waited for nothing).
     await nextTurn();

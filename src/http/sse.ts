@@ -18,8 +18,13 @@ export type Stream = {
   send: Send;
   /** Resolves once what was sent has reached the socket; false if the stream closed meanwhile. */
   drained(): Promise<boolean>;
-  /** Live frames of `view` from now on, skipping those whose event id is at most `after` (already sent). */
-  follow(view: View, after?: number): void;
+  /**
+   * Joins `view` now and keeps its live frames until the returned function is called with the id
+   * of the last event the stream was sent: then frames of events up to it are dropped (the backlog
+   * had them) and the rest go out, in order, followed by whatever comes next. Joined before the
+   * backlog is read, the stream cannot miss an event that commits while it reads.
+   */
+  follow(view: View): (after: number) => void;
 };
 
 
@@ -241,21 +246,37 @@ export function sseResponse({ registry, fanout, signal, start, credential, maxUn
         }
         return !closed;
       };
-      const follow = (view: View, after = 0) => {
+      const follow = (view: View) => {
+        let after = 0;
+        let held: [Uint8Array, Framed[]][] | null = [];
+        let heldBytes = 0;
+        const deliver = (chunk: Uint8Array, frames: Framed[]) => {
+          if (after > 0) {
+            // Right after a resume, a frame may carry an event the backlog already sent.
+            const fresh = frames.filter((f) => f.id === 0 || f.id > after);
+            if (frames.some((f) => f.id > after)) after = 0; // ids only grow from here
+            if (!fresh.length) return;
+            if (fresh.length < frames.length) chunk = Buffer.concat(fresh.map((f) => f.frame));
+          }
+          flush(chunk);
+        };
         const member: Member = {
           deliver(chunk: Uint8Array, frames: Framed[]) {
             if (closed) return;
-            if (after > 0) {
-              // Right after a resume, a frame may carry an event the backlog already sent.
-              const fresh = frames.filter((f) => f.id === 0 || f.id > after);
-              if (frames.some((f) => f.id > after)) after = 0; // ids only grow from here
-              if (!fresh.length) return;
-              if (fresh.length < frames.length) chunk = Buffer.concat(fresh.map((f) => f.frame));
-            }
-            flush(chunk);
+            if (!held) return deliver(chunk, frames);
+            // Kept while the backlog is read; a backlog that takes so long that this grows past what a stream may hold ends the stream (it reconnects and resumes).
+            heldBytes += chunk.byteLength;
+            if (heldBytes > maxUnsentBytes) return close();
+            held.push([chunk, frames]);
           },
         };
         if (!closed) follows.push(fanout.join(view, member));
+        return (sent: number) => {
+          after = sent;
+          const kept = held ?? [];
+          held = null;
+          if (!closed) for (const [chunk, frames] of kept) deliver(chunk, frames);
+        };
       };
       registry.add(close, credential);
       signal.addEventListener("abort", close);

@@ -13,6 +13,12 @@ export type LiveMessage =
 
 export type Subscriber = (message: LiveMessage) => void;
 
+/**
+ * How a service announces a committed change to every live view: into this process's hub, or, on
+ * a database several instances share, to all of them (services.ts chooses).
+ */
+export type Announce = (message: LiveMessage) => void;
+
 export class Hub {
   private readonly subscribers = new Set<Subscriber>();
   published = 0;

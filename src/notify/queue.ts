@@ -76,10 +76,14 @@ export class Notifier {
     this.timer = null;
     this.unsubscribe?.();
     const sends = () => [...this.inFlight.values()].map((s) => s.done);
-    if (await settledWithin(sends(), this.options.graceMs)) return;
-    log.warn("stopping with notifications still being sent; they stay queued and are sent again at the next start", { deliveries: [...this.inFlight.keys()] });
-    this.release.abort();
-    await settledWithin(sends(), RELEASE_MS);
+    if (!(await settledWithin(sends(), this.options.graceMs))) {
+      log.warn("stopping with notifications still being sent; they stay queued and are sent again at the next start", { deliveries: [...this.inFlight.keys()] });
+      this.release.abort();
+      await settledWithin(sends(), RELEASE_MS);
+    }
+    // What this worker still holds is due again at once, for the next start or another instance
+    // (a worker that dies without this has its leases run out instead).
+    await this.store.notifications.releaseLeases(this.id).catch((error) => log.warn("could not release notification leases; they are due again when they run out", { error: (error as Error).message }));
   }
 
   private async fill(): Promise<void> {

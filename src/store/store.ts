@@ -193,6 +193,27 @@ export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = 
 
 export type WriterStats = { batches: number; writes: number; lastBatchSize: number; queueDepth: number };
 
+/**
+ * What instances sharing one database learn from it (PostgreSQL): every instance's events as they
+ * commit, small messages for all, one leader for a job, and counters all of them see.
+ */
+export interface SharedStore {
+  /**
+   * Calls `onEvents` with every event committed after `afterId`, by any instance (this one too),
+   * in id order with none skipped, soon after it commits, until stop().
+   */
+  follow(afterId: number, onEvents: (events: StoredEvent[]) => void): { stop(): Promise<void> };
+  /** Sends `payload` to every instance, this one included (after what the caller wrote has committed). */
+  broadcast(payload: string): Promise<void>;
+  onBroadcast(listener: (payload: string) => void): () => void;
+  /** Runs `work` unless another instance is running the job `name`; false when one is. */
+  asLeader(name: string, work: () => Promise<void>): Promise<boolean>;
+  /** Counts a hit on `key` in a fixed window every instance shares: the hits in the window so far, this one included. */
+  hit(key: string, windowMs: number, now: number): Promise<{ count: number; windowEndsAt: number }>;
+  /** Takes one hit on `key` back (charged up front for something that turned out fine). */
+  unhit(key: string): Promise<void>;
+}
+
 export interface Store extends Repositories {
   /**
    * Runs `work` in the next group commit and settles after the commit. `work` must not wait for
@@ -202,6 +223,10 @@ export interface Store extends Repositories {
   tx<T>(work: (tx: Repositories) => Promise<T>, signal?: AbortSignal): Promise<T>;
   /** Changes whenever access may have been taken away (a token revoked, a session ended), here or elsewhere. */
   accessVersion(): string;
+  /** Set when other instances may share this database; null when this process is its only server. */
+  readonly shared: SharedStore | null;
+  /** What it is, for logs and /readyz: "sqlite" or "postgresql". */
+  readonly dialect: "sqlite" | "postgresql";
   /** The writer's counters, and whether its last commit failed for want of storage. */
   readonly writer: { readonly stats: WriterStats; readonly failing: boolean };
   /** Reads, answering? (readiness) */

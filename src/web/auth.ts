@@ -1,6 +1,5 @@
 // Setup of the owner account, sign-in and sign-out.
 import type { Edge } from "../http/edge.ts";
-import { RateLimiter } from "../http/rate-limit.ts";
 import { type Route, route } from "../http/routes.ts";
 import { parseCookies, SESSION_COOKIE } from "../http/session.ts";
 import type { Services } from "../services.ts";
@@ -8,8 +7,7 @@ import { field, fieldErrors, safeNext } from "./form.ts";
 import type { Kit } from "./kit.ts";
 import { loginPage, setupCodeNeeded, setupPage } from "./views/auth.ts";
 
-export function authRoutes({ accounts, config }: Services, { web, guard }: Edge, kit: Kit): Route[] {
-  const failedLogins = config.rateLimitLogin ? new RateLimiter(config.rateLimitLogin) : null;
+export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge, kit: Kit): Route[] {
   const withCookie = (setCookie: string | null): Record<string, string> => (setCookie ? { "Set-Cookie": setCookie } : {});
 
   return [
@@ -62,14 +60,14 @@ export function authRoutes({ accounts, config }: Services, { web, guard }: Edge,
         // Every attempt is charged before the password is checked (a check takes a while, and guesses
         // sent in parallel would all pass a limit checked first and charged after); success refunds it.
         const ip = guard.ip(request, server);
-        failedLogins?.take(ip);
+        await signIns?.take(ip);
         const username = field(body, "username");
         const next = safeNext(field(body, "next") || "/");
         const session = await accounts.login(username, field(body, "password"));
         if (!session) {
           return kit.page(null, loginPage({ formToken: field(body, "_form"), next, username, message: "Wrong username or password." }), { title: "Sign in", status: 401 });
         }
-        failedLogins?.refund(ip);
+        await signIns?.refund(ip);
         return kit.redirect(request, next, { "Set-Cookie": web.sessionCookie(session.token, request, server) });
       },
     }),

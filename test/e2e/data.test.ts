@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import type { SqliteStore } from "../../src/store/sqlite/index.ts";
 import { post, startTestServer, tempDir, type TestServer, withDatabase } from "../helpers.ts";
 import { FROM_SOURCE, lastLine, newToken, run, serve, start } from "./process.ts";
 
@@ -58,7 +59,7 @@ describe("a backup never costs data", () => {
     });
   // A database of a few MB, so that a backup of it runs into a file size limit (below).
   const addEvents = async (n: number) => {
-    const { store } = server;
+    const store = server.store as SqliteStore;
     const project = (await store.projects.findByName("default"))!;
     const channel = (await store.projects.ensureChannel(project.id, "bulk", Date.now())).id;
     await store.tx(async (tx) => {
@@ -172,8 +173,8 @@ describe("an import is safe to run again", () => {
   });
   afterAll(() => server.close());
 
-  const count = (project: string) => (server.store.sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
-  const distinct = (project: string) => (server.store.sqlite.query("SELECT count(DISTINCT event) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
+  const count = (project: string) => ((server.store as SqliteStore).sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
+  const distinct = (project: string) => ((server.store as SqliteStore).sqlite.query("SELECT count(DISTINCT event) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
   const ndjson = (events: object[]) => events.map((e) => JSON.stringify(e)).join("\n") + "\n";
   const importFile = (file: string) => run(FROM_SOURCE, ["import", file, "--data-dir", server.dataDir]);
 
@@ -244,7 +245,7 @@ describe("an import is safe to run again", () => {
     await Bun.write(file, ndjson(Array.from({ length: total }, (_, i) => ({ project: "big", channel: `c${i % 3}`, event: `e${i}`, tags: { i }, timestamp: 1_700_000_000 + i / 100 }))));
     const proc = start(FROM_SOURCE, ["import", file, "--data-dir", server.dataDir]);
     // Killed as soon as the first batches are on disk.
-    const started = server.store.sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = 'big')");
+    const started = (server.store as SqliteStore).sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = 'big')");
     while ((started.get() as { n: number }).n === 0 && proc.exitCode === null) await Bun.sleep(2);
     proc.kill("SIGKILL");
     await proc.exited;
@@ -292,7 +293,7 @@ describe("retention and deletion", () => {
 
   test("deleting a channel with many events happens in batches and leaves nothing behind", async () => {
     await server.services.projects.create("big");
-    const { store } = server;
+    const store = server.store as SqliteStore;
     const project = (await store.projects.findByName("big"))!;
     const channel = (await store.projects.ensureChannel(project.id, "many", Date.now())).id;
     await store.tx(async (tx) => {

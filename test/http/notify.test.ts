@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac, randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
-import { Agent, databaseFile, eventually, found, notifierIdle, post, signedIn, startTestServer, type TestServer, withDatabase } from "../helpers.ts";
+import { Agent, eventually, found, notifierIdle, peek, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 import type { User } from "../../src/model/user.ts";
@@ -153,8 +153,8 @@ describe("restarts", () => {
     await pending.stop();
 
     // ...and once due (here: moved to now), the new process sends it.
-    withDatabase(databaseFile(dataDir), (db) => db.query("UPDATE deliveries SET next_attempt_at = 0 WHERE status = 'pending'").run(), { write: true });
     const after = await startTestServer({}, dataDir);
+    await peek(after, "UPDATE deliveries SET next_attempt_at = 0 WHERE status = 'pending'");
     try {
       await eventually(() => expect(push.messagesFor(phone.id).map((m) => m.title)).toEqual(["Survives restarts"]), 5000);
     } finally {

@@ -77,13 +77,13 @@ describe("sse", () => {
       return [...s.received.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     };
 
-    const a = open(({ follow }) => follow(view));
-    const b = open(({ follow }) => follow(view));
+    const a = open(({ follow }) => follow(view)(0));
+    const b = open(({ follow }) => follow(view)(0));
     // A resumed stream: its backlog already sent events 1 and 2, so live copies of them are skipped.
     const c = open(({ send, follow }) => {
       send(frame({ id: 1, data: "e1" }));
       send(frame({ id: 2, data: "e2" }));
-      follow(view, 2);
+      follow(view)(2);
     });
     for (const s of [a, b, c]) s.received += text((await s.reader.read()).value!); // started
     expect(fanout.groupCount).toBe(1);
@@ -103,12 +103,44 @@ describe("sse", () => {
     expect(registry.size).toBe(0);
   });
 
+  test("a stream joins its view before reading its backlog: what commits meanwhile is kept, then sent once, in order, after the backlog", async () => {
+    const hub = new Hub();
+    const fanout = new Fanout(hub, 0);
+    const registry = new StreamRegistry();
+    const view: View<LiveMessage[]> = {
+      key: "held",
+      start: () => [],
+      keep: (pending, m) => m.type === "event" && pending.push(m) > 0,
+      frames: (pending) => pending.flatMap((m) => (m.type === "event" ? [{ frame: frame({ id: m.event.id, data: m.event.name }), id: m.event.id }] : [])),
+    };
+    const publish = (id: number) => hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
+    const reader = sseResponse({
+      registry,
+      fanout,
+      signal: new AbortController().signal,
+      async start({ send, follow }) {
+        const live = follow(view);
+        // While the backlog (events up to 3) is read, 3 and 4 commit and are published.
+        publish(3);
+        publish(4);
+        await Bun.sleep(20);
+        for (const id of [1, 2, 3]) send(frame({ id, data: `e${id}` }));
+        live(3);
+        publish(5);
+      },
+    }).body!.getReader();
+    let received = "";
+    while (!received.includes("id: 5\n")) received += new TextDecoder().decode((await reader.read()).value!);
+    expect([...received.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([1, 2, 3, 4, 5]);
+    await reader.cancel();
+  });
+
   test("a flush at most once per interval: a burst is written to a stream in one chunk; a message after a quiet moment goes out at once", async () => {
     const hub = new Hub();
     const fanout = new Fanout(hub, 200);
     const registry = new StreamRegistry();
     const view: View<LiveMessage[]> = { key: "all", start: () => [], keep: (pending, m) => pending.push(m) > 0, frames: (pending) => pending.map((m) => ({ frame: frame({ data: (m as { event: { name: string } }).event.name }), id: 0 })) };
-    const reader = sseResponse({ registry, fanout, signal: new AbortController().signal, start: ({ follow }) => follow(view) }).body!.getReader();
+    const reader = sseResponse({ registry, fanout, signal: new AbortController().signal, start: ({ follow }) => follow(view)(0) }).body!.getReader();
     await reader.read(); // started
     const publish = (name: string) => hub.publish({ type: "event", event: { id: 0, name } } as unknown as LiveMessage);
     const started = performance.now();

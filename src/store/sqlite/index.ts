@@ -143,6 +143,8 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
     sqlite,
     tx,
     writer,
+    shared: null,
+    dialect: "sqlite",
     accessVersion: () => `${otherProcesses()}:${accessChanges.count}`,
     async ping() {
       reader.query("SELECT 1").get();

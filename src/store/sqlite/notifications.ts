@@ -1,25 +1,9 @@
 // Push subscriptions, integrations and the delivery queue.
 import { and, asc, desc, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, not, or, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
+import { CANDIDATES, firstPerTarget } from "../queue.ts";
 import { deliveries, deliveryAttempts, integrations, pushSubscriptions, users } from "./schema.ts";
 import type { Delivery, DeliveryAttempt, Integration, NewDelivery, Outcome, QueueTarget, Subscription } from "../../model/notification.ts";
-
-/** How many due deliveries a claim looks at per slot, to find one each of different targets. */
-const CANDIDATES = 4;
-
-/** The first delivery of each target, in the order given, at most `limit`. */
-export function firstPerTarget(list: { id: number; target: string; targetId: number }[], limit: number): number[] {
-  const seen = new Set<string>();
-  const ids: number[] = [];
-  for (const d of list) {
-    const key = `${d.target}:${d.targetId}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    ids.push(d.id);
-    if (ids.length === limit) break;
-  }
-  return ids;
-}
 
 export function notificationStore(db: Db) {
   return {

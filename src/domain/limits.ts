@@ -1,7 +1,39 @@
-// Token buckets: each key may spend `limit` requests at once and earns them back evenly over the
-// window. Buckets that have refilled are forgotten, so memory follows active clients only.
-import type { Rate } from "../domain/units.ts";
+// Rate limits. In one process: token buckets, where each key may spend `limit` requests at once
+// and earns them back evenly over the window (buckets that have refilled are forgotten, so memory
+// follows active clients only). Across instances sharing a database: a fixed window per key that
+// every instance counts in (SharedStore.hit), for the limits that must hold globally (sign-in).
+import type { SharedStore } from "../store/store.ts";
+import type { Rate } from "./units.ts";
 import { RateLimited } from "../errors.ts";
+
+/** Charges a request to a key, or throws RateLimited; refund gives a charge back. */
+export interface Limiter {
+  take(key: string): Promise<void>;
+  refund(key: string): Promise<void>;
+}
+
+/** This process's buckets: the limit holds per instance. */
+export function memoryLimiter(rate: Rate): Limiter {
+  const buckets = new RateLimiter(rate);
+  return {
+    take: async (key) => buckets.take(key),
+    refund: async (key) => buckets.refund(key),
+  };
+}
+
+/** One window per key for every instance on `shared`: the limit holds across all of them. */
+export function sharedLimiter(shared: SharedStore, name: string, rate: Rate): Limiter {
+  return {
+    async take(key) {
+      const now = Date.now();
+      const { count, windowEndsAt } = await shared.hit(`${name}:${key}`, rate.windowMs, now);
+      if (count <= rate.limit) return;
+      const retryAfter = Math.max(1, Math.ceil((windowEndsAt - now) / 1000));
+      throw new RateLimited(retryAfter, { limit: rate.limit, remaining: 0, reset: retryAfter, windowSeconds: Math.round(rate.windowMs / 1000) });
+    },
+    refund: (key) => shared.unhit(`${name}:${key}`),
+  };
+}
 
 type Bucket = { tokens: number; updated: number };
 

@@ -1,0 +1,18 @@
+// What a repository works with: a connection (a write batch's transaction, or the pool for reads),
+// and, inside a batch, what the batch keeps for all its writes.
+import type { PgDb } from "./db.ts";
+
+export type Batch = {
+  /** The next event id, in commit order (the batch holds the event_ids row until it commits). */
+  nextEventId(): number;
+  /** This batch takes access away (a token revoked, a session ended): every instance is told at commit. */
+  accessChanged(): void;
+};
+
+export type Ctx = { db: PgDb; batch: Batch | null };
+
+/** The batch of a write; reads have none. */
+export function batchOf(ctx: Ctx): Batch {
+  if (!ctx.batch) throw new Error("a write outside a write transaction (store.tx)");
+  return ctx.batch;
+}

@@ -1,0 +1,58 @@
+// Connecting to PostgreSQL through Bun's own client (nothing native: it works in the compiled
+// binary) and Drizzle's bun-sql driver. The driver seam is this file: another client (postgres.js)
+// would change only what is opened here. What a failure means is decided here too.
+import { SQL } from "bun";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle } from "drizzle-orm/bun-sql";
+import { AppError, Conflict, StorageUnavailable } from "../../errors.ts";
+import * as schema from "./schema.ts";
+
+export type PgDb = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export type PgOptions = {
+  /** Connections in the pool (the writer holds one while it commits, LISTEN one more). */
+  max?: number;
+};
+
+export function openPg(url: string, { max = 10 }: PgOptions = {}): { sql: SQL; db: PgDb } {
+  const sql = new SQL(url, { max, idleTimeout: 60, connectionTimeout: 10 });
+  return { sql, db: drizzle({ client: sql, schema }) as unknown as PgDb };
+}
+
+/** The server's own error under a Drizzle wrapper, if any. */
+function cause(error: unknown): { code?: unknown; errno?: unknown; message?: unknown } {
+  const e = error as { cause?: unknown; code?: unknown };
+  return (e?.cause && typeof e.cause === "object" ? e.cause : e) as { code?: unknown; errno?: unknown };
+}
+
+/** SQLSTATE classes that are the database's trouble, not the request's: connection, resources, shutdown, system. */
+const STORAGE_STATES = /^(08|53|54|57|58|XX|40P01|40001|55P03)/;
+
+/** A failure of the database or the connection to it (every write of a batch fails with it), not of one write. */
+export function isStorageFailure(error: unknown): boolean {
+  if (error instanceof AppError) return false;
+  const { code, errno } = cause(error);
+  if (typeof code === "string" && code.startsWith("ERR_POSTGRES_") && code !== "ERR_POSTGRES_SERVER_ERROR") return true;
+  return typeof errno === "string" && STORAGE_STATES.test(errno);
+}
+
+export function toStorageError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const { errno } = cause(error);
+  if (errno === "53100") return new StorageUnavailable("the database's disk is full");
+  if (typeof errno === "string" && /^(57P|08)/.test(errno)) return new StorageUnavailable("the database is not reachable");
+  return new StorageUnavailable("the database could not commit");
+}
+
+/** A write that refers to a row deleted on its way (a project, a channel, a member): a conflict, as in SQLite. */
+export function raced(error: unknown): unknown {
+  if (cause(error).errno === "23503") return new Conflict("Something this refers to was deleted a moment ago (a project, a channel or a member). Reload and try again.");
+  return error;
+}
+
+/** A plain-text description of a connection problem, for the start-up error. */
+export function connectionProblem(error: unknown, url: string): string {
+  const safe = url.replace(/^(\w+:\/\/[^:/@]+):[^@]*@/, "$1:***@");
+  const { code, message } = cause(error);
+  return `cannot use the PostgreSQL database at ${safe} (DATABASE_URL / --database-url): ${String(message ?? code ?? error)}`;
+}

@@ -1,0 +1,199 @@
+// Events on PostgreSQL: inserted with ids in commit order (the batch's, see writer.ts), listed by
+// event time with keyset pagination, searched through the tsvector of their folded words.
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
+import type { EventContent, NewEvent, StoredEvent, Tags } from "../../model/event.ts";
+import { tagText } from "../../model/event.ts";
+import type { EventFilter, Position } from "../../model/filter.ts";
+import { searchTokens } from "../search-tokens.ts";
+import type { EventRepository, Page } from "../store.ts";
+import { batchOf, type Ctx } from "./context.ts";
+import { channels, eventIds, events, eventTags } from "./schema.ts";
+
+const columns = {
+  id: events.id,
+  projectId: events.projectId,
+  project: sql<string>`(select p.name from projects p where p.id = ${events.projectId})`,
+  channelId: events.channelId,
+  channel: sql<string>`(select c.name from channels c where c.id = ${events.channelId})`,
+  name: events.name,
+  description: events.description,
+  icon: events.icon,
+  notify: events.notify,
+  parser: events.parser,
+  userId: events.userId,
+  tags: events.tags,
+  ts: events.ts,
+  receivedAt: events.receivedAt,
+  historical: events.historical,
+};
+
+type SelectedRow = Omit<StoredEvent, "tags"> & { tags: string | null };
+
+const toEvent = (row: SelectedRow): StoredEvent => ({ ...row, tags: row.tags ? (JSON.parse(row.tags) as Tags) : null });
+
+/** tsvector lexemes are at most 2047 bytes; searches are at most 200 characters, so a longer word is matched by its start. */
+const MAX_WORD = 500;
+
+/** The words the index holds for an event: its name's and description's, folded as the live matcher folds them. */
+export function searchText(name: string, description: string | null): string {
+  const words = new Set<string>();
+  for (const word of [...searchTokens(name), ...searchTokens(description ?? "")]) words.add(word.slice(0, MAX_WORD));
+  return [...words].join(" ");
+}
+
+/** Search words → a tsquery: every word, the last as a prefix (each quoted: nothing typed is tsquery syntax). */
+export function tsQuery(terms: string[]): string | null {
+  if (!terms.length) return null;
+  return terms.map((t, i) => `'${t.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${i === terms.length - 1 ? ":*" : ""}`).join(" & ");
+}
+
+export function eventStore(ctx: Ctx): EventRepository {
+  const { db } = ctx;
+  const select = () => db.select(columns).from(events);
+
+  return {
+    async insert(e: NewEvent) {
+      const id = batchOf(ctx).nextEventId();
+      const tags = e.tags ? JSON.stringify(e.tags) : null;
+      await db.insert(events).values({
+        id,
+        projectId: e.projectId,
+        channelId: e.channelId,
+        name: e.name,
+        description: e.description,
+        icon: e.icon,
+        notify: e.notify,
+        parser: e.parser,
+        userId: e.userId,
+        tags,
+        ts: e.ts,
+        receivedAt: e.receivedAt,
+        historical: e.historical,
+        searchText: searchText(e.name, e.description),
+      });
+      if (e.tags) {
+        const rows = Object.entries(e.tags).map(([key, value]) => ({ projectId: e.projectId, key, value: tagText(value), ts: e.ts, eventId: id }));
+        if (rows.length) await db.insert(eventTags).values(rows);
+      }
+      const row = e as StoredEvent;
+      row.id = id;
+      return row;
+    },
+
+    async contentAt(channelId: number, ts: number): Promise<EventContent[]> {
+      const rows = await db
+        .select({ name: events.name, description: events.description, icon: events.icon, parser: events.parser, userId: events.userId, tags: events.tags })
+        .from(events)
+        .where(and(eq(events.channelId, channelId), eq(events.ts, ts)));
+      return rows.map((r) => ({ ...r, tags: r.tags ? (JSON.parse(r.tags) as Tags) : null }));
+    },
+
+    async findById(id: number) {
+      const [row] = await select().where(eq(events.id, id)).limit(1);
+      return row ? toEvent(row) : null;
+    },
+
+    async list(filter: EventFilter & Page) {
+      const newestFirst = !filter.after;
+      const [firstTag, ...otherTags] = filter.tags ?? [];
+      if (firstTag && filter.projectId !== undefined) {
+        // The first tag drives the query from its index, in feed order; the rest are checked per row.
+        const [key, value] = firstTag;
+        const page = keyset(eventTags.ts, eventTags.eventId, filter);
+        const order = newestFirst ? [desc(eventTags.ts), desc(eventTags.eventId)] : [asc(eventTags.ts), asc(eventTags.eventId)];
+        const rows = await db
+          .select(columns)
+          .from(eventTags)
+          .innerJoin(events, eq(events.id, eventTags.eventId))
+          .where(and(eq(eventTags.projectId, filter.projectId), eq(eventTags.key, key), eq(eventTags.value, value), page, ...conditions(filter, otherTags)))
+          .orderBy(...order)
+          .limit(filter.limit);
+        return rows.map(toEvent);
+      }
+      const order = newestFirst ? [desc(events.ts), desc(events.id)] : [asc(events.ts), asc(events.id)];
+      const rows = await select()
+        .where(and(...conditions(filter, filter.tags ?? []), keyset(events.ts, events.id, filter)))
+        .orderBy(...order)
+        .limit(filter.limit);
+      return rows.map(toEvent);
+    },
+
+    async range(projectId, afterId, throughId, limit) {
+      const rows = await select()
+        .where(and(gt(events.id, afterId), lte(events.id, throughId), projectId === undefined ? undefined : eq(events.projectId, projectId)))
+        .orderBy(asc(events.id))
+        .limit(limit);
+      return rows.map(toEvent);
+    },
+
+    async activity(projectId, start, days) {
+      const rows = (await db.execute(sql`
+        select c.name as channel, floor((e.ts - ${start}) / 86400000)::int as day, count(*)::int as n
+          from events e join channels c on c.id = e.channel_id
+         where e.project_id = ${projectId} and e.ts >= ${start} and e.ts < ${start + days * 86_400_000}
+         group by 1, 2`)) as unknown as { channel: string; day: number; n: number }[];
+      const names = (await db.select({ name: channels.name }).from(channels).where(eq(channels.projectId, projectId)).orderBy(asc(channels.name))).map((c) => c.name);
+      const counts = new Map(names.map((name) => [name, Array.from({ length: days }, () => 0)]));
+      for (const r of rows) counts.get(r.channel)![r.day] = r.n;
+      return names.map((channel) => ({ channel, counts: counts.get(channel)! }));
+    },
+
+    async deleteBatch(where, limit) {
+      const victims = await db
+        .select({ id: events.id, ts: events.ts, tags: events.tags })
+        .from(events)
+        .where(and(eq(events.projectId, where.projectId), where.channelId === undefined ? undefined : eq(events.channelId, where.channelId), where.before === undefined ? undefined : lt(events.ts, where.before)))
+        .orderBy(asc(events.ts))
+        .limit(limit);
+      if (!victims.length) return 0;
+      // Each tag row by its whole key, known from the event: index lookups, no scan of the tag index.
+      const tagKeys = victims.flatMap((v) => (v.tags ? Object.entries(JSON.parse(v.tags) as Tags).map(([key, value]) => ({ key, value: tagText(value), ts: v.ts, event_id: v.id })) : []));
+      if (tagKeys.length) {
+        await db.execute(sql`
+          delete from event_tags t using jsonb_to_recordset(${JSON.stringify(tagKeys)}::text::jsonb) as v(key text, value text, ts bigint, event_id bigint)
+           where t.project_id = ${where.projectId} and t.key = v.key and t.value = v.value and t.ts = v.ts and t.event_id = v.event_id`);
+      }
+      await db.delete(events).where(inArray(events.id, victims.map((v) => v.id)));
+      return victims.length;
+    },
+
+    async lastId() {
+      // The counter, not max(id): ids of deleted events are never handed out again.
+      const [row] = await db.select({ id: eventIds.lastId }).from(eventIds).limit(1);
+      return row?.id ?? 0;
+    },
+  };
+}
+
+function conditions(filter: EventFilter, tags: [string, string][]): (SQL | undefined)[] {
+  const channelId = filter.channel === undefined ? undefined : sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${filter.projectId ?? -1} and ${channels.name} = ${filter.channel})`;
+  const list: (SQL | undefined)[] = [
+    filter.projectId === undefined ? undefined : eq(events.projectId, filter.projectId),
+    channelId === undefined ? undefined : eq(events.channelId, channelId),
+    filter.userId === undefined ? undefined : eq(events.userId, filter.userId),
+    filter.from === undefined ? undefined : gte(events.ts, filter.from),
+    filter.to === undefined ? undefined : lt(events.ts, filter.to),
+    filter.liveOnly ? eq(events.historical, false) : undefined,
+  ];
+  for (const [key, value] of tags) {
+    list.push(
+      sql`exists (select 1 from ${eventTags} where ${eventTags.projectId} = ${events.projectId} and ${eventTags.key} = ${key} and ${eventTags.value} = ${value} and ${eventTags.ts} = ${events.ts} and ${eventTags.eventId} = ${events.id})`,
+    );
+  }
+  const query = tsQuery(filter.terms ?? []);
+  if (query) list.push(sql`${events.search} @@ ${query}::tsquery`);
+  return list;
+}
+
+function keyset(tsColumn: PgColumn, idColumn: PgColumn, filter: Page & { before?: Position; after?: Position }): SQL | undefined {
+  if (filter.before) {
+    const { ts, id } = filter.before;
+    return or(lt(tsColumn, ts), and(eq(tsColumn, ts), lt(idColumn, id)));
+  }
+  if (filter.after) {
+    const { ts, id } = filter.after;
+    return or(gt(tsColumn, ts), and(eq(tsColumn, ts), gt(idColumn, id)));
+  }
+  return undefined;
+}

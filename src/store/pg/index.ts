@@ -1,0 +1,217 @@
+// The PostgreSQL store: the storage seam (store/store.ts) over a database that several instances
+// share. Reads go to the pool; every write goes through this instance's group commit (writer.ts),
+// which runs one batch at a time across all instances. What the others commit reaches this one
+// through LISTEN/NOTIFY, with a poll behind it (a lost notification, or a lost LISTEN connection,
+// delays a change by at most a poll, never loses it).
+import type { SQL } from "bun";
+import { log } from "../../logger.ts";
+import type { StoredEvent } from "../../model/event.ts";
+import { BadRequest } from "../../errors.ts";
+import type { Repositories, SharedStore, Store } from "../store.ts";
+import { WRITES } from "../store.ts";
+import type { Batch, Ctx } from "./context.ts";
+import { connectionProblem, isStorageFailure, openPg, type PgDb, toStorageError } from "./db.ts";
+import { eventStore } from "./events.ts";
+import { idempotencyStore } from "./idempotency.ts";
+import { metaStore } from "./meta.ts";
+import { metricStore } from "./metrics.ts";
+import { migrate } from "./migrate.ts";
+import { notificationStore } from "./notifications.ts";
+import { profileStore } from "./profiles.ts";
+import { projectStore } from "./projects.ts";
+import { tokenStore } from "./tokens.ts";
+import { userStore } from "./users.ts";
+import { ACCESS_CHANNEL, EVENTS_CHANNEL, PgWriter } from "./writer.ts";
+
+const LIVE_CHANNEL = "signalboard_live";
+/** How often changes are looked for without being told (a lost NOTIFY): well within a second. */
+const POLL_MS = 500;
+const FOLLOW_PAGE = 1000;
+
+export type PgStore = Store & { url: string; sql: SQL };
+
+function repositories(ctx: Ctx): Repositories {
+  return {
+    projects: projectStore(ctx),
+    events: eventStore(ctx),
+    metrics: metricStore(ctx),
+    profiles: profileStore(ctx),
+    tokens: tokenStore(ctx),
+    users: userStore(ctx),
+    notifications: notificationStore(ctx),
+    idempotency: idempotencyStore(ctx),
+    meta: metaStore(ctx),
+  };
+}
+
+/** The database being unreachable is the service's trouble (503, retry later), not a bug (500). */
+function mapped<T extends object>(repo: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(repo) as [string, (...a: unknown[]) => Promise<unknown>][]) {
+    out[name] = (...args: unknown[]) => fn(...args).catch((error) => Promise.reject(isStorageFailure(error) ? toStorageError(error) : error));
+  }
+  return out as T;
+}
+
+export async function openPgStore(url: string, { max = 10 }: { max?: number } = {}): Promise<PgStore> {
+  const { sql, db } = openPg(url, { max });
+  try {
+    await migrate(sql);
+  } catch (error) {
+    await sql.close().catch(() => {});
+    if (error instanceof Error && error.name === "MigrationError") throw error;
+    throw new Error(connectionProblem(error, url));
+  }
+
+  // The access version: bumped by every batch that takes access away, on any instance.
+  let accessVersion = (await metaStore({ db, batch: null }).get("access_version")) ?? "0";
+  const listeners = new Set<(payload: string) => void>();
+  const wakers = new Set<() => void>();
+  const subscriptions = await Promise.all([
+    sql.listen(ACCESS_CHANNEL, (value) => (accessVersion = value), () => void refreshAccess()),
+    sql.listen(EVENTS_CHANNEL, () => wakers.forEach((wake) => wake()), () => wakers.forEach((wake) => wake())),
+    sql.listen(LIVE_CHANNEL, (payload) => listeners.forEach((listener) => listener(payload))),
+  ]);
+  async function refreshAccess(): Promise<void> {
+    try {
+      accessVersion = (await metaStore({ db, batch: null }).get("access_version")) ?? accessVersion;
+    } catch {
+      // unreachable for now: the next poll tries again
+    }
+  }
+  const accessPoll = setInterval(() => void refreshAccess(), POLL_MS);
+
+  const read = repositories({ db, batch: null });
+  const writer = new PgWriter(sql, (tx: PgDb, batch: Batch) => repositories({ db: tx, batch }), (committed) => {
+    if (committed.accessVersion !== null) accessVersion = committed.accessVersion; // this instance knows at once
+    if (committed.lastEventId !== null) wakers.forEach((wake) => wake());
+  });
+  const tx: Store["tx"] = (work, signal) => writer.submit(work, signal);
+
+  const front = {} as Repositories;
+  for (const aggregate of Object.keys(read) as (keyof Repositories)[]) {
+    const writes = new Set<string>(WRITES[aggregate] as string[]);
+    const methods: Record<string, unknown> = {};
+    for (const [name, fn] of Object.entries(mapped(read[aggregate]))) {
+      methods[name] = writes.has(name) ? (...args: unknown[]) => tx((r) => (r[aggregate] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]!(...args)) : fn;
+    }
+    (front as Record<string, unknown>)[aggregate] = methods;
+  }
+
+  const followers = new Set<{ stop(): Promise<void> }>();
+  const shared: SharedStore = {
+    follow(afterId, onEvents) {
+      let cursor = afterId;
+      let running: Promise<void> | null = null;
+      let again = false;
+      let stopped = false;
+      const pull = async () => {
+        do {
+          again = false;
+          for (;;) {
+            const rows: StoredEvent[] = await read.events.range(undefined, cursor, Number.MAX_SAFE_INTEGER, FOLLOW_PAGE);
+            if (stopped || !rows.length) break;
+            cursor = rows.at(-1)!.id;
+            onEvents(rows);
+            if (rows.length < FOLLOW_PAGE) break;
+          }
+        } while (again && !stopped);
+      };
+      const wake = () => {
+        if (stopped) return;
+        if (running) {
+          again = true;
+          return;
+        }
+        running = pull()
+          .catch((error) => log.warn("could not read new events; will retry", { error: (error as Error).message }))
+          .finally(() => (running = null));
+      };
+      wakers.add(wake);
+      const poll = setInterval(wake, POLL_MS);
+      wake();
+      const follower = {
+        async stop() {
+          stopped = true;
+          clearInterval(poll);
+          wakers.delete(wake);
+          await running;
+          followers.delete(follower);
+        },
+      };
+      followers.add(follower);
+      return follower;
+    },
+
+    async broadcast(payload) {
+      await sql`SELECT pg_notify(${LIVE_CHANNEL}, ${payload})`;
+    },
+
+    onBroadcast(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    async asLeader(name, work) {
+      const conn = await sql.reserve();
+      try {
+        const [{ locked }] = (await conn`SELECT pg_try_advisory_lock(hashtext(${name})) AS locked`) as [{ locked: boolean }];
+        if (!locked) return false;
+        try {
+          await work();
+        } finally {
+          await conn`SELECT pg_advisory_unlock(hashtext(${name}))`;
+        }
+        return true;
+      } finally {
+        conn.release();
+      }
+    },
+
+    async hit(key, windowMs, now) {
+      const [row] = (await sql`
+        INSERT INTO rate_limits (key, window_start, count) VALUES (${key}, ${now}, 1)
+        ON CONFLICT (key) DO UPDATE SET
+          count = CASE WHEN rate_limits.window_start <= ${now - windowMs} THEN 1 ELSE rate_limits.count + 1 END,
+          window_start = CASE WHEN rate_limits.window_start <= ${now - windowMs} THEN ${now} ELSE rate_limits.window_start END
+        RETURNING count, window_start`) as [{ count: number; window_start: string | number }];
+      return { count: Number(row.count), windowEndsAt: Number(row.window_start) + windowMs };
+    },
+
+    async unhit(key) {
+      await sql`UPDATE rate_limits SET count = greatest(count - 1, 0) WHERE key = ${key}`;
+    },
+  };
+
+  return {
+    ...front,
+    url,
+    sql,
+    tx,
+    writer,
+    shared,
+    dialect: "postgresql",
+    accessVersion: () => accessVersion,
+    async ping() {
+      await sql`SELECT 1`;
+    },
+    async prune(now, limits) {
+      await tx(async (r) => {
+        await r.notifications.pruneDeliveries(limits.deliveriesBefore);
+        await r.notifications.pruneSubscriptions(limits.subscriptionsBefore);
+        await r.idempotency.prune(now);
+      });
+      await sql`DELETE FROM rate_limits WHERE window_start < ${now - 86_400_000}`;
+    },
+    async backup() {
+      throw new BadRequest("backup copies a SQLite database; on PostgreSQL use its own tools (pg_dump, or your provider's snapshots)", "unsupported");
+    },
+    async close() {
+      await writer.flush();
+      clearInterval(accessPoll);
+      await Promise.all([...followers].map((f) => f.stop()));
+      await Promise.all(subscriptions.map((s) => s.unlisten().catch(() => {})));
+      await sql.close({ timeout: 5 });
+    },
+  };
+}

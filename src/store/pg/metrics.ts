@@ -1,0 +1,96 @@
+// Metrics: the current value per (project, title), and a per-minute history for charts.
+import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
+import type { Metric, MetricValue } from "../../model/metric.ts";
+import type { MetricRepository } from "../store.ts";
+import type { Ctx } from "./context.ts";
+import { metricHistory, metrics, projects } from "./schema.ts";
+
+const MINUTE = 60_000;
+
+const valueOf = (num: number | null, text: string | null): MetricValue | null => text ?? num;
+
+const selectRow = {
+  id: metrics.id,
+  projectId: metrics.projectId,
+  project: projects.name,
+  title: metrics.title,
+  valueNum: metrics.valueNum,
+  valueText: metrics.valueText,
+  icon: metrics.icon,
+  updatedAt: metrics.updatedAt,
+};
+type Selected = { valueNum: number | null; valueText: string | null } & Omit<Metric, "value">;
+const toMetric = ({ valueNum, valueText, ...rest }: Selected): Metric => ({ ...rest, value: valueOf(valueNum, valueText) });
+
+export function metricStore({ db }: Ctx): MetricRepository {
+  const record = (metricId: number, now: number, valueNum: number | null, valueText: string | null) =>
+    db
+      .insert(metricHistory)
+      .values({ metricId, minute: now - (now % MINUTE), valueNum, valueText })
+      .onConflictDoUpdate({ target: [metricHistory.metricId, metricHistory.minute], set: { valueNum, valueText } });
+
+  return {
+    async current(projectId, title) {
+      const [row] = await db.select({ id: metrics.id, valueNum: metrics.valueNum, valueText: metrics.valueText, icon: metrics.icon }).from(metrics).where(and(eq(metrics.projectId, projectId), eq(metrics.title, title))).limit(1);
+      return row ? { id: row.id, value: valueOf(row.valueNum, row.valueText), icon: row.icon } : null;
+    },
+
+    async save(m) {
+      const valueNum = typeof m.value === "number" ? m.value : null;
+      const valueText = typeof m.value === "string" ? m.value : null;
+      const [saved] = await db
+        .insert(metrics)
+        .values({ projectId: m.projectId, title: m.title, valueNum, valueText, icon: m.icon, createdAt: m.now, updatedAt: m.now })
+        .onConflictDoUpdate({ target: [metrics.projectId, metrics.title], set: { valueNum, valueText, icon: sql`coalesce(excluded.icon, ${metrics.icon})`, updatedAt: m.now } })
+        .returning({ id: metrics.id, icon: metrics.icon });
+      await record(saved!.id, m.now, valueNum, valueText);
+      return saved!;
+    },
+
+    async increment(m) {
+      // One statement: concurrent increments (from any instance) each add to what the last one left.
+      const [sum] = await db
+        .insert(metrics)
+        .values({ projectId: m.projectId, title: m.title, valueNum: m.delta, valueText: null, icon: m.icon, createdAt: m.now, updatedAt: m.now })
+        .onConflictDoUpdate({
+          target: [metrics.projectId, metrics.title],
+          set: { valueNum: sql`${metrics.valueNum} + excluded.value_num`, icon: sql`coalesce(excluded.icon, ${metrics.icon})`, updatedAt: m.now },
+          setWhere: sql`${metrics.valueText} is null`,
+        })
+        .returning({ id: metrics.id, value: metrics.valueNum, icon: metrics.icon })
+        .catch((error: { cause?: { errno?: string } }) => {
+          // Past the largest double: PostgreSQL refuses the sum (SQLite makes it infinite); the caller refuses both.
+          if (error?.cause?.errno === "22003") return [{ id: 0, value: Number.POSITIVE_INFINITY, icon: null }];
+          throw error;
+        });
+      if (!sum) {
+        const [text] = await db.select({ valueText: metrics.valueText }).from(metrics).where(and(eq(metrics.projectId, m.projectId), eq(metrics.title, m.title))).limit(1);
+        return { holdsText: text!.valueText! };
+      }
+      if (Number.isFinite(sum.value)) await record(sum.id, m.now, sum.value, null); // an overflow is refused by the caller
+      return { id: sum.id, value: sum.value!, icon: sum.icon };
+    },
+
+    async list(projectId) {
+      return (await db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(eq(metrics.projectId, projectId)).orderBy(asc(metrics.title))).map(toMetric);
+    },
+
+    async find(projectId, title) {
+      const [row] = await db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(and(eq(metrics.projectId, projectId), eq(metrics.title, title))).limit(1);
+      return row ? toMetric(row) : null;
+    },
+
+    async history(metricId, since, until = Number.MAX_SAFE_INTEGER) {
+      const rows = await db
+        .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
+        .from(metricHistory)
+        .where(and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)))
+        .orderBy(asc(metricHistory.minute));
+      return rows.map((p) => ({ at: p.at, value: valueOf(p.valueNum, p.valueText) }));
+    },
+
+    async delete(metricId) {
+      await db.delete(metrics).where(eq(metrics.id, metricId));
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// User profiles (identify) and groups. Properties merge: a new value replaces the old one, null
+// removes the key (the JSON is kept as text, as sent; jsonb only does the merge).
+import { and, eq, sql } from "drizzle-orm";
+import type { Properties } from "../../model/profile.ts";
+import type { ProfileRepository } from "../store.ts";
+import type { Ctx } from "./context.ts";
+import { groupMembers, groups, profiles } from "./schema.ts";
+
+/** `old` with `patch` merged in, nulls removing keys. */
+// The patch goes as text, then to jsonb: a parameter the driver saw as jsonb would be sent as a JSON string.
+const merged = (old: unknown, patch: string) => sql`jsonb_strip_nulls(coalesce(${old}, '{}')::jsonb || ${patch}::text::jsonb)::text`;
+
+export function profileStore({ db }: Ctx): ProfileRepository {
+  return {
+    async identify(projectId, userId, properties, now) {
+      const patch = JSON.stringify(properties);
+      await db
+        .insert(profiles)
+        .values({ projectId, userId, properties: merged(null, patch), createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: [profiles.projectId, profiles.userId], set: { properties: merged(profiles.properties, patch), updatedAt: now } });
+    },
+
+    async find(projectId, userId) {
+      const [row] = await db.select().from(profiles).where(and(eq(profiles.projectId, projectId), eq(profiles.userId, userId))).limit(1);
+      return row ? { ...row, properties: JSON.parse(row.properties) as Properties } : null;
+    },
+
+    async group(projectId, groupId, properties, now) {
+      const patch = JSON.stringify(properties);
+      await db
+        .insert(groups)
+        .values({ projectId, groupId, properties: merged(null, patch), createdAt: now, updatedAt: now })
+        .onConflictDoUpdate({ target: [groups.projectId, groups.groupId], set: { properties: merged(groups.properties, patch), updatedAt: now } });
+    },
+
+    async addMember(projectId, groupId, userId, now) {
+      await db.insert(groupMembers).values({ projectId, groupId, userId, createdAt: now }).onConflictDoNothing();
+    },
+
+    async groupsOf(projectId, userId) {
+      const rows = await db
+        .select({ groupId: groups.groupId, properties: groups.properties })
+        .from(groupMembers)
+        .innerJoin(groups, and(eq(groups.projectId, groupMembers.projectId), eq(groups.groupId, groupMembers.groupId)))
+        .where(and(eq(groupMembers.projectId, projectId), eq(groupMembers.userId, userId)));
+      return rows.map((g) => ({ groupId: g.groupId, properties: JSON.parse(g.properties) as Properties }));
+    },
+  };
+}

@@ -1,0 +1,302 @@
+// The PostgreSQL schema: the same tables and property names as the SQLite one (store/sqlite/
+// schema.ts), so both stores speak of the same things. Times are Unix milliseconds (bigint).
+// `drizzle-kit generate --config drizzle.pg.config.ts` turns changes here into migrations under
+// drizzle/pg/. JSON (tags, properties, filters) is kept as text, as in SQLite: what was sent comes
+// back byte for byte, and no driver turns it into something else on the way.
+import { sql } from "drizzle-orm";
+import { bigint, boolean, customType, doublePrecision, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+
+const millis = (name: string) => bigint(name, { mode: "number" });
+
+/** A tsvector column; only the database writes it (generated from search_text). */
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+
+export const projects = pgTable("projects", {
+  id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+  name: text("name").notNull().unique(),
+  retentionDays: integer("retention_days"),
+  createdAt: millis("created_at").notNull(),
+});
+
+export const channels = pgTable(
+  "channels",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdAt: millis("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("channels_project_name").on(t.projectId, t.name)],
+);
+
+// Event ids come from event_ids (below), never from a sequence: a sequence hands out numbers in
+// the order transactions ask, not the order they commit, and a stream resuming "after id N" would
+// skip an event that committed after a higher one.
+export const events = pgTable(
+  "events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    channelId: integer("channel_id")
+      .notNull()
+      .references(() => channels.id, { onDelete: "cascade" }),
+    name: text("event").notNull(),
+    description: text("description"),
+    icon: text("icon"),
+    notify: boolean("notify").notNull().default(false),
+    parser: text("parser", { enum: ["text", "markdown"] }).notNull().default("text"),
+    userId: text("user_id"),
+    tags: text("tags"),
+    ts: millis("ts").notNull(),
+    receivedAt: millis("received_at").notNull(),
+    historical: boolean("historical").notNull().default(false),
+    // The words of the name and description as the live matcher folds them (store/search-tokens.ts),
+    // space-separated; the index takes them as they are, so a search and a live view agree.
+    searchText: text("search_text").notNull().default(""),
+    search: tsvector("search").generatedAlwaysAs(sql`array_to_tsvector(string_to_array(search_text, ' '))`),
+  },
+  (t) => [
+    index("events_project_ts").on(t.projectId, t.ts, t.id),
+    index("events_channel_ts").on(t.channelId, t.ts, t.id),
+    index("events_user_ts").on(t.projectId, t.userId, t.ts, t.id).where(sql`${t.userId} IS NOT NULL`),
+    index("events_search").using("gin", t.search),
+  ],
+);
+
+/** The last event id handed out: one row, locked by the batch that inserts events until it commits. */
+export const eventIds = pgTable("event_ids", {
+  one: boolean("one").primaryKey().default(true),
+  lastId: bigint("last_id", { mode: "number" }).notNull(),
+});
+
+export const eventTags = pgTable(
+  "event_tags",
+  {
+    projectId: integer("project_id").notNull(),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+    ts: millis("ts").notNull(),
+    eventId: bigint("event_id", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.key, t.value, t.ts, t.eventId] })],
+);
+
+export const metrics = pgTable(
+  "metrics",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    valueNum: doublePrecision("value_num"),
+    valueText: text("value_text"),
+    icon: text("icon"),
+    createdAt: millis("created_at").notNull(),
+    updatedAt: millis("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("metrics_project_title").on(t.projectId, t.title)],
+);
+
+export const metricHistory = pgTable(
+  "metric_history",
+  {
+    metricId: integer("metric_id")
+      .notNull()
+      .references(() => metrics.id, { onDelete: "cascade" }),
+    minute: millis("minute").notNull(),
+    valueNum: doublePrecision("value_num"),
+    valueText: text("value_text"),
+  },
+  (t) => [primaryKey({ columns: [t.metricId, t.minute] })],
+);
+
+export const profiles = pgTable(
+  "profiles",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    properties: text("properties").notNull().default("{}"),
+    createdAt: millis("created_at").notNull(),
+    updatedAt: millis("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.userId] })],
+);
+
+export const groups = pgTable(
+  "groups",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    groupId: text("group_id").notNull(),
+    properties: text("properties").notNull().default("{}"),
+    createdAt: millis("created_at").notNull(),
+    updatedAt: millis("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.groupId] })],
+);
+
+export const groupMembers = pgTable(
+  "group_members",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    groupId: text("group_id").notNull(),
+    userId: text("user_id").notNull(),
+    createdAt: millis("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.groupId, t.userId] }), index("group_members_user").on(t.projectId, t.userId)],
+);
+
+export const apiTokens = pgTable("api_tokens", {
+  id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+  name: text("name").notNull(),
+  kind: text("kind", { enum: ["full", "public"] }).notNull(),
+  projectId: integer("project_id").references(() => projects.id, { onDelete: "cascade" }),
+  channel: text("channel"),
+  prefix: text("prefix").notNull().unique(),
+  hash: text("hash").notNull(),
+  mayNotify: boolean("may_notify").notNull().default(false),
+  createdBy: text("created_by"),
+  createdByUserId: integer("created_by_user_id"),
+  createdAt: millis("created_at").notNull(),
+  lastUsedAt: millis("last_used_at"),
+  revokedAt: millis("revoked_at"),
+});
+
+export const meta = pgTable("meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+export const users = pgTable("users", {
+  id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+  username: text("username").notNull().unique(),
+  passwordHash: text("password_hash").notNull(),
+  role: text("role", { enum: ["owner", "member"] }).notNull(),
+  createdAt: millis("created_at").notNull(),
+  updatedAt: millis("updated_at").notNull(),
+});
+
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    tokenHash: text("token_hash").notNull().unique(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: millis("created_at").notNull(),
+    expiresAt: millis("expires_at").notNull(),
+  },
+  (t) => [index("sessions_user").on(t.userId), index("sessions_expiry").on(t.expiresAt)],
+);
+
+export const pushSubscriptions = pgTable(
+  "push_subscriptions",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    endpoint: text("endpoint").notNull().unique(),
+    p256dh: text("p256dh").notNull(),
+    auth: text("auth").notNull(),
+    deviceName: text("device_name").notNull(),
+    filters: text("filters"),
+    createdAt: millis("created_at").notNull(),
+    refreshedAt: millis("refreshed_at").notNull(),
+    lastSuccessAt: millis("last_success_at"),
+    lastError: text("last_error"),
+    lastErrorAt: millis("last_error_at"),
+  },
+  (t) => [index("push_subscriptions_user").on(t.userId)],
+);
+
+export const integrations = pgTable(
+  "integrations",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["webhook", "ntfy", "discord", "slack"] }).notNull(),
+    name: text("name").notNull(),
+    url: text("url").notNull(),
+    topic: text("topic"),
+    secret: text("secret"),
+    enabled: boolean("enabled").notNull().default(true),
+    createdByUserId: integer("created_by_user_id"),
+    createdAt: millis("created_at").notNull(),
+    lastSuccessAt: millis("last_success_at"),
+    lastError: text("last_error"),
+    lastErrorAt: millis("last_error_at"),
+  },
+  (t) => [index("integrations_project").on(t.projectId)],
+);
+
+// The delivery queue, shared by every instance: a worker claims due deliveries with a lease
+// (FOR UPDATE SKIP LOCKED, so two never claim the same one), and settles one only while its lease
+// is its own; a lease that runs out (its instance died) makes the delivery due again.
+export const deliveries = pgTable(
+  "deliveries",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    target: text("target", { enum: ["push", "integration"] }).notNull(),
+    targetId: integer("target_id").notNull(),
+    eventId: bigint("event_id", { mode: "number" }),
+    payload: text("payload").notNull(),
+    status: text("status", { enum: ["pending", "sent", "failed", "gone"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: millis("next_attempt_at").notNull(),
+    lastError: text("last_error"),
+    createdAt: millis("created_at").notNull(),
+    finishedAt: millis("finished_at"),
+    leaseOwner: text("lease_owner"),
+    leaseUntil: millis("lease_until"),
+  },
+  (t) => [index("deliveries_due").on(t.status, t.nextAttemptAt), index("deliveries_target").on(t.target, t.targetId)],
+);
+
+export const deliveryAttempts = pgTable(
+  "delivery_attempts",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    deliveryId: bigint("delivery_id", { mode: "number" })
+      .notNull()
+      .references(() => deliveries.id, { onDelete: "cascade" }),
+    at: millis("at").notNull(),
+    ok: boolean("ok").notNull(),
+    status: integer("status"),
+    error: text("error"),
+  },
+  (t) => [index("delivery_attempts_delivery").on(t.deliveryId)],
+);
+
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    tokenId: integer("token_id").notNull(),
+    key: text("key").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    response: text("response").notNull(),
+    createdAt: millis("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tokenId, t.key] }), index("idempotency_keys_created").on(t.createdAt)],
+);
+
+/** Fixed-window counters shared by every instance (sign-in attempts per address). */
+export const rateLimits = pgTable("rate_limits", {
+  key: text("key").primaryKey(),
+  windowStart: millis("window_start").notNull(),
+  count: integer("count").notNull(),
+});

@@ -1,0 +1,77 @@
+// A throwaway PostgreSQL cluster for tests: initdb into a temporary directory, started on a free
+// port of 127.0.0.1 (nothing else listens to it), stopped and deleted afterwards. PostgreSQL
+// refuses to run as root, so as root the cluster runs as the `postgres` user Debian's package makes.
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { SQL } from "bun";
+
+export type Cluster = { url: string; stop: () => Promise<void> };
+
+/** The directory of initdb and pg_ctl, or null when PostgreSQL is not installed. */
+export function postgresBin(): string | null {
+  const onPath = Bun.which("initdb");
+  if (onPath && Bun.which("pg_ctl")) return dirname(onPath);
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+  return versions.length ? join(root, versions[0]!, "bin") : null;
+}
+
+function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
+export async function startCluster(): Promise<Cluster> {
+  const bin = postgresBin();
+  if (!bin) throw new Error("PostgreSQL is not installed (apt-get install -y postgresql)");
+  const dir = mkdtempSync(join(tmpdir(), "signalboard-pg-"));
+  const asRoot = process.getuid?.() === 0;
+  const owner = asRoot ? Number((await Bun.$`id -u postgres`.text()).trim()) : null;
+  if (owner !== null) chownSync(dir, owner, Number((await Bun.$`id -g postgres`.text()).trim()));
+  const run = (args: string[]) => (asRoot ? ["runuser", "-u", "postgres", "--", ...args] : args);
+  const data = join(dir, "data");
+  const init = Bun.spawnSync(run([join(bin, "initdb"), "-D", data, "-U", "signalboard", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"]), { stderr: "pipe", stdout: "ignore" });
+  if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
+  const port = freePort();
+  // fsync stays on: the tests check what survives a kill, and that is what an operator runs.
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=400 -c shared_buffers=64MB`;
+  const start = Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]), { stderr: "pipe", stdout: "ignore" });
+  if (start.exitCode !== 0) throw new Error(`pg_ctl start failed: ${start.stderr.toString()}`);
+  const url = `postgres://signalboard@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    async stop() {
+      Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]), { stderr: "ignore", stdout: "ignore" });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let made = 0;
+
+/** A new, empty database in the cluster at `clusterUrl`; its URL. */
+export async function createDatabase(clusterUrl: string, prefix = "t"): Promise<string> {
+  const name = `${prefix}_${process.pid}_${++made}_${Date.now() % 100000}`;
+  const admin = new SQL(clusterUrl, { max: 1 });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.close();
+  }
+  return clusterUrl.replace(/\/[^/]*$/, `/${name}`);
+}
+
+/** Drops a database made by createDatabase, ending the connections still open to it. */
+export async function dropDatabase(clusterUrl: string, url: string): Promise<void> {
+  const name = url.slice(url.lastIndexOf("/") + 1);
+  const admin = new SQL(clusterUrl, { max: 1 });
+  try {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.close();
+  }
+}
