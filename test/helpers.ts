@@ -29,7 +29,7 @@ export function tempDir(prefix = "signalboard-test-"): string {
 /** On PostgreSQL, the database of each data directory: a server started again on its directory (a restart) finds its data. */
 const databases = new Map<string, string>();
 
-export async function startTestServer(settings: Record<string, string> = {}, dataDir = tempDir()): Promise<TestServer> {
+export async function startTestServer(settings: Record<string, string | undefined> = {}, dataDir = tempDir()): Promise<TestServer> {
   let own: string | null = null;
   if (POSTGRES && !("database-url" in settings)) {
     own = databases.get(dataDir) ?? (await createDatabase(POSTGRES));

@@ -6,7 +6,14 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { SQL } from "bun";
 
-export type Cluster = { url: string; stop: () => Promise<void> };
+export type Cluster = {
+  url: string;
+  /** Stops the server, keeping its data (a database outage)... */
+  pause: () => Promise<void>;
+  /** ...and starts it again on the same port. */
+  resume: () => Promise<void>;
+  stop: () => Promise<void>;
+};
 
 /** The directory of initdb and pg_ctl, or null when PostgreSQL is not installed. */
 export function postgresBin(): string | null {
@@ -39,11 +46,20 @@ export async function startCluster(): Promise<Cluster> {
   const port = freePort();
   // fsync stays on: the tests check what survives a kill, and that is what an operator runs.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=400 -c shared_buffers=64MB`;
-  const start = Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]), { stderr: "pipe", stdout: "ignore" });
-  if (start.exitCode !== 0) throw new Error(`pg_ctl start failed: ${start.stderr.toString()}`);
+  const start = () => {
+    const started = Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]), { stderr: "pipe", stdout: "ignore" });
+    if (started.exitCode !== 0) throw new Error(`pg_ctl start failed: ${started.stderr.toString()}`);
+  };
+  start();
   const url = `postgres://signalboard@127.0.0.1:${port}/postgres`;
   return {
     url,
+    async pause() {
+      Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop"]), { stderr: "ignore", stdout: "ignore" });
+    },
+    async resume() {
+      start();
+    },
     async stop() {
       Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]), { stderr: "ignore", stdout: "ignore" });
       rmSync(dir, { recursive: true, force: true });

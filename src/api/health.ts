@@ -7,7 +7,7 @@ import { heldBytes } from "../http/sse.ts";
 import type { Services } from "../services.ts";
 import { ok } from "./views.ts";
 
-export function healthRoutes({ version, config, fanout, notifier, metrics, health }: Services, { streams }: Edge): Route[] {
+export function healthRoutes({ version, config, fanout, notifier, metrics, health, dialect }: Services, { streams }: Edge): Route[] {
   const started = Date.now();
   const writer = () => health.writerStats();
   const gauges: Gauge[] = [
@@ -32,11 +32,11 @@ export function healthRoutes({ version, config, fanout, notifier, metrics, healt
       method: "GET",
       path: "/readyz",
       access: "none",
-      doc: { summary: "Readiness", description: "Also checks the database (503 when it does not answer, or when writes fail for want of storage).", example: { success: true, statusCode: 200, status: "ready", version } },
+      doc: { summary: "Readiness", description: "Also checks the database, named in `database` (sqlite or postgresql): 503 with Retry-After when it does not answer, or when writes fail for want of storage.", example: { success: true, statusCode: 200, status: "ready", version, database: "sqlite" } },
       async handle() {
         const readiness = await health.readiness();
         if (!readiness.ready) throw new StorageUnavailable(readiness.reason);
-        return ok({ status: "ready", version });
+        return ok({ status: "ready", version, database: dialect });
       },
     }),
   ];

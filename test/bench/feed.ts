@@ -20,12 +20,17 @@ async function time(fn: () => Promise<Response>, samples: number): Promise<{ p50
   return { p50: median(times), p95: times[Math.floor(times.length * 0.95)]! };
 }
 
-export async function feedBenchmark(events: number, samples: number, binary: string[]): Promise<FeedResult> {
+/**
+ * `store`: the flags naming the database, and how to fill it (by default SQLite in a new data
+ * directory, seeded through the store).
+ */
+export async function feedBenchmark(events: number, samples: number, binary: string[], store?: { args: string[]; seed: () => Promise<{ seconds: number }> }): Promise<FeedResult> {
   const dataDir = tempDir();
+  const args = store?.args ?? ["--data-dir", dataDir];
   console.error(`seeding ${events.toLocaleString("en-US")} events...`);
-  const { seconds } = await seed(dataDir, events);
-  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", dataDir]).stdout.toString().trim().split("\n").at(-1)!;
-  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], { SIGNALBOARD_LOG_LEVEL: "info" });
+  const { seconds } = store ? await store.seed() : await seed(dataDir, events);
+  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", ...args]).stdout.toString().trim().split("\n").at(-1)!;
+  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir, ...args], { SIGNALBOARD_LOG_LEVEL: "info" });
   try {
     const cookie = await benchSession(server.url);
     const page = (path: string) => () => fetch(server.url + path, { headers: { Cookie: cookie } });

@@ -1,6 +1,6 @@
 // npm run bench: every benchmark, measured in one run on loopback against the compiled binary,
 // printed as tables and written to BENCHMARKS.md (with docs/throughput.svg).
-//   BENCH_ONLY=ingest,fanout,startup,feed   run some sections only
+//   BENCH_ONLY=ingest,fanout,startup,feed,postgres   run some sections only
 //   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune (defaults 3, 5, 1000000)
 import { cpus, release } from "node:os";
 import { join } from "node:path";
@@ -8,10 +8,13 @@ import { throughputChart } from "./chart.ts";
 import { fanoutBenchmark } from "./fanout.ts";
 import { feedBenchmark } from "./feed.ts";
 import { ingestBenchmark } from "./ingest.ts";
+import { postgresBenchmark } from "./postgres.ts";
+import { postgresBin } from "../pg-cluster.ts";
 import { BUN, ensureWrk, ROOT, table, tempDir } from "./lib.ts";
 import { startupBenchmark } from "./startup.ts";
 
-const only = new Set((process.env.BENCH_ONLY ?? "ingest,fanout,startup,feed").split(","));
+const ALL = ["ingest", "fanout", "startup", "feed", "postgres"];
+const only = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(","));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const events = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -47,7 +50,20 @@ if (only.has("feed")) {
   section("Reading at scale", `${events.toLocaleString("en-US")} events seeded through the store (in ${seedSeconds.toFixed(0)} s; 85% in one channel, 4 tag keys each); 30 sequential requests per line after 3 warm-ups, on loopback.`, rows);
 }
 
-if (only.size === 4) {
+if (only.has("postgres")) {
+  if (!postgresBin()) console.error("PostgreSQL is not installed (apt-get install -y postgresql): its section is left out");
+  else {
+    const pg = await postgresBenchmark({ rounds, seconds, binary, events });
+    section(
+      "PostgreSQL: ingest with several instances",
+      `POST /v1/log with 64 connections in all, split between the instances (one wrk per instance, at once), against one PostgreSQL 15 database in a throwaway cluster on this machine; ${rounds} alternating rounds of ${seconds} s, medians, beside the bare baseline and SQLite measured in the same run. Every write batch of every instance takes one lock (event ids in commit order), so instances add request handling, not write throughput; and here the instances, PostgreSQL and wrk share the same cores.`,
+      pg.ingestRows,
+    );
+    section("PostgreSQL: reading at scale", `${events.toLocaleString("en-US")} events (the same data set as above, written in a few statements in ${pg.seedSeconds.toFixed(0)} s), one instance; 30 sequential requests per line after 3 warm-ups.`, pg.readRows);
+  }
+}
+
+if (ALL.every((s) => only.has(s))) {
   const doc = `# Benchmarks
 
 Measured with \`npm run bench\` on ${machine}, ${new Date().toISOString().slice(0, 10)}. Everything runs

@@ -1,11 +1,14 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
+import pgJournal from "../../drizzle/pg/meta/_journal.json";
 import journal from "../../drizzle/sqlite/meta/_journal.json";
+import { MIGRATIONS as PG_MIGRATIONS } from "../../src/store/pg/migrate.ts";
 import { MIGRATIONS, migrate } from "../../src/store/sqlite/migrate.ts";
 
 describe("migrations", () => {
   test("every migration in drizzle/ is embedded, and nothing else", () => {
     expect(Object.keys(MIGRATIONS)).toEqual(journal.entries.map((e) => e.tag));
+    expect(Object.keys(PG_MIGRATIONS)).toEqual(pgJournal.entries.map((e) => e.tag));
   });
 
   test("apply once, then are a no-op", () => {

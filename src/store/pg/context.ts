@@ -1,15 +1,18 @@
 // What a repository works with: a connection (a write batch's transaction, or the pool for reads),
 // and, inside a batch, what the batch keeps for all its writes.
 import type { PgDb } from "./db.ts";
+import type { Found, NameCache } from "./names.ts";
 
 export type Batch = {
   /** The next event id, in commit order (the batch holds the event_ids row until it commits). */
   nextEventId(): number;
   /** This batch takes access away (a token revoked, a session ended): every instance is told at commit. */
   accessChanged(): void;
+  /** A project or channel this batch found or made: remembered once the batch commits. */
+  found(f: Found): void;
 };
 
-export type Ctx = { db: PgDb; batch: Batch | null };
+export type Ctx = { db: PgDb; batch: Batch | null; names: NameCache };
 
 /** The batch of a write; reads have none. */
 export function batchOf(ctx: Ctx): Batch {

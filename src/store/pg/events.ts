@@ -56,26 +56,15 @@ export function eventStore(ctx: Ctx): EventRepository {
     async insert(e: NewEvent) {
       const id = batchOf(ctx).nextEventId();
       const tags = e.tags ? JSON.stringify(e.tags) : null;
-      await db.insert(events).values({
-        id,
-        projectId: e.projectId,
-        channelId: e.channelId,
-        name: e.name,
-        description: e.description,
-        icon: e.icon,
-        notify: e.notify,
-        parser: e.parser,
-        userId: e.userId,
-        tags,
-        ts: e.ts,
-        receivedAt: e.receivedAt,
-        historical: e.historical,
-        searchText: searchText(e.name, e.description),
-      });
-      if (e.tags) {
-        const rows = Object.entries(e.tags).map(([key, value]) => ({ projectId: e.projectId, key, value: tagText(value), ts: e.ts, eventId: id }));
-        if (rows.length) await db.insert(eventTags).values(rows);
-      }
+      const tagRows = e.tags ? JSON.stringify(Object.entries(e.tags).map(([key, value]) => ({ key, value: tagText(value) }))) : "[]";
+      // The event and its tag rows in one statement: one round trip per event on the ingest path.
+      await db.execute(sql`
+        with event as (
+          insert into events (id, project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical, search_text)
+          values (${id}, ${e.projectId}, ${e.channelId}, ${e.name}, ${e.description}, ${e.icon}, ${e.notify}, ${e.parser}, ${e.userId}, ${tags}, ${e.ts}, ${e.receivedAt}, ${e.historical}, ${searchText(e.name, e.description)})
+          returning id)
+        insert into event_tags (project_id, key, value, ts, event_id)
+        select ${e.projectId}, t.key, t.value, ${e.ts}, event.id from event, jsonb_to_recordset(${tagRows}::text::jsonb) as t(key text, value text)`);
       const row = e as StoredEvent;
       row.id = id;
       return row;
@@ -120,8 +109,10 @@ export function eventStore(ctx: Ctx): EventRepository {
     },
 
     async range(projectId, afterId, throughId, limit) {
+      // Walks the id range only: `+ 0` keeps the planner from taking the project's index and
+      // sorting the whole range (what it does when the table grew faster than its statistics).
       const rows = await select()
-        .where(and(gt(events.id, afterId), lte(events.id, throughId), projectId === undefined ? undefined : eq(events.projectId, projectId)))
+        .where(and(gt(events.id, afterId), lte(events.id, throughId), projectId === undefined ? undefined : sql`${events.projectId} + 0 = ${projectId}`))
         .orderBy(asc(events.id))
         .limit(limit);
       return rows.map(toEvent);
@@ -177,8 +168,10 @@ function conditions(filter: EventFilter, tags: [string, string][]): (SQL | undef
     filter.liveOnly ? eq(events.historical, false) : undefined,
   ];
   for (const [key, value] of tags) {
+    // A lookup per row of the page: `offset 0` keeps the planner from turning it into a join over
+    // every event with that tag (half a second at a million events, instead of two milliseconds).
     list.push(
-      sql`exists (select 1 from ${eventTags} where ${eventTags.projectId} = ${events.projectId} and ${eventTags.key} = ${key} and ${eventTags.value} = ${value} and ${eventTags.ts} = ${events.ts} and ${eventTags.eventId} = ${events.id})`,
+      sql`exists (select 1 from ${eventTags} where ${eventTags.projectId} = ${events.projectId} and ${eventTags.key} = ${key} and ${eventTags.value} = ${value} and ${eventTags.ts} = ${events.ts} and ${eventTags.eventId} = ${events.id} offset 0)`,
     );
   }
   const query = tsQuery(filter.terms ?? []);

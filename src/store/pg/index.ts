@@ -14,6 +14,7 @@ import { connectionProblem, isStorageFailure, openPg, type PgDb, toStorageError 
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
+import { NameCache } from "./names.ts";
 import { metricStore } from "./metrics.ts";
 import { migrate } from "./migrate.ts";
 import { notificationStore } from "./notifications.ts";
@@ -64,7 +65,8 @@ export async function openPgStore(url: string, { max = 10 }: { max?: number } = 
   }
 
   // The access version: bumped by every batch that takes access away, on any instance.
-  let accessVersion = (await metaStore({ db, batch: null }).get("access_version")) ?? "0";
+  const meta = metaStore({ db, batch: null, names: new NameCache(() => "") });
+  let accessVersion = (await meta.get("access_version")) ?? "0";
   const listeners = new Set<(payload: string) => void>();
   const wakers = new Set<() => void>();
   const subscriptions = await Promise.all([
@@ -74,18 +76,24 @@ export async function openPgStore(url: string, { max = 10 }: { max?: number } = 
   ]);
   async function refreshAccess(): Promise<void> {
     try {
-      accessVersion = (await metaStore({ db, batch: null }).get("access_version")) ?? accessVersion;
+      accessVersion = (await meta.get("access_version")) ?? accessVersion;
     } catch {
       // unreachable for now: the next poll tries again
     }
   }
   const accessPoll = setInterval(() => void refreshAccess(), POLL_MS);
 
-  const read = repositories({ db, batch: null });
-  const writer = new PgWriter(sql, (tx: PgDb, batch: Batch) => repositories({ db: tx, batch }), (committed) => {
-    if (committed.accessVersion !== null) accessVersion = committed.accessVersion; // this instance knows at once
-    if (committed.lastEventId !== null) wakers.forEach((wake) => wake());
-  });
+  const names = new NameCache(() => accessVersion);
+  const read = repositories({ db, batch: null, names });
+  const writer = new PgWriter(
+    sql,
+    (tx: PgDb, batch: Batch) => repositories({ db: tx, batch, names }),
+    (committed) => {
+      if (committed.accessVersion !== null) accessVersion = committed.accessVersion; // this instance knows at once
+      if (committed.lastEventId !== null) wakers.forEach((wake) => wake());
+    },
+    names,
+  );
   const tx: Store["tx"] = (work, signal) => writer.submit(work, signal);
 
   const front = {} as Repositories;

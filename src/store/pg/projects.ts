@@ -3,13 +3,24 @@ import { and, asc, count, eq } from "drizzle-orm";
 import type { Channel } from "../../model/project.ts";
 import type { ProjectRepository } from "../store.ts";
 import { batchOf, type Ctx } from "./context.ts";
+import type { Found } from "./names.ts";
 import { channels, events, eventTags, projects } from "./schema.ts";
 
 export function projectStore(ctx: Ctx): ProjectRepository {
-  const { db } = ctx;
+  const { db, names } = ctx;
+  /** Keeps what a read outside a batch saw (committed); inside a batch, once it commits. */
+  const found = (f: Found, stamp: string) => (ctx.batch ? ctx.batch.found(f) : names.remember([f], stamp));
+  /** Forgotten by every instance: ids by name change. */
+  const renamed = () => batchOf(ctx).accessChanged();
+
   return {
     async findByName(name) {
-      return (await db.select().from(projects).where(eq(projects.name, name)).limit(1))[0] ?? null;
+      const known = names.project(name);
+      if (known) return known;
+      const stamp = names.stamp;
+      const project = (await db.select().from(projects).where(eq(projects.name, name)).limit(1))[0] ?? null;
+      if (project) found({ project }, stamp);
+      return project;
     },
 
     async findById(id) {
@@ -26,12 +37,13 @@ export function projectStore(ctx: Ctx): ProjectRepository {
 
     async setRetention(id, days) {
       await db.update(projects).set({ retentionDays: days }).where(eq(projects.id, id));
+      renamed(); // remembered projects carry it
     },
 
     async delete(id) {
       await db.delete(eventTags).where(eq(eventTags.projectId, id));
       await db.delete(projects).where(eq(projects.id, id));
-      batchOf(ctx).accessChanged(); // its public tokens went with it
+      renamed(); // and its public tokens went with it: access changed too
     },
 
     async findChannel(projectId, name) {
@@ -39,12 +51,14 @@ export function projectStore(ctx: Ctx): ProjectRepository {
     },
 
     async ensureChannel(projectId, name, now) {
-      const found = await db.select({ id: channels.id }).from(channels).where(and(eq(channels.projectId, projectId), eq(channels.name, name))).limit(1);
-      if (found[0]) return { id: found[0].id, created: false };
-      const inserted = await db.insert(channels).values({ projectId, name, createdAt: now }).onConflictDoNothing().returning({ id: channels.id });
-      if (inserted[0]) return { id: inserted[0].id, created: true };
-      const again = await db.select({ id: channels.id }).from(channels).where(and(eq(channels.projectId, projectId), eq(channels.name, name))).limit(1);
-      return { id: again[0]!.id, created: false };
+      const known = names.channel(projectId, name);
+      if (known !== undefined) return { id: known, created: false };
+      const stamp = names.stamp;
+      const existing = await db.select({ id: channels.id }).from(channels).where(and(eq(channels.projectId, projectId), eq(channels.name, name))).limit(1);
+      const inserted = existing[0] ? [] : await db.insert(channels).values({ projectId, name, createdAt: now }).onConflictDoNothing().returning({ id: channels.id });
+      const id = existing[0]?.id ?? inserted[0]?.id ?? (await db.select({ id: channels.id }).from(channels).where(and(eq(channels.projectId, projectId), eq(channels.name, name))).limit(1))[0]!.id;
+      found({ channel: { projectId, name, id } }, stamp);
+      return { id, created: inserted.length > 0 };
     },
 
     async createChannel(projectId, name, now = Date.now()) {
@@ -57,6 +71,7 @@ export function projectStore(ctx: Ctx): ProjectRepository {
 
     async deleteChannel(channel: Channel) {
       await db.delete(channels).where(eq(channels.id, channel.id));
+      renamed();
     },
 
     async countEvents(where) {

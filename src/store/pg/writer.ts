@@ -15,6 +15,7 @@ import { ClientGone } from "../../errors.ts";
 import type { Repositories, WriterStats } from "../store.ts";
 import type { Batch } from "./context.ts";
 import { isStorageFailure, type PgDb, raced, toStorageError } from "./db.ts";
+import type { Found, NameCache } from "./names.ts";
 import * as schema from "./schema.ts";
 
 export const EVENTS_CHANNEL = "signalboard_events";
@@ -39,6 +40,7 @@ export class PgWriter {
     private readonly sql: SQL,
     private readonly repositories: (db: PgDb, batch: Batch) => Repositories,
     private readonly onCommit: (committed: Committed) => void,
+    private readonly names: NameCache,
   ) {}
 
   submit<T>(write: (repos: Repositories) => Promise<T>, signal?: AbortSignal): Promise<T> {
@@ -88,6 +90,8 @@ export class PgWriter {
 
   private async commit(batch: Pending[]): Promise<Outcome[]> {
     let committed: Committed = { lastEventId: null, accessVersion: null };
+    const stamp = this.names.stamp;
+    const found: Found[] = [];
     try {
       const outcomes = await this.sql.begin(async (tx) => {
         const [{ last_id }] = (await tx`SELECT last_id FROM event_ids FOR UPDATE`) as [{ last_id: string | number }];
@@ -96,6 +100,7 @@ export class PgWriter {
         const repos = this.repositories(drizzle({ client: tx, schema }) as unknown as PgDb, {
           nextEventId: () => ++state.next,
           accessChanged: () => void (state.accessChanged = true),
+          found: (f) => void found.push(f),
         });
         await tx`SAVEPOINT batch`;
         let outcomes = await runAll(batch, repos);
@@ -104,8 +109,9 @@ export class PgWriter {
           await tx`ROLLBACK TO SAVEPOINT batch`;
           state.next = first;
           state.accessChanged = false;
+          found.length = 0;
           outcomes = [];
-          for (const pending of batch) outcomes.push(await runOne(tx, pending, repos));
+          for (const pending of batch) outcomes.push(await runOne(tx, pending, repos, found));
         }
         if (state.next > first) {
           await tx`UPDATE event_ids SET last_id = ${state.next}`;
@@ -121,6 +127,8 @@ export class PgWriter {
       });
       this.failing = false;
       this.onCommit(committed);
+      // Names found or made by a batch that renamed nothing are good for every instance from now on.
+      if (committed.accessVersion === null) this.names.remember(found, stamp);
       return outcomes;
     } catch (error) {
       committed = { lastEventId: null, accessVersion: null };
@@ -145,7 +153,8 @@ async function runAll(batch: Pending[], repos: Repositories): Promise<Outcome[] 
   return outcomes;
 }
 
-async function runOne(tx: Tx, pending: Pending, repos: Repositories): Promise<Outcome> {
+async function runOne(tx: Tx, pending: Pending, repos: Repositories, found: Found[]): Promise<Outcome> {
+  const mark = found.length;
   await tx`SAVEPOINT w`;
   try {
     const value = await pending.run(repos);
@@ -155,6 +164,7 @@ async function runOne(tx: Tx, pending: Pending, repos: Repositories): Promise<Ou
     if (isStorageFailure(error)) throw error;
     await tx`ROLLBACK TO SAVEPOINT w`;
     await tx`RELEASE SAVEPOINT w`;
+    found.length = mark; // what it made is undone
     return { ok: false, error: raced(error) };
   }
 }

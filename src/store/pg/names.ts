@@ -1,0 +1,48 @@
+// Project and channel ids by name, remembered by this instance: every event asks for both, and a
+// round trip to the database each time would be most of its cost. Only committed rows are
+// remembered (what a batch found goes in once it commits), and everything is forgotten whenever
+// the access version moves: deleting a project or a channel, on any instance, moves it.
+import type { Project } from "../../model/project.ts";
+
+export type Found = { project: Project } | { channel: { projectId: number; name: string; id: number } };
+
+export class NameCache {
+  private readonly projects = new Map<string, Project>();
+  private readonly channels = new Map<string, number>();
+  private version = "";
+
+  constructor(private readonly currentVersion: () => string) {}
+
+  /** The cache for the current version: emptied when it moved. */
+  private current(): this {
+    const version = this.currentVersion();
+    if (version !== this.version) {
+      this.projects.clear();
+      this.channels.clear();
+      this.version = version;
+    }
+    return this;
+  }
+
+  project(name: string): Project | undefined {
+    return this.current().projects.get(name);
+  }
+
+  channel(projectId: number, name: string): number | undefined {
+    return this.current().channels.get(`${projectId}\u0000${name}`);
+  }
+
+  /** The version now, to hand back to remember(): what was read under another version is not kept. */
+  get stamp(): string {
+    return this.currentVersion();
+  }
+
+  /** Keeps what was read or written while the version was `stamp`, if it still is. */
+  remember(found: Found[], stamp: string): void {
+    if (this.current().version !== stamp) return;
+    for (const f of found) {
+      if ("project" in f) this.projects.set(f.project.name, f.project);
+      else this.channels.set(`${f.channel.projectId}\u0000${f.channel.name}`, f.channel.id);
+    }
+  }
+}
