@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, cpSync, existsSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "../helpers.ts";
+import { openSse, tempDir } from "../helpers.ts";
+import { type Cluster, createDatabase, postgresBin, startCluster } from "../pg-cluster.ts";
 import { lastLine, ROOT, run, serve } from "./process.ts";
 
 let dir: string;
@@ -69,6 +70,38 @@ describe("the compiled binary", () => {
       expect(server.logs()).not.toContain('"level":"error"');
     } finally {
       await server.stop();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!postgresBin())("the compiled binary on PostgreSQL", () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster();
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  test("with DATABASE_URL it migrates the database, serves, and two of it share one live view", async () => {
+    const env = { DATABASE_URL: await createDatabase(cluster.url) };
+    const token = lastLine((await run([binary], ["token", "create", "--name", "bin"], { cwd: dir, env })).stdout);
+    const a = await serve([binary], [], { cwd: dir, env });
+    const b = await serve([binary], [], { cwd: dir, env });
+    try {
+      expect(await fetch(`${a.url}/readyz`).then((r) => r.json())).toMatchObject({ status: "ready", database: "postgresql" });
+      const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+      const stream = await openSse(`${b.url}/v1/stream?project=default`, { Authorization: `Bearer ${token}` });
+      const sent = await fetch(`${a.url}/v1/log`, { method: "POST", headers, body: JSON.stringify({ project: "default", channel: "bin", event: "Through A", tags: { via: "pg" } }) });
+      expect(sent.status).toBe(200);
+      await stream.waitFor(1);
+      expect(JSON.parse(stream.frames[0]!.data)).toMatchObject({ event: "Through A", tags: { via: "pg" } });
+      stream.close();
+      const search = await fetch(`${b.url}/v1/events?project=default&tag=via:pg`, { headers }).then((r) => r.json());
+      expect(search.events.map((e: { event: string }) => e.event)).toEqual(["Through A"]);
+    } finally {
+      expect(await a.stop("SIGTERM")).toBe(0);
+      expect(await b.stop("SIGTERM")).toBe(0);
     }
   }, 60_000);
 });
