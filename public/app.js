@@ -27,6 +27,13 @@
 
   function refreshTimes(root) {
     const now = Date.now();
+    // Absolute times: the server writes them in UTC; shown in the viewer's time zone.
+    for (const el of (root || document).querySelectorAll("time[data-absolute]:not([data-local])")) {
+      const ms = Date.parse(el.getAttribute("datetime"));
+      if (Number.isNaN(ms)) continue;
+      el.textContent = new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "long" });
+      el.dataset.local = "1";
+    }
     for (const el of (root || document).querySelectorAll("time[data-relative]")) {
       const ms = Date.parse(el.getAttribute("datetime"));
       if (Number.isNaN(ms)) continue;
@@ -42,6 +49,11 @@
   document.addEventListener("htmx:afterSettle", (e) => refreshTimes(e.target));
   setInterval(() => refreshTimes(), 30000);
 
+  // A chart drawn inside a folded <details> had no width: unfolding it redraws at the width it has.
+  document.addEventListener("toggle", (e) => {
+    if (e.target instanceof HTMLDetailsElement && e.target.open && e.target.querySelector(".chart")) window.dispatchEvent(new Event("resize"));
+  }, true);
+
   // --- toasts --------------------------------------------------------------------------------------
 
   function toast(text, kind, href) {
@@ -49,6 +61,14 @@
     if (!box) return;
     const item = document.createElement("div");
     item.className = "toast" + (kind ? " " + kind : "");
+    if (kind === "error") {
+      const same = [...box.querySelectorAll(".toast.error")].find((el) => el.textContent === text);
+      if (same) {
+        clearTimeout(same.dismiss);
+        same.dismiss = setTimeout(() => same.remove(), 6000);
+        return;
+      }
+    }
     if (href) {
       const link = document.createElement("a");
       link.href = href;
@@ -58,16 +78,27 @@
       item.textContent = text;
     }
     box.appendChild(item);
-    setTimeout(() => item.remove(), 6000);
+    item.dismiss = setTimeout(() => item.remove(), 6000);
   }
   window.signalboardToast = toast;
 
-  // An htmx request the server refused: show its message rather than failing silently.
+  // A failed htmx request: one toast, whichever events htmx raises for it (a request is reported
+  // once), and a message already on screen is not stacked again (its toast stays up longer instead).
+  const reported = new WeakSet();
+  function failed(e, text) {
+    const xhr = e.detail && e.detail.xhr;
+    if (xhr) {
+      if (reported.has(xhr)) return;
+      reported.add(xhr);
+    }
+    toast(text, "error");
+  }
   document.addEventListener("htmx:responseError", (e) => {
     const xhr = e.detail.xhr;
-    toast((xhr && xhr.responseText) || "The request failed.", "error");
+    failed(e, (xhr && xhr.responseText) || "The request failed.");
   });
-  document.addEventListener("htmx:sendError", () => toast("Cannot reach the server. Check your connection.", "error"));
+  document.addEventListener("htmx:sendError", (e) => failed(e, "Cannot reach the server. Check your connection."));
+  document.addEventListener("htmx:timeout", (e) => failed(e, "The server took too long to answer. Try again."));
 
   // --- Web Push -----------------------------------------------------------------------------------
 
@@ -134,9 +165,41 @@
     el.textContent = "";
     const width = Math.max(el.clientWidth, 280);
     const chart = new window.uPlot(Object.assign({ width, height: 220, axes: axes() }, opts), data, el);
-    const onResize = () => chart.setSize({ width: Math.max(el.clientWidth, 280), height: 220 });
-    window.addEventListener("resize", onResize);
-    return { chart, dispose: () => { window.removeEventListener("resize", onResize); chart.destroy(); } };
+    // Follows its box, not only the window: a chart drawn while folded away (a closed <details>)
+    // takes its width when it is shown.
+    const onResize = () => { if (el.clientWidth > 0) chart.setSize({ width: Math.max(el.clientWidth, 280), height: 220 }); };
+    const observer = window.ResizeObserver ? new ResizeObserver(onResize) : null;
+    if (observer) observer.observe(el);
+    else window.addEventListener("resize", onResize);
+    return { chart, dispose: () => { if (observer) observer.disconnect(); else window.removeEventListener("resize", onResize); chart.destroy(); } };
+  }
+
+  // A channel's colour comes from its name (a hash to a hue), so it keeps it when channels come
+  // and go; darker on a light background, lighter on a dark one.
+  function hashOf(text) {
+    let h = 2166136261;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    // Mixed once more, so names that differ in one letter ("api-1", "api-2") land far apart.
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+  }
+  const darkMode = () => !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+  function channelColor(name) {
+    const h = hashOf(name);
+    const hue = h % 360;
+    const shift = (h >>> 9) % 3; // neighbours in hue still differ in lightness
+    return darkMode() ? "hsl(" + hue + ", 70%, " + (58 + shift * 6) + "%)" : "hsl(" + hue + ", 68%, " + (36 + shift * 6) + "%)";
+  }
+  const otherColor = () => (darkMode() ? "#6b7280" : "#9ca3af");
+  const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8];
+  const DAY_S = 86400;
+
+  function swatch(color) {
+    const mark = document.createElement("span");
+    mark.className = "swatch";
+    mark.style.background = color; // CSSOM, which the CSP allows (no style attribute)
+    return mark;
   }
 
   document.addEventListener("alpine:init", () => {
@@ -151,13 +214,55 @@
       navOpenText() { return this.navOpen ? "true" : "false"; },
     }));
 
-    // The "+" buttons: show a small form and put the cursor in it.
+    // The "+" buttons: show a small form and put the cursor in it; Escape closes it and returns to the "+".
     Alpine.data("toggle", () => ({
       open: false,
       flip() {
         this.open = !this.open;
         if (this.open) this.$nextTick(() => { const input = this.$root.querySelector("input"); if (input) input.focus(); });
       },
+      close(event) {
+        event = event || this.$event;
+        if (!this.open) return;
+        event.stopPropagation(); // Escape in the form closes the form, not the drawer around it
+        this.open = false;
+        this.$refs.button.focus();
+      },
+      openText() { return this.open ? "true" : "false"; },
+    }));
+
+    // The account menu of the top bar (a menu on narrow screens; inline links on wide ones).
+    Alpine.data("accountMenu", () => ({
+      menuOpen: false,
+      toggleMenu() { this.menuOpen = !this.menuOpen; },
+      closeMenu() {
+        if (!this.menuOpen) return;
+        this.menuOpen = false;
+        this.$refs.button.focus();
+      },
+      dismissMenu() { this.menuOpen = false; },
+      menuClass() { return this.menuOpen ? "open" : ""; },
+      menuOpenText() { return this.menuOpen ? "true" : "false"; },
+    }));
+
+    // A strip that scrolls sideways (the Settings tabs): a fade marks the edge that hides more.
+    Alpine.data("scrollHint", () => ({
+      start: false,
+      end: false,
+      init() {
+        const strip = this.$refs.strip;
+        const current = strip.querySelector('[aria-current="page"]');
+        if (current && current.offsetLeft + current.offsetWidth > strip.clientWidth) strip.scrollLeft = current.offsetLeft - 16;
+        this.update();
+        strip.addEventListener("scroll", () => this.update(), { passive: true });
+        window.addEventListener("resize", () => this.update());
+      },
+      update() {
+        const strip = this.$refs.strip;
+        this.start = strip.scrollLeft > 1;
+        this.end = strip.scrollLeft + strip.clientWidth < strip.scrollWidth - 1;
+      },
+      hintClass() { return (this.start ? "more-start " : "") + (this.end ? "more-end" : ""); },
     }));
 
     Alpine.data("filters", () => ({
@@ -169,6 +274,26 @@
       },
       toggleMore() { this.more = !this.more; },
       moreText() { return this.more ? "Fewer filters" : "More filters"; },
+      // The URL carries only what was filled in (a link to share), and the time zone only for dates.
+      submit(event) {
+        event = event || this.$event;
+        event.preventDefault();
+        const params = new URLSearchParams();
+        for (const [name, value] of new FormData(this.$root)) if (typeof value === "string" && value.trim() !== "") params.append(name, value);
+        if (!params.has("from") && !params.has("to")) params.delete("tz");
+        const url = new URL(this.$root.action);
+        url.search = params.toString();
+        location.assign(url.href);
+      },
+      // A line of the error summary: to its field, with the cursor in it.
+      focusField(event) {
+        event = event || this.$event;
+        const field = document.getElementById(event.currentTarget.getAttribute("href").slice(1));
+        if (!field) return;
+        event.preventDefault();
+        field.focus();
+        field.scrollIntoView({ block: "center" });
+      },
       // "/" focuses the search box, unless one is already typing somewhere.
       focusSearch(event) {
         event = event || this.$event;
@@ -190,13 +315,16 @@
 
     Alpine.data("copyButton", () => ({
       label: "Copy",
+      // The source is a field (its value) or any element (its text).
       async copy() {
         const source = this.$refs.source;
+        const field = source instanceof HTMLInputElement || source instanceof HTMLTextAreaElement;
         try {
-          await navigator.clipboard.writeText(source.value);
+          await navigator.clipboard.writeText(field ? source.value : source.textContent);
           this.label = "Copied";
         } catch {
-          source.select();
+          if (field) source.select();
+          else window.getSelection().selectAllChildren(source);
           document.execCommand("copy");
           this.label = "Copied";
         }
@@ -273,33 +401,195 @@
       isPublic() { return this.kind === "public"; },
     }));
 
-    // Events per channel per day.
-    Alpine.data("activityChart", () => ({
-      days: 30,
-      handle: null,
-      init() { this.load(); },
-      setRange(event) { event = event || this.$event; this.days = Number(event.target.value); this.load(); },
-      async load() {
-        const url = this.$root.dataset.url + "?days=" + this.days + "&tz=" + -new Date().getTimezoneOffset();
-        const response = await fetch(url, { headers: { Accept: "application/json" } });
-        if (!response.ok) return;
-        const data = await response.json();
-        if (this.handle) this.handle.dispose();
-        const el = this.$refs.chart;
-        if (!data.channels.length) { el.textContent = "No events in this range."; return; }
-        const series = [{}].concat(data.channels.map((name, i) => ({ label: "#" + name, stroke: PALETTE[i % PALETTE.length], width: 2, points: { size: 5 } })));
-        this.handle = drawChart(el, { series, scales: { x: { time: true } } }, [data.days].concat(data.series));
-      },
-    }));
+    // Events per channel per day, as stacked bars: the channels with the most events in the range
+    // (the server picks them; the rest are "other"), a legend with their totals, and the day's
+    // counts on hover or tap. The x-axis is the whole range, days with nothing included.
+    Alpine.data("activityChart", () => {
+      let handle = null;
+      return {
+        days: 30,
+        init() { this.load(); },
+        destroy() { if (handle) handle.dispose(); },
+        setRange(event) { event = event || this.$event; this.days = Number(event.target.value); this.load(); },
+        async load() {
+          const url = new URL(this.$root.dataset.url, location.href);
+          url.searchParams.set("days", String(this.days));
+          url.searchParams.set("tz", String(-new Date().getTimezoneOffset()));
+          const response = await fetch(url, { headers: { Accept: "application/json" } });
+          if (!response.ok) return;
+          const data = await response.json();
+          if (handle) handle.dispose();
+          handle = null;
+          const el = this.$refs.chart;
+          const legend = this.$refs.legend;
+          legend.textContent = "";
+          this.$refs.tip.hidden = true;
+          const groups = data.channels.map((name, i) => ({ label: "#" + name, color: channelColor(name), counts: data.series[i], total: data.totals[i] }));
+          if (data.other) groups.push({ label: "other (" + data.other.channels + " channels)", color: otherColor(), counts: data.other.counts, total: data.other.total });
+          el.textContent = "";
+          if (!groups.length) { el.textContent = data.filtered ? "No matching events in this range." : "No events in this range."; return; }
+          for (const g of groups) {
+            const item = document.createElement("li");
+            const name = document.createElement("span");
+            name.className = "legend-name";
+            name.textContent = g.label;
+            const total = document.createElement("span");
+            total.className = "legend-total";
+            total.textContent = g.total.toLocaleString();
+            item.append(swatch(g.color), name, total);
+            legend.appendChild(item);
+          }
+          // Each series is the running sum up to its group; the top of the stack is drawn first, so
+          // each group's bar shows above the ones below it.
+          let run = data.days.map(() => 0);
+          const stacked = groups.map((g) => (run = run.map((v, d) => v + g.counts[d])));
+          const order = groups.map((_, i) => groups.length - 1 - i);
+          const bars = window.uPlot && window.uPlot.paths.bars({ size: [0.8, 40], gap: 1 });
+          const start = data.days[0];
+          const end = data.days[data.days.length - 1] + DAY_S;
+          const opts = {
+            series: [{}].concat(order.map((i) => ({ label: groups[i].label, fill: groups[i].color, stroke: groups[i].color, width: 0, paths: bars, points: { show: false } }))),
+            legend: { show: false },
+            cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
+            scales: { x: { time: true, range: () => [start, end] }, y: { range: (u, min, max) => [0, Math.max(1, max)] } },
+            hooks: { setCursor: [(u) => this.showTip(u, groups, data.days)] },
+          };
+          const ax = axes();
+          ax[1].incrs = COUNT_STEPS;
+          opts.axes = ax;
+          handle = drawChart(el, opts, [data.days.map((d) => d + DAY_S / 2)].concat(order.map((i) => stacked[i])));
+        },
+        showTip(u, groups, days) {
+          const tip = this.$refs.tip;
+          const idx = u.cursor.idx;
+          if (idx == null || u.cursor.left == null || u.cursor.left < 0) { tip.hidden = true; return; }
+          tip.textContent = "";
+          const head = document.createElement("strong");
+          head.textContent = new Date((days[idx] + DAY_S / 2) * 1000).toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric" });
+          const list = document.createElement("ul");
+          let sum = 0;
+          for (const g of groups) {
+            const row = document.createElement("li");
+            const name = document.createElement("span");
+            name.textContent = g.label;
+            const n = document.createElement("span");
+            n.className = "tip-count";
+            n.textContent = g.counts[idx].toLocaleString();
+            sum += g.counts[idx];
+            row.append(swatch(g.color), name, n);
+            list.appendChild(row);
+          }
+          const total = document.createElement("div");
+          total.className = "tip-total";
+          total.textContent = sum.toLocaleString() + (sum === 1 ? " event" : " events");
+          tip.append(head, list, total);
+          tip.hidden = false;
+          const wrap = tip.parentElement.getBoundingClientRect();
+          const over = u.over.getBoundingClientRect();
+          let x = over.left - wrap.left + u.cursor.left + 12;
+          if (x + tip.offsetWidth > wrap.width) x = Math.max(0, x - tip.offsetWidth - 24);
+          tip.style.left = x + "px";
+          tip.style.top = Math.max(0, over.top - wrap.top) + "px";
+        },
+      };
+    });
 
-    // A metric's history.
-    Alpine.data("metricChart", () => ({
-      init() {
-        const points = JSON.parse(this.$root.dataset.points);
-        const series = [{}, { label: this.$root.dataset.title, stroke: PALETTE[0], width: 2, fill: "rgba(79,70,229,0.08)" }];
-        drawChart(this.$root, { series, scales: { x: { time: true } } }, [points.map((p) => p[0]), points.map((p) => p[1])]);
-      },
-    }));
+    // A metric's page: its value now and its history over the chosen window (now - range .. now),
+    // as a step line: a value holds until it changes, the one held when the window starts comes
+    // in from the left edge. Both follow the metric live.
+    Alpine.data("metricPage", () => {
+      let handle = null;
+      let source = null;
+      let timer = null;
+      let attempts = 0;
+      // The window (Unix ms), the value held at its start, and the changes inside it ([minute, value]).
+      let from = 0;
+      let to = 0;
+      let before = null;
+      let current = null;
+      let changes = [];
+      const slide = (now) => {
+        const span = to - from;
+        to = Math.max(to, now);
+        from = to - span;
+        while (changes.length && changes[0][0] < from) before = changes.shift()[1];
+      };
+      const data = () => {
+        const points = before === null ? [] : [[from, before]];
+        for (const c of changes) points.push(c);
+        if (!points.length && typeof current === "number") points.push([from, current]);
+        if (points.length) points.push([to, points[points.length - 1][1]]);
+        return [points.map((p) => p[0] / 1000), points.map((p) => p[1])];
+      };
+      return {
+        init() {
+          const el = this.$refs.chart;
+          if (el) {
+            from = Number(el.dataset.from);
+            to = Number(el.dataset.to);
+            before = JSON.parse(el.dataset.before);
+            current = JSON.parse(el.dataset.current);
+            changes = JSON.parse(el.dataset.points);
+            const accent = getComputedStyle(document.documentElement).getPropertyValue("--accent").trim() || PALETTE[0];
+            const opts = {
+              series: [{}, { label: el.dataset.title, stroke: accent, width: 2, fill: "rgba(79,70,229,0.08)", paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }), points: { show: false } }],
+              scales: { x: { time: true, range: () => [from / 1000, to / 1000] } },
+              // The drawn window, for whoever reads the page's markup (and the tests).
+              hooks: { setScale: [(u, key) => { if (key === "x") { el.dataset.shownFrom = String(Math.round(u.scales.x.min * 1000)); el.dataset.shownTo = String(Math.round(u.scales.x.max * 1000)); } }] },
+            };
+            handle = drawChart(el, opts, data());
+          }
+          this.connect();
+          window.addEventListener("beforeunload", () => this.disconnect());
+        },
+        destroy() {
+          this.disconnect();
+          if (handle) handle.dispose();
+        },
+        disconnect() {
+          clearTimeout(timer);
+          if (source) source.close();
+          source = null;
+        },
+        connect() {
+          const stream = new EventSource(new URL(this.$root.dataset.liveUrl, location.href));
+          source = stream;
+          stream.addEventListener("open", () => { attempts = 0; });
+          stream.addEventListener("metric", (e) => this.onMetric(e));
+          stream.addEventListener("toast", (e) => { const d = JSON.parse(e.data); toast(d.text, "", d.href); });
+          stream.addEventListener("error", () => {
+            // EventSource retries network errors itself; a refused answer closes it for good.
+            if (stream.readyState !== EventSource.CLOSED) return;
+            this.disconnect();
+            timer = setTimeout(() => this.connect(), Math.min(RECONNECT_MAX_MS, 1000 * 2 ** attempts++));
+          });
+        },
+        onMetric(e) {
+          const widget = fragment(e.data);
+          if (!widget || widget.id !== "metric-" + this.$root.dataset.metricId) return;
+          // The value now, as the server wrote it, and when it was set.
+          const now = this.$root.querySelector("#metrics .metric");
+          const value = widget.querySelector("[data-testid=metric-value]");
+          const at = widget.querySelector(".metric-time");
+          if (now && value && at) {
+            now.querySelector("[data-testid=metric-value]").textContent = value.textContent;
+            now.querySelector(".metric-time").replaceWith(at);
+            refreshTimes(now);
+          }
+          if (!handle) return;
+          const next = JSON.parse(widget.dataset.value);
+          const updated = Number(widget.dataset.updated);
+          if (typeof next !== "number" && next !== null) return;
+          current = next;
+          const minute = updated - (updated % 60000);
+          slide(Date.now());
+          if (minute < from) before = next;
+          else if (changes.length && changes[changes.length - 1][0] === minute) changes[changes.length - 1][1] = next;
+          else if (!changes.length || changes[changes.length - 1][0] < minute) changes.push([minute, next]);
+          handle.chart.setData(data());
+        },
+      };
+    });
 
     // The live feed. New events arrive as HTML over SSE. At the top of the page they slide in;
     // scrolled down, a pill counts them instead of moving what you are reading. In a burst the

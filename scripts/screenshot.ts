@@ -17,13 +17,16 @@ const { token } = await deps.tokens.create({ name: "demo" });
 const send = (path: string, body: unknown) => fetch(url + path, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
 const now = Date.now() / 1000;
-const history: [string, string, string, number][] = [["signups", "New signup", "🎉", 0], ["payments", "Payment received", "💳", 0], ["deploys", "Deployed", "🚀", 0]];
-for (let day = 13; day >= 1; day--) {
-  for (let i = 0; i < 3 + ((day * 7) % 5); i++) {
-    const [channel, event, icon] = history[(day + i) % 3]!;
-    await send("/v1/log", { project: "my-saas", channel, event, icon, timestamp: now - day * 86400 + i * 3000 });
+const history: [string, string, string][] = [["signups", "New signup", "🎉"], ["payments", "Payment received", "💳"], ["deploys", "Deployed", "🚀"], ["errors", "Checkout failed", "🔥"], ["cron", "Nightly backup done", "🗄️"], ["support", "Ticket opened", "🎫"], ["emails", "Digest sent", "📬"]];
+const users = Array.from({ length: 9 }, (_, i) => new Bun.CryptoHasher("sha256").update(`user-${i}`).digest("hex"));
+const events = [];
+for (let day = 29; day >= 1; day--) {
+  for (let i = 0; i < 6 + ((day * 7) % 9); i++) {
+    const [channel, event, icon] = history[(day * 3 + i * i) % history.length]!;
+    events.push({ project: "my-saas", channel, event, icon, user_id: i % 3 ? users[(day + i) % users.length] : undefined, timestamp: now - day * 86400 + i * 3000 });
   }
 }
+for (const e of events) await send("/v1/log", e);
 await send("/v1/insight", { project: "my-saas", title: "Active users", value: 1254, icon: "👥" });
 await send("/v1/insight", { project: "my-saas", title: "MRR", value: 18420, icon: "💰" });
 await send("/v1/insight", { project: "my-saas", title: "Status", value: "operational", icon: "🟢" });

@@ -3,6 +3,7 @@ import { BadRequest, ChannelNeedsProject, NotFound } from "../errors.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
 import type { Store } from "../store/store.ts";
 import { eventMatcher } from "./filter.ts";
+import { listUsers, type UserPage } from "./user-list.ts";
 import { requireProject } from "./projects.ts";
 import { searchTerms } from "../store/search-tokens.ts";
 import { isTagKey } from "./rules.ts";
@@ -29,6 +30,14 @@ export type EventQuery = {
 };
 
 export type EventPage = { events: StoredEvent[]; nextCursor: string | null };
+
+/** How many channels the activity chart shows by name; the rest are "other". */
+export const ACTIVITY_TOP = 6;
+
+export type Activity = {
+  channels: { channel: string; counts: number[]; total: number }[];
+  other: { channels: number; counts: number[]; total: number } | null;
+};
 
 export function encodeCursor(p: Position): string {
   return Buffer.from(`${p.ts}:${p.id}`).toString("base64url");
@@ -109,9 +118,21 @@ export function feedService(store: Store) {
       return event;
     },
 
-    /** Events per channel per day, for `days` days from `start` (Unix ms), channels with none left out. */
-    async activity(project: Project, start: number, days: number): Promise<{ channel: string; counts: number[] }[]> {
-      return (await store.events.activity(project.id, start, days)).filter((r) => r.counts.some((n) => n > 0));
+    /**
+     * Events per channel per day, for `days` days from `start` (Unix ms), of the events `query`
+     * matches (a feed's filters; the project is `project`): the `top` channels with the most in
+     * the window, most first, and the rest summed as `other` (null when there is no rest).
+     */
+    async activity(project: Project, start: number, days: number, query: Omit<EventQuery, "project"> = {}, top = ACTIVITY_TOP): Promise<Activity> {
+      const filter = await resolve({ ...query, project: project.name });
+      // Nothing stored holds a NUL character: a filter value with one matches nothing (and is not asked).
+      const none = [filter.userId, ...(filter.tags ?? []).flat()].some((v) => v?.includes("\u0000"));
+      const rows = none ? [] : await store.events.activity(project.id, start, days, filter);
+      const counted = rows.map((r) => ({ ...r, total: r.counts.reduce((a, b) => a + b, 0) })).filter((r) => r.total > 0);
+      counted.sort((a, b) => b.total - a.total || (a.channel < b.channel ? -1 : 1));
+      const rest = counted.slice(top);
+      const other = rest.length ? { channels: rest.length, counts: Array.from({ length: days }, (_, d) => rest.reduce((sum, r) => sum + r.counts[d]!, 0)), total: rest.reduce((sum, r) => sum + r.total, 0) } : null;
+      return { channels: counted.slice(0, top), other };
     },
 
     /** A user's properties and groups. */
@@ -120,14 +141,21 @@ export function feedService(store: Store) {
       return { profile, groups };
     },
 
+    /** The project's users, newest activity first, searched with `q` (domain/user-list.ts). */
+    users(project: Project, query: { q?: string; cursor?: string }): Promise<UserPage> {
+      return listUsers(store, project, query);
+    },
+
     async listMetrics(projectName: string): Promise<Metric[]> {
       return store.metrics.list((await requireProject(store, projectName)).id);
     },
 
-    async metricHistory(projectName: string, title: string, since: number, until?: number): Promise<{ metric: Metric; points: MetricPoint[] }> {
+    /** `before`: the value the metric held when the window starts (its last point before `since`), if any. */
+    async metricHistory(projectName: string, title: string, since: number, until?: number): Promise<{ metric: Metric; points: MetricPoint[]; before: MetricPoint | null }> {
       const metric = await store.metrics.find((await requireProject(store, projectName)).id, title);
       if (!metric) throw new NotFound(`Metric "${title}" does not exist in project "${projectName}".`);
-      return { metric, points: await store.metrics.history(metric.id, since, until) };
+      const [points, before] = await Promise.all([store.metrics.history(metric.id, since, until), store.metrics.pointBefore(metric.id, since)]);
+      return { metric, points, before };
     },
   };
 }

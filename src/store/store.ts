@@ -6,7 +6,7 @@ import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
 import type { Metric, MetricPoint, MetricValue } from "../model/metric.ts";
 import type { Delivery, DeliveryAttempt, DeliveryStatus, DeliveryTarget, Integration, IntegrationKind, NewDelivery, Outcome, QueueTarget, Subscription } from "../model/notification.ts";
-import type { Profile, Properties } from "../model/profile.ts";
+import type { Profile, Properties, UserFilter, UserSummary } from "../model/profile.ts";
 import type { Channel, Project } from "../model/project.ts";
 import type { NewToken, TokenRecord } from "../model/token.ts";
 import type { Role, Session, User, UserRecord } from "../model/user.ts";
@@ -43,8 +43,12 @@ export interface EventRepository {
   list(filter: EventFilter & Page): Promise<StoredEvent[]>;
   /** A project's (or all) events with ids in (afterId, throughId], in id order, at most `limit`. */
   range(projectId: number | undefined, afterId: number, throughId: number, limit: number): Promise<StoredEvent[]>;
-  /** Events per channel for each of `days` consecutive days from `start` (Unix ms). */
-  activity(projectId: number, start: number, days: number): Promise<{ channel: string; counts: number[] }[]>;
+  /**
+   * Events per channel (every channel of the project, by name) for each of `days` consecutive days
+   * from `start` (Unix ms); with `filter`, only the events a feed with that filter shows (the
+   * project is `projectId`, whatever the filter says).
+   */
+  activity(projectId: number, start: number, days: number, filter?: EventFilter): Promise<{ channel: string; counts: number[] }[]>;
   /** Deletes up to `limit` matching events (oldest first) with their tags; returns how many. */
   deleteBatch(where: { projectId: number; channelId?: number; before?: number }, limit: number): Promise<number>;
   lastId(): Promise<number>;
@@ -62,6 +66,8 @@ export interface MetricRepository {
   list(projectId: number): Promise<Metric[]>;
   find(projectId: number, title: string): Promise<Metric | null>;
   history(metricId: number, since: number, until?: number): Promise<MetricPoint[]>;
+  /** The last point before `before` (Unix ms): the value a metric held when a window starts; null when none. */
+  pointBefore(metricId: number, before: number): Promise<MetricPoint | null>;
   delete(metricId: number): Promise<void>;
 }
 
@@ -72,6 +78,8 @@ export interface ProfileRepository {
   group(projectId: number, groupId: string, properties: Properties, now: number): Promise<void>;
   addMember(projectId: number, groupId: string, userId: string, now: number): Promise<void>;
   groupsOf(projectId: number, userId: string): Promise<{ groupId: string; properties: Properties }[]>;
+  /** A project's users (from its events and its profiles), newest activity first: store/user-list.ts. */
+  listUsers(filter: UserFilter): Promise<UserSummary[]>;
 }
 
 export interface TokenRepository {

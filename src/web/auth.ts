@@ -16,9 +16,10 @@ export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge
       path: "/setup",
       access: "visitor",
       async handle({ request, server }) {
-        if (!(await accounts.needsSetup())) return kit.redirect(request, "/login");
         const code = new URL(request.url).searchParams.get("code") ?? "";
-        if (!(await accounts.checkSetupCode(code))) return kit.page(null, setupCodeNeeded(), { title: "Set up", status: 403 });
+        // A set-up link opened after the owner exists has done its job: say so on the sign-in page.
+        if (!(await accounts.needsSetup())) return kit.redirect(request, code ? "/login?setup=used" : "/login");
+        if (!(await accounts.checkSetupCode(code))) return kit.page(null, setupCodeNeeded({ stale: code !== "" }), { title: "Set up", status: 403 });
         const form = web.formToken(request, server);
         return kit.page(null, setupPage({ code, formToken: form.token }), { title: "Set up", headers: withCookie(form.setCookie) });
       },
@@ -45,11 +46,13 @@ export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge
       path: "/login",
       access: "visitor",
       async handle({ request, server }) {
-        const next = safeNext(new URL(request.url).searchParams.get("next") ?? "/");
-        if (await accounts.needsSetup()) return kit.page(null, setupCodeNeeded(), { title: "Set up" });
+        const url = new URL(request.url);
+        const next = safeNext(url.searchParams.get("next") ?? "/");
+        if (await accounts.needsSetup()) return kit.page(null, setupCodeNeeded({ stale: false }), { title: "Set up" });
         if (await web.session(request)) return kit.redirect(request, next);
         const form = web.formToken(request, server);
-        return kit.page(null, loginPage({ formToken: form.token, next }), { title: "Sign in", headers: withCookie(form.setCookie) });
+        const notice = url.searchParams.get("setup") === "used" ? "This set-up link has expired: it was already used, and the owner account exists. Sign in below." : undefined;
+        return kit.page(null, loginPage({ formToken: form.token, next, notice }), { title: "Sign in", headers: withCookie(form.setCookie) });
       },
     }),
     route({

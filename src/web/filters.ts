@@ -14,7 +14,14 @@ export type Filters = {
   to: string;
   /** Minutes east of UTC of the viewer's time zone; date-only from/to are their local days. */
   tz: number;
+  /**
+   * Dates that could not be used, by field: what was sent and why. Such a date is left out of
+   * from/to (the rest of the filters still apply), and the page says so next to its field.
+   */
+  errors?: FilterErrors;
 };
+
+export type FilterErrors = Partial<Record<"from" | "to", { value: string; message: string }>>;
 
 const TAG = /^([a-z0-9-]{1,64}):(.+)$/;
 /** In q: a tag filter (its value quoted, or up to the next space), or a word. */
@@ -36,15 +43,30 @@ export function readFilters(params: URLSearchParams): Filters {
     const m = TAG.exec(t);
     if (m) tags.push([m[1]!, m[2]!]);
   }
+  const tz = viewerOffset(params);
+  const { from, to, errors } = readRange((params.get("from") ?? "").trim().slice(0, 64), (params.get("to") ?? "").trim().slice(0, 64), tz);
   return {
     text: words.join(" ").slice(0, 200),
     tags: tags.slice(0, 8),
     user: (params.get("user") ?? "").trim().slice(0, 256),
     channel: (params.get("channel") ?? "").trim(),
-    from: (params.get("from") ?? "").trim(),
-    to: (params.get("to") ?? "").trim(),
-    tz: viewerOffset(params),
+    from,
+    to,
+    tz,
+    ...(errors.from || errors.to ? { errors } : {}),
   };
+}
+
+/** from and to as sent, checked: a date that is not one, or a `to` before `from`, becomes an error. */
+function readRange(from: string, to: string, tz: number): { from: string; to: string; errors: FilterErrors } {
+  const errors: FilterErrors = {};
+  const notDate = (value: string) => ({ value, message: `“${value}” is not a date: use YYYY-MM-DD.` });
+  if (from && parseDate(from, false, tz) === undefined) errors.from = notDate(from);
+  if (to && parseDate(to, true, tz) === undefined) errors.to = notDate(to);
+  if (from && to && !errors.from && !errors.to && parseDate(to, true, tz)! < parseDate(from, false, tz)!) {
+    errors.to = { value: to, message: `“To” (${to}) is before “From” (${from}).` };
+  }
+  return { from: errors.from ? "" : from, to: errors.to ? "" : to, errors };
 }
 
 /** `tz`: the viewer's offset from UTC in minutes (east positive), as the pages send it. */
@@ -53,7 +75,12 @@ export function viewerOffset(params: URLSearchParams): number {
 }
 
 export function isFiltered(f: Filters): boolean {
-  return Boolean(f.text || f.tags.length || f.user || f.from || f.to);
+  return Boolean(f.text || f.tags.length || f.user || f.channel || f.from || f.to);
+}
+
+/** The page was asked for a search: filters, or dates it could not use. */
+export function isSearch(f: Filters): boolean {
+  return isFiltered(f) || Boolean(f.errors);
 }
 
 /** The URL query for these filters (q carries text and tags together, as typed). */
@@ -63,14 +90,23 @@ export function filterParams(f: Filters): Record<string, string | undefined> {
   return { q: q || undefined, user: f.user || undefined, channel: f.channel || undefined, from: f.from || undefined, to: f.to || undefined, tz: dated && f.tz ? String(f.tz) : undefined };
 }
 
+/** A day as YYYY-MM-DD, or a date and time in ISO 8601 (with seconds, a fraction and a zone optional). */
+const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
+
 /**
- * Dates from the form (YYYY-MM-DD, or anything Date parses) to Unix ms. A day is the viewer's
- * (`tz` minutes east of UTC), and `to` covers its whole day.
+ * Dates from the form (YYYY-MM-DD, or an ISO 8601 date and time) to Unix ms; undefined for
+ * anything else, or a day the calendar does not have (2024-02-30). A day is the viewer's (`tz`
+ * minutes east of UTC), and `to` covers its whole day.
  */
 function parseDate(text: string, endOfDay: boolean, tz: number): number | undefined {
-  if (!text) return undefined;
-  const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
-  const ms = dayOnly ? Date.parse(`${text}T00:00:00Z`) - tz * 60_000 : Date.parse(text);
+  const m = DATE.exec(text);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const midnight = Date.UTC(year, month - 1, day);
+  const check = new Date(midnight);
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  const dayOnly = text.length === 10;
+  const ms = dayOnly ? midnight - tz * 60_000 : Date.parse(text);
   if (!Number.isFinite(ms)) return undefined;
   return dayOnly && endOfDay ? ms + 86_400_000 : ms;
 }

@@ -45,6 +45,8 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
     const showChannel = url.searchParams.get("hide") !== "channel";
     const format = `feed:${showChannel ? "full" : "compact"}`;
     const withMetrics = url.searchParams.get("metrics") === "1";
+    // feed=0: a page without a feed (a metric's page) follows metrics and toasts only.
+    const withFeed = url.searchParams.get("feed") !== "0";
     const header = request.headers.get("last-event-id") ?? url.searchParams.get("last_event_id") ?? "";
     const lastSeen = /^\d{1,15}$/.test(header) ? Number(header) : null;
     server?.timeout(request, 0);
@@ -60,7 +62,7 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
     };
     // Dashboards showing the same page share its frames (live/fanout.ts); the key says what it shows.
     const view: View<Pending> = {
-      key: `web ${project.id} ${format} ${withMetrics} ${JSON.stringify(filter)}`,
+      key: `web ${project.id} ${format} ${withMetrics} ${withFeed} ${JSON.stringify(filter)}`,
       projectId: project.id,
       toasts: true, // a notify event, from any project, pops up as a toast while a dashboard is open
       start: () => ({ events: [], skipped: 0, toasts: [], metrics: new Map(), channels: [] }),
@@ -68,7 +70,7 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
         if (m.type === "event") {
           const toast = isToast(m);
           if (toast) newest(p.toasts, m, TOAST_CAP);
-          if (!wanted(m.event)) return toast;
+          if (!withFeed || !wanted(m.event)) return toast;
           if (p.events.length === FEED_CAP) p.skipped++; // the rest are counted, not sent
           newest(p.events, m, FEED_CAP);
           return true;
@@ -102,7 +104,7 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
       credential: accounts.credential(session),
       async start(stream) {
         if (withMetrics) for (const m of await feed.listMetrics(project.name)) stream.send(frame({ event: "metric", data: metricWidget(m).value }));
-        await resume(stream, { feed, view, filter, lastSeen, limit: REPLAY_LIMIT, window: REPLAY_WINDOW, encode: (e) => feedFrame(e, showChannel), reset: reloadFrame });
+        await resume(stream, { feed, view, filter, lastSeen: withFeed ? lastSeen : null, limit: REPLAY_LIMIT, window: REPLAY_WINDOW, encode: (e) => feedFrame(e, showChannel), reset: reloadFrame });
       },
     });
   }

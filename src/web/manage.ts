@@ -7,10 +7,11 @@ import { html, seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
 import { confirmDialog, plural } from "./views/dialogs.ts";
 import { nameHint, newNameForm } from "./views/layout.ts";
+import { projectSettingsPage } from "./views/project.ts";
 
 const NAME_RULE = "Use 1-64 lowercase letters, digits or dashes, like “my-app”.";
 
-export function manageRoutes({ projects }: Services, kit: Kit): Route[] {
+export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] {
   /** Why this name cannot be used, or null. */
   async function problem(kind: "project" | "channel", name: string, project?: string): Promise<string | null> {
     if (!name) return null;
@@ -65,7 +66,19 @@ export function manageRoutes({ projects }: Services, kit: Kit): Route[] {
         const project = await kit.project(params.project!);
         const days = field(body, "days").trim();
         await projects.setRetention(project.name, days === "" ? null : Number(days));
-        return kit.redirect(request, `/p/${seg(project.name)}`);
+        return kit.redirect(request, `/p/${seg(project.name)}/settings?saved=1`);
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/settings",
+      access: "member",
+      async handle({ request, params, session }) {
+        const project = await kit.project(params.project!);
+        const channels = await projects.channels(project.name);
+        const saved = new URL(request.url).searchParams.get("saved") === "1";
+        const body = projectSettingsPage(project, { deletable: project.name !== config.defaultProject, channels: channels.length, saved });
+        return kit.page(session, body, { title: `Settings · ${project.name}`, nav: { project } });
       },
     }),
     route({

@@ -7,7 +7,10 @@ import { field } from "./form.ts";
 import { html } from "./html.ts";
 import type { Kit } from "./kit.ts";
 import { confirmDialog } from "./views/dialogs.ts";
-import { integrationForm, integrationList, integrationsPage, notificationsPage } from "./views/notifications.ts";
+import { integrationForm, integrationList, integrationsPage, integrationTestDone, integrationTestQueued, notificationsPage } from "./views/notifications.ts";
+
+/** How long the page keeps asking for the result of "Send test". */
+const TEST_WAIT_MS = 60_000;
 
 const idOf = (text: string | undefined): number => {
   if (!/^\d{1,12}$/.test(text ?? "")) throw new NotFound("No such item.");
@@ -148,13 +151,29 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
       path: "/settings/integrations/:id/test",
       access: "member",
       async handle({ request, params }) {
+        const queuedAt = Date.now();
         try {
-          await integrations.sendTest(projectParam(request), idOf(params.id), config.baseUrl);
+          await integrations.sendTest(projectParam(request), idOf(params.id), config.baseUrl, queuedAt);
         } catch (error) {
           if (error instanceof AppError && error.kind === "forbidden") return kit.fragment(error.message);
           throw error;
         }
-        return kit.fragment("Test queued; it should arrive within seconds.");
+        return kit.fragment(integrationTestQueued(projectParam(request), idOf(params.id), queuedAt));
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/settings/integrations/:id/outcome",
+      access: "member",
+      async handle({ request, params }) {
+        // Asked every second after "Send test": nothing to swap (204) until a result newer than the test is in.
+        const integration = await existingIntegration(projectParam(request), params.id);
+        const since = Number(new URL(request.url).searchParams.get("since")) || 0;
+        const succeeded = (integration.lastSuccessAt ?? 0) >= since;
+        const failed = (integration.lastErrorAt ?? 0) >= since;
+        if (succeeded || failed) return kit.fragment(integrationTestDone(integration, succeeded && (integration.lastSuccessAt ?? 0) >= (integration.lastErrorAt ?? 0)));
+        if (Date.now() - since > TEST_WAIT_MS) return kit.fragment(integrationTestDone(integration, null));
+        return new Response(null, { status: 204, headers: noStore.headers });
       },
     }),
     route({

@@ -50,8 +50,9 @@ export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Rout
         const project = await kit.project(params.project!);
         const filters = readFilters(new URL(request.url).searchParams);
         const [metrics, channels, feedView_] = await Promise.all([feed.listMetrics(project.name), projects.channels(project.name), feedView(project, filters, { metrics: true })]);
-        const body = projectPage(project, { metrics, channels, filters, feed: feedView_, baseUrl: config.baseUrl, deletable: project.name !== config.defaultProject });
-        return kit.page(session, body, { title: project.name, nav: { project }, charts: true });
+        const body = projectPage(project, { metrics, channels, filters, feed: feedView_, baseUrl: config.baseUrl });
+        // A date it could not use: the page, with the search run without it and the error by its field.
+        return kit.page(session, body, { title: project.name, nav: { project }, charts: true, status: filters.errors ? 422 : 200 });
       },
     }),
     route({
@@ -62,7 +63,7 @@ export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Rout
         const { project, channel } = await projects.requireChannel(params.project!, params.channel!);
         const filters = readFilters(new URL(request.url).searchParams);
         const body = channelPage(project, channel, { filters, feed: await feedView(project, filters, { channel: channel.name, hideChannel: true }), baseUrl: config.baseUrl });
-        return kit.page(session, body, { title: `#${channel.name} · ${project.name}`, nav: { project, channel: channel.name } });
+        return kit.page(session, body, { title: `#${channel.name} · ${project.name}`, nav: { project, channel: channel.name }, status: filters.errors ? 422 : 200 });
       },
     }),
     route({
@@ -109,9 +110,12 @@ export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Rout
       access: "member",
       async handle({ request, params, session }) {
         const project = await kit.project(params.project!);
-        const days = Math.min(Math.max(Number(new URL(request.url).searchParams.get("days")) || 7, 1), 365);
-        const { metric, points } = await feed.metricHistory(project.name, params.title!, Date.now() - days * 86_400_000);
-        return kit.page(session, metricPage(metric, points, days), { title: metric.title, nav: { project }, charts: true });
+        const days = Math.min(Math.max(Math.round(Number(new URL(request.url).searchParams.get("days"))) || 7, 1), 365);
+        // The chart spans exactly the window, the value held at its start carried in from the left.
+        const now = Date.now();
+        const { metric, points, before } = await feed.metricHistory(project.name, params.title!, now - days * 86_400_000);
+        const liveUrl = `/p/${seg(project.name)}/live${query({ metrics: "1", feed: "0" })}`;
+        return kit.page(session, metricPage(metric, { points, before, days, now, liveUrl }), { title: metric.title, nav: { project }, charts: true });
       },
     }),
     route({
@@ -121,14 +125,23 @@ export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Rout
       async handle({ request, params }) {
         const project = await kit.project(params.project!);
         const url = new URL(request.url);
-        const days = Math.min(Math.max(Number(url.searchParams.get("days")) || 30, 1), 366);
+        const days = Math.min(Math.max(Math.round(Number(url.searchParams.get("days"))) || 30, 1), 366);
         // The browser's offset from UTC, so days start at the viewer's midnight.
         const offsetMs = viewerOffset(url.searchParams) * 60_000;
         const firstDay = Math.floor((Date.now() + offsetMs) / 86_400_000) - days + 1;
         const start = firstDay * 86_400_000 - offsetMs;
-        const rows = await feed.activity(project, start, days);
-        const dayStarts = Array.from({ length: days }, (_, i) => (start + i * 86_400_000) / 1000);
-        return new Response(JSON.stringify({ days: dayStarts, channels: rows.map((r) => r.channel), series: rows.map((r) => r.counts) }), { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+        // The feed's filters, as the page's URL has them: the chart counts what the feed shows.
+        const filters = readFilters(url.searchParams);
+        const { channels, other } = await feed.activity(project, start, days, toEventQuery(project.name, filters));
+        const body = {
+          days: Array.from({ length: days }, (_, i) => (start + i * 86_400_000) / 1000),
+          channels: channels.map((r) => r.channel),
+          series: channels.map((r) => r.counts),
+          totals: channels.map((r) => r.total),
+          other,
+          filtered: isFiltered(filters) || Boolean(filters.channel),
+        };
+        return new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
       },
     }),
   ];

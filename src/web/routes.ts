@@ -12,6 +12,7 @@ import { manageRoutes } from "./manage.ts";
 import { notificationRoutes } from "./notifications.ts";
 import { pageRoutes } from "./pages.ts";
 import { settingsRoutes } from "./settings.ts";
+import { userListRoutes } from "./users.ts";
 
 /** `api`: the API's routes, which /docs describes. */
 export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Assets, api: Route[]): Route[] {
@@ -19,6 +20,7 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...assetRoutes(assets),
     ...authRoutes(services, edge, kit),
     ...pageRoutes(services, kit),
+    ...userListRoutes(services, kit),
     ...manageRoutes(services, kit),
     ...settingsRoutes(services, kit),
     ...notificationRoutes(services, kit),

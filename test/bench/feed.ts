@@ -46,6 +46,8 @@ export async function feedBenchmark(events: number, samples: number, binary: str
       ["full-text, rare words (API)", api("/v1/events?project=bench&q=request%20424242&limit=50"), ""],
       ["full-text, a word in 1 of 7 events (API)", api("/v1/events?project=bench&q=payment&limit=50"), ""],
       ["activity chart, 30 days (JSON)", page("/p/bench/activity.json?days=30"), ""],
+      ["activity chart, 30 days, tag plan:pro (JSON)", page("/p/bench/activity.json?days=30&q=plan%3Apro"), ""],
+      ["activity chart, 30 days, a word in 1 of 7 (JSON)", page("/p/bench/activity.json?days=30&q=payment"), ""],
     ];
     const rows: (string | number)[][] = [["at " + events.toLocaleString("en-US") + " events", "p50 ms", "p95 ms", "target"]];
     for (const [name, fn, target] of cases) {

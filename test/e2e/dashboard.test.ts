@@ -208,9 +208,9 @@ describeBrowser("projects and channels", () => {
     await ok(sendEvent(server, { project: "scratch", channel: "tries", event: "Try 2" }));
     await withPage(browser, "delete-project", async (page) => {
       await signIn(page, server);
-      await page.goto(server.url + "/p/default");
+      await page.goto(server.url + "/p/default/settings");
       expect(await page.locator("[data-testid=delete-project]").count()).toBe(0);
-      await page.goto(server.url + "/p/scratch");
+      await page.goto(server.url + "/p/scratch/settings");
       expect(await page.locator("#project-list a", { hasText: "scratch" }).count()).toBe(1);
       await page.click("[data-testid=delete-project]");
       const dialog = page.locator("dialog.dialog[open]");

@@ -35,7 +35,7 @@ describe("set-up", () => {
     expect((await agent.request("/p/default")).status).toBe(200);
     expect(await server.services.accounts.setupCode()).toBeNull();
     const again = new Agent(server.url);
-    expect((await again.request(`/setup?code=${code}`)).headers.get("location")).toBe("/login");
+    expect((await again.request(`/setup?code=${code}`)).headers.get("location")).toBe("/login?setup=used");
     const replay = await again.request("/setup", { method: "POST", form: { _form: "x", code, username: "mallory", password: "12345678910" } });
     expect(replay.status).toBe(403);
   });

@@ -118,16 +118,33 @@ export function eventStore(ctx: Ctx): EventRepository {
       return rows.map(toEvent);
     },
 
-    async activity(projectId, start, days) {
-      const rows = (await db.execute(sql`
-        select c.name as channel, floor((e.ts - ${start}) / 86400000)::int as day, count(*)::int as n
-          from events e join channels c on c.id = e.channel_id
-         where e.project_id = ${projectId} and e.ts >= ${start} and e.ts < ${start + days * 86_400_000}
-         group by 1, 2`)) as unknown as { channel: string; day: number; n: number }[];
-      const names = (await db.select({ name: channels.name }).from(channels).where(eq(channels.projectId, projectId)).orderBy(asc(channels.name))).map((c) => c.name);
-      const counts = new Map(names.map((name) => [name, Array.from({ length: days }, () => 0)]));
-      for (const r of rows) counts.get(r.channel)![r.day] = r.n;
-      return names.map((channel) => ({ channel, counts: counts.get(channel)! }));
+    async activity(projectId, start, days, filter = {}) {
+      // The feed's own conditions (a first tag drives the query from the tag index, as in list()),
+      // counted per channel and day in one pass over the window's matches.
+      const scoped: EventFilter = { ...filter, projectId };
+      const end = start + days * 86_400_000;
+      const [firstTag, ...otherTags] = scoped.tags ?? [];
+      const day = sql<number>`floor((${events.ts} - ${start}) / 86400000)::int`;
+      const fields = { channelId: events.channelId, day, n: sql<number>`count(*)::int` };
+      const rows = firstTag
+        ? await db
+            .select(fields)
+            .from(eventTags)
+            .innerJoin(events, eq(events.id, eventTags.eventId))
+            .where(and(eq(eventTags.projectId, projectId), eq(eventTags.key, firstTag[0]), eq(eventTags.value, firstTag[1]), gte(eventTags.ts, start), lt(eventTags.ts, end), ...conditions(scoped, otherTags)))
+            .groupBy(sql`1`, sql`2`)
+        : await db
+            .select(fields)
+            .from(events)
+            .where(and(...conditions(scoped, []), gte(events.ts, start), lt(events.ts, end)))
+            .groupBy(sql`1`, sql`2`);
+      const list = await db.select({ id: channels.id, name: channels.name }).from(channels).where(eq(channels.projectId, projectId)).orderBy(asc(channels.name));
+      const counts = new Map(list.map((c) => [c.id, Array.from({ length: days }, () => 0)]));
+      for (const r of rows) {
+        const row = counts.get(Number(r.channelId));
+        if (row && r.day >= 0 && r.day < days) row[r.day] = Number(r.n);
+      }
+      return list.map((c) => ({ channel: c.name, counts: counts.get(c.id)! }));
     },
 
     async deleteBatch(where, limit) {

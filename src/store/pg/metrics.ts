@@ -1,5 +1,5 @@
 // Metrics: the current value per (project, title), and a per-minute history for charts.
-import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import type { Metric, MetricValue } from "../../model/metric.ts";
 import type { MetricRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
@@ -87,6 +87,16 @@ export function metricStore({ db }: Ctx): MetricRepository {
         .where(and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)))
         .orderBy(asc(metricHistory.minute));
       return rows.map((p) => ({ at: p.at, value: valueOf(p.valueNum, p.valueText) }));
+    },
+
+    async pointBefore(metricId, before) {
+      const [row] = await db
+        .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
+        .from(metricHistory)
+        .where(and(eq(metricHistory.metricId, metricId), lt(metricHistory.minute, before)))
+        .orderBy(desc(metricHistory.minute))
+        .limit(1);
+      return row ? { at: row.at, value: valueOf(row.valueNum, row.valueText) } : null;
     },
 
     async delete(metricId) {

@@ -4,9 +4,11 @@
 import type { SQL } from "bun";
 import journal from "../../../drizzle/pg/meta/_journal.json";
 import m0000 from "../../../drizzle/pg/0000_init.sql" with { type: "text" };
+import m0001 from "../../../drizzle/pg/0001_profiles_updated.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
+  "0001_profiles_updated": m0001,
 };
 
 export class MigrationError extends Error {}

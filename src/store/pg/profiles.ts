@@ -2,16 +2,23 @@
 // removes the key (the JSON is kept as text, as sent; jsonb only does the merge).
 import { and, eq, sql } from "drizzle-orm";
 import type { Properties } from "../../model/profile.ts";
+import { listUsers } from "../user-list.ts";
 import type { ProfileRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
 import { groupMembers, groups, profiles } from "./schema.ts";
+import { userListSource } from "./users-list.ts";
 
 /** `old` with `patch` merged in, nulls removing keys. */
 // The patch goes as text, then to jsonb: a parameter the driver saw as jsonb would be sent as a JSON string.
 const merged = (old: unknown, patch: string) => sql`jsonb_strip_nulls(coalesce(${old}, '{}')::jsonb || ${patch}::text::jsonb)::text`;
 
 export function profileStore({ db }: Ctx): ProfileRepository {
+  const users = userListSource(db);
   return {
+    listUsers(filter) {
+      return listUsers(users, filter);
+    },
+
     async identify(projectId, userId, properties, now) {
       const patch = JSON.stringify(properties);
       await db

@@ -126,7 +126,8 @@ export const profiles = pgTable(
     createdAt: millis("created_at").notNull(),
     updatedAt: millis("updated_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.userId] })],
+  // profiles_updated: the users page walks a project's profiles by their last identify, newest first.
+  (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index("profiles_updated").on(t.projectId, t.updatedAt, t.userId)],
 );
 
 export const groups = pgTable(

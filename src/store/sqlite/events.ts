@@ -113,16 +113,59 @@ export function eventStore(db: Db, searching: () => Db) {
       return select().where(where).orderBy(events.id).limit(limit).all().map(toRow);
     },
 
-    /** Events per channel for each of `days` consecutive days starting at `start` (Unix ms). */
-    activity(projectId: number, start: number, days: number): { channel: string; counts: number[] }[] {
-      // One count per channel and day, each a range of the (channel_id, ts) index: no event row
-      // is read and nothing is sorted (a GROUP BY over the day would sort every event).
-      const count = db.$client.query<{ n: number }, [number, number, number]>("SELECT count(*) AS n FROM events WHERE channel_id = ? AND ts >= ? AND ts < ?");
+    /**
+     * Events per channel for each of `days` consecutive days starting at `start` (Unix ms); with
+     * `filter`, only the events a feed with that filter shows (its projectId is ignored).
+     */
+    activity(projectId: number, start: number, days: number, filter: EventFilter = {}): { channel: string; counts: number[] }[] {
       const channelsOf = db.$client.query<{ id: number; name: string }, [number]>("SELECT id, name FROM channels WHERE project_id = ? ORDER BY name");
-      return channelsOf.all(projectId).map((c) => ({
-        channel: c.name,
-        counts: Array.from({ length: days }, (_, d) => count.get(c.id, start + d * 86_400_000, start + (d + 1) * 86_400_000)!.n),
-      }));
+      const list = channelsOf.all(projectId);
+      if (!narrowsRows(filter)) {
+        // One count per channel and day, each a range of the (channel_id, ts) index: no event row
+        // is read and nothing is sorted (a GROUP BY over the day would sort every event). A
+        // channel or a date range only narrows the channels and the ranges.
+        const count = db.$client.query<{ n: number }, [number, number, number]>("SELECT count(*) AS n FROM events WHERE channel_id = ? AND ts >= ? AND ts < ?");
+        const from = filter.from ?? -Infinity;
+        const to = filter.to ?? Infinity;
+        const day = (id: number, d: number) => {
+          const lo = Math.max(start + d * 86_400_000, from);
+          const hi = Math.min(start + (d + 1) * 86_400_000, to);
+          return lo < hi ? count.get(id, lo, hi)!.n : 0;
+        };
+        return list.map((c) => ({
+          channel: c.name,
+          counts: filter.channel !== undefined && c.name !== filter.channel ? Array.from({ length: days }, () => 0) : Array.from({ length: days }, (_, d) => day(c.id, d)),
+        }));
+      }
+      // Filtered: the feed's own conditions (a first tag drives the query from the tag index, as
+      // in list()), counted per channel and day in one pass over the window's matches.
+      const scoped: EventFilter = { ...filter, projectId };
+      const end = start + days * 86_400_000;
+      const match = ftsQuery(scoped.terms ?? []);
+      const source = match ? searching() : db;
+      const [firstTag, ...otherTags] = scoped.tags ?? [];
+      const day = sql<number>`(${events.ts} - ${start}) / 86400000`;
+      const fields = { channelId: events.channelId, day, n: sql<number>`count(*)` };
+      const rows = firstTag
+        ? source
+            .select(fields)
+            .from(eventTags)
+            .innerJoin(events, eq(events.id, eventTags.eventId))
+            .where(and(eq(eventTags.projectId, projectId), eq(eventTags.key, firstTag[0]), eq(eventTags.value, firstTag[1]), gte(eventTags.ts, start), lt(eventTags.ts, end), ...conditions(scoped, otherTags)))
+            .groupBy(sql`1`, sql`2`)
+            .all()
+        : source
+            .select(fields)
+            .from(events)
+            .where(and(...conditions(scoped, []), gte(events.ts, start), lt(events.ts, end)))
+            .groupBy(sql`1`, sql`2`)
+            .all();
+      const counts = new Map(list.map((c) => [c.id, Array.from({ length: days }, () => 0)]));
+      for (const r of rows) {
+        const row = counts.get(r.channelId);
+        if (row && r.day >= 0 && r.day < days) row[r.day] = r.n;
+      }
+      return list.map((c) => ({ channel: c.name, counts: counts.get(c.id)! }));
     },
 
     /**
@@ -166,6 +209,11 @@ export function eventStore(db: Db, searching: () => Db) {
       .all()
       .map(toRow);
   }
+}
+
+/** Whether a filter asks about more than an event's channel and time (which the (channel_id, ts) index answers). */
+function narrowsRows(f: EventFilter): boolean {
+  return f.userId !== undefined || (f.tags?.length ?? 0) > 0 || (f.terms?.length ?? 0) > 0 || Boolean(f.liveOnly);
 }
 
 /** `+column`: the same value, but SQLite will not pick an index for it. */

@@ -1,5 +1,5 @@
 // Metrics: the current value per (project, title), and a per-minute history for charts.
-import { and, asc, eq, gte, lte } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, lte } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { metricHistory, metrics, projects } from "./schema.ts";
 import type { Metric, MetricPoint, MetricValue } from "../../model/metric.ts";
@@ -87,6 +87,17 @@ export function metricStore(db: Db) {
         .orderBy(asc(metricHistory.minute))
         .all()
         .map((p) => ({ at: p.at, value: valueOf(p.valueNum, p.valueText) }));
+    },
+
+    pointBefore(metricId: number, before: number): MetricPoint | null {
+      const row = db
+        .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
+        .from(metricHistory)
+        .where(and(eq(metricHistory.metricId, metricId), lt(metricHistory.minute, before)))
+        .orderBy(desc(metricHistory.minute))
+        .limit(1)
+        .get();
+      return row ? { at: row.at, value: valueOf(row.valueNum, row.valueText) } : null;
     },
 
     delete(metricId: number): void {

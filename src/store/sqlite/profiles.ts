@@ -3,11 +3,18 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { groupMembers, groups, profiles } from "./schema.ts";
-import type { Profile, Properties } from "../../model/profile.ts";
+import type { Profile, Properties, UserFilter, UserSummary } from "../../model/profile.ts";
+import { listUsers } from "../user-list.ts";
+import { userListSource } from "./users-list.ts";
 
 
 export function profileStore(db: Db) {
+  const users = userListSource(db);
   return {
+    listUsers(filter: UserFilter): Promise<UserSummary[]> {
+      return listUsers(users, filter);
+    },
+
     identify(projectId: number, userId: string, properties: Properties, now: number): void {
       db.insert(profiles)
         .values({ projectId, userId, properties: sql`json_patch('{}', ${JSON.stringify(properties)})`, createdAt: now, updatedAt: now })

@@ -96,7 +96,8 @@ export const profiles = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.userId] })],
+  // profiles_updated: the users page walks a project's profiles by their last identify, newest first.
+  (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index("profiles_updated").on(t.projectId, t.updatedAt, t.userId)],
 );
 
 export const groups = sqliteTable(

@@ -22,17 +22,19 @@ ${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
 </section>`;
 }
 
-export function setupCodeNeeded(): Html {
+export function setupCodeNeeded(opts: { stale: boolean }): Html {
   return html`<section class="auth card">
 <h1>Set-up code needed</h1>
+${opts.stale ? html`<p class="alert" role="alert" data-testid="stale-setup">This set-up link has expired or was already used: its code is not the current one.</p>` : ""}
 <p>This Signalboard has no owner yet. Open the set-up link the server printed when it started (it contains a one-time code), or create the owner from the shell:</p>
 <pre class="snippet">signalboard user create NAME</pre>
 </section>`;
 }
 
-export function loginPage(opts: { formToken: string; next: string; username?: string; message?: string }): Html {
+export function loginPage(opts: { formToken: string; next: string; username?: string; message?: string; notice?: string }): Html {
   return html`<section class="auth card">
 <h1>Sign in</h1>
+${opts.notice ? html`<p class="alert notice" role="status" data-testid="stale-setup">${opts.notice}</p>` : ""}
 ${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
 <form method="post" action="/login" class="stack">
   <input type="hidden" name="_form" value="${opts.formToken}">

@@ -16,6 +16,12 @@ export function time(ms: number, now = Date.now()): Html {
   return html`<time datetime="${iso}" title="${iso.replace("T", " ").slice(0, 19)} UTC" data-relative>${relative(ms, now)}</time>`;
 }
 
+/** An absolute time. The browser shows it in the viewer's time zone; the HTML says it in UTC. */
+export function absoluteTime(ms: number): Html {
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}" data-absolute>${iso.replace("T", " ").slice(0, 19)} UTC</time>`;
+}
+
 export function relative(ms: number, now: number): string {
   const s = Math.round((now - ms) / 1000);
   const abs = Math.abs(s);
@@ -28,9 +34,32 @@ export function relative(ms: number, now: number): string {
 export function tagChips(project: string, tags: StoredEvent["tags"]): Html | string {
   const entries = Object.entries(tags ?? {});
   if (!entries.length) return "";
-  return html`<ul class="tags" aria-label="Tags">${entries.map(
-    ([k, v]) => html`<li><a class="tag" href="/p/${seg(project)}${query({ q: tagTerm(k, tagText(v)) })}"><span class="tag-key">${k}</span><span class="tag-value">${tagText(v)}</span></a></li>`,
-  )}</ul>`;
+  return html`<ul class="tags" aria-label="Tags">${entries.map(([k, v]) => {
+    const value = tagText(v);
+    // A long key or value is cut on screen (CSS): the tooltip has them whole.
+    const title = k.length > CHIP_KEY_CHARS || [...value].length > CHIP_VALUE_CHARS ? html` title="${k}: ${value}"` : "";
+    return html`<li><a class="tag" href="/p/${seg(project)}${query({ q: tagTerm(k, value) })}"${title}><span class="tag-key">${k}</span><span class="tag-value">${value}</span></a></li>`;
+  })}</ul>`;
+}
+
+/** Tag keys and values longer than these may be cut in a chip (24ch and 22ch in CSS; fewer wide letters fit). */
+const CHIP_KEY_CHARS = 20;
+const CHIP_VALUE_CHARS = 12;
+
+/** The event page's tags: whole values, wrapped, each with a copy button and a link to filter by it. */
+function tagTable(project: string, tags: StoredEvent["tags"]): Html | string {
+  const entries = Object.entries(tags ?? {});
+  if (!entries.length) return "";
+  return html`<section class="card tag-table" aria-labelledby="tags-title">
+  <h2 id="tags-title">Tags</h2>
+  <table>
+    <thead><tr><th scope="col">Key</th><th scope="col">Value</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>${entries.map(([k, v]) => {
+      const value = tagText(v);
+      return html`<tr x-data="copyButton"><th scope="row" class="tag-name">${k}</th><td><span class="tag-value" x-ref="source">${value}</span></td><td class="tag-actions"><button type="button" class="secondary small" x-on:click="copy"><span x-text="label">Copy</span><span class="visually-hidden"> ${k}</span></button> <a href="/p/${seg(project)}${query({ q: tagTerm(k, value) })}">Filter<span class="visually-hidden"> by ${k}</span></a></td></tr>`;
+    })}</tbody>
+  </table>
+</section>`;
 }
 
 export function eventItem(e: StoredEvent, opts: { showChannel?: boolean; fresh?: boolean } = {}): Html {
@@ -74,8 +103,8 @@ export function eventDetail(e: StoredEvent): Html {
   const rows: [string, Html | string][] = [
     ["Project", html`<a href="/p/${project}">${e.project}</a>`],
     ["Channel", html`<a href="/p/${project}/c/${seg(e.channel)}">#${e.channel}</a>`],
-    ["Event time", html`${time(e.ts)} <span class="muted">${new Date(e.ts).toISOString()}</span>`],
-    ["Received", html`${time(e.receivedAt)} <span class="muted">${new Date(e.receivedAt).toISOString()}</span>`],
+    ["Event time", html`${absoluteTime(e.ts)} <span class="muted">(${time(e.ts)})</span>`],
+    ["Received", html`${absoluteTime(e.receivedAt)} <span class="muted">(${time(e.receivedAt)})</span>`],
     ["User", e.userId ? html`<a href="/p/${project}/users/${seg(e.userId)}">${e.userId}</a>` : html`<span class="muted">none</span>`],
     ["Notify", e.notify ? (e.historical ? "requested, but not sent (historical event)" : "yes") : "no"],
     ["Format", e.parser],
@@ -87,7 +116,7 @@ export function eventDetail(e: StoredEvent): Html {
     <h1><span class="event-icon big" aria-hidden="true">${e.icon ?? "•"}</span> ${e.name}</h1>
   </header>
   ${e.description ? html`<div class="card event-description${e.parser === "markdown" ? " markdown" : " plain"}">${description(e)}</div>` : ""}
-  ${tagChips(e.project, e.tags)}
+  ${tagTable(e.project, e.tags)}
   <dl class="facts">${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
   <details class="raw"><summary>JSON</summary><pre>${JSON.stringify(eventJson(e), null, 2)}</pre></details>
 </article>`;

@@ -9,8 +9,10 @@ export type Nav = { projects: Project[]; project?: Project; channels?: Channel[]
 export type PageContext = { assets: Assets; session: Session | null; nav?: Nav };
 
 // htmx: no inline styles (CSP), no eval; 422 answers carry a form with its errors and are swapped.
+// Settling copies attributes with setAttribute, which the CSP refuses for `style`: never settle it.
 const HTMX_CONFIG = JSON.stringify({
   includeIndicatorStyles: false,
+  attributesToSettle: ["class", "width", "height"],
   allowEval: false,
   allowScriptTags: false,
   selfRequestsOnly: true,
@@ -38,7 +40,7 @@ export function page(ctx: PageContext, opts: { title: string; body: Html; charts
 <link rel="icon" href="${assets.url("icon.svg")}" type="image/svg+xml">
 <link rel="manifest" href="/manifest.webmanifest">
 <link rel="apple-touch-icon" href="/apple-touch-icon.png">
-<meta name="apple-mobile-web-app-capable" content="yes">
+<meta name="mobile-web-app-capable" content="yes">
 <meta name="apple-mobile-web-app-title" content="Signalboard">
 <link rel="stylesheet" href="${assets.url("app.css")}">
 ${opts.charts ? html`<link rel="stylesheet" href="${assets.url("uplot.css")}"><script defer src="${assets.url("uplot.js")}"></script>` : ""}
@@ -48,7 +50,7 @@ ${opts.charts ? html`<link rel="stylesheet" href="${assets.url("uplot.css")}"><s
 </head>
 <body${session ? html` hx-headers="${JSON.stringify({ "X-CSRF-Token": session.csrfToken })}"` : ""}>
 <a class="skip-link" href="#main">Skip to content</a>
-${session && ctx.nav ? shell(ctx, ctx.nav, opts.body) : html`<main id="main" class="bare">${opts.body}</main>`}
+${session && ctx.nav ? shell(ctx, ctx.nav, opts.body) : html`<main id="main" class="bare"><p class="bare-brand"><img src="${assets.url("icon.svg")}" alt="" width="32" height="32"><span>Signalboard</span></p>${opts.body}</main>`}
 <div id="modal"></div>
 <div id="toasts" class="toasts" role="status" aria-live="polite"></div>
 </body>
@@ -61,10 +63,14 @@ function shell(ctx: PageContext, nav: Nav, body: Html): Html {
 <header class="topbar">
   <button type="button" class="icon-button menu-button" x-on:click="toggleNav" aria-label="Menu" x-bind:aria-expanded="navOpenText">☰</button>
   <a class="brand" href="/"><img src="${ctx.assets.url("icon.svg")}" alt="" width="24" height="24"><span>Signalboard</span></a>
-  <nav class="topnav" aria-label="Account">
-    <a href="/docs">API</a>
-    <a href="/settings/api"${nav.section === "settings" ? html` aria-current="page"` : ""}>Settings</a>
-    <form method="post" action="/logout" class="inline"><input type="hidden" name="_csrf" value="${ctx.session!.csrfToken}"><button type="submit" class="link-button">Sign out <span class="muted">${user.username}</span></button></form>
+  <nav class="topnav" aria-label="Account" x-data="accountMenu" x-bind:class="menuClass" x-on:keydown.escape="closeMenu" x-on:click.outside="dismissMenu">
+    <button type="button" class="icon-button account-button" x-ref="button" x-on:click="toggleMenu" aria-controls="account-links" x-bind:aria-expanded="menuOpenText" aria-label="Account: ${user.username}" data-testid="account-menu"><span class="avatar" aria-hidden="true">${user.username.slice(0, 1).toUpperCase()}</span></button>
+    <div class="account-links" id="account-links">
+      <p class="account-name">Signed in as <strong>${user.username}</strong></p>
+      <a href="/docs">API</a>
+      <a href="/settings/api"${nav.section === "settings" ? html` aria-current="page"` : ""}>Settings</a>
+      <form method="post" action="/logout" class="inline"><input type="hidden" name="_csrf" value="${ctx.session!.csrfToken}"><button type="submit" class="link-button">Sign out <span class="muted">${user.username}</span></button></form>
+    </div>
   </nav>
 </header>
 <nav class="sidebar" id="sidebar" aria-label="Projects" x-on:keydown.escape.window="closeNav">
@@ -77,9 +83,9 @@ function shell(ctx: PageContext, nav: Nav, body: Html): Html {
 
 export function sidebar(nav: Nav): Html {
   return html`<section class="nav-section">
-  <div class="nav-heading" x-data="toggle">
+  <div class="nav-heading" x-data="toggle" x-on:keydown.escape="close">
     <h2>Projects</h2>
-    <button type="button" class="icon-button add" x-on:click="flip" aria-label="New project" title="New project" data-testid="new-project">+</button>
+    <button type="button" class="icon-button add" x-ref="button" x-on:click="flip" x-bind:aria-expanded="openText" aria-label="New project" title="New project" data-testid="new-project">+</button>
     <div class="nav-form" x-show="open" x-cloak>${newNameForm({ kind: "project", action: "/projects" })}</div>
   </div>
   <ul class="nav-list" id="project-list">
@@ -93,9 +99,9 @@ export function sidebar(nav: Nav): Html {
 
 function channelList(project: Project, nav: Nav): Html {
   return html`<div class="channels">
-  <div class="nav-heading sub" x-data="toggle">
+  <div class="nav-heading sub" x-data="toggle" x-on:keydown.escape="close">
     <h3>Channels</h3>
-    <button type="button" class="icon-button add" x-on:click="flip" aria-label="New channel in ${project.name}" title="New channel" data-testid="new-channel">+</button>
+    <button type="button" class="icon-button add" x-ref="button" x-on:click="flip" x-bind:aria-expanded="openText" aria-label="New channel in ${project.name}" title="New channel" data-testid="new-channel">+</button>
     <div class="nav-form" x-show="open" x-cloak>${newNameForm({ kind: "channel", action: `/p/${seg(project.name)}/channels`, project: project.name })}</div>
   </div>
   <ul class="nav-list" id="channel-list" data-project="${project.name}">

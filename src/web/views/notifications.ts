@@ -99,7 +99,7 @@ function integrationItem(project: Project, i: IntegrationView): Html {
   return html`<li class="device card-inner" id="integration-${i.id}">
   <div class="device-head"><strong>${i.name}</strong> <span class="badge">${KIND_LABEL[i.kind]}</span> ${i.enabled ? "" : html`<span class="badge">disabled</span>`}</div>
   <div class="small"><code>${i.url}${i.topic ? ` → ${i.topic}` : ""}</code>${i.hasSecret ? html` <span class="muted">· secret stored</span>` : ""}</div>
-  <div class="small">${outcome(i.lastSuccessAt, i.lastError, i.lastErrorAt)}</div>
+  ${integrationOutcome(i)}
   <div class="actions wrap">
     <button type="button" class="secondary small" hx-post="${path}/test${q}" hx-target="#integration-${i.id}-status" data-testid="test-integration"${i.enabled ? "" : " disabled"}>Send test</button>
     <button type="button" class="secondary small" hx-post="${path}/toggle${q}" data-testid="toggle-integration">${i.enabled ? "Disable" : "Enable"}</button>
@@ -107,6 +107,21 @@ function integrationItem(project: Project, i: IntegrationView): Html {
   </div>
   <p class="hint" id="integration-${i.id}-status" role="status"></p>
 </li>`;
+}
+
+/** An integration's last result; after "Send test" it is fetched again until the test's result is in. */
+export function integrationOutcome(i: IntegrationView): Html {
+  return html`<div class="small" id="integration-${i.id}-outcome" data-testid="integration-outcome">${outcome(i.lastSuccessAt, i.lastError, i.lastErrorAt)}</div>`;
+}
+
+/** "Test queued", with a poller that swaps in the new result (and a message) once the test was delivered or failed. */
+export function integrationTestQueued(project: string, id: number, queuedAt: number): Html {
+  return html`Test queued; it should arrive within seconds.<span hx-get="/settings/integrations/${id}/outcome?project=${seg(project)}&amp;since=${queuedAt}" hx-trigger="every 1s" hx-target="#integration-${id}-outcome" hx-swap="outerHTML"></span>`;
+}
+
+export function integrationTestDone(i: IntegrationView, delivered: boolean | null): Html {
+  const message = delivered === null ? "No result yet: the receiver has not answered. The status above updates on reload." : delivered ? "Test delivered." : "Test failed; see the error above.";
+  return html`${integrationOutcome(i)}<p class="hint${delivered === false ? " error" : ""}" id="integration-${i.id}-status" role="status" hx-swap-oob="true">${message}</p>`;
 }
 
 export function integrationForm(opts: { project: string; values?: Record<string, string>; error?: string; secret?: { name: string; value: string } }): Html {

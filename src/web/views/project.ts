@@ -1,6 +1,6 @@
 // The project and channel pages: header, metric widgets, activity chart, filters, the live feed.
-import { type Filters, tagTerm } from "../filters.ts";
-import { type Html, html, seg } from "../html.ts";
+import { type FilterErrors, type Filters, filterParams, isFiltered, isSearch, tagTerm } from "../filters.ts";
+import { type Html, html, query, seg } from "../html.ts";
 import { feed, time } from "./events.ts";
 import type { StoredEvent } from "../../model/event.ts";
 import type { MetricPoint, Metric } from "../../model/metric.ts";
@@ -13,7 +13,7 @@ export function formatValue(value: Metric["value"]): string {
 }
 
 export function metricWidget(m: Metric, opts: { fresh?: boolean } = {}): Html {
-  return html`<li class="metric${opts.fresh ? " fresh" : ""}" id="metric-${m.id}">
+  return html`<li class="metric${opts.fresh ? " fresh" : ""}" id="metric-${m.id}" data-value="${JSON.stringify(m.value)}" data-updated="${String(m.updatedAt)}">
   <a href="/p/${seg(m.project)}/metrics/${seg(m.title)}">
     <span class="metric-title">${m.icon ? html`<span aria-hidden="true">${m.icon}</span> ` : ""}${m.title}</span>
     <span class="metric-value${typeof m.value === "string" ? " text" : ""}" data-testid="metric-value">${formatValue(m.value)}</span>
@@ -28,63 +28,113 @@ export function metricGrid(metrics: Metric[]): Html {
 
 export function filterBar(action: string, f: Filters, channels: Channel[] | null): Html {
   const q = [f.text, ...f.tags.map(([k, v]) => tagTerm(k, v))].filter(Boolean).join(" ");
-  return html`<form class="filters" method="get" action="${action}" role="search" x-data="filters">
+  return html`<form class="filters" method="get" action="${action}" role="search" x-data="filters" x-on:submit="submit">
+  ${f.errors ? errorSummary(f.errors) : ""}
   <div class="filter-main">
     <label for="q" class="visually-hidden">Search</label>
     <input type="search" id="q" name="q" value="${q}" placeholder="Search events, or tag:value" x-ref="q" x-on:keydown.slash.window="focusSearch" autocomplete="off">
     <button type="submit">Search</button>
     <button type="button" class="link-button" x-on:click="toggleMore" x-text="moreText" aria-controls="more-filters">More filters</button>
   </div>
-  <div class="filter-more" id="more-filters" x-show="more"${f.user || f.from || f.to || f.channel ? "" : html` x-cloak`}>
+  <div class="filter-more" id="more-filters" x-show="more"${f.user || f.from || f.to || f.channel || f.errors ? "" : html` x-cloak`}>
     <label>User id <input name="user" value="${f.user}" autocomplete="off"></label>
     ${channels ? html`<label>Channel <select name="channel"><option value="">All channels</option>${channels.map((c) => html`<option value="${c.name}"${c.name === f.channel ? " selected" : ""}>${c.name}</option>`)}</select></label>` : ""}
-    <label>From <input type="date" name="from" value="${f.from}"></label>
-    <label>To <input type="date" name="to" value="${f.to}"></label>
+    ${dateField("from", "From", f)}
+    ${dateField("to", "To", f)}
     <input type="hidden" name="tz" value="${String(f.tz)}" x-ref="tz">
     <a class="button secondary" href="${action}">Clear</a>
   </div>
 </form>`;
 }
 
+/** A date field of the filters; a date that could not be used stays in it, with why next to it. */
+function dateField(name: "from" | "to", label: string, f: Filters): Html {
+  const error = f.errors?.[name];
+  const id = `filter-${name}`;
+  const input = html`<input type="date" id="${id}" name="${name}" value="${error ? error.value : f[name]}"${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ""}>`;
+  if (!error) return html`<label>${label} ${input}</label>`;
+  return html`<div class="field"><label>${label} ${input}</label><p class="hint error" id="${id}-error">${error.message}</p></div>`;
+}
+
+/** What the search could not use, above it; each line leads to its field. */
+function errorSummary(errors: FilterErrors): Html {
+  const problems = (["from", "to"] as const).flatMap((name) => (errors[name] ? [{ name, message: errors[name].message }] : []));
+  return html`<div class="alert error-summary" role="alert" id="filter-errors">
+    <p>The search ran without ${problems.length === 1 ? "this date" : "these dates"}:</p>
+    <ul>${problems.map((p) => html`<li><a href="#filter-${p.name}" x-on:click="focusField">${p.name === "from" ? "From" : "To"}: ${p.message}</a></li>`)}</ul>
+  </div>`;
+}
+
+/** How many events the search found, counted on the feed's first page: "40+" when there are more. */
+function resultSummary(clear: string, f: FeedView): Html {
+  const n = f.events.length;
+  const text = n === 0 ? "No events match" : f.nextUrl ? `${n}+ events match` : n === 1 ? "1 event matches" : `${n} events match`;
+  return html`<div class="result-summary" data-testid="result-summary"><p class="result-count" role="status">${text}</p><a class="button secondary small" href="${clear}">Clear</a></div>`;
+}
+
 export type FeedView = { events: StoredEvent[]; nextUrl: string | null; liveUrl: string; lastId: number; filtered: boolean };
 
-export function projectPage(p: Project, opts: { metrics: Metric[]; channels: Channel[]; filters: Filters; feed: FeedView; baseUrl: string; deletable: boolean }): Html {
+export function projectPage(p: Project, opts: { metrics: Metric[]; channels: Channel[]; filters: Filters; feed: FeedView; baseUrl: string }): Html {
   const base = `/p/${seg(p.name)}`;
+  const search = isSearch(opts.filters);
   return html`<header class="page-header">
   <h1>${p.name}</h1>
   <div class="actions">
-    <details class="retention">
-      <summary>${p.retentionDays ? `Keeps ${p.retentionDays} days` : "Keeps events forever"}</summary>
-      <form hx-post="${base}/retention" class="stack card floating">
-        <label>Keep events for (days; empty: forever) <input type="number" name="days" min="1" max="36500" value="${p.retentionDays ?? ""}" placeholder="forever"></label>
-        <button type="submit" class="small">Save</button>
-      </form>
-    </details>
-    ${opts.deletable ? html`<button type="button" class="secondary danger" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-project">Delete project</button>` : ""}
+    <a class="button secondary small" href="${base}/users" data-testid="project-users"><span aria-hidden="true">👤</span> Users</a>
+    <a class="button secondary small" href="${base}/settings" data-testid="project-settings"><span aria-hidden="true">⚙</span> Project settings</a>
   </div>
 </header>
+${
+  /* With a search, the search bar and its results come first; the metrics and the chart fold. */
+  search ? html`${filterBar(base, opts.filters, opts.channels)}
+${resultSummary(base, opts.feed)}
+<details class="overview"><summary>${opts.metrics.length ? "Metrics and activity" : "Activity"}</summary>` : ""
+}
 ${opts.metrics.length ? metricGrid(opts.metrics) : html`<ul class="metrics" id="metrics"></ul>`}
-<section class="card chart-card" aria-label="Events per channel per day" x-data="activityChart" data-url="${base}/activity.json">
-  <div class="chart-head">
-    <h2>Activity</h2>
-    <label>Range <select x-on:change="setRange" aria-label="Chart range"><option value="7">7 days</option><option value="30" selected>30 days</option><option value="90">90 days</option></select></label>
-  </div>
-  <div class="chart" x-ref="chart" role="img" aria-label="Events per channel per day"></div>
-</section>
-${filterBar(base, opts.filters, opts.channels)}
+${activityCard(base, opts.filters)}
+${search ? html`</details>` : filterBar(base, opts.filters, opts.channels)}
 ${feed({ ...opts.feed, showChannel: true, empty: emptyFeed(opts.baseUrl, p.name, opts.feed.filtered) })}`;
+}
+
+/** A project's settings: how long it keeps events, and deleting it (kept off the project page, away from the feed). */
+export function projectSettingsPage(p: Project, opts: { deletable: boolean; channels: number; saved?: boolean }): Html {
+  const base = `/p/${seg(p.name)}`;
+  return html`<header class="page-header">
+  <p class="crumbs"><a href="${base}">${p.name}</a> / settings</p>
+  <h1>Project settings</h1>
+</header>
+<section class="card" aria-labelledby="retention-title">
+  <h2 id="retention-title">Retention</h2>
+  <p class="muted small" id="retention-now">${p.retentionDays ? `Events older than ${p.retentionDays} days are deleted.` : "Events are kept forever."}</p>
+  ${opts.saved ? html`<p class="alert success" role="status">Saved.</p>` : ""}
+  <form hx-post="${base}/retention" class="stack" data-testid="retention-form">
+    <label for="retention-days">Keep events for (days; empty: forever)</label>
+    <input id="retention-days" type="number" name="days" min="1" max="36500" value="${p.retentionDays ?? ""}" placeholder="forever" aria-describedby="retention-now">
+    <button type="submit" class="small">Save</button>
+  </form>
+</section>
+<section class="card danger-zone" aria-labelledby="delete-title">
+  <h2 id="delete-title">Delete project</h2>
+  ${
+    opts.deletable
+      ? html`<p>Deletes ${p.name}, its ${opts.channels === 1 ? "channel" : `${opts.channels} channels`}, their events, its metrics and its public tokens. You are asked to confirm first.</p>
+  <button type="button" class="secondary danger" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-project">Delete project</button>`
+      : html`<p class="muted">The default project cannot be deleted.</p>`
+  }
+</section>`;
 }
 
 export function channelPage(p: Project, channel: Channel, opts: { filters: Filters; feed: FeedView; baseUrl: string }): Html {
   const base = `/p/${seg(p.name)}/c/${seg(channel.name)}`;
   return html`<header class="page-header">
-  <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a></p>
+  <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a> · <a href="/p/${seg(p.name)}/users">users</a></p>
   <h1># ${channel.name}</h1>
   <div class="actions">
     <button type="button" class="secondary danger" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-channel">Delete channel</button>
   </div>
 </header>
 ${filterBar(base, opts.filters, null)}
+${isSearch(opts.filters) ? resultSummary(base, opts.feed) : ""}
 ${feed({ ...opts.feed, showChannel: false, empty: emptyFeed(opts.baseUrl, p.name, opts.feed.filtered, channel.name) })}`;
 }
 
@@ -96,19 +146,44 @@ function emptyFeed(baseUrl: string, project: string, filtered: boolean, channel?
   -H "Content-Type: application/json" -d '${body}'</pre>`;
 }
 
-export function metricPage(m: Metric, points: MetricPoint[], days: number): Html {
-  const numeric = points.every((p) => typeof p.value === "number" || p.value === null);
+/**
+ * The activity chart: events per channel per day, as stacked bars, with the feed's filters (the
+ * chart counts what the feed below it shows).
+ */
+function activityCard(base: string, f: Filters): Html {
+  const filtered = isFiltered(f) || Boolean(f.channel);
+  return html`<section class="card chart-card" aria-labelledby="activity-title" x-data="activityChart" data-url="${base}/activity.json${query(filterParams(f))}">
+  <div class="chart-head">
+    <h2 id="activity-title">Activity</h2>
+    <label>Range <select x-on:change="setRange" aria-label="Chart range"><option value="7">7 days</option><option value="30" selected>30 days</option><option value="90">90 days</option></select></label>
+  </div>
+  ${filtered ? html`<p class="chart-note" data-testid="activity-filtered">Counts only the events that match the search.</p>` : ""}
+  <div class="chart-wrap">
+    <div class="chart" x-ref="chart" role="img" aria-label="${filtered ? "Matching events" : "Events"} per channel per day"></div>
+    <div class="chart-tip" x-ref="tip" hidden></div>
+  </div>
+  <ul class="chart-legend" x-ref="legend" aria-label="Channels, with their events in the range"></ul>
+</section>`;
+}
+
+export type MetricHistoryView = { points: MetricPoint[]; before: MetricPoint | null; days: number; now: number; liveUrl: string };
+
+export function metricPage(m: Metric, { points, before, days, now, liveUrl }: MetricHistoryView): Html {
+  const all = before ? [before, ...points] : points;
+  const numeric = typeof m.value !== "string" && all.every((p) => typeof p.value === "number" || p.value === null);
+  const from = now - days * 86_400_000;
   return html`<header class="page-header">
   <p class="crumbs"><a href="/p/${seg(m.project)}">${m.project}</a> / metrics</p>
   <h1>${m.icon ? html`<span aria-hidden="true">${m.icon}</span> ` : ""}${m.title}</h1>
 </header>
+<div x-data="metricPage" data-live-url="${liveUrl}" data-metric-id="${String(m.id)}">
 <ul class="metrics" id="metrics">${metricWidgetPlain(m)}</ul>
 <section class="card chart-card">
   <div class="chart-head"><h2>History</h2>
   <nav class="range" aria-label="Range">${[1, 7, 30, 90].map((d) => html`<a href="?days=${d}"${d === days ? html` aria-current="page"` : ""}>${d === 1 ? "24 h" : `${d} days`}</a>`)}</nav></div>
   ${
-    numeric && points.length
-      ? html`<div class="chart" x-data="metricChart" data-title="${m.title}" data-points="${JSON.stringify(points.map((p) => [p.at / 1000, p.value]))}" role="img" aria-label="${m.title} over time"></div>`
+    numeric && (all.length || typeof m.value === "number")
+      ? html`<div class="chart" x-ref="chart" data-title="${m.title}" data-from="${String(from)}" data-to="${String(now)}" data-before="${JSON.stringify(before ? before.value : null)}" data-current="${JSON.stringify(m.value)}" data-points="${JSON.stringify(points.map((p) => [p.at, p.value]))}" role="img" aria-label="${m.title} over the ${days === 1 ? "last 24 hours" : `last ${days} days`}"></div>`
       : points.length
         ? html`<table class="history"><thead><tr><th>Minute</th><th>Value</th></tr></thead><tbody>${points
             .slice(-200)
@@ -116,7 +191,8 @@ export function metricPage(m: Metric, points: MetricPoint[], days: number): Html
             .map((p) => html`<tr><td>${time(p.at)}</td><td>${formatValue(p.value)}</td></tr>`)}</tbody></table>`
         : html`<p class="empty">No values in this range.</p>`
   }
-</section>`;
+</section>
+</div>`;
 }
 
 function metricWidgetPlain(m: Metric): Html {

@@ -12,7 +12,8 @@ export function settingsNav(current: string): Html {
     ["/settings/integrations", "Integrations"],
     ["/settings/members", "Members"],
   ];
-  return html`<nav class="tabs" aria-label="Settings">${links.map(([href, label]) => html`<a href="${href}"${href === current ? html` aria-current="page"` : ""}>${label}</a>`)}</nav>`;
+  // On a narrow screen the tabs scroll sideways; a fade at an edge shows that more tabs are there.
+  return html`<div class="tabs-wrap" x-data="scrollHint" x-bind:class="hintClass"><nav class="tabs" aria-label="Settings" x-ref="strip">${links.map(([href, label]) => html`<a href="${href}"${href === current ? html` aria-current="page"` : ""}>${label}</a>`)}</nav></div>`;
 }
 
 export function apiPage(opts: { tokens: Token[]; projects: Project[]; form?: Html }): Html {

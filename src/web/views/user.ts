@@ -13,7 +13,7 @@ function props(properties: Properties): Html {
 
 export function userPage(p: Project, userId: string, opts: { profile: Profile | null; groups: { groupId: string; properties: Properties }[]; feed: FeedView; baseUrl: string }): Html {
   return html`<header class="page-header">
-  <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a> / users</p>
+  <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a> / <a href="/p/${seg(p.name)}/users">users</a></p>
   <h1>👤 ${userId}</h1>
 </header>
 <div class="grid-2">

@@ -1,0 +1,1 @@
+CREATE INDEX `profiles_updated` ON `profiles` (`project_id`,`updated_at`,`user_id`);

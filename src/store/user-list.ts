@@ -1,0 +1,127 @@
+// The users page's query, the same for both dialects over a few queries each dialect answers
+// (store/sqlite/users-list.ts, store/pg/users-list.ts). A user's activity is their events and
+// their identify calls; the list runs newest activity first.
+//
+// The plain list walks the project's activity backwards (the events' time index and the profiles'
+// identify-time index, merged) and takes users as it first meets them: a page reads about as many
+// rows as it shows, however many events and users there are. A search cannot walk (a rare match
+// would read everything), so it enumerates the project's user ids (one index seek per user) and
+// filters them; so does a walk that reads too much before it fills a page (deep pages of a few
+// busy users).
+import type { Properties, UserFilter, UserSummary } from "../model/profile.ts";
+
+/** A user's activity at a time (Unix ms). */
+export type Seen = { userId: string; at: number };
+
+/** What each dialect answers. */
+export type UserListSource = {
+  /** Up to `limit` events that have a user id, newest first by (ts, id), strictly older than `from`. */
+  events(projectId: number, from: { ts: number; id: number }, limit: number): Promise<{ userId: string; ts: number; id: number }[]>;
+  /** Up to `limit` profiles, newest identify first by (updatedAt, userId), strictly before `from`. */
+  profiles(projectId: number, from: Seen, limit: number): Promise<Seen[]>;
+  /** The ids of the users the filter matches, in the list's order, after `before`, at most `limit`. */
+  matching(filter: UserFilter): Promise<string[]>;
+  /** What the page shows of each user (no row for an id that has no event and no profile). */
+  facts(projectId: number, userIds: string[]): Promise<UserFacts[]>;
+};
+
+export type UserFacts = { userId: string; firstEvent: number | null; lastEvent: number | null; events: number; properties: string | null; createdAt: number | null; updatedAt: number | null };
+
+const BATCH = 256;
+/** Rows of activity a walk may read before the full enumeration is cheaper (about 60 ms of work at 50,000 users). */
+const WALK_LIMIT = 20_000;
+
+export async function listUsers(source: UserListSource, filter: UserFilter): Promise<UserSummary[]> {
+  if (filter.limit < 1) return [];
+  const searching = Boolean(filter.words?.length || filter.properties?.length);
+  const ids = (searching ? null : await walk(source, filter)) ?? (await source.matching(filter));
+  if (!ids.length) return [];
+  const byId = new Map((await source.facts(filter.projectId, ids)).map((f) => [f.userId, summary(f)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+export function summary(f: UserFacts): UserSummary {
+  const firsts = [f.firstEvent, f.createdAt].filter((n): n is number => n !== null);
+  const lasts = [f.lastEvent, f.updatedAt].filter((n): n is number => n !== null);
+  return {
+    userId: f.userId,
+    firstSeen: Math.min(...firsts.map(Number)),
+    lastSeen: Math.max(...lasts.map(Number)),
+    events: Number(f.events),
+    properties: f.properties === null ? null : (JSON.parse(f.properties) as Properties),
+  };
+}
+
+/** Order of the list: newer activity first, then the greater id. */
+export const inOrder = (a: Seen, b: Seen) => b.at - a.at || (a.userId < b.userId ? 1 : a.userId > b.userId ? -1 : 0);
+
+/** A page of the plain list by walking the activity; null when that reads too much. */
+async function walk(source: UserListSource, { projectId, before, limit }: UserFilter): Promise<string[] | null> {
+  // Activity at or before the cursor's time (ties at that time are sorted out below).
+  const start = before ? before.lastSeen + 1 : Number.MAX_SAFE_INTEGER;
+  const events = new Stream<{ userId: string; ts: number; id: number }>((last, n) => source.events(projectId, last ? { ts: last.ts, id: last.id } : { ts: start, id: 0 }, n));
+  const profiles = new Stream<Seen>((last, n) => source.profiles(projectId, last ?? { at: start, userId: "" }, n));
+  const met = new Set<string>();
+  const found: Seen[] = [];
+  let read = 0;
+  // Without a cursor, a user's first appearance is their newest activity. With one, it is when
+  // their newest activity is at or before the cursor: checked in rounds, one query each.
+  const round = before ? 64 : 1;
+  for (;;) {
+    const fresh: Seen[] = [];
+    let next: Seen | null = null;
+    while (fresh.length < round) {
+      next = await nextOf(events, profiles);
+      if (!next) break;
+      if (++read > WALK_LIMIT) return null;
+      if (met.has(next.userId)) continue;
+      met.add(next.userId);
+      fresh.push(next);
+    }
+    found.push(...(before ? await newestBefore(source, projectId, fresh, before) : fresh));
+    found.sort(inOrder);
+    const upcoming = next && (await nextOf(events, profiles, true));
+    // Enough: a full page, and nothing still to come at the page's last time (a tie).
+    if (!upcoming || (found.length >= limit && upcoming.at < found[limit - 1]!.at)) break;
+  }
+  return found.sort(inOrder).slice(0, limit).map((s) => s.userId);
+}
+
+/** Of users met walking back from the cursor, those whose newest activity is after the cursor's user in the list. */
+async function newestBefore(source: UserListSource, projectId: number, met: Seen[], before: { lastSeen: number; userId: string }): Promise<Seen[]> {
+  if (!met.length) return [];
+  const facts = await source.facts(projectId, met.map((m) => m.userId));
+  return facts.map(summary).flatMap((s) => (s.lastSeen < before.lastSeen || (s.lastSeen === before.lastSeen && s.userId < before.userId) ? [{ userId: s.userId, at: s.lastSeen }] : []));
+}
+
+/** The newer of the two streams' heads (taken, unless `peek`). */
+async function nextOf(a: Stream<{ userId: string; ts: number; id: number }>, b: Stream<Seen>, peek = false): Promise<Seen | null> {
+  const [x, y] = await Promise.all([a.head(), b.head()]);
+  if (!x && !y) return null;
+  if (x && (!y || x.ts >= y.at)) {
+    if (!peek) a.take();
+    return { userId: x.userId, at: x.ts };
+  }
+  if (!peek) b.take();
+  return y;
+}
+
+/** Rows of one keyset-paged query, read a batch at a time. */
+class Stream<T> {
+  private rows: T[] = [];
+  private last: T | null = null;
+  private done = false;
+  constructor(private readonly fetch: (last: T | null, n: number) => Promise<T[]>) {}
+
+  async head(): Promise<T | null> {
+    if (!this.rows.length && !this.done) {
+      this.rows = await this.fetch(this.last, BATCH);
+      if (this.rows.length < BATCH) this.done = true;
+    }
+    return this.rows[0] ?? null;
+  }
+
+  take(): void {
+    this.last = this.rows.shift() ?? this.last;
+  }
+}

@@ -1,0 +1,153 @@
+// Accessibility: axe-core on every page of the dashboard, desktop and 375 px, light and dark. A page
+// passes with no serious or critical violation. axe runs inside the page (evaluated by the test
+// driver, which the page's Content-Security-Policy does not restrict).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Browser, Page } from "playwright-core";
+import { startTestServer, type TestServer } from "../helpers.ts";
+import { CHROMIUM, describeBrowser, launch, ok, sendEvent, sendMetric, serverPool, signIn, withPage } from "./browser.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  if (existsSync(CHROMIUM)) browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+type Found = { id: string; impact: string; help: string; targets: string[] };
+
+/** The serious and critical violations axe finds on the page as it is now. */
+async function audit(page: Page): Promise<Found[]> {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n: any) => String(n.target)).slice(0, 5) }));
+  });
+  return (violations as Found[]).filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+const VIEWS = [
+  { name: "desktop light", viewport: { width: 1280, height: 900 }, colorScheme: "light" },
+  { name: "desktop dark", viewport: { width: 1280, height: 900 }, colorScheme: "dark" },
+  { name: "375 px light", viewport: { width: 375, height: 800 }, colorScheme: "light" },
+  { name: "375 px dark", viewport: { width: 375, height: 800 }, colorScheme: "dark" },
+] as const;
+
+/** Content on every page: events (markdown with links, a quote and a blocked link), tags, a user, metrics, an integration. */
+async function seed(server: TestServer): Promise<{ eventId: number }> {
+  const first = await ok(
+    sendEvent(server, {
+      project: "default",
+      channel: "payments",
+      event: "Payment received",
+      icon: "💰",
+      parser: "markdown",
+      description: "Paid by **Acme**, see [the invoice](https://billing.example.com/i/1) and [this](javascript:alert(1)).\n\n> Thanks for the quick turnaround.",
+      tags: { plan: "pro", seats: 5 },
+      user_id: "alice@example.com",
+      notify: false,
+    }),
+  );
+  await ok(sendEvent(server, { project: "default", channel: "deploys", event: "Deployed", description: "v1.2.3 to production" }));
+  await ok(sendMetric(server, { title: "Signups", value: 42, icon: "📈" }));
+  await ok(sendMetric(server, { title: "Status", value: "green" }));
+  await server.services.integrations.create("default", { kind: "webhook", name: "ops", url: "http://127.0.0.1:9/hook" });
+  return { eventId: first.id };
+}
+
+describeBrowser("accessibility (axe-core)", () => {
+  const pool = serverPool();
+  afterAll(() => pool.closeAll());
+
+  test("no serious or critical violation on any signed-in page, desktop and 375 px, light and dark", async () => {
+    const server = await pool.withOwner();
+    const { eventId } = await seed(server);
+    const paths = [
+      "/p/default",
+      "/p/default/settings",
+      "/p/default/c/payments",
+      `/p/default/events/${eventId}`,
+      "/p/default/users",
+      `/p/default/users/${encodeURIComponent("alice@example.com")}`,
+      "/p/default/metrics/Signups",
+      "/p/default/metrics/Status",
+      "/settings/api",
+      "/settings/notifications",
+      "/settings/integrations",
+      "/settings/members",
+      "/docs",
+    ];
+    const found: Record<string, Found[]> = {};
+    for (const view of VIEWS) {
+      await withPage(
+        browser,
+        `a11y-${view.name}`,
+        async (page) => {
+          await signIn(page, server);
+          for (const path of paths) {
+            const response = await page.goto(server.url + path);
+            expect({ path, status: response?.status() }).toEqual({ path, status: 200 });
+            await page.waitForLoadState("load");
+            const violations = await audit(page);
+            if (violations.length) found[`${view.name} ${path}`] = violations;
+          }
+          // What opens on a page: the "+" name form with a refused name, the account menu (on a phone), a dialog.
+          await page.goto(server.url + "/p/default/settings");
+          if (view.viewport.width < 800) {
+            await page.getByRole("button", { name: /^Account/ }).click();
+            await page.locator("#account-links").waitFor({ state: "visible" });
+            const menu = await audit(page);
+            if (menu.length) found[`${view.name} account menu`] = menu;
+            await page.keyboard.press("Escape");
+            await page.getByRole("button", { name: "Menu" }).click();
+          }
+          await page.click("[data-testid=new-project]");
+          await page.fill("#new-project-name", "Not A Name");
+          await page.locator("#new-project-name-hint.error").waitFor();
+          const form = await audit(page);
+          if (form.length) found[`${view.name} new project form`] = form;
+          await page.goto(server.url + "/settings/api");
+          await page.click("[data-testid=revoke-test]");
+          await page.locator("dialog.dialog[open]").waitFor();
+          const dialog = await audit(page);
+          if (dialog.length) found[`${view.name} revoke dialog`] = dialog;
+        },
+        { viewport: view.viewport, colorScheme: view.colorScheme },
+      );
+    }
+    expect(found).toEqual({});
+  }, 120_000);
+
+  test("no serious or critical violation before sign-in: sign-in, set-up, a stale set-up link, /docs", async () => {
+    const fresh = pool.track(await startTestServer());
+    const code = await fresh.services.accounts.setupCode();
+    const owned = await pool.withOwner();
+    const pages = [
+      { server: owned, path: "/login" },
+      { server: owned, path: "/docs" },
+      { server: owned, path: "/setup?code=stale" },
+      { server: fresh, path: `/setup?code=${code}` },
+      { server: fresh, path: "/setup" },
+    ];
+    const found: Record<string, Found[]> = {};
+    for (const view of VIEWS) {
+      await withPage(
+        browser,
+        `a11y-public-${view.name}`,
+        async (page) => {
+          for (const { server, path } of pages) {
+            await page.goto(server.url + path);
+            const violations = await audit(page);
+            if (violations.length) found[`${view.name} ${path}`] = violations;
+          }
+        },
+        { viewport: view.viewport, colorScheme: view.colorScheme },
+      );
+    }
+    expect(found).toEqual({});
+  }, 60_000);
+});

@@ -1,0 +1,186 @@
+// Searching on the project page in a real browser: with a query the search bar and a count of the
+// results come first (the metrics and the chart fold away), the shared URL carries only what was
+// filled in, and a date that is not one is said next to its field instead of being ignored.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import type { Browser, Page } from "playwright-core";
+import { call, eventually, type TestServer } from "../helpers.ts";
+import { CHROMIUM, describeBrowser, launch, ok, sendEvent, sendMetric, serverPool, signIn, withPage } from "./browser.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  if (existsSync(CHROMIUM)) browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const PHONE = { width: 375, height: 700 };
+const feedNames = (page: Page) => page.$$eval("#events > li.event .event-name", (els) => els.map((el) => el.textContent ?? ""));
+/** Waits until the search index (filled a moment after an event is stored) finds `count` events for `q`. */
+const indexed = (server: TestServer, q: string, count: number) =>
+  eventually(async () => expect((await call(server, { path: `/v1/events?project=default&q=${encodeURIComponent(q)}` })).json.events).toHaveLength(count));
+const top = async (page: Page, selector: string) => (await page.locator(selector).first().boundingBox())!.y;
+
+describeBrowser("search first", () => {
+  const pool = serverPool();
+  afterAll(() => pool.closeAll());
+
+  test("with a query, the search bar, the count and Clear come first and the results start on screen; the metrics and chart fold", async () => {
+    const server = await pool.withOwner();
+    for (const title of ["Revenue", "Signups", "Churn", "Active users", "Trials", "Refunds"]) await ok(sendMetric(server, { title, value: 42 }));
+    for (const [name, plan] of [["Signup Ann", "pro"], ["Signup Bob", "free"], ["Signup Cid", "pro"]]) await ok(sendEvent(server, { project: "default", channel: "signups", event: name!, tags: { plan: plan! } }));
+    await withPage(
+      browser,
+      "search-first",
+      async (page) => {
+        await signIn(page, server);
+        // Without a query: the overview first, then the search bar.
+        await page.goto(`${server.url}/p/default`);
+        await page.locator(".metric", { hasText: "Revenue" }).waitFor();
+        expect(await top(page, ".metrics")).toBeLessThan(await top(page, "form.filters"));
+        expect(await page.locator("[data-testid=result-summary]").count()).toBe(0);
+
+        await page.fill("#q", "plan:pro");
+        await page.press("#q", "Enter");
+        await page.waitForURL((url) => url.searchParams.get("q") === "plan:pro");
+        const summary = page.locator("[data-testid=result-summary]");
+        expect(await summary.locator(".result-count").textContent()).toBe("2 events match");
+        expect(await feedNames(page)).toEqual(["Signup Cid", "Signup Ann"]);
+        // Order on the page: search bar, summary, the folded overview, the results.
+        const [form, count, overview, results] = [await top(page, "form.filters"), await top(page, "[data-testid=result-summary]"), await top(page, "details.overview"), await top(page, "#events > li.event")];
+        expect(form).toBeLessThan(count);
+        expect(count).toBeLessThan(overview);
+        expect(overview).toBeLessThan(results);
+        expect(results).toBeLessThan(PHONE.height - 60); // the first result is above the fold
+        expect(await page.locator(".metric", { hasText: "Revenue" }).isVisible()).toBe(false);
+        expect(await page.locator(".chart-card").isVisible()).toBe(false);
+
+        // Unfolded: the metrics and the chart, drawn at the width they have.
+        await page.locator("details.overview > summary").click();
+        await page.locator(".metric", { hasText: "Revenue" }).waitFor({ state: "visible" });
+        await page.waitForFunction(() => {
+          const canvas = document.querySelector(".chart-card .chart canvas");
+          const chart = document.querySelector(".chart-card .chart");
+          return canvas && chart && Math.abs(canvas.getBoundingClientRect().width - chart.clientWidth) < 2;
+        });
+
+        // Clear: back to the whole feed.
+        await summary.getByRole("link", { name: "Clear" }).click();
+        await page.waitForURL((url) => url.pathname === "/p/default" && url.search === "");
+        expect(await feedNames(page)).toEqual(["Signup Cid", "Signup Bob", "Signup Ann"]);
+        expect(await page.inputValue("#q")).toBe("");
+      },
+      { viewport: PHONE },
+    );
+  }, 30_000);
+
+  test("the count is honest: one page of results and “+” when there are more; none says so", async () => {
+    const server = await pool.withOwner();
+    for (let i = 0; i < 41; i++) await ok(sendEvent(server, { project: "default", channel: "bulk", event: `Bulk ${i}`, tags: { batch: "one" } }));
+    await ok(sendEvent(server, { project: "default", channel: "other", event: "Lonely", tags: { batch: "two" } }));
+    await withPage(browser, "search-count", async (page) => {
+      await signIn(page, server);
+      const count = page.locator("[data-testid=result-summary] .result-count");
+      await page.goto(`${server.url}/p/default?q=batch:one`);
+      expect(await count.textContent()).toBe("40+ events match");
+      await page.goto(`${server.url}/p/default?q=batch:two`);
+      expect(await count.textContent()).toBe("1 event matches");
+      await page.goto(`${server.url}/p/default?q=nothing-like-this`);
+      expect(await count.textContent()).toBe("No events match");
+      await page.goto(`${server.url}/p/default?channel=other`);
+      expect(await count.textContent()).toBe("1 event matches");
+      expect(await feedNames(page)).toEqual(["Lonely"]);
+    });
+  }, 30_000);
+});
+
+describeBrowser("share URLs", () => {
+  const pool = serverPool();
+  afterAll(() => pool.closeAll());
+
+  test("submitting the form leaves out empty fields, and the time zone unless a date needs it", async () => {
+    const server = await pool.withOwner();
+    await ok(sendEvent(server, { project: "default", channel: "shop", event: "Bought foo" }));
+    await indexed(server, "foo", 1);
+    await withPage(
+      browser,
+      "share-urls",
+      async (page) => {
+        await signIn(page, server);
+        await page.goto(`${server.url}/p/default`);
+        await page.getByRole("button", { name: "More filters" }).click(); // the empty fields are in the form
+        await page.fill("#q", "foo");
+        await page.press("#q", "Enter");
+        await page.waitForURL((url) => url.searchParams.get("q") === "foo");
+        expect(new URL(page.url()).search).toBe("?q=foo");
+        expect(await feedNames(page)).toEqual(["Bought foo"]);
+
+        await page.getByRole("button", { name: "More filters" }).click();
+        await page.fill("input[name=user]", "alice");
+        await page.fill("input[name=from]", "2026-01-11");
+        await page.getByRole("button", { name: "Search", exact: true }).click();
+        await page.waitForURL((url) => url.searchParams.get("user") === "alice");
+        expect(new URL(page.url()).search).toBe("?q=foo&user=alice&from=2026-01-11&tz=540");
+
+        await page.fill("#q", "");
+        await page.fill("input[name=user]", "");
+        await page.fill("input[name=from]", "");
+        await page.getByRole("button", { name: "Search", exact: true }).click();
+        await page.waitForURL((url) => url.search === "");
+        expect(await feedNames(page)).toEqual(["Bought foo"]);
+      },
+      { timezoneId: "Asia/Tokyo" },
+    );
+  }, 30_000);
+});
+
+describeBrowser("invalid dates", () => {
+  const pool = serverPool();
+  afterAll(() => pool.closeAll());
+
+  test("a date that is not one, or a range that ends before it starts, is said next to its field and in a summary; the rest still applies", async () => {
+    const server = await pool.withOwner();
+    await ok(sendEvent(server, { project: "default", channel: "shop", event: "Bought foo" }));
+    await ok(sendEvent(server, { project: "default", channel: "shop", event: "Bought bar" }));
+    await indexed(server, "foo", 1);
+    await withPage(browser, "invalid-dates", async (page) => {
+      await signIn(page, server);
+      const response = await page.goto(`${server.url}/p/default?q=foo&from=2024-13-45`);
+      expect(response!.status()).toBe(422);
+      const from = page.locator("input[name=from]");
+      expect(await from.getAttribute("aria-invalid")).toBe("true");
+      const error = page.locator(`#${await from.getAttribute("aria-describedby")}`);
+      expect(await error.textContent()).toContain("“2024-13-45” is not a date");
+      expect(await error.isVisible()).toBe(true);
+      // Next to its field: right below it.
+      const [fieldBox, errorBox] = [await from.boundingBox(), await error.boundingBox()];
+      expect(errorBox!.y).toBeGreaterThanOrEqual(fieldBox!.y + fieldBox!.height - 1);
+      expect(errorBox!.y).toBeLessThan(fieldBox!.y + fieldBox!.height + 40);
+      const summary = page.locator("#filter-errors");
+      expect(await summary.getAttribute("role")).toBe("alert");
+      expect(await summary.textContent()).toContain("“2024-13-45” is not a date");
+      // The summary's link goes to the field.
+      await summary.getByRole("link", { name: /From/ }).click();
+      expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe("from");
+      // The search ran without the bad date, and the live stream is connected.
+      expect(await feedNames(page)).toEqual(["Bought foo"]);
+      await page.waitForSelector(".live-status.live");
+      await ok(sendEvent(server, { project: "default", channel: "shop", event: "Bought foo again" }));
+      await page.waitForFunction(() => document.querySelector("#events > li.event .event-name")?.textContent === "Bought foo again");
+
+      const reversed = await page.goto(`${server.url}/p/default?from=2026-01-10&to=2026-01-05`);
+      expect(reversed!.status()).toBe(422);
+      const to = page.locator("input[name=to]");
+      expect(await to.getAttribute("aria-invalid")).toBe("true");
+      expect(await to.inputValue()).toBe("2026-01-05"); // kept, to be corrected
+      expect(await page.locator(`#${await to.getAttribute("aria-describedby")}`).textContent()).toContain("before");
+      expect(await page.locator("input[name=from]").getAttribute("aria-invalid")).toBeNull();
+
+      const fine = await page.goto(`${server.url}/p/default?from=2026-01-05&to=2026-01-10`);
+      expect(fine!.status()).toBe(200);
+      expect(await page.locator("#filter-errors").count()).toBe(0);
+      expect(await page.locator("input[aria-invalid]").count()).toBe(0);
+    });
+  }, 30_000);
+});
