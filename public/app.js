@@ -145,8 +145,6 @@
 
   // --- charts (uPlot) ------------------------------------------------------------------------------
 
-  const PALETTE = ["#4f46e5", "#0ea5e9", "#10b981", "#f59e0b", "#ef4444", "#a855f7", "#14b8a6", "#f97316", "#64748b", "#ec4899"];
-
   function chartTheme() {
     const style = getComputedStyle(document.documentElement);
     return { text: style.getPropertyValue("--muted").trim(), grid: style.getPropertyValue("--border").trim() };
@@ -174,23 +172,11 @@
     return { chart, dispose: () => { if (observer) observer.disconnect(); else window.removeEventListener("resize", onResize); chart.destroy(); } };
   }
 
-  // A channel's colour comes from its name (a hash to a hue), so it keeps it when channels come
-  // and go; darker on a light background, lighter on a dark one.
-  function hashOf(text) {
-    let h = 2166136261;
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-    // Mixed once more, so names that differ in one letter ("api-1", "api-2") land far apart.
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    return (h ^ (h >>> 16)) >>> 0;
-  }
+  // A channel's colour is a slot of a palette of distinct colours, which the server picks (from its
+  // name; an older channel keeps its colour when a newer one wants the same); one palette per theme.
   const darkMode = () => !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
-  function channelColor(name) {
-    const h = hashOf(name);
-    const hue = h % 360;
-    const shift = (h >>> 9) % 3; // neighbours in hue still differ in lightness
-    return darkMode() ? "hsl(" + hue + ", 70%, " + (58 + shift * 6) + "%)" : "hsl(" + hue + ", 68%, " + (36 + shift * 6) + "%)";
-  }
+  const CHANNEL_COLORS = { light: ["#3b6fb6", "#e07b1a", "#2e9e5b", "#d6404e", "#7b5bb5", "#1797a6", "#c9489a", "#8a6d3b", "#b8a300"], dark: ["#6fa3ef", "#f5a04d", "#5cc98a", "#f2737e", "#a98ce6", "#4cc3d1", "#ec7fc0", "#c6a173", "#e3cf3f"] };
+  const channelColor = (slot) => (darkMode() ? CHANNEL_COLORS.dark : CHANNEL_COLORS.light)[slot % CHANNEL_COLORS.light.length];
   const otherColor = () => (darkMode() ? "#6b7280" : "#9ca3af");
   const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8];
   const DAY_S = 86400;
@@ -424,7 +410,7 @@
           const legend = this.$refs.legend;
           legend.textContent = "";
           this.$refs.tip.hidden = true;
-          const groups = data.channels.map((name, i) => ({ label: "#" + name, color: channelColor(name), counts: data.series[i], total: data.totals[i] }));
+          const groups = data.channels.map((name, i) => ({ label: "#" + name, color: channelColor(data.colors[i]), counts: data.series[i], total: data.totals[i] }));
           if (data.other) groups.push({ label: "other (" + data.other.channels + " channels)", color: otherColor(), counts: data.other.counts, total: data.other.total });
           el.textContent = "";
           if (!groups.length) { el.textContent = data.filtered ? "No matching events in this range." : "No events in this range."; return; }
@@ -530,7 +516,7 @@
             before = JSON.parse(el.dataset.before);
             current = JSON.parse(el.dataset.current);
             changes = JSON.parse(el.dataset.points);
-            const accent = getComputedStyle(document.documentElement).getPropertyValue("--accent").trim() || PALETTE[0];
+            const accent = getComputedStyle(document.documentElement).getPropertyValue("--accent").trim() || "#4f46e5";
             const opts = {
               series: [{}, { label: el.dataset.title, stroke: accent, width: 2, fill: "rgba(79,70,229,0.08)", paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }), points: { show: false } }],
               scales: { x: { time: true, range: () => [from / 1000, to / 1000] } },

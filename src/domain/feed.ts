@@ -130,9 +130,10 @@ export function feedService(store: Store) {
       const rows = none ? [] : await store.events.activity(project.id, start, days, filter);
       const counted = rows.map((r) => ({ ...r, total: r.counts.reduce((a, b) => a + b, 0) })).filter((r) => r.total > 0);
       counted.sort((a, b) => b.total - a.total || (a.channel < b.channel ? -1 : 1));
-      const rest = counted.slice(top);
+      // "Other" stands for two channels or more: a single one is shown under its own name.
+      const rest = counted.length === top + 1 ? [] : counted.slice(top);
       const other = rest.length ? { channels: rest.length, counts: Array.from({ length: days }, (_, d) => rest.reduce((sum, r) => sum + r.counts[d]!, 0)), total: rest.reduce((sum, r) => sum + r.total, 0) } : null;
-      return { channels: counted.slice(0, top), other };
+      return { channels: rest.length ? counted.slice(0, top) : counted, other };
     },
 
     /** A user's properties and groups. */

@@ -3,7 +3,7 @@
 import type { EventQuery } from "../domain/feed.ts";
 import { NotFound } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
-import type { Project } from "../model/project.ts";
+import type { Channel, Project } from "../model/project.ts";
 import type { Services } from "../services.ts";
 import { type Filters, filterParams, isFiltered, readFilters, toEventQuery, viewerOffset } from "./filters.ts";
 import { query, seg } from "./html.ts";
@@ -13,6 +13,27 @@ import { channelPage, type FeedView, metricPage, projectPage } from "./views/pro
 import { userPage } from "./views/user.ts";
 
 const PAGE_SIZE = 40;
+
+/** Colours the activity chart has for channels (public/app.js has one palette per theme). */
+const CHART_COLORS = 9;
+
+/**
+ * Each shown channel's colour, as a palette slot: the slot its name hashes to, or, when an older
+ * channel (created first) has it, the next free one. A channel keeps its colour when channels are
+ * added, and the channels shown side by side never share one.
+ */
+export function colorSlots(shown: string[], channels: Channel[]): number[] {
+  const age = new Map(channels.map((c) => [c.name, c.id]));
+  const taken = new Set<number>();
+  const slots = new Map<string, number>();
+  for (const name of [...shown].sort((a, b) => (age.get(a) ?? Infinity) - (age.get(b) ?? Infinity))) {
+    let slot = Number(Bun.hash.crc32(name) % CHART_COLORS);
+    while (taken.has(slot) && taken.size < CHART_COLORS) slot = (slot + 1) % CHART_COLORS;
+    taken.add(slot);
+    slots.set(name, slot);
+  }
+  return shown.map((name) => slots.get(name)!);
+}
 
 export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Route[] {
   /** The first page of a feed, with the URLs for its next page and its live stream. */
@@ -132,12 +153,13 @@ export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Rout
         const start = firstDay * 86_400_000 - offsetMs;
         // The feed's filters, as the page's URL has them: the chart counts what the feed shows.
         const filters = readFilters(url.searchParams);
-        const { channels, other } = await feed.activity(project, start, days, toEventQuery(project.name, filters));
+        const [{ channels, other }, all] = await Promise.all([feed.activity(project, start, days, toEventQuery(project.name, filters)), projects.channels(project.name)]);
         const body = {
           days: Array.from({ length: days }, (_, i) => (start + i * 86_400_000) / 1000),
           channels: channels.map((r) => r.channel),
           series: channels.map((r) => r.counts),
           totals: channels.map((r) => r.total),
+          colors: colorSlots(channels.map((r) => r.channel), all),
           other,
           filtered: isFiltered(filters) || Boolean(filters.channel),
         };

@@ -12,6 +12,7 @@ type Activity = {
   channels: string[];
   series: number[][];
   totals: number[];
+  colors: number[];
   other: { channels: number; counts: number[]; total: number } | null;
   filtered: boolean;
 };
@@ -82,6 +83,33 @@ describe("activity.json", () => {
     const shop = await activity("shop");
     expect(shop.channels).toEqual(["orders", "signups"]);
     expect(shop.other).toBeNull();
+
+    // The channels shown never share a colour (a palette slot).
+    expect(new Set(data.colors).size).toBe(6);
+    expect(data.colors.every((c) => Number.isInteger(c) && c >= 0 && c < 9)).toBe(true);
+  });
+
+  test("one channel beyond the top 6 is shown under its name, not as other", async () => {
+    await server.services.projects.create("seven");
+    for (let c = 1; c <= 7; c++) for (let i = 0; i < 10 - c; i++) expect((await post(server, "/v1/log", { project: "seven", channel: `s${c}`, event: "e" })).status).toBe(200);
+    const data = await activity("seven");
+    expect(data.channels).toEqual(["s1", "s2", "s3", "s4", "s5", "s6", "s7"]);
+    expect(data.other).toBeNull();
+    expect(new Set(data.colors).size).toBe(7);
+  });
+
+  test("a channel keeps its colour when a newer channel with more events comes first", async () => {
+    await server.services.projects.create("hues");
+    for (let c = 1; c <= 6; c++) expect((await post(server, "/v1/log", { project: "hues", channel: `h${c}`, event: "e" })).status).toBe(200);
+    const before = await activity("hues");
+    const colorOf = (data: Activity) => Object.fromEntries(data.channels.map((c, i) => [c, data.colors[i]]));
+    // Three newer channels take the first places; whatever slots their names want, h1-h3 keep theirs.
+    for (let n = 0; n < 3; n++) for (let i = 0; i < 3; i++) expect((await post(server, "/v1/log", { project: "hues", channel: `new-${n}`, event: "e" })).status).toBe(200);
+    const after = await activity("hues", { days: "7" });
+    const kept = colorOf(after);
+    expect(after.channels).toEqual(["new-0", "new-1", "new-2", "h1", "h2", "h3"]);
+    for (const name of ["h1", "h2", "h3"]) expect(kept[name]).toBe(colorOf(before)[name]);
+    expect(new Set(after.colors).size).toBe(after.channels.length);
   });
 
   test("counts only the events the feed's filters match: tags, user, channel, words, dates", async () => {
