@@ -68,7 +68,7 @@ export function feedService(store: Store) {
       projectId: project?.id,
       channel: query.channel || undefined,
       userId: query.userId || undefined,
-      tags: query.tags?.map(parseTagFilter),
+      tags: query.tags && [...new Set(query.tags)].map(parseTagFilter), // a tag asked twice is one condition
       terms: query.q ? searchTerms(query.q) : undefined,
       from: query.from,
       to: query.to,

@@ -38,7 +38,7 @@ export function encodeUserCursor(u: Pick<UserSummary, "lastSeen" | "userId">): s
 
 export function decodeUserCursor(cursor: string): NonNullable<UserFilter["before"]> {
   const m = /^(-?\d{1,16}):([^]+)$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!m) throw new BadRequest(`cursor ${JSON.stringify(cursor.slice(0, 60))} is not valid; use the link to the next page as given`, "invalid_cursor");
+  if (!m || m[2]!.includes("\u0000")) throw new BadRequest(`cursor ${JSON.stringify(cursor.slice(0, 60))} is not valid; use the link to the next page as given`, "invalid_cursor");
   return { lastSeen: Number(m[1]), userId: m[2]! };
 }
 

@@ -12,6 +12,7 @@ import type { Scope } from "../model/access.ts";
 import type { Session } from "../model/user.ts";
 import type { Guard } from "./auth.ts";
 import { readForm, WEB_BODY_LIMIT } from "./body.ts";
+import { NotFound } from "../errors.ts";
 import { errorOf } from "./on-error.ts";
 import { statusOf } from "./errors.ts";
 import type { WebGuard } from "./session.ts";
@@ -73,7 +74,7 @@ export function mountRoutes(routes: Route[], checks: RouteChecks): Elysia {
   for (const r of routes) {
     // The handler names what it uses, so Elysia builds only that for each request.
     const handle = guarded(r, checks);
-    app.route(r.method, r.path, ({ request, server, params }) => handle({ request, server, params }), { parse: "none" });
+    app.route(r.method, r.path, ({ request, server, params }) => (hasNul(params) ? notFound() : handle({ request, server, params })), { parse: "none" });
   }
   const corsPaths = new Map<string, Set<string>>();
   for (const r of routes) if (r.cors) (corsPaths.get(r.path) ?? corsPaths.set(r.path, new Set(["OPTIONS"])).get(r.path)!).add(r.method);
@@ -82,6 +83,15 @@ export function mountRoutes(routes: Route[], checks: RouteChecks): Elysia {
     app.options(path, () => new Response(null, { status: 204, headers }));
   }
   return app;
+}
+
+/** Nothing is named with the NUL character (every name is refused with it), so a path holding one names nothing. */
+function hasNul(params: Record<string, string>): boolean {
+  for (const key in params) if (params[key]!.includes("\u0000")) return true;
+  return false;
+}
+function notFound(): never {
+  throw new NotFound("Nothing here is named with the NUL character (U+0000).");
 }
 
 function guarded(r: Route, { guard, web, metrics }: RouteChecks): (c: BaseContext) => Promise<Response> | Response {

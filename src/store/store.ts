@@ -244,6 +244,8 @@ export interface Store extends Repositories {
    * nothing written if it fails; `replace` lets it write over an older copy.
    */
   backup(target: string, options: { replace: boolean }): Promise<void>;
+  /** Throws when writing a file at `target` would destroy the database (its file, or one beside it that belongs to it). */
+  refuseOwnFile(target: string): void;
   /** Housekeeping: forgets what has served its time. */
   prune(now: number, limits: { deliveriesBefore: number; subscriptionsBefore: number }): Promise<void>;
   close(): Promise<void>;

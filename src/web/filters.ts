@@ -63,7 +63,7 @@ function readRange(from: string, to: string, tz: number): { from: string; to: st
   const notDate = (value: string) => ({ value, message: `“${value}” is not a date: use YYYY-MM-DD.` });
   if (from && parseDate(from, false, tz) === undefined) errors.from = notDate(from);
   if (to && parseDate(to, true, tz) === undefined) errors.to = notDate(to);
-  if (from && to && !errors.from && !errors.to && parseDate(to, true, tz)! < parseDate(from, false, tz)!) {
+  if (from && to && !errors.from && !errors.to && parseDate(to, true, tz)! <= parseDate(from, false, tz)!) {
     errors.to = { value: to, message: `“To” (${to}) is before “From” (${from}).` };
   }
   return { from: errors.from ? "" : from, to: errors.to ? "" : to, errors };

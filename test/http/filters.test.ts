@@ -60,6 +60,10 @@ describe("date filters", () => {
     expect(res.html).toContain(`<p class="hint error" id="filter-to-error">“To” (2026-01-05) is before “From” (2026-01-10).</p>`);
     expect(res.html).not.toContain('id="filter-from-error"');
     expect(names(res.html)).toEqual(["January 20", "January 10"]);
+    // The day before From is before it too (its end is From's start).
+    const adjacent = await page("?from=2026-01-10&to=2026-01-09");
+    expect(adjacent.status).toBe(422);
+    expect(adjacent.html).toContain("“To” (2026-01-09) is before “From” (2026-01-10).");
   });
 
   test("the page's feed and live URLs leave the bad date out; feed, live and activity answer with it anyway", async () => {

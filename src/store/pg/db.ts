@@ -4,7 +4,7 @@
 import { SQL } from "bun";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/bun-sql";
-import { AppError, Conflict, StorageUnavailable } from "../../errors.ts";
+import { AppError, BadRequest, Conflict, StorageUnavailable } from "../../errors.ts";
 import * as schema from "./schema.ts";
 
 export type PgDb = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -42,6 +42,15 @@ export function toStorageError(error: unknown): AppError {
   if (errno === "53100") return new StorageUnavailable("the database's disk is full");
   if (typeof errno === "string" && /^(57P|08)/.test(errno)) return new StorageUnavailable("the database is not reachable");
   return new StorageUnavailable("the database could not commit");
+}
+
+/** Text PostgreSQL cannot hold (the NUL character): nothing stored has it, so a lookup by it finds nothing. */
+export const hasNul = (text: string): boolean => text.includes("\u0000");
+
+/** Text with the NUL character that reached a query anyway: the request's fault (400), never a 500. */
+export function nulRefused(error: unknown): unknown {
+  if (cause(error).errno === "22021") return new BadRequest("Text holding the NUL character (U+0000) cannot be stored or searched.", "invalid_string");
+  return error;
 }
 
 /** A write that refers to a row deleted on its way (a project, a channel, a member): a conflict, as in SQLite. */

@@ -10,7 +10,7 @@ import { BadRequest } from "../../errors.ts";
 import type { Repositories, SharedStore, Store } from "../store.ts";
 import { WRITES } from "../store.ts";
 import type { Batch, Ctx } from "./context.ts";
-import { connectionProblem, isStorageFailure, openPg, type PgDb, toStorageError } from "./db.ts";
+import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
@@ -49,7 +49,7 @@ function repositories(ctx: Ctx): Repositories {
 function mapped<T extends object>(repo: T): T {
   const out: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(repo) as [string, (...a: unknown[]) => Promise<unknown>][]) {
-    out[name] = (...args: unknown[]) => fn(...args).catch((error) => Promise.reject(isStorageFailure(error) ? toStorageError(error) : error));
+    out[name] = (...args: unknown[]) => fn(...args).catch((error) => Promise.reject(isStorageFailure(error) ? toStorageError(error) : nulRefused(error)));
   }
   return out as T;
 }
@@ -212,7 +212,10 @@ export async function openPgStore(url: string, { max = 10 }: { max?: number } = 
       await sql`DELETE FROM rate_limits WHERE window_start < ${now - 86_400_000}`;
     },
     async backup() {
-      throw new BadRequest("backup copies a SQLite database; on PostgreSQL use its own tools (pg_dump, or your provider's snapshots)", "unsupported");
+      throw new BadRequest("backup copies a SQLite database; on PostgreSQL use its own tools (pg_dump to back up, pg_restore to restore, or your provider's snapshots)", "unsupported");
+    },
+    refuseOwnFile() {
+      // its files are the database server's, not on this path
     },
     async close() {
       await writer.flush();

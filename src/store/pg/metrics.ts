@@ -1,4 +1,5 @@
 // Metrics: the current value per (project, title), and a per-minute history for charts.
+import { hasNul } from "./db.ts";
 import { and, asc, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import type { Metric, MetricValue } from "../../model/metric.ts";
 import type { MetricRepository } from "../store.ts";
@@ -76,6 +77,7 @@ export function metricStore({ db }: Ctx): MetricRepository {
     },
 
     async find(projectId, title) {
+      if (hasNul(title)) return null;
       const [row] = await db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(and(eq(metrics.projectId, projectId), eq(metrics.title, title))).limit(1);
       return row ? toMetric(row) : null;
     },

@@ -1,5 +1,6 @@
 // User profiles (identify) and groups. Properties merge: a new value replaces the old one, null
 // removes the key (the JSON is kept as text, as sent; jsonb only does the merge).
+import { hasNul } from "./db.ts";
 import { and, eq, sql } from "drizzle-orm";
 import type { Properties } from "../../model/profile.ts";
 import { listUsers } from "../user-list.ts";
@@ -28,6 +29,7 @@ export function profileStore({ db }: Ctx): ProfileRepository {
     },
 
     async find(projectId, userId) {
+      if (hasNul(userId)) return null;
       const [row] = await db.select().from(profiles).where(and(eq(profiles.projectId, projectId), eq(profiles.userId, userId))).limit(1);
       return row ? { ...row, properties: JSON.parse(row.properties) as Properties } : null;
     },

@@ -1,4 +1,5 @@
 // Projects and their channels.
+import { hasNul } from "./db.ts";
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Channel } from "../../model/project.ts";
 import type { ProjectRepository } from "../store.ts";
@@ -15,6 +16,7 @@ export function projectStore(ctx: Ctx): ProjectRepository {
 
   return {
     async findByName(name) {
+      if (hasNul(name)) return null; // PostgreSQL refuses to compare with it; nothing stored has it
       const known = names.project(name);
       if (known) return known;
       const stamp = names.stamp;
@@ -47,6 +49,7 @@ export function projectStore(ctx: Ctx): ProjectRepository {
     },
 
     async findChannel(projectId, name) {
+      if (hasNul(name)) return null;
       return (await db.select().from(channels).where(and(eq(channels.projectId, projectId), eq(channels.name, name))).limit(1))[0] ?? null;
     },
 

@@ -15,21 +15,27 @@ export function databaseFiles(path: string): string[] {
 /** Writes a consistent copy of the database at `path` to `target`; `replace` lets it write over an older file. */
 export function backupDatabase(sqlite: Database, path: string, target: string, { replace }: { replace: boolean }): void {
   const file = resolve(target);
-  // Real paths, so that data/../data/signalboard.db or a symlink to the data directory is recognised.
-  const live = databaseFiles(path).map(realPath);
-  const names = existsSync(file) ? [realPath(file), realpathSync(file)] : [realPath(file)];
-  const clash = live.find((p) => names.includes(p));
-  if (clash) {
-    throw new BadRequest(
-      `${file} is ${clash === live[0] ? "the live database" : `one of the live database's files (${basename(clash)})`}: a backup written there would destroy what it copies. Choose a file elsewhere, such as ${join(dirname(path), "backups", "signalboard.db")}.`,
-    );
-  }
+  refuseDatabaseFiles(path, file, `a backup written there would destroy what it copies. Choose a file elsewhere, such as ${join(dirname(path), "backups", "signalboard.db")}.`);
   const existed = existsSync(file);
   if (existed && !replace) throw new BadRequest(`${file} already exists; choose another name or add --force`);
   try {
     copyDatabase(sqlite, file);
   } catch (error) {
     throw new Error(`the backup could not be written (${(error as Error).message}); ${existed ? `${file} was left as it was` : "no file was written"}`);
+  }
+}
+
+/** Throws when `target` is the database at `path` or one of its files, however the path is written; `why` says what that would do. */
+export function refuseDatabaseFiles(path: string, target: string, why: string): void {
+  const file = resolve(target);
+  // Real paths, so that data/../data/signalboard.db or a symlink to the data directory is recognised.
+  const live = databaseFiles(path).map(realPath);
+  const names = existsSync(file) ? [realPath(file), realpathSync(file)] : [realPath(file)];
+  const clash = live.find((p) => names.includes(p));
+  if (clash) {
+    throw new BadRequest(
+      `${file} is ${clash === live[0] ? "the live database" : `one of the live database's files (${basename(clash)})`}: ${why}`,
+    );
   }
 }
 

@@ -121,21 +121,32 @@ export function eventStore(db: Db, searching: () => Db) {
       const channelsOf = db.$client.query<{ id: number; name: string }, [number]>("SELECT id, name FROM channels WHERE project_id = ? ORDER BY name");
       const list = channelsOf.all(projectId);
       if (!narrowsRows(filter)) {
-        // One count per channel and day, each a range of the (channel_id, ts) index: no event row
-        // is read and nothing is sorted (a GROUP BY over the day would sort every event). A
-        // channel or a date range only narrows the channels and the ranges.
+        // Read from the (channel_id, ts) index alone: no event row is read and nothing is sorted (a
+        // GROUP BY over the day would sort every event). A channel's count over the window comes
+        // first; a channel with few events in it has their times bucketed here, one with many a
+        // count per day. So the cost is the channels plus the events in the window, however many
+        // channels there are. A channel or a date range only narrows the channels and the ranges.
         const count = db.$client.query<{ n: number }, [number, number, number]>("SELECT count(*) AS n FROM events WHERE channel_id = ? AND ts >= ? AND ts < ?");
-        const from = filter.from ?? -Infinity;
-        const to = filter.to ?? Infinity;
-        const day = (id: number, d: number) => {
-          const lo = Math.max(start + d * 86_400_000, from);
-          const hi = Math.min(start + (d + 1) * 86_400_000, to);
-          return lo < hi ? count.get(id, lo, hi)!.n : 0;
+        const times = db.$client.query<{ ts: number }, [number, number, number]>("SELECT ts FROM events WHERE channel_id = ? AND ts >= ? AND ts < ?");
+        const lo = Math.max(start, filter.from ?? -Infinity);
+        const hi = Math.min(start + days * 86_400_000, filter.to ?? Infinity);
+        const perDay = (id: number) => {
+          const counts = Array.from({ length: days }, () => 0);
+          if (lo >= hi || (filter.channel !== undefined && list.find((c) => c.id === id)!.name !== filter.channel)) return counts;
+          const n = count.get(id, lo, hi)!.n;
+          if (n === 0) return counts;
+          if (n <= days * 8) {
+            for (const { ts } of times.all(id, lo, hi)) counts[Math.floor((ts - start) / 86_400_000)]!++;
+            return counts;
+          }
+          for (let d = 0; d < days; d++) {
+            const a = Math.max(start + d * 86_400_000, lo);
+            const b = Math.min(start + (d + 1) * 86_400_000, hi);
+            if (a < b) counts[d] = count.get(id, a, b)!.n;
+          }
+          return counts;
         };
-        return list.map((c) => ({
-          channel: c.name,
-          counts: filter.channel !== undefined && c.name !== filter.channel ? Array.from({ length: days }, () => 0) : Array.from({ length: days }, (_, d) => day(c.id, d)),
-        }));
+        return list.map((c) => ({ channel: c.name, counts: perDay(c.id) }));
       }
       // Filtered: the feed's own conditions (a first tag drives the query from the tag index, as
       // in list()), counted per channel and day in one pass over the window's matches.

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Repositories, Store } from "../store.ts";
 import { WRITES } from "../store.ts";
-import { backupDatabase } from "./backup.ts";
+import { backupDatabase, refuseDatabaseFiles } from "./backup.ts";
 import { type Db, openDatabase, type SyncMode } from "./db.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
@@ -161,6 +161,9 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
     },
     async backup(target, options) {
       backupDatabase(sqlite, path, target, options);
+    },
+    refuseOwnFile(target) {
+      refuseDatabaseFiles(path, target, "writing there would destroy it. Choose a file elsewhere.");
     },
     async close() {
       await writer.flush();

@@ -45,12 +45,15 @@ export function userListSource(db: Db): UserListSource {
   };
 }
 
+/** As SQLite's lower() folds: ASCII letters only (it knows no other case), so text typed as stored always matches. */
+const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+
 function matchingQuery({ projectId, words = [], properties = [], before, limit }: UserFilter): SQL {
-  const lowered = words.map((w) => w.toLowerCase());
+  const lowered = words.map(asciiLower);
   const inId = (w: string) => sql`instr(lower(id), ${w}) > 0`;
   const inProfile = [
     ...lowered.map((w) => sql`(instr(lower(p.user_id), ${w}) > 0 OR EXISTS (SELECT 1 FROM json_each(p.properties) j WHERE instr(${VALUE}, ${w}) > 0))`),
-    ...properties.map(([key, value]) => sql`EXISTS (SELECT 1 FROM json_each(p.properties) j WHERE j.key = ${key} AND instr(${VALUE}, ${value.toLowerCase()}) > 0)`),
+    ...properties.map(([key, value]) => sql`EXISTS (SELECT 1 FROM json_each(p.properties) j WHERE j.key = ${key} AND instr(${VALUE}, ${asciiLower(value)}) > 0)`),
   ];
   // Users of the project's events, one seek each (a skip scan of the user index), matched on their
   // id alone; and the identified, on their id and properties. A property term can match only
