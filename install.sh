@@ -460,6 +460,11 @@ BASE_URL=$BASE_URL
 # Behind a reverse proxy on this host: believe its X-Forwarded-For (client IPs, rate limits).
 # SIGNALBOARD_TRUST_PROXY=127.0.0.1
 
+# Several instances on one PostgreSQL database instead of SQLite in DATA_DIR (docs/scale-out.md);
+# the URL's password is best kept in a file only the service can read. Management commands
+# (signalboard token create ...) need the same setting: without it they use SQLite in DATA_DIR.
+# DATABASE_URL_FILE=$CONF_DIR/database-url
+
 # SIGNALBOARD_DEFAULT_PROJECT=default
 # SIGNALBOARD_BODY_LIMIT=64KiB
 # SIGNALBOARD_SQLITE_SYNC=full
@@ -472,6 +477,9 @@ BASE_URL=$BASE_URL
 # SIGNALBOARD_NOTIFY_RETRY_BASE=5s
 # SIGNALBOARD_NOTIFY_ATTEMPTS=8
 # SIGNALBOARD_PUSH_MAX_AGE=60d
+# SIGNALBOARD_WRITER=inline
+# SIGNALBOARD_LIVE_INTERVAL=250ms
+# SIGNALBOARD_METRICS=false
 # SIGNALBOARD_LOG_LEVEL=info
 EOF
   say "wrote $R_ENV (PORT=$PORT, BASE_URL=$BASE_URL)"

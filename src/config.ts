@@ -127,8 +127,10 @@ export function loadConfig(flags: Record<string, unknown> = {}, env: Record<stri
 function rawValue(flag: unknown, env: Record<string, string | undefined>, envName: string): string | undefined {
   if (typeof flag === "string") return flag;
   const value = env[envName];
-  if (value !== undefined && value !== "") return value;
   const file = env[`${envName}_FILE`];
+  // Both set is a mistake to point out (a secret moved to a file, the old variable left behind), not a choice to guess.
+  if (value && file) throw new ConfigError(`${envName} and ${envName}_FILE are both set: keep one`);
+  if (value !== undefined && value !== "") return value;
   return file ? valueFromFile(`${envName}_FILE`, file) : undefined;
 }
 

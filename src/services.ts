@@ -25,6 +25,9 @@ import { databasePath, openSqliteStore, type SqliteStore } from "./store/sqlite/
 import { WriterThread } from "./store/sqlite/writer-thread.ts";
 import type { Repositories } from "./store/store.ts";
 
+/** Where the SQLite database of a data directory is. */
+export { databasePath };
+
 export const VERSION: string = pkg.version;
 
 const DELIVERIES_KEPT_MS = 7 * 86_400_000;
@@ -111,6 +114,9 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
 
     /** A copy of the database (see Store.backup). */
     backup: (target: string, options: { replace: boolean }) => store.backup(target, options),
+
+    /** Throws when writing a file at `target` would destroy the database (see Store.refuseOwnFile). */
+    refuseOwnFile: (target: string) => store.refuseOwnFile(target),
 
     /** Changes whenever access may have been taken away (open streams are checked again then). */
     accessVersion: () => store.accessVersion(),

@@ -3,7 +3,8 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { type Config, configFlagOptions, ConfigError, loadConfig } from "../config.ts";
 import { AppError } from "../errors.ts";
-import { createServices, type Services } from "../services.ts";
+import { createServices, databasePath, type Services } from "../services.ts";
+import { existsSync } from "node:fs";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -29,7 +30,11 @@ export function configFrom(values: Record<string, unknown>): Config {
 
 /** Runs `fn` with the services the server has, on its database; safe while the server runs. */
 export async function withServices<T>(config: Config, fn: (services: Services) => Promise<T> | T): Promise<T> {
+  // A command that finds no database makes one: said, since on an install that uses PostgreSQL
+  // a command run without DATABASE_URL would otherwise work on a new, empty SQLite database.
+  const fresh = !config.databaseUrl && !existsSync(databasePath(config.dataDir));
   const services = await createServices(config);
+  if (fresh) console.error(`note: no database was in ${config.dataDir}; a new one was made there (to use PostgreSQL, set DATABASE_URL).`);
   try {
     return await fn(services);
   } finally {

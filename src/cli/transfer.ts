@@ -1,5 +1,7 @@
 // signalboard export / import: a project's events as NDJSON (one JSON event per line).
-import { createWriteStream, openSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, existsSync, openSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { logBody } from "../api/models.ts";
 import type { ImportLine, ImportProgress } from "../domain/ingest.ts";
 import { validate } from "../domain/validation.ts";
@@ -8,30 +10,79 @@ import { type Command, configFrom, parse, UsageError, withServices } from "./com
 
 export const exportCommand: Command = {
   summary: "write a project's events as NDJSON (to a file or stdout)",
-  usage: "signalboard export --project P [--channel C] [--out FILE]",
+  usage: "signalboard export --project P [--channel C] [--out FILE [--force]]   (FILE appears only once complete; --force replaces an existing one)",
   async run(argv) {
-    const { values } = parse(argv, { project: { type: "string" }, channel: { type: "string" }, out: { type: "string" } });
+    const { values } = parse(argv, { project: { type: "string" }, channel: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } });
     if (!values.project) throw new UsageError("--project is required");
     const config = configFrom(values);
-    return withServices(config, async ({ transfer }) => {
-      const out = values.out ? createWriteStream("", { fd: openOut(values.out) }) : process.stdout;
+    return withServices(config, async (services) => {
+      const file = values.out ? outFile(values.out, values.force ?? false, services.refuseOwnFile) : null;
+      const out = file ? createWriteStream("", { fd: file.fd }) : process.stdout;
       // A reader that goes away (`| head`) ends the export quietly; a failing disk is an error.
       let failed: NodeJS.ErrnoException | null = null;
       out.on("error", (error) => (failed = error));
       let count = 0;
-      for await (const line of transfer.exportEvents(values.project!, values.channel)) {
-        if (failed) break;
-        if (!out.write(line + "\n")) await new Promise((resolve) => (out.once("drain", resolve), out.once("error", resolve)));
-        count++;
+      try {
+        for await (const line of services.transfer.exportEvents(values.project!, values.channel)) {
+          if (failed) break;
+          if (!out.write(line + "\n")) await drained(out);
+          count++;
+        }
+        if (file) await new Promise<void>((resolve) => (out as ReturnType<typeof createWriteStream>).end(resolve));
+      } catch (error) {
+        file?.abandon();
+        throw error;
       }
-      if (values.out) await new Promise<void>((resolve) => (out as ReturnType<typeof createWriteStream>).end(resolve));
       const error = failed as NodeJS.ErrnoException | null;
-      if (error && error.code !== "EPIPE") throw new Error(`could not write the export: ${error.message}`);
+      if (error && error.code !== "EPIPE") {
+        file?.abandon();
+        throw new Error(`could not write the export: ${error.message}${file?.existed ? `; ${file.path} was left as it was` : ""}`);
+      }
+      file?.complete();
       if (!error) console.error(`Exported ${count} event${count === 1 ? "" : "s"} of "${values.project}".`);
       return 0;
     });
   },
 };
+
+/** Resolves when `out` can take more, or has failed (each wait removes its listeners). */
+function drained(out: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off("drain", done);
+      out.off("error", done);
+      resolve();
+    };
+    out.on("drain", done);
+    out.on("error", done);
+  });
+}
+
+/**
+ * The export's file: written under a hidden temporary name beside `path` (readable by its owner
+ * only), and renamed to `path` once complete, so a failed or interrupted export never leaves a part
+ * under that name nor touches a file already there. The database's own files are refused.
+ */
+function outFile(path: string, force: boolean, refuseOwnFile: (target: string) => void) {
+  const target = resolve(path);
+  refuseOwnFile(target);
+  const existed = existsSync(target);
+  if (existed && !force) throw new UsageError(`${target} already exists; choose another name or add --force`);
+  const partial = join(dirname(target), `.${basename(target)}.partial-${randomBytes(6).toString("hex")}`);
+  let fd: number;
+  try {
+    fd = openSync(partial, "wx", 0o600);
+  } catch (error) {
+    throw new UsageError(`cannot write ${target}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return {
+    fd,
+    path: target,
+    existed,
+    complete: () => renameSync(partial, target),
+    abandon: () => rmSync(partial, { force: true }),
+  };
+}
 
 /** Every line is checked before anything is stored: a bad file imports nothing. */
 function parseLines(text: string, project?: string): { events: ImportLine[]; problems: string[] } {
@@ -86,10 +137,3 @@ export const importCommand: Command = {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-function openOut(path: string): number {
-  try {
-    return openSync(path, "w");
-  } catch (error) {
-    throw new UsageError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-}

@@ -1,7 +1,7 @@
 // Looking after the data: online backup and restore, export and import, retention, big deletes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { copyFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { SqliteStore } from "../../src/store/sqlite/index.ts";
 import { post, startTestServer, tempDir, type TestServer, withDatabase } from "../helpers.ts";
 import { FROM_SOURCE, lastLine, newToken, run, serve, start } from "./process.ts";
@@ -162,6 +162,40 @@ describe("export and import", () => {
     } finally {
       await from.close();
       await to.close();
+    }
+  }, 60_000);
+});
+
+describe("export's file", () => {
+  test("never the live database, never an existing file without --force, and only ever complete", async () => {
+    const server = await startTestServer();
+    try {
+      await post(server, "/v1/log", { project: "default", channel: "a", event: "kept" });
+      const dir = server.dataDir;
+      const exportTo = (out: string, ...more: string[]) => run(FROM_SOURCE, ["export", "--project", "default", "--out", out, "--data-dir", dir, ...more]);
+      for (const target of [join(dir, "signalboard.db"), join(dir, "signalboard.db-wal"), join(dir, "..", basename(dir), "signalboard.db")]) {
+        const refused = await exportTo(target, "--force");
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain("live database");
+      }
+      const list = await fetch(`${server.url}/v1/events?project=default`, { headers: { Authorization: `Bearer ${server.token}` } }).then((r) => r.json());
+      expect(list.events.map((e: { event: string }) => e.event)).toEqual(["kept"]);
+
+      const file = join(tempDir(), "out.ndjson");
+      writeFileSync(file, "precious\n");
+      const existing = await exportTo(file);
+      expect(existing.code).toBe(2);
+      expect(existing.stderr).toContain("already exists");
+      const unknown = await run(FROM_SOURCE, ["export", "--project", "nope", "--out", file, "--force", "--data-dir", dir]);
+      expect(unknown.code).not.toBe(0);
+      expect(await Bun.file(file).text()).toBe("precious\n"); // a failed export leaves it as it was
+      const replaced = await exportTo(file, "--force");
+      expect(replaced.code).toBe(0);
+      expect(JSON.parse((await Bun.file(file).text()).trim())).toMatchObject({ event: "kept" });
+      expect(statSync(file).mode & 0o077).toBe(0);
+      expect(readdirSync(dirname(file)).filter((f) => f.includes("partial"))).toEqual([]);
+    } finally {
+      await server.close();
     }
   }, 60_000);
 });

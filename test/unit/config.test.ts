@@ -25,6 +25,9 @@ describe("configuration", () => {
     const file = `/tmp/sb-config-${process.pid}`;
     await Bun.write(file, "https://from-file.example.com\n");
     expect(loadConfig({}, { BASE_URL_FILE: file }).baseUrl).toBe("https://from-file.example.com");
+    // Both set: refused, not one of them picked silently (a flag still wins over both).
+    expect(() => loadConfig({}, { BASE_URL: "https://old.example.com", BASE_URL_FILE: file })).toThrow("BASE_URL and BASE_URL_FILE are both set");
+    expect(loadConfig({ "base-url": "https://flag.example.com" }, { BASE_URL: "https://old.example.com", BASE_URL_FILE: file }).baseUrl).toBe("https://flag.example.com");
   });
 
   for (const [flags, env, name] of [
