@@ -494,6 +494,7 @@
       let before = null;
       let current = null;
       let changes = [];
+      const MARKED_CHANGES = 60;
       const slide = (now) => {
         const span = to - from;
         to = Math.max(to, now);
@@ -517,11 +518,22 @@
             current = JSON.parse(el.dataset.current);
             changes = JSON.parse(el.dataset.points);
             const accent = getComputedStyle(document.documentElement).getPropertyValue("--accent").trim() || "#4f46e5";
+            // Few changes in the window: each is marked with a dot, so a value set once (a point at
+            // the right edge at 24 h) is seen, with its line on to now.
+            const marks = () => {
+              if (changes.length > MARKED_CHANGES) return null;
+              const first = before === null ? 0 : 1;
+              return changes.map((_, i) => first + i);
+            };
             const opts = {
-              series: [{}, { label: el.dataset.title, stroke: accent, width: 2, fill: "rgba(79,70,229,0.08)", paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }), points: { show: false } }],
+              series: [{}, { label: el.dataset.title, stroke: accent, width: 2, fill: "rgba(79,70,229,0.08)", paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }), points: { show: false, filter: marks, size: 9, width: 2, fill: accent } }],
               scales: { x: { time: true, range: () => [from / 1000, to / 1000] } },
               // The drawn window, for whoever reads the page's markup (and the tests).
-              hooks: { setScale: [(u, key) => { if (key === "x") { el.dataset.shownFrom = String(Math.round(u.scales.x.min * 1000)); el.dataset.shownTo = String(Math.round(u.scales.x.max * 1000)); } }] },
+              hooks: {
+                setScale: [(u, key) => { if (key === "x") { el.dataset.shownFrom = String(Math.round(u.scales.x.min * 1000)); el.dataset.shownTo = String(Math.round(u.scales.x.max * 1000)); } }],
+                // Until the pointer is over the chart, its legend gives the value now (not "--").
+                ready: [(u) => { if (u.data[0].length) u.setLegend({ idx: u.data[0].length - 1 }); }],
+              },
             };
             handle = drawChart(el, opts, data());
           }
@@ -662,10 +674,14 @@
         else if (grid) grid.appendChild(widget);
         refreshTimes(widget);
       },
+      // A channel created live takes its place in the sidebar by name, as a reload would list it.
       onChannel(e) {
         const item = fragment(e.data);
         const list = document.getElementById("channel-list");
-        if (item && list && !document.getElementById(item.id)) list.appendChild(item);
+        if (!item || !list || document.getElementById(item.id)) return;
+        const name = (li) => (li.textContent || "").trim().replace(/^#\s*/, "");
+        const after = [...list.children].find((li) => name(li) > name(item));
+        list.insertBefore(item, after || null);
       },
       onToast(e) {
         const data = JSON.parse(e.data);

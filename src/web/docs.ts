@@ -47,7 +47,7 @@ function operation(op: Operation, baseUrl: string): Html {
   return html`<section class="card api-op" id="${op.method.toLowerCase()}-${path.replace(/\W+/g, "-")}">
   <h2><span class="badge method">${op.method}</span> <code>${path}</code> ${summary}</h2>
   <p>${description} ${op.access === "full" ? "Needs a full-access token." : op.access === "token" ? "Any token: full, or public within its scope." : "No token needed."}</p>
-  ${list.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="${op.method} ${path}: ${body ? "body fields" : query ? "query parameters" : "path parameters"}"><table><thead><tr><th>${body ? "Body field" : query ? "Query parameter" : "Path parameter"}</th><th>Type</th><th>Rules</th><th>Meaning</th></tr></thead><tbody>${list.map((f) => html`<tr><td><code>${f.name}</code>${f.required ? html` <span class="badge">required</span>` : ""}</td><td>${f.type}</td><td>${f.rules}</td><td>${f.description}</td></tr>`)}</tbody></table></div>` : ""}
+  ${list.length ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="${op.method} ${path}: ${body ? "body fields" : query ? "query parameters" : "path parameters"}"><table class="cards"><thead><tr><th>${body ? "Body field" : query ? "Query parameter" : "Path parameter"}</th><th>Type</th><th>Rules</th><th>Meaning</th></tr></thead><tbody>${list.map((f) => html`<tr><td class="card-title"><code>${f.name}</code>${f.required ? html` <span class="badge">required</span>` : ""}</td><td data-label="Type">${f.type}</td><td data-label="Rules">${f.rules}</td><td data-label="Meaning">${f.description}</td></tr>`)}</tbody></table></div>` : ""}
   <pre class="snippet">${example(op, baseUrl)}</pre>
 </section>`;
 }

@@ -93,7 +93,7 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
             title: `Delete project “${project.name}”?`,
             body: html`<p>This deletes its ${plural(channels.length, "channel")}, <strong>${plural(events, "event")}</strong>, its metrics and its public tokens. It cannot be undone.</p>`,
             action: `/p/${seg(project.name)}/delete`,
-            confirm: `Delete ${plural(events, "event")}`,
+            confirm: "Delete project",
             danger: true,
           }),
         );
@@ -120,7 +120,7 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
             title: `Delete channel “#${channel.name}”?`,
             body: html`<p>This deletes <strong>${plural(events, "event")}</strong> in #${channel.name}. It cannot be undone. A new event sent to #${channel.name} would create it again.</p>`,
             action: `/p/${seg(project.name)}/c/${seg(channel.name)}/delete`,
-            confirm: `Delete ${plural(events, "event")}`,
+            confirm: "Delete channel",
             danger: true,
           }),
         );

@@ -104,7 +104,50 @@ describeBrowser("a metric's history", () => {
       expect(await page.locator(".metric").count()).toBe(1);
     });
   }, 30_000);
+
+  test("a value set once (or a few times in one minute) is a visible point with its line on to now, and the legend gives it", async () => {
+    const server = await pool.withOwner();
+    await ok(sendMetric(server, { title: "Active users", value: 3 }));
+    await ok(sendMetric(server, { title: "Signups", value: 1 }));
+    await ok(sendMetric(server, { title: "Signups", value: 2 }));
+    await withPage(browser, "metric-once", async (page) => {
+      await signIn(page, server);
+      for (const [title, value] of [["Active users", "3"], ["Signups", "2"]] as const) {
+        for (const days of [1, 7]) {
+          await page.goto(`${server.url}/p/default/metrics/${encodeURIComponent(title)}?days=${days}`);
+          await shownWindow(page);
+          // The line's colour, drawn solid: a dot of several pixels across, not a hairline at the edge.
+          const drawn = await accentPixels(page);
+          expect(drawn.count, `${title} over ${days} days`).toBeGreaterThan(40);
+          expect(drawn.height, `${title} over ${days} days`).toBeGreaterThanOrEqual(6);
+          expect(await page.locator(".chart .u-legend .u-series").nth(1).locator(".u-value").textContent()).toBe(value);
+        }
+      }
+    });
+  }, 30_000);
 });
+
+/** The chart's pixels in the line's colour (opaque): how many, and how tall the patch they make is. */
+function accentPixels(page: Page): Promise<{ count: number; height: number }> {
+  return page.$eval(".chart canvas", (canvas) => {
+    const c = canvas as HTMLCanvasElement;
+    const accent = getComputedStyle(document.documentElement).getPropertyValue("--accent").trim();
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(accent.slice(i, i + 2), 16));
+    const { data, width } = c.getContext("2d")!.getImageData(0, 0, c.width, c.height);
+    let count = 0;
+    let top = Infinity;
+    let bottom = -1;
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i + 3]! > 200 && Math.abs(data[i]! - r!) < 24 && Math.abs(data[i + 1]! - g!) < 24 && Math.abs(data[i + 2]! - b!) < 24) {
+        count++;
+        const y = Math.floor(i / 4 / width);
+        top = Math.min(top, y);
+        bottom = Math.max(bottom, y);
+      }
+    }
+    return { count, height: bottom < 0 ? 0 : (bottom - top + 1) / devicePixelRatio };
+  });
+}
 
 /** The legend as a user reads it: name and total per entry, in order. */
 const legend = (page: Page) => page.$$eval(".chart-legend li", (items) => items.map((li) => `${li.querySelector(".legend-name")!.textContent} ${li.querySelector(".legend-total")!.textContent}`));

@@ -191,7 +191,7 @@ describeBrowser("projects and channels", () => {
       const dialog = page.locator("dialog.dialog[open]");
       await dialog.waitFor({ timeout: 3000 });
       expect(await dialog.textContent()).toContain("3 events");
-      expect(await dialog.locator("[data-testid=confirm]").textContent()).toBe("Delete 3 events");
+      expect(await dialog.locator("[data-testid=confirm]").textContent()).toBe("Delete channel");
       await dialog.locator("[data-testid=confirm]").click();
       await page.waitForURL((url) => url.pathname === "/p/default", { timeout: 5000 });
       await page.waitForSelector("#events");

@@ -108,6 +108,38 @@ describeBrowser("long content", () => {
       await page.locator("#events .event-name", { hasText: "Campaign visit" }).waitFor();
     });
   }, 30_000);
+
+  test("375 px: the event page stacks each tag, its key on a line, its value below at full width, Copy and Filter with it", async () => {
+    const server = await pool.withOwner();
+    const key = "k".repeat(64);
+    const value = "v".repeat(200);
+    const { id } = await post(server, "/v1/log", { project: "default", channel: "signups", event: "Tagged", tags: { [key]: value, plan: "pro" } });
+    await withPage(
+      browser,
+      "tag-table-phone",
+      async (page) => {
+        await signIn(page, server);
+        await page.goto(`${server.url}/p/default/events/${id}`);
+        const row = page.locator(".tag-table tbody tr", { hasText: key });
+        await row.waitFor();
+        expect(await sideways(page)).toBe(0);
+        const table = (await page.locator(".tag-table").boundingBox())!;
+        const keyBox = (await row.locator(".tag-name").boundingBox())!;
+        const valueBox = (await row.locator(".tag-value").boundingBox())!;
+        const lineHeight = await row.locator(".tag-name").evaluate((el) => parseFloat(getComputedStyle(el).lineHeight));
+        expect(keyBox.height).toBeLessThanOrEqual(3 * lineHeight + 1); // a 64-character key: a few lines, not a column of them
+        expect(valueBox.width).toBeGreaterThan(table.width * 0.75); // the value has the row's width
+        expect(valueBox.y).toBeGreaterThanOrEqual(keyBox.y + keyBox.height - 1); // below its key
+        for (const control of [row.getByRole("button", { name: `Copy ${key}` }), row.getByRole("link", { name: `Filter by ${key}` })]) {
+          const box = (await control.boundingBox())!;
+          expect(await control.isVisible()).toBe(true);
+          expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+          expect(box.y).toBeGreaterThanOrEqual(keyBox.y); // with its tag, not in a column beside it
+        }
+      },
+      { viewport: PHONE },
+    );
+  }, 30_000);
 });
 
 describeBrowser("times", () => {

@@ -173,6 +173,43 @@ describeBrowser("the project's settings page", () => {
       PHONE,
     );
   }, 30_000);
+
+  test("the retention field fits a number of days; the dialogs' buttons say what goes, not a count; the default project has no danger box", async () => {
+    const server = await pool.withOwner();
+    await server.services.projects.create("scratch");
+    await ok(sendEvent(server, { project: "scratch", channel: "tries", event: "Try 1" }));
+    await ok(sendEvent(server, { project: "scratch", channel: "tries", event: "Try 2" }));
+    await withPage(browser, "project-settings-desktop", async (page) => {
+      await signIn(page, server);
+      await page.goto(server.url + "/p/scratch/settings");
+      const field = (await page.locator("#retention-days").boundingBox())!;
+      expect(field.width).toBeLessThan(200);
+      expect(field.width).toBeGreaterThan(80);
+      await page.fill("#retention-days", "36500");
+      expect(await page.locator("#retention-days").evaluate((el: HTMLInputElement) => el.scrollWidth <= el.clientWidth)).toBe(true);
+
+      await page.click("[data-testid=delete-project]");
+      const dialog = page.locator("dialog.dialog[open]");
+      await dialog.waitFor();
+      expect(await dialog.locator("[data-testid=confirm]").textContent()).toBe("Delete project");
+      expect(await dialog.textContent()).toContain("2 events"); // the counts stay in the text
+      expect(await dialog.textContent()).toContain("1 channel");
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      await dialog.waitFor({ state: "detached" });
+
+      await page.goto(server.url + "/p/scratch/c/tries");
+      await page.click("[data-testid=delete-channel]");
+      await dialog.waitFor();
+      expect(await dialog.locator("[data-testid=confirm]").textContent()).toBe("Delete channel");
+      expect(await dialog.textContent()).toContain("2 events");
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+
+      await page.goto(server.url + "/p/default/settings");
+      await page.getByText("The default project cannot be deleted.").waitFor();
+      expect(await page.locator(".danger-zone").count()).toBe(0);
+      expect(await page.getByRole("heading", { name: "Delete project" }).count()).toBe(0);
+    });
+  }, 30_000);
 });
 
 describeBrowser("the Settings tabs on a phone", () => {
@@ -239,6 +276,54 @@ describeBrowser("the Settings tabs on a phone", () => {
       expect(await hints(page)).toMatchObject({ start: "0", end: "0", overflows: false });
     });
   }, 30_000);
+
+  test("375 px: the tokens, the members and /docs's tables hide no column: each row is a card, Revoke and Remove in view", async () => {
+    const server = await pool.withOwner();
+    await server.services.accounts.createUser({ username: "guest", password: "another fine password" }, "member");
+    /** Cells of the page's tables that are cut off: outside the screen, or inside a box that scrolls to show them. */
+    const hidden = (page: Page) =>
+      page.$$eval("main td", (cells) =>
+        cells
+          .filter((td) => {
+            const box = td.getBoundingClientRect();
+            const wrap = td.closest(".table-wrap");
+            return box.width > 0 && (box.right > window.innerWidth + 0.5 || box.left < -0.5 || (wrap !== null && wrap.scrollWidth > wrap.clientWidth + 1));
+          })
+          .map((td) => (td.textContent ?? "").trim().slice(0, 40)),
+      );
+    await withPage(
+      browser,
+      "mobile-wide-tables",
+      async (page) => {
+        await signIn(page, server);
+        await page.goto(server.url + "/settings/api");
+        const row = page.locator("table.tokens tbody tr", { hasText: "test" });
+        await row.waitFor();
+        expect(await hidden(page)).toEqual([]);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(375);
+        // Each value is named (the column headings are out of sight in a card).
+        const labels = await row.locator("td").evaluateAll((cells) => cells.map((td) => getComputedStyle(td, "::before").content).filter((c) => c !== "none"));
+        expect(labels).toEqual(['"Access"', '"Scope"', '"Notifies"', '"Prefix"', '"Created"', '"Last used"']);
+        const revoke = page.getByTestId("revoke-test");
+        expect(await revoke.isVisible()).toBe(true);
+        expect(await onScreen(page, "[data-testid=revoke-test]")).toBe(true);
+        await revoke.click();
+        await page.locator("dialog.dialog[open]").waitFor();
+        await page.getByRole("button", { name: "Cancel" }).click();
+
+        await page.goto(server.url + "/settings/members");
+        await page.getByTestId("remove-guest").waitFor();
+        expect(await hidden(page)).toEqual([]);
+        expect(await onScreen(page, "[data-testid=remove-guest]")).toBe(true);
+
+        await page.goto(server.url + "/docs");
+        await page.locator("main td").first().waitFor();
+        expect(await hidden(page)).toEqual([]);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(375);
+      },
+      PHONE,
+    );
+  }, 30_000);
 });
 
 describeBrowser("the “+” name forms", () => {
@@ -288,5 +373,24 @@ describeBrowser("the “+” name forms", () => {
       },
       PHONE,
     );
+  }, 30_000);
+
+  test("a channel that appears live takes its place in the sidebar by name, as after a reload", async () => {
+    const server = await pool.withOwner();
+    for (const channel of ["beta", "delta"]) await ok(sendEvent(server, { project: "default", channel, event: "Hello" }));
+    const channels = (page: Page) => page.$$eval("#channel-list a", (links) => links.map((a) => (a.textContent ?? "").trim()));
+    await withPage(browser, "live-channel-order", async (page) => {
+      await signIn(page, server);
+      await page.goto(server.url + "/p/default");
+      await page.waitForSelector(".live-status.live");
+      expect(await channels(page)).toEqual(["# beta", "# delta"]);
+      for (const channel of ["charlie", "zulu", "alpha"]) {
+        await ok(sendEvent(server, { project: "default", channel, event: "Hello" }));
+        await page.locator("#channel-list a", { hasText: `# ${channel}` }).waitFor();
+      }
+      expect(await channels(page)).toEqual(["# alpha", "# beta", "# charlie", "# delta", "# zulu"]);
+      await page.reload();
+      expect(await channels(page)).toEqual(["# alpha", "# beta", "# charlie", "# delta", "# zulu"]);
+    });
   }, 30_000);
 });

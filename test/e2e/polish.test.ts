@@ -292,6 +292,24 @@ describeBrowser("an integration's status after Send test", () => {
       bad.stop();
     }
   }, 30_000);
+
+  test("the Add an integration form's fields and placeholders are in normal weight, as in other forms; only the labels are bold", async () => {
+    const server = await pool.withOwner();
+    await withPage(browser, "integration-form-weight", async (page) => {
+      await signIn(page, server);
+      const weights = (selector: string) =>
+        page.$$eval(selector, (fields) => fields.filter((f) => (f as HTMLElement).offsetParent !== null).map((f) => ({ name: f.getAttribute("name"), field: getComputedStyle(f).fontWeight, placeholder: getComputedStyle(f, "::placeholder").fontWeight })));
+      await page.goto(server.url + "/settings/integrations");
+      const form = "section[aria-labelledby=new-integration] form";
+      const fields = await weights(`${form} input:not([type=hidden]), ${form} select`);
+      expect(fields.length).toBeGreaterThanOrEqual(3);
+      for (const f of fields) expect(f, String(f.name)).toEqual({ name: f.name, field: "400", placeholder: "400" });
+      expect(await page.locator(`${form} label`).first().evaluate((el) => getComputedStyle(el).fontWeight)).toBe("600");
+      // The same as the token form's fields.
+      await page.goto(server.url + "/settings/api");
+      expect((await weights("#token-name")).map((f) => f.field)).toEqual(["400"]);
+    });
+  }, 30_000);
 });
 
 describeBrowser("meta tags", () => {

@@ -183,4 +183,47 @@ describeBrowser("invalid dates", () => {
       expect(await page.locator("input[aria-invalid]").count()).toBe(0);
     });
   }, 30_000);
+
+  test("a bad date stays in view as typed; alone it filters nothing, so no count is shown; one Clear, level with the fields", async () => {
+    const server = await pool.withOwner();
+    for (const n of [1, 2, 3]) await ok(sendEvent(server, { project: "default", channel: "shop", event: `Bought ${n}` }));
+    await indexed(server, "bought", 3);
+    await withPage(browser, "bad-date-alone", async (page) => {
+      const warnings: string[] = [];
+      page.on("console", (message) => { if (/does not conform/i.test(message.text())) warnings.push(message.text()); });
+      await signIn(page, server);
+      const visibleClears = () => page.getByRole("link", { name: "Clear", exact: true }).evaluateAll((links) => links.filter((a) => (a as HTMLElement).offsetParent !== null).length);
+
+      expect((await page.goto(`${server.url}/p/default?from=2024-13-45`))!.status()).toBe(422);
+      const from = page.locator("input[name=from]");
+      expect(await from.inputValue()).toBe("2024-13-45"); // what was typed, on screen
+      expect(await from.isVisible()).toBe(true);
+      expect(await from.getAttribute("aria-invalid")).toBe("true");
+      expect(warnings).toEqual([]);
+      // Nothing is filtered: every event is listed, and no "N events match" claims a search.
+      expect(await page.locator("[data-testid=result-summary]").count()).toBe(0);
+      expect(await page.locator("body").innerText()).not.toContain("events match");
+      expect(await feedNames(page)).toEqual(["Bought 3", "Bought 2", "Bought 1"]);
+      // One Clear, on the row of the fields: its top level with theirs, as tall as they are.
+      expect(await visibleClears()).toBe(1);
+      const clear = (await page.locator(".filter-more").getByRole("link", { name: "Clear" }).boundingBox())!;
+      const to = (await page.locator("input[name=to]").boundingBox())!;
+      expect(Math.abs(clear.y - to.y)).toBeLessThanOrEqual(2);
+      expect(Math.abs(clear.height - to.height)).toBeLessThanOrEqual(3);
+      expect(clear.x).toBeGreaterThan(to.x + to.width - 1); // beside To, not on a line of its own
+      await page.locator(".filter-more").getByRole("link", { name: "Clear" }).click();
+      await page.waitForURL((url) => url.pathname === "/p/default" && url.search === "");
+
+      // A filter that applies: the count and its Clear, and no second Clear in the filters.
+      await page.goto(`${server.url}/p/default?q=bought&from=2024-13-45`);
+      expect(await page.locator("[data-testid=result-summary]").innerText()).toContain("3 events match");
+      expect(await page.locator("input[name=from]").inputValue()).toBe("2024-13-45");
+      expect(await visibleClears()).toBe(1);
+      expect(await page.locator(".filter-more").getByRole("link", { name: "Clear" }).count()).toBe(0);
+      await page.goto(`${server.url}/p/default/c/shop?q=bought`);
+      await page.getByRole("button", { name: "More filters" }).click();
+      expect(await visibleClears()).toBe(1);
+      expect(warnings).toEqual([]);
+    });
+  }, 30_000);
 });

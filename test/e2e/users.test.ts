@@ -96,7 +96,7 @@ describeBrowser("the users page", () => {
     await withPage(browser, "users-search", async (page) => {
       await signIn(page, server);
       await page.goto(`${server.url}/p/site/c/web`);
-      await page.locator(".crumbs").getByRole("link", { name: "users" }).click();
+      await page.locator(".page-header").getByRole("link", { name: "Users" }).click();
       await page.waitForURL((url) => url.pathname === "/p/site/users");
       expect((await userIds(page)).sort()).toEqual(["guest-1", "member-7"]);
 

@@ -91,8 +91,17 @@ describe("the list", () => {
     expect(journey.html.match(/class="event[" ]/g)?.length).toBe(3);
   });
 
-  test("is linked from the project page and the channel page's crumbs", async () => {
+  test("is linked from the project page and the channel page's header", async () => {
     for (const path of ["/p/shop", "/p/shop/c/app"]) expect((await page(path)).html).toContain('href="/p/shop/users"');
+  });
+
+  test("the channel page's crumbs lead to its project only; the link to the users is a button in its header", async () => {
+    const { html } = await page("/p/shop/c/app");
+    const crumbs = /<p class="crumbs">([^]*?)<\/p>/.exec(html)![1]!;
+    expect(text(crumbs)).toBe("shop");
+    expect(crumbs).not.toContain("/users");
+    const actions = /<header class="page-header">[^]*?<div class="actions">([^]*?)<\/div>/.exec(html)![1]!;
+    expect(actions).toMatch(/<a class="button[^"]*" href="\/p\/shop\/users"[^>]*>[^]*Users<\/a>/);
   });
 
   test("a project without users explains how users appear", async () => {
@@ -203,6 +212,24 @@ describe("bad parameters", () => {
 
   test("an unknown project is a 404", async () => {
     expect((await page("/p/nope/users")).status).toBe(404);
+  });
+
+  test("a user id with no events and no profile is a 404 that says so; one with either is a page", async () => {
+    const missing = await page("/p/shop/users/alcie", { Accept: "text/html" });
+    expect(missing.status).toBe(404);
+    expect(text(missing.html)).toContain("No user “alcie” in project “shop”");
+    // Known only in another project: not this project's user.
+    expect((await page("/p/shop/users/intruder")).status).toBe(404);
+    expect((await page("/p/shop/users/alice")).status).toBe(200); // a profile, no events
+    expect((await page("/p/shop/users/u-old")).status).toBe(200); // events, no profile
+    // A search on the user's page that finds none of their events is still their page.
+    const searched = await page("/p/shop/users/u-old?q=nothing-like-this");
+    expect(searched.status).toBe(200);
+    expect(text(searched.html)).toContain("u-old");
+    // The first event of a new id makes its page.
+    expect((await page("/p/shop/users/newcomer")).status).toBe(404);
+    await log("shop", "newcomer", 5);
+    expect((await page("/p/shop/users/newcomer")).status).toBe(200);
   });
 
   test("a search that looks like SQL or markup is only text", async () => {

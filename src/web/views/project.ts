@@ -42,16 +42,33 @@ export function filterBar(action: string, f: Filters, channels: Channel[] | null
     ${dateField("from", "From", f)}
     ${dateField("to", "To", f)}
     <input type="hidden" name="tz" value="${String(f.tz)}" x-ref="tz">
-    <a class="button secondary" href="${action}">Clear</a>
+    ${/* With filters that apply, Clear is in the result summary above the feed. */ isFiltered(f) ? "" : html`<a class="button secondary" href="${action}">Clear</a>`}
   </div>
 </form>`;
 }
 
-/** A date field of the filters; a date that could not be used stays in it, with why next to it. */
+/** What a text date field asks for: a day, a time after it allowed. */
+const DATE_PATTERN = "\\d{4}-\\d{2}-\\d{2}.*";
+
+/** A day a date field (`<input type="date">`) can hold: YYYY-MM-DD, one the calendar has. */
+function isDay(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return false;
+  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+}
+
+/**
+ * A date field of the filters; a date that could not be used stays in it, with why next to it. A
+ * value a date field cannot hold (2024-13-45, or a date with a time) is shown in a text field, so
+ * what was typed stays in view.
+ */
 function dateField(name: "from" | "to", label: string, f: Filters): Html {
   const error = f.errors?.[name];
   const id = `filter-${name}`;
-  const input = html`<input type="date" id="${id}" name="${name}" value="${error ? error.value : f[name]}"${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ""}>`;
+  const value = error ? error.value : f[name];
+  const type = !value || isDay(value) ? html`type="date"` : html`type="text" pattern="${DATE_PATTERN}" placeholder="YYYY-MM-DD"`;
+  const input = html`<input ${type} id="${id}" name="${name}" value="${value}"${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ""}>`;
   if (!error) return html`<label>${label} ${input}</label>`;
   return html`<div class="field"><label>${label} ${input}</label><p class="hint error" id="${id}-error">${error.message}</p></div>`;
 }
@@ -87,7 +104,7 @@ export function projectPage(p: Project, opts: { metrics: Metric[]; channels: Cha
 ${
   /* With a search, the search bar and its results come first; the metrics and the chart fold. */
   search ? html`${filterBar(base, opts.filters, opts.channels)}
-${resultSummary(base, opts.feed)}
+${isFiltered(opts.filters) ? resultSummary(base, opts.feed) : ""}
 <details class="overview"><summary>${opts.metrics.length ? "Metrics and activity" : "Activity"}</summary>` : ""
 }
 ${opts.metrics.length ? metricGrid(opts.metrics) : html`<ul class="metrics" id="metrics"></ul>`}
@@ -109,32 +126,33 @@ export function projectSettingsPage(p: Project, opts: { deletable: boolean; chan
   ${opts.saved ? html`<p class="alert success" role="status">Saved.</p>` : ""}
   <form hx-post="${base}/retention" class="stack" data-testid="retention-form">
     <label for="retention-days">Keep events for (days; empty: forever)</label>
-    <input id="retention-days" type="number" name="days" min="1" max="36500" value="${p.retentionDays ?? ""}" placeholder="forever" aria-describedby="retention-now">
+    <input id="retention-days" class="narrow" type="number" name="days" min="1" max="36500" value="${p.retentionDays ?? ""}" placeholder="forever" aria-describedby="retention-now">
     <button type="submit" class="small">Save</button>
   </form>
 </section>
-<section class="card danger-zone" aria-labelledby="delete-title">
+${
+  opts.deletable
+    ? html`<section class="card danger-zone" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete project</h2>
-  ${
-    opts.deletable
-      ? html`<p>Deletes ${p.name}, its ${opts.channels === 1 ? "channel" : `${opts.channels} channels`}, their events, its metrics and its public tokens. You are asked to confirm first.</p>
-  <button type="button" class="secondary danger" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-project">Delete project</button>`
-      : html`<p class="muted">The default project cannot be deleted.</p>`
-  }
-</section>`;
+  <p>Deletes ${p.name}, its ${opts.channels === 1 ? "channel" : `${opts.channels} channels`}, their events, its metrics and its public tokens. You are asked to confirm first.</p>
+  <button type="button" class="secondary danger" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-project">Delete project</button>
+</section>`
+    : html`<p class="muted small" data-testid="not-deletable">The default project cannot be deleted.</p>`
+}`;
 }
 
 export function channelPage(p: Project, channel: Channel, opts: { filters: Filters; feed: FeedView; baseUrl: string }): Html {
   const base = `/p/${seg(p.name)}/c/${seg(channel.name)}`;
   return html`<header class="page-header">
-  <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a> · <a href="/p/${seg(p.name)}/users">users</a></p>
+  <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a></p>
   <h1># ${channel.name}</h1>
   <div class="actions">
+    <a class="button secondary" href="/p/${seg(p.name)}/users" data-testid="project-users"><span aria-hidden="true">👤</span> Users</a>
     <button type="button" class="secondary danger" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-channel">Delete channel</button>
   </div>
 </header>
 ${filterBar(base, opts.filters, null)}
-${isSearch(opts.filters) ? resultSummary(base, opts.feed) : ""}
+${isFiltered(opts.filters) ? resultSummary(base, opts.feed) : ""}
 ${feed({ ...opts.feed, showChannel: false, empty: emptyFeed(opts.baseUrl, p.name, opts.feed.filtered, channel.name) })}`;
 }
 

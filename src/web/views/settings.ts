@@ -70,18 +70,18 @@ function createdToken(token: string, info: Token): Html {
 
 export function tokenTable(tokens: Token[]): Html {
   if (!tokens.length) return html`<div id="token-table"><p class="empty">No tokens yet.</p></div>`;
-  return html`<div id="token-table" class="table-wrap"><table class="tokens">
+  return html`<div id="token-table" class="table-wrap"><table class="tokens cards">
   <thead><tr><th>Name</th><th>Access</th><th>Scope</th><th>Notifies</th><th>Prefix</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${tokens.map(
     (t) => html`<tr id="token-${t.id}">
-    <td>${t.name}</td>
-    <td><span class="badge ${t.kind}">${t.kind === "full" ? "full" : "public"}</span></td>
-    <td>${t.kind === "full" ? "all projects" : `${t.project}${t.channel ? ` / #${t.channel}` : ""}`}</td>
-    <td>${t.kind === "full" ? "yes" : html`${t.mayNotify ? "yes" : "no"} <button type="button" class="secondary small" hx-post="/settings/api/tokens/${t.id}/notify" hx-vals='${JSON.stringify({ may_notify: t.mayNotify ? "off" : "on" })}' hx-target="#token-table" hx-swap="outerHTML" data-testid="notify-${t.name}">${t.mayNotify ? "Stop" : "Allow"}</button>`}</td>
-    <td><code>${t.prefix}…</code></td>
-    <td>${time(t.createdAt)}<br><span class="muted">by ${t.createdBy ?? "the command line"}</span></td>
-    <td>${t.lastUsedAt ? time(t.lastUsedAt) : html`<span class="muted">never</span>`}</td>
-    <td><button type="button" class="secondary danger small" hx-get="/settings/api/tokens/${t.id}/revoke" hx-target="#modal" data-testid="revoke-${t.name}">Revoke</button></td>
+    <td class="card-title">${t.name}</td>
+    <td data-label="Access"><span class="badge ${t.kind}">${t.kind === "full" ? "full" : "public"}</span></td>
+    <td data-label="Scope">${t.kind === "full" ? "all projects" : `${t.project}${t.channel ? ` / #${t.channel}` : ""}`}</td>
+    <td data-label="Notifies">${t.kind === "full" ? "yes" : html`${t.mayNotify ? "yes" : "no"} <button type="button" class="secondary small" hx-post="/settings/api/tokens/${t.id}/notify" hx-vals='${JSON.stringify({ may_notify: t.mayNotify ? "off" : "on" })}' hx-target="#token-table" hx-swap="outerHTML" data-testid="notify-${t.name}">${t.mayNotify ? "Stop" : "Allow"}</button>`}</td>
+    <td data-label="Prefix"><code>${t.prefix}…</code></td>
+    <td data-label="Created">${time(t.createdAt)}<br><span class="muted">by ${t.createdBy ?? "the command line"}</span></td>
+    <td data-label="Last used">${t.lastUsedAt ? time(t.lastUsedAt) : html`<span class="muted">never</span>`}</td>
+    <td class="row-actions"><button type="button" class="secondary danger small" hx-get="/settings/api/tokens/${t.id}/revoke" hx-target="#modal" data-testid="revoke-${t.name}">Revoke</button></td>
   </tr>`,
   )}</tbody></table></div>`;
 }
@@ -92,11 +92,11 @@ export function membersPage(opts: { users: User[]; me: User; form?: Html }): Htm
 ${settingsNav("/settings/members")}
 <section class="card" aria-labelledby="members-title">
   <h2 id="members-title">Members</h2>
-  <div class="table-wrap"><table class="members">
+  <div class="table-wrap"><table class="members cards">
     <thead><tr><th>User</th><th>Role</th><th>Since</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${opts.users.map(
-      (u) => html`<tr id="user-${u.id}"><td>${u.username}${u.id === opts.me.id ? html` <span class="muted">(you)</span>` : ""}</td><td>${u.role}</td><td>${time(u.createdAt)}</td>
-      <td>${owner && u.id !== opts.me.id ? html`<button type="button" class="secondary danger small" hx-get="/settings/members/${u.id}/remove" hx-target="#modal" data-testid="remove-${u.username}">Remove</button>` : ""}</td></tr>`,
+      (u) => html`<tr id="user-${u.id}"><td class="card-title">${u.username}${u.id === opts.me.id ? html` <span class="muted">(you)</span>` : ""}</td><td data-label="Role">${u.role}</td><td data-label="Since">${time(u.createdAt)}</td>
+      <td class="row-actions">${owner && u.id !== opts.me.id ? html`<button type="button" class="secondary danger small" hx-get="/settings/members/${u.id}/remove" hx-target="#modal" data-testid="remove-${u.username}">Remove</button>` : ""}</td></tr>`,
     )}</tbody>
   </table></div>
 </section>
