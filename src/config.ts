@@ -136,11 +136,14 @@ function rawValue(flag: unknown, env: Record<string, string | undefined>, envNam
 
 /** The value a `NAME_FILE` variable points at (the file's text, trimmed). */
 export function valueFromFile(variable: string, path: string): string {
+  let text: string;
   try {
-    return readFileSync(path, "utf8").trim();
+    text = readFileSync(path, "utf8").trim();
   } catch (error) {
     throw new ConfigError(`${variable} = ${JSON.stringify(path)}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
+  if (!text) throw new ConfigError(`${variable} = ${JSON.stringify(path)}: the file is empty`);
+  return text;
 }
 
 export function describeSettings(): string {

@@ -13,6 +13,7 @@ export type Client = { url: string; token: string };
 
 export function clientFrom(values: { url?: string; token?: string }, env = process.env): Client {
   const url = (values.url ?? env.SIGNALBOARD_URL ?? "http://localhost:8080").replace(/\/+$/, "");
+  if (!values.token && env.SIGNALBOARD_TOKEN && env.SIGNALBOARD_TOKEN_FILE) throw new UsageError("SIGNALBOARD_TOKEN and SIGNALBOARD_TOKEN_FILE are both set: keep one");
   const token = values.token ?? (env.SIGNALBOARD_TOKEN || (env.SIGNALBOARD_TOKEN_FILE ? valueFromFile("SIGNALBOARD_TOKEN_FILE", env.SIGNALBOARD_TOKEN_FILE) : undefined));
   if (!token) throw new UsageError("a token is required: pass --token or set SIGNALBOARD_TOKEN or SIGNALBOARD_TOKEN_FILE (create one with: signalboard token create --name NAME)");
   return { url, token };

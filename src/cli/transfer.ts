@@ -1,6 +1,6 @@
 // signalboard export / import: a project's events as NDJSON (one JSON event per line).
 import { randomBytes } from "node:crypto";
-import { createWriteStream, existsSync, openSync, renameSync, rmSync } from "node:fs";
+import { closeSync, createWriteStream, fsyncSync, lstatSync, openSync, renameSync, rmSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { logBody } from "../api/models.ts";
 import type { ImportLine, ImportProgress } from "../domain/ingest.ts";
@@ -29,16 +29,14 @@ export const exportCommand: Command = {
           count++;
         }
         if (file) await new Promise<void>((resolve) => (out as ReturnType<typeof createWriteStream>).end(resolve));
+        const error = failed as NodeJS.ErrnoException | null;
+        if (error && error.code !== "EPIPE") throw new Error(`could not write the export: ${error.message}${file?.existed ? `; ${file.path} was left as it was` : ""}`);
+        file?.complete();
       } catch (error) {
         file?.abandon();
         throw error;
       }
       const error = failed as NodeJS.ErrnoException | null;
-      if (error && error.code !== "EPIPE") {
-        file?.abandon();
-        throw new Error(`could not write the export: ${error.message}${file?.existed ? `; ${file.path} was left as it was` : ""}`);
-      }
-      file?.complete();
       if (!error) console.error(`Exported ${count} event${count === 1 ? "" : "s"} of "${values.project}".`);
       return 0;
     });
@@ -66,7 +64,11 @@ function drained(out: NodeJS.WritableStream): Promise<void> {
 function outFile(path: string, force: boolean, refuseOwnFile: (target: string) => void) {
   const target = resolve(path);
   refuseOwnFile(target);
-  const existed = existsSync(target);
+  const existing = lstatOrNull(target);
+  // What --force replaces is a file: a device (/dev/null), a pipe, a symlink or a directory is
+  // refused (renaming over it would replace it, not write to it); write to stdout instead.
+  if (existing && !existing.isFile()) throw new UsageError(`${target} is not a regular file; leave out --out to write to stdout (and redirect it: > FILE, | gzip)`);
+  const existed = existing !== null;
   if (existed && !force) throw new UsageError(`${target} already exists; choose another name or add --force`);
   const partial = join(dirname(target), `.${basename(target)}.partial-${randomBytes(6).toString("hex")}`);
   let fd: number;
@@ -79,7 +81,15 @@ function outFile(path: string, force: boolean, refuseOwnFile: (target: string) =
     fd,
     path: target,
     existed,
-    complete: () => renameSync(partial, target),
+    complete: () => {
+      const done = openSync(partial, "r");
+      try {
+        fsyncSync(done); // on disk before it takes the name: a power cut never leaves an empty file there
+      } finally {
+        closeSync(done);
+      }
+      renameSync(partial, target);
+    },
     abandon: () => rmSync(partial, { force: true }),
   };
 }
@@ -137,3 +147,10 @@ export const importCommand: Command = {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}

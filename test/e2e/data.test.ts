@@ -194,6 +194,21 @@ describe("export's file", () => {
       expect(JSON.parse((await Bun.file(file).text()).trim())).toMatchObject({ event: "kept" });
       expect(statSync(file).mode & 0o077).toBe(0);
       expect(readdirSync(dirname(file)).filter((f) => f.includes("partial"))).toEqual([]);
+
+      // --force replaces a file, nothing else: a directory, a symlink (to a file or a device) is refused, and nothing is left behind.
+      const other = tempDir();
+      const kept = join(other, "kept.txt");
+      writeFileSync(kept, "kept\n");
+      symlinkSync(kept, join(other, "link"));
+      symlinkSync("/dev/null", join(other, "null"));
+      for (const target of [other, join(other, "link"), join(other, "null")]) {
+        const refused = await exportTo(target, "--force");
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain("not a regular file");
+      }
+      expect(await Bun.file(kept).text()).toBe("kept\n");
+      expect(readdirSync(other).sort()).toEqual(["kept.txt", "link", "null"]);
+      expect(readdirSync(dirname(other)).filter((f) => f.includes("partial"))).toEqual([]);
     } finally {
       await server.close();
     }

@@ -2,7 +2,7 @@
 // identified profiles, of this project only), what each row says, the order, the pages, the
 // search, and the answers to bad parameters. Runs on PostgreSQL too.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { type Agent, onPostgres, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 const DAY = 86_400;
@@ -161,6 +161,19 @@ describe("the search", () => {
     // Every term must match.
     expect(await search("shop", "email:example plan:pro")).toEqual(["alice"]);
     expect(await search("shop", "email:example plan:free")).toEqual([]);
+  });
+
+  test("text typed as stored always matches, in any script", async () => {
+    await server.services.projects.create("scripts");
+    await ok(post(server, "/v1/identify", { project: "scripts", user_id: "u-tr", properties: { city: "İstanbul Iğdır" } }));
+    await ok(post(server, "/v1/identify", { project: "scripts", user_id: "u-gr", properties: { name: "Ωmega ΣΊΣΥΦΟΣ" } }));
+    await ok(post(server, "/v1/identify", { project: "scripts", user_id: "ÉVENTUSER", properties: { name: "Ärger Öl" } }));
+    expect(await search("scripts", "İstanbul")).toEqual(["u-tr"]);
+    expect(await search("scripts", "ΣΊΣΥΦΟΣ")).toEqual(["u-gr"]);
+    expect(await search("scripts", "name:ΣΊΣΥΦΟΣ")).toEqual(["u-gr"]);
+    expect(await search("scripts", "Ärger")).toEqual(["ÉVENTUSER"]);
+    expect(await search("scripts", "ÉVENTUSER")).toEqual(["ÉVENTUSER"]);
+    expect(await search("scripts", "éventuser")).toEqual(onPostgres ? ["ÉVENTUSER"] : []); // SQLite folds A-Z only
   });
 
   test("finds nobody of another project, and says so", async () => {

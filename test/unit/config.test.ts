@@ -28,6 +28,10 @@ describe("configuration", () => {
     // Both set: refused, not one of them picked silently (a flag still wins over both).
     expect(() => loadConfig({}, { BASE_URL: "https://old.example.com", BASE_URL_FILE: file })).toThrow("BASE_URL and BASE_URL_FILE are both set");
     expect(loadConfig({ "base-url": "https://flag.example.com" }, { BASE_URL: "https://old.example.com", BASE_URL_FILE: file }).baseUrl).toBe("https://flag.example.com");
+    // An empty file is a mistake too (PORT_FILE empty meant port 0: any free port).
+    const empty = `/tmp/sb-config-empty-${process.pid}`;
+    await Bun.write(empty, "\n");
+    expect(() => loadConfig({}, { PORT_FILE: empty })).toThrow("PORT_FILE");
   });
 
   for (const [flags, env, name] of [

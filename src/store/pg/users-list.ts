@@ -50,8 +50,9 @@ export function userListSource(db: PgDb): UserListSource {
 
 function matchingQuery({ projectId, words = [], properties = [], before, limit }: UserFilter): SQL {
   const terms: SQL[] = [
-    ...words.map((w) => sql`(strpos(lower(e.id), ${w.toLowerCase()}) > 0 or exists (select 1 from jsonb_each_text(p.properties::jsonb) j where strpos(lower(j.value), ${w.toLowerCase()}) > 0))`),
-    ...properties.map(([key, value]) => sql`exists (select 1 from jsonb_each_text(p.properties::jsonb) j where j.key = ${key} and strpos(lower(j.value), ${value.toLowerCase()}) > 0)`),
+    // Both sides folded by the database (its lower() and JavaScript's differ on Σ, İ), so text typed as stored matches.
+    ...words.map((w) => sql`(strpos(lower(e.id), lower(${w})) > 0 or exists (select 1 from jsonb_each_text(p.properties::jsonb) j where strpos(lower(j.value), lower(${w})) > 0))`),
+    ...properties.map(([key, value]) => sql`exists (select 1 from jsonb_each_text(p.properties::jsonb) j where j.key = ${key} and strpos(lower(j.value), lower(${value})) > 0)`),
   ];
   // Every user id of the project's events, one seek each (a loose index scan of the user index);
   // a property term can match only someone identified, so then the profiles alone.
