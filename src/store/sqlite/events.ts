@@ -117,7 +117,7 @@ export function eventStore(db: Db, searching: () => Db) {
      * Events per channel for each of `days` consecutive days starting at `start` (Unix ms); with
      * `filter`, only the events a feed with that filter shows (its projectId is ignored).
      */
-    activity(projectId: number, start: number, days: number, filter: EventFilter = {}): { channel: string; counts: number[] }[] {
+    async activity(projectId: number, start: number, days: number, filter: EventFilter = {}): Promise<{ channel: string; counts: number[] }[]> {
       const channelsOf = db.$client.query<{ id: number; name: string }, [number]>("SELECT id, name FROM channels WHERE project_id = ? ORDER BY name");
       const list = channelsOf.all(projectId);
       if (!narrowsRows(filter)) {
@@ -130,9 +130,9 @@ export function eventStore(db: Db, searching: () => Db) {
         const times = db.$client.query<{ ts: number }, [number, number, number]>("SELECT ts FROM events WHERE channel_id = ? AND ts >= ? AND ts < ?");
         const lo = Math.max(start, filter.from ?? -Infinity);
         const hi = Math.min(start + days * 86_400_000, filter.to ?? Infinity);
-        const perDay = (id: number) => {
+        const perDay = ({ id, name }: { id: number; name: string }) => {
           const counts = Array.from({ length: days }, () => 0);
-          if (lo >= hi || (filter.channel !== undefined && list.find((c) => c.id === id)!.name !== filter.channel)) return counts;
+          if (lo >= hi || (filter.channel !== undefined && name !== filter.channel)) return counts;
           const n = count.get(id, lo, hi)!.n;
           if (n === 0) return counts;
           if (n <= days * 8) {
@@ -146,7 +146,14 @@ export function eventStore(db: Db, searching: () => Db) {
           }
           return counts;
         };
-        return list.map((c) => ({ channel: c.name, counts: perDay(c.id) }));
+        // In slices, with a turn for other requests between them: a project with thousands of
+        // channels must not hold the event loop (and /healthz) for the whole chart.
+        const rows: { channel: string; counts: number[] }[] = [];
+        for (const [i, c] of list.entries()) {
+          if (i > 0 && i % 256 === 0) await new Promise((resolve) => setImmediate(resolve));
+          rows.push({ channel: c.name, counts: perDay(c) });
+        }
+        return rows;
       }
       // Filtered: the feed's own conditions (a first tag drives the query from the tag index, as
       // in list()), counted per channel and day in one pass over the window's matches.
