@@ -10,9 +10,6 @@ export const WEB_BODY_LIMIT = 256 * 1024;
 /** Bun's own limit, far above ours: it answers with an empty 413, a last resort only. */
 export const SERVER_BODY_LIMIT = 16 * 1024 * 1024;
 
-/** Route options of a dashboard form: the handler reads it with readForm (capped), Elysia does not. */
-export const FORM = { parse: "none" } as const;
-
 // Our bodies nest three levels at most; deeper ones are refused before anything walks them
 // (hashing a body nested 30,000 levels deep takes a second and a half).
 const MAX_DEPTH = 16;

@@ -1,5 +1,6 @@
 // Events on PostgreSQL: inserted with ids in commit order (the batch's, see writer.ts), listed by
 // event time with keyset pagination, searched through the tsvector of their folded words.
+import { type EventRow, toEvent } from "../rows.ts";
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { EventContent, NewEvent, StoredEvent, Tags } from "../../model/event.ts";
@@ -28,9 +29,6 @@ const columns = {
   historical: events.historical,
 };
 
-type SelectedRow = Omit<StoredEvent, "tags"> & { tags: string | null };
-
-const toEvent = (row: SelectedRow): StoredEvent => ({ ...row, tags: row.tags ? (JSON.parse(row.tags) as Tags) : null });
 
 /** tsvector lexemes are at most 2047 bytes; searches are at most 200 characters, so a longer word is matched by its start. */
 const MAX_WORD = 500;

@@ -1,14 +1,13 @@
 // Metrics: the current value per (project, title), and a per-minute history for charts.
+import { metricValue, toMetric } from "../rows.ts";
 import { hasNul } from "./db.ts";
 import { and, asc, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
-import type { Metric, MetricValue } from "../../model/metric.ts";
 import type { MetricRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
 import { metricHistory, metrics, projects } from "./schema.ts";
 
 const MINUTE = 60_000;
 
-const valueOf = (num: number | null, text: string | null): MetricValue | null => text ?? num;
 
 const selectRow = {
   id: metrics.id,
@@ -20,8 +19,6 @@ const selectRow = {
   icon: metrics.icon,
   updatedAt: metrics.updatedAt,
 };
-type Selected = { valueNum: number | null; valueText: string | null } & Omit<Metric, "value">;
-const toMetric = ({ valueNum, valueText, ...rest }: Selected): Metric => ({ ...rest, value: valueOf(valueNum, valueText) });
 
 export function metricStore({ db }: Ctx): MetricRepository {
   const record = (metricId: number, now: number, valueNum: number | null, valueText: string | null) =>
@@ -33,7 +30,7 @@ export function metricStore({ db }: Ctx): MetricRepository {
   return {
     async current(projectId, title) {
       const [row] = await db.select({ id: metrics.id, valueNum: metrics.valueNum, valueText: metrics.valueText, icon: metrics.icon }).from(metrics).where(and(eq(metrics.projectId, projectId), eq(metrics.title, title))).limit(1);
-      return row ? { id: row.id, value: valueOf(row.valueNum, row.valueText), icon: row.icon } : null;
+      return row ? { id: row.id, value: metricValue(row.valueNum, row.valueText), icon: row.icon } : null;
     },
 
     async save(m) {
@@ -88,7 +85,7 @@ export function metricStore({ db }: Ctx): MetricRepository {
         .from(metricHistory)
         .where(and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)))
         .orderBy(asc(metricHistory.minute));
-      return rows.map((p) => ({ at: p.at, value: valueOf(p.valueNum, p.valueText) }));
+      return rows.map((p) => ({ at: p.at, value: metricValue(p.valueNum, p.valueText) }));
     },
 
     async pointBefore(metricId, before) {
@@ -98,7 +95,7 @@ export function metricStore({ db }: Ctx): MetricRepository {
         .where(and(eq(metricHistory.metricId, metricId), lt(metricHistory.minute, before)))
         .orderBy(desc(metricHistory.minute))
         .limit(1);
-      return row ? { at: row.at, value: valueOf(row.valueNum, row.valueText) } : null;
+      return row ? { at: row.at, value: metricValue(row.valueNum, row.valueText) } : null;
     },
 
     async delete(metricId) {

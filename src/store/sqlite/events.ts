@@ -1,5 +1,6 @@
 // Events: the insert on the ingest path (prepared once), and keyset-paginated listing by event
 // time. Never OFFSET: every page is an index seek from the last row of the previous one.
+import { type EventRow, toEvent } from "../rows.ts";
 import { and, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { EventFilter, Position } from "../../model/filter.ts";
@@ -38,11 +39,6 @@ const columns = {
   historical: events.historical,
 };
 
-type SelectedRow = Omit<StoredEvent, "tags"> & { tags: string | null };
-
-function toRow(row: SelectedRow): StoredEvent {
-  return { ...row, tags: row.tags ? (JSON.parse(row.tags) as Tags) : null };
-}
 
 type Bind = string | number | null;
 
@@ -82,7 +78,7 @@ export function eventStore(db: Db, searching: () => Db) {
 
     findById(id: number): StoredEvent | null {
       const row = select().where(eq(events.id, id)).get();
-      return row ? toRow(row) : null;
+      return row ? toEvent(row) : null;
     },
 
     /** Newest first by event time (then id), or oldest first when paging forward with `after`. */
@@ -99,7 +95,7 @@ export function eventStore(db: Db, searching: () => Db) {
       const where = and(...conditions(filter, filter.tags ?? [], col), keyset(col(events.ts), indexed(events.id), filter));
       const ts = col(events.ts);
       const order = newestFirst ? [desc(ts), desc(events.id)] : [ts, events.id];
-      return select(source).where(where).orderBy(...order).limit(filter.limit).all().map(toRow);
+      return select(source).where(where).orderBy(...order).limit(filter.limit).all().map(toEvent);
     },
 
     /**
@@ -110,7 +106,7 @@ export function eventStore(db: Db, searching: () => Db) {
      */
     range(projectId: number | undefined, afterId: number, throughId: number, limit: number): StoredEvent[] {
       const where = and(gt(events.id, afterId), lte(events.id, throughId), projectId === undefined ? undefined : eq(unindexed(events.projectId), projectId));
-      return select().where(where).orderBy(events.id).limit(limit).all().map(toRow);
+      return select().where(where).orderBy(events.id).limit(limit).all().map(toEvent);
     },
 
     /**
@@ -225,7 +221,7 @@ export function eventStore(db: Db, searching: () => Db) {
       .orderBy(...order)
       .limit(filter.limit)
       .all()
-      .map(toRow);
+      .map(toEvent);
   }
 }
 

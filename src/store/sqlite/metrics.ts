@@ -1,4 +1,5 @@
 // Metrics: the current value per (project, title), and a per-minute history for charts.
+import { metricValue, toMetric } from "../rows.ts";
 import { and, asc, desc, eq, gte, lt, lte } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { metricHistory, metrics, projects } from "./schema.ts";
@@ -6,10 +7,6 @@ import type { Metric, MetricPoint, MetricValue } from "../../model/metric.ts";
 
 
 const MINUTE = 60_000;
-
-function valueOf(num: number | null, text: string | null): MetricValue | null {
-  return text ?? num;
-}
 
 export function metricStore(db: Db) {
   // The ingest path: plain prepared statements.
@@ -45,13 +42,11 @@ export function metricStore(db: Db) {
     icon: metrics.icon,
     updatedAt: metrics.updatedAt,
   };
-  type Selected = { valueNum: number | null; valueText: string | null } & Omit<Metric, "value">;
-  const toRow = ({ valueNum, valueText, ...rest }: Selected): Metric => ({ ...rest, value: valueOf(valueNum, valueText) });
 
   return {
     current(projectId: number, title: string): { id: number; value: MetricValue | null; icon: string | null } | null {
       const row = find.get(projectId, title);
-      return row ? { id: row.id, value: valueOf(row.valueNum, row.valueText), icon: row.icon } : null;
+      return row ? { id: row.id, value: metricValue(row.valueNum, row.valueText), icon: row.icon } : null;
     },
 
     /** Stores the value as current and as this minute's point in the history. */
@@ -71,12 +66,12 @@ export function metricStore(db: Db) {
     },
 
     list(projectId: number): Metric[] {
-      return db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(eq(metrics.projectId, projectId)).orderBy(asc(metrics.title)).all().map(toRow);
+      return db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(eq(metrics.projectId, projectId)).orderBy(asc(metrics.title)).all().map(toMetric);
     },
 
     find(projectId: number, title: string): Metric | null {
       const row = db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(and(eq(metrics.projectId, projectId), eq(metrics.title, title))).get();
-      return row ? toRow(row) : null;
+      return row ? toMetric(row) : null;
     },
 
     history(metricId: number, since: number, until = Number.MAX_SAFE_INTEGER): MetricPoint[] {
@@ -86,7 +81,7 @@ export function metricStore(db: Db) {
         .where(and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)))
         .orderBy(asc(metricHistory.minute))
         .all()
-        .map((p) => ({ at: p.at, value: valueOf(p.valueNum, p.valueText) }));
+        .map((p) => ({ at: p.at, value: metricValue(p.valueNum, p.valueText) }));
     },
 
     pointBefore(metricId: number, before: number): MetricPoint | null {
@@ -97,7 +92,7 @@ export function metricStore(db: Db) {
         .orderBy(desc(metricHistory.minute))
         .limit(1)
         .get();
-      return row ? { at: row.at, value: valueOf(row.valueNum, row.valueText) } : null;
+      return row ? { at: row.at, value: metricValue(row.valueNum, row.valueText) } : null;
     },
 
     delete(metricId: number): void {

@@ -63,14 +63,6 @@ export function prepareSearch(main: Database, databasePath: string): void {
   db.close();
 }
 
-/** A connection for searching: the main database, with search.db attached. It only ever reads. */
-export function openSearchReader(databasePath: string): Database {
-  const db = new Database(databasePath, { strict: true });
-  db.exec("PRAGMA busy_timeout = 5000");
-  db.query("ATTACH DATABASE ? AS search").run(searchPath(databasePath));
-  return db;
-}
-
 /** The indexer's connection: search.db, with the main database attached (as ev) to read from. */
 export function openIndexerConnection(databasePath: string): Database {
   const db = openSearchFile(searchPath(databasePath));
