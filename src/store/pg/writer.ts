@@ -11,8 +11,8 @@
 // took access away, bumps the access version (NOTIFY too).
 import type { SQL, TransactionSQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
-import { ClientGone } from "../../errors.ts";
-import type { Repositories, WriterStats } from "../store.ts";
+import { GroupCommit, type Outcome, type Pending as GroupPending } from "../group-commit.ts";
+import type { Repositories } from "../store.ts";
 import type { Batch } from "./context.ts";
 import { isStorageFailure, type PgDb, raced, toStorageError } from "./db.ts";
 import type { Found, NameCache } from "./names.ts";
@@ -21,74 +21,23 @@ import * as schema from "./schema.ts";
 export const EVENTS_CHANNEL = "signalboard_events";
 export const ACCESS_CHANNEL = "signalboard_access";
 
-type Pending = { run: (repos: Repositories) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void; signal?: AbortSignal };
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Pending = GroupPending<Repositories>;
 type Tx = TransactionSQL;
 
 /** What a committed batch changed, for this instance to know at once. */
 export type Committed = { lastEventId: number | null; accessVersion: string | null };
 
-export class PgWriter {
-  private queue: Pending[] = [];
-  private scheduled = false;
-  private flushing: Promise<void> | null = null;
-  readonly stats: WriterStats = { batches: 0, writes: 0, lastBatchSize: 0, queueDepth: 0 };
-  /** The last batch failed for the database's sake (unreachable, full): until one commits, not ready. */
-  failing = false;
-
+export class PgWriter extends GroupCommit<Repositories> {
   constructor(
     private readonly sql: SQL,
     private readonly repositories: (db: PgDb, batch: Batch) => Repositories,
     private readonly onCommit: (committed: Committed) => void,
     private readonly names: NameCache,
-  ) {}
-
-  submit<T>(write: (repos: Repositories) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run: write, resolve: resolve as (value: unknown) => void, reject, signal });
-      this.stats.queueDepth = this.queue.length;
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
-      }
-    });
+  ) {
+    super();
   }
 
-  /** Commits whatever is queued now (after the batch under way, if any). */
-  async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    this.scheduled = false;
-    const batch: Pending[] = [];
-    for (const pending of this.queue) {
-      if (pending.signal?.aborted) pending.reject(new ClientGone());
-      else batch.push(pending);
-    }
-    this.queue = [];
-    this.stats.queueDepth = 0;
-    if (!batch.length) return;
-    this.flushing = this.commit(batch).then((outcomes) => {
-      this.stats.batches++;
-      this.stats.writes += batch.length;
-      this.stats.lastBatchSize = batch.length;
-      batch.forEach((pending, i) => {
-        const outcome = outcomes[i]!;
-        if (outcome.ok) pending.resolve(outcome.value);
-        else pending.reject(outcome.error);
-      });
-    });
-    try {
-      await this.flushing;
-    } finally {
-      this.flushing = null;
-      // Writes submitted while this batch ran go next, without waiting for another tick.
-      if (this.queue.length && !this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
-      }
-    }
-  }
-
-  private async commit(batch: Pending[]): Promise<Outcome[]> {
+  protected async commit(batch: Pending[]): Promise<Outcome[]> {
     let committed: Committed = { lastEventId: null, accessVersion: null };
     const stamp = this.names.stamp;
     const found: Found[] = [];

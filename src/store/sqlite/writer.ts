@@ -11,24 +11,17 @@
 // this connection meanwhile (reads go through another one). Running a write again after a rollback
 // does the same thing.
 import type { Database } from "bun:sqlite";
-import { AppError, ClientGone, Conflict, StorageUnavailable } from "../../errors.ts";
-import type { WriterStats } from "../store.ts";
+import { AppError, Conflict, StorageUnavailable } from "../../errors.ts";
+import { GroupCommit, type Outcome, type Pending } from "../group-commit.ts";
 
-type Pending<R> = { run: (repos: R) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void; signal?: AbortSignal };
-
-export class Writer<R> {
-  private queue: Pending<R>[] = [];
-  private scheduled = false;
-  private flushing: Promise<void> | null = null;
+export class Writer<R> extends GroupCommit<R> {
   private readonly stmt;
-  readonly stats: WriterStats = { batches: 0, writes: 0, lastBatchSize: 0, queueDepth: 0 };
-  /** The last batch could not be committed (a full disk, a read-only file): until one is, the store is not ready. */
-  failing = false;
 
   constructor(
     private readonly sqlite: Database,
     private readonly repos: R,
   ) {
+    super();
     this.stmt = {
       begin: sqlite.prepare("BEGIN IMMEDIATE"),
       commit: sqlite.prepare("COMMIT"),
@@ -39,52 +32,7 @@ export class Writer<R> {
     };
   }
 
-  /**
-   * Runs `write` in the next batch; settles after commit. With `signal` (the request's), a write
-   * whose client left before the batch began is not made: it could not be acknowledged, and the
-   * client's retry would store it a second time.
-   */
-  submit<T>(write: (repos: R) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run: write, resolve: resolve as (value: unknown) => void, reject, signal });
-      this.stats.queueDepth = this.queue.length;
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
-      }
-    });
-  }
-
-  /** Commits whatever is queued now (after the batch under way, if any). Also called at shutdown. */
-  async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    this.scheduled = false;
-    const batch: Pending<R>[] = [];
-    for (const pending of this.queue) {
-      if (pending.signal?.aborted) pending.reject(new ClientGone());
-      else batch.push(pending);
-    }
-    this.queue = [];
-    this.stats.queueDepth = 0;
-    if (batch.length === 0) return;
-    this.flushing = this.commit(batch).then((outcomes) => {
-      this.stats.batches++;
-      this.stats.writes += batch.length;
-      this.stats.lastBatchSize = batch.length;
-      batch.forEach((pending, i) => {
-        const outcome = outcomes[i]!;
-        if (outcome.ok) pending.resolve(outcome.value);
-        else pending.reject(outcome.error);
-      });
-    });
-    try {
-      await this.flushing;
-    } finally {
-      this.flushing = null;
-    }
-  }
-
-  private async commit(batch: Pending<R>[]): Promise<Outcome[]> {
+  protected async commit(batch: Pending<R>[]): Promise<Outcome[]> {
     try {
       this.stmt.begin.run();
       let outcomes = await this.runAll(batch);
@@ -139,8 +87,6 @@ export class Writer<R> {
     }
   }
 }
-
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
  * A write that refers to a row deleted while it was on its way (a project, a channel, a user
