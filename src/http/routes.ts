@@ -74,9 +74,7 @@ export function mountRoutes(routes: Route[], checks: RouteChecks): Elysia {
   for (const r of routes) {
     // The handler names what it uses, so Elysia builds only that for each request.
     const handle = guarded(r, checks);
-    // Only a path with parameters can name something (ingest's paths have none: no work for them).
-    const named = r.path.includes(":");
-    app.route(r.method, r.path, ({ request, server, params }) => (named && hasNul(params) ? notFound() : handle({ request, server, params })), { parse: "none" });
+    app.route(r.method, r.path, ({ request, server, params }) => (hasNul(params) ? notFound() : handle({ request, server, params })), { parse: "none" });
   }
   const corsPaths = new Map<string, Set<string>>();
   for (const r of routes) if (r.cors) (corsPaths.get(r.path) ?? corsPaths.set(r.path, new Set(["OPTIONS"])).get(r.path)!).add(r.method);
