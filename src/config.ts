@@ -72,6 +72,8 @@ export const settings = {
   notifyRetryBase: spec("SIGNALBOARD_NOTIFY_RETRY_BASE", "5s", duration, "first retry delay of a failed notification; each next one waits 3× longer, up to an hour"),
   notifyAttempts: spec("SIGNALBOARD_NOTIFY_ATTEMPTS", "8", z.coerce.number().int().min(1).max(50), "attempts per notification before it is given up"),
   pushMaxAge: spec("SIGNALBOARD_PUSH_MAX_AGE", "60d", duration, "a device not seen for this long stops getting push notifications"),
+  queryTimeout: spec("SIGNALBOARD_QUERY_TIMEOUT", "10s", duration, "longest a read may take (a search, a chart, the users list, a history), waiting included; past it the request gets 503 query_timeout and the query is stopped"),
+  readers: spec("SIGNALBOARD_READERS", "2", z.coerce.number().int().min(1).max(32), "SQLite: reader processes that run the expensive reads, away from the process that acknowledges writes"),
   liveInterval: spec("SIGNALBOARD_LIVE_INTERVAL", "250ms", duration, "how often open dashboards and streams are sent what is new, at most (an event after a quiet moment goes out at once)"),
   metrics: spec("SIGNALBOARD_METRICS", "false", bool, "serve Prometheus metrics at /metrics (scraped with a full-access token)"),
   logLevel: spec("SIGNALBOARD_LOG_LEVEL", "info", z.enum(["debug", "info", "warn", "error", "silent"]), "debug, info, warn, error or silent"),

@@ -149,6 +149,18 @@ export class StorageUnavailable extends AppError {
   }
 }
 
+/** A read that ran out of its time budget (SIGNALBOARD_QUERY_TIMEOUT), or that could not start within it: it was stopped. */
+export class QueryTimeout extends AppError {
+  constructor(budgetMs: number, waited = false) {
+    const why = waited
+      ? `Too many questions of this kind are being answered at once; this one could not start within ${seconds(budgetMs)}`
+      : `This question took longer than the ${seconds(budgetMs)} a query may take (SIGNALBOARD_QUERY_TIMEOUT) and was stopped`;
+    super("unavailable", "query_timeout", `${why}. Narrow it (a shorter time range, a project or channel, more specific words or tags) or retry in a few seconds.`, { retryAfter: 5 });
+  }
+}
+
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+
 export class ShuttingDown extends AppError {
   constructor() {
     super("unavailable", "shutting_down", "The server is shutting down. Reconnect in a few seconds.", { retryAfter: 2 });

@@ -15,6 +15,8 @@ import { token } from "./cli/token.ts";
 import { exportCommand, importCommand } from "./cli/transfer.ts";
 import { user } from "./cli/user.ts";
 import { describeSettings, flagOf, settings } from "./config.ts";
+import { serveReads } from "./store/sqlite/reader-process.ts";
+import { READER_ARG } from "./workers.ts";
 
 // The database holds the push keys, token hashes and sessions: what Signalboard creates (the data
 // directory, databases, backups, exports) is readable by its own user only, whatever the shell's umask.
@@ -86,6 +88,8 @@ function split(argv: string[]): { leading: string[]; name: string | undefined; r
 }
 
 async function main(argv: string[]): Promise<number> {
+  // The server's reader processes are this program too (store/sqlite/readers.ts).
+  if (argv[0] === READER_ARG) return serveReads(argv[1]!).then(() => 0);
   let line: ReturnType<typeof split>;
   try {
     line = split(argv);

@@ -39,8 +39,8 @@ export type AnyStore = SqliteStore | PgStore;
  * `serving`: the server's (on SQLite it keeps the full-text index up to date).
  */
 export async function openStore(config: Config, { serving = false } = {}): Promise<AnyStore> {
-  if (config.databaseUrl) return openPgStore(config.databaseUrl);
-  return openSqliteStore(databasePath(config.dataDir), { sync: config.sqliteSync, background: serving });
+  if (config.databaseUrl) return openPgStore(config.databaseUrl, { queryTimeoutMs: config.queryTimeout });
+  return openSqliteStore(databasePath(config.dataDir), { sync: config.sqliteSync, background: serving, readers: config.readers, queryTimeoutMs: config.queryTimeout });
 }
 
 /** Where the data is, for logs: the database URL without its password, or the data directory. */

@@ -10,6 +10,7 @@ import { assertCanRead } from "../domain/access.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Scope } from "../model/access.ts";
 import type { Session } from "../model/user.ts";
+import { forClient } from "../read-context.ts";
 import type { Guard } from "./auth.ts";
 import { readForm, WEB_BODY_LIMIT } from "./body.ts";
 import { NotFound } from "../errors.ts";
@@ -73,7 +74,8 @@ export function mountRoutes(routes: Route[], checks: RouteChecks): Elysia {
   const app = new Elysia({ name: "routes" });
   for (const r of routes) {
     // The handler names what it uses, so Elysia builds only that for each request.
-    const handle = guarded(r, checks);
+    // A page or an API read is asked on behalf of its client: a read it makes is stopped if the client leaves.
+    const handle = r.method === "GET" ? forEachClient(guarded(r, checks)) : guarded(r, checks);
     app.route(r.method, r.path, ({ request, server, params }) => (hasNul(params) ? notFound() : handle({ request, server, params })), { parse: "none" });
   }
   const corsPaths = new Map<string, Set<string>>();
@@ -92,6 +94,10 @@ function hasNul(params: Record<string, string>): boolean {
 }
 function notFound(): never {
   throw new NotFound("Nothing here is named with the NUL character (U+0000).");
+}
+
+function forEachClient(handle: (c: BaseContext) => Promise<Response> | Response): (c: BaseContext) => Promise<Response> | Response {
+  return (c) => forClient(c.request.signal, () => handle(c));
 }
 
 function guarded(r: Route, { guard, web, metrics }: RouteChecks): (c: BaseContext) => Promise<Response> | Response {

@@ -199,6 +199,9 @@ export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = 
   meta: ["set", "probe"],
 };
 
+/** The read gate's counters (store/reads.ts): reads running and waiting now, and those out of budget so far. */
+export type GateStats = { running: number; waiting: number; timeouts: number };
+
 export type WriterStats = { batches: number; writes: number; lastBatchSize: number; queueDepth: number };
 
 /**
@@ -235,6 +238,8 @@ export interface Store extends Repositories {
   readonly shared: SharedStore | null;
   /** What it is, for logs and /readyz: "sqlite" or "postgresql". */
   readonly dialect: "sqlite" | "postgresql";
+  /** The read gate's counters (store/reads.ts); null where reads are not gated (a command's store). */
+  readonly reads: GateStats | null;
   /** The writer's counters, and whether its last commit failed for want of storage. */
   readonly writer: { readonly stats: WriterStats; readonly failing: boolean };
   /** Reads, answering? (readiness) */

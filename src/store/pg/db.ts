@@ -10,13 +10,35 @@ import * as schema from "./schema.ts";
 export type PgDb = PgDatabase<PgQueryResultHKT, typeof schema>;
 
 export type PgOptions = {
-  /** Connections in the pool (the writer holds one while it commits, LISTEN one more). */
+  /** Connections in the pool. */
   max?: number;
+  /** The server ends any statement of this pool that runs longer (ms): a read's last line of defence. */
+  statementTimeoutMs?: number;
+  /** Called with each query the pool's Drizzle sends, as it is sent: a read's queries, to cancel them. */
+  onQuery?: (query: { cancel(): unknown }) => void;
 };
 
-export function openPg(url: string, { max = 10 }: PgOptions = {}): { sql: SQL; db: PgDb } {
-  const sql = new SQL(url, { max, idleTimeout: 60, connectionTimeout: 10 });
-  return { sql, db: drizzle({ client: sql, schema }) as unknown as PgDb };
+export function openPg(url: string, { max = 10, statementTimeoutMs, onQuery }: PgOptions = {}): { sql: SQL; db: PgDb } {
+  const connection = statementTimeoutMs ? { statement_timeout: Math.ceil(statementTimeoutMs) } : undefined;
+  const sql = new SQL(url, { max, idleTimeout: 60, connectionTimeout: 10, connection });
+  return { sql, db: drizzle({ client: onQuery ? watched(sql, onQuery) : sql, schema }) as unknown as PgDb };
+}
+
+/** `sql` as Drizzle uses it (unsafe(text, params) for every query), each query shown to `onQuery` as it is made. */
+function watched(sql: SQL, onQuery: (query: { cancel(): unknown }) => void): SQL {
+  return new Proxy(sql, {
+    get(target, prop) {
+      if (prop === "unsafe") {
+        return (text: string, params?: unknown[]) => {
+          const query = target.unsafe(text, params);
+          onQuery(query);
+          return query;
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /** The server's own error under a Drizzle wrapper, if any. */

@@ -1,14 +1,16 @@
 // The PostgreSQL store: the storage seam (store/store.ts) over a database that several instances
-// share. Reads go to the pool; every write goes through this instance's group commit (writer.ts),
+// share. Reads go to a pool of their own (the expensive ones through the gate of store/reads.ts); every write goes through this instance's group commit (writer.ts),
 // which runs one batch at a time across all instances. What the others commit reaches this one
 // through LISTEN/NOTIFY, with a poll behind it (a lost notification, or a lost LISTEN connection,
 // delays a change by at most a poll, never loses it).
 import type { SQL } from "bun";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { log } from "../../logger.ts";
 import type { StoredEvent } from "../../model/event.ts";
 import { BadRequest } from "../../errors.ts";
 import type { Repositories, SharedStore, Store } from "../store.ts";
 import { WRITES } from "../store.ts";
+import { gated, ReadGate, type Runner } from "../reads.ts";
 import type { Batch, Ctx } from "./context.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
 import { eventStore } from "./events.ts";
@@ -30,6 +32,8 @@ const POLL_MS = 500;
 const FOLLOW_PAGE = 1000;
 
 export type PgStore = Store & { url: string; sql: SQL };
+
+type Cancellable = { cancel(): unknown };
 
 function repositories(ctx: Ctx): Repositories {
   return {
@@ -54,12 +58,36 @@ function mapped<T extends object>(repo: T): T {
   return out as T;
 }
 
-export async function openPgStore(url: string, { max = 10 }: { max?: number } = {}): Promise<PgStore> {
-  const { sql, db } = openPg(url, { max });
+/** Connections for writes, LISTEN, leader locks and shared counters: never taken by a read. */
+const WRITE_CONNECTIONS = 5;
+
+export type PgStoreOptions = {
+  /** Connections in the read pool. */
+  max?: number;
+  /** A gated read's budget (ms): SIGNALBOARD_QUERY_TIMEOUT. */
+  queryTimeoutMs?: number;
+};
+
+export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_000 }: PgStoreOptions = {}): Promise<PgStore> {
+  // Two pools: writes never wait for a connection a read holds. Every statement of the read pool
+  // ends at the server shortly after a read's budget, whatever happens here; a read the gate stops
+  // (out of budget, or its client left) has its queries cancelled in the database at once.
+  const { sql, db } = openPg(url, { max: WRITE_CONNECTIONS });
+  const inFlight = new AsyncLocalStorage<{ queries: Set<Cancellable>; stopped: boolean }>();
+  const reading = openPg(url, {
+    max,
+    statementTimeoutMs: queryTimeoutMs + 1000,
+    onQuery: (query) => {
+      const current = inFlight.getStore();
+      if (!current) return;
+      current.queries.add(query);
+      if (current.stopped) query.cancel();
+    },
+  });
   try {
     await migrate(sql);
   } catch (error) {
-    await sql.close().catch(() => {});
+    await Promise.all([sql.close().catch(() => {}), reading.sql.close().catch(() => {})]);
     if (error instanceof Error && error.name === "MigrationError") throw error;
     throw new Error(connectionProblem(error, url));
   }
@@ -84,7 +112,22 @@ export async function openPgStore(url: string, { max = 10 }: { max?: number } = 
   const accessPoll = setInterval(() => void refreshAccess(), POLL_MS);
 
   const names = new NameCache(() => accessVersion);
-  const read = repositories({ db, batch: null, names });
+  const inline = repositories({ db: reading.db, batch: null, names });
+  const runner: Runner = (read, stop) => {
+    const current = { queries: new Set<Cancellable>(), stopped: false };
+    stop.addEventListener(
+      "abort",
+      () => {
+        current.stopped = true;
+        for (const query of current.queries) query.cancel();
+      },
+      { once: true },
+    );
+    const fn = (mapped(inline[read.aggregate as keyof Repositories]) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[read.method]!;
+    return inFlight.run(current, () => fn(...read.args));
+  };
+  const gate = new ReadGate(runner, { slots: Math.max(1, max - 2), perKind: Math.max(1, Math.floor(max / 2) - 1), budgetMs: queryTimeoutMs });
+  const read = gated(inline, gate);
   const writer = new PgWriter(
     sql,
     (tx: PgDb, batch: Batch) => repositories({ db: tx, batch, names }),
@@ -117,7 +160,8 @@ export async function openPgStore(url: string, { max = 10 }: { max?: number } = 
         do {
           again = false;
           for (;;) {
-            const rows: StoredEvent[] = await read.events.range(undefined, cursor, Number.MAX_SAFE_INTEGER, FOLLOW_PAGE);
+            // Not through the gate: live delivery must not wait behind searches (a page of ids is bounded work).
+            const rows: StoredEvent[] = await inline.events.range(undefined, cursor, Number.MAX_SAFE_INTEGER, FOLLOW_PAGE);
             if (stopped || !rows.length) break;
             cursor = rows.at(-1)!.id;
             onEvents(rows);
@@ -197,6 +241,7 @@ export async function openPgStore(url: string, { max = 10 }: { max?: number } = 
     sql,
     tx,
     writer,
+    reads: gate.stats,
     shared,
     dialect: "postgresql",
     accessVersion: () => accessVersion,
@@ -222,7 +267,8 @@ export async function openPgStore(url: string, { max = 10 }: { max?: number } = 
       clearInterval(accessPoll);
       await Promise.all([...followers].map((f) => f.stop()));
       await Promise.all(subscriptions.map((s) => s.unlisten().catch(() => {})));
-      await sql.close({ timeout: 5 });
+      gate.close();
+      await Promise.all([sql.close({ timeout: 5 }), reading.sql.close({ timeout: 5 })]);
     },
   };
 }

@@ -1,29 +1,22 @@
-// The SQLite store: the storage seam (store/store.ts) over one database file in DATA_DIR. Two
-// connections: the writer's, which every write goes through in group commits (writer.ts), and a
-// reader's, for everything else, which sees only what is committed (and, attached at the first
-// search, the full-text index in search.db: see search.ts). Each aggregate's queries are plain
-// synchronous functions of a connection; the seam's promises wrap them.
+// The SQLite store: the storage seam (store/store.ts) over one database file in DATA_DIR. The
+// writer's connection, which every write goes through in group commits (writer.ts); a reader's,
+// for point lookups, which sees only what is committed (and, attached at the first search, the
+// full-text index in search.db: see search.ts); and, in the server, reader processes for the reads
+// whose cost depends on their parameters or the data (readers.ts, through the gate of
+// store/reads.ts), so none of them runs on the thread that acknowledges writes. Each aggregate's
+// queries are plain synchronous functions of a connection; the seam's promises wrap them.
 import type { Database } from "bun:sqlite";
-import { Database as SqliteDatabase } from "bun:sqlite";
 import { join } from "node:path";
-import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Repositories, Store } from "../store.ts";
 import { WRITES } from "../store.ts";
 import { backupDatabase, refuseDatabaseFiles } from "./backup.ts";
-import { type Db, openDatabase, type SyncMode } from "./db.ts";
-import { eventStore } from "./events.ts";
-import { idempotencyStore } from "./idempotency.ts";
-import { metaStore } from "./meta.ts";
-import { metricStore } from "./metrics.ts";
-import { notificationStore } from "./notifications.ts";
-import { profileStore } from "./profiles.ts";
-import { projectStore } from "./projects.ts";
-import * as schema from "./schema.ts";
+import { openDatabase, openReader, type SyncMode } from "./db.ts";
 import { deletedThrough, prepareSearch, searchPath } from "./search.ts";
 import { startIndexer } from "./indexer.ts";
-import { tokenStore } from "./tokens.ts";
-import { userStore } from "./users.ts";
 import { Writer } from "./writer.ts";
+import { type AccessChanges, repositories, syncRepositories } from "./repositories.ts";
+import { ReaderPool } from "./readers.ts";
+import { gated, ReadGate } from "../reads.ts";
 
 export const DATABASE_FILE = "signalboard.db";
 const OTHER_PROCESS_CHECK_MS = 5;
@@ -39,76 +32,26 @@ export type SqliteOptions = {
   sync?: SyncMode;
   /** The server's store keeps the full-text index up to date, on a thread of its own; commands do not. */
   background?: boolean;
+  /** The server's store runs its expensive reads in this many reader processes (readers.ts); commands read inline. */
+  readers?: number;
+  /** A gated read's budget (ms): SIGNALBOARD_QUERY_TIMEOUT. */
+  queryTimeoutMs?: number;
 };
 
-type SyncRepositories = ReturnType<typeof syncRepositories>;
-type AccessChanges = { count: number };
-
-function syncRepositories(db: Db, searching: () => Db, accessChanges: AccessChanges) {
-  return {
-    projects: projectStore(db, accessChanges),
-    events: eventStore(db, searching),
-    metrics: metricStore(db),
-    profiles: profileStore(db),
-    tokens: tokenStore(db, accessChanges),
-    users: userStore(db, accessChanges),
-    notifications: notificationStore(db),
-    idempotency: idempotencyStore(db),
-    meta: metaStore(db),
-  };
-}
-
-/** An aggregate's synchronous queries as the seam's promises (already settled: SQLite answered). */
-function promised<T extends object>(sync: T): { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never } {
-  const out: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(sync) as [string, (...a: unknown[]) => unknown][]) {
-    out[name] = (...args: unknown[]) => {
-      try {
-        return Promise.resolve(fn(...args));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    };
-  }
-  return out as never;
-}
-
-function repositories(sync: SyncRepositories): Repositories {
-  return {
-    projects: promised(sync.projects),
-    events: promised(sync.events),
-    metrics: promised(sync.metrics),
-    profiles: promised(sync.profiles),
-    tokens: promised(sync.tokens),
-    users: promised(sync.users),
-    notifications: promised(sync.notifications),
-    idempotency: promised(sync.idempotency),
-    meta: promised(sync.meta),
-  };
-}
-
-export function openSqliteStore(path: string, { sync = "full", background = false }: SqliteOptions = {}): SqliteStore {
+export function openSqliteStore(path: string, { sync = "full", background = false, readers = 2, queryTimeoutMs = 10_000 }: SqliteOptions = {}): SqliteStore {
   const { sqlite, db } = openDatabase(path, sync);
   if (background) prepareSearch(sqlite, path);
-  const reader = new SqliteDatabase(path, { strict: true });
-  reader.exec("PRAGMA busy_timeout = 5000");
-  reader.exec("PRAGMA query_only = ON");
-  const readerDb = drizzle(reader, { schema });
-  // The full-text index is attached to the reader at the first search: commands that never search
-  // never touch search.db.
-  let attached = false;
-  const searching = () => {
-    if (!attached) {
-      reader.query("ATTACH DATABASE ? AS search").run(searchPath(path));
-      attached = true;
-    }
-    return readerDb;
-  };
+  const { reader, db: readerDb, searching, searched } = openReader(path, searchPath(path));
   // Bumped by this process's writes that can take access away: a token revoked, a project (and its
   // public tokens) deleted, a session ended, a member removed.
   const accessChanges: AccessChanges = { count: 0 };
   const written = repositories(syncRepositories(db, searching, accessChanges));
-  const read = repositories(syncRepositories(readerDb, searching, accessChanges));
+  const inline = repositories(syncRepositories(readerDb, searching, accessChanges));
+  // The server's expensive reads run in reader processes, through the gate (store/reads.ts).
+  const pool = background ? new ReaderPool(path, readers) : null;
+  const gate = pool ? new ReadGate(pool.run, { slots: readers, perKind: Math.max(1, readers - 1), budgetMs: queryTimeoutMs }) : null;
+  const read = gate ? gated(inline, gate) : inline;
+  pool?.warm();
   const writer = new Writer<Repositories>(sqlite, written);
   const tx: Store["tx"] = (work, signal) => writer.submit(work, signal);
 
@@ -143,6 +86,7 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
     sqlite,
     tx,
     writer,
+    reads: gate?.stats ?? null,
     shared: null,
     dialect: "sqlite",
     accessVersion: () => `${otherProcesses()}:${accessChanges.count}`,
@@ -150,7 +94,7 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
       reader.query("SELECT 1").get();
     },
     async prune(now, limits) {
-      const unindexed = attached || background ? deletedThrough(searching().$client) : 0;
+      const unindexed = searched() || background ? deletedThrough(searching().$client) : 0;
       await tx(async (r) => {
         await r.notifications.pruneDeliveries(limits.deliveriesBefore);
         await r.notifications.pruneSubscriptions(limits.subscriptionsBefore);
@@ -167,7 +111,8 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
     },
     async close() {
       await writer.flush();
-      await indexer?.stop();
+      gate?.close();
+      await Promise.all([indexer?.stop(), pool?.close()]);
       try {
         sqlite.exec("PRAGMA optimize");
       } catch {

@@ -1,0 +1,58 @@
+// SQLite's reader processes: a read stopped while it runs (out of budget, or its client left) ends
+// at once, its process is killed, and the next read gets a fresh reader.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { ReaderPool } from "../../src/store/sqlite/readers.ts";
+import { openSqliteStore } from "../../src/store/sqlite/index.ts";
+import { tempDir } from "../helpers.ts";
+
+const dir = tempDir();
+const path = join(dir, "signalboard.db");
+let pool: ReaderPool;
+
+beforeAll(async () => {
+  const store = openSqliteStore(path, { sync: "normal" });
+  const project = (await store.projects.findByName("default")) ?? (await store.projects.create("default"))!;
+  const { id: channelId } = await store.projects.ensureChannel(project.id, "c", 0);
+  await store.tx(async (r) => {
+    for (let i = 0; i < 300_000; i++) {
+      await r.events.insert({ projectId: project.id, project: "default", channelId, channel: "c", name: `e${i}`, description: null, icon: null, notify: false, parser: "text", userId: null, tags: null, ts: i, receivedAt: i, historical: false });
+    }
+  });
+  await store.close();
+  pool = new ReaderPool(path, 1);
+}, 60_000);
+afterAll(async () => {
+  await pool.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A read that takes a while: the activity of a year, day by day, filtered so every row is read. */
+const slowRead = { aggregate: "events", method: "activity", args: [1, 0, 366, { liveOnly: true }] };
+const quickRead = { aggregate: "projects", method: "countEvents", args: [{ channelId: 1 }] };
+
+for (const reason of ["timeout", "client"] as const) {
+  test(`a running read stopped (${reason}) ends at once, and the next read is answered by a new reader`, async () => {
+    expect(await pool.run(quickRead, new AbortController().signal)).toBe(300_000);
+    const stop = new AbortController();
+    const started = performance.now();
+    const running = pool.run(slowRead, stop.signal);
+    await Bun.sleep(5);
+    stop.abort(reason);
+    await expect(running).rejects.toThrow(/stopped/);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(pool.stopped).toBeGreaterThanOrEqual(1);
+    const before = pool.started;
+    expect(await pool.run(quickRead, new AbortController().signal)).toBe(300_000);
+    expect(pool.started).toBe(before + 1);
+  });
+}
+
+test("the slow read does finish when nothing stops it (so stopping it was a real stop)", async () => {
+  const started = performance.now();
+  const rows = (await pool.run(slowRead, new AbortController().signal)) as { counts: number[] }[];
+  expect(rows[0]!.counts.reduce((a, b) => a + b, 0)).toBe(300_000);
+  console.log(`the slow read took ${(performance.now() - started).toFixed(0)} ms`);
+  expect(performance.now() - started).toBeGreaterThan(20);
+});
