@@ -20,6 +20,7 @@ import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
 import * as schema from "./schema.ts";
 import { deletedThrough, prepareSearch, searchPath } from "./search.ts";
+import { snapshotEvents } from "./snapshot.ts";
 import { startIndexer } from "./indexer.ts";
 import { tokenStore } from "./tokens.ts";
 import { userStore } from "./users.ts";
@@ -161,6 +162,9 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
     },
     async backup(target, options) {
       backupDatabase(sqlite, path, target, options);
+    },
+    snapshotEvents(where, pageSize) {
+      return snapshotEvents(path, where, pageSize);
     },
     refuseOwnFile(target) {
       refuseDatabaseFiles(path, target, "writing there would destroy it. Choose a file elsewhere.");
