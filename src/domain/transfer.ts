@@ -5,21 +5,20 @@ import type { Store } from "../store/store.ts";
 import { eventJson } from "./event-json.ts";
 import { requireProject } from "./projects.ts";
 
+/** Events per read: what an export holds in memory at once, whatever the project's size. */
 const PAGE = 1000;
 
 export function transferService(store: Store) {
   return {
-    /** The project's events (or a channel's), oldest first, one JSON line each. */
+    /**
+     * The project's events (or a channel's), oldest first, one JSON line each, as they were at one
+     * moment: every event acknowledged before the export began, whatever is written meanwhile.
+     */
     async *exportEvents(projectName: string, channel?: string): AsyncGenerator<string> {
       const project = await requireProject(store, projectName);
       if (channel && !(await store.projects.findChannel(project.id, channel))) throw new NotFound(`Channel "${channel}" does not exist in project "${projectName}".`);
-      let after = { ts: Number.MIN_SAFE_INTEGER, id: 0 };
-      for (;;) {
-        const page = await store.events.list({ projectId: project.id, channel, after, limit: PAGE });
+      for await (const page of store.snapshotEvents({ projectId: project.id, channel }, PAGE)) {
         for (const e of page) yield JSON.stringify(eventJson(e));
-        if (page.length < PAGE) return;
-        const last = page.at(-1)!;
-        after = { ts: last.ts, id: last.id };
       }
     },
   };

@@ -249,6 +249,13 @@ export interface Store extends Repositories {
    * nothing written if it fails; `replace` lets it write over an older copy.
    */
   backup(target: string, options: { replace: boolean }): Promise<void>;
+  /**
+   * A project's events (or one channel's), oldest first by time then id, in pages of at most
+   * `pageSize`, all read from one snapshot of the database: every event committed before the first
+   * page is read is in it and none committed later, whatever is written meanwhile. The snapshot
+   * holds a connection of its own until the pages end or the loop over them is left.
+   */
+  snapshotEvents(where: { projectId: number; channel?: string }, pageSize: number): AsyncIterable<StoredEvent[]>;
   /** Throws when writing a file at `target` would destroy the database (its file, or one beside it that belongs to it). */
   refuseOwnFile(target: string): void;
   /** Housekeeping: forgets what has served its time. */

@@ -194,14 +194,16 @@ function conditions(filter: EventFilter, tags: [string, string][]): (SQL | undef
   return list;
 }
 
+// The bound on time alone repeats what the OR says, because the planner cannot seek on an OR:
+// without it, a page far into a big project walked the index past every row before the position.
 function keyset(tsColumn: PgColumn, idColumn: PgColumn, filter: Page & { before?: Position; after?: Position }): SQL | undefined {
   if (filter.before) {
     const { ts, id } = filter.before;
-    return or(lt(tsColumn, ts), and(eq(tsColumn, ts), lt(idColumn, id)));
+    return and(lte(tsColumn, ts), or(lt(tsColumn, ts), and(eq(tsColumn, ts), lt(idColumn, id))));
   }
   if (filter.after) {
     const { ts, id } = filter.after;
-    return or(gt(tsColumn, ts), and(eq(tsColumn, ts), gt(idColumn, id)));
+    return and(gte(tsColumn, ts), or(gt(tsColumn, ts), and(eq(tsColumn, ts), gt(idColumn, id))));
   }
   return undefined;
 }

@@ -22,6 +22,7 @@ import { migrate } from "./migrate.ts";
 import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
+import { snapshotEvents } from "./snapshot.ts";
 import { tokenStore } from "./tokens.ts";
 import { userStore } from "./users.ts";
 import { ACCESS_CHANNEL, EVENTS_CHANNEL, PgWriter } from "./writer.ts";
@@ -258,6 +259,9 @@ export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_0
     },
     async backup() {
       throw new BadRequest("backup copies a SQLite database; on PostgreSQL use its own tools (pg_dump to back up, pg_restore to restore, or your provider's snapshots)", "unsupported");
+    },
+    snapshotEvents(where, pageSize) {
+      return snapshotEvents(sql, names, where, pageSize);
     },
     refuseOwnFile() {
       // its files are the database server's, not on this path

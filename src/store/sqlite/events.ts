@@ -272,14 +272,16 @@ function fewMatches(db: Db, match: string): boolean {
   return (row?.n ?? 0) <= FEW_MATCHES;
 }
 
+// The bound on time alone repeats what the OR says, because the planner cannot seek on an OR:
+// without it, a page far into a big project walked the index past every row before the position.
 function keyset(tsColumn: SQL, idColumn: SQL, filter: Page): SQL | undefined {
   if (filter.before) {
     const { ts, id } = filter.before;
-    return or(lt(tsColumn, ts), and(eq(tsColumn, ts), lt(idColumn, id)));
+    return and(lte(tsColumn, ts), or(lt(tsColumn, ts), and(eq(tsColumn, ts), lt(idColumn, id))));
   }
   if (filter.after) {
     const { ts, id } = filter.after;
-    return or(gt(tsColumn, ts), and(eq(tsColumn, ts), gt(idColumn, id)));
+    return and(gte(tsColumn, ts), or(gt(tsColumn, ts), and(eq(tsColumn, ts), gt(idColumn, id))));
   }
   return undefined;
 }

@@ -12,6 +12,7 @@ import { WRITES } from "../store.ts";
 import { backupDatabase, refuseDatabaseFiles } from "./backup.ts";
 import { openDatabase, openReader, type SyncMode } from "./db.ts";
 import { deletedThrough, prepareSearch, searchPath } from "./search.ts";
+import { snapshotEvents } from "./snapshot.ts";
 import { startIndexer } from "./indexer.ts";
 import { Writer } from "./writer.ts";
 import { type AccessChanges, repositories, syncRepositories } from "./repositories.ts";
@@ -105,6 +106,9 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
     },
     async backup(target, options) {
       backupDatabase(sqlite, path, target, options);
+    },
+    snapshotEvents(where, pageSize) {
+      return snapshotEvents(path, where, pageSize);
     },
     refuseOwnFile(target) {
       refuseDatabaseFiles(path, target, "writing there would destroy it. Choose a file elsewhere.");
