@@ -1,6 +1,6 @@
 // npm run bench: every benchmark, measured in one run on loopback against the compiled binary,
 // printed as tables and written to BENCHMARKS.md (with docs/throughput.svg).
-//   BENCH_ONLY=ingest,fanout,startup,feed,postgres   run some sections only
+//   BENCH_ONLY=ingest,fanout,startup,feed,stall,postgres   run some sections only
 //   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune (defaults 3, 5, 1000000)
 import { cpus, release } from "node:os";
 import { join } from "node:path";
@@ -9,11 +9,12 @@ import { fanoutBenchmark } from "./fanout.ts";
 import { feedBenchmark } from "./feed.ts";
 import { ingestBenchmark } from "./ingest.ts";
 import { postgresBenchmark } from "./postgres.ts";
-import { postgresBin } from "../pg-cluster.ts";
+import { createDatabase, postgresBin, startCluster } from "../pg-cluster.ts";
+import { stallBenchmark, stallRows } from "./stall.ts";
 import { BUN, ensureWrk, ROOT, table, tempDir } from "./lib.ts";
 import { startupBenchmark } from "./startup.ts";
 
-const ALL = ["ingest", "fanout", "startup", "feed", "postgres"];
+const ALL = ["ingest", "fanout", "startup", "feed", "stall", "postgres"];
 const only = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(","));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -48,6 +49,24 @@ if (only.has("startup")) section("Start-up", "Wall time from spawning the compil
 if (only.has("feed")) {
   const { rows, seedSeconds } = await feedBenchmark(events, 30, binary);
   section("Reading at scale", `${events.toLocaleString("en-US")} events seeded through the store (in ${seedSeconds.toFixed(0)} s; 85% in one channel, 4 tag keys each); 30 sequential requests per line after 3 warm-ups, on loopback.`, rows);
+}
+
+if (only.has("stall")) {
+  console.error("the stall test...");
+  const results = [await stallBenchmark(binary, { name: "SQLite", args: [] })];
+  if (postgresBin()) {
+    const cluster = await startCluster();
+    try {
+      results.push(await stallBenchmark(binary, { name: "PostgreSQL", args: ["--database-url", await createDatabase(cluster.url, "stall")] }));
+    } finally {
+      await cluster.stop();
+    }
+  }
+  section(
+    "Expensive reads beside writes (the stall test)",
+    "1,500 users with 100 properties of 600 characters each (through /v1/identify); 12 searches of the users page at once whose word is only in the last property; meanwhile /healthz (and /readyz on PostgreSQL) every 20 ms on new connections and an event POSTed every 100 ms. The searches run off the process that acknowledges writes (reader processes on SQLite, a read pool on PostgreSQL), each within SIGNALBOARD_QUERY_TIMEOUT (10 s): an answer is results or 503 query_timeout.",
+    stallRows(results),
+  );
 }
 
 if (only.has("postgres")) {
