@@ -2,7 +2,7 @@
 // reads at scrape time. It can take requests when its database answers and, after a write failed
 // for want of storage, once a probe write goes through again: a load balancer must stop sending
 // events to an instance that would answer them 503, and send them again by itself.
-import type { Store, WriterStats } from "../store/store.ts";
+import type { Store, WriterStats, GateStats } from "../store/store.ts";
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
@@ -26,6 +26,11 @@ export function healthService(store: Store, writers: { failing: boolean }[] = [s
 
     writerStats(): WriterStats {
       return store.writer.stats;
+    },
+
+    /** The read gate's counters; zeros where reads are not gated. */
+    readStats(): GateStats {
+      return store.reads ?? { running: 0, waiting: 0, timeouts: 0 };
     },
 
     pendingNotifications(): Promise<number> {
