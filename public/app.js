@@ -495,6 +495,17 @@
       let current = null;
       let changes = [];
       const MARKED_CHANGES = 60;
+      // The server sends a long window in spans (domain/metric-history.ts): [minute, value] for a span
+      // of one point, else [first minute, first, lowest, highest, last minute, last]. The line passes
+      // through all four, the lowest and highest between the ends (in the order that ends nearest the
+      // last), so a spike shows however many minutes a pixel stands for.
+      const expand = (span) => {
+        if (span.length === 2) return [span];
+        const [t0, first, lo, hi, t1, last] = span;
+        // An extreme that is one of the ends is drawn there already.
+        const inner = (last >= (lo + hi) / 2 ? [lo, hi] : [hi, lo]).filter((v) => v !== null && v !== first && v !== last);
+        return [[t0, first], ...inner.map((v, i) => [t0 + ((t1 - t0) * (i + 1)) / (inner.length + 1), v]), [t1, last]];
+      };
       const slide = (now) => {
         const span = to - from;
         to = Math.max(to, now);
@@ -516,7 +527,7 @@
             to = Number(el.dataset.to);
             before = JSON.parse(el.dataset.before);
             current = JSON.parse(el.dataset.current);
-            changes = JSON.parse(el.dataset.points);
+            changes = JSON.parse(el.dataset.points).flatMap(expand);
             const accent = getComputedStyle(document.documentElement).getPropertyValue("--accent").trim() || "#4f46e5";
             // Few changes in the window: each is marked with a dot, so a value set once (a point at
             // the right edge at 24 h) is seen, with its line on to now.

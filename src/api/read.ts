@@ -1,12 +1,13 @@
 // Read routes for full-access tokens: events with filters and cursor pagination, metrics.
 import { z } from "zod";
 import { MAX_PAGE } from "../domain/feed.ts";
+import { decodeHistoryCursor, MAX_HISTORY_PAGE } from "../domain/metric-history.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
 import { queryOf, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { EVENT_EXAMPLE } from "./ingest.ts";
-import { apiEvent, apiMetric, apiPoint, ok } from "./views.ts";
+import { apiBucket, apiEvent, apiMetric, apiPoint, ok } from "./views.ts";
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional();
 
@@ -32,7 +33,35 @@ export const eventsQuery = z.object({
 
 export const eventParams = z.object({ id: z.string().regex(/^\d{1,15}$/, "must be an event id (a positive integer)").transform(Number) });
 export const metricsQuery = z.object({ project: optional(rule.projectName) });
-export const historyQuery = z.object({ project: optional(rule.projectName), title: rule.metricTitle, from: optional(timeParam), to: optional(timeParam) });
+const HISTORY_MAX_INTERVAL = 366 * 86_400;
+export const historyQuery = z
+  .object({
+    project: optional(rule.projectName),
+    title: rule.metricTitle,
+    from: optional(timeParam),
+    to: optional(timeParam),
+    limit: optional(z.coerce.number().int("must be a whole number").min(1, "must be at least 1").max(MAX_HISTORY_PAGE, `must be at most ${MAX_HISTORY_PAGE}`)),
+    cursor: optional(
+      z.string().transform((text, ctx) => {
+        const cursor = text.length <= 200 ? decodeHistoryCursor(text) : null;
+        if (cursor) return cursor;
+        ctx.addIssue({ code: "custom", message: `${JSON.stringify(text.slice(0, 60))} is not valid; pass next_cursor from the previous page unchanged` });
+        return z.NEVER;
+      }),
+    ),
+    interval: optional(
+      z.string().transform((text, ctx): number | "auto" => {
+        if (text === "auto") return text;
+        const seconds = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+        if (seconds >= 60 && seconds <= HISTORY_MAX_INTERVAL && seconds % 60 === 0) return seconds;
+        ctx.addIssue({ code: "custom", message: `must be "auto" or seconds, a whole number of minutes from 60 to ${HISTORY_MAX_INTERVAL} (366 days), such as 300, 3600 or 86400; got ${JSON.stringify(text.slice(0, 40))}` });
+        return z.NEVER;
+      }),
+    ),
+  })
+  .superRefine((q, ctx) => {
+    if (q.from !== undefined && q.to !== undefined && q.from > q.to) ctx.addIssue({ code: "custom", path: ["from"], message: "must not be after to" });
+  });
 
 export function readRoutes({ feed, config }: Services): Route[] {
   return [
@@ -71,11 +100,30 @@ export function readRoutes({ feed, config }: Services): Route[] {
       method: "GET",
       path: "/v1/metrics/history",
       access: "full",
-      doc: { summary: "A metric's history", description: "The last value of each minute. Full-access tokens only.", query: historyQuery, example: { success: true, statusCode: 200, metric: {}, points: [{ timestamp: 1767225600, value: 1259 }] } },
+      doc: {
+        summary: "A metric's history",
+        description:
+          "The last value of each minute, oldest first, at most `limit` (10,000) points a page; follow next_cursor (null at the end). " +
+          'With interval (seconds, or "auto": about 1,000 spans over the range), one point per span of that width instead: its first, min, max and last (value) values. ' +
+          "Full-access tokens only.",
+        query: historyQuery,
+        example: { success: true, statusCode: 200, metric: {}, points: [{ timestamp: 1767225600, value: 1259 }], next_cursor: null },
+      },
       async handle({ request }) {
         const q = validate(historyQuery, queryOf(request), "query");
-        const { metric, points } = await feed.metricHistory(q.project ?? config.defaultProject, q.title, q.from ?? Date.now() - 7 * 86_400_000, q.to ?? undefined);
-        return ok({ metric: apiMetric(metric), points: points.map(apiPoint) });
+        const to = q.to ?? Date.now();
+        const page = await feed.metricHistory({
+          project: q.project ?? config.defaultProject,
+          title: q.title,
+          from: q.from ?? to - 7 * 86_400_000,
+          to,
+          limit: q.limit ?? MAX_HISTORY_PAGE,
+          cursor: q.cursor,
+          interval: typeof q.interval === "number" ? q.interval * 1000 : q.interval,
+        });
+        const metric = apiMetric(page.metric);
+        if (page.interval === null) return ok({ metric, points: page.points.map(apiPoint), next_cursor: page.nextCursor });
+        return ok({ metric, interval: page.interval / 1000, points: page.buckets.map(apiBucket), next_cursor: page.nextCursor });
       },
     }),
   ];

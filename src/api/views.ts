@@ -2,7 +2,7 @@
 import { metricJson } from "../domain/answers.ts";
 import { eventJson } from "../domain/event-json.ts";
 import { API_HEADERS } from "../http/on-error.ts";
-import type { MetricPoint, Metric } from "../model/metric.ts";
+import type { MetricBucket, MetricPoint } from "../model/metric.ts";
 
 export const apiEvent = eventJson;
 
@@ -10,6 +10,11 @@ export const apiMetric = metricJson;
 
 export function apiPoint(p: MetricPoint) {
   return { timestamp: p.at / 1000, value: p.value };
+}
+
+/** A span of the history as a point: its start, and `value` its last value, as a point's is its minute's last. */
+export function apiBucket(b: MetricBucket) {
+  return { timestamp: b.at / 1000, value: b.last.value, first: b.first.value, min: b.min, max: b.max, count: b.count };
 }
 
 /** A success: {"success": true, "statusCode": 200, ...fields}. */

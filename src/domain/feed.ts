@@ -8,7 +8,8 @@ import { requireProject } from "./projects.ts";
 import { searchTerms } from "../store/search-tokens.ts";
 import { isTagKey } from "./rules.ts";
 import type { StoredEvent } from "../model/event.ts";
-import type { MetricPoint, Metric } from "../model/metric.ts";
+import type { Metric } from "../model/metric.ts";
+import { type HistoryPage, type HistoryQuery, historyPage, type MetricChart, metricChart } from "./metric-history.ts";
 import type { Profile, Properties } from "../model/profile.ts";
 import type { Project } from "../model/project.ts";
 
@@ -151,12 +152,14 @@ export function feedService(store: Store) {
       return store.metrics.list((await requireProject(store, projectName)).id);
     },
 
-    /** `before`: the value the metric held when the window starts (its last point before `since`), if any. */
-    async metricHistory(projectName: string, title: string, since: number, until?: number): Promise<{ metric: Metric; points: MetricPoint[]; before: MetricPoint | null }> {
-      const metric = await store.metrics.find((await requireProject(store, projectName)).id, title);
-      if (!metric) throw new NotFound(`Metric "${title}" does not exist in project "${projectName}".`);
-      const [points, before] = await Promise.all([store.metrics.history(metric.id, since, until), store.metrics.pointBefore(metric.id, since)]);
-      return { metric, points, before };
+    /** A page of a metric's history, its points or spans of them (domain/metric-history.ts). */
+    metricHistory(query: HistoryQuery): Promise<HistoryPage> {
+      return historyPage(store, query);
+    },
+
+    /** What a metric's page draws over [since, until] (domain/metric-history.ts). */
+    metricChart(projectName: string, title: string, since: number, until: number): Promise<MetricChart> {
+      return metricChart(store, projectName, title, since, until);
     },
   };
 }

@@ -4,7 +4,7 @@
 // DATA_DIR (store/sqlite/), PostgreSQL for several instances (store/pg/).
 import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
-import type { Metric, MetricPoint, MetricValue } from "../model/metric.ts";
+import type { Metric, MetricBucket, MetricPoint, MetricValue } from "../model/metric.ts";
 import type { Delivery, DeliveryAttempt, DeliveryStatus, DeliveryTarget, Integration, IntegrationKind, NewDelivery, Outcome, QueueTarget, Subscription } from "../model/notification.ts";
 import type { Profile, Properties, UserFilter, UserSummary } from "../model/profile.ts";
 import type { Channel, Project } from "../model/project.ts";
@@ -65,7 +65,13 @@ export interface MetricRepository {
   increment(m: { projectId: number; title: string; delta: number; icon: string | null; now: number }): Promise<{ id: number; value: number; icon: string | null } | { holdsText: string }>;
   list(projectId: number): Promise<Metric[]>;
   find(projectId: number, title: string): Promise<Metric | null>;
-  history(metricId: number, since: number, until?: number): Promise<MetricPoint[]>;
+  /** The points in [since, until] (Unix ms), oldest first (newest first with "desc"), at most `limit`. */
+  history(metricId: number, since: number, until: number, limit: number, order?: "asc" | "desc"): Promise<MetricPoint[]>;
+  /**
+   * The points in [since, until] in spans of `width` ms that start at multiples of it (Unix time),
+   * oldest first, one bucket per span that holds a point; computed by the database.
+   */
+  buckets(metricId: number, since: number, until: number, width: number): Promise<MetricBucket[]>;
   /** The last point before `before` (Unix ms): the value a metric held when a window starts; null when none. */
   pointBefore(metricId: number, before: number): Promise<MetricPoint | null>;
   delete(metricId: number): Promise<void>;

@@ -9,7 +9,8 @@ import { type Filters, filterParams, isFiltered, readFilters, toEventQuery, view
 import { query, seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
 import { eventDetail, feedItems } from "./views/events.ts";
-import { channelPage, type FeedView, metricPage, projectPage } from "./views/project.ts";
+import { metricPage } from "./views/metric.ts";
+import { channelPage, type FeedView, projectPage } from "./views/project.ts";
 import { userPage } from "./views/user.ts";
 
 const PAGE_SIZE = 40;
@@ -139,9 +140,9 @@ export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Rout
         const days = Math.min(Math.max(Math.round(Number(new URL(request.url).searchParams.get("days"))) || 7, 1), 365);
         // The chart spans exactly the window, the value held at its start carried in from the left.
         const now = Date.now();
-        const { metric, points, before } = await feed.metricHistory(project.name, params.title!, now - days * 86_400_000);
+        const chart = await feed.metricChart(project.name, params.title!, now - days * 86_400_000, now);
         const liveUrl = `/p/${seg(project.name)}/live${query({ metrics: "1", feed: "0" })}`;
-        return kit.page(session, metricPage(metric, { points, before, days, now, liveUrl }), { title: metric.title, nav: { project }, charts: true });
+        return kit.page(session, metricPage(chart, { days, now, liveUrl }), { title: chart.metric.title, nav: { project }, charts: true });
       },
     }),
     route({

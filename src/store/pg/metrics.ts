@@ -1,7 +1,7 @@
 // Metrics: the current value per (project, title), and a per-minute history for charts.
-import { metricValue, toMetric } from "../rows.ts";
+import { type EndRow, endsOf, metricValue, type SpanRow, toBuckets, toMetric } from "../rows.ts";
 import { hasNul } from "./db.ts";
-import { and, asc, desc, eq, gte, lt, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { MetricRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
 import { metricHistory, metrics, projects } from "./schema.ts";
@@ -21,6 +21,7 @@ const selectRow = {
 };
 
 export function metricStore({ db }: Ctx): MetricRepository {
+  const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
   const record = (metricId: number, now: number, valueNum: number | null, valueText: string | null) =>
     db
       .insert(metricHistory)
@@ -79,13 +80,29 @@ export function metricStore({ db }: Ctx): MetricRepository {
       return row ? toMetric(row) : null;
     },
 
-    async history(metricId, since, until = Number.MAX_SAFE_INTEGER) {
+    async history(metricId, since, until, limit, order = "asc") {
       const rows = await db
         .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
         .from(metricHistory)
         .where(and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)))
-        .orderBy(asc(metricHistory.minute));
+        .orderBy(order === "desc" ? desc(metricHistory.minute) : asc(metricHistory.minute))
+        .limit(limit);
       return rows.map((p) => ({ at: p.at, value: metricValue(p.valueNum, p.valueText) }));
+    },
+
+    async buckets(metricId, since, until, width) {
+      const spans = await rows<SpanRow>(sql`
+        select minute - ((minute % ${width}::bigint) + ${width}::bigint) % ${width}::bigint as at, count(*) as count,
+          min(minute) as "firstAt", max(minute) as "lastAt", min(value_num) as min, max(value_num) as max, count(value_text) as texts
+        from metric_history where metric_id = ${metricId} and minute >= ${since} and minute <= ${until}
+        group by 1 order by 1`);
+      if (!spans.length) return [];
+      // The first and last values apart: joined to the grouped spans in one statement, the planner
+      // takes them for as many rows as the range and hashes the whole table.
+      const ends = await rows<EndRow>(sql`
+        select minute, value_num as num, value_text as text from metric_history
+        where metric_id = ${metricId} and minute in (select value::bigint from jsonb_array_elements_text(${JSON.stringify(endsOf(spans))}::text::jsonb))`);
+      return toBuckets(spans, ends);
     },
 
     async pointBefore(metricId, before) {

@@ -1,9 +1,9 @@
 // Metrics: the current value per (project, title), and a per-minute history for charts.
-import { metricValue, toMetric } from "../rows.ts";
+import { type EndRow, endsOf, metricValue, type SpanRow, toBuckets, toMetric } from "../rows.ts";
 import { and, asc, desc, eq, gte, lt, lte } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { metricHistory, metrics, projects } from "./schema.ts";
-import type { Metric, MetricPoint, MetricValue } from "../../model/metric.ts";
+import type { Metric, MetricBucket, MetricPoint, MetricValue } from "../../model/metric.ts";
 
 
 const MINUTE = 60_000;
@@ -31,6 +31,38 @@ export function metricStore(db: Db) {
     `INSERT INTO metric_history (metric_id, minute, value_num, value_text) VALUES (?, ?, ?, ?)
      ON CONFLICT (metric_id, minute) DO UPDATE SET value_num = excluded.value_num, value_text = excluded.value_text`,
   );
+
+  // A metric's history in spans. Grouping sorts the range's rows (SQLite has no hash aggregate):
+  // 160 ms for a year of minutes in 12-hour spans, where a walk that aggregates one span at a time
+  // along the primary key takes 75 ms; for narrow spans the walk's statement per span costs more
+  // (a week in 15-minute spans: 18 ms, grouped 3 ms). So spans of two hours or more are walked.
+  const spanColumns = "count(*) AS count, min(minute) AS firstAt, max(minute) AS lastAt, min(value_num) AS min, max(value_num) AS max, count(value_text) AS texts";
+  const spansGrouped = db.$client.prepare<SpanRow, [number, number, number, number]>(
+    `SELECT minute - ((minute % ?1) + ?1) % ?1 AS at, ${spanColumns}
+     FROM metric_history WHERE metric_id = ?2 AND minute >= ?3 AND minute <= ?4 GROUP BY at ORDER BY at`,
+  );
+  const span = db.$client.prepare<Omit<SpanRow, "at">, [number, number, number]>(`SELECT ${spanColumns} FROM metric_history WHERE metric_id = ? AND minute >= ? AND minute <= ?`);
+  const nextMinute = db.$client.prepare<{ minute: number }, [number, number, number]>(
+    "SELECT minute FROM metric_history WHERE metric_id = ? AND minute >= ? AND minute <= ? ORDER BY minute LIMIT 1",
+  );
+  const pointsAt = db.$client.prepare<EndRow, [number, string]>(
+    "SELECT minute, value_num AS num, value_text AS text FROM metric_history WHERE metric_id = ? AND minute IN (SELECT value FROM json_each(?))",
+  );
+  const WALKED = 120 * MINUTE;
+
+  function spansWalked(metricId: number, since: number, until: number, width: number): SpanRow[] {
+    const spans: SpanRow[] = [];
+    for (let from = since; from <= until; ) {
+      const at = from - (((from % width) + width) % width);
+      const found = span.get(metricId, from, Math.min(at + width - 1, until))!;
+      if (found.count) spans.push({ at, ...found });
+      // An empty span: the next point, found in one step, is where the walk goes on.
+      const next = found.count ? { minute: at + width } : nextMinute.get(metricId, at + width, until);
+      if (!next) break;
+      from = next.minute;
+    }
+    return spans;
+  }
 
   const selectRow = {
     id: metrics.id,
@@ -74,14 +106,20 @@ export function metricStore(db: Db) {
       return row ? toMetric(row) : null;
     },
 
-    history(metricId: number, since: number, until = Number.MAX_SAFE_INTEGER): MetricPoint[] {
+    history(metricId: number, since: number, until: number, limit: number, order: "asc" | "desc" = "asc"): MetricPoint[] {
       return db
         .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
         .from(metricHistory)
         .where(and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)))
-        .orderBy(asc(metricHistory.minute))
+        .orderBy(order === "desc" ? desc(metricHistory.minute) : asc(metricHistory.minute))
+        .limit(limit)
         .all()
         .map((p) => ({ at: p.at, value: metricValue(p.valueNum, p.valueText) }));
+    },
+
+    buckets(metricId: number, since: number, until: number, width: number): MetricBucket[] {
+      const spans = width >= WALKED ? spansWalked(metricId, since, until, width) : spansGrouped.all(width, metricId, since, until);
+      return spans.length ? toBuckets(spans, pointsAt.all(metricId, JSON.stringify(endsOf(spans)))) : [];
     },
 
     pointBefore(metricId: number, before: number): MetricPoint | null {

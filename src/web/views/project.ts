@@ -3,7 +3,7 @@ import { type FilterErrors, type Filters, filterParams, isFiltered, isSearch, ta
 import { type Html, html, query, seg } from "../html.ts";
 import { feed, time } from "./events.ts";
 import type { StoredEvent } from "../../model/event.ts";
-import type { MetricPoint, Metric } from "../../model/metric.ts";
+import type { Metric } from "../../model/metric.ts";
 import type { Channel, Project } from "../../model/project.ts";
 
 export function formatValue(value: Metric["value"]): string {
@@ -182,37 +182,4 @@ function activityCard(base: string, f: Filters): Html {
   </div>
   <ul class="chart-legend" x-ref="legend" aria-label="Channels, with their events in the range"></ul>
 </section>`;
-}
-
-export type MetricHistoryView = { points: MetricPoint[]; before: MetricPoint | null; days: number; now: number; liveUrl: string };
-
-export function metricPage(m: Metric, { points, before, days, now, liveUrl }: MetricHistoryView): Html {
-  const all = before ? [before, ...points] : points;
-  const numeric = typeof m.value !== "string" && all.every((p) => typeof p.value === "number" || p.value === null);
-  const from = now - days * 86_400_000;
-  return html`<header class="page-header">
-  <p class="crumbs"><a href="/p/${seg(m.project)}">${m.project}</a> / metrics</p>
-  <h1>${m.icon ? html`<span aria-hidden="true">${m.icon}</span> ` : ""}${m.title}</h1>
-</header>
-<div x-data="metricPage" data-live-url="${liveUrl}" data-metric-id="${String(m.id)}">
-<ul class="metrics" id="metrics">${metricWidgetPlain(m)}</ul>
-<section class="card chart-card">
-  <div class="chart-head"><h2>History</h2>
-  <nav class="range" aria-label="Range">${[1, 7, 30, 90].map((d) => html`<a href="?days=${d}"${d === days ? html` aria-current="page"` : ""}>${d === 1 ? "24 h" : `${d} days`}</a>`)}</nav></div>
-  ${
-    numeric && (all.length || typeof m.value === "number")
-      ? html`<div class="chart" x-ref="chart" data-title="${m.title}" data-from="${String(from)}" data-to="${String(now)}" data-before="${JSON.stringify(before ? before.value : null)}" data-current="${JSON.stringify(m.value)}" data-points="${JSON.stringify(points.map((p) => [p.at, p.value]))}" role="img" aria-label="${m.title} over the ${days === 1 ? "last 24 hours" : `last ${days} days`}"></div>`
-      : points.length
-        ? html`<table class="history"><thead><tr><th>Minute</th><th>Value</th></tr></thead><tbody>${points
-            .slice(-200)
-            .reverse()
-            .map((p) => html`<tr><td>${time(p.at)}</td><td>${formatValue(p.value)}</td></tr>`)}</tbody></table>`
-        : html`<p class="empty">No values in this range.</p>`
-  }
-</section>
-</div>`;
-}
-
-function metricWidgetPlain(m: Metric): Html {
-  return html`<li class="metric" id="metric-${m.id}"><div><span class="metric-title">Now</span><span class="metric-value" data-testid="metric-value">${formatValue(m.value)}</span><span class="metric-time">${time(m.updatedAt)}</span></div></li>`;
 }
