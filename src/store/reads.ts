@@ -15,7 +15,7 @@ export type ReadKind = "feed" | "replay" | "chart" | "users" | "history" | "coun
 export const GATED_READS: { [R in keyof Repositories]?: { [M in keyof Repositories[R]]?: ReadKind } } = {
   events: { list: "feed", range: "replay", activity: "chart" },
   profiles: { listUsers: "users" },
-  metrics: { history: "history", pointBefore: "history" },
+  metrics: { history: "history", buckets: "history", pointBefore: "history" },
   projects: { countEvents: "count" },
 };
 
