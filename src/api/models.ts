@@ -69,7 +69,7 @@ export const logEventBody = body({
 export const sendMetricBody = body({
   project: doc(optional(rule.projectName), "Default: the token's project for a public token, else the default project."),
   title: doc(rule.metricTitle, "The metric's name.", "Active users"),
-  value: doc(rule.metricValue, "A number, or a string such as online.", 1254),
+  value: doc(rule.metricValue, "A number, a string such as online, or a boolean.", 1254),
   icon: doc(optional(rule.icon), "One emoji or shortcode.", "👥"),
   increment: doc(optional(z.boolean()), "Add value to the stored number (a new metric starts at 0) instead of setting it."),
 }).transform((b): MetricInput => ({ project: b.project ?? undefined, title: b.title, value: b.value, icon: b.icon ?? undefined, increment: b.increment ?? undefined }));
@@ -78,7 +78,7 @@ export const sendMetricBody = body({
 export const insightBody = body({
   project: doc(rule.projectName, "The project.", "my-saas"),
   title: doc(rule.metricTitle, "The metric's name.", "Status"),
-  value: doc(rule.metricValue, "A number, or a string.", "online"),
+  value: doc(rule.metricValue, "A number, a string or a boolean.", "online"),
   icon: doc(optional(rule.icon), "One emoji or shortcode."),
 }).transform((b): MetricInput => ({ project: b.project, title: b.title, value: b.value, icon: b.icon ?? undefined }));
 

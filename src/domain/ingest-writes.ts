@@ -80,8 +80,9 @@ export const ingestWrites = {
         if (typeof delta !== "number") throw ValidationError.field("value", "invalid_type", `value: must be a number to increment metric "${title}", got a string`);
         // One statement: increments from several requests (or instances) at once all count.
         const sum = await tx.metrics.increment({ projectId: project.id, title, delta, icon, now: w.now });
-        if ("holdsText" in sum) {
-          throw ValidationError.field("value", "not_incrementable", `value: metric "${title}" holds text (${JSON.stringify(sum.holdsText)}) and cannot be incremented; send it without increment to replace the value`);
+        if ("holds" in sum) {
+          const what = typeof sum.holds === "boolean" ? "a boolean" : "text";
+          throw ValidationError.field("value", "not_incrementable", `value: metric "${title}" holds ${what} (${JSON.stringify(sum.holds)}) and cannot be incremented; send it without increment to replace the value`);
         }
         // Thrown inside the write: the sum is undone with it.
         if (!Number.isFinite(sum.value)) throw ValidationError.field("value", "too_big", `value: adding ${delta} to metric "${title}" would leave the range of numbers; set a new value instead`);

@@ -161,6 +161,6 @@ export function timestampProblem(seconds: number, now: number): string | null {
 
 export const metricTitle = text(LIMITS.metricTitle, { nonEmpty: true });
 
-export const metricValue = z.union([z.number().refine(Number.isFinite, "must be a finite number"), text(LIMITS.metricText, { tooLong: `text values must be at most ${LIMITS.metricText} characters` })], {
-  error: (issue) => (issue.input === undefined ? "is required (a number or a string)" : "must be a number or a string"),
+export const metricValue = z.union([z.number().refine(Number.isFinite, "must be a finite number"), z.boolean(), text(LIMITS.metricText, { tooLong: `text values must be at most ${LIMITS.metricText} characters` })], {
+  error: (issue) => (issue.input === undefined ? "is required (a number, a string or a boolean)" : "must be a number, a string or a boolean"),
 });

@@ -1,6 +1,7 @@
 // Metrics: a current value per project and title, and its history per minute.
 
-export type MetricValue = number | string;
+/** A number, a text, or a boolean (LogSnag's insights allow all three). */
+export type MetricValue = number | string | boolean;
 
 export type Metric = { id: number; projectId: number; project: string; title: string; value: MetricValue | null; icon: string | null; updatedAt: number };
 

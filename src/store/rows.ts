@@ -8,8 +8,17 @@ export type EventRow = Omit<StoredEvent, "tags"> & { tags: string | null };
 
 export const toEvent = (row: EventRow): StoredEvent => ({ ...row, tags: row.tags ? (JSON.parse(row.tags) as Tags) : null });
 
-/** A metric's value from its two columns: text, or else the number. */
-export const metricValue = (num: number | null, text: string | null): MetricValue | null => text ?? num;
+/**
+ * A metric's value from its two columns: text, or else the number. A boolean fills both (1 or 0,
+ * so a chart can draw it, and "true" or "false"), which neither a number nor a text does.
+ */
+export const metricValue = (num: number | null, text: string | null): MetricValue | null => (num !== null && text !== null ? text === "true" : (text ?? num));
+
+/** The two columns that hold `value`. */
+export function metricColumns(value: MetricValue): { valueNum: number | null; valueText: string | null } {
+  if (typeof value === "boolean") return { valueNum: value ? 1 : 0, valueText: String(value) };
+  return typeof value === "number" ? { valueNum: value, valueText: null } : { valueNum: null, valueText: value };
+}
 
 /** A metric row as selected (its value in two columns). */
 export type MetricRow = { valueNum: number | null; valueText: string | null } & Omit<Metric, "value">;

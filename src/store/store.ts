@@ -60,9 +60,9 @@ export interface MetricRepository {
   save(m: { projectId: number; title: string; value: MetricValue; icon: string | null; now: number }): Promise<{ id: number; icon: string | null }>;
   /**
    * Adds `delta` to the number in one statement (a new metric starts at 0), and records the sum
-   * as this minute's point; `holdsText` (and nothing changed) when the metric holds text.
+   * as this minute's point; `holds` its value (and nothing changed) when the metric holds text or a boolean.
    */
-  increment(m: { projectId: number; title: string; delta: number; icon: string | null; now: number }): Promise<{ id: number; value: number; icon: string | null } | { holdsText: string }>;
+  increment(m: { projectId: number; title: string; delta: number; icon: string | null; now: number }): Promise<{ id: number; value: number; icon: string | null } | { holds: MetricValue }>;
   list(projectId: number): Promise<Metric[]>;
   find(projectId: number, title: string): Promise<Metric | null>;
   /** The points in [since, until] (Unix ms), oldest first (newest first with "desc"), at most `limit`. */

@@ -926,14 +926,14 @@ describe("after the fuzzing", () => {
     }
   });
 
-  test("metric values stay finite numbers or strings, in answers and in the database", async () => {
-    const bad = metricAnswers.filter((m) => !(typeof m.value === "string" || (typeof m.value === "number" && Number.isFinite(m.value))));
+  test("metric values stay finite numbers, strings or booleans, in answers and in the database", async () => {
+    const bad = metricAnswers.filter((m) => !(typeof m.value === "string" || typeof m.value === "boolean" || (typeof m.value === "number" && Number.isFinite(m.value))));
     const stored = await peek<{ title: string; value_num: number | null; value_text: string | null }>(server, "SELECT title, value_num, value_text FROM metrics");
     const badStored = stored.filter((m) => m.value_text === null && (m.value_num === null || !Number.isFinite(m.value_num)));
     const history = (await peek<{ value_num: number | null }>(server, "SELECT value_num FROM metric_history WHERE value_text IS NULL")).filter((p) => p.value_num === null || !Number.isFinite(p.value_num)).length;
     if (bad.length || badStored.length || history) {
       throw new Error(
-        `${bad.length} answers with a value that is neither a finite number nor a string (e.g. ${escape(JSON.stringify(bad.slice(0, 3)))}); ` +
+        `${bad.length} answers with a value that is neither a finite number, a string nor a boolean (e.g. ${escape(JSON.stringify(bad.slice(0, 3)))}); ` +
           `${badStored.length} stored metrics without a finite value (e.g. ${escape(JSON.stringify(badStored.slice(0, 3).map((m) => ({ ...m, value_num: String(m.value_num) }))))}); ` +
           `${history} such history points`,
       );

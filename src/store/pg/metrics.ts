@@ -1,5 +1,5 @@
 // Metrics: the current value per (project, title), and a per-minute history for charts.
-import { type EndRow, endsOf, metricValue, type SpanRow, toBuckets, toMetric } from "../rows.ts";
+import { type EndRow, endsOf, metricColumns, metricValue, type SpanRow, toBuckets, toMetric } from "../rows.ts";
 import { hasNul } from "./db.ts";
 import { and, asc, desc, eq, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { MetricRepository } from "../store.ts";
@@ -35,8 +35,7 @@ export function metricStore({ db }: Ctx): MetricRepository {
     },
 
     async save(m) {
-      const valueNum = typeof m.value === "number" ? m.value : null;
-      const valueText = typeof m.value === "string" ? m.value : null;
+      const { valueNum, valueText } = metricColumns(m.value);
       const [saved] = await db
         .insert(metrics)
         .values({ projectId: m.projectId, title: m.title, valueNum, valueText, icon: m.icon, createdAt: m.now, updatedAt: m.now })
@@ -63,8 +62,8 @@ export function metricStore({ db }: Ctx): MetricRepository {
           throw error;
         });
       if (!sum) {
-        const [text] = await db.select({ valueText: metrics.valueText }).from(metrics).where(and(eq(metrics.projectId, m.projectId), eq(metrics.title, m.title))).limit(1);
-        return { holdsText: text!.valueText! };
+        const [row] = await db.select({ valueNum: metrics.valueNum, valueText: metrics.valueText }).from(metrics).where(and(eq(metrics.projectId, m.projectId), eq(metrics.title, m.title))).limit(1);
+        return { holds: metricValue(row!.valueNum, row!.valueText)! };
       }
       if (Number.isFinite(sum.value)) await record(sum.id, m.now, sum.value, null); // an overflow is refused by the caller
       return { id: sum.id, value: sum.value!, icon: sum.icon };

@@ -1,5 +1,5 @@
 // Metrics: the current value per (project, title), and a per-minute history for charts.
-import { type EndRow, endsOf, metricValue, type SpanRow, toBuckets, toMetric } from "../rows.ts";
+import { type EndRow, endsOf, metricColumns, metricValue, type SpanRow, toBuckets, toMetric } from "../rows.ts";
 import { and, asc, desc, eq, gte, lt, lte } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { metricHistory, metrics, projects } from "./schema.ts";
@@ -83,16 +83,18 @@ export function metricStore(db: Db) {
 
     /** Stores the value as current and as this minute's point in the history. */
     save(m: { projectId: number; title: string; value: MetricValue; icon: string | null; now: number }): { id: number; icon: string | null } {
-      const valueNum = typeof m.value === "number" ? m.value : null;
-      const valueText = typeof m.value === "string" ? m.value : null;
+      const { valueNum, valueText } = metricColumns(m.value);
       const saved = upsert.get(m.projectId, m.title, valueNum, valueText, m.icon, m.now)!;
       record.run(saved.id, m.now - (m.now % MINUTE), valueNum, valueText);
       return saved;
     },
 
-    increment(m: { projectId: number; title: string; delta: number; icon: string | null; now: number }): { id: number; value: number; icon: string | null } | { holdsText: string } {
+    increment(m: { projectId: number; title: string; delta: number; icon: string | null; now: number }): { id: number; value: number; icon: string | null } | { holds: MetricValue } {
       const saved = increment.get(m.projectId, m.title, m.delta, m.icon, m.now);
-      if (!saved) return { holdsText: find.get(m.projectId, m.title)!.valueText! };
+      if (!saved) {
+        const row = find.get(m.projectId, m.title)!;
+        return { holds: metricValue(row.valueNum, row.valueText)! };
+      }
       record.run(saved.id, m.now - (m.now % MINUTE), saved.value, null);
       return saved;
     },

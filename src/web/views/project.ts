@@ -8,6 +8,7 @@ import type { Channel, Project } from "../../model/project.ts";
 
 export function formatValue(value: Metric["value"]): string {
   if (value === null) return "—";
+  if (typeof value === "boolean") return value ? "Yes" : "No";
   if (typeof value === "string") return value;
   return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toLocaleString("en-US", { maximumFractionDigits: 4 });
 }
@@ -16,7 +17,7 @@ export function metricWidget(m: Metric, opts: { fresh?: boolean } = {}): Html {
   return html`<li class="metric${opts.fresh ? " fresh" : ""}" id="metric-${m.id}" data-value="${JSON.stringify(m.value)}" data-updated="${String(m.updatedAt)}">
   <a href="/p/${seg(m.project)}/metrics/${seg(m.title)}">
     <span class="metric-title">${m.icon ? html`<span aria-hidden="true">${m.icon}</span> ` : ""}${m.title}</span>
-    <span class="metric-value${typeof m.value === "string" ? " text" : ""}" data-testid="metric-value">${formatValue(m.value)}</span>
+    <span class="metric-value${typeof m.value === "string" ? " text" : typeof m.value === "boolean" ? ` flag ${m.value ? "yes" : "no"}` : ""}" data-testid="metric-value">${formatValue(m.value)}</span>
     <span class="metric-time">${time(m.updatedAt)}</span>
   </a>
 </li>`;
