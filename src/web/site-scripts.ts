@@ -1,10 +1,12 @@
 // The scripts other sites load, at the paths of LogSnag's CDN so a site changes only the host: the
-// tracker (/web/ls.js), embedded in the binary like the dashboard's assets. Their URLs cannot carry a hash, so they are cached briefly with a validator:
+// tracker (/web/ls.js) and the feedback widget (/feedback/ls.js), embedded in the binary like the
+// dashboard's assets. Their URLs cannot carry a hash, so they are cached briefly with a validator:
 // a browser asks again after five minutes and gets a 304 while nothing changed (docs/web.md).
 import { type Route, route } from "../http/routes.ts";
+import widgetJs from "../../public/feedback/ls.js" with { type: "file" };
 import trackerJs from "../../public/web/ls.js" with { type: "file" };
 
-const SOURCES = { "/web/ls.js": trackerJs } as const;
+const SOURCES = { "/web/ls.js": trackerJs, "/feedback/ls.js": widgetJs } as const;
 
 export const SITE_SCRIPT_MAX_AGE = 300;
 
@@ -25,7 +27,7 @@ const HEADERS = {
   "Content-Type": "text/javascript; charset=utf-8",
   "Cache-Control": `public, max-age=${SITE_SCRIPT_MAX_AGE}`,
   Vary: "Accept-Encoding",
-  // Readable from any origin: a module script is fetched in CORS mode.
+  // Readable from any origin: a module script (the widget) is fetched in CORS mode.
   "Access-Control-Allow-Origin": "*",
   "Cross-Origin-Resource-Policy": "cross-origin",
   "X-Content-Type-Options": "nosniff",

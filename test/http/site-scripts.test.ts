@@ -14,7 +14,7 @@ afterAll(() => server.close());
 
 const PUBLIC = join(import.meta.dir, "../../public");
 
-for (const [path, file] of [["/web/ls.js", "web/ls.js"]] as const) {
+for (const [path, file] of [["/web/ls.js", "web/ls.js"], ["/feedback/ls.js", "feedback/ls.js"]] as const) {
   describe(`GET ${path}`, () => {
     test("is the script from public/, as JavaScript that any origin may read, cached briefly with a validator", async () => {
       const res = await fetch(server.url + path, { headers: { Origin: "https://shop.example.com" }, decompress: false });
