@@ -64,8 +64,8 @@ function settingsOf(button) {
   const data = (key) => button.getAttribute(`data-logsnag-${key}`) || undefined;
   const tags = {};
   for (const { name, value } of Array.from(button.attributes)) {
-    if (!name.toLowerCase().startsWith("data-logsnag-tag-")) continue;
-    tags[name.slice(17).toLowerCase().replace(/[^a-z0-9-]/g, "-")] = value === "true" ? true : value === "false" ? false : value;
+    const key = name.toLowerCase().startsWith("data-logsnag-tag-") && name.slice(17).toLowerCase().replace(/[^a-z0-9-]/g, "-");
+    if (key) tags[key] = value === "true" ? true : value === "false" ? false : value;
   }
   return { token: data("token"), project: data("project"), channel: data("channel") || "feedback", userId: data("user-id"), notify: data("notify") === "true", tags };
 }
@@ -180,7 +180,7 @@ if (!window[LOADED]) {
   document.addEventListener("click", (event) => {
     try {
       const button = event.composedPath().find((node) => node instanceof Element && node.hasAttribute("data-logsnag-feedback"));
-      if (!button || open) return;
+      if (!button || (open && open.isConnected)) return; // one form at a time (unless the page removed it)
       event.preventDefault();
       openDialog(button);
     } catch (error) {

@@ -118,8 +118,8 @@
   const attributeTags = (el) => {
     const tags = {};
     for (const { name, value } of Array.from(el.attributes)) {
-      if (!name.toLowerCase().startsWith("data-tag-")) continue;
-      tags[name.slice(9).toLowerCase().replace(/[^a-z0-9-]/g, "-")] = value === "true" ? true : value === "false" ? false : value;
+      const key = name.toLowerCase().startsWith("data-tag-") && name.slice(9).toLowerCase().replace(/[^a-z0-9-]/g, "-");
+      if (key) tags[key] = value === "true" ? true : value === "false" ? false : value;
     }
     return Object.keys(tags).length ? tags : undefined;
   };
