@@ -58,7 +58,7 @@ describe("the compiled binary", () => {
   test("serves the scripts other sites load, from inside itself: the tracker and the feedback widget", async () => {
     const server = await serve([binary], [], { cwd: dir });
     try {
-      for (const [path, file] of [["/web/ls.js", "public/web/ls.js"], ["/feedback/ls.js", "public/feedback/ls.js"]]) {
+      for (const [path, file] of [["/web/ls.js", "public/web/ls.js"], ["/feedback/ls.js", "public/feedback/ls.js"]] as const) {
         const res = await fetch(server.url + path, { headers: { "Accept-Encoding": "gzip" }, decompress: false });
         expect({ path, status: res.status, type: res.headers.get("content-type"), cors: res.headers.get("access-control-allow-origin") }).toEqual({ path, status: 200, type: "text/javascript; charset=utf-8", cors: "*" });
         expect(res.headers.get("content-encoding")).toBe("gzip");
