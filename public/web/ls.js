@@ -28,10 +28,10 @@
     const json = JSON.stringify(body);
     log("POST", path, body);
     // keepalive: the request outlives the page when a click navigates away. Not sendBeacon: it
-    // cannot carry the Authorization header. keepalive bodies are capped at 64 KiB.
+    // cannot carry the Authorization header. keepalive bodies are capped at 64 KiB (bytes).
     fetch(origin + path, {
       method: "POST",
-      keepalive: json.length < 60000,
+      keepalive: new TextEncoder().encode(json).length < 60000,
       credentials: "omit",
       headers: { Authorization: `Bearer ${state.token}`, "Content-Type": "application/json" },
       body: json,
