@@ -9,7 +9,7 @@ import { validate } from "../domain/validation.ts";
 import { checkShape, readJsonUnchecked } from "../http/body.ts";
 import { BadRequest } from "../errors.ts";
 import { API_HEADERS } from "../http/on-error.ts";
-import { groupBody, identifyBody, insightBody, insightIncrementBody, logBody, logEventBody, sendMetricBody } from "./models.ts";
+import { groupBody, identifyBody, insightBody, insightIncrementBody, logBody, logEventBody, pageBody, sendMetricBody } from "./models.ts";
 import { fastLogInput } from "./fast-path.ts";
 import type { Scope } from "../model/access.ts";
 import type { Edge } from "../http/edge.ts";
@@ -50,6 +50,7 @@ function validateChecked<S extends z.ZodType>(schema: S, body: unknown): z.outpu
 
 export const EVENT_EXAMPLE = { success: true, statusCode: 200, id: 1, project: "my-saas", channel: "payments", event: "New subscription", description: "Pro plan", icon: "💰", notify: true, parser: "text", tags: { plan: "pro" }, user_id: "user-42", timestamp: 1767225600, received_at: 1767225600, historical: false };
 const PLAIN_EXAMPLE = { success: true, statusCode: 200 };
+const PAGE_EXAMPLE = { ...EVENT_EXAMPLE, channel: "pageviews", event: "/pricing", description: "Pricing", icon: null, notify: false, tags: { referrer: "news.example.com" } };
 
 export function ingestRoutes({ ingest, config }: Services, { guard }: Edge): Route[] {
   /** One ingest route: read and validate the body, write (once per key), answer. `fast` may take the body without zod (null when it cannot be sure). */
@@ -78,5 +79,6 @@ export function ingestRoutes({ ingest, config }: Services, { guard }: Edge): Rou
     ingestRoute("PATCH", "/v1/insight", insightIncrementBody, ingest.recordMetric, "metric", { summary: "Increment a metric (LogSnag insight)", description: 'LogSnag-compatible: {"value": {"$inc": n}}.', example: { success: true, statusCode: 200, project: "my-saas", title: "Active users", value: 1259, icon: "👥", updated_at: 1767225600 } }),
     ingestRoute("POST", "/v1/identify", identifyBody, ingest.identify, "plain", { summary: "Set a user's properties", description: "Properties merge into what was stored; null removes one.", example: PLAIN_EXAMPLE }),
     ingestRoute("POST", "/v1/group", groupBody, ingest.group, "plain", { summary: "Set a group's properties", description: "Optionally adds a user to the group.", example: PLAIN_EXAMPLE }),
+    ingestRoute("POST", "/v1/page", pageBody, ingest.pageView, "event", { summary: "Record a page view (LogSnag page)", description: 'LogSnag-compatible. Stored as an event in the channel "pageviews" named by the path, with the referrer\'s host as the tag referrer; a public token limited to another channel may not send it.', example: PAGE_EXAMPLE }),
   ];
 }

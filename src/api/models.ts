@@ -2,6 +2,7 @@
 // services' inputs. Unknown fields are ignored (clients add fields over time); null means absent.
 import { z } from "zod";
 import type { GroupInput, IdentifyInput, LogInput, MetricInput } from "../domain/ingest.ts";
+import { type PageViewInput, referrerHost } from "../domain/page-views.ts";
 import * as rule from "../domain/rules.ts";
 
 // null is accepted as "absent" (some clients send every field); the transforms below drop it.
@@ -104,3 +105,28 @@ export const groupBody = body({
   user_id: doc(optional(rule.userId), "Adds this user to the group."),
   properties: optional(rule.properties).meta({ ...propertiesDoc, description: "Merged into the group's stored properties." }),
 }).transform((b): GroupInput => ({ project: b.project, groupId: b.group_id, userId: b.user_id ?? undefined, properties: b.properties ?? {} }));
+
+/** POST /v1/page: LogSnag's page view, stored as an event in the pageviews channel (domain/page-views.ts). */
+export const pageBody = body({
+  project: doc(rule.projectName, "The project.", "my-saas"),
+  user_id: doc(optional(rule.userId), "The user who saw the page: the view appears on their journey.", "user-42"),
+  payload: z.object(
+    {
+      path: doc(rule.eventName, "The page's path: the event's name.", "/pricing"),
+      referrer: doc(optional(rule.text(2048)).refine((r) => r == null || r.trim() === "" || referrerHost(r) !== null, "must be a URL such as https://example.com/page, or a host name"), "Where the visitor came from: a URL or a host; only the host is kept (tag referrer).", "https://news.example.com/item?id=1"),
+      utm_source: doc(optional(rule.text(rule.LIMITS.tagValue)), "Kept as the tag utm-source.", "newsletter"),
+      title: doc(optional(rule.description), "The page's title: the event's description.", "Pricing"),
+      user_agent: doc(optional(z.string()), "Accepted for LogSnag's clients, not stored."),
+    },
+    { error: (i) => (i.input === undefined ? 'is required: an object like {"path": "/pricing"}' : 'must be an object like {"path": "/pricing"}') },
+  ),
+}).transform(
+  (b): PageViewInput => ({
+    project: b.project,
+    userId: b.user_id ?? undefined,
+    path: b.payload.path,
+    referrer: b.payload.referrer ?? undefined,
+    utmSource: b.payload.utm_source || undefined,
+    title: b.payload.title ?? undefined,
+  }),
+);

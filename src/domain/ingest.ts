@@ -7,6 +7,7 @@ import { assertCanNotify, assertCanSendEvent, assertCanWriteProject } from "./ac
 import { type GroupInput, type IdentifyInput, type Idempotency, type ImportLine, type IngestWrite, type IngestWrites, importKey, type LogInput, type MetricInput, type Written } from "./ingest-writes.ts";
 import type { StoredEvent } from "../model/event.ts";
 import type { Metric } from "../model/metric.ts";
+import { type PageViewInput, pageViewEvent } from "./page-views.ts";
 
 export type { GroupInput, IdentifyInput, Idempotency, ImportLine, LogInput, MetricInput, Written } from "./ingest-writes.ts";
 
@@ -27,16 +28,23 @@ export type IngestDeps = { run: RunWrite; announce: Announce; defaultProject: st
 export type WriteOptions = { idempotency?: Idempotency; signal?: AbortSignal; now?: number };
 
 export function ingestService({ run, announce, defaultProject, baseUrl }: IngestDeps) {
+  async function logEvent(scope: Scope, input: LogInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<StoredEvent>> {
+    assertCanSendEvent(scope, input.project, input.channel);
+    if (input.notify && input.timestamp === undefined) assertCanNotify(scope); // a historical event never pushes
+    const { written, newChannel } = await run("logEvent", { input, idempotency, now, baseUrl }, signal);
+    if (written.result) {
+      if (newChannel) announce({ type: "channel", projectId: written.result.projectId, project: written.result.project, channel: written.result.channel });
+      announce({ type: "event", event: written.result });
+    }
+    return written;
+  }
+
   return {
-    async logEvent(scope: Scope, input: LogInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<StoredEvent>> {
-      assertCanSendEvent(scope, input.project, input.channel);
-      if (input.notify && input.timestamp === undefined) assertCanNotify(scope); // a historical event never pushes
-      const { written, newChannel } = await run("logEvent", { input, idempotency, now, baseUrl }, signal);
-      if (written.result) {
-        if (newChannel) announce({ type: "channel", projectId: written.result.projectId, project: written.result.project, channel: written.result.channel });
-        announce({ type: "event", event: written.result });
-      }
-      return written;
+    logEvent,
+
+    /** A page view is an event in the pageviews channel (domain/page-views.ts): the same checks, the same write. */
+    pageView(scope: Scope, input: PageViewInput, options: WriteOptions = {}): Promise<Written<StoredEvent>> {
+      return logEvent(scope, pageViewEvent(input), options);
     },
 
     /** Sets the value, or adds to it with `increment` (a metric that does not exist starts at 0). */

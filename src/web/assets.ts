@@ -13,6 +13,7 @@ import icon512 from "../../public/icon-512.png" with { type: "file" };
 import iconMaskable from "../../public/icon-maskable-512.png" with { type: "file" };
 import iconSvg from "../../public/icon.svg" with { type: "file" };
 import serviceWorker from "../../public/sw.js" with { type: "file" };
+import { loadSiteScripts, siteScriptRoutes } from "./site-scripts.ts";
 
 const SOURCES = {
   "htmx.js": htmxJs,
@@ -39,7 +40,12 @@ const FIXED: Record<string, string> = {
 type Asset = { url: string; type: string; body: Uint8Array; gzip: Uint8Array };
 
 export class Assets {
-  private constructor(private readonly byName: Map<string, Asset>, private readonly byUrl: Map<string, Asset>) {}
+  private constructor(
+    private readonly byName: Map<string, Asset>,
+    private readonly byUrl: Map<string, Asset>,
+    /** The scripts other sites load (site-scripts.ts). */
+    readonly siteScripts: Awaited<ReturnType<typeof loadSiteScripts>>,
+  ) {}
 
   static async load(): Promise<Assets> {
     const byName = new Map<string, Asset>();
@@ -54,7 +60,7 @@ export class Assets {
       byName.set(name, asset);
       byUrl.set(url, asset);
     }
-    return new Assets(byName, byUrl);
+    return new Assets(byName, byUrl, await loadSiteScripts());
   }
 
   url(name: AssetName): string {
@@ -97,6 +103,7 @@ function manifest(assets: Assets): string {
 
 export function assetRoutes(assets: Assets): Route[] {
   const routes = [
+    ...siteScriptRoutes(assets.siteScripts),
     route({
       method: "GET",
       path: "/assets/:file",

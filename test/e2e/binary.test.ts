@@ -1,6 +1,7 @@
 // The compiled binary, copied alone into an empty directory: it must carry its migrations, assets
-// and worker threads, keep data across restarts, and stop cleanly on SIGTERM. It is built from a
-// copy of the sources that is deleted before it runs: nothing may be read from a source tree.
+// (the scripts other sites load among them) and worker threads, keep data across restarts, and stop
+// cleanly on SIGTERM. It is built from a copy of the sources that is deleted before it runs: nothing
+// may be read from a source tree.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, cpSync, existsSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
@@ -52,6 +53,22 @@ describe("the compiled binary", () => {
     const projects = await run([binary], ["project", "list"], { cwd: dir });
     expect(projects.stdout).not.toContain("from-dotenv");
     expect(await second.stop("SIGINT")).toBe(0);
+  }, 60_000);
+
+  test("serves the scripts other sites load, from inside itself: the tracker and the feedback widget", async () => {
+    const server = await serve([binary], [], { cwd: dir });
+    try {
+      for (const [path, file] of [["/web/ls.js", "public/web/ls.js"], ["/feedback/ls.js", "public/feedback/ls.js"]] as const) {
+        const res = await fetch(server.url + path, { headers: { "Accept-Encoding": "gzip" }, decompress: false });
+        expect({ path, status: res.status, type: res.headers.get("content-type"), cors: res.headers.get("access-control-allow-origin") }).toEqual({ path, status: 200, type: "text/javascript; charset=utf-8", cors: "*" });
+        expect(res.headers.get("content-encoding")).toBe("gzip");
+        expect(Bun.gunzipSync(new Uint8Array(await res.arrayBuffer()))).toEqual(await Bun.file(join(ROOT, file)).bytes());
+        const again = await fetch(server.url + path, { headers: { "If-None-Match": res.headers.get("etag")! } });
+        expect(again.status).toBe(304);
+      }
+    } finally {
+      await server.stop();
+    }
   }, 60_000);
 
   test("carries its worker threads: the search index fills, and the writer thread writes", async () => {

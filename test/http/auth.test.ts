@@ -29,6 +29,7 @@ describe("authentication", () => {
     ["PATCH", "/v1/insight"],
     ["POST", "/v1/identify"],
     ["POST", "/v1/group"],
+    ["POST", "/v1/page"],
     ["GET", "/v1/events"],
     ["GET", "/v1/metrics"],
     ["GET", "/v1/stream"],
@@ -62,6 +63,7 @@ describe("authentication", () => {
     "/v1/insight": { project: "other", title: "m", value: 1 },
     "/v1/identify": { project: "other", user_id: "u" },
     "/v1/group": { project: "other", group_id: "g" },
+    "/v1/page": { project: "other", payload: { path: "/" } },
   };
   for (const [method, path] of routes) {
     const body = method === "PATCH" ? { project: "other", title: "m", value: { $inc: 1 } } : bodies[path];
@@ -175,7 +177,7 @@ describe("public tokens", () => {
 });
 
 describe("CORS for web pages", () => {
-  for (const path of ["/v1/log", "/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group"]) {
+  for (const path of ["/v1/log", "/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group", "/v1/page"]) {
     test(`preflight on ${path}`, async () => {
       const res = await fetch(server.url + path, {
         method: "OPTIONS",
@@ -272,7 +274,7 @@ describe("operations", () => {
     expect(log.requestBody.content["application/json"].schema.required).toEqual(["project", "channel", "event"]);
     expect(log.requestBody.content["application/json"].schema.properties.project.pattern).toBe("^[a-z0-9-]{1,64}$");
     expect(res.json.paths["/v1/events"].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["project", "channel", "tag", "q", "cursor", "limit"]));
-    for (const path of ["/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group", "/v1/events/{id}", "/v1/metrics", "/v1/stream"]) expect(res.json.paths[path]).toBeDefined();
+    for (const path of ["/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group", "/v1/page", "/v1/events/{id}", "/v1/metrics", "/v1/stream"]) expect(res.json.paths[path]).toBeDefined();
     expect(res.json.paths["/v1/events/{id}"].get.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })]);
     const docs = await fetch(`${server.url}/docs`, { headers: { Accept: "text/html" } });
     const page = await docs.text();

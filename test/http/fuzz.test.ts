@@ -232,6 +232,10 @@ const increment = either(validIncrement, fc.oneof(finiteNumber, fc.record({ $inc
 // ---------------------------------------------------------------------------------------------
 // The routes and their bodies
 
+// A page view's referrer: a URL or a host (only its host is stored), or blank.
+const validReferrer = fc.constantFrom("https://news.example.com/item?id=1", "example.org", "Example.ORG:8080", "", " ", "http://[::1]:8080/", "android-app://com.example.app/");
+const referrer = either(validReferrer, fc.constantFrom("not a referrer", "http://", "https://exa mple.com", "\u0000", "x".repeat(2049), "a..b"));
+
 type Route = { method: "POST" | "PATCH"; path: string; valid: fc.Arbitrary<Record<string, unknown>>; hostile: fc.Arbitrary<Record<string, unknown>>; fields: string[] };
 
 const validEventFields = { project: validProject, channel: validChannel, icon: validIcon, notify: fc.boolean(), tags: validTags, user_id: validUserId, timestamp: validTimestamp, parser: validParser };
@@ -286,6 +290,13 @@ const ROUTES: Route[] = [
     valid: fc.record({ project: validProject, group_id: validUserId, user_id: validUserId, properties: validProperties }, { requiredKeys: ["project", "group_id"] }),
     hostile: fc.record({ project: field(project), group_id: field(userId), user_id: optional(userId), properties: optional(properties) }, { requiredKeys: ["project", "group_id"] }),
     fields: ["project", "group_id", "user_id", "properties"],
+  },
+  {
+    method: "POST",
+    path: "/v1/page",
+    valid: fc.record({ project: validProject, user_id: validUserId, payload: fc.record({ path: validEventName, referrer: validReferrer, utm_source: validTagValue.filter((v) => typeof v === "string"), title: validDescription, user_agent: oddString(40) }, { requiredKeys: ["path"] }) }, { requiredKeys: ["project", "payload"] }),
+    hostile: fc.record({ project: field(project), user_id: optional(userId), payload: field(fc.record({ path: field(eventName), referrer: optional(referrer), utm_source: optional(tagValue), title: optional(description), user_agent: optional(oddString(40)) }, { requiredKeys: ["path"] })) }, { requiredKeys: ["project", "payload"] }),
+    fields: ["project", "user_id", "payload"],
   },
 ];
 
@@ -518,6 +529,8 @@ function record(r: Req, a: Answer): void {
   if (r.path === "/v1/log" || r.path === "/log-event") {
     const nameField = r.path === "/v1/log" ? "event" : "title";
     acked.push({ id: a.json.id, name: sent?.[nameField], project: sent?.project, channel: sent?.channel, route: r.path });
+  } else if (r.path === "/v1/page") {
+    acked.push({ id: a.json.id, name: sent?.payload?.path, project: sent?.project, channel: "pageviews", route: r.path });
   } else if (r.path === "/v1/insight") {
     metricAnswers.push({ route: `${r.method} ${r.path}`, title: sent?.title, value: a.json.value });
   }
@@ -664,6 +677,7 @@ describe("fuzzing the ingest routes", () => {
         "PATCH /v1/insight": '{"project":"default","title":"Size counter","value":{"$inc":1}}',
         "POST /v1/identify": '{"project":"default","user_id":"big","properties":{"a":1}}',
         "POST /v1/group": '{"project":"default","group_id":"big","user_id":"big"}',
+        "POST /v1/page": '{"project":"default","user_id":"big","payload":{"path":"/big"}}',
       };
       const sized = fc.record({
         route: fc.constantFrom(...ROUTES.map((r) => `${r.method} ${r.path}`)),

@@ -14,7 +14,7 @@ let publicToken: string;
 let revokedToken: string;
 
 /** The routes anyone may call, on purpose: making another one public means adding it here. */
-const PUBLIC = ["GET /healthz", "GET /readyz", "GET /openapi.json", "GET /docs", "GET /assets/:file", "GET /manifest.webmanifest", "GET /sw.js", "GET /icon-192.png", "GET /icon-512.png", "GET /icon-maskable-512.png", "GET /apple-touch-icon.png"];
+const PUBLIC = ["GET /healthz", "GET /readyz", "GET /openapi.json", "GET /docs", "GET /assets/:file", "GET /manifest.webmanifest", "GET /sw.js", "GET /icon-192.png", "GET /icon-512.png", "GET /icon-maskable-512.png", "GET /apple-touch-icon.png", "GET /web/ls.js", "GET /feedback/ls.js"];
 
 const name = (r: Pick<Route, "method" | "path">) => `${r.method} ${r.path}`;
 /** A concrete URL for a route's path (its parameters filled with things that exist). */
