@@ -15,6 +15,9 @@ export function healthRoutes({ version, config, fanout, notifier, metrics, healt
     { name: "signalboard_writer_writes_total", help: "Writes committed since start.", value: () => writer().writes },
     { name: "signalboard_writer_last_batch_size", help: "Writes in the last committed transaction.", value: () => writer().lastBatchSize },
     { name: "signalboard_writer_queue_depth", help: "Writes waiting for the next transaction.", value: () => writer().queueDepth },
+    ...(dialect === "postgresql"
+      ? [{ name: "signalboard_writer_order_held_seconds_total", help: "Seconds this instance's write batches held the cluster-wide event order (one batch of all instances at a time: their sum per second near 1 is the cluster's write limit).", value: () => writer().orderHeldSeconds ?? 0 }]
+      : []),
     { name: "signalboard_sse_clients", help: "Open Server-Sent Events streams (dashboards and /v1/stream).", value: () => streams.size },
     { name: "signalboard_sse_connections_total", help: "SSE streams opened since start.", value: () => streams.opened },
     { name: "signalboard_sse_held_bytes", help: "Bytes written to live streams that their clients have not taken yet (capped).", value: heldBytes },

@@ -1,8 +1,8 @@
 // The PostgreSQL store: the storage seam (store/store.ts) over a database that several instances
 // share. Reads go to the pool; every write goes through this instance's group commit (writer.ts),
-// which runs one batch at a time across all instances. What the others commit reaches this one
-// through LISTEN/NOTIFY, with a poll behind it (a lost notification, or a lost LISTEN connection,
-// delays a change by at most a poll, never loses it).
+// which orders its batches' events with every instance's as they commit. What the others commit
+// reaches this one through LISTEN/NOTIFY, with a poll behind it (a lost notification, or a lost
+// LISTEN connection, delays a change by at most a poll, never loses it).
 import type { SQL } from "bun";
 import { log } from "../../logger.ts";
 import type { StoredEvent } from "../../model/event.ts";
@@ -28,6 +28,8 @@ const LIVE_CHANNEL = "signalboard_live";
 /** How often changes are looked for without being told (a lost NOTIFY): well within a second. */
 const POLL_MS = 500;
 const FOLLOW_PAGE = 1000;
+/** Reads of new events at most this often: under load, one read takes the events of many commits. */
+const FOLLOW_GAP_MS = 10;
 
 export type PgStore = Store & { url: string; sql: SQL };
 
@@ -113,9 +115,13 @@ export async function openPgStore(url: string, { max = 10 }: { max?: number } = 
       let running: Promise<void> | null = null;
       let again = false;
       let stopped = false;
+      let lastRead = 0;
       const pull = async () => {
         do {
           again = false;
+          const wait = lastRead + FOLLOW_GAP_MS - performance.now();
+          if (wait > 0) await Bun.sleep(wait);
+          lastRead = performance.now();
           for (;;) {
             const rows: StoredEvent[] = await read.events.range(undefined, cursor, Number.MAX_SAFE_INTEGER, FOLLOW_PAGE);
             if (stopped || !rows.length) break;
