@@ -1,7 +1,7 @@
 // A throwaway PostgreSQL cluster for tests: initdb into a temporary directory, started on a free
 // port of 127.0.0.1 (nothing else listens to it), stopped and deleted afterwards. PostgreSQL
 // refuses to run as root, so as root the cluster runs as the `postgres` user Debian's package makes.
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { SQL } from "bun";
@@ -12,6 +12,8 @@ export type Cluster = {
   pause: () => Promise<void>;
   /** ...and starts it again on the same port. */
   resume: () => Promise<void>;
+  /** Kills the server as a power cut would (immediate shutdown: no checkpoint, WAL not flushed); resume() recovers it. */
+  crash: () => Promise<void>;
   stop: () => Promise<void>;
 };
 
@@ -59,6 +61,12 @@ export async function startCluster(): Promise<Cluster> {
     },
     async resume() {
       start();
+    },
+    async crash() {
+      // SIGQUIT to the postmaster is an immediate shutdown, sent at once (pg_ctl would take a while to start).
+      const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+      process.kill(pid, "SIGQUIT");
+      while (existsSync(join(data, "postmaster.pid"))) await Bun.sleep(10);
     },
     async stop() {
       Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]), { stderr: "ignore", stdout: "ignore" });

@@ -18,6 +18,9 @@ export function healthRoutes({ version, config, fanout, notifier, metrics, healt
     { name: "signalboard_reads_running", help: "Expensive reads (searches, charts, the users list, histories) running now, off the process that acknowledges writes.", value: () => health.readStats().running },
     { name: "signalboard_reads_waiting", help: "Expensive reads waiting for their turn.", value: () => health.readStats().waiting },
     { name: "signalboard_read_timeouts_total", help: "Reads answered 503 query_timeout since start (out of budget, or too many waiting).", value: () => health.readStats().timeouts },
+    ...(dialect === "postgresql"
+      ? [{ name: "signalboard_writer_order_held_seconds_total", help: "Seconds this instance's write batches held the cluster-wide event order (one batch of all instances at a time: their sum per second near 1 is the cluster's write limit).", value: () => writer().orderHeldSeconds ?? 0 }]
+      : []),
     { name: "signalboard_sse_clients", help: "Open Server-Sent Events streams (dashboards and /v1/stream).", value: () => streams.size },
     { name: "signalboard_sse_connections_total", help: "SSE streams opened since start.", value: () => streams.opened },
     { name: "signalboard_sse_held_bytes", help: "Bytes written to live streams that their clients have not taken yet (capped).", value: heldBytes },

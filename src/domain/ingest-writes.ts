@@ -62,9 +62,12 @@ export const ingestWrites = {
       const project = await requireProject(tx, w.input.project);
       const channel = await tx.projects.ensureChannel(project.id, w.input.channel, w.now);
       newChannel = channel.created;
-      const event = await tx.events.insert(newEvent(project, channel.id, w.input, w.now));
+      const row = newEvent(project, channel.id, w.input, w.now);
+      const notifies = row.notify && !row.historical;
+      // Its id is wanted inside the write only by its notifications and a stored answer.
+      const event = await tx.events.insert(row, { idNow: notifies || w.idempotency !== undefined });
       // Queued with the event, in its transaction: an acknowledged event's notifications survive a crash.
-      if (event.notify && !event.historical) await queueNotifications(tx, event, w.baseUrl, w.now);
+      if (notifies) await queueNotifications(tx, event, w.baseUrl, w.now);
       return event;
     });
     return { written, newChannel };

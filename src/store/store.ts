@@ -35,7 +35,12 @@ export interface ProjectRepository {
 }
 
 export interface EventRepository {
-  insert(e: NewEvent): Promise<StoredEvent>;
+  /**
+   * Stores `e` and gives it its id, which is set by the time the write commits. Inside the write,
+   * read the id only if `idNow` was given: PostgreSQL numbers a batch's events together as it
+   * commits, unless one asks for its id at once (and then holds the cluster-wide order from there).
+   */
+  insert(e: NewEvent, options?: { idNow?: boolean }): Promise<StoredEvent>;
   /** What the events of a channel at one time say (an import's "already there" check). */
   contentAt(channelId: number, ts: number): Promise<EventContent[]>;
   findById(id: number): Promise<StoredEvent | null>;
@@ -208,7 +213,14 @@ export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = 
 /** The read gate's counters (store/reads.ts): reads running and waiting now, and those out of budget so far. */
 export type GateStats = { running: number; waiting: number; timeouts: number };
 
-export type WriterStats = { batches: number; writes: number; lastBatchSize: number; queueDepth: number };
+export type WriterStats = {
+  batches: number;
+  writes: number;
+  lastBatchSize: number;
+  queueDepth: number;
+  /** PostgreSQL: seconds this instance's batches held the cluster-wide event order (one holder at a time, across all instances). */
+  orderHeldSeconds?: number;
+};
 
 /**
  * What instances sharing one database learn from it (PostgreSQL): every instance's events as they

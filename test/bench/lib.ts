@@ -1,6 +1,6 @@
 // Benchmark plumbing: processes to measure, wrk to load them, and numbers to print.
 import { type Subprocess, spawn, spawnSync } from "bun";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -125,4 +125,45 @@ export function table(rows: (string | number)[][]): string {
 
 export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "signalboard-bench-data-"));
+}
+
+/**
+ * CPU time of the PostgreSQL server listening on `port` (its postmaster and every child) from now
+ * on: call the returned function for the seconds used since. Counted per process, so a backend
+ * that exits meanwhile takes only its own time with it.
+ */
+export function pgCpu(port: number): () => number {
+  const ticks = (pid: string, fields = statOf(pid)) => (fields ? Number(fields[11]) + Number(fields[12]) : 0);
+  const children = () => {
+    const procs = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+    const postmaster = procs.find((pid) => {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        return cmd[0]?.endsWith("/postgres") && cmd[cmd.indexOf("-p") + 1] === String(port);
+      } catch {
+        return false;
+      }
+    });
+    if (!postmaster) throw new Error(`no PostgreSQL server on port ${port}`);
+    const found = new Map<string, number>();
+    for (const pid of procs) {
+      const fields = statOf(pid);
+      if (fields && (pid === postmaster || fields[1] === postmaster)) found.set(pid, ticks(pid, fields));
+    }
+    return found;
+  };
+  const before = children();
+  return () => {
+    let total = 0;
+    for (const [pid, now] of children()) total += now - (before.get(pid) ?? 0);
+    return total / 100;
+  };
+}
+
+function statOf(pid: string): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  } catch {
+    return null; // gone
+  }
 }

@@ -5,75 +5,145 @@ import { SQL } from "bun";
 import { createDatabase, startCluster } from "../pg-cluster.ts";
 import { feedBenchmark } from "./feed.ts";
 import { EVENT } from "./ingest.ts";
-import { BUN, median, postScript, ROOT, startProcess, tempDir, wrk } from "./lib.ts";
+import { BUN, cpuSeconds, median, pgCpu, postScript, type Proc, ROOT, startProcess, tempDir, wrk } from "./lib.ts";
 import { BENCH_OWNER } from "./seed.ts";
 import { join } from "node:path";
 
 type Options = { rounds: number; seconds: number; binary: string[]; events: number };
+type Setup = { store: string; count: number; procs: Proc[]; script: string; token: string; port?: number };
+type Sample = { rps: number; serverUs: number; pgUs: number; wrkUs: number; heldUs: number };
 
-/** wrk against each instance at once (connections split between them); requests per second in all. */
-async function together(urls: string[], connections: number, seconds: number, script: string): Promise<{ rps: number; errors: number }> {
+/** Seconds the instances' batches held the cluster-wide event order so far (their /metrics, summed). */
+async function orderHeld(setup: Setup): Promise<number> {
+  if (!setup.port) return 0;
+  const texts = await Promise.all(setup.procs.map((p) => fetch(`${p.url}/metrics`, { headers: { Authorization: `Bearer ${setup.token}` } }).then((r) => r.text())));
+  return texts.reduce((total, text) => total + Number(/^signalboard_writer_order_held_seconds_total (\S+)$/m.exec(text)?.[1] ?? NaN), 0);
+}
+
+/** wrk against each instance at once (connections split between them); requests per second in all, and wrk's CPU time. */
+async function together(urls: string[], connections: number, seconds: number, script: string): Promise<{ rps: number; requests: number; errors: number; wrkCpu: number }> {
   const runs = urls.map((url) => Bun.spawn(["wrk", "-t1", `-c${Math.max(1, Math.round(connections / urls.length))}`, `-d${seconds}s`, "-s", script, url], { stdout: "pipe", stderr: "ignore" }));
   const outs = await Promise.all(runs.map((p) => new Response(p.stdout).text()));
+  await Promise.all(runs.map((p) => p.exited));
+  const sum = (re: RegExp) => outs.reduce((total, out) => total + Number(re.exec(out)?.[1] ?? 0), 0);
+  const usage = runs.map((p) => p.resourceUsage()?.cpuTime);
   return {
-    rps: outs.reduce((sum, out) => sum + Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), 0),
-    errors: outs.reduce((sum, out) => sum + Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0), 0),
+    rps: sum(/Requests\/sec:\s+([\d.]+)/),
+    requests: sum(/(\d+) requests in/),
+    errors: sum(/Non-2xx or 3xx responses:\s+(\d+)/),
+    wrkCpu: usage.reduce((total, u) => total + (u ? Number(u.user + u.system) / 1e6 : 0), 0),
   };
 }
 
-export async function postgresBenchmark({ rounds, seconds, binary, events }: Options) {
+/** One measured run of a setup: its rate, and CPU µs per event in its instances, in PostgreSQL and in wrk. */
+async function measure(setup: Setup, seconds: number): Promise<Sample> {
+  const server = () => setup.procs.reduce((total, p) => total + cpuSeconds(p.pid), 0);
+  const before = server();
+  const held = await orderHeld(setup);
+  const pg = setup.port ? pgCpu(setup.port) : () => 0;
+  const r = await together(setup.procs.map((p) => `${p.url}/v1/log`), 64, seconds, setup.script);
+  if (r.errors) throw new Error(`${r.errors} requests failed against ${setup.store} × ${setup.count}`);
+  const per = (cpu: number) => (cpu * 1e6) / r.requests;
+  return { rps: r.rps, serverUs: per(server() - before), pgUs: per(pg()), wrkUs: per(r.wrkCpu), heldUs: per((await orderHeld(setup)) - held) };
+}
+
+/**
+ * Ingest on SQLite and on 1, 2 and 3 PostgreSQL instances (each count on a database of its own,
+ * so idle instances follow nothing), measured in alternating rounds: every round runs the bare
+ * baseline and each setup once, so a slower minute on this shared machine hits all of them.
+ */
+export async function postgresIngest({ rounds, seconds, binary }: Omit<Options, "events">, clusterUrl: string) {
+  const port = Number(new URL(clusterUrl).port);
+  const started: Proc[] = [];
+  const start = async (count: number, args: string[]) => {
+    const procs = await Promise.all(Array.from({ length: count }, () => startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", tempDir(), ...args], { SIGNALBOARD_LOG_LEVEL: "info", SIGNALBOARD_METRICS: "true" })));
+    started.push(...procs);
+    return procs;
+  };
+  try {
+    const sqliteDir = tempDir();
+    const sqliteToken = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", sqliteDir]).stdout.toString().trim().split("\n").at(-1)!;
+    const headers = (token: string) => ({ "Content-Type": "application/json", Authorization: `Bearer ${token}` });
+    const setups: Setup[] = [{ store: "SQLite (the default)", count: 1, procs: await start(1, ["--data-dir", sqliteDir]), script: postScript("sqlite-log", EVENT, headers(sqliteToken)), token: sqliteToken }];
+    for (const count of [1, 2, 3]) {
+      const database = await createDatabase(clusterUrl, `bench${count}`);
+      const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--database-url", database]).stdout.toString().trim().split("\n").at(-1)!;
+      setups.push({ store: "PostgreSQL", count, procs: await start(count, ["--database-url", database]), script: postScript(`pg-log-${count}`, EVENT, headers(token)), token, port });
+    }
+    const bare = await startProcess([BUN, join(ROOT, "test/bench/bare.ts")], { BENCH_TOKEN: sqliteToken });
+    started.push(bare);
+    for (const setup of setups) await together(setup.procs.map((p) => `${p.url}/v1/log`), 64, 2, setup.script); // warm up
+    const samples = setups.map(() => [] as Sample[]);
+    const ratios = setups.map(() => [] as number[]);
+    const base: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      base.push(wrk(`${bare.url}/`, { connections: 64, seconds, script: setups[0]!.script }).rps);
+      for (const [i, setup] of setups.entries()) samples[i]!.push(await measure(setup, seconds));
+      console.error(`round ${round + 1}:`, setups.map((s, i) => `${s.store} × ${s.count} ${Math.round(samples[i]!.at(-1)!.rps)}/s`).join(", "));
+      // Each setup against SQLite and against one PostgreSQL instance, within the round.
+      for (const i of setups.keys()) ratios[i]!.push(samples[i]!.at(-1)!.rps / samples[0]!.at(-1)!.rps, samples[i]!.at(-1)!.rps / samples[1]!.at(-1)!.rps);
+    }
+    const rows: (string | number)[][] = [["store", "instances", "req/s (median)", "ratio to bare", "ratio to SQLite", "ratio to one instance", "server CPU µs/event", "PostgreSQL CPU µs/event", "wrk CPU µs/event", "order held µs/event", "target"]];
+    const targets = ["", "≥ 0.5 of SQLite", "≥ 1 instance", ""];
+    const medians = setups.map((_, i) => ({
+      rps: median(samples[i]!.map((s) => s.rps)),
+      serverUs: median(samples[i]!.map((s) => s.serverUs)),
+      pgUs: median(samples[i]!.map((s) => s.pgUs)),
+      wrkUs: median(samples[i]!.map((s) => s.wrkUs)),
+      heldUs: median(samples[i]!.map((s) => s.heldUs)),
+      toSqlite: median(ratios[i]!.filter((_, j) => j % 2 === 0)),
+      toOne: median(ratios[i]!.filter((_, j) => j % 2 === 1)),
+    }));
+    for (const [i, setup] of setups.entries()) {
+      const m = medians[i]!;
+      rows.push([setup.store, setup.count, Math.round(m.rps), (m.rps / median(base)).toFixed(2), m.toSqlite.toFixed(2), setup.port ? m.toOne.toFixed(2) : "", m.serverUs.toFixed(1), setup.port ? m.pgUs.toFixed(1) : "", m.wrkUs.toFixed(1), setup.port ? m.heldUs.toFixed(1) : "", targets[i] ?? ""]);
+    }
+    return { rows, model: scaleModel(medians.slice(1).map((m, i) => ({ instances: i + 1, ...m }))) };
+  } finally {
+    await Promise.all(started.map((p) => p.stop()));
+  }
+}
+
+/**
+ * What 1, 2 and 3 instances would give with cores of their own, from the costs per event measured
+ * with as many here: n instances with a core each take n × 1e6 / (their CPU µs per event, all
+ * together: each follows every event besides answering its share). The cluster-wide order is held
+ * by one batch at a time, for as long as its rows take to write: it allows 1e6 / (µs held per
+ * event), taken from the run where it was held the shortest (here its holder also waits for
+ * cores that wrk and the instances share, the more so the more instances). PostgreSQL then needs
+ * its CPU per event times the rate in cores, and wrk its own.
+ */
+function scaleModel(measured: { instances: number; serverUs: number; pgUs: number; wrkUs: number; heldUs: number }[]): (string | number)[][] {
+  const heldUs = Math.min(...measured.map((m) => m.heldUs));
+  const order = 1e6 / Math.max(heldUs, 0.01);
+  const rows: (string | number)[][] = [["instances, a core each", "events/s the instances can take", `events/s the order allows (${heldUs.toFixed(1)} µs held per event)`, "model: events/s", "PostgreSQL cores needed", "wrk cores needed"]];
+  for (const m of measured) {
+    const instances = (m.instances * 1e6) / m.serverUs;
+    const rate = Math.min(instances, order);
+    rows.push([m.instances, Math.round(instances), Math.round(order), Math.round(rate), ((rate * m.pgUs) / 1e6).toFixed(2), ((rate * m.wrkUs) / 1e6).toFixed(2)]);
+  }
+  return rows;
+}
+
+export async function postgresBenchmark({ rounds, seconds, binary, events }: Options, { ingest = true, read = true } = {}) {
   console.error("starting a PostgreSQL cluster...");
   const cluster = await startCluster();
-  const ingestRows: (string | number)[][] = [["store", "instances", "connections", "req/s (median)", "bare req/s", "ratio to bare"]];
+  let ingestRows: (string | number)[][] = [];
+  let modelRows: (string | number)[][] = [];
   let readRows: (string | number)[][] = [];
   let seedSeconds = 0;
   try {
-    const database = await createDatabase(cluster.url, "bench");
-    const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--database-url", database]).stdout.toString().trim().split("\n").at(-1)!;
-    const headers = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
-    const script = postScript("pg-log", EVENT, headers);
-    const bare = await startProcess([BUN, join(ROOT, "test/bench/bare.ts")], { BENCH_TOKEN: token });
-    try {
-      const sqliteDir = tempDir();
-      Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", sqliteDir]);
-      const sqliteToken = Bun.spawnSync([...binary, "token", "create", "--name", "bench2", "--data-dir", sqliteDir]).stdout.toString().trim().split("\n").at(-1)!;
-      const sqliteScript = postScript("sqlite-log", EVENT, { ...headers, Authorization: `Bearer ${sqliteToken}` });
-      const setups: { store: string; count: number; args: string[]; script: string }[] = [
-        { store: "SQLite (the default)", count: 1, args: ["--data-dir", sqliteDir], script: sqliteScript },
-        { store: "PostgreSQL", count: 1, args: ["--database-url", database], script },
-        { store: "PostgreSQL", count: 2, args: ["--database-url", database], script },
-        { store: "PostgreSQL", count: 3, args: ["--database-url", database], script },
-      ];
-      for (const setup of setups) {
-        const instances = await Promise.all(Array.from({ length: setup.count }, () => startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", tempDir(), ...setup.args], { SIGNALBOARD_LOG_LEVEL: "info" })));
-        try {
-          const urls = instances.map((i) => `${i.url}/v1/log`);
-          await together(urls, 64, 2, setup.script); // warm up
-          const ours: number[] = [];
-          const base: number[] = [];
-          for (let round = 0; round < rounds; round++) {
-            base.push(wrk(`${bare.url}/`, { connections: 64, seconds, script: setup.script }).rps);
-            const r = await together(urls, 64, seconds, setup.script);
-            if (r.errors) throw new Error(`${r.errors} requests failed against ${setup.store} × ${setup.count}`);
-            ours.push(r.rps);
-          }
-          ingestRows.push([setup.store, setup.count, 64, Math.round(median(ours)), Math.round(median(base)), (median(ours) / median(base)).toFixed(2)]);
-        } finally {
-          await Promise.all(instances.map((i) => i.stop()));
-        }
-      }
-    } finally {
-      await bare.stop();
+    if (ingest) ({ rows: ingestRows, model: modelRows } = await postgresIngest({ rounds, seconds, binary }, cluster.url));
+    if (read) {
+      const big = await createDatabase(cluster.url, "bench_read");
+      const result = await feedBenchmark(events, 30, binary, { args: ["--database-url", big], seed: () => seedPostgres(binary, big, events) });
+      readRows = result.rows;
+      seedSeconds = result.seedSeconds;
     }
-
-    const big = await createDatabase(cluster.url, "bench_read");
-    const result = await feedBenchmark(events, 30, binary, { args: ["--database-url", big], seed: () => seedPostgres(binary, big, events) });
-    readRows = result.rows;
-    seedSeconds = result.seedSeconds;
   } finally {
     await cluster.stop();
   }
-  return { ingestRows, readRows, seedSeconds };
+  return { ingestRows, modelRows, readRows, seedSeconds };
 }
 
 /** The bench data set (as seed.ts makes it for SQLite) in PostgreSQL: in a few statements, ids from the counter. */

@@ -1,6 +1,7 @@
 // npm run bench: every benchmark, measured in one run on loopback against the compiled binary,
 // printed as tables and written to BENCHMARKS.md (with docs/throughput.svg).
-//   BENCH_ONLY=ingest,fanout,startup,feed,stall,postgres   run some sections only
+//   BENCH_ONLY=ingest,fanout,startup,feed,stall,postgres   run some sections only ("postgres" is pg-ingest and
+//   pg-read; BENCH_ONLY=pg-ingest alone is PostgreSQL's ingest beside SQLite, a few minutes)
 //   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune (defaults 3, 5, 1000000)
 import { cpus, release } from "node:os";
 import { join } from "node:path";
@@ -14,8 +15,8 @@ import { stallBenchmark, stallRows } from "./stall.ts";
 import { BUN, ensureWrk, ROOT, table, tempDir } from "./lib.ts";
 import { startupBenchmark } from "./startup.ts";
 
-const ALL = ["ingest", "fanout", "startup", "feed", "stall", "postgres"];
-const only = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(","));
+const ALL = ["ingest", "fanout", "startup", "feed", "stall", "pg-ingest", "pg-read"];
+const only = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").flatMap((s) => (s === "postgres" ? ["pg-ingest", "pg-read"] : [s])));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const events = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -69,16 +70,23 @@ if (only.has("stall")) {
   );
 }
 
-if (only.has("postgres")) {
-  if (!postgresBin()) console.error("PostgreSQL is not installed (apt-get install -y postgresql): its section is left out");
+if (only.has("pg-ingest") || only.has("pg-read")) {
+  if (!postgresBin()) console.error("PostgreSQL is not installed (apt-get install -y postgresql): its sections are left out");
   else {
-    const pg = await postgresBenchmark({ rounds, seconds, binary, events });
-    section(
-      "PostgreSQL: ingest with several instances",
-      `POST /v1/log with 64 connections in all, split between the instances (one wrk per instance, at once), against one PostgreSQL 15 database in a throwaway cluster on this machine; ${rounds} alternating rounds of ${seconds} s, medians, beside the bare baseline and SQLite measured in the same run. Every write batch of every instance takes one lock (event ids in commit order), so instances add request handling, not write throughput; and here the instances, PostgreSQL and wrk share the same cores.`,
-      pg.ingestRows,
-    );
-    section("PostgreSQL: reading at scale", `${events.toLocaleString("en-US")} events (the same data set as above, written in a few statements in ${pg.seedSeconds.toFixed(0)} s), one instance; 30 sequential requests per line after 3 warm-ups.`, pg.readRows);
+    const pg = await postgresBenchmark({ rounds, seconds, binary, events }, { ingest: only.has("pg-ingest"), read: only.has("pg-read") });
+    if (only.has("pg-ingest")) {
+      section(
+        "PostgreSQL: ingest with several instances",
+        `POST /v1/log with 64 connections in all, split between the instances (one wrk per instance, at once), against one PostgreSQL 15 database per instance count in a throwaway cluster on this machine; ${rounds} alternating rounds of ${seconds} s (each round: the bare baseline, SQLite, then 1, 2 and 3 instances), medians, and the ratios taken within each round. A batch of events is written by one statement that also moves the event id counter, so the cluster-wide order is held only while that statement runs and commits. CPU µs per event: the instances' (all of them), PostgreSQL's (every process of the cluster) and wrk's CPU time over the requests answered. Here the instances, PostgreSQL and wrk share the same cores.`,
+        pg.ingestRows,
+      );
+      section(
+        "PostgreSQL: instances with cores of their own (a model)",
+        "From the costs per event measured above with as many instances: every instance answers its share of the requests and follows every event (its live hub), so their CPU per event, all together, grows with their number; with a core each, n instances take n × 1e6 / that. The cluster-wide event order is held by one batch at a time (from its counter update to its commit, a disk flush excluded), so it allows 1e6 / (µs held per event), taken from the run where it was held the shortest: here its holder also waits for the cores that wrk and the instances share, the more so the more instances, and on cores of its own it would be held shorter still (test/bench/pg-order.ts measures it without HTTP). The model is the lower of the two; PostgreSQL needs its CPU per event times that rate in cores, wrk the same on its side.",
+        pg.modelRows,
+      );
+    }
+    if (only.has("pg-read")) section("PostgreSQL: reading at scale", `${events.toLocaleString("en-US")} events (the same data set as above, written in a few statements in ${pg.seedSeconds.toFixed(0)} s), one instance; 30 sequential requests per line after 3 warm-ups.`, pg.readRows);
   }
 }
 

@@ -1,4 +1,4 @@
-// Events on PostgreSQL: inserted with ids in commit order (the batch's, see writer.ts), listed by
+// Events on PostgreSQL: written a batch at a time with ids in commit order (see writer.ts), listed by
 // event time with keyset pagination, searched through the tsvector of their folded words.
 import { type EventRow, toEvent } from "../rows.ts";
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
@@ -8,6 +8,7 @@ import { tagText } from "../../model/event.ts";
 import type { EventFilter, Position } from "../../model/filter.ts";
 import { searchTokens } from "../search-tokens.ts";
 import type { EventRepository, Page } from "../store.ts";
+import type { SQL as SQL_ } from "bun";
 import { batchOf, type Ctx } from "./context.ts";
 import { channels, eventIds, events, eventTags } from "./schema.ts";
 
@@ -46,25 +47,87 @@ export function tsQuery(terms: string[]): string | null {
   return terms.map((t, i) => `'${t.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${i === terms.length - 1 ? ":*" : ""}`).join(" & ");
 }
 
+/**
+ * Writes `list` through the procedure write_events (drizzle/pg/0002_write_events.sql), which also
+ * moves the event id counter by as many, taking its lock (the cluster-wide order) until the
+ * transaction ends, and with `notify` tells every instance the last id. `commitNow`: outside a
+ * transaction, the procedure commits the batch itself without waiting for the disk, holding the
+ * order only while it runs (`heldUs`); `wal` is where the WAL must be on disk before the batch
+ * is acknowledged. Each event gets its id, in `list`'s order. Rows go as arrays, a column each: as
+ * many parameters whatever the number of events.
+ */
+export async function writeEvents(client: Pick<SQL_, "unsafe">, list: StoredEvent[], notify: string | null, commitNow: boolean): Promise<{ last: number; wal: string | null; heldUs: number }> {
+  const n = list.length;
+  const cols = Array.from({ length: 13 }, () => new Array<unknown>(n));
+  const tagEvent: number[] = [];
+  const tagKey: string[] = [];
+  const tagValue: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const e = list[i]!;
+    cols[0]![i] = e.projectId;
+    cols[1]![i] = e.channelId;
+    cols[2]![i] = e.name;
+    cols[3]![i] = e.description;
+    cols[4]![i] = e.icon;
+    cols[5]![i] = e.notify;
+    cols[6]![i] = e.parser;
+    cols[7]![i] = e.userId;
+    cols[8]![i] = e.tags ? JSON.stringify(e.tags) : null;
+    cols[9]![i] = e.ts;
+    cols[10]![i] = e.receivedAt;
+    cols[11]![i] = e.historical;
+    cols[12]![i] = searchText(e.name, e.description);
+    if (e.tags) {
+      for (const key in e.tags) {
+        tagEvent.push(i + 1);
+        tagKey.push(key);
+        tagValue.push(tagText(e.tags[key]!));
+      }
+    }
+  }
+  const [{ last_event, wal, held }] = (await client.unsafe(WRITE, [...cols, tagEvent, tagKey, tagValue, notify, commitNow])) as [
+    { last_event: string | number; wal: string | null; held: number | null },
+  ];
+  const last = Number(last_event);
+  for (let i = 0; i < n; i++) Object.defineProperty(list[i]!, "id", { value: last - n + i + 1, writable: true, enumerable: true, configurable: true });
+  return { last, wal, heldUs: held ?? 0 };
+}
+
+const WRITE = `CALL write_events($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::text[], $9::text[],
+  $10::bigint[], $11::bigint[], $12::bool[], $13::text[], $14::int[], $15::text[], $16::text[], $17, $18)`;
+
+/** An event's id before its batch has written it: reading it is a bug (insert's idNow says when it is needed), not a silent undefined. */
+const UNNUMBERED: PropertyDescriptor = {
+  get(): never {
+    throw new Error("an event's id is not known inside its write unless insert() was asked for it (idNow)");
+  },
+  enumerable: false,
+  configurable: true,
+};
+
+/**
+ * Returns once the WAL up to `wal` (a position, as PostgreSQL writes it) is on disk: at once when it
+ * is already (nearly always by the time a reader asks), else after a WAL message committed
+ * synchronously, which flushes everything before it. A batch of events is visible a moment before
+ * it is on disk (write_events commits it without waiting); its writer acknowledges it only after
+ * this, and what is followed or resumed by id waits for it too: were the database to crash in
+ * that moment, the batch's ids would be handed out again, and a reader that had passed them would
+ * skip the new events.
+ */
+export async function onDisk(client: Pick<SQL_, "unsafe">, wal: string): Promise<void> {
+  await client.unsafe("SELECT CASE WHEN pg_current_wal_flush_lsn() >= $1::pg_lsn THEN NULL ELSE pg_logical_emit_message(true, 'signalboard', 'on disk') END", [wal]);
+}
+
 export function eventStore(ctx: Ctx): EventRepository {
   const { db } = ctx;
   const select = () => db.select(columns).from(events);
 
   return {
-    async insert(e: NewEvent) {
-      const id = batchOf(ctx).nextEventId();
-      const tags = e.tags ? JSON.stringify(e.tags) : null;
-      const tagRows = e.tags ? JSON.stringify(Object.entries(e.tags).map(([key, value]) => ({ key, value: tagText(value) }))) : "[]";
-      // The event and its tag rows in one statement: one round trip per event on the ingest path.
-      await db.execute(sql`
-        with event as (
-          insert into events (id, project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical, search_text)
-          values (${id}, ${e.projectId}, ${e.channelId}, ${e.name}, ${e.description}, ${e.icon}, ${e.notify}, ${e.parser}, ${e.userId}, ${tags}, ${e.ts}, ${e.receivedAt}, ${e.historical}, ${searchText(e.name, e.description)})
-          returning id)
-        insert into event_tags (project_id, key, value, ts, event_id)
-        select ${e.projectId}, t.key, t.value, ${e.ts}, event.id from event, jsonb_to_recordset(${tagRows}::text::jsonb) as t(key text, value text)`);
-      const row = e as StoredEvent;
-      row.id = id;
+    async insert(e: NewEvent, options?: { idNow?: boolean }) {
+      // Queued: the batch writes its events together, and numbers them then (see writer.ts).
+      const row = e as StoredEvent; // the caller's new object: given its id rather than copied (this runs per event)
+      Object.defineProperty(row, "id", UNNUMBERED);
+      await batchOf(ctx).event(row, options?.idNow ?? false);
       return row;
     },
 
@@ -107,13 +170,21 @@ export function eventStore(ctx: Ctx): EventRepository {
     },
 
     async range(projectId, afterId, throughId, limit) {
-      // Walks the id range only: `+ 0` keeps the planner from taking the project's index and
-      // sorting the whole range (what it does when the table grew faster than its statistics).
-      const rows = await select()
-        .where(and(gt(events.id, afterId), lte(events.id, throughId), projectId === undefined ? undefined : sql`${events.projectId} + 0 = ${projectId}`))
-        .orderBy(asc(events.id))
-        .limit(limit);
-      return rows.map(toEvent);
+      // Every instance follows every event through here (index.ts, follow), so the query is plain
+      // SQL with rows as they come (no query built, no row mapped per event). It walks the id range
+      // only: `+ 0` keeps the planner from taking the project's index and sorting the whole range
+      // (what it does when the table grew faster than its statistics). Ids and times are below
+      // 2^53, exact as float8, which arrives as a number.
+      const project = projectId === undefined ? sql`` : sql` AND e.project_id + 0 = ${projectId}`;
+      const rows = (await db.execute(sql`
+        SELECT e.id::float8 AS id, e.project_id AS "projectId", (SELECT p.name FROM projects p WHERE p.id = e.project_id) AS project,
+               e.channel_id AS "channelId", (SELECT c.name FROM channels c WHERE c.id = e.channel_id) AS channel,
+               e.event AS name, e.description, e.icon, e.notify, e.parser, e.user_id AS "userId", e.tags,
+               e.ts::float8 AS ts, e.received_at::float8 AS "receivedAt", e.historical, (SELECT pg_current_wal_insert_lsn())::text AS wal
+          FROM events e WHERE e.id > ${afterId} AND e.id <= ${throughId}${project} ORDER BY e.id LIMIT ${limit}`)) as unknown as (EventRow & { wal: string })[];
+      if (!rows.length) return [];
+      await onDisk((db as unknown as { $client: Pick<SQL_, "unsafe"> }).$client, rows[0]!.wal); // Drizzle's own client
+      return rows.map(({ wal: _, ...row }) => toEvent(row));
     },
 
     async activity(projectId, start, days, filter = {}) {

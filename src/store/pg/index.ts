@@ -1,8 +1,9 @@
 // The PostgreSQL store: the storage seam (store/store.ts) over a database that several instances
-// share. Reads go to a pool of their own (the expensive ones through the gate of store/reads.ts); every write goes through this instance's group commit (writer.ts),
-// which runs one batch at a time across all instances. What the others commit reaches this one
-// through LISTEN/NOTIFY, with a poll behind it (a lost notification, or a lost LISTEN connection,
-// delays a change by at most a poll, never loses it).
+// share. Reads go to a pool of their own (the expensive ones through the gate of store/reads.ts);
+// every write goes through this instance's group commit (writer.ts), which orders its batches'
+// events with every instance's as they commit. What the others commit reaches this one through
+// LISTEN/NOTIFY, with a poll behind it (a lost notification, or a lost LISTEN connection, delays a
+// change by at most a poll, never loses it).
 import type { SQL } from "bun";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { log } from "../../logger.ts";
@@ -31,6 +32,8 @@ const LIVE_CHANNEL = "signalboard_live";
 /** How often changes are looked for without being told (a lost NOTIFY): well within a second. */
 const POLL_MS = 500;
 const FOLLOW_PAGE = 1000;
+/** Reads of new events at most this often: under load, one read takes the events of many commits. */
+const FOLLOW_GAP_MS = 10;
 
 export type PgStore = Store & { url: string; sql: SQL };
 
@@ -157,9 +160,13 @@ export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_0
       let running: Promise<void> | null = null;
       let again = false;
       let stopped = false;
+      let lastRead = 0;
       const pull = async () => {
         do {
           again = false;
+          const wait = lastRead + FOLLOW_GAP_MS - performance.now();
+          if (wait > 0) await Bun.sleep(wait);
+          lastRead = performance.now();
           for (;;) {
             // Not through the gate: live delivery must not wait behind searches (a page of ids is bounded work).
             const rows: StoredEvent[] = await inline.events.range(undefined, cursor, Number.MAX_SAFE_INTEGER, FOLLOW_PAGE);

@@ -5,10 +5,12 @@ import type { SQL } from "bun";
 import journal from "../../../drizzle/pg/meta/_journal.json";
 import m0000 from "../../../drizzle/pg/0000_init.sql" with { type: "text" };
 import m0001 from "../../../drizzle/pg/0001_profiles_updated.sql" with { type: "text" };
+import m0002 from "../../../drizzle/pg/0002_write_events.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
   "0001_profiles_updated": m0001,
+  "0002_write_events": m0002,
 };
 
 export class MigrationError extends Error {}

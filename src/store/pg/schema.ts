@@ -33,7 +33,8 @@ export const channels = pgTable(
 
 // Event ids come from event_ids (below), never from a sequence: a sequence hands out numbers in
 // the order transactions ask, not the order they commit, and a stream resuming "after id N" would
-// skip an event that committed after a higher one.
+// skip an event that committed after a higher one. The procedure write_events (drizzle/pg/0002)
+// writes them, with their tag rows: a new column here needs a new version of it too.
 export const events = pgTable(
   "events",
   {
