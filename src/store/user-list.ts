@@ -79,7 +79,9 @@ async function walk(source: UserListSource, { projectId, before, limit }: UserFi
       fresh.push(next);
     }
     found.push(...(before ? await newestBefore(source, projectId, fresh, before) : fresh));
-    found.sort(inOrder);
+    // Without a cursor users arrive newest first (ties aside, which leave the times in place), so
+    // the page's last time needs no sort; with one they arrive in any order.
+    if (before) found.sort(inOrder);
     const upcoming = next && (await nextOf(events, profiles, true));
     // Enough: a full page, and nothing still to come at the page's last time (a tie).
     if (!upcoming || (found.length >= limit && upcoming.at < found[limit - 1]!.at)) break;
