@@ -4,11 +4,13 @@
 //
 // The plain list walks the project's activity backwards (the events' time index and the profiles'
 // identify-time index, merged) and takes users as it first meets them: a page reads about as many
-// rows as it shows, however many events and users there are. A search cannot walk (a rare match
-// would read everything), so it enumerates the project's user ids (one index seek per user) and
-// filters them; so does a walk that reads too much before it fills a page (deep pages of a few
-// busy users).
+// rows as it shows, however many events and users there are. A walk that reads too much before it
+// fills a page (deep pages of a few busy users) enumerates the project's user ids instead (one
+// index seek per user). A search asks the users index (store/user-search.ts) whom it matches: a
+// few are ordered by their activity (a seek or two each); many (`user-` among 100,000 users) are
+// found by walking, keeping the users met that match, since a page of them comes soon.
 import type { Properties, UserFilter, UserSummary } from "../model/profile.ts";
+import { userAtoms } from "./user-search.ts";
 
 /** A user's activity at a time (Unix ms). */
 export type Seen = { userId: string; at: number };
@@ -19,8 +21,12 @@ export type UserListSource = {
   events(projectId: number, from: { ts: number; id: number }, limit: number): Promise<{ userId: string; ts: number; id: number }[]>;
   /** Up to `limit` profiles, newest identify first by (updatedAt, userId), strictly before `from`. */
   profiles(projectId: number, from: Seen, limit: number): Promise<Seen[]>;
-  /** The ids of the users the filter matches, in the list's order, after `before`, at most `limit`. */
-  matching(filter: UserFilter): Promise<string[]>;
+  /** The ids of every user of the project, in the list's order, after `before`, at most `limit`. */
+  everyone(filter: UserFilter): Promise<string[]>;
+  /** The ids of the users the search matches, in no order (some may have no activity left). */
+  matches(filter: UserFilter): Promise<string[]>;
+  /** Those of `userIds` that have activity, in the list's order, after `before`, at most `limit`. */
+  ordered(filter: UserFilter, userIds: string[]): Promise<string[]>;
   /** What the page shows of each user (no row for an id that has no event and no profile). */
   facts(projectId: number, userIds: string[]): Promise<UserFacts[]>;
 };
@@ -30,14 +36,23 @@ export type UserFacts = { userId: string; firstEvent: number | null; lastEvent: 
 const BATCH = 256;
 /** Rows of activity a walk may read before the full enumeration is cheaper (about 60 ms of work at 50,000 users). */
 const WALK_LIMIT = 20_000;
+/** Matches of a search few enough to order them all (a seek or two each) rather than walk. */
+const FEW_MATCHES = 2000;
 
 export async function listUsers(source: UserListSource, filter: UserFilter): Promise<UserSummary[]> {
   if (filter.limit < 1) return [];
-  const searching = Boolean(filter.words?.length || filter.properties?.length);
-  const ids = (searching ? null : await walk(source, filter)) ?? (await source.matching(filter));
+  const ids = await userIds(source, filter);
   if (!ids.length) return [];
   const byId = new Map((await source.facts(filter.projectId, ids)).map((f) => [f.userId, summary(f)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+async function userIds(source: UserListSource, filter: UserFilter): Promise<string[]> {
+  if (!userAtoms(filter.terms).length) return (await walk(source, filter)) ?? (await source.everyone(filter));
+  const matches = await source.matches(filter);
+  if (matches.length <= FEW_MATCHES) return source.ordered(filter, matches);
+  const matching = new Set(matches);
+  return (await walk(source, filter, (id) => matching.has(id))) ?? (await source.ordered(filter, matches));
 }
 
 export function summary(f: UserFacts): UserSummary {
@@ -55,8 +70,8 @@ export function summary(f: UserFacts): UserSummary {
 /** Order of the list: newer activity first, then the greater id. */
 export const inOrder = (a: Seen, b: Seen) => b.at - a.at || (a.userId < b.userId ? 1 : a.userId > b.userId ? -1 : 0);
 
-/** A page of the plain list by walking the activity; null when that reads too much. */
-async function walk(source: UserListSource, { projectId, before, limit }: UserFilter): Promise<string[] | null> {
+/** A page of the list by walking the activity (only users `keep` keeps, if given); null when that reads too much. */
+async function walk(source: UserListSource, { projectId, before, limit }: UserFilter, keep: (userId: string) => boolean = () => true): Promise<string[] | null> {
   // Activity at or before the cursor's time (ties at that time are sorted out below).
   const start = before ? before.lastSeen + 1 : Number.MAX_SAFE_INTEGER;
   const events = new Stream<{ userId: string; ts: number; id: number }>((last, n) => source.events(projectId, last ? { ts: last.ts, id: last.id } : { ts: start, id: 0 }, n));
@@ -76,7 +91,7 @@ async function walk(source: UserListSource, { projectId, before, limit }: UserFi
       if (++read > WALK_LIMIT) return null;
       if (met.has(next.userId)) continue;
       met.add(next.userId);
-      fresh.push(next);
+      if (keep(next.userId)) fresh.push(next);
     }
     found.push(...(before ? await newestBefore(source, projectId, fresh, before) : fresh));
     // Without a cursor users arrive newest first (ties aside, which leave the times in place), so

@@ -9,6 +9,7 @@ import type { EventFilter, Position } from "../../model/filter.ts";
 import { searchTokens } from "../search-tokens.ts";
 import type { EventRepository, Page } from "../store.ts";
 import { batchOf, type Ctx } from "./context.ts";
+import { idWords } from "./users-search.ts";
 import { channels, eventIds, events, eventTags } from "./schema.ts";
 
 const columns = {
@@ -55,12 +56,14 @@ export function eventStore(ctx: Ctx): EventRepository {
       const id = batchOf(ctx).nextEventId();
       const tags = e.tags ? JSON.stringify(e.tags) : null;
       const tagRows = e.tags ? JSON.stringify(Object.entries(e.tags).map(([key, value]) => ({ key, value: tagText(value) }))) : "[]";
-      // The event and its tag rows in one statement: one round trip per event on the ingest path.
+      // A user id's first event gives it its row in the users search (users-search.ts); later ones find it there.
+      const user = e.userId === null ? sql`` : sql`, seen as (insert into user_search (project_id, user_id, part, words) values (${e.projectId}, ${e.userId}, '', ${idWords(e.userId)}) on conflict do nothing)`;
+      // The event, its tag rows and its user's row in one statement: one round trip per event on the ingest path.
       await db.execute(sql`
         with event as (
           insert into events (id, project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical, search_text)
           values (${id}, ${e.projectId}, ${e.channelId}, ${e.name}, ${e.description}, ${e.icon}, ${e.notify}, ${e.parser}, ${e.userId}, ${tags}, ${e.ts}, ${e.receivedAt}, ${e.historical}, ${searchText(e.name, e.description)})
-          returning id)
+          returning id)${user}
         insert into event_tags (project_id, key, value, ts, event_id)
         select ${e.projectId}, t.key, t.value, ${e.ts}, event.id from event, jsonb_to_recordset(${tagRows}::text::jsonb) as t(key text, value text)`);
       const row = e as StoredEvent;

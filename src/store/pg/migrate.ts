@@ -5,10 +5,13 @@ import type { SQL } from "bun";
 import journal from "../../../drizzle/pg/meta/_journal.json";
 import m0000 from "../../../drizzle/pg/0000_init.sql" with { type: "text" };
 import m0001 from "../../../drizzle/pg/0001_profiles_updated.sql" with { type: "text" };
+import m0002 from "../../../drizzle/pg/0002_users_search.sql" with { type: "text" };
+import { fillUserSearch } from "./users-search.ts";
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
   "0001_profiles_updated": m0001,
+  "0002_users_search": m0002,
 };
 
 export class MigrationError extends Error {}
@@ -28,6 +31,8 @@ export async function migrate(sql: SQL): Promise<string[]> {
     for (const tag of known) {
       if (applied.has(tag)) continue;
       for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) await tx.unsafe(statement);
+      // What SQL cannot compute: the users search's words, folded as the application folds them.
+      if (tag === "0002_users_search") await fillUserSearch(tx);
       await tx`INSERT INTO __migrations (tag, applied_at) VALUES (${tag}, ${Date.now()})`;
       done.push(tag);
     }

@@ -20,6 +20,7 @@ import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
 import * as schema from "./schema.ts";
 import { deletedThrough, prepareSearch, searchPath } from "./search.ts";
+import { usersThrough } from "./users-index.ts";
 import { startIndexer } from "./indexer.ts";
 import { tokenStore } from "./tokens.ts";
 import { userStore } from "./users.ts";
@@ -49,7 +50,7 @@ function syncRepositories(db: Db, searching: () => Db, accessChanges: AccessChan
     projects: projectStore(db, accessChanges),
     events: eventStore(db, searching),
     metrics: metricStore(db),
-    profiles: profileStore(db),
+    profiles: profileStore(db, searching),
     tokens: tokenStore(db, accessChanges),
     users: userStore(db, accessChanges),
     notifications: notificationStore(db),
@@ -151,6 +152,7 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
     },
     async prune(now, limits) {
       const unindexed = attached || background ? deletedThrough(searching().$client) : 0;
+      const followed = attached || background ? usersThrough(searching().$client) : 0;
       await tx(async (r) => {
         await r.notifications.pruneDeliveries(limits.deliveriesBefore);
         await r.notifications.pruneSubscriptions(limits.subscriptionsBefore);
@@ -158,6 +160,8 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
       });
       // Deleted events the index has dropped no longer need their record.
       if (unindexed) await writer.submit(async () => void sqlite.query("DELETE FROM deleted_events WHERE seq <= ?").run(unindexed));
+      // So do the changed profiles the users index has followed.
+      if (followed) await writer.submit(async () => void sqlite.query("DELETE FROM profile_changes WHERE seq <= ?").run(followed));
     },
     async backup(target, options) {
       backupDatabase(sqlite, path, target, options);

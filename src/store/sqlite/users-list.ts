@@ -1,13 +1,15 @@
 // The users page's queries on SQLite (the walk and the search around them: store/user-list.ts).
+// A search reads the users index in search.db (users-index.ts), on the connection that has it
+// attached; it sees an identify a moment after it was stored, as the event search sees events.
 import { and, type SQL, sql } from "drizzle-orm";
 import type { UserFilter } from "../../model/profile.ts";
 import type { Seen, UserFacts, UserListSource } from "../user-list.ts";
+import { type UserAtom, userAtoms } from "../user-search.ts";
 import type { Db } from "./db.ts";
+import { usersMatch } from "./users-index.ts";
 
-/** A property's value as text (json_each gives booleans as 1 and 0). */
-const VALUE = sql.raw(`lower(CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE j.value END)`);
-
-export function userListSource(db: Db): UserListSource {
+/** `searching` is the connection that can see the index (see search.ts). */
+export function userListSource(db: Db, searching: () => Db): UserListSource {
   const client = db.$client;
   // INDEXED BY: the time index walked backwards stops after a page; the user index would be read whole and sorted.
   const events = client.prepare<{ userId: string; ts: number; id: number }, [number, number, number, number]>(
@@ -38,35 +40,57 @@ export function userListSource(db: Db): UserListSource {
     async facts(projectId, userIds) {
       return facts.all(projectId, JSON.stringify(userIds)).filter((f) => f.lastEvent !== null || f.updatedAt !== null);
     },
-    async matching(filter) {
-      const rows = db.all<{ id: string }>(matchingQuery(filter));
-      return rows.map((r) => r.id);
+    async everyone(filter) {
+      return db.all<{ id: string }>(everyoneQuery(filter)).map((r) => r.id);
+    },
+    async matches({ projectId, terms }) {
+      return searching().all<{ id: string }>(matchedQuery(projectId, userAtoms(terms))).map((r) => r.id);
+    },
+    async ordered(filter, userIds) {
+      return db.all<{ id: string }>(orderedQuery(filter, sql`SELECT value FROM json_each(${JSON.stringify(userIds)})`)).map((r) => r.id);
     },
   };
 }
 
-/** As SQLite's lower() folds: ASCII letters only (it knows no other case), so text typed as stored always matches. */
-const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+/** For each condition of the search, the users (their documents' ids) that have a row meeting it. */
+function docsMatching(atoms: UserAtom[]): SQL[] {
+  return usersMatch(atoms).map(({ part, match }) => {
+    const inPart = part === null ? sql`` : sql` AND p.part = ${part}`;
+    if (match === null) return sql`SELECT DISTINCT p.doc FROM search.user_parts p WHERE p.part = ${part}`;
+    return sql`SELECT DISTINCT p.doc FROM search.users_fts JOIN search.user_parts p ON p.id = users_fts.rowid WHERE users_fts MATCH ${match}${inPart}`;
+  });
+}
 
-function matchingQuery({ projectId, words = [], properties = [], before, limit }: UserFilter): SQL {
-  const lowered = words.map(asciiLower);
-  const inId = (w: string) => sql`instr(lower(id), ${w}) > 0`;
-  const inProfile = [
-    ...lowered.map((w) => sql`(instr(lower(p.user_id), ${w}) > 0 OR EXISTS (SELECT 1 FROM json_each(p.properties) j WHERE instr(${VALUE}, ${w}) > 0))`),
-    ...properties.map(([key, value]) => sql`EXISTS (SELECT 1 FROM json_each(p.properties) j WHERE j.key = ${key} AND instr(${VALUE}, ${asciiLower(value)}) > 0)`),
-  ];
-  // Users of the project's events, one seek each (a skip scan of the user index), matched on their
-  // id alone; and the identified, on their id and properties. A property term can match only
-  // someone identified.
-  const profiled = sql`SELECT p.user_id FROM profiles p WHERE p.project_id = ${projectId}${inProfile.length ? sql` AND ${and(...inProfile)}` : sql``}`;
-  const everyone = properties.length ? profiled : sql`SELECT id FROM seen WHERE id IS NOT NULL${lowered.length ? sql` AND ${and(...lowered.map(inId))}` : sql``} UNION ${profiled}`;
+/**
+ * The ids of the project's users the search matches (search.db's index, see users-index.ts). CROSS
+ * JOIN: from the matches to their users by key; SQLite would rather read every user of the project.
+ */
+function matchedQuery(projectId: number, atoms: UserAtom[]): SQL {
+  return sql`SELECT d.user_id AS id FROM (${sql.join(docsMatching(atoms), sql` INTERSECT `)}) m CROSS JOIN search.user_docs d ON d.id = m.doc WHERE d.project_id = ${projectId}`;
+}
+
+/**
+ * `matched` in the list's order, after the cursor, at most `limit`. A document outlives its user's
+ * last event (retention deletes events, not documents): one with no activity left is not a user.
+ */
+function orderedQuery({ projectId, before, limit }: UserFilter, matched: SQL): SQL {
+  const after = before ? sql` AND (last < ${before.lastSeen} OR (last = ${before.lastSeen} AND id < ${before.userId}))` : sql``;
+  return sql`WITH matched(id) AS (${matched}),
+    scored AS (
+      SELECT m.id, max(coalesce((SELECT max(ts) FROM events WHERE project_id = ${projectId} AND user_id = m.id), p.updated_at), coalesce(p.updated_at, 0)) AS last
+      FROM matched m LEFT JOIN profiles p ON p.project_id = ${projectId} AND p.user_id = m.id)
+    SELECT id FROM scored WHERE last IS NOT NULL${after} ORDER BY last DESC, id DESC LIMIT ${limit}`;
+}
+
+/** Everyone, in the list's order (a walk that read too much): the users of the events, one seek each, and the identified. */
+function everyoneQuery({ projectId, before, limit }: UserFilter): SQL {
   const after = before ? sql`WHERE last < ${before.lastSeen} OR (last = ${before.lastSeen} AND id < ${before.userId})` : sql``;
   return sql`WITH RECURSIVE
     seen(id) AS (
       SELECT (SELECT min(user_id) FROM events WHERE project_id = ${projectId} AND user_id IS NOT NULL)
       UNION ALL
       SELECT (SELECT min(user_id) FROM events WHERE project_id = ${projectId} AND user_id > seen.id) FROM seen WHERE seen.id IS NOT NULL),
-    everyone(id) AS (${everyone}),
+    everyone(id) AS (SELECT id FROM seen WHERE id IS NOT NULL UNION SELECT user_id FROM profiles WHERE project_id = ${projectId}),
     scored AS (
       SELECT e.id, max(coalesce((SELECT max(ts) FROM events WHERE project_id = ${projectId} AND user_id = e.id), p.updated_at), coalesce(p.updated_at, 0)) AS last
       FROM everyone e LEFT JOIN profiles p ON p.project_id = ${projectId} AND p.user_id = e.id)
