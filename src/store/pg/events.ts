@@ -56,8 +56,11 @@ export function eventStore(ctx: Ctx): EventRepository {
       const id = batchOf(ctx).nextEventId();
       const tags = e.tags ? JSON.stringify(e.tags) : null;
       const tagRows = e.tags ? JSON.stringify(Object.entries(e.tags).map(([key, value]) => ({ key, value: tagText(value) }))) : "[]";
-      // A user id's first event gives it its row in the users search (users-search.ts); later ones find it there.
-      const user = e.userId === null ? sql`` : sql`, seen as (insert into user_search (project_id, user_id, part, words) values (${e.projectId}, ${e.userId}, '', ${idWords(e.userId)}) on conflict do nothing)`;
+      // A user id's first event gives it its row in the users search (users-search.ts); once
+      // committed, this instance remembers it, and the user's next events write nothing there.
+      const known = e.userId === null || ctx.names.user(e.projectId, e.userId);
+      const user = known ? sql`` : sql`, seen as (insert into user_search (project_id, user_id, part, words) values (${e.projectId}, ${e.userId}, '', ${idWords(e.userId!)}) on conflict do nothing)`;
+      if (!known) batchOf(ctx).found({ user: { projectId: e.projectId, userId: e.userId! } });
       // The event, its tag rows and its user's row in one statement: one round trip per event on the ingest path.
       await db.execute(sql`
         with event as (

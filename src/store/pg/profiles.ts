@@ -6,7 +6,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Properties } from "../../model/profile.ts";
 import { listUsers } from "../user-list.ts";
 import type { ProfileRepository } from "../store.ts";
-import type { Ctx } from "./context.ts";
+import { batchOf, type Ctx } from "./context.ts";
 import { groupMembers, groups, profiles } from "./schema.ts";
 import { userListSource } from "./users-list.ts";
 import { patchParts } from "./users-search.ts";
@@ -15,7 +15,8 @@ import { patchParts } from "./users-search.ts";
 // The patch goes as text, then to jsonb: a parameter the driver saw as jsonb would be sent as a JSON string.
 const merged = (old: unknown, patch: string) => sql`jsonb_strip_nulls(coalesce(${old}, '{}')::jsonb || ${patch}::text::jsonb)::text`;
 
-export function profileStore({ db }: Ctx): ProfileRepository {
+export function profileStore(ctx: Ctx): ProfileRepository {
+  const { db } = ctx;
   const users = userListSource(db);
   return {
     listUsers(filter) {
@@ -39,6 +40,7 @@ export function profileStore({ db }: Ctx): ProfileRepository {
           select ${projectId}, ${userId}, t.part, t.words from jsonb_to_recordset(${JSON.stringify(parts)}::text::jsonb) as t(part text, words text)
           on conflict (project_id, user_id, part) do update set words = excluded.words where user_search.words is distinct from excluded.words)
         select 1`);
+      batchOf(ctx).found({ user: { projectId, userId } });
     },
 
     async find(projectId, userId) {
