@@ -6,9 +6,10 @@
 // identify-time index, merged) and takes users as it first meets them: a page reads about as many
 // rows as it shows, however many events and users there are. A walk that reads too much before it
 // fills a page (deep pages of a few busy users) enumerates the project's user ids instead (one
-// index seek per user). A search asks the users index (store/user-search.ts) whom it matches: a
-// few are ordered by their activity (a seek or two each); many (`user-` among 100,000 users) are
-// found by walking, keeping the users met that match, since a page of them comes soon.
+// index seek per user). A search asks the users index (store/user-search.ts): when its narrowest
+// condition finds few rows, their users are checked against the rest and ordered by activity (a
+// seek or two each); when every condition finds many (`user-` among 100,000 users), the search
+// walks, checking the users it meets in rounds, since a page of them comes soon.
 import type { Properties, UserFilter, UserSummary } from "../model/profile.ts";
 import { userAtoms } from "./user-search.ts";
 
@@ -23,10 +24,13 @@ export type UserListSource = {
   profiles(projectId: number, from: Seen, limit: number): Promise<Seen[]>;
   /** The ids of every user of the project, in the list's order, after `before`, at most `limit`. */
   everyone(filter: UserFilter): Promise<string[]>;
-  /** The ids of the users the search matches, in no order (some may have no activity left). */
-  matches(filter: UserFilter): Promise<string[]>;
-  /** Those of `userIds` that have activity, in the list's order, after `before`, at most `limit`. */
-  ordered(filter: UserFilter, userIds: string[]): Promise<string[]>;
+  /**
+   * The ids of the users the search matches, in the list's order, after `before`, at most `limit`;
+   * null when even its narrowest condition finds more than `cap` rows (a walk finds a page sooner).
+   */
+  matching(filter: UserFilter, cap?: number): Promise<string[] | null>;
+  /** A check, for one listing, of which of some users the search matches (called in rounds, as a walk meets users). */
+  matcher(filter: UserFilter): (userIds: string[]) => Promise<string[]>;
   /** What the page shows of each user (no row for an id that has no event and no profile). */
   facts(projectId: number, userIds: string[]): Promise<UserFacts[]>;
 };
@@ -36,7 +40,7 @@ export type UserFacts = { userId: string; firstEvent: number | null; lastEvent: 
 const BATCH = 256;
 /** Rows of activity a walk may read before the full enumeration is cheaper (about 60 ms of work at 50,000 users). */
 const WALK_LIMIT = 20_000;
-/** Matches of a search few enough to order them all (a seek or two each) rather than walk. */
+/** Rows a search's narrowest condition may find for its users to be ordered all (a seek or two each) rather than walked. */
 const FEW_MATCHES = 2000;
 
 export async function listUsers(source: UserListSource, filter: UserFilter): Promise<UserSummary[]> {
@@ -49,10 +53,7 @@ export async function listUsers(source: UserListSource, filter: UserFilter): Pro
 
 async function userIds(source: UserListSource, filter: UserFilter): Promise<string[]> {
   if (!userAtoms(filter.terms).length) return (await walk(source, filter)) ?? (await source.everyone(filter));
-  const matches = await source.matches(filter);
-  if (matches.length <= FEW_MATCHES) return source.ordered(filter, matches);
-  const matching = new Set(matches);
-  return (await walk(source, filter, (id) => matching.has(id))) ?? (await source.ordered(filter, matches));
+  return (await source.matching(filter, FEW_MATCHES)) ?? (await walk(source, filter, source.matcher(filter))) ?? (await source.matching(filter))!;
 }
 
 export function summary(f: UserFacts): UserSummary {
@@ -70,8 +71,8 @@ export function summary(f: UserFacts): UserSummary {
 /** Order of the list: newer activity first, then the greater id. */
 export const inOrder = (a: Seen, b: Seen) => b.at - a.at || (a.userId < b.userId ? 1 : a.userId > b.userId ? -1 : 0);
 
-/** A page of the list by walking the activity (only users `keep` keeps, if given); null when that reads too much. */
-async function walk(source: UserListSource, { projectId, before, limit }: UserFilter, keep: (userId: string) => boolean = () => true): Promise<string[] | null> {
+/** A page of the list by walking the activity (only the users `keep` keeps, if given); null when that reads too much. */
+async function walk(source: UserListSource, { projectId, before, limit }: UserFilter, keep?: (userIds: string[]) => Promise<string[]>): Promise<string[] | null> {
   // Activity at or before the cursor's time (ties at that time are sorted out below).
   const start = before ? before.lastSeen + 1 : Number.MAX_SAFE_INTEGER;
   const events = new Stream<{ userId: string; ts: number; id: number }>((last, n) => source.events(projectId, last ? { ts: last.ts, id: last.id } : { ts: start, id: 0 }, n));
@@ -80,8 +81,9 @@ async function walk(source: UserListSource, { projectId, before, limit }: UserFi
   const found: Seen[] = [];
   let read = 0;
   // Without a cursor, a user's first appearance is their newest activity. With one, it is when
-  // their newest activity is at or before the cursor: checked in rounds, one query each.
-  const round = before ? 64 : 1;
+  // their newest activity is at or before the cursor: checked in rounds, one query each (as are
+  // the users a search keeps).
+  const round = before || keep ? 64 : 1;
   for (;;) {
     const fresh: Seen[] = [];
     let next: Seen | null = null;
@@ -91,9 +93,11 @@ async function walk(source: UserListSource, { projectId, before, limit }: UserFi
       if (++read > WALK_LIMIT) return null;
       if (met.has(next.userId)) continue;
       met.add(next.userId);
-      if (keep(next.userId)) fresh.push(next);
+      fresh.push(next);
     }
-    found.push(...(before ? await newestBefore(source, projectId, fresh, before) : fresh));
+    const kept = keep && fresh.length ? new Set(await keep(fresh.map((s) => s.userId))) : null;
+    const placed = kept ? fresh.filter((s) => kept.has(s.userId)) : fresh;
+    found.push(...(before ? await newestBefore(source, projectId, placed, before) : placed));
     // Without a cursor users arrive newest first (ties aside, which leave the times in place), so
     // the page's last time needs no sort; with one they arrive in any order.
     if (before) found.sort(inOrder);

@@ -7,7 +7,7 @@ import type { UserFilter } from "../../model/profile.ts";
 import type { Seen, UserFacts, UserListSource } from "../user-list.ts";
 import { userAtoms } from "../user-search.ts";
 import type { PgDb } from "./db.ts";
-import { matchedQuery } from "./users-search.ts";
+import { conditions, countOf, holds, rowsOf } from "./users-search.ts";
 
 export function userListSource(db: PgDb): UserListSource {
   const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
@@ -49,12 +49,30 @@ export function userListSource(db: PgDb): UserListSource {
       return (await rows<{ id: string }>(everyoneQuery(filter))).map((r) => r.id);
     },
 
-    async matches({ projectId, terms }) {
-      return (await rows<{ id: string }>(sql`select user_id as id from (${matchedQuery(projectId, userAtoms(terms))}) m`)).map((r) => r.id);
+    async matching(filter, cap = Number.POSITIVE_INFINITY) {
+      const list = conditions(userAtoms(filter.terms));
+      // The narrowest condition finds the candidates (the GIN index); the others are checked per candidate.
+      let order = list;
+      if (Number.isFinite(cap)) {
+        const [counts] = await rows<Record<string, string | null>>(sql`select ${sql.join(list.map((c, i) => sql`(${countOf(filter.projectId, c, cap + 1)}) as ${sql.identifier(`n${i}`)}`), sql`, `)}`);
+        const counted = list.map((c, i) => ({ c, n: counts![`n${i}`] == null ? Number.POSITIVE_INFINITY : Number(counts![`n${i}`]) })).sort((a, b) => a.n - b.n);
+        if (counted[0]!.n > cap) return null;
+        order = counted.map((x) => x.c);
+      }
+      const [driver, ...others] = order;
+      const matched = sql`select distinct m.user_id from user_search m where ${rowsOf(filter.projectId, driver!, "m")}${sql.join(others.map((c) => sql` and ${holds(filter.projectId, c, sql`m.user_id`)}`))}`;
+      return (await rows<{ id: string }>(orderedQuery(filter, matched))).map((r) => r.id);
     },
 
-    async ordered(filter, userIds) {
-      return (await rows<{ id: string }>(orderedQuery(filter, sql`select jsonb_array_elements_text(${JSON.stringify(userIds)}::text::jsonb)`))).map((r) => r.id);
+    matcher({ projectId, terms }) {
+      // Each user's rows, by the primary key: a round costs its users' rows, however many match.
+      const list = conditions(userAtoms(terms));
+      return async (userIds) => {
+        const found = await rows<{ id: string }>(sql`
+          select u.id from jsonb_array_elements_text(${JSON.stringify(userIds)}::text::jsonb) as u(id)
+           where ${sql.join(list.map((c) => holds(projectId, c, sql`u.id`)), sql` and `)}`);
+        return found.map((r) => r.id);
+      };
     },
   };
 }

@@ -37,9 +37,9 @@ const quoted = (word: string) => `'${word.replace(/\\/g, "\\\\").replace(/'/g, "
  * any of a user's rows (as a word, or a key's marked word), the words of `key:value` in that
  * property's row. A user matches when every query finds one of their rows.
  */
-function conditions(atoms: UserAtom[]): { part: string | null; query: string | null }[] {
+export function conditions(atoms: UserAtom[]): Condition[] {
   const star = (a: UserAtom) => (a.prefix ? ":*" : "");
-  const list: { part: string | null; query: string | null }[] = atoms
+  const list: Condition[] = atoms
     .filter((a) => a.key === null)
     .map((a) => ({ part: null, query: `${quoted(a.word!)}${star(a)} | ${quoted(`_${a.word}`)}${star(a)}` }));
   const byKey = Map.groupBy(
@@ -55,13 +55,26 @@ function conditions(atoms: UserAtom[]): { part: string | null; query: string | n
   return list;
 }
 
-/** The ids of the project's users the search matches, as `user_id` (the GIN index finds each condition's rows). */
-export function matchedQuery(projectId: number, atoms: UserAtom[]): SQL {
-  const each = conditions(atoms).map(
-    ({ part, query }) =>
-      sql`select distinct user_id from user_search where project_id = ${projectId}${part === null ? sql`` : sql` and part = ${part}`}${query === null ? sql`` : sql` and search @@ ${query}::tsquery`}`,
-  );
-  return sql.join(each, sql` intersect `);
+export type Condition = { part: string | null; query: string | null };
+
+/** The condition on a row of user_search (named `as`) of the project. */
+export function rowsOf(projectId: number, { part, query }: Condition, as = "s"): SQL {
+  const s = sql.raw(as);
+  return sql`${s}.project_id = ${projectId}${part === null ? sql`` : sql` and ${s}.part = ${part}`}${query === null ? sql`` : sql` and ${s}.search @@ ${query}::tsquery`}`;
+}
+
+/** The rows the GIN index finds for a condition, counted up to `cap` (null: it has no words to look for). */
+export function countOf(projectId: number, condition: Condition, cap: number): SQL {
+  if (condition.query === null) return sql`select null::bigint`;
+  return sql`select count(*) from (select 1 from user_search s where ${rowsOf(projectId, condition)} limit ${cap}) c`;
+}
+
+/**
+ * Whether the user `id` (a column of the query around it) has a row that meets the condition: their
+ * rows, by the primary key (`offset 0` keeps the planner from reading every match to join them).
+ */
+export function holds(projectId: number, condition: Condition, id: SQL): SQL {
+  return sql`exists (select 1 from user_search s where ${rowsOf(projectId, condition)} and s.user_id = ${id} offset 0)`;
 }
 
 const FILL_BATCH = 500;

@@ -1,10 +1,10 @@
 // The users page's queries on SQLite (the walk and the search around them: store/user-list.ts).
 // A search reads the users index in search.db (users-index.ts), on the connection that has it
 // attached; it sees an identify a moment after it was stored, as the event search sees events.
-import { and, type SQL, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { UserFilter } from "../../model/profile.ts";
 import type { Seen, UserFacts, UserListSource } from "../user-list.ts";
-import { type UserAtom, userAtoms } from "../user-search.ts";
+import { userAtoms } from "../user-search.ts";
 import type { Db } from "./db.ts";
 import { usersMatch } from "./users-index.ts";
 
@@ -43,30 +43,51 @@ export function userListSource(db: Db, searching: () => Db): UserListSource {
     async everyone(filter) {
       return db.all<{ id: string }>(everyoneQuery(filter)).map((r) => r.id);
     },
-    async matches({ projectId, terms }) {
-      return searching().all<{ id: string }>(matchedQuery(projectId, userAtoms(terms))).map((r) => r.id);
+    async matching(filter, cap = Number.POSITIVE_INFINITY) {
+      const conditions = usersMatch(userAtoms(filter.terms));
+      const index = searching();
+      // The narrowest condition finds the candidates; the others are checked per candidate.
+      const rows = (c: Condition) => (c.match === null ? Number.POSITIVE_INFINITY : index.all<{ n: number }>(sql`SELECT count(*) AS n FROM (SELECT 1 FROM search.users_fts WHERE users_fts MATCH ${c.match} LIMIT ${cap + 1})`)[0]!.n);
+      const counted = Number.isFinite(cap) ? conditions.map((c) => ({ c, n: rows(c) })).sort((a, b) => a.n - b.n) : conditions.map((c) => ({ c, n: 0 }));
+      if (counted[0]!.n > cap) return null;
+      const [driver, ...others] = counted.map((x) => x.c);
+      const matched = sql`SELECT DISTINCT d.user_id AS id FROM (${rowsOf(driver!)}) r CROSS JOIN search.user_parts p ON p.id = r.id CROSS JOIN search.user_docs d ON d.id = p.doc
+        WHERE d.project_id = ${filter.projectId}${sql.join(others.map((c) => sql` AND ${holds(c, sql`d.id`)}`))}`;
+      return index.all<{ id: string }>(orderedQuery(filter, matched)).map((r) => r.id);
     },
-    async ordered(filter, userIds) {
-      return db.all<{ id: string }>(orderedQuery(filter, sql`SELECT value FROM json_each(${JSON.stringify(userIds)})`)).map((r) => r.id);
+    matcher({ projectId, terms }) {
+      const conditions = usersMatch(userAtoms(terms));
+      return async (userIds) =>
+        searching()
+          .all<{ id: string }>(sql`SELECT d.user_id AS id FROM json_each(${JSON.stringify(userIds)}) u CROSS JOIN search.user_docs d ON d.project_id = ${projectId} AND d.user_id = u.value
+            WHERE ${sql.join(conditions.map((c) => holds(c, sql`d.id`)), sql` AND `)}`)
+          .map((r) => r.id);
     },
   };
 }
 
-/** For each condition of the search, the users (their documents' ids) that have a row meeting it. */
-function docsMatching(atoms: UserAtom[]): SQL[] {
-  return usersMatch(atoms).map(({ part, match }) => {
-    const inPart = part === null ? sql`` : sql` AND p.part = ${part}`;
-    if (match === null) return sql`SELECT DISTINCT p.doc FROM search.user_parts p WHERE p.part = ${part}`;
-    return sql`SELECT DISTINCT p.doc FROM search.users_fts JOIN search.user_parts p ON p.id = users_fts.rowid WHERE users_fts MATCH ${match}${inPart}`;
-  });
+type Condition = { part: string | null; match: string | null };
+
+/** The rows (their ids) that meet a condition, any user's (search.db's index, see users-index.ts). */
+function rowsOf({ part, match }: Condition): SQL {
+  if (match === null) return sql`SELECT id FROM search.user_parts WHERE part = ${part}`;
+  if (part === null) return sql`SELECT rowid AS id FROM search.users_fts WHERE users_fts MATCH ${match}`;
+  return sql`SELECT f.rowid AS id FROM search.users_fts f CROSS JOIN search.user_parts q ON q.id = f.rowid WHERE f.users_fts MATCH ${match} AND q.part = ${part}`;
 }
 
 /**
- * The ids of the project's users the search matches (search.db's index, see users-index.ts). CROSS
- * JOIN: from the matches to their users by key; SQLite would rather read every user of the project.
+ * Whether the user of document `doc` has a row that meets the condition. A property's row is looked
+ * up in the index by its id; any other condition's matches are read once for the statement: a
+ * user may have a hundred rows to look up, and FTS5 reads a prefix's matches whole for each lookup.
  */
-function matchedQuery(projectId: number, atoms: UserAtom[]): SQL {
-  return sql`SELECT d.user_id AS id FROM (${sql.join(docsMatching(atoms), sql` INTERSECT `)}) m CROSS JOIN search.user_docs d ON d.id = m.doc WHERE d.project_id = ${projectId}`;
+function holds({ part, match }: Condition, doc: SQL): SQL {
+  const inPart = part === null ? sql`` : sql` AND q.part = ${part}`;
+  if (match === null) return sql`EXISTS (SELECT 1 FROM search.user_parts q WHERE q.doc = ${doc}${inPart})`;
+  if (part !== null && !match.includes("*")) {
+    return sql`EXISTS (SELECT 1 FROM search.user_parts q CROSS JOIN search.users_fts f ON f.rowid = q.id WHERE q.doc = ${doc}${inPart} AND f.users_fts MATCH ${match})`;
+  }
+  // `+`: by the user's rows, not by the matches (which would be read for every user).
+  return sql`EXISTS (SELECT 1 FROM search.user_parts q WHERE q.doc = ${doc}${inPart} AND +q.id IN (SELECT rowid FROM search.users_fts WHERE users_fts MATCH ${match}))`;
 }
 
 /**
