@@ -198,6 +198,15 @@ describe("a database from before the index", () => {
     }
     for (const row of rows) db.exec(row);
     db.close();
+    // Its search.db had indexed the event already: only the first run of the users index finds legacy-42.
+    withDatabase(
+      join(dataDir, "search.db"),
+      (search) => {
+        search.exec("CREATE TABLE search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+        search.exec("INSERT INTO search_state (key, value) VALUES ('indexed_through', '1'), ('deleted_through', '0')");
+      },
+      { write: true },
+    );
     const running = await startTestServer({}, dataDir);
     try {
       await searchesOld(running);
