@@ -205,6 +205,21 @@ export async function found<T>(get: () => T | undefined | null, timeoutMs = 3000
   }, timeoutMs);
 }
 
+/**
+ * Waits until the search index (search.db: the events' and the users') has caught up with what the
+ * database held when called; on PostgreSQL the index is written with the data, so at once.
+ */
+export async function searchIndexed(server: Pick<TestServer, "store" | "dataDir">, timeoutMs = 30_000): Promise<void> {
+  const store = server.store;
+  if (!("sqlite" in store)) return;
+  const events = store.sqlite.query<{ n: number }, []>("SELECT coalesce(max(id), 0) AS n FROM events").get()!.n;
+  const changes = store.sqlite.query<{ n: number }, []>("SELECT coalesce(max(seq), 0) AS n FROM profile_changes").get()!.n;
+  await eventually(() => {
+    const state = withDatabase(join(server.dataDir, "search.db"), (db) => new Map(db.query<{ key: string; value: string }, []>("SELECT key, value FROM search_state").all().map((r) => [r.key, r.value])));
+    if (Number(state.get("indexed_through") ?? 0) < events || state.get("users_fill") !== "done" || Number(state.get("users_through") ?? 0) < changes) throw new Error(`the search index has not caught up in ${timeoutMs} ms`);
+  }, timeoutMs);
+}
+
 /** A client that keeps cookies, like a browser would. */
 export class Agent {
   cookies = new Map<string, string>();

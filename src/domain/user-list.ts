@@ -1,12 +1,12 @@
 // The users page: a project's users, newest activity first, searched by id or property, in keyset
 // pages behind an opaque cursor.
 //
-// The search: words separated by spaces, every one must match, case-insensitively, anywhere in
-// the text. `key:value` matches the property `key` (as sent to /v1/identify); any other word
-// matches the user id or any property value. Quotes keep spaces and colons in a value or word:
-// `name:"Ann Lee"`, `"auth0:42"`.
+// The search: terms separated by spaces, every one must match. `key:value` matches the property
+// `key` (as sent to /v1/identify); any other word matches the user id or any property's key or
+// value. Quotes keep spaces and colons in a value or word: `name:"Ann Lee"`, `"auth0:42"`. Text
+// matches by words, as the event search does (store/user-search.ts).
 import { BadRequest } from "../errors.ts";
-import type { UserFilter, UserSummary } from "../model/profile.ts";
+import type { UserFilter, UserSummary, UserTerm } from "../model/profile.ts";
 import type { Project } from "../model/project.ts";
 import type { Store } from "../store/store.ts";
 
@@ -19,17 +19,16 @@ export type UserPage = { users: UserSummary[]; nextCursor: string | null };
 /** A property term (its value quoted, or up to the next space), a quoted word, or a word. */
 const TERM = /(?<![^\s])([^\s:"]{1,64}):(?:"([^"]*)"|(\S+))|"([^"]*)"|(\S+)/g;
 
-export function parseUserSearch(q: string): Pick<UserFilter, "words" | "properties"> {
+export function parseUserSearch(q: string): UserTerm[] {
   if (q.length > MAX_QUERY) throw new BadRequest(`the search is ${q.length} characters long; keep it to ${MAX_QUERY}`, "invalid_search");
   if (q.includes("\u0000")) throw new BadRequest("the search holds a NUL character; remove it", "invalid_search");
-  const words: string[] = [];
-  const properties: [string, string][] = [];
+  const terms: UserTerm[] = [];
   for (const [, key, quoted, plain, quotedWord, word] of q.matchAll(TERM)) {
-    if (key !== undefined) properties.push([key, quoted ?? plain!]);
-    else if ((quotedWord ?? word)!.length) words.push((quotedWord ?? word)!);
+    if (key !== undefined) terms.push({ key, text: quoted ?? plain! });
+    else if ((quotedWord ?? word)!.length) terms.push({ key: null, text: (quotedWord ?? word)! });
   }
-  if (words.length + properties.length > MAX_TERMS) throw new BadRequest(`the search has ${words.length + properties.length} terms; use at most ${MAX_TERMS}`, "invalid_search");
-  return { words, properties };
+  if (terms.length > MAX_TERMS) throw new BadRequest(`the search has ${terms.length} terms; use at most ${MAX_TERMS}`, "invalid_search");
+  return terms;
 }
 
 export function encodeUserCursor(u: Pick<UserSummary, "lastSeen" | "userId">): string {
@@ -45,7 +44,7 @@ export function decodeUserCursor(cursor: string): NonNullable<UserFilter["before
 export async function listUsers(store: Store, project: Project, query: { q?: string; cursor?: string }): Promise<UserPage> {
   const terms = parseUserSearch((query.q ?? "").trim());
   const before = query.cursor ? decodeUserCursor(query.cursor) : undefined;
-  const rows = await store.profiles.listUsers({ projectId: project.id, ...terms, before, limit: USERS_PAGE + 1 });
+  const rows = await store.profiles.listUsers({ projectId: project.id, terms, before, limit: USERS_PAGE + 1 });
   const users = rows.slice(0, USERS_PAGE);
   const last = users.at(-1);
   return { users, nextCursor: rows.length > USERS_PAGE && last ? encodeUserCursor(last) : null };

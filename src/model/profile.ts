@@ -12,14 +12,20 @@ export type Profile = { projectId: number; userId: string; properties: Propertie
 export type UserSummary = { userId: string; firstSeen: number; lastSeen: number; events: number; properties: Properties | null };
 
 /**
+ * A term of a users search as typed: `key:value` (the key as sent to /v1/identify) or a plain word
+ * (key null). Stores match them by the words they hold (store/user-search.ts).
+ */
+export type UserTerm = { key: string | null; text: string };
+
+/**
  * Which users, newest activity first (lastSeen, then user id, both descending). Every term must
- * match, as a case-insensitive substring: `words` the user id or any property value, `properties`
- * that property's value (key as sent). `before`: only users after that one in this order.
+ * match: a plain word the user id or any property's key or value, `key:value` that property's
+ * value. `before`: only users after that one in this order.
  */
 export type UserFilter = {
   projectId: number;
-  words?: string[];
-  properties?: [string, string][];
+  /** In the order typed (the last word of the search matches as a prefix). */
+  terms?: UserTerm[];
   before?: { lastSeen: number; userId: string };
   limit: number;
 };

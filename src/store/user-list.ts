@@ -4,11 +4,14 @@
 //
 // The plain list walks the project's activity backwards (the events' time index and the profiles'
 // identify-time index, merged) and takes users as it first meets them: a page reads about as many
-// rows as it shows, however many events and users there are. A search cannot walk (a rare match
-// would read everything), so it enumerates the project's user ids (one index seek per user) and
-// filters them; so does a walk that reads too much before it fills a page (deep pages of a few
-// busy users).
+// rows as it shows, however many events and users there are. A walk that reads too much before it
+// fills a page (deep pages of a few busy users) enumerates the project's user ids instead (one
+// index seek per user). A search asks the users index (store/user-search.ts): when its narrowest
+// condition finds few rows, their users are checked against the rest and ordered by activity (a
+// seek or two each); when every condition finds many (`user-` among 100,000 users), the search
+// walks, checking the users it meets in rounds, since a page of them comes soon.
 import type { Properties, UserFilter, UserSummary } from "../model/profile.ts";
+import { userAtoms } from "./user-search.ts";
 
 /** A user's activity at a time (Unix ms). */
 export type Seen = { userId: string; at: number };
@@ -19,8 +22,15 @@ export type UserListSource = {
   events(projectId: number, from: { ts: number; id: number }, limit: number): Promise<{ userId: string; ts: number; id: number }[]>;
   /** Up to `limit` profiles, newest identify first by (updatedAt, userId), strictly before `from`. */
   profiles(projectId: number, from: Seen, limit: number): Promise<Seen[]>;
-  /** The ids of the users the filter matches, in the list's order, after `before`, at most `limit`. */
-  matching(filter: UserFilter): Promise<string[]>;
+  /** The ids of every user of the project, in the list's order, after `before`, at most `limit`. */
+  everyone(filter: UserFilter): Promise<string[]>;
+  /**
+   * The ids of the users the search matches, in the list's order, after `before`, at most `limit`;
+   * null when even its narrowest condition finds more than `cap` rows (a walk finds a page sooner).
+   */
+  matching(filter: UserFilter, cap?: number): Promise<string[] | null>;
+  /** A check, for one listing, of which of some users the search matches (called in rounds, as a walk meets users). */
+  matcher(filter: UserFilter): (userIds: string[]) => Promise<string[]>;
   /** What the page shows of each user (no row for an id that has no event and no profile). */
   facts(projectId: number, userIds: string[]): Promise<UserFacts[]>;
 };
@@ -30,14 +40,20 @@ export type UserFacts = { userId: string; firstEvent: number | null; lastEvent: 
 const BATCH = 256;
 /** Rows of activity a walk may read before the full enumeration is cheaper (about 60 ms of work at 50,000 users). */
 const WALK_LIMIT = 20_000;
+/** Rows a search's narrowest condition may find for its users to be ordered all (a seek or two each) rather than walked. */
+const FEW_MATCHES = 2000;
 
 export async function listUsers(source: UserListSource, filter: UserFilter): Promise<UserSummary[]> {
   if (filter.limit < 1) return [];
-  const searching = Boolean(filter.words?.length || filter.properties?.length);
-  const ids = (searching ? null : await walk(source, filter)) ?? (await source.matching(filter));
+  const ids = await userIds(source, filter);
   if (!ids.length) return [];
   const byId = new Map((await source.facts(filter.projectId, ids)).map((f) => [f.userId, summary(f)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+async function userIds(source: UserListSource, filter: UserFilter): Promise<string[]> {
+  if (!userAtoms(filter.terms).length) return (await walk(source, filter)) ?? (await source.everyone(filter));
+  return (await source.matching(filter, FEW_MATCHES)) ?? (await walk(source, filter, source.matcher(filter))) ?? (await source.matching(filter))!;
 }
 
 export function summary(f: UserFacts): UserSummary {
@@ -55,8 +71,8 @@ export function summary(f: UserFacts): UserSummary {
 /** Order of the list: newer activity first, then the greater id. */
 export const inOrder = (a: Seen, b: Seen) => b.at - a.at || (a.userId < b.userId ? 1 : a.userId > b.userId ? -1 : 0);
 
-/** A page of the plain list by walking the activity; null when that reads too much. */
-async function walk(source: UserListSource, { projectId, before, limit }: UserFilter): Promise<string[] | null> {
+/** A page of the list by walking the activity (only the users `keep` keeps, if given); null when that reads too much. */
+async function walk(source: UserListSource, { projectId, before, limit }: UserFilter, keep?: (userIds: string[]) => Promise<string[]>): Promise<string[] | null> {
   // Activity at or before the cursor's time (ties at that time are sorted out below).
   const start = before ? before.lastSeen + 1 : Number.MAX_SAFE_INTEGER;
   const events = new Stream<{ userId: string; ts: number; id: number }>((last, n) => source.events(projectId, last ? { ts: last.ts, id: last.id } : { ts: start, id: 0 }, n));
@@ -65,8 +81,9 @@ async function walk(source: UserListSource, { projectId, before, limit }: UserFi
   const found: Seen[] = [];
   let read = 0;
   // Without a cursor, a user's first appearance is their newest activity. With one, it is when
-  // their newest activity is at or before the cursor: checked in rounds, one query each.
-  const round = before ? 64 : 1;
+  // their newest activity is at or before the cursor: checked in rounds, one query each (as are
+  // the users a search keeps).
+  const round = before || keep ? 64 : 1;
   for (;;) {
     const fresh: Seen[] = [];
     let next: Seen | null = null;
@@ -78,8 +95,12 @@ async function walk(source: UserListSource, { projectId, before, limit }: UserFi
       met.add(next.userId);
       fresh.push(next);
     }
-    found.push(...(before ? await newestBefore(source, projectId, fresh, before) : fresh));
-    found.sort(inOrder);
+    const kept = keep && fresh.length ? new Set(await keep(fresh.map((s) => s.userId))) : null;
+    const placed = kept ? fresh.filter((s) => kept.has(s.userId)) : fresh;
+    found.push(...(before ? await newestBefore(source, projectId, placed, before) : placed));
+    // Without a cursor users arrive newest first (ties aside, which leave the times in place), so
+    // the page's last time needs no sort; with one they arrive in any order.
+    if (before) found.sort(inOrder);
     const upcoming = next && (await nextOf(events, profiles, true));
     // Enough: a full page, and nothing still to come at the page's last time (a tie).
     if (!upcoming || (found.length >= limit && upcoming.at < found[limit - 1]!.at)) break;

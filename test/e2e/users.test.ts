@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
+import { searchIndexed } from "../helpers.ts";
 import { CHROMIUM, describeBrowser, launch, ok, path, sendEvent, serverPool, signIn, withPage } from "./browser.ts";
 
 let browser: Browser;
@@ -93,6 +94,8 @@ describeBrowser("the users page", () => {
         body: JSON.stringify({ project: "site", user_id: "member-7", properties: { email: "zoe@corp.example" } }),
       }),
     );
+    // The search sees what its index holds: on SQLite, a moment after it was stored.
+    await searchIndexed(server);
     await withPage(browser, "users-search", async (page) => {
       await signIn(page, server);
       await page.goto(`${server.url}/p/site/c/web`);

@@ -4,7 +4,7 @@
 // as the test likes by a lock the test holds on what it reads.
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, call, eventually, onPostgres, post, signedIn, type TestServer, startTestServer } from "../helpers.ts";
+import { type Agent, call, eventually, onPostgres, post, searchIndexed, signedIn, type TestServer, startTestServer } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 
@@ -134,6 +134,7 @@ describe("many expensive reads at once", () => {
         }),
       );
     }
+    await searchIndexed(server, 120_000);
   }, 300_000);
   afterAll(() => server.close());
 

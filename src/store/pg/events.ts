@@ -10,6 +10,7 @@ import { searchTokens } from "../search-tokens.ts";
 import type { EventRepository, Page } from "../store.ts";
 import type { SQL as SQL_ } from "bun";
 import { batchOf, type Ctx } from "./context.ts";
+import { idWords } from "./users-search.ts";
 import { channels, eventIds, events, eventTags } from "./schema.ts";
 
 const columns = {
@@ -124,6 +125,12 @@ export function eventStore(ctx: Ctx): EventRepository {
 
   return {
     async insert(e: NewEvent, options?: { idNow?: boolean }) {
+      // A user id's first event gives it its row in the users search (users-search.ts); once
+      // committed, this instance remembers it, and the user's next events write nothing there.
+      if (e.userId !== null && !ctx.names.user(e.projectId, e.userId)) {
+        await db.execute(sql`insert into user_search (project_id, user_id, part, words) values (${e.projectId}, ${e.userId}, '', ${idWords(e.userId)}) on conflict do nothing`);
+        batchOf(ctx).found({ user: { projectId: e.projectId, userId: e.userId } });
+      }
       // Queued: the batch writes its events together, and numbers them then (see writer.ts).
       const row = e as StoredEvent; // the caller's new object: given its id rather than copied (this runs per event)
       Object.defineProperty(row, "id", UNNUMBERED);

@@ -6,11 +6,14 @@ import journal from "../../../drizzle/pg/meta/_journal.json";
 import m0000 from "../../../drizzle/pg/0000_init.sql" with { type: "text" };
 import m0001 from "../../../drizzle/pg/0001_profiles_updated.sql" with { type: "text" };
 import m0002 from "../../../drizzle/pg/0002_write_events.sql" with { type: "text" };
+import m0003 from "../../../drizzle/pg/0003_users_search.sql" with { type: "text" };
+import { fillUserSearch } from "./users-search.ts";
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
   "0001_profiles_updated": m0001,
   "0002_write_events": m0002,
+  "0003_users_search": m0003,
 };
 
 export class MigrationError extends Error {}
@@ -30,6 +33,8 @@ export async function migrate(sql: SQL): Promise<string[]> {
     for (const tag of known) {
       if (applied.has(tag)) continue;
       for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) await tx.unsafe(statement);
+      // What SQL cannot compute: the users search's words, folded as the application folds them.
+      if (tag === "0003_users_search") await fillUserSearch(tx);
       await tx`INSERT INTO __migrations (tag, applied_at) VALUES (${tag}, ${Date.now()})`;
       done.push(tag);
     }

@@ -131,6 +131,25 @@ export const profiles = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index("profiles_updated").on(t.projectId, t.updatedAt, t.userId)],
 );
 
+// The users search's index (store/pg/users-search.ts): a row per user and part, the part being
+// a property's key, or "" for the user id. A row holds that part's folded words (a property's
+// key's words marked with "_", which no folded word starts with) and their tsvector. A row per
+// property, not per user: identify rewrites only the properties it sends, and one that leaves a
+// property as it was writes nothing. Users known from events have their id's row too.
+export const userSearch = pgTable(
+  "user_search",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    part: text("part").notNull(),
+    words: text("words").notNull(),
+    search: tsvector("search").generatedAlwaysAs(sql`array_to_tsvector(string_to_array(words, ' '))`),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.userId, t.part] }), index("user_search_words").using("gin", t.search)],
+);
+
 export const groups = pgTable(
   "groups",
   {

@@ -13,6 +13,7 @@ import { backupDatabase, refuseDatabaseFiles } from "./backup.ts";
 import { openDatabase, openReader, type SyncMode } from "./db.ts";
 import { deletedThrough, prepareSearch, searchPath } from "./search.ts";
 import { snapshotEvents } from "./snapshot.ts";
+import { usersThrough } from "./users-index.ts";
 import { startIndexer } from "./indexer.ts";
 import { Writer } from "./writer.ts";
 import { type AccessChanges, repositories, syncRepositories } from "./repositories.ts";
@@ -96,6 +97,7 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
     },
     async prune(now, limits) {
       const unindexed = searched() || background ? deletedThrough(searching().$client) : 0;
+      const followed = searched() || background ? usersThrough(searching().$client) : 0;
       await tx(async (r) => {
         await r.notifications.pruneDeliveries(limits.deliveriesBefore);
         await r.notifications.pruneSubscriptions(limits.subscriptionsBefore);
@@ -103,6 +105,8 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
       });
       // Deleted events the index has dropped no longer need their record.
       if (unindexed) await writer.submit(async () => void sqlite.query("DELETE FROM deleted_events WHERE seq <= ?").run(unindexed));
+      // So do the changed profiles the users index has followed.
+      if (followed) await writer.submit(async () => void sqlite.query("DELETE FROM profile_changes WHERE seq <= ?").run(followed));
     },
     async backup(target, options) {
       backupDatabase(sqlite, path, target, options);

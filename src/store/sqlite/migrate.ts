@@ -12,6 +12,7 @@ import m0005 from "../../../drizzle/sqlite/0005_search_in_own_file.sql" with { t
 import m0006 from "../../../drizzle/sqlite/0006_tokens_creator_and_notify.sql" with { type: "text" };
 import m0007 from "../../../drizzle/sqlite/0007_deliveries_leases.sql" with { type: "text" };
 import m0008 from "../../../drizzle/sqlite/0008_profiles_updated.sql" with { type: "text" };
+import m0009 from "../../../drizzle/sqlite/0009_users_search.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -23,6 +24,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0006_tokens_creator_and_notify": m0006,
   "0007_deliveries_leases": m0007,
   "0008_profiles_updated": m0008,
+  "0009_users_search": m0009,
 };
 
 export class MigrationError extends Error {}

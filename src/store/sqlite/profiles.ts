@@ -1,5 +1,6 @@
 // User profiles (identify) and groups. Properties merge as a JSON merge patch: a new value
-// replaces the old one, null removes the key.
+// replaces the old one, null removes the key. The users search's index follows profiles by
+// itself (triggers record what changed; users-index.ts).
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { groupMembers, groups, profiles } from "./schema.ts";
@@ -7,9 +8,9 @@ import type { Profile, Properties, UserFilter, UserSummary } from "../../model/p
 import { listUsers } from "../user-list.ts";
 import { userListSource } from "./users-list.ts";
 
-
-export function profileStore(db: Db) {
-  const users = userListSource(db);
+/** `searching` is the connection that can see the users index (see search.ts). */
+export function profileStore(db: Db, searching: () => Db) {
+  const users = userListSource(db, searching);
   return {
     listUsers(filter: UserFilter): Promise<UserSummary[]> {
       return listUsers(users, filter);

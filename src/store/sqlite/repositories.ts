@@ -20,7 +20,7 @@ export function syncRepositories(db: Db, searching: () => Db, accessChanges: Acc
     projects: projectStore(db, accessChanges),
     events: eventStore(db, searching),
     metrics: metricStore(db),
-    profiles: profileStore(db),
+    profiles: profileStore(db, searching),
     tokens: tokenStore(db, accessChanges),
     users: userStore(db, accessChanges),
     notifications: notificationStore(db),

@@ -100,6 +100,15 @@ export const profiles = sqliteTable(
   (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index("profiles_updated").on(t.projectId, t.updatedAt, t.userId)],
 );
 
+// Users whose searchable text may have changed (written by triggers: a profile inserted, changed
+// or deleted; a project deleted, with user_id null), in order, for the indexer of the users search
+// (users-index.ts), which keeps its place in search.db. Records it has passed are pruned.
+export const profileChanges = sqliteTable("profile_changes", {
+  seq: integer("seq").primaryKey({ autoIncrement: true }),
+  projectId: integer("project_id").notNull(),
+  userId: text("user_id"),
+});
+
 export const groups = sqliteTable(
   "groups",
   {

@@ -1,4 +1,5 @@
-// Full-text search over event names and descriptions lives in its own file beside the database
+// Full-text search over event names and descriptions (and the users search's index: users-index.ts)
+// lives in its own file beside the database
 // (search.db), written by a worker thread (search-worker.ts). Keeping the FTS5 index there keeps
 // its cost away from requests: indexing, and above all FTS5's merges of its segments, which take
 // tens of milliseconds at a time once the index is large. (In the same file, the worker's write
@@ -13,6 +14,7 @@ import { Database } from "bun:sqlite";
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { USERS_SCHEMA, usersIndexer } from "./users-index.ts";
 
 export const SEARCH_FILE = "search.db";
 const LINEAGE_KEY = "search.lineage";
@@ -25,6 +27,7 @@ const SCHEMA = [
   // Contentless (the text stays in events), with contentless_delete so deleted events can leave.
   "CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(event, description, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')",
   "CREATE TABLE IF NOT EXISTS search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+  ...USERS_SCHEMA,
 ];
 
 function openSearchFile(path: string): Database {
@@ -53,7 +56,11 @@ export function prepareSearch(main: Database, databasePath: string): void {
   let db = openSearchFile(path);
   const state = (key: string) => db.query<{ value: string }, [string]>("SELECT value FROM search_state WHERE key = ?").get(key)?.value;
   const stored = state("lineage");
-  const belongs = (stored === undefined || stored === lineage) && Number(state("indexed_through") ?? 0) <= sequence("events") && Number(state("deleted_through") ?? 0) <= sequence("deleted_events");
+  const belongs =
+    (stored === undefined || stored === lineage) &&
+    Number(state("indexed_through") ?? 0) <= sequence("events") &&
+    Number(state("deleted_through") ?? 0) <= sequence("deleted_events") &&
+    Number(state("users_through") ?? 0) <= sequence("profile_changes");
   if (!belongs) {
     db.close();
     for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
@@ -70,7 +77,7 @@ export function openIndexerConnection(databasePath: string): Database {
   return db;
 }
 
-/** Brings the index up to date in steps of `limit` events; see search-worker.ts. */
+/** Brings the index up to date in steps of `limit` events (and users); see search-worker.ts. */
 export function searchIndexer(db: Database) {
   const state = db.query<{ value: string }, [string]>("SELECT value FROM search_state WHERE key = ?");
   const save = db.query("INSERT INTO search_state (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
@@ -78,6 +85,7 @@ export function searchIndexer(db: Database) {
   const index = db.query("INSERT INTO events_fts (rowid, event, description) SELECT id, event, coalesce(description, '') FROM ev.events WHERE id > ?1 AND id <= ?2");
   const upperDeleted = db.query<{ seq: number | null }, [number, number]>("SELECT max(seq) AS seq FROM (SELECT seq FROM ev.deleted_events WHERE seq > ?1 ORDER BY seq LIMIT ?2)");
   const unindex = db.query("DELETE FROM events_fts WHERE rowid IN (SELECT event_id FROM ev.deleted_events WHERE seq > ?1 AND seq <= ?2)");
+  const users = usersIndexer(db);
   // Deferred: the transaction takes the write lock of search.db only, never the main database's.
   const step = db.transaction((limit: number): number => {
     let done = 0;
@@ -85,6 +93,7 @@ export function searchIndexer(db: Database) {
     const through = upperEvent.get(from, limit)?.id;
     if (through) {
       done += index.run(from, through).changes;
+      users.fromEvents(from, through);
       save.run("indexed_through", String(through));
     }
     const deletedFrom = Number(state.get("deleted_through")?.value ?? 0);
@@ -94,11 +103,11 @@ export function searchIndexer(db: Database) {
       done += deletedThrough - deletedFrom;
       save.run("deleted_through", String(deletedThrough));
     }
-    return done;
+    return Math.max(done, users.step(limit));
   });
 
   return {
-    /** Indexes up to `limit` new events and removes up to `limit` deleted ones; returns how many. */
+    /** Indexes up to `limit` new events, removes up to `limit` deleted ones, follows up to `limit` changed users; returns the most of these (`limit`: there is more). */
     indexPending(limit: number): number {
       return step(limit);
     },

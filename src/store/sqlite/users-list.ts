@@ -1,13 +1,15 @@
 // The users page's queries on SQLite (the walk and the search around them: store/user-list.ts).
-import { and, type SQL, sql } from "drizzle-orm";
+// A search reads the users index in search.db (users-index.ts), on the connection that has it
+// attached; it sees an identify a moment after it was stored, as the event search sees events.
+import { type SQL, sql } from "drizzle-orm";
 import type { UserFilter } from "../../model/profile.ts";
 import type { Seen, UserFacts, UserListSource } from "../user-list.ts";
+import { userAtoms } from "../user-search.ts";
 import type { Db } from "./db.ts";
+import { usersMatch } from "./users-index.ts";
 
-/** A property's value as text (json_each gives booleans as 1 and 0). */
-const VALUE = sql.raw(`lower(CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE j.value END)`);
-
-export function userListSource(db: Db): UserListSource {
+/** `searching` is the connection that can see the index (see search.ts). */
+export function userListSource(db: Db, searching: () => Db): UserListSource {
   const client = db.$client;
   // INDEXED BY: the time index walked backwards stops after a page; the user index would be read whole and sorted.
   const events = client.prepare<{ userId: string; ts: number; id: number }, [number, number, number, number]>(
@@ -38,35 +40,78 @@ export function userListSource(db: Db): UserListSource {
     async facts(projectId, userIds) {
       return facts.all(projectId, JSON.stringify(userIds)).filter((f) => f.lastEvent !== null || f.updatedAt !== null);
     },
-    async matching(filter) {
-      const rows = db.all<{ id: string }>(matchingQuery(filter));
-      return rows.map((r) => r.id);
+    async everyone(filter) {
+      return db.all<{ id: string }>(everyoneQuery(filter)).map((r) => r.id);
+    },
+    async matching(filter, cap = Number.POSITIVE_INFINITY) {
+      const conditions = usersMatch(userAtoms(filter.terms));
+      const index = searching();
+      // The narrowest condition finds the candidates; the others are checked per candidate.
+      const rows = (c: Condition) => (c.match === null ? Number.POSITIVE_INFINITY : index.all<{ n: number }>(sql`SELECT count(*) AS n FROM (SELECT 1 FROM search.users_fts WHERE users_fts MATCH ${c.match} LIMIT ${cap + 1})`)[0]!.n);
+      const counted = Number.isFinite(cap) ? conditions.map((c) => ({ c, n: rows(c) })).sort((a, b) => a.n - b.n) : conditions.map((c) => ({ c, n: 0 }));
+      if (counted[0]!.n > cap) return null;
+      const [driver, ...others] = counted.map((x) => x.c);
+      const matched = sql`SELECT DISTINCT d.user_id AS id FROM (${rowsOf(driver!)}) r CROSS JOIN search.user_parts p ON p.id = r.id CROSS JOIN search.user_docs d ON d.id = p.doc
+        WHERE d.project_id = ${filter.projectId}${sql.join(others.map((c) => sql` AND ${holds(c, sql`d.id`)}`))}`;
+      return index.all<{ id: string }>(orderedQuery(filter, matched)).map((r) => r.id);
+    },
+    matcher({ projectId, terms }) {
+      const conditions = usersMatch(userAtoms(terms));
+      return async (userIds) =>
+        searching()
+          .all<{ id: string }>(sql`SELECT d.user_id AS id FROM json_each(${JSON.stringify(userIds)}) u CROSS JOIN search.user_docs d ON d.project_id = ${projectId} AND d.user_id = u.value
+            WHERE ${sql.join(conditions.map((c) => holds(c, sql`d.id`)), sql` AND `)}`)
+          .map((r) => r.id);
     },
   };
 }
 
-/** As SQLite's lower() folds: ASCII letters only (it knows no other case), so text typed as stored always matches. */
-const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+type Condition = { part: string | null; match: string | null };
 
-function matchingQuery({ projectId, words = [], properties = [], before, limit }: UserFilter): SQL {
-  const lowered = words.map(asciiLower);
-  const inId = (w: string) => sql`instr(lower(id), ${w}) > 0`;
-  const inProfile = [
-    ...lowered.map((w) => sql`(instr(lower(p.user_id), ${w}) > 0 OR EXISTS (SELECT 1 FROM json_each(p.properties) j WHERE instr(${VALUE}, ${w}) > 0))`),
-    ...properties.map(([key, value]) => sql`EXISTS (SELECT 1 FROM json_each(p.properties) j WHERE j.key = ${key} AND instr(${VALUE}, ${asciiLower(value)}) > 0)`),
-  ];
-  // Users of the project's events, one seek each (a skip scan of the user index), matched on their
-  // id alone; and the identified, on their id and properties. A property term can match only
-  // someone identified.
-  const profiled = sql`SELECT p.user_id FROM profiles p WHERE p.project_id = ${projectId}${inProfile.length ? sql` AND ${and(...inProfile)}` : sql``}`;
-  const everyone = properties.length ? profiled : sql`SELECT id FROM seen WHERE id IS NOT NULL${lowered.length ? sql` AND ${and(...lowered.map(inId))}` : sql``} UNION ${profiled}`;
+/** The rows (their ids) that meet a condition, any user's (search.db's index, see users-index.ts). */
+function rowsOf({ part, match }: Condition): SQL {
+  if (match === null) return sql`SELECT id FROM search.user_parts WHERE part = ${part}`;
+  if (part === null) return sql`SELECT rowid AS id FROM search.users_fts WHERE users_fts MATCH ${match}`;
+  return sql`SELECT f.rowid AS id FROM search.users_fts f CROSS JOIN search.user_parts q ON q.id = f.rowid WHERE f.users_fts MATCH ${match} AND q.part = ${part}`;
+}
+
+/**
+ * Whether the user of document `doc` has a row that meets the condition. A property's row is looked
+ * up in the index by its id; any other condition's matches are read once for the statement: a
+ * user may have a hundred rows to look up, and FTS5 reads a prefix's matches whole for each lookup.
+ */
+function holds({ part, match }: Condition, doc: SQL): SQL {
+  const inPart = part === null ? sql`` : sql` AND q.part = ${part}`;
+  if (match === null) return sql`EXISTS (SELECT 1 FROM search.user_parts q WHERE q.doc = ${doc}${inPart})`;
+  if (part !== null && !match.includes("*")) {
+    return sql`EXISTS (SELECT 1 FROM search.user_parts q CROSS JOIN search.users_fts f ON f.rowid = q.id WHERE q.doc = ${doc}${inPart} AND f.users_fts MATCH ${match})`;
+  }
+  // `+`: by the user's rows, not by the matches (which would be read for every user).
+  return sql`EXISTS (SELECT 1 FROM search.user_parts q WHERE q.doc = ${doc}${inPart} AND +q.id IN (SELECT rowid FROM search.users_fts WHERE users_fts MATCH ${match}))`;
+}
+
+/**
+ * `matched` in the list's order, after the cursor, at most `limit`. A document outlives its user's
+ * last event (retention deletes events, not documents): one with no activity left is not a user.
+ */
+function orderedQuery({ projectId, before, limit }: UserFilter, matched: SQL): SQL {
+  const after = before ? sql` AND (last < ${before.lastSeen} OR (last = ${before.lastSeen} AND id < ${before.userId}))` : sql``;
+  return sql`WITH matched(id) AS (${matched}),
+    scored AS (
+      SELECT m.id, max(coalesce((SELECT max(ts) FROM events WHERE project_id = ${projectId} AND user_id = m.id), p.updated_at), coalesce(p.updated_at, 0)) AS last
+      FROM matched m LEFT JOIN profiles p ON p.project_id = ${projectId} AND p.user_id = m.id)
+    SELECT id FROM scored WHERE last IS NOT NULL${after} ORDER BY last DESC, id DESC LIMIT ${limit}`;
+}
+
+/** Everyone, in the list's order (a walk that read too much): the users of the events, one seek each, and the identified. */
+function everyoneQuery({ projectId, before, limit }: UserFilter): SQL {
   const after = before ? sql`WHERE last < ${before.lastSeen} OR (last = ${before.lastSeen} AND id < ${before.userId})` : sql``;
   return sql`WITH RECURSIVE
     seen(id) AS (
       SELECT (SELECT min(user_id) FROM events WHERE project_id = ${projectId} AND user_id IS NOT NULL)
       UNION ALL
       SELECT (SELECT min(user_id) FROM events WHERE project_id = ${projectId} AND user_id > seen.id) FROM seen WHERE seen.id IS NOT NULL),
-    everyone(id) AS (${everyone}),
+    everyone(id) AS (SELECT id FROM seen WHERE id IS NOT NULL UNION SELECT user_id FROM profiles WHERE project_id = ${projectId}),
     scored AS (
       SELECT e.id, max(coalesce((SELECT max(ts) FROM events WHERE project_id = ${projectId} AND user_id = e.id), p.updated_at), coalesce(p.updated_at, 0)) AS last
       FROM everyone e LEFT JOIN profiles p ON p.project_id = ${projectId} AND p.user_id = e.id)

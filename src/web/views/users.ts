@@ -47,7 +47,7 @@ export function usersPage(p: Project, opts: { q: string; users: UserSummary[]; n
     <button type="submit">Search</button>
     ${opts.q ? html`<a class="button secondary" href="${base}">Clear</a>` : ""}
   </div>
-  <p class="hint" id="users-q-hint">A word matches the user id or any property; <code>key:value</code> matches one property (<code>email:ann@</code>, <code>name:"Ann Lee"</code>).</p>
+  <p class="hint" id="users-q-hint">Words match words of the user id or any property, the last one by its start; <code>key:value</code> looks in one property (<code>email:ann</code>, <code>name:"Ann Lee"</code>).</p>
 </form>
 ${opts.users.length ? html`<ol class="users" id="users" aria-label="Users">${userRows(p.name, opts.users, next)}</ol>` : html`<div class="empty" id="users-empty">${opts.q ? html`<p>No users match “${opts.q}”.</p>` : emptyUsers(opts.baseUrl, p.name)}</div>`}`;
 }
