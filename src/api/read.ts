@@ -7,7 +7,7 @@ import { validate } from "../domain/validation.ts";
 import { queryOf, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { EVENT_EXAMPLE } from "./ingest.ts";
-import { apiBucket, apiEvent, apiMetric, apiPoint, ok } from "./views.ts";
+import { apiBucket, apiEvent, apiMetric, apiPoint, apiUser, ok } from "./views.ts";
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional();
 
@@ -30,6 +30,17 @@ export const eventsQuery = z.object({
   limit: optional(z.coerce.number().int("must be a whole number").min(1, "must be at least 1").max(MAX_PAGE, `must be at most ${MAX_PAGE}`)),
   cursor: optional(z.string().max(200)),
 });
+
+export const MAX_USERS_PAGE = 200;
+export const usersQuery = z.object({
+  project: rule.projectName,
+  q: optional(rule.noNul(z.string().max(200, "must be at most 200 characters"))),
+  limit: optional(z.coerce.number().int("must be a whole number").min(1, "must be at least 1").max(MAX_USERS_PAGE, `must be at most ${MAX_USERS_PAGE}`)),
+  cursor: optional(rule.noNul(z.string().max(600, "is not a cursor of ours: pass next_cursor unchanged"))),
+});
+export const userQuery = z.object({ project: rule.projectName });
+export const userParams = z.object({ user_id: rule.userId });
+const USER_EXAMPLE = { user_id: "user-42", properties: { name: "Ann Lee", plan: "pro" }, first_seen: 1767225600, last_seen: 1767312000.5, events: 42 };
 
 export const eventParams = z.object({ id: z.string().regex(/^\d{1,15}$/, "must be an event id (a positive integer)").transform(Number) });
 export const metricsQuery = z.object({ project: optional(rule.projectName) });
@@ -84,6 +95,35 @@ export function readRoutes({ feed, config }: Services): Route[] {
       async handle({ params }) {
         const { id } = validate(eventParams, params, "query");
         return ok({ event: apiEvent(await feed.getEvent(id)) });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/v1/users",
+      access: "full",
+      doc: {
+        summary: "List a project's users",
+        description:
+          "Everyone with events or identified through /v1/identify, newest activity first; `q` searches ids and properties (words, and key:value for one property) as the dashboard's users page does. " +
+          "first_seen and last_seen (Unix seconds) count events and identify calls alike. At most `limit` (50 by default, 200 at most) a page; follow next_cursor (null at the end). Full-access tokens only.",
+        query: usersQuery,
+        example: { success: true, statusCode: 200, users: [USER_EXAMPLE], next_cursor: null },
+      },
+      async handle({ request }) {
+        const q = validate(usersQuery, queryOf(request), "query");
+        const page = await feed.usersOf(q.project, { q: q.q, cursor: q.cursor, limit: q.limit });
+        return ok({ users: page.users.map(apiUser), next_cursor: page.nextCursor });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/v1/users/:user_id",
+      access: "full",
+      doc: { summary: "One user", description: "A user of the project, as the list shows them (404 when no event carries the id and it was never identified). Full-access tokens only.", params: userParams, query: userQuery, example: { success: true, statusCode: 200, user: USER_EXAMPLE } },
+      async handle({ request, params }) {
+        const { user_id } = validate(userParams, params, "query");
+        const q = validate(userQuery, queryOf(request), "query");
+        return ok({ user: apiUser(await feed.userOf(q.project, user_id)) });
       },
     }),
     route({

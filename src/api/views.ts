@@ -3,6 +3,7 @@ import { metricJson } from "../domain/answers.ts";
 import { eventJson } from "../domain/event-json.ts";
 import { API_HEADERS } from "../http/on-error.ts";
 import type { MetricBucket, MetricPoint } from "../model/metric.ts";
+import type { UserSummary } from "../model/profile.ts";
 
 export const apiEvent = eventJson;
 
@@ -20,4 +21,9 @@ export function apiBucket(b: MetricBucket) {
 /** A success: {"success": true, "statusCode": 200, ...fields}. */
 export function ok(fields: Record<string, unknown> = {}): Response {
   return new Response(JSON.stringify({ success: true, statusCode: 200, ...fields }), { headers: API_HEADERS });
+}
+
+/** A user as the API shows them: times in Unix seconds. */
+export function apiUser(u: UserSummary) {
+  return { user_id: u.userId, properties: u.properties ?? {}, first_seen: u.firstSeen / 1000, last_seen: u.lastSeen / 1000, events: u.events };
 }

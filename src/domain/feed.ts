@@ -10,7 +10,7 @@ import { isTagKey } from "./rules.ts";
 import type { StoredEvent } from "../model/event.ts";
 import type { Metric } from "../model/metric.ts";
 import { type HistoryPage, type HistoryQuery, historyPage, type MetricChart, metricChart } from "./metric-history.ts";
-import type { Profile, Properties } from "../model/profile.ts";
+import type { Profile, Properties, UserSummary } from "../model/profile.ts";
 import type { Project } from "../model/project.ts";
 
 export const MAX_PAGE = 200;
@@ -137,15 +137,31 @@ export function feedService(store: Store) {
       return { channels: rest.length ? counted.slice(0, top) : counted, other };
     },
 
-    /** A user's properties and groups. */
-    async user(project: Project, userId: string): Promise<{ profile: Profile | null; groups: { groupId: string; properties: Properties }[] }> {
-      const [profile, groups] = await Promise.all([store.profiles.find(project.id, userId), store.profiles.groupsOf(project.id, userId)]);
-      return { profile, groups };
+    /**
+     * A user's properties, groups, and when they were first and last seen (as the users list
+     * counts it: their events and identify calls); `summary` null when nothing knows the id.
+     */
+    async user(project: Project, userId: string): Promise<{ profile: Profile | null; groups: { groupId: string; properties: Properties }[]; summary: UserSummary | null }> {
+      const [profile, groups, summary] = await Promise.all([store.profiles.find(project.id, userId), store.profiles.groupsOf(project.id, userId), store.profiles.summary(project.id, userId)]);
+      return { profile, groups, summary };
     },
 
     /** The project's users, newest activity first, searched with `q` (domain/user-list.ts). */
-    users(project: Project, query: { q?: string; cursor?: string }): Promise<UserPage> {
+    users(project: Project, query: { q?: string; cursor?: string; limit?: number }): Promise<UserPage> {
       return listUsers(store, project, query);
+    },
+
+    /** The users of the project named `projectName` (the read API). */
+    async usersOf(projectName: string, query: { q?: string; cursor?: string; limit?: number }): Promise<UserPage> {
+      return listUsers(store, await requireProject(store, projectName), query);
+    },
+
+    /** One user of the project named `projectName`, as the list shows them; NotFound when nothing knows the id. */
+    async userOf(projectName: string, userId: string): Promise<UserSummary> {
+      const project = await requireProject(store, projectName);
+      const summary = await store.profiles.summary(project.id, userId);
+      if (!summary) throw new NotFound(`No user "${userId}" in project "${project.name}": no event carries this user id, and it was never identified.`);
+      return summary;
     },
 
     async listMetrics(projectName: string): Promise<Metric[]> {

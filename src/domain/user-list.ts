@@ -41,11 +41,12 @@ export function decodeUserCursor(cursor: string): NonNullable<UserFilter["before
   return { lastSeen: Number(m[1]), userId: m[2]! };
 }
 
-export async function listUsers(store: Store, project: Project, query: { q?: string; cursor?: string }): Promise<UserPage> {
+export async function listUsers(store: Store, project: Project, query: { q?: string; cursor?: string; limit?: number }): Promise<UserPage> {
   const terms = parseUserSearch((query.q ?? "").trim());
   const before = query.cursor ? decodeUserCursor(query.cursor) : undefined;
-  const rows = await store.profiles.listUsers({ projectId: project.id, terms, before, limit: USERS_PAGE + 1 });
-  const users = rows.slice(0, USERS_PAGE);
+  const limit = query.limit ?? USERS_PAGE;
+  const rows = await store.profiles.listUsers({ projectId: project.id, terms, before, limit: limit + 1 });
+  const users = rows.slice(0, limit);
   const last = users.at(-1);
-  return { users, nextCursor: rows.length > USERS_PAGE && last ? encodeUserCursor(last) : null };
+  return { users, nextCursor: rows.length > limit && last ? encodeUserCursor(last) : null };
 }

@@ -14,7 +14,7 @@ export type ReadKind = "feed" | "replay" | "chart" | "users" | "history" | "coun
 /** The repository methods that go through the gate, by kind. Every other read is a point lookup. */
 export const GATED_READS: { [R in keyof Repositories]?: { [M in keyof Repositories[R]]?: ReadKind } } = {
   events: { list: "feed", range: "replay", activity: "chart" },
-  profiles: { listUsers: "users" },
+  profiles: { listUsers: "users", summary: "users" },
   metrics: { history: "history", buckets: "history", pointBefore: "history" },
   projects: { countEvents: "count" },
 };

@@ -91,6 +91,8 @@ export interface ProfileRepository {
   groupsOf(projectId: number, userId: string): Promise<{ groupId: string; properties: Properties }[]>;
   /** A project's users (from its events and its profiles), newest activity first: store/user-list.ts. */
   listUsers(filter: UserFilter): Promise<UserSummary[]>;
+  /** One user as the list shows them; null when they have no event and no profile. */
+  summary(projectId: number, userId: string): Promise<UserSummary | null>;
 }
 
 export interface TokenRepository {

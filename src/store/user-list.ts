@@ -56,6 +56,12 @@ async function userIds(source: UserListSource, filter: UserFilter): Promise<stri
   return (await source.matching(filter, FEW_MATCHES)) ?? (await walk(source, filter, source.matcher(filter))) ?? (await source.matching(filter))!;
 }
 
+/** One user as the list shows them (the same first and last seen everywhere); null when they have no event and no profile. */
+export async function userSummary(source: UserListSource, projectId: number, userId: string): Promise<UserSummary | null> {
+  const [facts] = await source.facts(projectId, [userId]);
+  return facts ? summary(facts) : null;
+}
+
 export function summary(f: UserFacts): UserSummary {
   const firsts = [f.firstEvent, f.createdAt].filter((n): n is number => n !== null);
   const lasts = [f.lastEvent, f.updatedAt].filter((n): n is number => n !== null);

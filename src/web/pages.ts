@@ -121,13 +121,10 @@ export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Rout
         const project = await kit.project(params.project!);
         const userId = params.userId!; // Elysia has decoded it
         const filters = { ...readFilters(new URL(request.url).searchParams), user: userId };
-        const [{ profile, groups }, feedView_] = await Promise.all([feed.user(project, userId), feedView(project, filters)]);
+        const [{ profile, groups, summary }, feedView_] = await Promise.all([feed.user(project, userId), feedView(project, filters)]);
         // An id nothing knows (a typo, an old link) is not shown as an empty user.
-        if (!profile && !groups.length && !feedView_.events.length) {
-          const any = feedView_.filtered ? await feed.listEvents({ project: project.name, userId, tags: [], limit: 1 }) : { events: [] };
-          if (!any.events.length) throw new NotFound(`No user “${userId}” in project “${project.name}”: no event carries this user id, and it was never identified. Check its spelling, or find it under Users.`);
-        }
-        const body = userPage(project, userId, { profile, groups, feed: feedView_, baseUrl: config.baseUrl });
+        if (!summary && !groups.length) throw new NotFound(`No user “${userId}” in project “${project.name}”: no event carries this user id, and it was never identified. Check its spelling, or find it under Users.`);
+        const body = userPage(project, userId, { profile, groups, summary, feed: feedView_, baseUrl: config.baseUrl });
         return kit.page(session, body, { title: userId, nav: { project } });
       },
     }),

@@ -4,7 +4,7 @@
 import { hasNul } from "./db.ts";
 import { and, eq, sql } from "drizzle-orm";
 import type { Properties } from "../../model/profile.ts";
-import { listUsers } from "../user-list.ts";
+import { listUsers, userSummary } from "../user-list.ts";
 import type { ProfileRepository } from "../store.ts";
 import { batchOf, type Ctx } from "./context.ts";
 import { groupMembers, groups, profiles } from "./schema.ts";
@@ -21,6 +21,10 @@ export function profileStore(ctx: Ctx): ProfileRepository {
   return {
     listUsers(filter) {
       return listUsers(users, filter);
+    },
+
+    summary(projectId, userId) {
+      return userSummary(users, projectId, userId);
     },
 
     async identify(projectId, userId, properties, now) {

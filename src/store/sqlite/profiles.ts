@@ -5,7 +5,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { groupMembers, groups, profiles } from "./schema.ts";
 import type { Profile, Properties, UserFilter, UserSummary } from "../../model/profile.ts";
-import { listUsers } from "../user-list.ts";
+import { listUsers, userSummary } from "../user-list.ts";
 import { userListSource } from "./users-list.ts";
 
 /** `searching` is the connection that can see the users index (see search.ts). */
@@ -14,6 +14,10 @@ export function profileStore(db: Db, searching: () => Db) {
   return {
     listUsers(filter: UserFilter): Promise<UserSummary[]> {
       return listUsers(users, filter);
+    },
+
+    summary(projectId: number, userId: string): Promise<UserSummary | null> {
+      return userSummary(users, projectId, userId);
     },
 
     identify(projectId: number, userId: string, properties: Properties, now: number): void {

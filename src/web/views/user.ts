@@ -2,7 +2,7 @@
 import { type Html, html, seg } from "../html.ts";
 import { type FeedView } from "./project.ts";
 import { feed, time } from "./events.ts";
-import type { Properties, Profile } from "../../model/profile.ts";
+import type { Properties, Profile, UserSummary } from "../../model/profile.ts";
 import type { Project } from "../../model/project.ts";
 
 function props(properties: Properties): Html {
@@ -11,15 +11,24 @@ function props(properties: Properties): Html {
   return html`<dl class="facts">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${v === null ? html`<span class="muted">null</span>` : String(v)}</dd>`)}</dl>`;
 }
 
-export function userPage(p: Project, userId: string, opts: { profile: Profile | null; groups: { groupId: string; properties: Properties }[]; feed: FeedView; baseUrl: string }): Html {
+export function userPage(p: Project, userId: string, opts: { profile: Profile | null; groups: { groupId: string; properties: Properties }[]; summary: UserSummary | null; feed: FeedView; baseUrl: string }): Html {
   return html`<header class="page-header">
   <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a> / <a href="/p/${seg(p.name)}/users">users</a></p>
   <h1>👤 ${userId}</h1>
+  ${
+    opts.summary
+      ? html`<dl class="user-stats" data-testid="user-summary">
+    <div><dt>First seen</dt><dd>${time(opts.summary.firstSeen)}</dd></div>
+    <div><dt>Last seen</dt><dd>${time(opts.summary.lastSeen)}</dd></div>
+    <div><dt>Events</dt><dd>${opts.summary.events.toLocaleString("en-US")}</dd></div>
+  </dl>`
+      : ""
+  }
 </header>
 <div class="grid-2">
   <section class="card" aria-labelledby="props-title">
     <h2 id="props-title">Properties</h2>
-    ${opts.profile ? html`${props(opts.profile.properties)}<p class="muted small">First seen ${time(opts.profile.createdAt)}, updated ${time(opts.profile.updatedAt)}</p>` : html`<p class="muted">Never identified. Send <code>POST /v1/identify</code> with this user_id to add properties.</p>`}
+    ${opts.profile ? html`${props(opts.profile.properties)}<p class="muted small">Identified ${time(opts.profile.createdAt)}, properties updated ${time(opts.profile.updatedAt)}</p>` : html`<p class="muted">Never identified. Send <code>POST /v1/identify</code> with this user_id to add properties.</p>`}
   </section>
   <section class="card" aria-labelledby="groups-title">
     <h2 id="groups-title">Groups</h2>
