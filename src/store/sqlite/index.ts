@@ -53,7 +53,7 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
   const pool = background ? new ReaderPool(path, readers) : null;
   const gate = pool ? new ReadGate(pool.run, { slots: readers, perKind: Math.max(1, readers - 1), budgetMs: queryTimeoutMs }) : null;
   const read = gate ? gated(inline, gate) : inline;
-  pool?.warm();
+  pool?.warm(500);
   const writer = new Writer<Repositories>(sqlite, written);
   const tx: Store["tx"] = (work, signal) => writer.submit(work, signal);
 

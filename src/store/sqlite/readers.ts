@@ -35,9 +35,15 @@ export class ReaderPool {
     private readonly size: number,
   ) {}
 
-  /** Starts one reader ahead of the first read (the first search does not wait for a process to start). */
-  warm(): void {
-    if (!this.readers.length) this.spawn();
+  /**
+   * Starts one reader ahead of the first read (the first search does not wait for a process to
+   * start), once the server has had `afterMs` to start up without sharing the CPU with it.
+   */
+  warm(afterMs = 0): void {
+    const timer = setTimeout(() => {
+      if (!this.closed && !this.readers.length) this.spawn();
+    }, afterMs);
+    timer.unref();
   }
 
   readonly run: Runner = async (read: Read, stop: AbortSignal) => {
