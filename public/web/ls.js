@@ -25,7 +25,13 @@
       return log("held until setConfig:", path, body);
     }
     body.project = state.project;
-    const json = JSON.stringify(body);
+    let json;
+    try {
+      json = JSON.stringify(body);
+    } catch (error) {
+      // A value JSON cannot hold (a BigInt, a cycle): this call is lost, not the calls held with it.
+      return fail(`${path} not sent: ${error && error.message}`);
+    }
     log("POST", path, body);
     // keepalive: the request outlives the page when a click navigates away. Not sendBeacon: it
     // cannot carry the Authorization header. keepalive bodies are capped at 64 KiB (bytes).

@@ -222,6 +222,20 @@ addEventListener("popstate", () => (document.title = location.pathname === "/app
     });
   }, 30_000);
 
+  test("a call that cannot be sent (a value JSON cannot hold) while waiting for setConfig loses only itself", async () => {
+    site.set("/odd.js", snippet(`window.ls("setUserId", "user-odd");
+window.ls("track", { channel: "app", event: "Unsendable", tags: { big: 10n } });
+window.ls("track", { channel: "app", event: "Sendable" });`));
+    site.set("/odd", html(`<script src="/odd.js"></script>${tracker()}`, "<p>Odd</p>"));
+    await withPage(browser, "tracker-odd-held", async (page) => {
+      await page.goto(`${site.origin}/odd`);
+      await loaded(page);
+      await page.evaluate((t) => (window as any).ls("setConfig", t, "shop"), token);
+      const sent = await arrived("user_id=user-odd", 2);
+      expect(sent.map((e) => `${e.channel} ${e.event}`).sort()).toEqual(["app Sendable", "pageviews /odd"]);
+    });
+  }, 30_000);
+
   test("a revoked or wrong-project token: nothing thrown into the page, the error in the console with setDebug", async () => {
     const page = (name: string, t: string, project: string, debug: boolean) => {
       site.set(`/${name}.js`, snippet(`${debug ? 'window.ls("setDebug", true);\n' : ""}window.ls("setConfig", ${JSON.stringify(t)}, ${JSON.stringify(project)});

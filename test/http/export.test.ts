@@ -5,7 +5,7 @@
 // written, yet reaches the live one, and so holds a live event without its older partner.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
-import { FROM_SOURCE } from "../e2e/process.ts";
+import { FROM_SOURCE, run } from "../e2e/process.ts";
 import { post, startTestServer, storeArgs, type TestServer } from "../helpers.ts";
 
 const SEEDED = 4000;
@@ -98,6 +98,13 @@ test("a channel's export holds that channel's events, oldest first", async () =>
   expect(code).toBe(0);
   const lines = text.trim().split("\n").map((l) => JSON.parse(l) as Line);
   expect(lines.map((l) => l.event)).toEqual(Array.from({ length: SEEDED }, (_, i) => `seed-${i}`));
+});
+
+test("an empty --channel (an unset variable in a script) is refused, not an export of nothing that succeeds", async () => {
+  const result = await run(FROM_SOURCE, ["export", "--project", "shop", "--channel", "", ...storeArgs(server)]);
+  expect(result.stdout).toBe("");
+  expect(result.stderr).toMatch(/Channel "" does not exist/);
+  expect(result.code).not.toBe(0);
 });
 
 test("a reader that goes away after the first lines ends the export quietly, and the database goes on", async () => {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { ReadGate } from "../../src/store/reads.ts";
 import { ReaderPool } from "../../src/store/sqlite/readers.ts";
 import { openSqliteStore } from "../../src/store/sqlite/index.ts";
 import { tempDir } from "../helpers.ts";
@@ -55,4 +56,22 @@ test("the slow read does finish when nothing stops it (so stopping it was a real
   expect(rows[0]!.counts.reduce((a, b) => a + b, 0)).toBe(300_000);
   console.log(`the slow read took ${(performance.now() - started).toFixed(0)} ms`);
   expect(performance.now() - started).toBeGreaterThan(20);
+});
+
+test("a queue whose budgets run out one after another starts no reader per read", async () => {
+  // Reads asked a few ms apart, each past its budget while the one before it runs or its reader
+  // starts: each was given a new reader (the one before had been killed), only to kill it too.
+  const gate = new ReadGate(pool.run, { slots: 1, perKind: 1, budgetMs: 300 });
+  const before = pool.started;
+  const answers = await Promise.allSettled(
+    Array.from({ length: 60 }, async (_, i) => {
+      await Bun.sleep(i * 4);
+      return gate.read("chart", slowRead);
+    }),
+  );
+  expect(answers.filter((a) => a.status === "rejected").length).toBeGreaterThan(30);
+  for (const a of answers) if (a.status === "rejected") expect((a.reason as { code?: string }).code).toBe("query_timeout");
+  expect(pool.started - before).toBeLessThanOrEqual(5);
+  // The pool still answers.
+  expect(await pool.run(quickRead, new AbortController().signal)).toBe(300_000);
 });

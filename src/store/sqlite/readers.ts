@@ -50,14 +50,25 @@ export class ReaderPool {
     if (this.closed) throw new StorageUnavailable("the server is stopping");
     const reader = this.idle() ?? this.spawn();
     reader.busy = true;
+    let abandon!: (error: unknown) => void;
+    const abandoned = new Promise<never>((_, reject) => (abandon = reject));
+    abandoned.catch(() => {});
     const onStop = () => {
+      const why = (stop.reason as StopReason) === "timeout" ? "its time budget ran out" : "its client left";
+      if (!reader.pending) {
+        // Its reader is still starting: it is left to the next read. Killing it would start another
+        // process for each read of a queue whose budgets run out one after another, only to kill it.
+        abandon(new StorageUnavailable(`the read was stopped before it began: ${why}`));
+        return;
+      }
       this.stopped++;
-      this.kill(reader, (stop.reason as StopReason) === "timeout" ? "its time budget ran out" : "its client left");
+      this.kill(reader, why);
     };
     stop.addEventListener("abort", onStop, { once: true });
     try {
-      await reader.ready;
+      await Promise.race([reader.ready, abandoned]);
       if (reader.dead) throw new StorageUnavailable("a reader process ended");
+      if (stop.aborted) throw new StorageUnavailable("the read was stopped before it began");
       return await new Promise((resolve, reject) => {
         const id = this.nextId++;
         reader.pending = { id, resolve, reject };
