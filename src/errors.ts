@@ -144,8 +144,9 @@ export class RateLimited extends AppError {
 }
 
 export class StorageUnavailable extends AppError {
-  constructor(detail: string) {
-    super("unavailable", "storage_unavailable", `Storage is unavailable (${detail}); nothing was stored. Retry in a few seconds.`, { retryAfter: 5 });
+  /** `read`: it failed a read, so there is nothing of the request's to have stored or not. */
+  constructor(detail: string, { read = false } = {}) {
+    super("unavailable", "storage_unavailable", `Storage is unavailable (${detail})${read ? "" : "; nothing was stored"}. Retry in a few seconds.`, { retryAfter: 5 });
   }
 }
 

@@ -47,7 +47,7 @@ export class ReaderPool {
   }
 
   readonly run: Runner = async (read: Read, stop: AbortSignal) => {
-    if (this.closed) throw new StorageUnavailable("the server is stopping");
+    if (this.closed) throw new StorageUnavailable("the server is stopping", { read: true });
     const reader = this.idle() ?? this.spawn();
     reader.busy = true;
     let abandon!: (error: unknown) => void;
@@ -67,7 +67,7 @@ export class ReaderPool {
     stop.addEventListener("abort", onStop, { once: true });
     try {
       await Promise.race([reader.ready, abandoned]);
-      if (reader.dead) throw new StorageUnavailable("a reader process ended");
+      if (reader.dead) throw new StorageUnavailable("a reader process ended", { read: true });
       if (stop.aborted) throw new StorageUnavailable("the read was stopped before it began");
       return await new Promise((resolve, reject) => {
         const id = this.nextId++;
@@ -99,7 +99,7 @@ export class ReaderPool {
     let failed!: (error: unknown) => void;
     const reader: Reader = { process: null as unknown as Subprocess, ready: new Promise((resolve, reject) => ((ready = resolve), (failed = reject))), busy: false, dead: false, pending: null };
     reader.ready.catch(() => {}); // a reader that never starts fails the read that waits for it, not the process
-    const timer = setTimeout(() => failed(new StorageUnavailable("a reader process did not start")), START_TIMEOUT_MS);
+    const timer = setTimeout(() => failed(new StorageUnavailable("a reader process did not start", { read: true })), START_TIMEOUT_MS);
     reader.process = Bun.spawn(readerCommand(this.databasePath), {
       stdio: ["ignore", "inherit", "inherit"],
       serialization: "advanced",
@@ -117,7 +117,7 @@ export class ReaderPool {
       onExit: (_p, code, signal) => {
         clearTimeout(timer);
         reader.dead = true;
-        const error = new StorageUnavailable("a reader process ended");
+        const error = new StorageUnavailable("a reader process ended", { read: true });
         failed(error);
         reader.pending?.reject(error);
         if (!this.closed && signal !== "SIGKILL") log.warn("a reader process ended; another starts at the next read", { code, signal });
@@ -136,7 +136,7 @@ export class ReaderPool {
   private kill(reader: Reader, why: string): void {
     if (reader.dead) return;
     reader.dead = true;
-    reader.pending?.reject(new StorageUnavailable(`the read was stopped: ${why}`));
+    reader.pending?.reject(new StorageUnavailable(`the read was stopped: ${why}`, { read: true }));
     reader.process.kill("SIGKILL");
   }
 }
