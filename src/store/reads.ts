@@ -9,12 +9,12 @@ import { ClientGone, QueryTimeout } from "../errors.ts";
 import { clientSignal } from "../read-context.ts";
 import type { GateStats, Repositories } from "./store.ts";
 
-export type ReadKind = "feed" | "replay" | "chart" | "users" | "history" | "count";
+export type ReadKind = "feed" | "replay" | "chart" | "users" | "user" | "history" | "count";
 
 /** The repository methods that go through the gate, by kind. Every other read is a point lookup. */
 export const GATED_READS: { [R in keyof Repositories]?: { [M in keyof Repositories[R]]?: ReadKind } } = {
   events: { list: "feed", range: "replay", activity: "chart" },
-  profiles: { listUsers: "users", summary: "users" },
+  profiles: { listUsers: "users", summary: "user" },
   metrics: { history: "history", buckets: "history", pointBefore: "history" },
   projects: { countEvents: "count" },
 };
