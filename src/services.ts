@@ -4,6 +4,8 @@
 import pkg from "../package.json";
 import { type Config, safeUrl } from "./config.ts";
 import { accountService } from "./domain/accounts.ts";
+import { analyticsService } from "./domain/analytics.ts";
+import { chartService } from "./domain/charts.ts";
 import { deviceAdmin } from "./domain/device-admin.ts";
 import { feedService } from "./domain/feed.ts";
 import { memoryLimiter, sharedLimiter } from "./domain/limits.ts";
@@ -73,6 +75,8 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
   const projects = projectService(store, { announce, defaultProject: config.defaultProject });
   const notifier = new Notifier(store, vapid, { concurrency: 64, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000, graceMs: 3000 }, metrics);
   const loginRate = config.rateLimitLogin;
+  const feed = feedService(store);
+  const analytics = analyticsService(store, feed);
   const running: { stop(): Promise<void> }[] = [];
 
   return {
@@ -88,7 +92,9 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
     signIns: loginRate ? (store.shared ? sharedLimiter(store.shared, "sign-in", loginRate) : memoryLimiter(loginRate)) : null,
     projects,
     ingest: ingestService({ run, announce, defaultProject: config.defaultProject, baseUrl: config.baseUrl }),
-    feed: feedService(store),
+    feed,
+    analytics,
+    charts: chartService(store, analytics, feed),
     transfer: transferService(store),
     devices: deviceService(store),
     deviceAdmin: deviceAdmin(store),

@@ -46,7 +46,7 @@ export function openApiDocument(routes: Route[], baseUrl: string, version: strin
       security: access === "none" ? [] : [{ bearer: [] }],
       ...(doc.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(doc.body) } } } } : {}),
       ...(doc.query || doc.params ? { parameters: [...(doc.params ? parameters(doc.params, "path") : []), ...(doc.query ? parameters(doc.query, "query") : [])] } : {}),
-      ...(method !== "GET" ? { "x-idempotency": "Send an Idempotency-Key header to make retries safe." } : {}),
+      ...(method !== "GET" && access === "token" ? { "x-idempotency": "Send an Idempotency-Key header to make retries safe." } : {}),
       responses: { "200": { description: "Success", content: { [doc.contentType ?? "application/json"]: { example: doc.example } } }, ...errors },
     };
   }

@@ -23,6 +23,7 @@ export const eventsQuery = z.object({
   project: optional(rule.projectName),
   channel: optional(rule.channelName),
   user_id: optional(rule.userId),
+  event: optional(rule.eventName),
   tag: z.array(rule.noNul(z.string().max(400))).max(8, "at most 8 tag filters"),
   q: optional(rule.noNul(z.string().max(200, "must be at most 200 characters"))),
   from: optional(timeParam),
@@ -83,7 +84,7 @@ export function readRoutes({ feed, config }: Services): Route[] {
       doc: { summary: "List events", description: "Newest first by event time; keyset pages behind next_cursor. Full-access tokens only.", query: eventsQuery, example: { success: true, statusCode: 200, events: [EVENT_EXAMPLE], next_cursor: null } },
       async handle({ request }) {
         const q = validate(eventsQuery, queryOf(request, ["tag"]), "query");
-        const page = await feed.listEvents({ project: q.project, channel: q.channel, userId: q.user_id, tags: q.tag, q: q.q, from: q.from, to: q.to, limit: q.limit, cursor: q.cursor });
+        const page = await feed.listEvents({ project: q.project, channel: q.channel, userId: q.user_id, event: q.event, tags: q.tag, q: q.q, from: q.from, to: q.to, limit: q.limit, cursor: q.cursor });
         return ok({ events: page.events.map(apiEvent), next_cursor: page.nextCursor });
       },
     }),

@@ -19,6 +19,8 @@ export type EventQuery = {
   project?: string;
   channel?: string;
   userId?: string;
+  /** The event's name, exactly. */
+  event?: string;
   /** "key:value" pairs; every one must match. */
   tags?: string[];
   q?: string;
@@ -69,6 +71,7 @@ export function feedService(store: Store) {
       projectId: project?.id,
       channel: query.channel || undefined,
       userId: query.userId || undefined,
+      event: query.event || undefined,
       tags: query.tags && [...new Set(query.tags)].map(parseTagFilter), // a tag asked twice is one condition
       terms: query.q ? searchTerms(query.q) : undefined,
       from: query.from,
@@ -84,7 +87,7 @@ export function feedService(store: Store) {
       const limit = Math.min(Math.max(query.limit ?? 50, 1), MAX_PAGE);
       const filter = await resolve(query);
       // Nothing stored holds a NUL character: a filter value with one matches nothing (and is not asked).
-      if ([filter.userId, ...(filter.tags ?? []).flat()].some((v) => v?.includes("\u0000"))) return { events: [], nextCursor: null };
+      if ([filter.userId, filter.event, ...(filter.tags ?? []).flat()].some((v) => v?.includes("\u0000"))) return { events: [], nextCursor: null };
       const rows = await store.events.list({ ...filter, before: query.cursor ? decodeCursor(query.cursor) : undefined, limit: limit + 1 });
       const events = rows.slice(0, limit);
       const last = events.at(-1);
@@ -127,7 +130,7 @@ export function feedService(store: Store) {
     async activity(project: Project, start: number, days: number, query: Omit<EventQuery, "project"> = {}, top = ACTIVITY_TOP): Promise<Activity> {
       const filter = await resolve({ ...query, project: project.name });
       // Nothing stored holds a NUL character: a filter value with one matches nothing (and is not asked).
-      const none = [filter.userId, ...(filter.tags ?? []).flat()].some((v) => v?.includes("\u0000"));
+      const none = [filter.userId, filter.event, ...(filter.tags ?? []).flat()].some((v) => v?.includes("\u0000"));
       const rows = none ? [] : await store.events.activity(project.id, start, days, filter);
       const counted = rows.map((r) => ({ ...r, total: r.counts.reduce((a, b) => a + b, 0) })).filter((r) => r.total > 0);
       counted.sort((a, b) => b.total - a.total || (a.channel < b.channel ? -1 : 1));

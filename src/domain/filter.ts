@@ -5,12 +5,13 @@ import { searchTokens } from "../store/search-tokens.ts";
 import { type StoredEvent, tagText } from "../model/event.ts";
 
 export function eventMatcher(filter: EventFilter): (e: StoredEvent) => boolean {
-  const { projectId, channel, userId, tags = [], terms = [], from, to, liveOnly } = filter;
+  const { projectId, channel, userId, event, tags = [], terms = [], from, to, liveOnly } = filter;
   const last = terms.length - 1;
   return (e) => {
     if (projectId !== undefined && e.projectId !== projectId) return false;
     if (channel !== undefined && e.channel !== channel) return false;
     if (userId !== undefined && e.userId !== userId) return false;
+    if (event !== undefined && e.name !== event) return false;
     if (liveOnly && e.historical) return false;
     if (from !== undefined && e.ts < from) return false;
     if (to !== undefined && e.ts >= to) return false;

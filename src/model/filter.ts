@@ -7,6 +7,8 @@ export type EventFilter = {
   /** A channel of projectId, by name (a stream may wait for a channel that has no event yet). */
   channel?: string;
   userId?: string;
+  /** The event's name, exactly. */
+  event?: string;
   /** [key, value] pairs that must all match; values as stored (numbers and booleans as JSON text). */
   tags?: [string, string][];
   /** Folded search words (store/search-tokens.ts): all must appear, the last one as a prefix. */

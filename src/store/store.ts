@@ -2,6 +2,8 @@
 // tx(): every write runs in the writer's group commit, and a multi-step write runs whole or not at
 // all. Reads outside a transaction see what is committed. Each dialect implements this: SQLite in
 // DATA_DIR (store/sqlite/), PostgreSQL for several instances (store/pg/).
+import type { DroppedQuery, FunnelCounts, FunnelQuery, SeriesLine, SeriesQuery } from "../model/analytics.ts";
+import type { Chart, ChartChanges, NewChart } from "../model/chart.ts";
 import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
 import type { Metric, MetricBucket, MetricPoint, MetricValue } from "../model/metric.ts";
@@ -180,6 +182,33 @@ export interface IdempotencyRepository {
   prune(now: number): Promise<number>;
 }
 
+/** Questions about a project's events, answered by the database (reads only, through the gate of store/reads.ts). */
+export interface AnalyticsRepository {
+  /**
+   * The events `q.filter` matches, counted (or their distinct users) in each bucket between
+   * consecutive `q.bounds`: one line, or with `q.groupBy` the `q.limit` groups with the most, most
+   * first, and the rest as one line marked `other` (absent when there is no rest).
+   */
+  series(q: SeriesQuery): Promise<SeriesLine[]>;
+  /** Each step's users, and the median time from the step before (the rule of FunnelQuery). */
+  funnel(q: FunnelQuery): Promise<FunnelCounts>;
+  /** Users who reached the step before `q.step` but not it, in the order of their ids' code points, after `q.after`. */
+  dropped(q: DroppedQuery): Promise<string[]>;
+}
+
+export interface ChartRepository {
+  create(chart: NewChart, now: number): Promise<Chart>;
+  find(id: number): Promise<Chart | null>;
+  /** A project's charts: the pinned ones by position, then the rest in the order they were made. */
+  list(projectId: number): Promise<Chart[]>;
+  /** Null when there is no such chart. */
+  update(id: number, changes: ChartChanges, now: number): Promise<Chart | null>;
+  /** False when there was no such chart. */
+  delete(id: number): Promise<boolean>;
+  /** Pins the project's charts `ids` in that order (positions 0, 1, …) and unpins its others. */
+  arrange(projectId: number, ids: number[], now: number): Promise<void>;
+}
+
 export interface MetaRepository {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<void>;
@@ -197,6 +226,8 @@ export type Repositories = {
   notifications: NotificationRepository;
   idempotency: IdempotencyRepository;
   meta: MetaRepository;
+  analytics: AnalyticsRepository;
+  charts: ChartRepository;
 };
 
 /** The methods that write: called on the store itself, each runs as a transaction of its own in the group commit. */
@@ -210,6 +241,8 @@ export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = 
   notifications: ["saveSubscription", "refreshSubscription", "setFilters", "deleteSubscription", "pruneSubscriptions", "recordSubscriptionOutcome", "createIntegration", "disableCreatedBy", "setIntegrationEnabled", "deleteIntegration", "recordIntegrationOutcome", "enqueue", "claim", "releaseLeases", "settle", "abandon", "pruneDeliveries"],
   idempotency: ["claim", "complete", "prune"],
   meta: ["set", "probe"],
+  analytics: [],
+  charts: ["create", "update", "delete", "arrange"],
 };
 
 /** The read gate's counters (store/reads.ts): reads running and waiting now, and those out of budget so far. */

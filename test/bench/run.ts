@@ -1,21 +1,22 @@
 // npm run bench: every benchmark, measured in one run on loopback against the compiled binary,
 // printed as tables and written to BENCHMARKS.md (with docs/throughput.svg).
-//   BENCH_ONLY=ingest,fanout,startup,feed,stall,postgres   run some sections only ("postgres" is pg-ingest and
-//   pg-read; BENCH_ONLY=pg-ingest alone is PostgreSQL's ingest beside SQLite, a few minutes)
+//   BENCH_ONLY=ingest,fanout,startup,feed,stall,postgres,analytics   run some sections only ("postgres" is
+//   pg-ingest and pg-read; BENCH_ONLY=pg-ingest alone is PostgreSQL's ingest beside SQLite, a few minutes)
 //   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune (defaults 3, 5, 1000000)
 import { cpus, release } from "node:os";
 import { join } from "node:path";
+import { analyticsBenchmark, analyticsRows, sqliteStore } from "./analytics.ts";
 import { throughputChart } from "./chart.ts";
 import { fanoutBenchmark } from "./fanout.ts";
 import { feedBenchmark } from "./feed.ts";
 import { ingestBenchmark } from "./ingest.ts";
-import { postgresBenchmark } from "./postgres.ts";
+import { postgresBenchmark, seedPostgres } from "./postgres.ts";
 import { createDatabase, postgresBin, startCluster } from "../pg-cluster.ts";
 import { stallBenchmark, stallRows } from "./stall.ts";
 import { BUN, ensureWrk, ROOT, table, tempDir } from "./lib.ts";
 import { startupBenchmark } from "./startup.ts";
 
-const ALL = ["ingest", "fanout", "startup", "feed", "stall", "pg-ingest", "pg-read"];
+const ALL = ["ingest", "fanout", "startup", "feed", "stall", "pg-ingest", "pg-read", "analytics"];
 const only = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").flatMap((s) => (s === "postgres" ? ["pg-ingest", "pg-read"] : [s])));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -88,6 +89,32 @@ if (only.has("pg-ingest") || only.has("pg-read")) {
     }
     if (only.has("pg-read")) section("PostgreSQL: reading at scale", `${events.toLocaleString("en-US")} events (the same data set as above, written in a few statements in ${pg.seedSeconds.toFixed(0)} s), one instance; 30 sequential requests per line after 3 warm-ups.`, pg.readRows);
   }
+}
+
+if (only.has("analytics")) {
+  console.error("asking the data...");
+  const options = { events, samples: Number(process.env.BENCH_SAMPLES ?? 15), stallSeconds: 15 };
+  const results = [await analyticsBenchmark(binary, sqliteStore(events), options)];
+  if (postgresBin()) {
+    const cluster = await startCluster();
+    try {
+      const url = await createDatabase(cluster.url, "analytics");
+      results.push(await analyticsBenchmark(binary, { name: "PostgreSQL", args: ["--data-dir", tempDir(), "--database-url", url], seed: () => seedPostgres(binary, url, events) }, options));
+    } finally {
+      await cluster.stop();
+    }
+  } else console.error("PostgreSQL is not installed (apt-get install -y postgresql): its half of the analytics section is left out");
+  const rows = analyticsRows(results);
+  section(
+    "Asking the data (charts and funnels)",
+    `${events.toLocaleString("en-US")} events over 50,000 users and 60 days (seeded as for Reading at scale; an event about every 3 days per user, one in 7 a checkout and one in 7 a payment), the questions of GET /v1/analytics/series and /funnel over the last 30 days; ${options.samples} sequential requests each after 2 warm-ups, on loopback, against the compiled binary (SQLite with its 2 reader processes; PostgreSQL 15 in a throwaway cluster on this machine, VACUUM ANALYZE after the seed).`,
+    rows.timings,
+  );
+  section(
+    "Questions beside writes",
+    `The first four questions above asked in a loop at once for ${options.stallSeconds} s (each answered before it is asked again), while /healthz is probed every 20 ms on new connections and an event is posted every 100 ms, as in the stall test.`,
+    rows.stall,
+  );
 }
 
 if (ALL.every((s) => only.has(s))) {

@@ -5,6 +5,11 @@ import { accountService } from "../../src/domain/accounts.ts";
 import { openSqliteStore } from "../../src/store/sqlite/index.ts";
 import { openIndexerConnection, prepareSearch, searchIndexer } from "../../src/store/sqlite/search.ts";
 
+/** Users the events are spread over (each has an event about every 3 days of the 60). */
+export const BENCH_USERS = 50_000;
+/** The event names by i % 7: one in 7 is a payment, one in 7 a checkout (a funnel's steps), the rest page views. */
+export const EVENT_NAMES = ["Payment received", "Page viewed", "Page viewed", "Checkout started", "Page viewed", "Page viewed", "Page viewed"];
+
 export const BENCH_OWNER = { username: "bench", password: "bench password 1" };
 
 /** Signs BENCH_OWNER in to the server at `url` through the login form; returns the session cookie. */
@@ -35,12 +40,12 @@ export async function seed(dataDir: string, count: number): Promise<{ seconds: n
           project: "bench",
           channelId: channel.id,
           channel: channel.name,
-          name: i % 7 === 0 ? "Payment received" : "Page viewed",
+          name: EVENT_NAMES[i % 7]!,
           description: `Request ${i} from host web-${i % 13} took ${i % 500} ms`,
           icon: "📈",
           notify: false,
           parser: "text",
-          userId: `user-${i % 5000}`,
+          userId: `user-${i % BENCH_USERS}`,
           tags: { plan: plans[i % 4]!, region: i % 2 ? "eu" : "us", build: i % 100 },
           ts: now - span + Math.floor((i / count) * span),
           receivedAt: now,

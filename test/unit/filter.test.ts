@@ -63,6 +63,7 @@ describe("the live matcher and the store agree", () => {
         projectId: fc.constant(projectId),
         channel: fc.constantFrom(...CHANNELS, "nope"),
         userId: fc.constantFrom(...USERS),
+        event: fc.constantFrom(...stored.slice(0, 30).map((e) => e.name), "nope"),
         tags: fc.array(fc.tuple(fc.constantFrom("plan", "n", "ok"), fc.constantFrom("pro", "free", "Pro plus", "0", "1", "true", "false")), { maxLength: 2 }),
         terms: fc.array(term, { minLength: 1, maxLength: 3 }),
         from: fc.integer({ min: 1_700_000_000_000, max: 1_700_000_100_000 }),

@@ -250,12 +250,13 @@ export function eventStore(ctx: Ctx): EventRepository {
   };
 }
 
-function conditions(filter: EventFilter, tags: [string, string][]): (SQL | undefined)[] {
+export function conditions(filter: EventFilter, tags: [string, string][]): (SQL | undefined)[] {
   const channelId = filter.channel === undefined ? undefined : sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${filter.projectId ?? -1} and ${channels.name} = ${filter.channel})`;
   const list: (SQL | undefined)[] = [
     filter.projectId === undefined ? undefined : eq(events.projectId, filter.projectId),
     channelId === undefined ? undefined : eq(events.channelId, channelId),
     filter.userId === undefined ? undefined : eq(events.userId, filter.userId),
+    filter.event === undefined ? undefined : eq(events.name, filter.event),
     filter.from === undefined ? undefined : gte(events.ts, filter.from),
     filter.to === undefined ? undefined : lt(events.ts, filter.to),
     filter.liveOnly ? eq(events.historical, false) : undefined,

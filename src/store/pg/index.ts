@@ -14,6 +14,8 @@ import { WRITES } from "../store.ts";
 import { gated, ReadGate, type Runner } from "../reads.ts";
 import type { Batch, Ctx } from "./context.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
+import { analyticsStore } from "./analytics.ts";
+import { chartStore } from "./charts.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
@@ -50,6 +52,8 @@ function repositories(ctx: Ctx): Repositories {
     notifications: notificationStore(ctx),
     idempotency: idempotencyStore(ctx),
     meta: metaStore(ctx),
+    analytics: analyticsStore(ctx),
+    charts: chartStore(ctx),
   };
 }
 
@@ -81,6 +85,7 @@ export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_0
   const reading = openPg(url, {
     max,
     statementTimeoutMs: queryTimeoutMs + 1000,
+    customPlans: true,
     onQuery: (query) => {
       const current = inFlight.getStore();
       if (!current) return;

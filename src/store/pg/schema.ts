@@ -65,6 +65,9 @@ export const events = pgTable(
     index("events_channel_ts").on(t.channelId, t.ts, t.id),
     index("events_user_ts").on(t.projectId, t.userId, t.ts, t.id).where(sql`${t.userId} IS NOT NULL`),
     index("events_search").using("gin", t.search),
+    // Events of one name in a time range, with their user: a funnel's steps and a series of one
+    // name read from it alone. (SQLite walks its time index fast enough for these without it.)
+    index("events_name_ts").on(t.projectId, t.name, t.ts, t.userId, t.id),
   ],
 );
 
@@ -321,3 +324,22 @@ export const rateLimits = pgTable("rate_limits", {
   windowStart: millis("window_start").notNull(),
   count: integer("count").notNull(),
 });
+
+// Saved charts and funnels of a project (domain/charts.ts): the question as JSON (the API's own
+// parameters), and a place on the project's dashboard when pinned.
+export const charts = pgTable(
+  "charts",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["series", "funnel", "metric"] }).notNull(),
+    name: text("name").notNull(),
+    definition: text("definition").notNull(),
+    position: integer("position"),
+    createdAt: millis("created_at").notNull(),
+    updatedAt: millis("updated_at").notNull(),
+  },
+  (t) => [index("charts_project").on(t.projectId, t.position)],
+);

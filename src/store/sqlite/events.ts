@@ -226,20 +226,21 @@ export function eventStore(db: Db, searching: () => Db) {
 }
 
 /** Whether a filter asks about more than an event's channel and time (which the (channel_id, ts) index answers). */
-function narrowsRows(f: EventFilter): boolean {
-  return f.userId !== undefined || (f.tags?.length ?? 0) > 0 || (f.terms?.length ?? 0) > 0 || Boolean(f.liveOnly);
+export function narrowsRows(f: EventFilter): boolean {
+  return f.userId !== undefined || f.event !== undefined || (f.tags?.length ?? 0) > 0 || (f.terms?.length ?? 0) > 0 || Boolean(f.liveOnly);
 }
 
 /** `+column`: the same value, but SQLite will not pick an index for it. */
 const unindexed = (column: AnySQLiteColumn): SQL => sql`+${column}`;
 const indexed = (column: AnySQLiteColumn): SQL => sql`${column}`;
 
-function conditions(filter: EventFilter, tags: [string, string][], col: (c: AnySQLiteColumn) => SQL = indexed): (SQL | undefined)[] {
+export function conditions(filter: EventFilter, tags: [string, string][], col: (c: AnySQLiteColumn) => SQL = indexed): (SQL | undefined)[] {
   const channelId = filter.channel === undefined ? undefined : sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${filter.projectId ?? -1} and ${channels.name} = ${filter.channel})`;
   const list: (SQL | undefined)[] = [
     filter.projectId === undefined ? undefined : eq(col(events.projectId), filter.projectId),
     channelId === undefined ? undefined : eq(col(events.channelId), channelId),
     filter.userId === undefined ? undefined : eq(col(events.userId), filter.userId),
+    filter.event === undefined ? undefined : eq(col(events.name), filter.event),
     filter.from === undefined ? undefined : gte(col(events.ts), filter.from),
     filter.to === undefined ? undefined : lt(col(events.ts), filter.to),
     filter.liveOnly ? eq(col(events.historical), false) : undefined,

@@ -13,6 +13,7 @@ import m0006 from "../../../drizzle/sqlite/0006_tokens_creator_and_notify.sql" w
 import m0007 from "../../../drizzle/sqlite/0007_deliveries_leases.sql" with { type: "text" };
 import m0008 from "../../../drizzle/sqlite/0008_profiles_updated.sql" with { type: "text" };
 import m0009 from "../../../drizzle/sqlite/0009_users_search.sql" with { type: "text" };
+import m0010 from "../../../drizzle/sqlite/0010_charts.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -25,6 +26,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0007_deliveries_leases": m0007,
   "0008_profiles_updated": m0008,
   "0009_users_search": m0009,
+  "0010_charts": m0010,
 };
 
 export class MigrationError extends Error {}

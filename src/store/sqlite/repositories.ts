@@ -2,6 +2,8 @@
 // connection (the writer's, the reader's, or a reader process's), and the same as the seam's promises.
 import type { Repositories } from "../store.ts";
 import type { Db } from "./db.ts";
+import { analyticsStore } from "./analytics.ts";
+import { chartStore } from "./charts.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
@@ -26,6 +28,8 @@ export function syncRepositories(db: Db, searching: () => Db, accessChanges: Acc
     notifications: notificationStore(db),
     idempotency: idempotencyStore(db),
     meta: metaStore(db),
+    analytics: analyticsStore(db, searching),
+    charts: chartStore(db),
   };
 }
 
@@ -55,5 +59,7 @@ export function repositories(sync: SyncRepositories): Repositories {
     notifications: promised(sync.notifications),
     idempotency: promised(sync.idempotency),
     meta: promised(sync.meta),
+    analytics: promised(sync.analytics),
+    charts: promised(sync.charts),
   };
 }

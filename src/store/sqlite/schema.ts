@@ -290,3 +290,22 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tokenId, t.key] }), index("idempotency_keys_created").on(t.createdAt)],
 );
+
+// Saved charts and funnels of a project (domain/charts.ts): the question as JSON (the API's own
+// parameters), and a place on the project's dashboard when pinned.
+export const charts = sqliteTable(
+  "charts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["series", "funnel", "metric"] }).notNull(),
+    name: text("name").notNull(),
+    definition: text("definition").notNull(),
+    position: integer("position"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("charts_project").on(t.projectId, t.position)],
+);

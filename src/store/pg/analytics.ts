@@ -1,0 +1,162 @@
+// Series on PostgreSQL, answered by the database on the read pool (store/reads.ts): only the
+// lines come back, never the events, since rows are read on the thread that acknowledges writes.
+// The whole is counted a bucket at a time from the index that answers the filter (an index-only
+// range per bucket); a split by channel or by a tag's value counts each channel or value that way
+// when nothing else narrows the events and they are few. Anything else is one statement that
+// places each event in its bucket (width_bucket), keeps the groups with the most and adds up the rest.
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { GroupBy, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
+import type { EventFilter } from "../../model/filter.ts";
+import { combine, narrowsEvents, otherLine, topGroups, zeros } from "../series.ts";
+import type { AnalyticsRepository } from "../store.ts";
+import type { Ctx } from "./context.ts";
+import { conditions } from "./events.ts";
+import { funnelQueries } from "./funnel.ts";
+import { eventTags } from "./schema.ts";
+
+/** Where a series' events are read from: a FROM clause, its conditions, and the time column to bound. */
+type Source = { from: SQL; where: SQL; ts: SQL };
+
+/** Channels or tag values counted one by one, at most: past it (or past this many counts in all), one statement groups them. */
+const MAX_GROUPS = 1000;
+const MAX_CELLS = 100_000;
+
+export function analyticsStore(ctx: Ctx): AnalyticsRepository {
+  const { db } = ctx;
+  const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
+
+  /** The events of `filter` (without its range: the buckets bound it), driven as the feed drives them. */
+  function sourceOf(filter: EventFilter, needsEvents: boolean): Source {
+    const scoped: EventFilter = { ...filter, from: undefined, to: undefined };
+    const [first, ...others] = scoped.tags ?? [];
+    if (!first) return { from: sql`events`, where: and(...conditions(scoped, []))!, ts: sql`events.ts` };
+    const byTag = and(eq(eventTags.projectId, scoped.projectId!), eq(eventTags.key, first[0]), eq(eventTags.value, first[1]))!;
+    const rest: EventFilter = { ...scoped, tags: others, projectId: undefined };
+    if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined) return { from: sql`event_tags`, where: byTag, ts: sql`event_tags.ts` };
+    return { from: sql`event_tags JOIN events ON events.id = event_tags.event_id`, where: and(byTag, ...conditions(scoped, others))!, ts: sql`event_tags.ts` };
+  }
+
+  /** One count per bucket, each an index range. */
+  const perBucket = (source: Source, bounds: number[], extra?: SQL) => sql`(
+    SELECT array_agg((SELECT count(*) FROM ${source.from} WHERE ${and(source.where, extra)} AND ${source.ts} >= b.lo AND ${source.ts} < b.hi)::int ORDER BY b.i)
+      FROM unnest(${`{${bounds.slice(0, -1).join(",")}}`}::bigint[], ${`{${bounds.slice(1).join(",")}}`}::bigint[]) WITH ORDINALITY AS b(lo, hi, i))`;
+
+  async function whole(filter: EventFilter, bounds: number[]): Promise<{ total: number; counts: number[] }> {
+    const [row] = await rows<{ counts: number[] | null }>(sql`SELECT ${perBucket(sourceOf(filter, false), bounds)} AS counts`);
+    const counts = row?.counts ? Array.from(row.counts) : zeros(bounds.length - 1); // int[] comes as an Int32Array
+    return { total: counts.reduce((a, b) => a + b, 0), counts };
+  }
+
+  /** Split by channel, each channel's events counted from its own index (channel, time); null when there are too many. */
+  async function byChannel(q: SeriesQuery): Promise<SeriesLine[] | null> {
+    const n = q.bounds.length - 1;
+    const lo = q.bounds[0]!;
+    const hi = q.bounds[n]!;
+    const list = await rows<{ id: number; name: string }>(sql`
+      SELECT c.id, c.name FROM channels c
+       WHERE c.project_id = ${q.filter.projectId} ${q.filter.channel === undefined ? sql`` : sql`AND c.name = ${q.filter.channel}`}
+         AND EXISTS (SELECT 1 FROM events e WHERE e.channel_id = c.id AND e.ts >= ${lo} AND e.ts < ${hi})
+       LIMIT ${MAX_GROUPS + 1}`);
+    if (list.length > MAX_GROUPS || list.length * n > MAX_CELLS) return null;
+    if (!list.length) return [];
+    const counted = await rows<{ name: string; counts: number[] }>(sql`
+      SELECT c.name, ${perBucket({ from: sql`events`, where: sql`events.channel_id = c.id`, ts: sql`events.ts` }, q.bounds)} AS counts
+        FROM channels c WHERE c.id IN ${list.map((c) => c.id)}`);
+    return combine(counted.map((c) => ({ group: c.name, counts: Array.from(c.counts), total: c.counts.reduce((a, b) => a + b, 0) })), q.limit);
+  }
+
+  /** Split by a tag: each value's events counted from the tag index; the events without the tag are the rest of the whole. Null when there are too many values. */
+  async function byTag(q: SeriesQuery, key: string): Promise<SeriesLine[] | null> {
+    const n = q.bounds.length - 1;
+    const projectId = q.filter.projectId;
+    // The distinct values, one index seek each (PostgreSQL does not skip through an index by itself).
+    const values = await rows<{ value: string }>(sql`
+      WITH RECURSIVE v(value) AS (
+        (SELECT value FROM event_tags WHERE project_id = ${projectId} AND key = ${key} ORDER BY value LIMIT 1)
+        UNION ALL
+        SELECT (SELECT t.value FROM event_tags t WHERE t.project_id = ${projectId} AND t.key = ${key} AND t.value > v.value ORDER BY t.value LIMIT 1) FROM v WHERE v.value IS NOT NULL)
+      SELECT value FROM v WHERE value IS NOT NULL LIMIT ${MAX_GROUPS + 1}`);
+    if (values.length > MAX_GROUPS || values.length * n > MAX_CELLS) return null;
+    const tagged = { from: sql`event_tags`, where: sql`event_tags.project_id = ${projectId} AND event_tags.key = ${key} AND event_tags.value = v.value`, ts: sql`event_tags.ts` };
+    const counted = values.length ? await rows<{ value: string; counts: number[] }>(sql`SELECT v.value, ${perBucket(tagged, q.bounds)} AS counts FROM json_array_elements_text(${JSON.stringify(values.map((v) => v.value))}::text::json) AS v(value)`) : [];
+    const lines = counted.map((c) => ({ group: c.value as string | null, counts: Array.from(c.counts), total: c.counts.reduce((a, b) => a + b, 0) }));
+    const all = await whole(q.filter, q.bounds);
+    const without = { group: null, total: all.total, counts: [...all.counts] };
+    for (const line of lines) {
+      without.total -= line.total;
+      for (let b = 0; b < n; b++) without.counts[b]! -= line.counts[b]!;
+    }
+    return combine([...lines, without], q.limit);
+  }
+
+  /** One statement: each event placed in its bucket, the groups with the most kept, the rest added up (users counted once). */
+  async function grouped(q: SeriesQuery): Promise<SeriesLine[]> {
+    const n = q.bounds.length - 1;
+    const users = q.measure === "users";
+    const source = sourceOf(q.filter, true);
+    const { from, group } = groupOf(q.groupBy, source.from);
+    const measure = users ? sql`count(DISTINCT u)::int` : sql`count(*)::int`;
+    const found = await rows<{ rest: boolean; g: string | null; total: number; b: number[]; n: number[] }>(sql`
+      WITH r AS MATERIALIZED (
+        SELECT width_bucket(${source.ts}, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1 AS b, ${group} AS g, events.user_id AS u
+          FROM ${from} WHERE ${source.where} AND ${source.ts} >= ${q.bounds[0]} AND ${source.ts} < ${q.bounds[n]} ${users ? sql`AND events.user_id IS NOT NULL` : sql``}),
+      t AS (SELECT g, ${measure} AS total FROM r GROUP BY g),
+      top AS (SELECT g, total FROM t ORDER BY total DESC, g COLLATE "C" NULLS FIRST LIMIT ${q.groupBy ? q.limit : 1}),
+      k AS (SELECT r.*, top.total IS NULL AS rest FROM r LEFT JOIN top ON coalesce(top.g, '') = coalesce(r.g, '') AND (top.g IS NULL) = (r.g IS NULL)),
+      c AS (SELECT rest, CASE WHEN rest THEN NULL ELSE g END AS g, b, ${measure} AS n FROM k GROUP BY 1, 2, 3)
+      SELECT c.rest, c.g, array_agg(c.b ORDER BY c.b) AS b, array_agg(c.n ORDER BY c.b) AS n,
+             CASE WHEN c.rest THEN ${users ? sql`(SELECT count(DISTINCT u)::int FROM k WHERE rest)` : sql`(SELECT sum(total)::int FROM t WHERE NOT EXISTS (SELECT 1 FROM top WHERE coalesce(top.g, '') = coalesce(t.g, '') AND (top.g IS NULL) = (t.g IS NULL)))`}
+                  ELSE (SELECT top.total FROM top WHERE coalesce(top.g, '') = coalesce(c.g, '') AND (top.g IS NULL) = (c.g IS NULL)) END AS total
+        FROM c GROUP BY c.rest, c.g`);
+    const lines = found.map((row) => {
+      const counts = zeros(n);
+      row.b.forEach((b, i) => (counts[b] = row.n[i]!));
+      return { group: row.g, total: row.total, counts, rest: row.rest };
+    });
+    const { top } = topGroups(lines.filter((l) => !l.rest), q.limit);
+    const out: SeriesLine[] = top.map(({ group, total, counts }) => ({ group, other: false, total, counts }));
+    const rest = lines.find((l) => l.rest);
+    if (rest) out.push(otherLine(rest.counts, rest.total));
+    return q.groupBy || out.length ? out : [{ group: null, other: false, total: 0, counts: zeros(n) }];
+  }
+
+  /**
+   * A project's distinct users per bucket, user by user in time order (the order of its (project,
+   * user, time) index, or a sort of the range when that is cheaper): a user counts in a bucket when
+   * their bucket changes, so nothing is kept per user.
+   */
+  async function usersOfProject(q: SeriesQuery): Promise<SeriesLine[]> {
+    const n = q.bounds.length - 1;
+    const bucket = sql`width_bucket(ts, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1`;
+    const found = await rows<{ b: number; n: number; users: number }>(sql`
+      SELECT b, count(*) FILTER (WHERE b IS DISTINCT FROM before)::int AS n, count(*) FILTER (WHERE before IS NULL)::int AS users
+        FROM (SELECT ${bucket} AS b, lag(${bucket}) OVER (PARTITION BY user_id ORDER BY ts) AS before
+                FROM events WHERE project_id = ${q.filter.projectId} AND user_id IS NOT NULL AND ts >= ${q.bounds[0]} AND ts < ${q.bounds[n]}) x
+       GROUP BY b`);
+    const counts = zeros(n);
+    for (const row of found) counts[row.b] = row.n;
+    return [{ group: null, other: false, total: found.reduce((sum, row) => sum + row.users, 0), counts }];
+  }
+
+  return {
+    async series(q) {
+      const { filter, groupBy, measure } = q;
+      if (measure === "events" && !groupBy) return [{ group: null, other: false, ...(await whole(filter, q.bounds)) }];
+      if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined) return usersOfProject(q);
+      const plain = measure === "events" && !narrowsEvents(filter);
+      if (plain && groupBy?.by === "channel") return (await byChannel(q)) ?? grouped(q);
+      if (plain && groupBy?.by === "tag" && filter.channel === undefined) return (await byTag(q, groupBy.key)) ?? grouped(q);
+      return grouped(q);
+    },
+    ...funnelQueries(ctx),
+  };
+}
+
+/** A group's value for each event: its channel's name, its name, or a tag's value as sent (the text event_tags holds). */
+function groupOf(groupBy: GroupBy | null, from: SQL): { from: SQL; group: SQL } {
+  if (!groupBy) return { from, group: sql`NULL::text` };
+  if (groupBy.by === "channel") return { from: sql`${from} JOIN channels ch ON ch.id = events.channel_id`, group: sql`ch.name` };
+  if (groupBy.by === "event") return { from, group: sql`events.event` };
+  // The tags column is JSON.stringify's text: json (not jsonb) keeps a number's text as written, as tagText() does.
+  return { from, group: sql`(events.tags::json ->> ${groupBy.key})` };
+}

@@ -1,0 +1,178 @@
+// Series on SQLite: events counted per bucket of time, in a reader process (store/reads.ts). No
+// GROUP BY over the range: SQLite sorts for one, which costs more than counting. Counts come from
+// the index that answers the filter, one bucket at a time (an index range per bucket: nothing but
+// the index is read); a split by channel or by a tag's value counts each channel or value that
+// way, when nothing else narrows the events. Whatever needs the events themselves (distinct users,
+// a split by name, a split under filters) reads the matching events once, in one statement, and
+// counts them here.
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import type { GroupBy, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
+import type { EventFilter } from "../../model/filter.ts";
+import { bucketOf, combine, DistinctUsers, narrowsEvents, zeros } from "../series.ts";
+import type { Db } from "./db.ts";
+import { conditions } from "./events.ts";
+import { funnelStore } from "./funnel.ts";
+import { eventTags } from "./manual-tables.ts";
+
+const dialect = new SQLiteSyncDialect();
+type Bind = string | number | null;
+
+/** Where a series' events are read from: a FROM clause, its conditions, and the time column to bound. */
+type Source = { db: Db; from: string; where: SQL; ts: string };
+
+/** Past this many, a tag's values are not counted one by one: its events are read once instead. */
+const MAX_VALUES = 1000;
+
+export function analyticsStore(db: Db, searching: () => Db) {
+  /** The events of `filter` (without its range: the buckets bound it), driven as the feed drives them. */
+  function sourceOf(filter: EventFilter, needsEvents: boolean): Source {
+    const scoped: EventFilter = { ...filter, from: undefined, to: undefined };
+    const from = filter.terms?.length ? searching() : db;
+    const [first, ...others] = scoped.tags ?? [];
+    if (!first) return { db: from, from: "events", where: and(...conditions(scoped, []))!, ts: "events.ts" };
+    // The first tag drives from its index (project, key, value, ts): a range per bucket.
+    const byTag = and(eq(eventTags.projectId, scoped.projectId!), eq(eventTags.key, first[0]), eq(eventTags.value, first[1]))!;
+    const rest = { ...scoped, tags: others, projectId: undefined };
+    if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined) return { db: from, from: "event_tags", where: byTag, ts: "event_tags.ts" };
+    return { db: from, from: "event_tags JOIN events ON events.id = event_tags.event_id", where: and(byTag, ...conditions(scoped, others))!, ts: "event_tags.ts" };
+  }
+
+  /** Per bucket: few events are read and placed, many are counted a bucket at a time. */
+  function countLine(source: Source, bounds: number[]): { total: number; counts: number[] } {
+    const n = bounds.length - 1;
+    const where = dialect.sqlToQuery(source.where);
+    const params = where.params as Bind[];
+    const client = source.db.$client;
+    const body = `FROM ${source.from} WHERE ${where.sql} AND ${source.ts} >= ? AND ${source.ts} < ?`;
+    const count = client.prepare<{ n: number }, Bind[]>(`SELECT count(*) AS n ${body}`);
+    const total = count.get(...params, bounds[0]!, bounds[n]!)!.n;
+    const counts = zeros(n);
+    if (total === 0) return { total, counts };
+    if (total <= n * 4) {
+      const times = client.prepare(`SELECT ${source.ts} ${body}`).values(...params, bounds[0]!, bounds[n]!) as [number][];
+      for (const [ts] of times) counts[bucketOf(bounds, ts)]!++;
+      return { total, counts };
+    }
+    for (let b = 0; b < n; b++) counts[b] = count.get(...params, bounds[b]!, bounds[b + 1]!)!.n;
+    return { total, counts };
+  }
+
+  /** The events read once: their time, their group and their user, counted per group and bucket here. */
+  function scan(q: SeriesQuery): SeriesLine[] {
+    const n = q.bounds.length - 1;
+    const users = q.measure === "users";
+    const source = sourceOf(q.filter, true);
+    const where = dialect.sqlToQuery(and(source.where, users ? sql`events.user_id IS NOT NULL` : undefined)!);
+    const group = groupColumn(q.groupBy);
+    const rows = source.db.$client
+      .prepare(`SELECT ${source.ts}, ${group}, events.user_id FROM ${source.from} WHERE ${where.sql} AND ${source.ts} >= ? AND ${source.ts} < ?`)
+      .values(...(where.params as Bind[]), q.bounds[0]!, q.bounds[n]!) as [number, string | number | null, string | null][];
+    const names = q.groupBy?.by === "channel" ? channelNames(q.filter.projectId) : null;
+    const key = (g: string | number | null) => (g === null ? null : names ? (names.get(g as number) ?? null) : String(g));
+    let lines: SeriesLine[];
+    if (users) {
+      const distinct = new DistinctUsers();
+      for (const [ts, g, user] of rows) distinct.add(bucketOf(q.bounds, ts), key(g), user!);
+      lines = distinct.lines(n, q.groupBy ? q.limit : 1);
+    } else {
+      const perGroup = new Map<string | null, { group: string | null; total: number; counts: number[] }>();
+      for (const [ts, g] of rows) {
+        const k = key(g);
+        let line = perGroup.get(k);
+        if (!line) perGroup.set(k, (line = { group: k, total: 0, counts: zeros(n) }));
+        line.total++;
+        line.counts[bucketOf(q.bounds, ts)]!++;
+      }
+      lines = combine([...perGroup.values()], q.groupBy ? q.limit : 1);
+    }
+    return q.groupBy || lines.length ? lines : [{ group: null, other: false, total: 0, counts: zeros(n) }];
+  }
+
+  function channelNames(projectId: number): Map<number, string> {
+    return new Map(db.$client.prepare("SELECT id, name FROM channels WHERE project_id = ?").values(projectId) as [number, string][]);
+  }
+
+  /** Split by channel: each channel's events counted from its own index (channel, time). */
+  function byChannel(q: SeriesQuery): SeriesLine[] {
+    const list = [...channelNames(q.filter.projectId)].filter(([, name]) => q.filter.channel === undefined || name === q.filter.channel);
+    const lines = list.map(([id, name]) => ({ group: name, ...countLine({ db, from: "events", where: sql`events.channel_id = ${id}`, ts: "events.ts" }, q.bounds) }));
+    return combine(lines, q.limit);
+  }
+
+  /** Split by a tag: each value's events counted from the tag index; the events without the tag are the rest of the whole. */
+  function byTag(q: SeriesQuery, key: string): SeriesLine[] | null {
+    const projectId = q.filter.projectId;
+    const next = db.$client.prepare<{ value: string }, [number, string, string]>("SELECT value FROM event_tags WHERE project_id = ? AND key = ? AND value > ? ORDER BY value LIMIT 1");
+    const values: string[] = [];
+    // One seek per value, however many events each has (SQLite does not skip through an index by itself).
+    for (let v = next.get(projectId, key, ""); v; v = next.get(projectId, key, v.value)) {
+      if (values.push(v.value) > MAX_VALUES) return null;
+    }
+    const first = db.$client.prepare<{ n: number }, [number, string]>("SELECT count(*) AS n FROM event_tags WHERE project_id = ? AND key = ? AND value = ''").get(projectId, key)!.n;
+    if (first) values.unshift("");
+    const n = q.bounds.length - 1;
+    const lines = values.map((value) => ({ group: value as string | null, ...countLine({ db, from: "event_tags", where: and(eq(eventTags.projectId, projectId), eq(eventTags.key, key), eq(eventTags.value, value))!, ts: "event_tags.ts" }, q.bounds) }));
+    const whole = countLine(sourceOf(q.filter, false), q.bounds);
+    const without = { group: null, total: whole.total, counts: [...whole.counts] };
+    for (const line of lines) {
+      without.total -= line.total;
+      for (let b = 0; b < n; b++) without.counts[b]! -= line.counts[b]!;
+    }
+    return combine([...lines, without], q.limit);
+  }
+
+  /**
+   * A project's distinct users per bucket from its (project, user, time) index alone, when the range
+   * holds a good part of the project's events: its entries come user by user, each user's in time
+   * order, so a user is counted in a bucket when their bucket changes, and no set is needed. Null
+   * when the range is a small part (walking the time index is cheaper then).
+   */
+  function usersOfProject(q: SeriesQuery): SeriesLine[] | null {
+    const n = q.bounds.length - 1;
+    const span = db.$client.prepare<{ lo: number | null; hi: number | null }, [number]>("SELECT min(ts) AS lo, max(ts) AS hi FROM events WHERE project_id = ?").get(q.filter.projectId)!;
+    if (span.lo === null || span.hi === null) return null;
+    const covered = Math.min(span.hi + 1, q.bounds[n]!) - Math.max(span.lo, q.bounds[0]!);
+    if (covered < (span.hi + 1 - span.lo) / 4) return null;
+    const rows = db.$client
+      .prepare("SELECT user_id, ts FROM events INDEXED BY events_user_ts WHERE project_id = ? AND user_id IS NOT NULL AND ts >= ? AND ts < ?")
+      .values(q.filter.projectId, q.bounds[0]!, q.bounds[n]!) as [string, number][];
+    const counts = zeros(n);
+    let total = 0;
+    let user: string | null = null;
+    let bucket = -1;
+    for (const [u, ts] of rows) {
+      if (u !== user) [user, bucket, total] = [u, -1, total + 1];
+      const b = bucketOf(q.bounds, ts);
+      if (b !== bucket) counts[(bucket = b)]!++;
+    }
+    return [{ group: null, other: false, total, counts }];
+  }
+
+  return {
+    series(q: SeriesQuery): SeriesLine[] {
+      const { filter, groupBy, measure } = q;
+      if (measure === "events" && !groupBy) return [{ group: null, other: false, ...countLine(sourceOf(filter, false), q.bounds) }];
+      if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined) {
+        const lines = usersOfProject(q);
+        if (lines) return lines;
+      }
+      const plain = measure === "events" && !narrowsEvents(filter);
+      if (plain && groupBy?.by === "channel") return byChannel(q);
+      if (plain && groupBy?.by === "tag" && filter.channel === undefined) return byTag(q, groupBy.key) ?? scan(q);
+      return scan(q);
+    },
+    ...funnelStore(db),
+  };
+}
+
+/** A group's value for each event: a channel's id (named afterwards), the name, or a tag's value as event_tags holds it. */
+function groupColumn(groupBy: GroupBy | null): string {
+  if (!groupBy) return "NULL";
+  if (groupBy.by === "channel") return "events.channel_id";
+  if (groupBy.by === "event") return "events.event";
+  if (!/^[a-z0-9-]{1,64}$/.test(groupBy.key)) throw new Error(`not a tag key: ${JSON.stringify(groupBy.key)}`); // it is written into the statement
+  // The tags column is JSON.stringify's text: ->> gives a string as sent, -> a number or boolean as its JSON text (what tagText() stores).
+  const path = `'$."${groupBy.key}"'`;
+  return `CASE json_type(events.tags, ${path}) WHEN 'text' THEN events.tags ->> ${path} ELSE events.tags -> ${path} END`;
+}

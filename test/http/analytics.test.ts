@@ -1,0 +1,367 @@
+// GET /v1/analytics/series and /funnel, held to counts the test works out itself from the events it
+// posted: a fixed seed of events over ten days around the night Paris moves its clocks forward
+// (2026-03-29), with users, channels, tags and some events without a user. Buckets are checked
+// through Intl (each starts at the zone's midnight, Monday or first of the month, with no day left
+// out), funnels by trying every chain of events. Every refusal is a 400 naming its parameter, and a
+// question past its budget is the 503 query_timeout of the read path.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { call, eventually, post, type TestServer, startTestServer } from "../helpers.ts";
+
+const TZ = "Europe/Paris";
+const FROM = Date.UTC(2026, 2, 25, 6) / 1000; // a morning in Paris: the first day is a part of one
+const TO = Date.UTC(2026, 3, 3, 18) / 1000;
+const CHANNELS = ["web", "app", "api"];
+const NAMES = ["Page viewed", "Signed up", "Checkout started", "Paid"];
+const PLANS = ["free", "pro", "team", "enterprise", "edu", "trial"];
+
+type Posted = { channel: string; event: string; user_id?: string; tags: Record<string, string | number>; description: string; timestamp: number };
+
+/** A small PRNG, so the data is the same on every run. */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function makeEvents(): Posted[] {
+  const r = random(19);
+  const pick = <T>(list: T[]) => list[Math.floor(r() * list.length)]!;
+  const events: Posted[] = [];
+  for (let i = 0; i < 500; i++) {
+    const user = r() < 0.12 ? undefined : `u${Math.floor(r() * 24)}`;
+    const tags: Record<string, string | number> = {};
+    if (r() < 0.85) tags.plan = PLANS[Math.min(PLANS.length - 1, Math.floor(r() * r() * PLANS.length))]!;
+    if (r() < 0.5) tags.seats = Math.floor(r() * 3);
+    // Two days before FROM to two after TO, so the edges are crossed; whole seconds, so some times repeat.
+    const timestamp = FROM - 2 * 86_400 + Math.floor(r() * (TO - FROM + 4 * 86_400));
+    events.push({ channel: pick(CHANNELS), event: NAMES[Math.min(3, Math.floor(r() * r() * 5))]!, user_id: user, tags, description: r() < 0.3 ? "paid with kettle points" : "plain", timestamp });
+  }
+  // At the edges: one at from (counted), one at to (not).
+  events.push({ channel: "web", event: "Page viewed", user_id: "u1", tags: {}, description: "edge", timestamp: FROM });
+  events.push({ channel: "web", event: "Page viewed", user_id: "u1", tags: {}, description: "edge", timestamp: TO });
+  return events;
+}
+
+const EVENTS = makeEvents();
+const inRange = (e: Posted) => e.timestamp >= FROM && e.timestamp < TO;
+const dateIn = (tz: string, seconds: number) => new Intl.DateTimeFormat("en-CA", { timeZone: tz, year: "numeric", month: "2-digit", day: "2-digit" }).format(seconds * 1000);
+const clockIn = (tz: string, seconds: number) => new Intl.DateTimeFormat("en-GB", { timeZone: tz, hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }).format(seconds * 1000);
+const weekdayIn = (tz: string, seconds: number) => new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "short" }).format(seconds * 1000);
+
+/** The local days from FROM's to the last second's, in order. */
+function localDays(tz: string): string[] {
+  const days: string[] = [];
+  for (let t = FROM; t < TO + 86_400; t += 3600) {
+    const d = dateIn(tz, Math.min(t, TO - 1));
+    if (days.at(-1) !== d) days.push(d);
+  }
+  return days;
+}
+
+type Line = { group: string | null; other: boolean; total: number; points: { t: number; value: number }[] };
+
+/** Day points checked against the local calendar: one per day, each at its midnight; values by local day. */
+function byLocalDay(line: Line, tz: string): Map<string, number> {
+  expect(line.points.map((p) => dateIn(tz, p.t))).toEqual(localDays(tz));
+  for (const p of line.points) expect(clockIn(tz, p.t)).toBe("00:00:00");
+  return new Map(line.points.map((p) => [dateIn(tz, p.t), p.value]));
+}
+
+function countByDay(events: Posted[], tz: string, users = false): Map<string, number> {
+  const sets = new Map<string, Set<string>>();
+  for (const d of localDays(tz)) sets.set(d, new Set());
+  events.filter(inRange).forEach((e, i) => {
+    if (users && !e.user_id) return;
+    sets.get(dateIn(tz, e.timestamp))!.add(users ? e.user_id! : String(i));
+  });
+  return new Map([...sets].map(([d, s]) => [d, s.size]));
+}
+
+let server: TestServer;
+const series = async (query: string) => {
+  const res = await call(server, { path: `/v1/analytics/series?project=shop&from=${FROM}&to=${TO}&${query}` });
+  expect({ status: res.status, body: res.status === 200 ? null : res.json }).toEqual({ status: 200, body: null });
+  return res.json as { interval: string; from: number; to: number; series: Line[] };
+};
+
+beforeAll(async () => {
+  server = await startTestServer();
+  await server.services.projects.create("shop");
+  for (let i = 0; i < EVENTS.length; i += 25) {
+    await Promise.all(EVENTS.slice(i, i + 25).map(async (e) => expect((await post(server, "/v1/log", { project: "shop", ...e })).status).toBe(200)));
+  }
+  // SQLite's search index is written a moment after the commit.
+  const kettles = EVENTS.filter((e) => e.description.includes("kettle")).length;
+  await eventually(async () => expect((await call(server, { path: `/v1/analytics/series?project=shop&q=kettle&from=${FROM - 3 * 86_400}&to=${TO + 3 * 86_400}&interval=month` })).json.series[0].total).toBe(kettles), 10_000);
+}, 120_000);
+afterAll(() => server.close());
+
+describe("a series", () => {
+  test("by day in a time zone: a point for every local day, zeros too, the day the clocks change 23 hours long", async () => {
+    const answer = await series(`tz=${TZ}`);
+    expect(answer).toMatchObject({ interval: "day", from: FROM, to: TO });
+    expect(answer.series).toHaveLength(1);
+    const [line] = answer.series;
+    expect(byLocalDay(line!, TZ)).toEqual(countByDay(EVENTS, TZ));
+    expect(line!.total).toBe(EVENTS.filter(inRange).length);
+    const starts = line!.points.map((p) => p.t);
+    const lengths = starts.slice(1).map((t, i) => t - starts[i]!);
+    expect(lengths.filter((l) => l !== 86_400)).toEqual([23 * 3600]); // 2026-03-29
+    // In UTC the same events fall into other days.
+    expect(byLocalDay((await series("")).series[0]!, "UTC")).toEqual(countByDay(EVENTS, "UTC"));
+  });
+
+  test("with the search's filters: channel, event, tag, user, words", async () => {
+    const cases: [string, (e: Posted) => boolean][] = [
+      ["channel=app", (e) => e.channel === "app"],
+      ["event=Signed%20up", (e) => e.event === "Signed up"],
+      ["tag=plan:pro", (e) => e.tags.plan === "pro"],
+      ["tag=plan:pro&tag=seats:1&channel=web", (e) => e.tags.plan === "pro" && e.tags.seats === 1 && e.channel === "web"],
+      ["user_id=u3", (e) => e.user_id === "u3"],
+      ["q=kettle", (e) => e.description.includes("kettle")],
+      ["q=kettle&event=Paid", (e) => e.description.includes("kettle") && e.event === "Paid"],
+    ];
+    for (const [query, match] of cases) {
+      const [line] = (await series(`tz=${TZ}&${query}`)).series;
+      expect({ query, days: byLocalDay(line!, TZ) }).toEqual({ query, days: countByDay(EVENTS.filter(match), TZ) });
+    }
+  });
+
+  test("of distinct users: events without a user do not count, a user counts once a day and once in the total", async () => {
+    const [line] = (await series(`tz=${TZ}&measure=users`)).series;
+    expect(byLocalDay(line!, TZ)).toEqual(countByDay(EVENTS, TZ, true));
+    expect(line!.total).toBe(new Set(EVENTS.filter((e) => inRange(e) && e.user_id).map((e) => e.user_id)).size);
+  });
+
+  test("split by a tag: the groups with the most, most first, then the rest as other (events without the tag are a group, null)", async () => {
+    for (const [measure, limit] of [["events", 3], ["users", 2], ["events", 20]] as const) {
+      const answer = await series(`tz=${TZ}&group_by=tag:plan&limit=${limit}&measure=${measure}`);
+      expect({ measure, limit, lines: answer.series.map((l) => ({ group: l.group, other: l.other, total: l.total, days: byLocalDay(l, TZ) })) }).toEqual({ measure, limit, lines: expectedGroups((e) => (e.tags.plan === undefined ? null : String(e.tags.plan)), limit, measure === "users") });
+    }
+  });
+
+  test("split by channel and by event name", async () => {
+    for (const [groupBy, of] of [["channel", (e: Posted) => e.channel], ["event", (e: Posted) => e.event]] as const) {
+      for (const limit of [2, 10]) {
+        const answer = await series(`tz=${TZ}&group_by=${groupBy}&limit=${limit}`);
+        expect(answer.series.map((l) => ({ group: l.group, other: l.other, total: l.total, days: byLocalDay(l, TZ) }))).toEqual(expectedGroups(of, limit, false));
+      }
+    }
+    // Under a filter the events are read and grouped another way: the same answers.
+    const filtered = await series(`tz=${TZ}&group_by=channel&tag=plan:pro`);
+    expect(filtered.series.map((l) => ({ group: l.group, other: l.other, total: l.total, days: byLocalDay(l, TZ) }))).toEqual(expectedGroups((e) => e.channel, 10, false, (e) => e.tags.plan === "pro"));
+  });
+
+  test("by hour across the change: real hours, each starting on the hour; by week from Mondays; by month from the first", async () => {
+    const day = Date.UTC(2026, 2, 28, 23) / 1000; // 2026-03-29 00:00 in Paris
+    const hours = await call(server, { path: `/v1/analytics/series?project=shop&from=${day}&to=${day + 23 * 3600}&interval=hour&tz=${TZ}` });
+    const points = hours.json.series[0].points as { t: number; value: number }[];
+    expect(points.map((p) => p.t)).toEqual(Array.from({ length: 23 }, (_, h) => day + h * 3600));
+    expect(points.map((p) => clockIn(TZ, p.t).slice(3))).toEqual(Array(23).fill("00:00"));
+    expect(points.map((p) => p.value)).toEqual(points.map((p) => EVENTS.filter((e) => e.timestamp >= p.t && e.timestamp < p.t + 3600).length));
+
+    const weeks = (await series(`tz=${TZ}&interval=week`)).series[0]!.points;
+    for (const p of weeks) expect([weekdayIn(TZ, p.t), clockIn(TZ, p.t)]).toEqual(["Mon", "00:00:00"]);
+    const weekOf = (s: number) => weeks.findLast((p) => p.t <= s)!.t;
+    expect(weeks.map((p) => p.value)).toEqual(weeks.map((p) => EVENTS.filter((e) => inRange(e) && weekOf(e.timestamp) === p.t).length));
+
+    const months = (await series(`tz=America/New_York&interval=month`)).series[0]!.points;
+    expect(months.map((p) => [dateIn("America/New_York", p.t), clockIn("America/New_York", p.t)])).toEqual([["2026-03-01", "00:00:00"], ["2026-04-01", "00:00:00"]]);
+    expect(months.map((p) => p.value)).toEqual(["2026-03", "2026-04"].map((m) => EVENTS.filter((e) => inRange(e) && dateIn("America/New_York", e.timestamp).startsWith(m)).length));
+  });
+});
+
+/** Groups by `of` (null: no value), most first, ties with no value first then by name; past `limit`, one line "other". */
+function expectedGroups(of: (e: Posted) => string | null, limit: number, users: boolean, only: (e: Posted) => boolean = () => true) {
+  const events = EVENTS.filter((e) => inRange(e) && only(e) && (!users || e.user_id));
+  const groups = new Map<string | null, Posted[]>();
+  for (const e of events) groups.set(of(e), [...(groups.get(of(e)) ?? []), e]);
+  const total = (list: Posted[]) => (users ? new Set(list.map((e) => e.user_id)).size : list.length);
+  const sorted = [...groups].sort(([ga, a], [gb, b]) => total(b) - total(a) || (ga === null ? -1 : gb === null ? 1 : ga < gb ? -1 : 1));
+  const lines = sorted.slice(0, limit).map(([group, list]) => ({ group, other: false, total: total(list), days: countByDay(list, TZ, users) }));
+  const rest = sorted.slice(limit).flatMap(([, list]) => list);
+  if (rest.length) lines.push({ group: "other", other: true, total: total(rest), days: countByDay(rest, TZ, users) });
+  return lines;
+}
+
+type Chain = Map<Posted, number>;
+
+/**
+ * Every chain of events by the rule, tried one by one: for each step, each event that can be there
+ * and the latest start of a chain that gets there through it.
+ */
+function bruteFunnel(events: Posted[], steps: string[], window: number, from = FROM, to = TO): Map<string, Chain[]> {
+  const users = new Map<string, Chain[]>();
+  for (const user of new Set(events.map((e) => e.user_id).filter((u): u is string => u !== undefined))) {
+    const mine = events.filter((e) => e.user_id === user);
+    const levels: Chain[] = steps.map(() => new Map());
+    const extend = (i: number, after: number, start: number, used: Set<Posted>) => {
+      if (i === steps.length) return;
+      for (const e of mine) {
+        if (e.event !== steps[i] || used.has(e) || e.timestamp < after) continue;
+        if (i === 0 ? e.timestamp < from || e.timestamp >= to : e.timestamp - start > window) continue;
+        const s = i === 0 ? e.timestamp : start;
+        levels[i]!.set(e, Math.max(levels[i]!.get(e) ?? -Infinity, s));
+        extend(i + 1, e.timestamp, s, new Set([...used, e]));
+      }
+    };
+    extend(0, -Infinity, 0, new Set());
+    users.set(user, levels.filter((l) => l.size > 0));
+  }
+  return users;
+}
+
+function median(values: number[]): number | null {
+  if (!values.length) return null;
+  const v = [...values].sort((a, b) => a - b);
+  return v.length % 2 ? v[v.length >> 1]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+}
+
+/** The API's answer, worked out from the chains. */
+function expectedFunnel(chains: Map<string, Chain[]>, steps: string[]) {
+  const reached = steps.map((_, i) => [...chains.values()].filter((levels) => levels.length > i).length);
+  return steps.map((event, i) => {
+    // The chain that reached the step with the latest start, at its earliest event there, and its step before.
+    const deltas = [...chains.values()].filter((levels) => i > 0 && levels.length > i).map((levels) => {
+      const s = Math.max(...levels[i]!.values());
+      const at = (level: Chain) => Math.min(...[...level].filter(([, start]) => start === s).map(([e]) => e.timestamp));
+      return at(levels[i]!) - at(levels[i - 1]!);
+    });
+    const before = i ? reached[i - 1]! : reached[0]!;
+    return { event, users: reached[i]!, conversion: reached[0] ? reached[i]! / reached[0] : 0, conversion_from_previous: before ? reached[i]! / before : 0, dropped: i ? before - reached[i]! : 0, median_seconds: median(deltas) };
+  });
+}
+
+describe("a funnel", () => {
+  const funnel = async (steps: string[], extra = "", project = "shop") => {
+    const res = await call(server, { path: `/v1/analytics/funnel?project=${project}&from=${FROM}&to=${TO}&${steps.map((s) => `step=${encodeURIComponent(s)}`).join("&")}${extra}` });
+    expect(res.status).toBe(200);
+    return res.json;
+  };
+
+  test("counts the users who reach each step by the rule: in order, the first in range, the last within the window", async () => {
+    for (const [steps, window] of [[["Page viewed", "Signed up", "Paid"], 604_800], [["Page viewed", "Signed up", "Checkout started", "Paid"], 86_400], [["Signed up", "Page viewed"], 3 * 3600]] as const) {
+      const answer = await funnel([...steps], window === 604_800 ? "" : `&window=${window}`);
+      expect(answer).toMatchObject({ from: FROM, to: TO, window });
+      expect(answer.steps).toEqual(expectedFunnel(bruteFunnel(EVENTS, [...steps], window), [...steps]));
+      expect(answer.steps[1].users).toBeGreaterThan(0);
+    }
+  });
+
+  test("lists the users who dropped at a step, by id, a page at a time", async () => {
+    const steps = ["Page viewed", "Signed up", "Paid"];
+    const chains = bruteFunnel(EVENTS, steps, 7200);
+    for (const at of [2, 3]) {
+      const expected = [...chains].filter(([, levels]) => levels.length === at - 1).map(([user]) => user).sort();
+      expect(expected.length).toBeGreaterThan(2);
+      const seen: string[] = [];
+      let cursor = "";
+      for (let page = 0; page < 20; page++) {
+        const res = await call(server, { path: `/v1/analytics/funnel/dropped?project=shop&from=${FROM}&to=${TO}&step=Page%20viewed&step=Signed%20up&step=Paid&window=7200&at=${at}&limit=2${cursor}` });
+        expect(res.status).toBe(200);
+        seen.push(...res.json.users);
+        if (!res.json.next_cursor) break;
+        cursor = `&cursor=${res.json.next_cursor}`;
+      }
+      expect(seen).toEqual(expected);
+    }
+  });
+
+  test("equal times, one event per step, users only, the window's edge", async () => {
+    await server.services.projects.create("tie");
+    const T = FROM + 86_400;
+    const log = async (event: string, timestamp: number, user_id?: string) => expect((await post(server, "/v1/log", { project: "tie", channel: "c", event, timestamp, ...(user_id ? { user_id } : {}) })).status).toBe(200);
+    await log("B", T, "same-time"); // stored first, at the same second as the A it follows
+    await log("A", T, "same-time");
+    await log("B", T - 1, "before");
+    await log("A", T, "before");
+    await log("A", T, "two-a");
+    await log("A", T, "two-a");
+    await log("A", T, "one-a");
+    await log("A", T); // no user: never counted
+    await log("B", T);
+    await log("A", T, "edge");
+    await log("B", T + 3600, "edge");
+    await log("A", TO, "late"); // the first step must be before to
+    await log("B", TO + 1, "late");
+    const ab = await funnel(["A", "B"], "&window=3600", "tie");
+    expect(ab.steps.map((s: { users: number }) => s.users)).toEqual([5, 2]);
+    expect((await funnel(["A", "B"], "&window=3599", "tie")).steps[1].users).toBe(1);
+    expect((await funnel(["A", "A"], "", "tie")).steps.map((s: { users: number }) => s.users)).toEqual([5, 1]);
+    const dropped = await call(server, { path: `/v1/analytics/funnel/dropped?project=tie&from=${FROM}&to=${TO}&step=A&step=B&window=3600&at=2` });
+    expect(dropped.json.users).toEqual(["before", "one-a", "two-a"].sort());
+  });
+});
+
+describe("bad parameters", () => {
+  const cases: [string, string, string][] = [
+    ["series", "interval=year", "interval"],
+    ["series", `from=${TO}&to=${FROM}`, "from"],
+    ["series", `from=${FROM}&to=${FROM}`, "from"],
+    ["series", "from=yesterday", "from"],
+    ["series", "tz=Mars/Olympus", "tz"],
+    ["series", "group_by=colour", "group_by"],
+    ["series", "group_by=tag:Plan", "group_by"],
+    ["series", "measure=people", "measure"],
+    ["series", "limit=0", "limit"],
+    ["series", "limit=101", "limit"],
+    ["series", "limit=ten", "limit"],
+    ["series", `interval=hour&from=${FROM - 2 * 365 * 86_400}&to=${FROM}`, "interval"],
+    ["series", "channel=Not%20A%20Channel", "channel"],
+    ["funnel", "step=A", "step"],
+    ["funnel", Array.from({ length: 11 }, (_, i) => `step=S${i}`).join("&"), "step"],
+    ["funnel", "step=A&step=", "step.1"],
+    ["funnel", "step=A&step=B&window=-1", "window"],
+    ["funnel", "step=A&step=B&window=soon", "window"],
+    ["funnel", `step=A&step=B&from=${TO}&to=${FROM}`, "from"],
+    ["funnel/dropped", "step=A&step=B&at=1", "at"],
+    ["funnel/dropped", "step=A&step=B&at=3", "at"],
+    ["funnel/dropped", "step=A&step=B&at=2&cursor=%21%21", "cursor"],
+    ["funnel/dropped", "step=A&step=B&at=2&limit=0", "limit"],
+  ];
+  test("each is a 400 that names the parameter", async () => {
+    for (const [route, query, field] of cases) {
+      const res = await call(server, { path: `/v1/analytics/${route}?project=shop&${query}` });
+      expect({ query, status: res.status, error: res.json.error, field: res.json.validation?.query?.[0]?.path, message: res.json.message.startsWith(`${field}:`) }).toEqual({ query, status: 400, error: "validation_error", field, message: true });
+    }
+  });
+
+  test("a tag filter without a key is a 400, an unknown project or channel a 404", async () => {
+    expect((await call(server, { path: "/v1/analytics/series?project=shop&tag=plan" })).json).toMatchObject({ statusCode: 400, error: "invalid_tag_filter" });
+    expect((await call(server, { path: "/v1/analytics/series?project=nope" })).status).toBe(404);
+    expect((await call(server, { path: "/v1/analytics/series?project=shop&channel=nope" })).status).toBe(404);
+    expect((await call(server, { path: "/v1/analytics/funnel?project=nope&step=A&step=B" })).status).toBe(404);
+  });
+});
+
+describe("a question past its budget", () => {
+  let slow: TestServer;
+  beforeAll(async () => {
+    slow = await startTestServer({ "query-timeout": "1ms" });
+    const project = (await slow.services.projects.list()).find((p) => p.name === "default")!;
+    const { id: channelId } = await slow.store.projects.ensureChannel(project.id, "c", Date.now());
+    const now = Date.now();
+    for (let b = 0; b < 40_000; b += 10_000) {
+      await slow.store.tx(async (r) => {
+        for (let i = b; i < b + 10_000; i++) {
+          await r.events.insert({ projectId: project.id, project: "default", channelId, channel: "c", name: i % 3 ? "A" : "B", description: null, icon: null, notify: false, parser: "text", userId: `u${i % 500}`, tags: null, ts: now - i * 60_000, receivedAt: now, historical: false });
+        }
+      });
+    }
+  }, 120_000);
+  afterAll(() => slow.close());
+
+  test("is the 503 query_timeout, and the loop stays free", async () => {
+    for (const path of ["/v1/analytics/series?measure=users&group_by=event", "/v1/analytics/funnel?step=A&step=B"]) {
+      const pending = call(slow, { path });
+      expect((await fetch(`${slow.url}/healthz`)).status).toBe(200);
+      const res = await pending;
+      expect({ path, status: res.status, error: res.json.error }).toEqual({ path, status: 503, error: "query_timeout" });
+      expect(res.headers.get("retry-after")).toBe("5");
+    }
+    expect(slow.store.reads!.timeouts).toBeGreaterThanOrEqual(2);
+  });
+});

@@ -1,0 +1,95 @@
+// Saved charts and funnels (/v1/charts): made, listed (the pinned ones first, by position), read,
+// changed, arranged and deleted; their data is what the analytics routes answer for the same
+// question; and a question that could not be answered is refused when it is saved.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { call, post, type TestServer, startTestServer } from "../helpers.ts";
+
+const DAY = 86_400;
+let server: TestServer;
+const now = Math.floor(Date.now() / 1000);
+
+beforeAll(async () => {
+  server = await startTestServer();
+  await server.services.projects.create("shop");
+  for (let i = 0; i < 40; i++) {
+    const res = await post(server, "/v1/log", { project: "shop", channel: i % 3 ? "web" : "app", event: i % 4 ? "Page viewed" : "Signed up", user_id: `u${i % 7}`, tags: { plan: i % 2 ? "pro" : "free" }, timestamp: now - i * 7200 });
+    expect(res.status).toBe(200);
+  }
+  await post(server, "/send-metric", { project: "shop", title: "Queue", value: 3 });
+});
+afterAll(() => server.close());
+
+const create = (body: Record<string, unknown>) => call(server, { path: "/v1/charts", body: { project: "shop", ...body } });
+
+describe("saved charts", () => {
+  test("are made, listed (pinned first, by position), read, changed and deleted", async () => {
+    const a = await create({ kind: "series", name: "Views by plan", definition: { event: "Page viewed", group_by: "tag:plan", last_days: 7, display: "bar" } });
+    expect(a.status).toBe(200);
+    expect(a.json.chart).toMatchObject({ project: "shop", kind: "series", name: "Views by plan", definition: { event: "Page viewed", group_by: "tag:plan", last_days: 7, display: "bar" }, position: null });
+    const b = (await create({ kind: "funnel", name: "Sign-up to view", definition: { steps: ["Signed up", { event: "Page viewed", channel: "web" }], window: 3 * DAY, last_days: 5 }, position: 1 })).json.chart;
+    const c = (await create({ kind: "metric", name: "Queue", definition: { title: "Queue", last_days: 1 }, position: 0 })).json.chart;
+    const ids = async () => (await call(server, { path: "/v1/charts?project=shop" })).json.charts.map((x: { id: number }) => x.id);
+    expect(await ids()).toEqual([c.id, b.id, a.json.chart.id]);
+
+    const renamed = await call(server, { method: "PATCH", path: `/v1/charts/${c.id}`, body: { name: "Queue depth", position: null } });
+    expect(renamed.json.chart).toMatchObject({ id: c.id, name: "Queue depth", position: null, definition: { title: "Queue", last_days: 1 } });
+    expect(await ids()).toEqual([b.id, a.json.chart.id, c.id]);
+    expect((await call(server, { path: `/v1/charts/${b.id}` })).json.chart).toMatchObject({ id: b.id, kind: "funnel", position: 1 });
+
+    // The dashboard arranges them: the ones given in that order, the rest unpinned.
+    await server.services.charts.arrange("shop", [a.json.chart.id, c.id]);
+    const listed = (await call(server, { path: "/v1/charts?project=shop" })).json.charts;
+    expect(listed.map((x: { id: number; position: number | null }) => [x.id, x.position])).toEqual([[a.json.chart.id, 0], [c.id, 1], [b.id, null]]);
+
+    for (const chart of [a.json.chart, b, c]) expect((await call(server, { method: "DELETE", path: `/v1/charts/${chart.id}` })).status).toBe(200);
+    expect(await ids()).toEqual([]);
+    expect((await call(server, { path: `/v1/charts/${b.id}` })).status).toBe(404);
+    expect((await call(server, { method: "DELETE", path: `/v1/charts/${b.id}` })).status).toBe(404);
+  });
+
+  test("answer what the analytics routes answer for the same question", async () => {
+    const series = (await create({ kind: "series", name: "Users a day", definition: { measure: "users", tz: "Europe/Paris", from: now - 3 * DAY, to: now, tag: ["plan:pro"] } })).json.chart;
+    const data = await call(server, { path: `/v1/charts/${series.id}/data` });
+    const direct = await call(server, { path: `/v1/analytics/series?project=shop&measure=users&tz=Europe/Paris&from=${now - 3 * DAY}&to=${now}&tag=plan:pro` });
+    const { success, statusCode, ...answer } = direct.json;
+    expect(data.json).toEqual({ success, statusCode, chart: series, kind: "series", ...answer });
+    expect(answer.series[0].total).toBeGreaterThan(0);
+
+    const funnel = (await create({ kind: "funnel", name: "F", definition: { steps: ["Signed up", "Page viewed"], from: now - 3 * DAY, to: now, window: DAY } })).json.chart;
+    const direct2 = (await call(server, { path: `/v1/analytics/funnel?project=shop&step=Signed%20up&step=Page%20viewed&from=${now - 3 * DAY}&to=${now}&window=${DAY}` })).json;
+    const { success: _, statusCode: __, ...funnelAnswer } = direct2;
+    expect((await call(server, { path: `/v1/charts/${funnel.id}/data` })).json).toMatchObject({ kind: "funnel", ...funnelAnswer });
+    expect(funnelAnswer.steps[1].users).toBeGreaterThan(0);
+
+    const metric = (await create({ kind: "metric", name: "Q", definition: { title: "Queue", last_days: 1 } })).json.chart;
+    const points = (await call(server, { path: `/v1/charts/${metric.id}/data` })).json;
+    expect(points).toMatchObject({ kind: "metric", metric: { title: "Queue", value: 3 } });
+    expect(points.points.map((p: { value: number }) => p.value)).toEqual([3]);
+  });
+
+  test("a question that could not be answered is refused when it is saved, naming its field", async () => {
+    const refusals: [Record<string, unknown>, number, string | null][] = [
+      [{ kind: "pie", name: "x", definition: {} }, 400, "kind"],
+      [{ kind: "series", name: "", definition: {} }, 400, "name"],
+      [{ kind: "series", name: "x", definition: { interval: "year" } }, 400, "definition.interval"],
+      [{ kind: "series", name: "x", definition: { group_by: "colour" } }, 400, "definition.group_by"],
+      [{ kind: "series", name: "x", definition: { colour: "red" } }, 400, "definition"],
+      [{ kind: "series", name: "x", definition: { last_days: 3, from: now } }, 400, "definition.last_days"],
+      [{ kind: "series", name: "x", definition: { interval: "hour", last_days: 3000 } }, 400, "definition.interval"],
+      [{ kind: "series", name: "x", definition: {}, position: -1 }, 400, "position"],
+      [{ kind: "funnel", name: "x", definition: { steps: ["A"] } }, 400, "definition.step"],
+      [{ kind: "funnel", name: "x", definition: { steps: ["A", { event: "B", channel: "nope" }] } }, 404, null],
+      [{ kind: "metric", name: "x", definition: { title: "Nope" } }, 404, null],
+      [{ kind: "series", name: "x", definition: { channel: "nope" }, project: "nope" }, 404, null],
+    ];
+    for (const [body, status, field] of refusals) {
+      const res = await create(body);
+      expect({ body, status: res.status, field: res.json.validation?.body?.[0]?.path ?? null }).toEqual({ body, status, field });
+    }
+    expect((await call(server, { method: "PATCH", path: "/v1/charts/abc", body: {} })).json.validation.query[0].path).toBe("id");
+    expect((await call(server, { method: "PATCH", path: "/v1/charts/999", body: { name: "y" } })).status).toBe(404);
+    const saved = (await create({ kind: "series", name: "ok", definition: {} })).json.chart;
+    const res = await call(server, { method: "PATCH", path: `/v1/charts/${saved.id}`, body: { definition: { measure: "people" } } });
+    expect(res.json.validation.body[0].path).toBe("definition.measure");
+  });
+});
