@@ -4,11 +4,17 @@ CREATE TABLE "charts" (
 	"kind" text NOT NULL,
 	"name" text NOT NULL,
 	"definition" text NOT NULL,
-	"position" integer,
 	"created_at" bigint NOT NULL,
 	"updated_at" bigint NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "dashboards" (
+	"project_id" integer PRIMARY KEY NOT NULL,
+	"cards" text NOT NULL,
+	"updated_at" bigint NOT NULL
+);
+--> statement-breakpoint
 ALTER TABLE "charts" ADD CONSTRAINT "charts_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "charts_project" ON "charts" USING btree ("project_id","position");--> statement-breakpoint
+ALTER TABLE "dashboards" ADD CONSTRAINT "dashboards_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "charts_project" ON "charts" USING btree ("project_id");--> statement-breakpoint
 CREATE INDEX "events_name_ts" ON "events" USING btree ("project_id","event","ts","user_id","id");

@@ -1,12 +1,11 @@
 // Saved charts and funnels for full-access tokens: listed, read with their data, and made, changed
 // and deleted (for provisioning scripts; the dashboard uses the same service).
 import { z } from "zod";
-import { type ChartData, chartChanges, chartInput } from "../domain/charts.ts";
+import { type ChartData, chartChanges, chartInput, type PlacedChart } from "../domain/charts.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
 import { queryOf, type Route, route } from "../http/routes.ts";
-import type { Chart } from "../model/chart.ts";
 import type { Services } from "../services.ts";
 import { apiFunnel, apiSeries } from "./analytics.ts";
 import { apiBucket, apiMetric, ok } from "./views.ts";
@@ -14,7 +13,7 @@ import { apiBucket, apiMetric, ok } from "./views.ts";
 export const chartsQuery = z.object({ project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }) });
 export const chartParams = z.object({ id: z.string().regex(/^\d{1,9}$/, "must be a chart id (a positive integer)").transform(Number) });
 
-export function apiChart(chart: Chart, project: string) {
+export function apiChart(chart: PlacedChart, project: string) {
   return {
     id: chart.id,
     project,
@@ -38,14 +37,14 @@ function apiData(data: ChartData) {
 const CHART_EXAMPLE = { id: 1, project: "my-saas", kind: "series", name: "Sign-ups by plan", definition: { event: "Signed up", last_days: 30, interval: "day", group_by: "tag:plan" }, position: 0, created_at: 1767225600, updated_at: 1767225600 };
 
 export function chartRoutes({ charts, config }: Services): Route[] {
-  const named = async (chart: Chart) => apiChart(chart, (await charts.projectOf(chart)).name);
+  const named = async (chart: PlacedChart) => apiChart(chart, (await charts.projectOf(chart)).name);
   const id = (params: Record<string, string>) => validate(chartParams, params, "query").id;
   return [
     route({
       method: "GET",
       path: "/v1/charts",
       access: "full",
-      doc: { summary: "A project's saved charts and funnels", description: "Pinned ones first, by position on the project's dashboard; then the rest. Full-access tokens only.", query: chartsQuery, example: { success: true, statusCode: 200, charts: [CHART_EXAMPLE] } },
+      doc: { summary: "A project's saved charts and funnels", description: "Those on the project's dashboard first, by position; then the rest, in the order they were made. Full-access tokens only.", query: chartsQuery, example: { success: true, statusCode: 200, charts: [CHART_EXAMPLE] } },
       async handle({ request }) {
         const project = validate(chartsQuery, queryOf(request), "query").project ?? config.defaultProject;
         return ok({ charts: (await charts.list(project)).map((c) => apiChart(c, project)) });
@@ -108,7 +107,7 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       },
       async handle({ params }) {
         const data = await charts.data(id(params));
-        return ok({ chart: await named(data.chart), kind: data.kind, ...apiData(data) });
+        return ok({ chart: await named(await charts.get(data.chart.id)), kind: data.kind, ...apiData(data) });
       },
     }),
   ];

@@ -1,10 +1,11 @@
-// Saved questions: a project's charts (a series), funnels and metric charts, each with a name, its
+// Saved questions: a project's charts (a series), funnels and metric charts, each with a name and its
 // question (the API's own parameters, as JSON: what GET /v1/analytics/series or /funnel or
-// /v1/metrics/history takes) and, when pinned, a place on the project's dashboard. A question is
-// checked when it is saved, as it would be when asked, so a saved chart always has an answer.
+// /v1/metrics/history takes); and the project's dashboard, the cards its team arranged: the
+// activity chart and pinned charts. A question is checked when it is saved, as it would be when
+// asked, so a saved chart always has an answer.
 import { z } from "zod";
 import { type FieldIssue, NotFound, ValidationError } from "../errors.ts";
-import type { Chart, ChartChanges, ChartKind } from "../model/chart.ts";
+import { ACTIVITY_CARD, type CardRef, type Chart, type ChartChanges, type ChartKind, DEFAULT_CARDS } from "../model/chart.ts";
 import type { Project } from "../model/project.ts";
 import type { Store } from "../store/store.ts";
 import { type AnalyticsService, type FunnelAnswer, type FunnelInput, type SeriesAnswer, type SeriesInput, planSeries } from "./analytics.ts";
@@ -17,6 +18,8 @@ import { validate } from "./validation.ts";
 const DAY = 86_400_000;
 export const CHART_KINDS: ChartKind[] = ["series", "funnel", "metric"];
 export const MAX_POSITION = 10_000;
+/** Cards a dashboard holds at most. */
+export const MAX_CARDS = 50;
 
 const tagFilters = z.array(rule.text(400)).max(8, "at most 8 tag filters");
 /** A fixed range (Unix seconds), or the last N days up to when it is read. */
@@ -85,6 +88,12 @@ export const chartChanges = z.object({ name: chartName.optional(), definition: d
 export type ChartInput = z.input<typeof chartInput>;
 export type ChartChangesInput = z.input<typeof chartChanges>;
 
+/** A chart with its place on the project's dashboard (0 first; null when it is not there). */
+export type PlacedChart = Chart & { position: number | null };
+
+/** A dashboard's card: the activity chart, or a pinned chart. */
+export type Card = { kind: typeof ACTIVITY_CARD } | { kind: "chart"; chart: Chart };
+
 /** What a chart shows now: its kind's answer. */
 export type ChartAnswer = { kind: "series"; series: SeriesAnswer } | { kind: "funnel"; funnel: FunnelAnswer } | { kind: "metric"; metric: HistoryPage };
 export type ChartData = { chart: Chart } & ChartAnswer;
@@ -152,44 +161,110 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
     return { kind, metric: await feed.metricHistory({ project, title: d.title, from, to, limit: MAX_HISTORY_PAGE, interval: "auto" }) };
   }
 
+  /** The project's cards as arranged (the default when never arranged), without charts since deleted. */
+  function cardsOf(layout: CardRef[] | null, charts: Chart[]): CardRef[] {
+    const ids = new Set(charts.map((c) => c.id));
+    return (layout ?? DEFAULT_CARDS).filter((card) => card === ACTIVITY_CARD || ids.has(card));
+  }
+
+  /**
+   * Changes the project's layout in one transaction, from the layout as it is (locked, so changes
+   * made at once all land): `change` gets the cards and the project's charts, and gives the cards.
+   */
+  function rearrange(projectId: number, now: number, change: (cards: CardRef[], charts: Chart[]) => CardRef[]): Promise<void> {
+    return store.tx(async (tx) => {
+      const charts = await tx.charts.list(projectId);
+      const cards = change(cardsOf(await tx.charts.layout(projectId, { lock: true }), charts), charts);
+      await tx.charts.setLayout(projectId, [...new Set(cards)].slice(0, MAX_CARDS), now);
+    });
+  }
+
+  /** `cards` with `id` taken out, then put at `position` (null: left out). */
+  const placed = (cards: CardRef[], id: number, position: number | null | undefined) => {
+    const rest = cards.filter((c) => c !== id);
+    if (position === null || position === undefined) return rest;
+    return [...rest.slice(0, position), id, ...rest.slice(position)];
+  };
+
+  async function place(chart: Chart): Promise<PlacedChart> {
+    const cards = cardsOf(await store.charts.layout(chart.projectId), [chart]);
+    const at = cards.indexOf(chart.id);
+    return { ...chart, position: at < 0 ? null : at };
+  }
+
   return {
-    /** A project's charts: the pinned ones by position, then the rest in the order they were made. */
-    async list(projectName: string): Promise<Chart[]> {
-      return store.charts.list((await requireProject(store, projectName)).id);
+    /** A project's charts: those on its dashboard in their order, then the rest in the order they were made. */
+    async list(projectName: string): Promise<PlacedChart[]> {
+      const project = await requireProject(store, projectName);
+      const [charts, layout] = await Promise.all([store.charts.list(project.id), store.charts.layout(project.id)]);
+      const cards = cardsOf(layout, charts);
+      const placed = charts.map((c) => ({ ...c, position: cards.indexOf(c.id) < 0 ? null : cards.indexOf(c.id) }));
+      return placed.sort((a, b) => (a.position ?? Infinity) - (b.position ?? Infinity) || a.id - b.id);
     },
 
-    get: requireChart,
+    async get(id: number): Promise<PlacedChart> {
+      return place(await requireChart(id));
+    },
 
     /** The project the chart belongs to. */
     projectOf,
 
-    async create(input: ChartInput, now = Date.now()): Promise<Chart> {
+    async create(input: ChartInput, now = Date.now()): Promise<PlacedChart> {
       const c = validate(chartInput, input);
       const project = await requireProject(store, c.project);
       const definition = await checkDefinition(project, c.kind, c.definition, now);
-      return store.charts.create({ projectId: project.id, kind: c.kind, name: c.name, definition, position: c.position ?? null, createdAt: now }, now);
+      const chart = await store.charts.create({ projectId: project.id, kind: c.kind, name: c.name, definition, createdAt: now }, now);
+      if (c.position !== undefined && c.position !== null) await rearrange(project.id, now, (cards) => placed(cards, chart.id, c.position));
+      return place(chart);
     },
 
-    async update(id: number, input: ChartChangesInput, now = Date.now()): Promise<Chart> {
+    async update(id: number, input: ChartChangesInput, now = Date.now()): Promise<PlacedChart> {
       const c = validate(chartChanges, input);
       const chart = await requireChart(id);
-      const changes: ChartChanges = { name: c.name, position: c.position };
+      const changes: ChartChanges = { name: c.name };
       if (c.definition) changes.definition = await checkDefinition(await projectOf(chart), chart.kind, c.definition, now);
-      return (await store.charts.update(id, changes, now)) ?? requireChart(id);
+      const updated = (await store.charts.update(id, changes, now)) ?? (await requireChart(id));
+      if (c.position !== undefined) await rearrange(chart.projectId, now, (cards) => placed(cards, id, c.position));
+      return place(updated);
     },
 
-    async remove(id: number): Promise<void> {
+    async remove(id: number, now = Date.now()): Promise<void> {
+      const chart = await requireChart(id);
       if (!(await store.charts.delete(id))) throw new NotFound(`Chart ${id} does not exist.`);
+      await rearrange(chart.projectId, now, (cards) => cards.filter((c) => c !== id));
     },
 
-    /** Pins `ids` (charts of the project) in that order and unpins the project's others: the dashboard's arrangement. */
-    async arrange(projectName: string, ids: number[], now = Date.now()): Promise<Chart[]> {
+    /** The project's dashboard: its cards in order, each with its chart. */
+    async dashboard(projectName: string): Promise<Card[]> {
+      const project = await requireProject(store, projectName);
+      const [charts, layout] = await Promise.all([store.charts.list(project.id), store.charts.layout(project.id)]);
+      const byId = new Map(charts.map((c) => [c.id, c]));
+      return cardsOf(layout, charts).map((card) => (card === ACTIVITY_CARD ? { kind: ACTIVITY_CARD } : { kind: "chart", chart: byId.get(card)! }));
+    },
+
+    /** Arranges the project's dashboard: `cards` in that order (the activity chart and charts of the project); the rest off it. */
+    async arrange(projectName: string, cards: CardRef[], now = Date.now()): Promise<void> {
       const project = await requireProject(store, projectName);
       const mine = new Set((await store.charts.list(project.id)).map((c) => c.id));
-      const stranger = ids.find((id) => !mine.has(id));
+      const stranger = cards.find((card) => card !== ACTIVITY_CARD && !mine.has(card));
       if (stranger !== undefined) throw new NotFound(`Chart ${stranger} does not exist in project "${project.name}".`);
-      await store.charts.arrange(project.id, [...new Set(ids)], now);
-      return store.charts.list(project.id);
+      await rearrange(project.id, now, () => cards);
+    },
+
+    /** Moves a card one place up (-1) or down (+1), or adds it at the end (`add`), or takes it off (`remove`). */
+    async moveCard(projectName: string, card: CardRef, move: "up" | "down" | "add" | "remove", now = Date.now()): Promise<void> {
+      const project = await requireProject(store, projectName);
+      if (card !== ACTIVITY_CARD && (await store.charts.find(card))?.projectId !== project.id) throw new NotFound(`Chart ${card} does not exist in project "${project.name}".`);
+      await rearrange(project.id, now, (cards) => {
+        const at = cards.indexOf(card);
+        if (move === "remove") return cards.filter((c) => c !== card);
+        if (move === "add") return at < 0 ? [...cards, card] : cards;
+        const to = at + (move === "up" ? -1 : 1);
+        if (at < 0 || to < 0 || to >= cards.length) return cards;
+        const next = [...cards];
+        [next[at], next[to]] = [next[to]!, next[at]!];
+        return next;
+      });
     },
 
     /** What the saved chart shows now. */

@@ -3,7 +3,7 @@
 // all. Reads outside a transaction see what is committed. Each dialect implements this: SQLite in
 // DATA_DIR (store/sqlite/), PostgreSQL for several instances (store/pg/).
 import type { DroppedQuery, FunnelCounts, FunnelQuery, SeriesLine, SeriesQuery } from "../model/analytics.ts";
-import type { Chart, ChartChanges, NewChart } from "../model/chart.ts";
+import type { CardRef, Chart, ChartChanges, NewChart } from "../model/chart.ts";
 import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
 import type { Metric, MetricBucket, MetricPoint, MetricValue } from "../model/metric.ts";
@@ -199,14 +199,18 @@ export interface AnalyticsRepository {
 export interface ChartRepository {
   create(chart: NewChart, now: number): Promise<Chart>;
   find(id: number): Promise<Chart | null>;
-  /** A project's charts: the pinned ones by position, then the rest in the order they were made. */
+  /** A project's charts, in the order they were made. */
   list(projectId: number): Promise<Chart[]>;
   /** Null when there is no such chart. */
   update(id: number, changes: ChartChanges, now: number): Promise<Chart | null>;
   /** False when there was no such chart. */
   delete(id: number): Promise<boolean>;
-  /** Pins the project's charts `ids` in that order (positions 0, 1, …) and unpins its others. */
-  arrange(projectId: number, ids: number[], now: number): Promise<void>;
+  /**
+   * The cards of the project's dashboard in order; null while its team never arranged it. With
+   * `lock` (in a transaction), no other writer changes it before the transaction ends.
+   */
+  layout(projectId: number, options?: { lock?: boolean }): Promise<CardRef[] | null>;
+  setLayout(projectId: number, cards: CardRef[], now: number): Promise<void>;
 }
 
 export interface MetaRepository {
@@ -242,7 +246,7 @@ export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = 
   idempotency: ["claim", "complete", "prune"],
   meta: ["set", "probe"],
   analytics: [],
-  charts: ["create", "update", "delete", "arrange"],
+  charts: ["create", "update", "delete", "setLayout"],
 };
 
 /** The read gate's counters (store/reads.ts): reads running and waiting now, and those out of budget so far. */

@@ -1,9 +1,9 @@
-// Saved charts and funnels, and their places on a project's dashboard.
-import { and, asc, eq, notInArray, sql } from "drizzle-orm";
-import type { Chart } from "../../model/chart.ts";
+// Saved charts and funnels, and the cards of each project's dashboard.
+import { asc, eq } from "drizzle-orm";
+import type { CardRef, Chart } from "../../model/chart.ts";
 import type { ChartRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
-import { charts } from "./schema.ts";
+import { charts, dashboards } from "./schema.ts";
 
 type ChartRow = typeof charts.$inferSelect;
 
@@ -23,15 +23,14 @@ export function chartStore(ctx: Ctx): ChartRepository {
     },
 
     async list(projectId) {
-      const rows = await db.select().from(charts).where(eq(charts.projectId, projectId)).orderBy(sql`${charts.position} IS NULL`, asc(charts.position), asc(charts.id));
-      return rows.map(toChart);
+      return (await db.select().from(charts).where(eq(charts.projectId, projectId)).orderBy(asc(charts.id))).map(toChart);
     },
 
     async update(id, changes, now) {
-      const { definition, ...rest } = changes;
+      const { definition, name } = changes;
       const [row] = await db
         .update(charts)
-        .set({ ...rest, ...(definition === undefined ? {} : { definition: JSON.stringify(definition) }), updatedAt: now })
+        .set({ ...(name === undefined ? {} : { name }), ...(definition === undefined ? {} : { definition: JSON.stringify(definition) }), updatedAt: now })
         .where(eq(charts.id, id))
         .returning();
       return row ? toChart(row) : null;
@@ -41,10 +40,19 @@ export function chartStore(ctx: Ctx): ChartRepository {
       return (await db.delete(charts).where(eq(charts.id, id)).returning({ id: charts.id })).length > 0;
     },
 
-    async arrange(projectId, ids, now) {
-      for (const [position, id] of ids.entries()) await db.update(charts).set({ position, updatedAt: now }).where(and(eq(charts.id, id), eq(charts.projectId, projectId)));
-      const others = and(eq(charts.projectId, projectId), ids.length ? notInArray(charts.id, ids) : undefined);
-      await db.update(charts).set({ position: null, updatedAt: now }).where(and(others, sql`${charts.position} IS NOT NULL`));
+    async layout(projectId, options) {
+      // Locked, the row is held to the end of the transaction, so two changes made at once from
+      // the same layout (two pins on two instances) both land; a project never arranged has no row
+      // to lock, so one is made for it first.
+      if (options?.lock) await db.insert(dashboards).values({ projectId, cards: "null", updatedAt: 0 }).onConflictDoNothing();
+      const read = db.select({ cards: dashboards.cards }).from(dashboards).where(eq(dashboards.projectId, projectId));
+      const [row] = options?.lock ? await read.for("update") : await read.limit(1);
+      return row ? (JSON.parse(row.cards) as CardRef[] | null) : null;
+    },
+
+    async setLayout(projectId, cards, now) {
+      const value = { cards: JSON.stringify(cards), updatedAt: now };
+      await db.insert(dashboards).values({ projectId, ...value }).onConflictDoUpdate({ target: dashboards.projectId, set: value });
     },
   };
 }

@@ -326,7 +326,7 @@ export const rateLimits = pgTable("rate_limits", {
 });
 
 // Saved charts and funnels of a project (domain/charts.ts): the question as JSON (the API's own
-// parameters), and a place on the project's dashboard when pinned.
+// parameters).
 export const charts = pgTable(
   "charts",
   {
@@ -337,9 +337,18 @@ export const charts = pgTable(
     kind: text("kind", { enum: ["series", "funnel", "metric"] }).notNull(),
     name: text("name").notNull(),
     definition: text("definition").notNull(),
-    position: integer("position"),
     createdAt: millis("created_at").notNull(),
     updatedAt: millis("updated_at").notNull(),
   },
-  (t) => [index("charts_project").on(t.projectId, t.position)],
+  (t) => [index("charts_project").on(t.projectId)],
 );
+
+// A project's dashboard as its team arranged it: the cards in order, as JSON (model/chart.ts
+// CardRef: "activity" or a chart's id). No row: the default, the activity chart alone.
+export const dashboards = pgTable("dashboards", {
+  projectId: integer("project_id")
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  cards: text("cards").notNull(),
+  updatedAt: millis("updated_at").notNull(),
+});

@@ -1,8 +1,8 @@
-// Saved charts and funnels, and their places on a project's dashboard.
-import { and, asc, eq, notInArray, sql } from "drizzle-orm";
-import type { Chart, ChartChanges, NewChart } from "../../model/chart.ts";
+// Saved charts and funnels, and the cards of each project's dashboard.
+import { asc, eq } from "drizzle-orm";
+import type { CardRef, Chart, ChartChanges, NewChart } from "../../model/chart.ts";
 import type { Db } from "./db.ts";
-import { charts } from "./schema.ts";
+import { charts, dashboards } from "./schema.ts";
 
 type ChartRow = typeof charts.$inferSelect;
 
@@ -19,16 +19,15 @@ export function chartStore(db: Db) {
       return row ? toChart(row) : null;
     },
 
-    /** Pinned ones by position, then the rest in the order they were made. */
     list(projectId: number): Chart[] {
-      return db.select().from(charts).where(eq(charts.projectId, projectId)).orderBy(sql`${charts.position} IS NULL`, asc(charts.position), asc(charts.id)).all().map(toChart);
+      return db.select().from(charts).where(eq(charts.projectId, projectId)).orderBy(asc(charts.id)).all().map(toChart);
     },
 
     update(id: number, changes: ChartChanges, now: number): Chart | null {
-      const { definition, ...rest } = changes;
+      const { definition, name } = changes;
       const row = db
         .update(charts)
-        .set({ ...rest, ...(definition === undefined ? {} : { definition: JSON.stringify(definition) }), updatedAt: now })
+        .set({ ...(name === undefined ? {} : { name }), ...(definition === undefined ? {} : { definition: JSON.stringify(definition) }), updatedAt: now })
         .where(eq(charts.id, id))
         .returning()
         .get();
@@ -39,10 +38,15 @@ export function chartStore(db: Db) {
       return db.delete(charts).where(eq(charts.id, id)).returning({ id: charts.id }).all().length > 0;
     },
 
-    arrange(projectId: number, ids: number[], now: number): void {
-      ids.forEach((id, position) => db.update(charts).set({ position, updatedAt: now }).where(and(eq(charts.id, id), eq(charts.projectId, projectId))).run());
-      const others = and(eq(charts.projectId, projectId), ids.length ? notInArray(charts.id, ids) : undefined);
-      db.update(charts).set({ position: null, updatedAt: now }).where(and(others, sql`${charts.position} IS NOT NULL`)).run();
+    // Writes run one at a time in the writer: a layout read in a transaction cannot change under it.
+    layout(projectId: number, _options?: { lock?: boolean }): CardRef[] | null {
+      const row = db.select({ cards: dashboards.cards }).from(dashboards).where(eq(dashboards.projectId, projectId)).get();
+      return row ? (JSON.parse(row.cards) as CardRef[]) : null;
+    },
+
+    setLayout(projectId: number, cards: CardRef[], now: number): void {
+      const value = { cards: JSON.stringify(cards), updatedAt: now };
+      db.insert(dashboards).values({ projectId, ...value }).onConflictDoUpdate({ target: dashboards.projectId, set: value }).run();
     },
   };
 }

@@ -292,7 +292,7 @@ export const idempotencyKeys = sqliteTable(
 );
 
 // Saved charts and funnels of a project (domain/charts.ts): the question as JSON (the API's own
-// parameters), and a place on the project's dashboard when pinned.
+// parameters).
 export const charts = sqliteTable(
   "charts",
   {
@@ -303,9 +303,18 @@ export const charts = sqliteTable(
     kind: text("kind", { enum: ["series", "funnel", "metric"] }).notNull(),
     name: text("name").notNull(),
     definition: text("definition").notNull(),
-    position: integer("position"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [index("charts_project").on(t.projectId, t.position)],
+  (t) => [index("charts_project").on(t.projectId)],
 );
+
+// A project's dashboard as its team arranged it: the cards in order, as JSON (model/chart.ts
+// CardRef: "activity" or a chart's id). No row: the default, the activity chart alone.
+export const dashboards = sqliteTable("dashboards", {
+  projectId: integer("project_id")
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  cards: text("cards").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
