@@ -75,6 +75,7 @@ export const settings = {
   queryTimeout: spec("SIGNALBOARD_QUERY_TIMEOUT", "10s", duration, "longest a read may take (a search, a chart, the users list, a history), waiting included; past it the request gets 503 query_timeout and the query is stopped"),
   readers: spec("SIGNALBOARD_READERS", "2", z.coerce.number().int().min(1).max(32), "SQLite: reader processes that run the expensive reads, away from the process that acknowledges writes"),
   liveInterval: spec("SIGNALBOARD_LIVE_INTERVAL", "250ms", duration, "how often open dashboards and streams are sent what is new, at most (an event after a quiet moment goes out at once)"),
+  cardRefresh: spec("SIGNALBOARD_CARD_REFRESH", "5s", duration, "while events arrive, how often a dashboard's charts are worked out again, at most: once per chart, however many people look"),
   metrics: spec("SIGNALBOARD_METRICS", "false", bool, "serve Prometheus metrics at /metrics (scraped with a full-access token)"),
   logLevel: spec("SIGNALBOARD_LOG_LEVEL", "info", z.enum(["debug", "info", "warn", "error", "silent"]), "debug, info, warn, error or silent"),
 } satisfies Record<string, Spec<unknown>>;

@@ -17,6 +17,7 @@ import { projectService } from "./domain/projects.ts";
 import { tokenService } from "./domain/tokens.ts";
 import { transferService } from "./domain/transfer.ts";
 import { Fanout } from "./live/fanout.ts";
+import { SharedAnswers } from "./live/answers.ts";
 import { type Announce, Hub, type LiveMessage } from "./live/hub.ts";
 import { log } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
@@ -85,6 +86,8 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
     dialect: store.dialect,
     hub,
     fanout: new Fanout(hub, config.liveInterval),
+    /** Dashboard cards' answers, worked out once per refresh for everyone looking. */
+    answers: new SharedAnswers(hub, config.cardRefresh),
     metrics,
     tokens,
     accounts,
