@@ -158,14 +158,15 @@
     ];
   }
 
-  function drawChart(el, opts, data) {
+  function drawChart(el, opts, data, height) {
     if (!window.uPlot) return null;
+    height = height || 220;
     el.textContent = "";
     const width = Math.max(el.clientWidth, 280);
-    const chart = new window.uPlot(Object.assign({ width, height: 220, axes: axes() }, opts), data, el);
+    const chart = new window.uPlot(Object.assign({ width, height, axes: axes() }, opts), data, el);
     // Follows its box, not only the window: a chart drawn while folded away (a closed <details>)
     // takes its width when it is shown.
-    const onResize = () => { if (el.clientWidth > 0) chart.setSize({ width: Math.max(el.clientWidth, 280), height: 220 }); };
+    const onResize = () => { if (el.clientWidth > 0) chart.setSize({ width: Math.max(el.clientWidth, 280), height }); };
     const observer = window.ResizeObserver ? new ResizeObserver(onResize) : null;
     if (observer) observer.observe(el);
     else window.addEventListener("resize", onResize);
@@ -180,6 +181,14 @@
   const otherColor = () => (darkMode() ? "#6b7280" : "#9ca3af");
   const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8];
   const DAY_S = 86400;
+
+  /** A count or value for an axis, whole: 950, 18.4k, 1.25M. */
+  function compactNumber(v) {
+    const abs = Math.abs(v);
+    if (abs < 1000) return String(Math.round(v * 1000) / 1000);
+    const [div, unit] = abs >= 1e9 ? [1e9, "G"] : abs >= 1e6 ? [1e6, "M"] : [1e3, "k"];
+    return String(Math.round((v / div) * 100) / 100) + unit;
+  }
 
   function swatch(color) {
     const mark = document.createElement("span");
@@ -397,8 +406,11 @@
         init() { this.load(); },
         destroy() { if (handle) handle.dispose(); },
         setRange(event) { event = event || this.$event; this.days = Number(event.target.value); this.load(); },
-        async load() {
+        // Events arrived (the dashboard says so at most every few seconds): the answer everyone shares.
+        refresh() { this.load(true); },
+        async load(live) {
           const url = new URL(this.$root.dataset.url, location.href);
+          if (live === true) url.searchParams.set("live", "1");
           url.searchParams.set("days", String(this.days));
           url.searchParams.set("tz", String(-new Date().getTimezoneOffset()));
           const response = await fetch(url, { headers: { Accept: "application/json" } });
@@ -600,6 +612,159 @@
       };
     });
 
+    // A saved question's series (views/charts.ts): lines or bars (stacked when split), one colour
+    // per group from the palette, "other" in grey; a tooltip per bucket. The data comes in the
+    // element's data-chart; the legend and totals are in the HTML.
+    Alpine.data("seriesChart", () => {
+      let handle = null;
+      return {
+        init() {
+          const data = JSON.parse(this.$root.dataset.chart);
+          const el = this.$refs.chart;
+          for (const mark of this.$root.querySelectorAll(".swatch[data-slot]")) {
+            const slot = Number(mark.dataset.slot);
+            mark.style.background = slot < 0 ? otherColor() : channelColor(slot); // CSSOM: the CSP allows it
+          }
+          if (!el || !data.t.length) return;
+          const lines = data.lines.map((l) => Object.assign({}, l, { color: l.slot < 0 ? otherColor() : channelColor(l.slot) }));
+          const step = data.t.length > 1 ? data.t[1] - data.t[0] : DAY_S;
+          const start = data.from !== undefined ? Math.min(data.t[0], data.from) : data.t[0];
+          const end = data.to !== undefined ? data.to : data.t[data.t.length - 1] + step;
+          const bar = data.display === "bar";
+          let series;
+          let values;
+          let x = data.t;
+          if (bar) {
+            // Stacked: each line is the running sum up to it, drawn from the top of the stack down.
+            let run = data.t.map(() => 0);
+            const stacked = lines.map((l) => (run = run.map((v, i) => v + (l.values[i] || 0))));
+            const order = lines.map((_, i) => lines.length - 1 - i);
+            const paths = window.uPlot && window.uPlot.paths.bars({ size: [0.8, 40], gap: 1, align: 1 });
+            series = order.map((i) => ({ label: lines[i].label, fill: lines[i].color, stroke: lines[i].color, width: 0, paths: paths, points: { show: false } }));
+            values = order.map((i) => stacked[i]);
+          } else {
+            const few = data.t.length <= 48;
+            series = lines.map((l) => ({ label: l.label, stroke: l.color, width: 2, points: { show: few, size: 5, fill: l.color } }));
+            values = lines.map((l) => l.values);
+            // A point stands for its bucket: drawn at its middle.
+            x = data.t.map((t, i) => t + ((i + 1 < data.t.length ? data.t[i + 1] : end) - t) / 2);
+          }
+          const ax = axes();
+          ax[1].incrs = data.interval === "auto" ? undefined : COUNT_STEPS;
+          ax[1].values = (u, ticks) => ticks.map(compactNumber);
+          const opts = {
+            series: [{}].concat(series),
+            legend: { show: false },
+            axes: ax,
+            cursor: { y: false, points: { show: !bar }, drag: { x: false, y: false } },
+            scales: { x: { time: true, range: () => [start, end] }, y: { range: (u, min, max) => [Math.min(0, min), Math.max(1, max)] } },
+            hooks: { setCursor: [(u) => this.showTip(u, lines, data)] },
+          };
+          handle = drawChart(el, opts, [x].concat(values), data.compact ? 160 : 220);
+        },
+        destroy() { if (handle) handle.dispose(); },
+        showTip(u, lines, data) {
+          const tip = this.$refs.tip;
+          const idx = u.cursor.idx;
+          if (!tip) return;
+          if (idx == null || u.cursor.left == null || u.cursor.left < 0) { tip.hidden = true; return; }
+          tip.textContent = "";
+          const head = document.createElement("strong");
+          const when = new Date(data.t[idx] * 1000);
+          const tz = data.tz && data.tz !== "UTC" ? data.tz : undefined;
+          head.textContent = data.interval === "hour" || data.interval === "auto"
+            ? when.toLocaleString(undefined, { timeZone: tz, month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" })
+            : (data.interval === "week" ? "Week of " : "") + when.toLocaleDateString(undefined, { timeZone: tz, year: "numeric", month: data.interval === "month" ? "long" : "short", day: data.interval === "month" ? undefined : "numeric" });
+          const list = document.createElement("ul");
+          for (const l of lines) {
+            const row = document.createElement("li");
+            const name = document.createElement("span");
+            name.textContent = l.label;
+            const n = document.createElement("span");
+            n.className = "tip-count";
+            const v = l.values[idx];
+            n.textContent = v == null ? "—" : Number(v).toLocaleString(undefined, { maximumSignificantDigits: 15 });
+            row.append(swatch(l.color), name, n);
+            list.appendChild(row);
+          }
+          tip.append(head, list);
+          tip.hidden = false;
+          const wrap = tip.parentElement.getBoundingClientRect();
+          const over = u.over.getBoundingClientRect();
+          let left = over.left - wrap.left + u.cursor.left + 12;
+          if (left + tip.offsetWidth > wrap.width) left = Math.max(0, left - tip.offsetWidth - 24);
+          tip.style.left = left + "px";
+          tip.style.top = Math.max(0, over.top - wrap.top) + "px";
+        },
+      };
+    });
+
+    // A project's dashboard (views/dashboard.ts): its cards are asked again when events arrive, at
+    // most every data-refresh-ms (the server answers everyone from one query per card); "Arrange
+    // cards" shows the controls to move, add and remove them. After a move the server sends the
+    // dashboard back with the moved card's control named in data-focus, which gets the focus.
+    Alpine.data("dashboard", () => {
+      let last = 0;
+      let timer = null;
+      return {
+        arranging: false,
+        init() {
+          this.arranging = this.$root.dataset.arranging === "1";
+          const focus = this.$root.dataset.focus;
+          if (focus) {
+            const target = document.getElementById(focus);
+            const fallback = this.$root.querySelector(".card-moves button:not([disabled])");
+            this.$nextTick(() => { const el = target && !target.disabled ? target : (fallback || this.$root.querySelector("[data-testid=arrange]")); if (el) el.focus(); });
+          }
+        },
+        destroy() { clearTimeout(timer); },
+        toggleArrange() { this.arranging = !this.arranging; },
+        arrangingText() { return this.arranging ? "true" : "false"; },
+        eventsArrived() {
+          const every = Number(this.$root.dataset.refreshMs) || 5000;
+          const fire = () => {
+            timer = null;
+            last = Date.now();
+            window.dispatchEvent(new CustomEvent("sb-refresh"));
+            if (window.htmx) for (const el of this.$root.querySelectorAll("[data-live-url]")) window.htmx.ajax("GET", el.dataset.liveUrl, { target: el, swap: "innerHTML" });
+          };
+          if (timer) return;
+          const wait = last + every - Date.now();
+          if (wait <= 0) fire();
+          else timer = setTimeout(fire, wait);
+        },
+      };
+    });
+
+    // The chart builder's form: the viewer's time zone goes with the question (buckets start at
+    // their midnights), and the fields that only some choices need show with them.
+    Alpine.data("chartForm", () => ({
+      init() {
+        let changed = false;
+        const zone = this.$root.querySelector("[data-viewer=zone]");
+        if (zone && !zone.value) { zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"; changed = true; }
+        const offset = this.$root.querySelector("[data-viewer=offset]");
+        if (offset && !offset.value) { offset.value = String(-new Date().getTimezoneOffset()); changed = true; }
+        this.shown();
+        if (changed) document.body.dispatchEvent(new CustomEvent("sb-viewer"));
+      },
+      changed() { this.shown(); },
+      addStep(event) {
+        const next = this.$root.querySelector(".step-row[hidden]");
+        if (!next) return;
+        next.hidden = false;
+        next.querySelector("input").focus();
+        if (!this.$root.querySelector(".step-row[hidden]")) (event || this.$event).target.hidden = true;
+      },
+      shown() {
+        const form = this.$root;
+        const range = form.querySelector("[name=range]");
+        for (const el of form.querySelectorAll("[data-range]")) el.hidden = !range || range.value !== el.dataset.range;
+        const group = form.querySelector("[name=group_by]");
+        for (const el of form.querySelectorAll("[data-group]")) el.hidden = !group || !group.value || (el.dataset.group !== "any" && el.dataset.group !== group.value);
+      },
+    }));
+
     // The live feed. New events arrive as HTML over SSE. At the top of the page they slide in;
     // scrolled down, a pill counts them instead of moving what you are reading. In a burst the
     // server sends only the newest few and says how many more there were ("skipped"): the pill
@@ -633,7 +798,7 @@
         this.source = source;
         source.addEventListener("open", () => { this.connected = true; this.attempts = 0; });
         source.addEventListener("feed", (e) => this.onFeed(e));
-        source.addEventListener("skipped", (e) => { this.skipped += JSON.parse(e.data).count || 0; });
+        source.addEventListener("skipped", (e) => { this.skipped += JSON.parse(e.data).count || 0; window.dispatchEvent(new CustomEvent("sb-events")); });
         source.addEventListener("metric", (e) => this.onMetric(e));
         source.addEventListener("channel", (e) => this.onChannel(e));
         source.addEventListener("toast", (e) => this.onToast(e));
@@ -651,6 +816,7 @@
       // "At the top" means the top of the feed is on screen, wherever the feed starts on the page.
       atTop() { return this.$root.getBoundingClientRect().top > -100; },
       onFeed(e) {
+        window.dispatchEvent(new CustomEvent("sb-events"));
         const id = Number(e.lastEventId);
         if (id > this.lastId) this.lastId = id;
         const item = fragment(e.data);
@@ -677,6 +843,7 @@
         if (this.$root.getBoundingClientRect().top < 0) this.$root.scrollIntoView({ block: "start" });
       },
       onMetric(e) {
+        window.dispatchEvent(new CustomEvent("sb-events"));
         const widget = fragment(e.data);
         if (!widget) return;
         const existing = document.getElementById(widget.id);

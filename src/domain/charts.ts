@@ -8,7 +8,7 @@ import { type FieldIssue, NotFound, ValidationError } from "../errors.ts";
 import { ACTIVITY_CARD, type CardRef, type Chart, type ChartChanges, type ChartKind, DEFAULT_CARDS } from "../model/chart.ts";
 import type { Project } from "../model/project.ts";
 import type { Store } from "../store/store.ts";
-import { type AnalyticsService, type FunnelAnswer, type FunnelInput, type SeriesAnswer, type SeriesInput, planSeries } from "./analytics.ts";
+import { type AnalyticsService, type DroppedPage, type FunnelAnswer, type FunnelInput, type SeriesAnswer, type SeriesInput, planSeries } from "./analytics.ts";
 import type { FeedService } from "./feed.ts";
 import { type HistoryPage, MAX_HISTORY_PAGE } from "./metric-history.ts";
 import { requireProject } from "./projects.ts";
@@ -210,10 +210,24 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
     projectOf,
 
     async create(input: ChartInput, now = Date.now()): Promise<PlacedChart> {
-      const c = validate(chartInput, input);
+      // A bad name and a bad question are reported together: a form shows both at once.
+      const issues: FieldIssue[] = [];
+      const problems = (error: unknown) => {
+        if (!(error instanceof ValidationError)) throw error;
+        issues.push(...error.issues);
+      };
+      const named = typeof input === "object" && input !== null ? input : {};
+      try {
+        validate(chartInput.pick({ name: true }), named);
+      } catch (error) {
+        problems(error);
+      }
+      const c = validate(chartInput.omit({ name: true }), named);
       const project = await requireProject(store, c.project);
-      const definition = await checkDefinition(project, c.kind, c.definition, now);
-      const chart = await store.charts.create({ projectId: project.id, kind: c.kind, name: c.name, definition, createdAt: now }, now);
+      const definition = await checkDefinition(project, c.kind, c.definition, now).catch((error) => void problems(error));
+      if (issues.length || !definition) throw new ValidationError(issues, "body");
+      const name = (input as { name: string }).name;
+      const chart = await store.charts.create({ projectId: project.id, kind: c.kind, name, definition, createdAt: now }, now);
       if (c.position !== undefined && c.position !== null) await rearrange(project.id, now, (cards) => placed(cards, chart.id, c.position));
       return place(chart);
     },
@@ -272,6 +286,13 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
       const chart = await requireChart(id);
       const project = await projectOf(chart);
       return { chart, ...(await answer(project.name, chart.kind, chart.definition, now)) };
+    },
+
+    /** A funnel's answer and a page of the users who dropped before step `at` (from 2). */
+    async dropped(project: string, definition: Record<string, unknown>, at: number, cursor: string | undefined, now = Date.now()): Promise<{ funnel: FunnelAnswer; page: DroppedPage }> {
+      const input = funnelInput(project, await inDefinition(() => validate(funnelDefinition, definition)), now);
+      const [funnel, page] = await Promise.all([analytics.funnel(input, now), analytics.funnelDropped({ ...input, at, cursor }, now)]);
+      return { funnel, page };
     },
 
     /** What a chart of `kind` with `definition` would show now, unsaved (the builder's preview). */

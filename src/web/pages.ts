@@ -6,6 +6,7 @@ import { type Route, route } from "../http/routes.ts";
 import type { Channel, Project } from "../model/project.ts";
 import type { Services } from "../services.ts";
 import { type Filters, filterParams, isFiltered, readFilters, toEventQuery, viewerOffset } from "./filters.ts";
+import { projectDashboard } from "./charts.ts";
 import { query, seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
 import { eventDetail, feedItems } from "./views/events.ts";
@@ -36,7 +37,8 @@ export function colorSlots(shown: string[], channels: Channel[]): number[] {
   return shown.map((name) => slots.get(name)!);
 }
 
-export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Route[] {
+export function pageRoutes(services: Services, kit: Kit): Route[] {
+  const { feed, projects, answers, config } = services;
   /** The first page of a feed, with the URLs for its next page and its live stream. */
   async function feedView(project: Project, filters: Filters, extra: { channel?: string; hideChannel?: boolean; metrics?: boolean } = {}): Promise<FeedView> {
     const q: EventQuery = toEventQuery(project.name, filters, extra.channel);
@@ -71,8 +73,8 @@ export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Rout
       async handle({ request, params, session }) {
         const project = await kit.project(params.project!);
         const filters = readFilters(new URL(request.url).searchParams);
-        const [metrics, channels, feedView_] = await Promise.all([feed.listMetrics(project.name), projects.channels(project.name), feedView(project, filters, { metrics: true })]);
-        const body = projectPage(project, { metrics, channels, filters, feed: feedView_, baseUrl: config.baseUrl });
+        const [metrics, channels, feedView_, dashboard] = await Promise.all([feed.listMetrics(project.name), projects.channels(project.name), feedView(project, filters, { metrics: true }), projectDashboard(services, project, filters)]);
+        const body = projectPage(project, { metrics, channels, filters, feed: feedView_, baseUrl: config.baseUrl, dashboard });
         // A date it could not use: the page, with the search run without it and the error by its field.
         return kit.page(session, body, { title: project.name, nav: { project }, charts: true, status: filters.errors ? 422 : 200 });
       },
@@ -156,7 +158,9 @@ export function pageRoutes({ feed, projects, config }: Services, kit: Kit): Rout
         const start = firstDay * 86_400_000 - offsetMs;
         // The feed's filters, as the page's URL has them: the chart counts what the feed shows.
         const filters = readFilters(url.searchParams);
-        const [{ channels, other }, all] = await Promise.all([feed.activity(project, start, days, toEventQuery(project.name, filters)), projects.channels(project.name)]);
+        // One answer for everyone looking at this chart, worked out again when events arrive (at most every SIGNALBOARD_CARD_REFRESH).
+        const key = `activity:${project.id}:${start}:${days}:${JSON.stringify(filterParams(filters))}`;
+        const [{ channels, other }, all] = await Promise.all([answers.get(project.id, key, () => feed.activity(project, start, days, toEventQuery(project.name, filters)), { live: url.searchParams.get("live") === "1" }), projects.channels(project.name)]);
         const body = {
           days: Array.from({ length: days }, (_, i) => (start + i * 86_400_000) / 1000),
           channels: channels.map((r) => r.channel),

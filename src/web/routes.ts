@@ -5,6 +5,7 @@ import type { Route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { type Assets, assetRoutes } from "./assets.ts";
 import { authRoutes } from "./auth.ts";
+import { chartRoutes } from "./charts.ts";
 import { docsRoutes } from "./docs.ts";
 import type { Kit } from "./kit.ts";
 import { liveRoutes } from "./live.ts";
@@ -21,6 +22,7 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...authRoutes(services, edge, kit),
     ...pageRoutes(services, kit),
     ...userListRoutes(services, kit),
+    ...chartRoutes(services, kit),
     ...manageRoutes(services, kit),
     ...settingsRoutes(services, kit),
     ...notificationRoutes(services, kit),

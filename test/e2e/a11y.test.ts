@@ -56,6 +56,8 @@ async function seed(server: TestServer): Promise<{ eventId: number }> {
   await ok(sendMetric(server, { title: "Signups", value: 42, icon: "📈" }));
   await ok(sendMetric(server, { title: "Status", value: "green" }));
   await server.services.integrations.create("default", { kind: "webhook", name: "ops", url: "http://127.0.0.1:9/hook" });
+  await server.services.charts.create({ project: "default", kind: "series", name: "Payments by plan", definition: { group_by: "tag:plan", last_days: 7 }, position: 1 });
+  await server.services.charts.create({ project: "default", kind: "funnel", name: "Pay then deploy", definition: { steps: ["Payment received", "Deployed"], last_days: 7 }, position: 2 });
   return { eventId: first.id };
 }
 
@@ -75,6 +77,14 @@ describeBrowser("accessibility (axe-core)", () => {
       `/p/default/users/${encodeURIComponent("alice@example.com")}`,
       "/p/default/metrics/Signups",
       "/p/default/metrics/Status",
+      "/p/default/charts",
+      "/p/default/charts/new",
+      "/p/default/charts/new?kind=funnel",
+      "/p/default/charts/new?kind=metric",
+      "/p/default/charts/1",
+      "/p/default/charts/2",
+      "/p/default/charts/1/edit",
+      "/p/default/funnel/dropped?step=Payment+received&step=Deployed&at=2&range=7",
       "/settings/api",
       "/settings/notifications",
       "/settings/integrations",
@@ -92,6 +102,8 @@ describeBrowser("accessibility (axe-core)", () => {
             const response = await page.goto(server.url + path);
             expect({ path, status: response?.status() }).toEqual({ path, status: 200 });
             await page.waitForLoadState("load");
+            // Cards and previews load after the page: audit them as they are shown.
+            await page.waitForFunction(() => ![...document.querySelectorAll(".card-body")].some((el) => el.textContent?.includes("Loading…")));
             const violations = await audit(page);
             if (violations.length) found[`${view.name} ${path}`] = violations;
           }

@@ -63,6 +63,22 @@ describeBrowser("the Content-Security-Policy across every page and its htmx acti
           await page.waitForLoadState("load");
         }
 
+        // Charts: the builder's preview swaps as the form changes, a save, the dashboard's moves.
+        await page.goto(server.url + "/p/default/charts/new");
+        await page.fill("#chart-name", "Paid by plan");
+        await page.selectOption("#chart-group", "tag");
+        await page.fill("#chart-group-tag", "plan");
+        await page.locator("#chart-group-tag").blur();
+        await page.locator("#chart-preview .chart-legend li").first().waitFor();
+        await page.click("[data-testid=save-chart]");
+        await page.waitForURL(/\/charts\/\d+$/);
+        await page.locator("[data-testid=card-body] canvas").waitFor();
+        await page.goto(server.url + "/p/default");
+        await page.click("[data-testid=arrange]");
+        await page.getByRole("button", { name: "Move up: Paid by plan" }).click();
+        await page.locator("#dashboard-cards > li").first().and(page.locator("[data-card]:not(#card-activity)")).waitFor();
+        await page.locator("#dashboard-cards canvas").first().waitFor();
+
         // The sidebar's "+": checked as you type, refused on submit (a 422 swap), created.
         await page.goto(server.url + "/p/default");
         await page.click("[data-testid=new-project]");

@@ -1,5 +1,5 @@
 // The project and channel pages: header, metric widgets, activity chart, filters, the live feed.
-import { type FilterErrors, type Filters, filterParams, isFiltered, isSearch, tagTerm } from "../filters.ts";
+import { type FilterErrors, type Filters, filterParams, isFiltered, isSearch, tagTerm, toEventQuery } from "../filters.ts";
 import { type Html, html, query, seg } from "../html.ts";
 import { feed, time } from "./events.ts";
 import type { StoredEvent } from "../../model/event.ts";
@@ -84,20 +84,38 @@ function errorSummary(errors: FilterErrors): Html {
 }
 
 /** How many events the search found, counted on the feed's first page: "40+" when there are more. */
-function resultSummary(clear: string, f: FeedView): Html {
+function resultSummary(clear: string, f: FeedView, extra: Html | string = ""): Html {
   const n = f.events.length;
   const text = n === 0 ? "No events match" : f.nextUrl ? `${n}+ events match` : n === 1 ? "1 event matches" : `${n} events match`;
-  return html`<div class="result-summary" data-testid="result-summary"><p class="result-count" role="status">${text}</p><a class="button secondary small" href="${clear}">Clear</a></div>`;
+  return html`<div class="result-summary" data-testid="result-summary"><p class="result-count" role="status">${text}</p>${extra}<a class="button secondary small" href="${clear}">Clear</a></div>`;
+}
+
+/** The chart builder, asked what the search shows: its words, tags, user, channel and dates. */
+function saveAsChart(base: string, f: Filters): Html {
+  const q = toEventQuery("", f);
+  const custom = q.from !== undefined || q.to !== undefined;
+  const fields = {
+    q: f.text || undefined,
+    tag: f.tags.map(([k, v]) => `${k}:${v}`),
+    user_id: f.user || undefined,
+    channel: f.channel || undefined,
+    range: custom ? "custom" : undefined,
+    from: f.from ? f.from.slice(0, 10) : undefined,
+    to: f.to ? f.to.slice(0, 10) : undefined,
+    tzo: custom ? String(f.tz) : undefined,
+  };
+  return html`<a class="button secondary small" href="${base}/charts/new${query(fields)}" data-testid="save-as-chart">Save as chart</a>`;
 }
 
 export type FeedView = { events: StoredEvent[]; nextUrl: string | null; liveUrl: string; lastId: number; filtered: boolean };
 
-export function projectPage(p: Project, opts: { metrics: Metric[]; channels: Channel[]; filters: Filters; feed: FeedView; baseUrl: string }): Html {
+export function projectPage(p: Project, opts: { metrics: Metric[]; channels: Channel[]; filters: Filters; feed: FeedView; baseUrl: string; dashboard: Html }): Html {
   const base = `/p/${seg(p.name)}`;
   const search = isSearch(opts.filters);
   return html`<header class="page-header">
   <h1>${p.name}</h1>
   <div class="actions">
+    <a class="button secondary small" href="${base}/charts" data-testid="project-charts"><span aria-hidden="true">📊</span> Charts</a>
     <a class="button secondary small" href="${base}/users" data-testid="project-users"><span aria-hidden="true">👤</span> Users</a>
     <a class="button secondary small" href="${base}/settings" data-testid="project-settings"><span aria-hidden="true">⚙</span> Project settings</a>
   </div>
@@ -105,11 +123,11 @@ export function projectPage(p: Project, opts: { metrics: Metric[]; channels: Cha
 ${
   /* With a search, the search bar and its results come first; the metrics and the chart fold. */
   search ? html`${filterBar(base, opts.filters, opts.channels)}
-${isFiltered(opts.filters) ? resultSummary(base, opts.feed) : ""}
-<details class="overview"><summary>${opts.metrics.length ? "Metrics and activity" : "Activity"}</summary>` : ""
+${isFiltered(opts.filters) ? resultSummary(base, opts.feed, saveAsChart(base, opts.filters)) : ""}
+<details class="overview"><summary>${opts.metrics.length ? "Metrics and dashboard" : "Dashboard"}</summary>` : ""
 }
 ${opts.metrics.length ? metricGrid(opts.metrics) : html`<ul class="metrics" id="metrics"></ul>`}
-${activityCard(base, opts.filters)}
+${opts.dashboard}
 ${search ? html`</details>` : filterBar(base, opts.filters, opts.channels)}
 ${feed({ ...opts.feed, showChannel: true, empty: emptyFeed(opts.baseUrl, p.name, opts.feed.filtered) })}`;
 }
@@ -169,9 +187,9 @@ function emptyFeed(baseUrl: string, project: string, filtered: boolean, channel?
  * The activity chart: events per channel per day, as stacked bars, with the feed's filters (the
  * chart counts what the feed below it shows).
  */
-function activityCard(base: string, f: Filters): Html {
+export function activityCard(base: string, f: Filters): Html {
   const filtered = isFiltered(f) || Boolean(f.channel);
-  return html`<section class="card chart-card" aria-labelledby="activity-title" x-data="activityChart" data-url="${base}/activity.json${query(filterParams(f))}">
+  return html`<section class="card chart-card" aria-labelledby="activity-title" x-data="activityChart" data-url="${base}/activity.json${query(filterParams(f))}" x-on:sb-refresh.window="refresh">
   <div class="chart-head">
     <h2 id="activity-title">Activity</h2>
     <label>Range <select x-on:change="setRange" aria-label="Chart range"><option value="7">7 days</option><option value="30" selected>30 days</option><option value="90">90 days</option></select></label>

@@ -1,0 +1,248 @@
+// Dashboard routes for charts, funnels and metric charts: the list, the builder (its preview asked
+// as the form changes, its URL the question, so it can be shared), a chart's page, the cards of a
+// project's dashboard and their arrangement, and the users who dropped at a step of a funnel.
+import type { ChartAnswer, PlacedChart } from "../domain/charts.ts";
+import { MAX_POSITION } from "../domain/charts.ts";
+import { NotFound, QueryTimeout, ValidationError } from "../errors.ts";
+import { type Route, route } from "../http/routes.ts";
+import { ACTIVITY_CARD, type CardRef } from "../model/chart.ts";
+import type { Project } from "../model/project.ts";
+import type { Session } from "../model/user.ts";
+import type { Services } from "../services.ts";
+import { definitionOf, type FormFields, fieldsOf, fieldsOfDefinition, kindOf, one, queryOfFields } from "./chart-form.ts";
+import { type Filters, readFilters } from "./filters.ts";
+import { field } from "./form.ts";
+import { seg } from "./html.ts";
+import type { Kit } from "./kit.ts";
+import { builderPage, chartBody, chartPage, chartProblem, chartsListPage, deleteChartBody, droppedPage } from "./views/charts.ts";
+import { dashboardSection } from "./views/dashboard.ts";
+import { confirmDialog } from "./views/dialogs.ts";
+
+/** A definition's field as the API names it (definition.interval) to the builder's field. */
+const FIELD_OF: Record<string, string> = { last_days: "range", steps: "step", group_by: "group_by", tag: "tag", title: "title", window: "window", from: "from", to: "to" };
+
+/** Why a question could not be saved or answered, by the builder's fields, in the builder's words. */
+function formErrors(error: unknown, fields: FormFields): Record<string, string> | null {
+  if (error instanceof NotFound) return { form: error.message };
+  if (!(error instanceof ValidationError)) return null;
+  const errors: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const path = issue.path.replace(/^definition\.?/, "").split(".")[0] || "form";
+    errors[FIELD_OF[path] ?? path] ??= issue.message.replace(/^[^:]+: /, "");
+  }
+  // The API's words name its parameters; the form has its own fields.
+  if (errors.group_by && one(fields, "group_by") === "tag") {
+    errors.group_tag = "use a tag key: lowercase letters, digits or dashes, such as plan";
+    delete errors.group_by;
+  }
+  if (errors.from?.startsWith("must be before to")) errors.from = "must be before “To”";
+  return errors;
+}
+
+/** A dashboard rearranged from its own controls shows the activity chart unfiltered. */
+const NO_FILTERS = readFilters(new URLSearchParams());
+
+export function chartRoutes(services: Services, kit: Kit): Route[] {
+  const { charts, feed, projects, answers } = services;
+  /** The builder with what it needs beside the fields: channels, metrics, names of recent events. */
+  async function builder(session: Session, project: Project, fields: FormFields, chart?: PlacedChart, errors?: Record<string, string>, status = 200): Promise<Response> {
+    const [channels, metrics, recent] = await Promise.all([projects.channels(project.name), feed.listMetrics(project.name), feed.listEvents({ project: project.name, limit: 200 })]);
+    const eventNames = [...new Set(recent.events.map((e) => e.name))].sort().slice(0, 100);
+    const body = builderPage(project, { fields, chart, errors, channels: channels.map((c) => c.name), metrics: metrics.map((m) => m.title), eventNames, csrf: session.csrfToken });
+    return kit.page(session, body, { title: chart ? `Edit ${chart.name}` : "New chart", nav: { project }, charts: true, status });
+  }
+
+  async function chartOf(project: Project, id: string): Promise<PlacedChart> {
+    const chart = /^\d{1,9}$/.test(id) ? await charts.get(Number(id)).catch(() => null) : null;
+    if (!chart || chart.projectId !== project.id) throw new NotFound(`Chart ${id} does not exist in project "${project.name}".`);
+    return chart;
+  }
+
+  /** A card's body: what its question answers now, shared by everyone looking (live/answers.ts). */
+  async function cardBody(project: Project, chart: PlacedChart, compact: boolean, live: boolean): Promise<Response> {
+    try {
+      const data = await answers.get(project.id, `chart:${chart.id}:${chart.updatedAt}`, () => charts.data(chart.id), { live });
+      return kit.fragment(chartBody(project, data, { display: String(chart.definition.display ?? ""), fields: fieldsOfDefinition(chart.kind, chart.definition), compact }));
+    } catch (error) {
+      if (error instanceof QueryTimeout) return kit.fragment(chartProblem("This chart took too long to work out. Narrow it (a shorter range, a channel, an event name) and it will show again."));
+      throw error;
+    }
+  }
+
+  return [
+    route({
+      method: "GET",
+      path: "/p/:project/charts",
+      access: "member",
+      async handle({ params, session }) {
+        const project = await kit.project(params.project!);
+        return kit.page(session, chartsListPage(project, await charts.list(project.name)), { title: `Charts · ${project.name}`, nav: { project } });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/charts/new",
+      access: "member",
+      async handle({ request, params, session }) {
+        const project = await kit.project(params.project!);
+        return builder(session, project, fieldsOf(new URL(request.url).searchParams));
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/charts/preview",
+      access: "member",
+      async handle({ request, params }) {
+        const project = await kit.project(params.project!);
+        const fields = fieldsOf(new URL(request.url).searchParams);
+        const path = one(fields, "path").startsWith(`/p/${seg(project.name)}/charts/`) ? one(fields, "path") : `/p/${seg(project.name)}/charts/new`;
+        const { _csrf, path: _, ...shown } = fields;
+        // The builder's URL follows the question, so what is on screen can be shared or bookmarked.
+        const headers = { "HX-Replace-Url": `${path}${queryOfFields(shown)}` };
+        let answer: ChartAnswer;
+        try {
+          answer = await charts.preview(project.name, kindOf(fields), definitionOf(fields));
+        } catch (error) {
+          const errors = formErrors(error, fields);
+          if (errors) return kit.fragment(chartProblem(Object.values(errors).join(" ")), 200, headers);
+          if (error instanceof QueryTimeout) return kit.fragment(chartProblem(error.message), 200, headers);
+          throw error;
+        }
+        return kit.fragment(chartBody(project, answer, { display: one(fields, "display"), fields }), 200, headers);
+      },
+    }),
+    route({
+      method: "POST",
+      path: "/p/:project/charts",
+      access: "member",
+      async handle({ request, params, session, body }) {
+        const project = await kit.project(params.project!);
+        const fields = body as FormFields;
+        try {
+          const position = field(body, "pin") ? MAX_POSITION : undefined;
+          const chart = await charts.create({ project: project.name, kind: kindOf(fields), name: one(fields, "name"), definition: definitionOf(fields), position });
+          return kit.redirect(request, `/p/${seg(project.name)}/charts/${chart.id}`);
+        } catch (error) {
+          const errors = formErrors(error, fields);
+          if (!errors) throw error;
+          return builder(session, project, fields, undefined, errors, 422);
+        }
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/charts/:id",
+      access: "member",
+      async handle({ params, session }) {
+        const project = await kit.project(params.project!);
+        const chart = await chartOf(project, params.id!);
+        return kit.page(session, chartPage(project, chart), { title: `${chart.name} · ${project.name}`, nav: { project }, charts: true });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/charts/:id/edit",
+      access: "member",
+      async handle({ request, params, session }) {
+        const project = await kit.project(params.project!);
+        const chart = await chartOf(project, params.id!);
+        const asked = fieldsOf(new URL(request.url).searchParams);
+        // The URL holds the question as it was being changed (a reload, a shared link); else the saved one.
+        const fields = asked.kind ? { ...asked, kind: chart.kind } : fieldsOfDefinition(chart.kind, chart.definition, chart.name);
+        return builder(session, project, fields, chart);
+      },
+    }),
+    route({
+      method: "POST",
+      path: "/p/:project/charts/:id",
+      access: "member",
+      async handle({ request, params, session, body }) {
+        const project = await kit.project(params.project!);
+        const chart = await chartOf(project, params.id!);
+        const fields = { ...(body as FormFields), kind: chart.kind };
+        const pinned = Boolean(field(body, "pin"));
+        try {
+          const position = pinned === (chart.position !== null) ? undefined : pinned ? MAX_POSITION : null;
+          await charts.update(chart.id, { name: one(fields, "name"), definition: definitionOf(fields), position });
+          return kit.redirect(request, `/p/${seg(project.name)}/charts/${chart.id}`);
+        } catch (error) {
+          const errors = formErrors(error, fields);
+          if (!errors) throw error;
+          return builder(session, project, fields, chart, errors, 422);
+        }
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/charts/:id/delete",
+      access: "member",
+      async handle({ params }) {
+        const project = await kit.project(params.project!);
+        const chart = await chartOf(project, params.id!);
+        return kit.fragment(confirmDialog({ title: `Delete “${chart.name}”?`, body: deleteChartBody(chart), action: `/p/${seg(project.name)}/charts/${chart.id}/delete`, confirm: "Delete", danger: true }));
+      },
+    }),
+    route({
+      method: "POST",
+      path: "/p/:project/charts/:id/delete",
+      access: "member",
+      async handle({ request, params }) {
+        const project = await kit.project(params.project!);
+        const chart = await chartOf(project, params.id!);
+        await charts.remove(chart.id);
+        return kit.redirect(request, `/p/${seg(project.name)}/charts`);
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/cards/:id",
+      access: "member",
+      async handle({ request, params }) {
+        const project = await kit.project(params.project!);
+        const chart = await chartOf(project, params.id!);
+        const asked = new URL(request.url).searchParams;
+        return cardBody(project, chart, asked.get("compact") === "1", asked.get("live") === "1");
+      },
+    }),
+    route({
+      method: "POST",
+      path: "/p/:project/dashboard",
+      access: "member",
+      async handle({ request, params, body }) {
+        const project = await kit.project(params.project!);
+        const text = field(body, "card");
+        const card: CardRef = text === ACTIVITY_CARD ? ACTIVITY_CARD : /^\d{1,9}$/.test(text) ? Number(text) : -1;
+        const move = field(body, "move");
+        if (card === -1 || !["up", "down", "add", "remove"].includes(move)) throw ValidationError.field("card", "invalid", "card: name a card (activity, or a chart's id) and a move (up, down, add or remove)");
+        await charts.moveCard(project.name, card, move as "up" | "down" | "add" | "remove");
+        const back = field(body, "back");
+        if (back.startsWith(`/p/${seg(project.name)}/`)) return kit.redirect(request, back);
+        // The moved card's control keeps the focus (or its neighbour, at an end), so arranging goes on by keyboard.
+        const focus = move === "remove" || move === "add" ? "add-card" : `move-${String(card)}-${move}`;
+        return kit.fragment(await projectDashboard(services, project, NO_FILTERS, { arranging: true, focus }));
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/funnel/dropped",
+      access: "member",
+      async handle({ request, params, session }) {
+        const project = await kit.project(params.project!);
+        const fields = fieldsOf(new URL(request.url).searchParams);
+        const at = Number(one(fields, "at"));
+        const cursor = one(fields, "cursor") || undefined;
+        const { funnel, page } = await charts.dropped(project.name, definitionOf({ ...fields, kind: "funnel" }), at, cursor);
+        const { at: _, cursor: __, ...question } = fields;
+        const next = page.nextCursor ? `/p/${seg(project.name)}/funnel/dropped${queryOfFields({ ...question, at: String(at), cursor: page.nextCursor })}` : null;
+        const back = `/p/${seg(project.name)}/charts/new${queryOfFields({ ...question, kind: "funnel" })}`;
+        return kit.page(session, droppedPage(project, { funnel, at, users: page.users, next, back }), { title: `Dropped · ${project.name}`, nav: { project } });
+      },
+    }),
+  ];
+}
+
+/** The dashboard of a project page, as the page's filters see it (the activity card follows the search). */
+export async function projectDashboard({ charts, config }: Services, project: Project, filters: Filters, extra: { arranging?: boolean; focus?: string } = {}) {
+  const [cards, all] = await Promise.all([charts.dashboard(project.name), charts.list(project.name)]);
+  return dashboardSection(project, { cards, others: all.filter((c) => c.position === null), filters, refreshMs: config.cardRefresh, ...extra });
+}

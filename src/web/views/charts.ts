@@ -1,0 +1,317 @@
+// Charts, funnels and metric charts as the dashboard shows them: what each answers (the body of a
+// card, of a chart's page and of the builder's preview), the list of a project's charts, and a
+// chart's page. Series are drawn by public/app.js (uPlot) from the JSON they carry, with a legend
+// and a table in the HTML; funnels are HTML and SVG alone.
+import type { ChartAnswer, PlacedChart } from "../../domain/charts.ts";
+import type { FunnelAnswer, SeriesAnswer } from "../../domain/analytics.ts";
+import type { HistoryPage } from "../../domain/metric-history.ts";
+import type { ChartKind } from "../../model/chart.ts";
+import type { Project } from "../../model/project.ts";
+import { type FormFields, fieldsOfDefinition, queryOfFields } from "../chart-form.ts";
+import { type Html, html, seg } from "../html.ts";
+import { formatValue } from "./project.ts";
+
+export const KIND_NAMES: Record<ChartKind, string> = { series: "Chart", funnel: "Funnel", metric: "Metric chart" };
+
+const count = (n: number) => n.toLocaleString("en-US");
+const percent = (ratio: number) => `${(ratio * 100).toLocaleString("en-US", { maximumFractionDigits: ratio < 0.1 ? 1 : 0 })}%`;
+
+/** A duration in words, to the two largest units: "1 d 4 h", "5 min 10 s". */
+export function duration(ms: number): string {
+  let s = Math.round(ms / 1000);
+  if (s < 1) return "0 s";
+  const parts: string[] = [];
+  for (const [size, unit] of [[86_400, "d"], [3600, "h"], [60, "min"], [1, "s"]] as const) {
+    if (s >= size) {
+      parts.push(`${Math.floor(s / size)} ${unit}`);
+      s %= size;
+    }
+  }
+  return parts.slice(0, 2).join(" ");
+}
+
+/** What a question answers, drawn: a series, a funnel or a metric's history. */
+export function chartBody(project: Project, answer: ChartAnswer, opts: { display?: string; fields?: FormFields; compact?: boolean }): Html {
+  if (answer.kind === "series") return seriesBody(answer.series, opts.display === "bar" ? "bar" : "line", opts.compact ?? false);
+  if (answer.kind === "funnel") return funnelBody(project, answer.funnel, opts.fields ?? {});
+  return metricBody(answer.metric, opts.compact ?? false);
+}
+
+function seriesLabel(s: SeriesAnswer["series"][number], a: SeriesAnswer): string {
+  if (s.other) return "other";
+  if (!a.groupBy) return a.measure === "users" ? "Users" : "Events";
+  if (s.group === null) return a.groupBy.startsWith("tag:") ? `no ${a.groupBy.slice(4)}` : "none";
+  return a.groupBy === "channel" ? `#${s.group}` : s.group;
+}
+
+function seriesBody(a: SeriesAnswer, display: "line" | "bar", compact: boolean): Html {
+  const what = a.measure === "users" ? "users" : "events";
+  const lines = a.series.map((s, i) => ({ label: seriesLabel(s, a), total: s.total, slot: s.other ? -1 : i, values: s.points.map((p) => p.value) }));
+  const data = { interval: a.interval, tz: a.tz, from: a.from / 1000, to: a.to / 1000, display, compact, t: a.series[0]?.points.map((p) => p.t / 1000) ?? [], lines };
+  const total = a.groupBy ? null : (a.series[0]?.total ?? 0);
+  const empty = a.series.every((s) => s.total === 0);
+  const summary = empty ? `No ${what} in this range` : total !== null ? `${count(total)} ${total === 1 ? what.slice(0, -1) : what} in the range` : `${count(lines.length)} groups`;
+  return html`<div class="series" x-data="seriesChart" data-chart="${JSON.stringify(data)}" data-testid="series">
+  <p class="chart-total" data-testid="chart-total">${summary}</p>
+  ${empty ? "" : html`<div class="chart-wrap"><div class="chart${compact ? " compact" : ""}" x-ref="chart" role="img" aria-label="${what === "users" ? "Users" : "Events"} per ${a.interval}${a.groupBy ? `, by ${a.groupBy.replace(/^tag:/, "tag ")}` : ""}"></div><div class="chart-tip" x-ref="tip" hidden></div></div>`}
+  ${a.groupBy && !empty ? html`<ul class="chart-legend" aria-label="Groups, with their ${what} in the range">${lines.map((l) => html`<li><span class="swatch" data-slot="${String(l.slot)}"></span><span class="legend-name">${l.label}</span><span class="legend-total">${count(l.total)}</span></li>`)}</ul>` : ""}
+</div>`;
+}
+
+function funnelBody(project: Project, f: FunnelAnswer, fields: FormFields): Html {
+  const first = f.steps[0]?.users ?? 0;
+  const dropped = (at: number) => `/p/${seg(project.name)}/funnel/dropped${queryOfFields({ ...fields, kind: "funnel", at: String(at), name: undefined })}`;
+  return html`<ol class="funnel" data-testid="funnel">${f.steps.map((s, i) => {
+    const width = first ? Math.max((s.users / first) * 100, s.users ? 0.5 : 0) : 0;
+    return html`<li class="funnel-step" data-testid="funnel-step">
+    <div class="funnel-head"><span class="step-number" aria-hidden="true">${String(i + 1)}</span><span class="step-name">${s.event}</span>${s.channel ? html` <span class="muted small">#${s.channel}</span>` : ""}</div>
+    <svg class="funnel-bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true"><rect class="bar-track" width="100" height="8"></rect><rect class="bar-fill" width="${width.toFixed(2)}" height="8"></rect></svg>
+    <p class="funnel-numbers"><strong data-testid="step-users">${count(s.users)} ${s.users === 1 ? "user" : "users"}</strong>
+      ${i ? html`<span>${percent(s.conversion)} of step 1</span> <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>${s.medianMs !== null ? html` <span>median ${duration(s.medianMs)} after step ${String(i)}</span>` : ""}
+      ${s.dropped ? html`<a href="${dropped(i + 1)}" data-testid="dropped">${count(s.dropped)} dropped</a>` : html`<span>none dropped</span>`}` : html`<span>started in the range</span>`}</p>
+  </li>`;
+  })}</ol>`;
+}
+
+function metricBody(m: HistoryPage, compact: boolean): Html {
+  const buckets = "buckets" in m ? m.buckets : [];
+  const numbers = buckets.filter((b) => typeof b.last.value === "number");
+  const data = { interval: "auto", tz: "UTC", display: "line", compact, t: numbers.map((b) => b.at / 1000), lines: [{ label: m.metric.title, total: 0, slot: 0, values: numbers.map((b) => b.last.value) }] };
+  return html`<div class="series metric-chart" x-data="seriesChart" data-chart="${JSON.stringify(data)}" data-testid="metric-chart">
+  <p class="chart-now"><span class="muted small">Now</span> <strong class="metric-now" data-testid="metric-now">${formatValue(m.metric.value)}</strong></p>
+  ${numbers.length ? html`<div class="chart-wrap"><div class="chart${compact ? " compact" : ""}" x-ref="chart" role="img" aria-label="${m.metric.title} over time"></div><div class="chart-tip" x-ref="tip" hidden></div></div>` : html`<p class="muted small">No numbers in this range.</p>`}
+</div>`;
+}
+
+/** A question that could not be answered (in a card or the preview): why, in place of the chart. */
+export function chartProblem(message: string): Html {
+  return html`<p class="chart-problem" role="status" data-testid="chart-problem">${message}</p>`;
+}
+
+/** What a chart asks, in a few words. */
+export function describeChart(chart: Pick<PlacedChart, "kind" | "definition">): string {
+  const d = chart.definition;
+  const range = d.last_days !== undefined ? `last ${d.last_days} ${d.last_days === 1 ? "day" : "days"}` : d.from !== undefined || d.to !== undefined ? "fixed range" : "last 30 days";
+  if (chart.kind === "metric") return `${String(d.title)}, ${range}`;
+  if (chart.kind === "funnel") return `${Array.isArray(d.steps) ? d.steps.length : 0} steps, ${range}`;
+  const parts = [d.measure === "users" ? "users" : "events", d.event ? `“${String(d.event)}”` : "", d.channel ? `#${String(d.channel)}` : "", `per ${String(d.interval ?? "day")}`, d.group_by ? `by ${String(d.group_by).replace(/^tag:/, "tag ")}` : "", range];
+  return parts.filter(Boolean).join(", ");
+}
+
+export function chartsListPage(project: Project, charts: PlacedChart[]): Html {
+  const base = `/p/${seg(project.name)}`;
+  return html`<header class="page-header">
+  <p class="crumbs"><a href="${base}">${project.name}</a></p>
+  <h1>Charts</h1>
+  <div class="actions">
+    <a class="button small" href="${base}/charts/new">New chart</a>
+    <a class="button secondary small" href="${base}/charts/new?kind=funnel">New funnel</a>
+    <a class="button secondary small" href="${base}/charts/new?kind=metric">New metric chart</a>
+  </div>
+</header>
+${
+  charts.length
+    ? html`<ul class="chart-list plain" data-testid="chart-list">${charts.map(
+        (c) => html`<li class="card chart-row"><a href="${base}/charts/${String(c.id)}" class="chart-row-name">${c.name}</a>
+  <span class="badge">${KIND_NAMES[c.kind]}</span>${c.position !== null ? html` <span class="badge pinned">On the dashboard</span>` : ""}
+  <p class="muted small">${describeChart(c)}</p></li>`,
+      )}</ul>`
+    : html`<div class="card empty-charts"><p>No charts yet. A chart counts events (or users) per hour, day, week or month, with the search's filters, split by channel, name or a tag; a funnel follows users through steps. Build one, save it, and pin it to the project's dashboard.</p></div>`
+}`;
+}
+
+/** A saved chart's page: the chart, what it asks, and what can be done with it. */
+export function chartPage(project: Project, chart: PlacedChart): Html {
+  const base = `/p/${seg(project.name)}`;
+  const url = `${base}/charts/${String(chart.id)}`;
+  const pinned = chart.position !== null;
+  return html`<header class="page-header">
+  <p class="crumbs"><a href="${base}">${project.name}</a> / <a href="${base}/charts">charts</a></p>
+  <h1>${chart.name}</h1>
+  <div class="actions">
+    <form hx-post="${base}/dashboard" hx-swap="none" class="inline">
+      <input type="hidden" name="card" value="${String(chart.id)}"><input type="hidden" name="move" value="${pinned ? "remove" : "add"}"><input type="hidden" name="back" value="${url}">
+      <button type="submit" class="small${pinned ? " secondary" : ""}" data-testid="pin">${pinned ? "Remove from dashboard" : "Add to dashboard"}</button>
+    </form>
+    <a class="button secondary small" href="${url}/edit" data-testid="edit-chart">Edit</a>
+    <a class="button secondary small" href="${base}/charts/new${queryOfFields(fieldsOfDefinition(chart.kind, chart.definition, `${chart.name} (copy)`))}">Copy</a>
+    <button type="button" class="secondary small danger" hx-get="${url}/delete" hx-target="#modal" data-testid="delete-chart">Delete</button>
+  </div>
+</header>
+<p class="muted small">${KIND_NAMES[chart.kind]}: ${describeChart(chart)}.${pinned ? " On the project's dashboard." : ""}</p>
+<section class="card chart-card big" aria-label="${chart.name}">
+  <div class="card-body" hx-get="${base}/cards/${String(chart.id)}" hx-trigger="load" data-testid="card-body"><p class="muted small">Loading…</p></div>
+</section>`;
+}
+
+/** The delete confirmation of a chart. */
+export function deleteChartBody(chart: PlacedChart): Html {
+  return html`<p>Delete the ${KIND_NAMES[chart.kind].toLowerCase()} <strong>${chart.name}</strong>${chart.position !== null ? " and its card on the dashboard" : ""}? Events are not touched.</p>`;
+}
+
+export function droppedPage(project: Project, opts: { funnel: FunnelAnswer; at: number; users: string[]; next: string | null; back: string }): Html {
+  const base = `/p/${seg(project.name)}`;
+  const step = opts.funnel.steps[opts.at - 1];
+  const before = opts.funnel.steps[opts.at - 2];
+  return html`<header class="page-header">
+  <p class="crumbs"><a href="${base}">${project.name}</a> / <a href="${opts.back}">funnel</a></p>
+  <h1>Dropped before “${step?.event ?? ""}”</h1>
+</header>
+<p>${count(step?.dropped ?? 0)} users did “${before?.event ?? ""}” (step ${String(opts.at - 1)}) but not “${step?.event ?? ""}” (step ${String(opts.at)}) within the funnel's window. Each links to their journey.</p>
+<ul class="dropped-users plain card" data-testid="dropped-users">${opts.users.map((u) => html`<li><a href="${base}/users/${seg(u)}">${u}</a></li>`)}</ul>
+${opts.next ? html`<p><a class="button secondary small" href="${opts.next}" data-testid="dropped-next">Next page</a></p>` : ""}`;
+}
+
+/** The builder's fields by name: the control's id and its label (the error summary links to them). */
+const FIELDS: Record<string, [string, string]> = {
+  name: ["chart-name", "Name"],
+  measure: ["chart-measure", "Count"],
+  event: ["chart-event", "Event name"],
+  channel: ["chart-channel", "Channel"],
+  tag: ["chart-tag", "Tags"],
+  user_id: ["chart-user", "User id"],
+  q: ["chart-q", "Words"],
+  range: ["chart-range", "Range"],
+  from: ["chart-from", "From"],
+  to: ["chart-to", "To"],
+  interval: ["chart-interval", "Per"],
+  group_by: ["chart-group", "Split by"],
+  group_tag: ["chart-group-tag", "Tag key"],
+  limit: ["chart-limit", "Groups shown"],
+  step: ["step-1", "Steps"],
+  window: ["chart-window", "Within"],
+  title: ["chart-title", "Metric"],
+};
+
+export type BuilderOptions = {
+  fields: FormFields;
+  /** The chart being edited; absent for a new one. */
+  chart?: PlacedChart;
+  errors?: Record<string, string>;
+  channels: string[];
+  metrics: string[];
+  /** Event names seen lately, offered as you type. */
+  eventNames: string[];
+  csrf: string;
+};
+
+const value = (f: FormFields, name: string): string => {
+  const v = f[name];
+  return (Array.isArray(v) ? v[0] : v) ?? "";
+};
+
+function options(list: [string, string][], selected: string): Html[] {
+  return list.map(([v, label]) => html`<option value="${v}"${v === selected ? " selected" : ""}>${label}</option>`);
+}
+
+/** A labelled field with its error beside it (aria-describedby, aria-invalid), as the dashboard's forms have them. */
+function fieldRow(id: string, label: string, control: (attributes: Html) => Html, error: string | undefined, hint?: string): Html {
+  const describe = [error ? `${id}-error` : "", hint ? `${id}-hint` : ""].filter(Boolean).join(" ");
+  const attributes = html`${describe ? html` aria-describedby="${describe}"` : ""}${error ? html` aria-invalid="true"` : ""}`;
+  return html`<div class="field${error ? " invalid" : ""}" data-field="${id}"><label for="${id}">${label}</label>${control(attributes)}${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ""}${error ? html`<p class="hint error" id="${id}-error">${error}</p>` : ""}</div>`;
+}
+
+function rangeFields(f: FormFields, errors: Record<string, string>): Html {
+  const range = value(f, "range") || "30";
+  return html`${fieldRow("chart-range", "Range", (a) => html`<select id="chart-range"${a} name="range">${options([...[1, 7, 14, 30, 90, 180, 365].map((d): [string, string] => [String(d), d === 1 ? "Last 24 hours" : `Last ${d} days`]), ["custom", "From … to …"]], range)}</select>`, errors.range)}
+  <div class="field-pair" data-range="custom"${range === "custom" ? "" : html` hidden`}>
+    ${fieldRow("chart-from", "From", (a) => html`<input type="date" id="chart-from"${a} name="from" value="${value(f, "from")}">`, errors.from)}
+    ${fieldRow("chart-to", "To (included)", (a) => html`<input type="date" id="chart-to"${a} name="to" value="${value(f, "to")}">`, errors.to)}
+  </div>`;
+}
+
+function seriesFields(f: FormFields, o: BuilderOptions, errors: Record<string, string>): Html {
+  const groupBy = value(f, "group_by");
+  return html`<fieldset><legend>What to count</legend>
+  ${fieldRow("chart-measure", "Count", (a) => html`<select id="chart-measure"${a} name="measure">${options([["events", "Events"], ["users", "Distinct users"]], value(f, "measure") || "events")}</select>`, errors.measure)}
+  ${fieldRow("chart-event", "Event name", (a) => html`<input id="chart-event"${a} name="event" value="${value(f, "event")}" list="event-names" autocomplete="off" placeholder="any">`, errors.event)}
+  ${fieldRow("chart-channel", "Channel", (a) => html`<select id="chart-channel"${a} name="channel"><option value="">All channels</option>${o.channels.map((c) => html`<option value="${c}"${c === value(f, "channel") ? " selected" : ""}>#${c}</option>`)}</select>`, errors.channel)}
+  ${fieldRow("chart-tag", "Tags", (a) => html`<input id="chart-tag"${a} name="tag" value="${(Array.isArray(f.tag) ? f.tag : f.tag ? [f.tag] : []).join(" ")}" autocomplete="off" placeholder="plan:pro region:eu">`, errors.tag, "key:value, several separated by spaces; every one must match.")}
+  ${fieldRow("chart-user", "User id", (a) => html`<input id="chart-user"${a} name="user_id" value="${value(f, "user_id")}" autocomplete="off">`, errors.user_id)}
+  ${fieldRow("chart-q", "Words", (a) => html`<input id="chart-q"${a} name="q" value="${value(f, "q")}" autocomplete="off" placeholder="in the name or description">`, errors.q)}
+</fieldset>
+<fieldset><legend>How</legend>
+  ${rangeFields(f, errors)}
+  ${fieldRow("chart-interval", "Per", (a) => html`<select id="chart-interval"${a} name="interval">${options([["hour", "Hour"], ["day", "Day"], ["week", "Week"], ["month", "Month"]], value(f, "interval") || "day")}</select>`, errors.interval)}
+  ${fieldRow("chart-group", "Split by", (a) => html`<select id="chart-group"${a} name="group_by">${options([["", "Nothing"], ["channel", "Channel"], ["event", "Event name"], ["tag", "A tag's value"]], groupBy)}</select>`, errors.group_by)}
+  <div class="field-pair" data-group="tag"${groupBy === "tag" ? "" : html` hidden`}>${fieldRow("chart-group-tag", "Tag key", (a) => html`<input id="chart-group-tag"${a} name="group_tag" value="${value(f, "group_tag")}" autocomplete="off" placeholder="plan">`, errors.group_tag)}</div>
+  <div class="field-pair" data-group="any"${groupBy ? "" : html` hidden`}>${fieldRow("chart-limit", "Groups shown", (a) => html`<input type="number" class="narrow" id="chart-limit"${a} name="limit" min="1" max="100" value="${value(f, "limit") || "10"}">`, errors.limit, "The groups with the most; the rest are one line, “other”.")}</div>
+  <fieldset class="choices"><legend>Draw as</legend>
+    <label class="choice"><input type="radio" name="display" value="line"${value(f, "display") !== "bar" ? " checked" : ""}> Line</label>
+    <label class="choice"><input type="radio" name="display" value="bar"${value(f, "display") === "bar" ? " checked" : ""}> Bars</label>
+  </fieldset>
+  <input type="hidden" name="tz" value="${value(f, "tz")}" data-viewer="zone">
+</fieldset>`;
+}
+
+function funnelFields(f: FormFields, o: BuilderOptions, errors: Record<string, string>): Html {
+  const steps = Array.isArray(f.step) ? f.step : f.step ? [f.step] : [];
+  const channels = Array.isArray(f.step_channel) ? f.step_channel : f.step_channel ? [f.step_channel] : [];
+  // Ten rows; those past the filled ones and one empty (three at least) wait for "Add a step".
+  const shown = Math.min(10, Math.max(3, steps.filter(Boolean).length + 1));
+  return html`<fieldset><legend>Steps, in order</legend>
+  ${errors.step ? html`<p class="hint error" id="chart-steps-error">${errors.step}</p>` : ""}
+  <ol class="funnel-steps">${Array.from({ length: 10 }, (_, i) => html`<li class="step-row"${i < shown ? "" : html` hidden`}>
+    <label class="visually-hidden" for="step-${String(i + 1)}">Step ${String(i + 1)}: event name</label>
+    <input id="step-${String(i + 1)}" name="step" value="${steps[i] ?? ""}" list="event-names" autocomplete="off" placeholder="${i < 2 ? "Event name" : "Event name (optional)"}"${errors.step ? html` aria-describedby="chart-steps-error"` : ""}>
+    <label class="visually-hidden" for="step-channel-${String(i + 1)}">Step ${String(i + 1)}: channel</label>
+    <select id="step-channel-${String(i + 1)}" name="step_channel"><option value="">any channel</option>${o.channels.map((c) => html`<option value="${c}"${c === channels[i] ? " selected" : ""}>#${c}</option>`)}</select>
+  </li>`)}</ol>
+  <button type="button" class="secondary small" x-on:click="addStep" data-testid="add-step"${shown < 10 ? "" : " hidden"}>Add a step</button>
+  <p class="hint">A user counts at a step when they did every step before it in this order, the first in the range, the last within the window of the first. Events without a user id do not count.</p>
+</fieldset>
+<fieldset><legend>How</legend>
+  ${rangeFields(f, errors)}
+  ${fieldRow("chart-window", "Within", (a) => html`<select id="chart-window"${a} name="window">${options(
+    [[3600, "1 hour"], [86_400, "1 day"], [7 * 86_400, "7 days"], [14 * 86_400, "14 days"], [30 * 86_400, "30 days"]].map(([s, l]) => [String(s), String(l)] as [string, string]),
+    value(f, "window") || String(7 * 86_400),
+  )}</select>`, errors.window, "from the first step to the last.")}
+</fieldset>`;
+}
+
+function metricFields(f: FormFields, o: BuilderOptions, errors: Record<string, string>): Html {
+  return html`<fieldset><legend>Which metric</legend>
+  ${fieldRow("chart-title", "Metric", (a) => html`<select id="chart-title"${a} name="title">${options(o.metrics.map((m): [string, string] => [m, m]), value(f, "title"))}</select>`, errors.title, o.metrics.length ? undefined : "This project has no metrics yet: send one with POST /v1/insight or /send-metric.")}
+  ${rangeFields(f, errors)}
+</fieldset>`;
+}
+
+/** The chart builder: the question's fields on one side, its answer (the preview) as they change. */
+export function builderPage(project: Project, o: BuilderOptions): Html {
+  const base = `/p/${seg(project.name)}`;
+  const kind = (value(o.fields, "kind") || "series") as ChartKind;
+  const errors = o.errors ?? {};
+  const path = o.chart ? `${base}/charts/${String(o.chart.id)}/edit` : `${base}/charts/new`;
+  const action = o.chart ? `${base}/charts/${String(o.chart.id)}` : `${base}/charts`;
+  const tabs: [ChartKind, string][] = [["series", "Chart"], ["funnel", "Funnel"], ["metric", "Metric chart"]];
+  const problems = Object.entries(errors);
+  return html`<header class="page-header">
+  <p class="crumbs"><a href="${base}">${project.name}</a> / <a href="${base}/charts">charts</a></p>
+  <h1>${o.chart ? html`Edit “${o.chart.name}”` : `New ${KIND_NAMES[kind].toLowerCase()}`}</h1>
+</header>
+${o.chart ? "" : html`<nav class="tabs" aria-label="Kind of chart">${tabs.map(([k, label]) => html`<a href="${base}/charts/new${k === "series" ? "" : `?kind=${k}`}"${k === kind ? html` aria-current="page"` : ""}>${label}</a>`)}</nav>`}
+<div class="builder">
+<form id="chart-form" class="builder-form stack" method="post" action="${action}" x-data="chartForm" x-on:change="changed" novalidate>
+  ${problems.length ? html`<div class="alert error-summary" role="alert" id="chart-errors"><p>The chart cannot be saved yet:</p><ul>${problems.map(([name, message]) => {
+    const [id, label] = FIELDS[name] ?? [null, ""];
+    return html`<li>${id ? html`<a href="#${id}">${label}: ${message}</a>` : message}</li>`;
+  })}</ul></div>` : ""}
+  <input type="hidden" name="_csrf" value="${o.csrf}">
+  <input type="hidden" name="kind" value="${kind}">
+  <input type="hidden" name="path" value="${path}">
+  <input type="hidden" name="tzo" value="${value(o.fields, "tzo")}" data-viewer="offset">
+  ${fieldRow("chart-name", "Name", (a) => html`<input id="chart-name"${a} name="name" value="${value(o.fields, "name")}" maxlength="100" autocomplete="off" required>`, errors.name)}
+  ${kind === "funnel" ? funnelFields(o.fields, o, errors) : kind === "metric" ? metricFields(o.fields, o, errors) : seriesFields(o.fields, o, errors)}
+  <datalist id="event-names">${o.eventNames.map((n) => html`<option value="${n}"></option>`)}</datalist>
+  <div class="actions">
+    <button type="submit" data-testid="save-chart">${o.chart ? "Save changes" : "Save"}</button>
+    ${o.chart ? html`<label class="choice"><input type="checkbox" name="pin" value="1"${o.chart.position !== null ? " checked" : ""}> On the project's dashboard</label>` : html`<label class="choice"><input type="checkbox" name="pin" value="1" checked> Add to the project's dashboard</label>`}
+    <a class="button secondary" href="${o.chart ? `${base}/charts/${String(o.chart.id)}` : `${base}/charts`}">Cancel</a>
+  </div>
+</form>
+<section class="card chart-card preview" aria-labelledby="preview-title">
+  <h2 id="preview-title">Preview</h2>
+  <div id="chart-preview" class="card-body" aria-live="polite" hx-get="${base}/charts/preview" hx-include="#chart-form" hx-trigger="load, change from:#chart-form, input changed delay:700ms from:#chart-form, sb-viewer from:body" hx-sync="this:replace" data-testid="preview"><p class="muted small">Loading…</p></div>
+</section>
+</div>`;
+}

@@ -1,0 +1,111 @@
+// The dashboard's charts over HTTP, as the pages ask them: a card's answer is worked out once for
+// everyone looking and again only when events arrive (at most every SIGNALBOARD_CARD_REFRESH);
+// the builder's form becomes a chart (or says which field is wrong); the cards are arranged one
+// move at a time; and what names another project's chart, or nothing, is refused.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type Agent, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+
+const OWNER = { username: "owner", password: "correct horse battery staple" };
+let server: TestServer;
+let agent: Agent;
+let csrf: string;
+let chartId: number;
+
+beforeAll(async () => {
+  server = await startTestServer({ "card-refresh": "300ms" });
+  await server.services.accounts.createUser(OWNER, "owner");
+  await server.services.projects.create("shop");
+  await server.services.projects.create("other");
+  for (let i = 0; i < 5; i++) expect((await post(server, "/v1/log", { project: "shop", channel: "web", event: "Paid", user_id: `u${i}` })).status).toBe(200);
+  agent = await signedIn(server, OWNER);
+  csrf = await agent.csrf();
+  chartId = (await server.services.charts.create({ project: "shop", kind: "series", name: "Paid", definition: { event: "Paid", last_days: 7 }, position: 9 })).id;
+});
+afterAll(() => server.close());
+
+const form = (path: string, fields: Record<string, string>) => agent.request(path, { method: "POST", form: { _csrf: csrf, ...fields } });
+
+describe("a dashboard card", () => {
+  test("is worked out once for everyone looking, and again once events arrive", async () => {
+    const stats = server.services.answers.stats;
+    const before = stats.computed;
+    const bodies = await Promise.all(Array.from({ length: 8 }, () => agent.request(`/p/shop/cards/${chartId}`).then((r) => r.text())));
+    expect(stats.computed - before).toBe(1);
+    for (const body of bodies) expect(body).toContain("5 events in the range");
+
+    await Bun.sleep(350);
+    const quiet = stats.computed;
+    expect(await (await agent.request(`/p/shop/cards/${chartId}`)).text()).toContain("5 events in the range");
+    expect(stats.computed).toBe(quiet); // nothing arrived: the answer stands
+
+    expect((await post(server, "/v1/log", { project: "shop", channel: "web", event: "Paid", user_id: "u9" })).status).toBe(200);
+    await post(server, "/v1/log", { project: "other", channel: "web", event: "Paid" });
+    await Bun.sleep(350);
+    const again = await Promise.all(Array.from({ length: 8 }, () => agent.request(`/p/shop/cards/${chartId}`).then((r) => r.text())));
+    expect(stats.computed - quiet).toBe(1);
+    for (const body of again) expect(body).toContain("6 events in the range");
+  });
+
+  test("of another project, or of nothing, is a 404", async () => {
+    const elsewhere = await server.services.charts.create({ project: "other", kind: "series", name: "X", definition: {} });
+    expect((await agent.request(`/p/shop/cards/${elsewhere.id}`)).status).toBe(404);
+    expect((await agent.request(`/p/shop/charts/${elsewhere.id}`)).status).toBe(404);
+    expect((await agent.request("/p/shop/cards/99999")).status).toBe(404);
+    expect((await agent.request("/p/shop/cards/abc")).status).toBe(404);
+  });
+});
+
+describe("the builder's form", () => {
+  test("saves a chart and pins it when asked, then shows it", async () => {
+    const res = await form("/p/shop/charts", { kind: "series", name: "Paid by user", event: "Paid", range: "7", group_by: "tag", group_tag: "plan", limit: "5", display: "bar", pin: "1" });
+    expect(res.status).toBe(303);
+    const id = Number(res.headers.get("location")!.split("/").pop());
+    const chart = await server.services.charts.get(id);
+    expect(chart).toMatchObject({ name: "Paid by user", kind: "series", definition: { event: "Paid", last_days: 7, group_by: "tag:plan", limit: 5, display: "bar" } });
+    expect(chart.position).not.toBeNull();
+    const page = await (await agent.request(`/p/shop/charts/${id}`)).text();
+    expect(page).toContain("Paid by user");
+  });
+
+  test("says which field is wrong, keeping what was typed", async () => {
+    const res = await form("/p/shop/charts", { kind: "series", name: "Bad", event: "Paid", range: "custom", from: "2026-05-10", to: "2026-05-01", group_by: "tag", group_tag: "Not A Key" });
+    expect(res.status).toBe(422);
+    const page = await res.text();
+    expect(page).toMatch(/id="chart-group-tag-error">[^<]*tag key/);
+    expect(page).toContain('value="Not A Key"');
+    const empty = await form("/p/shop/charts", { kind: "funnel", name: "", step: "Paid" });
+    expect(empty.status).toBe(422);
+    const text = await empty.text();
+    expect(text).toContain('id="chart-name-error"');
+    expect(text).toContain('id="chart-steps-error"');
+  });
+
+  test("previews a question as a fragment, its URL following the question", async () => {
+    const res = await agent.request("/p/shop/charts/preview?kind=series&event=Paid&range=7&path=/p/shop/charts/new&_csrf=x");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("events in the range");
+    expect(res.headers.get("hx-replace-url")).toBe("/p/shop/charts/new?kind=series&event=Paid&range=7");
+    const bad = await agent.request("/p/shop/charts/preview?kind=series&interval=fortnight");
+    expect(await bad.text()).toContain("must be hour, day, week or month");
+  });
+});
+
+describe("arranging the dashboard", () => {
+  test("one move at a time; a card that is not there is refused", async () => {
+    const cards = async () => (await server.services.charts.dashboard("shop")).map((c) => (c.kind === "activity" ? "activity" : c.chart.name));
+    const start = await cards();
+    expect(start[0]).toBe("activity");
+    expect((await form("/p/shop/dashboard", { card: "activity", move: "down" })).status).toBe(200);
+    expect((await cards())[1]).toBe("activity");
+    expect((await form("/p/shop/dashboard", { card: "activity", move: "remove" })).status).toBe(200);
+    expect(await cards()).not.toContain("activity");
+    expect((await form("/p/shop/dashboard", { card: "activity", move: "add" })).status).toBe(200);
+    expect((await cards()).at(-1)).toBe("activity");
+    expect((await form("/p/shop/dashboard", { card: "nope", move: "up" })).status).toBe(400);
+    expect((await form("/p/shop/dashboard", { card: String(chartId), move: "sideways" })).status).toBe(400);
+    expect((await form("/p/shop/dashboard", { card: "99999", move: "add" })).status).toBe(404);
+    const elsewhere = await server.services.charts.create({ project: "other", kind: "series", name: "Y", definition: {} });
+    expect((await form("/p/shop/dashboard", { card: String(elsewhere.id), move: "add" })).status).toBe(404);
+    expect((await agent.request("/p/shop/dashboard", { method: "POST", form: { card: "activity", move: "up" } })).status).toBe(403); // no CSRF token
+  });
+});
