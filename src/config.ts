@@ -75,6 +75,12 @@ export const settings = {
   queryTimeout: spec("SIGNALBOARD_QUERY_TIMEOUT", "10s", duration, "longest a read may take (a search, a chart, the users list, a history), waiting included; past it the request gets 503 query_timeout and the query is stopped"),
   readers: spec("SIGNALBOARD_READERS", "2", z.coerce.number().int().min(1).max(32), "SQLite: reader processes that run the expensive reads, away from the process that acknowledges writes"),
   liveInterval: spec("SIGNALBOARD_LIVE_INTERVAL", "250ms", duration, "how often open dashboards and streams are sent what is new, at most (an event after a quiet moment goes out at once)"),
+  alertInterval: spec(
+    "SIGNALBOARD_ALERT_INTERVAL",
+    "10",
+    z.coerce.number({ error: "must be a number of seconds" }).min(0.05, "must be at least 0.05 seconds").max(3600, "must be at most 3600 seconds"),
+    "seconds between two checks of every alert rule (on one instance at a time when several share PostgreSQL)",
+  ),
   cardRefresh: spec("SIGNALBOARD_CARD_REFRESH", "5s", duration, "while events arrive, how often a dashboard's charts are worked out again, at most: once per chart, however many people look"),
   metrics: spec("SIGNALBOARD_METRICS", "false", bool, "serve Prometheus metrics at /metrics (scraped with a full-access token)"),
   logLevel: spec("SIGNALBOARD_LOG_LEVEL", "info", z.enum(["debug", "info", "warn", "error", "silent"]), "debug, info, warn, error or silent"),

@@ -4,6 +4,8 @@
 import pkg from "../package.json";
 import { type Config, safeUrl } from "./config.ts";
 import { accountService } from "./domain/accounts.ts";
+import { AlertRunner } from "./domain/alert-runner.ts";
+import { alertService } from "./domain/alerts.ts";
 import { analyticsService } from "./domain/analytics.ts";
 import { chartService } from "./domain/charts.ts";
 import { deviceAdmin } from "./domain/device-admin.ts";
@@ -78,6 +80,7 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
   const loginRate = config.rateLimitLogin;
   const feed = feedService(store);
   const analytics = analyticsService(store, feed);
+  const alertRunner = new AlertRunner(store, hub, announce, { intervalMs: config.alertInterval * 1000, baseUrl: config.baseUrl });
   const running: { stop(): Promise<void> }[] = [];
 
   return {
@@ -98,6 +101,7 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
     feed,
     analytics,
     charts: chartService(store, analytics, feed),
+    alerts: { ...alertService(store), runner: alertRunner },
     transfer: transferService(store),
     devices: deviceService(store),
     deviceAdmin: deviceAdmin(store),
@@ -119,6 +123,8 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
         running.push({ stop: async () => void unlisten() });
       }
       await notifier.start(hub, { only: !store.shared });
+      alertRunner.start();
+      running.push({ stop: () => alertRunner.stop() });
     },
 
     /** A copy of the database (see Store.backup). */

@@ -3,6 +3,7 @@
 import type { Edge } from "../http/edge.ts";
 import type { Route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
+import { alertRoutes } from "./alerts.ts";
 import { analyticsRoutes } from "./analytics.ts";
 import { chartRoutes } from "./charts.ts";
 import { healthRoutes } from "./health.ts";
@@ -12,7 +13,7 @@ import { readRoutes } from "./read.ts";
 import { streamRoutes } from "./stream.ts";
 
 export function apiRoutes(services: Services, edge: Edge): Route[] {
-  const routes = [...ingestRoutes(services, edge), ...readRoutes(services), ...analyticsRoutes(services), ...chartRoutes(services), ...streamRoutes(services, edge), ...healthRoutes(services, edge)];
+  const routes = [...ingestRoutes(services, edge), ...readRoutes(services), ...analyticsRoutes(services), ...chartRoutes(services), ...alertRoutes(services), ...streamRoutes(services, edge), ...healthRoutes(services, edge)];
   return [...routes, openApiRoute(routes, services.config.baseUrl, services.version)];
 }
 

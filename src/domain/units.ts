@@ -30,3 +30,17 @@ export function parseRate(text: string): Rate | null {
   if (!m || unit === undefined || Number(m[1]) < 1) throw new Error(`expected a rate such as 100/s, 60/m or 1000/h, or 0 to turn it off`);
   return { limit: Number(m[1]), windowMs: unit };
 }
+
+/**
+ * A duration in words, from its largest unit down to minutes ("1 d 0 h 10 min", "3 h 5 min"), or
+ * in seconds when under a minute ("45 s"): how notices and pages say how long something lasted.
+ */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  const [d, h, m] = [Math.floor(minutes / 1440), Math.floor((minutes % 1440) / 60), minutes % 60];
+  if (d) return `${d} d ${h} h ${m} min`;
+  if (h) return `${h} h ${m} min`;
+  return `${m} min`;
+}

@@ -9,7 +9,7 @@ import { ClientGone, QueryTimeout } from "../errors.ts";
 import { clientSignal } from "../read-context.ts";
 import type { GateStats, Repositories } from "./store.ts";
 
-export type ReadKind = "feed" | "replay" | "chart" | "funnel" | "users" | "user" | "history" | "count";
+export type ReadKind = "feed" | "replay" | "chart" | "funnel" | "users" | "user" | "history" | "count" | "alert";
 
 /** The repository methods that go through the gate, by kind. Every other read is a point lookup. */
 export const GATED_READS: { [R in keyof Repositories]?: { [M in keyof Repositories[R]]?: ReadKind } } = {
@@ -18,6 +18,7 @@ export const GATED_READS: { [R in keyof Repositories]?: { [M in keyof Repositori
   metrics: { history: "history", buckets: "history", pointBefore: "history" },
   projects: { countEvents: "count" },
   analytics: { series: "chart", funnel: "funnel", dropped: "funnel" },
+  alerts: { count: "alert", latest: "alert" },
 };
 
 /** One read, as data: a repository method by name and its (structured-cloneable) arguments. */

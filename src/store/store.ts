@@ -2,6 +2,7 @@
 // tx(): every write runs in the writer's group commit, and a multi-step write runs whole or not at
 // all. Reads outside a transaction see what is committed. Each dialect implements this: SQLite in
 // DATA_DIR (store/sqlite/), PostgreSQL for several instances (store/pg/).
+import type { Alert, AlertChanges, AlertState, AlertTransition, NewAlert } from "../model/alert.ts";
 import type { DroppedQuery, FunnelCounts, FunnelQuery, SeriesLine, SeriesQuery } from "../model/analytics.ts";
 import type { CardRef, Chart, ChartChanges, NewChart } from "../model/chart.ts";
 import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
@@ -213,6 +214,27 @@ export interface ChartRepository {
   setLayout(projectId: number, cards: CardRef[], now: number): Promise<void>;
 }
 
+export interface AlertRepository {
+  create(alert: NewAlert, now: number): Promise<Alert>;
+  find(id: number): Promise<Alert | null>;
+  /** A project's rules, in the order they were made. */
+  list(projectId: number): Promise<Alert[]>;
+  /** Every rule that is not paused, of every project: what a round checks. */
+  active(): Promise<Alert[]>;
+  /** Null when there is no such rule. */
+  update(id: number, changes: AlertChanges & { state?: AlertState; since?: number }, now: number): Promise<Alert | null>;
+  /** False when there was no such rule. */
+  delete(id: number): Promise<boolean>;
+  /** Writes the rule's new state only if it is still `t.from` (and not paused); false when it was not. */
+  transition(t: AlertTransition, now: number): Promise<boolean>;
+  /** Records when rules were checked last. */
+  checked(ids: number[], at: number): Promise<void>;
+  /** How many events of `filter` happened with from <= time < to (a read of the read path). */
+  count(filter: EventFilter & { projectId: number }, from: number, to: number): Promise<number>;
+  /** When the latest event of `filter` happened, up to `until`; null when none did (a read of the read path). */
+  latest(filter: EventFilter & { projectId: number }, until: number): Promise<number | null>;
+}
+
 export interface MetaRepository {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<void>;
@@ -232,6 +254,7 @@ export type Repositories = {
   meta: MetaRepository;
   analytics: AnalyticsRepository;
   charts: ChartRepository;
+  alerts: AlertRepository;
 };
 
 /** The methods that write: called on the store itself, each runs as a transaction of its own in the group commit. */
@@ -247,6 +270,7 @@ export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = 
   meta: ["set", "probe"],
   analytics: [],
   charts: ["create", "update", "delete", "setLayout"],
+  alerts: ["create", "update", "delete", "transition", "checked"],
 };
 
 /** The read gate's counters (store/reads.ts): reads running and waiting now, and those out of budget so far. */

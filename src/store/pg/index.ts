@@ -14,6 +14,7 @@ import { WRITES } from "../store.ts";
 import { gated, ReadGate, type Runner } from "../reads.ts";
 import type { Batch, Ctx } from "./context.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
+import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { chartStore } from "./charts.ts";
 import { eventStore } from "./events.ts";
@@ -54,6 +55,7 @@ function repositories(ctx: Ctx): Repositories {
     meta: metaStore(ctx),
     analytics: analyticsStore(ctx),
     charts: chartStore(ctx),
+    alerts: alertStore(ctx),
   };
 }
 

@@ -352,3 +352,35 @@ export const dashboards = pgTable("dashboards", {
   cards: text("cards").notNull(),
   updatedAt: millis("updated_at").notNull(),
 });
+
+// Alert rules (domain/alerts.ts): what each expects, and its state, changed in the transaction
+// that records the change as an event (so a notice happens once, whichever instance sees it).
+export const alerts = pgTable(
+  "alerts",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    kind: text("kind", { enum: ["absence", "count", "metric"] }).notNull(),
+    filter: text("filter").notNull(),
+    period: bigint("period", { mode: "number" }),
+    cron: text("cron"),
+    tz: text("tz"),
+    grace: bigint("grace", { mode: "number" }).notNull(),
+    window: bigint("window", { mode: "number" }),
+    metric: text("metric"),
+    above: doublePrecision("above"),
+    below: doublePrecision("below"),
+    repeat: bigint("repeat", { mode: "number" }),
+    paused: boolean("paused").notNull(),
+    state: text("state", { enum: ["ok", "firing"] }).notNull(),
+    since: millis("since").notNull(),
+    lastChecked: millis("last_checked"),
+    lastNotified: millis("last_notified"),
+    createdAt: millis("created_at").notNull(),
+    updatedAt: millis("updated_at").notNull(),
+  },
+  (t) => [index("alerts_project").on(t.projectId)],
+);

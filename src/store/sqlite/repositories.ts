@@ -2,6 +2,7 @@
 // connection (the writer's, the reader's, or a reader process's), and the same as the seam's promises.
 import type { Repositories } from "../store.ts";
 import type { Db } from "./db.ts";
+import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { chartStore } from "./charts.ts";
 import { eventStore } from "./events.ts";
@@ -30,6 +31,7 @@ export function syncRepositories(db: Db, searching: () => Db, accessChanges: Acc
     meta: metaStore(db),
     analytics: analyticsStore(db, searching),
     charts: chartStore(db),
+    alerts: alertStore(db, searching),
   };
 }
 
@@ -61,5 +63,6 @@ export function repositories(sync: SyncRepositories): Repositories {
     meta: promised(sync.meta),
     analytics: promised(sync.analytics),
     charts: promised(sync.charts),
+    alerts: promised(sync.alerts),
   };
 }

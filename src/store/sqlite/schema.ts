@@ -318,3 +318,35 @@ export const dashboards = sqliteTable("dashboards", {
   cards: text("cards").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
+
+// Alert rules (domain/alerts.ts): what each expects, and its state, changed in the transaction
+// that records the change as an event (so a notice happens once).
+export const alerts = sqliteTable(
+  "alerts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    kind: text("kind", { enum: ["absence", "count", "metric"] }).notNull(),
+    filter: text("filter").notNull(),
+    period: integer("period"),
+    cron: text("cron"),
+    tz: text("tz"),
+    grace: integer("grace").notNull(),
+    window: integer("window"),
+    metric: text("metric"),
+    above: real("above"),
+    below: real("below"),
+    repeat: integer("repeat"),
+    paused: integer("paused", { mode: "boolean" }).notNull(),
+    state: text("state", { enum: ["ok", "firing"] }).notNull(),
+    since: integer("since").notNull(),
+    lastChecked: integer("last_checked"),
+    lastNotified: integer("last_notified"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("alerts_project").on(t.projectId)],
+);

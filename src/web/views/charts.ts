@@ -5,6 +5,7 @@
 import type { ChartAnswer, PlacedChart } from "../../domain/charts.ts";
 import type { FunnelAnswer, SeriesAnswer } from "../../domain/analytics.ts";
 import type { HistoryPage } from "../../domain/metric-history.ts";
+import { formatDuration } from "../../domain/units.ts";
 import type { ChartKind } from "../../model/chart.ts";
 import type { Project } from "../../model/project.ts";
 import { type FormFields, fieldsOfDefinition, queryOfFields } from "../chart-form.ts";
@@ -15,20 +16,6 @@ export const KIND_NAMES: Record<ChartKind, string> = { series: "Chart", funnel: 
 
 const count = (n: number) => n.toLocaleString("en-US");
 const percent = (ratio: number) => `${(ratio * 100).toLocaleString("en-US", { maximumFractionDigits: ratio < 0.1 ? 1 : 0 })}%`;
-
-/** A duration in words, to the two largest units: "1 d 4 h", "5 min 10 s". */
-export function duration(ms: number): string {
-  let s = Math.round(ms / 1000);
-  if (s < 1) return "0 s";
-  const parts: string[] = [];
-  for (const [size, unit] of [[86_400, "d"], [3600, "h"], [60, "min"], [1, "s"]] as const) {
-    if (s >= size) {
-      parts.push(`${Math.floor(s / size)} ${unit}`);
-      s %= size;
-    }
-  }
-  return parts.slice(0, 2).join(" ");
-}
 
 /** What a question answers, drawn: a series, a funnel or a metric's history. */
 export function chartBody(project: Project, answer: ChartAnswer, opts: { display?: string; fields?: FormFields; compact?: boolean }): Html {
@@ -67,7 +54,7 @@ function funnelBody(project: Project, f: FunnelAnswer, fields: FormFields): Html
     <div class="funnel-head"><span class="step-number" aria-hidden="true">${String(i + 1)}</span><span class="step-name">${s.event}</span>${s.channel ? html` <span class="muted small">#${s.channel}</span>` : ""}</div>
     <svg class="funnel-bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true"><rect class="bar-track" width="100" height="8"></rect><rect class="bar-fill" width="${width.toFixed(2)}" height="8"></rect></svg>
     <p class="funnel-numbers"><strong data-testid="step-users">${count(s.users)} ${s.users === 1 ? "user" : "users"}</strong>
-      ${i ? html`<span>${percent(s.conversion)} of step 1</span> <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>${s.medianMs !== null ? html` <span>median ${duration(s.medianMs)} after step ${String(i)}</span>` : ""}
+      ${i ? html`<span>${percent(s.conversion)} of step 1</span> <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>${s.medianMs !== null ? html` <span>median ${formatDuration(s.medianMs)} after step ${String(i)}</span>` : ""}
       ${s.dropped ? html`<a href="${dropped(i + 1)}" data-testid="dropped">${count(s.dropped)} dropped</a>` : html`<span>none dropped</span>`}` : html`<span>started in the range</span>`}</p>
   </li>`;
   })}</ol>`;

@@ -1,0 +1,127 @@
+// Alert rules for full-access tokens: listed, made, read, changed (paused, resumed) and deleted, so
+// they can be provisioned as code. Durations are seconds and times Unix seconds, as elsewhere.
+import { z } from "zod";
+import { alertChanges, alertInput } from "../domain/alerts.ts";
+import * as rule from "../domain/rules.ts";
+import { validate } from "../domain/validation.ts";
+import { readJson } from "../http/body.ts";
+import { queryOf, type Route, route } from "../http/routes.ts";
+import type { Alert } from "../model/alert.ts";
+import type { Services } from "../services.ts";
+import { ok } from "./views.ts";
+
+export const alertsQuery = z.object({ project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }) });
+export const alertParams = z.object({ id: z.string().regex(/^\d{1,9}$/, "must be an alert rule's id (a positive integer)").transform(Number) });
+
+const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
+
+/** A rule as the API answers it: what it expects, and its state (paused shows as paused). */
+export function apiAlert(a: Alert, project: string) {
+  return {
+    id: a.id,
+    project,
+    name: a.name,
+    kind: a.kind,
+    filter: a.filter,
+    period: seconds(a.period),
+    cron: a.cron,
+    tz: a.tz,
+    grace: a.kind === "absence" ? a.grace / 1000 : null,
+    window: seconds(a.window),
+    metric: a.metric,
+    above: a.above,
+    below: a.below,
+    repeat: seconds(a.repeat),
+    paused: a.paused,
+    state: a.paused ? "paused" : a.state,
+    since: Math.floor(a.since / 1000),
+    last_checked: a.lastChecked === null ? null : Math.floor(a.lastChecked / 1000),
+    created_at: Math.floor(a.createdAt / 1000),
+    updated_at: Math.floor(a.updatedAt / 1000),
+  };
+}
+
+const EXAMPLE = {
+  id: 1,
+  project: "ops",
+  name: "Nightly backup",
+  kind: "absence",
+  filter: { channel: "cron", event: "Backup done", tags: { host: "db1" } },
+  period: 86400,
+  cron: null,
+  tz: null,
+  grace: 600,
+  window: null,
+  metric: null,
+  above: null,
+  below: null,
+  repeat: null,
+  paused: false,
+  state: "ok",
+  since: 1767225600,
+  last_checked: 1767225610,
+  created_at: 1767225600,
+  updated_at: 1767225600,
+};
+
+export function alertRoutes({ alerts, config }: Services): Route[] {
+  const answer = async (a: Alert) => ok({ alert: apiAlert(a, await alerts.projectName(a)) });
+  const id = (params: Record<string, string>) => validate(alertParams, params, "query").id;
+  return [
+    route({
+      method: "GET",
+      path: "/v1/alerts",
+      access: "full",
+      doc: { summary: "A project's alert rules", description: "With their state (ok, firing or paused), since when, and when each was last checked. Full-access tokens only.", query: alertsQuery, example: { success: true, statusCode: 200, alerts: [EXAMPLE] } },
+      async handle({ request }) {
+        const project = validate(alertsQuery, queryOf(request), "query").project ?? config.defaultProject;
+        return ok({ alerts: (await alerts.list(project)).map((a) => apiAlert(a, project)) });
+      },
+    }),
+    route({
+      method: "POST",
+      path: "/v1/alerts",
+      access: "full",
+      doc: {
+        summary: "Make an alert rule",
+        description:
+          "absence: an event matching filter at least every period seconds (or when cron says, in tz), plus grace; count: the events matching filter in the last window seconds above or below a number; metric: a metric's value above or below one. " +
+          "Each change of state is an event in the project's alerts channel, with notify. Full-access tokens only.",
+        body: alertInput,
+        example: { success: true, statusCode: 200, alert: EXAMPLE },
+      },
+      async handle({ request }) {
+        return answer(await alerts.create((await readJson(request, config.bodyLimit)) as z.input<typeof alertInput>));
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/v1/alerts/:id",
+      access: "full",
+      doc: { summary: "An alert rule", description: "Full-access tokens only.", params: alertParams, example: { success: true, statusCode: 200, alert: EXAMPLE } },
+      async handle({ params }) {
+        return answer(await alerts.get(id(params)));
+      },
+    }),
+    route({
+      method: "PATCH",
+      path: "/v1/alerts/:id",
+      access: "full",
+      doc: { summary: "Change an alert rule", description: 'Any of its fields; {"paused": true} pauses it, {"paused": false} resumes it; a field sent as null is removed (a repeat). Full-access tokens only.', params: alertParams, body: alertChanges, example: { success: true, statusCode: 200, alert: EXAMPLE } },
+      async handle({ request, params }) {
+        const alertId = id(params);
+        return answer(await alerts.update(alertId, (await readJson(request, config.bodyLimit)) as Record<string, unknown>));
+      },
+    }),
+    route({
+      method: "DELETE",
+      path: "/v1/alerts/:id",
+      access: "full",
+      doc: { summary: "Delete an alert rule", description: "Its past notices stay in the alerts channel. Full-access tokens only.", params: alertParams, example: { success: true, statusCode: 200 } },
+      async handle({ params }) {
+        await alerts.remove(id(params));
+        return ok();
+      },
+    }),
+  ];
+}

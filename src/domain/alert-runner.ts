@@ -1,0 +1,271 @@
+// The alert runner: every SIGNALBOARD_ALERT_INTERVAL it checks each rule that is not paused (on one
+// instance at a time when several share PostgreSQL), and records each change of a rule's state as
+// an event in its project's `alerts` channel, with notify, in the transaction that writes the rule's
+// new state: the notice goes through the delivery queue, appears live, and happens once, whoever
+// sees the change first and whatever stops in the middle.
+//
+// What it reads: for absence rules, when the latest matching event happened, which it learns from
+// the live hub as events are stored (a database read only when it does not know yet: at start, or
+// for a new rule); for count rules, the matching events of the window, an index range read on the
+// read path; for metric rules, the metric's value. A matching event settles a firing absence rule
+// at once, without waiting for the next round.
+import { Cron } from "croner";
+import { log } from "../logger.ts";
+import type { Alert, AlertFilter, AlertTransition } from "../model/alert.ts";
+import type { StoredEvent } from "../model/event.ts";
+import type { EventFilter } from "../model/filter.ts";
+import type { Announce, Hub } from "../live/hub.ts";
+import type { Store } from "../store/store.ts";
+import { type Notice, notice, testNotice } from "./alert-notices.ts";
+import { eventMatcher } from "./filter.ts";
+import { ingestWrites } from "./ingest-writes.ts";
+
+/** The channel where a project's alerts are recorded. */
+export const ALERTS_CHANNEL = "alerts";
+
+export type RunnerOptions = { intervalMs: number; baseUrl: string; now?: () => number };
+
+/**
+ * An absence rule being watched: when its latest event happened (undefined until the database was
+ * asked; meanwhile `early` keeps the latest one the hub brought, which that read may have missed).
+ */
+type Watched = { alert: Alert; matches: (e: StoredEvent) => boolean; lastSeen: number | null | undefined; early: number | null };
+
+/** What a rule's check found: the state it should be in, and what the notice says of it. */
+export type Finding = { firing: boolean; facts: Record<string, number | string | null> };
+
+/** Thrown in a transition's transaction when another writer changed the rule first: nothing is written. */
+class Raced extends Error {}
+
+export function watchedFilter(projectId: number, f: AlertFilter): EventFilter & { projectId: number } {
+  return { projectId, channel: f.channel, event: f.event, tags: Object.entries(f.tags ?? {}).map(([k, v]) => [k, String(v)] as [string, string]) };
+}
+
+export class AlertRunner {
+  private readonly watched = new Map<number, Watched>();
+  /** Rules by project, channel and name (empty for "any"): an event looks at four lists, not at every rule. */
+  private readonly byKey = new Map<string, Set<number>>();
+  private readonly now: () => number;
+  private startedAt = 0;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private running: Promise<unknown> | null = null;
+  private settling = new Set<number>();
+  /** For the benchmark and /metrics: rounds run, and how long the last one took. */
+  readonly stats = { rounds: 0, lastRoundMs: 0, rules: 0 };
+
+  constructor(
+    private readonly store: Store,
+    private readonly hub: Hub,
+    private readonly announce: Announce,
+    private readonly options: RunnerOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Starts watching: silence before now was not watched, so absence rules count from here at the earliest. */
+  start(): void {
+    this.startedAt = this.now();
+    this.unsubscribe = this.hub.subscribe((message) => {
+      if (message.type === "event") this.seen(message.event);
+    });
+    this.timer = setInterval(() => void this.tick(), this.options.intervalMs);
+    this.timer.unref?.();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe?.();
+    await this.running?.catch(() => {});
+  }
+
+  private tick(): Promise<unknown> {
+    this.running ??= this.round()
+      .catch((error) => log.warn("checking alert rules failed; the next round tries again", { error: (error as Error).message }))
+      .finally(() => (this.running = null));
+    return this.running;
+  }
+
+  /** Checks every rule that is not paused, as at `now` (the leader's job when instances share a database). */
+  async round(now = this.now()): Promise<{ checked: number; changed: number }> {
+    let result = { checked: 0, changed: 0 };
+    const work = async () => {
+      const started = performance.now();
+      const rules = await this.store.alerts.active();
+      this.refresh(rules);
+      for (const alert of rules) if (await this.check(alert, now)) result.changed++;
+      await this.store.alerts.checked(
+        rules.map((r) => r.id),
+        now,
+      );
+      result = { ...result, checked: rules.length };
+      this.stats.rounds++;
+      this.stats.lastRoundMs = performance.now() - started;
+      this.stats.rules = rules.length;
+    };
+    if (this.store.shared) await this.store.shared.asLeader("alerts", work);
+    else await work();
+    return result;
+  }
+
+  /** Sends a rule's notice now, whatever its state (the dashboard's and the CLI's "test"). */
+  async test(alert: Alert, now = this.now()): Promise<StoredEvent> {
+    return (await this.record(alert, testNotice(alert), null, now))!;
+  }
+
+  /** The rules to watch, as the database has them now: a rule changed since is watched afresh. */
+  private refresh(rules: Alert[]): void {
+    const keep = new Set(rules.map((r) => r.id));
+    for (const id of this.watched.keys()) if (!keep.has(id)) this.unwatch(id);
+    for (const alert of rules) {
+      const known = this.watched.get(alert.id);
+      if (known && known.alert.updatedAt === alert.updatedAt) {
+        known.alert = alert; // its state and times
+        continue;
+      }
+      this.unwatch(alert.id);
+      if (alert.kind !== "absence") continue;
+      this.watched.set(alert.id, { alert, matches: eventMatcher(watchedFilter(alert.projectId, alert.filter)), lastSeen: undefined, early: null });
+      const key = keyOf(alert.projectId, alert.filter.channel, alert.filter.event);
+      (this.byKey.get(key) ?? this.byKey.set(key, new Set()).get(key)!).add(alert.id);
+    }
+  }
+
+  private unwatch(id: number): void {
+    const known = this.watched.get(id);
+    if (!known) return;
+    this.watched.delete(id);
+    this.byKey.get(keyOf(known.alert.projectId, known.alert.filter.channel, known.alert.filter.event))?.delete(id);
+  }
+
+  /** An event was stored: the absence rules it matches have seen one; a firing one is settled at once. */
+  private seen(e: StoredEvent): void {
+    if (!this.watched.size || e.channel === ALERTS_CHANNEL) return;
+    for (const key of [keyOf(e.projectId, e.channel, e.name), keyOf(e.projectId, e.channel), keyOf(e.projectId, undefined, e.name), keyOf(e.projectId)]) {
+      for (const id of this.byKey.get(key) ?? []) {
+        const w = this.watched.get(id)!;
+        if (!w.matches(e)) continue;
+        if (w.lastSeen === undefined) w.early = Math.max(w.early ?? -Infinity, e.ts);
+        else w.lastSeen = Math.max(w.lastSeen ?? -Infinity, e.ts);
+        if (w.alert.state === "firing") this.settle(id);
+      }
+    }
+  }
+
+  private settle(id: number): void {
+    if (this.settling.has(id)) return;
+    this.settling.add(id);
+    setTimeout(async () => {
+      this.settling.delete(id);
+      const work = async () => {
+        const alert = await this.store.alerts.find(id);
+        if (alert && !alert.paused) await this.check(alert, this.now());
+      };
+      try {
+        if (this.store.shared) await this.store.shared.asLeader("alerts", work);
+        else await work();
+      } catch (error) {
+        log.warn("settling an alert rule failed; the next round does it", { id, error: (error as Error).message });
+      }
+    }, 0);
+  }
+
+  /** Checks one rule; true when its state changed (or a repeat went out). */
+  private async check(alert: Alert, now: number): Promise<boolean> {
+    const finding = await this.find(alert, now);
+    if (!finding) return false;
+    const from = { state: alert.state, since: alert.since, lastNotified: alert.lastNotified };
+    if (finding.firing !== (alert.state === "firing")) {
+      const to = { state: finding.firing ? ("firing" as const) : ("ok" as const), since: now, lastNotified: now };
+      return (await this.record(alert, notice(alert, finding.firing ? "firing" : "resolved", finding.facts, now), { id: alert.id, from, to }, now)) !== null;
+    }
+    const repeatDue = finding.firing && alert.repeat !== null && now - (alert.lastNotified ?? alert.since) >= alert.repeat;
+    if (!repeatDue) return false;
+    return (await this.record(alert, notice(alert, "repeat", finding.facts, now), { id: alert.id, from, to: { ...from, lastNotified: now } }, now)) !== null;
+  }
+
+  /** What the rule sees at `now`; null when it cannot tell (a metric that holds no number). */
+  private async find(alert: Alert, now: number): Promise<Finding | null> {
+    if (alert.kind === "metric") {
+      const metric = await this.store.metrics.find(alert.projectId, alert.metric!);
+      if (typeof metric?.value !== "number") return null;
+      return { firing: beyond(alert, metric.value), facts: { value: metric.value, at: metric.updatedAt } };
+    }
+    const filter = watchedFilter(alert.projectId, alert.filter);
+    if (alert.kind === "count") {
+      const n = await this.store.alerts.count(filter, now - alert.window!, now);
+      // Too few events is told only once a whole window was watched.
+      const watchedSince = Math.max(this.startedAt, alert.state === "ok" ? alert.since : -Infinity);
+      if (alert.below !== null && alert.state === "ok" && now - watchedSince < alert.window!) return null;
+      return { firing: beyond(alert, n), facts: { count: n, last: beyond(alert, n) ? await this.store.alerts.latest(filter, now) : null } };
+    }
+    const lastSeen = await this.lastSeen(alert, filter, now);
+    // Firing, only an event brings it back; otherwise silence is counted from the rule's start, the
+    // server's start (it did not watch before) or the last event, whichever is latest.
+    const base = alert.state === "firing" ? lastSeen : Math.max(lastSeen ?? -Infinity, alert.since, this.startedAt);
+    if (base === null) return { firing: true, facts: { last: null, watched: alert.since } };
+    const due = deadline(alert, base);
+    return { firing: now > due, facts: { last: lastSeen, watched: base, due } };
+  }
+
+  private async lastSeen(alert: Alert, filter: EventFilter & { projectId: number }, now: number): Promise<number | null> {
+    const w = this.watched.get(alert.id);
+    if (w && w.lastSeen !== undefined) return w.lastSeen;
+    const found = await this.store.alerts.latest(filter, now);
+    const latest = Math.max(found ?? -Infinity, w?.early ?? -Infinity);
+    const known = latest === -Infinity ? null : latest;
+    if (w && w.lastSeen === undefined) w.lastSeen = known;
+    return w?.lastSeen ?? known;
+  }
+
+  /**
+   * Writes the notice as an event of the alerts channel (notify: queued for delivery with it), and,
+   * with `transition`, the rule's new state, in one transaction: both or neither. Another writer
+   * having changed the rule first, nothing is written (null).
+   */
+  private async record(alert: Alert, n: Notice, transition: AlertTransition | null, now: number): Promise<StoredEvent | null> {
+    const project = await this.store.projects.findById(alert.projectId);
+    if (!project) return null; // deleted meanwhile, with its rules
+    let result: { event: StoredEvent; newChannel: boolean };
+    try {
+      result = await this.store.tx(async (tx) => {
+        if (transition && !(await tx.alerts.transition(transition, now))) throw new Raced();
+        // The notice is written when it is written (a round asked about another moment, as tests do, included).
+        const { written, newChannel } = await ingestWrites.logEvent(tx, { input: { project: project.name, channel: ALERTS_CHANNEL, ...n, notify: true }, baseUrl: this.options.baseUrl, now: this.now() });
+        return { event: written.result!, newChannel };
+      });
+    } catch (error) {
+      if (error instanceof Raced) return null;
+      throw error;
+    }
+    if (transition) {
+      alert.state = transition.to.state;
+      alert.since = transition.to.since;
+      alert.lastNotified = transition.to.lastNotified;
+      const w = this.watched.get(alert.id);
+      if (w) w.alert = { ...w.alert, state: alert.state, since: alert.since, lastNotified: alert.lastNotified };
+    }
+    if (result.newChannel) this.announce({ type: "channel", projectId: project.id, project: project.name, channel: ALERTS_CHANNEL });
+    this.announce({ type: "event", event: result.event });
+    log.info("alert", { rule: alert.id, project: project.name, name: alert.name, state: n.tags.state });
+    return result.event;
+  }
+}
+
+/** Past its limit: above it, or below it. */
+function beyond(alert: Alert, value: number): boolean {
+  return alert.above !== null ? value > alert.above : value < alert.below!;
+}
+
+/** When silence after `base` becomes a problem: a period after it, or the next scheduled time after it; plus the grace. */
+export function deadline(alert: Alert, base: number): number {
+  if (alert.cron) {
+    const next = new Cron(alert.cron, { timezone: alert.tz ?? "UTC", paused: true }).nextRun(new Date(base));
+    return (next ? next.getTime() : Infinity) + alert.grace;
+  }
+  return base + alert.period! + alert.grace;
+}
+
+function keyOf(projectId: number, channel?: string, event?: string): string {
+  return `${projectId}\u0000${channel ?? ""}\u0000${event ?? ""}`;
+}

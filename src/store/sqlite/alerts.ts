@@ -1,0 +1,77 @@
+// Alert rules, and the two reads their rounds make of the events: how many matched in a window (an
+// index range per rule, as a chart's bucket is counted), and when the latest one happened.
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
+import type { Alert, AlertChanges, AlertFilter, AlertTransition, NewAlert } from "../../model/alert.ts";
+import type { EventFilter } from "../../model/filter.ts";
+import type { Db } from "./db.ts";
+import { analyticsStore } from "./analytics.ts";
+import { conditions } from "./events.ts";
+import { alerts } from "./schema.ts";
+
+const dialect = new SQLiteSyncDialect();
+type Row = typeof alerts.$inferSelect;
+
+const toAlert = (row: Row): Alert => ({ ...row, filter: JSON.parse(row.filter) as AlertFilter });
+
+export function alertStore(db: Db, searching: () => Db) {
+  const analytics = analyticsStore(db, searching);
+  const row = (changes: AlertChanges) => {
+    const { filter, ...rest } = changes;
+    return { ...rest, ...(filter === undefined ? {} : { filter: JSON.stringify(filter) }) };
+  };
+  return {
+    create(alert: NewAlert, now: number): Alert {
+      return toAlert(db.insert(alerts).values({ ...row(alert), state: "ok", since: now, createdAt: now, updatedAt: now } as typeof alerts.$inferInsert).returning().get());
+    },
+
+    find(id: number): Alert | null {
+      const found = db.select().from(alerts).where(eq(alerts.id, id)).get();
+      return found ? toAlert(found) : null;
+    },
+
+    list(projectId: number): Alert[] {
+      return db.select().from(alerts).where(eq(alerts.projectId, projectId)).orderBy(asc(alerts.id)).all().map(toAlert);
+    },
+
+    active(): Alert[] {
+      return db.select().from(alerts).where(eq(alerts.paused, false)).orderBy(asc(alerts.id)).all().map(toAlert);
+    },
+
+    update(id: number, changes: AlertChanges & { state?: Alert["state"]; since?: number }, now: number): Alert | null {
+      const updated = db.update(alerts).set({ ...row(changes), updatedAt: now }).where(eq(alerts.id, id)).returning().get();
+      return updated ? toAlert(updated) : null;
+    },
+
+    delete(id: number): boolean {
+      return db.delete(alerts).where(eq(alerts.id, id)).returning({ id: alerts.id }).all().length > 0;
+    },
+
+    transition(t: AlertTransition, now: number): boolean {
+      const changed = db
+        .update(alerts)
+        .set({ state: t.to.state, since: t.to.since, lastNotified: t.to.lastNotified, lastChecked: now })
+        .where(and(eq(alerts.id, t.id), eq(alerts.paused, false), eq(alerts.state, t.from.state), eq(alerts.since, t.from.since), sql`${alerts.lastNotified} IS ${t.from.lastNotified}`))
+        .returning({ id: alerts.id })
+        .all();
+      return changed.length > 0;
+    },
+
+    checked(ids: number[], at: number): void {
+      const mark = db.$client.prepare<never, [number, number]>("UPDATE alerts SET last_checked = ? WHERE id = ?");
+      for (const id of ids) mark.run(at, id);
+    },
+
+    /** The events of `filter` with from <= time < to. */
+    count(filter: EventFilter & { projectId: number }, from: number, to: number): number {
+      return analytics.series({ filter, bounds: [from, to], measure: "events", groupBy: null, limit: 1 })[0]?.total ?? 0;
+    },
+
+    /** When the latest event of `filter` up to `until` happened; null when none did. */
+    latest(filter: EventFilter & { projectId: number }, until: number): number | null {
+      const where = dialect.sqlToQuery(and(...conditions(filter, filter.tags ?? []), sql`events.ts <= ${until}`) as SQL);
+      const found = db.$client.prepare<{ ts: number | null }, (string | number | null)[]>(`SELECT max(events.ts) AS ts FROM events WHERE ${where.sql}`).get(...(where.params as (string | number | null)[]));
+      return found?.ts ?? null;
+    },
+  };
+}

@@ -1,0 +1,170 @@
+// Alert rules over the API, and what the runner makes of them: each kind fires once and is back
+// once, as events in the project's alerts channel with notify (delivered like any notice), a repeat
+// while it keeps firing, pause and resume, a matching event settling an absence rule at once, and
+// every bad field a 400 that names it. Rounds are run with a chosen clock (the runner's own timer
+// is slowed to an hour), so nothing here waits for real periods.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { call, eventually, post, startTestServer, type TestServer } from "../helpers.ts";
+import { type Receiver, startReceiver } from "../receiver.ts";
+
+const MIN = 60_000;
+let server: TestServer;
+let hook: Receiver;
+
+beforeAll(async () => {
+  server = await startTestServer({ "alert-interval": "3600", "notify-retry-base": "100ms" });
+  await server.services.projects.create("ops");
+  hook = await startReceiver();
+  await server.services.integrations.create("ops", { kind: "webhook", name: "pager", url: hook.url });
+});
+afterAll(async () => {
+  await server.close();
+  hook.stop();
+});
+
+const make = (body: Record<string, unknown>) => call(server, { path: "/v1/alerts", body: { project: "ops", ...body } });
+const round = (at: number) => server.services.alerts.runner.round(at);
+type Notice = { id: number; event: string; description: string; tags: Record<string, unknown>; notify: boolean };
+/** The alerts channel's events, oldest first (none before its first notice made the channel). */
+const notices = async (): Promise<Notice[]> => (await call(server, { path: "/v1/events?project=ops&channel=alerts&limit=200" })).json.events ?? [];
+/** One rule's notices in the order they were recorded (rounds run at chosen times give them times ahead of now). */
+const noticesOf = async (id: number) => (await notices()).filter((e) => e.tags.alert === id).sort((a, b) => a.id - b.id);
+
+describe("alert rules over the API", () => {
+  test("are made, listed, read, changed, paused, resumed and deleted", async () => {
+    const made = await make({ name: "Nightly backup", kind: "absence", filter: { channel: "cron", event: "Backup done", tags: { host: "db1" } }, period: 86400, grace: 600 });
+    expect(made.status).toBe(200);
+    const rule = made.json.alert;
+    expect(rule).toMatchObject({ project: "ops", name: "Nightly backup", kind: "absence", filter: { channel: "cron", event: "Backup done", tags: { host: "db1" } }, period: 86400, grace: 600, cron: null, paused: false, state: "ok", last_checked: null });
+    expect(typeof rule.since).toBe("number");
+    expect((await call(server, { path: "/v1/alerts?project=ops" })).json.alerts.map((a: { id: number }) => a.id)).toContain(rule.id);
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert).toEqual(rule);
+
+    const paused = await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: true, grace: 900, repeat: 3600 } });
+    expect(paused.json.alert).toMatchObject({ paused: true, state: "paused", grace: 900, repeat: 3600, period: 86400 });
+    const resumed = await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: false, repeat: null } });
+    expect(resumed.json.alert).toMatchObject({ paused: false, state: "ok", repeat: null });
+    expect(resumed.json.alert.since).toBeGreaterThanOrEqual(rule.since);
+
+    expect((await call(server, { method: "DELETE", path: `/v1/alerts/${rule.id}` })).status).toBe(200);
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).status).toBe(404);
+    expect((await call(server, { method: "DELETE", path: `/v1/alerts/${rule.id}` })).status).toBe(404);
+  });
+
+  test("bad input is a 400 that names the field", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: "x", kind: "silence", period: 60 }, "kind"],
+      [{ name: "x", kind: "absence" }, "period"],
+      [{ name: "x", kind: "absence", period: 2 }, "period"],
+      [{ name: "x", kind: "absence", period: 60, cron: "0 3 * * *" }, "cron"],
+      [{ name: "x", kind: "absence", cron: "every day at 3" }, "cron"],
+      [{ name: "x", kind: "absence", cron: "0 3 * * *", tz: "Mars/Olympus" }, "tz"],
+      [{ name: "x", kind: "count", window: 300, above: 10, below: 1 }, "below"],
+      [{ name: "x", kind: "count", above: 10 }, "window"],
+      [{ name: "x", kind: "metric", metric: "Queue" }, "above"],
+      [{ name: "x", kind: "metric", above: 10 }, "metric"],
+      [{ name: "", kind: "count", window: 60, above: 1 }, "name"],
+      [{ name: "x", kind: "count", window: 60, above: 1, filter: { channel: "Not A Name" } }, "filter.channel"],
+      [{ name: "x", kind: "count", window: 60, above: "ten" }, "above"],
+    ];
+    for (const [body, field] of cases) {
+      const res = await make(body);
+      expect({ body, status: res.status, error: res.json.error }).toEqual({ body, status: 400, error: "validation_error" });
+      expect({ body, paths: res.json.validation.body.map((i: { path: string }) => i.path) }).toMatchObject({ body, paths: expect.arrayContaining([field]) });
+    }
+    const extra = await make({ name: "x", kind: "count", window: 60, above: 1, extra: true });
+    expect(extra.status).toBe(400);
+    expect(extra.json.message).toContain("unknown field extra");
+    const unknown = await call(server, { path: "/v1/alerts", body: { project: "nope", name: "x", kind: "count", window: 60, above: 1 } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.validation.body[0].path).toBe("project");
+    expect((await call(server, { method: "PATCH", path: "/v1/alerts/abc", body: {} })).status).toBe(400);
+    expect((await call(server, { method: "PATCH", path: "/v1/alerts/99999", body: { paused: true } })).status).toBe(404);
+    const publicToken = (await server.services.tokens.create({ name: "site", kind: "public", project: "ops" })).token;
+    expect((await call(server, { path: "/v1/alerts?project=ops", token: publicToken })).status).toBe(403);
+  });
+});
+
+describe("the runner", () => {
+  test("an absence rule fires once when nothing came for period + grace, and a matching event brings it back at once", async () => {
+    const start = Date.now();
+    const rule = (await make({ name: "Heartbeat", kind: "absence", filter: { channel: "beats", tags: { host: "db1" } }, period: 60, grace: 10 })).json.alert;
+    await round(start + 30_000);
+    await round(start + 65_000);
+    expect(await noticesOf(rule.id)).toEqual([]);
+    // A beat of another host does not count.
+    expect((await post(server, "/v1/log", { project: "ops", channel: "beats", event: "beat", tags: { host: "db2" } })).status).toBe(200);
+    await round(start + 75_000);
+    await round(start + 90_000);
+    const fired = await noticesOf(rule.id);
+    expect(fired).toHaveLength(1);
+    expect(fired[0]).toMatchObject({ tags: { alert: rule.id, state: "firing", kind: "absence" }, notify: true });
+    expect(fired[0]!.event).toMatch(/^Heartbeat: no event for /);
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.state).toBe("firing");
+
+    expect((await post(server, "/v1/log", { project: "ops", channel: "beats", event: "beat", tags: { host: "db1" } })).status).toBe(200);
+    const back = await eventually(async () => {
+      const all = await noticesOf(rule.id);
+      expect(all).toHaveLength(2);
+      return all[1]!;
+    });
+    expect(back).toMatchObject({ event: "Heartbeat is back", tags: { alert: rule.id, state: "resolved" } });
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert).toMatchObject({ state: "ok" });
+    await round(Date.now() + 1000);
+    expect(await noticesOf(rule.id)).toHaveLength(2);
+    // Each notice was queued and delivered like any notify event.
+    await eventually(() => expect(hook.requests.filter((r) => JSON.parse(r.body).event?.tags?.alert === rule.id)).toHaveLength(2), 5000);
+  });
+
+  test("a count rule fires above its limit and is back when the window has passed", async () => {
+    const rule = (await make({ name: "Error burst", kind: "count", filter: { channel: "errors" }, window: 300, above: 3 })).json.alert;
+    for (let i = 0; i < 5; i++) expect((await post(server, "/v1/log", { project: "ops", channel: "errors", event: "Boom" })).status).toBe(200);
+    const now = Date.now() + 1000;
+    await round(now);
+    await round(now + 1000);
+    const fired = await noticesOf(rule.id);
+    expect(fired).toHaveLength(1);
+    expect(fired[0]!.event).toBe("Error burst: 5 events in 5 min");
+    expect(fired[0]!.description).toContain("the rule fires above 3");
+    await round(now + 6 * MIN);
+    const all = await noticesOf(rule.id);
+    expect(all.map((n) => n.tags.state)).toEqual(["firing", "resolved"]);
+    expect(all[1]!.event).toBe("Error burst is back: 0 in 5 min");
+  });
+
+  test("a metric rule fires above its limit, repeats while it keeps firing, and is back below it", async () => {
+    const rule = (await make({ name: "Queue", kind: "metric", metric: "Queue depth", above: 100, repeat: 600 })).json.alert;
+    const now = Date.now();
+    await round(now); // no such metric yet: nothing to say
+    expect((await post(server, "/send-metric", { project: "ops", title: "Queue depth", value: 140 })).status).toBe(200);
+    await round(now + 1000);
+    await round(now + 5 * MIN); // not yet a repeat
+    await round(now + 11 * MIN); // a repeat
+    expect((await post(server, "/send-metric", { project: "ops", title: "Queue depth", value: 0.0374 })).status).toBe(200);
+    await round(now + 12 * MIN);
+    const all = await noticesOf(rule.id);
+    expect(all.map((n) => [n.tags.state, n.tags.repeat ?? false])).toEqual([["firing", false], ["firing", true], ["resolved", false]]);
+    expect(all[0]!.event).toBe("Queue: Queue depth is 140");
+    expect(all[2]!.event).toBe("Queue is back: Queue depth is 0.0374");
+  });
+
+  test("a paused rule is not checked; resumed, it watches from then", async () => {
+    const rule = (await make({ name: "Paused beat", kind: "absence", filter: { channel: "quiet" }, period: 60, grace: 0, paused: true })).json.alert;
+    expect(rule.state).toBe("paused");
+    await round(Date.now() + 10 * MIN);
+    expect(await noticesOf(rule.id)).toEqual([]);
+    const resumed = (await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: false } })).json.alert;
+    expect(resumed.state).toBe("ok");
+    await round(resumed.since * 1000 + 30_000);
+    expect(await noticesOf(rule.id)).toEqual([]);
+    await round(resumed.since * 1000 + 70_000);
+    expect((await noticesOf(rule.id)).map((n) => n.tags.state)).toEqual(["firing"]);
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.last_checked).toBe(Math.floor((resumed.since * 1000 + 70_000) / 1000));
+  });
+
+  test("a test notice goes out whatever the state, and says it is a test", async () => {
+    const rule = (await make({ name: "Try me", kind: "count", filter: { channel: "x" }, window: 60, above: 100 })).json.alert;
+    const event = await server.services.alerts.runner.test(await server.services.alerts.get(rule.id));
+    expect(event).toMatchObject({ channel: "alerts", name: "Test: Try me", notify: true, tags: { alert: rule.id, state: "test" } });
+  });
+});
