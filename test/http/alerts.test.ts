@@ -4,6 +4,7 @@
 // every bad field a 400 that names it. Rounds are run with a chosen clock (the runner's own timer
 // is slowed to an hour), so nothing here waits for real periods.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { AlertRunner } from "../../src/domain/alert-runner.ts";
 import { call, eventually, post, startTestServer, type TestServer } from "../helpers.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 
@@ -160,6 +161,28 @@ describe("the runner", () => {
     await round(resumed.since * 1000 + 70_000);
     expect((await noticesOf(rule.id)).map((n) => n.tags.state)).toEqual(["firing"]);
     expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.last_checked).toBe(Math.floor((resumed.since * 1000 + 70_000) / 1000));
+  });
+
+  test("a server that was down waits a period and its grace from its start before calling silence it did not watch", async () => {
+    const rule = (await make({ name: "Cron job", kind: "absence", filter: { channel: "cron-job" }, period: 60, grace: 10 })).json.alert;
+    expect((await post(server, "/v1/log", { project: "ops", channel: "cron-job", event: "ran" })).status).toBe(200);
+    // As if the server had been stopped for an hour and started again: a new runner, its clock an hour on.
+    let clock = Date.now() + 60 * MIN;
+    const restarted = new AlertRunner(server.store, server.services.hub, () => {}, { intervalMs: 3_600_000, baseUrl: server.url, now: () => clock });
+    restarted.start();
+    try {
+      await restarted.round(clock + 30_000);
+      await restarted.round(clock + 69_000);
+      expect(await noticesOf(rule.id)).toEqual([]);
+      clock += 71_000;
+      await restarted.round(clock);
+      const fired = await noticesOf(rule.id);
+      expect(fired.map((n) => n.tags.state)).toEqual(["firing"]);
+      // It says how long the last event is: over an hour, though it watched for 71 s.
+      expect(fired[0]!.event).toMatch(/^Cron job: no event for 1 h 1 min$/);
+    } finally {
+      await restarted.stop();
+    }
   });
 
   test("a test notice goes out whatever the state, and says it is a test", async () => {
