@@ -12,6 +12,7 @@ import { project } from "./cli/project.ts";
 import { serve } from "./cli/serve.ts";
 import { tail } from "./cli/tail.ts";
 import { token } from "./cli/token.ts";
+import { alert } from "./cli/alert.ts";
 import { exportCommand, importCommand } from "./cli/transfer.ts";
 import { user } from "./cli/user.ts";
 import { describeSettings, flagOf, settings } from "./config.ts";
@@ -31,6 +32,7 @@ const commands: Record<string, Command> = {
   device,
   log: logCommand,
   metric,
+  alert,
   tail,
   backup,
   export: exportCommand,

@@ -1,0 +1,112 @@
+import type { AlertInput } from "../domain/alerts.ts";
+import { parseDuration } from "../domain/units.ts";
+import type { Alert } from "../model/alert.ts";
+import { parseTags } from "./client.ts";
+import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
+
+const USAGE =
+  "signalboard alert list [--project P] | alert create --project P --name N --kind absence|count|metric [--channel C] [--event E] [--tag key=value ...] " +
+  "[--period 1d] [--grace 10m] [--cron '0 3 * * *' [--tz Europe/Berlin]] [--window 5m] [--metric TITLE] [--above N | --below N] [--repeat 1h] [--paused] | alert pause|resume|test|delete ID";
+
+/** A duration as the API takes it (seconds): a number of seconds, or with a unit (90s, 15m, 12h, 1d). */
+function seconds(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  try {
+    return parseDuration(text) / 1000;
+  } catch {
+    throw new UsageError(`--${flag} takes seconds or a duration such as 90s, 15m, 12h or 1d; got "${text}"`);
+  }
+}
+
+function number(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!Number.isFinite(Number(text)) || text.trim() === "") throw new UsageError(`--${flag} takes a number; got "${text}"`);
+  return Number(text);
+}
+
+const span = (ms: number | null) => (ms === null ? "" : `${ms / 1000}s`);
+
+function describe(a: Alert): string {
+  if (a.kind === "absence") return a.cron ? `cron "${a.cron}" ${a.tz}, grace ${span(a.grace)}` : `every ${span(a.period)}, grace ${span(a.grace)}`;
+  const limit = a.above !== null ? `above ${a.above}` : `below ${a.below}`;
+  return a.kind === "count" ? `${limit} in ${span(a.window)}` : `${a.metric} ${limit}`;
+}
+
+export const alert: Command = {
+  summary: "list, create, pause, resume, test or delete alert rules",
+  usage: USAGE,
+  async run(argv) {
+    const { values, positionals } = parse(argv, {
+      project: { type: "string" },
+      name: { type: "string" },
+      kind: { type: "string" },
+      channel: { type: "string" },
+      event: { type: "string" },
+      tag: { type: "string", multiple: true },
+      period: { type: "string" },
+      grace: { type: "string" },
+      cron: { type: "string" },
+      tz: { type: "string" },
+      window: { type: "string" },
+      metric: { type: "string" },
+      above: { type: "string" },
+      below: { type: "string" },
+      repeat: { type: "string" },
+      paused: { type: "boolean" },
+    });
+    const [action, ref] = positionals;
+    const config = configFrom(values);
+    return withServices(config, async ({ alerts }) => {
+      if (action === "list") {
+        const project = values.project ?? config.defaultProject;
+        const rows = (await alerts.list(project)).map((a) => [String(a.id), a.name, a.kind, describe(a), a.paused ? "paused" : a.state, when(a.since), when(a.lastChecked)]);
+        console.log(table([["ID", "NAME", "KIND", "RULE", "STATE", "SINCE", "LAST CHECKED"], ...rows]));
+        return 0;
+      }
+      if (action === "create") {
+        const tags = parseTags(values.tag);
+        const filter = { channel: values.channel, event: values.event, ...(tags ? { tags: Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, String(v)])) } : {}) };
+        const input = {
+          project: values.project ?? config.defaultProject,
+          name: values.name,
+          kind: values.kind,
+          filter,
+          period: seconds("period", values.period),
+          grace: seconds("grace", values.grace),
+          cron: values.cron,
+          tz: values.tz,
+          window: seconds("window", values.window),
+          metric: values.metric,
+          above: number("above", values.above),
+          below: number("below", values.below),
+          repeat: seconds("repeat", values.repeat),
+          paused: values.paused,
+        };
+        const made = await alerts.create(JSON.parse(JSON.stringify(input)) as AlertInput);
+        console.log(`Created alert rule ${made.id} "${made.name}" (${made.kind}: ${describe(made)})${made.paused ? ", paused" : ""}.`);
+        return 0;
+      }
+      const id = Number(ref);
+      if (!ref || !/^\d+$/.test(ref)) throw new UsageError("expected list, create, or pause|resume|test|delete with a rule's id");
+      if (action === "pause" || action === "resume") {
+        const changed = await alerts.update(id, { paused: action === "pause" });
+        console.log(`Alert rule ${changed.id} "${changed.name}" is ${changed.paused ? "paused" : "watching again"}.`);
+        return 0;
+      }
+      if (action === "test") {
+        const rule = await alerts.get(id);
+        const event = await alerts.runner.test(rule);
+        console.log(`Sent a test notice of "${rule.name}" (event ${event.id} in the alerts channel).`);
+        return 0;
+      }
+      if (action === "delete") {
+        const rule = await alerts.get(id);
+        await alerts.remove(id);
+        console.log(`Deleted alert rule ${id} "${rule.name}"; its past notices stay in the alerts channel.`);
+        return 0;
+      }
+      throw new UsageError("expected list, create, pause, resume, test or delete");
+    });
+  },
+};
