@@ -98,6 +98,8 @@
     failed(e, (xhr && xhr.responseText) || "The request failed.");
   });
   document.addEventListener("htmx:sendError", (e) => failed(e, "Cannot reach the server. Check your connection."));
+  // A server's answer may ask for a toast (HX-Trigger: {"sb-toast": {"text": "..."}}).
+  document.addEventListener("sb-toast", (e) => { if (e.detail && e.detail.text) toast(e.detail.text, ""); });
   document.addEventListener("htmx:timeout", (e) => failed(e, "The server took too long to answer. Try again."));
 
   // --- Web Push -----------------------------------------------------------------------------------
@@ -762,6 +764,25 @@
         for (const el of form.querySelectorAll("[data-range]")) el.hidden = !range || range.value !== el.dataset.range;
         const group = form.querySelector("[name=group_by]");
         for (const el of form.querySelectorAll("[data-group]")) el.hidden = !group || !group.value || (el.dataset.group !== "any" && el.dataset.group !== group.value);
+      },
+    }));
+
+    // A form whose parts show for what a select says (data-controls="NAME" on the select,
+    // data-show="NAME:value,value" on each part): the alert rule form. A field for the viewer's
+    // time zone (data-viewer="zone") starts with it.
+    Alpine.data("showFor", () => ({
+      init() {
+        const zone = this.$root.querySelector("[data-viewer=zone]");
+        if (zone && !zone.value) zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+        this.changed();
+      },
+      changed() {
+        const chosen = {};
+        for (const select of this.$root.querySelectorAll("[data-controls]")) chosen[select.dataset.controls] = select.value;
+        for (const part of this.$root.querySelectorAll("[data-show]")) {
+          const [name, values] = part.dataset.show.split(":");
+          part.hidden = !values.split(",").includes(chosen[name]);
+        }
       },
     }));
 

@@ -1,5 +1,5 @@
 import type { AlertInput } from "../domain/alerts.ts";
-import { parseDuration } from "../domain/units.ts";
+import { parseSeconds } from "../domain/units.ts";
 import type { Alert } from "../model/alert.ts";
 import { parseTags } from "./client.ts";
 import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
@@ -11,9 +11,8 @@ const USAGE =
 /** A duration as the API takes it (seconds): a number of seconds, or with a unit (90s, 15m, 12h, 1d). */
 function seconds(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
   try {
-    return parseDuration(text) / 1000;
+    return parseSeconds(text);
   } catch {
     throw new UsageError(`--${flag} takes seconds or a duration such as 90s, 15m, 12h or 1d; got "${text}"`);
   }

@@ -44,3 +44,10 @@ export function formatDuration(ms: number): string {
   if (h) return `${h} h ${m} min`;
   return `${m} min`;
 }
+
+/** Seconds as people type them: a number of seconds, or a duration with its unit (90s, 15m, 12h, 1d). */
+export function parseSeconds(text: string): number {
+  const t = text.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t);
+  return parseDuration(t) / 1000;
+}

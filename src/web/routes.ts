@@ -4,6 +4,7 @@ import type { Edge } from "../http/edge.ts";
 import type { Route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { type Assets, assetRoutes } from "./assets.ts";
+import { alertRoutes } from "./alerts.ts";
 import { authRoutes } from "./auth.ts";
 import { chartRoutes } from "./charts.ts";
 import { docsRoutes } from "./docs.ts";
@@ -23,6 +24,7 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...pageRoutes(services, kit),
     ...userListRoutes(services, kit),
     ...chartRoutes(services, kit),
+    ...alertRoutes(services, kit),
     ...manageRoutes(services, kit),
     ...settingsRoutes(services, kit),
     ...notificationRoutes(services, kit),

@@ -58,6 +58,7 @@ async function seed(server: TestServer): Promise<{ eventId: number }> {
   await server.services.integrations.create("default", { kind: "webhook", name: "ops", url: "http://127.0.0.1:9/hook" });
   await server.services.charts.create({ project: "default", kind: "series", name: "Payments by plan", definition: { group_by: "tag:plan", last_days: 7 }, position: 1 });
   await server.services.charts.create({ project: "default", kind: "funnel", name: "Pay then deploy", definition: { steps: ["Payment received", "Deployed"], last_days: 7 }, position: 2 });
+  await server.services.alerts.create({ project: "default", name: "Payments stopped", kind: "absence", filter: { channel: "payments" }, period: 3600 });
   return { eventId: first.id };
 }
 
@@ -85,6 +86,9 @@ describeBrowser("accessibility (axe-core)", () => {
       "/p/default/charts/2",
       "/p/default/charts/1/edit",
       "/p/default/funnel/dropped?step=Payment+received&step=Deployed&at=2&range=7",
+      "/p/default/alerts",
+      "/p/default/alerts/new",
+      "/p/default/alerts/1",
       "/settings/api",
       "/settings/notifications",
       "/settings/integrations",
@@ -132,7 +136,7 @@ describeBrowser("accessibility (axe-core)", () => {
       );
     }
     expect(found).toEqual({});
-  }, 120_000);
+  }, 240_000);
 
   test("no serious or critical violation before sign-in: sign-in, set-up, a stale set-up link, /docs", async () => {
     const fresh = pool.track(await startTestServer());

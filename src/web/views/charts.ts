@@ -10,6 +10,7 @@ import type { ChartKind } from "../../model/chart.ts";
 import type { Project } from "../../model/project.ts";
 import { type FormFields, fieldsOfDefinition, queryOfFields } from "../chart-form.ts";
 import { type Html, html, seg } from "../html.ts";
+import { fieldRow, options } from "./fields.ts";
 import { formatValue } from "./project.ts";
 
 export const KIND_NAMES: Record<ChartKind, string> = { series: "Chart", funnel: "Funnel", metric: "Metric chart" };
@@ -187,16 +188,6 @@ const value = (f: FormFields, name: string): string => {
   return (Array.isArray(v) ? v[0] : v) ?? "";
 };
 
-function options(list: [string, string][], selected: string): Html[] {
-  return list.map(([v, label]) => html`<option value="${v}"${v === selected ? " selected" : ""}>${label}</option>`);
-}
-
-/** A labelled field with its error beside it (aria-describedby, aria-invalid), as the dashboard's forms have them. */
-function fieldRow(id: string, label: string, control: (attributes: Html) => Html, error: string | undefined, hint?: string): Html {
-  const describe = [error ? `${id}-error` : "", hint ? `${id}-hint` : ""].filter(Boolean).join(" ");
-  const attributes = html`${describe ? html` aria-describedby="${describe}"` : ""}${error ? html` aria-invalid="true"` : ""}`;
-  return html`<div class="field${error ? " invalid" : ""}" data-field="${id}"><label for="${id}">${label}</label>${control(attributes)}${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ""}${error ? html`<p class="hint error" id="${id}-error">${error}</p>` : ""}</div>`;
-}
 
 function rangeFields(f: FormFields, errors: Record<string, string>): Html {
   const range = value(f, "range") || "30";

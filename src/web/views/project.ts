@@ -116,6 +116,7 @@ export function projectPage(p: Project, opts: { metrics: Metric[]; channels: Cha
   <h1>${p.name}</h1>
   <div class="actions">
     <a class="button secondary small" href="${base}/charts" data-testid="project-charts"><span aria-hidden="true">📊</span> Charts</a>
+    <a class="button secondary small" href="${base}/alerts" data-testid="project-alerts"><span aria-hidden="true">🔔</span> Alerts</a>
     <a class="button secondary small" href="${base}/users" data-testid="project-users"><span aria-hidden="true">👤</span> Users</a>
     <a class="button secondary small" href="${base}/settings" data-testid="project-settings"><span aria-hidden="true">⚙</span> Project settings</a>
   </div>

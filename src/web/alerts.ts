@@ -1,0 +1,228 @@
+// Dashboard routes for a project's alert rules: the list (kept current while open), the form that
+// makes or changes a rule, and pause, resume, test and delete.
+import type { AlertInput } from "../domain/alerts.ts";
+import { parseSeconds } from "../domain/units.ts";
+import { NotFound, ValidationError } from "../errors.ts";
+import { type Route, route } from "../http/routes.ts";
+import type { Alert } from "../model/alert.ts";
+import type { Project } from "../model/project.ts";
+import type { Session } from "../model/user.ts";
+import type { Services } from "../services.ts";
+import { field } from "./form.ts";
+import { seg } from "./html.ts";
+import type { Kit } from "./kit.ts";
+import { type AlertFormFields, alertFormPage, alertRows, alertsPage } from "./views/alerts.ts";
+import { confirmDialog } from "./views/dialogs.ts";
+
+const FIELDS = ["name", "kind", "schedule", "channel", "event", "tags", "period", "cron", "tz", "grace", "window", "metric", "compare", "limit", "repeat"];
+
+/** The form's fields as typed. */
+function formOf(body: unknown): AlertFormFields {
+  return Object.fromEntries(FIELDS.map((name) => [name, field(body, name).trim()]));
+}
+
+/** A rule's fields as the form shows them. */
+function formOfRule(a: Alert): AlertFormFields {
+  const s = (ms: number | null) => (ms === null ? "" : String(ms / 1000));
+  return {
+    name: a.name,
+    kind: a.kind,
+    schedule: a.cron ? "cron" : "period",
+    channel: a.filter.channel ?? "",
+    event: a.filter.event ?? "",
+    tags: Object.entries(a.filter.tags ?? {}).map(([k, v]) => `${k}:${v}`).join(" "),
+    period: s(a.period),
+    cron: a.cron ?? "",
+    tz: a.tz ?? "",
+    grace: a.kind === "absence" ? s(a.grace) : "",
+    window: s(a.window),
+    metric: a.metric ?? "",
+    compare: a.below !== null ? "below" : "above",
+    limit: a.above !== null ? String(a.above) : a.below !== null ? String(a.below) : "",
+    repeat: s(a.repeat),
+  };
+}
+
+/** The API's fields for what the form says (only those of the kind and schedule chosen), or the problems by form field. */
+function inputOf(f: AlertFormFields): { input: Record<string, unknown>; errors: Record<string, string> } {
+  const errors: Record<string, string> = {};
+  const duration = (name: string): number | undefined => {
+    if (!f[name]) return undefined;
+    try {
+      return parseSeconds(f[name]!);
+    } catch {
+      errors[name] = "use seconds, or a duration such as 90s, 15m, 12h or 1d";
+      return undefined;
+    }
+  };
+  const tags: Record<string, string> = {};
+  for (const term of (f.tags ?? "").split(/\s+/).filter(Boolean)) {
+    const at = term.indexOf(":");
+    if (at < 1) errors.tags = `“${term}” is not key:value`;
+    else tags[term.slice(0, at)] = term.slice(at + 1);
+  }
+  const kind = f.kind;
+  const events = kind === "absence" || kind === "count";
+  const onSchedule = kind === "absence" && f.schedule === "cron";
+  const limit = f.limit === "" ? undefined : Number(f.limit);
+  if (limit !== undefined && !Number.isFinite(limit)) errors.limit = "must be a number";
+  const input: Record<string, unknown> = {
+    name: f.name,
+    kind,
+    ...(events ? { filter: { ...(f.channel ? { channel: f.channel } : {}), ...(f.event ? { event: f.event } : {}), ...(Object.keys(tags).length ? { tags } : {}) } } : {}),
+    ...(kind === "absence" && !onSchedule ? { period: duration("period") } : {}),
+    ...(onSchedule ? { cron: f.cron || undefined, tz: f.tz || undefined } : {}),
+    ...(kind === "absence" ? { grace: duration("grace") } : {}),
+    ...(kind === "count" ? { window: duration("window") } : {}),
+    ...(kind === "metric" ? { metric: f.metric || undefined } : {}),
+    ...(kind !== "absence" && limit !== undefined ? { [f.compare === "below" ? "below" : "above"]: limit } : {}),
+    repeat: duration("repeat"),
+  };
+  return { input: JSON.parse(JSON.stringify(input)) as Record<string, unknown>, errors };
+}
+
+/** A rule's problems by the form's fields (filter.channel is the channel field, above and below the limit). */
+function formErrors(error: ValidationError): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const i of error.issues) {
+    const path = i.path.replace(/^filter\./, "").split(".")[0]!;
+    const name = path === "above" || path === "below" ? "limit" : path || "name";
+    out[name] ??= i.message.replace(/^[^:]*: /, "");
+  }
+  return out;
+}
+
+export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Route[] {
+  async function ruleOf(project: Project, id: string): Promise<Alert> {
+    const rule = /^\d{1,9}$/.test(id) ? await alerts.get(Number(id)).catch(() => null) : null;
+    if (!rule || rule.projectId !== project.id) throw new NotFound(`Alert rule ${id} does not exist in project "${project.name}".`);
+    return rule;
+  }
+
+  async function form(session: Session, project: Project, fields: AlertFormFields, rule?: Alert, errors?: Record<string, string>, status = 200): Promise<Response> {
+    const [channels, metrics] = await Promise.all([projects.channels(project.name), feed.listMetrics(project.name)]);
+    const body = alertFormPage(project, { fields, rule, errors, channels: channels.map((c) => c.name), metrics: metrics.map((m) => m.title), zones: Intl.supportedValuesOf("timeZone"), csrf: session.csrfToken });
+    return kit.page(session, body, { title: rule ? `Edit ${rule.name}` : "New alert rule", nav: { project }, status });
+  }
+
+  /** Saves what the form says (a new rule, or changes to `rule`), or shows it again with its problems. */
+  async function save(request: Request, session: Session, project: Project, body: unknown, rule?: Alert): Promise<Response> {
+    const fields = formOf(body);
+    const { input, errors } = inputOf(fields);
+    if (Object.keys(errors).length) return form(session, project, fields, rule, errors, 422);
+    try {
+      if (rule) {
+        // Fields the form leaves out of this kind are taken out of the rule.
+        const cleared = Object.fromEntries(["period", "cron", "tz", "grace", "window", "metric", "above", "below", "repeat"].filter((k) => !(k in input)).map((k) => [k, null]));
+        await alerts.update(rule.id, { ...cleared, ...input });
+      } else await alerts.create({ project: project.name, ...input } as AlertInput);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      return form(session, project, fields, rule, formErrors(error), 422);
+    }
+    return kit.redirect(request, `/p/${seg(project.name)}/alerts`);
+  }
+
+  return [
+    route({
+      method: "GET",
+      path: "/p/:project/alerts",
+      access: "member",
+      async handle({ params, session }) {
+        const project = await kit.project(params.project!);
+        return kit.page(session, alertsPage(project, await alerts.list(project.name), session.csrfToken), { title: `Alerts · ${project.name}`, nav: { project } });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/alerts/list",
+      access: "member",
+      async handle({ params, session }) {
+        const project = await kit.project(params.project!);
+        return kit.fragment(alertRows(project, await alerts.list(project.name), session.csrfToken));
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/alerts/new",
+      access: "member",
+      async handle({ params, session }) {
+        return form(session, await kit.project(params.project!), { kind: "absence", schedule: "period" });
+      },
+    }),
+    route({
+      method: "POST",
+      path: "/p/:project/alerts",
+      access: "member",
+      async handle({ request, params, session, body }) {
+        return save(request, session, await kit.project(params.project!), body);
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/alerts/:id",
+      access: "member",
+      async handle({ params, session }) {
+        const project = await kit.project(params.project!);
+        const rule = await ruleOf(project, params.id!);
+        return form(session, project, formOfRule(rule), rule);
+      },
+    }),
+    route({
+      method: "POST",
+      path: "/p/:project/alerts/:id",
+      access: "member",
+      async handle({ request, params, session, body }) {
+        const project = await kit.project(params.project!);
+        return save(request, session, project, body, await ruleOf(project, params.id!));
+      },
+    }),
+    ...(["pause", "resume"] as const).map((action) =>
+      route({
+        method: "POST",
+        path: `/p/:project/alerts/:id/${action}`,
+        access: "member",
+        async handle({ params, session }) {
+          const project = await kit.project(params.project!);
+          const rule = await ruleOf(project, params.id!);
+          await alerts.update(rule.id, { paused: action === "pause" });
+          return kit.fragment(alertRows(project, await alerts.list(project.name), session.csrfToken));
+        },
+      }),
+    ),
+    route({
+      method: "POST",
+      path: "/p/:project/alerts/:id/test",
+      access: "member",
+      async handle({ params }) {
+        const project = await kit.project(params.project!);
+        const rule = await ruleOf(project, params.id!);
+        await alerts.runner.test(rule);
+        // A header holds ASCII: the rule's name travels as JSON escapes.
+        const trigger = JSON.stringify({ "sb-toast": { text: `Sent a test notice of “${rule.name}” to the alerts channel.` } }).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+        return kit.fragment("", 200, { "HX-Trigger": trigger });
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/p/:project/alerts/:id/delete",
+      access: "member",
+      async handle({ params }) {
+        const project = await kit.project(params.project!);
+        const rule = await ruleOf(project, params.id!);
+        return kit.fragment(confirmDialog({ title: `Delete “${rule.name}”?`, body: "Its past notices stay in the alerts channel.", action: `/p/${seg(project.name)}/alerts/${rule.id}/delete`, confirm: "Delete", danger: true }));
+      },
+    }),
+    route({
+      method: "POST",
+      path: "/p/:project/alerts/:id/delete",
+      access: "member",
+      async handle({ request, params }) {
+        const project = await kit.project(params.project!);
+        const rule = await ruleOf(project, params.id!);
+        await alerts.remove(rule.id);
+        return kit.redirect(request, `/p/${seg(project.name)}/alerts`);
+      },
+    }),
+  ];
+}
