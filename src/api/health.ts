@@ -7,7 +7,7 @@ import { heldBytes } from "../http/sse.ts";
 import type { Services } from "../services.ts";
 import { ok } from "./views.ts";
 
-export function healthRoutes({ version, config, fanout, notifier, metrics, health, dialect }: Services, { streams }: Edge): Route[] {
+export function healthRoutes({ version, config, fanout, notifier, metrics, health, dialect, alerts }: Services, { streams }: Edge): Route[] {
   const started = Date.now();
   const writer = () => health.writerStats();
   const gauges: Gauge[] = [
@@ -28,6 +28,9 @@ export function healthRoutes({ version, config, fanout, notifier, metrics, healt
     { name: "signalboard_live_flushes_total", help: "Flushes of live views since start (at most one per SIGNALBOARD_LIVE_INTERVAL).", value: () => fanout.flushes },
     { name: "signalboard_notifications_pending", help: "Notifications queued and not yet delivered.", value: () => health.pendingNotifications() },
     { name: "signalboard_notifications_delivered_total", help: "Notifications delivered since start.", value: () => notifier.stats.sent },
+    { name: "signalboard_alert_rounds_total", help: "Rounds of alert rule checks this instance ran since start (one instance at a time runs them).", value: () => alerts.runner.stats.rounds },
+    { name: "signalboard_alert_rules_checked", help: "Alert rules checked in this instance's last round.", value: () => alerts.runner.stats.rules },
+    { name: "signalboard_alert_round_seconds", help: "How long this instance's last round of alert rule checks took.", value: () => alerts.runner.stats.lastRoundMs / 1000 },
     { name: "signalboard_events_last_id", help: "The id of the newest stored event.", value: () => health.lastEventId() },
     { name: "process_resident_memory_bytes", help: "Resident memory of the process.", value: () => process.memoryUsage.rss() },
     { name: "process_uptime_seconds", help: "Seconds since start.", value: () => Math.round((Date.now() - started) / 1000) },

@@ -15,7 +15,7 @@ import type { Alert, AlertFilter, AlertTransition } from "../model/alert.ts";
 import type { StoredEvent } from "../model/event.ts";
 import type { EventFilter } from "../model/filter.ts";
 import type { Announce, Hub } from "../live/hub.ts";
-import type { Store } from "../store/store.ts";
+import type { Store, WindowQuestion } from "../store/store.ts";
 import { type Notice, notice, testNotice } from "./alert-notices.ts";
 import { eventMatcher } from "./filter.ts";
 import { ingestWrites } from "./ingest-writes.ts";
@@ -33,6 +33,12 @@ type Watched = { alert: Alert; matches: (e: StoredEvent) => boolean; lastSeen: n
 
 /** What a rule's check found: the state it should be in, and what the notice says of it. */
 export type Finding = { firing: boolean; facts: Record<string, number | string | null> };
+
+/** Questions asked of the read path in one read, at most: a round of many rules makes few reads. */
+const BATCH = 100;
+
+/** What a round read for its rules: count rules' counts, by rule. */
+type Prefetched = Map<number, number>;
 
 /** Thrown in a transition's transaction when another writer changed the rule first: nothing is written. */
 class Raced extends Error {}
@@ -93,7 +99,9 @@ export class AlertRunner {
       const started = performance.now();
       const rules = await this.store.alerts.active();
       this.refresh(rules);
-      for (const alert of rules) if (await this.check(alert, now)) result.changed++;
+      const counts = await this.countWindows(rules.filter((r) => r.kind === "count"), now);
+      await this.learnLatest(rules.filter((r) => r.kind === "absence"), now);
+      for (const alert of rules) if (await this.check(alert, now, counts)) result.changed++;
       await this.store.alerts.checked(
         rules.map((r) => r.id),
         now,
@@ -170,9 +178,44 @@ export class AlertRunner {
     }, 0);
   }
 
+  /** The count rules' windows, counted in reads of a hundred questions, each question asked once however many rules ask it. */
+  private async countWindows(rules: Alert[], now: number): Promise<Prefetched> {
+    const keyOfRule = (r: Alert) => JSON.stringify([r.projectId, r.filter, r.window]);
+    const questions = new Map<string, WindowQuestion>();
+    for (const r of rules) questions.set(keyOfRule(r), { filter: watchedFilter(r.projectId, r.filter), from: now - r.window!, to: now });
+    const keys = [...questions.keys()];
+    const answers = new Map<string, number>();
+    for (let i = 0; i < keys.length; i += BATCH) {
+      const batch = keys.slice(i, i + BATCH);
+      const counted = await this.store.alerts.counts(batch.map((k) => questions.get(k)!));
+      batch.forEach((k, j) => answers.set(k, counted[j]!));
+    }
+    return new Map(rules.map((r) => [r.id, answers.get(keyOfRule(r))!]));
+  }
+
+  /** When each absence rule's latest event happened, for the rules not known yet (after a start, a new rule), in reads of a hundred. */
+  private async learnLatest(rules: Alert[], now: number): Promise<void> {
+    const unknown = rules.map((r) => this.watched.get(r.id)).filter((w): w is Watched => w !== undefined && w.lastSeen === undefined);
+    for (let i = 0; i < unknown.length; i += BATCH) {
+      const batch = unknown.slice(i, i + BATCH);
+      const found = await this.store.alerts.latest(
+        batch.map((w) => watchedFilter(w.alert.projectId, w.alert.filter)),
+        now,
+      );
+      batch.forEach((w, j) => this.learnt(w, found[j] ?? null));
+    }
+  }
+
+  /** What the database said of a rule's latest event, with what the hub brought meanwhile. */
+  private learnt(w: Watched, found: number | null): void {
+    if (w.lastSeen !== undefined) return;
+    const latest = Math.max(found ?? -Infinity, w.early ?? -Infinity);
+    w.lastSeen = latest === -Infinity ? null : latest;
+  }
+
   /** Checks one rule; true when its state changed (or a repeat went out). */
-  private async check(alert: Alert, now: number): Promise<boolean> {
-    const finding = await this.find(alert, now);
+  private async check(alert: Alert, now: number, counts: Prefetched = new Map()): Promise<boolean> {
+    const finding = await this.find(alert, now, counts);
     if (!finding) return false;
     const from = { state: alert.state, since: alert.since, lastNotified: alert.lastNotified };
     if (finding.firing !== (alert.state === "firing")) {
@@ -185,7 +228,7 @@ export class AlertRunner {
   }
 
   /** What the rule sees at `now`; null when it cannot tell (a metric that holds no number). */
-  private async find(alert: Alert, now: number): Promise<Finding | null> {
+  private async find(alert: Alert, now: number, counts: Prefetched): Promise<Finding | null> {
     if (alert.kind === "metric") {
       const metric = await this.store.metrics.find(alert.projectId, alert.metric!);
       if (typeof metric?.value !== "number") return null;
@@ -193,11 +236,14 @@ export class AlertRunner {
     }
     const filter = watchedFilter(alert.projectId, alert.filter);
     if (alert.kind === "count") {
-      const n = await this.store.alerts.count(filter, now - alert.window!, now);
+      const n = counts.get(alert.id) ?? (await this.store.alerts.counts([{ filter, from: now - alert.window!, to: now }]))[0]!;
       // Too few events is told only once a whole window was watched.
       const watchedSince = Math.max(this.startedAt, alert.state === "ok" ? alert.since : -Infinity);
       if (alert.below !== null && alert.state === "ok" && now - watchedSince < alert.window!) return null;
-      return { firing: beyond(alert, n), facts: { count: n, last: beyond(alert, n) ? await this.store.alerts.latest(filter, now) : null } };
+      // The latest matching event is told only in a notice of firing, read when it is written.
+      const firing = beyond(alert, n);
+      const last = firing && alert.state !== "firing" ? (await this.store.alerts.latest([filter], now))[0]! : null;
+      return { firing, facts: { count: n, last } };
     }
     const lastSeen = await this.lastSeen(alert, filter, now);
     // Firing, only an event brings it back; otherwise silence is counted from the rule's start, the
@@ -211,11 +257,10 @@ export class AlertRunner {
   private async lastSeen(alert: Alert, filter: EventFilter & { projectId: number }, now: number): Promise<number | null> {
     const w = this.watched.get(alert.id);
     if (w && w.lastSeen !== undefined) return w.lastSeen;
-    const found = await this.store.alerts.latest(filter, now);
-    const latest = Math.max(found ?? -Infinity, w?.early ?? -Infinity);
-    const known = latest === -Infinity ? null : latest;
-    if (w && w.lastSeen === undefined) w.lastSeen = known;
-    return w?.lastSeen ?? known;
+    const found = (await this.store.alerts.latest([filter], now))[0] ?? null;
+    if (!w) return found;
+    this.learnt(w, found);
+    return w.lastSeen!;
   }
 
   /**

@@ -18,7 +18,7 @@ export const GATED_READS: { [R in keyof Repositories]?: { [M in keyof Repositori
   metrics: { history: "history", buckets: "history", pointBefore: "history" },
   projects: { countEvents: "count" },
   analytics: { series: "chart", funnel: "funnel", dropped: "funnel" },
-  alerts: { count: "alert", latest: "alert" },
+  alerts: { counts: "alert", latest: "alert" },
 };
 
 /** One read, as data: a repository method by name and its (structured-cloneable) arguments. */

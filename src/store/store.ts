@@ -214,6 +214,9 @@ export interface ChartRepository {
   setLayout(projectId: number, cards: CardRef[], now: number): Promise<void>;
 }
 
+/** The events of a filter within a window of time. */
+export type WindowQuestion = { filter: EventFilter & { projectId: number }; from: number; to: number };
+
 export interface AlertRepository {
   create(alert: NewAlert, now: number): Promise<Alert>;
   find(id: number): Promise<Alert | null>;
@@ -229,10 +232,10 @@ export interface AlertRepository {
   transition(t: AlertTransition, now: number): Promise<boolean>;
   /** Records when rules were checked last. */
   checked(ids: number[], at: number): Promise<void>;
-  /** How many events of `filter` happened with from <= time < to (a read of the read path). */
-  count(filter: EventFilter & { projectId: number }, from: number, to: number): Promise<number>;
-  /** When the latest event of `filter` happened, up to `until`; null when none did (a read of the read path). */
-  latest(filter: EventFilter & { projectId: number }, until: number): Promise<number | null>;
+  /** For each question, how many events of its filter happened with from <= time < to (one read of the read path for them all). */
+  counts(questions: WindowQuestion[]): Promise<number[]>;
+  /** For each filter, when its latest event happened, up to `until`; null when none did (one read of the read path for them all). */
+  latest(filters: (EventFilter & { projectId: number })[], until: number): Promise<(number | null)[]>;
 }
 
 export interface MetaRepository {

@@ -5,6 +5,7 @@
 //   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune (defaults 3, 5, 1000000)
 import { cpus, release } from "node:os";
 import { join } from "node:path";
+import { alertsBenchmark, alertsRows } from "./alerts.ts";
 import { analyticsBenchmark, analyticsRows, sqliteStore } from "./analytics.ts";
 import { throughputChart } from "./chart.ts";
 import { fanoutBenchmark } from "./fanout.ts";
@@ -16,7 +17,7 @@ import { stallBenchmark, stallRows } from "./stall.ts";
 import { BUN, ensureWrk, ROOT, table, tempDir } from "./lib.ts";
 import { startupBenchmark } from "./startup.ts";
 
-const ALL = ["ingest", "fanout", "startup", "feed", "stall", "pg-ingest", "pg-read", "analytics"];
+const ALL = ["ingest", "fanout", "startup", "feed", "stall", "pg-ingest", "pg-read", "analytics", "alerts"];
 const only = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").flatMap((s) => (s === "postgres" ? ["pg-ingest", "pg-read"] : [s])));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -114,6 +115,24 @@ if (only.has("analytics")) {
     "Questions beside writes",
     `The first four questions above asked in a loop at once for ${options.stallSeconds} s (each answered before it is asked again), while /healthz is probed every 20 ms on new connections and an event is posted every 100 ms, as in the stall test.`,
     rows.stall,
+  );
+}
+
+if (only.has("alerts")) {
+  console.error("alert rules beside ingest...");
+  const results = [await alertsBenchmark(binary, { name: "SQLite", args: [] }, { rounds, seconds })];
+  if (postgresBin()) {
+    const cluster = await startCluster();
+    try {
+      results.push(await alertsBenchmark(binary, { name: "PostgreSQL", args: ["--database-url", await createDatabase(cluster.url, "alerts")] }, { rounds, seconds }));
+    } finally {
+      await cluster.stop();
+    }
+  }
+  section(
+    "Alert rules beside ingest",
+    `1,000 rules (400 absence rules over 21 channels, one in ten watching the channel being written to; 400 count rules, a quarter of them on that channel and a tag; 200 metric rules), checked every second (SIGNALBOARD_ALERT_INTERVAL=1), while wrk posts the README's event at 64 connections; ${rounds} alternating rounds of ${seconds} s with the rules paused (none checked) and checked, medians. The slowest round is read from /metrics (signalboard_alert_round_seconds) during the runs with rules checked.`,
+    alertsRows(results),
   );
 }
 

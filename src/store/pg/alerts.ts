@@ -61,16 +61,22 @@ export function alertStore(ctx: Ctx): AlertRepository {
       if (ids.length) await db.update(alerts).set({ lastChecked: at }).where(inArray(alerts.id, ids));
     },
 
-    async count(filter, from, to) {
-      return (await analytics.series({ filter, bounds: [from, to], measure: "events", groupBy: null, limit: 1 }))[0]?.total ?? 0;
+    async counts(questions) {
+      const out: number[] = [];
+      for (const { filter, from, to } of questions) out.push((await analytics.series({ filter, bounds: [from, to], measure: "events", groupBy: null, limit: 1 }))[0]?.total ?? 0);
+      return out;
     },
 
-    async latest(filter, until) {
-      const [found] = await db
-        .select({ ts: max(events.ts) })
-        .from(events)
-        .where(and(...conditions(filter, filter.tags ?? []), sql`${events.ts} <= ${until}`));
-      return found?.ts === null || found?.ts === undefined ? null : Number(found.ts);
+    async latest(filters, until) {
+      const out: (number | null)[] = [];
+      for (const filter of filters) {
+        const [found] = await db
+          .select({ ts: max(events.ts) })
+          .from(events)
+          .where(and(...conditions(filter, filter.tags ?? []), sql`${events.ts} <= ${until}`));
+        out.push(found?.ts === null || found?.ts === undefined ? null : Number(found.ts));
+      }
+      return out;
     },
   };
 }

@@ -4,6 +4,7 @@ import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { Alert, AlertChanges, AlertFilter, AlertTransition, NewAlert } from "../../model/alert.ts";
 import type { EventFilter } from "../../model/filter.ts";
+import type { WindowQuestion } from "../store.ts";
 import type { Db } from "./db.ts";
 import { analyticsStore } from "./analytics.ts";
 import { conditions } from "./events.ts";
@@ -58,20 +59,22 @@ export function alertStore(db: Db, searching: () => Db) {
     },
 
     checked(ids: number[], at: number): void {
-      const mark = db.$client.prepare<never, [number, number]>("UPDATE alerts SET last_checked = ? WHERE id = ?");
-      for (const id of ids) mark.run(at, id);
+      // One statement for a round's rules, however many.
+      db.$client.prepare<never, [number, string]>("UPDATE alerts SET last_checked = ? WHERE id IN (SELECT value FROM json_each(?))").run(at, JSON.stringify(ids));
     },
 
-    /** The events of `filter` with from <= time < to. */
-    count(filter: EventFilter & { projectId: number }, from: number, to: number): number {
-      return analytics.series({ filter, bounds: [from, to], measure: "events", groupBy: null, limit: 1 })[0]?.total ?? 0;
+    /** Each question's events with from <= time < to, counted as a chart's bucket is. */
+    counts(questions: WindowQuestion[]): number[] {
+      return questions.map(({ filter, from, to }) => analytics.series({ filter, bounds: [from, to], measure: "events", groupBy: null, limit: 1 })[0]?.total ?? 0);
     },
 
-    /** When the latest event of `filter` up to `until` happened; null when none did. */
-    latest(filter: EventFilter & { projectId: number }, until: number): number | null {
-      const where = dialect.sqlToQuery(and(...conditions(filter, filter.tags ?? []), sql`events.ts <= ${until}`) as SQL);
-      const found = db.$client.prepare<{ ts: number | null }, (string | number | null)[]>(`SELECT max(events.ts) AS ts FROM events WHERE ${where.sql}`).get(...(where.params as (string | number | null)[]));
-      return found?.ts ?? null;
+    /** When each filter's latest event up to `until` happened; null when none did. */
+    latest(filters: (EventFilter & { projectId: number })[], until: number): (number | null)[] {
+      return filters.map((filter) => {
+        const where = dialect.sqlToQuery(and(...conditions(filter, filter.tags ?? []), sql`events.ts <= ${until}`) as SQL);
+        const found = db.$client.prepare<{ ts: number | null }, (string | number | null)[]>(`SELECT max(events.ts) AS ts FROM events WHERE ${where.sql}`).get(...(where.params as (string | number | null)[]));
+        return found?.ts ?? null;
+      });
     },
   };
 }
