@@ -26,10 +26,12 @@ export const ALERTS_CHANNEL = "alerts";
 export type RunnerOptions = { intervalMs: number; baseUrl: string; now?: () => number };
 
 /**
- * An absence rule being watched: when its latest event happened (undefined until the database was
- * asked; meanwhile `early` keeps the latest one the hub brought, which that read may have missed).
+ * The events that absence rules with one filter watch: when the latest happened (undefined until
+ * the database was asked; meanwhile `early` keeps the latest one the hub brought, which that read
+ * may have missed), and the rules that watch them. Rules with the same filter share one: an event
+ * is matched once per filter, however many rules watch it.
  */
-type Watched = { alert: Alert; matches: (e: StoredEvent) => boolean; lastSeen: number | null | undefined; early: number | null };
+type Watched = { filter: EventFilter & { projectId: number }; matches: (e: StoredEvent) => boolean; lastSeen: number | null | undefined; early: number | null; rules: Map<number, Alert> };
 
 /** What a rule's check found: the state it should be in, and what the notice says of it. */
 export type Finding = { firing: boolean; facts: Record<string, number | string | null> };
@@ -48,9 +50,11 @@ export function watchedFilter(projectId: number, f: AlertFilter): EventFilter & 
 }
 
 export class AlertRunner {
-  private readonly watched = new Map<number, Watched>();
-  /** Rules by project, channel and name (empty for "any"): an event looks at four lists, not at every rule. */
-  private readonly byKey = new Map<string, Set<number>>();
+  /** What absence rules watch, by filter; and each rule's filter. */
+  private readonly watched = new Map<string, Watched>();
+  private readonly filterOf = new Map<number, string>();
+  /** Filters by project, channel and name (empty for "any"): an event looks at four lists, not at every rule. */
+  private readonly byKey = new Map<string, Set<string>>();
   private readonly now: () => number;
   private startedAt = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -124,38 +128,53 @@ export class AlertRunner {
   /** The rules to watch, as the database has them now: a rule changed since is watched afresh. */
   private refresh(rules: Alert[]): void {
     const keep = new Set(rules.map((r) => r.id));
-    for (const id of this.watched.keys()) if (!keep.has(id)) this.unwatch(id);
+    for (const id of [...this.filterOf.keys()]) if (!keep.has(id)) this.unwatch(id);
     for (const alert of rules) {
-      const known = this.watched.get(alert.id);
-      if (known && known.alert.updatedAt === alert.updatedAt) {
-        known.alert = alert; // its state and times
+      const key = this.filterOf.get(alert.id);
+      const known = key === undefined ? undefined : this.watched.get(key)!.rules.get(alert.id);
+      if (known && known.updatedAt === alert.updatedAt) {
+        this.watched.get(key!)!.rules.set(alert.id, alert); // its state and times
         continue;
       }
       this.unwatch(alert.id);
-      if (alert.kind !== "absence") continue;
-      this.watched.set(alert.id, { alert, matches: eventMatcher(watchedFilter(alert.projectId, alert.filter)), lastSeen: undefined, early: null });
-      const key = keyOf(alert.projectId, alert.filter.channel, alert.filter.event);
-      (this.byKey.get(key) ?? this.byKey.set(key, new Set()).get(key)!).add(alert.id);
+      if (alert.kind === "absence") this.watch(alert);
     }
   }
 
-  private unwatch(id: number): void {
-    const known = this.watched.get(id);
-    if (!known) return;
-    this.watched.delete(id);
-    this.byKey.get(keyOf(known.alert.projectId, known.alert.filter.channel, known.alert.filter.event))?.delete(id);
+  private watch(alert: Alert): void {
+    const filter = watchedFilter(alert.projectId, alert.filter);
+    const key = JSON.stringify([filter.projectId, filter.channel ?? null, filter.event ?? null, [...filter.tags!].sort()]);
+    let w = this.watched.get(key);
+    if (!w) {
+      this.watched.set(key, (w = { filter, matches: eventMatcher(filter), lastSeen: undefined, early: null, rules: new Map() }));
+      const index = keyOf(alert.projectId, alert.filter.channel, alert.filter.event);
+      (this.byKey.get(index) ?? this.byKey.set(index, new Set()).get(index)!).add(key);
+    }
+    w.rules.set(alert.id, alert);
+    this.filterOf.set(alert.id, key);
   }
 
-  /** An event was stored: the absence rules it matches have seen one; a firing one is settled at once. */
+  private unwatch(id: number): void {
+    const key = this.filterOf.get(id);
+    if (key === undefined) return;
+    this.filterOf.delete(id);
+    const w = this.watched.get(key)!;
+    w.rules.delete(id);
+    if (w.rules.size) return;
+    this.watched.delete(key);
+    this.byKey.get(keyOf(w.filter.projectId, w.filter.channel, w.filter.event))?.delete(key);
+  }
+
+  /** An event was stored: the filters it matches have seen one; their firing rules are settled at once. */
   private seen(e: StoredEvent): void {
     if (!this.watched.size || e.channel === ALERTS_CHANNEL) return;
-    for (const key of [keyOf(e.projectId, e.channel, e.name), keyOf(e.projectId, e.channel), keyOf(e.projectId, undefined, e.name), keyOf(e.projectId)]) {
-      for (const id of this.byKey.get(key) ?? []) {
-        const w = this.watched.get(id)!;
+    for (const index of [keyOf(e.projectId, e.channel, e.name), keyOf(e.projectId, e.channel), keyOf(e.projectId, undefined, e.name), keyOf(e.projectId)]) {
+      for (const key of this.byKey.get(index) ?? []) {
+        const w = this.watched.get(key)!;
         if (!w.matches(e)) continue;
         if (w.lastSeen === undefined) w.early = Math.max(w.early ?? -Infinity, e.ts);
         else w.lastSeen = Math.max(w.lastSeen ?? -Infinity, e.ts);
-        if (w.alert.state === "firing") this.settle(id);
+        for (const [id, alert] of w.rules) if (alert.state === "firing") this.settle(id);
       }
     }
   }
@@ -195,11 +214,11 @@ export class AlertRunner {
 
   /** When each absence rule's latest event happened, for the rules not known yet (after a start, a new rule), in reads of a hundred. */
   private async learnLatest(rules: Alert[], now: number): Promise<void> {
-    const unknown = rules.map((r) => this.watched.get(r.id)).filter((w): w is Watched => w !== undefined && w.lastSeen === undefined);
+    const unknown = [...new Set(rules.map((r) => this.watchedOf(r.id)))].filter((w): w is Watched => w !== undefined && w.lastSeen === undefined);
     for (let i = 0; i < unknown.length; i += BATCH) {
       const batch = unknown.slice(i, i + BATCH);
       const found = await this.store.alerts.latest(
-        batch.map((w) => watchedFilter(w.alert.projectId, w.alert.filter)),
+        batch.map((w) => w.filter),
         now,
       );
       batch.forEach((w, j) => this.learnt(w, found[j] ?? null));
@@ -254,8 +273,13 @@ export class AlertRunner {
     return { firing: now > due, facts: { last: lastSeen, watched: base, due } };
   }
 
+  private watchedOf(id: number): Watched | undefined {
+    const key = this.filterOf.get(id);
+    return key === undefined ? undefined : this.watched.get(key);
+  }
+
   private async lastSeen(alert: Alert, filter: EventFilter & { projectId: number }, now: number): Promise<number | null> {
-    const w = this.watched.get(alert.id);
+    const w = this.watchedOf(alert.id);
     if (w && w.lastSeen !== undefined) return w.lastSeen;
     const found = (await this.store.alerts.latest([filter], now))[0] ?? null;
     if (!w) return found;
@@ -287,8 +311,8 @@ export class AlertRunner {
       alert.state = transition.to.state;
       alert.since = transition.to.since;
       alert.lastNotified = transition.to.lastNotified;
-      const w = this.watched.get(alert.id);
-      if (w) w.alert = { ...w.alert, state: alert.state, since: alert.since, lastNotified: alert.lastNotified };
+      const watched = this.watchedOf(alert.id)?.rules.get(alert.id);
+      if (watched) Object.assign(watched, { state: alert.state, since: alert.since, lastNotified: alert.lastNotified });
     }
     if (result.newChannel) this.announce({ type: "channel", projectId: project.id, project: project.name, channel: ALERTS_CHANNEL });
     this.announce({ type: "event", event: result.event });
