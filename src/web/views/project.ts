@@ -1,5 +1,5 @@
 // The project and channel pages: header, metric widgets, activity chart, filters, the live feed.
-import { type FilterErrors, type Filters, filterParams, isFiltered, isSearch, tagTerm } from "../filters.ts";
+import { type FilterErrors, type Filters, filterParams, isFiltered, isSearch } from "../filters.ts";
 import { type Html, html, query, seg } from "../html.ts";
 import { feed, time } from "./events.ts";
 import type { StoredEvent } from "../../model/event.ts";
@@ -28,12 +28,11 @@ export function metricGrid(metrics: Metric[]): Html {
 }
 
 export function filterBar(action: string, f: Filters, channels: Channel[] | null): Html {
-  const q = [f.text, ...f.tags.map(([k, v]) => tagTerm(k, v))].filter(Boolean).join(" ");
   return html`<form class="filters" method="get" action="${action}" role="search" x-data="filters" x-on:submit="submit">
   ${f.errors ? errorSummary(f.errors) : ""}
   <div class="filter-main">
     <label for="q" class="visually-hidden">Search</label>
-    <input type="search" id="q" name="q" value="${q}" placeholder="Search events, or tag:value" x-ref="q" x-on:keydown.slash.window="focusSearch" autocomplete="off">
+    <input type="search" id="q" name="q" value="${f.q}" placeholder="Search events, or tag:value" x-ref="q" x-on:keydown.slash.window="focusSearch" autocomplete="off">
     <button type="submit">Search</button>
     <button type="button" class="link-button" x-on:click="toggleMore" x-text="moreText" aria-controls="more-filters">More filters</button>
   </div>
