@@ -273,6 +273,35 @@ describeBrowser("tag values as search terms", () => {
     });
   }, 60_000);
 
+  test("a chip in a channel's feed searches that channel, for events on the page and for those that arrive live", async () => {
+    const server = await pool.withOwner();
+    await ok(sendEvent(server, { project: "default", channel: "alpha", event: "Alpha pro", tags: { plan: "pro" } }));
+    await ok(sendEvent(server, { project: "default", channel: "beta", event: "Beta pro", tags: { plan: "pro" } }));
+    await withPage(browser, "channel-chip", async (page) => {
+      await signIn(page, server);
+      await page.goto(`${server.url}/p/default/c/alpha`);
+      await page.locator("#events a.tag").first().click();
+      await page.waitForURL((url) => url.pathname === "/p/default/c/alpha" && url.searchParams.get("q") === "plan:pro");
+      expect(await results(page)).toEqual(["Alpha pro"]);
+
+      // An event that arrives while the channel page is open links the same way.
+      await page.goto(`${server.url}/p/default/c/alpha`);
+      await page.locator(".live-status.live").waitFor();
+      await ok(sendEvent(server, { project: "default", channel: "alpha", event: "Alpha live", tags: { plan: "pro plus" } }));
+      const live = page.locator("#events li.event", { hasText: "Alpha live" }).locator("a.tag");
+      await live.waitFor();
+      await live.click();
+      await page.waitForURL((url) => url.pathname === "/p/default/c/alpha" && url.searchParams.get("q") === 'plan:"pro plus"');
+      expect(await results(page)).toEqual(["Alpha live"]);
+
+      // On the project's page, a chip searches the whole project, as before.
+      await page.goto(`${server.url}/p/default`);
+      await page.locator("#events li.event", { hasText: "Beta pro" }).locator("a.tag").click();
+      await page.waitForURL((url) => url.pathname === "/p/default" && url.searchParams.get("q") === "plan:pro");
+      expect(await results(page)).toEqual(["Beta pro", "Alpha pro"]);
+    });
+  }, 30_000);
+
   test("the search box keeps what was typed in the order it was typed", async () => {
     const server = await pool.withOwner();
     await ok(sendEvent(server, { project: "default", channel: "ops", event: "Deploy now", tags: { plan: "pro", env: "eu west" } }));

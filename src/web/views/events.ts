@@ -31,14 +31,16 @@ export function relative(ms: number, now: number): string {
   return s >= 0 ? `${value} ${unit} ago` : `in ${value} ${unit}`;
 }
 
-export function tagChips(project: string, tags: StoredEvent["tags"]): Html | string {
+/** A chip searches the feed it is in: the project's, or, in a channel's feed, that channel's. */
+export function tagChips(project: string, tags: StoredEvent["tags"], channel?: string): Html | string {
   const entries = Object.entries(tags ?? {});
   if (!entries.length) return "";
+  const feed = `/p/${seg(project)}${channel === undefined ? "" : `/c/${seg(channel)}`}`;
   return html`<ul class="tags" aria-label="Tags">${entries.map(([k, v]) => {
     const value = tagText(v);
     // A long key or value is cut on screen (CSS): the tooltip has them whole.
     const title = k.length > CHIP_KEY_CHARS || [...value].length > CHIP_VALUE_CHARS ? html` title="${k}: ${value}"` : "";
-    return html`<li><a class="tag" href="/p/${seg(project)}${query({ q: tagTerm(k, value) })}"${title}><span class="tag-key">${k}</span><span class="tag-value">${value}</span></a></li>`;
+    return html`<li><a class="tag" href="${feed}${query({ q: tagTerm(k, value) })}"${title}><span class="tag-key">${k}</span><span class="tag-value">${value}</span></a></li>`;
   })}</ul>`;
 }
 
@@ -77,7 +79,7 @@ export function eventItem(e: StoredEvent, opts: { showChannel?: boolean; fresh?:
       ${e.userId ? html`<a class="user-link" href="/p/${project}/users/${seg(e.userId)}">👤 ${e.userId}</a>` : ""}
       ${e.historical ? html`<span class="badge" title="Sent with a timestamp">historical</span>` : ""}
     </div>
-    ${tagChips(e.project, e.tags)}
+    ${tagChips(e.project, e.tags, opts.showChannel === false ? e.channel : undefined)}
   </div>
 </li>`;
 }
