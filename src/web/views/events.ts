@@ -77,11 +77,19 @@ export function eventItem(e: StoredEvent, opts: { showChannel?: boolean; fresh?:
     <div class="event-meta">
       ${opts.showChannel !== false ? html`<a class="channel-link" href="/p/${project}/c/${seg(e.channel)}">#${e.channel}</a>` : ""}
       ${e.userId ? html`<a class="user-link" href="/p/${project}/users/${seg(e.userId)}">👤 ${e.userId}</a>` : ""}
-      ${e.historical ? html`<span class="badge" title="Sent with a timestamp">historical</span>` : ""}
+      ${e.historical ? historicalMark() : ""}
     </div>
     ${tagChips(e.project, e.tags, opts.showChannel === false ? e.channel : undefined)}
   </div>
 </li>`;
+}
+
+/**
+ * An event sent with a timestamp: a note in the event's details (a clock and a word, in the
+ * muted text of the channel and user beside it), not a chip that reads as a tag; the words say why.
+ */
+function historicalMark(): Html {
+  return html`<span class="historical" data-testid="historical"><span class="historical-icon" aria-hidden="true">🕓</span>historical<span class="visually-hidden"> event: sent with a timestamp, shown at that time and never pushed</span></span>`;
 }
 
 /** A page of the feed; its last item loads the next page when scrolled into view. */
