@@ -13,6 +13,12 @@
 
   // --- relative times: "3 min ago", absolute local time on hover ---------------------------------
 
+  // One way to write a date and time on every page (the server writes the same in UTC, in
+  // src/web/views/events.ts): a medium date and a long time with its zone, or the date alone.
+  const DATE_TIME = { dateStyle: "medium", timeStyle: "long" };
+  const DATE = { dateStyle: "medium" };
+  const dateTime = (ms) => new Date(ms).toLocaleString(undefined, DATE_TIME);
+
   function relative(ms, now) {
     const s = Math.round((now - ms) / 1000);
     const abs = Math.abs(s);
@@ -21,7 +27,7 @@
     if (abs < 3600) [value, unit] = [Math.round(abs / 60), "min"];
     else if (abs < 86400) [value, unit] = [Math.round(abs / 3600), "h"];
     else if (abs < 86400 * 45) [value, unit] = [Math.round(abs / 86400), "d"];
-    else return new Date(ms).toLocaleDateString();
+    else return new Date(ms).toLocaleDateString(undefined, DATE);
     return s >= 0 ? value + " " + unit + " ago" : "in " + value + " " + unit;
   }
 
@@ -31,7 +37,7 @@
     for (const el of (root || document).querySelectorAll("time[data-absolute]:not([data-local])")) {
       const ms = Date.parse(el.getAttribute("datetime"));
       if (Number.isNaN(ms)) continue;
-      el.textContent = new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "long" });
+      el.textContent = dateTime(ms);
       el.dataset.local = "1";
     }
     for (const el of (root || document).querySelectorAll("time[data-relative]")) {
@@ -39,7 +45,7 @@
       if (Number.isNaN(ms)) continue;
       el.textContent = relative(ms, now);
       if (!el.dataset.local) {
-        el.title = new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+        el.title = dateTime(ms);
         el.dataset.local = "1";
       }
     }
@@ -537,7 +543,8 @@
               return changes.map((_, i) => first + i);
             };
             const opts = {
-              series: [{}, { label: el.dataset.title, stroke: accent, width: 2, fill: "rgba(79,70,229,0.08)", paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }), points: { show: false, filter: marks, size: 9, width: 2, fill: accent } }],
+              // The legend says the time under the pointer as every page writes a time.
+              series: [{ value: (u, t) => (t == null ? "--" : dateTime(t * 1000)) }, { label: el.dataset.title, stroke: accent, width: 2, fill: "rgba(79,70,229,0.08)", paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }), points: { show: false, filter: marks, size: 9, width: 2, fill: accent } }],
               scales: { x: { time: true, range: () => [from / 1000, to / 1000] } },
               // The drawn window, for whoever reads the page's markup (and the tests).
               hooks: {

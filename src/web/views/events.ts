@@ -10,16 +10,20 @@ export function description(e: StoredEvent): Html | string {
   return e.parser === "markdown" ? renderMarkdown(e.description) : renderPlain(e.description);
 }
 
+// One way to write a date and time on every page: a medium date and a long time (with its zone),
+// "Jan 15, 2026, 12:00:00 PM UTC", or the date alone where a day is enough. The page says it in
+// UTC; public/app.js says it again, in the same format, in the viewer's zone and language.
+const DATE_TIME = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "long", timeZone: "UTC" });
+const DATE = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
+
 /** Relative time now; the browser keeps it current and shows the absolute time on hover. */
 export function time(ms: number, now = Date.now()): Html {
-  const iso = new Date(ms).toISOString();
-  return html`<time datetime="${iso}" title="${iso.replace("T", " ").slice(0, 19)} UTC" data-relative>${relative(ms, now)}</time>`;
+  return html`<time datetime="${new Date(ms).toISOString()}" title="${DATE_TIME.format(ms)}" data-relative>${relative(ms, now)}</time>`;
 }
 
 /** An absolute time. The browser shows it in the viewer's time zone; the HTML says it in UTC. */
 export function absoluteTime(ms: number): Html {
-  const iso = new Date(ms).toISOString();
-  return html`<time datetime="${iso}" data-absolute>${iso.replace("T", " ").slice(0, 19)} UTC</time>`;
+  return html`<time datetime="${new Date(ms).toISOString()}" data-absolute>${DATE_TIME.format(ms)}</time>`;
 }
 
 export function relative(ms: number, now: number): string {
@@ -27,7 +31,7 @@ export function relative(ms: number, now: number): string {
   const abs = Math.abs(s);
   const [value, unit] = abs < 45 ? [0, "now"] : abs < 3600 ? [Math.round(abs / 60), "min"] : abs < 86400 ? [Math.round(abs / 3600), "h"] : abs < 86400 * 45 ? [Math.round(abs / 86400), "d"] : [0, "date"];
   if (unit === "now") return "just now";
-  if (unit === "date") return new Date(ms).toISOString().slice(0, 10);
+  if (unit === "date") return DATE.format(ms);
   return s >= 0 ? `${value} ${unit} ago` : `in ${value} ${unit}`;
 }
 
