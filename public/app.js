@@ -156,11 +156,61 @@
     return { text: style.getPropertyValue("--muted").trim(), grid: style.getPropertyValue("--border").trim() };
   }
 
+  // A number as stored: every significant digit it has (up to 15, what a double holds), grouped.
+  const fullNumber = (n) => (Number.isInteger(n) ? n.toLocaleString() : n.toLocaleString(undefined, { maximumSignificantDigits: 15 }));
+
+  // Axis labels in short form (18.4K, 1.25M), with as many digits as it takes to tell them apart.
+  function compactLabels(values) {
+    for (let digits = 2; digits <= 15; digits++) {
+      const format = new Intl.NumberFormat(undefined, { notation: "compact", maximumSignificantDigits: digits });
+      const labels = values.map((v) => (v == null ? "" : format.format(v)));
+      if (new Set(labels).size === labels.length) return labels;
+    }
+    return values.map((v) => (v == null ? "" : fullNumber(v)));
+  }
+
+  // The y-axis is as wide as its longest label (measured in the axis's font), so none is cut at the
+  // chart's left edge. uPlot asks again after each layout pass, and stops after three.
+  function axisWidth(u, labels, axisIdx) {
+    const axis = u.axes[axisIdx];
+    u.ctx.font = axis.font[0];
+    const widest = Math.max(0, ...(labels || []).map((label) => u.ctx.measureText(String(label)).width / devicePixelRatio));
+    return Math.ceil(widest + axis.ticks.size + axis.gap + 4);
+  }
+
+  // Time labels as the pages write dates: "Nov 27" for days; for hours, "6 PM" (or "6:15 PM") with
+  // its day below it where the day changes. The labels drawn go on the chart's element.
+  function timeLabels(u, splits, axisIdx, space, incr) {
+    let lastDay = null;
+    const labels = splits.map((t) => {
+      const at = new Date(t * 1000);
+      const day = at.toLocaleDateString(undefined, { month: "short", day: "numeric" });
+      if (incr >= DAY_S) return day;
+      const clock = at.toLocaleTimeString(undefined, incr >= 3600 ? { hour: "numeric" } : { hour: "numeric", minute: "2-digit" });
+      const label = day === lastDay ? clock : clock + "\n" + day;
+      lastDay = day;
+      return label;
+    });
+    u.root.parentNode.dataset.xLabels = JSON.stringify(labels);
+    return labels;
+  }
+
   function axes() {
     const t = chartTheme();
     return [
-      { stroke: t.text, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid } },
-      { stroke: t.text, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid }, size: 50 },
+      { stroke: t.text, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid }, values: timeLabels },
+      {
+        stroke: t.text,
+        grid: { stroke: t.grid, width: 1 },
+        ticks: { stroke: t.grid },
+        // The labels drawn, on the chart's element, for whoever reads the page's markup (and the tests).
+        values: (u, splits) => {
+          const labels = compactLabels(splits);
+          u.root.parentNode.dataset.yLabels = JSON.stringify(labels);
+          return labels;
+        },
+        size: axisWidth,
+      },
     ];
   }
 
@@ -186,6 +236,27 @@
   const otherColor = () => (darkMode() ? "#6b7280" : "#9ca3af");
   const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8];
   const DAY_S = 86400;
+
+  // The activity chart's x-axis: each label under its day's bar, every day or every few days as the
+  // width allows, counted back from the last day, so the last label is the range's end (today),
+  // never the midnight after it. The ticks and labels drawn go on the chart's element.
+  const DAY_STEPS = [1, 2, 3, 7, 14, 28].map((d) => d * DAY_S);
+  function dayAxis(days) {
+    const middles = days.map((d) => d + DAY_S / 2);
+    return {
+      space: 56,
+      incrs: DAY_STEPS,
+      splits: (u, axisIdx, min, max, incr) => {
+        const step = Math.max(1, Math.round(incr / DAY_S));
+        return middles.filter((_, i) => (middles.length - 1 - i) % step === 0);
+      },
+      values: (u, splits) => {
+        const labels = splits.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric" }));
+        Object.assign(u.root.parentNode.dataset, { xTicks: JSON.stringify(splits), xLabels: JSON.stringify(labels) });
+        return labels;
+      },
+    };
+  }
 
   function swatch(color) {
     const mark = document.createElement("span");
@@ -447,6 +518,7 @@
             hooks: { setCursor: [(u) => this.showTip(u, groups, data.days)] },
           };
           const ax = axes();
+          Object.assign(ax[0], dayAxis(data.days));
           ax[1].incrs = COUNT_STEPS;
           opts.axes = ax;
           handle = drawChart(el, opts, [data.days.map((d) => d + DAY_S / 2)].concat(order.map((i) => stacked[i])));
@@ -544,7 +616,7 @@
             };
             const opts = {
               // The legend says the time under the pointer as every page writes a time.
-              series: [{ value: (u, t) => (t == null ? "--" : dateTime(t * 1000)) }, { label: el.dataset.title, stroke: accent, width: 2, fill: "rgba(79,70,229,0.08)", paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }), points: { show: false, filter: marks, size: 9, width: 2, fill: accent } }],
+              series: [{ value: (u, t) => (t == null ? "--" : dateTime(t * 1000)) }, { label: el.dataset.title, value: (u, v) => (v == null ? "--" : fullNumber(v)), stroke: accent, width: 2, fill: "rgba(79,70,229,0.08)", paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }), points: { show: false, filter: marks, size: 9, width: 2, fill: accent } }],
               scales: { x: { time: true, range: () => [from / 1000, to / 1000] } },
               // The drawn window, for whoever reads the page's markup (and the tests).
               hooks: {

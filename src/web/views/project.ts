@@ -6,11 +6,12 @@ import type { StoredEvent } from "../../model/event.ts";
 import type { Metric } from "../../model/metric.ts";
 import type { Channel, Project } from "../../model/project.ts";
 
+/** A metric's value as stored: a number with every significant digit it has (up to 15, what a double holds). */
 export function formatValue(value: Metric["value"]): string {
   if (value === null) return "—";
   if (typeof value === "boolean") return value ? "Yes" : "No";
   if (typeof value === "string") return value;
-  return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toLocaleString("en-US", { maximumFractionDigits: 4 });
+  return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toLocaleString("en-US", { maximumSignificantDigits: 15 });
 }
 
 export function metricWidget(m: Metric, opts: { fresh?: boolean } = {}): Html {
