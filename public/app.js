@@ -51,6 +51,26 @@
     }
   }
 
+  // --- metric values: whole numbers and words, made smaller where they do not fit ---------------
+
+  // A value that does not fit its card (a long number in a narrow one) gets smaller until it does,
+  // down to MIN_VALUE_PX; it is never broken (public/app.css keeps numbers on one line and wraps
+  // text only between words). Fitted again when the page's width or a value changes.
+  const MIN_VALUE_PX = 9;
+  function fitValues(root) {
+    for (const el of (root || document).querySelectorAll(".metric-value:not(.flag)")) {
+      el.style.fontSize = ""; // CSSOM, which the CSP allows (no style attribute)
+      if (!el.clientWidth) continue; // folded away: fitted when shown
+      let size = parseFloat(getComputedStyle(el).fontSize);
+      while (el.scrollWidth > el.clientWidth && size > MIN_VALUE_PX) {
+        size = Math.max(MIN_VALUE_PX, Math.floor(size * Math.min(0.95, el.clientWidth / el.scrollWidth)));
+        el.style.fontSize = size + "px";
+      }
+    }
+  }
+  document.addEventListener("DOMContentLoaded", () => fitValues());
+  window.addEventListener("resize", () => fitValues());
+
   document.addEventListener("DOMContentLoaded", () => refreshTimes());
   document.addEventListener("htmx:afterSettle", (e) => refreshTimes(e.target));
   setInterval(() => refreshTimes(), 30000);
@@ -660,9 +680,12 @@
           const value = widget.querySelector("[data-testid=metric-value]");
           const at = widget.querySelector(".metric-time");
           if (now && value && at) {
-            now.querySelector("[data-testid=metric-value]").textContent = value.textContent;
+            const shown = now.querySelector("[data-testid=metric-value]");
+            shown.textContent = value.textContent;
+            shown.className = value.className;
             now.querySelector(".metric-time").replaceWith(at);
             refreshTimes(now);
+            fitValues(now);
           }
           if (!handle) return;
           const next = JSON.parse(widget.dataset.value);
@@ -763,6 +786,7 @@
         if (existing) existing.replaceWith(widget);
         else if (grid) grid.appendChild(widget);
         refreshTimes(widget);
+        fitValues(widget);
       },
       // A channel created live takes its place in the sidebar by name, as a reload would list it.
       onChannel(e) {

@@ -142,6 +142,30 @@ function inkAtLeftEdge(page: Page): Promise<number> {
   });
 }
 
+/**
+ * How a value is laid out on screen: the lines its text takes, the lines each of its words takes
+ * (more than one: broken inside it), whether it shows whole (nothing overflows its box or the page), and
+ * whether what overflows is cut with "…".
+ */
+function valueLayout(page: Page, selector: string) {
+  return page.$$eval(selector, (els) =>
+    els.map((el) => {
+      const text = el.firstChild as Text;
+      const lines = (from: number, to: number) => {
+        const range = document.createRange();
+        range.setStart(text, from);
+        range.setEnd(text, to);
+        return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+      };
+      const words = [...text.data.matchAll(/\S+/g)].map((m) => ({ word: m[0], lines: lines(m.index!, m.index! + m[0].length) }));
+      const box = el.getBoundingClientRect();
+      const style = getComputedStyle(el);
+      const ellipsis = style.overflowX === "hidden" && style.textOverflow === "ellipsis";
+      return { text: text.data, lines: lines(0, text.data.length), words, whole: el.scrollWidth <= el.clientWidth && box.right <= document.documentElement.clientWidth, ellipsis };
+    }),
+  );
+}
+
 describeBrowser("a metric's numbers", () => {
   const pool = serverPool();
   afterAll(() => pool.closeAll());
@@ -180,6 +204,48 @@ describeBrowser("a metric's numbers", () => {
     }
   }, 60_000);
 
+  test("the value now keeps a number on one line and breaks text only between words, on the metric's page and the project's", async () => {
+    const server = await pool.withOwner();
+    const values: Record<string, number | string> = {
+      Revenue: 1_250_000,
+      Ledger: 1_234_567_890_123.5,
+      Status: "operational",
+      Summary: "all systems operational in every region",
+      Word: "supercalifragilisticexpialidocious",
+    };
+    for (const [title, value] of Object.entries(values)) await ok(sendMetric(server, { title, value }));
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 800 }]) {
+      await withPage(
+        browser,
+        `metric-now-${viewport.width}`,
+        async (page) => {
+          await signIn(page, server);
+          const check = async (where: string) => {
+            for (const v of await valueLayout(page, "[data-testid=metric-value]")) {
+              const label = `${where} at ${viewport.width} px: ${v.text}`;
+              expect(v.words.filter((w) => w.lines > 1), label).toEqual([]);
+              if (/^[\d,.]+$/.test(v.text)) {
+                expect(v.lines, label).toBe(1);
+                expect(v.whole, label).toBe(true);
+              } else expect(v.whole || v.ellipsis, label).toBe(true); // a word too long even when smaller ends in "…"
+            }
+            expect(await page.evaluate(() => document.documentElement.scrollWidth), where).toBeLessThanOrEqual(viewport.width);
+          };
+          for (const title of Object.keys(values)) {
+            await page.goto(`${server.url}/p/default/metrics/${title}`);
+            await page.locator("[data-testid=metric-value]").waitFor();
+            await page.waitForLoadState("load");
+            await check(title);
+          }
+          await page.goto(`${server.url}/p/default`);
+          await page.locator(".metric", { hasText: "Ledger" }).waitFor();
+          await page.waitForLoadState("load");
+          await check("the project page");
+        },
+        { viewport },
+      );
+    }
+  }, 60_000);
 });
 
 /** The chart's pixels in the line's colour (opaque): how many, and how tall the patch they make is. */

@@ -14,11 +14,16 @@ export function formatValue(value: Metric["value"]): string {
   return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toLocaleString("en-US", { maximumSignificantDigits: 15 });
 }
 
+/** The classes of a value's element: text and booleans are shown unlike numbers. */
+export function valueClass(value: Metric["value"]): string {
+  return `metric-value${typeof value === "string" ? " text" : typeof value === "boolean" ? ` flag ${value ? "yes" : "no"}` : ""}`;
+}
+
 export function metricWidget(m: Metric, opts: { fresh?: boolean } = {}): Html {
   return html`<li class="metric${opts.fresh ? " fresh" : ""}" id="metric-${m.id}" data-value="${JSON.stringify(m.value)}" data-updated="${String(m.updatedAt)}">
   <a href="/p/${seg(m.project)}/metrics/${seg(m.title)}">
     <span class="metric-title">${m.icon ? html`<span aria-hidden="true">${m.icon}</span> ` : ""}${m.title}</span>
-    <span class="metric-value${typeof m.value === "string" ? " text" : typeof m.value === "boolean" ? ` flag ${m.value ? "yes" : "no"}` : ""}" data-testid="metric-value">${formatValue(m.value)}</span>
+    <span class="${valueClass(m.value)}" data-testid="metric-value">${formatValue(m.value)}</span>
     <span class="metric-time">${time(m.updatedAt)}</span>
   </a>
 </li>`;
