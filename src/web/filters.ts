@@ -118,9 +118,10 @@ export function readFilters(params: URLSearchParams): Filters {
       if (++tags <= MAX_TAGS) kept.push(t);
       continue;
     }
-    const word = t.word.slice(0, room - (room < MAX_TEXT ? 1 : 0));
+    const space = room < MAX_TEXT ? 1 : 0; // before every word but the first
+    const word = room > space ? t.word.slice(0, room - space) : "";
     if (word) kept.push({ word });
-    room = Math.max(0, room - word.length - (room < MAX_TEXT ? 1 : 0));
+    room -= word ? word.length + space : room;
   }
   const tz = viewerOffset(params);
   const { from, to, errors } = readRange((params.get("from") ?? "").trim().slice(0, 64), (params.get("to") ?? "").trim().slice(0, 64), tz);

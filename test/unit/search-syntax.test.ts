@@ -70,8 +70,13 @@ describe("tag values as search terms", () => {
     const f = read(Array.from({ length: 10 }, (_, i) => `k${i}:v`).join(" "));
     expect(f.tags).toHaveLength(8);
     expect(f.q).toBe(Array.from({ length: 8 }, (_, i) => `k${i}:v`).join(" "));
-    const long = read(`${"a".repeat(150)} ${"b".repeat(100)} plan:pro`);
+    const long = read(`${"a".repeat(150)} ${"b".repeat(100)} plan:pro more words`);
     expect(long.text).toBe(`${"a".repeat(150)} ${"b".repeat(49)}`);
     expect(long.q).toBe(`${long.text} plan:pro`);
+    expect(read(`${"a".repeat(250)} b c`).text).toBe("a".repeat(200));
+    expect(read(`${"a".repeat(199)} bc d`).text).toBe("a".repeat(199));
+    expect(read(`${"a".repeat(198)} bc d`).text).toBe(`${"a".repeat(198)} b`);
+    // As before: the words joined, and cut at 200 characters.
+    fc.assert(fc.property(fc.array(fc.stringMatching(/^[a-z]{1,80}$/), { maxLength: 8 }), (words) => expect(read(words.join(" ")).text).toBe(words.join(" ").slice(0, 200).trimEnd())));
   });
 });
