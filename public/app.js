@@ -13,6 +13,12 @@
 
   // --- relative times: "3 min ago", absolute local time on hover ---------------------------------
 
+  // One way to write a date and time on every page (the server writes the same in UTC, in
+  // src/web/views/events.ts): a medium date and a long time with its zone, or the date alone.
+  const DATE_TIME = { dateStyle: "medium", timeStyle: "long" };
+  const DATE = { dateStyle: "medium" };
+  const dateTime = (ms) => new Date(ms).toLocaleString(undefined, DATE_TIME);
+
   function relative(ms, now) {
     const s = Math.round((now - ms) / 1000);
     const abs = Math.abs(s);
@@ -21,7 +27,7 @@
     if (abs < 3600) [value, unit] = [Math.round(abs / 60), "min"];
     else if (abs < 86400) [value, unit] = [Math.round(abs / 3600), "h"];
     else if (abs < 86400 * 45) [value, unit] = [Math.round(abs / 86400), "d"];
-    else return new Date(ms).toLocaleDateString();
+    else return new Date(ms).toLocaleDateString(undefined, DATE);
     return s >= 0 ? value + " " + unit + " ago" : "in " + value + " " + unit;
   }
 
@@ -31,7 +37,7 @@
     for (const el of (root || document).querySelectorAll("time[data-absolute]:not([data-local])")) {
       const ms = Date.parse(el.getAttribute("datetime"));
       if (Number.isNaN(ms)) continue;
-      el.textContent = new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "long" });
+      el.textContent = dateTime(ms);
       el.dataset.local = "1";
     }
     for (const el of (root || document).querySelectorAll("time[data-relative]")) {
@@ -39,11 +45,31 @@
       if (Number.isNaN(ms)) continue;
       el.textContent = relative(ms, now);
       if (!el.dataset.local) {
-        el.title = new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+        el.title = dateTime(ms);
         el.dataset.local = "1";
       }
     }
   }
+
+  // --- metric values: whole numbers and words, made smaller where they do not fit ---------------
+
+  // A value that does not fit its card (a long number in a narrow one) gets smaller until it does,
+  // down to MIN_VALUE_PX; it is never broken (public/app.css keeps numbers on one line and wraps
+  // text only between words). Fitted again when the page's width or a value changes.
+  const MIN_VALUE_PX = 9;
+  function fitValues(root) {
+    for (const el of (root || document).querySelectorAll(".metric-value:not(.flag)")) {
+      el.style.fontSize = ""; // CSSOM, which the CSP allows (no style attribute)
+      if (!el.clientWidth) continue; // folded away: fitted when shown
+      let size = parseFloat(getComputedStyle(el).fontSize);
+      while (el.scrollWidth > el.clientWidth && size > MIN_VALUE_PX) {
+        size = Math.max(MIN_VALUE_PX, Math.floor(size * Math.min(0.95, el.clientWidth / el.scrollWidth)));
+        el.style.fontSize = size + "px";
+      }
+    }
+  }
+  document.addEventListener("DOMContentLoaded", () => fitValues());
+  window.addEventListener("resize", () => fitValues());
 
   document.addEventListener("DOMContentLoaded", () => refreshTimes());
   document.addEventListener("htmx:afterSettle", (e) => refreshTimes(e.target));
@@ -152,11 +178,61 @@
     return { text: style.getPropertyValue("--muted").trim(), grid: style.getPropertyValue("--border").trim() };
   }
 
+  // A number as stored: every significant digit it has (up to 15, what a double holds), grouped.
+  const fullNumber = (n) => (Number.isInteger(n) ? n.toLocaleString() : n.toLocaleString(undefined, { maximumSignificantDigits: 15 }));
+
+  // Axis labels in short form (18.4K, 1.25M), with as many digits as it takes to tell them apart.
+  function compactLabels(values) {
+    for (let digits = 2; digits <= 15; digits++) {
+      const format = new Intl.NumberFormat(undefined, { notation: "compact", maximumSignificantDigits: digits });
+      const labels = values.map((v) => (v == null ? "" : format.format(v)));
+      if (new Set(labels).size === labels.length) return labels;
+    }
+    return values.map((v) => (v == null ? "" : fullNumber(v)));
+  }
+
+  // The y-axis is as wide as its longest label (measured in the axis's font), so none is cut at the
+  // chart's left edge. uPlot asks again after each layout pass, and stops after three.
+  function axisWidth(u, labels, axisIdx) {
+    const axis = u.axes[axisIdx];
+    u.ctx.font = axis.font[0];
+    const widest = Math.max(0, ...(labels || []).map((label) => u.ctx.measureText(String(label)).width / devicePixelRatio));
+    return Math.ceil(widest + axis.ticks.size + axis.gap + 4);
+  }
+
+  // Time labels as the pages write dates: "Nov 27" for days; for hours, "6 PM" (or "6:15 PM") with
+  // its day below it where the day changes. The labels drawn go on the chart's element.
+  function timeLabels(u, splits, axisIdx, space, incr) {
+    let lastDay = null;
+    const labels = splits.map((t) => {
+      const at = new Date(t * 1000);
+      const day = at.toLocaleDateString(undefined, { month: "short", day: "numeric" });
+      if (incr >= DAY_S) return day;
+      const clock = at.toLocaleTimeString(undefined, incr >= 3600 ? { hour: "numeric" } : { hour: "numeric", minute: "2-digit" });
+      const label = day === lastDay ? clock : clock + "\n" + day;
+      lastDay = day;
+      return label;
+    });
+    u.root.parentNode.dataset.xLabels = JSON.stringify(labels);
+    return labels;
+  }
+
   function axes() {
     const t = chartTheme();
     return [
-      { stroke: t.text, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid } },
-      { stroke: t.text, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid }, size: 50 },
+      { stroke: t.text, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid }, values: timeLabels },
+      {
+        stroke: t.text,
+        grid: { stroke: t.grid, width: 1 },
+        ticks: { stroke: t.grid },
+        // The labels drawn, on the chart's element, for whoever reads the page's markup (and the tests).
+        values: (u, splits) => {
+          const labels = compactLabels(splits);
+          u.root.parentNode.dataset.yLabels = JSON.stringify(labels);
+          return labels;
+        },
+        size: axisWidth,
+      },
     ];
   }
 
@@ -184,12 +260,26 @@
   const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8];
   const DAY_S = 86400;
 
-  /** A count or value for an axis, whole: 950, 18.4k, 1.25M. */
-  function compactNumber(v) {
-    const abs = Math.abs(v);
-    if (abs < 1000) return String(Math.round(v * 1000) / 1000);
-    const [div, unit] = abs >= 1e9 ? [1e9, "G"] : abs >= 1e6 ? [1e6, "M"] : [1e3, "k"];
-    return String(Math.round((v / div) * 100) / 100) + unit;
+
+  // The activity chart's x-axis: each label under its day's bar, every day or every few days as the
+  // width allows, counted back from the last day, so the last label is the range's end (today),
+  // never the midnight after it. The ticks and labels drawn go on the chart's element.
+  const DAY_STEPS = [1, 2, 3, 7, 14, 28].map((d) => d * DAY_S);
+  function dayAxis(days) {
+    const middles = days.map((d) => d + DAY_S / 2);
+    return {
+      space: 56,
+      incrs: DAY_STEPS,
+      splits: (u, axisIdx, min, max, incr) => {
+        const step = Math.max(1, Math.round(incr / DAY_S));
+        return middles.filter((_, i) => (middles.length - 1 - i) % step === 0);
+      },
+      values: (u, splits) => {
+        const labels = splits.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric" }));
+        Object.assign(u.root.parentNode.dataset, { xTicks: JSON.stringify(splits), xLabels: JSON.stringify(labels) });
+        return labels;
+      },
+    };
   }
 
   function swatch(color) {
@@ -455,6 +545,7 @@
             hooks: { setCursor: [(u) => this.showTip(u, groups, data.days)] },
           };
           const ax = axes();
+          Object.assign(ax[0], dayAxis(data.days));
           ax[1].incrs = COUNT_STEPS;
           opts.axes = ax;
           handle = drawChart(el, opts, [data.days.map((d) => d + DAY_S / 2)].concat(order.map((i) => stacked[i])));
@@ -551,7 +642,8 @@
               return changes.map((_, i) => first + i);
             };
             const opts = {
-              series: [{}, { label: el.dataset.title, stroke: accent, width: 2, fill: "rgba(79,70,229,0.08)", paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }), points: { show: false, filter: marks, size: 9, width: 2, fill: accent } }],
+              // The legend says the time under the pointer as every page writes a time.
+              series: [{ value: (u, t) => (t == null ? "--" : dateTime(t * 1000)) }, { label: el.dataset.title, value: (u, v) => (v == null ? "--" : fullNumber(v)), stroke: accent, width: 2, fill: "rgba(79,70,229,0.08)", paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }), points: { show: false, filter: marks, size: 9, width: 2, fill: accent } }],
               scales: { x: { time: true, range: () => [from / 1000, to / 1000] } },
               // The drawn window, for whoever reads the page's markup (and the tests).
               hooks: {
@@ -595,9 +687,12 @@
           const value = widget.querySelector("[data-testid=metric-value]");
           const at = widget.querySelector(".metric-time");
           if (now && value && at) {
-            now.querySelector("[data-testid=metric-value]").textContent = value.textContent;
+            const shown = now.querySelector("[data-testid=metric-value]");
+            shown.textContent = value.textContent;
+            shown.className = value.className;
             now.querySelector(".metric-time").replaceWith(at);
             refreshTimes(now);
+            fitValues(now);
           }
           if (!handle) return;
           const next = JSON.parse(widget.dataset.value);
@@ -653,7 +748,6 @@
           }
           const ax = axes();
           ax[1].incrs = data.interval === "auto" ? undefined : COUNT_STEPS;
-          ax[1].values = (u, ticks) => ticks.map(compactNumber);
           const opts = {
             series: [{}].concat(series),
             legend: { show: false },
@@ -872,6 +966,7 @@
         if (existing) existing.replaceWith(widget);
         else if (grid) grid.appendChild(widget);
         refreshTimes(widget);
+        fitValues(widget);
       },
       // A channel created live takes its place in the sidebar by name, as a reload would list it.
       onChannel(e) {

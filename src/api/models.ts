@@ -11,15 +11,21 @@ const body = <T extends z.ZodRawShape>(shape: T) => z.object(shape, { error: (i)
 // Descriptions and examples travel with the schemas into the OpenAPI document (openapi.ts).
 const doc = <T extends z.ZodType>(schema: T, description: string, example?: unknown) => schema.meta(example === undefined ? { description } : { description, examples: [example] });
 
-const SCALARS = { type: ["string", "number", "boolean"] };
-const tagsDoc = { type: "object", propertyNames: { pattern: "^[a-z0-9-]{1,64}$" }, additionalProperties: SCALARS, maxProperties: rule.LIMITS.tags };
+// Tags and properties are checked by hand (rules.ts), which JSON Schema cannot read: their shape is
+// told here, on the object itself, so that null stays a choice beside it (anyOf) as for every field.
+const tagsDoc = {
+  type: "object",
+  propertyNames: { pattern: "^[a-z0-9-]{1,64}$" },
+  additionalProperties: { anyOf: [{ type: "string", maxLength: rule.LIMITS.tagValue }, { type: "number" }, { type: "boolean" }] },
+  maxProperties: rule.LIMITS.tags,
+};
 
 const eventFields = {
   project: doc(rule.projectName, "The project; it must exist.", "my-saas"),
   channel: doc(rule.channelName, "The channel; created by its first event.", "payments"),
   icon: doc(optional(rule.icon), "One emoji, or a shortcode such as :rocket:.", "💰"),
   notify: doc(optional(z.boolean()), "Send a push notification (ignored for historical events)."),
-  tags: optional(rule.tags).meta({ ...tagsDoc, description: "Filterable key-value pairs: keys of lowercase letters, digits and dashes; values strings (up to 256 characters), numbers or booleans.", examples: [{ plan: "pro", seats: 3 }] }),
+  tags: optional(rule.tags.meta(tagsDoc)).meta({ description: "Filterable key-value pairs: keys of lowercase letters, digits and dashes; values strings (up to 256 characters), numbers or booleans.", examples: [{ plan: "pro", seats: 3 }] }),
   user_id: doc(optional(rule.userId), "Links the event to a user (see /v1/identify).", "user-42"),
   timestamp: doc(optional(rule.timestamp), "Unix seconds (fractions allowed): makes the event historical.", 1767225600),
 };
@@ -91,19 +97,24 @@ export const insightIncrementBody = body({
   icon: doc(optional(rule.icon), "One emoji or shortcode."),
 }).transform((b): MetricInput => ({ project: b.project, title: b.title, value: b.value.$inc, icon: b.icon ?? undefined, increment: true }));
 
-const propertiesDoc = { type: "object", additionalProperties: { type: ["string", "number", "boolean", "null"] }, maxProperties: rule.LIMITS.properties };
+const propertiesDoc = {
+  type: "object",
+  propertyNames: { minLength: 1, maxLength: rule.LIMITS.propertyKey },
+  additionalProperties: { anyOf: [{ type: "string", maxLength: rule.LIMITS.propertyValue }, { type: "number" }, { type: "boolean" }, { type: "null" }] },
+  maxProperties: rule.LIMITS.properties,
+};
 
 export const identifyBody = body({
   project: doc(rule.projectName, "The project.", "my-saas"),
   user_id: doc(rule.userId, "The user.", "user-42"),
-  properties: optional(rule.properties).meta({ ...propertiesDoc, description: "Merged into the stored properties; null removes one.", examples: [{ plan: "pro", seats: 3 }] }),
+  properties: optional(rule.properties.meta(propertiesDoc)).meta({ description: "Merged into the stored properties; null removes one.", examples: [{ plan: "pro", seats: 3 }] }),
 }).transform((b): IdentifyInput => ({ project: b.project, userId: b.user_id, properties: b.properties ?? {} }));
 
 export const groupBody = body({
   project: doc(rule.projectName, "The project.", "my-saas"),
   group_id: doc(rule.userId, "The group (a company, a team).", "acme"),
   user_id: doc(optional(rule.userId), "Adds this user to the group."),
-  properties: optional(rule.properties).meta({ ...propertiesDoc, description: "Merged into the group's stored properties." }),
+  properties: optional(rule.properties.meta(propertiesDoc)).meta({ description: "Merged into the group's stored properties." }),
 }).transform((b): GroupInput => ({ project: b.project, groupId: b.group_id, userId: b.user_id ?? undefined, properties: b.properties ?? {} }));
 
 /** POST /v1/page: LogSnag's page view, stored as an event in the pageviews channel (domain/page-views.ts). */

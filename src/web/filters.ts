@@ -1,11 +1,15 @@
 // A feed's filters, as they live in the URL so a search can be shared and bookmarked:
 //   ?q=kettle plan:pro  &user=alice  &channel=orders  &from=2026-11-01  &to=2026-11-08  &tag=env:prod
 //   &tz=60 (the viewer's offset from UTC in minutes: from and to are days where they are)
-// In q, a word shaped like key:value (or key:"a value with spaces") is a tag filter; the rest is
-// free text.
+// In q, a word shaped like key:value is a tag filter; the rest is free text. A value with spaces,
+// an empty one, or one that starts with a double quote is written in quotes, with backslash
+// escapes inside: key:"a value", key:"", key:"say \"hi\"", key:"C:\\dir\nnext line". Any stored
+// value can be written so (tagTerm), and reads back as it was (readSearch).
 import type { EventQuery } from "../domain/feed.ts";
 
 export type Filters = {
+  /** The search as it reads, in the order typed: words as typed, tag filters as tagTerm writes them. */
+  q: string;
   text: string;
   tags: [string, string][];
   user: string;
@@ -23,31 +27,108 @@ export type Filters = {
 
 export type FilterErrors = Partial<Record<"from" | "to", { value: string; message: string }>>;
 
-const TAG = /^([a-z0-9-]{1,64}):(.+)$/;
-/** In q: a tag filter (its value quoted, or up to the next space), or a word. */
-const TOKEN = /(?<![^\s])([a-z0-9-]{1,64}):(?:"([^"]+)"|(\S+))|(\S+)/g;
+/** A term of q: a word of free text, or a tag filter. */
+export type SearchTerm = { word: string } | { tag: [string, string] };
 
-/** How a tag filter is written in q: quoted when its value has spaces. */
+const TAG = /^([a-z0-9-]{1,64}):(.+)$/;
+const MAX_TAGS = 8;
+const MAX_TEXT = 200;
+/** The start of a tag filter in q: its key and the colon. */
+const TAG_START = /[a-z0-9-]{1,64}:/y;
+const WHITESPACE = /\s/;
+/** Characters a quoted value writes as an escape (the rest as they are). */
+const ESCAPES: Record<string, string> = { "\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+const UNESCAPES: Record<string, string> = { n: "\n", r: "\r", t: "\t" };
+
+/**
+ * How a tag filter is written in q: the value as it is when that reads back the same (no
+ * whitespace, not empty, not starting with a quote), else quoted with backslash escapes. A line
+ * break is escaped too: a search box drops it.
+ */
 export function tagTerm(key: string, value: string): string {
-  return /\s/.test(value) && !value.includes('"') ? `${key}:"${value}"` : `${key}:${value}`;
+  if (value !== "" && !WHITESPACE.test(value) && !value.startsWith('"')) return `${key}:${value}`;
+  return `${key}:"${value.replace(/[\\"\n\r\t]/g, (c) => ESCAPES[c]!)}"`;
+}
+
+/**
+ * q's terms in the order typed. key:"..." reads up to the first quote not escaped by a backslash
+ * (\" a quote, \\ a backslash, \n \r \t a line feed, carriage return and tab, \ before anything
+ * else that character); key:"" is the empty value. A quote never closed is read as a plain value.
+ */
+export function readSearch(q: string): SearchTerm[] {
+  const terms: SearchTerm[] = [];
+  let at = 0;
+  while (at < q.length) {
+    if (WHITESPACE.test(q[at]!)) {
+      at++;
+      continue;
+    }
+    TAG_START.lastIndex = at;
+    const key = TAG_START.exec(q)?.[0].slice(0, -1);
+    const valueAt = at + (key?.length ?? 0) + 1;
+    const quoted = key !== undefined && q[valueAt] === '"' ? readQuoted(q, valueAt + 1) : null;
+    if (quoted) {
+      terms.push({ tag: [key!, quoted.value] });
+      at = quoted.end;
+      continue;
+    }
+    let end = at;
+    while (end < q.length && !WHITESPACE.test(q[end]!)) end++;
+    const token = q.slice(at, end);
+    // key: with nothing after it is a word, as it always was.
+    if (key !== undefined && end > valueAt) terms.push({ tag: [key, q.slice(valueAt, end)] });
+    else terms.push({ word: token });
+    at = end;
+  }
+  return terms;
+}
+
+/** A quoted value from just after its opening quote: the value and where it ends, or null when no quote closes it. */
+function readQuoted(q: string, from: number): { value: string; end: number } | null {
+  let value = "";
+  for (let i = from; i < q.length; i++) {
+    const c = q[i]!;
+    if (c === '"') return { value, end: i + 1 };
+    if (c === "\\" && i + 1 < q.length) {
+      const next = q[++i]!;
+      value += UNESCAPES[next] ?? next;
+    } else value += c;
+  }
+  return null;
+}
+
+/** q written back from its terms, in their order. */
+export function searchText(terms: SearchTerm[]): string {
+  return terms.map((t) => ("word" in t ? t.word : tagTerm(...t.tag))).join(" ");
 }
 
 export function readFilters(params: URLSearchParams): Filters {
-  const words: string[] = [];
-  const tags: [string, string][] = [];
-  for (const [, key, quoted, plain, word] of (params.get("q") ?? "").matchAll(TOKEN)) {
-    if (key !== undefined) tags.push([key, quoted ?? plain!]);
-    else words.push(word!);
-  }
+  const terms = readSearch(params.get("q") ?? "");
   for (const t of params.getAll("tag")) {
     const m = TAG.exec(t);
-    if (m) tags.push([m[1]!, m[2]!]);
+    if (m) terms.push({ tag: [m[1]!, m[2]!] });
+  }
+  // At most 8 tag filters, and 200 characters of words (spaces between them counted); what is
+  // left out is left out of q too.
+  const kept: SearchTerm[] = [];
+  let tags = 0;
+  let room = MAX_TEXT;
+  for (const t of terms) {
+    if ("tag" in t) {
+      if (++tags <= MAX_TAGS) kept.push(t);
+      continue;
+    }
+    const space = room < MAX_TEXT ? 1 : 0; // before every word but the first
+    const word = room > space ? t.word.slice(0, room - space) : "";
+    if (word) kept.push({ word });
+    room -= word ? word.length + space : room;
   }
   const tz = viewerOffset(params);
   const { from, to, errors } = readRange((params.get("from") ?? "").trim().slice(0, 64), (params.get("to") ?? "").trim().slice(0, 64), tz);
   return {
-    text: words.join(" ").slice(0, 200),
-    tags: tags.slice(0, 8),
+    q: searchText(kept),
+    text: kept.flatMap((t) => ("word" in t ? [t.word] : [])).join(" "),
+    tags: kept.flatMap((t) => ("tag" in t ? [t.tag] : [])),
     user: (params.get("user") ?? "").trim().slice(0, 256),
     channel: (params.get("channel") ?? "").trim(),
     from,
@@ -85,9 +166,8 @@ export function isSearch(f: Filters): boolean {
 
 /** The URL query for these filters (q carries text and tags together, as typed). */
 export function filterParams(f: Filters): Record<string, string | undefined> {
-  const q = [f.text, ...f.tags.map(([k, v]) => tagTerm(k, v))].filter(Boolean).join(" ");
   const dated = Boolean(f.from || f.to);
-  return { q: q || undefined, user: f.user || undefined, channel: f.channel || undefined, from: f.from || undefined, to: f.to || undefined, tz: dated && f.tz ? String(f.tz) : undefined };
+  return { q: f.q || undefined, user: f.user || undefined, channel: f.channel || undefined, from: f.from || undefined, to: f.to || undefined, tz: dated && f.tz ? String(f.tz) : undefined };
 }
 
 /** A day as YYYY-MM-DD, or a date and time in ISO 8601 (with seconds, a fraction and a zone optional). */

@@ -37,7 +37,7 @@ const VIEWS = [
   { name: "375 px dark", viewport: { width: 375, height: 800 }, colorScheme: "dark" },
 ] as const;
 
-/** Content on every page: events (markdown with links, a quote and a blocked link), tags, a user, metrics, an integration. */
+/** Content on every page: events (markdown with links, a quote and a blocked link; a historical one), tags, a user, metrics, an integration. */
 async function seed(server: TestServer): Promise<{ eventId: number }> {
   const first = await ok(
     sendEvent(server, {
@@ -53,6 +53,8 @@ async function seed(server: TestServer): Promise<{ eventId: number }> {
     }),
   );
   await ok(sendEvent(server, { project: "default", channel: "deploys", event: "Deployed", description: "v1.2.3 to production" }));
+  // A historical event: its mark is on the feeds too.
+  await ok(sendEvent(server, { project: "default", channel: "deploys", event: "Backfilled", tags: { env: "prod" }, timestamp: Math.floor(Date.now() / 1000) - 3600 }));
   await ok(sendMetric(server, { title: "Signups", value: 42, icon: "📈" }));
   await ok(sendMetric(server, { title: "Status", value: "green" }));
   await server.services.integrations.create("default", { kind: "webhook", name: "ops", url: "http://127.0.0.1:9/hook" });

@@ -1,6 +1,7 @@
 // The dashboard's charts in a real browser: a metric's history over the chosen window (and live),
-// and the project's activity chart (stacked bars per channel per day, its legend, tooltip, range,
-// the feed's filters, a phone's width and dark mode).
+// its axis labels whole, its legend and value now as stored, and the project's activity chart
+// (stacked bars per channel per day up to today, its legend, tooltip, range, the feed's filters, a
+// phone's width and dark mode).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
@@ -127,6 +128,126 @@ describeBrowser("a metric's history", () => {
   }, 30_000);
 });
 
+/** Pixels drawn in the chart canvas's first two columns beside the plot: a label cut at the chart's left edge. */
+function inkAtLeftEdge(page: Page): Promise<number> {
+  return page.$eval(".chart canvas", (canvas) => {
+    const c = canvas as HTMLCanvasElement;
+    const over = c.parentElement!.querySelector(".u-over")!.getBoundingClientRect();
+    const box = c.getBoundingClientRect();
+    const [top, bottom] = [over.top - box.top, over.bottom - box.top].map((y) => Math.round(y * devicePixelRatio));
+    const { data } = c.getContext("2d")!.getImageData(0, top!, 2, bottom! - top!);
+    let ink = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) ink++;
+    return ink;
+  });
+}
+
+/**
+ * How a value is laid out on screen: the lines its text takes, the lines each of its words takes
+ * (more than one: broken inside it), whether it shows whole (nothing overflows its box or the page), and
+ * whether what overflows is cut with "…".
+ */
+function valueLayout(page: Page, selector: string) {
+  return page.$$eval(selector, (els) =>
+    els.map((el) => {
+      const text = el.firstChild as Text;
+      const lines = (from: number, to: number) => {
+        const range = document.createRange();
+        range.setStart(text, from);
+        range.setEnd(text, to);
+        return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+      };
+      const words = [...text.data.matchAll(/\S+/g)].map((m) => ({ word: m[0], lines: lines(m.index!, m.index! + m[0].length) }));
+      const box = el.getBoundingClientRect();
+      const style = getComputedStyle(el);
+      const ellipsis = style.overflowX === "hidden" && style.textOverflow === "ellipsis";
+      return { text: text.data, lines: lines(0, text.data.length), words, whole: el.scrollWidth <= el.clientWidth && box.right <= document.documentElement.clientWidth, ellipsis };
+    }),
+  );
+}
+
+describeBrowser("a metric's numbers", () => {
+  const pool = serverPool();
+  afterAll(() => pool.closeAll());
+
+  test("the y-axis labels are short and whole, the x-axis says days and times as pages do, and the legend gives values as stored", async () => {
+    const server = await pool.withOwner();
+    const now = Date.now();
+    await metricAt(server, "Revenue", 18_420, now - 3 * DAY);
+    await metricAt(server, "Revenue", 1_250_000, now - 2 * HOUR);
+    await metricAt(server, "Steady", 18_420, now - 3 * DAY);
+    await metricAt(server, "Rate", 0.0374, now - 2 * HOUR);
+    await metricAt(server, "Third", 1 / 3, now - 2 * HOUR);
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 800 }]) {
+      await withPage(
+        browser,
+        `metric-labels-${viewport.width}`,
+        async (page) => {
+          await signIn(page, server);
+          for (const [title, days, value] of [["Revenue", 7, "1,250,000"], ["Steady", 7, "18,420"], ["Rate", 1, "0.0374"], ["Third", 1, "0.333333333333333"]] as const) {
+            await page.goto(`${server.url}/p/default/metrics/${title}?days=${days}`);
+            await shownWindow(page);
+            expect(await inkAtLeftEdge(page), `${title} at ${viewport.width} px`).toBe(0);
+            const labels: string[] = JSON.parse((await page.locator(".chart").getAttribute("data-y-labels"))!);
+            expect(new Set(labels).size, `${title}: ${labels}`).toBe(labels.length);
+            for (const label of labels) expect(label.length, `${title}: ${labels}`).toBeLessThanOrEqual(6);
+            expect(await valueAt(page, 0.995)).toBe(value);
+            expect(await page.locator("[data-testid=metric-value]").textContent()).toBe(value);
+            const times: string[] = JSON.parse((await page.locator(".chart").getAttribute("data-x-labels"))!);
+            for (const label of times) expect(label).toMatch(/^([A-Z][a-z]{2} \d{1,2}|\d{1,2}(:\d{2})? [AP]M(\n[A-Z][a-z]{2} \d{1,2})?)$/);
+          }
+          const revenue: string[] = JSON.parse((await page.goto(`${server.url}/p/default/metrics/Revenue?days=7`), await shownWindow(page), await page.locator(".chart").getAttribute("data-y-labels"))!);
+          expect(revenue).toContain("1M");
+        },
+        { viewport },
+      );
+    }
+  }, 60_000);
+
+  test("the value now keeps a number on one line and breaks text only between words, on the metric's page and the project's", async () => {
+    const server = await pool.withOwner();
+    const values: Record<string, number | string> = {
+      Revenue: 1_250_000,
+      Ledger: 1_234_567_890_123.5,
+      Status: "operational",
+      Summary: "all systems operational in every region",
+      Word: "supercalifragilisticexpialidocious",
+    };
+    for (const [title, value] of Object.entries(values)) await ok(sendMetric(server, { title, value }));
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 800 }]) {
+      await withPage(
+        browser,
+        `metric-now-${viewport.width}`,
+        async (page) => {
+          await signIn(page, server);
+          const check = async (where: string) => {
+            for (const v of await valueLayout(page, "[data-testid=metric-value]")) {
+              const label = `${where} at ${viewport.width} px: ${v.text}`;
+              expect(v.words.filter((w) => w.lines > 1), label).toEqual([]);
+              if (/^[\d,.]+$/.test(v.text)) {
+                expect(v.lines, label).toBe(1);
+                expect(v.whole, label).toBe(true);
+              } else expect(v.whole || v.ellipsis, label).toBe(true); // a word too long even when smaller ends in "…"
+            }
+            expect(await page.evaluate(() => document.documentElement.scrollWidth), where).toBeLessThanOrEqual(viewport.width);
+          };
+          for (const title of Object.keys(values)) {
+            await page.goto(`${server.url}/p/default/metrics/${title}`);
+            await page.locator("[data-testid=metric-value]").waitFor();
+            await page.waitForLoadState("load");
+            await check(title);
+          }
+          await page.goto(`${server.url}/p/default`);
+          await page.locator(".metric", { hasText: "Ledger" }).waitFor();
+          await page.waitForLoadState("load");
+          await check("the project page");
+        },
+        { viewport },
+      );
+    }
+  }, 60_000);
+});
+
 /** The chart's pixels in the line's colour (opaque): how many, and how tall the patch they make is. */
 function accentPixels(page: Page): Promise<{ count: number; height: number }> {
   return page.$eval(".chart canvas", (canvas) => {
@@ -241,6 +362,38 @@ describeBrowser("the activity chart", () => {
       expect((await legend(page))[0]).toBe("#aaa-new 30");
       expect(await Promise.all(["#ch01", "#ch02", "#ch03"].map((name) => swatchOf(page, name)))).toEqual(colours);
     });
+  }, 60_000);
+
+  test("the x-axis ends at today: its last label is today's, under today's bar, and none is for tomorrow", async () => {
+    const server = await pool.withOwner();
+    await ok(sendEvent(server, { project: "default", channel: "today", event: "Now" }));
+    for (const timezoneId of ["Asia/Tokyo", "America/Los_Angeles"]) {
+      await withPage(
+        browser,
+        `activity-ends-today-${timezoneId}`,
+        async (page) => {
+          await signIn(page, server);
+          await openProject(page, server);
+          for (const range of ["7", "90", "30"]) {
+            // The ticks of the chart drawn for this range (the one before said its own).
+            await page.$eval(".chart-card .chart", (el) => delete (el as HTMLElement).dataset.xTicks);
+            await page.selectOption("select[aria-label='Chart range']", range);
+            await page.waitForFunction(() => (document.querySelector(".chart-card .chart") as HTMLElement).dataset.xTicks !== undefined);
+            const { ticks, labels, today, tomorrow } = await page.$eval(".chart-card .chart", (el) => {
+              const label = (d: Date) => d.toLocaleDateString(undefined, { month: "short", day: "numeric" });
+              const midnight = new Date();
+              midnight.setHours(24, 0, 0, 0);
+              return { ticks: JSON.parse((el as HTMLElement).dataset.xTicks!) as number[], labels: JSON.parse((el as HTMLElement).dataset.xLabels!) as string[], today: label(new Date()), tomorrow: midnight.getTime() / 1000 };
+            });
+            expect(labels.at(-1), `${range} days in ${timezoneId}`).toBe(today);
+            expect(Math.max(...ticks)).toBeLessThan(tomorrow);
+            // Each label is its bar's: the tooltip at the last tick names today.
+            expect((await tooltipAt(page, 0.995)).day).toBe(await dayLabel(page, 0));
+          }
+        },
+        { timezoneId },
+      );
+    }
   }, 60_000);
 
   test("follows the feed's search: counts only matching events and says so", async () => {

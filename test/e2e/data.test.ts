@@ -1,9 +1,10 @@
 // Looking after the data: online backup and restore, export and import, retention, big deletes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { SqliteStore } from "../../src/store/sqlite/index.ts";
-import { post, startTestServer, tempDir, type TestServer, withDatabase } from "../helpers.ts";
+import { project as projectCommand } from "../../src/cli/project.ts";
+import { post, signedIn, startTestServer, tempDir, type TestServer, withDatabase } from "../helpers.ts";
 import { FROM_SOURCE, lastLine, newToken, run, serve, start } from "./process.ts";
 
 describe("backup and restore", () => {
@@ -338,6 +339,26 @@ describe("retention and deletion", () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("30 days");
     expect((await run(FROM_SOURCE, ["project", "retention", "default", "soon", "--data-dir", server.dataDir])).code).toBe(2);
+  });
+
+  test("docs/operations.md says where retention is set, in the words the settings page and the CLI use", async () => {
+    const doc = readFileSync(join(import.meta.dir, "../../docs/operations.md"), "utf8");
+    const paragraph = /\*\*Retention\*\*[^]*?\n\n/.exec(doc)![0].replace(/\s+/g, " ");
+    // The page it names, and the field's label there, word for word.
+    const owner = { username: "docs-owner", password: "correct horse battery staple" };
+    await server.services.accounts.createUser(owner, "owner");
+    const page = await (await (await signedIn(server, owner)).request("/p/default/settings")).text();
+    const label = /<label for="retention-days">([^<]+)<\/label>/.exec(page)![1]!;
+    expect(paragraph).toContain("`/p/PROJECT/settings`");
+    expect(paragraph).toContain(`*${label}*`);
+    // The command as the CLI's usage has it, and what the example prints.
+    expect(projectCommand.usage).toContain("project retention NAME DAYS|off");
+    expect(paragraph).toContain("`signalboard project retention NAME DAYS|off`");
+    const example = /`signalboard (project retention \S+ \d+)`/.exec(paragraph)![1]!.split(" ");
+    const res = await run(FROM_SOURCE, [...example.map((word) => (word === "shop" ? "default" : word)), "--data-dir", server.dataDir]);
+    expect(res.code).toBe(0);
+    const said = res.stdout.trim().replace('"default"', '"shop"');
+    expect(paragraph).toContain(said);
   });
 
   test("deleting a channel with many events happens in batches and leaves nothing behind", async () => {

@@ -1,7 +1,7 @@
 // Long content and times in a real browser: 64-character hashed user ids and long tag keys and
 // values wrap instead of pushing the page sideways on a phone, long tag values are never lost (a
 // chip's tooltip, the event page's tag table with a copy button), and absolute times are in the
-// viewer's time zone.
+// viewer's time zone, written one way on every page.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
@@ -175,9 +175,76 @@ describeBrowser("times", () => {
 
         // The page as sent, before any script runs: the same instants, said in UTC.
         const raw = await (await page.request.get(`${server.url}/p/default/events/${id}`)).text();
-        expect(raw).toContain(`<time datetime="2026-01-15T12:00:00.000Z" data-absolute>2026-01-15 12:00:00 UTC</time>`);
+        expect(raw).toContain(`<time datetime="2026-01-15T12:00:00.000Z" data-absolute>Jan 15, 2026, 12:00:00 PM UTC</time>`);
       },
       { timezoneId: "Asia/Kolkata" },
     );
   }, 30_000);
+
+  test("every page writes a date and time one way: in the viewer's zone once the script ran, in UTC as sent", async () => {
+    const server = await pool.withOwner();
+    const now = Math.floor(Date.now() / 1000);
+    await post(server, "/v1/log", { project: "default", channel: "clock", event: "Long ago", user_id: "bob", timestamp: now - 100 * 86_400 });
+    const { id } = await post(server, "/v1/log", { project: "default", channel: "clock", event: "Just now", user_id: "alice" });
+    await post(server, "/v1/identify", { project: "default", user_id: "alice", properties: { name: "Alice" } });
+    await post(server, "/send-metric", { title: "Temperature", value: 21 });
+    const pages = ["/p/default", "/p/default/c/clock", `/p/default/events/${id}`, "/p/default/users", "/p/default/users/alice", "/p/default/users/bob", "/p/default/metrics/Temperature", "/settings/api", "/settings/members"];
+    // The one format: a medium date and a long time (with its zone); a day alone where a time ago would be too long.
+    const DATE_TIME = /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}:\d{2}\s[AP]M (GMT\+5:30|UTC)$/;
+    const DAY = /^[A-Z][a-z]{2} \d{1,2}, \d{4}$/;
+    const AGO = /^(just now|\d+ (min|h|d) ago)$/;
+    await withPage(
+      browser,
+      "times-one-format",
+      async (page) => {
+        await signIn(page, server);
+        let days = 0;
+        for (const at of pages) {
+          // As sent, before any script: UTC.
+          const raw = await (await page.request.get(server.url + at)).text();
+          const sent = [...raw.matchAll(/<time datetime="([^"]+)"( title="([^"]+)")?( data-relative| data-absolute)>([^<]+)<\/time>/g)];
+          expect(sent.length, at).toBeGreaterThan(0);
+          for (const [, , , title, kind, text] of sent) {
+            if (kind === " data-absolute") expect(text, at).toMatch(/UTC$/);
+            if (kind === " data-absolute") expect(text, at).toMatch(DATE_TIME);
+            else {
+              expect(title, at).toMatch(DATE_TIME);
+              expect(title, at).toMatch(/UTC$/);
+              expect(text, at).toMatch(new RegExp(`${AGO.source}|${DAY.source}`));
+            }
+          }
+          // In the browser: the viewer's zone, the same format.
+          await page.goto(server.url + at);
+          await page.waitForFunction(() => [...document.querySelectorAll("time")].every((t) => (t as HTMLElement).dataset.local));
+          const shown = await page.$$eval("time", (els) =>
+            els.map((el) => {
+              const ms = Date.parse(el.getAttribute("datetime")!);
+              const local = new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "long" });
+              return { absolute: el.hasAttribute("data-absolute"), text: el.textContent ?? "", title: el.getAttribute("title"), local, day: new Date(ms).toLocaleDateString(undefined, { dateStyle: "medium" }) };
+            }),
+          );
+          for (const t of shown) {
+            const when = t.absolute ? t.text : t.title!;
+            expect(when, at).toMatch(DATE_TIME);
+            expect(when, at).toBe(t.local);
+            expect(when, at).toEndWith("GMT+5:30");
+            if (!t.absolute && !AGO.test(t.text)) {
+              expect(t.text, at).toBe(t.day);
+              days++;
+            }
+          }
+        }
+        // Bob's event and first seen, a hundred days ago, are said as days.
+        expect(days).toBeGreaterThan(2);
+        // The metric's chart says its times the same way in its legend.
+        await page.goto(`${server.url}/p/default/metrics/Temperature`);
+        await page.waitForSelector(".chart canvas");
+        const box = (await page.locator(".chart .u-over").boundingBox())!;
+        await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
+        const legendTime = (await page.locator(".chart .u-legend .u-series").first().locator(".u-value").textContent()) ?? "";
+        expect(legendTime).toMatch(DATE_TIME);
+      },
+      { timezoneId: "Asia/Kolkata" },
+    );
+  }, 60_000);
 });

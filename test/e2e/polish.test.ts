@@ -1,7 +1,7 @@
 // The smaller things a user meets: no Content-Security-Policy violation across every page and its
 // htmx actions, one toast per failed request, stale set-up links, blocked links and quotes in
-// markdown, an integration's status after "Send test", the product's name on the sign-in page, and
-// no deprecated meta tags.
+// markdown, an integration's status after "Send test", the product's name on the sign-in page, no
+// deprecated meta tags, and a historical event's mark that does not pass for a tag.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
@@ -343,5 +343,49 @@ describeBrowser("meta tags", () => {
       expect(await page.locator('meta[name="mobile-web-app-capable"]').getAttribute("content")).toBe("yes");
       expect(policy.warnings.filter((w) => /deprecated/i.test(w))).toEqual([]);
     });
+  }, 30_000);
+});
+
+describeBrowser("a historical event's mark", () => {
+  const pool = serverPool();
+  afterAll(() => pool.closeAll());
+
+  test("is a note beside the channel, with a clock and words that say what it means, not a chip like the tags", async () => {
+    const server = await pool.withOwner();
+    await ok(sendEvent(server, { project: "default", channel: "imports", event: "Backfilled", tags: { historical: "no", env: "prod" }, timestamp: Math.floor(Date.now() / 1000) - 3600 }));
+    await ok(sendEvent(server, { project: "default", channel: "imports", event: "Live one", tags: { env: "prod" } }));
+    for (const colorScheme of ["light", "dark"] as const) {
+      await withPage(
+        browser,
+        `historical-mark-${colorScheme}`,
+        async (page) => {
+          await signIn(page, server);
+          for (const at of ["/p/default", "/p/default/c/imports"]) {
+            await page.goto(server.url + at);
+            const item = page.locator("li.event", { hasText: "Backfilled" });
+            const mark = item.locator(".event-meta > *", { hasText: "historical" });
+            expect(await mark.count()).toBe(1);
+            expect(await page.locator("li.event", { hasText: "Live one" }).locator(".event-meta > *", { hasText: "historical" }).count()).toBe(0);
+            // Among the event's details, not among its tags, and not a link.
+            expect(await mark.evaluate((el) => !!el.closest(".event-meta") && !el.closest(".tags") && !el.closest("a"))).toBe(true);
+            // Drawn unlike a chip: no border, no fill, no pill; a clock hidden from screen readers beside the word.
+            const look = (el: Element) => {
+              const s = getComputedStyle(el);
+              return { border: s.borderTopWidth, background: s.backgroundColor, radius: s.borderTopLeftRadius };
+            };
+            const chip = await item.locator("a.tag").first().evaluate(look);
+            const own = await mark.evaluate(look);
+            expect(chip.border).toBe("1px");
+            expect(own).toEqual({ border: "0px", background: "rgba(0, 0, 0, 0)", radius: "0px" });
+            expect(await mark.locator("[aria-hidden=true]").textContent()).toBe("🕓");
+            expect(await mark.evaluate((el) => getComputedStyle(el).fontStyle)).toBe("italic");
+            // What a screen reader reads: what it is and why, not a bare word.
+            expect((await mark.textContent())!.replace("🕓", "")).toBe("historical event: sent with a timestamp, shown at that time and never pushed");
+            expect(await mark.innerText()).toContain("historical");
+          }
+        },
+        { colorScheme },
+      );
+    }
   }, 30_000);
 });

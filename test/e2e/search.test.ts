@@ -227,3 +227,96 @@ describeBrowser("invalid dates", () => {
     });
   }, 30_000);
 });
+
+describeBrowser("tag values as search terms", () => {
+  const pool = serverPool();
+  afterAll(() => pool.closeAll());
+
+  /** Values the search syntax gives a meaning to (quotes, backslashes, spaces, colons), none at all, and other scripts. */
+  const VALUES = ['say "hi"', '"a" b', '"', "", "pro plus", "C:\\dir\\", "back\\slash \\\"x", "a:b:c", "ünï cödé 🚀", "tab\there", "two\nlines", "  padded  ", 3, true];
+
+  /** The feed's result: its names, once the page says how many match. */
+  async function results(page: Page): Promise<string[]> {
+    await page.locator("[data-testid=result-summary]").waitFor();
+    return feedNames(page);
+  }
+
+  test("every value reads back: the event page's Filter link, its chip in the feed and the search box each find its event, and only it", async () => {
+    const server = await pool.withOwner();
+    const names = VALUES.map((_, i) => `Value ${i}`) as string[];
+    const ids: number[] = [];
+    for (const [i, v] of VALUES.entries()) ids.push((await ok(sendEvent(server, { project: "default", channel: `c${i % 3}`, event: names[i]!, tags: { v } }))).id);
+    // A decoy that differs by what an escape might lose.
+    await ok(sendEvent(server, { project: "default", channel: "c0", event: "Decoy", tags: { v: "say hi" } }));
+    await withPage(browser, "tag-values-round-trip", async (page) => {
+      await signIn(page, server);
+      for (const [i, v] of VALUES.entries()) {
+        const label = JSON.stringify(v);
+        // The event page's Filter link.
+        await page.goto(`${server.url}/p/default/events/${ids[i]}`);
+        await page.locator(".tag-table a", { hasText: "Filter" }).click();
+        await page.waitForURL((url) => url.pathname === "/p/default");
+        expect(await results(page), `Filter ${label}`).toEqual([names[i]!]);
+        // The search box holds the term; sent again as it is, it finds the same.
+        const typed = await page.inputValue("#q");
+        await page.fill("#q", "");
+        await page.fill("#q", typed);
+        await page.press("#q", "Enter");
+        await page.waitForURL((url) => url.searchParams.get("q") === typed);
+        expect(await results(page), `search box ${label}: ${typed}`).toEqual([names[i]!]);
+        // The chip in the project's feed.
+        await page.goto(`${server.url}/p/default`);
+        await page.locator(`#event-${ids[i]} a.tag`).click();
+        await page.waitForURL((url) => url.searchParams.has("q"));
+        expect(await results(page), `chip ${label}`).toEqual([names[i]!]);
+      }
+    });
+  }, 60_000);
+
+  test("a chip in a channel's feed searches that channel, for events on the page and for those that arrive live", async () => {
+    const server = await pool.withOwner();
+    await ok(sendEvent(server, { project: "default", channel: "alpha", event: "Alpha pro", tags: { plan: "pro" } }));
+    await ok(sendEvent(server, { project: "default", channel: "beta", event: "Beta pro", tags: { plan: "pro" } }));
+    await withPage(browser, "channel-chip", async (page) => {
+      await signIn(page, server);
+      await page.goto(`${server.url}/p/default/c/alpha`);
+      await page.locator("#events a.tag").first().click();
+      await page.waitForURL((url) => url.pathname === "/p/default/c/alpha" && url.searchParams.get("q") === "plan:pro");
+      expect(await results(page)).toEqual(["Alpha pro"]);
+
+      // An event that arrives while the channel page is open links the same way.
+      await page.goto(`${server.url}/p/default/c/alpha`);
+      await page.locator(".live-status.live").waitFor();
+      await ok(sendEvent(server, { project: "default", channel: "alpha", event: "Alpha live", tags: { plan: "pro plus" } }));
+      const live = page.locator("#events li.event", { hasText: "Alpha live" }).locator("a.tag");
+      await live.waitFor();
+      await live.click();
+      await page.waitForURL((url) => url.pathname === "/p/default/c/alpha" && url.searchParams.get("q") === 'plan:"pro plus"');
+      expect(await results(page)).toEqual(["Alpha live"]);
+
+      // On the project's page, a chip searches the whole project, as before.
+      await page.goto(`${server.url}/p/default`);
+      await page.locator("#events li.event", { hasText: "Beta pro" }).locator("a.tag").click();
+      await page.waitForURL((url) => url.pathname === "/p/default" && url.searchParams.get("q") === "plan:pro");
+      expect(await results(page)).toEqual(["Beta pro", "Alpha pro"]);
+    });
+  }, 30_000);
+
+  test("the search box keeps what was typed in the order it was typed", async () => {
+    const server = await pool.withOwner();
+    await ok(sendEvent(server, { project: "default", channel: "ops", event: "Deploy now", tags: { plan: "pro", env: "eu west" } }));
+    await indexed(server, "deploy", 1);
+    await withPage(browser, "search-order", async (page) => {
+      await signIn(page, server);
+      const typed = 'plan:pro deploy env:"eu west" now';
+      for (const at of ["/p/default", "/p/default/c/ops"]) {
+        await page.goto(server.url + at);
+        await page.fill("#q", typed);
+        await page.press("#q", "Enter");
+        await page.waitForURL((url) => url.searchParams.get("q") === typed);
+        expect(await results(page)).toEqual(["Deploy now"]);
+        expect(await page.inputValue("#q")).toBe(typed);
+      }
+    });
+  }, 30_000);
+});

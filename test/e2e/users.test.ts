@@ -1,6 +1,7 @@
 // The users page in a real browser: reached from the project page, long ids and property values
 // wrap at 375 px without sideways scrolling, the next page comes in below, a row leads to the
-// user's journey, and the search narrows the list.
+// user's journey, the search narrows the list, and first seen reads the same on the list and the
+// user's page.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -117,6 +118,32 @@ describeBrowser("the users page", () => {
       await page.locator(".crumbs").getByRole("link", { name: "site" }).click();
       await page.waitForURL((url) => url.pathname === "/p/site");
       expect(path(page)).toBe("/p/site");
+    });
+  });
+
+  test("first seen reads the same on the list and on the user's page: the earlier of the first event and the first identify", async () => {
+    const server = await pool.withOwner();
+    const identify = (user_id: string) => ok(fetch(`${server.url}/v1/identify`, { method: "POST", headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "default", user_id, properties: { plan: "pro" } }) }));
+    const now = Math.floor(Date.now() / 1000);
+    // ann: identified, then active; ben: identified now, with an event dated ten days back.
+    await identify("ann");
+    await ok(sendEvent(server, { project: "default", channel: "web", event: "Signed in", user_id: "ann" }));
+    await identify("ben");
+    await ok(sendEvent(server, { project: "default", channel: "web", event: "Imported", user_id: "ben", timestamp: now - 10 * 86_400 }));
+    await searchIndexed(server);
+    await withPage(browser, "users-first-seen", async (page) => {
+      await signIn(page, server);
+      /** First seen as the page shows it: the text and the date and time on hover. */
+      const shown = (stats: string) => page.locator(`${stats} > div`, { hasText: "First seen" }).locator("time").evaluate((t) => ({ text: t.textContent, title: t.getAttribute("title"), at: t.getAttribute("datetime") }));
+      for (const id of ["ann", "ben"]) {
+        await page.goto(`${server.url}/p/default/users?q=${id}`);
+        await page.waitForFunction(() => document.querySelector("time[data-local]"));
+        const onList = await shown(".user-row .user-stats");
+        await page.goto(`${server.url}/p/default/users/${id}`);
+        await page.waitForFunction(() => document.querySelector("time[data-local]"));
+        expect(await shown("dl[data-testid=user-summary]"), id).toEqual(onList);
+        if (id === "ben") expect(onList.text).toBe("10 d ago");
+      }
     });
   });
 });

@@ -253,14 +253,14 @@ describe("pages", () => {
   });
   afterAll(() => server.close());
 
-  test("a tag value with spaces is searched quoted, and its chip links to exactly that tag", async () => {
+  test("a tag value with spaces is searched quoted, and its chip links to exactly that tag, in the chip's channel", async () => {
     await post(server, "/v1/log", { project: "default", channel: "plans", event: "Upgraded", tags: { plan: "pro plus" } });
     await post(server, "/v1/log", { project: "default", channel: "plans", event: "Stayed", tags: { plan: "pro" }, description: "plus nothing" });
     const page = await (await agent.request(`/p/default?q=${encodeURIComponent('plan:"pro plus"')}`)).text();
     expect(page).toContain("Upgraded");
     expect(page).not.toContain("Stayed");
     const feed = await (await agent.request("/p/default/c/plans")).text();
-    expect(feed).toContain(`href="/p/default?${new URLSearchParams({ q: 'plan:"pro plus"' })}"`);
+    expect(feed).toContain(`href="/p/default/c/plans?${new URLSearchParams({ q: 'plan:"pro plus"' })}"`);
   });
 
   test("date filters are days where the viewer is (tz, minutes east of UTC, sent by the page)", async () => {

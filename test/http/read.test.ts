@@ -33,6 +33,14 @@ describe("GET /v1/events", () => {
     expect(names(res)).toEqual(["Organic visit", "Came from the newsletter", "Kettle returned", "Red toaster", "Blue kettle, two units"]);
   });
 
+  test("a tag filter's value is everything after the first colon, as stored: quotes, colons and the empty value", async () => {
+    await server.services.projects.create("notes");
+    for (const note of ['say "hi"', "a:b", "", '"quoted"']) expect((await post(server, "/v1/log", { project: "notes", channel: "n", event: "Note", description: JSON.stringify(note), tags: { note } })).status).toBe(200);
+    for (const note of ['say "hi"', "a:b", "", '"quoted"']) {
+      expect(names(await call(server, { path: `/v1/events?project=notes&tag=${encodeURIComponent(`note:${note}`)}` }))).toEqual([JSON.stringify(note)]);
+    }
+  });
+
   test("filters by channel and by user", async () => {
     expect(names(await call(server, { path: "/v1/events?project=shop&channel=signups" }))).toEqual(["Organic visit", "Came from the newsletter"]);
     expect(names(await call(server, { path: "/v1/events?project=shop&user_id=alice" }))).toEqual(["Kettle returned", "Blue kettle, two units"]);

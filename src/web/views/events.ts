@@ -10,16 +10,20 @@ export function description(e: StoredEvent): Html | string {
   return e.parser === "markdown" ? renderMarkdown(e.description) : renderPlain(e.description);
 }
 
+// One way to write a date and time on every page: a medium date and a long time (with its zone),
+// "Jan 15, 2026, 12:00:00 PM UTC", or the date alone where a day is enough. The page says it in
+// UTC; public/app.js says it again, in the same format, in the viewer's zone and language.
+const DATE_TIME = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "long", timeZone: "UTC" });
+const DATE = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
+
 /** Relative time now; the browser keeps it current and shows the absolute time on hover. */
 export function time(ms: number, now = Date.now()): Html {
-  const iso = new Date(ms).toISOString();
-  return html`<time datetime="${iso}" title="${iso.replace("T", " ").slice(0, 19)} UTC" data-relative>${relative(ms, now)}</time>`;
+  return html`<time datetime="${new Date(ms).toISOString()}" title="${DATE_TIME.format(ms)}" data-relative>${relative(ms, now)}</time>`;
 }
 
 /** An absolute time. The browser shows it in the viewer's time zone; the HTML says it in UTC. */
 export function absoluteTime(ms: number): Html {
-  const iso = new Date(ms).toISOString();
-  return html`<time datetime="${iso}" data-absolute>${iso.replace("T", " ").slice(0, 19)} UTC</time>`;
+  return html`<time datetime="${new Date(ms).toISOString()}" data-absolute>${DATE_TIME.format(ms)}</time>`;
 }
 
 export function relative(ms: number, now: number): string {
@@ -27,18 +31,20 @@ export function relative(ms: number, now: number): string {
   const abs = Math.abs(s);
   const [value, unit] = abs < 45 ? [0, "now"] : abs < 3600 ? [Math.round(abs / 60), "min"] : abs < 86400 ? [Math.round(abs / 3600), "h"] : abs < 86400 * 45 ? [Math.round(abs / 86400), "d"] : [0, "date"];
   if (unit === "now") return "just now";
-  if (unit === "date") return new Date(ms).toISOString().slice(0, 10);
+  if (unit === "date") return DATE.format(ms);
   return s >= 0 ? `${value} ${unit} ago` : `in ${value} ${unit}`;
 }
 
-export function tagChips(project: string, tags: StoredEvent["tags"]): Html | string {
+/** A chip searches the feed it is in: the project's, or, in a channel's feed, that channel's. */
+export function tagChips(project: string, tags: StoredEvent["tags"], channel?: string): Html | string {
   const entries = Object.entries(tags ?? {});
   if (!entries.length) return "";
+  const feed = `/p/${seg(project)}${channel === undefined ? "" : `/c/${seg(channel)}`}`;
   return html`<ul class="tags" aria-label="Tags">${entries.map(([k, v]) => {
     const value = tagText(v);
     // A long key or value is cut on screen (CSS): the tooltip has them whole.
     const title = k.length > CHIP_KEY_CHARS || [...value].length > CHIP_VALUE_CHARS ? html` title="${k}: ${value}"` : "";
-    return html`<li><a class="tag" href="/p/${seg(project)}${query({ q: tagTerm(k, value) })}"${title}><span class="tag-key">${k}</span><span class="tag-value">${value}</span></a></li>`;
+    return html`<li><a class="tag" href="${feed}${query({ q: tagTerm(k, value) })}"${title}><span class="tag-key">${k}</span><span class="tag-value">${value}</span></a></li>`;
   })}</ul>`;
 }
 
@@ -75,11 +81,19 @@ export function eventItem(e: StoredEvent, opts: { showChannel?: boolean; fresh?:
     <div class="event-meta">
       ${opts.showChannel !== false ? html`<a class="channel-link" href="/p/${project}/c/${seg(e.channel)}">#${e.channel}</a>` : ""}
       ${e.userId ? html`<a class="user-link" href="/p/${project}/users/${seg(e.userId)}">👤 ${e.userId}</a>` : ""}
-      ${e.historical ? html`<span class="badge" title="Sent with a timestamp">historical</span>` : ""}
+      ${e.historical ? historicalMark() : ""}
     </div>
-    ${tagChips(e.project, e.tags)}
+    ${tagChips(e.project, e.tags, opts.showChannel === false ? e.channel : undefined)}
   </div>
 </li>`;
+}
+
+/**
+ * An event sent with a timestamp: a note in the event's details (a clock and a word, in the
+ * muted text of the channel and user beside it), not a chip that reads as a tag; the words say why.
+ */
+function historicalMark(): Html {
+  return html`<span class="historical" data-testid="historical"><span class="historical-icon" aria-hidden="true">🕓</span>historical<span class="visually-hidden"> event: sent with a timestamp, shown at that time and never pushed</span></span>`;
 }
 
 /** A page of the feed; its last item loads the next page when scrolled into view. */

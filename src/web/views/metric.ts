@@ -4,7 +4,7 @@ import type { MetricChart } from "../../domain/metric-history.ts";
 import type { Metric, MetricBucket } from "../../model/metric.ts";
 import { type Html, html, seg } from "../html.ts";
 import { time } from "./events.ts";
-import { formatValue } from "./project.ts";
+import { formatValue, valueClass } from "./project.ts";
 
 export type MetricPageView = { days: number; now: number; liveUrl: string };
 
@@ -16,7 +16,7 @@ export function metricPage({ metric: m, buckets, before, recent }: MetricChart, 
   <h1>${m.icon ? html`<span aria-hidden="true">${m.icon}</span> ` : ""}${m.title}</h1>
 </header>
 <div x-data="metricPage" data-live-url="${liveUrl}" data-metric-id="${String(m.id)}">
-<ul class="metrics" id="metrics">${metricNow(m)}</ul>
+<ul class="metrics now" id="metrics">${metricNow(m)}</ul>
 <section class="card chart-card">
   <div class="chart-head"><h2>History</h2>
   <nav class="range" aria-label="Range">${[1, 7, 30, 90].map((d) => html`<a href="?days=${d}"${d === days ? html` aria-current="page"` : ""}>${d === 1 ? "24 h" : `${d} days`}</a>`)}</nav></div>
@@ -49,5 +49,5 @@ function extremes(buckets: MetricBucket[]): Html | string {
 }
 
 function metricNow(m: Metric): Html {
-  return html`<li class="metric" id="metric-${m.id}"><div><span class="metric-title">Now</span><span class="metric-value" data-testid="metric-value">${formatValue(m.value)}</span><span class="metric-time">${time(m.updatedAt)}</span></div></li>`;
+  return html`<li class="metric" id="metric-${m.id}"><div><span class="metric-title">Now</span><span class="${valueClass(m.value)}" data-testid="metric-value">${formatValue(m.value)}</span><span class="metric-time">${time(m.updatedAt)}</span></div></li>`;
 }

@@ -1,23 +1,29 @@
 // The project and channel pages: header, metric widgets, activity chart, filters, the live feed.
-import { type FilterErrors, type Filters, filterParams, isFiltered, isSearch, tagTerm, toEventQuery } from "../filters.ts";
+import { type FilterErrors, type Filters, filterParams, isFiltered, isSearch, toEventQuery } from "../filters.ts";
 import { type Html, html, query, seg } from "../html.ts";
 import { feed, time } from "./events.ts";
 import type { StoredEvent } from "../../model/event.ts";
 import type { Metric } from "../../model/metric.ts";
 import type { Channel, Project } from "../../model/project.ts";
 
+/** A metric's value as stored: a number with every significant digit it has (up to 15, what a double holds). */
 export function formatValue(value: Metric["value"]): string {
   if (value === null) return "—";
   if (typeof value === "boolean") return value ? "Yes" : "No";
   if (typeof value === "string") return value;
-  return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toLocaleString("en-US", { maximumFractionDigits: 4 });
+  return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toLocaleString("en-US", { maximumSignificantDigits: 15 });
+}
+
+/** The classes of a value's element: text and booleans are shown unlike numbers. */
+export function valueClass(value: Metric["value"]): string {
+  return `metric-value${typeof value === "string" ? " text" : typeof value === "boolean" ? ` flag ${value ? "yes" : "no"}` : ""}`;
 }
 
 export function metricWidget(m: Metric, opts: { fresh?: boolean } = {}): Html {
   return html`<li class="metric${opts.fresh ? " fresh" : ""}" id="metric-${m.id}" data-value="${JSON.stringify(m.value)}" data-updated="${String(m.updatedAt)}">
   <a href="/p/${seg(m.project)}/metrics/${seg(m.title)}">
     <span class="metric-title">${m.icon ? html`<span aria-hidden="true">${m.icon}</span> ` : ""}${m.title}</span>
-    <span class="metric-value${typeof m.value === "string" ? " text" : typeof m.value === "boolean" ? ` flag ${m.value ? "yes" : "no"}` : ""}" data-testid="metric-value">${formatValue(m.value)}</span>
+    <span class="${valueClass(m.value)}" data-testid="metric-value">${formatValue(m.value)}</span>
     <span class="metric-time">${time(m.updatedAt)}</span>
   </a>
 </li>`;
@@ -28,12 +34,11 @@ export function metricGrid(metrics: Metric[]): Html {
 }
 
 export function filterBar(action: string, f: Filters, channels: Channel[] | null): Html {
-  const q = [f.text, ...f.tags.map(([k, v]) => tagTerm(k, v))].filter(Boolean).join(" ");
   return html`<form class="filters" method="get" action="${action}" role="search" x-data="filters" x-on:submit="submit">
   ${f.errors ? errorSummary(f.errors) : ""}
   <div class="filter-main">
     <label for="q" class="visually-hidden">Search</label>
-    <input type="search" id="q" name="q" value="${q}" placeholder="Search events, or tag:value" x-ref="q" x-on:keydown.slash.window="focusSearch" autocomplete="off">
+    <input type="search" id="q" name="q" value="${f.q}" placeholder="Search events, or tag:value" x-ref="q" x-on:keydown.slash.window="focusSearch" autocomplete="off">
     <button type="submit">Search</button>
     <button type="button" class="link-button" x-on:click="toggleMore" x-text="moreText" aria-controls="more-filters">More filters</button>
   </div>
