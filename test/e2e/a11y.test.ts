@@ -55,7 +55,7 @@ async function seed(server: TestServer): Promise<{ eventId: number }> {
   await ok(sendEvent(server, { project: "default", channel: "deploys", event: "Deployed", description: "v1.2.3 to production" }));
   await ok(sendMetric(server, { title: "Signups", value: 42, icon: "📈" }));
   await ok(sendMetric(server, { title: "Status", value: "green" }));
-  await server.services.integrations.create("default", { kind: "webhook", name: "ops", url: "http://127.0.0.1:9/hook" });
+  await server.services.integrations.create({ project: "default", kind: "webhook", name: "ops", config: { url: "http://127.0.0.1:9/hook" } });
   return { eventId: first.id };
 }
 

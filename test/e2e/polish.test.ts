@@ -266,8 +266,8 @@ describeBrowser("an integration's status after Send test", () => {
     const good = receiver(204);
     const bad = receiver(500);
     try {
-      await server.services.integrations.create("default", { kind: "webhook", name: "good", url: `${good.url}/hook` });
-      await server.services.integrations.create("default", { kind: "webhook", name: "bad", url: `${bad.url}/hook` });
+      await server.services.integrations.create({ project: "default", kind: "webhook", name: "good", config: { url: `${good.url}/hook` } });
+      await server.services.integrations.create({ project: "default", kind: "webhook", name: "bad", config: { url: `${bad.url}/hook` } });
       await withPage(browser, "integration-test-status", async (page) => {
         await signIn(page, server);
         await page.goto(server.url + "/settings/integrations");

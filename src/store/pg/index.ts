@@ -16,6 +16,7 @@ import type { Batch, Ctx } from "./context.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
 import { analyticsStore } from "./analytics.ts";
 import { chartStore } from "./charts.ts";
+import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
@@ -50,6 +51,7 @@ function repositories(ctx: Ctx): Repositories {
     tokens: tokenStore(ctx),
     users: userStore(ctx),
     notifications: notificationStore(ctx),
+    digests: digestStore(ctx),
     idempotency: idempotencyStore(ctx),
     meta: metaStore(ctx),
     analytics: analyticsStore(ctx),
