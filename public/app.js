@@ -372,6 +372,11 @@
       isKind() { return this.$el.dataset.kind === this.kind; },
     }));
 
+    // A digest's time zone: this browser's, unless one was typed.
+    Alpine.data("timeZoneField", () => ({
+      init() { if (!this.$el.value) { try { this.$el.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"; } catch (e) { this.$el.value = "UTC"; } } },
+    }));
+
     Alpine.data("tokenForm", () => ({
       kind: "full",
       init() { const checked = this.$root.querySelector('input[name="kind"]:checked'); this.kind = checked ? checked.value : "full"; },

@@ -54,7 +54,7 @@ export const integration: Command = {
           String(i.id),
           printable(i.name),
           KIND_LABEL[i.kind],
-          printable(destination(i.kind, i.config, {})),
+          printable(destination(i.kind, i.config)),
           describeFilter(i.filter),
           i.enabled ? "yes" : "no",
           when(i.lastSuccessAt),

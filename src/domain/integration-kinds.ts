@@ -124,9 +124,9 @@ export function maskedConfig(kind: IntegrationKind, config: Record<string, unkno
   return out;
 }
 
-/** Where an integration sends, for a list: a URL, a chat, a room, recipients. Never a secret. */
-export function destination(kind: IntegrationKind, config: Record<string, unknown>, secrets: Record<string, string>): string {
-  const c = config as Record<string, string | string[] | undefined>;
+/** Where an integration sends, for a list: a URL, a chat, a room, recipients; from its masked config (maskedConfig), so never a secret. */
+export function destination(kind: IntegrationKind, masked: Record<string, unknown>): string {
+  const c = masked as Record<string, string | string[] | undefined>;
   switch (kind) {
     case "email":
       return (c.to as string[] | undefined)?.join(", ") ?? "";
@@ -135,7 +135,7 @@ export function destination(kind: IntegrationKind, config: Record<string, unknow
     case "gotify":
       return String(c.url);
     case "pushover":
-      return `user ${maskSecret(secrets.user_key ?? "")}${c.api_url ? ` via ${c.api_url}` : ""}`;
+      return `user ${c.user_key ?? "…"}${c.api_url ? ` via ${c.api_url}` : ""}`;
     case "matrix":
       return `${c.room_id} on ${c.homeserver}`;
     case "webhook":
@@ -144,6 +144,6 @@ export function destination(kind: IntegrationKind, config: Record<string, unknow
       return `${c.url} → ${c.topic}`;
     case "discord":
     case "slack":
-      return maskUrl(secrets.webhook_url ?? "");
+      return String(c.webhook_url ?? "…");
   }
 }

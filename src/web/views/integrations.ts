@@ -103,7 +103,7 @@ function integrationItem(project: Project, i: IntegrationView): Html {
   const q = `?project=${seg(project.name)}`;
   return html`<li class="device card-inner" id="integration-${i.id}">
   <div class="device-head"><strong>${i.name}</strong> <span class="badge">${KIND_LABEL[i.kind]}</span> ${i.enabled ? "" : html`<span class="badge">disabled</span>`}</div>
-  <div class="small"><code>${destination(i.kind, i.config, {})}</code>${i.hasSecret ? html` <span class="muted">· secret stored</span>` : ""}</div>
+  <div class="small"><code data-testid="integration-destination">${destination(i.kind, i.config)}</code>${i.hasSecret ? html` <span class="muted">· secret stored</span>` : ""}</div>
   <div class="small muted" data-testid="integration-routing">Gets ${describeFilter(i.filter)}${i.template ? " · own template" : ""}</div>
   ${integrationOutcome(i)}
   <div class="actions wrap">

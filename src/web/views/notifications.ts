@@ -58,7 +58,7 @@ function deviceItem(d: DeviceView, projects: { project: Project; channels: Chann
   </div>
   <p class="hint" id="device-${d.id}-status" role="status"></p>
   <details>
-    <summary>Choose projects, channels, tags and priority</summary>
+    <summary>Choose projects and channels, tags and a least priority</summary>
     <form hx-post="/settings/notifications/devices/${d.id}/filters" hx-target="#device-${d.id}-filter-status" class="stack filters-form">
       <p class="muted small">Nothing ticked means every project and channel.</p>
       ${projects.map(
