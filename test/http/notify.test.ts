@@ -317,6 +317,22 @@ describe("device registration over HTTP", () => {
     expect((await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Fine" }, csrf)).status).toBe(200);
   });
 
+  test("a device's filters from its form: projects, tags and a least priority; a pair without its colon is refused", async () => {
+    const agent = await signedIn(server, OWNER);
+    const csrf = await agent.csrf();
+    const sub = push.subscribe();
+    const { id } = await (await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Routed" }, csrf)).json();
+    const save = (form: Record<string, string>) => agent.request(`/settings/notifications/devices/${id}/filters`, { method: "POST", headers: { "X-CSRF-Token": csrf, "HX-Request": "true" }, form });
+    expect((await save({ scope: "default", tags: "env:prod plan:pro", min_priority: "4" })).status).toBe(200);
+    expect(await server.store.notifications.subscription(id)).toMatchObject({ tags: JSON.stringify({ env: "prod", plan: "pro" }), minPriority: 4 });
+    const page = await (await agent.request("/settings/notifications")).text();
+    expect(page).toContain("notifies about default, with env:prod plan:pro, priority 4+");
+    const bad = await save({ tags: "oops" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("is not key:value");
+    expect((await server.store.notifications.subscription(id))!.minPriority).toBe(4);
+  });
+
   test("one user cannot see, test or remove another user's device", async () => {
     const owner = await signedIn(server, OWNER);
     const sub = push.subscribe();
@@ -342,15 +358,18 @@ describe("device registration over HTTP", () => {
       const hook = await startReceiver();
       const { secret } = await server.services.integrations.create({ project: "default", kind: "webhook", name: "logged?", config: { url: `${hook.url}/never-logged-path` } });
       await server.services.integrations.create({ project: "default", kind: "discord", name: "d", config: { webhook_url: `${hook.url}/api/webhooks/1/DISCORDSECRETTOKEN` } });
-      hook.replies.push(400, 400);
+      // A bot whose API server refuses it: the token is in the URL it posts to.
+      await server.services.integrations.create({ project: "default", kind: "telegram", name: "t", config: { bot_token: "123456789:AAH-TELEGRAMSECRETTOKEN-abcdef", chat_id: "1", api_url: `${hook.url}/tg` } });
+      hook.replies.push(400, 400, 400);
       await post(server, "/v1/log", { project: "default", channel: "c", event: "e", notify: true });
-      await eventually(() => expect(hook.requests.length).toBeGreaterThanOrEqual(2));
+      await eventually(() => expect(hook.requests.length).toBeGreaterThanOrEqual(3));
       // The marker: each refusal ends in a warning, the last the notifier writes about that delivery.
-      await eventually(() => expect(logs.join("").match(/"msg":"notification delivery failed"/g)).toHaveLength(2));
+      await eventually(() => expect(logs.join("").match(/"msg":"notification delivery failed"/g)).toHaveLength(3));
       hook.stop();
       const all = logs.join("");
       expect(all).not.toContain(secret!);
       expect(all).not.toContain("DISCORDSECRETTOKEN");
+      expect(all).not.toContain("TELEGRAMSECRETTOKEN");
       expect(all).not.toContain(server.token);
     } finally {
       process.stderr.write = write;
