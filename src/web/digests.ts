@@ -1,5 +1,5 @@
 // The digests of a project (Settings → Integrations): add one, send the last one now, delete.
-import { ValidationError } from "../errors.ts";
+import { NotFound, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Project } from "../model/project.ts";
 import type { Services } from "../services.ts";
@@ -23,7 +23,7 @@ export function digestRoutes(services: Services, kit: Kit): Route[] {
 
   async function own(project: string, id: string | undefined) {
     const digest = (await digests.list(project)).find((d) => d.id === idOf(id));
-    if (!digest) throw new ValidationError([{ path: "id", type: "not_found", message: "That digest does not exist." }]);
+    if (!digest) throw new NotFound("That digest does not exist.");
     return digest;
   }
 

@@ -115,7 +115,12 @@ describeBrowser("the Content-Security-Policy across every page and its htmx acti
         await page.goto(server.url + "/settings/integrations");
         const form = page.locator("#integration-create form");
         await form.locator("input[name=name]").fill("ops");
-        await form.locator("input[name=url]").fill(`${hook.url}/hook`);
+        await form.locator("input[name='webhook.url']").fill(`${hook.url}/hook`);
+        // A template's preview is swapped in too.
+        await form.locator("summary", { hasText: "Routing and template" }).click();
+        await form.locator("textarea[name=template_body]").fill('{"text": "{{event}}"}');
+        await form.locator("[data-testid=preview-template]").click();
+        await form.locator("[data-testid=template-preview]").waitFor();
         await form.locator("button[type=submit]").click();
         await page.locator("[data-testid=webhook-secret]").waitFor();
         const item = page.locator("li[id^=integration-]", { hasText: "ops" });
