@@ -465,20 +465,17 @@
       submit() { this.$root.requestSubmit ? this.$root.requestSubmit() : this.$root.submit(); },
     }));
 
-    const INTEGRATION_HINTS = {
-      webhook: ["URL", "Any https endpoint of yours. Each request is a JSON POST signed with X-Signalboard-Signature: sha256=HMAC-SHA256(secret, body); the secret is shown once."],
-      ntfy: ["ntfy server", "The server only, such as https://ntfy.sh or your own; subscribe to the topic in the ntfy app."],
-      discord: ["Discord webhook URL", "Server settings → Integrations → Webhooks → New webhook → Copy webhook URL."],
-      slack: ["Slack webhook URL", "An Incoming Webhook of a Slack app: https://hooks.slack.com/services/…"],
-    };
-
+    // Settings → Integrations: one fieldset per kind (data-kind), only the chosen kind's shown.
     Alpine.data("integrationForm", () => ({
       kind: "webhook",
       init() { this.kind = this.$root.dataset.kind || "webhook"; },
       pick(event) { event = event || this.$event; this.kind = event.target.value; },
-      isNtfy() { return this.kind === "ntfy"; },
-      urlLabel() { return INTEGRATION_HINTS[this.kind][0]; },
-      urlHint() { return INTEGRATION_HINTS[this.kind][1]; },
+      isKind() { return this.$el.dataset.kind === this.kind; },
+    }));
+
+    // A digest's time zone: this browser's, unless one was typed.
+    Alpine.data("timeZoneField", () => ({
+      init() { if (!this.$el.value) { try { this.$el.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"; } catch (e) { this.$el.value = "UTC"; } } },
     }));
 
     Alpine.data("tokenForm", () => ({

@@ -71,6 +71,24 @@ export const settings = {
   ),
   notifyRetryBase: spec("SIGNALBOARD_NOTIFY_RETRY_BASE", "5s", duration, "first retry delay of a failed notification; each next one waits 3× longer, up to an hour"),
   notifyAttempts: spec("SIGNALBOARD_NOTIFY_ATTEMPTS", "8", z.coerce.number().int().min(1).max(50), "attempts per notification before it is given up"),
+  smtpUrl: spec(
+    "SIGNALBOARD_SMTP_URL",
+    undefined,
+    z
+      .string()
+      .regex(/^smtps?:\/\/[^\s/]+(:\d+)?\/?(\?\S*)?$/, "must be an smtp:// or smtps:// URL, such as smtp://user:password@mail.example.com:587 (STARTTLS), smtps://user:password@mail.example.com:465 or smtp://localhost:25")
+      .optional(),
+    "the SMTP server that sends e-mail (integrations of kind email, digests): smtp://user:pass@host:587 (STARTTLS when the server offers it), smtps://user:pass@host:465, smtp://host:25 (unset: no e-mail)",
+  ),
+  smtpFrom: spec(
+    "SIGNALBOARD_SMTP_FROM",
+    undefined,
+    z
+      .string()
+      .regex(/^([^<>@\s][^<>@]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/, 'must be an address, such as alerts@example.com or "Signalboard <alerts@example.com>"')
+      .optional(),
+    "the From of e-mail (default: Signalboard <signalboard@ the host of BASE_URL>)",
+  ),
   pushMaxAge: spec("SIGNALBOARD_PUSH_MAX_AGE", "60d", duration, "a device not seen for this long stops getting push notifications"),
   queryTimeout: spec("SIGNALBOARD_QUERY_TIMEOUT", "10s", duration, "longest a read may take (a search, a chart, the users list, a history), waiting included; past it the request gets 503 query_timeout and the query is stopped"),
   readers: spec("SIGNALBOARD_READERS", "2", z.coerce.number().int().min(1).max(32), "SQLite: reader processes that run the expensive reads, away from the process that acknowledges writes"),
@@ -89,13 +107,13 @@ export const settings = {
 type Settings = typeof settings;
 
 /** Settings whose values are not repeated in messages. */
-const SECRETS = new Set<string>(["databaseUrl"]);
+const SECRETS = new Set<string>(["databaseUrl", "smtpUrl"]);
 
 /** A database URL fit for a log line: its password replaced. */
 export function safeUrl(url: string): string {
   return url.replace(/^(\w+:\/\/[^:/@]+):[^@]*@/, "$1:***@");
 }
-export type Config = { [K in keyof Settings]: z.output<Settings[K]["schema"]> } & { baseUrl: string; vapidSubject: string };
+export type Config = { [K in keyof Settings]: z.output<Settings[K]["schema"]> } & { baseUrl: string; vapidSubject: string; smtpFrom: string };
 
 export class ConfigError extends Error {}
 
@@ -130,6 +148,7 @@ export function loadConfig(flags: Record<string, unknown> = {}, env: Record<stri
   config.dataDir = resolve(config.dataDir);
   config.baseUrl = (config.baseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, "");
   config.vapidSubject ??= config.baseUrl.startsWith("https://") ? config.baseUrl : "mailto:signalboard@example.com";
+  config.smtpFrom ??= `Signalboard <signalboard@${new URL(config.baseUrl).hostname}>`;
   return config;
 }
 

@@ -5,6 +5,7 @@ import { VERSION } from "./services.ts";
 import { backup } from "./cli/backup.ts";
 import { channel } from "./cli/channel.ts";
 import { device } from "./cli/device.ts";
+import { integration } from "./cli/integration.ts";
 import { type Command, report, UsageError } from "./cli/command.ts";
 import { logCommand } from "./cli/log.ts";
 import { metric } from "./cli/metric.ts";
@@ -30,6 +31,7 @@ const commands: Record<string, Command> = {
   token,
   user,
   device,
+  integration,
   log: logCommand,
   metric,
   alert,
@@ -42,7 +44,7 @@ const commands: Record<string, Command> = {
 const USAGE = "signalboard [settings] [command] [options]";
 
 function help(): string {
-  const list = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
+  const list = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`);
   return [
     `signalboard ${VERSION}: a self-hosted event and metric tracker`,
     "",
@@ -50,7 +52,7 @@ function help(): string {
     "",
     "commands:",
     ...list,
-    `  ${"version".padEnd(10)} print the version`,
+    `  ${"version".padEnd(12)} print the version`,
     "",
     "settings (each flag also works as an environment variable; flags win; they may come before or after the command):",
     describeSettings(),

@@ -84,8 +84,8 @@ export async function startServer(loaded: Config): Promise<Running> {
   return { url, port: server.port ?? config.port, services, edge, routes, app, store, stop };
 }
 
-/** Work that runs beside requests: token last-used times, and housekeeping. */
-function startJobs({ tokens, housekeep }: Services) {
+/** Work that runs beside requests: token last-used times, housekeeping, and the digests that are due (checked each minute). */
+function startJobs({ tokens, housekeep, runDigests }: Services) {
   const flushTokens = () => tokens.flushLastUsed().catch((error) => log.warn("could not record token use", { error }));
   const housekeeping = async () => {
     try {
@@ -95,7 +95,8 @@ function startJobs({ tokens, housekeep }: Services) {
       log.warn("housekeeping failed; will retry", { error });
     }
   };
-  const timers = [setInterval(flushTokens, 10_000), setInterval(housekeeping, 3_600_000), setTimeout(housekeeping, 30_000)];
+  const digests = () => runDigests().catch((error) => log.warn("could not send the digests that are due; will retry", { error: (error as Error).message }));
+  const timers = [setInterval(flushTokens, 10_000), setInterval(housekeeping, 3_600_000), setTimeout(housekeeping, 30_000), setInterval(digests, 60_000), setTimeout(digests, 5_000)];
   return { stop: () => timers.forEach((t) => clearInterval(t)) };
 }
 

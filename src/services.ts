@@ -9,12 +9,14 @@ import { alertService } from "./domain/alerts.ts";
 import { analyticsService } from "./domain/analytics.ts";
 import { chartService } from "./domain/charts.ts";
 import { deviceAdmin } from "./domain/device-admin.ts";
+import { digestService } from "./domain/digests.ts";
 import { feedService } from "./domain/feed.ts";
 import { memoryLimiter, sharedLimiter } from "./domain/limits.ts";
 import { healthService } from "./domain/health.ts";
 import { ingestService, type RunWrite } from "./domain/ingest.ts";
 import { type IngestWrite, ingestWrites } from "./domain/ingest-writes.ts";
-import { deviceService, integrationService } from "./domain/notifications.ts";
+import { deviceService } from "./domain/notifications.ts";
+import { integrationService } from "./domain/integrations.ts";
 import { projectService } from "./domain/projects.ts";
 import { tokenService } from "./domain/tokens.ts";
 import { transferService } from "./domain/transfer.ts";
@@ -23,6 +25,7 @@ import { SharedAnswers } from "./live/answers.ts";
 import { type Announce, Hub, type LiveMessage } from "./live/hub.ts";
 import { log } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
+import { createMailer } from "./notify/email.ts";
 import { Notifier } from "./notify/queue.ts";
 import { vapidKeys } from "./notify/vapid.ts";
 import { openPgStore, type PgStore } from "./store/pg/index.ts";
@@ -76,12 +79,13 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
   const tokens = tokenService(store);
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
   const projects = projectService(store, { announce, defaultProject: config.defaultProject });
-  const notifier = new Notifier(store, vapid, { concurrency: 64, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000, graceMs: 3000 }, metrics);
+  const notifier = new Notifier(store, vapid, { concurrency: 64, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000, graceMs: 3000 }, metrics, createMailer(config.smtpUrl, config.smtpFrom));
   const loginRate = config.rateLimitLogin;
   const feed = feedService(store);
   const analytics = analyticsService(store, feed);
   const alertRunner = new AlertRunner(store, hub, announce, { intervalMs: config.alertInterval * 1000, baseUrl: config.baseUrl });
   const running: { stop(): Promise<void> }[] = [];
+  const digests = digestService(store, { baseUrl: config.baseUrl });
 
   return {
     config,
@@ -106,6 +110,7 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
     devices: deviceService(store),
     deviceAdmin: deviceAdmin(store),
     integrations: integrationService(store),
+    digests,
     health: healthService(store, writerThread ? [store.writer, writerThread] : [store.writer]),
     /** The server's VAPID key pair, made and stored at first use. */
     vapid,
@@ -125,6 +130,15 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
       await notifier.start(hub, { only: !store.shared });
       alertRunner.start();
       running.push({ stop: () => alertRunner.stop() });
+    },
+
+    /** Queues the digests whose period ended (on a shared database, one instance at a time runs them); how many went. */
+    async runDigests(now = Date.now()): Promise<number> {
+      let sent = 0;
+      const work = async () => void (sent = await digests.runDue(now));
+      if (store.shared) await store.shared.asLeader("digests", work);
+      else await work();
+      return sent;
     },
 
     /** A copy of the database (see Store.backup). */

@@ -4,13 +4,13 @@
 // of the right type and within its limits. test/unit/fast-path.test.ts holds it to zod's answers
 // on random bodies. (zod's object parsing costs a few microseconds a request; ingest is the hot path.)
 import type { LogInput } from "../domain/ingest.ts";
-import { isName, isTagKey, LIMITS, normalizeIcon, timestampProblem } from "../domain/rules.ts";
+import { isName, isPriority, isTagKey, LIMITS, normalizeIcon, timestampProblem } from "../domain/rules.ts";
 
 type Names = { event: "event" | "title"; description: "description" | "message" };
 
 const KNOWN: Record<Names["event"], Set<string>> = {
-  event: new Set(["project", "channel", "event", "description", "icon", "notify", "tags", "parser", "user_id", "timestamp"]),
-  title: new Set(["project", "channel", "title", "message", "icon", "notify", "tags", "parser", "user_id", "timestamp"]),
+  event: new Set(["project", "channel", "event", "description", "icon", "notify", "tags", "parser", "user_id", "timestamp", "priority"]),
+  title: new Set(["project", "channel", "title", "message", "icon", "notify", "tags", "parser", "user_id", "timestamp", "priority"]),
 };
 
 // Icons repeat (most clients send a handful): their check is remembered.
@@ -52,7 +52,7 @@ export function fastLogInput(body: unknown, names: Names, now = Date.now()): Log
   const b = body as Record<string, unknown>;
   const known = KNOWN[names.event];
   for (const key in b) if (!known.has(key) || !Object.hasOwn(b, key)) return null;
-  const { project, channel, icon: rawIcon, notify, tags: rawTags, parser, user_id: userId, timestamp } = b;
+  const { project, channel, icon: rawIcon, notify, tags: rawTags, parser, user_id: userId, timestamp, priority } = b;
   const event = b[names.event];
   const description = b[names.description];
   if (typeof project !== "string" || !isName(project) || typeof channel !== "string" || !isName(channel)) return null;
@@ -62,6 +62,7 @@ export function fastLogInput(body: unknown, names: Names, now = Date.now()): Log
   if (!absent(parser) && parser !== "text" && parser !== "markdown") return null;
   if (!absent(userId) && !text(userId, 1, LIMITS.userId)) return null;
   if (!absent(timestamp) && (typeof timestamp !== "number" || timestampProblem(timestamp, now) !== null)) return null;
+  if (!absent(priority) && !isPriority(priority)) return null;
   let emoji: string | undefined;
   if (!absent(rawIcon)) {
     if (typeof rawIcon !== "string") return null;
@@ -86,5 +87,6 @@ export function fastLogInput(body: unknown, names: Names, now = Date.now()): Log
     parser: absent(parser) ? undefined : (parser as "text" | "markdown"),
     userId: absent(userId) ? undefined : (userId as string),
     timestamp: absent(timestamp) ? undefined : (timestamp as number),
+    priority: absent(priority) ? undefined : (priority as number),
   };
 }

@@ -28,6 +28,7 @@ const eventFields = {
   tags: optional(rule.tags.meta(tagsDoc)).meta({ description: "Filterable key-value pairs: keys of lowercase letters, digits and dashes; values strings (up to 256 characters), numbers or booleans.", examples: [{ plan: "pro", seats: 3 }] }),
   user_id: doc(optional(rule.userId), "Links the event to a user (see /v1/identify).", "user-42"),
   timestamp: doc(optional(rule.timestamp), "Unix seconds (fractions allowed): makes the event historical.", 1767225600),
+  priority: doc(optional(rule.priority), "1 (min) to 5 (urgent), default 3: shown on the event when not 3, routes notifications (an integration's min_priority) and sets each receiver's priority.", 4),
 };
 
 /** POST /v1/log, LogSnag's names. */
@@ -48,6 +49,7 @@ export const logBody = body({
     parser: b.parser ?? undefined,
     userId: b.user_id ?? undefined,
     timestamp: b.timestamp ?? undefined,
+    priority: b.priority ?? undefined,
   }),
 );
 
@@ -69,6 +71,7 @@ export const logEventBody = body({
     parser: b.parser ?? undefined,
     userId: b.user_id ?? undefined,
     timestamp: b.timestamp ?? undefined,
+    priority: b.priority ?? undefined,
   }),
 );
 

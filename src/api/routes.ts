@@ -8,12 +8,13 @@ import { analyticsRoutes } from "./analytics.ts";
 import { chartRoutes } from "./charts.ts";
 import { healthRoutes } from "./health.ts";
 import { ingestRoutes } from "./ingest.ts";
+import { integrationRoutes } from "./integrations.ts";
 import { openApiRoute } from "./openapi.ts";
 import { readRoutes } from "./read.ts";
 import { streamRoutes } from "./stream.ts";
 
 export function apiRoutes(services: Services, edge: Edge): Route[] {
-  const routes = [...ingestRoutes(services, edge), ...readRoutes(services), ...analyticsRoutes(services), ...chartRoutes(services), ...alertRoutes(services), ...streamRoutes(services, edge), ...healthRoutes(services, edge)];
+  const routes = [...ingestRoutes(services, edge), ...readRoutes(services), ...analyticsRoutes(services), ...chartRoutes(services), ...alertRoutes(services), ...integrationRoutes(services), ...streamRoutes(services, edge), ...healthRoutes(services, edge)];
   return [...routes, openApiRoute(routes, services.config.baseUrl, services.version)];
 }
 

@@ -31,7 +31,7 @@ export function zoneName(tz: string): string | null {
 }
 
 /** What the zone's clocks read at `t` (a time after 1970), as if that were UTC (ms). */
-function wallOf(t: number, tz: string): number {
+export function wallOf(t: number, tz: string): number {
   if (tz === "UTC") return t;
   const p: Record<string, number> = {};
   for (const part of format(tz).formatToParts(t)) p[part.type] = Number(part.value);
@@ -41,7 +41,7 @@ function wallOf(t: number, tz: string): number {
 const offsetAt = (t: number, tz: string) => wallOf(t, tz) - t;
 
 /** When a wall time begins: the earlier instant when it happens twice, and the change itself when the clocks skip it. */
-function instantOf(wall: number, tz: string): number {
+export function instantOf(wall: number, tz: string): number {
   const before = offsetAt(wall - MAX_OFFSET, tz);
   const after = offsetAt(wall + MAX_OFFSET, tz);
   const valid = [wall - before, wall - after].filter((t) => wallOf(t, tz) === wall);

@@ -17,6 +17,7 @@ export function eventJson(e: StoredEvent) {
     timestamp: e.ts / 1000,
     received_at: e.receivedAt / 1000,
     historical: e.historical,
+    priority: e.priority,
   };
 }
 

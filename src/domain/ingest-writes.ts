@@ -9,6 +9,7 @@ import { type AnswerKind, answer } from "./answers.ts";
 import { canonicalJson } from "./canonical.ts";
 import { queueNotifications } from "./notifications.ts";
 import { requireProject } from "./projects.ts";
+import { PRIORITY } from "./rules.ts";
 import type { Properties } from "../model/profile.ts";
 import type { EventContent, NewEvent, StoredEvent, Tags } from "../model/event.ts";
 import type { Metric, MetricValue } from "../model/metric.ts";
@@ -26,6 +27,8 @@ export type LogInput = {
   userId?: string;
   /** Unix seconds; given means historical: stored at that time and never notified. */
   timestamp?: number;
+  /** 1 (min) to 5 (urgent); 3 when absent. */
+  priority?: number;
 };
 
 export type MetricInput = { project?: string; title: string; value: MetricValue; icon?: string; increment?: boolean };
@@ -177,5 +180,6 @@ export function newEvent(project: Project, channelId: number, input: LogInput, n
     ts: historical ? Math.round(input.timestamp! * 1000) : now,
     receivedAt: now,
     historical,
+    priority: input.priority ?? PRIORITY.normal,
   };
 }

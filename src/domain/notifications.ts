@@ -1,21 +1,29 @@
 // Who hears about a notify event, and what they are told. An event with notify: true and no
-// timestamp queues one delivery per device whose filters match and per enabled integration of its
-// project, inside the event's own transaction (see ingest.ts). Sending is src/notify/'s job.
+// timestamp queues one delivery per device and per enabled integration of its project whose
+// filters let it through (routing.ts), inside the event's own transaction (see ingest.ts), each
+// with its message as the receiver gets it: an integration's templates are rendered here
+// (templates.ts), so a send never depends on anything but the delivery. Sending is src/notify/'s job.
 import { Lexer, type Token } from "marked";
 import { z } from "zod";
-import { Forbidden, NotFound } from "../errors.ts";
+import { NotFound, ValidationError } from "../errors.ts";
 import type { Repositories, Store } from "../store/store.ts";
 import { eventJson, type EventJson } from "./event-json.ts";
-import { randomToken } from "./tokens.ts";
-import { requireProject } from "./projects.ts";
 import { authProblem, p256dhProblem, pushKey } from "./push-keys.ts";
-import { onlyStrings } from "./rules.ts";
+import { matchesRoute, routeFilter } from "./routing.ts";
+import { onlyStrings, PRIORITY } from "./rules.ts";
+import { type Message, renderMessage, templateView } from "./templates.ts";
 import { validate } from "./validation.ts";
 import type { StoredEvent } from "../model/event.ts";
-import type { Integration, NewDelivery, Subscription } from "../model/notification.ts";
+import type { Integration, IntegrationKind, NewDelivery, Subscription } from "../model/notification.ts";
 import type { User } from "../model/user.ts";
+import { log } from "../logger.ts";
 
-export type Payload = { title: string; body: string; url: string; tag: string; icon: string | null; event: EventJson | null; test?: boolean };
+/**
+ * A delivery's message. For an integration, title and body are in its kind's format (templates.ts:
+ * `html` for e-mail, Telegram and Matrix, `json` for a webhook's templated body); `to` holds a
+ * digest's e-mail recipients.
+ */
+export type Payload = { title: string; body: string; url: string; tag: string; icon: string | null; event: EventJson | null; priority: number; test?: boolean; digest?: boolean; html?: string; json?: string; to?: string[] };
 
 /** Which projects (and channels) notify a device; null means everything. */
 export type Filters = { project: string; channels: string[] | null }[] | null;
@@ -30,11 +38,28 @@ export function eventPayload(e: StoredEvent, baseUrl: string): Payload {
     tag: `event-${e.id}`,
     icon: e.icon,
     event: eventJson(e),
+    priority: e.priority,
   };
 }
 
-export function testPayload(target: string, baseUrl: string): Payload {
-  return { title: "🔔 Test notification", body: `Signalboard can reach ${target}.`, url: `${baseUrl}/settings/notifications`, tag: "signalboard-test", icon: "🔔", event: null, test: true };
+/** A test message; for an integration, in its kind's format. */
+export function testPayload(target: string, baseUrl: string, kind?: IntegrationKind): Payload {
+  const base: Payload = { title: "🔔 Test notification", body: `Signalboard can reach ${target}.`, url: `${baseUrl}/settings/notifications`, tag: "signalboard-test", icon: "🔔", event: null, priority: PRIORITY.normal, test: true };
+  return kind ? { ...base, ...renderMessage(kind, null, {}, base) } : base;
+}
+
+/** An event's message for one integration: its templates, or the default wording, in its kind's format. */
+export function integrationPayload(i: Pick<Integration, "id" | "kind" | "template">, e: StoredEvent, base: Payload): Payload {
+  const fallback = { title: base.title, body: base.body };
+  let message: Message;
+  try {
+    message = renderMessage(i.kind, i.template, templateView(e, base.url), fallback);
+  } catch (error) {
+    // Templates are checked when saved; should one still fail, the event goes out in the default wording rather than not at all.
+    log.warn("an integration's template failed; sent in the default wording", { integration: i.id, error: (error as Error).message });
+    message = renderMessage(i.kind, null, {}, fallback);
+  }
+  return { ...base, ...message };
 }
 
 function truncate(text: string, max: number): string {
@@ -62,12 +87,22 @@ export function matchesFilters(filters: string | null, e: { project: string; cha
   return list.some((f) => f.project === e.project && (f.channels === null || f.channels.includes(e.channel)));
 }
 
-/** Inside the event's transaction: one delivery per matching device and enabled integration. */
+/** A device's projects and channels, its tags and its least priority. */
+export function deviceHears(s: Pick<Subscription, "filters" | "tags" | "minPriority">, e: StoredEvent): boolean {
+  if (!matchesFilters(s.filters, e)) return false;
+  if (!s.tags && s.minPriority <= PRIORITY.min) return true;
+  return matchesRoute({ tags: s.tags ? (JSON.parse(s.tags) as Record<string, string>) : undefined, min_priority: s.minPriority }, e);
+}
+
+/** Inside the event's transaction: one delivery per device and enabled integration that hears it. */
 export async function queueNotifications(tx: Repositories, e: StoredEvent, baseUrl: string, now: number): Promise<number> {
-  const payload = JSON.stringify(eventPayload(e, baseUrl));
+  const base = eventPayload(e, baseUrl);
+  const pushed = JSON.stringify(base);
   const rows: NewDelivery[] = [];
-  for (const s of await tx.notifications.allSubscriptions()) if (matchesFilters(s.filters, e)) rows.push({ target: "push", targetId: s.id, eventId: e.id, payload });
-  for (const i of await tx.notifications.integrationsOf(e.projectId)) if (i.enabled) rows.push({ target: "integration", targetId: i.id, eventId: e.id, payload });
+  for (const s of await tx.notifications.allSubscriptions()) if (deviceHears(s, e)) rows.push({ target: "push", targetId: s.id, eventId: e.id, payload: pushed });
+  for (const i of await tx.notifications.integrationsOf(e.projectId)) {
+    if (i.enabled && matchesRoute(i.filter, e)) rows.push({ target: "integration", targetId: i.id, eventId: e.id, payload: JSON.stringify(integrationPayload(i, e, base)) });
+  }
   return tx.notifications.enqueue(rows, now);
 }
 
@@ -80,7 +115,20 @@ export const subscriptionInput = z.object({
   deviceName: onlyStrings(z.string().trim().min(1, "is required").max(100, "must be at most 100 characters")),
 });
 
-export type DeviceView = Subscription & { filterList: Filters };
+export type DeviceView = Subscription & { filterList: Filters; tagList: Record<string, string> | null };
+
+const viewDevice = (d: Subscription): DeviceView => ({ ...d, filterList: d.filters ? (JSON.parse(d.filters) as Filters) : null, tagList: d.tags ? (JSON.parse(d.tags) as Record<string, string>) : null });
+
+/** "plan:pro env:prod" (commas or spaces between pairs) as tags a device's events must have. */
+function parseTagPairs(text: string): Record<string, string> | null {
+  const tags: Record<string, string> = {};
+  for (const pair of text.split(/[\s,]+/).filter(Boolean)) {
+    const at = pair.indexOf(":");
+    if (at < 1) throw ValidationError.field("tags", "invalid_format", `tags: "${pair}" is not key:value (such as plan:pro)`);
+    tags[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return validate(routeFilter, { tags })?.tags ?? null;
+}
 
 export function deviceService(store: Store) {
   async function ownDevice(user: User, id: number): Promise<Subscription> {
@@ -101,12 +149,11 @@ export function deviceService(store: Store) {
     },
 
     async list(user: User): Promise<DeviceView[]> {
-      return (await store.notifications.subscriptionsOf(user.id)).map((d) => ({ ...d, filterList: d.filters ? (JSON.parse(d.filters) as Filters) : null }));
+      return (await store.notifications.subscriptionsOf(user.id)).map(viewDevice);
     },
 
     async get(user: User, id: number): Promise<DeviceView> {
-      const d = await ownDevice(user, id);
-      return { ...d, filterList: d.filters ? (JSON.parse(d.filters) as Filters) : null };
+      return viewDevice(await ownDevice(user, id));
     },
 
     async remove(user: User, id: number): Promise<void> {
@@ -114,9 +161,17 @@ export function deviceService(store: Store) {
       await store.notifications.deleteSubscription(id);
     },
 
-    /** `choices` are "project" or "project/channel" strings; none, or all projects whole, means everything. */
-    async setFilters(user: User, id: number, choices: string[]): Promise<void> {
+    /**
+     * `choices` are "project" or "project/channel" strings; none, or all projects whole, means
+     * everything. `route`: tags as "key:value" pairs and the least priority; absent, they stay.
+     */
+    async setFilters(user: User, id: number, choices: string[], route?: { tags: string; minPriority: number }): Promise<void> {
       await ownDevice(user, id);
+      if (route) {
+        const tags = parseTagPairs(route.tags);
+        const minPriority = validate(z.object({ min_priority: z.coerce.number().pipe(z.number().refine((n) => n >= PRIORITY.min && n <= PRIORITY.max && Number.isInteger(n), "must be 1 to 5")) }), { min_priority: route.minPriority }).min_priority;
+        await store.notifications.setSubscriptionRoute(id, { tags: tags ? JSON.stringify(tags) : null, minPriority });
+      }
       const byProject = new Map<string, string[] | null>();
       for (const choice of choices) {
         const [project, channel] = choice.split("/");
@@ -137,88 +192,6 @@ export function deviceService(store: Store) {
     async deliveries(user: User) {
       const ids = (await store.notifications.subscriptionsOf(user.id)).map((d) => d.id);
       return store.notifications.deliveriesFor("push", ids);
-    },
-  };
-}
-
-// --- integrations ---------------------------------------------------------------------------------
-
-const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048);
-export const integrationInput = z.discriminatedUnion(
-  "kind",
-  [
-    z.object({ kind: z.literal("webhook"), name: z.string().trim().min(1, "is required").max(100), url: httpUrl }),
-    z.object({
-      kind: z.literal("ntfy"),
-      name: z.string().trim().min(1, "is required").max(100),
-      url: httpUrl,
-      topic: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, dashes or underscores"),
-      token: z.string().trim().max(200).optional(),
-    }),
-    // Checked by path, not host, so a self-hosted relay or a proxy in between also works.
-    z.object({ kind: z.literal("discord"), name: z.string().trim().min(1, "is required").max(100), url: httpUrl.refine((u) => /\/api\/webhooks\/\d+\/[\w-]+$/.test(u), "must be a Discord webhook URL (https://discord.com/api/webhooks/ID/TOKEN)") }),
-    z.object({ kind: z.literal("slack"), name: z.string().trim().min(1, "is required").max(100), url: httpUrl.refine((u) => /\/services\/[\w/]+$/.test(u), "must be a Slack incoming webhook URL (https://hooks.slack.com/services/...)") }),
-  ],
-  { error: "kind must be webhook, ntfy, discord or slack" },
-);
-
-export type IntegrationView = Omit<Integration, "secret" | "url"> & { url: string; hasSecret: boolean };
-
-/** Secrets are shown once; afterwards a URL that is itself a secret shows only its host and tail. */
-export function maskIntegration(i: Integration): IntegrationView {
-  const { secret, url, ...rest } = i;
-  const secretUrl = i.kind === "discord" || i.kind === "slack";
-  return { ...rest, url: secretUrl ? maskUrl(url) : url, hasSecret: Boolean(secret) };
-}
-
-export function maskUrl(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.origin}/…${url.slice(-4)}`;
-}
-
-export function integrationService(store: Store) {
-  async function own(projectName: string, id: number): Promise<Integration> {
-    const project = await store.projects.findByName(projectName);
-    const integration = await store.notifications.integration(id);
-    if (!project || !integration || integration.projectId !== project.id) throw new NotFound("That integration does not exist.");
-    return integration;
-  }
-
-  return {
-    async list(projectName: string): Promise<IntegrationView[]> {
-      const project = await requireProject(store, projectName);
-      return (await store.notifications.integrationsOf(project.id)).map(maskIntegration);
-    },
-
-    /** Returns the signing secret of a new webhook: shown once, then never again. `by`: the member adding it. */
-    async create(projectName: string, input: unknown, by: User | null = null, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
-      const project = await requireProject(store, projectName);
-      const i = validate(integrationInput, input);
-      const secret = i.kind === "webhook" ? `whsec_${randomToken().slice(3)}` : i.kind === "ntfy" ? i.token || null : null;
-      const row = await store.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, url: i.kind === "ntfy" ? i.url.replace(/\/+$/, "") : i.url, topic: i.kind === "ntfy" ? i.topic : null, secret, createdByUserId: by?.id ?? null }, now);
-      return { integration: maskIntegration(row), secret: i.kind === "webhook" ? secret : null };
-    },
-
-    /** How many enabled integrations a member added (across projects). */
-    createdBy(userId: number): Promise<number> {
-      return store.notifications.integrationsCreatedBy(userId);
-    },
-
-    async setEnabled(projectName: string, id: number, enabled: boolean): Promise<void> {
-      await own(projectName, id);
-      await store.notifications.setIntegrationEnabled(id, enabled);
-    },
-
-    async remove(projectName: string, id: number): Promise<void> {
-      await own(projectName, id);
-      await store.notifications.deleteIntegration(id);
-    },
-
-    async sendTest(projectName: string, id: number, baseUrl: string, now = Date.now()): Promise<void> {
-      const integration = await own(projectName, id);
-      if (!integration.enabled) throw new Forbidden("Enable the integration first.");
-      const payload = JSON.stringify(testPayload(integration.name, baseUrl));
-      await store.notifications.enqueue([{ target: "integration", targetId: id, eventId: null, payload }], now);
     },
   };
 }

@@ -159,6 +159,13 @@ export function timestampProblem(seconds: number, now: number): string | null {
   return null;
 }
 
+/** An event's priority: 1 (min) to 5 (urgent); 3 when not sent (LogSnag's clients never send it). */
+export const PRIORITY = { min: 1, normal: 3, max: 5 } as const;
+
+export const isPriority = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= PRIORITY.min && value <= PRIORITY.max;
+
+export const priority = z.number({ error: "must be a whole number from 1 (min) to 5 (urgent); 3 is the default" }).refine(isPriority, "must be a whole number from 1 (min) to 5 (urgent); 3 is the default");
+
 export const metricTitle = text(LIMITS.metricTitle, { nonEmpty: true });
 
 export const metricValue = z.union([z.number().refine(Number.isFinite, "must be a finite number"), z.boolean(), text(LIMITS.metricText, { tooLong: `text values must be at most ${LIMITS.metricText} characters` })], {

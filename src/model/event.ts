@@ -21,10 +21,12 @@ export type NewEvent = {
   receivedAt: number;
   /** Sent with a timestamp: stored at that time, never notified, never pushed to the top of a live feed. */
   historical: boolean;
+  /** 1 (min) to 5 (urgent); 3 unless the client said otherwise (and when absent here). */
+  priority?: number;
 };
 
 /** A stored event: its id grows in commit order. */
-export type StoredEvent = NewEvent & { id: number };
+export type StoredEvent = NewEvent & { id: number; priority: number };
 
 /** What an event says, apart from where and when. */
 export type EventContent = Pick<NewEvent, "name" | "description" | "icon" | "parser" | "userId" | "tags">;

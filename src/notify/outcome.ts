@@ -27,6 +27,7 @@ export async function settle(tx: Repositories, owner: string, policy: RetryPolic
         : { status: "failed", state: { status: "failed" } };
   if (!(await n.settle(d.id, owner, attempt, next.state, now))) return null;
   if (d.target === "push") await n.recordSubscriptionOutcome(d.targetId, outcome, now);
+  else if (d.target === "digest") await tx.digests.recordOutcome(d.targetId, outcome, now);
   else await n.recordIntegrationOutcome(d.targetId, outcome, now);
   if (next.status === "gone" && d.target === "push") {
     await n.abandon("push", d.targetId, now);

@@ -5,7 +5,8 @@
 // a restart loses none: it resends what was pending (at least once). A worker leases what it
 // sends (notifications.claim): several instances on one database never send the same delivery at
 // once, and a lease that runs out (its instance died mid-send) makes the delivery due again.
-import { maskUrl, type Payload } from "../domain/notifications.ts";
+import { maskSecret } from "../domain/integration-kinds.ts";
+import type { Payload } from "../domain/notifications.ts";
 import type { Hub } from "../live/hub.ts";
 import { log } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
@@ -13,7 +14,8 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Store } from "../store/store.ts";
 import { type RetryPolicy, settle } from "./outcome.ts";
-import { type SendResult, sendIntegration, sendPush } from "./send.ts";
+import type { Mailer } from "./email.ts";
+import { type SendResult, sendIntegration, sendMail, sendPush } from "./send.ts";
 import type { Vapid } from "./vapid.ts";
 import type { Delivery, QueueTarget } from "../model/notification.ts";
 
@@ -44,6 +46,7 @@ export class Notifier {
     private readonly vapid: () => Promise<Vapid>,
     private readonly options: NotifierOptions,
     private readonly metrics: Metrics,
+    private readonly mailer: Mailer | null = null,
   ) {}
 
   /** `only`: no other worker uses this store, so leases left by an earlier run of this one are void. */
@@ -84,6 +87,7 @@ export class Notifier {
     // What this worker still holds is due again at once, for the next start or another instance
     // (a worker that dies without this has its leases run out instead).
     await this.store.notifications.releaseLeases(this.id).catch((error) => log.warn("could not release notification leases; they are due again when they run out", { error: (error as Error).message }));
+    this.mailer?.close();
   }
 
   private async fill(): Promise<void> {
@@ -147,12 +151,20 @@ export class Notifier {
       if (!device) return { ok: false, status: null, retry: false, gone: true, error: "the device was removed" };
       return sendPush(device, payload, await this.vapid(), signal);
     }
+    if (d.target === "digest") {
+      const digest = await this.store.digests.find(d.targetId);
+      if (!digest) return { ok: false, status: null, retry: false, gone: true, error: "the digest was removed" };
+      return sendMail(this.mailer, payload.to ?? [], payload, d);
+    }
     const integration = await this.store.notifications.integration(d.targetId);
     if (!integration) return { ok: false, status: null, retry: false, gone: true, error: "the integration was removed" };
     if (!integration.enabled) return { ok: false, status: null, retry: false, error: "the integration is disabled" };
-    const result = await sendIntegration(integration, payload, d.id, signal).catch(thrown);
-    // An error message must never carry the integration's URL: for Discord and Slack it is the secret.
-    return result.ok ? result : { ...result, error: result.error.split(integration.url).join(maskUrl(integration.url)) };
+    const result = await sendIntegration(integration, payload, d, signal, this.mailer).catch(thrown);
+    if (result.ok) return result;
+    // An error message never carries a secret (a Discord or Slack URL, a bot token in Telegram's URL).
+    let error = result.error;
+    for (const secret of Object.values(integration.secrets)) if (secret.length >= 4) error = error.split(secret).join(maskSecret(secret));
+    return { ...result, error };
   }
 
   /** Sends in flight to this delivery's device or integration. */

@@ -8,7 +8,7 @@ import type { CardRef, Chart, ChartChanges, NewChart } from "../model/chart.ts";
 import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
 import type { Metric, MetricBucket, MetricPoint, MetricValue } from "../model/metric.ts";
-import type { Delivery, DeliveryAttempt, DeliveryStatus, DeliveryTarget, Integration, IntegrationKind, NewDelivery, Outcome, QueueTarget, Subscription } from "../model/notification.ts";
+import type { Delivery, DeliveryAttempt, DeliveryStatus, DeliveryTarget, Digest, DigestChanges, Integration, IntegrationChanges, NewDelivery, NewDigest, NewIntegration, Outcome, QueueTarget, Subscription } from "../model/notification.ts";
 import type { Profile, Properties, UserFilter, UserSummary } from "../model/profile.ts";
 import type { Channel, Project } from "../model/project.ts";
 import type { NewToken, TokenRecord } from "../model/token.ts";
@@ -140,10 +140,14 @@ export interface NotificationRepository {
   subscriptionsWithOwner(id?: number): Promise<(Subscription & { username: string })[]>;
   subscription(id: number): Promise<Subscription | null>;
   setFilters(id: number, filters: string | null): Promise<void>;
+  /** The tags (JSON, or null for any) and least priority a device hears about. */
+  setSubscriptionRoute(id: number, route: { tags: string | null; minPriority: number }): Promise<void>;
   deleteSubscription(id: number): Promise<void>;
   pruneSubscriptions(notRefreshedSince: number): Promise<number>;
   recordSubscriptionOutcome(id: number, outcome: Outcome, now: number): Promise<void>;
-  createIntegration(i: { projectId: number; kind: IntegrationKind; name: string; url: string; topic: string | null; secret: string | null; createdByUserId: number | null }, now: number): Promise<Integration>;
+  createIntegration(i: NewIntegration, now: number): Promise<Integration>;
+  /** Null when there is no such integration. */
+  updateIntegration(id: number, changes: IntegrationChanges): Promise<Integration | null>;
   integrationsOf(projectId: number): Promise<Integration[]>;
   integration(id: number): Promise<Integration | null>;
   integrationsCreatedBy(userId: number): Promise<number>;
@@ -170,6 +174,23 @@ export interface NotificationRepository {
   attemptsOf(deliveryId: number): Promise<DeliveryAttempt[]>;
   /** Forgets finished deliveries (and their attempts) older than `before`. */
   pruneDeliveries(before: number): Promise<number>;
+}
+
+export interface DigestRepository {
+  create(d: NewDigest, now: number): Promise<Digest>;
+  find(id: number): Promise<Digest | null>;
+  /** A project's digests, oldest first. */
+  list(projectId: number): Promise<Digest[]>;
+  /** Every enabled digest (the runner's round). */
+  enabled(): Promise<Digest[]>;
+  update(id: number, changes: DigestChanges): Promise<Digest | null>;
+  delete(id: number): Promise<void>;
+  /**
+   * Marks `period` sent, if the digest's last period is still `last` (in a transaction, with the
+   * deliveries it queues): false when another run (here or on another instance) got there first.
+   */
+  claimPeriod(id: number, last: string | null, period: string, now: number): Promise<boolean>;
+  recordOutcome(id: number, outcome: Outcome, now: number): Promise<void>;
 }
 
 export interface IdempotencyRepository {
@@ -253,6 +274,7 @@ export type Repositories = {
   tokens: TokenRepository;
   users: UserRepository;
   notifications: NotificationRepository;
+  digests: DigestRepository;
   idempotency: IdempotencyRepository;
   meta: MetaRepository;
   analytics: AnalyticsRepository;
@@ -268,7 +290,8 @@ export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = 
   profiles: ["identify", "group", "addMember"],
   tokens: ["insert", "revoke", "revokeCreatedBy", "setMayNotify", "touch"],
   users: ["create", "setPassword", "delete", "createSession", "deleteSession", "deleteSessionsOf", "deleteExpiredSessions"],
-  notifications: ["saveSubscription", "refreshSubscription", "setFilters", "deleteSubscription", "pruneSubscriptions", "recordSubscriptionOutcome", "createIntegration", "disableCreatedBy", "setIntegrationEnabled", "deleteIntegration", "recordIntegrationOutcome", "enqueue", "claim", "releaseLeases", "settle", "abandon", "pruneDeliveries"],
+  notifications: ["saveSubscription", "refreshSubscription", "setFilters", "setSubscriptionRoute", "deleteSubscription", "pruneSubscriptions", "recordSubscriptionOutcome", "createIntegration", "updateIntegration", "disableCreatedBy", "setIntegrationEnabled", "deleteIntegration", "recordIntegrationOutcome", "enqueue", "claim", "releaseLeases", "settle", "abandon", "pruneDeliveries"],
+  digests: ["create", "update", "delete", "claimPeriod", "recordOutcome"],
   idempotency: ["claim", "complete", "prune"],
   meta: ["set", "probe"],
   analytics: [],

@@ -11,6 +11,8 @@ import { docsRoutes } from "./docs.ts";
 import type { Kit } from "./kit.ts";
 import { liveRoutes } from "./live.ts";
 import { manageRoutes } from "./manage.ts";
+import { digestRoutes } from "./digests.ts";
+import { integrationRoutes } from "./integrations.ts";
 import { notificationRoutes } from "./notifications.ts";
 import { pageRoutes } from "./pages.ts";
 import { settingsRoutes } from "./settings.ts";
@@ -28,6 +30,8 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...manageRoutes(services, kit),
     ...settingsRoutes(services, kit),
     ...notificationRoutes(services, kit),
+    ...integrationRoutes(services, kit),
+    ...digestRoutes(services, kit),
     ...liveRoutes(services, edge, kit),
     ...docsRoutes(services, edge, kit, api),
   ];

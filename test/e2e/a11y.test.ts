@@ -57,7 +57,7 @@ async function seed(server: TestServer): Promise<{ eventId: number }> {
   await ok(sendEvent(server, { project: "default", channel: "deploys", event: "Backfilled", tags: { env: "prod" }, timestamp: Math.floor(Date.now() / 1000) - 3600 }));
   await ok(sendMetric(server, { title: "Signups", value: 42, icon: "📈" }));
   await ok(sendMetric(server, { title: "Status", value: "green" }));
-  await server.services.integrations.create("default", { kind: "webhook", name: "ops", url: "http://127.0.0.1:9/hook" });
+  await server.services.integrations.create({ project: "default", kind: "webhook", name: "ops", config: { url: "http://127.0.0.1:9/hook" } });
   await server.services.charts.create({ project: "default", kind: "series", name: "Payments by plan", definition: { group_by: "tag:plan", last_days: 7 }, position: 1 });
   await server.services.charts.create({ project: "default", kind: "funnel", name: "Pay then deploy", definition: { steps: ["Payment received", "Deployed"], last_days: 7 }, position: 2 });
   await server.services.alerts.create({ project: "default", name: "Payments stopped", kind: "absence", filter: { channel: "payments" }, period: 3600 });

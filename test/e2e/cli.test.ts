@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { eventually, post, signedIn, tempDir } from "../helpers.ts";
 import { startPushService } from "../push-service.ts";
+import { startReceiver } from "../receiver.ts";
 import { collect, FROM_SOURCE, lastLine, listen, newToken, run, type ServerProcess, serve, start } from "./process.ts";
 
 let dataDir: string;
@@ -211,6 +212,52 @@ describe("push devices from the shell", () => {
       }
     } finally {
       push.stop();
+    }
+  }, 60_000);
+});
+
+describe("integrations from the shell", () => {
+  test("integration add (a webhook's secret printed once, last), list, test through the running server, remove; a bad config exits 2 naming the field", async () => {
+    const hook = await startReceiver();
+    try {
+      const added = await cli("integration", "add", "--project", "default", "--kind", "webhook", "--name", "Shell hook", "--config", JSON.stringify({ url: `${hook.url}/cli` }), "--filter", '{"exclude_channels": ["alerts"]}', "--title", "{{event}}!");
+      expect(added.code).toBe(0);
+      const secret = lastLine(added.stdout);
+      expect(secret).toMatch(/^whsec_\w+$/);
+      const id = /id (\d+)/.exec(added.stdout)![1]!;
+      const tg = await cli("integration", "add", "--project", "default", "--kind", "telegram", "--name", "bot", "--config", JSON.stringify({ bot_token: "123456789:AAH-secret-token-of-the-bot-0000", chat_id: "-100123" }));
+      expect(tg.code).toBe(0);
+      expect(tg.stdout).not.toContain("secret-token-of-the-bot");
+      const bad = await cli("integration", "add", "--project", "default", "--kind", "telegram", "--name", "bad", "--config", '{"bot_token": "nope", "chat_id": "1"}');
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain("config.bot_token");
+
+      const list = await cli("integration", "list");
+      expect(list.code).toBe(0);
+      expect(list.stdout).toMatch(/^ID\s+NAME\s+KIND\s+SENDS TO\s+GETS\s+ENABLED/);
+      expect(list.stdout).toContain(`${hook.url}/cli`);
+      expect(list.stdout).toContain("not #alerts");
+      expect(list.stdout).not.toContain(secret);
+      expect(list.stdout).not.toContain("secret-token-of-the-bot");
+
+      expect((await cli("integration", "test", id)).code).toBe(0);
+      const request = await eventually(() => {
+        const r = hook.requests.find((x) => x.path === "/cli");
+        expect(r).toBeDefined();
+        return r!;
+      }, 10_000);
+      expect(JSON.parse(request.body).type).toBe("test");
+
+      expect((await cli("integration", "remove", id)).code).toBe(0);
+      expect((await cli("integration", "list")).stdout).not.toContain("Shell hook");
+      expect((await cli("integration", "remove", id)).code).toBe(1);
+      for (const usage of [["integration"], ["integration", "remove"], ["integration", "test", "x"], ["integration", "add", "--kind", "webhook"]]) {
+        const wrong = await cli(...usage);
+        expect(wrong.code, usage.join(" ")).toBe(2);
+        expect(wrong.stderr).toContain("usage: signalboard integration list");
+      }
+    } finally {
+      hook.stop();
     }
   }, 60_000);
 });

@@ -13,7 +13,8 @@ import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { eventually, notifierIdle, type TestServer } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
-import { CHROMIUM, describeBrowser, launch, ok, OWNER, path, sendEvent, serverPool, signIn, withPage } from "./browser.ts";
+import { CHROMIUM, describeBrowser, launch, ok, OWNER, path, sendEvent, serverPool, signIn, STEP_TIMEOUT, watchProblems, withPage } from "./browser.ts";
+import { startFakeServices } from "../fake-services.ts";
 
 /** Failed deliveries are retried quickly here, so a test never waits on the default 5 s backoff. */
 const FAST = { "notify-retry-base": "100ms" };
@@ -398,7 +399,7 @@ describeBrowser("Settings → Integrations", () => {
         expect(await form.locator("select[name=kind]").inputValue()).toBe("webhook");
         expect(await form.locator("select[name=kind] option:checked").textContent()).toBe("Webhook (signed JSON)");
         await form.locator("input[name=name]").fill("Build bot");
-        await form.locator("input[name=url]").fill(`${receiver.url}/hook`);
+        await form.locator("input[name='webhook.url']").fill(`${receiver.url}/hook`);
         await form.locator("button[type=submit]").click();
         const secretField = page.locator("[data-testid=webhook-secret]");
         await secretField.waitFor({ timeout: 5000 });
@@ -440,21 +441,21 @@ describeBrowser("Settings → Integrations", () => {
 
         // Discord: its URL is a secret, so the list shows it masked.
         await form.locator("select[name=kind]").selectOption("discord");
-        await page.locator("#integration-create [x-text=urlLabel]", { hasText: "Discord webhook URL" }).waitFor();
+        await form.locator("fieldset[data-kind=discord]").waitFor();
         await form.locator("input[name=name]").fill("Ops channel");
-        await form.locator("input[name=url]").fill(`${receiver.url}${DISCORD_PATH}`);
+        await form.locator("input[name='discord.webhook_url']").fill(`${receiver.url}${DISCORD_PATH}`);
         await form.locator("button[type=submit]").click();
         const discord = page.locator("li[id^=integration-]", { hasText: "Ops channel" });
         await discord.waitFor({ timeout: 5000 });
         expect(await discord.textContent()).toContain("Discord");
-        expect(await discord.locator("code").textContent()).toBe(`${receiver.url}/…Nabc`);
+        expect(await discord.locator("[data-testid=integration-destination]").textContent()).toBe(`${receiver.url}/…Nabc`);
         expect(await page.content()).not.toContain("SECRETTOKEN");
         expect(await page.locator("[data-testid=webhook-secret]").count()).toBe(0);
 
         // Bad input: refused, with the URL it expects; nothing added.
         await form.locator("select[name=kind]").selectOption("discord");
         await form.locator("input[name=name]").fill("Not discord");
-        await form.locator("input[name=url]").fill("https://example.com/x");
+        await form.locator("input[name='discord.webhook_url']").fill("https://example.com/x");
         const [refused] = await Promise.all([
           page.waitForResponse((r) => new URL(r.url()).pathname === "/settings/integrations" && r.request().method() === "POST", { timeout: 5000 }),
           form.locator("button[type=submit]").click(),
@@ -464,7 +465,7 @@ describeBrowser("Settings → Integrations", () => {
         await problem.waitFor({ timeout: 3000 });
         expect(await problem.textContent()).toContain("https://discord.com/api/webhooks/ID/TOKEN");
         expect(await form.locator("select[name=kind]").inputValue()).toBe("discord");
-        expect(await form.locator("input[name=url]").inputValue()).toBe("https://example.com/x");
+        expect(await form.locator("input[name='discord.webhook_url']").inputValue()).toBe("https://example.com/x");
         expect(await page.locator("li[id^=integration-]", { hasText: "Not discord" }).count()).toBe(0);
         expect(await page.locator("li[id^=integration-]").count()).toBe(2);
 
@@ -513,3 +514,96 @@ describeBrowser("Settings → Integrations", () => {
     }
   }, 30_000);
 });
+
+describeBrowser("Settings → Integrations: the new kinds, routing, templates and digests", () => {
+  const pool = serverPool(FAST);
+  afterAll(() => pool.closeAll());
+
+  test("a Telegram bot limited to the alerts channel with its own template: a preview of hostile text, a template error shown on save, a notice delivered; a digest added", async () => {
+    const fakes = await startFakeServices();
+    const BOT = "123456789:AAH-dashboard_bot_token_0000";
+    fakes.telegram.tokens.add(BOT);
+    fakes.telegram.chats.add("-100777");
+    const server = await pool.withOwner();
+    try {
+      await withPage(browser, "integrations-kinds", async (page) => {
+        const problems = watchProblems(page);
+        await signIn(page, server);
+        await page.goto(server.url + "/settings/integrations");
+        const form = page.locator("#integration-create form");
+        await form.locator("select[name=kind]").selectOption("telegram");
+        const fields = form.locator("fieldset[data-kind=telegram]");
+        await fields.waitFor();
+        expect(await form.locator("fieldset[data-kind=webhook]").isVisible()).toBe(false);
+        await form.locator("input[name=name]").fill("Ops bot");
+        await fields.locator("input[name='telegram.bot_token']").fill(BOT);
+        await fields.locator("input[name='telegram.chat_id']").fill("-100777");
+        await fields.locator("input[name='telegram.api_url']").fill(fakes.url);
+        await form.locator("summary", { hasText: "Routing and template" }).click();
+        await form.locator("input[name=channels]").fill("alerts");
+        await form.locator("select[name=min_priority]").selectOption("2");
+
+        // A template error is shown when saving, and nothing is added.
+        await form.locator("textarea[name=template_body]").fill("*{{evnet}}*");
+        await form.locator("button[type=submit]").click();
+        const refused = page.locator("#integration-create .alert[role=alert]");
+        await refused.waitFor({ timeout: STEP_TIMEOUT });
+        expect(await refused.textContent()).toContain("template.body: {{evnet}} is not a variable");
+        expect(await page.locator("li[id^=integration-]").count()).toBe(0);
+
+        // The preview renders the template over a sample event whose text tries every markup: escaped.
+        const again = page.locator("#integration-create form");
+        await again.locator("summary", { hasText: "Routing and template" }).click();
+        await again.locator("textarea[name=template_body]").fill("*{{event}}* on #{{channel}}\n{{description}}");
+        await again.locator("[data-testid=preview-template]").click();
+        const preview = again.locator("[data-testid=template-preview]");
+        await preview.waitFor({ timeout: STEP_TIMEOUT });
+        const shown = await preview.textContent();
+        expect(shown).toContain("Telegram");
+        expect(shown).toContain("&lt;b&gt;"); // the sample's <b> is text in the HTML sent
+        expect(shown).toContain("<i>Payment failed"); // the template's own emphasis
+
+        await again.locator("input[name='telegram.bot_token']").fill(BOT);
+        await again.locator("button[type=submit]").click();
+        const bot = page.locator("li[id^=integration-]", { hasText: "Ops bot" });
+        await bot.waitFor({ timeout: STEP_TIMEOUT });
+        expect(await bot.locator("[data-testid=integration-routing]").textContent()).toContain("#alerts · priority 2+ · own template");
+        expect(await page.content()).not.toContain(BOT);
+
+        await ok(sendEvent(server, { project: "default", channel: "deploys", event: "Not for the bot", notify: true }));
+        await ok(sendEvent(server, { project: "default", channel: "alerts", event: "Disk <full>", notify: true, priority: 5 }));
+        await eventually(() => expect(fakes.telegram.messages.map((m) => m.text)).toEqual([expect.stringContaining("Disk <full> on #alerts")]), 5000);
+        await notifierIdle(server);
+        expect(fakes.telegram.messages).toHaveLength(1);
+
+        // Routing changed from the list: every channel but alerts.
+        await bot.locator("summary", { hasText: "Routing and template" }).click();
+        await bot.locator("input[name=channels]").fill("");
+        await bot.locator("input[name=exclude_channels]").fill("alerts");
+        await bot.locator("[data-testid=edit-integration] button[type=submit]").click();
+        await page.locator("li[id^=integration-] [data-testid=integration-routing]", { hasText: "not #alerts" }).waitFor({ timeout: STEP_TIMEOUT });
+
+        // A digest, weekly, to the bot and an address.
+        await page.locator("#digests summary", { hasText: "Add a digest" }).click();
+        const digest = page.locator("#digests form");
+        await digest.locator("select[name=frequency]").selectOption("weekly");
+        await digest.locator("select[name=weekday]").selectOption("1");
+        await digest.locator("select[name=hour]").selectOption("9");
+        await digest.locator("input[name=time_zone]").fill("Europe/Paris");
+        await digest.locator("label", { hasText: "Ops bot" }).locator("input").check();
+        await digest.locator("input[name=emails]").fill("team@example.com");
+        await digest.locator("button[type=submit]").click();
+        const item = page.locator("#digests li[id^=digest-]");
+        await item.waitFor({ timeout: STEP_TIMEOUT });
+        expect(await item.textContent()).toContain("weekly on Monday at 09:00 Europe/Paris");
+        expect(await item.textContent()).toContain("Ops bot, team@example.com");
+        await item.locator("[data-testid=send-digest]").click();
+        await eventually(() => expect(fakes.telegram.messages.some((m) => m.text.includes("weekly digest"))).toBe(true), 5000);
+        expect(problems).toEqual([]);
+      });
+    } finally {
+      fakes.stop();
+    }
+  }, 60_000);
+});
+

@@ -131,7 +131,12 @@ describeBrowser("the Content-Security-Policy across every page and its htmx acti
         await page.goto(server.url + "/settings/integrations");
         const form = page.locator("#integration-create form");
         await form.locator("input[name=name]").fill("ops");
-        await form.locator("input[name=url]").fill(`${hook.url}/hook`);
+        await form.locator("input[name='webhook.url']").fill(`${hook.url}/hook`);
+        // A template's preview is swapped in too.
+        await form.locator("summary", { hasText: "Routing and template" }).click();
+        await form.locator("textarea[name=template_body]").fill('{"text": "{{event}}"}');
+        await form.locator("[data-testid=preview-template]").click();
+        await form.locator("[data-testid=template-preview]").waitFor();
         await form.locator("button[type=submit]").click();
         await page.locator("[data-testid=webhook-secret]").waitFor();
         const item = page.locator("li[id^=integration-]", { hasText: "ops" });
@@ -282,8 +287,8 @@ describeBrowser("an integration's status after Send test", () => {
     const good = receiver(204);
     const bad = receiver(500);
     try {
-      await server.services.integrations.create("default", { kind: "webhook", name: "good", url: `${good.url}/hook` });
-      await server.services.integrations.create("default", { kind: "webhook", name: "bad", url: `${bad.url}/hook` });
+      await server.services.integrations.create({ project: "default", kind: "webhook", name: "good", config: { url: `${good.url}/hook` } });
+      await server.services.integrations.create({ project: "default", kind: "webhook", name: "bad", config: { url: `${bad.url}/hook` } });
       await withPage(browser, "integration-test-status", async (page) => {
         await signIn(page, server);
         await page.goto(server.url + "/settings/integrations");

@@ -197,8 +197,8 @@ describe("a request still arriving when access is taken away", () => {
     await server.services.accounts.createUser({ username: "hooker", password: MEMBER.password }, "member");
     const member = (await server.services.accounts.list()).find((u) => u.username === "hooker")!;
     const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
-    const { integration } = await server.services.integrations.create("default", { kind: "webhook", name: "their hook", url: "http://127.0.0.1:9/hook" }, member);
-    const { integration: team } = await server.services.integrations.create("default", { kind: "webhook", name: "team hook", url: "http://127.0.0.1:9/team" }, owner);
+    const { integration } = await server.services.integrations.create({ project: "default", kind: "webhook", name: "their hook", config: { url: "http://127.0.0.1:9/hook" } }, member);
+    const { integration: team } = await server.services.integrations.create({ project: "default", kind: "webhook", name: "team hook", config: { url: "http://127.0.0.1:9/team" } }, owner);
     const removed = await server.services.accounts.removeUser(member.id, owner);
     expect(removed.disabledIntegrations).toBe(1);
     const list = await server.services.integrations.list("default");

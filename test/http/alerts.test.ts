@@ -16,7 +16,7 @@ beforeAll(async () => {
   server = await startTestServer({ "alert-interval": "3600", "notify-retry-base": "100ms" });
   await server.services.projects.create("ops");
   hook = await startReceiver();
-  await server.services.integrations.create("ops", { kind: "webhook", name: "pager", url: hook.url });
+  await server.services.integrations.create({ project: "ops", kind: "webhook", name: "pager", config: { url: hook.url } });
 });
 afterAll(async () => {
   await server.close();

@@ -28,14 +28,14 @@ describe("a receiver that never answers", () => {
     stuck.hold();
     try {
       await server.services.projects.create("stuck");
-      await server.services.integrations.create("stuck", { kind: "webhook", name: "Hangs", url: `${stuck.url}/hook` });
+      await server.services.integrations.create({ project: "stuck", kind: "webhook", name: "Hangs", config: { url: `${stuck.url}/hook` } });
       for (let i = 0; i < 10; i++) await post(server, "/v1/log", { project: "stuck", channel: "c", event: `Stuck ${i}`, notify: true });
       await found(() => stuck.requests[0]);
 
       // More than the notifier's eight slots wait for the receiver that hangs; a device and another
       // integration still hear at once, well before a hung send's 10 s timeout.
       const device = await phone(server);
-      await server.services.integrations.create("default", { kind: "webhook", name: "Answers", url: `${fine.url}/hook` });
+      await server.services.integrations.create({ project: "default", kind: "webhook", name: "Answers", config: { url: `${fine.url}/hook` } });
       await post(server, "/v1/log", { project: "default", channel: "c", event: "Meanwhile", notify: true });
       await eventually(() => expect(push.messagesFor(device.id).map((m) => m.title)).toEqual(["Meanwhile"]), 2000);
       await found(() => fine.requests.find((r) => JSON.parse(r.body).title === "Meanwhile"), 2000);
@@ -59,8 +59,8 @@ describe("several receivers that never answer", () => {
     const fine = await startReceiver();
     for (const s of stuck) s.hold();
     try {
-      for (const [i, s] of stuck.entries()) await server.services.integrations.create("default", { kind: "webhook", name: `Hangs ${i}`, url: `${s.url}/hook` });
-      await server.services.integrations.create("default", { kind: "webhook", name: "Answers", url: `${fine.url}/hook` });
+      for (const [i, s] of stuck.entries()) await server.services.integrations.create({ project: "default", kind: "webhook", name: `Hangs ${i}`, config: { url: `${s.url}/hook` } });
+      await server.services.integrations.create({ project: "default", kind: "webhook", name: "Answers", config: { url: `${fine.url}/hook` } });
       for (let i = 0; i < 5; i++) await post(server, "/v1/log", { project: "default", channel: "c", event: `Event ${i}`, notify: true });
       // Every event reaches the healthy receiver at once, though each hung receiver holds two sends.
       await eventually(() => expect(fine.requests.map((r) => JSON.parse(r.body).title).sort()).toEqual([0, 1, 2, 3, 4].map((i) => `Event ${i}`)), 2000);
@@ -76,7 +76,7 @@ describe("stopping with a send in flight", () => {
   async function hooked() {
     const server = await startTestServer(FAST);
     const hook = await startReceiver();
-    const { integration } = await server.services.integrations.create("default", { kind: "webhook", name: "Slow", url: `${hook.url}/hook` });
+    const { integration } = await server.services.integrations.create({ project: "default", kind: "webhook", name: "Slow", config: { url: `${hook.url}/hook` } });
     return { server, hook, integrationId: integration.id };
   }
   const deliveryIds = (hook: Receiver) => hook.requests.map((r) => [r.headers["x-signalboard-delivery"], String(JSON.parse(r.body).delivery_id)]);

@@ -178,7 +178,7 @@ describe("integrations", () => {
 
   test("a generic webhook gets the event as JSON, signed with HMAC-SHA256 over the body", async () => {
     await server.services.projects.create("hooked");
-    const { secret, integration } = await server.services.integrations.create("hooked", { kind: "webhook", name: "My backend", url: `${hook.url}/hook` });
+    const { secret, integration } = await server.services.integrations.create({ project: "hooked", kind: "webhook", name: "My backend", config: { url: `${hook.url}/hook` } });
     expect(secret).toMatch(/^whsec_/);
     const res = await post(server, "/v1/log", { project: "hooked", channel: "alerts", event: "Disk full", icon: "💽", notify: true, tags: { host: "nas" } });
     const request = await found(() => hook.requests.find((r) => r.path === "/hook"));
@@ -192,9 +192,9 @@ describe("integrations", () => {
 
   test("ntfy, Discord and Slack get their own formats", async () => {
     await server.services.projects.create("phones");
-    await server.services.integrations.create("phones", { kind: "ntfy", name: "ntfy", url: `${hook.url}/`, topic: "signalboard-alerts", token: "tk_secret" });
-    await server.services.integrations.create("phones", { kind: "discord", name: "Discord", url: `${hook.url}/api/webhooks/123/abcDEFsecretpart99` });
-    await server.services.integrations.create("phones", { kind: "slack", name: "Slack", url: `${hook.url}/services/T0/B0/xyzSECRETtoken123` });
+    await server.services.integrations.create({ project: "phones", kind: "ntfy", name: "ntfy", config: { url: `${hook.url}/`, topic: "signalboard-alerts", token: "tk_secret" } });
+    await server.services.integrations.create({ project: "phones", kind: "discord", name: "Discord", config: { webhook_url: `${hook.url}/api/webhooks/123/abcDEFsecretpart99` } });
+    await server.services.integrations.create({ project: "phones", kind: "slack", name: "Slack", config: { webhook_url: `${hook.url}/services/T0/B0/xyzSECRETtoken123` } });
     await post(server, "/v1/log", { project: "phones", channel: "deploys", event: "Deployed <v2> & more", icon: "🚀", description: "All green", notify: true });
     const ntfy = await found(() => hook.requests.find((r) => r.path === "/" && r.body.includes("signalboard-alerts")));
     expect(JSON.parse(ntfy.body)).toMatchObject({ topic: "signalboard-alerts", title: "🚀 Deployed <v2> & more", message: "All green" });
@@ -212,7 +212,7 @@ describe("integrations", () => {
 
   test("a failing receiver is retried, and the integration shows the outcome", async () => {
     await server.services.projects.create("retried");
-    const { integration } = await server.services.integrations.create("retried", { kind: "webhook", name: "Flaky", url: `${hook.url}/flaky` });
+    const { integration } = await server.services.integrations.create({ project: "retried", kind: "webhook", name: "Flaky", config: { url: `${hook.url}/flaky` } });
     hook.replies.push(502);
     await post(server, "/v1/log", { project: "retried", channel: "c", event: "Try again", notify: true });
     await eventually(() => expect(hook.requests.filter((r) => r.path === "/flaky").length).toBe(2), 5000);
@@ -232,25 +232,25 @@ describe("integrations", () => {
 
   test("a disabled integration gets nothing; a test can be sent on demand", async () => {
     await server.services.projects.create("quiet");
-    const { integration } = await server.services.integrations.create("quiet", { kind: "webhook", name: "Off", url: `${hook.url}/off` });
-    await server.services.integrations.create("quiet", { kind: "webhook", name: "Marker", url: `${hook.url}/quiet-marker` });
-    await server.services.integrations.setEnabled("quiet", integration.id, false);
+    const { integration } = await server.services.integrations.create({ project: "quiet", kind: "webhook", name: "Off", config: { url: `${hook.url}/off` } });
+    await server.services.integrations.create({ project: "quiet", kind: "webhook", name: "Marker", config: { url: `${hook.url}/quiet-marker` } });
+    await server.services.integrations.setEnabled(integration.id, false);
     await post(server, "/v1/log", { project: "quiet", channel: "c", event: "Shh", notify: true });
     // The marker: the project's enabled integration gets the event; once the queue is empty, nothing more is coming.
     await found(() => hook.requests.find((r) => r.path === "/quiet-marker"));
     await notifierIdle(server);
     expect(hook.requests.filter((r) => r.path === "/off")).toHaveLength(0);
-    await server.services.integrations.setEnabled("quiet", integration.id, true);
-    await server.services.integrations.sendTest("quiet", integration.id, server.services.config.baseUrl);
+    await server.services.integrations.setEnabled(integration.id, true);
+    await server.services.integrations.sendTest(integration.id, server.services.config.baseUrl);
     const test = await found(() => hook.requests.find((r) => r.path === "/off"));
     expect(JSON.parse(test.body).type).toBe("test");
   });
 
   test("bad integration settings are refused with field messages", async () => {
-    await expect(server.services.integrations.create("default", { kind: "discord", name: "x", url: "https://example.com/hook" })).rejects.toThrow(/Discord webhook URL/);
-    await expect(server.services.integrations.create("default", { kind: "ntfy", name: "x", url: "https://ntfy.sh", topic: "bad topic!" })).rejects.toThrow(/topic/);
-    await expect(server.services.integrations.create("default", { kind: "carrier-pigeon", name: "x", url: "https://x" })).rejects.toThrow(/kind/);
-    await expect(server.services.integrations.create("default", { kind: "webhook", name: "x", url: "ftp://x" })).rejects.toThrow(/http/);
+    await expect(server.services.integrations.create({ project: "default", kind: "discord", name: "x", config: { webhook_url: "https://example.com/hook" } })).rejects.toThrow(/Discord webhook URL/);
+    await expect(server.services.integrations.create({ project: "default", kind: "ntfy", name: "x", config: { url: "https://ntfy.sh", topic: "bad topic!" } })).rejects.toThrow(/topic/);
+    await expect(server.services.integrations.create({ project: "default", kind: "carrier-pigeon", name: "x", config: {} })).rejects.toThrow(/kind/);
+    await expect(server.services.integrations.create({ project: "default", kind: "webhook", name: "x", config: { url: "ftp://x" } })).rejects.toThrow(/http/);
   });
 });
 
@@ -317,6 +317,22 @@ describe("device registration over HTTP", () => {
     expect((await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Fine" }, csrf)).status).toBe(200);
   });
 
+  test("a device's filters from its form: projects, tags and a least priority; a pair without its colon is refused", async () => {
+    const agent = await signedIn(server, OWNER);
+    const csrf = await agent.csrf();
+    const sub = push.subscribe();
+    const { id } = await (await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Routed" }, csrf)).json();
+    const save = (form: Record<string, string>) => agent.request(`/settings/notifications/devices/${id}/filters`, { method: "POST", headers: { "X-CSRF-Token": csrf, "HX-Request": "true" }, form });
+    expect((await save({ scope: "default", tags: "env:prod plan:pro", min_priority: "4" })).status).toBe(200);
+    expect(await server.store.notifications.subscription(id)).toMatchObject({ tags: JSON.stringify({ env: "prod", plan: "pro" }), minPriority: 4 });
+    const page = await (await agent.request("/settings/notifications")).text();
+    expect(page).toContain("notifies about default, with env:prod plan:pro, priority 4+");
+    const bad = await save({ tags: "oops" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("is not key:value");
+    expect((await server.store.notifications.subscription(id))!.minPriority).toBe(4);
+  });
+
   test("one user cannot see, test or remove another user's device", async () => {
     const owner = await signedIn(server, OWNER);
     const sub = push.subscribe();
@@ -340,17 +356,20 @@ describe("device registration over HTTP", () => {
     }) as typeof process.stderr.write;
     try {
       const hook = await startReceiver();
-      const { secret } = await server.services.integrations.create("default", { kind: "webhook", name: "logged?", url: `${hook.url}/never-logged-path` });
-      await server.services.integrations.create("default", { kind: "discord", name: "d", url: `${hook.url}/api/webhooks/1/DISCORDSECRETTOKEN` });
-      hook.replies.push(400, 400);
+      const { secret } = await server.services.integrations.create({ project: "default", kind: "webhook", name: "logged?", config: { url: `${hook.url}/never-logged-path` } });
+      await server.services.integrations.create({ project: "default", kind: "discord", name: "d", config: { webhook_url: `${hook.url}/api/webhooks/1/DISCORDSECRETTOKEN` } });
+      // A bot whose API server refuses it: the token is in the URL it posts to.
+      await server.services.integrations.create({ project: "default", kind: "telegram", name: "t", config: { bot_token: "123456789:AAH-TELEGRAMSECRETTOKEN-abcdef", chat_id: "1", api_url: `${hook.url}/tg` } });
+      hook.replies.push(400, 400, 400);
       await post(server, "/v1/log", { project: "default", channel: "c", event: "e", notify: true });
-      await eventually(() => expect(hook.requests.length).toBeGreaterThanOrEqual(2));
+      await eventually(() => expect(hook.requests.length).toBeGreaterThanOrEqual(3));
       // The marker: each refusal ends in a warning, the last the notifier writes about that delivery.
-      await eventually(() => expect(logs.join("").match(/"msg":"notification delivery failed"/g)).toHaveLength(2));
+      await eventually(() => expect(logs.join("").match(/"msg":"notification delivery failed"/g)).toHaveLength(3));
       hook.stop();
       const all = logs.join("");
       expect(all).not.toContain(secret!);
       expect(all).not.toContain("DISCORDSECRETTOKEN");
+      expect(all).not.toContain("TELEGRAMSECRETTOKEN");
       expect(all).not.toContain(server.token);
     } finally {
       process.stderr.write = write;

@@ -21,7 +21,8 @@ const name = (r: Pick<Route, "method" | "path">) => `${r.method} ${r.path}`;
 const urlOf = (path: string) => path.replace(":project", "default").replace(":channel", "general").replace(":file", "app.css").replace(/:\w+/g, "1");
 
 beforeAll(async () => {
-  server = await startTestServer({ metrics: "true" });
+  // Every API route is asked four ways without a valid token: more than the default limit of such requests per address.
+  server = await startTestServer({ metrics: "true", "rate-limit-ip": "10000/m" });
   await server.services.accounts.createUser({ username: "owner", password: "owner password 1" }, "owner");
   await server.services.accounts.createUser({ username: "member", password: "member password 1" }, "member");
   owner = new Agent(server.url);

@@ -55,7 +55,7 @@ describe("with the writer thread", () => {
   test("a notify event is queued with it and delivered", async () => {
     const hook = await startReceiver();
     try {
-      await server.services.integrations.create("app", { kind: "webhook", name: "hook", url: `${hook.url}/hook` });
+      await server.services.integrations.create({ project: "app", kind: "webhook", name: "hook", config: { url: `${hook.url}/hook` } });
       await post(server, "/v1/log", { project: "app", channel: "alerts", event: "Ring", notify: true });
       await eventually(() => expect(hook.requests.some((r) => JSON.parse(r.body).title === "Ring")).toBe(true), 5000);
     } finally {

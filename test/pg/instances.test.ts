@@ -161,7 +161,7 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
   test("a notification is delivered once, though every instance works the queue", async () => {
     const receiver: Receiver = await startReceiver();
     try {
-      await a.services.integrations.create("default", { kind: "webhook", name: "once", url: `${receiver.url}/hook` });
+      await a.services.integrations.create({ project: "default", kind: "webhook", name: "once", config: { url: `${receiver.url}/hook` } });
       const sent = await Promise.all(Array.from({ length: 30 }, (_, i) => post([a, b, c][i % 3]!, "/v1/log", { project: "default", channel: "alerts", event: `alert ${i}`, notify: true })));
       const ids = new Set(sent.map((r) => r.json.id as number));
       await eventually(() => expect(receiver.requests.filter((r) => r.path === "/hook").length).toBeGreaterThanOrEqual(30), 10_000);

@@ -81,7 +81,7 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
       expect(created.status).toBe(200);
       const sql = new SQL(database, { max: 1 });
       const [project] = (await sql`SELECT id FROM projects WHERE name = 'default'`) as [{ id: number }];
-      await sql`INSERT INTO integrations (project_id, kind, name, url, created_at) VALUES (${project.id}, 'webhook', 'sink', ${`${sink.url}/sink`}, ${Date.now()})`;
+      await sql`INSERT INTO integrations (project_id, kind, name, config, created_at) VALUES (${project.id}, 'webhook', 'sink', ${JSON.stringify({ url: `${sink.url}/sink` })}, ${Date.now()})`;
       await sql.close();
       const acked = await Promise.all(Array.from({ length: 45 }, (_, i) => send({ project: "default", channel: "alerts", event: `alert ${i}`, notify: true }).then((r) => r.json())));
       await eventually(() => expect(sink.requests.length).toBeGreaterThanOrEqual(45), 15_000);

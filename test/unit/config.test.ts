@@ -21,6 +21,24 @@ describe("configuration", () => {
     expect(loadConfig({ port: "7000" }, env).port).toBe(7000);
   });
 
+  test("e-mail: SIGNALBOARD_SMTP_URL (or _FILE) and SIGNALBOARD_SMTP_FROM; a bad URL is named, its password never shown", async () => {
+    const file = `/tmp/sb-config-smtp-${process.pid}`;
+    await Bun.write(file, "smtps://mailer:s3cret@mail.example.com:465\n");
+    expect(loadConfig({}, { SIGNALBOARD_SMTP_URL_FILE: file })).toMatchObject({ smtpUrl: "smtps://mailer:s3cret@mail.example.com:465", smtpFrom: "Signalboard <signalboard@localhost>" });
+    const c = loadConfig({}, { SIGNALBOARD_SMTP_URL: "smtp://mail.example.com:587", SIGNALBOARD_SMTP_FROM: "Alerts <alerts@example.com>", BASE_URL: "https://sb.example.com" });
+    expect(c).toMatchObject({ smtpUrl: "smtp://mail.example.com:587", smtpFrom: "Alerts <alerts@example.com>" });
+    expect(loadConfig({}, { BASE_URL: "https://sb.example.com" })).toMatchObject({ smtpUrl: undefined, smtpFrom: "Signalboard <signalboard@sb.example.com>" });
+    let message = "";
+    try {
+      loadConfig({}, { SIGNALBOARD_SMTP_URL: "http://mailer:s3cret@mail.example.com" });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain("SIGNALBOARD_SMTP_URL (--smtp-url)");
+    expect(message).not.toContain("s3cret");
+    expect(() => loadConfig({}, { SIGNALBOARD_SMTP_FROM: "not an address" })).toThrow("SIGNALBOARD_SMTP_FROM");
+  });
+
   test("a secret can come from NAME_FILE", async () => {
     const file = `/tmp/sb-config-${process.pid}`;
     await Bun.write(file, "https://from-file.example.com\n");

@@ -37,6 +37,7 @@ function body(names: { event: string; description: string }) {
       parser: mostly(fc.constantFrom("text", "markdown", "html", null)),
       user_id: mostly(fc.constantFrom("user-1", "x".repeat(256), "x".repeat(257), "", null)),
       timestamp: mostly(fc.constantFrom(1_700_000_000, 1_700_000_000.5, Math.floor(now / 1000) - 10, now, -1, now / 1000 + 200_000, 0, null)),
+      priority: fc.oneof({ weight: 40, arbitrary: fc.constantFrom(1, 2, 3, 4, 5, null) }, { weight: 1, arbitrary: fc.constantFrom(0, 6, 2.5, -1, "3", true, 1e300) }),
       extra: value,
     },
     { requiredKeys: ["project", "channel", names.event] },

@@ -35,6 +35,35 @@ describe("migrations", () => {
     ]);
   });
 
+  test("integrations made before config and secrets keep their settings, and events get the default priority", () => {
+    const db = new Database(":memory:");
+    const before = journal.entries.findIndex((e) => e.tag === "0011_integrations_routing_digests");
+    db.exec("CREATE TABLE __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
+    for (const { tag } of journal.entries.slice(0, before)) {
+      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) db.exec(statement);
+      db.query("INSERT INTO __migrations (tag, applied_at) VALUES (?, 0)").run(tag);
+    }
+    db.exec("INSERT INTO projects (name, created_at) VALUES ('p', 0)");
+    db.exec("INSERT INTO channels (project_id, name, created_at) VALUES (1, 'c', 0)");
+    db.exec("INSERT INTO events (project_id, channel_id, event, ts, received_at) VALUES (1, 1, 'old', 0, 0)");
+    db.exec(`INSERT INTO integrations (project_id, kind, name, url, topic, secret, created_at) VALUES
+      (1, 'webhook', 'hook', 'https://example.com/hook', NULL, 'whsec_abc', 0),
+      (1, 'ntfy', 'phone', 'https://ntfy.sh', 'alerts', NULL, 0),
+      (1, 'ntfy', 'private', 'https://ntfy.example.com', 'ops', 'tk_1', 0),
+      (1, 'discord', 'd', 'https://discord.com/api/webhooks/1/x', NULL, NULL, 0),
+      (1, 'slack', 's', 'https://hooks.slack.com/services/T/B/x', NULL, NULL, 0)`);
+    migrate(db);
+    const rows = db.query<{ kind: string; config: string; secrets: string; filter: string | null }, []>("SELECT kind, config, secrets, filter FROM integrations ORDER BY id").all();
+    expect(rows.map((r) => [r.kind, JSON.parse(r.config), JSON.parse(r.secrets), r.filter])).toEqual([
+      ["webhook", { url: "https://example.com/hook" }, { secret: "whsec_abc" }, null],
+      ["ntfy", { url: "https://ntfy.sh", topic: "alerts" }, {}, null],
+      ["ntfy", { url: "https://ntfy.example.com", topic: "ops" }, { token: "tk_1" }, null],
+      ["discord", {}, { webhook_url: "https://discord.com/api/webhooks/1/x" }, null],
+      ["slack", {}, { webhook_url: "https://hooks.slack.com/services/T/B/x" }, null],
+    ]);
+    expect(db.query("SELECT priority FROM events").all()).toEqual([{ priority: 3 }]);
+  });
+
   test("refuse a database migrated by a newer version", () => {
     const db = new Database(":memory:");
     migrate(db);

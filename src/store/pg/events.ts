@@ -29,6 +29,7 @@ const columns = {
   ts: events.ts,
   receivedAt: events.receivedAt,
   historical: events.historical,
+  priority: events.priority,
 };
 
 
@@ -49,7 +50,7 @@ export function tsQuery(terms: string[]): string | null {
 }
 
 /**
- * Writes `list` through the procedure write_events (drizzle/pg/0002_write_events.sql), which also
+ * Writes `list` through the procedure write_events (drizzle/pg/0005: 0002's with priorities), which also
  * moves the event id counter by as many, taking its lock (the cluster-wide order) until the
  * transaction ends, and with `notify` tells every instance the last id. `commitNow`: outside a
  * transaction, the procedure commits the batch itself without waiting for the disk, holding the
@@ -59,7 +60,7 @@ export function tsQuery(terms: string[]): string | null {
  */
 export async function writeEvents(client: Pick<SQL_, "unsafe">, list: StoredEvent[], notify: string | null, commitNow: boolean): Promise<{ last: number; wal: string | null; heldUs: number }> {
   const n = list.length;
-  const cols = Array.from({ length: 13 }, () => new Array<unknown>(n));
+  const cols = Array.from({ length: 14 }, () => new Array<unknown>(n));
   const tagEvent: number[] = [];
   const tagKey: string[] = [];
   const tagValue: string[] = [];
@@ -78,6 +79,7 @@ export async function writeEvents(client: Pick<SQL_, "unsafe">, list: StoredEven
     cols[10]![i] = e.receivedAt;
     cols[11]![i] = e.historical;
     cols[12]![i] = searchText(e.name, e.description);
+    cols[13]![i] = e.priority;
     if (e.tags) {
       for (const key in e.tags) {
         tagEvent.push(i + 1);
@@ -95,7 +97,7 @@ export async function writeEvents(client: Pick<SQL_, "unsafe">, list: StoredEven
 }
 
 const WRITE = `CALL write_events($1::int[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::text[], $9::text[],
-  $10::bigint[], $11::bigint[], $12::bool[], $13::text[], $14::int[], $15::text[], $16::text[], $17, $18)`;
+  $10::bigint[], $11::bigint[], $12::bool[], $13::text[], $14::int[], $15::int[], $16::text[], $17::text[], $18, $19)`;
 
 /** An event's id before its batch has written it: reading it is a bug (insert's idNow says when it is needed), not a silent undefined. */
 const UNNUMBERED: PropertyDescriptor = {
@@ -133,6 +135,7 @@ export function eventStore(ctx: Ctx): EventRepository {
       }
       // Queued: the batch writes its events together, and numbers them then (see writer.ts).
       const row = e as StoredEvent; // the caller's new object: given its id rather than copied (this runs per event)
+      row.priority ??= 3;
       Object.defineProperty(row, "id", UNNUMBERED);
       await batchOf(ctx).event(row, options?.idNow ?? false);
       return row;
@@ -187,7 +190,7 @@ export function eventStore(ctx: Ctx): EventRepository {
         SELECT e.id::float8 AS id, e.project_id AS "projectId", (SELECT p.name FROM projects p WHERE p.id = e.project_id) AS project,
                e.channel_id AS "channelId", (SELECT c.name FROM channels c WHERE c.id = e.channel_id) AS channel,
                e.event AS name, e.description, e.icon, e.notify, e.parser, e.user_id AS "userId", e.tags,
-               e.ts::float8 AS ts, e.received_at::float8 AS "receivedAt", e.historical, (SELECT pg_current_wal_insert_lsn())::text AS wal
+               e.ts::float8 AS ts, e.received_at::float8 AS "receivedAt", e.historical, e.priority, (SELECT pg_current_wal_insert_lsn())::text AS wal
           FROM events e WHERE e.id > ${afterId} AND e.id <= ${throughId}${project} ORDER BY e.id LIMIT ${limit}`)) as unknown as (EventRow & { wal: string })[];
       if (!rows.length) return [];
       await onDisk((db as unknown as { $client: Pick<SQL_, "unsafe"> }).$client, rows[0]!.wal); // Drizzle's own client

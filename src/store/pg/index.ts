@@ -17,6 +17,7 @@ import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toS
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { chartStore } from "./charts.ts";
+import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
@@ -51,6 +52,7 @@ function repositories(ctx: Ctx): Repositories {
     tokens: tokenStore(ctx),
     users: userStore(ctx),
     notifications: notificationStore(ctx),
+    digests: digestStore(ctx),
     idempotency: idempotencyStore(ctx),
     meta: metaStore(ctx),
     analytics: analyticsStore(ctx),

@@ -9,7 +9,8 @@ import m0002 from "../../../drizzle/pg/0002_write_events.sql" with { type: "text
 import m0003 from "../../../drizzle/pg/0003_users_search.sql" with { type: "text" };
 import { fillUserSearch } from "./users-search.ts";
 import m0004 from "../../../drizzle/pg/0004_charts_and_event_names.sql" with { type: "text" };
-import m0005 from "../../../drizzle/pg/0005_alerts.sql" with { type: "text" };
+import m0005 from "../../../drizzle/pg/0005_integrations_routing_digests.sql" with { type: "text" };
+import m0006 from "../../../drizzle/pg/0006_alerts.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -17,7 +18,8 @@ export const MIGRATIONS: Record<string, string> = {
   "0002_write_events": m0002,
   "0003_users_search": m0003,
   "0004_charts_and_event_names": m0004,
-  "0005_alerts": m0005,
+  "0005_integrations_routing_digests": m0005,
+  "0006_alerts": m0006,
 };
 
 export class MigrationError extends Error {}

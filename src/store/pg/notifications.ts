@@ -4,6 +4,7 @@ import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, isNull,
 import type { NotificationRepository } from "../store.ts";
 import { CANDIDATES, firstPerTarget } from "../queue.ts";
 import type { Ctx } from "./context.ts";
+import { type IntegrationRow, integrationChanges, integrationColumns, toIntegration } from "../notification-rows.ts";
 import { deliveries, deliveryAttempts, integrations, pushSubscriptions, users } from "./schema.ts";
 
 export function notificationStore({ db }: Ctx): NotificationRepository {
@@ -48,6 +49,10 @@ export function notificationStore({ db }: Ctx): NotificationRepository {
       await db.update(pushSubscriptions).set({ filters }).where(eq(pushSubscriptions.id, id));
     },
 
+    async setSubscriptionRoute(id, route) {
+      await db.update(pushSubscriptions).set(route).where(eq(pushSubscriptions.id, id));
+    },
+
     async deleteSubscription(id) {
       await db.delete(pushSubscriptions).where(eq(pushSubscriptions.id, id));
     },
@@ -64,15 +69,21 @@ export function notificationStore({ db }: Ctx): NotificationRepository {
     // --- integrations --------------------------------------------------------------------------
 
     async createIntegration(i, now) {
-      return (await db.insert(integrations).values({ ...i, createdAt: now }).returning())[0]!;
+      return toIntegration((await db.insert(integrations).values({ ...integrationColumns(i), createdAt: now }).returning())[0] as IntegrationRow);
+    },
+
+    async updateIntegration(id, changes) {
+      const [row] = await db.update(integrations).set(integrationChanges(changes)).where(eq(integrations.id, id)).returning();
+      return row ? toIntegration(row as IntegrationRow) : null;
     },
 
     async integrationsOf(projectId) {
-      return db.select().from(integrations).where(eq(integrations.projectId, projectId)).orderBy(asc(integrations.createdAt));
+      return ((await db.select().from(integrations).where(eq(integrations.projectId, projectId)).orderBy(asc(integrations.createdAt), asc(integrations.id))) as IntegrationRow[]).map(toIntegration);
     },
 
     async integration(id) {
-      return (await db.select().from(integrations).where(eq(integrations.id, id)).limit(1))[0] ?? null;
+      const [row] = await db.select().from(integrations).where(eq(integrations.id, id)).limit(1);
+      return row ? toIntegration(row as IntegrationRow) : null;
     },
 
     async integrationsCreatedBy(userId) {

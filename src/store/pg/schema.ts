@@ -55,6 +55,7 @@ export const events = pgTable(
     ts: millis("ts").notNull(),
     receivedAt: millis("received_at").notNull(),
     historical: boolean("historical").notNull().default(false),
+    priority: integer("priority").notNull().default(3), // 1 (min) to 5 (urgent)
     // The words of the name and description as the live matcher folds them (store/search-tokens.ts),
     // space-separated; the index takes them as they are, so a search and a live view agree.
     searchText: text("search_text").notNull().default(""),
@@ -237,6 +238,9 @@ export const pushSubscriptions = pgTable(
     auth: text("auth").notNull(),
     deviceName: text("device_name").notNull(),
     filters: text("filters"),
+    // Also limited to events with these tags (a JSON object of key → value), and of this priority or more.
+    tags: text("tags"),
+    minPriority: integer("min_priority").notNull().default(1),
     createdAt: millis("created_at").notNull(),
     refreshedAt: millis("refreshed_at").notNull(),
     lastSuccessAt: millis("last_success_at"),
@@ -253,11 +257,16 @@ export const integrations = pgTable(
     projectId: integer("project_id")
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["webhook", "ntfy", "discord", "slack"] }).notNull(),
+    kind: text("kind", { enum: ["email", "telegram", "gotify", "pushover", "matrix", "webhook", "ntfy", "discord", "slack"] }).notNull(),
     name: text("name").notNull(),
-    url: text("url").notNull(),
-    topic: text("topic"),
-    secret: text("secret"),
+    // The kind's settings as JSON: what may be shown (a URL, a chat id, recipients) in `config`,
+    // what may not (tokens, signing keys, URLs that are secrets) in `secrets`, never shown again.
+    config: text("config").notNull().default("{}"),
+    secrets: text("secrets").notNull().default("{}"),
+    // Which notify events it gets (JSON: channels, exclude_channels, tags, min_priority; null: all
+    // of its project's), and its own title and body templates (JSON; null: the default wording).
+    filter: text("filter"),
+    template: text("template"),
     enabled: boolean("enabled").notNull().default(true),
     createdByUserId: integer("created_by_user_id"),
     createdAt: millis("created_at").notNull(),
@@ -275,7 +284,7 @@ export const deliveries = pgTable(
   "deliveries",
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
-    target: text("target", { enum: ["push", "integration"] }).notNull(),
+    target: text("target", { enum: ["push", "integration", "digest"] }).notNull(),
     targetId: integer("target_id").notNull(),
     eventId: bigint("event_id", { mode: "number" }),
     payload: text("payload").notNull(),
@@ -304,6 +313,36 @@ export const deliveryAttempts = pgTable(
     error: text("error"),
   },
   (t) => [index("delivery_attempts_delivery").on(t.deliveryId)],
+);
+
+// A project's daily or weekly summary, sent at `hour` (and on `weekday`, 1 Monday to 7 Sunday) in
+// `timeZone` to some of its integrations (JSON list of ids) and e-mail addresses (JSON list).
+// `lastPeriod` names the last period sent ("2026-03-02"): it moves in the transaction that queues
+// the period's deliveries, only from another value, so a period is sent once across restarts and
+// instances.
+export const digests = pgTable(
+  "digests",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    frequency: text("frequency", { enum: ["daily", "weekly"] }).notNull(),
+    hour: integer("hour").notNull(),
+    weekday: integer("weekday"),
+    timeZone: text("time_zone").notNull(),
+    integrationIds: text("integration_ids").notNull().default("[]"),
+    emails: text("emails").notNull().default("[]"),
+    enabled: boolean("enabled").notNull().default(true),
+    createdAt: millis("created_at").notNull(),
+    lastPeriod: text("last_period"),
+    lastSentAt: millis("last_sent_at"),
+    lastSuccessAt: millis("last_success_at"),
+    lastError: text("last_error"),
+    lastErrorAt: millis("last_error_at"),
+  },
+  (t) => [index("digests_project").on(t.projectId)],
 );
 
 export const idempotencyKeys = pgTable(

@@ -37,6 +37,7 @@ const columns = {
   ts: events.ts,
   receivedAt: events.receivedAt,
   historical: events.historical,
+  priority: events.priority,
 };
 
 
@@ -46,7 +47,7 @@ type Bind = string | number | null;
 export function eventStore(db: Db, searching: () => Db) {
   // The ingest path: plain prepared statements (a query builder would cost more than the insert).
   const insertEvent = db.$client.prepare<never, Bind[]>(
-    "INSERT INTO events (project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO events (project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const insertTag = db.$client.prepare<never, Bind[]>("INSERT INTO event_tags (project_id, key, value, ts, event_id) VALUES (?, ?, ?, ?, ?)");
   // Asked once per imported event, so it must stay a seek. INDEXED BY, because statistics taken
@@ -62,11 +63,12 @@ export function eventStore(db: Db, searching: () => Db) {
   return {
     insert(e: NewEvent): StoredEvent {
       const tags = e.tags ? JSON.stringify(e.tags) : null;
-      const id = Number(insertEvent.run(e.projectId, e.channelId, e.name, e.description, e.icon, e.notify ? 1 : 0, e.parser, e.userId, tags, e.ts, e.receivedAt, e.historical ? 1 : 0).lastInsertRowid);
+      const row = e as StoredEvent; // the caller's new object: given its id rather than copied (this runs per event)
+      row.priority ??= 3;
+      const id = Number(insertEvent.run(e.projectId, e.channelId, e.name, e.description, e.icon, e.notify ? 1 : 0, e.parser, e.userId, tags, e.ts, e.receivedAt, e.historical ? 1 : 0, row.priority).lastInsertRowid);
       if (e.tags) {
         for (const key in e.tags) insertTag.run(e.projectId, key, tagText(e.tags[key]!), e.ts, id);
       }
-      const row = e as StoredEvent; // the caller's new object: given its id rather than copied (this runs per event)
       row.id = id;
       return row;
     },

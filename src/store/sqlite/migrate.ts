@@ -14,7 +14,8 @@ import m0007 from "../../../drizzle/sqlite/0007_deliveries_leases.sql" with { ty
 import m0008 from "../../../drizzle/sqlite/0008_profiles_updated.sql" with { type: "text" };
 import m0009 from "../../../drizzle/sqlite/0009_users_search.sql" with { type: "text" };
 import m0010 from "../../../drizzle/sqlite/0010_charts.sql" with { type: "text" };
-import m0011 from "../../../drizzle/sqlite/0011_alerts.sql" with { type: "text" };
+import m0011 from "../../../drizzle/sqlite/0011_integrations_routing_digests.sql" with { type: "text" };
+import m0012 from "../../../drizzle/sqlite/0012_alerts.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -28,7 +29,8 @@ export const MIGRATIONS: Record<string, string> = {
   "0008_profiles_updated": m0008,
   "0009_users_search": m0009,
   "0010_charts": m0010,
-  "0011_alerts": m0011,
+  "0011_integrations_routing_digests": m0011,
+  "0012_alerts": m0012,
 };
 
 export class MigrationError extends Error {}

@@ -2,8 +2,9 @@
 import { and, asc, desc, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, not, or, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { CANDIDATES, firstPerTarget } from "../queue.ts";
+import { type IntegrationRow, integrationChanges, integrationColumns, toIntegration } from "../notification-rows.ts";
 import { deliveries, deliveryAttempts, integrations, pushSubscriptions, users } from "./schema.ts";
-import type { Delivery, DeliveryAttempt, Integration, NewDelivery, Outcome, QueueTarget, Subscription } from "../../model/notification.ts";
+import type { Delivery, DeliveryAttempt, Integration, IntegrationChanges, NewDelivery, NewIntegration, Outcome, QueueTarget, Subscription } from "../../model/notification.ts";
 
 export function notificationStore(db: Db) {
   return {
@@ -51,6 +52,10 @@ export function notificationStore(db: Db) {
       db.update(pushSubscriptions).set({ filters }).where(eq(pushSubscriptions.id, id)).run();
     },
 
+    setSubscriptionRoute(id: number, route: { tags: string | null; minPriority: number }): void {
+      db.update(pushSubscriptions).set(route).where(eq(pushSubscriptions.id, id)).run();
+    },
+
     deleteSubscription(id: number): void {
       db.delete(pushSubscriptions).where(eq(pushSubscriptions.id, id)).run();
     },
@@ -66,16 +71,22 @@ export function notificationStore(db: Db) {
 
     // --- integrations --------------------------------------------------------------------------
 
-    createIntegration(i: { projectId: number; kind: Integration["kind"]; name: string; url: string; topic: string | null; secret: string | null; createdByUserId: number | null }, now: number): Integration {
-      return db.insert(integrations).values({ ...i, createdAt: now }).returning().get();
+    createIntegration(i: NewIntegration, now: number): Integration {
+      return toIntegration(db.insert(integrations).values({ ...integrationColumns(i), createdAt: now }).returning().get() as IntegrationRow);
+    },
+
+    updateIntegration(id: number, changes: IntegrationChanges): Integration | null {
+      const row = db.update(integrations).set(integrationChanges(changes)).where(eq(integrations.id, id)).returning().get();
+      return row ? toIntegration(row as IntegrationRow) : null;
     },
 
     integrationsOf(projectId: number): Integration[] {
-      return db.select().from(integrations).where(eq(integrations.projectId, projectId)).orderBy(asc(integrations.createdAt)).all();
+      return (db.select().from(integrations).where(eq(integrations.projectId, projectId)).orderBy(asc(integrations.createdAt), asc(integrations.id)).all() as IntegrationRow[]).map(toIntegration);
     },
 
     integration(id: number): Integration | null {
-      return db.select().from(integrations).where(eq(integrations.id, id)).get() ?? null;
+      const row = db.select().from(integrations).where(eq(integrations.id, id)).get();
+      return row ? toIntegration(row as IntegrationRow) : null;
     },
 
     integrationsCreatedBy(userId: number): number {

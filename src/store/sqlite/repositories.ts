@@ -5,6 +5,7 @@ import type { Db } from "./db.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { chartStore } from "./charts.ts";
+import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
@@ -27,6 +28,7 @@ export function syncRepositories(db: Db, searching: () => Db, accessChanges: Acc
     tokens: tokenStore(db, accessChanges),
     users: userStore(db, accessChanges),
     notifications: notificationStore(db),
+    digests: digestStore(db),
     idempotency: idempotencyStore(db),
     meta: metaStore(db),
     analytics: analyticsStore(db, searching),
@@ -59,6 +61,7 @@ export function repositories(sync: SyncRepositories): Repositories {
     tokens: promised(sync.tokens),
     users: promised(sync.users),
     notifications: promised(sync.notifications),
+    digests: promised(sync.digests),
     idempotency: promised(sync.idempotency),
     meta: promised(sync.meta),
     analytics: promised(sync.analytics),

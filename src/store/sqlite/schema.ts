@@ -45,6 +45,7 @@ export const events = sqliteTable(
     ts: integer("ts").notNull(), // event time: the client's timestamp, else the receive time
     receivedAt: integer("received_at").notNull(),
     historical: integer("historical", { mode: "boolean" }).notNull().default(false),
+    priority: integer("priority").notNull().default(3), // 1 (min) to 5 (urgent)
   },
   (t) => [
     index("events_project_ts").on(t.projectId, t.ts, t.id),
@@ -203,6 +204,9 @@ export const pushSubscriptions = sqliteTable(
     auth: text("auth").notNull(),
     deviceName: text("device_name").notNull(),
     filters: text("filters"),
+    // Also limited to events with these tags (a JSON object of key → value), and of this priority or more.
+    tags: text("tags"),
+    minPriority: integer("min_priority").notNull().default(1),
     createdAt: integer("created_at").notNull(),
     refreshedAt: integer("refreshed_at").notNull(),
     lastSuccessAt: integer("last_success_at"),
@@ -212,9 +216,8 @@ export const pushSubscriptions = sqliteTable(
   (t) => [index("push_subscriptions_user").on(t.userId)],
 );
 
-// Outbound integrations of a project: a signed JSON webhook, an ntfy topic, Discord, Slack.
-// `secret` (the webhook's signing key, an ntfy access token) is never shown again in full; the
-// URL of a Discord or Slack webhook is itself a secret and is shown masked.
+// Outbound integrations of a project: e-mail, Telegram, Gotify, Pushover, Matrix, a signed JSON
+// webhook, an ntfy topic, Discord, Slack (domain/integration-kinds.ts says what each one holds).
 export const integrations = sqliteTable(
   "integrations",
   {
@@ -222,11 +225,16 @@ export const integrations = sqliteTable(
     projectId: integer("project_id")
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["webhook", "ntfy", "discord", "slack"] }).notNull(),
+    kind: text("kind", { enum: ["email", "telegram", "gotify", "pushover", "matrix", "webhook", "ntfy", "discord", "slack"] }).notNull(),
     name: text("name").notNull(),
-    url: text("url").notNull(),
-    topic: text("topic"),
-    secret: text("secret"),
+    // The kind's settings as JSON: what may be shown (a URL, a chat id, recipients) in `config`,
+    // what may not (tokens, signing keys, URLs that are secrets) in `secrets`, never shown again.
+    config: text("config").notNull().default("{}"),
+    secrets: text("secrets").notNull().default("{}"),
+    // Which notify events it gets (JSON: channels, exclude_channels, tags, min_priority; null: all
+    // of its project's), and its own title and body templates (JSON; null: the default wording).
+    filter: text("filter"),
+    template: text("template"),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
     // The member who added it (no foreign key: kept when they are removed), null from before this was recorded.
     createdByUserId: integer("created_by_user_id"),
@@ -245,7 +253,7 @@ export const deliveries = sqliteTable(
   "deliveries",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    target: text("target", { enum: ["push", "integration"] }).notNull(),
+    target: text("target", { enum: ["push", "integration", "digest"] }).notNull(),
     targetId: integer("target_id").notNull(),
     eventId: integer("event_id"),
     payload: text("payload").notNull(),
@@ -275,6 +283,36 @@ export const deliveryAttempts = sqliteTable(
     error: text("error"),
   },
   (t) => [index("delivery_attempts_delivery").on(t.deliveryId)],
+);
+
+// A project's daily or weekly summary, sent at `hour` (and on `weekday`, 1 Monday to 7 Sunday) in
+// `timeZone` to some of its integrations (JSON list of ids) and e-mail addresses (JSON list).
+// `lastPeriod` names the last period sent ("2026-03-02"): it moves in the transaction that queues
+// the period's deliveries, only from another value, so a period is sent once across restarts and
+// instances.
+export const digests = sqliteTable(
+  "digests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    frequency: text("frequency", { enum: ["daily", "weekly"] }).notNull(),
+    hour: integer("hour").notNull(),
+    weekday: integer("weekday"),
+    timeZone: text("time_zone").notNull(),
+    integrationIds: text("integration_ids").notNull().default("[]"),
+    emails: text("emails").notNull().default("[]"),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    createdAt: integer("created_at").notNull(),
+    lastPeriod: text("last_period"),
+    lastSentAt: integer("last_sent_at"),
+    lastSuccessAt: integer("last_success_at"),
+    lastError: text("last_error"),
+    lastErrorAt: integer("last_error_at"),
+  },
+  (t) => [index("digests_project").on(t.projectId)],
 );
 
 // Idempotency-Key: the first answer to a request, kept a day, so a client that retries after a

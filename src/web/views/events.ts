@@ -4,6 +4,7 @@ import { renderMarkdown, renderPlain } from "../markdown.ts";
 import { tagTerm } from "../filters.ts";
 import { eventJson } from "../../domain/event-json.ts";
 import { tagText, type StoredEvent } from "../../model/event.ts";
+import { PRIORITY_NAMES, priorityBadge } from "./priority.ts";
 
 export function description(e: StoredEvent): Html | string {
   if (!e.description) return "";
@@ -82,6 +83,7 @@ export function eventItem(e: StoredEvent, opts: { showChannel?: boolean; fresh?:
       ${opts.showChannel !== false ? html`<a class="channel-link" href="/p/${project}/c/${seg(e.channel)}">#${e.channel}</a>` : ""}
       ${e.userId ? html`<a class="user-link" href="/p/${project}/users/${seg(e.userId)}">👤 ${e.userId}</a>` : ""}
       ${e.historical ? historicalMark() : ""}
+      ${priorityBadge(e.priority)}
     </div>
     ${tagChips(e.project, e.tags, opts.showChannel === false ? e.channel : undefined)}
   </div>
@@ -121,6 +123,7 @@ export function eventDetail(e: StoredEvent): Html {
     ["Received", html`${absoluteTime(e.receivedAt)} <span class="muted">(${time(e.receivedAt)})</span>`],
     ["User", e.userId ? html`<a href="/p/${project}/users/${seg(e.userId)}">${e.userId}</a>` : html`<span class="muted">none</span>`],
     ["Notify", e.notify ? (e.historical ? "requested, but not sent (historical event)" : "yes") : "no"],
+    ["Priority", html`${String(e.priority ?? 3)} of 5 (${PRIORITY_NAMES[e.priority ?? 3] ?? ""}) ${priorityBadge(e.priority)}`],
     ["Format", e.parser],
     ["Id", String(e.id)],
   ];

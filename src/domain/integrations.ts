@@ -1,0 +1,188 @@
+// A project's integrations: made, changed, tested and removed from the dashboard, the API
+// (/v1/integrations) and the CLI alike. Input is the API's body: {project, kind, name, config,
+// filter, template}. A config is checked by its kind (integration-kinds.ts), a filter by the
+// routing rules (routing.ts), templates by rendering them (templates.ts): each problem is a 400
+// naming its field. Secrets are write-only: every answer carries them masked, and a change that
+// leaves a secret out (or sends it back masked) keeps the stored one.
+import { z } from "zod";
+import { Forbidden, NotFound, ValidationError } from "../errors.ts";
+import type { Integration, IntegrationKind, RouteFilter, Template } from "../model/notification.ts";
+import { INTEGRATION_KINDS } from "../model/notification.ts";
+import type { User } from "../model/user.ts";
+import type { Store } from "../store/store.ts";
+import { KIND_CONFIG, maskedConfig, maskSecret, SECRET_KEYS, splitConfig } from "./integration-kinds.ts";
+import { testPayload } from "./notifications.ts";
+import { requireProject } from "./projects.ts";
+import { routeFilter } from "./routing.ts";
+import * as rule from "./rules.ts";
+import { LIMITS, type Message, renderMessage, sampleEvent, templateProblems, templateView } from "./templates.ts";
+import { randomToken } from "./tokens.ts";
+import { validate } from "./validation.ts";
+
+const KIND_LIST = INTEGRATION_KINDS.join(", ");
+
+export const templateInput = z
+  .object(
+    {
+      title: z.string().max(LIMITS.title, `must be at most ${LIMITS.title} characters`).optional().meta({ description: "A mustache template of the title (plain text).", examples: ["{{icon}} {{event}} ({{project}})"] }),
+      body: z.string().max(LIMITS.body, `must be at most ${LIMITS.body} characters`).optional().meta({ description: "A mustache template of the body, in the kind's format.", examples: ["*{{event}}*\n{{description}}\nplan: {{tags.plan}}"] }),
+    },
+    { error: 'must be an object like {"title": "{{event}}", "body": "{{description}}"}' },
+  )
+  .strict()
+  .nullish()
+  .transform((t): Template | null => {
+    if (!t) return null;
+    const out: Template = {};
+    if (t.title?.trim()) out.title = t.title;
+    if (t.body?.trim()) out.body = t.body;
+    return Object.keys(out).length ? out : null;
+  });
+
+const integrationName = z.string({ error: "is required: a name to tell it by" }).trim().min(1, "is required: a name to tell it by").max(100, "must be at most 100 characters");
+const configObject = z.record(z.string(), z.unknown(), { error: "must be an object: the kind's settings (see docs/notifications.md)" });
+
+export const integrationInput = z
+  .object({
+    project: rule.projectName.meta({ description: "The project whose notify events it gets.", examples: ["my-saas"] }),
+    kind: z.enum(INTEGRATION_KINDS, { error: `must be one of ${KIND_LIST}` }).meta({ description: "What it sends to." }),
+    name: integrationName.meta({ examples: ["Ops chat"] }),
+    config: configObject.meta({ description: "The kind's settings (secrets are write-only).", examples: [{ bot_token: "123456789:AAH…", chat_id: "-1001234567890" }] }),
+    filter: routeFilter.meta({ description: "Which notify events it gets (absent: all of the project's)." }),
+    template: templateInput.meta({ description: "Its own title and body (absent: the default wording)." }),
+    enabled: z.boolean().optional(),
+  })
+  .strict();
+
+export const integrationChangesInput = z
+  .object({
+    kind: z.enum(INTEGRATION_KINDS, { error: `must be one of ${KIND_LIST}` }).optional(),
+    name: integrationName.optional(),
+    config: configObject.optional().meta({ description: "Keys to change (merged into the stored config; null removes an optional one; a secret left out is kept)." }),
+    filter: routeFilter.optional(),
+    template: templateInput.optional(),
+    enabled: z.boolean().optional(),
+  })
+  .strict();
+
+/** An integration as every answer shows it: its secrets masked, with its project's name. */
+export type IntegrationView = Omit<Integration, "secrets"> & { project: string; hasSecret: boolean };
+
+export function viewOf(i: Integration, project: string): IntegrationView {
+  const { secrets, ...rest } = i;
+  return { ...rest, project, config: maskedConfig(i.kind, i.config, secrets), hasSecret: Object.keys(secrets).length > 0 };
+}
+
+/** The kind's config checked (paths as config.KEY), split into what is shown and the secrets. */
+function checkedConfig(kind: IntegrationKind, config: Record<string, unknown>) {
+  const checked = validate(z.object({ config: KIND_CONFIG[kind] }), { config }).config as Record<string, unknown>;
+  return splitConfig(kind, checked);
+}
+
+function checkTemplate(kind: IntegrationKind, template: Template | null): void {
+  if (!template) return;
+  const issues = templateProblems(kind, template);
+  if (issues.length) throw new ValidationError(issues);
+}
+
+export function integrationService(store: Store) {
+  async function find(id: number): Promise<{ integration: Integration; project: string }> {
+    const integration = await store.notifications.integration(id);
+    const project = integration && (await store.projects.findById(integration.projectId));
+    if (!integration || !project) throw new NotFound(`There is no integration ${id}: list them with GET /v1/integrations?project=NAME.`);
+    return { integration, project: project.name };
+  }
+
+  return {
+    async list(projectName: string): Promise<IntegrationView[]> {
+      const project = await requireProject(store, projectName);
+      return (await store.notifications.integrationsOf(project.id)).map((i) => viewOf(i, project.name));
+    },
+
+    async get(id: number): Promise<IntegrationView> {
+      const { integration, project } = await find(id);
+      return viewOf(integration, project);
+    },
+
+    /** A webhook made without a signing secret gets one, returned here once. `by`: the member adding it. */
+    async create(input: unknown, by: User | null = null, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
+      const i = validate(integrationInput, input);
+      const project = await requireProject(store, i.project);
+      const { shown, secrets } = checkedConfig(i.kind, i.config);
+      checkTemplate(i.kind, i.template);
+      const generated = i.kind === "webhook" && !secrets.secret ? `whsec_${randomToken().slice(3)}` : null;
+      if (generated) secrets.secret = generated;
+      let row = await store.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, config: shown, secrets, filter: i.filter, template: i.template, createdByUserId: by?.id ?? null }, now);
+      if (i.enabled === false) row = (await store.notifications.updateIntegration(row.id, { enabled: false })) ?? row;
+      return { integration: viewOf(row, project.name), secret: generated };
+    },
+
+    /** Changes what `input` names; the kind stays (a different one is refused). */
+    async update(id: number, input: unknown): Promise<IntegrationView> {
+      const { integration: current, project } = await find(id);
+      const c = validate(integrationChangesInput, input);
+      if (c.kind !== undefined && c.kind !== current.kind) throw ValidationError.field("kind", "immutable", `kind: an integration's kind cannot change (it is ${current.kind}); add a new ${c.kind} integration instead`);
+      const changes: Parameters<Store["notifications"]["updateIntegration"]>[1] = {};
+      if (c.name !== undefined) changes.name = c.name;
+      if (c.enabled !== undefined) changes.enabled = c.enabled;
+      if (c.filter !== undefined) changes.filter = c.filter as RouteFilter | null;
+      if (c.template !== undefined) {
+        checkTemplate(current.kind, c.template);
+        changes.template = c.template;
+      }
+      if (c.config !== undefined) {
+        const merged: Record<string, unknown> = { ...current.config, ...current.secrets };
+        for (const [key, value] of Object.entries(c.config)) {
+          const secret = SECRET_KEYS[current.kind].includes(key);
+          // A secret sent back as an answer showed it is the stored one, not a new value.
+          if (secret && typeof value === "string" && current.secrets[key] !== undefined && value === maskSecret(current.secrets[key]!)) continue;
+          if (value === null) delete merged[key];
+          else merged[key] = value;
+        }
+        const { shown, secrets } = checkedConfig(current.kind, merged);
+        changes.config = shown;
+        changes.secrets = secrets;
+      }
+      const row = await store.notifications.updateIntegration(id, changes);
+      if (!row) throw new NotFound(`There is no integration ${id}.`);
+      return viewOf(row, project);
+    },
+
+    async setEnabled(id: number, enabled: boolean): Promise<void> {
+      await find(id);
+      await store.notifications.setIntegrationEnabled(id, enabled);
+    },
+
+    async remove(id: number): Promise<void> {
+      await find(id);
+      await store.notifications.deleteIntegration(id);
+    },
+
+    /** Queues a test message; the integration's last outcome shows how it went. */
+    async sendTest(id: number, baseUrl: string, now = Date.now()): Promise<void> {
+      const { integration } = await find(id);
+      if (!integration.enabled) throw new Forbidden("Enable the integration first.");
+      const payload = JSON.stringify(testPayload(integration.name, baseUrl, integration.kind));
+      await store.notifications.enqueue([{ target: "integration", targetId: id, eventId: null, payload }], now);
+    },
+
+    /**
+     * What a kind's templates make of a sample event (hostile text included), as it would be sent;
+     * a template problem is thrown as it would be on save.
+     */
+    preview(kind: IntegrationKind, project: string, template: unknown, baseUrl: string): Message {
+      const t = validate(z.object({ template: templateInput }), { template }).template;
+      checkTemplate(kind, t);
+      const sample = sampleEvent(project);
+      const url = `${baseUrl}/p/${encodeURIComponent(project)}/events/1`;
+      return renderMessage(kind, t, templateView(sample, url), { title: `${sample.icon} ${sample.name}`, body: sample.description ?? "" });
+    },
+
+    /** How many enabled integrations a member added (across projects). */
+    createdBy(userId: number): Promise<number> {
+      return store.notifications.integrationsCreatedBy(userId);
+    },
+  };
+}
+
+export type IntegrationService = ReturnType<typeof integrationService>;

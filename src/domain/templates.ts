@@ -1,0 +1,240 @@
+// An integration's own wording: mustache templates ({{event}}, {{tags.plan}}, ...) rendered over a
+// notify event when its delivery is queued. Templates are written by the project's team, values
+// come from whoever sent the event (a public token ships in web pages), so each value is escaped
+// for where the text goes: HTML for e-mail, Markdown for Telegram, Discord and Matrix, Slack's own
+// for Slack, JSON for a webhook's body. A title is plain text everywhere (each sender escapes it
+// as its receiver needs). A template is checked when it is saved (its syntax, its names, and the
+// text it makes from a hostile sample), so a send never fails for its template.
+import { Marked, type Tokens } from "marked";
+import Mustache from "mustache";
+import sanitizeHtml from "sanitize-html";
+import type { FieldIssue } from "../errors.ts";
+import type { Tags } from "../model/event.ts";
+import type { IntegrationKind, Template } from "../model/notification.ts";
+
+/** How a kind's body is written: what its values are escaped for. */
+export type Format = "text" | "markdown" | "slack" | "html" | "json";
+
+export const FORMATS: Record<IntegrationKind, Format> = {
+  email: "html",
+  telegram: "markdown",
+  discord: "markdown",
+  matrix: "markdown",
+  slack: "slack",
+  webhook: "json",
+  ntfy: "text",
+  gotify: "text",
+  pushover: "text",
+};
+
+export const LIMITS = { title: 250, body: 4000 } as const;
+
+/** The names a template may use (tags.KEY for any tag). */
+export const VARIABLES = ["event", "description", "channel", "project", "icon", "user_id", "tags", "url", "priority"] as const;
+
+/** What a template is rendered over: an event, or the sample of the preview and the checks. */
+export type TemplateEvent = { name: string; description: string | null; channel: string; project: string; icon: string | null; userId: string | null; tags: Tags | null; priority: number };
+
+/** A message as queued: a plain title, the body in the kind's format, and HTML where the kind sends it. */
+export type Message = { title: string; body: string; html?: string; json?: string };
+
+/** The view a template sees (no prototype: a name like constructor finds nothing). */
+export function templateView(e: TemplateEvent, url: string): Record<string, unknown> {
+  const tags: Record<string, unknown> = Object.create(null);
+  for (const [k, v] of Object.entries(e.tags ?? {})) tags[k] = v;
+  return Object.assign(Object.create(null), { event: e.name, description: e.description ?? "", channel: e.channel, project: e.project, icon: e.icon ?? "", user_id: e.userId ?? "", tags, url, priority: e.priority });
+}
+
+// --- escaping -------------------------------------------------------------------------------------
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}
+
+/** Every ASCII punctuation character backslashed: CommonMark and Discord both read each as itself. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[!-/:-@[-`{-~]/g, "\\$&");
+}
+
+/** Slack's mrkdwn reads only these three as markup (links, mentions); escaping them keeps a value text. */
+export function escapeSlack(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+const escapeJson = (text: string) => JSON.stringify(text).slice(1, -1);
+
+const ESCAPES: Record<Format, (text: string) => string> = { text: (t) => t, markdown: escapeMarkdown, slack: escapeSlack, html: escapeHtml, json: escapeJson };
+
+function render(source: string, view: Record<string, unknown>, escape: (text: string) => string): string {
+  return Mustache.render(source, view, undefined, { escape: (value: unknown) => escape(String(value)) });
+}
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim().slice(0, LIMITS.title);
+
+// --- HTML for the kinds that send it ---------------------------------------------------------------
+
+/** Markdown to HTML: raw HTML in it is shown as text, images become links (nothing loads when read). */
+const standard = new Marked({
+  gfm: true,
+  breaks: true,
+  async: false,
+  renderer: {
+    html: ({ text }) => escapeHtml(text),
+    image: ({ href, text }) => `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>`,
+  },
+});
+
+// Telegram's HTML has no paragraphs, lists or headings: they become lines (its parser keeps newlines).
+const telegram = new Marked({
+  gfm: true,
+  breaks: true,
+  async: false,
+  renderer: {
+    html: ({ text }) => escapeHtml(text),
+    image: ({ href, text }) => `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>`,
+    paragraph(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { tokens }: Tokens.Paragraph) {
+      return `${this.parser.parseInline(tokens)}\n\n`;
+    },
+    heading(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { tokens }: Tokens.Heading) {
+      return `<b>${this.parser.parseInline(tokens)}</b>\n\n`;
+    },
+    list(this: { parser: { parse(t: Tokens.Generic[]): string } }, token: Tokens.List) {
+      const start = typeof token.start === "number" ? token.start : 1;
+      return `${token.items.map((item, i) => `${token.ordered ? `${start + i}.` : "•"} ${this.parser.parse(item.tokens).trim()}`).join("\n")}\n\n`;
+    },
+    code: ({ text }) => `<pre>${escapeHtml(text)}</pre>\n\n`,
+    hr: () => "\n",
+    br: () => "\n",
+    strong(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { tokens }: Tokens.Strong) {
+      return `<b>${this.parser.parseInline(tokens)}</b>`;
+    },
+    em(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { tokens }: Tokens.Em) {
+      return `<i>${this.parser.parseInline(tokens)}</i>`;
+    },
+    del(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { tokens }: Tokens.Del) {
+      return `<s>${this.parser.parseInline(tokens)}</s>`;
+    },
+  },
+});
+
+const LINKS: Pick<sanitizeHtml.IOptions, "allowedSchemes" | "allowProtocolRelative"> = { allowedSchemes: ["http", "https", "mailto"], allowProtocolRelative: false };
+
+// What Telegram's parse_mode HTML accepts (core.telegram.org/bots/api#html-style); the rest is dropped, its text kept.
+const TELEGRAM: sanitizeHtml.IOptions = { ...LINKS, allowedTags: ["b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a", "code", "pre", "blockquote"], allowedAttributes: { a: ["href"] }, disallowedTagsMode: "discard" };
+
+// What Matrix clients are asked to show of org.matrix.custom.html (the spec's list, less images and colours).
+const MATRIX_TAGS = ["p", "br", "hr", "strong", "b", "em", "i", "u", "del", "s", "strike", "code", "pre", "blockquote", "ul", "ol", "li", "a", "h1", "h2", "h3", "h4", "h5", "h6", "sup", "sub", "table", "thead", "tbody", "tr", "th", "td", "caption"];
+const MATRIX: sanitizeHtml.IOptions = { ...LINKS, allowedTags: MATRIX_TAGS, allowedAttributes: { a: ["href"], ol: ["start"] }, disallowedTagsMode: "discard" };
+
+// E-mail: the usual formatting, links, no images or styles (nothing loads or tracks when it is read).
+const EMAIL: sanitizeHtml.IOptions = { ...LINKS, allowedTags: [...MATRIX_TAGS, "div", "span"], allowedAttributes: { a: ["href", "title"], ol: ["start"], th: ["align"], td: ["align"] }, disallowedTagsMode: "discard" };
+
+export const telegramHtml = (markdown: string) => sanitizeHtml(telegram.parse(markdown) as string, TELEGRAM).replace(/\n{3,}/g, "\n\n").trim();
+export const matrixHtml = (markdown: string) => sanitizeHtml(standard.parse(markdown) as string, MATRIX).trim();
+export const emailHtml = (html: string) => sanitizeHtml(html, EMAIL).trim();
+/** The words of HTML, for a plain-text part: tags dropped (the sanitiser keeps their text), entities decoded. */
+export const htmlText = (html: string) =>
+  sanitizeHtml(html.replace(/<br\s*\/?>/gi, "\n").replace(/<\/(p|div|li|h\d|tr|blockquote|pre)>/gi, "$&\n"), { allowedTags: [], allowedAttributes: {} })
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+
+// --- messages -------------------------------------------------------------------------------------
+
+/**
+ * The message a kind gets: its templates over `view` where it has them, else the default wording
+ * (`fallback`, plain text, escaped for the kind's format), and the HTML of the kinds that send it.
+ */
+export function renderMessage(kind: IntegrationKind, template: Template | null, view: Record<string, unknown>, fallback: { title: string; body: string }): Message {
+  const format = FORMATS[kind];
+  const title = template?.title ? oneLine(render(template.title, view, String)) || fallback.title : fallback.title;
+  if (format === "json") return template?.body ? { title, body: fallback.body, json: render(template.body, view, escapeJson) } : { title, body: fallback.body };
+  const body = template?.body ? render(template.body, view, ESCAPES[format]).trim() : defaultBody(format, fallback.body);
+  if (kind === "email") return { title, body: htmlText(body), html: emailHtml(body) };
+  if (kind === "telegram") return { title, body, html: telegramHtml(body.slice(0, 3500)) };
+  if (kind === "matrix") return { title, body, html: matrixHtml(body) };
+  return { title, body };
+}
+
+/**
+ * A document written as Markdown (its values escaped with escapeMarkdown), such as a digest, in a
+ * kind's format: Markdown where the kind reads it, HTML for e-mail, its words elsewhere.
+ */
+export function renderDocument(kind: IntegrationKind, title: string, markdown: string): Message {
+  const format = FORMATS[kind];
+  if (format === "markdown") return renderMessage(kind, { body: "{{{markdown}}}" }, { markdown }, { title, body: "" });
+  const html = emailHtml(standard.parse(markdown) as string);
+  if (format === "html") return { title, body: htmlText(html), html };
+  const text = htmlText(html);
+  return { title, body: format === "slack" ? escapeSlack(text) : text };
+}
+
+/** The default body (plain text) in a format: kept as it reads. */
+function defaultBody(format: Format, text: string): string {
+  if (format === "html") return escapeHtml(text).replace(/\n/g, "<br>\n");
+  return ESCAPES[format](text);
+}
+
+// --- checks ---------------------------------------------------------------------------------------
+
+/** An event that tries everything a sender could: markup of every format, quotes, mustache braces. */
+export function sampleEvent(project: string): TemplateEvent {
+  return {
+    name: `Payment failed <b>"quoted"</b> & *starred* _under_ [link](javascript:alert(1)) {{event}}`,
+    description: "Card declined for **acme** <script>alert(1)</script>\n\n- retry: `3`\n- back\\slash \"done\"",
+    channel: "payments",
+    project,
+    icon: "💳",
+    userId: "user-42",
+    tags: { plan: "pro", seats: 3, trial: false },
+    priority: 4,
+  };
+}
+
+/** What is wrong with a kind's templates, each naming its field (template.title, template.body); none when they are fine. */
+export function templateProblems(kind: IntegrationKind, template: Template): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const field of ["title", "body"] as const) {
+    const source = template[field];
+    if (source === undefined) continue;
+    const path = `template.${field}`;
+    const problem = syntaxProblem(source);
+    if (problem) {
+      issues.push({ path, type: "invalid_template", message: `${path}: ${problem}` });
+      continue;
+    }
+    if (field === "body" && FORMATS[kind] === "json") {
+      const view = templateView(sampleEvent("my-app"), "https://signalboard.example.com/p/my-app/events/1");
+      try {
+        JSON.parse(render(source, view, escapeJson));
+      } catch (error) {
+        issues.push({ path, type: "invalid_template", message: `${path}: does not make JSON (${(error as Error).message}); quote each value, as in {"text": "{{event}}"}` });
+      }
+    }
+  }
+  return issues;
+}
+
+/** A mustache syntax error, a partial, or a name the view does not have; null when there is none. */
+function syntaxProblem(source: string): string | null {
+  let tokens: unknown[];
+  try {
+    tokens = Mustache.parse(source);
+  } catch (error) {
+    return `is not a valid template: ${(error as Error).message}`;
+  }
+  for (const token of tokens as [string, string][]) {
+    const [type, name] = token;
+    if (type === ">") return `partials ({{> ${name}}}) are not available; use ${names()}`;
+    if (type === "=") return "changing the delimiters is not available";
+    if (!["name", "&", "{", "#", "^"].includes(type)) continue;
+    const root = name.split(".")[0]!;
+    if (name !== "." && !(VARIABLES as readonly string[]).includes(root)) return `{{${name}}} is not a variable; use ${names()}`;
+  }
+  return null;
+}
+
+const names = () => VARIABLES.map((v) => (v === "tags" ? "{{tags.KEY}}" : `{{${v}}}`)).join(", ");
