@@ -14,22 +14,12 @@ export type PgOptions = {
   max?: number;
   /** The server ends any statement of this pool that runs longer (ms): a read's last line of defence. */
   statementTimeoutMs?: number;
-  /**
-   * Plan every statement for its own parameters. A prepared statement is otherwise planned once
-   * for any parameters after five runs, and a read whose cost depends on them (a time range, a
-   * user, a tag) then takes a plan made for none: a series of a month's distinct users went from
-   * 330 ms to 750 ms at its sixth run on a connection.
-   */
-  customPlans?: boolean;
   /** Called with each query the pool's Drizzle sends, as it is sent: a read's queries, to cancel them. */
   onQuery?: (query: { cancel(): unknown }) => void;
 };
 
-export function openPg(url: string, { max = 10, statementTimeoutMs, customPlans, onQuery }: PgOptions = {}): { sql: SQL; db: PgDb } {
-  const connection = {
-    ...(statementTimeoutMs ? { statement_timeout: Math.ceil(statementTimeoutMs) } : {}),
-    ...(customPlans ? { plan_cache_mode: "force_custom_plan" } : {}),
-  };
+export function openPg(url: string, { max = 10, statementTimeoutMs, onQuery }: PgOptions = {}): { sql: SQL; db: PgDb } {
+  const connection = statementTimeoutMs ? { statement_timeout: Math.ceil(statementTimeoutMs) } : undefined;
   const sql = new SQL(url, { max, idleTimeout: 60, connectionTimeout: 10, connection });
   return { sql, db: drizzle({ client: onQuery ? watched(sql, onQuery) : sql, schema }) as unknown as PgDb };
 }
