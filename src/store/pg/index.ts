@@ -86,6 +86,7 @@ export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_0
     max,
     statementTimeoutMs: queryTimeoutMs + 1000,
     customPlans: true,
+    noJit: true,
     onQuery: (query) => {
       const current = inFlight.getStore();
       if (!current) return;
