@@ -1,9 +1,11 @@
 // Series on PostgreSQL, answered by the database on the read pool (store/reads.ts): only the
 // lines come back, never the events, since rows are read on the thread that acknowledges writes.
 // The whole is counted a bucket at a time from the index that answers the filter (an index-only
-// range per bucket); a split by channel or by a tag's value counts each channel or value that way
-// when nothing else narrows the events and they are few. Anything else is one statement that
-// places each event in its bucket (width_bucket), keeps the groups with the most and adds up the rest.
+// range per bucket); a split by channel or by a tag's value counts each
+// channel or value that way when nothing else narrows the events and they are few.
+// Distinct users over at most 64 buckets are one bigint per user, a bit a bucket. Anything
+// else is one statement that places each event in its bucket (width_bucket), keeps the groups with
+// the most and adds up the rest.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { GroupBy, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
@@ -121,17 +123,25 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
   }
 
   /**
-   * A project's distinct users per bucket, user by user in time order (the order of its (project,
-   * user, time) index, or a sort of the range when that is cheaper): a user counts in a bucket when
-   * their bucket changes, so nothing is kept per user.
+   * A project's distinct users per bucket, user by user in the order of its (project, user, time)
+   * index. With at most 64 buckets, each user's buckets are one bigint's bits (bit_or), and each
+   * bucket's users are counted from those: a user is one row, not a row per event and bucket.
+   * With more, a user counts in a bucket when their bucket changes from their event before.
    */
   async function usersOfProject(q: SeriesQuery): Promise<SeriesLine[]> {
     const n = q.bounds.length - 1;
     const bucket = sql`width_bucket(ts, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1`;
+    const events = sql`FROM events WHERE project_id = ${q.filter.projectId} AND user_id IS NOT NULL AND ts >= ${q.bounds[0]} AND ts < ${q.bounds[n]}`;
+    if (n <= 64) {
+      const bits = Array.from({ length: n }, (_, b) => sql`count(*) FILTER (WHERE mask & ${sql.raw(`${1n << BigInt(b)}`)}::bigint <> 0)::int`);
+      const [row] = await rows<{ users: number; counts: number[] }>(sql`
+        SELECT count(*)::int AS users, ARRAY[${sql.join(bits, sql`, `)}] AS counts
+          FROM (SELECT bit_or(1::bigint << ${bucket}) AS mask ${events} GROUP BY user_id) u`);
+      return [{ group: null, other: false, total: row?.users ?? 0, counts: row ? Array.from(row.counts) : zeros(n) }];
+    }
     const found = await rows<{ b: number; n: number; users: number }>(sql`
       SELECT b, count(*) FILTER (WHERE b IS DISTINCT FROM before)::int AS n, count(*) FILTER (WHERE before IS NULL)::int AS users
-        FROM (SELECT ${bucket} AS b, lag(${bucket}) OVER (PARTITION BY user_id ORDER BY ts) AS before
-                FROM events WHERE project_id = ${q.filter.projectId} AND user_id IS NOT NULL AND ts >= ${q.bounds[0]} AND ts < ${q.bounds[n]}) x
+        FROM (SELECT b, lag(b) OVER (PARTITION BY user_id ORDER BY ts) AS before FROM (SELECT user_id, ts, ${bucket} AS b ${events}) e) x
        GROUP BY b`);
     const counts = zeros(n);
     for (const row of found) counts[row.b] = row.n;
