@@ -1,8 +1,8 @@
 // Series on PostgreSQL, answered by the database on the read pool (store/reads.ts): only the
 // lines come back, never the events, since rows are read on the thread that acknowledges writes.
 // The whole is counted a bucket at a time from the index that answers the filter (an index-only
-// range per bucket); a split by channel or by a tag's value counts each
-// channel or value that way when nothing else narrows the events and they are few.
+// range per bucket); a split by channel, by name or by a tag's value counts each
+// channel, name or value that way when nothing else narrows the events and they are few.
 // Distinct users over at most 64 buckets are one bigint per user, a bit a bucket. Anything
 // else is one statement that places each event in its bucket (width_bucket), keeps the groups with
 // the most and adds up the rest.
@@ -91,6 +91,24 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     return combine([...lines, without], q.limit);
   }
 
+  /** Split by name: each name's events counted from the (project, name, time) index; null when there are too many names. */
+  async function byName(q: SeriesQuery): Promise<SeriesLine[] | null> {
+    const n = q.bounds.length - 1;
+    const projectId = q.filter.projectId;
+    // The distinct names, one index seek each, as byTag finds a tag's values.
+    const names = await rows<{ event: string }>(sql`
+      WITH RECURSIVE v(event) AS (
+        (SELECT event FROM events WHERE project_id = ${projectId} ORDER BY event LIMIT 1)
+        UNION ALL
+        SELECT (SELECT e.event FROM events e WHERE e.project_id = ${projectId} AND e.event > v.event ORDER BY e.event LIMIT 1) FROM v WHERE v.event IS NOT NULL)
+      SELECT event FROM v WHERE event IS NOT NULL LIMIT ${MAX_GROUPS + 1}`);
+    if (names.length > MAX_GROUPS || names.length * n > MAX_CELLS) return null;
+    if (!names.length) return [];
+    const named = { from: sql`events`, where: sql`events.project_id = ${projectId} AND events.event = v.event`, ts: sql`events.ts` };
+    const counted = await rows<{ event: string; counts: number[] }>(sql`SELECT v.event, ${perBucket(named, q.bounds)} AS counts FROM json_array_elements_text(${JSON.stringify(names.map((v) => v.event))}::text::json) AS v(event)`);
+    return combine(counted.map((c) => ({ group: c.event, counts: Array.from(c.counts), total: c.counts.reduce((a, b) => a + b, 0) })), q.limit);
+  }
+
   /** One statement: each event placed in its bucket, the groups with the most kept, the rest added up (users counted once). */
   async function grouped(q: SeriesQuery): Promise<SeriesLine[]> {
     const n = q.bounds.length - 1;
@@ -156,6 +174,7 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
       const plain = measure === "events" && !narrowsEvents(filter);
       if (plain && groupBy?.by === "channel") return (await byChannel(q)) ?? grouped(q);
       if (plain && groupBy?.by === "tag" && filter.channel === undefined) return (await byTag(q, groupBy.key)) ?? grouped(q);
+      if (plain && groupBy?.by === "event" && filter.channel === undefined) return (await byName(q)) ?? grouped(q);
       return grouped(q);
     },
     ...funnelQueries(ctx),
