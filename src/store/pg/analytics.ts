@@ -1,7 +1,7 @@
 // Series on PostgreSQL, answered by the database on the read pool (store/reads.ts): only the
 // lines come back, never the events, since rows are read on the thread that acknowledges writes.
 // The whole is counted a bucket at a time from the index that answers the filter (an index-only
-// range per bucket); a split by channel, by name or by a tag's value counts each
+// range per bucket, unless words filter it); a split by channel, by name or by a tag's value counts each
 // channel, name or value that way when nothing else narrows the events and they are few.
 // Distinct users over at most 64 buckets are one bigint per user, a bit a bucket. Anything
 // else is one statement that places each event in its bucket (width_bucket), keeps the groups with
@@ -169,7 +169,9 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
   return {
     async series(q) {
       const { filter, groupBy, measure } = q;
-      if (measure === "events" && !groupBy) return [{ group: null, other: false, ...(await whole(filter, q.bounds)) }];
+      // Words are matched by each statement that asks for them (the search index read anew): a count
+      // per bucket would match them once a bucket (720 times by hour over 30 days), so one statement places them.
+      if (measure === "events" && !groupBy && !filter.terms?.length) return [{ group: null, other: false, ...(await whole(filter, q.bounds)) }];
       if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined) return usersOfProject(q);
       const plain = measure === "events" && !narrowsEvents(filter);
       if (plain && groupBy?.by === "channel") return (await byChannel(q)) ?? grouped(q);
