@@ -3,7 +3,7 @@
 // The whole is counted a bucket at a time from the index that answers the filter (an index-only
 // range per bucket, unless words filter it); a split by channel, by name or by a tag's value counts each
 // channel, name or value that way when nothing else narrows the events and they are few.
-// Distinct users over at most 64 buckets are one bigint per user, a bit a bucket. Anything
+// Distinct users over at most 64 buckets are one bigint per user (and group), a bit a bucket. Anything
 // else is one statement that places each event in its bucket (width_bucket), keeps the groups with
 // the most and adds up the rest.
 import { and, eq, type SQL, sql } from "drizzle-orm";
@@ -141,6 +141,39 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
   }
 
   /**
+   * Distinct users per group and bucket, with at most 64 buckets: each user's buckets in a group are
+   * one bigint's bits (bit_or), so a user is one row per group instead of one per event, and the
+   * database sorts nothing to count them (count(DISTINCT) sorts every event, twice). The rest of the
+   * groups are counted by user again, their masks put together, so a user counts once there too.
+   */
+  async function groupedUsers(q: SeriesQuery): Promise<SeriesLine[]> {
+    const n = q.bounds.length - 1;
+    const source = sourceOf(q.filter, true);
+    const { from, group } = groupOf(q.groupBy, source.from);
+    const bits = sql.join(
+      Array.from({ length: n }, (_, b) => sql`count(*) FILTER (WHERE mask & ${sql.raw(`${1n << BigInt(b)}`)}::bigint <> 0)::int`),
+      sql`, `,
+    );
+    const same = (a: string, b: string) => sql.raw(`coalesce(${a}.g, '') = coalesce(${b}.g, '') AND (${a}.g IS NULL) = (${b}.g IS NULL)`);
+    const found = await rows<{ rest: boolean; g: string | null; total: number; counts: number[] }>(sql`
+      WITH r AS MATERIALIZED (
+        SELECT g, u, bit_or(1::bigint << b) AS mask FROM (
+          SELECT width_bucket(${source.ts}, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1 AS b, ${group} AS g, events.user_id AS u
+            FROM ${from} WHERE ${source.where} AND ${source.ts} >= ${q.bounds[0]} AND ${source.ts} < ${q.bounds[n]} AND events.user_id IS NOT NULL) e
+        GROUP BY g, u),
+      top AS (SELECT g, count(*) AS total FROM r GROUP BY g ORDER BY total DESC, g COLLATE "C" NULLS FIRST LIMIT ${q.groupBy ? q.limit : 1})
+      SELECT false AS rest, r.g, count(*)::int AS total, ARRAY[${bits}] AS counts FROM r JOIN top ON ${same("top", "r")} GROUP BY r.g
+      UNION ALL
+      SELECT true, NULL, count(*)::int, ARRAY[${bits}] FROM (SELECT bit_or(mask) AS mask FROM r WHERE NOT EXISTS (SELECT 1 FROM top WHERE ${same("top", "r")}) GROUP BY u) x HAVING count(*) > 0`);
+    const lines = found.map((row) => ({ group: row.g, total: row.total, counts: Array.from(row.counts), rest: row.rest }));
+    const { top } = topGroups(lines.filter((l) => !l.rest), q.limit);
+    const out: SeriesLine[] = top.map(({ group, total, counts }) => ({ group, other: false, total, counts }));
+    const rest = lines.find((l) => l.rest);
+    if (rest) out.push(otherLine(rest.counts, rest.total));
+    return q.groupBy || out.length ? out : [{ group: null, other: false, total: 0, counts: zeros(n) }];
+  }
+
+  /**
    * A project's distinct users per bucket, user by user in the order of its (project, user, time)
    * index. With at most 64 buckets, each user's buckets are one bigint's bits (bit_or), and each
    * bucket's users are counted from those: a user is one row, not a row per event and bucket.
@@ -177,6 +210,7 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
       if (plain && groupBy?.by === "channel") return (await byChannel(q)) ?? grouped(q);
       if (plain && groupBy?.by === "tag" && filter.channel === undefined) return (await byTag(q, groupBy.key)) ?? grouped(q);
       if (plain && groupBy?.by === "event" && filter.channel === undefined) return (await byName(q)) ?? grouped(q);
+      if (measure === "users" && q.bounds.length - 1 <= 64) return groupedUsers(q);
       return grouped(q);
     },
     ...funnelQueries(ctx),
