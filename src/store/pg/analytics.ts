@@ -16,8 +16,15 @@ import { conditions } from "./events.ts";
 import { funnelQueries } from "./funnel.ts";
 import { eventTags } from "./schema.ts";
 
-/** Where a series' events are read from: a FROM clause, its conditions, and the time column to bound. */
-type Source = { from: SQL; where: SQL; ts: SQL };
+/**
+ * Where a series' events are read from: a FROM clause, its conditions, and the time column to bound
+ * (with `also`, the events' own, bound the same way when the tag index drives a join with them).
+ */
+type Source = { from: SQL; where: SQL; ts: SQL; also?: SQL };
+
+/** A source's events from `lo` to before `hi`. */
+const within = (source: Source, lo: SQL | number, hi: SQL | number): SQL =>
+  sql`${source.ts} >= ${lo} AND ${source.ts} < ${hi}${source.also ? sql` AND ${source.also} >= ${lo} AND ${source.also} < ${hi}` : sql``}`;
 
 /** Channels or tag values counted one by one, at most: past it (or past this many counts in all), one statement groups them. */
 const MAX_GROUPS = 1000;
@@ -35,12 +42,13 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     const byTag = and(eq(eventTags.projectId, scoped.projectId!), eq(eventTags.key, first[0]), eq(eventTags.value, first[1]))!;
     const rest: EventFilter = { ...scoped, tags: others, projectId: undefined };
     if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined) return { from: sql`event_tags`, where: byTag, ts: sql`event_tags.ts` };
-    return { from: sql`event_tags JOIN events ON events.id = event_tags.event_id`, where: and(byTag, ...conditions(scoped, others))!, ts: sql`event_tags.ts` };
+    // The events' time bound too (it is the tag's): else the planner may read every event of the project to join them.
+    return { from: sql`event_tags JOIN events ON events.id = event_tags.event_id`, where: and(byTag, ...conditions(scoped, others))!, ts: sql`event_tags.ts`, also: sql`events.ts` };
   }
 
   /** One count per bucket, each an index range. */
   const perBucket = (source: Source, bounds: number[], extra?: SQL) => sql`(
-    SELECT array_agg((SELECT count(*) FROM ${source.from} WHERE ${and(source.where, extra)} AND ${source.ts} >= b.lo AND ${source.ts} < b.hi)::int ORDER BY b.i)
+    SELECT array_agg((SELECT count(*) FROM ${source.from} WHERE ${and(source.where, extra)} AND ${within(source, sql`b.lo`, sql`b.hi`)})::int ORDER BY b.i)
       FROM unnest(${`{${bounds.slice(0, -1).join(",")}}`}::bigint[], ${`{${bounds.slice(1).join(",")}}`}::bigint[]) WITH ORDINALITY AS b(lo, hi, i))`;
 
   async function whole(filter: EventFilter, bounds: number[]): Promise<{ total: number; counts: number[] }> {
@@ -119,7 +127,7 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     const found = await rows<{ rest: boolean; g: string | null; total: number; b: number[]; n: number[] }>(sql`
       WITH r AS MATERIALIZED (
         SELECT width_bucket(${source.ts}, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1 AS b, ${group} AS g, events.user_id AS u
-          FROM ${from} WHERE ${source.where} AND ${source.ts} >= ${q.bounds[0]} AND ${source.ts} < ${q.bounds[n]} ${users ? sql`AND events.user_id IS NOT NULL` : sql``}),
+          FROM ${from} WHERE ${source.where} AND ${within(source, q.bounds[0]!, q.bounds[n]!)} ${users ? sql`AND events.user_id IS NOT NULL` : sql``}),
       t AS (SELECT g, ${measure} AS total FROM r GROUP BY g),
       top AS (SELECT g, total FROM t ORDER BY total DESC, g COLLATE "C" NULLS FIRST LIMIT ${q.groupBy ? q.limit : 1}),
       k AS (SELECT r.*, top.total IS NULL AS rest FROM r LEFT JOIN top ON coalesce(top.g, '') = coalesce(r.g, '') AND (top.g IS NULL) = (r.g IS NULL)),
@@ -159,7 +167,7 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
       WITH r AS MATERIALIZED (
         SELECT g, u, bit_or(1::bigint << b) AS mask FROM (
           SELECT width_bucket(${source.ts}, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1 AS b, ${group} AS g, events.user_id AS u
-            FROM ${from} WHERE ${source.where} AND ${source.ts} >= ${q.bounds[0]} AND ${source.ts} < ${q.bounds[n]} AND events.user_id IS NOT NULL) e
+            FROM ${from} WHERE ${source.where} AND ${within(source, q.bounds[0]!, q.bounds[n]!)} AND events.user_id IS NOT NULL) e
         GROUP BY g, u),
       top AS (SELECT g, count(*) AS total FROM r GROUP BY g ORDER BY total DESC, g COLLATE "C" NULLS FIRST LIMIT ${q.groupBy ? q.limit : 1})
       SELECT false AS rest, r.g, count(*)::int AS total, ARRAY[${bits}] AS counts FROM r JOIN top ON ${same("top", "r")} GROUP BY r.g
