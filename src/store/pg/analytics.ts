@@ -1,7 +1,7 @@
 // Series on PostgreSQL, answered by the database on the read pool (store/reads.ts): only the
 // lines come back, never the events, since rows are read on the thread that acknowledges writes.
 // The whole is counted a bucket at a time from the index that answers the filter (an index-only
-// range per bucket, unless words filter it); a split by channel, by name or by a tag's value counts each
+// range per bucket, unless rare words filter it); a split by channel, by name or by a tag's value counts each
 // channel, name or value that way when nothing else narrows the events and they are few.
 // Distinct users over at most 64 buckets are one bigint per user (and group), a bit a bucket. Anything
 // else is one statement that places each event in its bucket (width_bucket), keeps the groups with
@@ -28,6 +28,8 @@ const within = (source: Source, lo: SQL | number, hi: SQL | number): SQL =>
 
 /** Channels or tag values counted one by one, at most: past it (or past this many counts in all), one statement groups them. */
 const MAX_GROUPS = 1000;
+/** Words matching at most this many events of a range are found once, through the search index (fewMatches). */
+const FEW_MATCHES = 5000;
 const MAX_CELLS = 100_000;
 
 export function analyticsStore(ctx: Ctx): AnalyticsRepository {
@@ -54,6 +56,31 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
   async function whole(filter: EventFilter, bounds: number[]): Promise<{ total: number; counts: number[] }> {
     const [row] = await rows<{ counts: number[] | null }>(sql`SELECT ${perBucket(sourceOf(filter, false), bounds)} AS counts`);
     const counts = row?.counts ? Array.from(row.counts) : zeros(bounds.length - 1); // int[] comes as an Int32Array
+    return { total: counts.reduce((a, b) => a + b, 0), counts };
+  }
+
+  /**
+   * Whether a filter's words match few events of the range. Each statement matches words anew, and
+   * the planner matches rare ones through the search index: counted a bucket at a time they would be
+   * looked up once a bucket (a second by hour over 30 days for a rare prefix). Common ones are checked
+   * event by event along the time index, which a count per bucket does once.
+   */
+  async function fewMatches(filter: EventFilter, bounds: number[]): Promise<boolean> {
+    const source = sourceOf(filter, false);
+    const [row] = await rows<{ n: number }>(sql`
+      SELECT count(*)::int AS n FROM (SELECT 1 FROM ${source.from} WHERE ${source.where} AND ${within(source, bounds[0]!, bounds.at(-1)!)} LIMIT ${FEW_MATCHES + 1}) x`);
+    return (row?.n ?? 0) <= FEW_MATCHES;
+  }
+
+  /** Each event of the range placed in its bucket by one statement (width_bucket), only the buckets' counts back. */
+  async function placed(filter: EventFilter, bounds: number[]): Promise<{ total: number; counts: number[] }> {
+    const n = bounds.length - 1;
+    const source = sourceOf(filter, false);
+    const found = await rows<{ b: number; n: number }>(sql`
+      SELECT width_bucket(${source.ts}, ${`{${bounds.join(",")}}`}::bigint[]) - 1 AS b, count(*)::int AS n
+        FROM ${source.from} WHERE ${source.where} AND ${within(source, bounds[0]!, bounds[n]!)} GROUP BY 1`);
+    const counts = zeros(n);
+    for (const row of found) counts[row.b] = row.n;
     return { total: counts.reduce((a, b) => a + b, 0), counts };
   }
 
@@ -210,9 +237,10 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
   return {
     async series(q) {
       const { filter, groupBy, measure } = q;
-      // Words are matched by each statement that asks for them (the search index read anew): a count
-      // per bucket would match them once a bucket (720 times by hour over 30 days), so one statement places them.
-      if (measure === "events" && !groupBy && !filter.terms?.length) return [{ group: null, other: false, ...(await whole(filter, q.bounds)) }];
+      if (measure === "events" && !groupBy) {
+        const few = filter.terms?.length ? await fewMatches(filter, q.bounds) : false;
+        return [{ group: null, other: false, ...(await (few ? placed(filter, q.bounds) : whole(filter, q.bounds))) }];
+      }
       if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined) return usersOfProject(q);
       const plain = measure === "events" && !narrowsEvents(filter);
       if (plain && groupBy?.by === "channel") return (await byChannel(q)) ?? grouped(q);
