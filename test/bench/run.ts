@@ -116,7 +116,7 @@ if (only.has("analytics")) {
   );
   section(
     "Questions beside writes",
-    `The first four questions above asked in a loop at once for ${options.stallSeconds} s (each answered before it is asked again), while /healthz is probed every 20 ms on new connections and an event is posted every 100 ms, as in the stall test. A /healthz answered while no event was being written could not have waited for a write's commit (SQLite commits on the event loop): its longest is what the reads left of the loop.`,
+    `The first four questions above asked in a loop at once for ${options.stallSeconds} s (each answered before it is asked again), while /healthz is probed every 20 ms on new connections and an event is posted every 100 ms, as in the stall test. A /healthz answered while no event was being written could not have waited for a write's commit (SQLite commits on the event loop): its longest is what the reads left of the loop, and the machine's other processes. The event loop held: the same four questions for 10 s against the server run from source with test/bench/loop-hold.ts preloaded, the most CPU its main thread used between two ticks of a 10 ms timer (a tick late while the thread was idle is the process waiting for a core, not the loop held).`,
     rows.stall,
   );
 }
