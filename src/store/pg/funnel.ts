@@ -30,32 +30,38 @@ function stepEvents(q: FunnelQuery, j: number): SQL {
  * same pass instead of a second read of its events.
  */
 function levels(q: FunnelQuery, last: number): SQL {
-  const parts = [sql`l0 AS NOT MATERIALIZED (SELECT u, ts, id, m FROM (${stepEvents(q, 0)}) e)`];
+  // Only an event of both steps' name can be of both: else, at equal times, the step before's come first.
+  const both = (j: number) => j >= 1 && j <= last && q.steps[j - 1]!.event === q.steps[j]!.event;
+  // Events carry their id and steps (m) only into a step whose tie-break reads them: narrower rows to sort.
+  const idm = (on: boolean) => (on ? sql`id, m, ` : sql``);
+  const parts = [sql`l0 AS NOT MATERIALIZED (SELECT u, ts, ${idm(both(1))}ts AS s FROM (${stepEvents(q, 0)}) e)`];
   for (let j = 1; j <= last; j++) {
     const bit = 1 << j;
     const before = 1 << (j - 1);
-    // Only an event of both steps' name can be of both: else, at equal times, the step before's come first.
-    const both = q.steps[j - 1]!.event === q.steps[j]!.event;
+    const [ties, carried] = [both(j), both(j + 1)];
     const rank = (level: boolean) =>
-      !both
+      !ties
         ? sql``
         : level
           ? sql`, CASE WHEN m & ${bit} <> 0 THEN 1 ELSE 0 END AS g, CASE WHEN m & ${bit} <> 0 THEN id ELSE 0 END AS tie, 1 AS sub`
           : sql`, CASE WHEN m & ${before} <> 0 THEN 1 ELSE 2 END, CASE WHEN m & ${before} <> 0 THEN id ELSE 0 END, 0`;
-    const levelRows = j === 1 ? sql`SELECT u, ts, id, m, ts AS s, false AS nxt ${rank(true)} FROM l0` : sql`SELECT u, ts, id, m, s, false AS nxt ${rank(true)} FROM ${sql.raw(`l${j - 1}`)} WHERE nxt`;
-    const window = sql`WINDOW w AS (PARTITION BY hashtext(u), u ORDER BY ${both ? sql`ts, g, tie, sub` : sql`ts, nxt`} ROWS UNBOUNDED PRECEDING)`;
-    const rows = sql`(${levelRows} UNION ALL SELECT u, ts, id, m, NULL, true ${rank(false)} FROM (${stepEvents(q, j)}) e) x`;
+    // The step before's rows have an id and steps when this step's ties read them; else, carried on, they are none.
+    const levelIdm = ties ? sql`id, m, ` : carried ? sql`NULL::bigint AS id, 0 AS m, ` : sql``;
+    const levelRows = sql`SELECT u, ts, ${levelIdm}s, false AS nxt ${rank(true)} FROM ${sql.raw(`l${j - 1}`)} ${j === 1 ? sql`` : sql`WHERE nxt`}`;
+    const window = sql`WINDOW w AS (PARTITION BY hashtext(u), u ORDER BY ${ties ? sql`ts, g, tie, sub` : sql`ts, nxt`} ROWS UNBOUNDED PRECEDING)`;
+    const rows = sql`(${levelRows} UNION ALL SELECT u, ts, ${idm(ties || carried)}NULL, true ${rank(false)} FROM (${stepEvents(q, j)}) e) x`;
+    const [inner, outer] = [idm(ties || carried), idm(carried)];
     // Partitioned by the id's hash first: the sort then compares integers, not ids that share their
     // first characters (user-1234, user-1235, ...). Step 1's start is its own event, so p is s there.
     parts.push(
       j === 1
         ? sql`l1 AS MATERIALIZED (
-            SELECT u, ts, id, m, s, s AS p, nxt FROM (
-              SELECT u, ts, id, m, nxt, max(s) OVER w AS s, count(*) FILTER (WHERE NOT nxt) OVER w AS k FROM ${rows} ${window}
+            SELECT u, ts, ${outer}s, s AS p, nxt FROM (
+              SELECT u, ts, ${inner}nxt, max(s) OVER w AS s, count(*) FILTER (WHERE NOT nxt) OVER w AS k FROM ${rows} ${window}
             ) y WHERE (nxt AND s IS NOT NULL AND ts - s <= ${q.window}) OR (NOT nxt AND k = 1))`
         : sql`${sql.raw(`l${j}`)} AS MATERIALIZED (
-            SELECT u, ts, id, m, sp[1] AS s, -sp[2] AS p, nxt FROM (
-              SELECT u, ts, id, m, nxt, max(CASE WHEN NOT nxt THEN ARRAY[s, -ts] END) OVER w AS sp FROM ${rows} ${window}
+            SELECT u, ts, ${outer}sp[1] AS s, -sp[2] AS p, nxt FROM (
+              SELECT u, ts, ${inner}nxt, max(CASE WHEN NOT nxt THEN ARRAY[s, -ts] END) OVER w AS sp FROM ${rows} ${window}
             ) y WHERE nxt AND sp IS NOT NULL AND ts - sp[1] <= ${q.window})`,
     );
   }
