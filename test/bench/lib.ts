@@ -160,6 +160,27 @@ export function pgCpu(port: number): () => number {
   };
 }
 
+/**
+ * CPU time of process `pid` and its children (a server's reader processes) from now on: call the
+ * returned function for the seconds used since. A child that exits meanwhile takes its time with it.
+ */
+export function treeCpu(pid: number): () => number {
+  const ticks = () => {
+    const found = new Map<string, number>();
+    for (const child of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      const fields = statOf(child);
+      if (fields && (child === String(pid) || fields[1] === String(pid))) found.set(child, Number(fields[11]) + Number(fields[12]));
+    }
+    return found;
+  };
+  const before = ticks();
+  return () => {
+    let total = 0;
+    for (const [child, now] of ticks()) total += now - (before.get(child) ?? 0);
+    return total / 100;
+  };
+}
+
 function statOf(pid: string): string[] | null {
   try {
     return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");

@@ -48,6 +48,25 @@ async function measure(setup: Setup, seconds: number): Promise<Sample> {
 }
 
 /**
+ * BENCH_PG_DROP_INDEXES=name,...: indexes dropped once the migrations made them, before any event
+ * is written, so a run without them beside one with them says what they cost ingest.
+ */
+async function dropIndexes(database: string): Promise<void> {
+  const names = (process.env.BENCH_PG_DROP_INDEXES ?? "").split(",").filter(Boolean);
+  if (!names.length) return;
+  const sql = new SQL(database, { max: 1 });
+  try {
+    for (const name of names) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not an index name: ${name}`);
+      await sql.unsafe(`DROP INDEX ${name}`);
+    }
+  } finally {
+    await sql.close();
+  }
+  console.error(`  dropped ${names.join(", ")} in ${new URL(database).pathname.slice(1)}`);
+}
+
+/**
  * Ingest on SQLite and on 1, 2 and 3 PostgreSQL instances (each count on a database of its own,
  * so idle instances follow nothing), measured in alternating rounds: every round runs the bare
  * baseline and each setup once, so a slower minute on this shared machine hits all of them.
@@ -68,6 +87,7 @@ export async function postgresIngest({ rounds, seconds, binary }: Omit<Options, 
     for (const count of [1, 2, 3]) {
       const database = await createDatabase(clusterUrl, `bench${count}`);
       const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--database-url", database]).stdout.toString().trim().split("\n").at(-1)!;
+      await dropIndexes(database);
       setups.push({ store: "PostgreSQL", count, procs: await start(count, ["--database-url", database]), script: postScript(`pg-log-${count}`, EVENT, headers(token)), token, port });
     }
     const bare = await startProcess([BUN, join(ROOT, "test/bench/bare.ts")], { BENCH_TOKEN: sqliteToken });
@@ -180,6 +200,7 @@ export async function seedPostgres(binary: string[], url: string, count: number)
       await tx`UPDATE event_ids SET last_id = ${count}`;
     });
     await sql`VACUUM ANALYZE`; // as autovacuum leaves a table that has settled: index-only scans need its visibility map
+    await sql`CHECKPOINT`; // the seed's pages written now, not by the checkpointer while the reads are timed
   } finally {
     await sql.close();
   }

@@ -1,9 +1,11 @@
 // Series on PostgreSQL, answered by the database on the read pool (store/reads.ts): only the
 // lines come back, never the events, since rows are read on the thread that acknowledges writes.
 // The whole is counted a bucket at a time from the index that answers the filter (an index-only
-// range per bucket); a split by channel or by a tag's value counts each channel or value that way
-// when nothing else narrows the events and they are few. Anything else is one statement that
-// places each event in its bucket (width_bucket), keeps the groups with the most and adds up the rest.
+// range per bucket, unless rare words filter it); a split by channel, by name or by a tag's value counts each
+// channel, name or value that way when nothing else narrows the events and they are few.
+// Distinct users over at most 64 buckets are one bigint per user (and group), a bit a bucket. Anything
+// else is one statement that places each event in its bucket (width_bucket), keeps the groups with
+// the most and adds up the rest.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { GroupBy, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
@@ -14,11 +16,20 @@ import { conditions } from "./events.ts";
 import { funnelQueries } from "./funnel.ts";
 import { eventTags } from "./schema.ts";
 
-/** Where a series' events are read from: a FROM clause, its conditions, and the time column to bound. */
-type Source = { from: SQL; where: SQL; ts: SQL };
+/**
+ * Where a series' events are read from: a FROM clause, its conditions, and the time column to bound
+ * (with `also`, the events' own, bound the same way when the tag index drives a join with them).
+ */
+type Source = { from: SQL; where: SQL; ts: SQL; also?: SQL };
+
+/** A source's events from `lo` to before `hi`. */
+const within = (source: Source, lo: SQL | number, hi: SQL | number): SQL =>
+  sql`${source.ts} >= ${lo} AND ${source.ts} < ${hi}${source.also ? sql` AND ${source.also} >= ${lo} AND ${source.also} < ${hi}` : sql``}`;
 
 /** Channels or tag values counted one by one, at most: past it (or past this many counts in all), one statement groups them. */
 const MAX_GROUPS = 1000;
+/** Words matching at most this many events of a range are found once, through the search index (fewMatches). */
+const FEW_MATCHES = 5000;
 const MAX_CELLS = 100_000;
 
 export function analyticsStore(ctx: Ctx): AnalyticsRepository {
@@ -33,17 +44,43 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     const byTag = and(eq(eventTags.projectId, scoped.projectId!), eq(eventTags.key, first[0]), eq(eventTags.value, first[1]))!;
     const rest: EventFilter = { ...scoped, tags: others, projectId: undefined };
     if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined) return { from: sql`event_tags`, where: byTag, ts: sql`event_tags.ts` };
-    return { from: sql`event_tags JOIN events ON events.id = event_tags.event_id`, where: and(byTag, ...conditions(scoped, others))!, ts: sql`event_tags.ts` };
+    // The events' time bound too (it is the tag's): else the planner may read every event of the project to join them.
+    return { from: sql`event_tags JOIN events ON events.id = event_tags.event_id`, where: and(byTag, ...conditions(scoped, others))!, ts: sql`event_tags.ts`, also: sql`events.ts` };
   }
 
   /** One count per bucket, each an index range. */
   const perBucket = (source: Source, bounds: number[], extra?: SQL) => sql`(
-    SELECT array_agg((SELECT count(*) FROM ${source.from} WHERE ${and(source.where, extra)} AND ${source.ts} >= b.lo AND ${source.ts} < b.hi)::int ORDER BY b.i)
+    SELECT array_agg((SELECT count(*) FROM ${source.from} WHERE ${and(source.where, extra)} AND ${within(source, sql`b.lo`, sql`b.hi`)})::int ORDER BY b.i)
       FROM unnest(${`{${bounds.slice(0, -1).join(",")}}`}::bigint[], ${`{${bounds.slice(1).join(",")}}`}::bigint[]) WITH ORDINALITY AS b(lo, hi, i))`;
 
   async function whole(filter: EventFilter, bounds: number[]): Promise<{ total: number; counts: number[] }> {
     const [row] = await rows<{ counts: number[] | null }>(sql`SELECT ${perBucket(sourceOf(filter, false), bounds)} AS counts`);
     const counts = row?.counts ? Array.from(row.counts) : zeros(bounds.length - 1); // int[] comes as an Int32Array
+    return { total: counts.reduce((a, b) => a + b, 0), counts };
+  }
+
+  /**
+   * Whether a filter's words match few events of the range. Each statement matches words anew, and
+   * the planner matches rare ones through the search index: counted a bucket at a time they would be
+   * looked up once a bucket (a second by hour over 30 days for a rare prefix). Common ones are checked
+   * event by event along the time index, which a count per bucket does once.
+   */
+  async function fewMatches(filter: EventFilter, bounds: number[]): Promise<boolean> {
+    const source = sourceOf(filter, false);
+    const [row] = await rows<{ n: number }>(sql`
+      SELECT count(*)::int AS n FROM (SELECT 1 FROM ${source.from} WHERE ${source.where} AND ${within(source, bounds[0]!, bounds.at(-1)!)} LIMIT ${FEW_MATCHES + 1}) x`);
+    return (row?.n ?? 0) <= FEW_MATCHES;
+  }
+
+  /** Each event of the range placed in its bucket by one statement (width_bucket), only the buckets' counts back. */
+  async function placed(filter: EventFilter, bounds: number[]): Promise<{ total: number; counts: number[] }> {
+    const n = bounds.length - 1;
+    const source = sourceOf(filter, false);
+    const found = await rows<{ b: number; n: number }>(sql`
+      SELECT width_bucket(${source.ts}, ${`{${bounds.join(",")}}`}::bigint[]) - 1 AS b, count(*)::int AS n
+        FROM ${source.from} WHERE ${source.where} AND ${within(source, bounds[0]!, bounds[n]!)} GROUP BY 1`);
+    const counts = zeros(n);
+    for (const row of found) counts[row.b] = row.n;
     return { total: counts.reduce((a, b) => a + b, 0), counts };
   }
 
@@ -89,6 +126,24 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     return combine([...lines, without], q.limit);
   }
 
+  /** Split by name: each name's events counted from the (project, name, time) index; null when there are too many names. */
+  async function byName(q: SeriesQuery): Promise<SeriesLine[] | null> {
+    const n = q.bounds.length - 1;
+    const projectId = q.filter.projectId;
+    // The distinct names, one index seek each, as byTag finds a tag's values.
+    const names = await rows<{ event: string }>(sql`
+      WITH RECURSIVE v(event) AS (
+        (SELECT event FROM events WHERE project_id = ${projectId} ORDER BY event LIMIT 1)
+        UNION ALL
+        SELECT (SELECT e.event FROM events e WHERE e.project_id = ${projectId} AND e.event > v.event ORDER BY e.event LIMIT 1) FROM v WHERE v.event IS NOT NULL)
+      SELECT event FROM v WHERE event IS NOT NULL LIMIT ${MAX_GROUPS + 1}`);
+    if (names.length > MAX_GROUPS || names.length * n > MAX_CELLS) return null;
+    if (!names.length) return [];
+    const named = { from: sql`events`, where: sql`events.project_id = ${projectId} AND events.event = v.event`, ts: sql`events.ts` };
+    const counted = await rows<{ event: string; counts: number[] }>(sql`SELECT v.event, ${perBucket(named, q.bounds)} AS counts FROM json_array_elements_text(${JSON.stringify(names.map((v) => v.event))}::text::json) AS v(event)`);
+    return combine(counted.map((c) => ({ group: c.event, counts: Array.from(c.counts), total: c.counts.reduce((a, b) => a + b, 0) })), q.limit);
+  }
+
   /** One statement: each event placed in its bucket, the groups with the most kept, the rest added up (users counted once). */
   async function grouped(q: SeriesQuery): Promise<SeriesLine[]> {
     const n = q.bounds.length - 1;
@@ -99,7 +154,7 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     const found = await rows<{ rest: boolean; g: string | null; total: number; b: number[]; n: number[] }>(sql`
       WITH r AS MATERIALIZED (
         SELECT width_bucket(${source.ts}, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1 AS b, ${group} AS g, events.user_id AS u
-          FROM ${from} WHERE ${source.where} AND ${source.ts} >= ${q.bounds[0]} AND ${source.ts} < ${q.bounds[n]} ${users ? sql`AND events.user_id IS NOT NULL` : sql``}),
+          FROM ${from} WHERE ${source.where} AND ${within(source, q.bounds[0]!, q.bounds[n]!)} ${users ? sql`AND events.user_id IS NOT NULL` : sql``}),
       t AS (SELECT g, ${measure} AS total FROM r GROUP BY g),
       top AS (SELECT g, total FROM t ORDER BY total DESC, g COLLATE "C" NULLS FIRST LIMIT ${q.groupBy ? q.limit : 1}),
       k AS (SELECT r.*, top.total IS NULL AS rest FROM r LEFT JOIN top ON coalesce(top.g, '') = coalesce(r.g, '') AND (top.g IS NULL) = (r.g IS NULL)),
@@ -121,17 +176,58 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
   }
 
   /**
-   * A project's distinct users per bucket, user by user in time order (the order of its (project,
-   * user, time) index, or a sort of the range when that is cheaper): a user counts in a bucket when
-   * their bucket changes, so nothing is kept per user.
+   * Distinct users per group and bucket, with at most 64 buckets: each user's buckets in a group are
+   * one bigint's bits (bit_or), so a user is one row per group instead of one per event, and the
+   * database sorts nothing to count them (count(DISTINCT) sorts every event, twice). The rest of the
+   * groups are counted by user again, their masks put together, so a user counts once there too.
+   */
+  async function groupedUsers(q: SeriesQuery): Promise<SeriesLine[]> {
+    const n = q.bounds.length - 1;
+    const source = sourceOf(q.filter, true);
+    const { from, group } = groupOf(q.groupBy, source.from);
+    const bits = sql.join(
+      Array.from({ length: n }, (_, b) => sql`count(*) FILTER (WHERE mask & ${sql.raw(`${1n << BigInt(b)}`)}::bigint <> 0)::int`),
+      sql`, `,
+    );
+    const same = (a: string, b: string) => sql.raw(`coalesce(${a}.g, '') = coalesce(${b}.g, '') AND (${a}.g IS NULL) = (${b}.g IS NULL)`);
+    const found = await rows<{ rest: boolean; g: string | null; total: number; counts: number[] }>(sql`
+      WITH r AS MATERIALIZED (
+        SELECT g, u, bit_or(1::bigint << b) AS mask FROM (
+          SELECT width_bucket(${source.ts}, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1 AS b, ${group} AS g, events.user_id AS u
+            FROM ${from} WHERE ${source.where} AND ${within(source, q.bounds[0]!, q.bounds[n]!)} AND events.user_id IS NOT NULL) e
+        GROUP BY g, u),
+      top AS (SELECT g, count(*) AS total FROM r GROUP BY g ORDER BY total DESC, g COLLATE "C" NULLS FIRST LIMIT ${q.groupBy ? q.limit : 1})
+      SELECT false AS rest, r.g, count(*)::int AS total, ARRAY[${bits}] AS counts FROM r JOIN top ON ${same("top", "r")} GROUP BY r.g
+      UNION ALL
+      SELECT true, NULL, count(*)::int, ARRAY[${bits}] FROM (SELECT bit_or(mask) AS mask FROM r WHERE NOT EXISTS (SELECT 1 FROM top WHERE ${same("top", "r")}) GROUP BY u) x HAVING count(*) > 0`);
+    const lines = found.map((row) => ({ group: row.g, total: row.total, counts: Array.from(row.counts), rest: row.rest }));
+    const { top } = topGroups(lines.filter((l) => !l.rest), q.limit);
+    const out: SeriesLine[] = top.map(({ group, total, counts }) => ({ group, other: false, total, counts }));
+    const rest = lines.find((l) => l.rest);
+    if (rest) out.push(otherLine(rest.counts, rest.total));
+    return q.groupBy || out.length ? out : [{ group: null, other: false, total: 0, counts: zeros(n) }];
+  }
+
+  /**
+   * A project's distinct users per bucket, user by user in the order of its (project, user, time)
+   * index. With at most 64 buckets, each user's buckets are one bigint's bits (bit_or), and each
+   * bucket's users are counted from those: a user is one row, not a row per event and bucket.
+   * With more, a user counts in a bucket when their bucket changes from their event before.
    */
   async function usersOfProject(q: SeriesQuery): Promise<SeriesLine[]> {
     const n = q.bounds.length - 1;
     const bucket = sql`width_bucket(ts, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1`;
+    const events = sql`FROM events WHERE project_id = ${q.filter.projectId} AND user_id IS NOT NULL AND ts >= ${q.bounds[0]} AND ts < ${q.bounds[n]}`;
+    if (n <= 64) {
+      const bits = Array.from({ length: n }, (_, b) => sql`count(*) FILTER (WHERE mask & ${sql.raw(`${1n << BigInt(b)}`)}::bigint <> 0)::int`);
+      const [row] = await rows<{ users: number; counts: number[] }>(sql`
+        SELECT count(*)::int AS users, ARRAY[${sql.join(bits, sql`, `)}] AS counts
+          FROM (SELECT bit_or(1::bigint << ${bucket}) AS mask ${events} GROUP BY user_id) u`);
+      return [{ group: null, other: false, total: row?.users ?? 0, counts: row ? Array.from(row.counts) : zeros(n) }];
+    }
     const found = await rows<{ b: number; n: number; users: number }>(sql`
       SELECT b, count(*) FILTER (WHERE b IS DISTINCT FROM before)::int AS n, count(*) FILTER (WHERE before IS NULL)::int AS users
-        FROM (SELECT ${bucket} AS b, lag(${bucket}) OVER (PARTITION BY user_id ORDER BY ts) AS before
-                FROM events WHERE project_id = ${q.filter.projectId} AND user_id IS NOT NULL AND ts >= ${q.bounds[0]} AND ts < ${q.bounds[n]}) x
+        FROM (SELECT b, lag(b) OVER (PARTITION BY user_id ORDER BY ts) AS before FROM (SELECT user_id, ts, ${bucket} AS b ${events}) e) x
        GROUP BY b`);
     const counts = zeros(n);
     for (const row of found) counts[row.b] = row.n;
@@ -141,11 +237,16 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
   return {
     async series(q) {
       const { filter, groupBy, measure } = q;
-      if (measure === "events" && !groupBy) return [{ group: null, other: false, ...(await whole(filter, q.bounds)) }];
+      if (measure === "events" && !groupBy) {
+        const few = filter.terms?.length ? await fewMatches(filter, q.bounds) : false;
+        return [{ group: null, other: false, ...(await (few ? placed(filter, q.bounds) : whole(filter, q.bounds))) }];
+      }
       if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined) return usersOfProject(q);
       const plain = measure === "events" && !narrowsEvents(filter);
       if (plain && groupBy?.by === "channel") return (await byChannel(q)) ?? grouped(q);
       if (plain && groupBy?.by === "tag" && filter.channel === undefined) return (await byTag(q, groupBy.key)) ?? grouped(q);
+      if (plain && groupBy?.by === "event" && filter.channel === undefined) return (await byName(q)) ?? grouped(q);
+      if (measure === "users" && q.bounds.length - 1 <= 64) return groupedUsers(q);
       return grouped(q);
     },
     ...funnelQueries(ctx),

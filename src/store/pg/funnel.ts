@@ -22,44 +22,62 @@ function stepEvents(q: FunnelQuery, j: number): SQL {
 }
 
 /**
- * The steps as CTEs, l0 … l{last}: the events that reached each step, with s, the latest start of
- * a chain that reached it there. Each step is one window over the step before's events and this
- * step's, where a running max gives the start.
+ * The steps as CTEs, l0 … l{last}: the events that reached each step (`nxt`), with s, the latest
+ * start of a chain that reached it there, and p, when that chain did the step before (its earliest
+ * event there). Each step is one window over the step before's events and this step's, where a
+ * running max gives the start (past step 2, the start with its earliest event, as an array).
+ * l1 also keeps each user's first event of step 1 (not `nxt`): step 1's users, counted from the
+ * same pass instead of a second read of its events.
  */
 function levels(q: FunnelQuery, last: number): SQL {
-  const parts = [sql`l0 AS NOT MATERIALIZED (SELECT u, ts, id, m, ts AS s FROM (${stepEvents(q, 0)}) e)`];
-  // Partitioned by the id's hash first: the sort then compares integers, not ids that share their
-  // first characters (user-1234, user-1235, ...).
+  // Only an event of both steps' name can be of both: else, at equal times, the step before's come first.
+  const both = (j: number) => j >= 1 && j <= last && q.steps[j - 1]!.event === q.steps[j]!.event;
+  // Events carry their id and steps (m) only into a step whose tie-break reads them: narrower rows to sort.
+  const idm = (on: boolean) => (on ? sql`id, m, ` : sql``);
+  const parts = [sql`l0 AS NOT MATERIALIZED (SELECT u, ts, ${idm(both(1))}ts AS s FROM (${stepEvents(q, 0)}) e)`];
   for (let j = 1; j <= last; j++) {
     const bit = 1 << j;
     const before = 1 << (j - 1);
-    parts.push(sql`${sql.raw(`l${j}`)} AS MATERIALIZED (
-      SELECT u, ts, id, m, s FROM (
-        SELECT u, ts, id, m, nxt, max(s) OVER (PARTITION BY hashtext(u), u ORDER BY ts, g, tie, sub ROWS UNBOUNDED PRECEDING) AS s
-          FROM (
-            SELECT u, ts, id, m, s, false AS nxt, CASE WHEN m & ${bit} <> 0 THEN 1 ELSE 0 END AS g, CASE WHEN m & ${bit} <> 0 THEN id ELSE 0 END AS tie, 1 AS sub FROM ${sql.raw(`l${j - 1}`)}
-            UNION ALL
-            SELECT u, ts, id, m, NULL, true, CASE WHEN m & ${before} <> 0 THEN 1 ELSE 2 END, CASE WHEN m & ${before} <> 0 THEN id ELSE 0 END, 0 FROM (${stepEvents(q, j)}) e
-          ) x
-      ) y WHERE nxt AND s IS NOT NULL AND ts - s <= ${q.window})`);
+    const [ties, carried] = [both(j), both(j + 1)];
+    const rank = (level: boolean) =>
+      !ties
+        ? sql``
+        : level
+          ? sql`, CASE WHEN m & ${bit} <> 0 THEN 1 ELSE 0 END AS g, CASE WHEN m & ${bit} <> 0 THEN id ELSE 0 END AS tie, 1 AS sub`
+          : sql`, CASE WHEN m & ${before} <> 0 THEN 1 ELSE 2 END, CASE WHEN m & ${before} <> 0 THEN id ELSE 0 END, 0`;
+    // The step before's rows have an id and steps when this step's ties read them; else, carried on, they are none.
+    const levelIdm = ties ? sql`id, m, ` : carried ? sql`NULL::bigint AS id, 0 AS m, ` : sql``;
+    const levelRows = sql`SELECT u, ts, ${levelIdm}s, false AS nxt ${rank(true)} FROM ${sql.raw(`l${j - 1}`)} ${j === 1 ? sql`` : sql`WHERE nxt`}`;
+    const window = sql`WINDOW w AS (PARTITION BY hashtext(u), u ORDER BY ${ties ? sql`ts, g, tie, sub` : sql`ts, nxt`} ROWS UNBOUNDED PRECEDING)`;
+    const rows = sql`(${levelRows} UNION ALL SELECT u, ts, ${idm(ties || carried)}NULL, true ${rank(false)} FROM (${stepEvents(q, j)}) e) x`;
+    const [inner, outer] = [idm(ties || carried), idm(carried)];
+    // Partitioned by the id's hash first: the sort then compares integers, not ids that share their
+    // first characters (user-1234, user-1235, ...). Step 1's start is its own event, so p is s there.
+    parts.push(
+      j === 1
+        ? sql`l1 AS MATERIALIZED (
+            SELECT u, ts, ${outer}s, s AS p, nxt FROM (
+              SELECT u, ts, ${inner}nxt, max(s) OVER w AS s, count(*) FILTER (WHERE NOT nxt) OVER w AS k FROM ${rows} ${window}
+            ) y WHERE (nxt AND s IS NOT NULL AND ts - s <= ${q.window}) OR (NOT nxt AND k = 1))`
+        : sql`${sql.raw(`l${j}`)} AS MATERIALIZED (
+            SELECT u, ts, ${outer}sp[1] AS s, -sp[2] AS p, nxt FROM (
+              SELECT u, ts, ${inner}nxt, max(CASE WHEN NOT nxt THEN ARRAY[s, -ts] END) OVER w AS sp FROM ${rows} ${window}
+            ) y WHERE nxt AND sp IS NOT NULL AND ts - sp[1] <= ${q.window})`,
+    );
   }
   return sql.join(parts, sql`, `);
 }
 
 /**
  * Step j's users, and the median time from the step before: per user, the chain that reached step
- * j with the latest start, at its earliest event there, and that chain's earliest event of the step
- * before (for step 2, the start itself).
+ * j with the latest start, at its earliest event there, from when that chain did the step before.
  */
 function stepCounts(j: number): SQL {
-  const [level, before, a, u, m] = [`l${j}`, `l${j - 1}`, `a${j}`, `u${j}`, `m${j}`].map((name) => sql.raw(name));
-  if (j === 0) return sql`(SELECT count(*)::int AS u0, NULL::float8 AS m0 FROM (SELECT DISTINCT u FROM l0) d) a0`;
-  const best = sql`(SELECT DISTINCT ON (u COLLATE "C") u, s, ts FROM ${level} ORDER BY u COLLATE "C", s DESC, ts)`;
-  const deltas =
-    j === 1
-      ? sql`SELECT b.ts - b.s AS d FROM ${best} b`
-      : sql`SELECT b.ts - min(p.ts) AS d FROM ${best} b JOIN ${before} p ON p.u = b.u AND p.s = b.s GROUP BY b.u, b.ts`;
-  return sql`(SELECT count(*)::int AS ${u}, percentile_cont(0.5) WITHIN GROUP (ORDER BY d) AS ${m} FROM (${deltas}) c) ${a}`;
+  const [level, a, u, m] = [`l${j}`, `a${j}`, `u${j}`, `m${j}`].map((name) => sql.raw(name));
+  if (j === 0) return sql`(SELECT count(*)::int AS u0, NULL::float8 AS m0 FROM l1 WHERE NOT nxt) a0`;
+  // The latest start, then the earliest time; by the id's hash first, as the steps' windows are.
+  const best = sql`SELECT DISTINCT ON (hashtext(u), u) ts - p AS d FROM ${level} WHERE nxt ORDER BY hashtext(u), u, s DESC, ts`;
+  return sql`(SELECT count(*)::int AS ${u}, percentile_cont(0.5) WITHIN GROUP (ORDER BY d) AS ${m} FROM (${best}) c) ${a}`;
 }
 
 /** The funnel's statement: one row, each step's users (u0, u1, …) and median (m0, m1, …). */
@@ -81,11 +99,13 @@ export function funnelQueries(ctx: Ctx): Pick<AnalyticsRepository, "funnel" | "d
     },
 
     async dropped(q: DroppedQuery): Promise<string[]> {
-      const [before, at] = [sql.raw(`l${q.step - 2}`), sql.raw(`l${q.step - 1}`)];
+      // The users of the step before: step 1's are l1's rows that are not `nxt` (one per user).
+      const before = q.step === 2 ? sql`SELECT u FROM l1 WHERE NOT nxt` : sql`SELECT DISTINCT u FROM ${sql.raw(`l${q.step - 2}`)} WHERE nxt`;
+      const at = sql.raw(`l${q.step - 1}`);
       const found = await rows<{ u: string }>(sql`
         WITH ${levels(q, q.step - 1)}
-        SELECT u FROM (SELECT DISTINCT u FROM ${before}) r
-         WHERE NOT EXISTS (SELECT 1 FROM ${at} WHERE ${at}.u = r.u) ${q.after === null ? sql`` : sql`AND u COLLATE "C" > ${q.after}`}
+        SELECT u FROM (${before}) r
+         WHERE NOT EXISTS (SELECT 1 FROM ${at} WHERE ${at}.u = r.u AND ${at}.nxt) ${q.after === null ? sql`` : sql`AND u COLLATE "C" > ${q.after}`}
          ORDER BY u COLLATE "C" LIMIT ${q.limit}`);
       return found.map((r) => r.u);
     },

@@ -89,6 +89,7 @@ export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_0
   const reading = openPg(url, {
     max,
     statementTimeoutMs: queryTimeoutMs + 1000,
+    noJit: true,
     onQuery: (query) => {
       const current = inFlight.getStore();
       if (!current) return;
