@@ -75,8 +75,14 @@ export class WriterThread {
   }
 
   private receive(message: FromWriter): void {
-    if (message.type === "stopped") return this.stopped?.();
-    if (message.type === "failed") return this.fail(message.message);
+    if (message.type === "stopped") {
+      this.stopped?.();
+      return;
+    }
+    if (message.type === "failed") {
+      this.fail(message.message);
+      return;
+    }
     for (const answer of message.answers) {
       const waiting = this.waiting.get(answer.id);
       this.waiting.delete(answer.id);
