@@ -282,6 +282,17 @@
     };
   }
 
+  // Shows a chart's tooltip beside the pointer, on its left when the right would cut it.
+  function placeTip(tip, u) {
+    tip.hidden = false;
+    const wrap = tip.parentElement.getBoundingClientRect();
+    const over = u.over.getBoundingClientRect();
+    let x = over.left - wrap.left + u.cursor.left + 12;
+    if (x + tip.offsetWidth > wrap.width) x = Math.max(0, x - tip.offsetWidth - 24);
+    tip.style.left = x + "px"; // CSSOM, which the CSP allows
+    tip.style.top = Math.max(0, over.top - wrap.top) + "px";
+  }
+
   function swatch(color) {
     const mark = document.createElement("span");
     mark.className = "swatch";
@@ -571,13 +582,7 @@
           total.className = "tip-total";
           total.textContent = sum.toLocaleString() + (sum === 1 ? " event" : " events");
           tip.append(head, list, total);
-          tip.hidden = false;
-          const wrap = tip.parentElement.getBoundingClientRect();
-          const over = u.over.getBoundingClientRect();
-          let x = over.left - wrap.left + u.cursor.left + 12;
-          if (x + tip.offsetWidth > wrap.width) x = Math.max(0, x - tip.offsetWidth - 24);
-          tip.style.left = x + "px";
-          tip.style.top = Math.max(0, over.top - wrap.top) + "px";
+          placeTip(tip, u);
         },
       };
     });
@@ -781,13 +786,7 @@
             list.appendChild(row);
           }
           tip.append(head, list);
-          tip.hidden = false;
-          const wrap = tip.parentElement.getBoundingClientRect();
-          const over = u.over.getBoundingClientRect();
-          let left = over.left - wrap.left + u.cursor.left + 12;
-          if (left + tip.offsetWidth > wrap.width) left = Math.max(0, left - tip.offsetWidth - 24);
-          tip.style.left = left + "px";
-          tip.style.top = Math.max(0, over.top - wrap.top) + "px";
+          placeTip(tip, u);
         },
       };
     });
