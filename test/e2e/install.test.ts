@@ -213,7 +213,7 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
 
   test("an upgrade first backs the database up with the installed binary", async () => {
     const dataDir = join(root, DATA);
-    const created = await run([join(root, BIN)], ["token", "create", "--name", "x", "--data-dir", dataDir]);
+    const created = await run([join(root, BIN)], ["token", "create", "--name", "x", "--data-dir", dataDir, "--init"]);
     expect(created.code).toBe(0);
     expect(existsSync(join(dataDir, "signalboard.db"))).toBe(true);
     expect(existsSync(join(dataDir, "backups"))).toBe(false);

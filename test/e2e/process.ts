@@ -22,9 +22,9 @@ export async function run(command: string[], args: string[], options: RunOptions
   return { code, stdout, stderr };
 }
 
-/** A new API token, made with the CLI in `dataDir`. */
+/** A new API token, made with the CLI in `dataDir` (and the database with it, if there is none yet: --init). */
 export async function newToken(dataDir: string, name: string): Promise<string> {
-  return lastLine((await run(FROM_SOURCE, ["token", "create", "--name", name, "--data-dir", dataDir])).stdout);
+  return lastLine((await run(FROM_SOURCE, ["token", "create", "--name", name, "--data-dir", dataDir, "--init"])).stdout);
 }
 
 /** What a process writes on one of its pipes, collected as it comes. */
