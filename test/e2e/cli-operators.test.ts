@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "../helpers.ts";
+import { tempDir, withDatabase } from "../helpers.ts";
 import { FROM_SOURCE, lastLine, listen, run, type ServerProcess, serve } from "./process.ts";
 
 let dataDir: string;
@@ -167,6 +167,27 @@ describe("mistakes, in plain words", () => {
     const fresh = await run(FROM_SOURCE, ["backup", join(files, "new-backups") + "/", "--data-dir", dataDir]);
     expect(fresh.code).toBe(0);
     expect(readdirSync(join(files, "new-backups"))).toHaveLength(1);
+  });
+
+  test("a database a newer version migrated: one line, naming both versions, for the server and commands", async () => {
+    const dir = join(files, "newer");
+    expect((await run(FROM_SOURCE, ["project", "list", "--data-dir", dir, "--init"])).code).toBe(0);
+    withDatabase(join(dir, "signalboard.db"), (db) => {
+      db.query("INSERT INTO __migrations (tag, applied_at) VALUES ('0099_future', 0)").run();
+      db.query("UPDATE meta SET value = '9.1.0' WHERE key = 'schema.migrated_by'").run();
+      db.query("UPDATE meta SET value = '9.0.0' WHERE key = 'schema.oldest_compatible'").run();
+    }, { write: true });
+    for (const command of [["serve", "--port", "0", "--host", "127.0.0.1"], ["token", "list"]]) {
+      const refused = await run(FROM_SOURCE, [...command, "--data-dir", dir]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^error: the database was migrated by Signalboard 9\.1\.0, which runs with versions 9\.0\.0 and later only \(migrations 0099_future\); this binary is \d+\.\d+\.\d+: run 9\.1\.0 or later, or restore the backup taken before the upgrade to go back$/)]);
+    }
+    // A newer version whose migrations only added to the schema lets this one run, and it says so.
+    withDatabase(join(dir, "signalboard.db"), (db) => db.query("UPDATE meta SET value = '0.0.1' WHERE key = 'schema.oldest_compatible'").run(), { write: true });
+    const runs = await run(FROM_SOURCE, ["token", "list", "--data-dir", dir]);
+    expect(runs.code).toBe(0);
+    expect(runs.stderr).toContain("the database was migrated by Signalboard 9.1.0; this binary");
+    expect(runs.stderr.trim().split("\n")).toHaveLength(1);
   });
 
   test("healthcheck says when nothing answers, and exits 1", async () => {
