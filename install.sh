@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Signalboard installer: puts the single binary in /usr/local/bin, runs it as a systemd service under
 # its own user, with data in /var/lib/signalboard and settings in /etc/signalboard/signalboard.env.
-# Re-running it upgrades in place (after a backup taken with the old binary) and never overwrites
-# the settings file. Run `./install.sh --help` for the options.
+# Re-running it upgrades in place (after a backup of the database: with the old binary on SQLite,
+# with pg_dump on PostgreSQL) and never overwrites the settings file. Run `./install.sh --help` for
+# the options.
 set -euo pipefail
 
 readonly PROG="signalboard-install"
@@ -44,7 +45,8 @@ Installs (or upgrades) Signalboard as a systemd service:
   $DATA_DIR                               data (signalboard.db, backups/), owned by user $SERVICE_USER
   $ENV_FILE                  settings (created once, never overwritten)
   $UNIT_PATH          the unit (rewritten on every run)
-An existing installation is backed up (with the old binary) before the new binary replaces it.
+An existing installation's database is backed up before the new binary replaces it: with the old
+binary on SQLite, with pg_dump on PostgreSQL (DATABASE_URL or DATABASE_URL_FILE in the settings).
 
 options:
   --binary PATH|URL   the signalboard binary to install: a file, or an http(s) URL to download.
@@ -54,15 +56,18 @@ options:
   --port N            port written to a new settings file (default $DEFAULT_PORT)
   --base-url URL      public URL written to a new settings file (default http://HOSTNAME:PORT)
   --no-start          install and enable, but do not (re)start the service
+  --no-backup         upgrade without backing the database up first (you took a backup yourself)
   --uninstall         stop and remove the service and the binary; keep data and settings
-  --purge             with --uninstall: also delete $DATA_DIR, $CONF_DIR and the user
+  --purge             with --uninstall: also delete $DATA_DIR (the data and its backups),
+                      $CONF_DIR and the user, after asking
+  --yes               with --purge: delete without asking (scripts)
   -h, --help          print this help
 
 examples:
   sudo ./install.sh --base-url https://signalboard.example.com
   sudo ./install.sh --binary ./signalboard
   sudo ./install.sh --binary https://example.com/releases/signalboard-linux-x64
-  sudo ./install.sh --uninstall [--purge]
+  sudo ./install.sh --uninstall [--purge [--yes]]
 EOF
 }
 
@@ -78,8 +83,10 @@ ROOT_MODE=0
 PORT_OPT=""
 BASE_URL_OPT=""
 NO_START=0
+NO_BACKUP=0
 UNINSTALL=0
 PURGE=0
+YES=0
 
 need_value() {
   # $1 option name, $2 number of remaining arguments (including the option)
@@ -134,6 +141,14 @@ while [[ $# -gt 0 ]]; do
       NO_START=1
       shift
       ;;
+    --no-backup)
+      NO_BACKUP=1
+      shift
+      ;;
+    --yes)
+      YES=1
+      shift
+      ;;
     --uninstall)
       UNINSTALL=1
       shift
@@ -149,6 +164,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 if [[ $PURGE -eq 1 && $UNINSTALL -eq 0 ]]; then usage_error "--purge only goes with --uninstall"; fi
+if [[ $YES -eq 1 && $PURGE -eq 0 ]]; then usage_error "--yes only goes with --uninstall --purge"; fi
 if [[ -n $PORT_OPT ]]; then
   if ! [[ $PORT_OPT =~ ^[0-9]{1,5}$ ]] || ((10#$PORT_OPT < 1 || 10#$PORT_OPT > 65535)); then
     usage_error "--port must be a number from 1 to 65535, not '$PORT_OPT'"
@@ -285,7 +301,25 @@ systemctl_or_say() {
 
 # --- uninstall ---------------------------------------------------------------------------------
 
+# --purge deletes the data and its backups for good: it says what, and goes on only when told to,
+# by --yes or by typing yes at a terminal. Nothing at all is removed before that.
+confirm_purge() {
+  local backups=0 size answer=""
+  [[ -e $R_DATA || -e $R_CONF ]] || return 0
+  if [[ -d $R_DATA/backups ]]; then backups="$(find "$R_DATA/backups" -maxdepth 1 -type f | wc -l)"; fi
+  size="$(du -sh -- "$R_DATA" 2>/dev/null | cut -f1)" || size=""
+  say "--purge deletes for good: $R_DATA${size:+ ($size)}, the database with its $backups backup file(s) in $R_DATA/backups; $R_CONF, the settings; and the user $SERVICE_USER"
+  if [[ -n $(env_value DATABASE_URL "$R_ENV")$(env_value DATABASE_URL_FILE "$R_ENV") ]]; then
+    say "(a PostgreSQL database named in $ENV_FILE is left as it is: drop it yourself if you mean to)"
+  fi
+  [[ $YES -eq 0 ]] || return 0
+  [[ -t 0 ]] || die "nothing was removed: --purge asks before deleting, and there is no terminal to ask at; add --yes to confirm"
+  read -r -p "$PROG: type yes to delete them: " answer || true
+  [[ $answer == yes ]] || die "nothing was removed (the answer was '$answer', not yes)"
+}
+
 uninstall() {
+  if [[ $PURGE -eq 1 ]]; then confirm_purge; fi
   if [[ $ROOT_MODE -eq 1 ]]; then
     say "staging root $ROOT: removing files only"
     say "would run: systemctl disable --now $SERVICE"
@@ -462,7 +496,7 @@ BASE_URL=$BASE_URL
 
 # Several instances on one PostgreSQL database instead of SQLite in DATA_DIR (docs/scale-out.md);
 # the URL's password is best kept in a file only the service can read. Management commands
-# (signalboard token create ...) need the same setting: without it they use SQLite in DATA_DIR.
+# (sudo -u $SERVICE_USER signalboard token create ...) read this file too, so they use the same database.
 # DATABASE_URL_FILE=$CONF_DIR/database-url
 
 # SIGNALBOARD_DEFAULT_PROJECT=default
@@ -483,6 +517,14 @@ BASE_URL=$BASE_URL
 # SIGNALBOARD_LOG_LEVEL=info
 EOF
   say "wrote $R_ENV (PORT=$PORT, BASE_URL=$BASE_URL)"
+  # A staged file goes into an image that runs elsewhere: what it took from this host, and what it
+  # leaves open, is said now rather than found out later.
+  if [[ $ROOT_MODE -eq 1 ]]; then
+    if [[ -z $BASE_URL_OPT ]]; then
+      warn "BASE_URL=$BASE_URL names this build host, not the machine the image will run on: links, cookies and notifications use it. Pass --base-url, or set BASE_URL in $ENV_FILE (or the image's environment)"
+    fi
+    warn "HOST=$HOST: the server answers plain HTTP on every interface of the machine it runs on. Put it behind a proxy that does TLS (HOST=127.0.0.1 when the proxy is on that machine), or firewall the port"
+  fi
 fi
 if ! [[ $PORT =~ ^[0-9]{1,5}$ ]] || ((10#$PORT < 1 || 10#$PORT > 65535)); then
   die "$ENV_FILE has PORT=$PORT: use a number from 1 to 65535"
@@ -490,27 +532,76 @@ fi
 PORT=$((10#$PORT))
 R_ACTUAL_DATA="$ROOT$ACTUAL_DATA_DIR"
 
-# 4. Upgrade: back up the database with the OLD binary before anything changes.
+# 4. Upgrade: back up the database before anything changes: on SQLite with the OLD binary, on
+#    PostgreSQL with pg_dump. Without a backup nothing is changed, unless --no-backup says so.
 OLD_VERSION=""
 if [[ -e $R_BIN ]]; then
   OLD_VERSION="$("$R_BIN" version 2>/dev/null)" || OLD_VERSION="unknown"
   OLD_VERSION="${OLD_VERSION//[[:space:]]/}"
   OLD_VERSION="${OLD_VERSION:-unknown}"
 fi
-if [[ -n $OLD_VERSION && -f $R_ACTUAL_DATA/signalboard.db ]]; then
-  [[ $OLD_VERSION != unknown ]] ||
-    die "the installed $BIN_PATH does not run, so it cannot take the pre-upgrade backup; back up $ACTUAL_DATA_DIR yourself, remove $BIN_PATH, then re-run"
-  stamp="$(date -u +%Y%m%dT%H%M%SZ)"
-  backup_dir="$R_ACTUAL_DATA/backups"
-  backup_file="$backup_dir/pre-upgrade-$OLD_VERSION-$stamp.db"
+DB_URL="$(env_value DATABASE_URL "$R_ENV")"
+DB_URL_FILE="$(env_value DATABASE_URL_FILE "$R_ENV")"
+stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+backup_dir="$R_ACTUAL_DATA/backups"
+
+make_backup_dir() {
   mkdir -p -- "$backup_dir"
   chmod 0750 "$backup_dir"
   chown_if_possible "$SERVICE_USER" "$SERVICE_GROUP" "$backup_dir"
+}
+
+# The PostgreSQL URL the service uses: DATABASE_URL, or the file DATABASE_URL_FILE names.
+postgres_url() {
+  if [[ -n $DB_URL ]]; then
+    printf '%s' "$DB_URL"
+  else
+    [[ -r $ROOT$DB_URL_FILE ]] || die "$ENV_FILE names DATABASE_URL_FILE=$DB_URL_FILE, which cannot be read: fix it, or back the database up yourself and re-run with --no-backup"
+    tr -d '[:space:]' <"$ROOT$DB_URL_FILE"
+  fi
+}
+
+# pg_dump in its custom format, with the password (if the URL has one) in PGPASSWORD rather than
+# on the command line, where every user of the host could read it. It runs as the installer's user
+# (the environment reaches it whole), and the file is then given to the service's user.
+backup_postgres() {
+  local url password="" backup_file
+  url="$(postgres_url)"
+  command -v pg_dump >/dev/null 2>&1 ||
+    die "the service uses PostgreSQL, and pg_dump is not installed here to back it up before the upgrade: install PostgreSQL's client programs (Debian, Ubuntu: apt-get install postgresql-client; Fedora, RHEL: dnf install postgresql), or back the database up yourself (pg_dump, your provider's snapshots) and re-run with --no-backup. Nothing was changed."
+  if [[ $url =~ ^(postgres(ql)?://[^:/@]+):([^@]*)@(.*)$ ]]; then
+    password="${BASH_REMATCH[3]}"
+    url="${BASH_REMATCH[1]}@${BASH_REMATCH[4]}"
+    password="$(printf '%b' "${password//%/\\x}")" # percent-decoding
+  fi
+  backup_file="$backup_dir/pre-upgrade-$OLD_VERSION-$stamp.dump"
+  make_backup_dir
+  say "backing up the PostgreSQL database with pg_dump ($(pg_dump --version 2>/dev/null | head -n 1))"
+  (umask 0027 && cd -- "$backup_dir" && PGPASSWORD="$password" PGCONNECT_TIMEOUT=10 pg_dump --no-password --format=custom --file="$backup_file" --dbname="$url") ||
+    die "the pre-upgrade backup (pg_dump) failed: nothing was changed. Fix what it said, or back the database up yourself and re-run with --no-backup"
+  [[ -s $backup_file ]] || die "the pre-upgrade backup $backup_file is missing or empty: nothing was changed"
+  chown_if_possible "$SERVICE_USER" "$SERVICE_GROUP" "$backup_file"
+  say "backup: $backup_file (restore with: pg_restore --clean --dbname=DATABASE_URL $backup_file)"
+}
+
+backup_sqlite() {
+  local backup_file="$backup_dir/pre-upgrade-$OLD_VERSION-$stamp.db"
+  [[ $OLD_VERSION != unknown ]] ||
+    die "the installed $BIN_PATH does not run, so it cannot take the pre-upgrade backup; back up $ACTUAL_DATA_DIR yourself, then re-run with --no-backup"
+  make_backup_dir
   say "backing up the database with the installed signalboard $OLD_VERSION"
   (umask 0027 && cd -- "$R_ACTUAL_DATA" && as_service_user "$R_BIN" backup "$backup_file" --data-dir "$R_ACTUAL_DATA") >/dev/null ||
     die "the pre-upgrade backup failed: nothing was changed"
   [[ -s $backup_file ]] || die "the pre-upgrade backup $backup_file is missing or empty: nothing was changed"
   say "backup: $backup_file"
+}
+
+if [[ -n $OLD_VERSION ]]; then
+  if [[ -n $DB_URL || -n $DB_URL_FILE ]]; then
+    if [[ $NO_BACKUP -eq 1 ]]; then warn "not backing up the PostgreSQL database first (--no-backup)"; else backup_postgres; fi
+  elif [[ -f $R_ACTUAL_DATA/signalboard.db ]]; then
+    if [[ $NO_BACKUP -eq 1 ]]; then warn "not backing up $ACTUAL_DATA_DIR/signalboard.db first (--no-backup)"; else backup_sqlite; fi
+  fi
 fi
 
 # 5. The binary, atomically (a running service keeps its old inode until restarted).
@@ -658,7 +749,7 @@ Signalboard is running, and has no owner account yet. Next steps:
 
   2. Or create the owner from the shell (prints a generated password):
 
-       sudo -u $SERVICE_USER $BIN_PATH user create NAME --data-dir $ACTUAL_DATA_DIR
+       sudo -u $SERVICE_USER $BIN_PATH user create NAME
 
 Settings: $ENV_FILE (then: systemctl restart $SERVICE)
 Logs:     journalctl -u $SERVICE -f
@@ -670,7 +761,7 @@ Signalboard is running at $BASE_URL (locally: http://$probe_host:$PORT).
 No set-up link in this start's log: the instance already has an owner account (or
 SIGNALBOARD_LOG_LEVEL hides it). To add a user (the first one becomes the owner):
 
-  sudo -u $SERVICE_USER $BIN_PATH user create NAME --data-dir $ACTUAL_DATA_DIR
+  sudo -u $SERVICE_USER $BIN_PATH user create NAME
 
 Settings: $ENV_FILE (then: systemctl restart $SERVICE)
 Logs:     journalctl -u $SERVICE -f

@@ -35,7 +35,7 @@ export function createApp(services: Services, assets: Assets, edge: Edge = creat
   // The error handler answers 405 for a known path with the wrong method, so it needs the routes (preflights included).
   const registered: { of: () => { method: string; path: string }[] } = { of: () => [] };
   const app = new Elysia()
-    .use(accessLog())
+    .use(accessLog(services.config.trustProxy))
     .use(errorHandler(() => registered.of(), apiPaths(api), renderWebError))
     .use(mountRoutes(routes, { guard: edge.guard, web: edge.web, metrics: services.metrics }));
   registered.of = () => app.routes;

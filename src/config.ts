@@ -13,8 +13,14 @@ type Spec<T> = {
   schema: z.ZodType<T>;
 };
 
-const name = z.string().regex(/^[a-z0-9-]{1,64}$/, "use 1-64 lowercase letters, digits or dashes");
-const bool = z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"]).transform((v) => ["true", "1", "yes", "on"].includes(v));
+const name = z.string().regex(/^[a-z0-9-]{1,64}$/, "must be 1-64 lowercase letters, digits or dashes");
+const bool = z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"], { error: "must be true or false" }).transform((v) => ["true", "1", "yes", "on"].includes(v));
+/** A whole number from `min` to `max`, refused in words (zod's own message names NaN). */
+const whole = (min: number, max: number, note = "") => {
+  const error = `must be a whole number from ${min} to ${max}${note}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be ${values.slice(0, -1).join(", ")} or ${values.at(-1)}` });
 const bytes = z.string().transform((v, ctx) => parseOr(ctx, () => parseByteSize(v)));
 const duration = z.string().transform((v, ctx) => parseOr(ctx, () => parseDuration(v))).refine((ms) => ms > 0, "must be longer than 0, such as 30s, 15m, 12h or 30d");
 const rate = z.string().transform((v, ctx): Rate | null => parseOr(ctx, () => parseRate(v)));
@@ -37,7 +43,7 @@ function spec<T>(env: string, defaultValue: string | undefined, schema: z.ZodTyp
 }
 
 export const settings = {
-  port: spec("PORT", "8080", z.coerce.number().int().min(0).max(65535), "TCP port to listen on (0 picks a free port)"),
+  port: spec("PORT", "8080", whole(0, 65535, " (0 picks a free port)"), "TCP port to listen on (0 picks a free port)"),
   host: spec("HOST", "0.0.0.0", z.string().min(1), "interface to listen on"),
   dataDir: spec("DATA_DIR", "./data", z.string().min(1), "directory that holds the SQLite database and backups"),
   databaseUrl: spec(
@@ -52,8 +58,8 @@ export const settings = {
   baseUrl: spec("BASE_URL", undefined, z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL, such as https://signalboard.example.com" }).optional(), "public URL of the dashboard, used in links and notifications (default http://localhost:PORT)"),
   defaultProject: spec("SIGNALBOARD_DEFAULT_PROJECT", "default", name, "project created at first start and used when a metric names none"),
   bodyLimit: spec("SIGNALBOARD_BODY_LIMIT", "64KiB", bytes, "largest request body accepted by the API (bytes, or with KiB/MiB)"),
-  writer: spec("SIGNALBOARD_WRITER", "inline", z.enum(["inline", "thread"]), "inline: ingest's writes run on the request thread (fastest on 2 cores); thread: on a writer thread of their own, for machines with cores to spare"),
-  sqliteSync: spec("SIGNALBOARD_SQLITE_SYNC", "full", z.enum(["full", "normal"]), "full: an acknowledged event survives a power loss; normal: it survives a process crash"),
+  writer: spec("SIGNALBOARD_WRITER", "inline", oneOf(["inline", "thread"]), "inline: ingest's writes run on the request thread (fastest on 2 cores); thread: on a writer thread of their own, for machines with cores to spare"),
+  sqliteSync: spec("SIGNALBOARD_SQLITE_SYNC", "full", oneOf(["full", "normal"]), "full: an acknowledged event survives a power loss; normal: it survives a process crash"),
   rateLimitFull: spec("SIGNALBOARD_RATE_LIMIT_FULL", "0", rate, "requests per full-access token (N/s, N/m or N/h); off by default: full tokens are the operator's own, and clients such as LogSnag's do not retry a 429"),
   rateLimitPublic: spec("SIGNALBOARD_RATE_LIMIT_PUBLIC", "60/m", rate, "requests per public token and client IP"),
   rateLimitIp: spec("SIGNALBOARD_RATE_LIMIT_IP", "120/m", rate, "API requests with a missing or bad token, per client IP"),
@@ -70,7 +76,7 @@ export const settings = {
     "contact for push services, a mailto: or https: URL (default: BASE_URL when https, else mailto:signalboard@example.com)",
   ),
   notifyRetryBase: spec("SIGNALBOARD_NOTIFY_RETRY_BASE", "5s", duration, "first retry delay of a failed notification; each next one waits 3× longer, up to an hour"),
-  notifyAttempts: spec("SIGNALBOARD_NOTIFY_ATTEMPTS", "8", z.coerce.number().int().min(1).max(50), "attempts per notification before it is given up"),
+  notifyAttempts: spec("SIGNALBOARD_NOTIFY_ATTEMPTS", "8", whole(1, 50), "attempts per notification before it is given up"),
   smtpUrl: spec(
     "SIGNALBOARD_SMTP_URL",
     undefined,
@@ -91,7 +97,7 @@ export const settings = {
   ),
   pushMaxAge: spec("SIGNALBOARD_PUSH_MAX_AGE", "60d", duration, "a device not seen for this long stops getting push notifications"),
   queryTimeout: spec("SIGNALBOARD_QUERY_TIMEOUT", "10s", duration, "longest a read may take (a search, a chart, the users list, a history), waiting included; past it the request gets 503 query_timeout and the query is stopped"),
-  readers: spec("SIGNALBOARD_READERS", "2", z.coerce.number().int().min(1).max(32), "SQLite: reader processes that run the expensive reads, away from the process that acknowledges writes"),
+  readers: spec("SIGNALBOARD_READERS", "2", whole(1, 32), "SQLite: reader processes that run the expensive reads, away from the process that acknowledges writes"),
   liveInterval: spec("SIGNALBOARD_LIVE_INTERVAL", "250ms", duration, "how often open dashboards and streams are sent what is new, at most (an event after a quiet moment goes out at once)"),
   alertInterval: spec(
     "SIGNALBOARD_ALERT_INTERVAL",
@@ -101,7 +107,7 @@ export const settings = {
   ),
   cardRefresh: spec("SIGNALBOARD_CARD_REFRESH", "5s", duration, "while events arrive, how often a dashboard's charts are worked out again, at most: once per chart, however many people look"),
   metrics: spec("SIGNALBOARD_METRICS", "false", bool, "serve Prometheus metrics at /metrics (scraped with a full-access token)"),
-  logLevel: spec("SIGNALBOARD_LOG_LEVEL", "info", z.enum(["debug", "info", "warn", "error", "silent"]), "debug, info, warn, error or silent"),
+  logLevel: spec("SIGNALBOARD_LOG_LEVEL", "info", oneOf(["debug", "info", "warn", "error", "silent"]), "debug, info, warn, error or silent"),
 } satisfies Record<string, Spec<unknown>>;
 
 type Settings = typeof settings;
@@ -121,9 +127,9 @@ export function flagOf(key: string): string {
   return "--" + key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
 }
 
-/** Options for node:util parseArgs, so every command accepts every setting as a flag. */
+/** Options for node:util parseArgs, so every command accepts every setting as a flag, and --env-file. */
 export function configFlagOptions(): Record<string, { type: "string" }> {
-  return Object.fromEntries(Object.keys(settings).map((key) => [flagOf(key).slice(2), { type: "string" as const }]));
+  return Object.fromEntries([...Object.keys(settings).map((key) => flagOf(key).slice(2)), "env-file"].map((name) => [name, { type: "string" as const }]));
 }
 
 /** Flags win over the environment, which wins over the default. `NAME_FILE` reads a secret from a file. */
@@ -141,15 +147,26 @@ export function loadConfig(flags: Record<string, unknown> = {}, env: Record<stri
     }
     const result = s.schema.safeParse(raw ?? s.default);
     if (result.success) out[key] = result.data;
-    else problems.push(`${s.env} (${flag}) = ${SECRETS.has(key) ? "(not shown: it may hold a password)" : JSON.stringify(raw)}: ${result.error.issues.map((i) => i.message).join("; ")}`);
+    else {
+      const shown = SECRETS.has(key) ? "not valid (its value is not shown: it may hold a password)" : JSON.stringify(raw);
+      problems.push(`${s.env} (${flag}) is ${shown}: it ${mustBe(result.error.issues[0]!.message)}.`);
+    }
   }
-  if (problems.length) throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  if (problems.length === 1) throw new ConfigError(problems[0]!);
+  if (problems.length) throw new ConfigError(`${problems.length} settings are wrong:\n  ${problems.join("\n  ")}`);
   const config = out as Config;
   config.dataDir = resolve(config.dataDir);
   config.baseUrl = (config.baseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, "");
   config.vapidSubject ??= config.baseUrl.startsWith("https://") ? config.baseUrl : "mailto:signalboard@example.com";
   config.smtpFrom ??= `Signalboard <signalboard@${new URL(config.baseUrl).hostname}>`;
   return config;
+}
+
+/** A schema's message as the end of a sentence that begins "it ": "it must be ...". */
+function mustBe(message: string): string {
+  if (message.startsWith("must ")) return message;
+  if (message.startsWith("expected ")) return `must be ${message.slice("expected ".length)}`;
+  return `is wrong: ${message}`;
 }
 
 function rawValue(flag: unknown, env: Record<string, string | undefined>, envName: string): string | undefined {
@@ -168,9 +185,9 @@ export function valueFromFile(variable: string, path: string): string {
   try {
     text = readFileSync(path, "utf8").trim();
   } catch (error) {
-    throw new ConfigError(`${variable} = ${JSON.stringify(path)}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConfigError(`${variable} names ${path}, which cannot be read: ${fileProblem(error)}.`);
   }
-  if (!text) throw new ConfigError(`${variable} = ${JSON.stringify(path)}: the file is empty`);
+  if (!text) throw new ConfigError(`${variable} names ${path}, which is empty.`);
   return text;
 }
 
@@ -179,5 +196,22 @@ export function describeSettings(): string {
     const def = s.default === undefined ? "" : s.default === "" ? " (default: none)" : ` (default: ${s.default})`;
     return `  ${(flagOf(key) + " / " + s.env).padEnd(52)} ${s.help}${def}`;
   });
+  rows.push(`  ${"--env-file FILE".padEnd(52)} read settings from FILE (NAME=value lines); the environment and flags win over it`);
   return rows.join("\n");
+}
+
+/** Why a file or directory could not be used, in words (the error code in brackets, for searching). */
+export function fileProblem(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  const said: Record<string, string> = {
+    ENOENT: "there is no such file or directory",
+    EACCES: "this user is not allowed to",
+    EPERM: "this user is not allowed to",
+    EISDIR: "it is a directory",
+    ENOTDIR: "a part of the path is a file, not a directory",
+    EEXIST: "a file is in the way",
+    EROFS: "the file system is read-only",
+    ENOSPC: "the disk is full",
+  };
+  return code && said[code] ? `${said[code]} (${code})` : message;
 }

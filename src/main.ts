@@ -5,6 +5,7 @@ import { VERSION } from "./services.ts";
 import { backup } from "./cli/backup.ts";
 import { channel } from "./cli/channel.ts";
 import { device } from "./cli/device.ts";
+import { healthcheck } from "./cli/healthcheck.ts";
 import { integration } from "./cli/integration.ts";
 import { type Command, report, UsageError } from "./cli/command.ts";
 import { logCommand } from "./cli/log.ts";
@@ -15,6 +16,7 @@ import { tail } from "./cli/tail.ts";
 import { token } from "./cli/token.ts";
 import { alert } from "./cli/alert.ts";
 import { exportCommand, importCommand } from "./cli/transfer.ts";
+import { nearest } from "./cli/suggest.ts";
 import { user } from "./cli/user.ts";
 import { describeSettings, flagOf, settings } from "./config.ts";
 import { serveReads } from "./store/sqlite/reader-process.ts";
@@ -39,6 +41,7 @@ const commands: Record<string, Command> = {
   backup,
   export: exportCommand,
   import: importCommand,
+  healthcheck,
 };
 
 const USAGE = "signalboard [settings] [command] [options]";
@@ -62,7 +65,7 @@ function help(): string {
   ].join("\n");
 }
 
-const settingFlags = Object.keys(settings).map(flagOf);
+const settingFlags = [...Object.keys(settings).map(flagOf), "--env-file"];
 const ASKS = ["--help", "-h", "--version", "-v"];
 
 /**
@@ -77,6 +80,8 @@ function split(argv: string[]): { leading: string[]; name: string | undefined; r
     const arg = argv[i]!;
     const flag = arg.split("=", 1)[0]!;
     if (!settingFlags.includes(flag)) {
+      const near = nearest(flag, settingFlags);
+      if (near) throw new UsageError(`${flag} is not a setting; did you mean ${near}?`);
       throw new UsageError(`${flag} is not a setting, so it cannot come before the command. Before it may come only settings (${settingFlags.join(", ")}); a command's own options go after it, as in: signalboard --data-dir DIR token create --name NAME`);
     }
     if (arg.includes("=")) {
@@ -106,7 +111,8 @@ async function main(argv: string[]): Promise<number> {
   if (name === "version" || asked === "--version" || asked === "-v") return print(VERSION);
   const command = name === undefined ? serve : commands[name];
   if (!command) {
-    console.error(`error: unknown command "${name}"\n\n${help()}`);
+    const near = nearest(name!, [...Object.keys(commands), "version", "help"]);
+    console.error(near ? `error: unknown command "${name}"; did you mean ${near}? (signalboard --help lists them)` : `error: unknown command "${name}"\n\n${help()}`);
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) return print(`usage: ${command.usage}\n\n${command.summary}`);

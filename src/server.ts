@@ -55,7 +55,9 @@ export async function startServer(loaded: Config): Promise<Running> {
   const jobs = startJobs(services);
   edge.streams.watch(() => services.accessVersion()); // a revoked token or ended session closes its streams
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
-  log.info("listening", { url, database: services.dialect, data: whereData(config), dataDir: config.dataDir, baseUrl: config.baseUrl, ...(config.databaseUrl ? {} : { sqliteSync: config.sqliteSync }), startedInMs: Math.round(performance.now()) });
+  // Where the data is, once: the data directory on SQLite, the database (password masked) on PostgreSQL.
+  const where = config.databaseUrl ? { databaseUrl: whereData(config) } : { dataDir: config.dataDir, sqliteSync: config.sqliteSync };
+  log.info("listening", { url, version: services.version, database: services.dialect, ...where, baseUrl: config.baseUrl, startedInMs: Math.round(performance.now()) });
   const code = await services.accounts.setupCode();
   if (code) {
     const link = `${config.baseUrl}/setup?code=${code}`;

@@ -1,7 +1,6 @@
 // Composition: the store the configuration names, and the services over it. The server and every
 // command build their services here, so a command does exactly what the dashboard does. Routes
 // and commands receive services; only this file sees the store.
-import pkg from "../package.json";
 import { type Config, safeUrl } from "./config.ts";
 import { accountService } from "./domain/accounts.ts";
 import { AlertRunner } from "./domain/alert-runner.ts";
@@ -32,11 +31,12 @@ import { openPgStore, type PgStore } from "./store/pg/index.ts";
 import { databasePath, openSqliteStore, type SqliteStore } from "./store/sqlite/index.ts";
 import { WriterThread } from "./store/sqlite/writer-thread.ts";
 import type { Repositories } from "./store/store.ts";
+import { VERSION } from "./version.ts";
 
 /** Where the SQLite database of a data directory is. */
 export { databasePath };
 
-export const VERSION: string = pkg.version;
+export { VERSION };
 
 const DELIVERIES_KEPT_MS = 7 * 86_400_000;
 

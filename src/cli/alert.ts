@@ -2,7 +2,7 @@ import type { AlertInput } from "../domain/alerts.ts";
 import { parseSeconds } from "../domain/units.ts";
 import type { Alert } from "../model/alert.ts";
 import { parseTags } from "./client.ts";
-import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
+import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
 
 const USAGE =
   "signalboard alert list [--project P] | alert create --project P --name N --kind absence|count|metric [--channel C] [--event E] [--tag key=value ...] " +
@@ -37,6 +37,7 @@ export const alert: Command = {
   usage: USAGE,
   async run(argv) {
     const { values, positionals } = parse(argv, {
+      ...managementOptions,
       project: { type: "string" },
       name: { type: "string" },
       kind: { type: "string" },
@@ -55,8 +56,8 @@ export const alert: Command = {
       paused: { type: "boolean" },
     });
     const [action, ref] = positionals;
-    const config = configFrom(values);
-    return withServices(config, async ({ alerts }) => {
+    const config = configFrom(values, { installed: true });
+    return withServices(config, values, async ({ alerts }) => {
       if (action === "list") {
         const project = values.project ?? config.defaultProject;
         const rows = (await alerts.list(project)).map((a) => [String(a.id), a.name, a.kind, describe(a), a.paused ? "paused" : a.state, when(a.since), when(a.lastChecked)]);

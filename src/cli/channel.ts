@@ -1,13 +1,13 @@
-import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
+import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
 
 export const channel: Command = {
   summary: "create, list or delete channels of a project",
   usage: "signalboard channel create PROJECT NAME | channel list PROJECT | channel delete PROJECT NAME --yes",
   async run(argv) {
-    const { values, positionals } = parse(argv, { yes: { type: "boolean" } });
+    const { values, positionals } = parse(argv, { ...managementOptions, yes: { type: "boolean" } });
     const [action, projectName, name] = positionals;
-    const config = configFrom(values);
-    return withServices(config, async ({ projects }) => {
+    const config = configFrom(values, { installed: true });
+    return withServices(config, values, async ({ projects }) => {
       if (action === "create" && projectName && name) {
         await projects.createChannel(projectName, name);
         console.log(`Created channel "${name}" in project "${projectName}".`);

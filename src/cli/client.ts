@@ -1,7 +1,9 @@
 // The HTTP side of the CLI: `log`, `metric` and `tail` talk to a running server, for cron jobs and
 // shell scripts. --url/--token, else SIGNALBOARD_URL/SIGNALBOARD_TOKEN (or SIGNALBOARD_TOKEN_FILE,
-// a file holding the token, so it stays out of the environment and the process list).
+// a file holding the token, so it stays out of the environment and the process list), from the
+// environment or a file of settings (--env-file).
 import { valueFromFile } from "../config.ts";
+import { type Env, environment } from "../env-file.ts";
 import { UsageError } from "./command.ts";
 
 export const clientOptions = {
@@ -11,7 +13,7 @@ export const clientOptions = {
 
 export type Client = { url: string; token: string };
 
-export function clientFrom(values: { url?: string; token?: string }, env = process.env): Client {
+export function clientFrom(values: { url?: string; token?: string; "env-file"?: string }, env: Env = environment(values)): Client {
   const url = (values.url ?? env.SIGNALBOARD_URL ?? "http://localhost:8080").replace(/\/+$/, "");
   if (!values.token && env.SIGNALBOARD_TOKEN && env.SIGNALBOARD_TOKEN_FILE) throw new UsageError("SIGNALBOARD_TOKEN and SIGNALBOARD_TOKEN_FILE are both set: keep one");
   const token = values.token ?? (env.SIGNALBOARD_TOKEN || (env.SIGNALBOARD_TOKEN_FILE ? valueFromFile("SIGNALBOARD_TOKEN_FILE", env.SIGNALBOARD_TOKEN_FILE) : undefined));

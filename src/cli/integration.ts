@@ -4,7 +4,7 @@
 // secret is printed once, on its own last line.
 import { destination, KIND_LABEL } from "../domain/integration-kinds.ts";
 import { describeFilter } from "../domain/routing.ts";
-import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
+import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
 
 const USAGE =
   "signalboard integration list [--project P] | integration add --project P --kind KIND --name NAME --config JSON [--filter JSON] [--title TEMPLATE] [--body TEMPLATE] | integration remove ID | integration test ID";
@@ -31,6 +31,7 @@ export const integration: Command = {
   usage: USAGE,
   async run(argv) {
     const { values, positionals } = parse(argv, {
+      ...managementOptions,
       project: { type: "string" },
       kind: { type: "string" },
       name: { type: "string" },
@@ -48,7 +49,7 @@ export const integration: Command = {
     const template = values.title !== undefined || values.body !== undefined ? { title: values.title, body: values.body } : undefined;
     const input = action === "add" ? { project: values.project, kind: values.kind, name: values.name, config: json("--config", values.config), filter: json("--filter", values.filter), template } : null;
     const target = action === "remove" || action === "test" ? idOf(id, action) : null;
-    return withServices(config, async ({ integrations }) => {
+    return withServices(config, values, async ({ integrations }) => {
       if (action === "list") {
         const rows = (await integrations.list(values.project ?? config.defaultProject)).map((i) => [
           String(i.id),

@@ -1,13 +1,13 @@
-import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
+import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
 
 export const project: Command = {
   summary: "create, list or delete projects",
-  usage: "signalboard project create NAME | project list | project delete NAME --yes | project retention NAME DAYS|off",
+  usage: "signalboard project create NAME | project list | project delete NAME --yes | project retention NAME [DAYS|off]",
   async run(argv) {
-    const { values, positionals } = parse(argv, { yes: { type: "boolean" } });
+    const { values, positionals } = parse(argv, { ...managementOptions, yes: { type: "boolean" } });
     const [action, name] = positionals;
-    const config = configFrom(values);
-    return withServices(config, async ({ projects }) => {
+    const config = configFrom(values, { installed: true });
+    return withServices(config, values, async ({ projects }) => {
       if (action === "create" && name) {
         const created = await projects.create(name);
         console.log(`Created project "${created.name}".`);
@@ -29,12 +29,22 @@ export const project: Command = {
         const value = positionals[2];
         if (value !== "off" && !/^\d+$/.test(value)) throw new UsageError("retention takes a number of days, or off");
         const updated = await projects.setRetention(name, value === "off" ? null : Number(value));
-        console.log(updated.retentionDays ? `Project "${name}" keeps events for ${days(updated.retentionDays)}; older ones are deleted hourly.` : `Project "${name}" keeps events forever.`);
+        console.log(keeps(name, updated.retentionDays));
         return 0;
       }
-      throw new UsageError("expected create NAME, list, delete NAME or retention NAME DAYS|off");
+      if (action === "retention" && name) {
+        const { project: p, lastRun } = await projects.retention(name);
+        console.log(keeps(name, p.retentionDays));
+        if (!lastRun) console.log("Retention has not run on this database yet: a running server runs it 30 seconds after it starts, then every hour.");
+        else console.log(`Retention last ran at ${when(lastRun.at)} UTC${p.retentionDays ? ` and deleted ${lastRun.deleted} of its events` : ""}; it runs every hour while a server runs.`);
+        return 0;
+      }
+      throw new UsageError("expected create NAME, list, delete NAME or retention NAME [DAYS|off]");
     });
   },
 };
 
 const days = (n: number) => `${n} ${n === 1 ? "day" : "days"}`;
+
+const keeps = (name: string, retentionDays: number | null) =>
+  retentionDays ? `Project "${name}" keeps events for ${days(retentionDays)}; older ones are deleted hourly.` : `Project "${name}" keeps events forever.`;

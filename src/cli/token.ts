@@ -1,10 +1,11 @@
-import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
+import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
 
 export const token: Command = {
   summary: "create, list or revoke API tokens",
   usage: "signalboard token create --name NAME [--public --project P [--channel C] [--may-notify]] | token list | token revoke ID|PREFIX|NAME | token notify ID|PREFIX|NAME on|off",
   async run(argv) {
     const { values, positionals } = parse(argv, {
+      ...managementOptions,
       name: { type: "string" },
       public: { type: "boolean" },
       project: { type: "string" },
@@ -12,8 +13,8 @@ export const token: Command = {
       "may-notify": { type: "boolean" },
     });
     const [action, ref] = positionals;
-    const config = configFrom(values);
-    return withServices(config, async ({ tokens }) => {
+    const config = configFrom(values, { installed: true });
+    return withServices(config, values, async ({ tokens }) => {
       if (action === "create") {
         if (!values.name) throw new UsageError("--name is required");
         if (values["may-notify"] && !values.public) throw new UsageError("--may-notify is for public tokens (full-access tokens may always notify)");

@@ -6,16 +6,16 @@ import { logBody } from "../api/models.ts";
 import type { ImportLine, ImportProgress } from "../domain/ingest.ts";
 import { validate } from "../domain/validation.ts";
 import { ValidationError } from "../errors.ts";
-import { type Command, configFrom, parse, UsageError, withServices } from "./command.ts";
+import { checkDatabase, type Command, configFrom, managementOptions, parse, UsageError, withServices } from "./command.ts";
 
 export const exportCommand: Command = {
   summary: "write a project's events as NDJSON (to a file or stdout)",
   usage: "signalboard export --project P [--channel C] [--out FILE [--force]]   (FILE appears only once complete; --force replaces an existing one)",
   async run(argv) {
-    const { values } = parse(argv, { project: { type: "string" }, channel: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } });
+    const { values } = parse(argv, { ...managementOptions, project: { type: "string" }, channel: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } });
     if (!values.project) throw new UsageError("--project is required");
-    const config = configFrom(values);
-    return withServices(config, async (services) => {
+    const config = configFrom(values, { installed: true });
+    return withServices(config, values, async (services) => {
       const file = values.out ? outFile(values.out, values.force ?? false, services.refuseOwnFile) : null;
       const out = file ? createWriteStream("", { fd: file.fd }) : process.stdout;
       // A reader that goes away (`| head`) ends the export quietly; a failing disk is an error.
@@ -124,10 +124,11 @@ export const importCommand: Command = {
   summary: "read NDJSON events back (stored as historical: never notified; safe to run again)",
   usage: "signalboard import FILE|- [--project P]   (P overrides each line's project; events already present are skipped)",
   async run(argv) {
-    const { values, positionals } = parse(argv, { project: { type: "string" } });
+    const { values, positionals } = parse(argv, { ...managementOptions, project: { type: "string" } });
     const source = positionals[0];
     if (!source) throw new UsageError("give a file to import, or - for stdin");
-    const config = configFrom(values);
+    const config = configFrom(values, { installed: true });
+    checkDatabase(config, values); // before the file is read and the import announced
     const text = source === "-" ? await Bun.stdin.text() : await Bun.file(source).text();
     const { events, problems } = parseLines(text, values.project);
     if (problems.length) {
@@ -138,7 +139,7 @@ export const importCommand: Command = {
     }
     // Said before the first commit, because a kill or a power cut leaves no chance to say it after.
     console.error(`Importing ${plural(events.length, "event")}; if this is interrupted, run the same command again: events already present are skipped.`);
-    return withServices(config, async ({ ingest }) => {
+    return withServices(config, values, async ({ ingest }) => {
       let progress: ImportProgress = { imported: 0, skipped: 0 };
       try {
         const { imported, skipped, createdProjects } = await ingest.importEvents(events, (p) => (progress = p));

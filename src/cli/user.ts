@@ -1,5 +1,5 @@
 import { randomToken } from "../domain/tokens.ts";
-import { type Command, configFrom, parse, table, UsageError, when, withServices } from "./command.ts";
+import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
 
 /** The password: from stdin with --password-stdin, else a strong generated one that is printed once. */
 async function passwordFrom(values: { "password-stdin"?: boolean }): Promise<{ password: string; generated: boolean }> {
@@ -15,10 +15,10 @@ export const user: Command = {
   summary: "create dashboard users, reset passwords, list users",
   usage: "signalboard user create NAME [--owner] [--password-stdin] | user reset-password NAME [--password-stdin] | user list",
   async run(argv) {
-    const { values, positionals } = parse(argv, { owner: { type: "boolean" }, "password-stdin": { type: "boolean" } });
+    const { values, positionals } = parse(argv, { ...managementOptions, owner: { type: "boolean" }, "password-stdin": { type: "boolean" } });
     const [action, name] = positionals;
-    const config = configFrom(values);
-    return withServices(config, async ({ accounts }) => {
+    const config = configFrom(values, { installed: true });
+    return withServices(config, values, async ({ accounts }) => {
       if (action === "create" && name) {
         const { password, generated } = await passwordFrom(values);
         const created = await accounts.createUser({ username: name, password }, values.owner ? "owner" : undefined);

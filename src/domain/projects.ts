@@ -12,6 +12,10 @@ const channelInput = z.object({ project: projectName, name: channelName });
 
 const DELETE_BATCH = 2000;
 
+/** The meta key of the last retention run: when, and how many events it deleted per project. */
+const RETENTION_RUN = "retention.last_run";
+type RetentionRun = { at: number; deleted: Record<string, number> };
+
 /** Deletes events in batches, each its own short transaction, so ingest never waits long. */
 async function deleteEvents(store: Store, where: { projectId: number; channelId?: number; before?: number }): Promise<number> {
   let total = 0;
@@ -119,13 +123,22 @@ export function projectService(store: Store, { announce, defaultProject }: { ann
       return { ...p, retentionDays: days };
     },
 
-    /** Deletes the events of projects with a retention period that are older than it. */
+    /** Deletes the events of projects with a retention period that are older than it, and records the run. */
     async pruneExpired(now = Date.now()): Promise<number> {
-      let deleted = 0;
+      const run: RetentionRun = { at: now, deleted: {} };
       for (const p of await store.projects.list()) {
-        if (p.retentionDays) deleted += await deleteEvents(store, { projectId: p.id, before: now - p.retentionDays * 86_400_000 });
+        if (p.retentionDays) run.deleted[p.name] = await deleteEvents(store, { projectId: p.id, before: now - p.retentionDays * 86_400_000 });
       }
-      return deleted;
+      await store.meta.set(RETENTION_RUN, JSON.stringify(run));
+      return Object.values(run.deleted).reduce((a, b) => a + b, 0);
+    },
+
+    /** A project's retention, and when retention last ran (with what it deleted of this project then), or null if it never did. */
+    async retention(name: string): Promise<{ project: Project; lastRun: { at: number; deleted: number } | null }> {
+      const project = await requireProjectNamed(name);
+      const recorded = await store.meta.get(RETENTION_RUN);
+      const run = recorded ? (JSON.parse(recorded) as RetentionRun) : null;
+      return { project, lastRun: run ? { at: run.at, deleted: run.deleted[name] ?? 0 } : null };
     },
   };
 }

@@ -3,7 +3,7 @@
 // leaks nothing, logged once with its stack.
 import { Elysia } from "elysia";
 import { log } from "../logger.ts";
-import { requestId } from "./request-log.ts";
+import { noteRefusal, requestId } from "./request-log.ts";
 import { AppError, BadRequest, ClientGone, Internal, MethodNotAllowed, NotFound, SignInRequired } from "../errors.ts";
 import { errorBody, errorHeaders, statusOf } from "./errors.ts";
 
@@ -38,14 +38,17 @@ export function errorHandler(routes: () => RouteInfo[], isApiPath: (path: string
     const appError = toAppError(code, error, request, path, allowed);
     const id = requestId(request);
     const status = statusOf(appError);
-    if (appError instanceof ClientGone) log.debug("client went away", { id, method: request.method, path });
-    else if (status >= 500 && !(error instanceof AppError)) log.error("unhandled error", { id, method: request.method, path, error });
-    else if (status >= 500) log.warn("request failed", { id, method: request.method, path, status, error: appError.code });
-    else log.debug("request refused", { id, method: request.method, path, status, error: appError.code });
+    // Refusals (4xx) and clients that left are told by the access log's one line per request; a
+    // server-side failure is also logged here, with what went wrong, at a level production shows.
+    if (status >= 500) {
+      if (error instanceof AppError) log.warn("request failed", { id, method: request.method, path, status, error: appError.code });
+      else log.error("unhandled error", { id, method: request.method, path, error });
+    }
     // A dashboard page without a session sends its visitor to sign in, whatever it asked to receive.
     const web = !isApiPath(path) && (appError instanceof SignInRequired || wantsHtml(request));
     const respond = (response: Response) => {
       response.headers.set("X-Request-Id", id);
+      noteRefusal(request, appError instanceof ClientGone ? status : response.status, appError.code);
       return response;
     };
     return web ? renderWebError(appError, request).then(respond) : respond(jsonError(appError));

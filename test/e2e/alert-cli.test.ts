@@ -10,7 +10,7 @@ const alert = (...args: string[]) => run(FROM_SOURCE, ["alert", ...args, "--data
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 beforeAll(async () => {
-  expect((await run(FROM_SOURCE, ["project", "create", "default", "--data-dir", dataDir])).code).toBe(0);
+  expect((await run(FROM_SOURCE, ["project", "create", "default", "--data-dir", dataDir, "--init"])).code).toBe(0);
 });
 
 test("alert create, list, pause, resume, test and delete", async () => {

@@ -31,7 +31,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the compiled binary", () => {
   test("runs from an empty directory, keeps data across a restart, stops cleanly", async () => {
-    const token = lastLine((await run([binary], ["token", "create", "--name", "bin"], { cwd: dir })).stdout);
+    const token = lastLine((await run([binary], ["token", "create", "--name", "bin", "--init"], { cwd: dir })).stdout);
     expect(existsSync(join(dir, "data", "signalboard.db"))).toBe(true);
     // Private to its user: the database holds the push keys and token hashes.
     expect(statSync(join(dir, "data")).mode & 0o077).toBe(0);

@@ -51,14 +51,14 @@ describe("signalboard", () => {
 
   test("settings may come before the command, as --setting value or --setting=value", async () => {
     const dir = tempDir();
-    const created = await run(FROM_SOURCE, ["--data-dir", dir, "token", "create", "--name", "early"]);
+    const created = await run(FROM_SOURCE, ["--data-dir", dir, "token", "create", "--name", "early", "--init"]);
     expect(created.code).toBe(0);
     expect(lastLine(created.stdout)).toMatch(/^sb_[A-Za-z0-9]{40}$/);
     const list = await run(FROM_SOURCE, [`--data-dir=${dir}`, "token", "list"]);
     expect(list.code).toBe(0);
     expect(list.stdout).toContain("early");
     // Given again after the command, the later one wins.
-    const other = await run(FROM_SOURCE, ["--data-dir", dir, "token", "list", "--data-dir", tempDir()]);
+    const other = await run(FROM_SOURCE, ["--data-dir", dir, "token", "list", "--data-dir", tempDir(), "--init"]);
     expect(other.code).toBe(0);
     expect(other.stdout).not.toContain("early");
     rmSync(dir, { recursive: true, force: true });
@@ -290,9 +290,14 @@ describe("client commands", () => {
     expect(res.stderr).toContain("does not exist");
   });
 
-  test("metric sets and increments", async () => {
-    expect((await client("metric", "--title", "Disk used", "--value", "40")).code).toBe(0);
-    expect((await client("metric", "--title", "Disk used", "--value", "2", "--increment")).code).toBe(0);
+  test("metric sets and increments, and says the value it leaves", async () => {
+    const set = await client("metric", "--title", "Disk used", "--value", "40");
+    expect(set.code).toBe(0);
+    expect(set.stdout.trim()).toBe('Set metric "Disk used" in default to 40.');
+    const incremented = await client("metric", "--title", "Disk used", "--value", "2", "--increment");
+    expect(incremented.code).toBe(0);
+    expect(incremented.stdout.trim()).toBe('Incremented metric "Disk used" in default by 2; it is now 42.');
+    expect((await client("metric", "--title", "Mood", "--value", "calm")).stdout.trim()).toBe('Set metric "Mood" in default to "calm".');
     const list = await fetch(`${server.url}/v1/metrics`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json());
     expect(list.metrics.find((m: { title: string }) => m.title === "Disk used").value).toBe(42);
   });

@@ -352,8 +352,8 @@ describe("retention and deletion", () => {
     expect(paragraph).toContain("`/p/PROJECT/settings`");
     expect(paragraph).toContain(`*${label}*`);
     // The command as the CLI's usage has it, and what the example prints.
-    expect(projectCommand.usage).toContain("project retention NAME DAYS|off");
-    expect(paragraph).toContain("`signalboard project retention NAME DAYS|off`");
+    expect(projectCommand.usage).toContain("project retention NAME [DAYS|off]");
+    expect(paragraph).toContain("`signalboard project retention NAME [DAYS|off]`");
     const example = /`signalboard (project retention \S+ \d+)`/.exec(paragraph)![1]!.split(" ");
     const res = await run(FROM_SOURCE, [...example.map((word) => (word === "shop" ? "default" : word)), "--data-dir", server.dataDir]);
     expect(res.code).toBe(0);

@@ -1,12 +1,13 @@
 // install.sh, the production installer, run for real into a staging root (--root): the files it
-// writes, re-runs that keep the operator's settings, the pre-upgrade backup taken with the old
-// binary, uninstalling, and its command line. (The systemd half, users and systemctl, needs a real
+// writes, re-runs that keep the operator's settings, the pre-upgrade backup (with the old binary on
+// SQLite, pg_dump on PostgreSQL), uninstalling, and its command line. (The systemd half, users and systemctl, needs a real
 // host; --root mode only prints it.)
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { tempDir, withDatabase } from "../helpers.ts";
+import { type Cluster, createDatabase, dropDatabase, postgresBin, startCluster } from "../pg-cluster.ts";
 import { ROOT, type Result, run } from "./process.ts";
 
 const INSTALL = join(ROOT, "install.sh");
@@ -213,7 +214,7 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
 
   test("an upgrade first backs the database up with the installed binary", async () => {
     const dataDir = join(root, DATA);
-    const created = await run([join(root, BIN)], ["token", "create", "--name", "x", "--data-dir", dataDir]);
+    const created = await run([join(root, BIN)], ["token", "create", "--name", "x", "--data-dir", dataDir, "--init"]);
     expect(created.code).toBe(0);
     expect(existsSync(join(dataDir, "signalboard.db"))).toBe(true);
     expect(existsSync(join(dataDir, "backups"))).toBe(false);
@@ -251,9 +252,36 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
     expectOk(await install(["--uninstall", "--root", root]));
   }, 60_000);
 
-  test("--uninstall --purge also deletes data and settings", async () => {
+  test("--uninstall --purge asks first: without a terminal to ask at, nothing is removed unless --yes", async () => {
     expectOk(await install(args())); // installed again, on the kept data
-    const result = await install(["--uninstall", "--purge", "--root", root]);
+    const before = snapshot(root);
+    const refused = await install(["--uninstall", "--purge", "--root", root]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(`--purge deletes for good: ${join(root, DATA)}`);
+    expect(refused.stdout).toContain("1 backup file(s)");
+    expect(refused.stderr).toContain("nothing was removed: --purge asks before deleting, and there is no terminal to ask at; add --yes to confirm");
+    expect(snapshot(root)).toEqual(before);
+  }, 60_000);
+
+  // Shown as skipped where util-linux's script (a terminal for the installer to ask at) is missing.
+  test.skipIf(!Bun.which("script"))("--uninstall --purge at a terminal deletes only when told yes", async () => {
+    const before = snapshot(root);
+    const atTerminal = (answer: string) =>
+      run(["script"], ["-qefc", `bash ${INSTALL} --uninstall --purge --root ${root}`, "/dev/null"], { cwd: buildDir, stdin: `${answer}\n` });
+    const no = await atTerminal("no");
+    expect(no.code).toBe(1);
+    expect(no.stdout).toContain("type yes to delete them:");
+    expect(no.stdout).toContain("nothing was removed (the answer was 'no', not yes)");
+    expect(snapshot(root)).toEqual(before);
+    const yes = await atTerminal("yes");
+    expect(yes.code).toBe(0);
+    expect(yes.stdout).toContain("uninstalled and purged");
+    expect(existsSync(join(root, DATA))).toBe(false);
+    expectOk(await install(args())); // for the next test
+  }, 60_000);
+
+  test("--uninstall --purge --yes deletes data and settings", async () => {
+    const result = await install(["--uninstall", "--purge", "--yes", "--root", root]);
     expectOk(result);
     for (const path of [BIN, UNIT, ENV_FILE, DATA, "etc/signalboard"]) expect(existsSync(join(root, path))).toBe(false);
     expect(result.stdout).toContain("purged");
@@ -289,15 +317,36 @@ describe("install.sh options", () => {
     const result = await install(["--help"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("usage: install.sh");
-    for (const option of ["--binary", "--root", "--port", "--base-url", "--no-start", "--uninstall", "--purge"]) expect(result.stdout).toContain(option);
+    for (const option of ["--binary", "--root", "--port", "--base-url", "--no-start", "--no-backup", "--uninstall", "--purge", "--yes"]) expect(result.stdout).toContain(option);
   });
+
+  test("--root warns that BASE_URL names the build host, and that HOST=0.0.0.0 is plain HTTP on every interface", async () => {
+    const named = await install(["--root", stagingRoot(), "--binary", binary, "--no-start"]);
+    expectOk(named);
+    expect(named.stderr).toMatch(/signalboard-install: warning: BASE_URL=http:\/\/\S+:8080 names this build host, not the machine the image will run on/);
+    expect(named.stderr).toContain("signalboard-install: warning: HOST=0.0.0.0: the server answers plain HTTP on every interface");
+    const given = await install(["--root", stagingRoot(), "--binary", binary, "--no-start", "--base-url", "https://sb.example.com"]);
+    expectOk(given);
+    expect(given.stderr).not.toContain("BASE_URL=");
+    expect(given.stderr).toContain("HOST=0.0.0.0");
+  }, 60_000);
+
+  test("--no-backup upgrades without the backup, and says so", async () => {
+    const root = stagingRoot();
+    expectOk(await install(["--root", root, "--binary", binary, "--no-start", "--base-url", "https://sb.example.com"]));
+    expect((await run([join(root, BIN)], ["token", "create", "--name", "x", "--data-dir", join(root, DATA), "--init"])).code).toBe(0);
+    const upgraded = await install(["--root", root, "--binary", binary, "--no-start", "--no-backup"]);
+    expectOk(upgraded);
+    expect(upgraded.stderr).toContain("not backing up /var/lib/signalboard/signalboard.db first (--no-backup)");
+    expect(existsSync(join(root, DATA, "backups"))).toBe(false);
+  }, 60_000);
 
   test("an unknown option or a bad value exits 2 with a message", async () => {
     const unknown = await install(["--frobnicate"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("signalboard-install: unknown option: --frobnicate");
     const root = stagingRoot();
-    for (const bad of [["--port", "http"], ["--port", "70000"], ["--base-url", "sb.example.com"], ["--purge"], ["--binary"]]) {
+    for (const bad of [["--port", "http"], ["--port", "70000"], ["--base-url", "sb.example.com"], ["--purge"], ["--yes"], ["--uninstall", "--yes"], ["--binary"]]) {
       const result = await install(["--root", root, ...bad]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain("signalboard-install:");
@@ -311,4 +360,63 @@ describe("install.sh options", () => {
     expect(result.stdout + result.stderr).toBe("");
     expect(result.code).toBe(0);
   }, 60_000);
+});
+
+// Shown as skipped where PostgreSQL is not installed (apt-get install -y postgresql).
+describe.skipIf(!postgresBin())("install.sh upgrading a service on PostgreSQL", () => {
+  let cluster: Cluster | null = null;
+  let database: string;
+  let root: string;
+  let clusterUrl: string;
+
+  beforeAll(async () => {
+    clusterUrl = process.env.SIGNALBOARD_TEST_POSTGRES || (cluster = await startCluster()).url;
+    database = await createDatabase(clusterUrl);
+    root = stagingRoot();
+    expectOk(await install(["--root", root, "--binary", binary, "--no-start", "--base-url", "https://sb.example.com"]));
+    // As docs/scale-out.md says: the URL (a password in it, percent-encoded) in a file the settings name.
+    const withPassword = database.replace("postgres://signalboard@", "postgres://signalboard:p%40ss@");
+    writeFileSync(join(root, "etc/signalboard/database-url"), `${withPassword}\n`, { mode: 0o640 });
+    writeFileSync(join(root, ENV_FILE), `${readFileSync(join(root, ENV_FILE), "utf8")}DATABASE_URL_FILE=/etc/signalboard/database-url\n`);
+    expect((await run([join(root, BIN)], ["token", "create", "--name", "on-postgres", "--database-url", database])).code).toBe(0);
+  }, 120_000);
+  afterAll(async () => {
+    await dropDatabase(clusterUrl, database).catch(() => {});
+    await cluster?.stop();
+  });
+
+  test("an upgrade first backs the database up with pg_dump, into the data directory's backups", async () => {
+    const upgrade = await install(["--root", root, "--binary", binary, "--no-start"]);
+    expectOk(upgrade);
+    const backups = readdirSync(join(root, DATA, "backups"));
+    expect(backups).toHaveLength(1);
+    expect(backups[0]).toMatch(new RegExp(`^pre-upgrade-${version.replace(/\./g, "\\.")}-\\d{8}T\\d{6}Z\\.dump$`));
+    expect(upgrade.stdout).toContain("backing up the PostgreSQL database with pg_dump");
+    expect(upgrade.stdout).toContain(`backup: ${join(root, DATA, "backups", backups[0]!)}`);
+    expect(mode(join(root, DATA, "backups", backups[0]!)) & 0o007).toBe(0);
+    // A real dump of that database: pg_restore reads its table of contents, the tokens' rows in it.
+    const listed = await run(["pg_restore"], ["--list", join(root, DATA, "backups", backups[0]!)]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain("TABLE DATA public api_tokens");
+    expect(upgrade.stdout + upgrade.stderr).not.toContain("p%40ss");
+  }, 120_000);
+
+  test("without pg_dump it stops before changing anything and says how to go on; --no-backup goes on", async () => {
+    // This host's programs, less pg_dump.
+    const bin = stagingRoot();
+    for (const dir of ["/usr/bin", "/usr/sbin"]) {
+      for (const name of readdirSync(dir)) if (name !== "pg_dump" && !existsSync(join(bin, name))) symlinkSync(join(dir, name), join(bin, name));
+    }
+    const env = { PATH: bin };
+    const before = snapshot(root);
+    const stopped = await run(["/bin/bash", INSTALL], ["--root", root, "--binary", binary, "--no-start"], { cwd: buildDir, env });
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toContain("the service uses PostgreSQL, and pg_dump is not installed here to back it up before the upgrade");
+    expect(stopped.stderr).toContain("apt-get install postgresql-client");
+    expect(stopped.stderr).toContain("re-run with --no-backup. Nothing was changed.");
+    expect(snapshot(root)).toEqual(before);
+    const going = await run(["/bin/bash", INSTALL], ["--root", root, "--binary", binary, "--no-start", "--no-backup"], { cwd: buildDir, env });
+    expectOk(going);
+    expect(going.stderr).toContain("not backing up the PostgreSQL database first (--no-backup)");
+  }, 120_000);
 });

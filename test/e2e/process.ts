@@ -8,7 +8,7 @@ export const FROM_SOURCE = [process.execPath, join(ROOT, "src/main.ts")];
 
 export type Result = { code: number; stdout: string; stderr: string };
 
-export type RunOptions = { cwd?: string; env?: Record<string, string> };
+export type RunOptions = { cwd?: string; env?: Record<string, string>; /** written to its stdin (else it has none) */ stdin?: string };
 
 /** Starts `command` with `args`, its output piped; `env` is added to this process's environment. */
 export function start(command: string[], args: string[], options: RunOptions = {}): Subprocess<"ignore", "pipe", "pipe"> {
@@ -17,14 +17,16 @@ export function start(command: string[], args: string[], options: RunOptions = {
 
 /** Runs `command` with `args` to its end. */
 export async function run(command: string[], args: string[], options: RunOptions = {}): Promise<Result> {
-  const proc = start(command, args, options);
+  const proc = options.stdin === undefined
+    ? start(command, args, options)
+    : spawn([...command, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdin: new Blob([options.stdin]), stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
 
-/** A new API token, made with the CLI in `dataDir`. */
+/** A new API token, made with the CLI in `dataDir` (and the database with it, if there is none yet: --init). */
 export async function newToken(dataDir: string, name: string): Promise<string> {
-  return lastLine((await run(FROM_SOURCE, ["token", "create", "--name", name, "--data-dir", dataDir])).stdout);
+  return lastLine((await run(FROM_SOURCE, ["token", "create", "--name", name, "--data-dir", dataDir, "--init"])).stdout);
 }
 
 /** What a process writes on one of its pipes, collected as it comes. */

@@ -83,6 +83,14 @@ describe("metrics", () => {
     expect(json.metrics.find((m: { title: string }) => m.title === "Sessions").value).toBe(1259);
   });
 
+  test("/send-metric answers with the metric as stored: after an increment, its new value", async () => {
+    const set = await post(server, "/send-metric", { title: "Answered", value: 40, icon: "💽" });
+    expect(set.json).toMatchObject({ success: true, statusCode: 200, project: "default", title: "Answered", value: 40, icon: "💽" });
+    const incremented = await post(server, "/send-metric", { title: "Answered", value: 2, increment: true });
+    expect(incremented.json).toMatchObject({ success: true, statusCode: 200, project: "default", title: "Answered", value: 42 });
+    expect(typeof incremented.json.updated_at).toBe("number");
+  });
+
   test("a new metric incremented starts from 0", async () => {
     await post(server, "/send-metric", { title: "Fresh", value: 7, increment: true });
     const { json } = await call(server, { path: "/v1/metrics" });

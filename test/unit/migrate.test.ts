@@ -3,7 +3,12 @@ import { describe, expect, test } from "bun:test";
 import pgJournal from "../../drizzle/pg/meta/_journal.json";
 import journal from "../../drizzle/sqlite/meta/_journal.json";
 import { MIGRATIONS as PG_MIGRATIONS } from "../../src/store/pg/migrate.ts";
+import pkg from "../../package.json";
+import { compareVersions, MigrationError, OLDEST_COMPATIBLE, SCHEMA_META } from "../../src/store/schema-version.ts";
 import { MIGRATIONS, migrate } from "../../src/store/sqlite/migrate.ts";
+import { setLogLevel } from "../../src/logger.ts";
+
+setLogLevel("silent");
 
 describe("migrations", () => {
   test("every migration in drizzle/ is embedded, and nothing else", () => {
@@ -68,6 +73,47 @@ describe("migrations", () => {
     const db = new Database(":memory:");
     migrate(db);
     db.query("INSERT INTO __migrations (tag, applied_at) VALUES ('9999_future', 0)").run();
+    db.query("DELETE FROM meta WHERE key LIKE 'schema.%'").run();
     expect(() => migrate(db)).toThrow(/newer Signalboard/);
+  });
+
+  test("record which version migrated and the oldest that may run on what it left", () => {
+    const db = new Database(":memory:");
+    migrate(db);
+    const meta = () => Object.fromEntries(db.query<{ key: string; value: string }, []>("SELECT key, value FROM meta WHERE key LIKE 'schema.%'").all().map((r) => [r.key, r.value]));
+    expect(meta()).toEqual({ [SCHEMA_META.migratedBy]: pkg.version, [SCHEMA_META.oldestCompatible]: OLDEST_COMPATIBLE });
+    // A database an earlier version migrated, without the record, gets it at the next start.
+    db.query("DELETE FROM meta WHERE key LIKE 'schema.%'").run();
+    expect(migrate(db)).toEqual([]);
+    expect(meta()[SCHEMA_META.migratedBy]).toBe(pkg.version);
+  });
+
+  test("an older binary runs on a newer schema its version says it may run on, and refuses one that says otherwise, in one line", () => {
+    const db = new Database(":memory:");
+    migrate(db);
+    // What a later version leaves after an expanding migration, and after a contracting one.
+    db.query("INSERT INTO __migrations (tag, applied_at) VALUES ('9999_future', 0)").run();
+    const record = (by: string, oldest: string) => {
+      db.query("UPDATE meta SET value = ? WHERE key = ?").run(by, SCHEMA_META.migratedBy);
+      db.query("UPDATE meta SET value = ? WHERE key = ?").run(oldest, SCHEMA_META.oldestCompatible);
+    };
+    record("9.1.0", pkg.version);
+    expect(migrate(db)).toEqual([]);
+    record("9.1.0", "9.0.0");
+    let message = "";
+    try {
+      migrate(db);
+    } catch (error) {
+      message = (error as Error).message;
+      expect(error).toBeInstanceOf(MigrationError);
+    }
+    expect(message).toBe(`the database was migrated by Signalboard 9.1.0, which runs with versions 9.0.0 and later only (migrations 9999_future); this binary is ${pkg.version}: run 9.1.0 or later, or restore the backup taken before the upgrade to go back`);
+    expect(message).not.toContain("\n");
+  });
+
+  test("versions compare by number", () => {
+    expect(compareVersions("0.10.0", "0.9.9")).toBe(1);
+    expect(compareVersions("1.2.3", "1.2.3")).toBe(0);
+    expect(compareVersions("1.2.3-rc.1", "1.2.4")).toBe(-1);
   });
 });

@@ -2,6 +2,8 @@
 // (the compiled binary has no folder to read). They run in one transaction under an advisory lock,
 // so instances starting together migrate once; a database migrated by a newer binary is refused.
 import type { SQL } from "bun";
+import { VERSION } from "../../version.ts";
+import { checkNewerSchema, MigrationError, OLDEST_COMPATIBLE, SCHEMA_META } from "../schema-version.ts";
 import journal from "../../../drizzle/pg/meta/_journal.json";
 import m0000 from "../../../drizzle/pg/0000_init.sql" with { type: "text" };
 import m0001 from "../../../drizzle/pg/0001_profiles_updated.sql" with { type: "text" };
@@ -22,7 +24,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0006_alerts": m0006,
 };
 
-export class MigrationError extends Error {}
+export { MigrationError };
 
 /** Any number, the same for every instance: the lock that makes migrations run one at a time. */
 const MIGRATION_LOCK = 0x5167_6e61; // "Sgna"
@@ -34,7 +36,12 @@ export async function migrate(sql: SQL): Promise<string[]> {
     const applied = new Set(((await tx`SELECT tag FROM __migrations`) as { tag: string }[]).map((r) => r.tag));
     const known = journal.entries.map((e) => e.tag);
     const unknown = [...applied].filter((tag) => !known.includes(tag));
-    if (unknown.length) throw new MigrationError(`the database was migrated by a newer version of Signalboard (${unknown.join(", ")}); upgrade this binary, or point it at another database`);
+    const metaValue = async (key: string) => ((await tx`SELECT value FROM meta WHERE key = ${key}`) as { value: string }[])[0]?.value ?? null;
+    if (unknown.length) {
+      // Newer migrations this binary cannot undo or repeat: it runs only if their version said it may.
+      checkNewerSchema(unknown, { migratedBy: await metaValue(SCHEMA_META.migratedBy), oldestCompatible: await metaValue(SCHEMA_META.oldestCompatible) });
+      return [];
+    }
     const done: string[] = [];
     for (const tag of known) {
       if (applied.has(tag)) continue;
@@ -47,6 +54,10 @@ export async function migrate(sql: SQL): Promise<string[]> {
     // The rows the store counts on: the event id counter, and the access version.
     await tx`INSERT INTO event_ids (one, last_id) VALUES (true, 0) ON CONFLICT DO NOTHING`;
     await tx`INSERT INTO meta (key, value) VALUES ('access_version', '0') ON CONFLICT DO NOTHING`;
+    if (done.length || (await metaValue(SCHEMA_META.migratedBy)) === null) {
+      await tx`INSERT INTO meta (key, value) VALUES (${SCHEMA_META.migratedBy}, ${VERSION}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+      await tx`INSERT INTO meta (key, value) VALUES (${SCHEMA_META.oldestCompatible}, ${OLDEST_COMPATIBLE}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+    }
     return done;
   });
 }

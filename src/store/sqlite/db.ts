@@ -1,6 +1,7 @@
 // Opening the database: pragmas first, then the embedded migrations.
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { userInfo } from "node:os";
 import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "./migrate.ts";
@@ -14,11 +15,17 @@ export function openDatabase(path: string, sync: SyncMode = "full"): { sqlite: D
     try {
       mkdirSync(dirname(path), { recursive: true });
     } catch (error) {
-      throw new Error(`the data directory ${dirname(path)} (--data-dir / DATA_DIR) cannot be used: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new Error(dataDirProblem(dirname(path), error as NodeJS.ErrnoException));
     }
   }
-  const sqlite = new Database(path, { create: true, strict: true });
-  sqlite.exec("PRAGMA journal_mode = WAL");
+  let sqlite: Database;
+  try {
+    sqlite = new Database(path, { create: true, strict: true });
+    sqlite.exec("PRAGMA journal_mode = WAL");
+  } catch (error) {
+    if (path === ":memory:" || writable(dirname(path))) throw error;
+    throw new Error(dataDirProblem(dirname(path), { code: "EACCES" } as NodeJS.ErrnoException));
+  }
   sqlite.exec(`PRAGMA synchronous = ${sync === "full" ? "FULL" : "NORMAL"}`);
   // Management commands (another process) may hold the write lock for a moment.
   sqlite.exec("PRAGMA busy_timeout = 5000");
@@ -49,4 +56,44 @@ export function openReader(path: string, searchFile: string): { reader: Database
     return db;
   };
   return { reader, db, searching, searched: () => attached };
+}
+
+/** Why the data directory cannot hold the database, as a sentence that says what to do. */
+function dataDirProblem(dir: string, error: NodeJS.ErrnoException): string {
+  const it = `the data directory ${dir} (--data-dir / DATA_DIR)`;
+  const elsewhere = "Choose a directory this user may write to (it is made if it does not exist).";
+  switch (error.code) {
+    case "EEXIST":
+      return `${it} is a file, not a directory. ${elsewhere}`;
+    case "ENOTDIR":
+      return `${it} cannot be made: a part of its path is a file, not a directory. ${elsewhere}`;
+    case "ENOENT":
+      return `${it} does not exist and cannot be made there. ${elsewhere}`;
+    case "EACCES":
+    case "EPERM":
+      return `${it} cannot be written by the user ${userName()}: run Signalboard as the user that owns it (on an installed server: sudo -u signalboard signalboard ...), or ${elsewhere.toLowerCase()}`;
+    case "EROFS":
+      return `${it} is on a read-only file system. ${elsewhere}`;
+    case "ENOSPC":
+      return `${it} cannot be made: the disk is full.`;
+    default:
+      return `${it} cannot be used: ${error.message}`;
+  }
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function userName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return String(process.getuid?.() ?? "running Signalboard");
+  }
 }

@@ -3,6 +3,7 @@ import type { Assets } from "../assets.ts";
 import { type Html, html, seg } from "../html.ts";
 import type { Channel, Project } from "../../model/project.ts";
 import type { Session } from "../../model/user.ts";
+import { VERSION } from "../../version.ts";
 
 export type Nav = { projects: Project[]; project?: Project; channels?: Channel[]; channel?: string; section?: "settings" };
 
@@ -77,7 +78,7 @@ function shell(ctx: PageContext, nav: Nav, body: Html): Html {
   ${sidebar(nav)}
 </nav>
 <div class="scrim" x-on:click="closeNav"></div>
-<main id="main" tabindex="-1">${body}</main>
+<main id="main" tabindex="-1">${body}<footer class="app-foot">Signalboard ${VERSION}</footer></main>
 </div>`;
 }
 
