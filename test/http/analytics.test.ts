@@ -308,6 +308,10 @@ describe("bad parameters", () => {
     ["series", `from=${TO}&to=${FROM}`, "from"],
     ["series", `from=${FROM}&to=${FROM}`, "from"],
     ["series", "from=yesterday", "from"],
+    // Not ISO 8601: Date.parse read each as a day of 2001.
+    ["series", "from=-1", "from"],
+    ["series", "from=May%205", "from"],
+    ["funnel", "step=A&step=B&to=3%2F4", "to"],
     ["series", "tz=Mars/Olympus", "tz"],
     ["series", "group_by=colour", "group_by"],
     ["series", "group_by=tag:Plan", "group_by"],
