@@ -11,9 +11,12 @@ import { apiBucket, apiEvent, apiMetric, apiPoint, apiUser, ok } from "./views.t
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional();
 
+/** An ISO 8601 date, or date and time (with an offset or Z); what Date.parse takes besides ("-1", "May 5", "3/4") is refused, not read as 2001. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/i;
+
 /** Unix seconds (fractions allowed) or an ISO 8601 date, to Unix milliseconds. */
 export const timeParam = z.string().transform((text, ctx) => {
-  const ms = /^\d+(\.\d+)?$/.test(text) ? Number(text) * 1000 : Date.parse(text);
+  const ms = /^\d+(\.\d+)?$/.test(text) ? Number(text) * 1000 : ISO_TIME.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isFinite(ms)) return Math.round(ms);
   ctx.addIssue({ code: "custom", message: `must be Unix seconds or an ISO 8601 date, got ${JSON.stringify(text.slice(0, 40))}` });
   return z.NEVER;

@@ -73,8 +73,12 @@ export function specOf(f: z.output<typeof alertChanges> & { name: string; kind: 
       const tz = zoneName(f.tz ?? "UTC");
       if (!tz) issues.push(issue("tz", `${JSON.stringify(f.tz)} is not a time zone; use an IANA name such as Europe/Berlin`));
       else {
+        const fields = f.cron.trim().split(/\s+/).length;
         try {
-          new Cron(f.cron, { timezone: tz, paused: true });
+          // Five fields, as crontab has them: croner also takes seconds (a sixth, "every second"), which no rule can mean.
+          if (fields !== 5 && !f.cron.trim().startsWith("@")) throw new Error(`${fields} fields`);
+          // A schedule that never comes (the 31st of February) is refused: nothing could be due, and croner looks years ahead for it at every check.
+          if (!new Cron(f.cron, { timezone: tz, paused: true }).nextRun()) issues.push(issue("cron", `never comes (${JSON.stringify(f.cron)} names no day that exists); five fields: minute hour day month weekday, as in "0 3 * * *"`));
         } catch (error) {
           issues.push(issue("cron", `is not a cron schedule (${(error as Error).message}); five fields: minute hour day month weekday, as in "0 3 * * *"`));
         }

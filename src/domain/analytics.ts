@@ -17,6 +17,13 @@ export const MAX_BUCKETS = 10_000;
 export const MAX_STEPS = 10;
 export const DEFAULT_GROUPS = 10;
 export const MAX_GROUPS = 100;
+/**
+ * A split series' lines hold at most this many points in all (buckets times the lines: the groups
+ * kept, "other" and the events without the tag). Its answer is built and written on the event loop,
+ * at about 0.2 µs a point: 100 groups by hour over 10,000 buckets (a million points, 23 MB of JSON)
+ * held it for 200 ms.
+ */
+export const MAX_POINTS = 100_000;
 export const DEFAULT_RANGE_MS = 30 * 86_400_000;
 export const DEFAULT_WINDOW_MS = 7 * 86_400_000;
 export const MAX_WINDOW_MS = 366 * 86_400_000;
@@ -127,7 +134,13 @@ export function planSeries(input: SeriesInput, now: number): SeriesPlan {
   issues.throwIfAny();
   const starts = bucketStarts(from, to, interval, tz!, MAX_BUCKETS);
   if (!starts) {
-    issues.add("interval", `from ${from / 1000} to ${to / 1000} makes more than ${MAX_BUCKETS.toLocaleString("en-US")} buckets of a ${interval}; choose a longer interval or a shorter range`);
+    issues.add("interval", `from ${from / 1000} to ${to / 1000} makes more than ${MAX_BUCKETS.toLocaleString("en-US")} buckets of ${interval === "hour" ? "an" : "a"} ${interval}; choose a longer interval or a shorter range`);
+    issues.throwIfAny();
+  }
+  const buckets = starts!.length;
+  // At most MAX_BUCKETS buckets leave room for 8 groups at least.
+  if (groupBy && buckets * (limit + 2) > MAX_POINTS) {
+    issues.add("limit", `must be at most ${Math.floor(MAX_POINTS / buckets) - 2} with ${buckets.toLocaleString("en-US")} buckets of ${interval === "hour" ? "an" : "a"} ${interval}: a split series holds at most ${MAX_POINTS.toLocaleString("en-US")} points (buckets times lines); keep fewer groups, or choose a longer interval or a shorter range`);
     issues.throwIfAny();
   }
   const bounds = [from, ...starts!.slice(1), to];

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { type FieldIssue, NotFound, ValidationError } from "../errors.ts";
 import { ACTIVITY_CARD, type CardRef, type Chart, type ChartChanges, type ChartKind, DEFAULT_CARDS } from "../model/chart.ts";
 import type { Project } from "../model/project.ts";
-import type { Store } from "../store/store.ts";
+import type { Repositories, Store } from "../store/store.ts";
 import { type AnalyticsService, type DroppedPage, type FunnelAnswer, type FunnelInput, type SeriesAnswer, type SeriesInput, planSeries } from "./analytics.ts";
 import type { FeedService } from "./feed.ts";
 import { type HistoryPage, MAX_HISTORY_PAGE } from "./metric-history.ts";
@@ -172,11 +172,14 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
    * made at once all land): `change` gets the cards and the project's charts, and gives the cards.
    */
   function rearrange(projectId: number, now: number, change: (cards: CardRef[], charts: Chart[]) => CardRef[]): Promise<void> {
-    return store.tx(async (tx) => {
-      const charts = await tx.charts.list(projectId);
-      const cards = change(cardsOf(await tx.charts.layout(projectId, { lock: true }), charts), charts);
-      await tx.charts.setLayout(projectId, [...new Set(cards)].slice(0, MAX_CARDS), now);
-    });
+    return store.tx((tx) => rearrangeIn(tx, projectId, now, change));
+  }
+
+  /** rearrange() inside a transaction that also writes the chart: a kill leaves both or neither. */
+  async function rearrangeIn(tx: Repositories, projectId: number, now: number, change: (cards: CardRef[], charts: Chart[]) => CardRef[]): Promise<void> {
+    const charts = await tx.charts.list(projectId);
+    const cards = change(cardsOf(await tx.charts.layout(projectId, { lock: true }), charts), charts);
+    await tx.charts.setLayout(projectId, [...new Set(cards)].slice(0, MAX_CARDS), now);
   }
 
   /** `cards` with `id` taken out, then put at `position` (null: left out). */
@@ -227,8 +230,12 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
       const definition = await checkDefinition(project, c.kind, c.definition, now).catch((error) => void problems(error));
       if (issues.length || !definition) throw new ValidationError(issues, "body");
       const name = (input as { name: string }).name;
-      const chart = await store.charts.create({ projectId: project.id, kind: c.kind, name, definition, createdAt: now }, now);
-      if (c.position !== undefined && c.position !== null) await rearrange(project.id, now, (cards) => placed(cards, chart.id, c.position));
+      // Made and pinned in one transaction: a kill in between left an unpinned chart the client was never told of (and made again when it retried).
+      const chart = await store.tx(async (tx) => {
+        const made = await tx.charts.create({ projectId: project.id, kind: c.kind, name, definition, createdAt: now }, now);
+        if (c.position !== undefined && c.position !== null) await rearrangeIn(tx, project.id, now, (cards) => placed(cards, made.id, c.position));
+        return made;
+      });
       return place(chart);
     },
 
@@ -237,15 +244,23 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
       const chart = await requireChart(id);
       const changes: ChartChanges = { name: c.name };
       if (c.definition) changes.definition = await checkDefinition(await projectOf(chart), chart.kind, c.definition, now);
-      const updated = (await store.charts.update(id, changes, now)) ?? (await requireChart(id));
-      if (c.position !== undefined) await rearrange(chart.projectId, now, (cards) => placed(cards, id, c.position));
+      const updated = await store.tx(async (tx) => {
+        const row = await tx.charts.update(id, changes, now);
+        if (row && c.position !== undefined) await rearrangeIn(tx, chart.projectId, now, (cards) => placed(cards, id, c.position));
+        return row;
+      });
+      if (!updated) throw new NotFound(`Chart ${id} does not exist.`);
       return place(updated);
     },
 
     async remove(id: number, now = Date.now()): Promise<void> {
       const chart = await requireChart(id);
-      if (!(await store.charts.delete(id))) throw new NotFound(`Chart ${id} does not exist.`);
-      await rearrange(chart.projectId, now, (cards) => cards.filter((c) => c !== id));
+      const deleted = await store.tx(async (tx) => {
+        if (!(await tx.charts.delete(id))) return false;
+        await rearrangeIn(tx, chart.projectId, now, (cards) => cards.filter((c) => c !== id));
+        return true;
+      });
+      if (!deleted) throw new NotFound(`Chart ${id} does not exist.`);
     },
 
     /** The project's dashboard: its cards in order, each with its chart. */

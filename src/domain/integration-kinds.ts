@@ -76,6 +76,24 @@ export const SECRET_KEYS: Record<IntegrationKind, string[]> = {
   slack: ["webhook_url"],
 };
 
+/**
+ * The config keys that say where a kind's secrets are sent (its server, a proxy). A secret goes only
+ * where it was sent with: a change of one of these must send the secrets again, or anyone allowed
+ * to change an integration could point it at their own server and read the stored token there.
+ * (A webhook's secret never leaves: it signs the body.)
+ */
+export const DESTINATION_KEYS: Record<IntegrationKind, string[]> = {
+  email: [],
+  telegram: ["api_url"],
+  gotify: ["url"],
+  pushover: ["api_url"],
+  matrix: ["homeserver"],
+  webhook: [],
+  ntfy: ["url"],
+  discord: [],
+  slack: [],
+};
+
 export const KIND_LABEL: Record<IntegrationKind, string> = {
   email: "E-mail",
   telegram: "Telegram",

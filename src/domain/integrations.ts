@@ -10,7 +10,7 @@ import type { Integration, IntegrationKind, RouteFilter, Template } from "../mod
 import { INTEGRATION_KINDS } from "../model/notification.ts";
 import type { User } from "../model/user.ts";
 import type { Store } from "../store/store.ts";
-import { KIND_CONFIG, maskedConfig, maskSecret, SECRET_KEYS, splitConfig } from "./integration-kinds.ts";
+import { DESTINATION_KEYS, KIND_CONFIG, maskedConfig, maskSecret, SECRET_KEYS, splitConfig } from "./integration-kinds.ts";
 import { testPayload } from "./notifications.ts";
 import { requireProject } from "./projects.ts";
 import { routeFilter } from "./routing.ts";
@@ -85,6 +85,28 @@ function checkTemplate(kind: IntegrationKind, template: Template | null): void {
   if (issues.length) throw new ValidationError(issues);
 }
 
+/**
+ * A change of where an integration sends (DESTINATION_KEYS) must carry its stored secrets anew: a
+ * secret is written once and never shown, and sending it to a server of the caller's choosing
+ * would show it there (a full-access token could read a bot's token that way).
+ */
+function assertSecretsFollow(current: Integration, given: Record<string, unknown>, shown: Record<string, unknown>, secrets: Record<string, string>): void {
+  // Back to the kind's own service (api_url removed) is where its secrets belong.
+  const moved = DESTINATION_KEYS[current.kind].find((key) => shown[key] !== undefined && shown[key] !== current.config[key]);
+  if (!moved) return;
+  // Sent back masked (as answers show it) is not sent again.
+  const resent = (key: string) => typeof given[key] === "string" && given[key] !== maskSecret(current.secrets[key]!);
+  const kept = Object.keys(current.secrets).filter((key) => secrets[key] !== undefined && !resent(key));
+  if (!kept.length) return;
+  throw new ValidationError(
+    kept.map((key) => ({
+      path: `config.${key}`,
+      type: "secret_required",
+      message: `config.${key}: send it again to change config.${moved}: a stored secret is only sent where it was first set to go`,
+    })),
+  );
+}
+
 export function integrationService(store: Store) {
   async function find(id: number): Promise<{ integration: Integration; project: string }> {
     const integration = await store.notifications.integration(id);
@@ -140,6 +162,7 @@ export function integrationService(store: Store) {
           else merged[key] = value;
         }
         const { shown, secrets } = checkedConfig(current.kind, merged);
+        assertSecretsFollow(current, c.config, shown, secrets);
         changes.config = shown;
         changes.secrets = secrets;
       }

@@ -65,6 +65,10 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       return kit.fragment(chartBody(project, data, { display: String(chart.definition.display ?? ""), fields: fieldsOfDefinition(chart.kind, chart.definition), compact }));
     } catch (error) {
       if (error instanceof QueryTimeout) return kit.fragment(chartProblem("This chart took too long to work out. Narrow it (a shorter range, a channel, an event name) and it will show again."));
+      // A saved question that no longer holds (a fixed start whose range outgrew its buckets, a channel
+      // since deleted) says so in the card, which a refused fragment would leave as it was.
+      const errors = formErrors(error, fieldsOfDefinition(chart.kind, chart.definition));
+      if (errors) return kit.fragment(chartProblem(`This chart cannot be shown as saved: ${Object.values(errors).join(" ")} Edit it to ask again.`));
       throw error;
     }
   }
@@ -95,7 +99,10 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       async handle({ request, params }) {
         const project = await kit.project(params.project!);
         const fields = fieldsOf(new URL(request.url).searchParams);
-        const path = one(fields, "path").startsWith(`/p/${seg(project.name)}/charts/`) ? one(fields, "path") : `/p/${seg(project.name)}/charts/new`;
+        // The builder's own page (new, or a chart's edit): anything else (a line break, which no header may hold) is not followed.
+        const base = `/p/${seg(project.name)}/charts/`;
+        const asked = one(fields, "path");
+        const path = asked.startsWith(base) && /^(new|\d{1,9}\/edit)$/.test(asked.slice(base.length)) ? asked : `${base}new`;
         const { _csrf, path: _, ...shown } = fields;
         // The builder's URL follows the question, so what is on screen can be shared or bookmarked.
         const headers = { "HX-Replace-Url": `${path}${queryOfFields(shown)}` };

@@ -60,6 +60,9 @@ describe("alert rules over the API", () => {
       [{ name: "x", kind: "absence", period: 60, cron: "0 3 * * *" }, "cron"],
       [{ name: "x", kind: "absence", cron: "every day at 3" }, "cron"],
       [{ name: "x", kind: "absence", cron: "0 3 * * *", tz: "Mars/Olympus" }, "tz"],
+      // A schedule that never comes, and one with seconds (croner's sixth field): a rule can mean neither.
+      [{ name: "x", kind: "absence", cron: "0 0 31 2 *", tz: "Europe/Paris" }, "cron"],
+      [{ name: "x", kind: "absence", cron: "*/2 * * * * *" }, "cron"],
       [{ name: "x", kind: "count", window: 300, above: 10, below: 1 }, "below"],
       [{ name: "x", kind: "count", above: 10 }, "window"],
       [{ name: "x", kind: "metric", metric: "Queue" }, "above"],

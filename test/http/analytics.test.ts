@@ -308,6 +308,10 @@ describe("bad parameters", () => {
     ["series", `from=${TO}&to=${FROM}`, "from"],
     ["series", `from=${FROM}&to=${FROM}`, "from"],
     ["series", "from=yesterday", "from"],
+    // Not ISO 8601: Date.parse read each as a day of 2001.
+    ["series", "from=-1", "from"],
+    ["series", "from=May%205", "from"],
+    ["funnel", "step=A&step=B&to=3%2F4", "to"],
     ["series", "tz=Mars/Olympus", "tz"],
     ["series", "group_by=colour", "group_by"],
     ["series", "group_by=tag:Plan", "group_by"],
@@ -317,6 +321,9 @@ describe("bad parameters", () => {
     ["series", "limit=ten", "limit"],
     ["series", `interval=hour&from=${FROM - 2 * 365 * 86_400}&to=${FROM}`, "interval"],
     ["series", "channel=Not%20A%20Channel", "channel"],
+    // Lines times buckets past 100,000 points: 100 groups by hour over a year were a million, built on the event loop.
+    ["series", `interval=hour&from=${FROM - 365 * 86_400}&to=${FROM}&group_by=event&limit=100`, "limit"],
+    ["series", `interval=hour&from=${FROM - 9_999 * 3_600}&to=${FROM}&group_by=tag:plan&limit=9`, "limit"],
     ["funnel", "step=A", "step"],
     ["funnel", Array.from({ length: 11 }, (_, i) => `step=S${i}`).join("&"), "step"],
     ["funnel", "step=A&step=", "step.1"],
@@ -333,6 +340,14 @@ describe("bad parameters", () => {
       const res = await call(server, { path: `/v1/analytics/${route}?project=shop&${query}` });
       expect({ query, status: res.status, error: res.json.error, field: res.json.validation?.query?.[0]?.path, message: res.json.message.startsWith(`${field}:`) }).toEqual({ query, status: 400, error: "validation_error", field, message: true });
     }
+  });
+
+  test("a split series at its most points is answered, with the limit's message saying how many groups fit", async () => {
+    const most = await call(server, { path: `/v1/analytics/series?project=shop&interval=hour&from=${FROM - 9_999 * 3_600}&to=${FROM}&group_by=tag:plan&limit=8` });
+    expect(most.status).toBe(200);
+    expect(most.json.series[0].points.length).toBe(9_999);
+    const past = await call(server, { path: `/v1/analytics/series?project=shop&interval=hour&from=${FROM - 365 * 86_400}&to=${FROM}&group_by=event&limit=100` });
+    expect(past.json.message).toContain("must be at most 9 with 8,760 buckets of an hour");
   });
 
   test("a tag filter without a key is a 400, an unknown project or channel a 404", async () => {

@@ -46,6 +46,18 @@ describe("a dashboard card", () => {
     for (const body of again) expect(body).toContain("6 events in the range");
   });
 
+  test("whose saved question no longer holds says so in the card, as a fragment htmx shows", async () => {
+    // A fixed start with no end: the range grows with time, and by hour it outgrows 10,000 buckets.
+    const from = Math.floor(Date.now() / 1000) - 9_000 * 3_600;
+    const grown = await server.services.charts.create({ project: "shop", kind: "series", name: "Grown", definition: { from, interval: "hour" } });
+    await server.store.charts.update(grown.id, { definition: { from: from - 2_000 * 3_600, interval: "hour" } }, Date.now());
+    const res = await agent.request(`/p/shop/cards/${grown.id}`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain("This chart cannot be shown as saved");
+    expect(text).toContain("more than 10,000 buckets of an hour");
+  });
+
   test("of another project, or of nothing, is a 404", async () => {
     const elsewhere = await server.services.charts.create({ project: "other", kind: "series", name: "X", definition: {} });
     expect((await agent.request(`/p/shop/cards/${elsewhere.id}`)).status).toBe(404);
@@ -87,6 +99,13 @@ describe("the builder's form", () => {
     expect(res.headers.get("hx-replace-url")).toBe("/p/shop/charts/new?kind=series&event=Paid&range=7");
     const bad = await agent.request("/p/shop/charts/preview?kind=series&interval=fortnight");
     expect(await bad.text()).toContain("must be hour, day, week or month");
+    // A path no header can hold (a line break, U+2028, NUL) or not the builder's own: the builder's URL instead, never a 500.
+    for (const path of ["/p/shop/charts/\r\nX-Evil: 1", "/p/shop/charts/\u2028", "/p/shop/charts/\u0000", "/p/shop/charts/../../settings"]) {
+      const odd = await agent.request(`/p/shop/charts/preview?kind=series&range=7&path=${encodeURIComponent(path)}`);
+      expect({ path, status: odd.status, url: odd.headers.get("hx-replace-url") }).toEqual({ path, status: 200, url: "/p/shop/charts/new?kind=series&range=7" });
+    }
+    const edit = await agent.request(`/p/shop/charts/preview?kind=series&range=7&path=/p/shop/charts/${chartId}/edit`);
+    expect(edit.headers.get("hx-replace-url")).toBe(`/p/shop/charts/${chartId}/edit?kind=series&range=7`);
   });
 });
 

@@ -371,6 +371,57 @@ describe("at least once, never twice by choice", () => {
     expect((await call(server, { method: "POST", path: `/v1/integrations/${json.integration.id}/test` })).status).toBe(403);
   });
 
+  test("a change of where an integration sends needs its secrets again: a stored secret never goes to a server the caller picks", async () => {
+    const p = await project("repointed");
+    // The caller's own server, where a moved integration would send its secret.
+    const seen: string[] = [];
+    const trap = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: async (r) => {
+        seen.push(`${r.url} ${r.headers.get("authorization")} ${r.headers.get("x-gotify-key")} ${await r.text()}`);
+        return Response.json({ ok: true });
+      },
+    });
+    const elsewhere = `http://127.0.0.1:${trap.port}`;
+    try {
+      const made = {
+        telegram: { bot_token: BOT, chat_id: CHAT, api_url: fakes.url },
+        gotify: { url: fakes.url, token: GOTIFY },
+        pushover: { user_key: PO_USER, app_token: PO_APP, api_url: fakes.url },
+        matrix: { homeserver: fakes.url, room_id: ROOM, access_token: MX_TOKEN },
+        ntfy: { url: hook.url, topic: "alerts", token: "tk_ntfy_secret_value" },
+      };
+      const moves: Record<keyof typeof made, [string, string[]]> = { telegram: ["api_url", ["bot_token"]], gotify: ["url", ["token"]], pushover: ["api_url", ["user_key", "app_token"]], matrix: ["homeserver", ["access_token"]], ntfy: ["url", ["token"]] };
+      for (const [kind, config] of Object.entries(made) as [keyof typeof made, Record<string, string>][]) {
+        const { json } = await add({ project: p, kind, name: kind, config });
+        const [where, secrets] = moves[kind];
+        // Moved alone, or with the secrets sent back masked: refused, naming each secret; nothing changes.
+        for (const body of [{ config: { [where]: elsewhere } }, { config: { ...json.integration.config, [where]: elsewhere } }]) {
+          const moved = await call(server, { method: "PATCH", path: `/v1/integrations/${json.integration.id}`, body });
+          expect({ kind, status: moved.status }).toEqual({ kind, status: 400 });
+          expect(moved.json.validation.body.map((i: { path: string }) => i.path)).toEqual(secrets.map((s) => `config.${s}`));
+          expect(moved.json.message).toContain(where);
+        }
+        expect((await server.store.notifications.integration(json.integration.id))!.config[where]).toBe((config as Record<string, string>)[where]);
+        await call(server, { method: "POST", path: `/v1/integrations/${json.integration.id}/test` });
+      }
+      await notifierIdle(server);
+      expect(seen).toEqual([]);
+
+      // With the secrets sent again, it moves (the caller knows them); back to the kind's own service needs nothing.
+      const { json } = await add({ project: p, kind: "telegram", name: "moved", config: made.telegram });
+      const moved = await call(server, { method: "PATCH", path: `/v1/integrations/${json.integration.id}`, body: { config: { api_url: elsewhere, bot_token: BOT } } });
+      expect(moved.status).toBe(200);
+      expect(moved.json.integration.config.api_url).toBe(elsewhere);
+      const home = await call(server, { method: "PATCH", path: `/v1/integrations/${json.integration.id}`, body: { config: { api_url: null } } });
+      expect(home.status).toBe(200);
+      expect((await server.store.notifications.integration(json.integration.id))!.secrets).toEqual({ bot_token: BOT });
+    } finally {
+      trap.stop(true);
+    }
+  }, 20_000);
+
   test("an error never shows a secret, even one in the receiver's URL", async () => {
     const p = await project("leaky");
     const { json } = await add({ project: p, kind: "telegram", name: "t", config: { bot_token: BOT, chat_id: CHAT, api_url: "http://127.0.0.1:9" } });
