@@ -178,8 +178,11 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
   /** rearrange() inside a transaction that also writes the chart: a kill leaves both or neither. */
   async function rearrangeIn(tx: Repositories, projectId: number, now: number, change: (cards: CardRef[], charts: Chart[]) => CardRef[]): Promise<void> {
     const charts = await tx.charts.list(projectId);
-    const cards = change(cardsOf(await tx.charts.layout(projectId, { lock: true }), charts), charts);
-    await tx.charts.setLayout(projectId, [...new Set(cards)].slice(0, MAX_CARDS), now);
+    const before = cardsOf(await tx.charts.layout(projectId, { lock: true }), charts);
+    const cards = [...new Set(change(before, charts))];
+    // A full dashboard says so: a card is never taken off to make room for another.
+    if (cards.length > MAX_CARDS && cards.length > before.length) throw ValidationError.field("position", "too_many", `position: a dashboard holds at most ${MAX_CARDS} cards; take one off it first`);
+    await tx.charts.setLayout(projectId, cards, now);
   }
 
   /** `cards` with `id` taken out, then put at `position` (null: left out). */

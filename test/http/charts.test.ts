@@ -93,3 +93,29 @@ describe("saved charts", () => {
     expect(res.json.validation.body[0].path).toBe("definition.measure");
   });
 });
+
+describe("a full dashboard", () => {
+  test(`holds ${50} cards, and says so rather than taking one off for another`, async () => {
+    await server.services.projects.create("full");
+    // The activity card and 49 charts fill it.
+    for (let i = 0; i < 49; i++) {
+      const res = await call(server, { path: "/v1/charts", body: { project: "full", kind: "series", name: `c${i}`, definition: {}, position: 1000 } });
+      expect(res.status).toBe(200);
+    }
+    const listed = (await call(server, { path: "/v1/charts?project=full" })).json.charts as { id: number; position: number | null }[];
+    expect(listed.filter((c) => c.position !== null)).toHaveLength(49);
+    // One more unpinned is fine; pinned, it is refused (and not saved: it is made and placed at once).
+    expect((await call(server, { path: "/v1/charts", body: { project: "full", kind: "series", name: "kept off", definition: {} } })).status).toBe(200);
+    const refused = await call(server, { path: "/v1/charts", body: { project: "full", kind: "series", name: "one more", definition: {}, position: 0 } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.validation.body[0].path).toBe("position");
+    expect(refused.json.message).toContain("at most 50 cards");
+    const after = (await call(server, { path: "/v1/charts?project=full" })).json.charts as { name: string; position: number | null }[];
+    expect(after.filter((c) => c.position !== null)).toHaveLength(49);
+    expect(after.some((c) => c.name === "one more")).toBe(false);
+    const keptOff = after.find((c) => c.name === "kept off") as unknown as { id: number };
+    const pin = await call(server, { method: "PATCH", path: `/v1/charts/${keptOff.id}`, body: { position: 3 } });
+    expect(pin.status).toBe(400);
+    expect(pin.json.message).toContain("at most 50 cards");
+  });
+});
