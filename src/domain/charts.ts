@@ -187,7 +187,9 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
   };
 
   async function place(chart: Chart): Promise<PlacedChart> {
-    const cards = cardsOf(await store.charts.layout(chart.projectId), [chart]);
+    // Its place among all the project's cards: the layout without only the charts since deleted.
+    const [charts, layout] = await Promise.all([store.charts.list(chart.projectId), store.charts.layout(chart.projectId)]);
+    const cards = cardsOf(layout, charts);
     const at = cards.indexOf(chart.id);
     return { ...chart, position: at < 0 ? null : at };
   }
