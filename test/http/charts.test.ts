@@ -100,11 +100,19 @@ describe("saved charts", () => {
       [{ kind: "funnel", name: "x", definition: { steps: ["A", { event: "B", channel: "nope" }] } }, 404, null],
       [{ kind: "metric", name: "x", definition: { title: "Nope" } }, 404, null],
       [{ kind: "series", name: "x", definition: { channel: "nope" }, project: "nope" }, 404, null],
+      // What GET /v1/analytics/series refuses for the same question is refused when it is saved,
+      // not saved to answer 400 or 404 on every read of its card.
+      [{ kind: "series", name: "x", definition: { channel: "nope" } }, 404, null],
+      [{ kind: "series", name: "x", definition: { tag: ["plan"] } }, 400, "definition.tag.0"],
+      [{ kind: "series", name: "x", definition: { tag: ["plan:pro", "Plan:pro"] } }, 400, "definition.tag.1"],
+      [{ kind: "funnel", name: "x", definition: { steps: ["A", { event: "B", tag: [":pro"] }] } }, 400, "definition.steps.1.tag.0"],
     ];
+    const before = (await call(server, { path: "/v1/charts?project=shop" })).json.charts.length;
     for (const [body, status, field] of refusals) {
       const res = await create(body);
       expect({ body, status: res.status, field: res.json.validation?.body?.[0]?.path ?? null }).toEqual({ body, status, field });
     }
+    expect((await call(server, { path: "/v1/charts?project=shop" })).json.charts.length).toBe(before);
     expect((await call(server, { method: "PATCH", path: "/v1/charts/abc", body: {} })).json.validation.query[0].path).toBe("id");
     expect((await call(server, { method: "PATCH", path: "/v1/charts/999", body: { name: "y" } })).status).toBe(404);
     const saved = (await create({ kind: "series", name: "ok", definition: {} })).json.chart;
