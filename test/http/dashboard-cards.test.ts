@@ -67,6 +67,21 @@ describe("the builder's form", () => {
     expect(page).toContain("Paid by user");
   });
 
+  test("a chart's page, the list and the dashboard's card say every filter it asks with", async () => {
+    const res = await form("/p/shop/charts", { kind: "series", name: "Pro by alice", event: "Paid", tag: "plan:pro", user_id: "alice", q: "refund", range: "7", pin: "1" });
+    expect(res.status).toBe(303);
+    const id = res.headers.get("location")!.split("/").pop();
+    const said = "events, “Paid”, plan:pro, user alice, words “refund”, per day, last 7 days";
+    for (const path of [`/p/shop/charts/${id}`, "/p/shop/charts", "/p/shop"]) expect(await (await agent.request(path)).text()).toContain(said);
+  });
+
+  test("a tag filter that is not key:value is named next to Tags, not saved", async () => {
+    const res = await form("/p/shop/charts", { kind: "series", name: "Bad tag", tag: "Plan:pro", range: "7", pin: "1" });
+    expect(res.status).toBe(422);
+    expect(await res.text()).toMatch(/id="chart-tag-error">[^<]*key:value/);
+    expect((await server.services.charts.list("shop")).map((c) => c.name)).not.toContain("Bad tag");
+  });
+
   test("says which field is wrong, keeping what was typed", async () => {
     const res = await form("/p/shop/charts", { kind: "series", name: "Bad", event: "Paid", range: "custom", from: "2026-05-10", to: "2026-05-01", group_by: "tag", group_tag: "Not A Key" });
     expect(res.status).toBe(422);

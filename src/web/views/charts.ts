@@ -82,7 +82,9 @@ export function describeChart(chart: Pick<PlacedChart, "kind" | "definition">): 
   const range = d.last_days !== undefined ? `last ${d.last_days} ${d.last_days === 1 ? "day" : "days"}` : d.from !== undefined || d.to !== undefined ? "fixed range" : "last 30 days";
   if (chart.kind === "metric") return `${String(d.title)}, ${range}`;
   if (chart.kind === "funnel") return `${Array.isArray(d.steps) ? d.steps.length : 0} steps, ${range}`;
-  const parts = [d.measure === "users" ? "users" : "events", d.event ? `“${String(d.event)}”` : "", d.channel ? `#${String(d.channel)}` : "", `per ${String(d.interval ?? "day")}`, d.group_by ? `by ${String(d.group_by).replace(/^tag:/, "tag ")}` : "", range];
+  // Every filter it has: a chart of one plan's events must not read as a chart of all of them.
+  const tags = Array.isArray(d.tag) ? (d.tag as unknown[]).map(String).join(" ") : "";
+  const parts = [d.measure === "users" ? "users" : "events", d.event ? `“${String(d.event)}”` : "", d.channel ? `#${String(d.channel)}` : "", tags, d.user_id ? `user ${String(d.user_id)}` : "", d.q ? `words “${String(d.q)}”` : "", `per ${String(d.interval ?? "day")}`, d.group_by ? `by ${String(d.group_by).replace(/^tag:/, "tag ")}` : "", range];
   return parts.filter(Boolean).join(", ");
 }
 
