@@ -163,6 +163,23 @@ describe("the runner", () => {
     expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.last_checked).toBe(Math.floor((resumed.since * 1000 + 70_000) / 1000));
   });
 
+  test("a firing rule paused says paused since it was paused, not since it fired", async () => {
+    const rule = (await make({ name: "Disk", kind: "metric", metric: "Disk used", above: 90 })).json.alert;
+    expect((await post(server, "/send-metric", { project: "ops", title: "Disk used", value: 95 })).status).toBe(200);
+    await round(Date.now());
+    const firing = (await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert;
+    expect(firing.state).toBe("firing");
+    await Bun.sleep(1100);
+    const before = Math.floor(Date.now() / 1000);
+    const paused = (await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: true } })).json.alert;
+    expect(paused.state).toBe("paused");
+    expect(paused.since).toBeGreaterThanOrEqual(before);
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.since).toBe(paused.since);
+    // A change that does not pause or resume it leaves since as it is.
+    const renamed = (await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { name: "Disk full" } })).json.alert;
+    expect(renamed.since).toBe(paused.since);
+  });
+
   test("a server that was down waits a period and its grace from its start before calling silence it did not watch", async () => {
     const rule = (await make({ name: "Cron job", kind: "absence", filter: { channel: "cron-job" }, period: 60, grace: 10 })).json.alert;
     expect((await post(server, "/v1/log", { project: "ops", channel: "cron-job", event: "ran" })).status).toBe(200);
