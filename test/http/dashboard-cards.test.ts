@@ -55,6 +55,20 @@ describe("a dashboard card", () => {
   });
 });
 
+describe("a card whose question can no longer be asked", () => {
+  test("says why in its place, on the dashboard and on the chart's page", async () => {
+    await server.services.projects.createChannel("shop", "trials");
+    const chart = await server.services.charts.create({ project: "shop", kind: "series", name: "Trials", definition: { channel: "trials", last_days: 7 } });
+    await server.services.projects.deleteChannel("shop", "trials");
+    for (const path of [`/p/shop/cards/${chart.id}?compact=1`, `/p/shop/cards/${chart.id}`]) {
+      const res = await agent.request(path);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toMatch(/data-testid="chart-problem">This chart cannot be worked out now: Channel &quot;trials&quot; does not exist in project &quot;shop&quot;\. Edit it/);
+    }
+    await server.services.charts.remove(chart.id);
+  });
+});
+
 describe("the builder's form", () => {
   test("saves a chart and pins it when asked, then shows it", async () => {
     const res = await form("/p/shop/charts", { kind: "series", name: "Paid by user", event: "Paid", range: "7", group_by: "tag", group_tag: "plan", limit: "5", display: "bar", pin: "1" });
