@@ -69,6 +69,19 @@ describe("a card whose question can no longer be asked", () => {
   });
 });
 
+describe("a funnel's steps", () => {
+  test("give each share once: of step 1, and from the second on of the step before", async () => {
+    for (const user of ["f1", "f2"]) expect((await post(server, "/v1/log", { project: "shop", channel: "web", event: "Opened", user_id: user })).status).toBe(200);
+    expect((await post(server, "/v1/log", { project: "shop", channel: "web", event: "Paid", user_id: "f1" })).status).toBe(200);
+    const chart = await server.services.charts.create({ project: "shop", kind: "funnel", name: "Open to pay", definition: { steps: ["Opened", "Paid", "Paid"], last_days: 1 } });
+    const text = (await (await agent.request(`/p/shop/cards/${chart.id}`)).text()).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    expect(text).toContain("1 user 50% of step 1 median");
+    expect(text).toContain("0 users 0% of step 1 0% of step 2");
+    expect(text).not.toContain("of step 1 50% of step 1");
+    await server.services.charts.remove(chart.id);
+  });
+});
+
 describe("the builder's form", () => {
   test("saves a chart and pins it when asked, then shows it", async () => {
     const res = await form("/p/shop/charts", { kind: "series", name: "Paid by user", event: "Paid", range: "7", group_by: "tag", group_tag: "plan", limit: "5", display: "bar", pin: "1" });

@@ -55,7 +55,7 @@ function funnelBody(project: Project, f: FunnelAnswer, fields: FormFields): Html
     <div class="funnel-head"><span class="step-number" aria-hidden="true">${String(i + 1)}</span><span class="step-name">${s.event}</span>${s.channel ? html` <span class="muted small">#${s.channel}</span>` : ""}</div>
     <svg class="funnel-bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true"><rect class="bar-track" width="100" height="8"></rect><rect class="bar-fill" width="${width.toFixed(2)}" height="8"></rect></svg>
     <p class="funnel-numbers"><strong data-testid="step-users">${count(s.users)} ${s.users === 1 ? "user" : "users"}</strong>
-      ${i ? html`<span>${percent(s.conversion)} of step 1</span> <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>${s.medianMs !== null ? html` <span>median ${formatDuration(s.medianMs)} after step ${String(i)}</span>` : ""}
+      ${i ? html`<span>${percent(s.conversion)} of step 1</span>${i > 1 ? html` <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>` : ""}${s.medianMs !== null ? html` <span>median ${formatDuration(s.medianMs)} after step ${String(i)}</span>` : ""}
       ${s.dropped ? html`<a href="${dropped(i + 1)}" data-testid="dropped">${count(s.dropped)} dropped</a>` : html`<span>none dropped</span>`}` : html`<span>started in the range</span>`}</p>
   </li>`;
   })}</ol>`;
