@@ -5,7 +5,7 @@
 // is slowed to an hour), so nothing here waits for real periods.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AlertRunner } from "../../src/domain/alert-runner.ts";
-import { call, eventually, post, startTestServer, type TestServer } from "../helpers.ts";
+import { call, eventually, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 
 const MIN = 60_000;
@@ -206,5 +206,29 @@ describe("the runner", () => {
     const rule = (await make({ name: "Try me", kind: "count", filter: { channel: "x" }, window: 60, above: 100 })).json.alert;
     const event = await server.services.alerts.runner.test(await server.services.alerts.get(rule.id));
     expect(event).toMatchObject({ channel: "alerts", name: "Test: Try me", notify: true, tags: { alert: rule.id, state: "test" } });
+  });
+});
+
+describe("the Alerts page's form", () => {
+  test("keeps a tag value with a space: shown in quotes, saved unchanged, and typed that way", async () => {
+    const owner = { username: "owner", password: "correct horse battery staple" };
+    await server.services.accounts.createUser(owner, "owner");
+    const agent = await signedIn(server, owner);
+    const csrf = await agent.csrf();
+    const rule = (await make({ name: "Spaced", kind: "absence", filter: { channel: "cron", tags: { host: "db 1", note: 'say "hi"' } }, period: 3600 })).json.alert;
+    const page = await (await agent.request(`/p/ops/alerts/${rule.id}`)).text();
+    expect(page).toContain(`value="host:&quot;db 1&quot; note:&quot;say \\&quot;hi\\&quot;&quot;"`);
+    // Saved with another name and the tags as the form shows them, the tags stay as they were.
+    const fields = { _csrf: csrf, name: "Spaced out", kind: "absence", schedule: "period", channel: "cron", event: "", tags: 'host:"db 1" note:"say \\"hi\\""', period: "3600", grace: "360", repeat: "" };
+    const saved = await agent.request(`/p/ops/alerts/${rule.id}`, { method: "POST", form: fields });
+    expect(saved.status).toBe(303);
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert).toMatchObject({ name: "Spaced out", filter: { channel: "cron", tags: { host: "db 1", note: 'say "hi"' } } });
+    const made = await agent.request("/p/ops/alerts", { method: "POST", form: { ...fields, name: "Typed", tags: 'rack:"b 2" zone:eu' } });
+    expect(made.status).toBe(303);
+    const typed = (await call(server, { path: "/v1/alerts?project=ops" })).json.alerts.find((a: { name: string }) => a.name === "Typed");
+    expect(typed.filter.tags).toEqual({ rack: "b 2", zone: "eu" });
+    const bad = await agent.request("/p/ops/alerts", { method: "POST", form: { ...fields, name: "Bad", tags: "rack" } });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("“rack” is not key:value");
   });
 });

@@ -74,7 +74,7 @@ export function alertFormPage(project: Project, o: { fields: AlertFormFields; ru
   <fieldset data-show="kind:absence,count"${kind === "metric" ? html` hidden` : ""}><legend>Which events</legend>
     ${fieldRow("alert-channel", "Channel", (a) => html`<select id="alert-channel"${a} name="channel"><option value="">Any channel</option>${o.channels.map((c) => html`<option value="${c}"${c === f.channel ? " selected" : ""}>#${c}</option>`)}</select>`, e.channel)}
     ${fieldRow("alert-event", "Event name", (a) => html`<input id="alert-event"${a} name="event" value="${f.event ?? ""}" placeholder="any" autocomplete="off">`, e.event)}
-    ${fieldRow("alert-tags", "Tags", (a) => html`<input id="alert-tags"${a} name="tags" value="${f.tags ?? ""}" placeholder="host:db1" autocomplete="off">`, e.tags, "key:value, several separated by spaces; every one must match.")}
+    ${fieldRow("alert-tags", "Tags", (a) => html`<input id="alert-tags"${a} name="tags" value="${f.tags ?? ""}" placeholder="host:db1" autocomplete="off">`, e.tags, "key:value, several separated by spaces (a value with a space in double quotes); every one must match.")}
   </fieldset>
   <fieldset${show("kind", "absence")}><legend>When events are due</legend>
     ${fieldRow("alert-schedule", "Expected", (a) => html`<select id="alert-schedule"${a} name="schedule" data-controls="schedule">${options([["period", "At least every…"], ["cron", "On a schedule (cron)"]], schedule)}</select>`, undefined)}
