@@ -210,9 +210,28 @@ describe("the runner", () => {
 });
 
 describe("the Alerts page's form", () => {
+  const owner = { username: "owner", password: "correct horse battery staple" };
+  beforeAll(() => server.services.accounts.createUser(owner, "owner"));
+
+  test("keeps a channel with no events yet and a metric not set yet: they are selected, not dropped", async () => {
+    const agent = await signedIn(server, owner);
+    const beat = (await make({ name: "First run", kind: "absence", filter: { channel: "never-ran", event: "Done" }, period: 3600 })).json.alert;
+    const gauge = (await make({ name: "Later", kind: "metric", metric: "Not set yet", above: 5 })).json.alert;
+    const beatPage = await (await agent.request(`/p/ops/alerts/${beat.id}`)).text();
+    expect(beatPage).toContain('<option value="never-ran" selected>#never-ran (no events yet)</option>');
+    const gaugePage = await (await agent.request(`/p/ops/alerts/${gauge.id}`)).text();
+    expect(gaugePage).toMatch(/<option value="Not set yet" selected>Not set yet \(not set yet\)<\/option>/);
+    // What the browser sends for the form as shown: the rules stay what they were.
+    const csrf = await agent.csrf();
+    const common = { _csrf: csrf, schedule: "period", event: "", tags: "", cron: "", tz: "", grace: "", window: "", compare: "above", limit: "", repeat: "" };
+    const selected = (page: string, name: string) => page.match(new RegExp(`<select id="alert-${name}"[^>]*>.*?<option value="([^"]*)"[^>]*selected`, "s"))?.[1] ?? "";
+    expect((await agent.request(`/p/ops/alerts/${beat.id}`, { method: "POST", form: { ...common, name: "First run", kind: "absence", channel: selected(beatPage, "channel"), event: "Done", period: "3600", metric: selected(beatPage, "metric") } })).status).toBe(303);
+    expect((await agent.request(`/p/ops/alerts/${gauge.id}`, { method: "POST", form: { ...common, name: "Later", kind: "metric", channel: selected(gaugePage, "channel"), metric: selected(gaugePage, "metric"), limit: "5" } })).status).toBe(303);
+    expect((await call(server, { path: `/v1/alerts/${beat.id}` })).json.alert.filter).toEqual({ channel: "never-ran", event: "Done" });
+    expect((await call(server, { path: `/v1/alerts/${gauge.id}` })).json.alert.metric).toBe("Not set yet");
+  });
+
   test("keeps a tag value with a space: shown in quotes, saved unchanged, and typed that way", async () => {
-    const owner = { username: "owner", password: "correct horse battery staple" };
-    await server.services.accounts.createUser(owner, "owner");
     const agent = await signedIn(server, owner);
     const csrf = await agent.csrf();
     const rule = (await make({ name: "Spaced", kind: "absence", filter: { channel: "cron", tags: { host: "db 1", note: 'say "hi"' } }, period: 3600 })).json.alert;
