@@ -127,7 +127,7 @@ export function planSeries(input: SeriesInput, now: number): SeriesPlan {
   issues.throwIfAny();
   const starts = bucketStarts(from, to, interval, tz!, MAX_BUCKETS);
   if (!starts) {
-    issues.add("interval", `from ${from / 1000} to ${to / 1000} makes more than ${MAX_BUCKETS.toLocaleString("en-US")} buckets of a ${interval}; choose a longer interval or a shorter range`);
+    issues.add("interval", `from ${from / 1000} to ${to / 1000} makes more than ${MAX_BUCKETS.toLocaleString("en-US")} buckets of ${interval === "hour" ? "an" : "a"} ${interval}; choose a longer interval or a shorter range`);
     issues.throwIfAny();
   }
   const bounds = [from, ...starts!.slice(1), to];
