@@ -805,7 +805,10 @@
           const focus = this.$root.dataset.focus;
           if (focus) {
             const target = document.getElementById(focus);
-            const fallback = this.$root.querySelector(".card-moves button:not([disabled])");
+            // At an end the control is disabled: the same card's other move takes the focus, so a
+            // second Enter moves that card, never another one.
+            const other = /-(up|down)$/.test(focus) ? document.getElementById(focus.replace(/-(up|down)$/, (_, way) => (way === "up" ? "-down" : "-up"))) : null;
+            const fallback = other && !other.disabled ? other : this.$root.querySelector(".card-moves button:not([disabled])");
             this.$nextTick(() => { const el = target && !target.disabled ? target : (fallback || this.$root.querySelector("[data-testid=arrange]")); if (el) el.focus(); });
           }
         },

@@ -174,7 +174,9 @@ export function alertService(store: Store) {
       if (changes.kind && changes.kind !== alert.kind) for (const key of ["period", "cron", "tz", "grace", "window", "metric", "above", "below"] as const) if (!(key in changes)) delete merged[key];
       const spec = specOf(merged);
       const resumed = alert.paused && changes.paused === false;
-      const update: AlertChanges & { state?: "ok"; since?: number } = { ...spec, paused: changes.paused ?? alert.paused, ...(resumed ? { state: "ok", since: now } : {}) };
+      // Paused since now: `since` says when the state shown began, and a paused rule shows paused.
+      const paused = !alert.paused && changes.paused === true;
+      const update: AlertChanges & { state?: "ok"; since?: number } = { ...spec, paused: changes.paused ?? alert.paused, ...(resumed ? { state: "ok", since: now } : paused ? { since: now } : {}) };
       return (await store.alerts.update(id, update, now)) ?? requireAlert(id);
     },
 

@@ -21,7 +21,11 @@ export const MAX_POSITION = 10_000;
 /** Cards a dashboard holds at most. */
 export const MAX_CARDS = 50;
 
-const tagFilters = z.array(rule.text(400)).max(8, "at most 8 tag filters");
+/** A tag filter as GET /v1/events takes it: key:value, the key as tag keys are. */
+const tagFilter = rule.text(400).refine((t) => t.indexOf(":") > 0 && rule.isTagKey(t.slice(0, t.indexOf(":"))), {
+  message: "must look like key:value with a key of lowercase letters, digits or dashes, for example plan:pro",
+});
+const tagFilters = z.array(tagFilter).max(8, "at most 8 tag filters");
 /** A fixed range (Unix seconds), or the last N days up to when it is read. */
 const range = {
   from: z.number().optional(),
@@ -145,7 +149,12 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
   /** The definition, checked for its kind as it would be asked now (a 400 names its field, a 404 what it names that is not there). */
   async function checkDefinition(project: Project, kind: ChartKind, definition: Record<string, unknown>, now: number): Promise<Record<string, unknown>> {
     const parsed = await inDefinition(() => validate(DEFINITIONS[kind], definition));
-    if (kind === "series") await inDefinition(() => planSeries(seriesInput(project.name, parsed as z.output<typeof seriesDefinition>, now), now));
+    if (kind === "series") {
+      const input = seriesInput(project.name, parsed as z.output<typeof seriesDefinition>, now);
+      await inDefinition(() => planSeries(input, now));
+      // Its names resolved as the series route resolves them: a channel that does not exist is a 404.
+      await feed.filterOf({ project: input.project, channel: input.channel, event: input.event, userId: input.userId, tags: input.tags, q: input.q });
+    }
     if (kind === "funnel") await inDefinition(() => analytics.planFunnel(funnelInput(project.name, parsed as z.output<typeof funnelDefinition>, now), now));
     const title = kind === "metric" ? (parsed as z.output<typeof metricDefinition>).title : null;
     if (title !== null && !(await store.metrics.find(project.id, title))) throw new NotFound(`Metric "${title}" does not exist in project "${project.name}".`);
@@ -193,7 +202,9 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
   };
 
   async function place(chart: Chart): Promise<PlacedChart> {
-    const cards = cardsOf(await store.charts.layout(chart.projectId), [chart]);
+    // Its place among all the project's cards: the layout without only the charts since deleted.
+    const [charts, layout] = await Promise.all([store.charts.list(chart.projectId), store.charts.layout(chart.projectId)]);
+    const cards = cardsOf(layout, charts);
     const at = cards.indexOf(chart.id);
     return { ...chart, position: at < 0 ? null : at };
   }

@@ -8,6 +8,7 @@ import type { Alert } from "../model/alert.ts";
 import type { Project } from "../model/project.ts";
 import type { Session } from "../model/user.ts";
 import type { Services } from "../services.ts";
+import { readSearch, tagTerm } from "./filters.ts";
 import { field } from "./form.ts";
 import { seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
@@ -30,7 +31,8 @@ function formOfRule(a: Alert): AlertFormFields {
     schedule: a.cron ? "cron" : "period",
     channel: a.filter.channel ?? "",
     event: a.filter.event ?? "",
-    tags: Object.entries(a.filter.tags ?? {}).map(([k, v]) => `${k}:${v}`).join(" "),
+    // Written as the search writes a tag (a value with a space in quotes), so it reads back the same.
+    tags: Object.entries(a.filter.tags ?? {}).map(([k, v]) => tagTerm(k, String(v))).join(" "),
     period: s(a.period),
     cron: a.cron ?? "",
     tz: a.tz ?? "",
@@ -56,10 +58,10 @@ function inputOf(f: AlertFormFields): { input: Record<string, unknown>; errors: 
     }
   };
   const tags: Record<string, string> = {};
-  for (const term of (f.tags ?? "").split(/\s+/).filter(Boolean)) {
-    const at = term.indexOf(":");
-    if (at < 1) errors.tags = `“${term}” is not key:value`;
-    else tags[term.slice(0, at)] = term.slice(at + 1);
+  // The search's syntax: key:value, or key:"a value with spaces".
+  for (const term of readSearch(f.tags ?? "")) {
+    if ("word" in term) errors.tags = `“${term.word}” is not key:value (a value with a space goes in double quotes: host:"db 1")`;
+    else tags[term.tag[0]] = term.tag[1];
   }
   const kind = f.kind;
   const events = kind === "absence" || kind === "count";

@@ -3,7 +3,7 @@
 // project's dashboard and their arrangement, and the users who dropped at a step of a funnel.
 import type { ChartAnswer, PlacedChart } from "../domain/charts.ts";
 import { MAX_POSITION } from "../domain/charts.ts";
-import { NotFound, QueryTimeout, ValidationError } from "../errors.ts";
+import { BadRequest, NotFound, QueryTimeout, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
 import { ACTIVITY_CARD, type CardRef } from "../model/chart.ts";
 import type { Project } from "../model/project.ts";
@@ -65,10 +65,11 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       return kit.fragment(chartBody(project, data, { display: String(chart.definition.display ?? ""), fields: fieldsOfDefinition(chart.kind, chart.definition), compact }));
     } catch (error) {
       if (error instanceof QueryTimeout) return kit.fragment(chartProblem("This chart took too long to work out. Narrow it (a shorter range, a channel, an event name) and it will show again."));
-      // A saved question that no longer holds (a fixed start whose range outgrew its buckets, a channel
-      // since deleted) says so in the card, which a refused fragment would leave as it was.
-      const errors = formErrors(error, fieldsOfDefinition(chart.kind, chart.definition));
-      if (errors) return kit.fragment(chartProblem(`This chart cannot be shown as saved: ${Object.values(errors).join(" ")} Edit it to ask again.`));
+      // A question that can no longer be asked (its channel deleted since it was saved) says why in
+      // its place: a card answered with an error would say "Loading…" for ever.
+      if (error instanceof NotFound || error instanceof ValidationError || error instanceof BadRequest) {
+        return kit.fragment(chartProblem(`This chart cannot be worked out now: ${error.message.replace(/\.?$/, ".")} Edit it to ask what is there now.`));
+      }
       throw error;
     }
   }

@@ -6,6 +6,7 @@ import { type Route, route } from "../http/routes.ts";
 import { INTEGRATION_KINDS, type IntegrationKind } from "../model/notification.ts";
 import type { Services } from "../services.ts";
 import { digestSection } from "./digests.ts";
+import { readSearch } from "./filters.ts";
 import { field } from "./form.ts";
 import { html } from "./html.ts";
 import type { Kit } from "./kit.ts";
@@ -20,13 +21,15 @@ const projectParam = (request: Request) => new URL(request.url).searchParams.get
 
 const words = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
-/** "env:prod plan:pro" as tags; a pair without its colon is refused naming the field. */
+/**
+ * "env:prod plan:pro" as tags, written as the search writes them (a value with a space in double
+ * quotes: plan:"pro plus"); a pair without its colon is refused naming the field.
+ */
 function tagPairs(text: string): Record<string, string> {
   const tags: Record<string, string> = {};
-  for (const pair of words(text)) {
-    const at = pair.indexOf(":");
-    if (at < 1) throw ValidationError.field("filter.tags", "invalid_format", `filter.tags: "${pair}" is not key:value (such as env:prod)`);
-    tags[pair.slice(0, at)] = pair.slice(at + 1);
+  for (const term of readSearch(text)) {
+    if ("word" in term) throw ValidationError.field("filter.tags", "invalid_format", `filter.tags: "${term.word}" is not key:value (such as env:prod, or plan:"pro plus" for a value with a space)`);
+    tags[term.tag[0]] = term.tag[1];
   }
   return tags;
 }

@@ -86,6 +86,33 @@ describeBrowser("charts and the dashboard", () => {
     });
   }, 60_000);
 
+  test("moved by keyboard to the end, a card keeps the focus on its own controls", async () => {
+    const server = await pool.withOwner();
+    await seedShop(server);
+    const make = (name: string) =>
+      ok(fetch(`${server.url}/v1/charts`, { method: "POST", headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "shop", kind: "series", name, definition: { last_days: 7 }, position: 99 }) }));
+    await make("First");
+    await make("Second");
+    const focused = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute("aria-label"));
+    await withPage(browser, "charts-arrange-end", async (page) => {
+      await signIn(page, server);
+      await page.goto(`${server.url}/p/shop`);
+      expect(await cardNames(page)).toEqual(["Activity", "First", "Second"]);
+      await page.click("[data-testid=arrange]");
+      await page.getByRole("button", { name: "Move down: First" }).focus();
+      await page.keyboard.press("Enter");
+      await settles(() => cardNames(page), (v) => expect(v).toEqual(["Activity", "Second", "First"]));
+      // Its "Move down" is disabled at the end: its "Move up" has the focus, not another card's control.
+      await settles(() => focused(page), (v) => expect(v).toBe("Move up: First"));
+      await page.keyboard.press("Enter");
+      await settles(() => cardNames(page), (v) => expect(v).toEqual(["Activity", "First", "Second"]));
+      await settles(() => focused(page), (v) => expect(v).toBe("Move up: First"));
+      await page.keyboard.press("Enter");
+      await settles(() => cardNames(page), (v) => expect(v).toEqual(["First", "Activity", "Second"]));
+      await settles(() => focused(page), (v) => expect(v).toBe("Move down: First"));
+    });
+  }, 60_000);
+
   test("arranged by keyboard: moved up and down, removed and added back, as a reload shows it", async () => {
     const server = await pool.withOwner();
     await seedShop(server);

@@ -5,7 +5,7 @@
 // is slowed to an hour), so nothing here waits for real periods.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AlertRunner } from "../../src/domain/alert-runner.ts";
-import { call, eventually, post, startTestServer, type TestServer } from "../helpers.ts";
+import { call, eventually, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 
 const MIN = 60_000;
@@ -166,6 +166,23 @@ describe("the runner", () => {
     expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.last_checked).toBe(Math.floor((resumed.since * 1000 + 70_000) / 1000));
   });
 
+  test("a firing rule paused says paused since it was paused, not since it fired", async () => {
+    const rule = (await make({ name: "Disk", kind: "metric", metric: "Disk used", above: 90 })).json.alert;
+    expect((await post(server, "/send-metric", { project: "ops", title: "Disk used", value: 95 })).status).toBe(200);
+    await round(Date.now());
+    const firing = (await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert;
+    expect(firing.state).toBe("firing");
+    await Bun.sleep(1100);
+    const before = Math.floor(Date.now() / 1000);
+    const paused = (await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: true } })).json.alert;
+    expect(paused.state).toBe("paused");
+    expect(paused.since).toBeGreaterThanOrEqual(before);
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.since).toBe(paused.since);
+    // A change that does not pause or resume it leaves since as it is.
+    const renamed = (await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { name: "Disk full" } })).json.alert;
+    expect(renamed.since).toBe(paused.since);
+  });
+
   test("a server that was down waits a period and its grace from its start before calling silence it did not watch", async () => {
     const rule = (await make({ name: "Cron job", kind: "absence", filter: { channel: "cron-job" }, period: 60, grace: 10 })).json.alert;
     expect((await post(server, "/v1/log", { project: "ops", channel: "cron-job", event: "ran" })).status).toBe(200);
@@ -192,5 +209,48 @@ describe("the runner", () => {
     const rule = (await make({ name: "Try me", kind: "count", filter: { channel: "x" }, window: 60, above: 100 })).json.alert;
     const event = await server.services.alerts.runner.test(await server.services.alerts.get(rule.id));
     expect(event).toMatchObject({ channel: "alerts", name: "Test: Try me", notify: true, tags: { alert: rule.id, state: "test" } });
+  });
+});
+
+describe("the Alerts page's form", () => {
+  const owner = { username: "owner", password: "correct horse battery staple" };
+  beforeAll(() => server.services.accounts.createUser(owner, "owner"));
+
+  test("keeps a channel with no events yet and a metric not set yet: they are selected, not dropped", async () => {
+    const agent = await signedIn(server, owner);
+    const beat = (await make({ name: "First run", kind: "absence", filter: { channel: "never-ran", event: "Done" }, period: 3600 })).json.alert;
+    const gauge = (await make({ name: "Later", kind: "metric", metric: "Not set yet", above: 5 })).json.alert;
+    const beatPage = await (await agent.request(`/p/ops/alerts/${beat.id}`)).text();
+    expect(beatPage).toContain('<option value="never-ran" selected>#never-ran (no events yet)</option>');
+    const gaugePage = await (await agent.request(`/p/ops/alerts/${gauge.id}`)).text();
+    expect(gaugePage).toMatch(/<option value="Not set yet" selected>Not set yet \(not set yet\)<\/option>/);
+    // What the browser sends for the form as shown: the rules stay what they were.
+    const csrf = await agent.csrf();
+    const common = { _csrf: csrf, schedule: "period", event: "", tags: "", cron: "", tz: "", grace: "", window: "", compare: "above", limit: "", repeat: "" };
+    const selected = (page: string, name: string) => page.match(new RegExp(`<select id="alert-${name}"[^>]*>.*?<option value="([^"]*)"[^>]*selected`, "s"))?.[1] ?? "";
+    expect((await agent.request(`/p/ops/alerts/${beat.id}`, { method: "POST", form: { ...common, name: "First run", kind: "absence", channel: selected(beatPage, "channel"), event: "Done", period: "3600", metric: selected(beatPage, "metric") } })).status).toBe(303);
+    expect((await agent.request(`/p/ops/alerts/${gauge.id}`, { method: "POST", form: { ...common, name: "Later", kind: "metric", channel: selected(gaugePage, "channel"), metric: selected(gaugePage, "metric"), limit: "5" } })).status).toBe(303);
+    expect((await call(server, { path: `/v1/alerts/${beat.id}` })).json.alert.filter).toEqual({ channel: "never-ran", event: "Done" });
+    expect((await call(server, { path: `/v1/alerts/${gauge.id}` })).json.alert.metric).toBe("Not set yet");
+  });
+
+  test("keeps a tag value with a space: shown in quotes, saved unchanged, and typed that way", async () => {
+    const agent = await signedIn(server, owner);
+    const csrf = await agent.csrf();
+    const rule = (await make({ name: "Spaced", kind: "absence", filter: { channel: "cron", tags: { host: "db 1", note: 'say "hi"' } }, period: 3600 })).json.alert;
+    const page = await (await agent.request(`/p/ops/alerts/${rule.id}`)).text();
+    expect(page).toContain(`value="host:&quot;db 1&quot; note:&quot;say \\&quot;hi\\&quot;&quot;"`);
+    // Saved with another name and the tags as the form shows them, the tags stay as they were.
+    const fields = { _csrf: csrf, name: "Spaced out", kind: "absence", schedule: "period", channel: "cron", event: "", tags: 'host:"db 1" note:"say \\"hi\\""', period: "3600", grace: "360", repeat: "" };
+    const saved = await agent.request(`/p/ops/alerts/${rule.id}`, { method: "POST", form: fields });
+    expect(saved.status).toBe(303);
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert).toMatchObject({ name: "Spaced out", filter: { channel: "cron", tags: { host: "db 1", note: 'say "hi"' } } });
+    const made = await agent.request("/p/ops/alerts", { method: "POST", form: { ...fields, name: "Typed", tags: 'rack:"b 2" zone:eu' } });
+    expect(made.status).toBe(303);
+    const typed = (await call(server, { path: "/v1/alerts?project=ops" })).json.alerts.find((a: { name: string }) => a.name === "Typed");
+    expect(typed.filter.tags).toEqual({ rack: "b 2", zone: "eu" });
+    const bad = await agent.request("/p/ops/alerts", { method: "POST", form: { ...fields, name: "Bad", tags: "rack" } });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("“rack” is not key:value");
   });
 });

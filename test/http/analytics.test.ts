@@ -350,6 +350,11 @@ describe("bad parameters", () => {
     expect(past.json.message).toContain("must be at most 9 with 8,760 buckets of an hour");
   });
 
+  test("too many buckets says which interval in words", async () => {
+    const res = await call(server, { path: `/v1/analytics/series?project=shop&interval=hour&from=${FROM - 2 * 365 * 86_400}&to=${FROM}` });
+    expect(res.json.message).toContain("more than 10,000 buckets of an hour; choose a longer interval or a shorter range");
+  });
+
   test("a tag filter without a key is a 400, an unknown project or channel a 404", async () => {
     expect((await call(server, { path: "/v1/analytics/series?project=shop&tag=plan" })).json).toMatchObject({ statusCode: 400, error: "invalid_tag_filter" });
     expect((await call(server, { path: "/v1/analytics/series?project=nope" })).status).toBe(404);

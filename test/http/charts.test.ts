@@ -47,6 +47,25 @@ describe("saved charts", () => {
     expect((await call(server, { method: "DELETE", path: `/v1/charts/${b.id}` })).status).toBe(404);
   });
 
+  test("each says its place among all the dashboard's cards, as the list does", async () => {
+    await server.services.projects.create("cards");
+    const made = [];
+    for (const name of ["One", "Two", "Three"]) made.push((await create({ project: "cards", kind: "series", name, definition: { last_days: 7 }, position: 1000 })).json.chart);
+    // A new project's dashboard is the activity card; each chart pinned at the end comes after it.
+    const first = 1;
+    expect(made.map((c) => c.position)).toEqual([first, first + 1, first + 2]);
+    const listed = (await call(server, { path: "/v1/charts?project=cards" })).json.charts;
+    for (const chart of made) {
+      const position = listed.find((c: { id: number }) => c.id === chart.id).position;
+      expect((await call(server, { path: `/v1/charts/${chart.id}` })).json.chart.position).toBe(position);
+    }
+    const moved = await call(server, { method: "PATCH", path: `/v1/charts/${made[2].id}`, body: { position: 0 } });
+    expect(moved.json.chart.position).toBe(0);
+    expect((await call(server, { path: `/v1/charts/${made[0].id}` })).json.chart.position).toBe(first + 1);
+    expect((await call(server, { method: "PATCH", path: `/v1/charts/${made[1].id}`, body: { name: "Two b" } })).json.chart.position).toBe(first + 2);
+    for (const chart of made) expect((await call(server, { method: "DELETE", path: `/v1/charts/${chart.id}` })).status).toBe(200);
+  });
+
   test("answer what the analytics routes answer for the same question", async () => {
     const series = (await create({ kind: "series", name: "Users a day", definition: { measure: "users", tz: "Europe/Paris", from: now - 3 * DAY, to: now, tag: ["plan:pro"] } })).json.chart;
     const data = await call(server, { path: `/v1/charts/${series.id}/data` });
@@ -81,11 +100,19 @@ describe("saved charts", () => {
       [{ kind: "funnel", name: "x", definition: { steps: ["A", { event: "B", channel: "nope" }] } }, 404, null],
       [{ kind: "metric", name: "x", definition: { title: "Nope" } }, 404, null],
       [{ kind: "series", name: "x", definition: { channel: "nope" }, project: "nope" }, 404, null],
+      // What GET /v1/analytics/series refuses for the same question is refused when it is saved,
+      // not saved to answer 400 or 404 on every read of its card.
+      [{ kind: "series", name: "x", definition: { channel: "nope" } }, 404, null],
+      [{ kind: "series", name: "x", definition: { tag: ["plan"] } }, 400, "definition.tag.0"],
+      [{ kind: "series", name: "x", definition: { tag: ["plan:pro", "Plan:pro"] } }, 400, "definition.tag.1"],
+      [{ kind: "funnel", name: "x", definition: { steps: ["A", { event: "B", tag: [":pro"] }] } }, 400, "definition.steps.1.tag.0"],
     ];
+    const before = (await call(server, { path: "/v1/charts?project=shop" })).json.charts.length;
     for (const [body, status, field] of refusals) {
       const res = await create(body);
       expect({ body, status: res.status, field: res.json.validation?.body?.[0]?.path ?? null }).toEqual({ body, status, field });
     }
+    expect((await call(server, { path: "/v1/charts?project=shop" })).json.charts.length).toBe(before);
     expect((await call(server, { method: "PATCH", path: "/v1/charts/abc", body: {} })).json.validation.query[0].path).toBe("id");
     expect((await call(server, { method: "PATCH", path: "/v1/charts/999", body: { name: "y" } })).status).toBe(404);
     const saved = (await create({ kind: "series", name: "ok", definition: {} })).json.chart;

@@ -54,7 +54,7 @@ describe("a dashboard card", () => {
     const res = await agent.request(`/p/shop/cards/${grown.id}`);
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(text).toContain("This chart cannot be shown as saved");
+    expect(text).toContain("This chart cannot be worked out now");
     expect(text).toContain("more than 10,000 buckets of an hour");
   });
 
@@ -64,6 +64,33 @@ describe("a dashboard card", () => {
     expect((await agent.request(`/p/shop/charts/${elsewhere.id}`)).status).toBe(404);
     expect((await agent.request("/p/shop/cards/99999")).status).toBe(404);
     expect((await agent.request("/p/shop/cards/abc")).status).toBe(404);
+  });
+});
+
+describe("a card whose question can no longer be asked", () => {
+  test("says why in its place, on the dashboard and on the chart's page", async () => {
+    await server.services.projects.createChannel("shop", "trials");
+    const chart = await server.services.charts.create({ project: "shop", kind: "series", name: "Trials", definition: { channel: "trials", last_days: 7 } });
+    await server.services.projects.deleteChannel("shop", "trials");
+    for (const path of [`/p/shop/cards/${chart.id}?compact=1`, `/p/shop/cards/${chart.id}`]) {
+      const res = await agent.request(path);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toMatch(/data-testid="chart-problem">This chart cannot be worked out now: Channel &quot;trials&quot; does not exist in project &quot;shop&quot;\. Edit it/);
+    }
+    await server.services.charts.remove(chart.id);
+  });
+});
+
+describe("a funnel's steps", () => {
+  test("give each share once: of step 1, and from the second on of the step before", async () => {
+    for (const user of ["f1", "f2"]) expect((await post(server, "/v1/log", { project: "shop", channel: "web", event: "Opened", user_id: user })).status).toBe(200);
+    expect((await post(server, "/v1/log", { project: "shop", channel: "web", event: "Paid", user_id: "f1" })).status).toBe(200);
+    const chart = await server.services.charts.create({ project: "shop", kind: "funnel", name: "Open to pay", definition: { steps: ["Opened", "Paid", "Paid"], last_days: 1 } });
+    const text = (await (await agent.request(`/p/shop/cards/${chart.id}`)).text()).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    expect(text).toContain("1 user 50% of step 1 median");
+    expect(text).toContain("0 users 0% of step 1 0% of step 2");
+    expect(text).not.toContain("of step 1 50% of step 1");
+    await server.services.charts.remove(chart.id);
   });
 });
 
@@ -77,6 +104,21 @@ describe("the builder's form", () => {
     expect(chart.position).not.toBeNull();
     const page = await (await agent.request(`/p/shop/charts/${id}`)).text();
     expect(page).toContain("Paid by user");
+  });
+
+  test("a chart's page, the list and the dashboard's card say every filter it asks with", async () => {
+    const res = await form("/p/shop/charts", { kind: "series", name: "Pro by alice", event: "Paid", tag: "plan:pro", user_id: "alice", q: "refund", range: "7", pin: "1" });
+    expect(res.status).toBe(303);
+    const id = res.headers.get("location")!.split("/").pop();
+    const said = "events, “Paid”, plan:pro, user alice, words “refund”, per day, last 7 days";
+    for (const path of [`/p/shop/charts/${id}`, "/p/shop/charts", "/p/shop"]) expect(await (await agent.request(path)).text()).toContain(said);
+  });
+
+  test("a tag filter that is not key:value is named next to Tags, not saved", async () => {
+    const res = await form("/p/shop/charts", { kind: "series", name: "Bad tag", tag: "Plan:pro", range: "7", pin: "1" });
+    expect(res.status).toBe(422);
+    expect(await res.text()).toMatch(/id="chart-tag-error">[^<]*key:value/);
+    expect((await server.services.charts.list("shop")).map((c) => c.name)).not.toContain("Bad tag");
   });
 
   test("says which field is wrong, keeping what was typed", async () => {

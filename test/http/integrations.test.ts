@@ -5,7 +5,7 @@
 // when saved); priority in each receiver's terms; write-only secrets; retries that repeat nothing.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { call, eventually, found, notifierIdle, post, startTestServer, type TestServer } from "../helpers.ts";
+import { call, eventually, found, notifierIdle, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
 import { type FakeServices, startFakeServices } from "../fake-services.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
@@ -282,6 +282,28 @@ describe("routing", () => {
       ["prod normal", "normal"],
       ["prod urgent", "high"],
     ]);
+  });
+});
+
+describe("the routing form in Settings → Integrations", () => {
+  test("writes a tag value with a space in double quotes, and saved unchanged keeps it", async () => {
+    const owner = { username: "owner", password: "correct horse battery staple" };
+    await server.services.accounts.createUser(owner, "owner");
+    const agent = await signedIn(server, owner);
+    const made = await call(server, { path: "/v1/integrations", body: { project: "default", kind: "webhook", name: "Spaced", config: { url: hook.url }, filter: { tags: { plan: "pro plus", env: "prod" } } } });
+    expect(made.status).toBe(200);
+    const id = made.json.integration.id;
+    const page = await (await agent.request("/settings/integrations?project=default")).text();
+    expect(page).toContain('name="tags" value="plan:&quot;pro plus&quot; env:prod"');
+    const csrf = await agent.csrf();
+    const edit = (tags: string) => agent.request(`/settings/integrations/${id}/edit?project=default`, { method: "POST", headers: { "X-CSRF-Token": csrf, "HX-Request": "true" }, form: { name: "Spaced", channels: "", exclude_channels: "", tags, min_priority: "1", template_title: "", template_body: "" } });
+    const saved = await edit('plan:"pro plus" env:prod');
+    expect([saved.status, saved.headers.get("hx-redirect")]).toEqual([200, "/settings/integrations?project=default"]);
+    expect((await call(server, { path: "/v1/integrations?project=default" })).json.integrations.find((i: { id: number }) => i.id === id).filter).toEqual({ tags: { plan: "pro plus", env: "prod" } });
+    const bad = await edit("plan:pro plus");
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("&quot;plus&quot; is not key:value");
+    expect((await call(server, { method: "DELETE", path: `/v1/integrations/${id}` })).status).toBe(200);
   });
 });
 

@@ -72,9 +72,9 @@ export function alertFormPage(project: Project, o: { fields: AlertFormFields; ru
   ${fieldRow("alert-name", "Name", (a) => html`<input id="alert-name"${a} name="name" value="${f.name ?? ""}" maxlength="100" required>`, e.name)}
   ${fieldRow("alert-kind", "Kind", (a) => html`<select id="alert-kind"${a} name="kind" data-controls="kind">${options([["absence", "An event stops coming (a heartbeat)"], ["count", "Too many or too few events"], ["metric", "A metric past a limit"]], kind)}</select>`, e.kind)}
   <fieldset data-show="kind:absence,count"${kind === "metric" ? html` hidden` : ""}><legend>Which events</legend>
-    ${fieldRow("alert-channel", "Channel", (a) => html`<select id="alert-channel"${a} name="channel"><option value="">Any channel</option>${o.channels.map((c) => html`<option value="${c}"${c === f.channel ? " selected" : ""}>#${c}</option>`)}</select>`, e.channel)}
+    ${fieldRow("alert-channel", "Channel", (a) => html`<select id="alert-channel"${a} name="channel"><option value="">Any channel</option>${o.channels.map((c) => html`<option value="${c}"${c === f.channel ? " selected" : ""}>#${c}</option>`)}${f.channel && !o.channels.includes(f.channel) ? html`<option value="${f.channel}" selected>#${f.channel} (no events yet)</option>` : ""}</select>`, e.channel)}
     ${fieldRow("alert-event", "Event name", (a) => html`<input id="alert-event"${a} name="event" value="${f.event ?? ""}" placeholder="any" autocomplete="off">`, e.event)}
-    ${fieldRow("alert-tags", "Tags", (a) => html`<input id="alert-tags"${a} name="tags" value="${f.tags ?? ""}" placeholder="host:db1" autocomplete="off">`, e.tags, "key:value, several separated by spaces; every one must match.")}
+    ${fieldRow("alert-tags", "Tags", (a) => html`<input id="alert-tags"${a} name="tags" value="${f.tags ?? ""}" placeholder="host:db1" autocomplete="off">`, e.tags, "key:value, several separated by spaces (a value with a space in double quotes); every one must match.")}
   </fieldset>
   <fieldset${show("kind", "absence")}><legend>When events are due</legend>
     ${fieldRow("alert-schedule", "Expected", (a) => html`<select id="alert-schedule"${a} name="schedule" data-controls="schedule">${options([["period", "At least every…"], ["cron", "On a schedule (cron)"]], schedule)}</select>`, undefined)}
@@ -89,7 +89,7 @@ export function alertFormPage(project: Project, o: { fields: AlertFormFields; ru
     ${fieldRow("alert-window", "Within the last", (a) => html`<input id="alert-window"${a} name="window" value="${f.window ?? ""}" placeholder="5m" autocomplete="off">`, e.window, "Seconds, or 90s, 15m, 12h, 1d.")}
   </fieldset>
   <fieldset${show("kind", "metric")}><legend>Which metric</legend>
-    ${fieldRow("alert-metric", "Metric", (a) => html`<select id="alert-metric"${a} name="metric">${options(o.metrics.map((m): [string, string] => [m, m]), f.metric ?? "")}</select>`, e.metric, o.metrics.length ? undefined : "This project has no metrics yet.")}
+    ${fieldRow("alert-metric", "Metric", (a) => html`<select id="alert-metric"${a} name="metric">${options([...o.metrics.map((m): [string, string] => [m, m]), ...(f.metric && !o.metrics.includes(f.metric) ? [[f.metric, `${f.metric} (not set yet)`] as [string, string]] : [])], f.metric ?? "")}</select>`, e.metric, o.metrics.length || f.metric ? undefined : "This project has no metrics yet.")}
   </fieldset>
   <div class="field-pair"${kind === "absence" ? html` hidden` : ""} data-show="kind:count,metric">
     ${fieldRow("alert-compare", "Fires when", (a) => html`<select id="alert-compare"${a} name="compare">${options([["above", "above"], ["below", "below"]], f.compare || "above")}</select>`, undefined)}

@@ -55,7 +55,7 @@ function funnelBody(project: Project, f: FunnelAnswer, fields: FormFields): Html
     <div class="funnel-head"><span class="step-number" aria-hidden="true">${String(i + 1)}</span><span class="step-name">${s.event}</span>${s.channel ? html` <span class="muted small">#${s.channel}</span>` : ""}</div>
     <svg class="funnel-bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true"><rect class="bar-track" width="100" height="8"></rect><rect class="bar-fill" width="${width.toFixed(2)}" height="8"></rect></svg>
     <p class="funnel-numbers"><strong data-testid="step-users">${count(s.users)} ${s.users === 1 ? "user" : "users"}</strong>
-      ${i ? html`<span>${percent(s.conversion)} of step 1</span> <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>${s.medianMs !== null ? html` <span>median ${formatDuration(s.medianMs)} after step ${String(i)}</span>` : ""}
+      ${i ? html`<span>${percent(s.conversion)} of step 1</span>${i > 1 ? html` <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>` : ""}${s.medianMs !== null ? html` <span>median ${formatDuration(s.medianMs)} after step ${String(i)}</span>` : ""}
       ${s.dropped ? html`<a href="${dropped(i + 1)}" data-testid="dropped">${count(s.dropped)} dropped</a>` : html`<span>none dropped</span>`}` : html`<span>started in the range</span>`}</p>
   </li>`;
   })}</ol>`;
@@ -82,7 +82,9 @@ export function describeChart(chart: Pick<PlacedChart, "kind" | "definition">): 
   const range = d.last_days !== undefined ? `last ${d.last_days} ${d.last_days === 1 ? "day" : "days"}` : d.from !== undefined || d.to !== undefined ? "fixed range" : "last 30 days";
   if (chart.kind === "metric") return `${String(d.title)}, ${range}`;
   if (chart.kind === "funnel") return `${Array.isArray(d.steps) ? d.steps.length : 0} steps, ${range}`;
-  const parts = [d.measure === "users" ? "users" : "events", d.event ? `“${String(d.event)}”` : "", d.channel ? `#${String(d.channel)}` : "", `per ${String(d.interval ?? "day")}`, d.group_by ? `by ${String(d.group_by).replace(/^tag:/, "tag ")}` : "", range];
+  // Every filter it has: a chart of one plan's events must not read as a chart of all of them.
+  const tags = Array.isArray(d.tag) ? (d.tag as unknown[]).map(String).join(" ") : "";
+  const parts = [d.measure === "users" ? "users" : "events", d.event ? `“${String(d.event)}”` : "", d.channel ? `#${String(d.channel)}` : "", tags, d.user_id ? `user ${String(d.user_id)}` : "", d.q ? `words “${String(d.q)}”` : "", `per ${String(d.interval ?? "day")}`, d.group_by ? `by ${String(d.group_by).replace(/^tag:/, "tag ")}` : "", range];
   return parts.filter(Boolean).join(", ");
 }
 

@@ -7,6 +7,7 @@ import type { IntegrationView } from "../../domain/integrations.ts";
 import type { Message } from "../../domain/templates.ts";
 import { INTEGRATION_KINDS, type IntegrationKind, type RouteFilter, type Template } from "../../model/notification.ts";
 import type { Project } from "../../model/project.ts";
+import { tagTerm } from "../filters.ts";
 import { type Html, html, seg } from "../html.ts";
 import { outcome } from "./notifications.ts";
 import { prioritySelect } from "./priority.ts";
@@ -145,7 +146,7 @@ export function integrationTestDone(i: IntegrationView, delivered: boolean | nul
 const list = (values: string[] | undefined) => (values ?? []).join(", ");
 const pairs = (tags: Record<string, string> | undefined) =>
   Object.entries(tags ?? {})
-    .map(([k, v]) => `${k}:${v}`)
+    .map(([k, v]) => tagTerm(k, String(v)))
     .join(" ");
 
 /** Which events: channels, channels left out, tags and the least priority. */
