@@ -10,7 +10,9 @@ import { randomToken } from "./tokens.ts";
 import { requireProject } from "./projects.ts";
 import { authProblem, p256dhProblem, pushKey } from "./push-keys.ts";
 import { onlyStrings } from "./rules.ts";
+import { audited } from "./audit.ts";
 import { validate } from "./validation.ts";
+import { type Actor, COMMAND_LINE } from "../model/audit.ts";
 import type { StoredEvent } from "../model/event.ts";
 import type { Integration, NewDelivery, Subscription } from "../model/notification.ts";
 import type { User } from "../model/user.ts";
@@ -66,7 +68,10 @@ export function matchesFilters(filters: string | null, e: { project: string; cha
 export async function queueNotifications(tx: Repositories, e: StoredEvent, baseUrl: string, now: number): Promise<number> {
   const payload = JSON.stringify(eventPayload(e, baseUrl));
   const rows: NewDelivery[] = [];
-  for (const s of await tx.notifications.allSubscriptions()) if (matchesFilters(s.filters, e)) rows.push({ target: "push", targetId: s.id, eventId: e.id, payload });
+  // A person limited to some projects hears only of theirs, whatever their devices' filters say.
+  const limited = new Map((await tx.users.limitedReach()).map((r) => [r.userId, r.projectIds]));
+  const reaches = (userId: number) => limited.get(userId)?.includes(e.projectId) ?? true;
+  for (const s of await tx.notifications.allSubscriptions()) if (matchesFilters(s.filters, e) && reaches(s.userId)) rows.push({ target: "push", targetId: s.id, eventId: e.id, payload });
   for (const i of await tx.notifications.integrationsOf(e.projectId)) if (i.enabled) rows.push({ target: "integration", targetId: i.id, eventId: e.id, payload });
   return tx.notifications.enqueue(rows, now);
 }
@@ -176,6 +181,8 @@ export function maskUrl(url: string): string {
   return `${parsed.origin}/…${url.slice(-4)}`;
 }
 
+const integrationSubject = (i: Pick<Integration, "id" | "name">, project: string) => `integration “${i.name}” (${i.id}) of ${project}`;
+
 export function integrationService(store: Store) {
   async function own(projectName: string, id: number): Promise<Integration> {
     const project = await store.projects.findByName(projectName);
@@ -191,11 +198,15 @@ export function integrationService(store: Store) {
     },
 
     /** Returns the signing secret of a new webhook: shown once, then never again. `by`: the member adding it. */
-    async create(projectName: string, input: unknown, by: User | null = null, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
+    async create(projectName: string, input: unknown, by: User | null = null, actor: Actor = by ? { userId: by.id, name: by.username, ip: null } : COMMAND_LINE, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
       const project = await requireProject(store, projectName);
       const i = validate(integrationInput, input);
       const secret = i.kind === "webhook" ? `whsec_${randomToken().slice(3)}` : i.kind === "ntfy" ? i.token || null : null;
-      const row = await store.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, url: i.kind === "ntfy" ? i.url.replace(/\/+$/, "") : i.url, topic: i.kind === "ntfy" ? i.topic : null, secret, createdByUserId: by?.id ?? null }, now);
+      const row = await audited(store, actor, async (tx, note) => {
+        const made = await tx.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, url: i.kind === "ntfy" ? i.url.replace(/\/+$/, "") : i.url, topic: i.kind === "ntfy" ? i.topic : null, secret, createdByUserId: by?.id ?? null }, now);
+        note("integration.created", integrationSubject(made, project.name), made.kind);
+        return made;
+      }, now);
       return { integration: maskIntegration(row), secret: i.kind === "webhook" ? secret : null };
     },
 
@@ -204,14 +215,20 @@ export function integrationService(store: Store) {
       return store.notifications.integrationsCreatedBy(userId);
     },
 
-    async setEnabled(projectName: string, id: number, enabled: boolean): Promise<void> {
-      await own(projectName, id);
-      await store.notifications.setIntegrationEnabled(id, enabled);
+    async setEnabled(projectName: string, id: number, enabled: boolean, actor: Actor = COMMAND_LINE): Promise<void> {
+      const integration = await own(projectName, id);
+      await audited(store, actor, async (tx, note) => {
+        await tx.notifications.setIntegrationEnabled(id, enabled);
+        if (integration.enabled !== enabled) note("integration.changed", integrationSubject(integration, projectName), enabled ? "turned on" : "turned off");
+      });
     },
 
-    async remove(projectName: string, id: number): Promise<void> {
-      await own(projectName, id);
-      await store.notifications.deleteIntegration(id);
+    async remove(projectName: string, id: number, actor: Actor = COMMAND_LINE): Promise<void> {
+      const integration = await own(projectName, id);
+      await audited(store, actor, async (tx, note) => {
+        await tx.notifications.deleteIntegration(id);
+        note("integration.deleted", integrationSubject(integration, projectName), integration.kind);
+      });
     },
 
     async sendTest(projectName: string, id: number, baseUrl: string, now = Date.now()): Promise<void> {

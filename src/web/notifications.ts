@@ -1,5 +1,6 @@
 // Settings → Notifications: registering this browser for Web Push, the user's devices, their
 // filters and test notifications; and Settings → Integrations, per project.
+import { visibleTo } from "../domain/access.ts";
 import { AppError, NotFound, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
@@ -36,16 +37,17 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "GET",
       path: "/settings/notifications",
-      access: "member",
+      access: "self",
       async handle({ session }) {
         const [list, withChannels, keys] = await Promise.all([devices.list(session.user), projects.withChannels(), vapid()]);
-        return kit.page(session, notificationsPage({ devices: list, projects: withChannels, vapidKey: keys.publicKey }), { title: "Notifications", nav });
+        const mine = visibleTo(session.user, withChannels, (p) => p.project.name);
+        return kit.page(session, notificationsPage({ devices: list, projects: mine, vapidKey: keys.publicKey }), { title: "Notifications", nav });
       },
     }),
     route({
       method: "POST",
       path: "/settings/notifications/devices",
-      access: "member",
+      access: "self",
       body: SUBSCRIPTION,
       async handle({ session, body }) {
         const device = await devices.register(session.user, body);
@@ -55,7 +57,7 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "POST",
       path: "/settings/notifications/devices/refresh",
-      access: "member",
+      access: "self",
       body: SUBSCRIPTION,
       async handle({ session, body }) {
         const endpoint = (body as { endpoint?: unknown } | null)?.endpoint;
@@ -66,7 +68,7 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "POST",
       path: "/settings/notifications/devices/:id/test",
-      access: "member",
+      access: "self",
       async handle({ session, params }) {
         await devices.sendTest(session.user, idOf(params.id), config.baseUrl);
         return kit.fragment("Test notification queued; it should arrive within seconds.");
@@ -75,7 +77,7 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "POST",
       path: "/settings/notifications/devices/:id/filters",
-      access: "member",
+      access: "self",
       async handle({ request, session, params, body }) {
         await devices.setFilters(session.user, idOf(params.id), [(body as Record<string, string | string[]>).scope ?? []].flat());
         return kit.redirect(request, "/settings/notifications");
@@ -84,7 +86,7 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "GET",
       path: "/settings/notifications/devices/:id/remove",
-      access: "member",
+      access: "self",
       async handle({ session, params }) {
         const device = await devices.get(session.user, idOf(params.id));
         return kit.fragment(
@@ -101,7 +103,7 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "POST",
       path: "/settings/notifications/devices/:id/remove",
-      access: "member",
+      access: "self",
       async handle({ request, session, params }) {
         await devices.remove(session.user, idOf(params.id));
         return kit.redirect(request, "/settings/notifications");
@@ -110,10 +112,10 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "GET",
       path: "/settings/integrations",
-      access: "member",
+      access: "admin",
       async handle({ request, session }) {
         const wanted = projectParam(request);
-        const list = await projects.list();
+        const list = visibleTo(session.user, await projects.list(), (p) => p.name);
         const project = (wanted && list.find((p) => p.name === wanted)) || list.find((p) => p.name === config.defaultProject) || list[0];
         if (!project) throw new NotFound("Create a project first.");
         return kit.page(session, integrationsPage({ projects: list, project, integrations: await integrations.list(project.name) }), { title: "Integrations", nav });
@@ -122,7 +124,7 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "GET",
       path: "/settings/integrations/list",
-      access: "member",
+      access: "admin",
       async handle({ request }) {
         const project = await kit.project(projectParam(request));
         return kit.fragment(integrationList(project, await integrations.list(project.name)));
@@ -131,12 +133,12 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "POST",
       path: "/settings/integrations",
-      access: "member",
-      async handle({ session, body }) {
+      access: "admin",
+      async handle({ session, body, actor }) {
         const project = await kit.project(field(body, "project"));
         const values = { kind: field(body, "kind"), name: field(body, "name"), url: field(body, "url").trim(), topic: field(body, "topic").trim() };
         try {
-          const created = await integrations.create(project.name, { ...values, token: field(body, "token") || undefined }, session.user);
+          const created = await integrations.create(project.name, { ...values, token: field(body, "token") || undefined }, session.user, actor);
           // The list above reloads itself on this trigger; the form shows a webhook's secret once.
           const secret = created.secret ? { name: created.integration.name, value: created.secret } : undefined;
           return kit.fragment(integrationForm({ project: project.name, secret }), 200, { "HX-Trigger-After-Settle": "integration-added" });
@@ -149,7 +151,7 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "POST",
       path: "/settings/integrations/:id/test",
-      access: "member",
+      access: "admin",
       async handle({ request, params }) {
         const queuedAt = Date.now();
         try {
@@ -164,7 +166,7 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "GET",
       path: "/settings/integrations/:id/outcome",
-      access: "member",
+      access: "admin",
       async handle({ request, params }) {
         // Asked every second after "Send test": nothing to swap (204) until a result newer than the test is in.
         const integration = await existingIntegration(projectParam(request), params.id);
@@ -179,18 +181,18 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "POST",
       path: "/settings/integrations/:id/toggle",
-      access: "member",
-      async handle({ request, params }) {
+      access: "admin",
+      async handle({ request, params, actor }) {
         const project = projectParam(request);
         const current = await existingIntegration(project, params.id);
-        await integrations.setEnabled(project, current.id, !current.enabled);
+        await integrations.setEnabled(project, current.id, !current.enabled, actor);
         return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project)}`);
       },
     }),
     route({
       method: "GET",
       path: "/settings/integrations/:id/delete",
-      access: "member",
+      access: "admin",
       async handle({ request, params }) {
         const project = projectParam(request);
         const integration = await existingIntegration(project, params.id);
@@ -208,10 +210,10 @@ export function notificationRoutes({ devices, integrations, projects, vapid, con
     route({
       method: "POST",
       path: "/settings/integrations/:id/delete",
-      access: "member",
-      async handle({ request, params }) {
+      access: "admin",
+      async handle({ request, params, actor }) {
         const project = projectParam(request);
-        await integrations.remove(project, idOf(params.id));
+        await integrations.remove(project, idOf(params.id), actor);
         return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project)}`);
       },
     }),

@@ -10,6 +10,7 @@ import m0003 from "../../../drizzle/pg/0003_users_search.sql" with { type: "text
 import { fillUserSearch } from "./users-search.ts";
 import m0004 from "../../../drizzle/pg/0004_charts_and_event_names.sql" with { type: "text" };
 import m0005 from "../../../drizzle/pg/0005_alerts.sql" with { type: "text" };
+import m0006 from "../../../drizzle/pg/0006_teams.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -18,6 +19,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0003_users_search": m0003,
   "0004_charts_and_event_names": m0004,
   "0005_alerts": m0005,
+  "0006_teams": m0006,
 };
 
 export class MigrationError extends Error {}

@@ -15,6 +15,7 @@ import m0008 from "../../../drizzle/sqlite/0008_profiles_updated.sql" with { typ
 import m0009 from "../../../drizzle/sqlite/0009_users_search.sql" with { type: "text" };
 import m0010 from "../../../drizzle/sqlite/0010_charts.sql" with { type: "text" };
 import m0011 from "../../../drizzle/sqlite/0011_alerts.sql" with { type: "text" };
+import m0012 from "../../../drizzle/sqlite/0012_teams.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -29,6 +30,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0009_users_search": m0009,
   "0010_charts": m0010,
   "0011_alerts": m0011,
+  "0012_teams": m0012,
 };
 
 export class MigrationError extends Error {}

@@ -4,6 +4,7 @@ import type { Repositories } from "../store.ts";
 import type { Db } from "./db.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
+import { auditStore } from "./audit.ts";
 import { chartStore } from "./charts.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
@@ -32,6 +33,7 @@ export function syncRepositories(db: Db, searching: () => Db, accessChanges: Acc
     analytics: analyticsStore(db, searching),
     charts: chartStore(db),
     alerts: alertStore(db, searching),
+    audit: auditStore(db),
   };
 }
 
@@ -64,5 +66,6 @@ export function repositories(sync: SyncRepositories): Repositories {
     analytics: promised(sync.analytics),
     charts: promised(sync.charts),
     alerts: promised(sync.alerts),
+    audit: promised(sync.audit),
   };
 }
