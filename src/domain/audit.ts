@@ -1,9 +1,10 @@
 // The audit trail. A change that matters (a sign-in, a token, a member, a deleted project,
 // retention, an integration, an alert rule) is written down in the transaction that makes it, so
 // there is no change without its entry and no entry without its change, and logged at the info
-// level once committed. The newest AUDIT_KEPT entries are kept.
+// level once committed (by the server: a command prints what it did to its own terminal, and
+// its entries are in the trail all the same). The newest AUDIT_KEPT entries are kept.
 import { log } from "../logger.ts";
-import type { Actor, AuditAction, AuditEntry, NewAuditEntry } from "../model/audit.ts";
+import { type Actor, type AuditAction, type AuditEntry, COMMAND_LINE, type NewAuditEntry } from "../model/audit.ts";
 import type { Repositories, Store } from "../store/store.ts";
 
 export const AUDIT_KEPT = 10_000;
@@ -24,7 +25,7 @@ export async function audited<T>(store: Store, actor: Actor, work: (tx: Reposito
     for (const entry of entries) await tx.audit.record(entry);
     return value;
   });
-  entries.forEach(logEntry);
+  if (actor !== COMMAND_LINE) entries.forEach(logEntry);
   return result;
 }
 
@@ -32,7 +33,7 @@ export async function audited<T>(store: Store, actor: Actor, work: (tx: Reposito
 export async function recordAudit(store: Store, actor: Actor, action: AuditAction, subject: string, detail: string | null = null, now = Date.now()): Promise<void> {
   const entry = entryOf(actor, action, subject, detail, now);
   await store.audit.record(entry);
-  logEntry(entry);
+  if (actor !== COMMAND_LINE) logEntry(entry);
 }
 
 function entryOf(actor: Actor, action: AuditAction, subject: string, detail: string | null, at: number): NewAuditEntry {
