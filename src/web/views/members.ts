@@ -48,8 +48,8 @@ ${settingsNav("/settings/members")}
       <td data-label="Role" data-testid="role-${u.username}">${u.role}</td>
       <td data-label="Projects" data-testid="projects-${u.username}">${projectsOf(u, v.me)}</td>
       <td data-label="Since">${time(u.createdAt)}</td>
-      <td class="row-actions">${v.removable(u) ? html`<button type="button" class="secondary danger small" hx-get="/settings/members/${u.id}/remove" hx-target="#modal" data-testid="remove-${u.username}">Remove</button>` : ""}</td></tr>
-      ${owner && u.role !== "owner" ? html`<tr class="member-edit"><td colspan="5">${memberChangeForm(u, v.projects)}</td></tr>` : ""}`,
+      <td class="row-actions">${v.removable(u) ? html`<button type="button" class="secondary danger small" hx-get="/settings/members/${u.id}/remove" hx-target="#modal" data-testid="remove-${u.username}">Remove</button>` : ""}
+      ${owner && u.role !== "owner" ? memberChangeForm(u, v.projects) : ""}</td></tr>`,
     )}</tbody>
   </table></div>
 </section>
@@ -99,7 +99,7 @@ export function memberForm(opts: { roles: Role[]; projects: Project[]; mine: str
 /** The owner's form for one person's role and projects. */
 export function memberChangeForm(u: User, projects: Project[], opts: { errors?: Record<string, string> } = {}): Html {
   return html`<details id="change-${u.id}" class="member-change"${opts.errors ? " open" : ""}>
-  <summary data-testid="change-${u.username}">Change ${u.username}'s role or projects</summary>
+  <summary data-testid="change-${u.username}">Change<span class="visually-hidden"> ${u.username}'s</span> role or projects</summary>
   <form class="stack" hx-post="/settings/members/${u.id}" hx-target="#change-${u.id}" hx-swap="outerHTML">
     <label for="role-${u.id}">Role</label>
     <select id="role-${u.id}" name="role" data-testid="change-role-${u.username}">${(["admin", "member", "viewer"] as Role[]).map((r) => html`<option value="${r}"${r === u.role ? " selected" : ""}>${r}: ${ROLE_TEXT[r]}</option>`)}</select>
