@@ -496,6 +496,19 @@
       isPublic() { return this.kind === "public"; },
     }));
 
+    // Settings → Members: a person's projects. Ticking one means "only these"; "every project" clears the ticks.
+    Alpine.data("projectChoice", () => ({
+      pick(event) {
+        event = event || this.$event;
+        if (event.target.value === "all") for (const box of this.$root.querySelectorAll('input[name="projects"]')) box.checked = false;
+      },
+      tick(event) {
+        event = event || this.$event;
+        const some = this.$root.querySelector('input[name="reach"][value="some"]');
+        if (some && event.target.checked) some.checked = true;
+      },
+    }));
+
     // Events per channel per day, as stacked bars: the channels with the most events in the range
     // (the server picks them; the rest are "other"), a legend with their totals, and the day's
     // counts on hover or tap. The x-axis is the whole range, days with nothing included.

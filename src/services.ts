@@ -6,6 +6,7 @@ import { accountService } from "./domain/accounts.ts";
 import { AlertRunner } from "./domain/alert-runner.ts";
 import { alertService } from "./domain/alerts.ts";
 import { analyticsService } from "./domain/analytics.ts";
+import { auditService } from "./domain/audit.ts";
 import { chartService } from "./domain/charts.ts";
 import { deviceAdmin } from "./domain/device-admin.ts";
 import { digestService } from "./domain/digests.ts";
@@ -13,6 +14,7 @@ import { feedService } from "./domain/feed.ts";
 import { memoryLimiter, sharedLimiter } from "./domain/limits.ts";
 import { healthService } from "./domain/health.ts";
 import { ingestService, type RunWrite } from "./domain/ingest.ts";
+import { memberService } from "./domain/members.ts";
 import { type IngestWrite, ingestWrites } from "./domain/ingest-writes.ts";
 import { deviceService } from "./domain/notifications.ts";
 import { integrationService } from "./domain/integrations.ts";
@@ -78,6 +80,7 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
   const vapid = once(() => vapidKeys(store, config.vapidSubject));
   const tokens = tokenService(store);
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
+  const audit = auditService(store);
   const projects = projectService(store, { announce, defaultProject: config.defaultProject });
   const notifier = new Notifier(store, vapid, { concurrency: 64, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000, graceMs: 3000 }, metrics, createMailer(config.smtpUrl, config.smtpFrom));
   const loginRate = config.rateLimitLogin;
@@ -98,6 +101,9 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
     metrics,
     tokens,
     accounts,
+    /** Adding, changing and removing other people's accounts. */
+    members: memberService(store),
+    audit,
     /** Sign-in attempts per client address (SIGNALBOARD_RATE_LIMIT_LOGIN), counted across every instance of a shared database. */
     signIns: loginRate ? (store.shared ? sharedLimiter(store.shared, "sign-in", loginRate) : memoryLimiter(loginRate)) : null,
     projects,
@@ -150,11 +156,12 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
     /** Changes whenever access may have been taken away (open streams are checked again then). */
     accessVersion: () => store.accessVersion(),
 
-    /** Forgets what has served its time: ended sessions, events past retention, old deliveries. On a shared database, one instance at a time does it. */
+    /** Forgets what has served its time: ended sessions, events past retention, old deliveries, audit entries past the newest 10,000. On a shared database, one instance at a time does it. */
     async housekeep(now = Date.now()): Promise<{ expiredEvents: number }> {
       let expiredEvents = 0;
       const work = async () => {
         await accounts.pruneSessions(now);
+        await audit.prune();
         expiredEvents = await projects.pruneExpired(now);
         await store.prune(now, { deliveriesBefore: now - DELIVERIES_KEPT_MS, subscriptionsBefore: now - config.pushMaxAge });
       };

@@ -37,7 +37,9 @@ export async function startTestServer(settings: Record<string, string | undefine
   }
   const config = loadConfig({ port: "0", host: "127.0.0.1", "data-dir": dataDir, ...(own ? { "database-url": own } : {}), ...settings }, {});
   const running = await startServer(config);
-  const token = (await running.services.tokens.create({ name: "test" })).token;
+  // Started again on its data directory (a restart), it makes another: live tokens' names are unique.
+  const taken = (await running.services.tokens.list()).filter((t) => t.name.startsWith("test")).length;
+  const token = (await running.services.tokens.create({ name: taken ? `test ${taken + 1}` : "test" })).token;
   return {
     ...running,
     dataDir,
@@ -262,7 +264,7 @@ export class Agent {
   }
 
   async csrf(): Promise<string> {
-    const html = await (await this.request("/settings/api")).text();
+    const html = await (await this.request("/settings/account")).text();
     return /X-CSRF-Token&quot;:&quot;([^&]+)&quot;/.exec(html)![1]!;
   }
 }

@@ -5,7 +5,7 @@ import { alertChanges, alertInput } from "../domain/alerts.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
-import { queryOf, type Route, route } from "../http/routes.ts";
+import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
 import type { Alert } from "../model/alert.ts";
 import type { Services } from "../services.ts";
 import { ok } from "./views.ts";
@@ -67,11 +67,13 @@ const EXAMPLE = {
 export function alertRoutes({ alerts, config }: Services): Route[] {
   const answer = async (a: Alert) => ok({ alert: apiAlert(a, await alerts.projectName(a)) });
   const id = (params: Record<string, string>) => validate(alertParams, params, "query").id;
+  const ruleProject: ProjectOf = async ({ params }) => alerts.projectName(await alerts.get(id(params)));
   return [
     route({
       method: "GET",
       path: "/v1/alerts",
       access: "full",
+      project: projectInQuery(config.defaultProject),
       doc: { summary: "A project's alert rules", description: "With their state (ok, firing or paused), since when, and when each was last checked. Full-access tokens only.", query: alertsQuery, example: { success: true, statusCode: 200, alerts: [EXAMPLE] } },
       async handle({ request }) {
         const project = validate(alertsQuery, queryOf(request), "query").project ?? config.defaultProject;
@@ -82,6 +84,7 @@ export function alertRoutes({ alerts, config }: Services): Route[] {
       method: "POST",
       path: "/v1/alerts",
       access: "full",
+      project: projectInBody(config.bodyLimit),
       doc: {
         summary: "Make an alert rule",
         description:
@@ -90,14 +93,15 @@ export function alertRoutes({ alerts, config }: Services): Route[] {
         body: alertInput,
         example: { success: true, statusCode: 200, alert: EXAMPLE },
       },
-      async handle({ request }) {
-        return answer(await alerts.create((await readJson(request, config.bodyLimit)) as z.input<typeof alertInput>));
+      async handle({ request, actor }) {
+        return answer(await alerts.create((await readJson(request, config.bodyLimit)) as z.input<typeof alertInput>, actor));
       },
     }),
     route({
       method: "GET",
       path: "/v1/alerts/:id",
       access: "full",
+      project: ruleProject,
       doc: { summary: "An alert rule", description: "Full-access tokens only.", params: alertParams, example: { success: true, statusCode: 200, alert: EXAMPLE } },
       async handle({ params }) {
         return answer(await alerts.get(id(params)));
@@ -107,19 +111,21 @@ export function alertRoutes({ alerts, config }: Services): Route[] {
       method: "PATCH",
       path: "/v1/alerts/:id",
       access: "full",
+      project: ruleProject,
       doc: { summary: "Change an alert rule", description: 'Any of its fields; {"paused": true} pauses it, {"paused": false} resumes it; a field sent as null is removed (a repeat). Full-access tokens only.', params: alertParams, body: alertChanges, example: { success: true, statusCode: 200, alert: EXAMPLE } },
-      async handle({ request, params }) {
+      async handle({ request, params, actor }) {
         const alertId = id(params);
-        return answer(await alerts.update(alertId, (await readJson(request, config.bodyLimit)) as Record<string, unknown>));
+        return answer(await alerts.update(alertId, (await readJson(request, config.bodyLimit)) as Record<string, unknown>, actor));
       },
     }),
     route({
       method: "DELETE",
       path: "/v1/alerts/:id",
       access: "full",
+      project: ruleProject,
       doc: { summary: "Delete an alert rule", description: "Its past notices stay in the alerts channel. Full-access tokens only.", params: alertParams, example: { success: true, statusCode: 200 } },
-      async handle({ params }) {
-        await alerts.remove(id(params));
+      async handle({ params, actor }) {
+        await alerts.remove(id(params), actor);
         return ok();
       },
     }),

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { DEFAULT_GROUPS, type FunnelAnswer, INTERVALS, MAX_DROPPED_PAGE, MAX_GROUPS, MAX_STEPS, MEASURES, type SeriesAnswer } from "../domain/analytics.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
-import { queryOf, type Route, route } from "../http/routes.ts";
+import { projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { timeParam } from "./read.ts";
 import { ok } from "./views.ts";
@@ -110,6 +110,7 @@ export function analyticsRoutes({ analytics, config }: Services): Route[] {
       method: "GET",
       path: "/v1/analytics/series",
       access: "full",
+      project: projectInQuery(config.defaultProject),
       doc: {
         summary: "Events (or users) per hour, day, week or month",
         description:
@@ -128,6 +129,7 @@ export function analyticsRoutes({ analytics, config }: Services): Route[] {
       method: "GET",
       path: "/v1/analytics/funnel",
       access: "full",
+      project: projectInQuery(config.defaultProject),
       doc: {
         summary: "A funnel",
         description:
@@ -145,6 +147,7 @@ export function analyticsRoutes({ analytics, config }: Services): Route[] {
       method: "GET",
       path: "/v1/analytics/funnel/dropped",
       access: "full",
+      project: projectInQuery(config.defaultProject),
       doc: {
         summary: "The users who dropped at a step of a funnel",
         description: "The users who reached the step before `at` but not `at`, by id, a page at a time behind next_cursor. Full-access tokens only.",

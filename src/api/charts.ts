@@ -5,7 +5,7 @@ import { type ChartData, chartChanges, chartInput, type PlacedChart } from "../d
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
-import { queryOf, type Route, route } from "../http/routes.ts";
+import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { apiFunnel, apiSeries } from "./analytics.ts";
 import { apiBucket, apiMetric, ok } from "./views.ts";
@@ -39,11 +39,13 @@ const CHART_EXAMPLE = { id: 1, project: "my-saas", kind: "series", name: "Sign-u
 export function chartRoutes({ charts, config }: Services): Route[] {
   const named = async (chart: PlacedChart) => apiChart(chart, (await charts.projectOf(chart)).name);
   const id = (params: Record<string, string>) => validate(chartParams, params, "query").id;
+  const chartProject: ProjectOf = async ({ params }) => (await charts.projectOf(await charts.get(id(params)))).name;
   return [
     route({
       method: "GET",
       path: "/v1/charts",
       access: "full",
+      project: projectInQuery(config.defaultProject),
       doc: { summary: "A project's saved charts and funnels", description: "Those on the project's dashboard first, by position; then the rest, in the order they were made. Full-access tokens only.", query: chartsQuery, example: { success: true, statusCode: 200, charts: [CHART_EXAMPLE] } },
       async handle({ request }) {
         const project = validate(chartsQuery, queryOf(request), "query").project ?? config.defaultProject;
@@ -54,6 +56,7 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       method: "POST",
       path: "/v1/charts",
       access: "full",
+      project: projectInBody(config.bodyLimit),
       doc: {
         summary: "Save a chart, funnel or metric chart",
         description:
@@ -70,6 +73,7 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       method: "GET",
       path: "/v1/charts/:id",
       access: "full",
+      project: chartProject,
       doc: { summary: "A saved chart", description: "Full-access tokens only.", params: chartParams, example: { success: true, statusCode: 200, chart: CHART_EXAMPLE } },
       async handle({ params }) {
         return ok({ chart: await named(await charts.get(id(params))) });
@@ -79,6 +83,7 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       method: "PATCH",
       path: "/v1/charts/:id",
       access: "full",
+      project: chartProject,
       doc: { summary: "Change a saved chart", description: "Its name, definition or position (null unpins it). Full-access tokens only.", params: chartParams, body: chartChanges, example: { success: true, statusCode: 200, chart: CHART_EXAMPLE } },
       async handle({ request, params }) {
         const chartId = id(params);
@@ -89,6 +94,7 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       method: "DELETE",
       path: "/v1/charts/:id",
       access: "full",
+      project: chartProject,
       doc: { summary: "Delete a saved chart", description: "Full-access tokens only.", params: chartParams, example: { success: true, statusCode: 200 } },
       async handle({ params }) {
         await charts.remove(id(params));
@@ -99,6 +105,7 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       method: "GET",
       path: "/v1/charts/:id/data",
       access: "full",
+      project: chartProject,
       doc: {
         summary: "What a saved chart shows now",
         description: "The answer of its question, as GET /v1/analytics/series, GET /v1/analytics/funnel or GET /v1/metrics/history (with interval=auto) answer it, with the chart. Full-access tokens only.",

@@ -6,7 +6,7 @@ import { integrationChangesInput, integrationInput, type IntegrationView } from 
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
-import { queryOf, type Route, route } from "../http/routes.ts";
+import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { ok } from "./views.ts";
 
@@ -49,11 +49,14 @@ const EXAMPLE = {
 
 export function integrationRoutes({ integrations, config }: Services): Route[] {
   const id = (params: Record<string, string>) => validate(integrationParams, params, "query").id;
+  // A token limited to some projects reaches the integrations of those.
+  const integrationProject: ProjectOf = async ({ params }) => (await integrations.get(id(params))).project;
   return [
     route({
       method: "GET",
       path: "/v1/integrations",
       access: "full",
+      project: projectInQuery(config.defaultProject),
       doc: { summary: "A project's integrations", description: "In the order they were added; secrets masked. Full-access tokens only.", query: integrationsQuery, example: { success: true, statusCode: 200, integrations: [EXAMPLE] } },
       async handle({ request }) {
         const project = validate(integrationsQuery, queryOf(request), "query").project ?? config.defaultProject;
@@ -64,6 +67,7 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
       method: "POST",
       path: "/v1/integrations",
       access: "full",
+      project: projectInBody(config.bodyLimit),
       doc: {
         summary: "Add an integration",
         description:
@@ -73,8 +77,8 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
         body: integrationInput,
         example: { success: true, statusCode: 200, integration: EXAMPLE, secret: null },
       },
-      async handle({ request }) {
-        const created = await integrations.create(await readJson(request, config.bodyLimit));
+      async handle({ request, actor }) {
+        const created = await integrations.create(await readJson(request, config.bodyLimit), null, actor);
         return ok({ integration: apiIntegration(created.integration), secret: created.secret });
       },
     }),
@@ -82,6 +86,7 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
       method: "PATCH",
       path: "/v1/integrations/:id",
       access: "full",
+      project: integrationProject,
       doc: {
         summary: "Change an integration",
         description: "Its name, config (merged: keys left out stay, a secret too; null removes an optional key), filter or template (null removes either) and enabled. Its kind cannot change. Full-access tokens only.",
@@ -89,18 +94,19 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
         body: integrationChangesInput,
         example: { success: true, statusCode: 200, integration: EXAMPLE },
       },
-      async handle({ request, params }) {
+      async handle({ request, params, actor }) {
         const integrationId = id(params);
-        return ok({ integration: apiIntegration(await integrations.update(integrationId, await readJson(request, config.bodyLimit))) });
+        return ok({ integration: apiIntegration(await integrations.update(integrationId, await readJson(request, config.bodyLimit), actor)) });
       },
     }),
     route({
       method: "DELETE",
       path: "/v1/integrations/:id",
       access: "full",
+      project: integrationProject,
       doc: { summary: "Delete an integration", description: "With its stored secrets. Full-access tokens only.", params: integrationParams, example: { success: true, statusCode: 200 } },
-      async handle({ params }) {
-        await integrations.remove(id(params));
+      async handle({ params, actor }) {
+        await integrations.remove(id(params), actor);
         return ok();
       },
     }),
@@ -108,6 +114,7 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
       method: "POST",
       path: "/v1/integrations/:id/test",
       access: "full",
+      project: integrationProject,
       doc: {
         summary: "Send a test message",
         description: "Queued like any notification (with its retries); its outcome shows in the integration's last_success_at or last_error. A disabled integration is refused (403). Full-access tokens only.",

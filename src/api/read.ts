@@ -4,7 +4,7 @@ import { MAX_PAGE } from "../domain/feed.ts";
 import { decodeHistoryCursor, MAX_HISTORY_PAGE } from "../domain/metric-history.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
-import { queryOf, type Route, route } from "../http/routes.ts";
+import { projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { EVENT_EXAMPLE } from "./ingest.ts";
 import { apiBucket, apiEvent, apiMetric, apiPoint, apiUser, ok } from "./views.ts";
@@ -84,6 +84,7 @@ export function readRoutes({ feed, config }: Services): Route[] {
       method: "GET",
       path: "/v1/events",
       access: "full",
+      project: projectInQuery(),
       doc: { summary: "List events", description: "Newest first by event time; keyset pages behind next_cursor. Full-access tokens only.", query: eventsQuery, example: { success: true, statusCode: 200, events: [EVENT_EXAMPLE], next_cursor: null } },
       async handle({ request }) {
         const q = validate(eventsQuery, queryOf(request, ["tag"]), "query");
@@ -95,6 +96,7 @@ export function readRoutes({ feed, config }: Services): Route[] {
       method: "GET",
       path: "/v1/events/:id",
       access: "full",
+      project: async ({ params }) => (await feed.getEvent(validate(eventParams, params, "query").id)).project,
       doc: { summary: "One event", description: "The event with this id (404 when there is none). Full-access tokens only.", params: eventParams, example: { success: true, statusCode: 200, event: EVENT_EXAMPLE } },
       async handle({ params }) {
         const { id } = validate(eventParams, params, "query");
@@ -105,6 +107,7 @@ export function readRoutes({ feed, config }: Services): Route[] {
       method: "GET",
       path: "/v1/users",
       access: "full",
+      project: projectInQuery(),
       doc: {
         summary: "List a project's users",
         description:
@@ -123,6 +126,7 @@ export function readRoutes({ feed, config }: Services): Route[] {
       method: "GET",
       path: "/v1/users/:user_id",
       access: "full",
+      project: projectInQuery(),
       doc: { summary: "One user", description: "A user of the project, as the list shows them (404 when no event carries the id and it was never identified). Full-access tokens only.", params: userParams, query: userQuery, example: { success: true, statusCode: 200, user: USER_EXAMPLE } },
       async handle({ request, params }) {
         const { user_id } = validate(userParams, params, "query");
@@ -134,6 +138,7 @@ export function readRoutes({ feed, config }: Services): Route[] {
       method: "GET",
       path: "/v1/metrics",
       access: "full",
+      project: projectInQuery(config.defaultProject),
       doc: { summary: "List a project's metrics", description: "Current values. Full-access tokens only.", query: metricsQuery, example: { success: true, statusCode: 200, metrics: [{ project: "my-saas", title: "Active users", value: 1259, icon: "👥", updated_at: 1767225600 }] } },
       async handle({ request }) {
         const q = validate(metricsQuery, queryOf(request), "query");
@@ -144,6 +149,7 @@ export function readRoutes({ feed, config }: Services): Route[] {
       method: "GET",
       path: "/v1/metrics/history",
       access: "full",
+      project: projectInQuery(config.defaultProject),
       doc: {
         summary: "A metric's history",
         description:

@@ -15,7 +15,7 @@ import { apiEvent } from "./views.ts";
 import type { StoredEvent } from "../model/event.ts";
 import type { Scope } from "../model/access.ts";
 import type { Edge } from "../http/edge.ts";
-import { type BaseContext, type Route, route } from "../http/routes.ts";
+import { type BaseContext, projectInQuery, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 
 /** A reconnecting client is sent at most this many missed events; past that, `event: reset`. */
@@ -40,7 +40,7 @@ const reset = (newest: number, reason: ResetReason) => frame({ id: newest, event
 
 export function streamRoutes({ fanout, feed, projects, tokens }: Services, { streams }: Edge): Route[] {
   const doc = { summary: "Stream events (SSE)", description: "Server-Sent Events of stored events as JSON; resumes after Last-Event-ID. Full-access tokens only.", query: streamQuery, example: "id: 1\ndata: {...event...}", contentType: "text/event-stream" };
-  return [route({ method: "GET", path: "/v1/stream", access: "full", doc, handle: ({ request, server, scope }) => openStream(request, server, scope) })];
+  return [route({ method: "GET", path: "/v1/stream", access: "full", doc, project: projectInQuery(), handle: ({ request, server, scope }) => openStream(request, server, scope) })];
 
   async function openStream(request: Request, server: BaseContext["server"], scope: Scope): Promise<Response> {
     const url = new URL(request.url);

@@ -1,3 +1,4 @@
+import { ROLES, type Role } from "../model/user.ts";
 import { randomToken } from "../domain/tokens.ts";
 import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
 
@@ -11,19 +12,58 @@ async function passwordFrom(values: { "password-stdin"?: boolean }): Promise<{ p
   return { password: randomToken().slice(3, 23), generated: true };
 }
 
+function roleFrom(value: string | undefined): Role | undefined {
+  if (value === undefined) return undefined;
+  if (!(ROLES as readonly string[]).includes(value)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}, not "${value}"`);
+  return value as Role;
+}
+
+/** --projects a,b limits someone to those projects; --all-projects lifts a limit; neither: undefined. */
+function projectsFrom(values: { projects?: string; "all-projects"?: boolean }): string[] | null | undefined {
+  if (values.projects !== undefined && values["all-projects"]) throw new UsageError("use --projects or --all-projects, not both");
+  if (values["all-projects"]) return null;
+  if (values.projects === undefined) return undefined;
+  const names = values.projects.split(",").map((p) => p.trim()).filter(Boolean);
+  if (!names.length) throw new UsageError("--projects needs at least one project name (a,b,c), or use --all-projects");
+  return names;
+}
+
+const projectsText = (projects: string[] | null) => (projects === null ? "all projects" : projects.join(",") || "none");
+
 export const user: Command = {
-  summary: "create dashboard users, reset passwords, list users",
-  usage: "signalboard user create NAME [--owner] [--password-stdin] | user reset-password NAME [--password-stdin] | user list",
+  summary: "create dashboard users, set their role and projects, reset passwords, list users",
+  usage:
+    "signalboard user create NAME [--owner | --role admin|member|viewer] [--projects A,B] [--password-stdin] | " +
+    "user set NAME [--role admin|member|viewer] [--projects A,B | --all-projects] | user reset-password NAME [--password-stdin] | user list",
   async run(argv) {
-    const { values, positionals } = parse(argv, { ...managementOptions, owner: { type: "boolean" }, "password-stdin": { type: "boolean" } });
+    const { values, positionals } = parse(argv, {
+      ...managementOptions,
+      owner: { type: "boolean" },
+      role: { type: "string" },
+      projects: { type: "string" },
+      "all-projects": { type: "boolean" },
+      "password-stdin": { type: "boolean" },
+    });
     const [action, name] = positionals;
+    const role = roleFrom(values.role);
+    const projects = projectsFrom(values);
+    if (values.owner && role && role !== "owner") throw new UsageError("--owner and --role say different things");
     const config = configFrom(values, { installed: true });
-    return withServices(config, values, async ({ accounts }) => {
+    return withServices(config, values, async ({ accounts, members }) => {
       if (action === "create" && name) {
         const { password, generated } = await passwordFrom(values);
-        const created = await accounts.createUser({ username: name, password }, values.owner ? "owner" : undefined);
-        console.log(`Created ${created.role} "${created.username}".`);
-        if (generated) console.log(`Password (shown once; change it with user reset-password):\n${password}`);
+        const created = await accounts.createUser({ username: name, password }, values.owner ? "owner" : role, { projects });
+        console.log(`Created ${created.role} "${created.username}"${created.role === "owner" ? "" : `, seeing ${projectsText(created.projects)}`}.`);
+        if (generated) console.log(`Password (shown once; change it with user reset-password, or in Settings → Account):\n${password}`);
+        return 0;
+      }
+      if (action === "set" && name) {
+        if (!role && projects === undefined) throw new UsageError("say what to change: --role, --projects or --all-projects");
+        const target = (await accounts.list()).find((u) => u.username === name.toLowerCase());
+        if (!target) throw new UsageError(`no user named "${name}"; list them with: signalboard user list`);
+        // The command line does what the owner does in Settings → Members.
+        const changed = await members.change(null, target.id, { role: role ?? target.role, projects: projects === undefined ? target.projects : projects });
+        console.log(`"${changed.user.username}" is now ${changed.user.role}, seeing ${projectsText(changed.user.projects)}.${changed.revokedTokens ? ` ${changed.revokedTokens} public token(s) of other projects were revoked.` : ""}`);
         return 0;
       }
       if (action === "reset-password" && name) {
@@ -34,10 +74,10 @@ export const user: Command = {
         return 0;
       }
       if (action === "list") {
-        console.log(table([["USER", "ROLE", "CREATED"], ...(await accounts.list()).map((u) => [u.username, u.role, when(u.createdAt)])]));
+        console.log(table([["USER", "ROLE", "PROJECTS", "CREATED"], ...(await accounts.list()).map((u) => [u.username, u.role, projectsText(u.projects), when(u.createdAt)])]));
         return 0;
       }
-      throw new UsageError("expected create NAME, reset-password NAME or list");
+      throw new UsageError("expected create NAME, set NAME, reset-password NAME or list");
     });
   },
 };

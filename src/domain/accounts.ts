@@ -1,14 +1,19 @@
-// Dashboard accounts: the one-time setup of the owner, members, passwords (Bun.password, argon2id)
-// and sessions. A session token is random and lives only in the user's cookie; we keep its hash.
+// Dashboard accounts: the one-time setup of the owner, accounts made from the command line,
+// passwords (Bun.password, argon2id), sign-ins and sessions. A session token is random and lives
+// only in the user's cookie; we keep its hash. What admins and the owner do to others' accounts
+// is members.ts.
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { Conflict, Forbidden, NotFound } from "../errors.ts";
+import { Conflict, Forbidden, NotFound, ValidationError } from "../errors.ts";
+import { type Actor, COMMAND_LINE } from "../model/audit.ts";
 import type { Credential } from "../model/credential.ts";
+import type { Role, Session, User } from "../model/user.ts";
 import type { Store } from "../store/store.ts";
+import { audited, recordAudit } from "./audit.ts";
+import { reaches } from "./access.ts";
+import { projectIdsOf } from "./projects.ts";
 import { randomToken } from "./tokens.ts";
 import { validate } from "./validation.ts";
-import type { User } from "../model/user.ts";
-import type { Session } from "../model/user.ts";
 
 export const usernameRule = z
   .string()
@@ -40,33 +45,46 @@ const SETUP_USED = "The setup code is wrong or was already used. Use the link th
 
 const SETUP_CODE = "setup_code";
 
-export function accountService(store: Store, options: { sessionTtlMs: number }) {
-  // While nobody has an account, whoever holds this code (printed at start) may create the owner.
-  // It is kept in the database, so every instance of a shared one prints the same link.
+/** How a user's projects read in the trail and in messages. */
+export const projectsText = (projects: string[] | null) => (projects === null ? "every project" : projects.length ? projects.join(", ") : "no project");
 
+export type NewAccount = { username: string; password: string; role: Role; projects?: string[] | null };
+
+/**
+ * Makes an account, with its audit entry. `roleOf` picks the role from whether this is the first
+ * account, inside the transaction that creates it: requests racing with one set-up code cannot
+ * make two owners. An actor without a user id is the new account itself (the owner setting up).
+ */
+export async function createAccount(store: Store, input: NewAccount, actor: Actor, roleOf: (first: boolean) => Role = () => input.role, now = Date.now()): Promise<User> {
+  const { username, password } = validate(credentials, input);
+  const passwordHash = await Bun.password.hash(password);
+  const user = await audited(
+    store,
+    actor,
+    async (tx, note) => {
+      const first = (await tx.users.count()) === 0;
+      const role = roleOf(first);
+      const projectIds = role === "owner" || !input.projects ? null : await projectIdsOf(tx, input.projects);
+      const created = await tx.users.create({ username, passwordHash, role, projectIds }, now);
+      if (!created) return null;
+      if (first) await tx.meta.set(SETUP_CODE, ""); // used up
+      if (role === "owner") note("owner.created", `user ${created.username}`);
+      else note("member.added", `user ${created.username}`, `role ${role}; ${projectsText(created.projects)}`);
+      return created;
+    },
+    now,
+  );
+  if (!user) throw new Conflict(`A user named "${username}" already exists.`);
+  return user;
+}
+
+export function accountService(store: Store, options: { sessionTtlMs: number }) {
   async function startSession(user: User, now: number): Promise<NewSession> {
     const token = randomToken().slice(3);
     const csrfToken = randomToken().slice(3);
     const expiresAt = now + options.sessionTtlMs;
     await store.users.createSession({ tokenHash: sha256(token), userId: user.id, csrfToken, createdAt: now, expiresAt });
     return { token, csrfToken, expiresAt, user };
-  }
-
-  /**
-   * `roleOf` picks the role from whether this is the first account, inside the transaction that
-   * creates it: requests racing with one set-up code cannot make two owners.
-   */
-  async function newUser(input: { username: string; password: string }, roleOf: (first: boolean) => "owner" | "member", now: number): Promise<User> {
-    const { username, password } = validate(credentials, input);
-    const passwordHash = await Bun.password.hash(password);
-    const user = await store.tx(async (tx) => {
-      const first = (await tx.users.count()) === 0;
-      const created = await tx.users.create({ username, passwordHash, role: roleOf(first) }, now);
-      if (created && first) await tx.meta.set(SETUP_CODE, ""); // used up
-      return created;
-    });
-    if (!user) throw new Conflict(`A user named "${username}" already exists.`);
-    return user;
   }
 
   return {
@@ -93,35 +111,72 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       return current !== null && sameSecret(code, current);
     },
 
-    /** Creates the owner with the setup code and signs them in. */
-    async setup(code: string, input: { username: string; password: string }, now = Date.now()): Promise<NewSession> {
+    /** Creates the owner with the setup code and signs them in; `ip`: where the form came from. */
+    async setup(code: string, input: { username: string; password: string }, ip: string | null = null, now = Date.now()): Promise<NewSession> {
       if (!(await this.checkSetupCode(code))) throw new Forbidden(SETUP_USED);
-      const owner = await newUser(
-        input,
-        (first) => {
-          if (!first) throw new Forbidden(SETUP_USED);
-          return "owner";
-        },
-        now,
-      );
+      const firstOnly = (first: boolean): Role => {
+        if (!first) throw new Forbidden(SETUP_USED);
+        return "owner";
+      };
+      const name = usernameRule.safeParse(input.username).data ?? input.username.slice(0, 64);
+      const owner = await createAccount(store, { ...input, role: "owner" }, { userId: null, name, ip }, firstOnly, now);
       return startSession(owner, now);
     },
 
-    /** From the CLI: the first user created becomes the owner. */
-    async createUser(input: { username: string; password: string }, role?: "owner" | "member", now = Date.now()): Promise<User> {
-      return newUser(input, (first) => role ?? (first ? "owner" : "member"), now);
+    /**
+     * From the command line: the first user created becomes the owner, the others members (or
+     * `role`), seeing every project unless limited to `projects`.
+     */
+    async createUser(input: { username: string; password: string }, role?: Role, options: { projects?: string[] | null; by?: Actor } = {}, now = Date.now()): Promise<User> {
+      const by = options.by ?? COMMAND_LINE;
+      return createAccount(store, { ...input, role: role ?? "member", projects: options.projects }, by, (first) => role ?? (first ? "owner" : "member"), now);
     },
 
-    async resetPassword(username: string, password: string, now = Date.now()): Promise<User> {
+    /** From the command line: a new password, and every session of theirs ends. */
+    async resetPassword(username: string, password: string, by: Actor = COMMAND_LINE, now = Date.now()): Promise<User> {
       const valid = validate(credentials, { username, password });
       const user = await store.users.findByUsername(valid.username);
       if (!user) throw new NotFound(`No user named "${username}".`);
       const hash = await Bun.password.hash(valid.password);
-      await store.tx(async (tx) => {
-        await tx.users.setPassword(user.id, hash, now);
-        await tx.users.deleteSessionsOf(user.id); // a new password signs out everywhere
-      });
-      return user;
+      await audited(
+        store,
+        by,
+        async (tx, note) => {
+          await tx.users.setPassword(user.id, hash, now);
+          await tx.users.deleteSessionsOf(user.id); // a new password signs out everywhere
+          note("password.changed", `user ${user.username}`, "set from the command line; every session ended");
+        },
+        now,
+      );
+      const { passwordHash: _hash, ...publicUser } = user;
+      return publicUser;
+    },
+
+    /**
+     * A signed-in user changes their own password: the current one is asked for, the new one twice.
+     * Their other sessions end; this one stays.
+     */
+    async changePassword(session: Session, input: { current: string; password: string; confirm: string }, ip: string | null = null, now = Date.now()): Promise<void> {
+      const record = await store.users.findByUsername(session.user.username);
+      if (!record || record.id !== session.user.id) throw new NotFound("Your account no longer exists.");
+      const issues = [];
+      if (!(await Bun.password.verify(input.current.slice(0, 256), record.passwordHash))) issues.push({ path: "current", type: "wrong_password", message: "current: this is not your current password" });
+      const next = passwordRule.safeParse(input.password);
+      if (!next.success) issues.push({ path: "password", type: "invalid", message: `password: ${next.error.issues[0]!.message}` });
+      else if (input.password !== input.confirm) issues.push({ path: "confirm", type: "mismatch", message: "confirm: the two new passwords differ" });
+      if (issues.length) throw new ValidationError(issues);
+      const hash = await Bun.password.hash(input.password);
+      const actor = { userId: session.user.id, name: session.user.username, ip };
+      await audited(
+        store,
+        actor,
+        async (tx, note) => {
+          await tx.users.setPassword(session.user.id, hash, now);
+          await tx.users.deleteSessionsOf(session.user.id, session.sessionId);
+          note("password.changed", `user ${session.user.username}`, "changed by themselves; their other sessions ended");
+        },
+        now,
+      );
     },
 
     list(): Promise<User[]> {
@@ -129,35 +184,35 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
     },
 
     /**
-     * Removes a member and signs them out everywhere. The API tokens they created are revoked and
-     * the integrations they added turned off, unless `keepTokens` (a token or a webhook may serve
-     * something that should outlive the person who made it); either way they stop reaching them.
+     * A new session for the right username and password, or null. Always costs one hash check.
+     * Each attempt is in the audit trail, with `ip` (the client's address as the server sees it).
      */
-    async removeUser(id: number, by: User, { keepTokens = false } = {}, now = Date.now()): Promise<{ user: User; revokedTokens: number; disabledIntegrations: number }> {
-      if (by.role !== "owner") throw new Forbidden("Only the owner can remove members.");
-      const user = await store.users.findById(id);
-      if (!user) throw new NotFound("That user no longer exists.");
-      if (user.id === by.id) throw new Forbidden("You cannot remove yourself.");
-      return store.tx(async (tx) => {
-        await tx.users.delete(id);
-        if (keepTokens) return { user, revokedTokens: 0, disabledIntegrations: 0 };
-        return { user, revokedTokens: await tx.tokens.revokeCreatedBy(id, now), disabledIntegrations: await tx.notifications.disableCreatedBy(id) };
-      });
-    },
-
-    /** A new session for the right username and password, or null. Always costs one hash check. */
-    async login(username: string, password: string, now = Date.now()): Promise<NewSession | null> {
+    async login(username: string, password: string, ip: string | null = null, now = Date.now()): Promise<NewSession | null> {
       const parsed = usernameRule.safeParse(username);
       const user = parsed.success ? await store.users.findByUsername(parsed.data) : null;
       const ok = await Bun.password.verify(password.slice(0, 256), user?.passwordHash ?? (await DUMMY_HASH()));
-      if (!user || !ok) return null;
+      const name = parsed.success ? parsed.data : username.slice(0, 64);
+      const actor = { userId: user?.id ?? null, name, ip };
+      if (!user || !ok) {
+        await recordAudit(store, actor, "sign_in.failed", `user ${name}`, user ? "wrong password" : "no such user", now);
+        return null;
+      }
       const { passwordHash: _hash, ...publicUser } = user;
-      return startSession(publicUser, now);
+      const session = await startSession(publicUser, now);
+      await recordAudit(store, actor, "sign_in.succeeded", `user ${name}`, null, now);
+      return session;
     },
 
-    /** What keeps a dashboard's stream open: its session, not ended and not expired. */
-    credential(session: Session): Credential {
-      return { key: `session:${session.sessionId}`, expiresAt: session.expiresAt, valid: () => store.users.sessionActive(session.sessionId, Date.now()) };
+    /** What keeps a dashboard's stream open: its session, not ended and not expired (and, for a project's page, the project still theirs). */
+    credential(session: Session, project?: string): Credential {
+      const key = `session:${session.sessionId}${project === undefined ? "" : `:${project}`}`;
+      const valid = async () => {
+        if (!(await store.users.sessionActive(session.sessionId, Date.now()))) return false;
+        if (project === undefined) return true;
+        const user = await store.users.findById(session.user.id);
+        return user !== null && reaches(user.projects, project);
+      };
+      return { key, expiresAt: session.expiresAt, valid };
     },
 
     session(token: string, now = Date.now()): Promise<Session | null> {

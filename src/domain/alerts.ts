@@ -7,7 +7,9 @@ import { Cron } from "croner";
 import { z } from "zod";
 import { type FieldIssue, NotFound, ValidationError } from "../errors.ts";
 import type { Alert, AlertChanges, AlertKind, AlertSpec } from "../model/alert.ts";
+import { type Actor, COMMAND_LINE } from "../model/audit.ts";
 import type { Store } from "../store/store.ts";
+import { audited } from "./audit.ts";
 import { zoneName } from "./calendar.ts";
 import * as rule from "./rules.ts";
 import { validate } from "./validation.ts";
@@ -154,16 +156,20 @@ export function alertService(store: Store) {
       return store.alerts.list(project.id);
     },
 
-    async create(input: AlertInput, now = Date.now()): Promise<Alert> {
+    async create(input: AlertInput, actor: Actor = COMMAND_LINE, now = Date.now()): Promise<Alert> {
       const f = validate(alertInput, input);
       const project = await store.projects.findByName(f.project);
       // The rule names its project: one that is not there is a field to fix, as any other.
       if (!project) throw new ValidationError([issue("project", `project "${f.project}" does not exist; create it first or check its name`)], "body");
-      return store.alerts.create({ ...specOf(f), projectId: project.id, paused: f.paused ?? false }, now);
+      return audited(store, actor, async (tx, note) => {
+        const alert = await tx.alerts.create({ ...specOf(f), projectId: project.id, paused: f.paused ?? false }, now);
+        note("alert.created", ruleSubject(alert, project.name), `${alert.kind}${alert.paused ? ", paused" : ""}`);
+        return alert;
+      }, now);
     },
 
     /** Changes what a rule is; `paused` pauses it (its state shows paused) or resumes it (from ok, watching from now). */
-    async update(id: number, input: AlertChangesInput | Record<string, unknown>, now = Date.now()): Promise<Alert> {
+    async update(id: number, input: AlertChangesInput | Record<string, unknown>, actor: Actor = COMMAND_LINE, now = Date.now()): Promise<Alert> {
       // A field sent as null is taken out (a repeat no longer wanted); the rest is merged over the rule.
       const sent = typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
       const cleared = Object.keys(sent).filter((key) => sent[key] === null && key in alertFields && key !== "name" && key !== "kind");
@@ -177,13 +183,30 @@ export function alertService(store: Store) {
       // Paused since now: `since` says when the state shown began, and a paused rule shows paused.
       const paused = !alert.paused && changes.paused === true;
       const update: AlertChanges & { state?: "ok"; since?: number } = { ...spec, paused: changes.paused ?? alert.paused, ...(resumed ? { state: "ok", since: now } : paused ? { since: now } : {}) };
-      return (await store.alerts.update(id, update, now)) ?? requireAlert(id);
+      const project = await this.projectName(alert);
+      const onlyPaused = Object.keys(changes).every((key) => key === "paused") && !cleared.length;
+      const how = onlyPaused ? (update.paused === alert.paused ? null : update.paused ? "paused" : "resumed") : `changed${update.paused !== alert.paused ? (update.paused ? " and paused" : " and resumed") : ""}`;
+      const changed = await audited(store, actor, async (tx, note) => {
+        const saved = await tx.alerts.update(id, update, now);
+        if (saved && how) note("alert.changed", ruleSubject(saved, project), how);
+        return saved;
+      }, now);
+      return changed ?? requireAlert(id);
     },
 
-    async remove(id: number): Promise<void> {
-      if (!(await store.alerts.delete(id))) throw new NotFound(`Alert rule ${id} does not exist.`);
+    async remove(id: number, actor: Actor = COMMAND_LINE): Promise<void> {
+      const alert = await requireAlert(id);
+      const project = await this.projectName(alert);
+      const removed = await audited(store, actor, async (tx, note) => {
+        if (!(await tx.alerts.delete(id))) return false;
+        note("alert.deleted", ruleSubject(alert, project));
+        return true;
+      });
+      if (!removed) throw new NotFound(`Alert rule ${id} does not exist.`);
     },
   };
 }
 
 export type AlertService = ReturnType<typeof alertService>;
+
+const ruleSubject = (a: Alert, project: string) => `alert rule “${a.name}” (${a.id}) of ${project}`;

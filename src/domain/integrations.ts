@@ -6,6 +6,7 @@
 // leaves a secret out (or sends it back masked) keeps the stored one.
 import { z } from "zod";
 import { Forbidden, NotFound, ValidationError } from "../errors.ts";
+import { type Actor, COMMAND_LINE } from "../model/audit.ts";
 import type { Integration, IntegrationKind, RouteFilter, Template } from "../model/notification.ts";
 import { INTEGRATION_KINDS } from "../model/notification.ts";
 import type { User } from "../model/user.ts";
@@ -16,6 +17,7 @@ import { requireProject } from "./projects.ts";
 import { routeFilter } from "./routing.ts";
 import * as rule from "./rules.ts";
 import { LIMITS, type Message, renderMessage, sampleEvent, templateProblems, templateView } from "./templates.ts";
+import { audited } from "./audit.ts";
 import { randomToken } from "./tokens.ts";
 import { validate } from "./validation.ts";
 
@@ -107,6 +109,8 @@ function assertSecretsFollow(current: Integration, given: Record<string, unknown
   );
 }
 
+const integrationSubject = (i: Pick<Integration, "id" | "name">, project: string) => `integration “${i.name}” (${i.id}) of ${project}`;
+
 export function integrationService(store: Store) {
   async function find(id: number): Promise<{ integration: Integration; project: string }> {
     const integration = await store.notifications.integration(id);
@@ -127,20 +131,23 @@ export function integrationService(store: Store) {
     },
 
     /** A webhook made without a signing secret gets one, returned here once. `by`: the member adding it. */
-    async create(input: unknown, by: User | null = null, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
+    async create(input: unknown, by: User | null = null, actor: Actor = by ? { userId: by.id, name: by.username, ip: null } : COMMAND_LINE, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
       const i = validate(integrationInput, input);
       const project = await requireProject(store, i.project);
       const { shown, secrets } = checkedConfig(i.kind, i.config);
       checkTemplate(i.kind, i.template);
       const generated = i.kind === "webhook" && !secrets.secret ? `whsec_${randomToken().slice(3)}` : null;
       if (generated) secrets.secret = generated;
-      let row = await store.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, config: shown, secrets, filter: i.filter, template: i.template, createdByUserId: by?.id ?? null }, now);
-      if (i.enabled === false) row = (await store.notifications.updateIntegration(row.id, { enabled: false })) ?? row;
+      const row = await audited(store, actor, async (tx, note) => {
+        const made = await tx.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, config: shown, secrets, filter: i.filter, template: i.template, createdByUserId: by?.id ?? null }, now);
+        note("integration.created", integrationSubject(made, project.name), made.kind);
+        return i.enabled === false ? ((await tx.notifications.updateIntegration(made.id, { enabled: false })) ?? made) : made;
+      }, now);
       return { integration: viewOf(row, project.name), secret: generated };
     },
 
     /** Changes what `input` names; the kind stays (a different one is refused). */
-    async update(id: number, input: unknown): Promise<IntegrationView> {
+    async update(id: number, input: unknown, actor: Actor = COMMAND_LINE): Promise<IntegrationView> {
       const { integration: current, project } = await find(id);
       const c = validate(integrationChangesInput, input);
       if (c.kind !== undefined && c.kind !== current.kind) throw ValidationError.field("kind", "immutable", `kind: an integration's kind cannot change (it is ${current.kind}); add a new ${c.kind} integration instead`);
@@ -166,19 +173,29 @@ export function integrationService(store: Store) {
         changes.config = shown;
         changes.secrets = secrets;
       }
-      const row = await store.notifications.updateIntegration(id, changes);
+      const row = await audited(store, actor, async (tx, note) => {
+        const saved = await tx.notifications.updateIntegration(id, changes);
+        if (saved) note("integration.changed", integrationSubject(saved, project), Object.keys(changes).join(", ") || null);
+        return saved;
+      });
       if (!row) throw new NotFound(`There is no integration ${id}.`);
       return viewOf(row, project);
     },
 
-    async setEnabled(id: number, enabled: boolean): Promise<void> {
-      await find(id);
-      await store.notifications.setIntegrationEnabled(id, enabled);
+    async setEnabled(id: number, enabled: boolean, actor: Actor = COMMAND_LINE): Promise<void> {
+      const { integration, project } = await find(id);
+      await audited(store, actor, async (tx, note) => {
+        await tx.notifications.setIntegrationEnabled(id, enabled);
+        if (integration.enabled !== enabled) note("integration.changed", integrationSubject(integration, project), enabled ? "turned on" : "turned off");
+      });
     },
 
-    async remove(id: number): Promise<void> {
-      await find(id);
-      await store.notifications.deleteIntegration(id);
+    async remove(id: number, actor: Actor = COMMAND_LINE): Promise<void> {
+      const { integration, project } = await find(id);
+      await audited(store, actor, async (tx, note) => {
+        await tx.notifications.deleteIntegration(id);
+        note("integration.deleted", integrationSubject(integration, project), integration.kind);
+      });
     },
 
     /** Queues a test message; the integration's last outcome shows how it went. */

@@ -99,7 +99,10 @@ export async function queueNotifications(tx: Repositories, e: StoredEvent, baseU
   const base = eventPayload(e, baseUrl);
   const pushed = JSON.stringify(base);
   const rows: NewDelivery[] = [];
-  for (const s of await tx.notifications.allSubscriptions()) if (deviceHears(s, e)) rows.push({ target: "push", targetId: s.id, eventId: e.id, payload: pushed });
+  // A person limited to some projects hears only of theirs, whatever their devices' filters say.
+  const limited = new Map((await tx.users.limitedReach()).map((r) => [r.userId, r.projectIds]));
+  const reaches = (userId: number) => limited.get(userId)?.includes(e.projectId) ?? true;
+  for (const s of await tx.notifications.allSubscriptions()) if (deviceHears(s, e) && reaches(s.userId)) rows.push({ target: "push", targetId: s.id, eventId: e.id, payload: pushed });
   for (const i of await tx.notifications.integrationsOf(e.projectId)) {
     if (i.enabled && matchesRoute(i.filter, e)) rows.push({ target: "integration", targetId: i.id, eventId: e.id, payload: JSON.stringify(integrationPayload(i, e, base)) });
   }

@@ -2,8 +2,11 @@
 import { z } from "zod";
 import { Conflict, Forbidden, NotFound, UnknownProject, ValidationError } from "../errors.ts";
 import type { Announce } from "../live/hub.ts";
+import { type Actor, COMMAND_LINE } from "../model/audit.ts";
 import type { Channel, Project } from "../model/project.ts";
+import type { User } from "../model/user.ts";
 import type { Repositories, Store } from "../store/store.ts";
+import { audited } from "./audit.ts";
 import { channelName, projectName } from "./rules.ts";
 import { validate } from "./validation.ts";
 
@@ -33,6 +36,17 @@ export async function requireProject(repos: Pick<Repositories, "projects">, name
   return project;
 }
 
+/** The ids of the named projects; a name that is none is refused, by the `projects` field. */
+export async function projectIdsOf(repos: Pick<Repositories, "projects">, names: string[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const name of new Set(names)) {
+    const project = await repos.projects.findByName(name);
+    if (!project) throw ValidationError.field("projects", "unknown_project", `projects: there is no project named "${name}"`);
+    ids.push(project.id);
+  }
+  return ids;
+}
+
 /** `defaultProject`: the one that takes metrics sent without a project; it cannot be deleted. */
 export function projectService(store: Store, { announce, defaultProject }: { announce?: Announce; defaultProject: string }) {
   const requireProjectNamed = (name: string): Promise<Project> => requireProject(store, name);
@@ -48,9 +62,14 @@ export function projectService(store: Store, { announce, defaultProject }: { ann
     requireProject: requireProjectNamed,
     requireChannel,
 
-    async create(name: string): Promise<Project> {
+    /** `by`: who creates it; someone limited to some projects gets this one too (else they could not see what they made). */
+    async create(name: string, by: Pick<User, "id" | "projects"> | null = null): Promise<Project> {
       validate(projectInput, { name });
-      const created = await store.projects.create(name);
+      const created = await store.tx(async (tx) => {
+        const project = await tx.projects.create(name);
+        if (project && by?.projects) await tx.users.addProject(by.id, project.id);
+        return project;
+      });
       if (!created) throw new Conflict(`A project named "${name}" already exists.`);
       return created;
     },
@@ -104,10 +123,13 @@ export function projectService(store: Store, { announce, defaultProject }: { ann
       return p;
     },
 
-    async deleteProject(name: string): Promise<void> {
+    async deleteProject(name: string, actor: Actor = COMMAND_LINE): Promise<void> {
       const p = await this.assertDeletable(name);
-      await deleteEvents(store, { projectId: p.id });
-      await store.projects.delete(p.id);
+      const events = await deleteEvents(store, { projectId: p.id });
+      await audited(store, actor, async (tx, note) => {
+        await tx.projects.delete(p.id);
+        note("project.deleted", `project ${p.name}`, `${events} event${events === 1 ? "" : "s"} deleted with it`);
+      });
     },
 
     async deleteChannel(project: string, name: string): Promise<void> {
@@ -116,10 +138,14 @@ export function projectService(store: Store, { announce, defaultProject }: { ann
       await store.projects.deleteChannel(channel);
     },
 
-    async setRetention(name: string, days: number | null): Promise<Project> {
+    async setRetention(name: string, days: number | null, actor: Actor = COMMAND_LINE): Promise<Project> {
       const p = await requireProjectNamed(name);
       if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36_500)) throw new ValidationError([{ path: "days", type: "too_small", message: "days: keep events for 1 to 36500 days, or off" }]);
-      await store.projects.setRetention(p.id, days);
+      const kept = (d: number | null) => (d === null ? "forever" : `${d} day${d === 1 ? "" : "s"}`);
+      await audited(store, actor, async (tx, note) => {
+        await tx.projects.setRetention(p.id, days);
+        if (p.retentionDays !== days) note("project.retention", `project ${p.name}`, `${kept(p.retentionDays)} → ${kept(days)}`);
+      });
       return { ...p, retentionDays: days };
     },
 

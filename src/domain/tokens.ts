@@ -6,8 +6,13 @@ import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { Conflict, NotFound } from "../errors.ts";
 import type { Store } from "../store/store.ts";
+import { type Actor, COMMAND_LINE } from "../model/audit.ts";
 import type { Credential } from "../model/credential.ts";
 import type { Scope } from "../model/access.ts";
+import type { User } from "../model/user.ts";
+import { reaches, within } from "./access.ts";
+import { projectIdsOf } from "./projects.ts";
+import { audited, tokenSubject } from "./audit.ts";
 import { channelName, projectName } from "./rules.ts";
 import { validate } from "./validation.ts";
 import type { TokenRecord } from "../model/token.ts";
@@ -25,14 +30,26 @@ export const newTokenInput = z
     project: projectName.optional(),
     channel: channelName.optional(),
     mayNotify: z.boolean().default(false),
+    /** A full-access token may be limited to some projects. */
+    projects: z.array(projectName).min(1, "name at least one project").optional(),
   })
   .superRefine((t, ctx) => {
+    if (t.kind === "public" && t.projects) ctx.addIssue({ code: "custom", path: ["projects"], message: "a public token has one project: use project" });
     if (t.kind === "public" && !t.project) ctx.addIssue({ code: "custom", path: ["project"], message: "a public token must be limited to a project" });
     if (t.kind === "full" && (t.project || t.channel)) ctx.addIssue({ code: "custom", path: ["kind"], message: "only public tokens are limited to a project or channel" });
     if (t.kind === "full" && t.mayNotify) ctx.addIssue({ code: "custom", path: ["mayNotify"], message: "full-access tokens may always notify; the choice is for public tokens" });
   });
 
 export type NewTokenInput = z.input<typeof newTokenInput>;
+
+/** Whether a token reaches only projects among `projects` (null: every project), so someone limited to them may see and manage it. */
+export function tokenWithin(t: Pick<Token, "kind" | "project" | "projects">, projects: string[] | null): boolean {
+  if (projects === null) return true;
+  return t.kind === "public" ? t.project !== null && projects.includes(t.project) : within(t.projects, projects);
+}
+
+/** Who made a token: a person in the dashboard (whose projects limit it), or the command line. */
+export type TokenMaker = Pick<User, "id" | "username" | "projects">;
 
 export function randomToken(): string {
   const out: string[] = [];
@@ -65,27 +82,47 @@ export function tokenService(store: Store) {
   }
 
   return {
-    /** `by`: the member creating it, or null from the command line. */
-    async create(input: NewTokenInput, by: { id: number; username: string } | null = null, now = Date.now()): Promise<{ token: string; info: Token }> {
+    /**
+     * `by`: the person creating it, or null from the command line. A token made by someone limited
+     * to some projects is limited to them: a full-access one reaches only their projects, a public
+     * one must be for one of them. Two live tokens never share a name (`token revoke NAME` must
+     * name one).
+     */
+    async create(input: NewTokenInput, by: TokenMaker | null = null, actor: Actor = by ? { userId: by.id, name: by.username, ip: null } : COMMAND_LINE, now = Date.now()): Promise<{ token: string; info: Token }> {
       const t = validate(newTokenInput, input);
+      const mine = by?.projects ?? null;
+      if (t.project && !reaches(mine, t.project)) throw new NotFound(`Project "${t.project}" does not exist.`);
       const project = t.project ? await store.projects.findByName(t.project) : null;
       if (t.project && !project) throw new NotFound(`Project "${t.project}" does not exist. Create it first: signalboard project create ${t.project}`);
+      const limits = t.kind === "full" ? (t.projects ?? mine) : null;
+      if (limits && mine && !within(limits, mine)) throw new NotFound(`A project of ${limits.join(", ")} does not exist.`);
       for (let attempt = 0; attempt < 5; attempt++) {
         const token = randomToken();
         const prefix = token.slice(0, PREFIX_LENGTH);
         if (await store.tokens.findByPrefix(prefix)) continue;
-        const row = await store.tokens.insert({
-          name: t.name,
-          kind: t.kind,
-          projectId: project?.id ?? null,
-          channel: t.channel ?? null,
-          prefix,
-          hash: sha256(token).toString("hex"),
-          mayNotify: t.kind === "public" && t.mayNotify,
-          createdBy: by?.username ?? null,
-          createdByUserId: by?.id ?? null,
-          createdAt: now,
-        });
+        const row = await audited(
+          store,
+          actor,
+          async (tx, note) => {
+            if (await tx.tokens.activeNamed(t.name)) throw new Conflict(`A token named "${t.name}" already exists. Choose another name (each token's name must be unique until it is revoked), or revoke that one first.`);
+            const created = await tx.tokens.insert({
+              name: t.name,
+              kind: t.kind,
+              projectId: project?.id ?? null,
+              channel: t.channel ?? null,
+              prefix,
+              hash: sha256(token).toString("hex"),
+              mayNotify: t.kind === "public" && t.mayNotify,
+              createdBy: by?.username ?? null,
+              createdByUserId: by?.id ?? null,
+              createdAt: now,
+              projectIds: limits ? await projectIdsOf(tx, limits) : null,
+            });
+            note("token.created", tokenSubject(created), describe(created));
+            return created;
+          },
+          now,
+        );
         return { token, info: info(row) };
       }
       throw new Conflict("Could not allocate a unique token prefix; try again.");
@@ -95,10 +132,20 @@ export function tokenService(store: Store) {
       return (await store.tokens.list()).map((row) => info({ ...row, lastUsedAt: lastUsed.get(row.id) ?? row.lastUsedAt }));
     },
 
-    /** Revoke by id, prefix or exact name. */
-    async revoke(ref: string, now = Date.now()): Promise<Token> {
-      const row = await find(ref);
-      if (!(await store.tokens.revoke(row.id, now))) throw new NotFound(`Token ${row.prefix} ("${row.name}") is already revoked.`);
+    /** Revoke by id, prefix or exact name; `reach`: the projects of the person revoking it (null: every project). */
+    async revoke(ref: string, actor: Actor = COMMAND_LINE, reach: string[] | null = null, now = Date.now()): Promise<Token> {
+      const row = await find(ref, reach);
+      const revoked = await audited(
+        store,
+        actor,
+        async (tx, note) => {
+          if (!(await tx.tokens.revoke(row.id, now))) return false;
+          note("token.revoked", tokenSubject(row), describe(row));
+          return true;
+        },
+        now,
+      );
+      if (!revoked) throw new NotFound(`Token ${row.prefix} ("${row.name}") is already revoked.`);
       lastUsed.delete(row.id);
       return info({ ...row, revokedAt: now });
     },
@@ -119,8 +166,8 @@ export function tokenService(store: Store) {
     },
 
     /** Allows or stops a public token's events that notify. */
-    async setMayNotify(ref: string, mayNotify: boolean): Promise<Token> {
-      const row = await find(ref);
+    async setMayNotify(ref: string, mayNotify: boolean, reach: string[] | null = null): Promise<Token> {
+      const row = await find(ref, reach);
       if (row.kind !== "public") throw new Conflict(`Token ${row.prefix} ("${row.name}") has full access: it may always notify.`);
       if (row.revokedAt !== null) throw new NotFound(`Token ${row.prefix} ("${row.name}") is revoked.`);
       await store.tokens.setMayNotify(row.id, mayNotify);
@@ -144,7 +191,7 @@ export function tokenService(store: Store) {
       if (row.revokedAt !== null) return "revoked";
       lastUsed.set(row.id, now);
       const scope: Scope & { tokenId: number } =
-        row.kind === "full" ? { kind: "full", tokenId: row.id } : { kind: "public", tokenId: row.id, projectId: row.projectId!, project: row.project!, channel: row.channel, mayNotify: row.mayNotify };
+        row.kind === "full" ? { kind: "full", tokenId: row.id, name: row.name, projects: row.projects } : { kind: "public", tokenId: row.id, name: row.name, projectId: row.projectId!, project: row.project!, channel: row.channel, mayNotify: row.mayNotify };
       if (scopes.size >= CACHE_LIMIT) scopes.clear();
       scopes.set(token, scope);
       checkedAt.set(scope, current);
@@ -169,8 +216,9 @@ export function tokenService(store: Store) {
     },
   };
 
-  async function find(ref: string): Promise<TokenRecord> {
-    const all = await store.tokens.list(true);
+  /** The token `ref` names, among those within `reach`. */
+  async function find(ref: string, reach: string[] | null = null): Promise<TokenRecord> {
+    const all = (await store.tokens.list(true)).filter((t) => tokenWithin(t, reach));
     const byId = /^\d+$/.test(ref) ? all.filter((t) => t.id === Number(ref)) : [];
     const matches = byId.length ? byId : all.filter((t) => t.prefix === ref || ref.startsWith(t.prefix) || t.name === ref);
     const active = matches.filter((t) => t.revokedAt === null);
@@ -182,3 +230,9 @@ export function tokenService(store: Store) {
 }
 
 export type TokenService = ReturnType<typeof tokenService>;
+
+/** What a token may do, for the trail. */
+function describe(t: Pick<Token, "kind" | "project" | "projects" | "channel" | "mayNotify">): string {
+  if (t.kind === "public") return `public, ${t.project}${t.channel ? `/${t.channel}` : ""}${t.mayNotify ? ", may notify" : ""}`;
+  return t.projects ? `full access to ${t.projects.join(", ") || "no project"}` : "full access";
+}

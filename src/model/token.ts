@@ -9,6 +9,8 @@ export type Token = {
   kind: TokenKind;
   projectId: number | null;
   project: string | null;
+  /** A full-access token made by someone limited to some projects reaches only those (names, sorted); null: every project. */
+  projects: string[] | null;
   channel: string | null;
   prefix: string;
   mayNotify: boolean;
@@ -22,4 +24,5 @@ export type Token = {
 /** A token with the hash its secret is checked against. */
 export type TokenRecord = Token & { hash: string };
 
-export type NewToken = Omit<TokenRecord, "id" | "project" | "lastUsedAt" | "revokedAt">;
+/** `projectIds`: the projects a full-access token is limited to; null for every project. */
+export type NewToken = Omit<TokenRecord, "id" | "project" | "projects" | "lastUsedAt" | "revokedAt"> & { projectIds: number[] | null };

@@ -1,8 +1,16 @@
 // Dashboard accounts and their sessions.
 
-export type Role = "owner" | "member";
+/**
+ * What a person may do, from most to least: the owner (everything, and alone assigns roles and
+ * project limits), admins (members, tokens, integrations, settings), members (change projects and
+ * channels, charts, dashboards, alert rules, retention) and viewers (read only).
+ */
+export type Role = "owner" | "admin" | "member" | "viewer";
 
-export type User = { id: number; username: string; role: Role; createdAt: number; updatedAt: number };
+export const ROLES: readonly Role[] = ["owner", "admin", "member", "viewer"];
+
+/** `projects`: the names of the projects a user is limited to, sorted; null when they may see every project. */
+export type User = { id: number; username: string; role: Role; projects: string[] | null; createdAt: number; updatedAt: number };
 
 /** A user with their password hash, for checking a sign-in only. */
 export type UserRecord = User & { passwordHash: string };

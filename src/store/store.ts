@@ -2,6 +2,7 @@
 // tx(): every write runs in the writer's group commit, and a multi-step write runs whole or not at
 // all. Reads outside a transaction see what is committed. Each dialect implements this: SQLite in
 // DATA_DIR (store/sqlite/), PostgreSQL for several instances (store/pg/).
+import type { AuditEntry, NewAuditEntry } from "../model/audit.ts";
 import type { Alert, AlertChanges, AlertState, AlertTransition, NewAlert } from "../model/alert.ts";
 import type { DroppedQuery, FunnelCounts, FunnelQuery, SeriesLine, SeriesQuery } from "../model/analytics.ts";
 import type { CardRef, Chart, ChartChanges, NewChart } from "../model/chart.ts";
@@ -103,6 +104,16 @@ export interface TokenRepository {
   findByPrefix(prefix: string): Promise<TokenRecord | null>;
   findById(id: number): Promise<TokenRecord | null>;
   list(includeRevoked?: boolean): Promise<TokenRecord[]>;
+  /**
+   * Whether a token that is not revoked has this name. In a transaction, no other writer can give
+   * a token that name before the transaction ends (PostgreSQL takes a lock on the name).
+   */
+  activeNamed(name: string): Promise<boolean>;
+  /**
+   * Keeps the live tokens a user created within `projectIds`: full-access ones are limited to them
+   * (or to what they already had of them), public ones of another project revoked; returns how many were revoked.
+   */
+  narrowCreatedBy(userId: number, projectIds: number[], now: number): Promise<number>;
   /** False when it was revoked already. */
   revoke(id: number, now: number): Promise<boolean>;
   /** Revokes the live tokens a member created; returns how many. */
@@ -113,12 +124,19 @@ export interface TokenRepository {
 
 export interface UserRepository {
   count(): Promise<number>;
-  /** Null when the username is taken. */
-  create(u: { username: string; passwordHash: string; role: Role }, now: number): Promise<User | null>;
+  /** Null when the username is taken. `projectIds`: the projects they are limited to; null (or absent) for every project. */
+  create(u: { username: string; passwordHash: string; role: Role; projectIds?: number[] | null }, now: number): Promise<User | null>;
   findByUsername(username: string): Promise<UserRecord | null>;
   findById(id: number): Promise<User | null>;
   list(): Promise<User[]>;
   setPassword(id: number, passwordHash: string, now: number): Promise<void>;
+  setRole(id: number, role: Role, now: number): Promise<void>;
+  /** Limits the user to these projects; null lets them see every project. */
+  setProjects(id: number, projectIds: number[] | null, now: number): Promise<void>;
+  /** Adds a project to a limited user's (one they created); nothing for a user who sees every project. */
+  addProject(id: number, projectId: number): Promise<void>;
+  /** The users limited to some projects, with theirs: who may hear of a project's events. */
+  limitedReach(): Promise<{ userId: number; projectIds: number[] }[]>;
   /** With their sessions and devices. */
   delete(id: number): Promise<void>;
   createSession(s: { tokenHash: string; userId: number; csrfToken: string; createdAt: number; expiresAt: number }): Promise<void>;
@@ -126,7 +144,8 @@ export interface UserRepository {
   /** The live session with that token hash and its user. */
   findSession(tokenHash: string, now: number): Promise<Session | null>;
   deleteSession(tokenHash: string): Promise<void>;
-  deleteSessionsOf(userId: number): Promise<void>;
+  /** Every session of the user, but `except` (the one that asked, when they change their own password). */
+  deleteSessionsOf(userId: number, except?: number): Promise<void>;
   deleteExpiredSessions(now: number): Promise<number>;
   activeSessions(userId: number, now: number): Promise<number>;
 }
@@ -259,6 +278,14 @@ export interface AlertRepository {
   latest(filters: (EventFilter & { projectId: number })[], until: number): Promise<(number | null)[]>;
 }
 
+export interface AuditRepository {
+  record(entry: NewAuditEntry): Promise<void>;
+  /** Newest first, before the entry with id `before` when given. */
+  list(q: { before?: number; limit: number }): Promise<AuditEntry[]>;
+  /** Keeps the newest `keep` entries; returns how many went. */
+  prune(keep: number): Promise<number>;
+}
+
 export interface MetaRepository {
   get(key: string): Promise<string | null>;
   set(key: string, value: string): Promise<void>;
@@ -280,6 +307,7 @@ export type Repositories = {
   analytics: AnalyticsRepository;
   charts: ChartRepository;
   alerts: AlertRepository;
+  audit: AuditRepository;
 };
 
 /** The methods that write: called on the store itself, each runs as a transaction of its own in the group commit. */
@@ -288,8 +316,8 @@ export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = 
   events: ["insert", "deleteBatch"],
   metrics: ["save", "increment", "delete"],
   profiles: ["identify", "group", "addMember"],
-  tokens: ["insert", "revoke", "revokeCreatedBy", "setMayNotify", "touch"],
-  users: ["create", "setPassword", "delete", "createSession", "deleteSession", "deleteSessionsOf", "deleteExpiredSessions"],
+  tokens: ["insert", "revoke", "revokeCreatedBy", "narrowCreatedBy", "setMayNotify", "touch"],
+  users: ["create", "setPassword", "setRole", "setProjects", "addProject", "delete", "createSession", "deleteSession", "deleteSessionsOf", "deleteExpiredSessions"],
   notifications: ["saveSubscription", "refreshSubscription", "setFilters", "setSubscriptionRoute", "deleteSubscription", "pruneSubscriptions", "recordSubscriptionOutcome", "createIntegration", "updateIntegration", "disableCreatedBy", "setIntegrationEnabled", "deleteIntegration", "recordIntegrationOutcome", "enqueue", "claim", "releaseLeases", "settle", "abandon", "pruneDeliveries"],
   digests: ["create", "update", "delete", "claimPeriod", "recordOutcome"],
   idempotency: ["claim", "complete", "prune"],
@@ -297,6 +325,7 @@ export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = 
   analytics: [],
   charts: ["create", "update", "delete", "setLayout"],
   alerts: ["create", "update", "delete", "transition", "checked"],
+  audit: ["record", "prune"],
 };
 
 /** The read gate's counters (store/reads.ts): reads running and waiting now, and those out of budget so far. */

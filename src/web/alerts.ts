@@ -5,6 +5,7 @@ import { parseSeconds } from "../domain/units.ts";
 import { NotFound, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Alert } from "../model/alert.ts";
+import type { Actor } from "../model/audit.ts";
 import type { Project } from "../model/project.ts";
 import type { Session } from "../model/user.ts";
 import type { Services } from "../services.ts";
@@ -108,7 +109,7 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
   }
 
   /** Saves what the form says (a new rule, or changes to `rule`), or shows it again with its problems. */
-  async function save(request: Request, session: Session, project: Project, body: unknown, rule?: Alert): Promise<Response> {
+  async function save(request: Request, session: Session, actor: Actor, project: Project, body: unknown, rule?: Alert): Promise<Response> {
     const fields = formOf(body);
     const { input, errors } = inputOf(fields);
     if (Object.keys(errors).length) return form(session, project, fields, rule, errors, 422);
@@ -116,8 +117,8 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       if (rule) {
         // Fields the form leaves out of this kind are taken out of the rule.
         const cleared = Object.fromEntries(["period", "cron", "tz", "grace", "window", "metric", "above", "below", "repeat"].filter((k) => !(k in input)).map((k) => [k, null]));
-        await alerts.update(rule.id, { ...cleared, ...input });
-      } else await alerts.create({ project: project.name, ...input } as AlertInput);
+        await alerts.update(rule.id, { ...cleared, ...input }, actor);
+      } else await alerts.create({ project: project.name, ...input } as AlertInput, actor);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       return form(session, project, fields, rule, formErrors(error), 422);
@@ -129,7 +130,7 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
     route({
       method: "GET",
       path: "/p/:project/alerts",
-      access: "member",
+      access: "viewer",
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
         return kit.page(session, alertsPage(project, await alerts.list(project.name), session.csrfToken), { title: `Alerts · ${project.name}`, nav: { project } });
@@ -138,7 +139,7 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
     route({
       method: "GET",
       path: "/p/:project/alerts/list",
-      access: "member",
+      access: "viewer",
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
         return kit.fragment(alertRows(project, await alerts.list(project.name), session.csrfToken));
@@ -156,8 +157,8 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "POST",
       path: "/p/:project/alerts",
       access: "member",
-      async handle({ request, params, session, body }) {
-        return save(request, session, await kit.project(params.project!), body);
+      async handle({ request, params, session, body, actor }) {
+        return save(request, session, actor, await kit.project(params.project!), body);
       },
     }),
     route({
@@ -174,9 +175,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "POST",
       path: "/p/:project/alerts/:id",
       access: "member",
-      async handle({ request, params, session, body }) {
+      async handle({ request, params, session, body, actor }) {
         const project = await kit.project(params.project!);
-        return save(request, session, project, body, await ruleOf(project, params.id!));
+        return save(request, session, actor, project, body, await ruleOf(project, params.id!));
       },
     }),
     ...(["pause", "resume"] as const).map((action) =>
@@ -184,10 +185,10 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
         method: "POST",
         path: `/p/:project/alerts/:id/${action}`,
         access: "member",
-        async handle({ params, session }) {
+        async handle({ params, session, actor }) {
           const project = await kit.project(params.project!);
           const rule = await ruleOf(project, params.id!);
-          await alerts.update(rule.id, { paused: action === "pause" });
+          await alerts.update(rule.id, { paused: action === "pause" }, actor);
           return kit.fragment(alertRows(project, await alerts.list(project.name), session.csrfToken));
         },
       }),
@@ -219,10 +220,10 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "POST",
       path: "/p/:project/alerts/:id/delete",
       access: "member",
-      async handle({ request, params }) {
+      async handle({ request, params, actor }) {
         const project = await kit.project(params.project!);
         const rule = await ruleOf(project, params.id!);
-        await alerts.remove(rule.id);
+        await alerts.remove(rule.id, actor);
         return kit.redirect(request, `/p/${seg(project.name)}/alerts`);
       },
     }),

@@ -32,7 +32,7 @@ export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge
         const code = field(body, "code");
         const input = { username: field(body, "username"), password: field(body, "password") };
         try {
-          const session = await accounts.setup(code, input);
+          const session = await accounts.setup(code, input, guard.ip(request, server));
           return kit.redirect(request, "/", { "Set-Cookie": web.sessionCookie(session.token, request, server) });
         } catch (error) {
           const errors = fieldErrors(error);
@@ -66,7 +66,7 @@ export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge
         await signIns?.take(ip);
         const username = field(body, "username");
         const next = safeNext(field(body, "next") || "/");
-        const session = await accounts.login(username, field(body, "password"));
+        const session = await accounts.login(username, field(body, "password"), ip);
         if (!session) {
           return kit.page(null, loginPage({ formToken: field(body, "_form"), next, username, message: "Wrong username or password." }), { title: "Sign in", status: 401 });
         }
@@ -77,7 +77,7 @@ export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge
     route({
       method: "POST",
       path: "/logout",
-      access: "member",
+      access: "self",
       // Signed out already (the session ended): the stale cookie is cleared all the same.
       signedOut: ({ request, server }) => kit.redirect(request, "/login", { "Set-Cookie": web.clearSessionCookie(request, server) }),
       async handle({ request, server }) {

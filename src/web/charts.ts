@@ -78,7 +78,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/p/:project/charts",
-      access: "member",
+      access: "viewer",
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
         return kit.page(session, chartsListPage(project, await charts.list(project.name)), { title: `Charts · ${project.name}`, nav: { project } });
@@ -140,7 +140,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/p/:project/charts/:id",
-      access: "member",
+      access: "viewer",
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
         const chart = await chartOf(project, params.id!);
@@ -204,7 +204,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/p/:project/cards/:id",
-      access: "member",
+      access: "viewer",
       async handle({ request, params }) {
         const project = await kit.project(params.project!);
         const chart = await chartOf(project, params.id!);
@@ -233,7 +233,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/p/:project/funnel/dropped",
-      access: "member",
+      access: "viewer",
       async handle({ request, params, session }) {
         const project = await kit.project(params.project!);
         const fields = fieldsOf(new URL(request.url).searchParams);

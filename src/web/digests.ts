@@ -31,7 +31,7 @@ export function digestRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "POST",
       path: "/settings/digests",
-      access: "member",
+      access: "admin",
       async handle({ request, body }) {
         const project = await kit.project(projectParam(request));
         const form = body as Record<string, string | string[]>;
@@ -57,7 +57,7 @@ export function digestRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "POST",
       path: "/settings/digests/:id/send",
-      access: "member",
+      access: "admin",
       async handle({ request, params }) {
         const digest = await own(projectParam(request), params.id);
         const queued = await digests.sendNow(digest.id);
@@ -67,7 +67,7 @@ export function digestRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/settings/digests/:id/delete",
-      access: "member",
+      access: "admin",
       async handle({ request, params }) {
         const project = projectParam(request);
         const digest = await own(project, params.id);
@@ -85,7 +85,7 @@ export function digestRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "POST",
       path: "/settings/digests/:id/delete",
-      access: "member",
+      access: "admin",
       async handle({ request, params }) {
         const project = projectParam(request);
         const digest = await own(project, params.id);

@@ -7,6 +7,13 @@ export function field(body: unknown, name: string): string {
   return typeof value === "string" ? value : "";
 }
 
+/** Every value of a field that may repeat (ticked boxes of one name). */
+export function fields(body: unknown, name: string): string[] {
+  if (typeof body !== "object" || body === null) return [];
+  const value = (body as Record<string, unknown>)[name];
+  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === "string" && v !== "");
+}
+
 /**
  * A path to return to after sign-in: only our own, never another site. Browsers drop tabs and
  * newlines from URLs ("/\t/evil.example" is "//evil.example") and read "\\" as "/", so only visible

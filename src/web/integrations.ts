@@ -1,6 +1,7 @@
 // Settings → Integrations, per project: add (each kind's settings, routing, templates), preview a
 // template, change routing and templates, test, disable, delete; and the project's digests
 // (digests.ts). The same services as the API (/v1/integrations).
+import { visibleTo } from "../domain/access.ts";
 import { AppError, NotFound, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
 import { INTEGRATION_KINDS, type IntegrationKind } from "../model/notification.ts";
@@ -78,10 +79,10 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/settings/integrations",
-      access: "member",
+      access: "admin",
       async handle({ request, session }) {
         const wanted = projectParam(request);
-        const list = await projects.list();
+        const list = visibleTo(session.user, await projects.list(), (p) => p.name);
         const project = (wanted && list.find((p) => p.name === wanted)) || list.find((p) => p.name === config.defaultProject) || list[0];
         if (!project) throw new NotFound("Create a project first.");
         const [own, digests] = await Promise.all([integrations.list(project.name), digestSection(services, project)]);
@@ -91,7 +92,7 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/settings/integrations/list",
-      access: "member",
+      access: "admin",
       async handle({ request }) {
         const project = await kit.project(projectParam(request));
         return kit.fragment(integrationList(project, await integrations.list(project.name)));
@@ -100,13 +101,13 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "POST",
       path: "/settings/integrations",
-      access: "member",
-      async handle({ session, body }) {
+      access: "admin",
+      async handle({ session, body, actor }) {
         const project = await kit.project(field(body, "project"));
         const kind = kindOf(body);
         try {
           const input = { project: project.name, kind: field(body, "kind"), name: field(body, "name"), config: configOf(body, kind), ...routingOf(body) };
-          const created = await integrations.create(input, session.user);
+          const created = await integrations.create(input, session.user, actor);
           // The list above reloads itself on this trigger; the form shows a generated webhook secret once.
           const secret = created.secret ? { name: created.integration.name, value: created.secret } : undefined;
           return kit.fragment(integrationForm({ project: project.name, secret }), 200, { "HX-Trigger-After-Settle": "integration-added" });
@@ -119,7 +120,7 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "POST",
       path: "/settings/integrations/preview",
-      access: "member",
+      access: "admin",
       async handle({ body }) {
         const kind = kindOf(body) ?? "webhook";
         try {
@@ -134,12 +135,12 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "POST",
       path: "/settings/integrations/:id/edit",
-      access: "member",
-      async handle({ request, params, body }) {
+      access: "admin",
+      async handle({ request, params, body, actor }) {
         const project = projectParam(request);
         const current = await existing(project, params.id);
         try {
-          await integrations.update(current.id, { name: field(body, "name") || current.name, ...routingOf(body) });
+          await integrations.update(current.id, { name: field(body, "name") || current.name, ...routingOf(body) }, actor);
         } catch (error) {
           if (!(error instanceof ValidationError)) throw error;
           return kit.fragment(html`<span class="error" role="alert" data-testid="edit-error">${error.issues.map((i) => i.message).join("; ")}</span>`, 422);
@@ -150,7 +151,7 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "POST",
       path: "/settings/integrations/:id/test",
-      access: "member",
+      access: "admin",
       async handle({ request, params }) {
         const queuedAt = Date.now();
         const integration = await existing(projectParam(request), params.id);
@@ -166,7 +167,7 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/settings/integrations/:id/outcome",
-      access: "member",
+      access: "admin",
       async handle({ request, params }) {
         // Asked every second after "Send test": nothing to swap (204) until a result newer than the test is in.
         const integration = await existing(projectParam(request), params.id);
@@ -181,18 +182,18 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "POST",
       path: "/settings/integrations/:id/toggle",
-      access: "member",
-      async handle({ request, params }) {
+      access: "admin",
+      async handle({ request, params, actor }) {
         const project = projectParam(request);
         const current = await existing(project, params.id);
-        await integrations.setEnabled(current.id, !current.enabled);
+        await integrations.setEnabled(current.id, !current.enabled, actor);
         return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project)}`);
       },
     }),
     route({
       method: "GET",
       path: "/settings/integrations/:id/delete",
-      access: "member",
+      access: "admin",
       async handle({ request, params }) {
         const project = projectParam(request);
         const integration = await existing(project, params.id);
@@ -210,11 +211,11 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "POST",
       path: "/settings/integrations/:id/delete",
-      access: "member",
-      async handle({ request, params }) {
+      access: "admin",
+      async handle({ request, params, actor }) {
         const project = projectParam(request);
         const integration = await existing(project, params.id);
-        await integrations.remove(integration.id);
+        await integrations.remove(integration.id, actor);
         return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project)}`);
       },
     }),

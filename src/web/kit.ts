@@ -1,5 +1,6 @@
 // What every dashboard route needs: a page with its navigation, fragments, and redirects that also
 // work for htmx requests.
+import { visibleTo } from "../domain/access.ts";
 import { PAGE_HEADERS } from "../http/security.ts";
 import type { Project } from "../model/project.ts";
 import type { Session } from "../model/user.ts";
@@ -13,16 +14,17 @@ export type Kit = ReturnType<typeof webKit>;
 export const isHtmx = (request: Request) => request.headers.get("hx-request") === "true";
 
 export function webKit({ projects }: Services, assets: Assets) {
-  async function navFor(extra: Partial<Nav>): Promise<Nav> {
+  /** The sidebar: the projects the user may see (someone limited to some sees only those). */
+  async function navFor(session: Session, extra: Partial<Nav>): Promise<Nav> {
     const [list, channels] = await Promise.all([projects.list(), extra.project ? projects.channels(extra.project.name) : undefined]);
-    return { projects: list, channels, ...extra };
+    return { projects: visibleTo(session.user, list, (p) => p.name), channels, ...extra };
   }
 
   return {
     assets,
 
     async page(session: Session | null, body: Html, opts: { title: string; nav?: Partial<Nav>; status?: number; headers?: Record<string, string>; charts?: boolean }): Promise<Response> {
-      const nav = session ? await navFor(opts.nav ?? {}) : undefined;
+      const nav = session ? await navFor(session, opts.nav ?? {}) : undefined;
       const markup = page({ assets, session, nav }, { title: opts.title, body, charts: opts.charts });
       return new Response(markup.value, { status: opts.status ?? 200, headers: { ...PAGE_HEADERS, ...opts.headers } });
     },

@@ -3,6 +3,7 @@
 // page sends the last event id it has and first gets what it missed (http/resume.ts); when that is
 // too much to patch in, it is told to reload. Historical events are not pushed to the top of a
 // feed: they appear in their place when that part of the feed is loaded.
+import { reaches } from "../domain/access.ts";
 import { eventMatcher } from "../domain/filter.ts";
 import { resume } from "../http/resume.ts";
 import { frame, sseResponse } from "../http/sse.ts";
@@ -34,7 +35,7 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
   const metricFrame = (m: Metric) => frame({ event: "metric", data: metricWidget(m, { fresh: true }).value });
   const reloadFrame = (newest: number) => frame({ id: newest, event: "reload", data: "too many missed events" });
 
-  return [route({ method: "GET", path: "/p/:project/live", access: "member", handle: openLive })];
+  return [route({ method: "GET", path: "/p/:project/live", access: "viewer", handle: openLive })];
 
   async function openLive({ request, params, server, session }: BaseContext & { session: Session }): Promise<Response> {
     const project = await kit.project(params.project!);
@@ -53,7 +54,9 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
 
     type EventMessage = Extract<LiveMessage, { type: "event" }>;
     type MetricMessage = Extract<LiveMessage, { type: "metric" }>;
-    const isToast = (m: EventMessage) => m.event.notify && !m.event.historical;
+    // A person limited to some projects is told only of theirs.
+    const mine = session.user.projects;
+    const isToast = (m: EventMessage) => m.event.notify && !m.event.historical && reaches(mine, m.event.project);
     /** What a dashboard keeps between flushes: the newest few of each kind, and how many events it let go. */
     type Pending = { events: EventMessage[]; skipped: number; toasts: EventMessage[]; metrics: Map<number, MetricMessage>; channels: LiveMessage[] };
     const newest = <T,>(list: T[], item: T, cap: number) => {
@@ -62,7 +65,7 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
     };
     // Dashboards showing the same page share its frames (live/fanout.ts); the key says what it shows.
     const view: View<Pending> = {
-      key: `web ${project.id} ${format} ${withMetrics} ${withFeed} ${JSON.stringify(filter)}`,
+      key: `web ${project.id} ${format} ${withMetrics} ${withFeed} ${JSON.stringify(filter)} ${mine ? mine.join(",") : "*"}`,
       projectId: project.id,
       toasts: true, // a notify event, from any project, pops up as a toast while a dashboard is open
       start: () => ({ events: [], skipped: 0, toasts: [], metrics: new Map(), channels: [] }),
@@ -101,7 +104,7 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
       registry: streams,
       fanout,
       signal: request.signal,
-      credential: accounts.credential(session),
+      credential: accounts.credential(session, project.name),
       async start(stream) {
         if (withMetrics) for (const m of await feed.listMetrics(project.name)) stream.send(frame({ event: "metric", data: metricWidget(m).value }));
         await resume(stream, { feed, view, filter, lastSeen: withFeed ? lastSeen : null, limit: REPLAY_LIMIT, window: REPLAY_WINDOW, encode: (e) => feedFrame(e, showChannel), reset: reloadFrame });

@@ -36,11 +36,11 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
       method: "POST",
       path: "/projects",
       access: "member",
-      async handle({ request, body }) {
+      async handle({ request, body, session }) {
         const name = field(body, "name").trim();
         const error = (await problem("project", name)) ?? (name ? null : "Enter a name.");
         if (error) return kit.fragment(newNameForm({ kind: "project", action: "/projects", value: name, error }), 422);
-        await projects.create(name);
+        await projects.create(name, session.user);
         return kit.redirect(request, `/p/${seg(name)}`);
       },
     }),
@@ -62,10 +62,10 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
       method: "POST",
       path: "/p/:project/retention",
       access: "member",
-      async handle({ request, params, body }) {
+      async handle({ request, params, body, actor }) {
         const project = await kit.project(params.project!);
         const days = field(body, "days").trim();
-        await projects.setRetention(project.name, days === "" ? null : Number(days));
+        await projects.setRetention(project.name, days === "" ? null : Number(days), actor);
         return kit.redirect(request, `/p/${seg(project.name)}/settings?saved=1`);
       },
     }),
@@ -103,8 +103,8 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
       method: "POST",
       path: "/p/:project/delete",
       access: "member",
-      async handle({ request, params }) {
-        await projects.deleteProject(params.project!);
+      async handle({ request, params, actor }) {
+        await projects.deleteProject(params.project!, actor);
         return kit.redirect(request, "/");
       },
     }),

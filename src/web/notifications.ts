@@ -1,5 +1,6 @@
 // Settings → Notifications: registering this browser for Web Push, the user's devices, their
 // filters and test notifications. (Settings → Integrations is integrations.ts.)
+import { visibleTo } from "../domain/access.ts";
 import { NotFound, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
@@ -25,16 +26,17 @@ export function notificationRoutes({ devices, projects, vapid, config }: Service
     route({
       method: "GET",
       path: "/settings/notifications",
-      access: "member",
+      access: "self",
       async handle({ session }) {
         const [list, withChannels, keys] = await Promise.all([devices.list(session.user), projects.withChannels(), vapid()]);
-        return kit.page(session, notificationsPage({ devices: list, projects: withChannels, vapidKey: keys.publicKey }), { title: "Notifications", nav });
+        const mine = visibleTo(session.user, withChannels, (p) => p.project.name);
+        return kit.page(session, notificationsPage({ devices: list, projects: mine, vapidKey: keys.publicKey }), { title: "Notifications", nav });
       },
     }),
     route({
       method: "POST",
       path: "/settings/notifications/devices",
-      access: "member",
+      access: "self",
       body: SUBSCRIPTION,
       async handle({ session, body }) {
         const device = await devices.register(session.user, body);
@@ -44,7 +46,7 @@ export function notificationRoutes({ devices, projects, vapid, config }: Service
     route({
       method: "POST",
       path: "/settings/notifications/devices/refresh",
-      access: "member",
+      access: "self",
       body: SUBSCRIPTION,
       async handle({ session, body }) {
         const endpoint = (body as { endpoint?: unknown } | null)?.endpoint;
@@ -55,7 +57,7 @@ export function notificationRoutes({ devices, projects, vapid, config }: Service
     route({
       method: "POST",
       path: "/settings/notifications/devices/:id/test",
-      access: "member",
+      access: "self",
       async handle({ session, params }) {
         await devices.sendTest(session.user, idOf(params.id), config.baseUrl);
         return kit.fragment("Test notification queued; it should arrive within seconds.");
@@ -64,7 +66,7 @@ export function notificationRoutes({ devices, projects, vapid, config }: Service
     route({
       method: "POST",
       path: "/settings/notifications/devices/:id/filters",
-      access: "member",
+      access: "self",
       async handle({ request, session, params, body }) {
         const route = { tags: field(body, "tags"), minPriority: Number(field(body, "min_priority") || 1) };
         try {
@@ -79,7 +81,7 @@ export function notificationRoutes({ devices, projects, vapid, config }: Service
     route({
       method: "GET",
       path: "/settings/notifications/devices/:id/remove",
-      access: "member",
+      access: "self",
       async handle({ session, params }) {
         const device = await devices.get(session.user, idOf(params.id));
         return kit.fragment(
@@ -96,7 +98,7 @@ export function notificationRoutes({ devices, projects, vapid, config }: Service
     route({
       method: "POST",
       path: "/settings/notifications/devices/:id/remove",
-      access: "member",
+      access: "self",
       async handle({ request, session, params }) {
         await devices.remove(session.user, idOf(params.id));
         return kit.redirect(request, "/settings/notifications");

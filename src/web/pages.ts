@@ -1,5 +1,6 @@
 // Dashboard pages: project and channel feeds, the next page of any feed, an event, a user, a
 // metric, and the activity chart's data.
+import { hasRole, visibleTo } from "../domain/access.ts";
 import type { EventQuery } from "../domain/feed.ts";
 import { NotFound } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
@@ -59,17 +60,18 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/",
-      access: "member",
-      async handle({ request }) {
-        const list = await projects.list();
+      access: "viewer",
+      async handle({ request, session }) {
+        const list = visibleTo(session.user, await projects.list(), (p) => p.name);
         const first = list.find((p) => p.name === config.defaultProject) ?? list[0];
-        return kit.redirect(request, first ? `/p/${seg(first.name)}` : "/settings/api");
+        if (first) return kit.redirect(request, `/p/${seg(first.name)}`);
+        return kit.redirect(request, hasRole(session.user, "admin") ? "/settings/api" : "/settings/account");
       },
     }),
     route({
       method: "GET",
       path: "/p/:project",
-      access: "member",
+      access: "viewer",
       async handle({ request, params, session }) {
         const project = await kit.project(params.project!);
         const filters = readFilters(new URL(request.url).searchParams);
@@ -82,7 +84,7 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/p/:project/c/:channel",
-      access: "member",
+      access: "viewer",
       async handle({ request, params, session }) {
         const { project, channel } = await projects.requireChannel(params.project!, params.channel!);
         const filters = readFilters(new URL(request.url).searchParams);
@@ -93,7 +95,7 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/p/:project/feed",
-      access: "member",
+      access: "viewer",
       async handle({ request, params }) {
         const project = await kit.project(params.project!);
         const url = new URL(request.url);
@@ -107,7 +109,7 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/p/:project/events/:id",
-      access: "member",
+      access: "viewer",
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
         if (!/^\d{1,15}$/.test(params.id!)) throw new NotFound(`Event ${params.id} does not exist in project "${project.name}".`);
@@ -118,7 +120,7 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/p/:project/users/:userId",
-      access: "member",
+      access: "viewer",
       async handle({ request, params, session }) {
         const project = await kit.project(params.project!);
         const userId = params.userId!; // Elysia has decoded it
@@ -133,7 +135,7 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/p/:project/metrics/:title",
-      access: "member",
+      access: "viewer",
       async handle({ request, params, session }) {
         const project = await kit.project(params.project!);
         const days = Math.min(Math.max(Math.round(Number(new URL(request.url).searchParams.get("days"))) || 7, 1), 365);
@@ -147,7 +149,7 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/p/:project/activity.json",
-      access: "member",
+      access: "viewer",
       async handle({ request, params }) {
         const project = await kit.project(params.project!);
         const url = new URL(request.url);

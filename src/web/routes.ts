@@ -3,6 +3,7 @@
 import type { Edge } from "../http/edge.ts";
 import type { Route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
+import { accountRoutes } from "./account.ts";
 import { type Assets, assetRoutes } from "./assets.ts";
 import { alertRoutes } from "./alerts.ts";
 import { authRoutes } from "./auth.ts";
@@ -13,6 +14,7 @@ import { liveRoutes } from "./live.ts";
 import { manageRoutes } from "./manage.ts";
 import { digestRoutes } from "./digests.ts";
 import { integrationRoutes } from "./integrations.ts";
+import { memberRoutes } from "./members.ts";
 import { notificationRoutes } from "./notifications.ts";
 import { pageRoutes } from "./pages.ts";
 import { settingsRoutes } from "./settings.ts";
@@ -29,6 +31,8 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...alertRoutes(services, kit),
     ...manageRoutes(services, kit),
     ...settingsRoutes(services, kit),
+    ...memberRoutes(services, kit),
+    ...accountRoutes(services, kit),
     ...notificationRoutes(services, kit),
     ...integrationRoutes(services, kit),
     ...digestRoutes(services, kit),

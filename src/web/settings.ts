@@ -1,39 +1,60 @@
-// Settings → API (tokens) and Settings → Members.
+// Settings → API: tokens. Admins and the owner create, list and revoke them; someone limited to
+// some projects sees and manages only the tokens within theirs, and the full-access tokens they
+// make reach only their projects.
+import { hasRole, visibleTo } from "../domain/access.ts";
+import { tokenWithin } from "../domain/tokens.ts";
 import { AppError, NotFound, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
+import type { Token } from "../model/token.ts";
+import type { User } from "../model/user.ts";
 import type { Services } from "../services.ts";
-import { field, fieldErrors } from "./form.ts";
+import { field } from "./form.ts";
 import { html } from "./html.ts";
 import type { Kit } from "./kit.ts";
-import { confirmDialog, plural } from "./views/dialogs.ts";
-import { apiPage, memberForm, membersPage, tokenCreator, tokenTable } from "./views/settings.ts";
+import { confirmDialog } from "./views/dialogs.ts";
+import { apiPage, type SnippetTarget, tokenCreator, tokenTable } from "./views/settings.ts";
 
-export function settingsRoutes({ tokens, accounts, integrations, projects }: Services, kit: Kit): Route[] {
+export function settingsRoutes({ tokens, projects, config }: Services, kit: Kit): Route[] {
   const nav = { section: "settings" as const };
   const tokenId = (id: string | undefined): string => {
     if (!/^\d+$/.test(id ?? "")) throw new NotFound("That token does not exist.");
     return id!;
   };
+  const tokensOf = async (user: User): Promise<Token[]> => (await tokens.list()).filter((t) => tokenWithin(t, user.projects));
+  const projectsOf = async (user: User) => visibleTo(user, await projects.list(), (p) => p.name);
+
+  /** Where a new token's examples send an event: its project (and channel), or one the person may see. */
+  async function targetOf(info: Token, user: User): Promise<SnippetTarget> {
+    const mine = await projectsOf(user);
+    const project = info.project ?? (mine.find((p) => p.name === config.defaultProject) ?? mine[0])?.name ?? config.defaultProject;
+    return { baseUrl: config.baseUrl, project, channel: info.channel ?? "general" };
+  }
 
   return [
-    route({ method: "GET", path: "/settings", access: "member", handle: ({ request }) => kit.redirect(request, "/settings/api") }),
+    route({
+      method: "GET",
+      path: "/settings",
+      access: "self",
+      handle: ({ request, session }) => kit.redirect(request, hasRole(session.user, "admin") ? "/settings/api" : "/settings/account"),
+    }),
     route({
       method: "GET",
       path: "/settings/api",
-      access: "member",
+      access: "admin",
       async handle({ session }) {
-        const [list, projectList] = await Promise.all([tokens.list(), projects.list()]);
-        return kit.page(session, apiPage({ tokens: list, projects: projectList }), { title: "API tokens", nav });
+        const [list, projectList] = await Promise.all([tokensOf(session.user), projectsOf(session.user)]);
+        return kit.page(session, apiPage({ tokens: list, projects: projectList, mine: session.user.projects }), { title: "API tokens", nav });
       },
     }),
-    route({ method: "GET", path: "/settings/api/tokens/list", access: "member", handle: async () => kit.fragment(tokenTable(await tokens.list())) }),
+    route({ method: "GET", path: "/settings/api/tokens/list", access: "admin", handle: async ({ session }) => kit.fragment(tokenTable(await tokensOf(session.user))) }),
     route({
       method: "POST",
       path: "/settings/api/tokens",
-      access: "member",
-      async handle({ body, session }) {
+      access: "admin",
+      async handle({ body, session, actor }) {
         const values = { name: field(body, "name"), kind: field(body, "kind") || "full", project: field(body, "project"), channel: field(body, "channel").trim(), may_notify: field(body, "may_notify") };
         const isPublic = values.kind === "public";
+        const form = { projects: await projectsOf(session.user), mine: session.user.projects };
         try {
           const created = await tokens.create(
             {
@@ -44,20 +65,22 @@ export function settingsRoutes({ tokens, accounts, integrations, projects }: Ser
               mayNotify: isPublic && values.may_notify === "on",
             },
             session.user,
+            actor,
           );
-          return kit.fragment(tokenCreator({ projects: await projects.list(), created }));
+          return kit.fragment(tokenCreator({ ...form, created: { ...created, target: await targetOf(created.info, session.user) } }));
         } catch (error) {
-          if (!(error instanceof ValidationError) && !(error instanceof AppError && error.kind === "not_found")) throw error;
-          return kit.fragment(tokenCreator({ projects: await projects.list(), values, error: error.message }), 422);
+          // A mistake to fix in the form: a field, a project that is not there, a name already taken.
+          if (!(error instanceof ValidationError) && !(error instanceof AppError && (error.kind === "not_found" || error.kind === "conflict"))) throw error;
+          return kit.fragment(tokenCreator({ ...form, values, error: error.message }), 422);
         }
       },
     }),
     route({
       method: "GET",
       path: "/settings/api/tokens/:id/revoke",
-      access: "member",
-      async handle({ params }) {
-        const token = (await tokens.list()).find((t) => String(t.id) === params.id);
+      access: "admin",
+      async handle({ params, session }) {
+        const token = (await tokensOf(session.user)).find((t) => String(t.id) === params.id);
         if (!token) throw new NotFound("That token does not exist or was already revoked.");
         return kit.fragment(
           confirmDialog({
@@ -73,79 +96,19 @@ export function settingsRoutes({ tokens, accounts, integrations, projects }: Ser
     route({
       method: "POST",
       path: "/settings/api/tokens/:id/revoke",
-      access: "member",
-      async handle({ request, params }) {
-        await tokens.revoke(tokenId(params.id));
+      access: "admin",
+      async handle({ request, params, session, actor }) {
+        await tokens.revoke(tokenId(params.id), actor, session.user.projects);
         return kit.redirect(request, "/settings/api");
       },
     }),
     route({
       method: "POST",
       path: "/settings/api/tokens/:id/notify",
-      access: "member",
-      async handle({ params, body }) {
-        await tokens.setMayNotify(tokenId(params.id), field(body, "may_notify") === "on");
-        return kit.fragment(tokenTable(await tokens.list()));
-      },
-    }),
-    route({
-      method: "GET",
-      path: "/settings/members",
-      access: "member",
-      async handle({ session }) {
-        return kit.page(session, membersPage({ users: await accounts.list(), me: session.user }), { title: "Members", nav });
-      },
-    }),
-    route({
-      method: "POST",
-      path: "/settings/members",
-      access: "owner",
-      async handle({ request, body }) {
-        const username = field(body, "username");
-        try {
-          await accounts.createUser({ username, password: field(body, "password") }, "member");
-        } catch (error) {
-          const errors = fieldErrors(error);
-          if (errors) return kit.fragment(memberForm({ username, errors }), 422);
-          if (error instanceof AppError && error.kind === "conflict") return kit.fragment(memberForm({ username, errors: { username: error.message } }), 422);
-          throw error;
-        }
-        return kit.redirect(request, "/settings/members");
-      },
-    }),
-    route({
-      method: "GET",
-      path: "/settings/members/:id/remove",
-      access: "owner",
-      async handle({ params }) {
-        const user = (await accounts.list()).find((u) => String(u.id) === params.id);
-        if (!user) throw new NotFound("That user no longer exists.");
-        const [made, added] = await Promise.all([tokens.list().then((list) => list.filter((t) => t.createdByUserId === user.id).length), integrations.createdBy(user.id)]);
-        const what = [made ? plural(made, "API token") : "", added ? plural(added, "integration") : ""].filter(Boolean).join(" and ");
-        return kit.fragment(
-          confirmDialog({
-            title: `Remove ${user.username}?`,
-            body: html`<p>${user.username} is signed out everywhere and can no longer sign in.</p>
-            ${what ? html`<fieldset><legend>${what} they created</legend>
-              <label class="choice"><input type="radio" name="tokens" value="revoke" checked> Revoke and turn off ${made + added === 1 ? "it" : "them"} too</label>
-              <label class="choice"><input type="radio" name="tokens" value="keep"> Keep ${made + added === 1 ? "it" : "them"} working</label>
-            </fieldset>` : ""}`,
-            action: `/settings/members/${user.id}/remove`,
-            confirm: "Remove member",
-            danger: true,
-          }),
-        );
-      },
-    }),
-    route({
-      method: "POST",
-      path: "/settings/members/:id/remove",
-      access: "member", // the service says why only the owner may
-      async handle({ request, params, body, session }) {
-        if (!/^\d+$/.test(params.id!)) throw new NotFound("That user no longer exists.");
-        // Unless asked to keep them, the member's tokens go with them.
-        await accounts.removeUser(Number(params.id), session.user, { keepTokens: field(body, "tokens") === "keep" });
-        return kit.redirect(request, "/settings/members");
+      access: "admin",
+      async handle({ params, body, session }) {
+        await tokens.setMayNotify(tokenId(params.id), field(body, "may_notify") === "on", session.user.projects);
+        return kit.fragment(tokenTable(await tokensOf(session.user)));
       },
     }),
   ];

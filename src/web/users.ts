@@ -11,7 +11,7 @@ export function userListRoutes({ feed, config }: Services, kit: Kit): Route[] {
     route({
       method: "GET",
       path: "/p/:project/users",
-      access: "member",
+      access: "viewer",
       async handle({ request, params, session }) {
         const project = await kit.project(params.project!);
         const url = new URL(request.url);

@@ -61,6 +61,9 @@ async function seed(server: TestServer): Promise<{ eventId: number }> {
   await server.services.charts.create({ project: "default", kind: "series", name: "Payments by plan", definition: { group_by: "tag:plan", last_days: 7 }, position: 1 });
   await server.services.charts.create({ project: "default", kind: "funnel", name: "Pay then deploy", definition: { steps: ["Payment received", "Deployed"], last_days: 7 }, position: 2 });
   await server.services.alerts.create({ project: "default", name: "Payments stopped", kind: "absence", filter: { channel: "payments" }, period: 3600 });
+  // Someone with a role and a project, for Settings → Members (and a failed sign-in for Settings → Audit).
+  await server.services.accounts.createUser({ username: "vera", password: "vera's long password" }, "viewer", { projects: ["default"] });
+  await server.services.accounts.login("vera", "not her password", "203.0.113.5");
   return { eventId: first.id };
 }
 
@@ -95,6 +98,8 @@ describeBrowser("accessibility (axe-core)", () => {
       "/settings/notifications",
       "/settings/integrations",
       "/settings/members",
+      "/settings/account",
+      "/settings/audit",
       "/docs",
     ];
     const found: Record<string, Found[]> = {};
@@ -133,6 +138,26 @@ describeBrowser("accessibility (axe-core)", () => {
           await page.locator("dialog.dialog[open]").waitFor();
           const dialog = await audit(page);
           if (dialog.length) found[`${view.name} revoke dialog`] = dialog;
+          // A new token with its examples; a person's role and projects opened for a change; a password form with its mistakes.
+          await page.goto(server.url + "/settings/api");
+          await page.fill("#token-name", `examples ${view.name}`);
+          await page.click("#token-create button[type=submit]");
+          await page.locator("[data-testid=snippet-sdk]").waitFor();
+          const created = await audit(page);
+          if (created.length) found[`${view.name} new token`] = created;
+          await page.goto(server.url + "/settings/members");
+          await page.click("[data-testid=change-vera]");
+          await page.locator("details.member-change[open] form").waitFor();
+          const change = await audit(page);
+          if (change.length) found[`${view.name} member change`] = change;
+          await page.goto(server.url + "/settings/account");
+          await page.fill("#current-password", "wrong");
+          await page.fill("#new-password", "long enough 1");
+          await page.fill("#confirm-password", "long enough 2");
+          await page.click("#password-form button[type=submit]");
+          await page.locator("#current-error").waitFor();
+          const password = await audit(page);
+          if (password.length) found[`${view.name} password mistakes`] = password;
         },
         { viewport: view.viewport, colorScheme: view.colorScheme },
       );

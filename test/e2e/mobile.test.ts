@@ -43,7 +43,7 @@ describeBrowser("the top bar on a phone", () => {
         const account = page.getByRole("button", { name: `Account: ${OWNER.username}` });
         expect(await account.isVisible()).toBe(true);
         expect(await account.getAttribute("aria-expanded")).toBe("false");
-        for (const name of ["API", "Settings"]) expect(await page.locator(".topbar").getByRole("link", { name, exact: true }).isVisible()).toBe(false);
+        for (const name of ["API docs", "Settings"]) expect(await page.locator(".topbar").getByRole("link", { name, exact: true }).isVisible()).toBe(false);
         expect(await page.getByRole("button", { name: /Sign out/ }).isVisible()).toBe(false);
         // Everything in the bar sits on its one row.
         const rows = await page.$$eval(".topbar > *", (els) => els.filter((el) => el.getBoundingClientRect().height > 0).map((el) => Math.round(el.getBoundingClientRect().top / 10)));
@@ -52,7 +52,7 @@ describeBrowser("the top bar on a phone", () => {
         await account.click();
         expect(await account.getAttribute("aria-expanded")).toBe("true");
         await page.locator("#account-links").getByText(`Signed in as ${OWNER.username}`).waitFor();
-        for (const selector of ["#account-links a[href='/docs']", "#account-links a[href='/settings/api']", "#account-links button[type=submit]"]) expect(await onScreen(page, selector)).toBe(true);
+        for (const selector of ["#account-links a[href='/docs']", "#account-links a[href='/settings']", "#account-links button[type=submit]"]) expect(await onScreen(page, selector)).toBe(true);
 
         // Escape closes it and gives the focus back to its button.
         await page.keyboard.press("Escape");
@@ -83,7 +83,7 @@ describeBrowser("the top bar on a phone", () => {
     await withPage(browser, "desktop-account-links", async (page) => {
       await signIn(page, server);
       expect(await page.locator("[data-testid=account-menu]").isVisible()).toBe(false);
-      expect(await page.locator(".topbar").getByRole("link", { name: "API", exact: true }).isVisible()).toBe(true);
+      expect(await page.locator(".topbar").getByRole("link", { name: "API docs", exact: true }).isVisible()).toBe(true);
       expect(await page.locator(".topbar").getByRole("link", { name: "Settings", exact: true }).isVisible()).toBe(true);
       expect(await page.getByRole("button", { name: /Sign out/ }).textContent()).toContain(OWNER.username);
     });

@@ -60,7 +60,7 @@ describe("a token's stream", () => {
 
 describe("a dashboard's stream", () => {
   async function member(name: string) {
-    const created = await server.services.accounts.createUser({ username: name, password: MEMBER.password }, "member");
+    const created = await server.services.accounts.createUser({ username: name, password: MEMBER.password }, "admin");
     const agent = await signedIn(server, { username: name, password: MEMBER.password });
     const stream = await liveStream(`${server.url}/p/default/live`, { Cookie: agent.cookieHeader() });
     return { user: created, agent, stream };
@@ -69,7 +69,7 @@ describe("a dashboard's stream", () => {
   test("ends within a second of the member being removed", async () => {
     const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
     const m = await member("removed");
-    await server.services.accounts.removeUser(m.user.id, owner);
+    await server.services.members.remove(m.user.id, owner);
     await ends(m.stream);
   });
 
@@ -100,7 +100,7 @@ describe("a dashboard's stream", () => {
 describe("tokens and the members who made them", () => {
   /** A member signed in, with a token they created in Settings → API. */
   async function memberWithToken(name: string) {
-    await server.services.accounts.createUser({ username: name, password: MEMBER.password }, "member");
+    await server.services.accounts.createUser({ username: name, password: MEMBER.password }, "admin");
     const agent = await signedIn(server, { username: name, password: MEMBER.password });
     const csrf = await agent.csrf();
     const created = await agent.request("/settings/api/tokens", { method: "POST", headers: { "X-CSRF-Token": csrf }, form: { name: `${name}'s script`, kind: "full" } });
@@ -181,14 +181,14 @@ describe("a request still arriving when access is taken away", () => {
   });
 
   test("a form a member is still sending when removed does nothing: no token is created", async () => {
-    await server.services.accounts.createUser({ username: "slowpoke", password: MEMBER.password }, "member");
+    await server.services.accounts.createUser({ username: "slowpoke", password: MEMBER.password }, "admin");
     const agent = await signedIn(server, { username: "slowpoke", password: MEMBER.password });
     const csrf = await agent.csrf();
     const cookie = agent.cookieHeader();
     const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
     const member = (await server.services.accounts.list()).find((u) => u.username === "slowpoke")!;
     const form = new URLSearchParams({ _csrf: csrf, name: "sneaky", kind: "full" }).toString();
-    const status = await slowRequest(`POST /settings/api/tokens HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n`, form, () => server.services.accounts.removeUser(member.id, owner));
+    const status = await slowRequest(`POST /settings/api/tokens HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n`, form, () => server.services.members.remove(member.id, owner));
     expect(status).not.toContain("200");
     expect((await server.services.tokens.list()).some((t) => t.name === "sneaky")).toBe(false);
   });
@@ -199,7 +199,7 @@ describe("a request still arriving when access is taken away", () => {
     const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
     const { integration } = await server.services.integrations.create({ project: "default", kind: "webhook", name: "their hook", config: { url: "http://127.0.0.1:9/hook" } }, member);
     const { integration: team } = await server.services.integrations.create({ project: "default", kind: "webhook", name: "team hook", config: { url: "http://127.0.0.1:9/team" } }, owner);
-    const removed = await server.services.accounts.removeUser(member.id, owner);
+    const removed = await server.services.members.remove(member.id, owner);
     expect(removed.disabledIntegrations).toBe(1);
     const list = await server.services.integrations.list("default");
     expect(list.find((i) => i.id === integration.id)!.enabled).toBe(false);

@@ -1,17 +1,26 @@
 // Every route of the server, walked from the route table itself: the table is what the server
 // answers (nothing is registered beside it), every API route refuses a missing, unknown or revoked
-// token, every dashboard route sends a visitor without a session to sign in, and every
-// state-changing dashboard request is refused without its CSRF token. A new route is covered the
-// moment it is added; one that skipped a check fails here.
+// token, every dashboard route sends a visitor without a session to sign in, every
+// state-changing dashboard request is refused without its CSRF token, every dashboard route
+// answers each role as its access says (a viewer changes nothing), a person limited to some
+// projects gets a 404 for every route of another project, and a token limited to some projects a
+// 403. A new route is covered the moment it is added; one that skipped a check fails here.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Route } from "../../src/http/routes.ts";
-import { Agent, call, startTestServer, type TestServer } from "../helpers.ts";
+import { mountRoutes, type Route, route, type RouteChecks } from "../../src/http/routes.ts";
+import type { Role } from "../../src/model/user.ts";
+import { Agent, call, signedIn, startTestServer, type TestServer } from "../helpers.ts";
 
 let server: TestServer;
 let owner: Agent;
 let member: Agent;
 let publicToken: string;
 let revokedToken: string;
+/** Signed in with each role, seeing every project. */
+const as = {} as Record<Role, Agent>;
+/** An admin limited to project "a" (the highest role a limit applies to), and the ids of what project "b" holds. */
+let limited: Agent;
+let limitedToken: string;
+const inB = { event: 0, chart: 0, alert: 0, integration: 0 };
 
 /** The routes anyone may call, on purpose: making another one public means adding it here. */
 const PUBLIC = ["GET /healthz", "GET /readyz", "GET /openapi.json", "GET /docs", "GET /assets/:file", "GET /manifest.webmanifest", "GET /sw.js", "GET /icon-192.png", "GET /icon-512.png", "GET /icon-maskable-512.png", "GET /apple-touch-icon.png", "GET /web/ls.js", "GET /feedback/ls.js"];
@@ -24,12 +33,26 @@ beforeAll(async () => {
   // Every API route is asked four ways without a valid token: more than the default limit of such requests per address.
   server = await startTestServer({ metrics: "true", "rate-limit-ip": "10000/m" });
   await server.services.accounts.createUser({ username: "owner", password: "owner password 1" }, "owner");
-  await server.services.accounts.createUser({ username: "member", password: "member password 1" }, "member");
+  for (const role of ["admin", "member", "viewer"] as const) await server.services.accounts.createUser({ username: role, password: `${role} password 1` }, role);
   owner = new Agent(server.url);
   member = new Agent(server.url);
   await owner.login("owner", "owner password 1");
   await member.login("member", "member password 1");
+  for (const role of ["owner", "admin", "member", "viewer"] as const) as[role] = await signedIn(server, { username: role, password: `${role} password 1` });
   await server.services.projects.createChannel("default", "general");
+  // Projects a and b, alike: a channel, an event, a chart, an alert rule and an integration each.
+  for (const name of ["a", "b"]) {
+    await server.services.projects.create(name);
+    await server.services.projects.createChannel(name, "general");
+    const written = await server.services.ingest.logEvent({ kind: "full", tokenId: null }, { project: name, channel: "general", event: "hello", userId: "u1" });
+    const chart = await server.services.charts.create({ project: name, kind: "series", name: "per day", definition: { last_days: 7 } });
+    const alert = await server.services.alerts.create({ project: name, name: "quiet", kind: "absence", period: 3600 });
+    const { integration } = await server.services.integrations.create({ project: name, kind: "webhook", name: "hook", config: { url: "http://127.0.0.1:9/hook" }, enabled: false });
+    if (name === "b") Object.assign(inB, { event: written.result!.id, chart: chart.id, alert: alert.id, integration: integration.id });
+  }
+  await server.services.accounts.createUser({ username: "limited", password: "limited password 1" }, "admin", { projects: ["a"] });
+  limited = await signedIn(server, { username: "limited", password: "limited password 1" });
+  limitedToken = (await server.services.tokens.create({ name: "only a", projects: ["a"] })).token;
   publicToken = (await server.services.tokens.create({ name: "page", kind: "public", project: "default" })).token;
   const revoked = await server.services.tokens.create({ name: "gone" });
   await server.services.tokens.revoke(String(revoked.info.id));
@@ -38,6 +61,20 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const of = (...access: Route["access"][]) => server.routes.filter((r) => access.includes(r.access));
+const SIGNED_IN: Route["access"][] = ["viewer", "self", "member", "admin", "owner"];
+const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
+/** The least role each dashboard access needs. */
+const LEAST: Record<string, Role> = { viewer: "viewer", self: "viewer", member: "member", admin: "admin", owner: "owner" };
+/** What the route check says when a role is not enough (a refusal for another reason says something else). */
+/** An answer's body, unless it is a stream (a live page's), which is closed at once. */
+async function textOf(res: Response): Promise<string> {
+  if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
+    await res.body?.cancel();
+    return "";
+  }
+  return res.text();
+}
+const ROLE_REFUSED = /this needs a member, an admin or the owner|Only admins and the owner can do this|Only the owner can do this/;
 
 describe("the route table", () => {
   test("is what the server answers: every registered route comes from it (preflights from its CORS routes)", () => {
@@ -82,6 +119,30 @@ describe("API routes", () => {
     }
   });
 
+  test("a token limited to project a gets a 403 from every full-access route that reaches project b, and none from a", async () => {
+    const routes = of("full").filter((r) => r.path !== "/metrics");
+    expect(routes.length).toBeGreaterThanOrEqual(20);
+    const idsOf = (path: string, ids: typeof inB) =>
+      path.replace("/v1/events/:id", `/v1/events/${ids.event}`).replace("/v1/charts/:id", `/v1/charts/${ids.chart}`).replace("/v1/alerts/:id", `/v1/alerts/${ids.alert}`).replace("/v1/integrations/:id", `/v1/integrations/${ids.integration}`).replace(":user_id", "u1");
+    const inA = { event: inB.event - 1, chart: inB.chart - 1, alert: inB.alert - 1, integration: inB.integration - 1 };
+    for (const [project, ids, refused] of [["b", inB, true], ["a", inA, false]] as const) {
+      for (const r of routes) {
+        const path = `${idsOf(r.path, ids)}?project=${project}&title=x&step=hello&step=hello&at=2`;
+        const body = r.method === "GET" ? undefined : JSON.stringify({ project, name: "x", kind: "series" });
+        const res = await fetch(server.url + path, { method: r.method, headers: { Authorization: `Bearer ${limitedToken}`, "Content-Type": "application/json" }, body });
+        const text = await textOf(res);
+        const said = res.status === 403 && text.includes("This token is limited to");
+        expect({ route: name(r), project, refused: said }).toEqual({ route: name(r), project, refused });
+      }
+    }
+    // Without a project, a route that would reach every project refuses it too; one that reaches none (server metrics) always does.
+    expect((await call(server, { path: "/v1/events", token: limitedToken })).status).toBe(403);
+    expect((await call(server, { path: "/metrics", token: limitedToken })).status).toBe(403);
+    // Ingest likewise: into a, not into b.
+    expect((await call(server, { path: "/v1/log", token: limitedToken, body: { project: "a", channel: "general", event: "ok" } })).status).toBe(200);
+    expect((await call(server, { path: "/v1/log", token: limitedToken, body: { project: "b", channel: "general", event: "no" } })).status).toBe(403);
+  });
+
   test("each that browsers may call answers its preflight with the methods of its path", async () => {
     for (const r of server.routes.filter((x) => x.cors)) {
       const res = await fetch(server.url + urlOf(r.path), { method: "OPTIONS", headers: { Origin: "https://example.com", "Access-Control-Request-Method": r.method } });
@@ -94,7 +155,7 @@ describe("API routes", () => {
 
 describe("dashboard routes", () => {
   test("each sends a visitor without a session to sign in, and comes back after", async () => {
-    for (const r of of("member", "owner")) {
+    for (const r of of(...SIGNED_IN)) {
       const res = await fetch(server.url + urlOf(r.path), { method: r.method, redirect: "manual", headers: r.method === "GET" ? {} : { "Content-Type": "application/x-www-form-urlencoded" }, body: r.method === "GET" ? undefined : "x=1" });
       const location = res.headers.get("location") ?? "";
       if (r.signedOut) {
@@ -108,7 +169,7 @@ describe("dashboard routes", () => {
 
   test("each state-changing one refuses a signed-in request without the session's CSRF token, and with another session's", async () => {
     const csrf = await member.csrf();
-    const changing = of("member", "owner").filter((r) => r.method !== "GET");
+    const changing = of(...SIGNED_IN).filter((r) => r.method !== "GET");
     expect(changing.length).toBeGreaterThanOrEqual(20);
     for (const r of changing) {
       const json = typeof r.body === "object";
@@ -121,15 +182,75 @@ describe("dashboard routes", () => {
     }
   });
 
-  test("each owner's route refuses a member: 403", async () => {
-    const csrf = await member.csrf();
-    const routes = of("owner");
-    expect(routes.length).toBeGreaterThan(0);
-    for (const r of routes) {
-      const res = await member.request(urlOf(r.path), { method: r.method, ...(r.method === "GET" ? {} : { form: { _csrf: csrf, username: "sneaky", password: "sneaky password 1" } }) });
-      expect({ route: name(r), status: res.status }).toEqual({ route: name(r), status: 403 });
+  test("each answers every role as its access says: 403 below the role it needs, a viewer on every change but their own", async () => {
+    // Ids that name nothing: a role allowed in meets a 404 or a form's 422, and changes nothing that matters.
+    const url = (path: string) => path.replace(":project", "default").replace(":channel", "general").replace(/:\w+/g, "999999");
+    const routes = of(...SIGNED_IN).filter((r) => r.path !== "/logout");
+    expect(routes.length).toBeGreaterThanOrEqual(70);
+    for (const role of ["viewer", "member", "admin", "owner"] as const) {
+      const agent = as[role];
+      const csrf = await agent.csrf();
+      for (const r of routes) {
+        const json = typeof r.body === "object";
+        const init = r.method === "GET" ? {} : { method: r.method, headers: { "Content-Type": json ? "application/json" : "application/x-www-form-urlencoded", "X-CSRF-Token": csrf }, body: json ? "{}" : "x=1" };
+        const res = await agent.request(url(r.path), init);
+        const text = await textOf(res);
+        const refused = res.status === 403 && ROLE_REFUSED.test(text);
+        const allowed = RANK[role] >= RANK[LEAST[r.access]!];
+        expect({ route: name(r), access: r.access, role, refused }).toEqual({ route: name(r), access: r.access, role, refused: !allowed });
+      }
     }
+  });
+
+  test("a viewer changes nothing: every state-changing route but their own account's needs a member or more", async () => {
+    const changing = of(...SIGNED_IN).filter((r) => r.method !== "GET");
+    expect(changing.filter((r) => r.access === "viewer").map(name)).toEqual([]);
+    // What a viewer may change is theirs alone: signing out, their password, their devices.
+    expect(changing.filter((r) => r.access === "self").map((r) => r.path).every((p) => p === "/logout" || p.startsWith("/settings/account") || p.startsWith("/settings/notifications/devices"))).toBe(true);
+    // mountRoutes refuses to mount a viewer's route that changes something.
+    const checks = {} as RouteChecks;
+    expect(() => mountRoutes([route({ method: "POST", path: "/oops", access: "viewer", handle: () => new Response() })], checks)).toThrow(/only reads/);
+  });
+
+  test("member management is for admins and the owner; roles and projects for the owner", async () => {
+    const members = server.routes.filter((r) => r.path.startsWith("/settings/members"));
+    expect(members.length).toBeGreaterThanOrEqual(5);
+    for (const r of members) expect({ route: name(r), ok: r.access === "admin" || r.access === "owner" }).toEqual({ route: name(r), ok: true });
+    expect(members.filter((r) => r.access === "owner").map(name)).toEqual(["POST /settings/members/:id"]);
+    for (const role of ["viewer", "member"] as const) {
+      const csrf = await as[role].csrf();
+      const res = await as[role].request("/settings/members", { method: "POST", form: { _csrf: csrf, username: "sneaky", password: "sneaky password 1", role: "admin" } });
+      expect(res.status).toBe(403);
+    }
+    const admin = await as.admin.csrf();
+    const promote = await as.admin.request("/settings/members/1", { method: "POST", form: { _csrf: admin, role: "admin", reach: "all" } });
+    expect(promote.status).toBe(403);
     expect((await server.services.accounts.list()).some((u) => u.username === "sneaky")).toBe(false);
+  });
+
+  test("someone limited to project a gets a 404 for every route of project b, as if it did not exist", async () => {
+    const routes = of(...SIGNED_IN).filter((r) => r.path.includes(":project"));
+    expect(routes.length).toBeGreaterThanOrEqual(39);
+    const csrf = await limited.csrf();
+    const adminCsrf = await as.admin.csrf();
+    const url = (path: string, project: string) => path.replace(":project", project).replace(":channel", "general").replace(/:\w+/g, "1");
+    const send = (agent: Agent, r: Route, path: string, token: string) => {
+      const json = typeof r.body === "object";
+      return agent.request(path, r.method === "GET" ? {} : { method: r.method, headers: { "Content-Type": json ? "application/json" : "application/x-www-form-urlencoded", "X-CSRF-Token": token }, body: json ? "{}" : "x=1" });
+    };
+    for (const r of routes) {
+      const res = await send(limited, r, url(r.path, "b"), csrf);
+      const text = await textOf(res);
+      expect({ route: name(r), status: res.status, hidden: text.includes("is not one of yours") }).toEqual({ route: name(r), status: 404, hidden: true });
+      // Not a 404 of the project for someone who sees every project, nor for its own project: the limit is what hides it.
+      const open = await textOf(await send(as.admin, r, url(r.path, "b"), adminCsrf));
+      expect({ route: name(r), hidden: open.includes("is not one of yours") }).toEqual({ route: name(r), hidden: false });
+      if (r.method === "GET") expect({ route: name(r), hidden: (await textOf(await limited.request(url(r.path, "a")))).includes("is not one of yours") }).toEqual({ route: name(r), hidden: false });
+    }
+    // A project named in the query string or a form is checked the same way.
+    expect((await limited.request("/settings/integrations?project=b")).status).toBe(404);
+    expect((await limited.request("/settings/api/tokens", { method: "POST", form: { _csrf: csrf, name: "sneaky", kind: "public", project: "b" } })).status).toBe(404);
+    expect((await server.services.tokens.list()).some((t) => t.name === "sneaky")).toBe(false);
   });
 
   test("each form shown before sign-in refuses a post without its form token", async () => {

@@ -123,7 +123,7 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
     expect((await browser.request("/settings/api")).status).toBe(200);
     const owner = (await a.services.accounts.list()).find((u) => u.role === "owner")!;
     const leaver = (await a.services.accounts.list()).find((u) => u.username === "leaver")!;
-    await a.services.accounts.removeUser(leaver.id, owner);
+    await a.services.members.remove(leaver.id, owner);
     expect((await browser.request("/settings/api")).status).toBe(303);
   });
 

@@ -69,6 +69,28 @@ describe("migrations", () => {
     expect(db.query("SELECT priority FROM events").all()).toEqual([{ priority: 3 }]);
   });
 
+  test("accounts made before roles, all members who could do everything but the owner's part, become admins", () => {
+    const db = new Database(":memory:");
+    const before = journal.entries.findIndex((e) => e.tag === "0013_teams");
+    db.exec("CREATE TABLE __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
+    for (const { tag } of journal.entries.slice(0, before)) {
+      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) db.exec(statement);
+      db.query("INSERT INTO __migrations (tag, applied_at) VALUES (?, 0)").run(tag);
+    }
+    db.exec("INSERT INTO users (username, password_hash, role, created_at, updated_at) VALUES ('boss', 'h', 'owner', 0, 0), ('ann', 'h', 'member', 0, 0)");
+    db.exec("INSERT INTO api_tokens (name, kind, prefix, hash, created_at) VALUES ('laptop', 'full', 'sb_a', 'h', 0), ('laptop', 'full', 'sb_b', 'h', 0)");
+    migrate(db);
+    expect(db.query("SELECT username, role, limited FROM users ORDER BY id").all()).toEqual([
+      { username: "boss", role: "owner", limited: 0 },
+      { username: "ann", role: "admin", limited: 0 },
+    ]);
+    // Tokens that shared a name keep it (new ones may not), and reach every project as before.
+    expect(db.query("SELECT name, limited FROM api_tokens ORDER BY id").all()).toEqual([
+      { name: "laptop", limited: 0 },
+      { name: "laptop", limited: 0 },
+    ]);
+  });
+
   test("refuse a database migrated by a newer version", () => {
     const db = new Database(":memory:");
     migrate(db);

@@ -16,6 +16,7 @@ import type { Batch, Ctx } from "./context.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
+import { auditStore } from "./audit.ts";
 import { chartStore } from "./charts.ts";
 import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
@@ -58,6 +59,7 @@ function repositories(ctx: Ctx): Repositories {
     analytics: analyticsStore(ctx),
     charts: chartStore(ctx),
     alerts: alertStore(ctx),
+    audit: auditStore(ctx),
   };
 }
 

@@ -13,6 +13,7 @@ import { fillUserSearch } from "./users-search.ts";
 import m0004 from "../../../drizzle/pg/0004_charts_and_event_names.sql" with { type: "text" };
 import m0005 from "../../../drizzle/pg/0005_integrations_routing_digests.sql" with { type: "text" };
 import m0006 from "../../../drizzle/pg/0006_alerts.sql" with { type: "text" };
+import m0007 from "../../../drizzle/pg/0007_teams.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -22,6 +23,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0004_charts_and_event_names": m0004,
   "0005_integrations_routing_digests": m0005,
   "0006_alerts": m0006,
+  "0007_teams": m0007,
 };
 
 export { MigrationError };

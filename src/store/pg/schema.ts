@@ -195,7 +195,21 @@ export const apiTokens = pgTable("api_tokens", {
   createdAt: millis("created_at").notNull(),
   lastUsedAt: millis("last_used_at"),
   revokedAt: millis("revoked_at"),
+  limited: boolean("limited").notNull().default(false),
 });
+
+export const tokenProjects = pgTable(
+  "token_projects",
+  {
+    tokenId: integer("token_id")
+      .notNull()
+      .references(() => apiTokens.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.tokenId, t.projectId] }), index("token_projects_project").on(t.projectId)],
+);
 
 export const meta = pgTable("meta", {
   key: text("key").primaryKey(),
@@ -206,10 +220,39 @@ export const users = pgTable("users", {
   id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
   username: text("username").notNull().unique(),
   passwordHash: text("password_hash").notNull(),
-  role: text("role", { enum: ["owner", "member"] }).notNull(),
+  role: text("role", { enum: ["owner", "admin", "member", "viewer"] }).notNull(),
   createdAt: millis("created_at").notNull(),
   updatedAt: millis("updated_at").notNull(),
+  limited: boolean("limited").notNull().default(false),
 });
+
+export const userProjects = pgTable(
+  "user_projects",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.projectId] }), index("user_projects_project").on(t.projectId)],
+);
+
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    at: millis("at").notNull(),
+    action: text("action").notNull(),
+    actor: text("actor").notNull(),
+    actorUserId: integer("actor_user_id"),
+    ip: text("ip"),
+    subject: text("subject").notNull(),
+    detail: text("detail"),
+  },
+  (t) => [index("audit_log_at").on(t.at)],
+);
 
 export const sessions = pgTable(
   "sessions",

@@ -19,6 +19,7 @@ import m0009 from "../../../drizzle/sqlite/0009_users_search.sql" with { type: "
 import m0010 from "../../../drizzle/sqlite/0010_charts.sql" with { type: "text" };
 import m0011 from "../../../drizzle/sqlite/0011_integrations_routing_digests.sql" with { type: "text" };
 import m0012 from "../../../drizzle/sqlite/0012_alerts.sql" with { type: "text" };
+import m0013 from "../../../drizzle/sqlite/0013_teams.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -34,6 +35,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0010_charts": m0010,
   "0011_integrations_routing_digests": m0011,
   "0012_alerts": m0012,
+  "0013_teams": m0013,
 };
 
 export { MigrationError };

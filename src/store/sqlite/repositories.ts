@@ -4,6 +4,7 @@ import type { Repositories } from "../store.ts";
 import type { Db } from "./db.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
+import { auditStore } from "./audit.ts";
 import { chartStore } from "./charts.ts";
 import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
@@ -34,6 +35,7 @@ export function syncRepositories(db: Db, searching: () => Db, accessChanges: Acc
     analytics: analyticsStore(db, searching),
     charts: chartStore(db),
     alerts: alertStore(db, searching),
+    audit: auditStore(db),
   };
 }
 
@@ -67,5 +69,6 @@ export function repositories(sync: SyncRepositories): Repositories {
     analytics: promised(sync.analytics),
     charts: promised(sync.charts),
     alerts: promised(sync.alerts),
+    audit: promised(sync.audit),
   };
 }

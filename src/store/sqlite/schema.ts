@@ -153,7 +153,23 @@ export const apiTokens = sqliteTable("api_tokens", {
   createdAt: integer("created_at").notNull(),
   lastUsedAt: integer("last_used_at"),
   revokedAt: integer("revoked_at"),
+  // A full-access token made by someone limited to some projects reaches only those (token_projects).
+  limited: integer("limited", { mode: "boolean" }).notNull().default(false),
 });
+
+// The projects a limited full-access token reaches; a deleted project leaves its tokens' lists.
+export const tokenProjects = sqliteTable(
+  "token_projects",
+  {
+    tokenId: integer("token_id")
+      .notNull()
+      .references(() => apiTokens.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.tokenId, t.projectId] }), index("token_projects_project").on(t.projectId)],
+);
 
 // Small named values the server keeps for itself (keys, the search index's lineage).
 export const meta = sqliteTable("meta", {
@@ -166,10 +182,45 @@ export const users = sqliteTable("users", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   username: text("username").notNull().unique(),
   passwordHash: text("password_hash").notNull(),
-  role: text("role", { enum: ["owner", "member"] }).notNull(),
+  // owner, admin, member or viewer (accounts made before roles were "member" and became admins).
+  role: text("role", { enum: ["owner", "admin", "member", "viewer"] }).notNull(),
   createdAt: integer("created_at").notNull(),
   updatedAt: integer("updated_at").notNull(),
+  // Limited to the projects of user_projects; otherwise every project.
+  limited: integer("limited", { mode: "boolean" }).notNull().default(false),
 });
+
+// The projects a limited user may see; a deleted project leaves its users' lists.
+export const userProjects = sqliteTable(
+  "user_projects",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.projectId] }), index("user_projects_project").on(t.projectId)],
+);
+
+// The audit trail: sign-ins, tokens, members, deleted projects, retention, integrations and alert
+// rules, with who, when (Unix ms) and from where. The newest 10,000 are kept (housekeeping).
+// `actor` is a name as it was then (a removed member's entries keep it).
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    at: integer("at").notNull(),
+    action: text("action").notNull(),
+    actor: text("actor").notNull(),
+    actorUserId: integer("actor_user_id"),
+    ip: text("ip"),
+    subject: text("subject").notNull(),
+    detail: text("detail"),
+  },
+  (t) => [index("audit_log_at").on(t.at)],
+);
 
 // Dashboard sessions. The cookie holds a random id; only its SHA-256 is stored, so a copy of the
 // database does not let anyone in. Each session has its own CSRF token.

@@ -29,7 +29,7 @@ export function alertRows(project: Project, rules: Alert[], csrf: string): Html 
   <div class="alert-head"><a class="alert-name" href="${base}/${id}">${a.name}</a><span class="badge state-${state}" data-testid="alert-state">${STATES[state]}</span></div>
   <p class="muted small">${describeRule(a)}${a.repeat ? `; repeats every ${formatDuration(a.repeat)} while firing` : ""}</p>
   <p class="small alert-times"><span>${STATES[state]} since ${time(a.since)}</span> <span>checked ${a.lastChecked ? time(a.lastChecked) : "not yet"}</span></p>
-  <div class="actions wrap">
+  <div class="actions wrap needs-member">
     <form hx-post="${base}/${id}/${a.paused ? "resume" : "pause"}" hx-target="#alert-list" hx-swap="outerHTML" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="secondary small">${a.paused ? "Resume" : "Pause"}<span class="visually-hidden"> ${a.name}</span></button></form>
     <form hx-post="${base}/${id}/test" hx-swap="none" class="inline"><button type="submit" class="secondary small">Test<span class="visually-hidden"> ${a.name}</span></button></form>
     <a class="button secondary small" href="${base}/${id}">Edit<span class="visually-hidden"> ${a.name}</span></a>
@@ -45,7 +45,7 @@ export function alertsPage(project: Project, rules: Alert[], csrf: string): Html
   <p class="crumbs"><a href="${base}">${project.name}</a></p>
   <h1>Alerts</h1>
   <div class="actions">
-    <a class="button small" href="${base}/alerts/new" data-testid="new-alert">New alert rule</a>
+    <a class="button small needs-member" href="${base}/alerts/new" data-testid="new-alert">New alert rule</a>
     <a class="button secondary small" href="${base}/c/alerts">Notices</a>
   </div>
 </header>

@@ -94,9 +94,9 @@ export function chartsListPage(project: Project, charts: PlacedChart[]): Html {
   <p class="crumbs"><a href="${base}">${project.name}</a></p>
   <h1>Charts</h1>
   <div class="actions">
-    <a class="button small" href="${base}/charts/new">New chart</a>
-    <a class="button secondary small" href="${base}/charts/new?kind=funnel">New funnel</a>
-    <a class="button secondary small" href="${base}/charts/new?kind=metric">New metric chart</a>
+    <a class="button small needs-member" href="${base}/charts/new">New chart</a>
+    <a class="button secondary small needs-member" href="${base}/charts/new?kind=funnel">New funnel</a>
+    <a class="button secondary small needs-member" href="${base}/charts/new?kind=metric">New metric chart</a>
   </div>
 </header>
 ${
@@ -118,7 +118,7 @@ export function chartPage(project: Project, chart: PlacedChart): Html {
   return html`<header class="page-header">
   <p class="crumbs"><a href="${base}">${project.name}</a> / <a href="${base}/charts">charts</a></p>
   <h1>${chart.name}</h1>
-  <div class="actions">
+  <div class="actions needs-member">
     <form hx-post="${base}/dashboard" hx-swap="none" class="inline">
       <input type="hidden" name="card" value="${String(chart.id)}"><input type="hidden" name="move" value="${pinned ? "remove" : "add"}"><input type="hidden" name="back" value="${url}">
       <button type="submit" class="small${pinned ? " secondary" : ""}" data-testid="pin">${pinned ? "Remove from dashboard" : "Add to dashboard"}</button>

@@ -31,8 +31,8 @@ export function dashboardSection(project: Project, v: DashboardView): Html {
   const addable: [string, string][] = [...(activityGone ? [[ACTIVITY_CARD, "Activity (events per channel per day)"] as [string, string]] : []), ...v.others.map((c): [string, string] => [String(c.id), `${c.name} (${describeChart(c)})`])];
   return html`<section class="dashboard" id="dashboard" aria-label="Dashboard" x-data="dashboard" x-on:sb-events.window="eventsArrived" data-refresh-ms="${String(v.refreshMs)}" data-arranging="${v.arranging ? "1" : "0"}"${v.focus ? html` data-focus="${v.focus}"` : ""}>
   <div class="dashboard-bar">
-    <button type="button" class="secondary small" x-on:click="toggleArrange" x-bind:aria-pressed="arrangingText" aria-controls="dashboard-cards" data-testid="arrange">Arrange cards</button>
-    <a class="button secondary small" href="${base}/charts/new" data-testid="new-chart">New chart</a>
+    <button type="button" class="secondary small needs-member" x-on:click="toggleArrange" x-bind:aria-pressed="arrangingText" aria-controls="dashboard-cards" data-testid="arrange">Arrange cards</button>
+    <a class="button secondary small needs-member" href="${base}/charts/new" data-testid="new-chart">New chart</a>
     <a class="link-button small jump-feed" href="#events">Skip to the feed</a>
   </div>
   <div class="arrange-panel" x-show="arranging"${v.arranging ? "" : html` x-cloak`}>

@@ -49,7 +49,7 @@ ${opts.charts ? html`<link rel="stylesheet" href="${assets.url("uplot.css")}"><s
 <script defer src="${assets.url("htmx.js")}"></script>
 <script defer src="${assets.url("alpine.js")}"></script>
 </head>
-<body${session ? html` hx-headers="${JSON.stringify({ "X-CSRF-Token": session.csrfToken })}"` : ""}>
+<body${session ? html` hx-headers="${JSON.stringify({ "X-CSRF-Token": session.csrfToken })}" class="role-${session.user.role}"` : ""}>
 <a class="skip-link" href="#main">Skip to content</a>
 ${session && ctx.nav ? shell(ctx, ctx.nav, opts.body) : html`<main id="main" class="bare"><p class="bare-brand"><img src="${assets.url("icon.svg")}" alt="" width="32" height="32"><span>Signalboard</span></p>${opts.body}</main>`}
 <div id="modal"></div>
@@ -68,8 +68,8 @@ function shell(ctx: PageContext, nav: Nav, body: Html): Html {
     <button type="button" class="icon-button account-button" x-ref="button" x-on:click="toggleMenu" aria-controls="account-links" x-bind:aria-expanded="menuOpenText" aria-label="Account: ${user.username}" data-testid="account-menu"><span class="avatar" aria-hidden="true">${user.username.slice(0, 1).toUpperCase()}</span></button>
     <div class="account-links" id="account-links">
       <p class="account-name">Signed in as <strong>${user.username}</strong></p>
-      <a href="/docs">API</a>
-      <a href="/settings/api"${nav.section === "settings" ? html` aria-current="page"` : ""}>Settings</a>
+      <a href="/docs">API docs</a>
+      <a href="/settings"${nav.section === "settings" ? html` aria-current="page"` : ""}>Settings</a>
       <form method="post" action="/logout" class="inline"><input type="hidden" name="_csrf" value="${ctx.session!.csrfToken}"><button type="submit" class="link-button">Sign out <span class="muted">${user.username}</span></button></form>
     </div>
   </nav>
@@ -86,7 +86,7 @@ export function sidebar(nav: Nav): Html {
   return html`<section class="nav-section">
   <div class="nav-heading" x-data="toggle" x-on:keydown.escape="close">
     <h2>Projects</h2>
-    <button type="button" class="icon-button add" x-ref="button" x-on:click="flip" x-bind:aria-expanded="openText" aria-label="New project" title="New project" data-testid="new-project">+</button>
+    <button type="button" class="icon-button add needs-member" x-ref="button" x-on:click="flip" x-bind:aria-expanded="openText" aria-label="New project" title="New project" data-testid="new-project">+</button>
     <div class="nav-form" x-show="open" x-cloak>${newNameForm({ kind: "project", action: "/projects" })}</div>
   </div>
   <ul class="nav-list" id="project-list">
@@ -102,7 +102,7 @@ function channelList(project: Project, nav: Nav): Html {
   return html`<div class="channels">
   <div class="nav-heading sub" x-data="toggle" x-on:keydown.escape="close">
     <h3>Channels</h3>
-    <button type="button" class="icon-button add" x-ref="button" x-on:click="flip" x-bind:aria-expanded="openText" aria-label="New channel in ${project.name}" title="New channel" data-testid="new-channel">+</button>
+    <button type="button" class="icon-button add needs-member" x-ref="button" x-on:click="flip" x-bind:aria-expanded="openText" aria-label="New channel in ${project.name}" title="New channel" data-testid="new-channel">+</button>
     <div class="nav-form" x-show="open" x-cloak>${newNameForm({ kind: "channel", action: `/p/${seg(project.name)}/channels`, project: project.name })}</div>
   </div>
   <ul class="nav-list" id="channel-list" data-project="${project.name}">

@@ -109,7 +109,7 @@ function saveAsChart(base: string, f: Filters): Html {
     to: f.to ? f.to.slice(0, 10) : undefined,
     tzo: custom ? String(f.tz) : undefined,
   };
-  return html`<a class="button secondary small" href="${base}/charts/new${query(fields)}" data-testid="save-as-chart">Save as chart</a>`;
+  return html`<a class="button secondary small needs-member" href="${base}/charts/new${query(fields)}" data-testid="save-as-chart">Save as chart</a>`;
 }
 
 export type FeedView = { events: StoredEvent[]; nextUrl: string | null; liveUrl: string; lastId: number; filtered: boolean };
@@ -123,7 +123,7 @@ export function projectPage(p: Project, opts: { metrics: Metric[]; channels: Cha
     <a class="button secondary small" href="${base}/charts" data-testid="project-charts"><span aria-hidden="true">📊</span> Charts</a>
     <a class="button secondary small" href="${base}/alerts" data-testid="project-alerts"><span aria-hidden="true">🔔</span> Alerts</a>
     <a class="button secondary small" href="${base}/users" data-testid="project-users"><span aria-hidden="true">👤</span> Users</a>
-    <a class="button secondary small" href="${base}/settings" data-testid="project-settings"><span aria-hidden="true">⚙</span> Project settings</a>
+    <a class="button secondary small needs-member" href="${base}/settings" data-testid="project-settings"><span aria-hidden="true">⚙</span> Project settings</a>
   </div>
 </header>
 ${
@@ -173,7 +173,7 @@ export function channelPage(p: Project, channel: Channel, opts: { filters: Filte
   <h1># ${channel.name}</h1>
   <div class="actions">
     <a class="button secondary" href="/p/${seg(p.name)}/users" data-testid="project-users"><span aria-hidden="true">👤</span> Users</a>
-    <button type="button" class="secondary danger" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-channel">Delete channel</button>
+    <button type="button" class="secondary danger needs-member" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-channel">Delete channel</button>
   </div>
 </header>
 ${filterBar(base, opts.filters, null)}

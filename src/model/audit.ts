@@ -1,0 +1,34 @@
+// The audit trail: who changed access or data that matters, what, when and from where.
+
+/**
+ * Who did something: a person in the dashboard (`userId`), a token through the API, or the
+ * command line; `ip` is the client's address as the server sees it (SIGNALBOARD_TRUST_PROXY).
+ */
+export type Actor = { userId: number | null; name: string; ip: string | null };
+
+/** What a command run on the server's machine does. */
+export const COMMAND_LINE: Actor = { userId: null, name: "command line", ip: null };
+
+export type AuditAction =
+  | "owner.created"
+  | "sign_in.succeeded"
+  | "sign_in.failed"
+  | "password.changed"
+  | "token.created"
+  | "token.revoked"
+  | "member.added"
+  | "member.removed"
+  | "member.changed"
+  | "project.deleted"
+  | "project.retention"
+  | "integration.created"
+  | "integration.changed"
+  | "integration.deleted"
+  | "alert.created"
+  | "alert.changed"
+  | "alert.deleted";
+
+/** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */
+export type AuditEntry = { id: number; at: number; action: AuditAction; actor: string; actorUserId: number | null; ip: string | null; subject: string; detail: string | null };
+
+export type NewAuditEntry = Omit<AuditEntry, "id">;

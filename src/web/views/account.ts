@@ -1,0 +1,85 @@
+// Settings → Account (one's own password) and Settings → Audit (the owner's view of the trail).
+import { type Html, html, query } from "../html.ts";
+import { time } from "./events.ts";
+import { ROLE_TEXT } from "./members.ts";
+import { settingsNav } from "./settings.ts";
+import type { AuditAction, AuditEntry } from "../../model/audit.ts";
+import type { User } from "../../model/user.ts";
+
+export function accountPage(user: User, form?: Html): Html {
+  return html`<header class="page-header"><h1>Settings</h1></header>
+${settingsNav("/settings/account")}
+<section class="card" aria-labelledby="account-title">
+  <h2 id="account-title">Your account</h2>
+  <dl class="facts">
+    <dt>Username</dt><dd>${user.username}</dd>
+    <dt>Role</dt><dd>${user.role}: ${ROLE_TEXT[user.role]}</dd>
+    <dt>Projects</dt><dd>${user.projects === null ? "All projects" : user.projects.join(", ") || "None yet: ask an admin"}</dd>
+  </dl>
+</section>
+<section class="card" aria-labelledby="password-title">
+  <h2 id="password-title">Change your password</h2>
+  ${form ?? passwordForm({})}
+</section>`;
+}
+
+export function passwordForm(opts: { errors?: Record<string, string>; changed?: boolean }): Html {
+  const error = (name: string) => (opts.errors?.[name] ? html`<p class="hint error" id="${name}-error" role="alert">${opts.errors[name]}</p>` : "");
+  const described = (name: string) => (opts.errors?.[name] ? html` aria-invalid="true" aria-describedby="${name}-error"` : "");
+  return html`<form id="password-form" class="stack" method="post" action="/settings/account/password" hx-post="/settings/account/password" hx-target="this" hx-swap="outerHTML">
+  ${opts.changed ? html`<p class="alert success" role="status" data-testid="password-changed">Your password was changed. Your other sessions were signed out; this one stays.</p>` : ""}
+  <label for="current-password">Current password</label>
+  <input id="current-password" name="current" type="password" autocomplete="current-password" required${described("current")}>
+  ${error("current")}
+  <label for="new-password">New password (at least 8 characters)</label>
+  <input id="new-password" name="password" type="password" autocomplete="new-password" required minlength="8"${described("password")}>
+  ${error("password")}
+  <label for="confirm-password">New password again</label>
+  <input id="confirm-password" name="confirm" type="password" autocomplete="new-password" required${described("confirm")}>
+  ${error("confirm")}
+  <button type="submit">Change password</button>
+</form>`;
+}
+
+const ACTION_TEXT: Record<AuditAction, string> = {
+  "owner.created": "Owner created",
+  "sign_in.succeeded": "Signed in",
+  "sign_in.failed": "Sign-in failed",
+  "password.changed": "Password changed",
+  "token.created": "Token created",
+  "token.revoked": "Token revoked",
+  "member.added": "Member added",
+  "member.removed": "Member removed",
+  "member.changed": "Role or projects changed",
+  "project.deleted": "Project deleted",
+  "project.retention": "Retention changed",
+  "integration.created": "Integration added",
+  "integration.changed": "Integration changed",
+  "integration.deleted": "Integration deleted",
+  "alert.created": "Alert rule created",
+  "alert.changed": "Alert rule changed",
+  "alert.deleted": "Alert rule deleted",
+};
+
+/** `older`: the id to ask the next page before, when there is one. */
+export function auditPage(entries: AuditEntry[], opts: { older: number | null; kept: number; first: boolean }): Html {
+  return html`<header class="page-header"><h1>Settings</h1></header>
+${settingsNav("/settings/audit")}
+<section class="card" aria-labelledby="audit-title">
+  <h2 id="audit-title">Audit trail</h2>
+  <p class="muted small">Sign-ins, passwords, API tokens, members, deleted projects, retention, integrations and alert rules: who, what, when and from where (the client's address as this server sees it). The newest ${opts.kept.toLocaleString("en")} entries are kept; each is also logged at the info level.</p>
+  ${entries.length ? html`<div class="table-wrap"><table class="audit cards">
+    <thead><tr><th>When</th><th>Who</th><th>What</th><th>Details</th><th>From</th></tr></thead>
+    <tbody>${entries.map(
+      (e) => html`<tr class="audit-${e.action.replace(".", "-")}" data-testid="audit-row">
+      <td data-label="When">${time(e.at)}</td>
+      <td class="card-title" data-label="Who">${e.actor}</td>
+      <td data-label="What"><strong>${ACTION_TEXT[e.action] ?? e.action}</strong><br><span class="muted">${e.subject}</span></td>
+      <td data-label="Details">${e.detail ?? html`<span class="muted">—</span>`}</td>
+      <td data-label="From">${e.ip ? html`<code>${e.ip}</code>` : html`<span class="muted">${e.actor === "command line" ? "this machine" : "—"}</span>`}</td>
+    </tr>`,
+    )}</tbody>
+  </table></div>` : html`<p class="empty">Nothing yet.</p>`}
+  <nav class="pager" aria-label="Audit pages">${opts.first ? "" : html`<a href="/settings/audit">Newest</a>`}${opts.older !== null ? html`<a href="/settings/audit${query({ before: String(opts.older) })}" rel="next">Older entries</a>` : ""}</nav>
+</section>`;
+}
