@@ -486,7 +486,7 @@
 
     // A digest's time zone: this browser's, unless one was typed.
     Alpine.data("timeZoneField", () => ({
-      init() { if (!this.$el.value) { try { this.$el.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"; } catch (e) { this.$el.value = "UTC"; } } },
+      init() { if (!this.$el.value) { try { this.$el.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"; } catch { this.$el.value = "UTC"; } } },
     }));
 
     Alpine.data("tokenForm", () => ({

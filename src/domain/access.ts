@@ -41,7 +41,10 @@ export function assertTokenReaches(scope: Scope, project: string | null): void {
 
 /** Events: a public token may send only into its project, and its channel when it has one. */
 export function assertCanSendEvent(scope: Scope, project: string, channel: string): void {
-  if (scope.kind === "full") return assertTokenReaches(scope, project);
+  if (scope.kind === "full") {
+    assertTokenReaches(scope, project);
+    return;
+  }
   assertOwnProject(scope, project);
   if (scope.channel !== null && scope.channel !== channel) {
     throw new Forbidden(`This public token may only send events to channel "${scope.channel}" of project "${scope.project}", not "${channel}".`);
@@ -59,7 +62,10 @@ export function assertCanNotify(scope: Scope): void {
 
 /** Metrics and user traits belong to no channel: a channel-limited public token may not set them. */
 export function assertCanWriteProject(scope: Scope, project: string, what: string): void {
-  if (scope.kind === "full") return assertTokenReaches(scope, project);
+  if (scope.kind === "full") {
+    assertTokenReaches(scope, project);
+    return;
+  }
   assertOwnProject(scope, project);
   if (scope.channel !== null) {
     throw new Forbidden(`This public token is limited to channel "${scope.channel}" and may only send events; ${what} need a token for the whole project.`);

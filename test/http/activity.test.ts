@@ -17,8 +17,6 @@ type Activity = {
   filtered: boolean;
 };
 
-const sum = (list: number[]) => list.reduce((a, b) => a + b, 0);
-
 describe("activity.json", () => {
   let server: TestServer;
   let agent: Agent;

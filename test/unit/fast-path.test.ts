@@ -19,7 +19,6 @@ const tags = fc.oneof(
   value,
 );
 const now = Date.now();
-const timestamp = fc.oneof(fc.constantFrom(1_700_000_000, 1_700_000_000.5, now / 1000, now, -1, now / 1000 + 200_000, 0), fc.double(), value);
 
 /** Mostly a valid value, sometimes anything at all. */
 const mostly = <T,>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 12, arbitrary: valid }, { weight: 1, arbitrary: value as fc.Arbitrary<unknown> });

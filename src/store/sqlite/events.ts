@@ -1,6 +1,6 @@
 // Events: the insert on the ingest path (prepared once), and keyset-paginated listing by event
 // time. Never OFFSET: every page is an index seek from the last row of the previous one.
-import { type EventRow, toEvent } from "../rows.ts";
+import { toEvent } from "../rows.ts";
 import { and, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { EventFilter, Position } from "../../model/filter.ts";
