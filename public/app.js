@@ -76,9 +76,14 @@
   setInterval(() => refreshTimes(), 30000);
 
   // A chart drawn inside a folded <details> had no width: unfolding it redraws at the width it has.
-  document.addEventListener("toggle", (e) => {
-    if (e.target instanceof HTMLDetailsElement && e.target.open && e.target.querySelector(".chart")) window.dispatchEvent(new Event("resize"));
-  }, true);
+  document.addEventListener(
+    "toggle",
+    (e) => {
+      if (e.target instanceof HTMLDetailsElement && e.target.open && e.target.querySelector(".chart"))
+        window.dispatchEvent(new Event("resize"));
+    },
+    true,
+  );
 
   // --- toasts --------------------------------------------------------------------------------------
 
@@ -125,7 +130,9 @@
   });
   document.addEventListener("htmx:sendError", (e) => failed(e, "Cannot reach the server. Check your connection."));
   // A server's answer may ask for a toast (HX-Trigger: {"sb-toast": {"text": "..."}}).
-  document.addEventListener("sb-toast", (e) => { if (e.detail && e.detail.text) toast(e.detail.text, ""); });
+  document.addEventListener("sb-toast", (e) => {
+    if (e.detail && e.detail.text) toast(e.detail.text, "");
+  });
   document.addEventListener("htmx:timeout", (e) => failed(e, "The server took too long to answer. Try again."));
 
   // --- Web Push -----------------------------------------------------------------------------------
@@ -139,10 +146,16 @@
   }
 
   function postJson(url, body) {
-    return fetch(url, { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() }, body: JSON.stringify(body) });
+    return fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() },
+      body: JSON.stringify(body),
+    });
   }
 
-  const pushSupported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window && window.isSecureContext;
+  const pushSupported = () =>
+    "serviceWorker" in navigator && "PushManager" in window && "Notification" in window && window.isSecureContext;
 
   function base64urlToBytes(text) {
     const pad = "=".repeat((4 - (text.length % 4)) % 4);
@@ -152,8 +165,28 @@
 
   function defaultDeviceName() {
     const ua = navigator.userAgent;
-    const os = /iPhone/.test(ua) ? "iPhone" : /iPad/.test(ua) ? "iPad" : /Android/.test(ua) ? "Android" : /Mac OS X/.test(ua) ? "Mac" : /Windows/.test(ua) ? "Windows" : /Linux/.test(ua) ? "Linux" : "Device";
-    const browser = /Edg\//.test(ua) ? "Edge" : /Firefox\//.test(ua) ? "Firefox" : /Chrome\//.test(ua) ? "Chrome" : /Safari\//.test(ua) ? "Safari" : "browser";
+    const os = /iPhone/.test(ua)
+      ? "iPhone"
+      : /iPad/.test(ua)
+        ? "iPad"
+        : /Android/.test(ua)
+          ? "Android"
+          : /Mac OS X/.test(ua)
+            ? "Mac"
+            : /Windows/.test(ua)
+              ? "Windows"
+              : /Linux/.test(ua)
+                ? "Linux"
+                : "Device";
+    const browser = /Edg\//.test(ua)
+      ? "Edge"
+      : /Firefox\//.test(ua)
+        ? "Firefox"
+        : /Chrome\//.test(ua)
+          ? "Chrome"
+          : /Safari\//.test(ua)
+            ? "Safari"
+            : "browser";
     return os + " · " + browser;
   }
 
@@ -179,7 +212,8 @@
   }
 
   // A number as stored: every significant digit it has (up to 15, what a double holds), grouped.
-  const fullNumber = (n) => (Number.isInteger(n) ? n.toLocaleString() : n.toLocaleString(undefined, { maximumSignificantDigits: 15 }));
+  const fullNumber = (n) =>
+    Number.isInteger(n) ? n.toLocaleString() : n.toLocaleString(undefined, { maximumSignificantDigits: 15 });
 
   // Axis labels in short form (18.4K, 1.25M), with as many digits as it takes to tell them apart.
   function compactLabels(values) {
@@ -196,7 +230,10 @@
   function axisWidth(u, labels, axisIdx) {
     const axis = u.axes[axisIdx];
     u.ctx.font = axis.font[0];
-    const widest = Math.max(0, ...(labels || []).map((label) => u.ctx.measureText(String(label)).width / devicePixelRatio));
+    const widest = Math.max(
+      0,
+      ...(labels || []).map((label) => u.ctx.measureText(String(label)).width / devicePixelRatio),
+    );
     return Math.ceil(widest + axis.ticks.size + axis.gap + 4);
   }
 
@@ -208,7 +245,10 @@
       const at = new Date(t * 1000);
       const day = at.toLocaleDateString(undefined, { month: "short", day: "numeric" });
       if (incr >= DAY_S) return day;
-      const clock = at.toLocaleTimeString(undefined, incr >= 3600 ? { hour: "numeric" } : { hour: "numeric", minute: "2-digit" });
+      const clock = at.toLocaleTimeString(
+        undefined,
+        incr >= 3600 ? { hour: "numeric" } : { hour: "numeric", minute: "2-digit" },
+      );
       const label = day === lastDay ? clock : clock + "\n" + day;
       lastDay = day;
       return label;
@@ -244,22 +284,36 @@
     const chart = new window.uPlot(Object.assign({ width, height, axes: axes() }, opts), data, el);
     // Follows its box, not only the window: a chart drawn while folded away (a closed <details>)
     // takes its width when it is shown.
-    const onResize = () => { if (el.clientWidth > 0) chart.setSize({ width: Math.max(el.clientWidth, 280), height }); };
+    const onResize = () => {
+      if (el.clientWidth > 0) chart.setSize({ width: Math.max(el.clientWidth, 280), height });
+    };
     const observer = window.ResizeObserver ? new ResizeObserver(onResize) : null;
     if (observer) observer.observe(el);
     else window.addEventListener("resize", onResize);
-    return { chart, dispose: () => { if (observer) observer.disconnect(); else window.removeEventListener("resize", onResize); chart.destroy(); } };
+    return {
+      chart,
+      dispose: () => {
+        if (observer) observer.disconnect();
+        else window.removeEventListener("resize", onResize);
+        chart.destroy();
+      },
+    };
   }
 
   // A channel's colour is a slot of a palette of distinct colours, which the server picks (from its
   // name; an older channel keeps its colour when a newer one wants the same); one palette per theme.
   const darkMode = () => !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
-  const CHANNEL_COLORS = { light: ["#3b6fb6", "#e07b1a", "#2e9e5b", "#d6404e", "#7b5bb5", "#1797a6", "#c9489a", "#8a6d3b", "#b8a300"], dark: ["#6fa3ef", "#f5a04d", "#5cc98a", "#f2737e", "#a98ce6", "#4cc3d1", "#ec7fc0", "#c6a173", "#e3cf3f"] };
-  const channelColor = (slot) => (darkMode() ? CHANNEL_COLORS.dark : CHANNEL_COLORS.light)[slot % CHANNEL_COLORS.light.length];
+  const CHANNEL_COLORS = {
+    light: ["#3b6fb6", "#e07b1a", "#2e9e5b", "#d6404e", "#7b5bb5", "#1797a6", "#c9489a", "#8a6d3b", "#b8a300"],
+    dark: ["#6fa3ef", "#f5a04d", "#5cc98a", "#f2737e", "#a98ce6", "#4cc3d1", "#ec7fc0", "#c6a173", "#e3cf3f"],
+  };
+  const channelColor = (slot) =>
+    (darkMode() ? CHANNEL_COLORS.dark : CHANNEL_COLORS.light)[slot % CHANNEL_COLORS.light.length];
   const otherColor = () => (darkMode() ? "#6b7280" : "#9ca3af");
-  const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8];
+  const COUNT_STEPS = [
+    1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8,
+  ];
   const DAY_S = 86400;
-
 
   // The activity chart's x-axis: each label under its day's bar, every day or every few days as the
   // width allows, counted back from the last day, so the last label is the range's end (today),
@@ -275,7 +329,9 @@
         return middles.filter((_, i) => (middles.length - 1 - i) % step === 0);
       },
       values: (u, splits) => {
-        const labels = splits.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric" }));
+        const labels = splits.map((t) =>
+          new Date(t * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric" }),
+        );
         Object.assign(u.root.parentNode.dataset, { xTicks: JSON.stringify(splits), xLabels: JSON.stringify(labels) });
         return labels;
       },
@@ -306,10 +362,18 @@
     // The page shell: the sidebar is a drawer on narrow screens.
     Alpine.data("shell", () => ({
       navOpen: false,
-      toggleNav() { this.navOpen = !this.navOpen; },
-      closeNav() { this.navOpen = false; },
-      shellClass() { return this.navOpen ? "nav-open" : ""; },
-      navOpenText() { return this.navOpen ? "true" : "false"; },
+      toggleNav() {
+        this.navOpen = !this.navOpen;
+      },
+      closeNav() {
+        this.navOpen = false;
+      },
+      shellClass() {
+        return this.navOpen ? "nav-open" : "";
+      },
+      navOpenText() {
+        return this.navOpen ? "true" : "false";
+      },
     }));
 
     // The "+" buttons: show a small form and put the cursor in it; Escape closes it and returns to the "+".
@@ -317,7 +381,11 @@
       open: false,
       flip() {
         this.open = !this.open;
-        if (this.open) this.$nextTick(() => { const input = this.$root.querySelector("input"); if (input) input.focus(); });
+        if (this.open)
+          this.$nextTick(() => {
+            const input = this.$root.querySelector("input");
+            if (input) input.focus();
+          });
       },
       close(event) {
         event = event || this.$event;
@@ -326,21 +394,31 @@
         this.open = false;
         this.$refs.button.focus();
       },
-      openText() { return this.open ? "true" : "false"; },
+      openText() {
+        return this.open ? "true" : "false";
+      },
     }));
 
     // The account menu of the top bar (a menu on narrow screens; inline links on wide ones).
     Alpine.data("accountMenu", () => ({
       menuOpen: false,
-      toggleMenu() { this.menuOpen = !this.menuOpen; },
+      toggleMenu() {
+        this.menuOpen = !this.menuOpen;
+      },
       closeMenu() {
         if (!this.menuOpen) return;
         this.menuOpen = false;
         this.$refs.button.focus();
       },
-      dismissMenu() { this.menuOpen = false; },
-      menuClass() { return this.menuOpen ? "open" : ""; },
-      menuOpenText() { return this.menuOpen ? "true" : "false"; },
+      dismissMenu() {
+        this.menuOpen = false;
+      },
+      menuClass() {
+        return this.menuOpen ? "open" : "";
+      },
+      menuOpenText() {
+        return this.menuOpen ? "true" : "false";
+      },
     }));
 
     // A strip that scrolls sideways (the Settings tabs): a fade marks the edge that hides more.
@@ -350,7 +428,8 @@
       init() {
         const strip = this.$refs.strip;
         const current = strip.querySelector('[aria-current="page"]');
-        if (current && current.offsetLeft + current.offsetWidth > strip.clientWidth) strip.scrollLeft = current.offsetLeft - 16;
+        if (current && current.offsetLeft + current.offsetWidth > strip.clientWidth)
+          strip.scrollLeft = current.offsetLeft - 16;
         this.update();
         strip.addEventListener("scroll", () => this.update(), { passive: true });
         window.addEventListener("resize", () => this.update());
@@ -360,7 +439,9 @@
         this.start = strip.scrollLeft > 1;
         this.end = strip.scrollLeft + strip.clientWidth < strip.scrollWidth - 1;
       },
-      hintClass() { return (this.start ? "more-start " : "") + (this.end ? "more-end" : ""); },
+      hintClass() {
+        return (this.start ? "more-start " : "") + (this.end ? "more-end" : "");
+      },
     }));
 
     Alpine.data("filters", () => ({
@@ -370,14 +451,19 @@
         // Date filters are days where the viewer is: the server needs their offset from UTC.
         this.$refs.tz.value = String(-new Date().getTimezoneOffset());
       },
-      toggleMore() { this.more = !this.more; },
-      moreText() { return this.more ? "Fewer filters" : "More filters"; },
+      toggleMore() {
+        this.more = !this.more;
+      },
+      moreText() {
+        return this.more ? "Fewer filters" : "More filters";
+      },
       // The URL carries only what was filled in (a link to share), and the time zone only for dates.
       submit(event) {
         event = event || this.$event;
         event.preventDefault();
         const params = new URLSearchParams();
-        for (const [name, value] of new FormData(this.$root)) if (typeof value === "string" && value.trim() !== "") params.append(name, value);
+        for (const [name, value] of new FormData(this.$root))
+          if (typeof value === "string" && value.trim() !== "") params.append(name, value);
         if (!params.has("from") && !params.has("to")) params.delete("tz");
         const url = new URL(this.$root.action);
         url.search = params.toString();
@@ -408,7 +494,9 @@
         dialog.showModal();
         dialog.addEventListener("close", () => dialog.remove());
       },
-      close() { this.$root.close(); },
+      close() {
+        this.$root.close();
+      },
     }));
 
     Alpine.data("copyButton", () => ({
@@ -426,7 +514,9 @@
           document.execCommand("copy");
           this.label = "Copied";
         }
-        setTimeout(() => { this.label = "Copy"; }, 2000);
+        setTimeout(() => {
+          this.label = "Copy";
+        }, 2000);
       },
     }));
 
@@ -436,33 +526,60 @@
       busy: false,
       error: "",
       async init() {
-        if (!pushSupported()) { this.state = "unsupported"; return; }
-        if (Notification.permission === "denied") { this.state = "blocked"; return; }
+        if (!pushSupported()) {
+          this.state = "unsupported";
+          return;
+        }
+        if (Notification.permission === "denied") {
+          this.state = "blocked";
+          return;
+        }
         this.$refs.name.value = defaultDeviceName();
         const registration = await navigator.serviceWorker.register("/sw.js");
         const subscription = await registration.pushManager.getSubscription();
-        const listed = subscription && document.querySelector('[data-endpoint="' + CSS.escape(subscription.endpoint) + '"]');
+        const listed =
+          subscription && document.querySelector('[data-endpoint="' + CSS.escape(subscription.endpoint) + '"]');
         this.state = listed && Notification.permission === "granted" ? "enabled" : "ready";
       },
-      isUnsupported() { return this.state === "unsupported"; },
-      isBlocked() { return this.state === "blocked"; },
-      isEnabled() { return this.state === "enabled"; },
-      canEnable() { return this.state === "ready"; },
-      hasError() { return this.error !== ""; },
+      isUnsupported() {
+        return this.state === "unsupported";
+      },
+      isBlocked() {
+        return this.state === "blocked";
+      },
+      isEnabled() {
+        return this.state === "enabled";
+      },
+      canEnable() {
+        return this.state === "ready";
+      },
+      hasError() {
+        return this.error !== "";
+      },
       async enable() {
         this.busy = true;
         this.error = "";
         try {
           const permission = await Notification.requestPermission();
-          if (permission !== "granted") { this.state = permission === "denied" ? "blocked" : "ready"; return; }
+          if (permission !== "granted") {
+            this.state = permission === "denied" ? "blocked" : "ready";
+            return;
+          }
           const registration = await navigator.serviceWorker.ready;
           const key = base64urlToBytes(this.$root.dataset.vapidKey);
           let subscription = await registration.pushManager.getSubscription();
           if (subscription) await subscription.unsubscribe(); // it may belong to another server key
           subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
           const json = subscription.toJSON();
-          const response = await postJson("/settings/notifications/devices", { endpoint: json.endpoint, keys: json.keys, deviceName: this.$refs.name.value });
-          if (!response.ok) throw new Error((await response.json().catch(() => ({}))).message || "The server refused the subscription.");
+          const response = await postJson("/settings/notifications/devices", {
+            endpoint: json.endpoint,
+            keys: json.keys,
+            deviceName: this.$refs.name.value,
+          });
+          if (!response.ok)
+            throw new Error(
+              (await response.json().catch(() => ({}))).message || "The server refused the subscription.",
+            );
           location.reload();
         } catch (e) {
           this.error = "Could not enable notifications: " + (e && e.message ? e.message : e);
@@ -473,34 +590,60 @@
     }));
 
     Alpine.data("autoSubmit", () => ({
-      submit() { this.$root.requestSubmit ? this.$root.requestSubmit() : this.$root.submit(); },
+      submit() {
+        this.$root.requestSubmit ? this.$root.requestSubmit() : this.$root.submit();
+      },
     }));
 
     // Settings → Integrations: one fieldset per kind (data-kind), only the chosen kind's shown.
     Alpine.data("integrationForm", () => ({
       kind: "webhook",
-      init() { this.kind = this.$root.dataset.kind || "webhook"; },
-      pick(event) { event = event || this.$event; this.kind = event.target.value; },
-      isKind() { return this.$el.dataset.kind === this.kind; },
+      init() {
+        this.kind = this.$root.dataset.kind || "webhook";
+      },
+      pick(event) {
+        event = event || this.$event;
+        this.kind = event.target.value;
+      },
+      isKind() {
+        return this.$el.dataset.kind === this.kind;
+      },
     }));
 
     // A digest's time zone: this browser's, unless one was typed.
     Alpine.data("timeZoneField", () => ({
-      init() { if (!this.$el.value) { try { this.$el.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"; } catch { this.$el.value = "UTC"; } } },
+      init() {
+        if (!this.$el.value) {
+          try {
+            this.$el.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+          } catch {
+            this.$el.value = "UTC";
+          }
+        }
+      },
     }));
 
     Alpine.data("tokenForm", () => ({
       kind: "full",
-      init() { const checked = this.$root.querySelector('input[name="kind"]:checked'); this.kind = checked ? checked.value : "full"; },
-      pick(event) { event = event || this.$event; this.kind = event.target.value; },
-      isPublic() { return this.kind === "public"; },
+      init() {
+        const checked = this.$root.querySelector('input[name="kind"]:checked');
+        this.kind = checked ? checked.value : "full";
+      },
+      pick(event) {
+        event = event || this.$event;
+        this.kind = event.target.value;
+      },
+      isPublic() {
+        return this.kind === "public";
+      },
     }));
 
     // Settings → Members: a person's projects. Ticking one means "only these"; "every project" clears the ticks.
     Alpine.data("projectChoice", () => ({
       pick(event) {
         event = event || this.$event;
-        if (event.target.value === "all") for (const box of this.$root.querySelectorAll('input[name="projects"]')) box.checked = false;
+        if (event.target.value === "all")
+          for (const box of this.$root.querySelectorAll('input[name="projects"]')) box.checked = false;
       },
       tick(event) {
         event = event || this.$event;
@@ -516,11 +659,21 @@
       let handle = null;
       return {
         days: 30,
-        init() { this.load(); },
-        destroy() { if (handle) handle.dispose(); },
-        setRange(event) { event = event || this.$event; this.days = Number(event.target.value); this.load(); },
+        init() {
+          this.load();
+        },
+        destroy() {
+          if (handle) handle.dispose();
+        },
+        setRange(event) {
+          event = event || this.$event;
+          this.days = Number(event.target.value);
+          this.load();
+        },
         // Events arrived (the dashboard says so at most every few seconds): the answer everyone shares.
-        refresh() { this.load(true); },
+        refresh() {
+          this.load(true);
+        },
         async load(live) {
           const url = new URL(this.$root.dataset.url, location.href);
           if (live === true) url.searchParams.set("live", "1");
@@ -535,10 +688,24 @@
           const legend = this.$refs.legend;
           legend.textContent = "";
           this.$refs.tip.hidden = true;
-          const groups = data.channels.map((name, i) => ({ label: "#" + name, color: channelColor(data.colors[i]), counts: data.series[i], total: data.totals[i] }));
-          if (data.other) groups.push({ label: "other (" + data.other.channels + " channels)", color: otherColor(), counts: data.other.counts, total: data.other.total });
+          const groups = data.channels.map((name, i) => ({
+            label: "#" + name,
+            color: channelColor(data.colors[i]),
+            counts: data.series[i],
+            total: data.totals[i],
+          }));
+          if (data.other)
+            groups.push({
+              label: "other (" + data.other.channels + " channels)",
+              color: otherColor(),
+              counts: data.other.counts,
+              total: data.other.total,
+            });
           el.textContent = "";
-          if (!groups.length) { el.textContent = data.filtered ? "No matching events in this range." : "No events in this range."; return; }
+          if (!groups.length) {
+            el.textContent = data.filtered ? "No matching events in this range." : "No events in this range.";
+            return;
+          }
           for (const g of groups) {
             const item = document.createElement("li");
             const name = document.createElement("span");
@@ -559,10 +726,22 @@
           const start = data.days[0];
           const end = data.days[data.days.length - 1] + DAY_S;
           const opts = {
-            series: [{}].concat(order.map((i) => ({ label: groups[i].label, fill: groups[i].color, stroke: groups[i].color, width: 0, paths: bars, points: { show: false } }))),
+            series: [{}].concat(
+              order.map((i) => ({
+                label: groups[i].label,
+                fill: groups[i].color,
+                stroke: groups[i].color,
+                width: 0,
+                paths: bars,
+                points: { show: false },
+              })),
+            ),
             legend: { show: false },
             cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
-            scales: { x: { time: true, range: () => [start, end] }, y: { range: (u, min, max) => [0, Math.max(1, max)] } },
+            scales: {
+              x: { time: true, range: () => [start, end] },
+              y: { range: (u, min, max) => [0, Math.max(1, max)] },
+            },
             hooks: { setCursor: [(u) => this.showTip(u, groups, data.days)] },
           };
           const ax = axes();
@@ -574,10 +753,18 @@
         showTip(u, groups, days) {
           const tip = this.$refs.tip;
           const idx = u.cursor.idx;
-          if (idx == null || u.cursor.left == null || u.cursor.left < 0) { tip.hidden = true; return; }
+          if (idx == null || u.cursor.left == null || u.cursor.left < 0) {
+            tip.hidden = true;
+            return;
+          }
           tip.textContent = "";
           const head = document.createElement("strong");
-          head.textContent = new Date((days[idx] + DAY_S / 2) * 1000).toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric" });
+          head.textContent = new Date((days[idx] + DAY_S / 2) * 1000).toLocaleDateString(undefined, {
+            weekday: "short",
+            year: "numeric",
+            month: "short",
+            day: "numeric",
+          });
           const list = document.createElement("ul");
           let sum = 0;
           for (const g of groups) {
@@ -623,7 +810,9 @@
         if (span.length === 2) return [span];
         const [t0, first, lo, hi, t1, last] = span;
         // An extreme that is one of the ends is drawn there already.
-        const inner = (last >= (lo + hi) / 2 ? [lo, hi] : [hi, lo]).filter((v) => v !== null && v !== first && v !== last);
+        const inner = (last >= (lo + hi) / 2 ? [lo, hi] : [hi, lo]).filter(
+          (v) => v !== null && v !== first && v !== last,
+        );
         return [[t0, first], ...inner.map((v, i) => [t0 + ((t1 - t0) * (i + 1)) / (inner.length + 1), v]), [t1, last]];
       };
       const slide = (now) => {
@@ -658,13 +847,35 @@
             };
             const opts = {
               // The legend says the time under the pointer as every page writes a time.
-              series: [{ value: (u, t) => (t == null ? "--" : dateTime(t * 1000)) }, { label: el.dataset.title, value: (u, v) => (v == null ? "--" : fullNumber(v)), stroke: accent, width: 2, fill: "rgba(79,70,229,0.08)", paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }), points: { show: false, filter: marks, size: 9, width: 2, fill: accent } }],
+              series: [
+                { value: (u, t) => (t == null ? "--" : dateTime(t * 1000)) },
+                {
+                  label: el.dataset.title,
+                  value: (u, v) => (v == null ? "--" : fullNumber(v)),
+                  stroke: accent,
+                  width: 2,
+                  fill: "rgba(79,70,229,0.08)",
+                  paths: window.uPlot && window.uPlot.paths.stepped({ align: 1 }),
+                  points: { show: false, filter: marks, size: 9, width: 2, fill: accent },
+                },
+              ],
               scales: { x: { time: true, range: () => [from / 1000, to / 1000] } },
               // The drawn window, for whoever reads the page's markup (and the tests).
               hooks: {
-                setScale: [(u, key) => { if (key === "x") { el.dataset.shownFrom = String(Math.round(u.scales.x.min * 1000)); el.dataset.shownTo = String(Math.round(u.scales.x.max * 1000)); } }],
+                setScale: [
+                  (u, key) => {
+                    if (key === "x") {
+                      el.dataset.shownFrom = String(Math.round(u.scales.x.min * 1000));
+                      el.dataset.shownTo = String(Math.round(u.scales.x.max * 1000));
+                    }
+                  },
+                ],
                 // Until the pointer is over the chart, its legend gives the value now (not "--").
-                ready: [(u) => { if (u.data[0].length) u.setLegend({ idx: u.data[0].length - 1 }); }],
+                ready: [
+                  (u) => {
+                    if (u.data[0].length) u.setLegend({ idx: u.data[0].length - 1 });
+                  },
+                ],
               },
             };
             handle = drawChart(el, opts, data());
@@ -684,9 +895,14 @@
         connect() {
           const stream = new EventSource(new URL(this.$root.dataset.liveUrl, location.href));
           source = stream;
-          stream.addEventListener("open", () => { attempts = 0; });
+          stream.addEventListener("open", () => {
+            attempts = 0;
+          });
           stream.addEventListener("metric", (e) => this.onMetric(e));
-          stream.addEventListener("toast", (e) => { const d = JSON.parse(e.data); toast(d.text, "", d.href); });
+          stream.addEventListener("toast", (e) => {
+            const d = JSON.parse(e.data);
+            toast(d.text, "", d.href);
+          });
           stream.addEventListener("error", () => {
             // EventSource retries network errors itself; a refused answer closes it for good.
             if (stream.readyState !== EventSource.CLOSED) return;
@@ -738,7 +954,9 @@
             mark.style.background = slot < 0 ? otherColor() : channelColor(slot); // CSSOM: the CSP allows it
           }
           if (!el || !data.t.length) return;
-          const lines = data.lines.map((l) => Object.assign({}, l, { color: l.slot < 0 ? otherColor() : channelColor(l.slot) }));
+          const lines = data.lines.map((l) =>
+            Object.assign({}, l, { color: l.slot < 0 ? otherColor() : channelColor(l.slot) }),
+          );
           const step = data.t.length > 1 ? data.t[1] - data.t[0] : DAY_S;
           const start = data.from !== undefined ? Math.min(data.t[0], data.from) : data.t[0];
           const end = data.to !== undefined ? data.to : data.t[data.t.length - 1] + step;
@@ -752,11 +970,23 @@
             const stacked = lines.map((l) => (run = run.map((v, i) => v + (l.values[i] || 0))));
             const order = lines.map((_, i) => lines.length - 1 - i);
             const paths = window.uPlot && window.uPlot.paths.bars({ size: [0.8, 40], gap: 1, align: 1 });
-            series = order.map((i) => ({ label: lines[i].label, fill: lines[i].color, stroke: lines[i].color, width: 0, paths: paths, points: { show: false } }));
+            series = order.map((i) => ({
+              label: lines[i].label,
+              fill: lines[i].color,
+              stroke: lines[i].color,
+              width: 0,
+              paths: paths,
+              points: { show: false },
+            }));
             values = order.map((i) => stacked[i]);
           } else {
             const few = data.t.length <= 48;
-            series = lines.map((l) => ({ label: l.label, stroke: l.color, width: 2, points: { show: few, size: 5, fill: l.color } }));
+            series = lines.map((l) => ({
+              label: l.label,
+              stroke: l.color,
+              width: 2,
+              points: { show: few, size: 5, fill: l.color },
+            }));
             values = lines.map((l) => l.values);
             // A point stands for its bucket: drawn at its middle.
             x = data.t.map((t, i) => t + ((i + 1 < data.t.length ? data.t[i + 1] : end) - t) / 2);
@@ -768,24 +998,45 @@
             legend: { show: false },
             axes: ax,
             cursor: { y: false, points: { show: !bar }, drag: { x: false, y: false } },
-            scales: { x: { time: true, range: () => [start, end] }, y: { range: (u, min, max) => [Math.min(0, min), Math.max(1, max)] } },
+            scales: {
+              x: { time: true, range: () => [start, end] },
+              y: { range: (u, min, max) => [Math.min(0, min), Math.max(1, max)] },
+            },
             hooks: { setCursor: [(u) => this.showTip(u, lines, data)] },
           };
           handle = drawChart(el, opts, [x].concat(values), data.compact ? 160 : 220);
         },
-        destroy() { if (handle) handle.dispose(); },
+        destroy() {
+          if (handle) handle.dispose();
+        },
         showTip(u, lines, data) {
           const tip = this.$refs.tip;
           const idx = u.cursor.idx;
           if (!tip) return;
-          if (idx == null || u.cursor.left == null || u.cursor.left < 0) { tip.hidden = true; return; }
+          if (idx == null || u.cursor.left == null || u.cursor.left < 0) {
+            tip.hidden = true;
+            return;
+          }
           tip.textContent = "";
           const head = document.createElement("strong");
           const when = new Date(data.t[idx] * 1000);
           const tz = data.tz && data.tz !== "UTC" ? data.tz : undefined;
-          head.textContent = data.interval === "hour" || data.interval === "auto"
-            ? when.toLocaleString(undefined, { timeZone: tz, month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" })
-            : (data.interval === "week" ? "Week of " : "") + when.toLocaleDateString(undefined, { timeZone: tz, year: "numeric", month: data.interval === "month" ? "long" : "short", day: data.interval === "month" ? undefined : "numeric" });
+          head.textContent =
+            data.interval === "hour" || data.interval === "auto"
+              ? when.toLocaleString(undefined, {
+                  timeZone: tz,
+                  month: "short",
+                  day: "numeric",
+                  hour: "2-digit",
+                  minute: "2-digit",
+                })
+              : (data.interval === "week" ? "Week of " : "") +
+                when.toLocaleDateString(undefined, {
+                  timeZone: tz,
+                  year: "numeric",
+                  month: data.interval === "month" ? "long" : "short",
+                  day: data.interval === "month" ? undefined : "numeric",
+                });
           const list = document.createElement("ul");
           for (const l of lines) {
             const row = document.createElement("li");
@@ -820,21 +1071,36 @@
             const target = document.getElementById(focus);
             // At an end the control is disabled: the same card's other move takes the focus, so a
             // second Enter moves that card, never another one.
-            const other = /-(up|down)$/.test(focus) ? document.getElementById(focus.replace(/-(up|down)$/, (_, way) => (way === "up" ? "-down" : "-up"))) : null;
-            const fallback = other && !other.disabled ? other : this.$root.querySelector(".card-moves button:not([disabled])");
-            this.$nextTick(() => { const el = target && !target.disabled ? target : (fallback || this.$root.querySelector("[data-testid=arrange]")); if (el) el.focus(); });
+            const other = /-(up|down)$/.test(focus)
+              ? document.getElementById(focus.replace(/-(up|down)$/, (_, way) => (way === "up" ? "-down" : "-up")))
+              : null;
+            const fallback =
+              other && !other.disabled ? other : this.$root.querySelector(".card-moves button:not([disabled])");
+            this.$nextTick(() => {
+              const el =
+                target && !target.disabled ? target : fallback || this.$root.querySelector("[data-testid=arrange]");
+              if (el) el.focus();
+            });
           }
         },
-        destroy() { clearTimeout(timer); },
-        toggleArrange() { this.arranging = !this.arranging; },
-        arrangingText() { return this.arranging ? "true" : "false"; },
+        destroy() {
+          clearTimeout(timer);
+        },
+        toggleArrange() {
+          this.arranging = !this.arranging;
+        },
+        arrangingText() {
+          return this.arranging ? "true" : "false";
+        },
         eventsArrived() {
           const every = Number(this.$root.dataset.refreshMs) || 5000;
           const fire = () => {
             timer = null;
             last = Date.now();
             window.dispatchEvent(new CustomEvent("sb-refresh"));
-            if (window.htmx) for (const el of this.$root.querySelectorAll("[data-live-url]")) window.htmx.ajax("GET", el.dataset.liveUrl, { target: el, swap: "innerHTML" });
+            if (window.htmx)
+              for (const el of this.$root.querySelectorAll("[data-live-url]"))
+                window.htmx.ajax("GET", el.dataset.liveUrl, { target: el, swap: "innerHTML" });
           };
           if (timer) return;
           const wait = last + every - Date.now();
@@ -850,13 +1116,21 @@
       init() {
         let changed = false;
         const zone = this.$root.querySelector("[data-viewer=zone]");
-        if (zone && !zone.value) { zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"; changed = true; }
+        if (zone && !zone.value) {
+          zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+          changed = true;
+        }
         const offset = this.$root.querySelector("[data-viewer=offset]");
-        if (offset && !offset.value) { offset.value = String(-new Date().getTimezoneOffset()); changed = true; }
+        if (offset && !offset.value) {
+          offset.value = String(-new Date().getTimezoneOffset());
+          changed = true;
+        }
         this.shown();
         if (changed) document.body.dispatchEvent(new CustomEvent("sb-viewer"));
       },
-      changed() { this.shown(); },
+      changed() {
+        this.shown();
+      },
       addStep(event) {
         const next = this.$root.querySelector(".step-row[hidden]");
         if (!next) return;
@@ -869,7 +1143,8 @@
         const range = form.querySelector("[name=range]");
         for (const el of form.querySelectorAll("[data-range]")) el.hidden = !range || range.value !== el.dataset.range;
         const group = form.querySelector("[name=group_by]");
-        for (const el of form.querySelectorAll("[data-group]")) el.hidden = !group || !group.value || (el.dataset.group !== "any" && el.dataset.group !== group.value);
+        for (const el of form.querySelectorAll("[data-group]"))
+          el.hidden = !group || !group.value || (el.dataset.group !== "any" && el.dataset.group !== group.value);
       },
     }));
 
@@ -884,7 +1159,8 @@
       },
       changed() {
         const chosen = {};
-        for (const select of this.$root.querySelectorAll("[data-controls]")) chosen[select.dataset.controls] = select.value;
+        for (const select of this.$root.querySelectorAll("[data-controls]"))
+          chosen[select.dataset.controls] = select.value;
         for (const part of this.$root.querySelectorAll("[data-show]")) {
           const [name, values] = part.dataset.show.split(":");
           part.hidden = !values.split(",").includes(chosen[name]);
@@ -910,9 +1186,17 @@
         this.lastId = Number(this.$root.dataset.lastId) || 0;
         this.connect();
         window.addEventListener("beforeunload", () => this.disconnect());
-        window.addEventListener("scroll", () => { if (this.atTop() && this.pending.length && !this.skipped) this.showPending(); }, { passive: true });
+        window.addEventListener(
+          "scroll",
+          () => {
+            if (this.atTop() && this.pending.length && !this.skipped) this.showPending();
+          },
+          { passive: true },
+        );
       },
-      destroy() { this.disconnect(); },
+      destroy() {
+        this.disconnect();
+      },
       disconnect() {
         clearTimeout(this.timer);
         if (this.source) this.source.close();
@@ -923,9 +1207,15 @@
         url.searchParams.set("last_event_id", String(this.lastId));
         const source = new EventSource(url);
         this.source = source;
-        source.addEventListener("open", () => { this.connected = true; this.attempts = 0; });
+        source.addEventListener("open", () => {
+          this.connected = true;
+          this.attempts = 0;
+        });
         source.addEventListener("feed", (e) => this.onFeed(e));
-        source.addEventListener("skipped", (e) => { this.skipped += JSON.parse(e.data).count || 0; window.dispatchEvent(new CustomEvent("sb-events")); });
+        source.addEventListener("skipped", (e) => {
+          this.skipped += JSON.parse(e.data).count || 0;
+          window.dispatchEvent(new CustomEvent("sb-events"));
+        });
         source.addEventListener("metric", (e) => this.onMetric(e));
         source.addEventListener("channel", (e) => this.onChannel(e));
         source.addEventListener("toast", (e) => this.onToast(e));
@@ -941,7 +1231,9 @@
         });
       },
       // "At the top" means the top of the feed is on screen, wherever the feed starts on the page.
-      atTop() { return this.$root.getBoundingClientRect().top > -100; },
+      atTop() {
+        return this.$root.getBoundingClientRect().top > -100;
+      },
       onFeed(e) {
         window.dispatchEvent(new CustomEvent("sb-events"));
         const id = Number(e.lastEventId);
@@ -959,11 +1251,19 @@
         refreshTimes(item);
         if (window.htmx) window.htmx.process(item);
       },
-      hasPending() { return this.pending.length + this.skipped > 0; },
-      pendingText() { const n = this.pending.length + this.skipped; return "↑ " + n + " new event" + (n === 1 ? "" : "s"); },
+      hasPending() {
+        return this.pending.length + this.skipped > 0;
+      },
+      pendingText() {
+        const n = this.pending.length + this.skipped;
+        return "↑ " + n + " new event" + (n === 1 ? "" : "s");
+      },
       showPending() {
         // Events the server only counted are not on the page: load the feed as it is now.
-        if (this.skipped) { location.reload(); return; }
+        if (this.skipped) {
+          location.reload();
+          return;
+        }
         const items = this.pending;
         this.pending = [];
         for (const item of items) if (!document.getElementById(item.id)) this.insert(item);
@@ -993,8 +1293,12 @@
         const data = JSON.parse(e.data);
         toast(data.text, "", data.href);
       },
-      statusText() { return this.connected ? "Live" : "Reconnecting…"; },
-      statusClass() { return this.connected ? "live" : "down"; },
+      statusText() {
+        return this.connected ? "Live" : "Reconnecting…";
+      },
+      statusClass() {
+        return this.connected ? "live" : "down";
+      },
     }));
   });
 })();

@@ -28,7 +28,9 @@ self.addEventListener("push", (event) => {
 // path and stay on this one.
 function target(url) {
   const parsed = new URL(url, self.location.origin);
-  return parsed.origin === self.location.origin ? parsed.href : new URL(parsed.pathname + parsed.search, self.location.origin).href;
+  return parsed.origin === self.location.origin
+    ? parsed.href
+    : new URL(parsed.pathname + parsed.search, self.location.origin).href;
 }
 
 self.addEventListener("notificationclick", (event) => {

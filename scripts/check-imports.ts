@@ -47,7 +47,11 @@ const problems: string[] = [];
 for (const [from, targets] of graph) {
   for (const rule of RULES) {
     if (!from.startsWith(rule.layer)) continue;
-    for (const to of targets) if (rule.forbidden.some((f) => to.startsWith(f))) problems.push(`${from} imports ${to} (${rule.layer} must not import ${rule.forbidden.find((f) => to.startsWith(f))})`);
+    for (const to of targets)
+      if (rule.forbidden.some((f) => to.startsWith(f)))
+        problems.push(
+          `${from} imports ${to} (${rule.layer} must not import ${rule.forbidden.find((f) => to.startsWith(f))})`,
+        );
   }
 }
 
@@ -82,7 +86,9 @@ function connect(v: string): void {
 for (const v of graph.keys()) if (!indices.has(v)) connect(v);
 
 if (problems.length) {
-  console.error(`${problems.length} import rule${problems.length === 1 ? "" : "s"} broken:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+  console.error(
+    `${problems.length} import rule${problems.length === 1 ? "" : "s"} broken:\n${problems.map((p) => `  ${p}`).join("\n")}`,
+  );
   process.exit(1);
 }
 console.log(`imports: ${graph.size} modules, layers respected, no cycles`);

@@ -7,7 +7,17 @@
 //
 //   npm run image [-- --tag NAME:TAG] [--binary PATH] [--engine docker|podman]
 import { $ } from "bun";
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
@@ -18,12 +28,17 @@ const BIN = "/usr/local/bin/signalboard";
 const CA_CERTIFICATES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"];
 const ZONEINFO = "/usr/share/zoneinfo";
 
-const { values } = parseArgs({ options: { tag: { type: "string" }, binary: { type: "string" }, engine: { type: "string" } } });
+const { values } = parseArgs({
+  options: { tag: { type: "string" }, binary: { type: "string" }, engine: { type: "string" } },
+});
 const tags = values.tag ? [values.tag] : [`signalboard:${pkg.version}`, "signalboard:latest"];
 const root = join(import.meta.dir, "..");
 
 const engine = values.engine ?? (await findEngine());
-if (!engine) fail("neither docker nor podman answers here: install one (Debian: apt-get install -y podman), or start docker's daemon");
+if (!engine)
+  fail(
+    "neither docker nor podman answers here: install one (Debian: apt-get install -y podman), or start docker's daemon",
+  );
 
 const started = performance.now();
 const context = mkdtempSync(join(tmpdir(), "signalboard-image-"));
@@ -37,13 +52,19 @@ try {
 
   for (const library of await linkedLibraries(binary)) copyInto(rootfs, library);
   const certificates = CA_CERTIFICATES.find((file) => existsSync(file));
-  if (!certificates) fail(`no CA certificates on this machine (looked for ${CA_CERTIFICATES.join(", ")}): apt-get install -y ca-certificates`);
+  if (!certificates)
+    fail(
+      `no CA certificates on this machine (looked for ${CA_CERTIFICATES.join(", ")}): apt-get install -y ca-certificates`,
+    );
   copyInto(rootfs, certificates, "/etc/ssl/certs/ca-certificates.crt");
   if (!existsSync(ZONEINFO)) fail(`no time zone data in ${ZONEINFO}: apt-get install -y tzdata`);
   cpSync(ZONEINFO, join(rootfs, ZONEINFO), { recursive: true, verbatimSymlinks: true });
 
   mkdirSync(join(rootfs, "etc"), { recursive: true });
-  writeFileSync(join(rootfs, "etc/passwd"), `root:x:0:0:root:/root:/sbin/nologin\nsignalboard:x:${USER_ID}:${USER_ID}:Signalboard:/data:/sbin/nologin\n`);
+  writeFileSync(
+    join(rootfs, "etc/passwd"),
+    `root:x:0:0:root:/root:/sbin/nologin\nsignalboard:x:${USER_ID}:${USER_ID}:Signalboard:/data:/sbin/nologin\n`,
+  );
   writeFileSync(join(rootfs, "etc/group"), `root:x:0:\nsignalboard:x:${USER_ID}:\n`);
   // Resolution by /etc/hosts first, then DNS, as a distribution sets it up (the runtime mounts both files).
   writeFileSync(join(rootfs, "etc/nsswitch.conf"), "hosts: files dns\n");
@@ -57,7 +78,9 @@ try {
   const format = engine === "podman" ? ["--format", "docker"] : [];
   await $`${engine} build ${format} ${tagArgs} --file ${join(context, "Containerfile")} ${context}`;
   const size = Number((await $`${engine} image inspect --format {{.Size}} ${tags[0]!}`.text()).trim());
-  console.log(`built ${tags.join(", ")} with ${engine}: ${(size / 1e6).toFixed(1)} MB, in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `built ${tags.join(", ")} with ${engine}: ${(size / 1e6).toFixed(1)} MB, in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
 } finally {
   rmSync(context, { recursive: true, force: true });
 }
@@ -93,7 +116,8 @@ async function findEngine(): Promise<string | null> {
 async function linkedLibraries(binary: string): Promise<string[]> {
   const out = await $`ldd ${binary}`.text();
   const files = [...out.matchAll(/(?:=>\s*)?(\/\S+)\s+\(0x/g)].map((m) => m[1]!);
-  if (!files.some((f) => f.includes("ld-linux") || f.includes("ld-musl"))) fail(`ldd did not name the binary's loader:\n${out}`);
+  if (!files.some((f) => f.includes("ld-linux") || f.includes("ld-musl")))
+    fail(`ldd did not name the binary's loader:\n${out}`);
   return files;
 }
 

@@ -12,7 +12,10 @@ const TIMEOUT = ["--timeout", "60000"];
 const ON_POSTGRES = ["test/http", "test/unit/filter.test.ts", "test/unit/sse.test.ts", "test/pg"];
 
 function run(args: string[], env: Record<string, string> = {}): number {
-  const result = Bun.spawnSync([bun, "test", ...TIMEOUT, ...args], { stdio: ["inherit", "inherit", "inherit"], env: { ...process.env, ...env } });
+  const result = Bun.spawnSync([bun, "test", ...TIMEOUT, ...args], {
+    stdio: ["inherit", "inherit", "inherit"],
+    env: { ...process.env, ...env },
+  });
   return result.exitCode ?? 1;
 }
 
@@ -25,7 +28,9 @@ const sqlite = run([], {});
 let postgres = 0;
 if (!postgresBin()) {
   const required = process.env.SIGNALBOARD_REQUIRE_POSTGRES === "1";
-  console.log(`\n==== PostgreSQL pass ${required ? "FAILED" : "SKIPPED"}: PostgreSQL is not installed (apt-get install -y postgresql) ====\n`);
+  console.log(
+    `\n==== PostgreSQL pass ${required ? "FAILED" : "SKIPPED"}: PostgreSQL is not installed (apt-get install -y postgresql) ====\n`,
+  );
   postgres = required ? 1 : 0;
 } else {
   console.log("\n==== the storage, API and live tests, on PostgreSQL ====\n");
@@ -38,5 +43,7 @@ if (!postgresBin()) {
     await stop();
   }
 }
-console.log(`\n==== SQLite: ${sqlite === 0 ? "passed" : "FAILED"}; PostgreSQL: ${postgres === 0 ? (postgresBin() ? "passed" : "skipped") : "FAILED"} ====`);
+console.log(
+  `\n==== SQLite: ${sqlite === 0 ? "passed" : "FAILED"}; PostgreSQL: ${postgres === 0 ? (postgresBin() ? "passed" : "skipped") : "FAILED"} ====`,
+);
 process.exit(sqlite || postgres);

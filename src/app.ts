@@ -24,12 +24,23 @@ export function createApp(services: Services, assets: Assets, edge: Edge = creat
   const renderWebError = async (error: AppError, request: Request): Promise<Response> => {
     if (error instanceof SignInRequired) {
       const url = new URL(request.url);
-      return kit.redirect(request, error.setup ? "/setup" : `/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+      return kit.redirect(
+        request,
+        error.setup ? "/setup" : `/login?next=${encodeURIComponent(url.pathname + url.search)}`,
+      );
     }
     const status = statusOf(error);
     const headers = errorHeaders(error);
-    if (isHtmx(request)) return new Response(error.message, { status, headers: { "Content-Type": "text/plain; charset=utf-8", ...headers } });
-    return kit.page(await edge.web.session(request).catch(() => null), errorPage(status, error.message), { title: "Error", status, headers });
+    if (isHtmx(request))
+      return new Response(error.message, {
+        status,
+        headers: { "Content-Type": "text/plain; charset=utf-8", ...headers },
+      });
+    return kit.page(await edge.web.session(request).catch(() => null), errorPage(status, error.message), {
+      title: "Error",
+      status,
+      headers,
+    });
   };
 
   // The error handler answers 405 for a known path with the wrong method, so it needs the routes (preflights included).

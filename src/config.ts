@@ -14,20 +14,34 @@ type Spec<T> = {
 };
 
 const name = z.string().regex(/^[a-z0-9-]{1,64}$/, "must be 1-64 lowercase letters, digits or dashes");
-const bool = z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"], { error: "must be true or false" }).transform((v) => ["true", "1", "yes", "on"].includes(v));
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no", "on", "off"], { error: "must be true or false" })
+  .transform((v) => ["true", "1", "yes", "on"].includes(v));
 /** A whole number from `min` to `max`, refused in words (zod's own message names NaN). */
 const whole = (min: number, max: number, note = "") => {
   const error = `must be a whole number from ${min} to ${max}${note}`;
   return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 };
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be ${values.slice(0, -1).join(", ")} or ${values.at(-1)}` });
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be ${values.slice(0, -1).join(", ")} or ${values.at(-1)}` });
 const bytes = z.string().transform((v, ctx) => parseOr(ctx, () => parseByteSize(v)));
-const duration = z.string().transform((v, ctx) => parseOr(ctx, () => parseDuration(v))).refine((ms) => ms > 0, "must be longer than 0, such as 30s, 15m, 12h or 30d");
+const duration = z
+  .string()
+  .transform((v, ctx) => parseOr(ctx, () => parseDuration(v)))
+  .refine((ms) => ms > 0, "must be longer than 0, such as 30s, 15m, 12h or 30d");
 const rate = z.string().transform((v, ctx): Rate | null => parseOr(ctx, () => parseRate(v)));
 const ips = z
   .string()
-  .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
-  .refine((list) => list.every((ip) => isIP(ip) !== 0), "must be IP addresses separated by commas, such as 127.0.0.1,::1 (not ranges or names)");
+  .transform((v) =>
+    v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .refine(
+    (list) => list.every((ip) => isIP(ip) !== 0),
+    "must be IP addresses separated by commas, such as 127.0.0.1,::1 (not ranges or names)",
+  );
 
 function parseOr<T>(ctx: z.RefinementCtx, parse: () => T): T {
   try {
@@ -51,38 +65,102 @@ export const settings = {
     undefined,
     z
       .string()
-      .regex(/^postgres(ql)?:\/\/[^\s]+$/, "must be a postgres:// URL, such as postgres://signalboard:secret@db.internal:5432/signalboard")
+      .regex(
+        /^postgres(ql)?:\/\/[^\s]+$/,
+        "must be a postgres:// URL, such as postgres://signalboard:secret@db.internal:5432/signalboard",
+      )
       .optional(),
     "PostgreSQL, for several instances sharing one database (unset: SQLite in DATA_DIR)",
   ),
-  baseUrl: spec("BASE_URL", undefined, z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL, such as https://signalboard.example.com" }).optional(), "public URL of the dashboard, used in links and notifications (default http://localhost:PORT)"),
-  defaultProject: spec("SIGNALBOARD_DEFAULT_PROJECT", "default", name, "project created at first start and used when a metric names none"),
-  bodyLimit: spec("SIGNALBOARD_BODY_LIMIT", "64KiB", bytes, "largest request body accepted by the API (bytes, or with KiB/MiB)"),
-  writer: spec("SIGNALBOARD_WRITER", "inline", oneOf(["inline", "thread"]), "inline: ingest's writes run on the request thread (fastest on 2 cores); thread: on a writer thread of their own, for machines with cores to spare"),
-  sqliteSync: spec("SIGNALBOARD_SQLITE_SYNC", "full", oneOf(["full", "normal"]), "full: an acknowledged event survives a power loss; normal: it survives a process crash"),
-  rateLimitFull: spec("SIGNALBOARD_RATE_LIMIT_FULL", "0", rate, "requests per full-access token (N/s, N/m or N/h); off by default: full tokens are the operator's own, and clients such as LogSnag's do not retry a 429"),
+  baseUrl: spec(
+    "BASE_URL",
+    undefined,
+    z
+      .url({
+        protocol: /^https?$/,
+        error: "must be an http:// or https:// URL, such as https://signalboard.example.com",
+      })
+      .optional(),
+    "public URL of the dashboard, used in links and notifications (default http://localhost:PORT)",
+  ),
+  defaultProject: spec(
+    "SIGNALBOARD_DEFAULT_PROJECT",
+    "default",
+    name,
+    "project created at first start and used when a metric names none",
+  ),
+  bodyLimit: spec(
+    "SIGNALBOARD_BODY_LIMIT",
+    "64KiB",
+    bytes,
+    "largest request body accepted by the API (bytes, or with KiB/MiB)",
+  ),
+  writer: spec(
+    "SIGNALBOARD_WRITER",
+    "inline",
+    oneOf(["inline", "thread"]),
+    "inline: ingest's writes run on the request thread (fastest on 2 cores); thread: on a writer thread of their own, for machines with cores to spare",
+  ),
+  sqliteSync: spec(
+    "SIGNALBOARD_SQLITE_SYNC",
+    "full",
+    oneOf(["full", "normal"]),
+    "full: an acknowledged event survives a power loss; normal: it survives a process crash",
+  ),
+  rateLimitFull: spec(
+    "SIGNALBOARD_RATE_LIMIT_FULL",
+    "0",
+    rate,
+    "requests per full-access token (N/s, N/m or N/h); off by default: full tokens are the operator's own, and clients such as LogSnag's do not retry a 429",
+  ),
   rateLimitPublic: spec("SIGNALBOARD_RATE_LIMIT_PUBLIC", "60/m", rate, "requests per public token and client IP"),
-  rateLimitIp: spec("SIGNALBOARD_RATE_LIMIT_IP", "120/m", rate, "API requests with a missing or bad token, per client IP"),
+  rateLimitIp: spec(
+    "SIGNALBOARD_RATE_LIMIT_IP",
+    "120/m",
+    rate,
+    "API requests with a missing or bad token, per client IP",
+  ),
   rateLimitLogin: spec("SIGNALBOARD_RATE_LIMIT_LOGIN", "10/m", rate, "failed dashboard logins per client IP"),
   sessionTtl: spec("SIGNALBOARD_SESSION_TTL", "30d", duration, "how long a dashboard sign-in lasts"),
-  trustProxy: spec("SIGNALBOARD_TRUST_PROXY", "", ips, "comma-separated IPs of reverse proxies whose X-Forwarded-For is believed"),
+  trustProxy: spec(
+    "SIGNALBOARD_TRUST_PROXY",
+    "",
+    ips,
+    "comma-separated IPs of reverse proxies whose X-Forwarded-For is believed",
+  ),
   vapidSubject: spec(
     "SIGNALBOARD_VAPID_SUBJECT",
     undefined,
     z
       .string()
-      .regex(/^(mailto:[^@\s]+@[^@\s]+|https:\/\/\S+)$/, "must be a mailto: address or an https: URL, e.g. mailto:you@example.com")
+      .regex(
+        /^(mailto:[^@\s]+@[^@\s]+|https:\/\/\S+)$/,
+        "must be a mailto: address or an https: URL, e.g. mailto:you@example.com",
+      )
       .optional(),
     "contact for push services, a mailto: or https: URL (default: BASE_URL when https, else mailto:signalboard@example.com)",
   ),
-  notifyRetryBase: spec("SIGNALBOARD_NOTIFY_RETRY_BASE", "5s", duration, "first retry delay of a failed notification; each next one waits 3× longer, up to an hour"),
-  notifyAttempts: spec("SIGNALBOARD_NOTIFY_ATTEMPTS", "8", whole(1, 50), "attempts per notification before it is given up"),
+  notifyRetryBase: spec(
+    "SIGNALBOARD_NOTIFY_RETRY_BASE",
+    "5s",
+    duration,
+    "first retry delay of a failed notification; each next one waits 3× longer, up to an hour",
+  ),
+  notifyAttempts: spec(
+    "SIGNALBOARD_NOTIFY_ATTEMPTS",
+    "8",
+    whole(1, 50),
+    "attempts per notification before it is given up",
+  ),
   smtpUrl: spec(
     "SIGNALBOARD_SMTP_URL",
     undefined,
     z
       .string()
-      .regex(/^smtps?:\/\/[^\s/]+(:\d+)?\/?(\?\S*)?$/, "must be an smtp:// or smtps:// URL, such as smtp://user:password@mail.example.com:587 (STARTTLS), smtps://user:password@mail.example.com:465 or smtp://localhost:25")
+      .regex(
+        /^smtps?:\/\/[^\s/]+(:\d+)?\/?(\?\S*)?$/,
+        "must be an smtp:// or smtps:// URL, such as smtp://user:password@mail.example.com:587 (STARTTLS), smtps://user:password@mail.example.com:465 or smtp://localhost:25",
+      )
       .optional(),
     "the SMTP server that sends e-mail (integrations of kind email, digests): smtp://user:pass@host:587 (STARTTLS when the server offers it), smtps://user:pass@host:465, smtp://host:25 (unset: no e-mail)",
   ),
@@ -91,23 +169,64 @@ export const settings = {
     undefined,
     z
       .string()
-      .regex(/^([^<>@\s][^<>@]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/, 'must be an address, such as alerts@example.com or "Signalboard <alerts@example.com>"')
+      .regex(
+        /^([^<>@\s][^<>@]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/,
+        'must be an address, such as alerts@example.com or "Signalboard <alerts@example.com>"',
+      )
       .optional(),
     "the From of e-mail (default: Signalboard <signalboard@ the host of BASE_URL>)",
   ),
-  pushMaxAge: spec("SIGNALBOARD_PUSH_MAX_AGE", "60d", duration, "a device not seen for this long stops getting push notifications"),
-  queryTimeout: spec("SIGNALBOARD_QUERY_TIMEOUT", "10s", duration, "longest a read may take (a search, a chart, the users list, a history), waiting included; past it the request gets 503 query_timeout and the query is stopped"),
-  readers: spec("SIGNALBOARD_READERS", "2", whole(1, 32), "SQLite: reader processes that run the expensive reads, away from the process that acknowledges writes"),
-  liveInterval: spec("SIGNALBOARD_LIVE_INTERVAL", "250ms", duration, "how often open dashboards and streams are sent what is new, at most (an event after a quiet moment goes out at once)"),
+  pushMaxAge: spec(
+    "SIGNALBOARD_PUSH_MAX_AGE",
+    "60d",
+    duration,
+    "a device not seen for this long stops getting push notifications",
+  ),
+  queryTimeout: spec(
+    "SIGNALBOARD_QUERY_TIMEOUT",
+    "10s",
+    duration,
+    "longest a read may take (a search, a chart, the users list, a history), waiting included; past it the request gets 503 query_timeout and the query is stopped",
+  ),
+  readers: spec(
+    "SIGNALBOARD_READERS",
+    "2",
+    whole(1, 32),
+    "SQLite: reader processes that run the expensive reads, away from the process that acknowledges writes",
+  ),
+  liveInterval: spec(
+    "SIGNALBOARD_LIVE_INTERVAL",
+    "250ms",
+    duration,
+    "how often open dashboards and streams are sent what is new, at most (an event after a quiet moment goes out at once)",
+  ),
   alertInterval: spec(
     "SIGNALBOARD_ALERT_INTERVAL",
     "10",
-    z.coerce.number({ error: "must be a number of seconds" }).min(0.05, "must be at least 0.05 seconds").max(3600, "must be at most 3600 seconds"),
+    z.coerce
+      .number({ error: "must be a number of seconds" })
+      .min(0.05, "must be at least 0.05 seconds")
+      .max(3600, "must be at most 3600 seconds"),
     "seconds between two checks of every alert rule (on one instance at a time when several share PostgreSQL)",
   ),
-  cardRefresh: spec("SIGNALBOARD_CARD_REFRESH", "5s", duration, "while events arrive, how often a dashboard's charts are worked out again, at most: once per chart, however many people look"),
-  metrics: spec("SIGNALBOARD_METRICS", "false", bool, "serve Prometheus metrics at /metrics (scraped with a full-access token)"),
-  logLevel: spec("SIGNALBOARD_LOG_LEVEL", "info", oneOf(["debug", "info", "warn", "error", "silent"]), "debug, info, warn, error or silent"),
+  cardRefresh: spec(
+    "SIGNALBOARD_CARD_REFRESH",
+    "5s",
+    duration,
+    "while events arrive, how often a dashboard's charts are worked out again, at most: once per chart, however many people look",
+  ),
+  metrics: spec(
+    "SIGNALBOARD_METRICS",
+    "false",
+    bool,
+    "serve Prometheus metrics at /metrics (scraped with a full-access token)",
+  ),
+  logLevel: spec(
+    "SIGNALBOARD_LOG_LEVEL",
+    "info",
+    oneOf(["debug", "info", "warn", "error", "silent"]),
+    "debug, info, warn, error or silent",
+  ),
 } satisfies Record<string, Spec<unknown>>;
 
 type Settings = typeof settings;
@@ -119,7 +238,11 @@ const SECRETS = new Set<string>(["databaseUrl", "smtpUrl"]);
 export function safeUrl(url: string): string {
   return url.replace(/^(\w+:\/\/[^:/@]+):[^@]*@/, "$1:***@");
 }
-export type Config = { [K in keyof Settings]: z.output<Settings[K]["schema"]> } & { baseUrl: string; vapidSubject: string; smtpFrom: string };
+export type Config = { [K in keyof Settings]: z.output<Settings[K]["schema"]> } & {
+  baseUrl: string;
+  vapidSubject: string;
+  smtpFrom: string;
+};
 
 export class ConfigError extends Error {}
 
@@ -129,11 +252,19 @@ export function flagOf(key: string): string {
 
 /** Options for node:util parseArgs, so every command accepts every setting as a flag, and --env-file. */
 export function configFlagOptions(): Record<string, { type: "string" }> {
-  return Object.fromEntries([...Object.keys(settings).map((key) => flagOf(key).slice(2)), "env-file"].map((name) => [name, { type: "string" as const }]));
+  return Object.fromEntries(
+    [...Object.keys(settings).map((key) => flagOf(key).slice(2)), "env-file"].map((name) => [
+      name,
+      { type: "string" as const },
+    ]),
+  );
 }
 
 /** Flags win over the environment, which wins over the default. `NAME_FILE` reads a secret from a file. */
-export function loadConfig(flags: Record<string, unknown> = {}, env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(
+  flags: Record<string, unknown> = {},
+  env: Record<string, string | undefined> = process.env,
+): Config {
   const out: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const [key, s] of Object.entries(settings) as [string, Spec<unknown>][]) {
@@ -148,7 +279,9 @@ export function loadConfig(flags: Record<string, unknown> = {}, env: Record<stri
     const result = s.schema.safeParse(raw ?? s.default);
     if (result.success) out[key] = result.data;
     else {
-      const shown = SECRETS.has(key) ? "not valid (its value is not shown: it may hold a password)" : JSON.stringify(raw);
+      const shown = SECRETS.has(key)
+        ? "not valid (its value is not shown: it may hold a password)"
+        : JSON.stringify(raw);
       problems.push(`${s.env} (${flag}) is ${shown}: it ${mustBe(result.error.issues[0]!.message)}.`);
     }
   }
@@ -196,7 +329,9 @@ export function describeSettings(): string {
     const def = s.default === undefined ? "" : s.default === "" ? " (default: none)" : ` (default: ${s.default})`;
     return `  ${(flagOf(key) + " / " + s.env).padEnd(52)} ${s.help}${def}`;
   });
-  rows.push(`  ${"--env-file FILE".padEnd(52)} read settings from FILE (NAME=value lines); the environment and flags win over it`);
+  rows.push(
+    `  ${"--env-file FILE".padEnd(52)} read settings from FILE (NAME=value lines); the environment and flags win over it`,
+  );
   return rows.join("\n");
 }
 

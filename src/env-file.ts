@@ -16,8 +16,14 @@ export type Env = Record<string, string | undefined>;
  * The environment a command runs with: the process's, over the file's (`--env-file`), or over the
  * installed server's file when `installed` and nothing names a database. Flags still win over both.
  */
-export function environment(flags: { "env-file"?: string; "data-dir"?: string; "database-url"?: string }, { installed = false, env = process.env as Env, installedFile = INSTALLED_ENV_FILE } = {}): Env {
-  const named = flags["data-dir"] !== undefined || flags["database-url"] !== undefined || NAMES_A_DATABASE.some((name) => env[name]);
+export function environment(
+  flags: { "env-file"?: string; "data-dir"?: string; "database-url"?: string },
+  { installed = false, env = process.env as Env, installedFile = INSTALLED_ENV_FILE } = {},
+): Env {
+  const named =
+    flags["data-dir"] !== undefined ||
+    flags["database-url"] !== undefined ||
+    NAMES_A_DATABASE.some((name) => env[name]);
   const file = flags["env-file"] ?? (installed && !named ? existing(installedFile) : undefined);
   if (file === undefined) return env;
   return { ...readEnvFile(file, flags["env-file"] === undefined), ...definedOnly(env) };
@@ -30,7 +36,9 @@ export function readEnvFile(path: string, installed = false): Record<string, str
     text = readFileSync(path, "utf8");
   } catch (error) {
     const who = installed ? `The installed server's settings, ${path},` : `The settings file ${path} (--env-file)`;
-    const hint = installed ? ": run the command as the server's user (sudo -u signalboard signalboard ...), or name the database yourself (--data-dir, --env-file, DATABASE_URL)" : "";
+    const hint = installed
+      ? ": run the command as the server's user (sudo -u signalboard signalboard ...), or name the database yourself (--data-dir, --env-file, DATABASE_URL)"
+      : "";
     throw new ConfigError(`${who} cannot be read: ${fileProblem(error)}${hint}.`);
   }
   const out: Record<string, string> = {};
@@ -38,7 +46,10 @@ export function readEnvFile(path: string, installed = false): Record<string, str
     const line = raw.trim();
     if (!line || line.startsWith("#") || line.startsWith(";")) continue;
     const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (!m) throw new ConfigError(`${path}, line ${i + 1}, is not a NAME=value setting or a # comment: ${JSON.stringify(raw)}.`);
+    if (!m)
+      throw new ConfigError(
+        `${path}, line ${i + 1}, is not a NAME=value setting or a # comment: ${JSON.stringify(raw)}.`,
+      );
     out[m[1]!] = unquote(m[2]!);
   }
   return out;

@@ -63,7 +63,10 @@ function summarise(issues: FieldIssue[]): string {
 export class InvalidJson extends AppError {
   constructor(detail: string) {
     const message = `The request body is not valid JSON (${detail}). Send a JSON object.`;
-    super("invalid", "invalid_json", message, { issues: [{ path: "", type: "invalid_json", message }], location: "body" });
+    super("invalid", "invalid_json", message, {
+      issues: [{ path: "", type: "invalid_json", message }],
+      location: "body",
+    });
   }
 }
 
@@ -82,7 +85,11 @@ export class Unauthorized extends AppError {
 /** A dashboard page asked for without a live session: http sends the browser to sign in (or set up). */
 export class SignInRequired extends AppError {
   constructor(readonly setup = false) {
-    super("unauthenticated", "sign_in_required", setup ? "Set up the owner account first." : "Sign in to see this page.");
+    super(
+      "unauthenticated",
+      "sign_in_required",
+      setup ? "Set up the owner account first." : "Sign in to see this page.",
+    );
   }
 }
 
@@ -114,7 +121,9 @@ export class ChannelNeedsProject extends BadRequest {
 
 export class MethodNotAllowed extends AppError {
   constructor(method: string, path: string, allowed: string[]) {
-    super("not_allowed", "method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(" or ")}.`, { allow: allowed });
+    super("not_allowed", "method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(" or ")}.`, {
+      allow: allowed,
+    });
   }
 }
 
@@ -126,27 +135,45 @@ export class Conflict extends AppError {
 
 export class PayloadTooLarge extends AppError {
   constructor(limit: number) {
-    super("too_large", "payload_too_large", `The request body is larger than the limit of ${limit} bytes (SIGNALBOARD_BODY_LIMIT). Send a smaller body.`);
+    super(
+      "too_large",
+      "payload_too_large",
+      `The request body is larger than the limit of ${limit} bytes (SIGNALBOARD_BODY_LIMIT). Send a smaller body.`,
+    );
   }
 }
 
 export class UnsupportedMediaType extends AppError {
   constructor(got: string | null, wanted = "application/json") {
     const how = wanted === "application/json" ? " Send the body as JSON with Content-Type: application/json." : "";
-    super("unsupported", "unsupported_media_type", `Content-Type must be ${wanted}${got ? `, got "${got}"` : " (the header is missing)"}.${how}`);
+    super(
+      "unsupported",
+      "unsupported_media_type",
+      `Content-Type must be ${wanted}${got ? `, got "${got}"` : " (the header is missing)"}.${how}`,
+    );
   }
 }
 
 export class RateLimited extends AppError {
   constructor(retryAfter: number, rateLimit?: ErrorDetails["rateLimit"]) {
-    super("rate_limited", "rate_limited", `Too many requests. Retry after ${retryAfter} second${retryAfter === 1 ? "" : "s"}.`, { retryAfter, rateLimit });
+    super(
+      "rate_limited",
+      "rate_limited",
+      `Too many requests. Retry after ${retryAfter} second${retryAfter === 1 ? "" : "s"}.`,
+      { retryAfter, rateLimit },
+    );
   }
 }
 
 export class StorageUnavailable extends AppError {
   /** `read`: it failed a read, so there is nothing of the request's to have stored or not. */
   constructor(detail: string, { read = false } = {}) {
-    super("unavailable", "storage_unavailable", `Storage is unavailable (${detail})${read ? "" : "; nothing was stored"}. Retry in a few seconds.`, { retryAfter: 5 });
+    super(
+      "unavailable",
+      "storage_unavailable",
+      `Storage is unavailable (${detail})${read ? "" : "; nothing was stored"}. Retry in a few seconds.`,
+      { retryAfter: 5 },
+    );
   }
 }
 
@@ -156,7 +183,12 @@ export class QueryTimeout extends AppError {
     const why = waited
       ? `Too many questions of this kind are being answered at once; this one could not start within ${seconds(budgetMs)}`
       : `This question took longer than the ${seconds(budgetMs)} a query may take (SIGNALBOARD_QUERY_TIMEOUT) and was stopped`;
-    super("unavailable", "query_timeout", `${why}. Narrow it (a shorter time range, a project or channel, more specific words or tags) or retry in a few seconds.`, { retryAfter: 5 });
+    super(
+      "unavailable",
+      "query_timeout",
+      `${why}. Narrow it (a shorter time range, a project or channel, more specific words or tags) or retry in a few seconds.`,
+      { retryAfter: 5 },
+    );
   }
 }
 
@@ -164,7 +196,9 @@ const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
 
 export class ShuttingDown extends AppError {
   constructor() {
-    super("unavailable", "shutting_down", "The server is shutting down. Reconnect in a few seconds.", { retryAfter: 2 });
+    super("unavailable", "shutting_down", "The server is shutting down. Reconnect in a few seconds.", {
+      retryAfter: 2,
+    });
   }
 }
 
@@ -180,26 +214,38 @@ export class ClientGone extends AppError {
 
 export class IdempotencyKeyReused extends AppError {
   constructor() {
-    super("rejected", "idempotency_key_reused", "This Idempotency-Key was already used for a different request. Use a new key for each distinct request, and the same key only to retry it.");
+    super(
+      "rejected",
+      "idempotency_key_reused",
+      "This Idempotency-Key was already used for a different request. Use a new key for each distinct request, and the same key only to retry it.",
+    );
   }
 }
 
 export class Internal extends AppError {
   constructor() {
-    super("internal", "internal_error", "Something went wrong on our side; it has been logged. Retry, and report it if it persists.");
+    super(
+      "internal",
+      "internal_error",
+      "Something went wrong on our side; it has been logged. Retry, and report it if it persists.",
+    );
   }
 }
 
 /** An error as plain data, to cross a thread (the writer thread's answers). */
-export type PlainError = { kind: ErrorKind; code: string; message: string; details: ErrorDetails } | { kind: null; message: string };
+export type PlainError =
+  | { kind: ErrorKind; code: string; message: string; details: ErrorDetails }
+  | { kind: null; message: string };
 
 export function toPlain(error: unknown): PlainError {
-  if (error instanceof AppError) return { kind: error.kind, code: error.code, message: error.message, details: error.details };
+  if (error instanceof AppError)
+    return { kind: error.kind, code: error.code, message: error.message, details: error.details };
   return { kind: null, message: String((error as Error)?.message ?? error) };
 }
 
 export function fromPlain(plain: PlainError): Error {
   if (plain.kind === null) return new Error(plain.message);
-  if (plain.code === "validation_error" && plain.details.issues) return new ValidationError(plain.details.issues, plain.details.location);
+  if (plain.code === "validation_error" && plain.details.issues)
+    return new ValidationError(plain.details.issues, plain.details.location);
   return new AppError(plain.kind, plain.code, plain.message, plain.details);
 }

@@ -16,7 +16,8 @@ export function logEnabled(level: Exclude<Level, "silent">): boolean {
 function write(level: Exclude<Level, "silent">, msg: string, fields: Record<string, unknown> = {}): void {
   if (ORDER[level] < threshold) return;
   const entry: Record<string, unknown> = { time: new Date().toISOString(), level, msg };
-  for (const [key, value] of Object.entries(fields)) entry[key] = value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
+  for (const [key, value] of Object.entries(fields))
+    entry[key] = value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
   process.stderr.write(JSON.stringify(entry) + "\n");
 }
 

@@ -82,7 +82,9 @@ function split(argv: string[]): { leading: string[]; name: string | undefined; r
     if (!settingFlags.includes(flag)) {
       const near = nearest(flag, settingFlags);
       if (near) throw new UsageError(`${flag} is not a setting; did you mean ${near}?`);
-      throw new UsageError(`${flag} is not a setting, so it cannot come before the command. Before it may come only settings (${settingFlags.join(", ")}); a command's own options go after it, as in: signalboard --data-dir DIR token create --name NAME`);
+      throw new UsageError(
+        `${flag} is not a setting, so it cannot come before the command. Before it may come only settings (${settingFlags.join(", ")}); a command's own options go after it, as in: signalboard --data-dir DIR token create --name NAME`,
+      );
     }
     if (arg.includes("=")) {
       leading.push(arg);
@@ -112,7 +114,11 @@ async function main(argv: string[]): Promise<number> {
   const command = name === undefined ? serve : commands[name];
   if (!command) {
     const near = nearest(name!, [...Object.keys(commands), "version", "help"]);
-    console.error(near ? `error: unknown command "${name}"; did you mean ${near}? (signalboard --help lists them)` : `error: unknown command "${name}"\n\n${help()}`);
+    console.error(
+      near
+        ? `error: unknown command "${name}"; did you mean ${near}? (signalboard --help lists them)`
+        : `error: unknown command "${name}"\n\n${help()}`,
+    );
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) return print(`usage: ${command.usage}\n\n${command.summary}`);

@@ -21,7 +21,10 @@ function key(labels: Labels): string {
 
 class Counter {
   private readonly values = new Map<string, { value: number }>();
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
   inc(labels: Labels = {}, by = 1): void {
     this.cell(labels).value += by;
   }
@@ -41,7 +44,11 @@ class Counter {
 
 class Histogram {
   private readonly series = new Map<string, { buckets: number[]; sum: number; count: number }>();
-  constructor(readonly name: string, readonly help: string, readonly bounds: number[]) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly bounds: number[],
+  ) {}
   observe(labels: Labels, value: number): void {
     this.cell(labels).observe(value);
   }
@@ -65,7 +72,11 @@ class Histogram {
     for (const [k, s] of this.series) {
       const sep = k ? `${k},` : "";
       this.bounds.forEach((b, i) => lines.push(`${this.name}_bucket{${sep}le="${b}"} ${s.buckets[i]}`));
-      lines.push(`${this.name}_bucket{${sep}le="+Inf"} ${s.count}`, `${this.name}_sum${k ? `{${k}}` : ""} ${s.sum}`, `${this.name}_count${k ? `{${k}}` : ""} ${s.count}`);
+      lines.push(
+        `${this.name}_bucket{${sep}le="+Inf"} ${s.count}`,
+        `${this.name}_sum${k ? `{${k}}` : ""} ${s.sum}`,
+        `${this.name}_count${k ? `{${k}}` : ""} ${s.count}`,
+      );
     }
     return lines.join("\n");
   }
@@ -77,8 +88,15 @@ export type Gauge = { name: string; help: string; value: () => number | Promise<
 /** One set per server (tests run several in one process). */
 export function createMetrics() {
   const ingestRequests = new Counter("signalboard_ingest_requests_total", "Ingest requests by route and status.");
-  const ingestSeconds = new Histogram("signalboard_ingest_duration_seconds", "Ingest request latency, from the request to the answer (after commit).", [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]);
-  const notifications = new Counter("signalboard_notifications_total", "Notification delivery attempts by target and outcome.");
+  const ingestSeconds = new Histogram(
+    "signalboard_ingest_duration_seconds",
+    "Ingest request latency, from the request to the answer (after commit).",
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+  );
+  const notifications = new Counter(
+    "signalboard_notifications_total",
+    "Notification delivery attempts by target and outcome.",
+  );
   return {
     ingestRequests,
     ingestSeconds,
@@ -86,7 +104,11 @@ export function createMetrics() {
     async render(gauges: Gauge[]): Promise<string> {
       const parts = [ingestRequests.render(), ingestSeconds.render(), notifications.render()];
       const values = await Promise.all(gauges.map((g) => g.value()));
-      gauges.forEach((g, i) => parts.push(`# HELP ${g.name} ${g.help}\n# TYPE ${g.name} ${g.name.endsWith("_total") ? "counter" : "gauge"}\n${g.name} ${values[i]}`));
+      gauges.forEach((g, i) =>
+        parts.push(
+          `# HELP ${g.name} ${g.help}\n# TYPE ${g.name} ${g.name.endsWith("_total") ? "counter" : "gauge"}\n${g.name} ${values[i]}`,
+        ),
+      );
       return parts.join("\n") + "\n";
     },
   };

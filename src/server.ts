@@ -10,7 +10,16 @@ import { type AnyStore, createServices, openStore, type Services, whereData } fr
 import { Assets } from "./web/assets.ts";
 
 /** `routes`, `app` and `store` are there for tests and tools that look inside; the server itself goes through `services`. */
-export type Running = { url: string; port: number; services: Services; edge: Edge; routes: Route[]; app: App["app"]; store: AnyStore; stop: () => Promise<void> };
+export type Running = {
+  url: string;
+  port: number;
+  services: Services;
+  edge: Edge;
+  routes: Route[];
+  app: App["app"];
+  store: AnyStore;
+  stop: () => Promise<void>;
+};
 
 export async function startServer(loaded: Config): Promise<Running> {
   const phase = (name: string) => log.debug("start-up", { phase: name, ms: Math.round(performance.now()) });
@@ -56,13 +65,25 @@ export async function startServer(loaded: Config): Promise<Running> {
   edge.streams.watch(() => services.accessVersion()); // a revoked token or ended session closes its streams
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
   // Where the data is, once: the data directory on SQLite, the database (password masked) on PostgreSQL.
-  const where = config.databaseUrl ? { databaseUrl: whereData(config) } : { dataDir: config.dataDir, sqliteSync: config.sqliteSync };
-  log.info("listening", { url, version: services.version, database: services.dialect, ...where, baseUrl: config.baseUrl, startedInMs: Math.round(performance.now()) });
+  const where = config.databaseUrl
+    ? { databaseUrl: whereData(config) }
+    : { dataDir: config.dataDir, sqliteSync: config.sqliteSync };
+  log.info("listening", {
+    url,
+    version: services.version,
+    database: services.dialect,
+    ...where,
+    baseUrl: config.baseUrl,
+    startedInMs: Math.round(performance.now()),
+  });
   const code = await services.accounts.setupCode();
   if (code) {
     const link = `${config.baseUrl}/setup?code=${code}`;
     log.info("no owner account yet: open the set-up link to create it", { setupUrl: link });
-    if (logEnabled("info")) process.stderr.write(`\nSignalboard has no owner yet. Open this link to create the owner account:\n\n  ${link}\n\n`);
+    if (logEnabled("info"))
+      process.stderr.write(
+        `\nSignalboard has no owner yet. Open this link to create the owner account:\n\n  ${link}\n\n`,
+      );
   }
 
   let stopping: Promise<void> | null = null;
@@ -97,15 +118,28 @@ function startJobs({ tokens, housekeep, runDigests }: Services) {
       log.warn("housekeeping failed; will retry", { error });
     }
   };
-  const digests = () => runDigests().catch((error) => log.warn("could not send the digests that are due; will retry", { error: (error as Error).message }));
-  const timers = [setInterval(flushTokens, 10_000), setInterval(housekeeping, 3_600_000), setTimeout(housekeeping, 30_000), setInterval(digests, 60_000), setTimeout(digests, 5_000)];
+  const digests = () =>
+    runDigests().catch((error) =>
+      log.warn("could not send the digests that are due; will retry", { error: (error as Error).message }),
+    );
+  const timers = [
+    setInterval(flushTokens, 10_000),
+    setInterval(housekeeping, 3_600_000),
+    setTimeout(housekeeping, 30_000),
+    setInterval(digests, 60_000),
+    setTimeout(digests, 5_000),
+  ];
   return { stop: () => timers.forEach((t) => clearInterval(t)) };
 }
 
 /** Holds the port (a plain TCP listener) until the app listens on it. */
 function reservePort(config: Config): { port: number; stop: (force: boolean) => void } {
   try {
-    return Bun.listen({ hostname: config.host, port: config.port, socket: { data() {}, open: (socket) => void socket.end() } });
+    return Bun.listen({
+      hostname: config.host,
+      port: config.port,
+      socket: { data() {}, open: (socket) => void socket.end() },
+    });
   } catch (error) {
     throw new Error(listenProblem(error as NodeJS.ErrnoException, config));
   }
@@ -119,8 +153,11 @@ function settle(config: Config, port: number): Config {
 }
 
 function listenProblem(error: NodeJS.ErrnoException, { host, port }: Config): string {
-  if (error.code === "EADDRINUSE") return `port ${port} in use on ${host} (another program, or another Signalboard): stop it, or choose another port with --port / PORT`;
-  if (error.code === "EADDRNOTAVAIL") return `this machine has no address ${host}: use 0.0.0.0 (every interface), 127.0.0.1, or one of its own addresses (--host / HOST)`;
-  if (error.code === "EACCES") return `not allowed to listen on port ${port}: ports below 1024 need root or CAP_NET_BIND_SERVICE (--port / PORT)`;
+  if (error.code === "EADDRINUSE")
+    return `port ${port} in use on ${host} (another program, or another Signalboard): stop it, or choose another port with --port / PORT`;
+  if (error.code === "EADDRNOTAVAIL")
+    return `this machine has no address ${host}: use 0.0.0.0 (every interface), 127.0.0.1, or one of its own addresses (--host / HOST)`;
+  if (error.code === "EACCES")
+    return `not allowed to listen on port ${port}: ports below 1024 need root or CAP_NET_BIND_SERVICE (--port / PORT)`;
   return `cannot listen on ${host}:${port}: ${error.message}`;
 }

@@ -50,7 +50,12 @@ export type AnyStore = SqliteStore | PgStore;
  */
 export async function openStore(config: Config, { serving = false } = {}): Promise<AnyStore> {
   if (config.databaseUrl) return openPgStore(config.databaseUrl, { queryTimeoutMs: config.queryTimeout });
-  return openSqliteStore(databasePath(config.dataDir), { sync: config.sqliteSync, background: serving, readers: config.readers, queryTimeoutMs: config.queryTimeout });
+  return openSqliteStore(databasePath(config.dataDir), {
+    sync: config.sqliteSync,
+    background: serving,
+    readers: config.readers,
+    queryTimeoutMs: config.queryTimeout,
+  });
 }
 
 /** Where the data is, for logs: the database URL without its password, or the data directory. */
@@ -72,21 +77,43 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
   const hub = new Hub();
   const metrics = createMetrics();
   // Ingest's writes run in this thread's group commit, or on a writer thread (SIGNALBOARD_WRITER).
-  const writerThread = serving && config.writer === "thread" && "path" in store ? new WriterThread(store.path, config.sqliteSync) : null;
-  const run = (writerThread
-    ? (name: IngestWrite, args: unknown, signal?: AbortSignal) => writerThread.run(name, args, signal)
-    : (name: IngestWrite, args: unknown, signal?: AbortSignal) => store.tx((tx) => (ingestWrites[name] as (tx: Repositories, args: unknown) => Promise<unknown>)(tx, args), signal)) as RunWrite;
+  const writerThread =
+    serving && config.writer === "thread" && "path" in store ? new WriterThread(store.path, config.sqliteSync) : null;
+  const run = (
+    writerThread
+      ? (name: IngestWrite, args: unknown, signal?: AbortSignal) => writerThread.run(name, args, signal)
+      : (name: IngestWrite, args: unknown, signal?: AbortSignal) =>
+          store.tx(
+            (tx) => (ingestWrites[name] as (tx: Repositories, args: unknown) => Promise<unknown>)(tx, args),
+            signal,
+          )
+  ) as RunWrite;
   const announce = announcer(store, hub);
   const vapid = once(() => vapidKeys(store, config.vapidSubject));
   const tokens = tokenService(store);
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
   const audit = auditService(store);
   const projects = projectService(store, { announce, defaultProject: config.defaultProject });
-  const notifier = new Notifier(store, vapid, { concurrency: 64, retryBaseMs: config.notifyRetryBase, maxAttempts: config.notifyAttempts, pollMs: 1000, graceMs: 3000 }, metrics, createMailer(config.smtpUrl, config.smtpFrom));
+  const notifier = new Notifier(
+    store,
+    vapid,
+    {
+      concurrency: 64,
+      retryBaseMs: config.notifyRetryBase,
+      maxAttempts: config.notifyAttempts,
+      pollMs: 1000,
+      graceMs: 3000,
+    },
+    metrics,
+    createMailer(config.smtpUrl, config.smtpFrom),
+  );
   const loginRate = config.rateLimitLogin;
   const feed = feedService(store);
   const analytics = analyticsService(store, feed);
-  const alertRunner = new AlertRunner(store, hub, announce, { intervalMs: config.alertInterval * 1000, baseUrl: config.baseUrl });
+  const alertRunner = new AlertRunner(store, hub, announce, {
+    intervalMs: config.alertInterval * 1000,
+    baseUrl: config.baseUrl,
+  });
   const running: { stop(): Promise<void> }[] = [];
   const digests = digestService(store, { baseUrl: config.baseUrl });
 
@@ -105,7 +132,11 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
     members: memberService(store),
     audit,
     /** Sign-in attempts per client address (SIGNALBOARD_RATE_LIMIT_LOGIN), counted across every instance of a shared database. */
-    signIns: loginRate ? (store.shared ? sharedLimiter(store.shared, "sign-in", loginRate) : memoryLimiter(loginRate)) : null,
+    signIns: loginRate
+      ? store.shared
+        ? sharedLimiter(store.shared, "sign-in", loginRate)
+        : memoryLimiter(loginRate)
+      : null,
     projects,
     ingest: ingestService({ run, announce, defaultProject: config.defaultProject, baseUrl: config.baseUrl }),
     feed,
@@ -129,7 +160,11 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
     async start(): Promise<void> {
       if (store.shared) {
         const shared = store.shared;
-        running.push(shared.follow(await store.events.lastId(), (events) => events.forEach((event) => hub.publish({ type: "event", event }))));
+        running.push(
+          shared.follow(await store.events.lastId(), (events) =>
+            events.forEach((event) => hub.publish({ type: "event", event })),
+          ),
+        );
         const unlisten = shared.onBroadcast((payload) => hub.publish(JSON.parse(payload) as LiveMessage));
         running.push({ stop: async () => void unlisten() });
       }
@@ -163,7 +198,10 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
         await accounts.pruneSessions(now);
         await audit.prune();
         expiredEvents = await projects.pruneExpired(now);
-        await store.prune(now, { deliveriesBefore: now - DELIVERIES_KEPT_MS, subscriptionsBefore: now - config.pushMaxAge });
+        await store.prune(now, {
+          deliveriesBefore: now - DELIVERIES_KEPT_MS,
+          subscriptionsBefore: now - config.pushMaxAge,
+        });
       };
       if (store.shared) await store.shared.asLeader("housekeeping", work);
       else await work();
@@ -191,7 +229,11 @@ function announcer(store: AnyStore, hub: Hub): Announce {
   if (!shared) return (message) => hub.publish(message);
   return (message) => {
     if (message.type === "event") return; // followed from the database
-    shared.broadcast(JSON.stringify(message)).catch((error) => log.warn("could not announce a change to other instances; their live views miss it until a reload", { error: (error as Error).message }));
+    shared.broadcast(JSON.stringify(message)).catch((error) =>
+      log.warn("could not announce a change to other instances; their live views miss it until a reload", {
+        error: (error as Error).message,
+      }),
+    );
   };
 }
 

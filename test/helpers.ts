@@ -29,13 +29,19 @@ export function tempDir(prefix = "signalboard-test-"): string {
 /** On PostgreSQL, the database of each data directory: a server started again on its directory (a restart) finds its data. */
 const databases = new Map<string, string>();
 
-export async function startTestServer(settings: Record<string, string | undefined> = {}, dataDir = tempDir()): Promise<TestServer> {
+export async function startTestServer(
+  settings: Record<string, string | undefined> = {},
+  dataDir = tempDir(),
+): Promise<TestServer> {
   let own: string | null = null;
   if (POSTGRES && !("database-url" in settings)) {
     own = databases.get(dataDir) ?? (await createDatabase(POSTGRES));
     databases.set(dataDir, own);
   }
-  const config = loadConfig({ port: "0", host: "127.0.0.1", "data-dir": dataDir, ...(own ? { "database-url": own } : {}), ...settings }, {});
+  const config = loadConfig(
+    { port: "0", host: "127.0.0.1", "data-dir": dataDir, ...(own ? { "database-url": own } : {}), ...settings },
+    {},
+  );
   const running = await startServer(config);
   // Started again on its data directory (a restart), it makes another: live tokens' names are unique.
   const taken = (await running.services.tokens.list()).filter((t) => t.name.startsWith("test")).length;
@@ -57,20 +63,40 @@ export async function startTestServer(settings: Record<string, string | undefine
 
 /** The flags that point a command at a test server's database (its data directory, or its PostgreSQL database). */
 export const storeArgs = (server: Pick<TestServer, "services" | "dataDir">): string[] =>
-  server.services.config.databaseUrl ? ["--database-url", server.services.config.databaseUrl] : ["--data-dir", server.dataDir];
+  server.services.config.databaseUrl
+    ? ["--database-url", server.services.config.databaseUrl]
+    : ["--data-dir", server.dataDir];
 
 /** Runs SQL on a test server's database, SQLite or PostgreSQL (`?` placeholders); the rows. */
-export async function peek<T = Record<string, unknown>>(server: Pick<TestServer, "store">, text: string, ...params: unknown[]): Promise<T[]> {
+export async function peek<T = Record<string, unknown>>(
+  server: Pick<TestServer, "store">,
+  text: string,
+  ...params: unknown[]
+): Promise<T[]> {
   const store = server.store;
   if ("sqlite" in store) return store.sqlite.query(text).all(...(params as never[])) as T[];
   let n = 0;
-  return [...((await store.sql.unsafe(text.replace(/\?/g, () => `$${++n}`), params)) as T[])];
+  return [
+    ...((await store.sql.unsafe(
+      text.replace(/\?/g, () => `$${++n}`),
+      params,
+    )) as T[]),
+  ];
 }
 
-export type Call = { method?: string; path: string; body?: unknown; token?: string | null; headers?: Record<string, string> };
+export type Call = {
+  method?: string;
+  path: string;
+  body?: unknown;
+  token?: string | null;
+  headers?: Record<string, string>;
+};
 
 /** One HTTP request; JSON bodies are serialised and sent with Content-Type: application/json. */
-export async function call(server: { url: string; token: string }, c: Call): Promise<{ status: number; headers: Headers; json: any; text: string }> {
+export async function call(
+  server: { url: string; token: string },
+  c: Call,
+): Promise<{ status: number; headers: Headers; json: any; text: string }> {
   const headers: Record<string, string> = { ...c.headers };
   const token = c.token === undefined ? server.token : c.token;
   if (token !== null) headers.Authorization ??= `Bearer ${token}`;
@@ -79,7 +105,11 @@ export async function call(server: { url: string; token: string }, c: Call): Pro
     body = typeof c.body === "string" ? c.body : JSON.stringify(c.body);
     headers["Content-Type"] ??= "application/json";
   }
-  const response = await fetch(server.url + c.path, { method: c.method ?? (c.body === undefined ? "GET" : "POST"), headers, body });
+  const response = await fetch(server.url + c.path, {
+    method: c.method ?? (c.body === undefined ? "GET" : "POST"),
+    headers,
+    body,
+  });
   const text = await response.text();
   let json: any = null;
   try {
@@ -90,7 +120,8 @@ export async function call(server: { url: string; token: string }, c: Call): Pro
   return { status: response.status, headers: response.headers, json, text };
 }
 
-export const post = (server: { url: string; token: string }, path: string, body: unknown, token?: string | null) => call(server, { path, body, token });
+export const post = (server: { url: string; token: string }, path: string, body: unknown, token?: string | null) =>
+  call(server, { path, body, token });
 
 /** Retries `check` until it stops throwing or `timeoutMs` passes (for things promised "within a second"). */
 export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 3000): Promise<T> {
@@ -110,7 +141,10 @@ export type SseFrame = { id?: string; event?: string; data: string };
 /** A minimal SSE client over fetch, to see exactly what a script or browser would receive. */
 export async function openSse(url: string, headers: Record<string, string> = {}) {
   const controller = new AbortController();
-  const response = await fetch(url, { headers: { Accept: "text/event-stream", ...headers }, signal: controller.signal });
+  const response = await fetch(url, {
+    headers: { Accept: "text/event-stream", ...headers },
+    signal: controller.signal,
+  });
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -215,10 +249,26 @@ export async function searchIndexed(server: Pick<TestServer, "store" | "dataDir"
   const store = server.store;
   if (!("sqlite" in store)) return;
   const events = store.sqlite.query<{ n: number }, []>("SELECT coalesce(max(id), 0) AS n FROM events").get()!.n;
-  const changes = store.sqlite.query<{ n: number }, []>("SELECT coalesce(max(seq), 0) AS n FROM profile_changes").get()!.n;
+  const changes = store.sqlite
+    .query<{ n: number }, []>("SELECT coalesce(max(seq), 0) AS n FROM profile_changes")
+    .get()!.n;
   await eventually(() => {
-    const state = withDatabase(join(server.dataDir, "search.db"), (db) => new Map(db.query<{ key: string; value: string }, []>("SELECT key, value FROM search_state").all().map((r) => [r.key, r.value])));
-    if (Number(state.get("indexed_through") ?? 0) < events || state.get("users_fill") !== "done" || Number(state.get("users_through") ?? 0) < changes) throw new Error(`the search index has not caught up in ${timeoutMs} ms`);
+    const state = withDatabase(
+      join(server.dataDir, "search.db"),
+      (db) =>
+        new Map(
+          db
+            .query<{ key: string; value: string }, []>("SELECT key, value FROM search_state")
+            .all()
+            .map((r) => [r.key, r.value]),
+        ),
+    );
+    if (
+      Number(state.get("indexed_through") ?? 0) < events ||
+      state.get("users_fill") !== "done" ||
+      Number(state.get("users_through") ?? 0) < changes
+    )
+      throw new Error(`the search index has not caught up in ${timeoutMs} ms`);
   }, timeoutMs);
 }
 

@@ -23,7 +23,9 @@ export function postgresBin(): string | null {
   if (onPath && Bun.which("pg_ctl")) return dirname(onPath);
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? join(root, versions[0]!, "bin") : null;
 }
 
@@ -43,13 +45,30 @@ export async function startCluster(): Promise<Cluster> {
   if (owner !== null) chownSync(dir, owner, Number((await Bun.$`id -g postgres`.text()).trim()));
   const run = (args: string[]) => (asRoot ? ["runuser", "-u", "postgres", "--", ...args] : args);
   const data = join(dir, "data");
-  const init = Bun.spawnSync(run([join(bin, "initdb"), "-D", data, "-U", "signalboard", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"]), { stderr: "pipe", stdout: "ignore" });
+  const init = Bun.spawnSync(
+    run([
+      join(bin, "initdb"),
+      "-D",
+      data,
+      "-U",
+      "signalboard",
+      "--auth=trust",
+      "-E",
+      "UTF8",
+      "--locale=C.UTF-8",
+      "--no-sync",
+    ]),
+    { stderr: "pipe", stdout: "ignore" },
+  );
   if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
   const port = freePort();
   // fsync stays on: the tests check what survives a kill, and that is what an operator runs.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=400 -c shared_buffers=64MB`;
   const start = () => {
-    const started = Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]), { stderr: "pipe", stdout: "ignore" });
+    const started = Bun.spawnSync(
+      run([join(bin, "pg_ctl"), "-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]),
+      { stderr: "pipe", stdout: "ignore" },
+    );
     if (started.exitCode !== 0) throw new Error(`pg_ctl start failed: ${started.stderr.toString()}`);
   };
   start();
@@ -57,7 +76,10 @@ export async function startCluster(): Promise<Cluster> {
   return {
     url,
     async pause() {
-      Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop"]), { stderr: "ignore", stdout: "ignore" });
+      Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop"]), {
+        stderr: "ignore",
+        stdout: "ignore",
+      });
     },
     async resume() {
       start();
@@ -69,7 +91,10 @@ export async function startCluster(): Promise<Cluster> {
       while (existsSync(join(data, "postmaster.pid"))) await Bun.sleep(10);
     },
     async stop() {
-      Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]), { stderr: "ignore", stdout: "ignore" });
+      Bun.spawnSync(run([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]), {
+        stderr: "ignore",
+        stdout: "ignore",
+      });
       rmSync(dir, { recursive: true, force: true });
     },
   };

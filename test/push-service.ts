@@ -7,7 +7,12 @@ import { type ECDH, createECDH, createPublicKey, randomBytes, verify } from "nod
 import * as ece from "http_ece";
 
 export type PushMessage = { title: string; body: string; url: string; tag: string };
-export type Received = { device: string; message: PushMessage; headers: Record<string, string>; jwt: { aud: string; exp: number; sub: string } };
+export type Received = {
+  device: string;
+  message: PushMessage;
+  headers: Record<string, string>;
+  jwt: { aud: string; exp: number; sub: string };
+};
 
 type Device = { ecdh: ECDH; auth: Buffer };
 
@@ -16,20 +21,32 @@ function b64url(buffer: Buffer): string {
 }
 
 /** Checks `Authorization: vapid t=<jwt>, k=<public key>`; returns the JWT claims or why it is wrong. */
-function verifyVapid(header: string | null, origin: string): { ok: true; claims: Received["jwt"] } | { ok: false; why: string } {
+function verifyVapid(
+  header: string | null,
+  origin: string,
+): { ok: true; claims: Received["jwt"] } | { ok: false; why: string } {
   const m = /^vapid t=([\w-]+\.[\w-]+\.[\w-]+), k=([\w-]+)$/.exec(header ?? "");
   if (!m) return { ok: false, why: "missing or malformed vapid Authorization" };
   const [head, body, signature] = m[1]!.split(".") as [string, string, string];
   const publicKey = Buffer.from(m[2]!, "base64url");
   if (publicKey.length !== 65 || publicKey[0] !== 4) return { ok: false, why: "k is not an uncompressed P-256 point" };
-  const key = createPublicKey({ key: { kty: "EC", crv: "P-256", x: b64url(publicKey.subarray(1, 33)), y: b64url(publicKey.subarray(33)) }, format: "jwk" });
-  const valid = verify("sha256", Buffer.from(`${head}.${body}`), { key, dsaEncoding: "ieee-p1363" }, Buffer.from(signature, "base64url"));
+  const key = createPublicKey({
+    key: { kty: "EC", crv: "P-256", x: b64url(publicKey.subarray(1, 33)), y: b64url(publicKey.subarray(33)) },
+    format: "jwk",
+  });
+  const valid = verify(
+    "sha256",
+    Buffer.from(`${head}.${body}`),
+    { key, dsaEncoding: "ieee-p1363" },
+    Buffer.from(signature, "base64url"),
+  );
   if (!valid) return { ok: false, why: "bad JWT signature" };
   const alg = JSON.parse(Buffer.from(head, "base64url").toString()) as { alg: string };
   const claims = JSON.parse(Buffer.from(body, "base64url").toString()) as Received["jwt"];
   if (alg.alg !== "ES256") return { ok: false, why: "JWT alg must be ES256" };
   if (claims.aud !== origin) return { ok: false, why: `JWT aud ${claims.aud} is not ${origin}` };
-  if (!(claims.exp > Date.now() / 1000) || claims.exp > Date.now() / 1000 + 24 * 3600) return { ok: false, why: "JWT exp must be within 24 hours" };
+  if (!(claims.exp > Date.now() / 1000) || claims.exp > Date.now() / 1000 + 24 * 3600)
+    return { ok: false, why: "JWT exp must be within 24 hours" };
   if (!/^(mailto:|https:)/.test(claims.sub)) return { ok: false, why: "JWT sub must be mailto: or https:" };
   return { ok: true, claims };
 }
@@ -62,8 +79,17 @@ export async function startPushService() {
         rejected.push("missing Content-Encoding: aes128gcm or TTL");
         return new Response("bad headers", { status: 400 });
       }
-      const plaintext = ece.decrypt(Buffer.from(await request.arrayBuffer()), { version: "aes128gcm", privateKey: device.ecdh, authSecret: b64url(device.auth) });
-      received.push({ device: id, message: JSON.parse(plaintext.toString("utf8")) as PushMessage, headers: Object.fromEntries(request.headers), jwt: vapid.claims });
+      const plaintext = ece.decrypt(Buffer.from(await request.arrayBuffer()), {
+        version: "aes128gcm",
+        privateKey: device.ecdh,
+        authSecret: b64url(device.auth),
+      });
+      received.push({
+        device: id,
+        message: JSON.parse(plaintext.toString("utf8")) as PushMessage,
+        headers: Object.fromEntries(request.headers),
+        jwt: vapid.claims,
+      });
       return new Response(null, { status: 201 });
     },
   });

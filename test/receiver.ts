@@ -12,7 +12,11 @@ export async function startReceiver() {
     hostname: "127.0.0.1",
     idleTimeout: 0, // a held request must not be cut by the server's own idle timer
     async fetch(request) {
-      requests.push({ path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body: await request.text() });
+      requests.push({
+        path: new URL(request.url).pathname,
+        headers: Object.fromEntries(request.headers),
+        body: await request.text(),
+      });
       if (held) await held.until;
       const status = replies.shift() ?? 200;
       return new Response(status === 200 ? "ok" : "INTERNAL-SECRET from the receiver", { status });

@@ -17,7 +17,8 @@ export async function startSmtpSink(opts: { user?: string; password?: string } =
     allowInsecureAuth: true,
     logger: false,
     onAuth(auth, _session, callback) {
-      if (auth.username === opts.user && auth.password === opts.password) return callback(null, { user: auth.username });
+      if (auth.username === opts.user && auth.password === opts.password)
+        return callback(null, { user: auth.username });
       return callback(Object.assign(new Error("Invalid username or password"), { responseCode: 535 }));
     },
     onData(stream, session, callback) {
@@ -27,7 +28,12 @@ export async function startSmtpSink(opts: { user?: string; password?: string } =
         const refusal = refusals.shift();
         if (refusal) return callback(Object.assign(new Error(refusal.message), { responseCode: refusal.code }));
         const raw = Buffer.concat(chunks).toString("utf8");
-        mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((r) => r.address), parsed: await simpleParser(raw), raw });
+        mails.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          to: session.envelope.rcptTo.map((r) => r.address),
+          parsed: await simpleParser(raw),
+          raw,
+        });
         callback();
       });
     },

@@ -64,10 +64,22 @@ function settingsOf(button) {
   const data = (key) => button.getAttribute(`data-logsnag-${key}`) || undefined;
   const tags = {};
   for (const { name, value } of Array.from(button.attributes)) {
-    const key = name.toLowerCase().startsWith("data-logsnag-tag-") && name.slice(17).toLowerCase().replace(/[^a-z0-9-]/g, "-");
+    const key =
+      name.toLowerCase().startsWith("data-logsnag-tag-") &&
+      name
+        .slice(17)
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, "-");
     if (key) tags[key] = value === "true" ? true : value === "false" ? false : value;
   }
-  return { token: data("token"), project: data("project"), channel: data("channel") || "feedback", userId: data("user-id"), notify: data("notify") === "true", tags };
+  return {
+    token: data("token"),
+    project: data("project"),
+    channel: data("channel") || "feedback",
+    userId: data("user-id"),
+    notify: data("notify") === "true",
+    tags,
+  };
 }
 
 async function post(settings, text, email) {
@@ -110,7 +122,13 @@ function openDialog(button) {
   style(root);
 
   const textBox = el("textarea", { id: "sb-text", name: "text", maxlength: "10000", rows: "5" });
-  const emailBox = el("input", { id: "sb-email", name: "email", type: "email", autocomplete: "email", maxlength: "254" });
+  const emailBox = el("input", {
+    id: "sb-email",
+    name: "email",
+    type: "email",
+    autocomplete: "email",
+    maxlength: "254",
+  });
   const error = el("p", { class: "error", role: "alert" });
   const send = el("button", { type: "submit", class: "primary" }, "Send");
   const cancel = el("button", { type: "button" }, "Cancel");
@@ -148,7 +166,8 @@ function openDialog(button) {
     event.preventDefault();
     const text = textBox.value.trim();
     const email = emailBox.value.trim();
-    if (!settings.token || !settings.project) return problem("This feedback button has no data-logsnag-token or data-logsnag-project.");
+    if (!settings.token || !settings.project)
+      return problem("This feedback button has no data-logsnag-token or data-logsnag-project.");
     if (!text) return problem("Please write your feedback first.", textBox);
     if (!emailBox.checkValidity()) return problem("Please enter a valid e-mail address, or leave it empty.", emailBox);
     problem("");
@@ -163,7 +182,15 @@ function openDialog(button) {
     }
     const done = el("button", { type: "button", class: "primary" }, "Close");
     done.addEventListener("click", close);
-    form.replaceWith(el("div", {}, el("h2", { id: "sb-title" }, "Thank you!"), el("p", { role: "status" }, "Your feedback was sent."), el("div", { class: "actions" }, done)));
+    form.replaceWith(
+      el(
+        "div",
+        {},
+        el("h2", { id: "sb-title" }, "Thank you!"),
+        el("p", { role: "status" }, "Your feedback was sent."),
+        el("div", { class: "actions" }, done),
+      ),
+    );
     done.focus();
     timer = setTimeout(close, 4000);
   });
@@ -179,7 +206,9 @@ if (!window[LOADED]) {
   // Delegated, so buttons added later work too.
   document.addEventListener("click", (event) => {
     try {
-      const button = event.composedPath().find((node) => node instanceof Element && node.hasAttribute("data-logsnag-feedback"));
+      const button = event
+        .composedPath()
+        .find((node) => node instanceof Element && node.hasAttribute("data-logsnag-feedback"));
       if (!button || (open && open.isConnected)) return; // one form at a time (unless the page removed it)
       event.preventDefault();
       openDialog(button);

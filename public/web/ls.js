@@ -71,7 +71,12 @@
     const referrer = originOf(state.viewed === null ? document.referrer : location.href);
     state.viewed = key;
     const utm = new URLSearchParams(location.search).get("utm_source");
-    const payload = { path, referrer, title: document.title.slice(0, 1000) || undefined, utm_source: utm ? utm.slice(0, 256) : undefined };
+    const payload = {
+      path,
+      referrer,
+      title: document.title.slice(0, 1000) || undefined,
+      utm_source: utm ? utm.slice(0, 256) : undefined,
+    };
     send("/v1/page", { user_id: state.userId, payload });
   }
 
@@ -80,7 +85,8 @@
 
   const commands = {
     setConfig(token, project) {
-      if (typeof token !== "string" || typeof project !== "string") return fail('setConfig needs a token and a project: ls("setConfig", "<TOKEN>", "<PROJECT>")');
+      if (typeof token !== "string" || typeof project !== "string")
+        return fail('setConfig needs a token and a project: ls("setConfig", "<TOKEN>", "<PROJECT>")');
       state.token = token;
       state.project = project;
       for (const [path, body] of state.held.splice(0)) send(path, body);
@@ -124,7 +130,12 @@
   const attributeTags = (el) => {
     const tags = {};
     for (const { name, value } of Array.from(el.attributes)) {
-      const key = name.toLowerCase().startsWith("data-tag-") && name.slice(9).toLowerCase().replace(/[^a-z0-9-]/g, "-");
+      const key =
+        name.toLowerCase().startsWith("data-tag-") &&
+        name
+          .slice(9)
+          .toLowerCase()
+          .replace(/[^a-z0-9-]/g, "-");
       if (key) tags[key] = value === "true" ? true : value === "false" ? false : value;
     }
     return Object.keys(tags).length ? tags : undefined;

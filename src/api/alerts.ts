@@ -10,8 +10,15 @@ import type { Alert } from "../model/alert.ts";
 import type { Services } from "../services.ts";
 import { ok } from "./views.ts";
 
-export const alertsQuery = z.object({ project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }) });
-export const alertParams = z.object({ id: z.string().regex(/^\d{1,9}$/, "must be an alert rule's id (a positive integer)").transform(Number) });
+export const alertsQuery = z.object({
+  project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }),
+});
+export const alertParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,9}$/, "must be an alert rule's id (a positive integer)")
+    .transform(Number),
+});
 
 const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
 
@@ -74,7 +81,13 @@ export function alertRoutes({ alerts, config }: Services): Route[] {
       path: "/v1/alerts",
       access: "full",
       project: projectInQuery(config.defaultProject),
-      doc: { summary: "A project's alert rules", description: "With their state (ok, firing or paused), since when, and when each was last checked. Full-access tokens only.", query: alertsQuery, example: { success: true, statusCode: 200, alerts: [EXAMPLE] } },
+      doc: {
+        summary: "A project's alert rules",
+        description:
+          "With their state (ok, firing or paused), since when, and when each was last checked. Full-access tokens only.",
+        query: alertsQuery,
+        example: { success: true, statusCode: 200, alerts: [EXAMPLE] },
+      },
       async handle({ request }) {
         const project = validate(alertsQuery, queryOf(request), "query").project ?? config.defaultProject;
         return ok({ alerts: (await alerts.list(project)).map((a) => apiAlert(a, project)) });
@@ -94,7 +107,9 @@ export function alertRoutes({ alerts, config }: Services): Route[] {
         example: { success: true, statusCode: 200, alert: EXAMPLE },
       },
       async handle({ request, actor }) {
-        return answer(await alerts.create((await readJson(request, config.bodyLimit)) as z.input<typeof alertInput>, actor));
+        return answer(
+          await alerts.create((await readJson(request, config.bodyLimit)) as z.input<typeof alertInput>, actor),
+        );
       },
     }),
     route({
@@ -102,7 +117,12 @@ export function alertRoutes({ alerts, config }: Services): Route[] {
       path: "/v1/alerts/:id",
       access: "full",
       project: ruleProject,
-      doc: { summary: "An alert rule", description: "Full-access tokens only.", params: alertParams, example: { success: true, statusCode: 200, alert: EXAMPLE } },
+      doc: {
+        summary: "An alert rule",
+        description: "Full-access tokens only.",
+        params: alertParams,
+        example: { success: true, statusCode: 200, alert: EXAMPLE },
+      },
       async handle({ params }) {
         return answer(await alerts.get(id(params)));
       },
@@ -112,10 +132,19 @@ export function alertRoutes({ alerts, config }: Services): Route[] {
       path: "/v1/alerts/:id",
       access: "full",
       project: ruleProject,
-      doc: { summary: "Change an alert rule", description: 'Any of its fields; {"paused": true} pauses it, {"paused": false} resumes it; a field sent as null is removed (a repeat). Full-access tokens only.', params: alertParams, body: alertChanges, example: { success: true, statusCode: 200, alert: EXAMPLE } },
+      doc: {
+        summary: "Change an alert rule",
+        description:
+          'Any of its fields; {"paused": true} pauses it, {"paused": false} resumes it; a field sent as null is removed (a repeat). Full-access tokens only.',
+        params: alertParams,
+        body: alertChanges,
+        example: { success: true, statusCode: 200, alert: EXAMPLE },
+      },
       async handle({ request, params, actor }) {
         const alertId = id(params);
-        return answer(await alerts.update(alertId, (await readJson(request, config.bodyLimit)) as Record<string, unknown>, actor));
+        return answer(
+          await alerts.update(alertId, (await readJson(request, config.bodyLimit)) as Record<string, unknown>, actor),
+        );
       },
     }),
     route({
@@ -123,7 +152,12 @@ export function alertRoutes({ alerts, config }: Services): Route[] {
       path: "/v1/alerts/:id",
       access: "full",
       project: ruleProject,
-      doc: { summary: "Delete an alert rule", description: "Its past notices stay in the alerts channel. Full-access tokens only.", params: alertParams, example: { success: true, statusCode: 200 } },
+      doc: {
+        summary: "Delete an alert rule",
+        description: "Its past notices stay in the alerts channel. Full-access tokens only.",
+        params: alertParams,
+        example: { success: true, statusCode: 200 },
+      },
       async handle({ params, actor }) {
         await alerts.remove(id(params), actor);
         return ok();

@@ -2,7 +2,16 @@
 // (GET /v1/analytics/funnel, and the users who dropped at a step). The query strings are read here;
 // the service checks what they mean (a 400 names the parameter) and the store answers off the loop.
 import { z } from "zod";
-import { DEFAULT_GROUPS, type FunnelAnswer, INTERVALS, MAX_DROPPED_PAGE, MAX_GROUPS, MAX_STEPS, MEASURES, type SeriesAnswer } from "../domain/analytics.ts";
+import {
+  DEFAULT_GROUPS,
+  type FunnelAnswer,
+  INTERVALS,
+  MAX_DROPPED_PAGE,
+  MAX_GROUPS,
+  MAX_STEPS,
+  MEASURES,
+  type SeriesAnswer,
+} from "../domain/analytics.ts";
 import * as rule from "../domain/rules.ts";
 import { validate } from "../domain/validation.ts";
 import { projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
@@ -11,8 +20,10 @@ import { timeParam } from "./read.ts";
 import { ok } from "./views.ts";
 
 const seconds = (ms: number) => ms / 1000;
-const whole = (what: string) => z.coerce.number({ error: `must be a number` }).int("must be a whole number").meta({ description: what });
-const doc = <T extends z.ZodType>(schema: T, description: string, extra: Record<string, unknown> = {}) => schema.meta({ description, ...extra });
+const whole = (what: string) =>
+  z.coerce.number({ error: `must be a number` }).int("must be a whole number").meta({ description: what });
+const doc = <T extends z.ZodType>(schema: T, description: string, extra: Record<string, unknown> = {}) =>
+  schema.meta({ description, ...extra });
 
 const range = {
   project: doc(rule.projectName.optional(), "The project (default: the default project)."),
@@ -24,20 +35,43 @@ export const seriesQuery = z.object({
   ...range,
   channel: doc(rule.channelName.optional(), "Only events of this channel."),
   event: doc(rule.eventName.optional(), "Only events of this name."),
-  tag: doc(z.array(rule.noNul(z.string().max(400))).max(8, "at most 8 tag filters").default([]), "key:value; repeat for more (all must match)."),
+  tag: doc(
+    z
+      .array(rule.noNul(z.string().max(400)))
+      .max(8, "at most 8 tag filters")
+      .default([]),
+    "key:value; repeat for more (all must match).",
+  ),
   user_id: doc(rule.userId.optional(), "Only this user's events."),
-  q: doc(rule.noNul(z.string().max(200, "must be at most 200 characters")).optional(), "Words in the name or description, as the search takes them."),
+  q: doc(
+    rule.noNul(z.string().max(200, "must be at most 200 characters")).optional(),
+    "Words in the name or description, as the search takes them.",
+  ),
   interval: doc(z.string().optional(), "The buckets (default day).", { enum: INTERVALS }),
-  tz: doc(z.string().optional(), "An IANA time zone: buckets start at its midnights (default UTC).", { examples: ["Europe/Paris"] }),
-  measure: doc(z.string().optional(), "Count events, or the distinct users among them (default events).", { enum: MEASURES }),
-  group_by: doc(z.string().optional(), "One line per channel, per event name or per value of a tag (tag:KEY).", { examples: ["channel", "event", "tag:plan"] }),
-  limit: whole(`Groups kept, most first (default ${DEFAULT_GROUPS}, at most ${MAX_GROUPS}); the rest are one line, "other".`).optional(),
+  tz: doc(z.string().optional(), "An IANA time zone: buckets start at its midnights (default UTC).", {
+    examples: ["Europe/Paris"],
+  }),
+  measure: doc(z.string().optional(), "Count events, or the distinct users among them (default events).", {
+    enum: MEASURES,
+  }),
+  group_by: doc(z.string().optional(), "One line per channel, per event name or per value of a tag (tag:KEY).", {
+    examples: ["channel", "event", "tag:plan"],
+  }),
+  limit: whole(
+    `Groups kept, most first (default ${DEFAULT_GROUPS}, at most ${MAX_GROUPS}); the rest are one line, "other".`,
+  ).optional(),
 });
 
 export const funnelQuery = z.object({
   ...range,
-  step: doc(z.array(rule.eventName).max(100, `at most ${MAX_STEPS} steps`), `An event name; repeat, in order, for 2 to ${MAX_STEPS} steps.`),
-  window: doc(z.coerce.number({ error: "must be a number of seconds" }).optional(), "Seconds the last step may come after the first (default 604800, a week)."),
+  step: doc(
+    z.array(rule.eventName).max(100, `at most ${MAX_STEPS} steps`),
+    `An event name; repeat, in order, for 2 to ${MAX_STEPS} steps.`,
+  ),
+  window: doc(
+    z.coerce.number({ error: "must be a number of seconds" }).optional(),
+    "Seconds the last step may come after the first (default 604800, a week).",
+  ),
 });
 
 export const droppedQuery = funnelQuery.extend({
@@ -55,7 +89,12 @@ export function apiSeries(a: SeriesAnswer) {
     group_by: a.groupBy,
     from: seconds(a.from),
     to: seconds(a.to),
-    series: a.series.map((s) => ({ group: s.other ? "other" : s.group, other: s.other, total: s.total, points: s.points.map((p) => ({ t: seconds(p.t), value: p.value })) })),
+    series: a.series.map((s) => ({
+      group: s.other ? "other" : s.group,
+      other: s.other,
+      total: s.total,
+      points: s.points.map((p) => ({ t: seconds(p.t), value: p.value })),
+    })),
   };
 }
 
@@ -87,8 +126,24 @@ const SERIES_EXAMPLE = {
   from: 1767225600,
   to: 1767398400,
   series: [
-    { group: "pro", other: false, total: 42, points: [{ t: 1767225600, value: 30 }, { t: 1767312000, value: 12 }] },
-    { group: "other", other: true, total: 5, points: [{ t: 1767225600, value: 2 }, { t: 1767312000, value: 3 }] },
+    {
+      group: "pro",
+      other: false,
+      total: 42,
+      points: [
+        { t: 1767225600, value: 30 },
+        { t: 1767312000, value: 12 },
+      ],
+    },
+    {
+      group: "other",
+      other: true,
+      total: 5,
+      points: [
+        { t: 1767225600, value: 2 },
+        { t: 1767312000, value: 3 },
+      ],
+    },
   ],
 };
 const FUNNEL_EXAMPLE = {
@@ -99,12 +154,25 @@ const FUNNEL_EXAMPLE = {
   window: 604800,
   steps: [
     { event: "Signed up", users: 200, conversion: 1, conversion_from_previous: 1, dropped: 0, median_seconds: null },
-    { event: "Subscribed", users: 50, conversion: 0.25, conversion_from_previous: 0.25, dropped: 150, median_seconds: 86400 },
+    {
+      event: "Subscribed",
+      users: 50,
+      conversion: 0.25,
+      conversion_from_previous: 0.25,
+      dropped: 150,
+      median_seconds: 86400,
+    },
   ],
 };
 
 export function analyticsRoutes({ analytics, config }: Services): Route[] {
-  const funnelInput = (q: z.output<typeof funnelQuery>) => ({ project: q.project ?? config.defaultProject, steps: q.step, from: q.from, to: q.to, window: q.window === undefined ? undefined : q.window * 1000 });
+  const funnelInput = (q: z.output<typeof funnelQuery>) => ({
+    project: q.project ?? config.defaultProject,
+    steps: q.step,
+    from: q.from,
+    to: q.to,
+    window: q.window === undefined ? undefined : q.window * 1000,
+  });
   return [
     route({
       method: "GET",
@@ -115,13 +183,27 @@ export function analyticsRoutes({ analytics, config }: Services): Route[] {
         summary: "Events (or users) per hour, day, week or month",
         description:
           "Counts the events matching the filters (those of GET /v1/events) with from <= time < to, in buckets that start at the time zone's hours, midnights, Mondays or first days of the month; " +
-          "a point for every bucket, zeros included (the first starts at or before from). With group_by, one line per group, most first, and the rest as \"other\". Full-access tokens only.",
+          'a point for every bucket, zeros included (the first starts at or before from). With group_by, one line per group, most first, and the rest as "other". Full-access tokens only.',
         query: seriesQuery,
         example: SERIES_EXAMPLE,
       },
       async handle({ request }) {
         const q = validate(seriesQuery, queryOf(request, ["tag"]), "query");
-        const answer = await analytics.series({ project: q.project ?? config.defaultProject, channel: q.channel, event: q.event, tags: q.tag, userId: q.user_id, q: q.q, from: q.from, to: q.to, interval: q.interval, tz: q.tz, measure: q.measure, groupBy: q.group_by, limit: q.limit });
+        const answer = await analytics.series({
+          project: q.project ?? config.defaultProject,
+          channel: q.channel,
+          event: q.event,
+          tags: q.tag,
+          userId: q.user_id,
+          q: q.q,
+          from: q.from,
+          to: q.to,
+          interval: q.interval,
+          tz: q.tz,
+          measure: q.measure,
+          groupBy: q.group_by,
+          limit: q.limit,
+        });
         return ok(apiSeries(answer));
       },
     }),
@@ -150,7 +232,8 @@ export function analyticsRoutes({ analytics, config }: Services): Route[] {
       project: projectInQuery(config.defaultProject),
       doc: {
         summary: "The users who dropped at a step of a funnel",
-        description: "The users who reached the step before `at` but not `at`, by id, a page at a time behind next_cursor. Full-access tokens only.",
+        description:
+          "The users who reached the step before `at` but not `at`, by id, a page at a time behind next_cursor. Full-access tokens only.",
         query: droppedQuery,
         example: { success: true, statusCode: 200, at: 2, users: ["user-17", "user-42"], next_cursor: null },
       },

@@ -10,8 +10,15 @@ import type { Services } from "../services.ts";
 import { apiFunnel, apiSeries } from "./analytics.ts";
 import { apiBucket, apiMetric, ok } from "./views.ts";
 
-export const chartsQuery = z.object({ project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }) });
-export const chartParams = z.object({ id: z.string().regex(/^\d{1,9}$/, "must be a chart id (a positive integer)").transform(Number) });
+export const chartsQuery = z.object({
+  project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }),
+});
+export const chartParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,9}$/, "must be a chart id (a positive integer)")
+    .transform(Number),
+});
 
 export function apiChart(chart: PlacedChart, project: string) {
   return {
@@ -31,10 +38,24 @@ function apiData(data: ChartData) {
   if (data.kind === "series") return apiSeries(data.series);
   if (data.kind === "funnel") return apiFunnel(data.funnel);
   const m = data.metric;
-  return { metric: apiMetric(m.metric), interval: m.interval === null ? null : m.interval / 1000, points: m.interval === null ? [] : m.buckets.map(apiBucket), next_cursor: m.nextCursor };
+  return {
+    metric: apiMetric(m.metric),
+    interval: m.interval === null ? null : m.interval / 1000,
+    points: m.interval === null ? [] : m.buckets.map(apiBucket),
+    next_cursor: m.nextCursor,
+  };
 }
 
-const CHART_EXAMPLE = { id: 1, project: "my-saas", kind: "series", name: "Sign-ups by plan", definition: { event: "Signed up", last_days: 30, interval: "day", group_by: "tag:plan" }, position: 0, created_at: 1767225600, updated_at: 1767225600 };
+const CHART_EXAMPLE = {
+  id: 1,
+  project: "my-saas",
+  kind: "series",
+  name: "Sign-ups by plan",
+  definition: { event: "Signed up", last_days: 30, interval: "day", group_by: "tag:plan" },
+  position: 0,
+  created_at: 1767225600,
+  updated_at: 1767225600,
+};
 
 export function chartRoutes({ charts, config }: Services): Route[] {
   const named = async (chart: PlacedChart) => apiChart(chart, (await charts.projectOf(chart)).name);
@@ -46,7 +67,13 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       path: "/v1/charts",
       access: "full",
       project: projectInQuery(config.defaultProject),
-      doc: { summary: "A project's saved charts and funnels", description: "Those on the project's dashboard first, by position; then the rest, in the order they were made. Full-access tokens only.", query: chartsQuery, example: { success: true, statusCode: 200, charts: [CHART_EXAMPLE] } },
+      doc: {
+        summary: "A project's saved charts and funnels",
+        description:
+          "Those on the project's dashboard first, by position; then the rest, in the order they were made. Full-access tokens only.",
+        query: chartsQuery,
+        example: { success: true, statusCode: 200, charts: [CHART_EXAMPLE] },
+      },
       async handle({ request }) {
         const project = validate(chartsQuery, queryOf(request), "query").project ?? config.defaultProject;
         return ok({ charts: (await charts.list(project)).map((c) => apiChart(c, project)) });
@@ -66,7 +93,11 @@ export function chartRoutes({ charts, config }: Services): Route[] {
         example: { success: true, statusCode: 200, chart: CHART_EXAMPLE },
       },
       async handle({ request }) {
-        return ok({ chart: await named(await charts.create((await readJson(request, config.bodyLimit)) as z.input<typeof chartInput>)) });
+        return ok({
+          chart: await named(
+            await charts.create((await readJson(request, config.bodyLimit)) as z.input<typeof chartInput>),
+          ),
+        });
       },
     }),
     route({
@@ -74,7 +105,12 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       path: "/v1/charts/:id",
       access: "full",
       project: chartProject,
-      doc: { summary: "A saved chart", description: "Full-access tokens only.", params: chartParams, example: { success: true, statusCode: 200, chart: CHART_EXAMPLE } },
+      doc: {
+        summary: "A saved chart",
+        description: "Full-access tokens only.",
+        params: chartParams,
+        example: { success: true, statusCode: 200, chart: CHART_EXAMPLE },
+      },
       async handle({ params }) {
         return ok({ chart: await named(await charts.get(id(params))) });
       },
@@ -84,10 +120,20 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       path: "/v1/charts/:id",
       access: "full",
       project: chartProject,
-      doc: { summary: "Change a saved chart", description: "Its name, definition or position (null unpins it). Full-access tokens only.", params: chartParams, body: chartChanges, example: { success: true, statusCode: 200, chart: CHART_EXAMPLE } },
+      doc: {
+        summary: "Change a saved chart",
+        description: "Its name, definition or position (null unpins it). Full-access tokens only.",
+        params: chartParams,
+        body: chartChanges,
+        example: { success: true, statusCode: 200, chart: CHART_EXAMPLE },
+      },
       async handle({ request, params }) {
         const chartId = id(params);
-        return ok({ chart: await named(await charts.update(chartId, (await readJson(request, config.bodyLimit)) as z.input<typeof chartChanges>)) });
+        return ok({
+          chart: await named(
+            await charts.update(chartId, (await readJson(request, config.bodyLimit)) as z.input<typeof chartChanges>),
+          ),
+        });
       },
     }),
     route({
@@ -95,7 +141,12 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       path: "/v1/charts/:id",
       access: "full",
       project: chartProject,
-      doc: { summary: "Delete a saved chart", description: "Full-access tokens only.", params: chartParams, example: { success: true, statusCode: 200 } },
+      doc: {
+        summary: "Delete a saved chart",
+        description: "Full-access tokens only.",
+        params: chartParams,
+        example: { success: true, statusCode: 200 },
+      },
       async handle({ params }) {
         await charts.remove(id(params));
         return ok();
@@ -108,9 +159,19 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       project: chartProject,
       doc: {
         summary: "What a saved chart shows now",
-        description: "The answer of its question, as GET /v1/analytics/series, GET /v1/analytics/funnel or GET /v1/metrics/history (with interval=auto) answer it, with the chart. Full-access tokens only.",
+        description:
+          "The answer of its question, as GET /v1/analytics/series, GET /v1/analytics/funnel or GET /v1/metrics/history (with interval=auto) answer it, with the chart. Full-access tokens only.",
         params: chartParams,
-        example: { success: true, statusCode: 200, chart: CHART_EXAMPLE, kind: "series", interval: "day", from: 1764633600, to: 1767225600, series: [] },
+        example: {
+          success: true,
+          statusCode: 200,
+          chart: CHART_EXAMPLE,
+          kind: "series",
+          interval: "day",
+          from: 1764633600,
+          to: 1767225600,
+          series: [],
+        },
       },
       async handle({ params }) {
         const data = await charts.data(id(params));

@@ -9,8 +9,32 @@ import { isName, isPriority, isTagKey, LIMITS, normalizeIcon, timestampProblem }
 type Names = { event: "event" | "title"; description: "description" | "message" };
 
 const KNOWN: Record<Names["event"], Set<string>> = {
-  event: new Set(["project", "channel", "event", "description", "icon", "notify", "tags", "parser", "user_id", "timestamp", "priority"]),
-  title: new Set(["project", "channel", "title", "message", "icon", "notify", "tags", "parser", "user_id", "timestamp", "priority"]),
+  event: new Set([
+    "project",
+    "channel",
+    "event",
+    "description",
+    "icon",
+    "notify",
+    "tags",
+    "parser",
+    "user_id",
+    "timestamp",
+    "priority",
+  ]),
+  title: new Set([
+    "project",
+    "channel",
+    "title",
+    "message",
+    "icon",
+    "notify",
+    "tags",
+    "parser",
+    "user_id",
+    "timestamp",
+    "priority",
+  ]),
 };
 
 // Icons repeat (most clients send a handful): their check is remembered.
@@ -26,7 +50,8 @@ function icon(raw: string): string | null {
 }
 
 const absent = (v: unknown) => v === undefined || v === null;
-const text = (v: unknown, min: number, max: number): v is string => typeof v === "string" && v.length >= min && v.length <= max && v.isWellFormed() && !v.includes("\u0000");
+const text = (v: unknown, min: number, max: number): v is string =>
+  typeof v === "string" && v.length >= min && v.length <= max && v.isWellFormed() && !v.includes("\u0000");
 
 function tagsOf(v: unknown): Record<string, string | number | boolean> | null | undefined {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;

@@ -10,8 +10,15 @@ import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, rou
 import type { Services } from "../services.ts";
 import { ok } from "./views.ts";
 
-export const integrationsQuery = z.object({ project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }) });
-export const integrationParams = z.object({ id: z.string().regex(/^\d{1,9}$/, "must be an integration id (a positive integer)").transform(Number) });
+export const integrationsQuery = z.object({
+  project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }),
+});
+export const integrationParams = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,9}$/, "must be an integration id (a positive integer)")
+    .transform(Number),
+});
 
 const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
 
@@ -57,7 +64,12 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
       path: "/v1/integrations",
       access: "full",
       project: projectInQuery(config.defaultProject),
-      doc: { summary: "A project's integrations", description: "In the order they were added; secrets masked. Full-access tokens only.", query: integrationsQuery, example: { success: true, statusCode: 200, integrations: [EXAMPLE] } },
+      doc: {
+        summary: "A project's integrations",
+        description: "In the order they were added; secrets masked. Full-access tokens only.",
+        query: integrationsQuery,
+        example: { success: true, statusCode: 200, integrations: [EXAMPLE] },
+      },
       async handle({ request }) {
         const project = validate(integrationsQuery, queryOf(request), "query").project ?? config.defaultProject;
         return ok({ integrations: (await integrations.list(project)).map(apiIntegration) });
@@ -89,14 +101,19 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
       project: integrationProject,
       doc: {
         summary: "Change an integration",
-        description: "Its name, config (merged: keys left out stay, a secret too; null removes an optional key), filter or template (null removes either) and enabled. Its kind cannot change. Full-access tokens only.",
+        description:
+          "Its name, config (merged: keys left out stay, a secret too; null removes an optional key), filter or template (null removes either) and enabled. Its kind cannot change. Full-access tokens only.",
         params: integrationParams,
         body: integrationChangesInput,
         example: { success: true, statusCode: 200, integration: EXAMPLE },
       },
       async handle({ request, params, actor }) {
         const integrationId = id(params);
-        return ok({ integration: apiIntegration(await integrations.update(integrationId, await readJson(request, config.bodyLimit), actor)) });
+        return ok({
+          integration: apiIntegration(
+            await integrations.update(integrationId, await readJson(request, config.bodyLimit), actor),
+          ),
+        });
       },
     }),
     route({
@@ -104,7 +121,12 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
       path: "/v1/integrations/:id",
       access: "full",
       project: integrationProject,
-      doc: { summary: "Delete an integration", description: "With its stored secrets. Full-access tokens only.", params: integrationParams, example: { success: true, statusCode: 200 } },
+      doc: {
+        summary: "Delete an integration",
+        description: "With its stored secrets. Full-access tokens only.",
+        params: integrationParams,
+        example: { success: true, statusCode: 200 },
+      },
       async handle({ params, actor }) {
         await integrations.remove(id(params), actor);
         return ok();
@@ -117,7 +139,8 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
       project: integrationProject,
       doc: {
         summary: "Send a test message",
-        description: "Queued like any notification (with its retries); its outcome shows in the integration's last_success_at or last_error. A disabled integration is refused (403). Full-access tokens only.",
+        description:
+          "Queued like any notification (with its retries); its outcome shows in the integration's last_success_at or last_error. A disabled integration is refused (403). Full-access tokens only.",
         params: integrationParams,
         example: { success: true, statusCode: 200, queued: true },
       },

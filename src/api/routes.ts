@@ -14,7 +14,16 @@ import { readRoutes } from "./read.ts";
 import { streamRoutes } from "./stream.ts";
 
 export function apiRoutes(services: Services, edge: Edge): Route[] {
-  const routes = [...ingestRoutes(services, edge), ...readRoutes(services), ...analyticsRoutes(services), ...chartRoutes(services), ...alertRoutes(services), ...integrationRoutes(services), ...streamRoutes(services, edge), ...healthRoutes(services, edge)];
+  const routes = [
+    ...ingestRoutes(services, edge),
+    ...readRoutes(services),
+    ...analyticsRoutes(services),
+    ...chartRoutes(services),
+    ...alertRoutes(services),
+    ...integrationRoutes(services),
+    ...streamRoutes(services, edge),
+    ...healthRoutes(services, edge),
+  ];
   return [...routes, openApiRoute(routes, services.config.baseUrl, services.version)];
 }
 

@@ -24,23 +24,49 @@ export const REPLAY_LIMIT = 10_000;
 export const streamQuery = z.object({
   project: rule.projectName.optional(),
   channel: rule.channelName.optional(),
-  last_event_id: z.string().regex(/^\d{1,15}$/, "must be an event id (a positive integer)").transform(Number).optional(),
+  last_event_id: z
+    .string()
+    .regex(/^\d{1,15}$/, "must be an event id (a positive integer)")
+    .transform(Number)
+    .optional(),
 });
 
 const encode = (event: StoredEvent) => frame({ id: event.id, data: JSON.stringify(apiEvent(event)) });
 
 const RESET_MESSAGES: Record<ResetReason, string> = {
-  too_far_behind: "This stream missed too many events to replay them. Read what you missed with GET /v1/events; the stream continues from the newest event.",
+  too_far_behind:
+    "This stream missed too many events to replay them. Read what you missed with GET /v1/events; the stream continues from the newest event.",
   too_many: `This stream missed more than ${REPLAY_LIMIT} matching events. Read what you missed with GET /v1/events; the stream continues from the newest event.`,
-  unknown_id: "Last-Event-ID is newer than any event this server has (was the database restored from a backup?). The stream continues from the newest event.",
+  unknown_id:
+    "Last-Event-ID is newer than any event this server has (was the database restored from a backup?). The stream continues from the newest event.",
 };
 
 /** `id:` moves the client's Last-Event-ID to the newest event, so its next reconnect resumes from there. */
-const reset = (newest: number, reason: ResetReason) => frame({ id: newest, event: "reset", data: JSON.stringify({ reason, last_event_id: newest, message: RESET_MESSAGES[reason] }) });
+const reset = (newest: number, reason: ResetReason) =>
+  frame({
+    id: newest,
+    event: "reset",
+    data: JSON.stringify({ reason, last_event_id: newest, message: RESET_MESSAGES[reason] }),
+  });
 
 export function streamRoutes({ fanout, feed, projects, tokens }: Services, { streams }: Edge): Route[] {
-  const doc = { summary: "Stream events (SSE)", description: "Server-Sent Events of stored events as JSON; resumes after Last-Event-ID. Full-access tokens only.", query: streamQuery, example: "id: 1\ndata: {...event...}", contentType: "text/event-stream" };
-  return [route({ method: "GET", path: "/v1/stream", access: "full", doc, project: projectInQuery(), handle: ({ request, server, scope }) => openStream(request, server, scope) })];
+  const doc = {
+    summary: "Stream events (SSE)",
+    description: "Server-Sent Events of stored events as JSON; resumes after Last-Event-ID. Full-access tokens only.",
+    query: streamQuery,
+    example: "id: 1\ndata: {...event...}",
+    contentType: "text/event-stream",
+  };
+  return [
+    route({
+      method: "GET",
+      path: "/v1/stream",
+      access: "full",
+      doc,
+      project: projectInQuery(),
+      handle: ({ request, server, scope }) => openStream(request, server, scope),
+    }),
+  ];
 
   async function openStream(request: Request, server: BaseContext["server"], scope: Scope): Promise<Response> {
     const url = new URL(request.url);
@@ -61,7 +87,10 @@ export function streamRoutes({ fanout, feed, projects, tokens }: Services, { str
       projectId: filter.projectId,
       start: () => [],
       keep: (pending, message) => message.type === "event" && matches(message.event) && pending.push(message) > 0,
-      frames: (pending, render) => pending.flatMap((m) => (m.type === "event" ? [{ frame: render(m, "api-json", () => encode(m.event)), id: m.event.id }] : [])),
+      frames: (pending, render) =>
+        pending.flatMap((m) =>
+          m.type === "event" ? [{ frame: render(m, "api-json", () => encode(m.event)), id: m.event.id }] : [],
+        ),
     };
     return sseResponse({
       registry: streams,

@@ -25,5 +25,11 @@ export function ok(fields: Record<string, unknown> = {}): Response {
 
 /** A user as the API shows them: times in Unix seconds. */
 export function apiUser(u: UserSummary) {
-  return { user_id: u.userId, properties: u.properties ?? {}, first_seen: u.firstSeen / 1000, last_seen: u.lastSeen / 1000, events: u.events };
+  return {
+    user_id: u.userId,
+    properties: u.properties ?? {},
+    first_seen: u.firstSeen / 1000,
+    last_seen: u.lastSeen / 1000,
+    events: u.events,
+  };
 }

@@ -2,7 +2,16 @@ import type { AlertInput } from "../domain/alerts.ts";
 import { parseSeconds } from "../domain/units.ts";
 import type { Alert } from "../model/alert.ts";
 import { parseTags } from "./client.ts";
-import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
+import {
+  type Command,
+  configFrom,
+  managementOptions,
+  parse,
+  table,
+  UsageError,
+  when,
+  withServices,
+} from "./command.ts";
 
 const USAGE =
   "signalboard alert list [--project P] | alert create --project P --name N --kind absence|count|metric [--channel C] [--event E] [--tag key=value ...] " +
@@ -20,14 +29,18 @@ function seconds(flag: string, text: string | undefined): number | undefined {
 
 function number(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!Number.isFinite(Number(text)) || text.trim() === "") throw new UsageError(`--${flag} takes a number; got "${text}"`);
+  if (!Number.isFinite(Number(text)) || text.trim() === "")
+    throw new UsageError(`--${flag} takes a number; got "${text}"`);
   return Number(text);
 }
 
 const span = (ms: number | null) => (ms === null ? "" : `${ms / 1000}s`);
 
 function describe(a: Alert): string {
-  if (a.kind === "absence") return a.cron ? `cron "${a.cron}" ${a.tz}, grace ${span(a.grace)}` : `every ${span(a.period)}, grace ${span(a.grace)}`;
+  if (a.kind === "absence")
+    return a.cron
+      ? `cron "${a.cron}" ${a.tz}, grace ${span(a.grace)}`
+      : `every ${span(a.period)}, grace ${span(a.grace)}`;
   const limit = a.above !== null ? `above ${a.above}` : `below ${a.below}`;
   return a.kind === "count" ? `${limit} in ${span(a.window)}` : `${a.metric} ${limit}`;
 }
@@ -60,13 +73,25 @@ export const alert: Command = {
     return withServices(config, values, async ({ alerts }) => {
       if (action === "list") {
         const project = values.project ?? config.defaultProject;
-        const rows = (await alerts.list(project)).map((a) => [String(a.id), a.name, a.kind, describe(a), a.paused ? "paused" : a.state, when(a.since), when(a.lastChecked)]);
+        const rows = (await alerts.list(project)).map((a) => [
+          String(a.id),
+          a.name,
+          a.kind,
+          describe(a),
+          a.paused ? "paused" : a.state,
+          when(a.since),
+          when(a.lastChecked),
+        ]);
         console.log(table([["ID", "NAME", "KIND", "RULE", "STATE", "SINCE", "LAST CHECKED"], ...rows]));
         return 0;
       }
       if (action === "create") {
         const tags = parseTags(values.tag);
-        const filter = { channel: values.channel, event: values.event, ...(tags ? { tags: Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, String(v)])) } : {}) };
+        const filter = {
+          channel: values.channel,
+          event: values.event,
+          ...(tags ? { tags: Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, String(v)])) } : {}),
+        };
         const input = {
           project: values.project ?? config.defaultProject,
           name: values.name,
@@ -84,11 +109,14 @@ export const alert: Command = {
           paused: values.paused,
         };
         const made = await alerts.create(JSON.parse(JSON.stringify(input)) as AlertInput);
-        console.log(`Created alert rule ${made.id} "${made.name}" (${made.kind}: ${describe(made)})${made.paused ? ", paused" : ""}.`);
+        console.log(
+          `Created alert rule ${made.id} "${made.name}" (${made.kind}: ${describe(made)})${made.paused ? ", paused" : ""}.`,
+        );
         return 0;
       }
       const id = Number(ref);
-      if (!ref || !/^\d+$/.test(ref)) throw new UsageError("expected list, create, or pause|resume|test|delete with a rule's id");
+      if (!ref || !/^\d+$/.test(ref))
+        throw new UsageError("expected list, create, or pause|resume|test|delete with a rule's id");
       if (action === "pause" || action === "resume") {
         const changed = await alerts.update(id, { paused: action === "pause" });
         console.log(`Alert rule ${changed.id} "${changed.name}" is ${changed.paused ? "paused" : "watching again"}.`);

@@ -5,7 +5,8 @@ import { type Command, configFrom, managementOptions, parse, withServices } from
 
 export const backup: Command = {
   summary: "copy the database consistently, while the server runs",
-  usage: "signalboard backup [FILE|DIR/] [--force] [--data-dir DIR]   (default: DATA_DIR/backups/signalboard-YYYYMMDD-HHMMSS.db; a directory gets a file of that name inside it)",
+  usage:
+    "signalboard backup [FILE|DIR/] [--force] [--data-dir DIR]   (default: DATA_DIR/backups/signalboard-YYYYMMDD-HHMMSS.db; a directory gets a file of that name inside it)",
   async run(argv) {
     const { values, positionals } = parse(argv, { ...managementOptions, force: { type: "boolean" } });
     const config = configFrom(values, { installed: true });
@@ -13,10 +14,17 @@ export const backup: Command = {
     const dated = `signalboard-${stamp}.db`;
     const named = positionals[0];
     // A directory (one that exists, or a path ending in /) gets a dated file inside it, as the default does.
-    const file = named === undefined ? join(config.dataDir, "backups", dated) : isDirectory(named) ? join(resolve(named), dated) : resolve(named);
+    const file =
+      named === undefined
+        ? join(config.dataDir, "backups", dated)
+        : isDirectory(named)
+          ? join(resolve(named), dated)
+          : resolve(named);
     const started = performance.now();
     await withServices(config, values, (services) => services.backup(file, { replace: values.force ?? false }));
-    console.log(`Backed up to ${file} (${(statSync(file).size / 1e6).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s).`);
+    console.log(
+      `Backed up to ${file} (${(statSync(file).size / 1e6).toFixed(1)} MB in ${((performance.now() - started) / 1000).toFixed(1)} s).`,
+    );
     console.log(file);
     return 0;
   },

@@ -1,4 +1,13 @@
-import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
+import {
+  type Command,
+  configFrom,
+  managementOptions,
+  parse,
+  table,
+  UsageError,
+  when,
+  withServices,
+} from "./command.ts";
 
 export const channel: Command = {
   summary: "create, list or delete channels of a project",
@@ -14,13 +23,20 @@ export const channel: Command = {
         return 0;
       }
       if (action === "list" && projectName) {
-        const rows = await Promise.all((await projects.channels(projectName)).map(async (c) => [c.name, String(await projects.eventCount(projectName, c.name)), when(c.createdAt)]));
+        const rows = await Promise.all(
+          (await projects.channels(projectName)).map(async (c) => [
+            c.name,
+            String(await projects.eventCount(projectName, c.name)),
+            when(c.createdAt),
+          ]),
+        );
         console.log(table([["NAME", "EVENTS", "CREATED"], ...rows]));
         return 0;
       }
       if (action === "delete" && projectName && name) {
         const events = await projects.eventCount(projectName, name);
-        if (!values.yes) throw new UsageError(`deleting channel "${name}" also deletes its ${events} events; add --yes to confirm`);
+        if (!values.yes)
+          throw new UsageError(`deleting channel "${name}" also deletes its ${events} events; add --yes to confirm`);
         await projects.deleteChannel(projectName, name);
         console.log(`Deleted channel "${name}" and its ${events} events.`);
         return 0;

@@ -13,11 +13,21 @@ export const clientOptions = {
 
 export type Client = { url: string; token: string };
 
-export function clientFrom(values: { url?: string; token?: string; "env-file"?: string }, env: Env = environment(values)): Client {
+export function clientFrom(
+  values: { url?: string; token?: string; "env-file"?: string },
+  env: Env = environment(values),
+): Client {
   const url = (values.url ?? env.SIGNALBOARD_URL ?? "http://localhost:8080").replace(/\/+$/, "");
-  if (!values.token && env.SIGNALBOARD_TOKEN && env.SIGNALBOARD_TOKEN_FILE) throw new UsageError("SIGNALBOARD_TOKEN and SIGNALBOARD_TOKEN_FILE are both set: keep one");
-  const token = values.token ?? (env.SIGNALBOARD_TOKEN || (env.SIGNALBOARD_TOKEN_FILE ? valueFromFile("SIGNALBOARD_TOKEN_FILE", env.SIGNALBOARD_TOKEN_FILE) : undefined));
-  if (!token) throw new UsageError("a token is required: pass --token or set SIGNALBOARD_TOKEN or SIGNALBOARD_TOKEN_FILE (create one with: signalboard token create --name NAME)");
+  if (!values.token && env.SIGNALBOARD_TOKEN && env.SIGNALBOARD_TOKEN_FILE)
+    throw new UsageError("SIGNALBOARD_TOKEN and SIGNALBOARD_TOKEN_FILE are both set: keep one");
+  const token =
+    values.token ??
+    (env.SIGNALBOARD_TOKEN ||
+      (env.SIGNALBOARD_TOKEN_FILE ? valueFromFile("SIGNALBOARD_TOKEN_FILE", env.SIGNALBOARD_TOKEN_FILE) : undefined));
+  if (!token)
+    throw new UsageError(
+      "a token is required: pass --token or set SIGNALBOARD_TOKEN or SIGNALBOARD_TOKEN_FILE (create one with: signalboard token create --name NAME)",
+    );
   return { url, token };
 }
 
@@ -37,7 +47,11 @@ export async function postJson(client: Client, path: string, body: unknown): Pro
     try {
       response = await fetch(client.url + path, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${client.token}`, "Idempotency-Key": key },
+        headers: {
+          "Content-Type": "application/json",
+          Authorization: `Bearer ${client.token}`,
+          "Idempotency-Key": key,
+        },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(15_000),
       });

@@ -20,7 +20,12 @@ export class UsageError extends Error {}
 
 export function parse<O extends Options>(argv: string[], options: O) {
   try {
-    return parseArgs({ args: argv, options: { ...configFlagOptions(), help: { type: "boolean", short: "h" }, ...options }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: argv,
+      options: { ...configFlagOptions(), help: { type: "boolean", short: "h" }, ...options },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     const known = [...Object.keys(configFlagOptions()), "help", ...Object.keys(options)].map((name) => `--${name}`);
     throw new UsageError(parseProblem(error as Error & { code?: string }, known));
@@ -31,7 +36,8 @@ export function parse<O extends Options>(argv: string[], options: O) {
 function parseProblem(error: Error & { code?: string }, known: string[]): string {
   const option = /'(-[^' ]+)/.exec(error.message)?.[1];
   if (!option) return error.message;
-  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${option}${didYouMean(option.split("=")[0]!, known)}`;
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION")
+    return `unknown option ${option}${didYouMean(option.split("=")[0]!, known)}`;
   if (/argument missing/.test(error.message)) return `${option} needs a value`;
   if (/does not take an argument/.test(error.message)) return `${option} takes no value`;
   return error.message;
@@ -55,7 +61,11 @@ export function configFrom(values: Record<string, unknown>, { installed = false 
  * directory without a database is refused unless `init`: a command run without the server's
  * settings would otherwise work on a new, empty database of its own, and seem to succeed.
  */
-export async function withServices<T>(config: Config, options: { init?: boolean }, fn: (services: Services) => Promise<T> | T): Promise<T> {
+export async function withServices<T>(
+  config: Config,
+  options: { init?: boolean },
+  fn: (services: Services) => Promise<T> | T,
+): Promise<T> {
   const fresh = checkDatabase(config, options);
   const services = await createServices(config);
   if (fresh) console.error(`Made a new, empty database in ${config.dataDir} (--init).`);
@@ -101,7 +111,14 @@ export function report(error: unknown, usage?: string): number {
 
 export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 export function when(ms: number | null | undefined): string {

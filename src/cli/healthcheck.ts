@@ -9,7 +9,8 @@ export const healthcheck: Command = {
   usage: "signalboard healthcheck [--port N] [--host H] [--env-file FILE]",
   async run(argv) {
     const { values, positionals } = parse(argv, {});
-    if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}": healthcheck takes only settings`);
+    if (positionals.length)
+      throw new UsageError(`unexpected argument "${positionals[0]}": healthcheck takes only settings`);
     const config = configFrom(values, { installed: true });
     const url = `http://${localAddress(config.host)}:${config.port}/healthz`;
     try {
@@ -23,7 +24,12 @@ export const healthcheck: Command = {
     } catch (error) {
       const { name, code, message } = error as Error & { code?: string };
       const refused = code === "ConnectionRefused" || message.includes("ECONNREFUSED");
-      const why = name === "TimeoutError" ? `no answer within ${TIMEOUT_MS / 1000} s` : refused ? "nothing listens there (is the server running, on this port?)" : message;
+      const why =
+        name === "TimeoutError"
+          ? `no answer within ${TIMEOUT_MS / 1000} s`
+          : refused
+            ? "nothing listens there (is the server running, on this port?)"
+            : message;
       console.error(`error: ${url} does not answer: ${why}`);
     }
     return 1;

@@ -4,7 +4,16 @@
 // secret is printed once, on its own last line.
 import { destination, KIND_LABEL } from "../domain/integration-kinds.ts";
 import { describeFilter } from "../domain/routing.ts";
-import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
+import {
+  type Command,
+  configFrom,
+  managementOptions,
+  parse,
+  table,
+  UsageError,
+  when,
+  withServices,
+} from "./command.ts";
 
 const USAGE =
   "signalboard integration list [--project P] | integration add --project P --kind KIND --name NAME --config JSON [--filter JSON] [--title TEMPLATE] [--body TEMPLATE] | integration remove ID | integration test ID";
@@ -19,7 +28,10 @@ function json(flag: string, text: string | undefined): unknown {
 }
 
 const idOf = (id: string | undefined, action: string): number => {
-  if (id === undefined || !/^\d{1,9}$/.test(id)) throw new UsageError(`integration ${action} takes an integration's id (a number that integration list shows)${id === undefined ? "" : `, got "${id}"`}`);
+  if (id === undefined || !/^\d{1,9}$/.test(id))
+    throw new UsageError(
+      `integration ${action} takes an integration's id (a number that integration list shows)${id === undefined ? "" : `, got "${id}"`}`,
+    );
   return Number(id);
 };
 
@@ -27,7 +39,8 @@ const idOf = (id: string | undefined, action: string): number => {
 const printable = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
 
 export const integration: Command = {
-  summary: "list, add, remove or test a project's integrations (e-mail, Telegram, Gotify, Pushover, Matrix, webhook, ntfy, Discord, Slack)",
+  summary:
+    "list, add, remove or test a project's integrations (e-mail, Telegram, Gotify, Pushover, Matrix, webhook, ntfy, Discord, Slack)",
   usage: USAGE,
   async run(argv) {
     const { values, positionals } = parse(argv, {
@@ -44,10 +57,23 @@ export const integration: Command = {
     if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
     const config = configFrom(values);
     if (action === "add") {
-      for (const flag of ["project", "kind", "name", "config"] as const) if (!values[flag]) throw new UsageError(`--${flag} is required`);
-    } else if (action !== "list" && action !== "remove" && action !== "test") throw new UsageError("expected list, add, remove ID or test ID");
-    const template = values.title !== undefined || values.body !== undefined ? { title: values.title, body: values.body } : undefined;
-    const input = action === "add" ? { project: values.project, kind: values.kind, name: values.name, config: json("--config", values.config), filter: json("--filter", values.filter), template } : null;
+      for (const flag of ["project", "kind", "name", "config"] as const)
+        if (!values[flag]) throw new UsageError(`--${flag} is required`);
+    } else if (action !== "list" && action !== "remove" && action !== "test")
+      throw new UsageError("expected list, add, remove ID or test ID");
+    const template =
+      values.title !== undefined || values.body !== undefined ? { title: values.title, body: values.body } : undefined;
+    const input =
+      action === "add"
+        ? {
+            project: values.project,
+            kind: values.kind,
+            name: values.name,
+            config: json("--config", values.config),
+            filter: json("--filter", values.filter),
+            template,
+          }
+        : null;
     const target = action === "remove" || action === "test" ? idOf(id, action) : null;
     return withServices(config, values, async ({ integrations }) => {
       if (action === "list") {
@@ -59,15 +85,21 @@ export const integration: Command = {
           describeFilter(i.filter),
           i.enabled ? "yes" : "no",
           when(i.lastSuccessAt),
-          i.lastErrorAt && (i.lastSuccessAt ?? 0) < i.lastErrorAt ? `${when(i.lastErrorAt)} ${printable(i.lastError ?? "")}` : "-",
+          i.lastErrorAt && (i.lastSuccessAt ?? 0) < i.lastErrorAt
+            ? `${when(i.lastErrorAt)} ${printable(i.lastError ?? "")}`
+            : "-",
         ]);
-        console.log(table([["ID", "NAME", "KIND", "SENDS TO", "GETS", "ENABLED", "LAST SUCCESS", "LAST ERROR"], ...rows]));
+        console.log(
+          table([["ID", "NAME", "KIND", "SENDS TO", "GETS", "ENABLED", "LAST SUCCESS", "LAST ERROR"], ...rows]),
+        );
         return 0;
       }
       if (input) {
         const created = await integrations.create(input);
         const i = created.integration;
-        console.log(`Added ${KIND_LABEL[i.kind]} integration "${printable(i.name)}" to ${i.project}, id ${i.id}; it gets ${describeFilter(i.filter)}.`);
+        console.log(
+          `Added ${KIND_LABEL[i.kind]} integration "${printable(i.name)}" to ${i.project}, id ${i.id}; it gets ${describeFilter(i.filter)}.`,
+        );
         console.log(`Settings: ${JSON.stringify(i.config)}`);
         if (created.secret) {
           console.log("Its signing secret, shown only this once:");
@@ -78,11 +110,15 @@ export const integration: Command = {
       if (action === "remove") {
         const gone = await integrations.get(target!);
         await integrations.remove(target!);
-        console.log(`Removed integration ${gone.id} "${printable(gone.name)}" of ${gone.project}, with its stored secrets.`);
+        console.log(
+          `Removed integration ${gone.id} "${printable(gone.name)}" of ${gone.project}, with its stored secrets.`,
+        );
         return 0;
       }
       await integrations.sendTest(target!, config.baseUrl);
-      console.log(`Test queued for integration ${target}; a running server sends it within seconds (see integration list for the outcome).`);
+      console.log(
+        `Test queued for integration ${target}; a running server sends it within seconds (see integration list for the outcome).`,
+      );
       return 0;
     });
   },

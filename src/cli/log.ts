@@ -3,7 +3,8 @@ import { type Command, parse, UsageError } from "./command.ts";
 
 export const logCommand: Command = {
   summary: "send an event to a running server",
-  usage: "signalboard log --project P --channel C --event E [--description D] [--icon 🚀] [--notify] [--tag key=value ...] [--user-id U] [--markdown] [--timestamp SECONDS] [--url URL] [--token TOKEN]",
+  usage:
+    "signalboard log --project P --channel C --event E [--description D] [--icon 🚀] [--notify] [--tag key=value ...] [--user-id U] [--markdown] [--timestamp SECONDS] [--url URL] [--token TOKEN]",
   async run(argv) {
     const { values } = parse(argv, {
       ...clientOptions,
@@ -18,7 +19,8 @@ export const logCommand: Command = {
       markdown: { type: "boolean" },
       timestamp: { type: "string" },
     });
-    if (!values.project || !values.channel || !values.event) throw new UsageError("--project, --channel and --event are required");
+    if (!values.project || !values.channel || !values.event)
+      throw new UsageError("--project, --channel and --event are required");
     const client = clientFrom(values);
     const result = await postJson(client, "/v1/log", {
       project: values.project,
@@ -38,6 +40,7 @@ export const logCommand: Command = {
 };
 
 function seconds(text: string): number {
-  if (!/^\d+(\.\d+)?$/.test(text)) throw new UsageError(`--timestamp takes Unix seconds, such as 1767225600; got "${text}"`);
+  if (!/^\d+(\.\d+)?$/.test(text))
+    throw new UsageError(`--timestamp takes Unix seconds, such as 1767225600; got "${text}"`);
   return Number(text);
 }

@@ -16,10 +16,19 @@ export const metric: Command = {
     if (!values.title || values.value === undefined) throw new UsageError("--title and --value are required");
     const client = clientFrom(values);
     const value = scalar(values.value);
-    const answer = await postJson(client, "/send-metric", { title: values.title, value: typeof value === "boolean" ? values.value : value, increment: values.increment ?? false, project: values.project, icon: values.icon });
+    const answer = await postJson(client, "/send-metric", {
+      title: values.title,
+      value: typeof value === "boolean" ? values.value : value,
+      increment: values.increment ?? false,
+      project: values.project,
+      icon: values.icon,
+    });
     const now = JSON.stringify(answer.value); // the value as stored (a server before 0.2.0 does not say)
     const where = typeof answer.project === "string" ? ` in ${answer.project}` : "";
-    if (values.increment) console.log(`Incremented metric "${values.title}"${where} by ${values.value}${now === undefined ? "." : `; it is now ${now}.`}`);
+    if (values.increment)
+      console.log(
+        `Incremented metric "${values.title}"${where} by ${values.value}${now === undefined ? "." : `; it is now ${now}.`}`,
+      );
     else console.log(`Set metric "${values.title}"${where}${now === undefined ? "." : ` to ${now}.`}`);
     return 0;
   },

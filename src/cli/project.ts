@@ -1,8 +1,18 @@
-import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
+import {
+  type Command,
+  configFrom,
+  managementOptions,
+  parse,
+  table,
+  UsageError,
+  when,
+  withServices,
+} from "./command.ts";
 
 export const project: Command = {
   summary: "create, list or delete projects",
-  usage: "signalboard project create NAME | project list | project delete NAME --yes | project retention NAME [DAYS|off]",
+  usage:
+    "signalboard project create NAME | project list | project delete NAME --yes | project retention NAME [DAYS|off]",
   async run(argv) {
     const { values, positionals } = parse(argv, { ...managementOptions, yes: { type: "boolean" } });
     const [action, name] = positionals;
@@ -14,13 +24,22 @@ export const project: Command = {
         return 0;
       }
       if (action === "list") {
-        const rows = await Promise.all((await projects.list()).map(async (p) => [p.name, String((await projects.channels(p.name)).length), String(await projects.eventCount(p.name)), p.retentionDays ? days(p.retentionDays) : "forever", when(p.createdAt)]));
+        const rows = await Promise.all(
+          (await projects.list()).map(async (p) => [
+            p.name,
+            String((await projects.channels(p.name)).length),
+            String(await projects.eventCount(p.name)),
+            p.retentionDays ? days(p.retentionDays) : "forever",
+            when(p.createdAt),
+          ]),
+        );
         console.log(table([["NAME", "CHANNELS", "EVENTS", "KEEPS EVENTS", "CREATED"], ...rows]));
         return 0;
       }
       if (action === "delete" && name) {
         const events = await projects.eventCount(name);
-        if (!values.yes) throw new UsageError(`deleting project "${name}" also deletes its ${events} events; add --yes to confirm`);
+        if (!values.yes)
+          throw new UsageError(`deleting project "${name}" also deletes its ${events} events; add --yes to confirm`);
         await projects.deleteProject(name);
         console.log(`Deleted project "${name}" and its ${events} events.`);
         return 0;
@@ -35,8 +54,14 @@ export const project: Command = {
       if (action === "retention" && name) {
         const { project: p, lastRun } = await projects.retention(name);
         console.log(keeps(name, p.retentionDays));
-        if (!lastRun) console.log("Retention has not run on this database yet: a running server runs it 30 seconds after it starts, then every hour.");
-        else console.log(`Retention last ran at ${when(lastRun.at)} UTC${p.retentionDays ? ` and deleted ${lastRun.deleted} of its events` : ""}; it runs every hour while a server runs.`);
+        if (!lastRun)
+          console.log(
+            "Retention has not run on this database yet: a running server runs it 30 seconds after it starts, then every hour.",
+          );
+        else
+          console.log(
+            `Retention last ran at ${when(lastRun.at)} UTC${p.retentionDays ? ` and deleted ${lastRun.deleted} of its events` : ""}; it runs every hour while a server runs.`,
+          );
         return 0;
       }
       throw new UsageError("expected create NAME, list, delete NAME or retention NAME [DAYS|off]");
@@ -47,4 +72,6 @@ export const project: Command = {
 const days = (n: number) => `${n} ${n === 1 ? "day" : "days"}`;
 
 const keeps = (name: string, retentionDays: number | null) =>
-  retentionDays ? `Project "${name}" keeps events for ${days(retentionDays)}; older ones are deleted hourly.` : `Project "${name}" keeps events forever.`;
+  retentionDays
+    ? `Project "${name}" keeps events for ${days(retentionDays)}; older ones are deleted hourly.`
+    : `Project "${name}" keeps events forever.`;

@@ -6,13 +6,28 @@ import { logBody } from "../api/models.ts";
 import type { ImportLine, ImportProgress } from "../domain/ingest.ts";
 import { validate } from "../domain/validation.ts";
 import { ValidationError } from "../errors.ts";
-import { checkDatabase, type Command, configFrom, managementOptions, parse, UsageError, withServices } from "./command.ts";
+import {
+  checkDatabase,
+  type Command,
+  configFrom,
+  managementOptions,
+  parse,
+  UsageError,
+  withServices,
+} from "./command.ts";
 
 export const exportCommand: Command = {
   summary: "write a project's events as NDJSON (to a file or stdout)",
-  usage: "signalboard export --project P [--channel C] [--out FILE [--force]]   (FILE appears only once complete; --force replaces an existing one)",
+  usage:
+    "signalboard export --project P [--channel C] [--out FILE [--force]]   (FILE appears only once complete; --force replaces an existing one)",
   async run(argv) {
-    const { values } = parse(argv, { ...managementOptions, project: { type: "string" }, channel: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } });
+    const { values } = parse(argv, {
+      ...managementOptions,
+      project: { type: "string" },
+      channel: { type: "string" },
+      out: { type: "string" },
+      force: { type: "boolean" },
+    });
     if (!values.project) throw new UsageError("--project is required");
     const config = configFrom(values, { installed: true });
     return withServices(config, values, async (services) => {
@@ -38,7 +53,10 @@ export const exportCommand: Command = {
         if (!failed) await send();
         if (file) await new Promise<void>((resolve) => (out as ReturnType<typeof createWriteStream>).end(resolve));
         const error = failed as NodeJS.ErrnoException | null;
-        if (error && error.code !== "EPIPE") throw new Error(`could not write the export: ${error.message}${file?.existed ? `; ${file.path} was left as it was` : ""}`);
+        if (error && error.code !== "EPIPE")
+          throw new Error(
+            `could not write the export: ${error.message}${file?.existed ? `; ${file.path} was left as it was` : ""}`,
+          );
         file?.complete();
       } catch (error) {
         file?.abandon();
@@ -75,7 +93,10 @@ function outFile(path: string, force: boolean, refuseOwnFile: (target: string) =
   const existing = lstatOrNull(target);
   // What --force replaces is a file: a device (/dev/null), a pipe, a symlink or a directory is
   // refused (renaming over it would replace it, not write to it); write to stdout instead.
-  if (existing && !existing.isFile()) throw new UsageError(`${target} is not a regular file; leave out --out to write to stdout (and redirect it: > FILE, | gzip)`);
+  if (existing && !existing.isFile())
+    throw new UsageError(
+      `${target} is not a regular file; leave out --out to write to stdout (and redirect it: > FILE, | gzip)`,
+    );
   const existed = existing !== null;
   if (existed && !force) throw new UsageError(`${target} already exists; choose another name or add --force`);
   const partial = join(dirname(target), `.${basename(target)}.partial-${randomBytes(6).toString("hex")}`);
@@ -83,7 +104,9 @@ function outFile(path: string, force: boolean, refuseOwnFile: (target: string) =
   try {
     fd = openSync(partial, "wx", 0o600);
   } catch (error) {
-    throw new UsageError(`cannot write ${target}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `cannot write ${target}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   return {
     fd,
@@ -111,10 +134,15 @@ function parseLines(text: string, project?: string): { events: ImportLine[]; pro
     try {
       const raw = JSON.parse(line) as Record<string, unknown>;
       const input = validate(logBody, project ? { ...raw, project } : raw);
-      if (input.timestamp === undefined) throw new ValidationError([{ path: "timestamp", type: "invalid_type", message: "timestamp: is required in an import (Unix seconds)" }]);
+      if (input.timestamp === undefined)
+        throw new ValidationError([
+          { path: "timestamp", type: "invalid_type", message: "timestamp: is required in an import (Unix seconds)" },
+        ]);
       events.push({ ...input, timestamp: input.timestamp });
     } catch (error) {
-      problems.push(`line ${i + 1}: ${error instanceof ValidationError ? error.issues.map((x) => x.message).join("; ") : `not JSON (${(error as Error).message})`}`);
+      problems.push(
+        `line ${i + 1}: ${error instanceof ValidationError ? error.issues.map((x) => x.message).join("; ") : `not JSON (${(error as Error).message})`}`,
+      );
     }
   });
   return { events, problems };
@@ -122,7 +150,8 @@ function parseLines(text: string, project?: string): { events: ImportLine[]; pro
 
 export const importCommand: Command = {
   summary: "read NDJSON events back (stored as historical: never notified; safe to run again)",
-  usage: "signalboard import FILE|- [--project P]   (P overrides each line's project; events already present are skipped)",
+  usage:
+    "signalboard import FILE|- [--project P]   (P overrides each line's project; events already present are skipped)",
   async run(argv) {
     const { values, positionals } = parse(argv, { ...managementOptions, project: { type: "string" } });
     const source = positionals[0];
@@ -138,16 +167,23 @@ export const importCommand: Command = {
       return 1;
     }
     // Said before the first commit, because a kill or a power cut leaves no chance to say it after.
-    console.error(`Importing ${plural(events.length, "event")}; if this is interrupted, run the same command again: events already present are skipped.`);
+    console.error(
+      `Importing ${plural(events.length, "event")}; if this is interrupted, run the same command again: events already present are skipped.`,
+    );
     return withServices(config, values, async ({ ingest }) => {
       let progress: ImportProgress = { imported: 0, skipped: 0 };
       try {
         const { imported, skipped, createdProjects } = await ingest.importEvents(events, (p) => (progress = p));
         for (const p of createdProjects) console.log(`Created project "${p}".`);
-        console.log(`Imported ${plural(imported, "event")} as historical events (no notifications); skipped ${skipped} already present.`);
+        console.log(
+          `Imported ${plural(imported, "event")} as historical events (no notifications); skipped ${skipped} already present.`,
+        );
         return 0;
       } catch (error) {
-        if (progress.imported) console.error(`Stored ${plural(progress.imported, "event")} before this failure; run the same command again to import the rest.`);
+        if (progress.imported)
+          console.error(
+            `Stored ${plural(progress.imported, "event")} before this failure; run the same command again to import the rest.`,
+          );
         throw error;
       }
     });

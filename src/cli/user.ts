@@ -1,6 +1,15 @@
 import { ROLES, type Role } from "../model/user.ts";
 import { randomToken } from "../domain/tokens.ts";
-import { type Command, configFrom, managementOptions, parse, table, UsageError, when, withServices } from "./command.ts";
+import {
+  type Command,
+  configFrom,
+  managementOptions,
+  parse,
+  table,
+  UsageError,
+  when,
+  withServices,
+} from "./command.ts";
 
 /** The password: from stdin with --password-stdin, else a strong generated one that is printed once. */
 async function passwordFrom(values: { "password-stdin"?: boolean }): Promise<{ password: string; generated: boolean }> {
@@ -14,16 +23,21 @@ async function passwordFrom(values: { "password-stdin"?: boolean }): Promise<{ p
 
 function roleFrom(value: string | undefined): Role | undefined {
   if (value === undefined) return undefined;
-  if (!(ROLES as readonly string[]).includes(value)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}, not "${value}"`);
+  if (!(ROLES as readonly string[]).includes(value))
+    throw new UsageError(`--role must be one of ${ROLES.join(", ")}, not "${value}"`);
   return value as Role;
 }
 
 /** --projects a,b limits someone to those projects; --all-projects lifts a limit; neither: undefined. */
 function projectsFrom(values: { projects?: string; "all-projects"?: boolean }): string[] | null | undefined {
-  if (values.projects !== undefined && values["all-projects"]) throw new UsageError("use --projects or --all-projects, not both");
+  if (values.projects !== undefined && values["all-projects"])
+    throw new UsageError("use --projects or --all-projects, not both");
   if (values["all-projects"]) return null;
   if (values.projects === undefined) return undefined;
-  const names = values.projects.split(",").map((p) => p.trim()).filter(Boolean);
+  const names = values.projects
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
   if (!names.length) throw new UsageError("--projects needs at least one project name (a,b,c), or use --all-projects");
   return names;
 }
@@ -52,18 +66,31 @@ export const user: Command = {
     return withServices(config, values, async ({ accounts, members }) => {
       if (action === "create" && name) {
         const { password, generated } = await passwordFrom(values);
-        const created = await accounts.createUser({ username: name, password }, values.owner ? "owner" : role, { projects });
-        console.log(`Created ${created.role} "${created.username}"${created.role === "owner" ? "" : `, seeing ${projectsText(created.projects)}`}.`);
-        if (generated) console.log(`Password (shown once; change it with user reset-password, or in Settings → Account):\n${password}`);
+        const created = await accounts.createUser({ username: name, password }, values.owner ? "owner" : role, {
+          projects,
+        });
+        console.log(
+          `Created ${created.role} "${created.username}"${created.role === "owner" ? "" : `, seeing ${projectsText(created.projects)}`}.`,
+        );
+        if (generated)
+          console.log(
+            `Password (shown once; change it with user reset-password, or in Settings → Account):\n${password}`,
+          );
         return 0;
       }
       if (action === "set" && name) {
-        if (!role && projects === undefined) throw new UsageError("say what to change: --role, --projects or --all-projects");
+        if (!role && projects === undefined)
+          throw new UsageError("say what to change: --role, --projects or --all-projects");
         const target = (await accounts.list()).find((u) => u.username === name.toLowerCase());
         if (!target) throw new UsageError(`no user named "${name}"; list them with: signalboard user list`);
         // The command line does what the owner does in Settings → Members.
-        const changed = await members.change(null, target.id, { role: role ?? target.role, projects: projects === undefined ? target.projects : projects });
-        console.log(`"${changed.user.username}" is now ${changed.user.role}, seeing ${projectsText(changed.user.projects)}.${changed.revokedTokens ? ` ${changed.revokedTokens} public token(s) of other projects were revoked.` : ""}`);
+        const changed = await members.change(null, target.id, {
+          role: role ?? target.role,
+          projects: projects === undefined ? target.projects : projects,
+        });
+        console.log(
+          `"${changed.user.username}" is now ${changed.user.role}, seeing ${projectsText(changed.user.projects)}.${changed.revokedTokens ? ` ${changed.revokedTokens} public token(s) of other projects were revoked.` : ""}`,
+        );
         return 0;
       }
       if (action === "reset-password" && name) {
@@ -74,7 +101,12 @@ export const user: Command = {
         return 0;
       }
       if (action === "list") {
-        console.log(table([["USER", "ROLE", "PROJECTS", "CREATED"], ...(await accounts.list()).map((u) => [u.username, u.role, projectsText(u.projects), when(u.createdAt)])]));
+        console.log(
+          table([
+            ["USER", "ROLE", "PROJECTS", "CREATED"],
+            ...(await accounts.list()).map((u) => [u.username, u.role, projectsText(u.projects), when(u.createdAt)]),
+          ]),
+        );
         return 0;
       }
       throw new UsageError("expected create NAME, set NAME, reset-password NAME or list");

@@ -34,9 +34,12 @@ export function within(inner: string[] | null, outer: string[] | null): boolean 
  */
 export function assertTokenReaches(scope: Scope, project: string | null): void {
   if (scope.kind !== "full" || !scope.projects) return;
-  const list = scope.projects.length ? `project${scope.projects.length === 1 ? "" : "s"} ${scope.projects.map((p) => `"${p}"`).join(", ")}` : "no project (its projects were deleted)";
+  const list = scope.projects.length
+    ? `project${scope.projects.length === 1 ? "" : "s"} ${scope.projects.map((p) => `"${p}"`).join(", ")}`
+    : "no project (its projects were deleted)";
   if (project === null) throw new Forbidden(`This token is limited to ${list}: name one of them (project=NAME).`);
-  if (!scope.projects.includes(project)) throw new Forbidden(`This token is limited to ${list}; it cannot reach "${project}".`);
+  if (!scope.projects.includes(project))
+    throw new Forbidden(`This token is limited to ${list}; it cannot reach "${project}".`);
 }
 
 /** Events: a public token may send only into its project, and its channel when it has one. */
@@ -47,7 +50,9 @@ export function assertCanSendEvent(scope: Scope, project: string, channel: strin
   }
   assertOwnProject(scope, project);
   if (scope.channel !== null && scope.channel !== channel) {
-    throw new Forbidden(`This public token may only send events to channel "${scope.channel}" of project "${scope.project}", not "${channel}".`);
+    throw new Forbidden(
+      `This public token may only send events to channel "${scope.channel}" of project "${scope.project}", not "${channel}".`,
+    );
   }
 }
 
@@ -57,7 +62,9 @@ export function assertCanSendEvent(scope: Scope, project: string, channel: strin
  */
 export function assertCanNotify(scope: Scope): void {
   if (scope.kind === "full" || scope.mayNotify) return;
-  throw new Forbidden(`This public token may not send notifications (notify: true). Send the event without notify, or allow the token to notify in Settings → API.`);
+  throw new Forbidden(
+    `This public token may not send notifications (notify: true). Send the event without notify, or allow the token to notify in Settings → API.`,
+  );
 }
 
 /** Metrics and user traits belong to no channel: a channel-limited public token may not set them. */
@@ -68,7 +75,9 @@ export function assertCanWriteProject(scope: Scope, project: string, what: strin
   }
   assertOwnProject(scope, project);
   if (scope.channel !== null) {
-    throw new Forbidden(`This public token is limited to channel "${scope.channel}" and may only send events; ${what} need a token for the whole project.`);
+    throw new Forbidden(
+      `This public token is limited to channel "${scope.channel}" and may only send events; ${what} need a token for the whole project.`,
+    );
   }
 }
 

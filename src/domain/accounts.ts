@@ -20,7 +20,10 @@ export const usernameRule = z
   .trim()
   .toLowerCase()
   .regex(/^[a-z0-9._-]{1,64}$/, "must be 1-64 letters, digits, dots, dashes or underscores");
-export const passwordRule = z.string().min(8, "must be at least 8 characters").max(256, "must be at most 256 characters");
+export const passwordRule = z
+  .string()
+  .min(8, "must be at least 8 characters")
+  .max(256, "must be at most 256 characters");
 
 const credentials = z.object({ username: usernameRule, password: passwordRule });
 
@@ -46,7 +49,8 @@ const SETUP_USED = "The setup code is wrong or was already used. Use the link th
 const SETUP_CODE = "setup_code";
 
 /** How a user's projects read in the trail and in messages. */
-export const projectsText = (projects: string[] | null) => (projects === null ? "every project" : projects.length ? projects.join(", ") : "no project");
+export const projectsText = (projects: string[] | null) =>
+  projects === null ? "every project" : projects.length ? projects.join(", ") : "no project";
 
 export type NewAccount = { username: string; password: string; role: Role; projects?: string[] | null };
 
@@ -55,7 +59,13 @@ export type NewAccount = { username: string; password: string; role: Role; proje
  * account, inside the transaction that creates it: requests racing with one set-up code cannot
  * make two owners. An actor without a user id is the new account itself (the owner setting up).
  */
-export async function createAccount(store: Store, input: NewAccount, actor: Actor, roleOf: (first: boolean) => Role = () => input.role, now = Date.now()): Promise<User> {
+export async function createAccount(
+  store: Store,
+  input: NewAccount,
+  actor: Actor,
+  roleOf: (first: boolean) => Role = () => input.role,
+  now = Date.now(),
+): Promise<User> {
   const { username, password } = validate(credentials, input);
   const passwordHash = await Bun.password.hash(password);
   const user = await audited(
@@ -83,7 +93,13 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
     const token = randomToken().slice(3);
     const csrfToken = randomToken().slice(3);
     const expiresAt = now + options.sessionTtlMs;
-    await store.users.createSession({ tokenHash: sha256(token), userId: user.id, csrfToken, createdAt: now, expiresAt });
+    await store.users.createSession({
+      tokenHash: sha256(token),
+      userId: user.id,
+      csrfToken,
+      createdAt: now,
+      expiresAt,
+    });
     return { token, csrfToken, expiresAt, user };
   }
 
@@ -112,7 +128,12 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
     },
 
     /** Creates the owner with the setup code and signs them in; `ip`: where the form came from. */
-    async setup(code: string, input: { username: string; password: string }, ip: string | null = null, now = Date.now()): Promise<NewSession> {
+    async setup(
+      code: string,
+      input: { username: string; password: string },
+      ip: string | null = null,
+      now = Date.now(),
+    ): Promise<NewSession> {
       if (!(await this.checkSetupCode(code))) throw new Forbidden(SETUP_USED);
       const firstOnly = (first: boolean): Role => {
         if (!first) throw new Forbidden(SETUP_USED);
@@ -127,9 +148,20 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
      * From the command line: the first user created becomes the owner, the others members (or
      * `role`), seeing every project unless limited to `projects`.
      */
-    async createUser(input: { username: string; password: string }, role?: Role, options: { projects?: string[] | null; by?: Actor } = {}, now = Date.now()): Promise<User> {
+    async createUser(
+      input: { username: string; password: string },
+      role?: Role,
+      options: { projects?: string[] | null; by?: Actor } = {},
+      now = Date.now(),
+    ): Promise<User> {
       const by = options.by ?? COMMAND_LINE;
-      return createAccount(store, { ...input, role: role ?? "member", projects: options.projects }, by, (first) => role ?? (first ? "owner" : "member"), now);
+      return createAccount(
+        store,
+        { ...input, role: role ?? "member", projects: options.projects },
+        by,
+        (first) => role ?? (first ? "owner" : "member"),
+        now,
+      );
     },
 
     /** From the command line: a new password, and every session of theirs ends. */
@@ -156,14 +188,22 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
      * A signed-in user changes their own password: the current one is asked for, the new one twice.
      * Their other sessions end; this one stays.
      */
-    async changePassword(session: Session, input: { current: string; password: string; confirm: string }, ip: string | null = null, now = Date.now()): Promise<void> {
+    async changePassword(
+      session: Session,
+      input: { current: string; password: string; confirm: string },
+      ip: string | null = null,
+      now = Date.now(),
+    ): Promise<void> {
       const record = await store.users.findByUsername(session.user.username);
       if (!record || record.id !== session.user.id) throw new NotFound("Your account no longer exists.");
       const issues = [];
-      if (!(await Bun.password.verify(input.current.slice(0, 256), record.passwordHash))) issues.push({ path: "current", type: "wrong_password", message: "current: this is not your current password" });
+      if (!(await Bun.password.verify(input.current.slice(0, 256), record.passwordHash)))
+        issues.push({ path: "current", type: "wrong_password", message: "current: this is not your current password" });
       const next = passwordRule.safeParse(input.password);
-      if (!next.success) issues.push({ path: "password", type: "invalid", message: `password: ${next.error.issues[0]!.message}` });
-      else if (input.password !== input.confirm) issues.push({ path: "confirm", type: "mismatch", message: "confirm: the two new passwords differ" });
+      if (!next.success)
+        issues.push({ path: "password", type: "invalid", message: `password: ${next.error.issues[0]!.message}` });
+      else if (input.password !== input.confirm)
+        issues.push({ path: "confirm", type: "mismatch", message: "confirm: the two new passwords differ" });
       if (issues.length) throw new ValidationError(issues);
       const hash = await Bun.password.hash(input.password);
       const actor = { userId: session.user.id, name: session.user.username, ip };
@@ -173,7 +213,11 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
         async (tx, note) => {
           await tx.users.setPassword(session.user.id, hash, now);
           await tx.users.deleteSessionsOf(session.user.id, session.sessionId);
-          note("password.changed", `user ${session.user.username}`, "changed by themselves; their other sessions ended");
+          note(
+            "password.changed",
+            `user ${session.user.username}`,
+            "changed by themselves; their other sessions ended",
+          );
         },
         now,
       );
@@ -187,14 +231,26 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
      * A new session for the right username and password, or null. Always costs one hash check.
      * Each attempt is in the audit trail, with `ip` (the client's address as the server sees it).
      */
-    async login(username: string, password: string, ip: string | null = null, now = Date.now()): Promise<NewSession | null> {
+    async login(
+      username: string,
+      password: string,
+      ip: string | null = null,
+      now = Date.now(),
+    ): Promise<NewSession | null> {
       const parsed = usernameRule.safeParse(username);
       const user = parsed.success ? await store.users.findByUsername(parsed.data) : null;
       const ok = await Bun.password.verify(password.slice(0, 256), user?.passwordHash ?? (await DUMMY_HASH()));
       const name = parsed.success ? parsed.data : username.slice(0, 64);
       const actor = { userId: user?.id ?? null, name, ip };
       if (!user || !ok) {
-        await recordAudit(store, actor, "sign_in.failed", `user ${name}`, user ? "wrong password" : "no such user", now);
+        await recordAudit(
+          store,
+          actor,
+          "sign_in.failed",
+          `user ${name}`,
+          user ? "wrong password" : "no such user",
+          now,
+        );
         return null;
       }
       const { passwordHash: _hash, ...publicUser } = user;

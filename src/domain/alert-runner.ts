@@ -31,7 +31,13 @@ export type RunnerOptions = { intervalMs: number; baseUrl: string; now?: () => n
  * may have missed), and the rules that watch them. Rules with the same filter share one: an event
  * is matched once per filter, however many rules watch it.
  */
-type Watched = { filter: EventFilter & { projectId: number }; matches: (e: StoredEvent) => boolean; lastSeen: number | null | undefined; early: number | null; rules: Map<number, Alert> };
+type Watched = {
+  filter: EventFilter & { projectId: number };
+  matches: (e: StoredEvent) => boolean;
+  lastSeen: number | null | undefined;
+  early: number | null;
+  rules: Map<number, Alert>;
+};
 
 /** What a rule's check found: the state it should be in, and what the notice says of it. */
 export type Finding = { firing: boolean; facts: Record<string, number | string | null> };
@@ -46,7 +52,12 @@ type Prefetched = Map<number, number>;
 class Raced extends Error {}
 
 export function watchedFilter(projectId: number, f: AlertFilter): EventFilter & { projectId: number } {
-  return { projectId, channel: f.channel, event: f.event, tags: Object.entries(f.tags ?? {}).map(([k, v]) => [k, String(v)] as [string, string]) };
+  return {
+    projectId,
+    channel: f.channel,
+    event: f.event,
+    tags: Object.entries(f.tags ?? {}).map(([k, v]) => [k, String(v)] as [string, string]),
+  };
 }
 
 export class AlertRunner {
@@ -91,7 +102,9 @@ export class AlertRunner {
 
   private tick(): Promise<unknown> {
     this.running ??= this.round()
-      .catch((error) => log.warn("checking alert rules failed; the next round tries again", { error: (error as Error).message }))
+      .catch((error) =>
+        log.warn("checking alert rules failed; the next round tries again", { error: (error as Error).message }),
+      )
       .finally(() => (this.running = null));
     return this.running;
   }
@@ -103,8 +116,14 @@ export class AlertRunner {
       const started = performance.now();
       const rules = await this.store.alerts.active();
       this.refresh(rules);
-      const counts = await this.countWindows(rules.filter((r) => r.kind === "count"), now);
-      await this.learnLatest(rules.filter((r) => r.kind === "absence"), now);
+      const counts = await this.countWindows(
+        rules.filter((r) => r.kind === "count"),
+        now,
+      );
+      await this.learnLatest(
+        rules.filter((r) => r.kind === "absence"),
+        now,
+      );
       for (const alert of rules) if (await this.check(alert, now, counts)) result.changed++;
       await this.store.alerts.checked(
         rules.map((r) => r.id),
@@ -143,10 +162,18 @@ export class AlertRunner {
 
   private watch(alert: Alert): void {
     const filter = watchedFilter(alert.projectId, alert.filter);
-    const key = JSON.stringify([filter.projectId, filter.channel ?? null, filter.event ?? null, [...filter.tags!].sort()]);
+    const key = JSON.stringify([
+      filter.projectId,
+      filter.channel ?? null,
+      filter.event ?? null,
+      [...filter.tags!].sort(),
+    ]);
     let w = this.watched.get(key);
     if (!w) {
-      this.watched.set(key, (w = { filter, matches: eventMatcher(filter), lastSeen: undefined, early: null, rules: new Map() }));
+      this.watched.set(
+        key,
+        (w = { filter, matches: eventMatcher(filter), lastSeen: undefined, early: null, rules: new Map() }),
+      );
       const index = keyOf(alert.projectId, alert.filter.channel, alert.filter.event);
       (this.byKey.get(index) ?? this.byKey.set(index, new Set()).get(index)!).add(key);
     }
@@ -168,7 +195,12 @@ export class AlertRunner {
   /** An event was stored: the filters it matches have seen one; their firing rules are settled at once. */
   private seen(e: StoredEvent): void {
     if (!this.watched.size || e.channel === ALERTS_CHANNEL) return;
-    for (const index of [keyOf(e.projectId, e.channel, e.name), keyOf(e.projectId, e.channel), keyOf(e.projectId, undefined, e.name), keyOf(e.projectId)]) {
+    for (const index of [
+      keyOf(e.projectId, e.channel, e.name),
+      keyOf(e.projectId, e.channel),
+      keyOf(e.projectId, undefined, e.name),
+      keyOf(e.projectId),
+    ]) {
       for (const key of this.byKey.get(index) ?? []) {
         const w = this.watched.get(key)!;
         if (!w.matches(e)) continue;
@@ -201,7 +233,8 @@ export class AlertRunner {
   private async countWindows(rules: Alert[], now: number): Promise<Prefetched> {
     const keyOfRule = (r: Alert) => JSON.stringify([r.projectId, r.filter, r.window]);
     const questions = new Map<string, WindowQuestion>();
-    for (const r of rules) questions.set(keyOfRule(r), { filter: watchedFilter(r.projectId, r.filter), from: now - r.window!, to: now });
+    for (const r of rules)
+      questions.set(keyOfRule(r), { filter: watchedFilter(r.projectId, r.filter), from: now - r.window!, to: now });
     const keys = [...questions.keys()];
     const answers = new Map<string, number>();
     for (let i = 0; i < keys.length; i += BATCH) {
@@ -214,7 +247,9 @@ export class AlertRunner {
 
   /** When each absence rule's latest event happened, for the rules not known yet (after a start, a new rule), in reads of a hundred. */
   private async learnLatest(rules: Alert[], now: number): Promise<void> {
-    const unknown = [...new Set(rules.map((r) => this.watchedOf(r.id)))].filter((w): w is Watched => w !== undefined && w.lastSeen === undefined);
+    const unknown = [...new Set(rules.map((r) => this.watchedOf(r.id)))].filter(
+      (w): w is Watched => w !== undefined && w.lastSeen === undefined,
+    );
     for (let i = 0; i < unknown.length; i += BATCH) {
       const batch = unknown.slice(i, i + BATCH);
       const found = await this.store.alerts.latest(
@@ -239,11 +274,26 @@ export class AlertRunner {
     const from = { state: alert.state, since: alert.since, lastNotified: alert.lastNotified };
     if (finding.firing !== (alert.state === "firing")) {
       const to = { state: finding.firing ? ("firing" as const) : ("ok" as const), since: now, lastNotified: now };
-      return (await this.record(alert, notice(alert, finding.firing ? "firing" : "resolved", finding.facts, now), { id: alert.id, from, to }, now)) !== null;
+      return (
+        (await this.record(
+          alert,
+          notice(alert, finding.firing ? "firing" : "resolved", finding.facts, now),
+          { id: alert.id, from, to },
+          now,
+        )) !== null
+      );
     }
-    const repeatDue = finding.firing && alert.repeat !== null && now - (alert.lastNotified ?? alert.since) >= alert.repeat;
+    const repeatDue =
+      finding.firing && alert.repeat !== null && now - (alert.lastNotified ?? alert.since) >= alert.repeat;
     if (!repeatDue) return false;
-    return (await this.record(alert, notice(alert, "repeat", finding.facts, now), { id: alert.id, from, to: { ...from, lastNotified: now } }, now)) !== null;
+    return (
+      (await this.record(
+        alert,
+        notice(alert, "repeat", finding.facts, now),
+        { id: alert.id, from, to: { ...from, lastNotified: now } },
+        now,
+      )) !== null
+    );
   }
 
   /** What the rule sees at `now`; null when it cannot tell (a metric that holds no number). */
@@ -255,7 +305,8 @@ export class AlertRunner {
     }
     const filter = watchedFilter(alert.projectId, alert.filter);
     if (alert.kind === "count") {
-      const n = counts.get(alert.id) ?? (await this.store.alerts.counts([{ filter, from: now - alert.window!, to: now }]))[0]!;
+      const n =
+        counts.get(alert.id) ?? (await this.store.alerts.counts([{ filter, from: now - alert.window!, to: now }]))[0]!;
       // Too few events is told only once a whole window was watched.
       const watchedSince = Math.max(this.startedAt, alert.state === "ok" ? alert.since : -Infinity);
       if (alert.below !== null && alert.state === "ok" && now - watchedSince < alert.window!) return null;
@@ -278,7 +329,11 @@ export class AlertRunner {
     return key === undefined ? undefined : this.watched.get(key);
   }
 
-  private async lastSeen(alert: Alert, filter: EventFilter & { projectId: number }, now: number): Promise<number | null> {
+  private async lastSeen(
+    alert: Alert,
+    filter: EventFilter & { projectId: number },
+    now: number,
+  ): Promise<number | null> {
     const w = this.watchedOf(alert.id);
     if (w && w.lastSeen !== undefined) return w.lastSeen;
     const found = (await this.store.alerts.latest([filter], now))[0] ?? null;
@@ -292,7 +347,12 @@ export class AlertRunner {
    * with `transition`, the rule's new state, in one transaction: both or neither. Another writer
    * having changed the rule first, nothing is written (null).
    */
-  private async record(alert: Alert, n: Notice, transition: AlertTransition | null, now: number): Promise<StoredEvent | null> {
+  private async record(
+    alert: Alert,
+    n: Notice,
+    transition: AlertTransition | null,
+    now: number,
+  ): Promise<StoredEvent | null> {
     const project = await this.store.projects.findById(alert.projectId);
     if (!project) return null; // deleted meanwhile, with its rules
     let result: { event: StoredEvent; newChannel: boolean };
@@ -300,7 +360,11 @@ export class AlertRunner {
       result = await this.store.tx(async (tx) => {
         if (transition && !(await tx.alerts.transition(transition, now))) throw new Raced();
         // The notice is written when it is written (a round asked about another moment, as tests do, included).
-        const { written, newChannel } = await ingestWrites.logEvent(tx, { input: { project: project.name, channel: ALERTS_CHANNEL, ...n, notify: true }, baseUrl: this.options.baseUrl, now: this.now() });
+        const { written, newChannel } = await ingestWrites.logEvent(tx, {
+          input: { project: project.name, channel: ALERTS_CHANNEL, ...n, notify: true },
+          baseUrl: this.options.baseUrl,
+          now: this.now(),
+        });
         return { event: written.result!, newChannel };
       });
     } catch (error) {
@@ -314,7 +378,8 @@ export class AlertRunner {
       const watched = this.watchedOf(alert.id)?.rules.get(alert.id);
       if (watched) Object.assign(watched, { state: alert.state, since: alert.since, lastNotified: alert.lastNotified });
     }
-    if (result.newChannel) this.announce({ type: "channel", projectId: project.id, project: project.name, channel: ALERTS_CHANNEL });
+    if (result.newChannel)
+      this.announce({ type: "channel", projectId: project.id, project: project.name, channel: ALERTS_CHANNEL });
     this.announce({ type: "event", event: result.event });
     log.info("alert", { rule: alert.id, project: project.name, name: alert.name, state: n.tags.state });
     return result.event;

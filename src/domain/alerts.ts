@@ -27,13 +27,23 @@ const seconds = (what: string) =>
     .min(MIN_SECONDS, `must be at least ${MIN_SECONDS} seconds`)
     .max(MAX_SECONDS, "must be at most 366 days")
     .meta({ description: what });
-const limit = (what: string) => z.number({ error: "must be a number" }).refine(Number.isFinite, "must be a finite number").meta({ description: what });
+const limit = (what: string) =>
+  z
+    .number({ error: "must be a number" })
+    .refine(Number.isFinite, "must be a finite number")
+    .meta({ description: what });
 
 export const alertFilter = z
   .object({
     channel: rule.channelName.optional(),
     event: rule.eventName.optional(),
-    tags: z.record(z.string().regex(/^[a-z0-9-]{1,64}$/, "tag keys are 1-64 lowercase letters, digits or dashes"), rule.text(200), { error: "must be an object of tag keys and values" }).optional(),
+    tags: z
+      .record(
+        z.string().regex(/^[a-z0-9-]{1,64}$/, "tag keys are 1-64 lowercase letters, digits or dashes"),
+        rule.text(200),
+        { error: "must be an object of tag keys and values" },
+      )
+      .optional(),
   })
   .strict()
   .meta({ description: "Which events: a channel, an event name and tags, each optional (all must match)." });
@@ -44,9 +54,20 @@ export const alertFields = {
   kind: z.enum(ALERT_KINDS, { error: "must be absence, count or metric" }),
   filter: alertFilter.optional(),
   period: seconds("absence: an event is expected at least this often.").optional(),
-  cron: rule.text(100).optional().meta({ description: 'absence: when events are due, as a cron expression ("0 3 * * *"), instead of a period.' }),
+  cron: rule
+    .text(100)
+    .optional()
+    .meta({ description: 'absence: when events are due, as a cron expression ("0 3 * * *"), instead of a period.' }),
   tz: rule.text(64).optional().meta({ description: "absence with cron: its time zone (an IANA name; default UTC)." }),
-  grace: z.number({ error: "must be a number of seconds" }).min(0, "must be 0 or more").max(MAX_SECONDS, "must be at most 366 days").optional().meta({ description: "absence: how late an event may be (default: a tenth of the period, or 5 minutes after a scheduled time)." }),
+  grace: z
+    .number({ error: "must be a number of seconds" })
+    .min(0, "must be 0 or more")
+    .max(MAX_SECONDS, "must be at most 366 days")
+    .optional()
+    .meta({
+      description:
+        "absence: how late an event may be (default: a tenth of the period, or 5 minutes after a scheduled time).",
+    }),
   window: seconds("count: the events of the last this many seconds.").optional(),
   metric: rule.metricTitle.optional().meta({ description: "metric: the metric's title." }),
   above: limit("count, metric: fires when above this.").optional(),
@@ -56,7 +77,9 @@ export const alertFields = {
 };
 
 export const alertInput = z.object({ project: rule.projectName, ...alertFields }).strict();
-export const alertChanges = z.object({ ...alertFields, name: alertFields.name.optional(), kind: alertFields.kind.optional() }).strict();
+export const alertChanges = z
+  .object({ ...alertFields, name: alertFields.name.optional(), kind: alertFields.kind.optional() })
+  .strict();
 
 export type AlertInput = z.input<typeof alertInput>;
 export type AlertChangesInput = z.input<typeof alertChanges>;
@@ -69,29 +92,45 @@ export function specOf(f: z.output<typeof alertChanges> & { name: string; kind: 
   const issues: FieldIssue[] = [];
   const kind = f.kind;
   if (kind === "absence") {
-    if (f.period === undefined && f.cron === undefined) issues.push(issue("period", "an absence rule needs a period (seconds) or a cron schedule"));
-    if (f.period !== undefined && f.cron !== undefined) issues.push(issue("cron", "give a period or a cron schedule, not both"));
+    if (f.period === undefined && f.cron === undefined)
+      issues.push(issue("period", "an absence rule needs a period (seconds) or a cron schedule"));
+    if (f.period !== undefined && f.cron !== undefined)
+      issues.push(issue("cron", "give a period or a cron schedule, not both"));
     if (f.cron !== undefined) {
       const tz = zoneName(f.tz ?? "UTC");
-      if (!tz) issues.push(issue("tz", `${JSON.stringify(f.tz)} is not a time zone; use an IANA name such as Europe/Berlin`));
+      if (!tz)
+        issues.push(issue("tz", `${JSON.stringify(f.tz)} is not a time zone; use an IANA name such as Europe/Berlin`));
       else {
         const fields = f.cron.trim().split(/\s+/).length;
         try {
           // Five fields, as crontab has them: croner also takes seconds (a sixth, "every second"), which no rule can mean.
           if (fields !== 5 && !f.cron.trim().startsWith("@")) throw new Error(`${fields} fields`);
           // A schedule that never comes (the 31st of February) is refused: nothing could be due, and croner looks years ahead for it at every check.
-          if (!new Cron(f.cron, { timezone: tz, paused: true }).nextRun()) issues.push(issue("cron", `never comes (${JSON.stringify(f.cron)} names no day that exists); five fields: minute hour day month weekday, as in "0 3 * * *"`));
+          if (!new Cron(f.cron, { timezone: tz, paused: true }).nextRun())
+            issues.push(
+              issue(
+                "cron",
+                `never comes (${JSON.stringify(f.cron)} names no day that exists); five fields: minute hour day month weekday, as in "0 3 * * *"`,
+              ),
+            );
         } catch (error) {
-          issues.push(issue("cron", `is not a cron schedule (${(error as Error).message}); five fields: minute hour day month weekday, as in "0 3 * * *"`));
+          issues.push(
+            issue(
+              "cron",
+              `is not a cron schedule (${(error as Error).message}); five fields: minute hour day month weekday, as in "0 3 * * *"`,
+            ),
+          );
         }
       }
     }
   }
   if (kind === "count" && f.window === undefined) issues.push(issue("window", "a count rule needs a window (seconds)"));
-  if (kind === "metric" && f.metric === undefined) issues.push(issue("metric", "a metric rule needs the metric's title"));
+  if (kind === "metric" && f.metric === undefined)
+    issues.push(issue("metric", "a metric rule needs the metric's title"));
   if (kind !== "absence") {
     if (f.above !== undefined && f.below !== undefined) issues.push(issue("below", "give above or below, not both"));
-    if (f.above === undefined && f.below === undefined) issues.push(issue("above", `a ${kind} rule fires above or below a number: give one`));
+    if (f.above === undefined && f.below === undefined)
+      issues.push(issue("above", `a ${kind} rule fires above or below a number: give one`));
   }
   if (issues.length) throw new ValidationError(issues, "body");
   const absence = kind === "absence";
@@ -160,37 +199,74 @@ export function alertService(store: Store) {
       const f = validate(alertInput, input);
       const project = await store.projects.findByName(f.project);
       // The rule names its project: one that is not there is a field to fix, as any other.
-      if (!project) throw new ValidationError([issue("project", `project "${f.project}" does not exist; create it first or check its name`)], "body");
-      return audited(store, actor, async (tx, note) => {
-        const alert = await tx.alerts.create({ ...specOf(f), projectId: project.id, paused: f.paused ?? false }, now);
-        note("alert.created", ruleSubject(alert, project.name), `${alert.kind}${alert.paused ? ", paused" : ""}`);
-        return alert;
-      }, now);
+      if (!project)
+        throw new ValidationError(
+          [issue("project", `project "${f.project}" does not exist; create it first or check its name`)],
+          "body",
+        );
+      return audited(
+        store,
+        actor,
+        async (tx, note) => {
+          const alert = await tx.alerts.create({ ...specOf(f), projectId: project.id, paused: f.paused ?? false }, now);
+          note("alert.created", ruleSubject(alert, project.name), `${alert.kind}${alert.paused ? ", paused" : ""}`);
+          return alert;
+        },
+        now,
+      );
     },
 
     /** Changes what a rule is; `paused` pauses it (its state shows paused) or resumes it (from ok, watching from now). */
-    async update(id: number, input: AlertChangesInput | Record<string, unknown>, actor: Actor = COMMAND_LINE, now = Date.now()): Promise<Alert> {
+    async update(
+      id: number,
+      input: AlertChangesInput | Record<string, unknown>,
+      actor: Actor = COMMAND_LINE,
+      now = Date.now(),
+    ): Promise<Alert> {
       // A field sent as null is taken out (a repeat no longer wanted); the rest is merged over the rule.
-      const sent = typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
-      const cleared = Object.keys(sent).filter((key) => sent[key] === null && key in alertFields && key !== "name" && key !== "kind");
-      const changes = validate(alertChanges, sent === input ? Object.fromEntries(Object.entries(sent).filter(([key]) => !cleared.includes(key))) : input);
+      const sent =
+        typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+      const cleared = Object.keys(sent).filter(
+        (key) => sent[key] === null && key in alertFields && key !== "name" && key !== "kind",
+      );
+      const changes = validate(
+        alertChanges,
+        sent === input ? Object.fromEntries(Object.entries(sent).filter(([key]) => !cleared.includes(key))) : input,
+      );
       const alert = await requireAlert(id);
       const merged = { ...fieldsOf(alert), ...changes };
       for (const key of cleared) delete (merged as Record<string, unknown>)[key];
-      if (changes.kind && changes.kind !== alert.kind) for (const key of ["period", "cron", "tz", "grace", "window", "metric", "above", "below"] as const) if (!(key in changes)) delete merged[key];
+      if (changes.kind && changes.kind !== alert.kind)
+        for (const key of ["period", "cron", "tz", "grace", "window", "metric", "above", "below"] as const)
+          if (!(key in changes)) delete merged[key];
       const spec = specOf(merged);
       const resumed = alert.paused && changes.paused === false;
       // Paused since now: `since` says when the state shown began, and a paused rule shows paused.
       const paused = !alert.paused && changes.paused === true;
-      const update: AlertChanges & { state?: "ok"; since?: number } = { ...spec, paused: changes.paused ?? alert.paused, ...(resumed ? { state: "ok", since: now } : paused ? { since: now } : {}) };
+      const update: AlertChanges & { state?: "ok"; since?: number } = {
+        ...spec,
+        paused: changes.paused ?? alert.paused,
+        ...(resumed ? { state: "ok", since: now } : paused ? { since: now } : {}),
+      };
       const project = await this.projectName(alert);
       const onlyPaused = Object.keys(changes).every((key) => key === "paused") && !cleared.length;
-      const how = onlyPaused ? (update.paused === alert.paused ? null : update.paused ? "paused" : "resumed") : `changed${update.paused !== alert.paused ? (update.paused ? " and paused" : " and resumed") : ""}`;
-      const changed = await audited(store, actor, async (tx, note) => {
-        const saved = await tx.alerts.update(id, update, now);
-        if (saved && how) note("alert.changed", ruleSubject(saved, project), how);
-        return saved;
-      }, now);
+      const how = onlyPaused
+        ? update.paused === alert.paused
+          ? null
+          : update.paused
+            ? "paused"
+            : "resumed"
+        : `changed${update.paused !== alert.paused ? (update.paused ? " and paused" : " and resumed") : ""}`;
+      const changed = await audited(
+        store,
+        actor,
+        async (tx, note) => {
+          const saved = await tx.alerts.update(id, update, now);
+          if (saved && how) note("alert.changed", ruleSubject(saved, project), how);
+          return saved;
+        },
+        now,
+      );
       return changed ?? requireAlert(id);
     },
 

@@ -56,11 +56,25 @@ export type SeriesPoint = { t: number; value: number };
 /** A line of the answer: `group` null for the whole (or, split by a tag, the events without it); `other` for the groups past the limit. */
 export type Series = { group: string | null; other: boolean; total: number; points: SeriesPoint[] };
 
-export type SeriesAnswer = { interval: Interval; tz: string; measure: Measure; groupBy: string | null; from: number; to: number; series: Series[] };
+export type SeriesAnswer = {
+  interval: Interval;
+  tz: string;
+  measure: Measure;
+  groupBy: string | null;
+  from: number;
+  to: number;
+  series: Series[];
+};
 
 export type FunnelStepInput = { event: string; channel?: string; tags?: string[] };
 
-export type FunnelInput = { project: string; steps: (string | FunnelStepInput)[]; from?: number; to?: number; window?: number };
+export type FunnelInput = {
+  project: string;
+  steps: (string | FunnelStepInput)[];
+  from?: number;
+  to?: number;
+  window?: number;
+};
 
 export type FunnelStepAnswer = {
   event: string;
@@ -97,11 +111,20 @@ class Issues {
 }
 
 /** from and to (Unix ms) with their defaults (the last 30 days, to now), checked. */
-function range(issues: Issues, from: number | undefined, to: number | undefined, now: number): { from: number; to: number } {
+function range(
+  issues: Issues,
+  from: number | undefined,
+  to: number | undefined,
+  now: number,
+): { from: number; to: number } {
   const end = Math.round(to ?? now);
   const start = Math.round(from ?? end - DEFAULT_RANGE_MS);
-  for (const [name, t] of [["from", start], ["to", end]] as const) {
-    if (!Number.isFinite(t) || t < 0 || t >= LATEST) issues.add(name, "must be Unix seconds after 1970 and before the year 5138");
+  for (const [name, t] of [
+    ["from", start],
+    ["to", end],
+  ] as const) {
+    if (!Number.isFinite(t) || t < 0 || t >= LATEST)
+      issues.add(name, "must be Unix seconds after 1970 and before the year 5138");
   }
   if (start >= end) issues.add("from", `must be before to (from ${start / 1000}, to ${end / 1000})`);
   return { from: start, to: end };
@@ -111,51 +134,86 @@ function parseGroupBy(issues: Issues, text: string | undefined): GroupBy | null 
   if (text === undefined || text === "") return null;
   if (text === "channel" || text === "event") return { by: text };
   if (text.startsWith("tag:") && isTagKey(text.slice(4))) return { by: "tag", key: text.slice(4) };
-  issues.add("group_by", `must be channel, event or tag:KEY (a tag key of lowercase letters, digits or dashes, as in tag:plan); got ${JSON.stringify(text.slice(0, 80))}`);
+  issues.add(
+    "group_by",
+    `must be channel, event or tag:KEY (a tag key of lowercase letters, digits or dashes, as in tag:plan); got ${JSON.stringify(text.slice(0, 80))}`,
+  );
   return null;
 }
 
 /** The series' plan: what the store is asked, and the buckets' starts (the first may be before `from`). */
-export type SeriesPlan = { answer: Omit<SeriesAnswer, "series">; starts: number[]; bounds: number[]; groupBy: GroupBy | null; limit: number; measure: Measure };
+export type SeriesPlan = {
+  answer: Omit<SeriesAnswer, "series">;
+  starts: number[];
+  bounds: number[];
+  groupBy: GroupBy | null;
+  limit: number;
+  measure: Measure;
+};
 
 /** Checks a series' parameters (all of them at once) and works out its buckets; throws a 400 naming each bad one. */
 export function planSeries(input: SeriesInput, now: number): SeriesPlan {
   const issues = new Issues();
   const interval = (input.interval ?? "day") as Interval;
-  if (!INTERVALS.includes(interval)) issues.add("interval", `must be hour, day, week or month; got ${JSON.stringify(String(input.interval).slice(0, 40))}`);
+  if (!INTERVALS.includes(interval))
+    issues.add(
+      "interval",
+      `must be hour, day, week or month; got ${JSON.stringify(String(input.interval).slice(0, 40))}`,
+    );
   const measure = (input.measure ?? "events") as Measure;
-  if (!MEASURES.includes(measure)) issues.add("measure", `must be events or users; got ${JSON.stringify(String(input.measure).slice(0, 40))}`);
+  if (!MEASURES.includes(measure))
+    issues.add("measure", `must be events or users; got ${JSON.stringify(String(input.measure).slice(0, 40))}`);
   const tz = zoneName(input.tz ?? "UTC");
-  if (!tz) issues.add("tz", `${JSON.stringify(String(input.tz).slice(0, 60))} is not a time zone; use an IANA name such as Europe/Paris or America/New_York, or UTC`);
+  if (!tz)
+    issues.add(
+      "tz",
+      `${JSON.stringify(String(input.tz).slice(0, 60))} is not a time zone; use an IANA name such as Europe/Paris or America/New_York, or UTC`,
+    );
   const groupBy = parseGroupBy(issues, input.groupBy);
   const limit = input.limit ?? DEFAULT_GROUPS;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_GROUPS) issues.add("limit", `must be a whole number from 1 to ${MAX_GROUPS}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_GROUPS)
+    issues.add("limit", `must be a whole number from 1 to ${MAX_GROUPS}`);
   const { from, to } = range(issues, input.from, input.to, now);
   issues.throwIfAny();
   const starts = bucketStarts(from, to, interval, tz!, MAX_BUCKETS);
   if (!starts) {
-    issues.add("interval", `from ${from / 1000} to ${to / 1000} makes more than ${MAX_BUCKETS.toLocaleString("en-US")} buckets of ${interval === "hour" ? "an" : "a"} ${interval}; choose a longer interval or a shorter range`);
+    issues.add(
+      "interval",
+      `from ${from / 1000} to ${to / 1000} makes more than ${MAX_BUCKETS.toLocaleString("en-US")} buckets of ${interval === "hour" ? "an" : "a"} ${interval}; choose a longer interval or a shorter range`,
+    );
     issues.throwIfAny();
   }
   const buckets = starts!.length;
   // At most MAX_BUCKETS buckets leave room for 8 groups at least.
   if (groupBy && buckets * (limit + 2) > MAX_POINTS) {
-    issues.add("limit", `must be at most ${Math.floor(MAX_POINTS / buckets) - 2} with ${buckets.toLocaleString("en-US")} buckets of ${interval === "hour" ? "an" : "a"} ${interval}: a split series holds at most ${MAX_POINTS.toLocaleString("en-US")} points (buckets times lines); keep fewer groups, or choose a longer interval or a shorter range`);
+    issues.add(
+      "limit",
+      `must be at most ${Math.floor(MAX_POINTS / buckets) - 2} with ${buckets.toLocaleString("en-US")} buckets of ${interval === "hour" ? "an" : "a"} ${interval}: a split series holds at most ${MAX_POINTS.toLocaleString("en-US")} points (buckets times lines); keep fewer groups, or choose a longer interval or a shorter range`,
+    );
     issues.throwIfAny();
   }
   const bounds = [from, ...starts!.slice(1), to];
-  return { answer: { interval, tz: tz!, measure, groupBy: groupBy ? (input.groupBy as string) : null, from, to }, starts: starts!, bounds, groupBy, limit, measure };
+  return {
+    answer: { interval, tz: tz!, measure, groupBy: groupBy ? (input.groupBy as string) : null, from, to },
+    starts: starts!,
+    bounds,
+    groupBy,
+    limit,
+    measure,
+  };
 }
 
 type Steps = { steps: FunnelStep[]; answer: Pick<FunnelStepAnswer, "event" | "channel" | "tags">[] };
 
 function planSteps(issues: Issues, input: FunnelInput["steps"]): Steps {
-  if (input.length < 2 || input.length > MAX_STEPS) issues.add("step", `a funnel has 2 to ${MAX_STEPS} steps; got ${input.length}`);
+  if (input.length < 2 || input.length > MAX_STEPS)
+    issues.add("step", `a funnel has 2 to ${MAX_STEPS} steps; got ${input.length}`);
   const steps: FunnelStep[] = [];
   const answer: Steps["answer"] = [];
   for (const step of input) {
     const { event, channel, tags = [] } = typeof step === "string" ? { event: step } : step;
-    if (typeof event !== "string" || !event.length || event.length > 200 || event.includes("\u0000")) issues.add("step", "each step is an event name of 1 to 200 characters");
+    if (typeof event !== "string" || !event.length || event.length > 200 || event.includes("\u0000"))
+      issues.add("step", "each step is an event name of 1 to 200 characters");
     steps.push({ event, channel: channel || undefined, tags: [...new Set(tags)].map(parseTagFilter) });
     answer.push({ event, channel: channel || null, tags });
   }
@@ -165,7 +223,14 @@ function planSteps(issues: Issues, input: FunnelInput["steps"]): Steps {
 export function analyticsService(store: Store, feed: FeedService) {
   /** The filter of a series, its names resolved (an unknown project or channel is a 404). */
   async function filterOf(input: SeriesInput): Promise<EventFilter & { projectId: number }> {
-    const filter = await feed.filterOf({ project: input.project, channel: input.channel, event: input.event, userId: input.userId, tags: input.tags, q: input.q });
+    const filter = await feed.filterOf({
+      project: input.project,
+      channel: input.channel,
+      event: input.event,
+      userId: input.userId,
+      tags: input.tags,
+      q: input.q,
+    });
     return { ...filter, projectId: filter.projectId! };
   }
 
@@ -173,12 +238,14 @@ export function analyticsService(store: Store, feed: FeedService) {
     const issues = new Issues();
     const { steps, answer } = planSteps(issues, input.steps);
     const window = Math.round(input.window ?? DEFAULT_WINDOW_MS);
-    if (!Number.isFinite(window) || window < 0 || window > MAX_WINDOW_MS) issues.add("window", `must be seconds from 0 to ${MAX_WINDOW_MS / 1000} (366 days)`);
+    if (!Number.isFinite(window) || window < 0 || window > MAX_WINDOW_MS)
+      issues.add("window", `must be seconds from 0 to ${MAX_WINDOW_MS / 1000} (366 days)`);
     const { from, to } = range(issues, input.from, input.to, now);
     issues.throwIfAny();
     const project = await requireProject(store, input.project);
     for (const step of steps) {
-      if (step.channel && !(await store.projects.findChannel(project.id, step.channel))) throw new NotFound(`Channel "${step.channel}" does not exist in project "${project.name}".`);
+      if (step.channel && !(await store.projects.findChannel(project.id, step.channel)))
+        throw new NotFound(`Channel "${step.channel}" does not exist in project "${project.name}".`);
     }
     return { query: { projectId: project.id, steps, from, to, window }, answer };
   }
@@ -195,8 +262,19 @@ export function analyticsService(store: Store, feed: FeedService) {
         ? plan.groupBy
           ? []
           : [{ group: null, other: false, total: 0, counts: plan.starts.map(() => 0) }]
-        : await store.analytics.series({ filter, bounds: plan.bounds, measure: plan.measure, groupBy: plan.groupBy, limit: plan.limit });
-      const series = lines.map((l) => ({ group: l.group, other: l.other, total: l.total, points: plan.starts.map((t, b) => ({ t, value: l.counts[b] ?? 0 })) }));
+        : await store.analytics.series({
+            filter,
+            bounds: plan.bounds,
+            measure: plan.measure,
+            groupBy: plan.groupBy,
+            limit: plan.limit,
+          });
+      const series = lines.map((l) => ({
+        group: l.group,
+        other: l.other,
+        total: l.total,
+        points: plan.starts.map((t, b) => ({ t, value: l.counts[b] ?? 0 })),
+      }));
       return { ...plan.answer, series };
     },
 
@@ -209,7 +287,14 @@ export function analyticsService(store: Store, feed: FeedService) {
       const steps = answer.map((step, j) => {
         const users = counts[j]?.users ?? 0;
         const before = j ? (counts[j - 1]?.users ?? 0) : users;
-        return { ...step, users, conversion: first ? users / first : 0, conversionFromPrevious: before ? users / before : 0, dropped: j ? before - users : 0, medianMs: counts[j]?.medianMs ?? null };
+        return {
+          ...step,
+          users,
+          conversion: first ? users / first : 0,
+          conversionFromPrevious: before ? users / before : 0,
+          dropped: j ? before - users : 0,
+          medianMs: counts[j]?.medianMs ?? null,
+        };
       });
       return { from: query.from, to: query.to, window: query.window, steps };
     },
@@ -217,23 +302,30 @@ export function analyticsService(store: Store, feed: FeedService) {
     /** The users who reached the step before `at` (1-based) but not `at`, a page at a time by id. */
     async funnelDropped(input: DroppedInput, now = Date.now()): Promise<DroppedPage> {
       const issues = new Issues();
-      if (!Number.isInteger(input.at) || input.at < 2 || input.at > Math.max(2, input.steps.length)) issues.add("at", `must be the number of a step after the first, from 2 to ${Math.max(2, input.steps.length)}`);
+      if (!Number.isInteger(input.at) || input.at < 2 || input.at > Math.max(2, input.steps.length))
+        issues.add("at", `must be the number of a step after the first, from 2 to ${Math.max(2, input.steps.length)}`);
       const limit = input.limit ?? DROPPED_PAGE;
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DROPPED_PAGE) issues.add("limit", `must be a whole number from 1 to ${MAX_DROPPED_PAGE}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DROPPED_PAGE)
+        issues.add("limit", `must be a whole number from 1 to ${MAX_DROPPED_PAGE}`);
       const after = input.cursor === undefined ? null : decodeUserCursor(input.cursor);
       if (after === undefined) issues.add("cursor", "is not valid; pass next_cursor from the previous page unchanged");
       issues.throwIfAny();
       const { query } = await planFunnel(input, now);
       const users = await store.analytics.dropped({ ...query, step: input.at, after: after ?? null, limit: limit + 1 });
       const page = users.slice(0, limit);
-      return { at: input.at, users: page, nextCursor: users.length > limit ? Buffer.from(page.at(-1)!).toString("base64url") : null };
+      return {
+        at: input.at,
+        users: page,
+        nextCursor: users.length > limit ? Buffer.from(page.at(-1)!).toString("base64url") : null,
+      };
     },
   };
 }
 
 /** The user id a cursor continues after; undefined when it is not one this server made. */
 function decodeUserCursor(cursor: string): string | undefined {
-  const text = cursor.length <= 400 && /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, "base64url").toString() : "";
+  const text =
+    cursor.length <= 400 && /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, "base64url").toString() : "";
   return text && Buffer.from(text).toString("base64url") === cursor ? text : undefined;
 }
 

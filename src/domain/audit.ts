@@ -17,11 +17,19 @@ export type Note = (action: AuditAction, subject: string, detail?: string | null
  * Runs `work` in a transaction of its own with a `note` for its audit entries, which are written
  * in the same transaction and logged once it committed.
  */
-export async function audited<T>(store: Store, actor: Actor, work: (tx: Repositories, note: Note) => Promise<T>, now = Date.now()): Promise<T> {
+export async function audited<T>(
+  store: Store,
+  actor: Actor,
+  work: (tx: Repositories, note: Note) => Promise<T>,
+  now = Date.now(),
+): Promise<T> {
   let entries: NewAuditEntry[] = [];
   const result = await store.tx(async (tx) => {
     entries = [];
-    const value = await work(tx, (action, subject, detail = null) => void entries.push(entryOf(actor, action, subject, detail, now)));
+    const value = await work(
+      tx,
+      (action, subject, detail = null) => void entries.push(entryOf(actor, action, subject, detail, now)),
+    );
     for (const entry of entries) await tx.audit.record(entry);
     return value;
   });
@@ -30,7 +38,14 @@ export async function audited<T>(store: Store, actor: Actor, work: (tx: Reposito
 }
 
 /** One entry with nothing else to write beside it (a failed sign-in). */
-export async function recordAudit(store: Store, actor: Actor, action: AuditAction, subject: string, detail: string | null = null, now = Date.now()): Promise<void> {
+export async function recordAudit(
+  store: Store,
+  actor: Actor,
+  action: AuditAction,
+  subject: string,
+  detail: string | null = null,
+  now = Date.now(),
+): Promise<void> {
   const entry = entryOf(actor, action, subject, detail, now);
   await store.audit.record(entry);
   if (actor !== COMMAND_LINE) logEntry(entry);
@@ -41,7 +56,12 @@ function entryOf(actor: Actor, action: AuditAction, subject: string, detail: str
 }
 
 function logEntry(e: NewAuditEntry): void {
-  log.info(`audit: ${e.action}`, { actor: e.actor, ip: e.ip, subject: e.subject, ...(e.detail ? { detail: e.detail } : {}) });
+  log.info(`audit: ${e.action}`, {
+    actor: e.actor,
+    ip: e.ip,
+    subject: e.subject,
+    ...(e.detail ? { detail: e.detail } : {}),
+  });
 }
 
 export function auditService(store: Store) {

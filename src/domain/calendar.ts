@@ -8,14 +8,28 @@ const DAY = 86_400_000;
 /** No zone is further than this from UTC. */
 const MAX_OFFSET = 15 * HOUR;
 /** Longest length of each interval (a day when the clocks go back, a long month): bounds a count before the buckets are made. */
-const LONGEST: Record<Interval, number> = { hour: 2 * HOUR, day: 25 * HOUR, week: 7 * DAY + HOUR, month: 31 * DAY + HOUR };
+const LONGEST: Record<Interval, number> = {
+  hour: 2 * HOUR,
+  day: 25 * HOUR,
+  week: 7 * DAY + HOUR,
+  month: 31 * DAY + HOUR,
+};
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
 function format(tz: string): Intl.DateTimeFormat {
   let f = formats.get(tz);
   if (!f) {
-    f = new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" });
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone: tz,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
     formats.set(tz, f);
   }
   return f;

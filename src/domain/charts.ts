@@ -5,10 +5,25 @@
 // asked, so a saved chart always has an answer.
 import { z } from "zod";
 import { type FieldIssue, NotFound, ValidationError } from "../errors.ts";
-import { ACTIVITY_CARD, type CardRef, type Chart, type ChartChanges, type ChartKind, DEFAULT_CARDS } from "../model/chart.ts";
+import {
+  ACTIVITY_CARD,
+  type CardRef,
+  type Chart,
+  type ChartChanges,
+  type ChartKind,
+  DEFAULT_CARDS,
+} from "../model/chart.ts";
 import type { Project } from "../model/project.ts";
 import type { Repositories, Store } from "../store/store.ts";
-import { type AnalyticsService, type DroppedPage, type FunnelAnswer, type FunnelInput, type SeriesAnswer, type SeriesInput, planSeries } from "./analytics.ts";
+import {
+  type AnalyticsService,
+  type DroppedPage,
+  type FunnelAnswer,
+  type FunnelInput,
+  type SeriesAnswer,
+  type SeriesInput,
+  planSeries,
+} from "./analytics.ts";
 import type { FeedService } from "./feed.ts";
 import { type HistoryPage, MAX_HISTORY_PAGE } from "./metric-history.ts";
 import { requireProject } from "./projects.ts";
@@ -30,9 +45,15 @@ const tagFilters = z.array(tagFilter).max(8, "at most 8 tag filters");
 const range = {
   from: z.number().optional(),
   to: z.number().optional(),
-  last_days: z.number().int("must be a whole number of days").min(1, "must be at least 1").max(3660, "must be at most 3660").optional(),
+  last_days: z
+    .number()
+    .int("must be a whole number of days")
+    .min(1, "must be at least 1")
+    .max(3660, "must be at most 3660")
+    .optional(),
 };
-const oneRange = (d: { from?: number; to?: number; last_days?: number }) => d.last_days === undefined || (d.from === undefined && d.to === undefined);
+const oneRange = (d: { from?: number; to?: number; last_days?: number }) =>
+  d.last_days === undefined || (d.from === undefined && d.to === undefined);
 const rangeMessage = { message: "give last_days or from and to, not both", path: ["last_days"] };
 
 export const seriesDefinition = z
@@ -54,9 +75,15 @@ export const seriesDefinition = z
   .strict()
   .refine(oneRange, rangeMessage);
 
-const funnelStep = z.union([rule.eventName, z.object({ event: rule.eventName, channel: rule.channelName.optional(), tag: tagFilters.optional() }).strict()], {
-  error: 'each step is an event name, or {"event": NAME, "channel": NAME, "tag": ["key:value"]}',
-});
+const funnelStep = z.union(
+  [
+    rule.eventName,
+    z.object({ event: rule.eventName, channel: rule.channelName.optional(), tag: tagFilters.optional() }).strict(),
+  ],
+  {
+    error: 'each step is an event name, or {"event": NAME, "channel": NAME, "tag": ["key:value"]}',
+  },
+);
 
 export const funnelDefinition = z
   .object({ steps: z.array(funnelStep), ...range, window: z.number().optional() })
@@ -71,23 +98,35 @@ export const metricDefinition = z
 const DEFINITIONS = { series: seriesDefinition, funnel: funnelDefinition, metric: metricDefinition };
 
 export const chartName = rule.text(100, { nonEmpty: true });
-const position = z.number().int("must be a whole number").min(0, "must be 0 or more").max(MAX_POSITION, `must be at most ${MAX_POSITION}`).nullable();
+const position = z
+  .number()
+  .int("must be a whole number")
+  .min(0, "must be 0 or more")
+  .max(MAX_POSITION, `must be at most ${MAX_POSITION}`)
+  .nullable();
 
 const definition = z.record(z.string(), z.unknown(), { error: "must be an object: the question's parameters" }).meta({
-  description: "The question: the parameters of GET /v1/analytics/series (series), steps and window (funnel) or title (metric), with last_days, or from and to.",
+  description:
+    "The question: the parameters of GET /v1/analytics/series (series), steps and window (funnel) or title (metric), with last_days, or from and to.",
   examples: [{ event: "Signed up", group_by: "tag:plan", last_days: 30 }],
 });
 const where = position.meta({ description: "Its place on the project's dashboard (0 first); null: not pinned." });
 
 export const chartInput = z.object({
   project: rule.projectName,
-  kind: z.enum(["series", "funnel", "metric"], { error: "must be series, funnel or metric" }).meta({ description: "series (counts per bucket), funnel, or metric (a metric's history)." }),
+  kind: z
+    .enum(["series", "funnel", "metric"], { error: "must be series, funnel or metric" })
+    .meta({ description: "series (counts per bucket), funnel, or metric (a metric's history)." }),
   name: chartName,
   definition,
   position: where.optional(),
 });
 
-export const chartChanges = z.object({ name: chartName.optional(), definition: definition.optional(), position: where.optional() });
+export const chartChanges = z.object({
+  name: chartName.optional(),
+  definition: definition.optional(),
+  position: where.optional(),
+});
 
 export type ChartInput = z.input<typeof chartInput>;
 export type ChartChangesInput = z.input<typeof chartChanges>;
@@ -99,7 +138,10 @@ export type PlacedChart = Chart & { position: number | null };
 export type Card = { kind: typeof ACTIVITY_CARD } | { kind: "chart"; chart: Chart };
 
 /** What a chart shows now: its kind's answer. */
-export type ChartAnswer = { kind: "series"; series: SeriesAnswer } | { kind: "funnel"; funnel: FunnelAnswer } | { kind: "metric"; metric: HistoryPage };
+export type ChartAnswer =
+  | { kind: "series"; series: SeriesAnswer }
+  | { kind: "funnel"; funnel: FunnelAnswer }
+  | { kind: "metric"; metric: HistoryPage };
 export type ChartData = { chart: Chart } & ChartAnswer;
 
 const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
@@ -110,7 +152,20 @@ function rangeOf(d: { from?: number; to?: number; last_days?: number }, now: num
 }
 
 export function seriesInput(project: string, d: z.output<typeof seriesDefinition>, now: number): SeriesInput {
-  return { project, channel: d.channel, event: d.event, tags: d.tag, userId: d.user_id, q: d.q, ...rangeOf(d, now), interval: d.interval, tz: d.tz, measure: d.measure, groupBy: d.group_by, limit: d.limit };
+  return {
+    project,
+    channel: d.channel,
+    event: d.event,
+    tags: d.tag,
+    userId: d.user_id,
+    q: d.q,
+    ...rangeOf(d, now),
+    interval: d.interval,
+    tz: d.tz,
+    measure: d.measure,
+    groupBy: d.group_by,
+    limit: d.limit,
+  };
 }
 
 export function funnelInput(project: string, d: z.output<typeof funnelDefinition>, now: number): FunnelInput {
@@ -147,27 +202,72 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
   }
 
   /** The definition, checked for its kind as it would be asked now (a 400 names its field, a 404 what it names that is not there). */
-  async function checkDefinition(project: Project, kind: ChartKind, definition: Record<string, unknown>, now: number): Promise<Record<string, unknown>> {
+  async function checkDefinition(
+    project: Project,
+    kind: ChartKind,
+    definition: Record<string, unknown>,
+    now: number,
+  ): Promise<Record<string, unknown>> {
     const parsed = await inDefinition(() => validate(DEFINITIONS[kind], definition));
     if (kind === "series") {
       const input = seriesInput(project.name, parsed as z.output<typeof seriesDefinition>, now);
       await inDefinition(() => planSeries(input, now));
       // Its names resolved as the series route resolves them: a channel that does not exist is a 404.
-      await feed.filterOf({ project: input.project, channel: input.channel, event: input.event, userId: input.userId, tags: input.tags, q: input.q });
+      await feed.filterOf({
+        project: input.project,
+        channel: input.channel,
+        event: input.event,
+        userId: input.userId,
+        tags: input.tags,
+        q: input.q,
+      });
     }
-    if (kind === "funnel") await inDefinition(() => analytics.planFunnel(funnelInput(project.name, parsed as z.output<typeof funnelDefinition>, now), now));
+    if (kind === "funnel")
+      await inDefinition(() =>
+        analytics.planFunnel(funnelInput(project.name, parsed as z.output<typeof funnelDefinition>, now), now),
+      );
     const title = kind === "metric" ? (parsed as z.output<typeof metricDefinition>).title : null;
-    if (title !== null && !(await store.metrics.find(project.id, title))) throw new NotFound(`Metric "${title}" does not exist in project "${project.name}".`);
+    if (title !== null && !(await store.metrics.find(project.id, title)))
+      throw new NotFound(`Metric "${title}" does not exist in project "${project.name}".`);
     return parsed as Record<string, unknown>;
   }
 
   /** What `definition` (of a chart of `kind` in `project`) shows now: the chart builder's preview, and a saved chart's data. */
-  async function answer(project: string, kind: ChartKind, definition: Record<string, unknown>, now: number): Promise<ChartAnswer> {
-    if (kind === "series") return { kind, series: await analytics.series(seriesInput(project, await inDefinition(() => validate(seriesDefinition, definition)), now), now) };
-    if (kind === "funnel") return { kind, funnel: await analytics.funnel(funnelInput(project, await inDefinition(() => validate(funnelDefinition, definition)), now), now) };
+  async function answer(
+    project: string,
+    kind: ChartKind,
+    definition: Record<string, unknown>,
+    now: number,
+  ): Promise<ChartAnswer> {
+    if (kind === "series")
+      return {
+        kind,
+        series: await analytics.series(
+          seriesInput(project, await inDefinition(() => validate(seriesDefinition, definition)), now),
+          now,
+        ),
+      };
+    if (kind === "funnel")
+      return {
+        kind,
+        funnel: await analytics.funnel(
+          funnelInput(project, await inDefinition(() => validate(funnelDefinition, definition)), now),
+          now,
+        ),
+      };
     const d = await inDefinition(() => validate(metricDefinition, definition));
     const { from = now - 7 * DAY, to = now } = rangeOf(d, now);
-    return { kind, metric: await feed.metricHistory({ project, title: d.title, from, to, limit: MAX_HISTORY_PAGE, interval: "auto" }) };
+    return {
+      kind,
+      metric: await feed.metricHistory({
+        project,
+        title: d.title,
+        from,
+        to,
+        limit: MAX_HISTORY_PAGE,
+        interval: "auto",
+      }),
+    };
   }
 
   /** The project's cards as arranged (the default when never arranged), without charts since deleted. */
@@ -180,17 +280,31 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
    * Changes the project's layout in one transaction, from the layout as it is (locked, so changes
    * made at once all land): `change` gets the cards and the project's charts, and gives the cards.
    */
-  function rearrange(projectId: number, now: number, change: (cards: CardRef[], charts: Chart[]) => CardRef[]): Promise<void> {
+  function rearrange(
+    projectId: number,
+    now: number,
+    change: (cards: CardRef[], charts: Chart[]) => CardRef[],
+  ): Promise<void> {
     return store.tx((tx) => rearrangeIn(tx, projectId, now, change));
   }
 
   /** rearrange() inside a transaction that also writes the chart: a kill leaves both or neither. */
-  async function rearrangeIn(tx: Repositories, projectId: number, now: number, change: (cards: CardRef[], charts: Chart[]) => CardRef[]): Promise<void> {
+  async function rearrangeIn(
+    tx: Repositories,
+    projectId: number,
+    now: number,
+    change: (cards: CardRef[], charts: Chart[]) => CardRef[],
+  ): Promise<void> {
     const charts = await tx.charts.list(projectId);
     const before = cardsOf(await tx.charts.layout(projectId, { lock: true }), charts);
     const cards = [...new Set(change(before, charts))];
     // A full dashboard says so: a card is never taken off to make room for another.
-    if (cards.length > MAX_CARDS && cards.length > before.length) throw ValidationError.field("position", "too_many", `position: a dashboard holds at most ${MAX_CARDS} cards; take one off it first`);
+    if (cards.length > MAX_CARDS && cards.length > before.length)
+      throw ValidationError.field(
+        "position",
+        "too_many",
+        `position: a dashboard holds at most ${MAX_CARDS} cards; take one off it first`,
+      );
     await tx.charts.setLayout(projectId, cards, now);
   }
 
@@ -203,7 +317,10 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
 
   async function place(chart: Chart): Promise<PlacedChart> {
     // Its place among all the project's cards: the layout without only the charts since deleted.
-    const [charts, layout] = await Promise.all([store.charts.list(chart.projectId), store.charts.layout(chart.projectId)]);
+    const [charts, layout] = await Promise.all([
+      store.charts.list(chart.projectId),
+      store.charts.layout(chart.projectId),
+    ]);
     const cards = cardsOf(layout, charts);
     const at = cards.indexOf(chart.id);
     return { ...chart, position: at < 0 ? null : at };
@@ -241,13 +358,19 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
       }
       const c = validate(chartInput.omit({ name: true }), named);
       const project = await requireProject(store, c.project);
-      const definition = await checkDefinition(project, c.kind, c.definition, now).catch((error) => void problems(error));
+      const definition = await checkDefinition(project, c.kind, c.definition, now).catch(
+        (error) => void problems(error),
+      );
       if (issues.length || !definition) throw new ValidationError(issues, "body");
       const name = (input as { name: string }).name;
       // Made and pinned in one transaction: a kill in between left an unpinned chart the client was never told of (and made again when it retried).
       const chart = await store.tx(async (tx) => {
-        const made = await tx.charts.create({ projectId: project.id, kind: c.kind, name, definition, createdAt: now }, now);
-        if (c.position !== undefined && c.position !== null) await rearrangeIn(tx, project.id, now, (cards) => placed(cards, made.id, c.position));
+        const made = await tx.charts.create(
+          { projectId: project.id, kind: c.kind, name, definition, createdAt: now },
+          now,
+        );
+        if (c.position !== undefined && c.position !== null)
+          await rearrangeIn(tx, project.id, now, (cards) => placed(cards, made.id, c.position));
         return made;
       });
       return place(chart);
@@ -257,10 +380,12 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
       const c = validate(chartChanges, input);
       const chart = await requireChart(id);
       const changes: ChartChanges = { name: c.name };
-      if (c.definition) changes.definition = await checkDefinition(await projectOf(chart), chart.kind, c.definition, now);
+      if (c.definition)
+        changes.definition = await checkDefinition(await projectOf(chart), chart.kind, c.definition, now);
       const updated = await store.tx(async (tx) => {
         const row = await tx.charts.update(id, changes, now);
-        if (row && c.position !== undefined) await rearrangeIn(tx, chart.projectId, now, (cards) => placed(cards, id, c.position));
+        if (row && c.position !== undefined)
+          await rearrangeIn(tx, chart.projectId, now, (cards) => placed(cards, id, c.position));
         return row;
       });
       if (!updated) throw new NotFound(`Chart ${id} does not exist.`);
@@ -282,7 +407,9 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
       const project = await requireProject(store, projectName);
       const [charts, layout] = await Promise.all([store.charts.list(project.id), store.charts.layout(project.id)]);
       const byId = new Map(charts.map((c) => [c.id, c]));
-      return cardsOf(layout, charts).map((card) => (card === ACTIVITY_CARD ? { kind: ACTIVITY_CARD } : { kind: "chart", chart: byId.get(card)! }));
+      return cardsOf(layout, charts).map((card) =>
+        card === ACTIVITY_CARD ? { kind: ACTIVITY_CARD } : { kind: "chart", chart: byId.get(card)! },
+      );
     },
 
     /** Arranges the project's dashboard: `cards` in that order (the activity chart and charts of the project); the rest off it. */
@@ -295,9 +422,15 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
     },
 
     /** Moves a card one place up (-1) or down (+1), or adds it at the end (`add`), or takes it off (`remove`). */
-    async moveCard(projectName: string, card: CardRef, move: "up" | "down" | "add" | "remove", now = Date.now()): Promise<void> {
+    async moveCard(
+      projectName: string,
+      card: CardRef,
+      move: "up" | "down" | "add" | "remove",
+      now = Date.now(),
+    ): Promise<void> {
       const project = await requireProject(store, projectName);
-      if (card !== ACTIVITY_CARD && (await store.charts.find(card))?.projectId !== project.id) throw new NotFound(`Chart ${card} does not exist in project "${project.name}".`);
+      if (card !== ACTIVITY_CARD && (await store.charts.find(card))?.projectId !== project.id)
+        throw new NotFound(`Chart ${card} does not exist in project "${project.name}".`);
       await rearrange(project.id, now, (cards) => {
         const at = cards.indexOf(card);
         if (move === "remove") return cards.filter((c) => c !== card);
@@ -318,14 +451,24 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
     },
 
     /** A funnel's answer and a page of the users who dropped before step `at` (from 2). */
-    async dropped(project: string, definition: Record<string, unknown>, at: number, cursor: string | undefined, now = Date.now()): Promise<{ funnel: FunnelAnswer; page: DroppedPage }> {
+    async dropped(
+      project: string,
+      definition: Record<string, unknown>,
+      at: number,
+      cursor: string | undefined,
+      now = Date.now(),
+    ): Promise<{ funnel: FunnelAnswer; page: DroppedPage }> {
       const input = funnelInput(project, await inDefinition(() => validate(funnelDefinition, definition)), now);
-      const [funnel, page] = await Promise.all([analytics.funnel(input, now), analytics.funnelDropped({ ...input, at, cursor }, now)]);
+      const [funnel, page] = await Promise.all([
+        analytics.funnel(input, now),
+        analytics.funnelDropped({ ...input, at, cursor }, now),
+      ]);
       return { funnel, page };
     },
 
     /** What a chart of `kind` with `definition` would show now, unsaved (the builder's preview). */
-    preview: (project: string, kind: ChartKind, definition: Record<string, unknown>, now = Date.now()) => answer(project, kind, definition, now),
+    preview: (project: string, kind: ChartKind, definition: Record<string, unknown>, now = Date.now()) =>
+      answer(project, kind, definition, now),
   };
 }
 

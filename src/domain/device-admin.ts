@@ -5,13 +5,25 @@ import { NotFound } from "../errors.ts";
 import type { Store } from "../store/store.ts";
 import type { Subscription } from "../model/notification.ts";
 
-export type DeviceSummary = Pick<Subscription, "id" | "deviceName" | "createdAt" | "lastSuccessAt" | "lastError" | "lastErrorAt"> & {
+export type DeviceSummary = Pick<
+  Subscription,
+  "id" | "deviceName" | "createdAt" | "lastSuccessAt" | "lastError" | "lastErrorAt"
+> & {
   username: string;
   pushService: string;
 };
 
 function summary(d: Subscription & { username: string }): DeviceSummary {
-  return { id: d.id, username: d.username, deviceName: d.deviceName, pushService: new URL(d.endpoint).host, createdAt: d.createdAt, lastSuccessAt: d.lastSuccessAt, lastError: d.lastError, lastErrorAt: d.lastErrorAt };
+  return {
+    id: d.id,
+    username: d.username,
+    deviceName: d.deviceName,
+    pushService: new URL(d.endpoint).host,
+    createdAt: d.createdAt,
+    lastSuccessAt: d.lastSuccessAt,
+    lastError: d.lastError,
+    lastErrorAt: d.lastErrorAt,
+  };
 }
 
 export function deviceAdmin(store: Store) {

@@ -33,14 +33,36 @@ export const digestInput = z
     project: rule.projectName,
     name: z.string().trim().max(100, "must be at most 100 characters").optional(),
     frequency: z.enum(["daily", "weekly"], { error: 'must be "daily" or "weekly"' }),
-    hour: z.number({ error: "must be an hour from 0 to 23" }).int("must be a whole hour from 0 to 23").min(0, "must be 0 to 23").max(23, "must be 0 to 23"),
-    weekday: z.number().int().min(1, "must be 1 (Monday) to 7 (Sunday)").max(7, "must be 1 (Monday) to 7 (Sunday)").nullish(),
-    time_zone: z.string({ error: "is required: a time zone such as Europe/Paris or UTC" }).refine((tz) => zoneName(tz) !== null, "must be a time zone such as Europe/Paris, America/New_York or UTC"),
-    integrations: z.array(z.number().int().positive(), { error: "must be a list of integration ids" }).max(20, "at most 20 integrations").default([]),
-    emails: z.array(z.email({ error: "must be e-mail addresses, such as ops@example.com" }).max(254), { error: "must be a list of e-mail addresses" }).max(20, "at most 20 addresses").default([]),
+    hour: z
+      .number({ error: "must be an hour from 0 to 23" })
+      .int("must be a whole hour from 0 to 23")
+      .min(0, "must be 0 to 23")
+      .max(23, "must be 0 to 23"),
+    weekday: z
+      .number()
+      .int()
+      .min(1, "must be 1 (Monday) to 7 (Sunday)")
+      .max(7, "must be 1 (Monday) to 7 (Sunday)")
+      .nullish(),
+    time_zone: z
+      .string({ error: "is required: a time zone such as Europe/Paris or UTC" })
+      .refine((tz) => zoneName(tz) !== null, "must be a time zone such as Europe/Paris, America/New_York or UTC"),
+    integrations: z
+      .array(z.number().int().positive(), { error: "must be a list of integration ids" })
+      .max(20, "at most 20 integrations")
+      .default([]),
+    emails: z
+      .array(z.email({ error: "must be e-mail addresses, such as ops@example.com" }).max(254), {
+        error: "must be a list of e-mail addresses",
+      })
+      .max(20, "at most 20 addresses")
+      .default([]),
   })
   .strict()
-  .refine((d) => d.integrations.length + d.emails.length > 0, { message: "choose at least one integration or e-mail address to send it to", path: ["emails"] });
+  .refine((d) => d.integrations.length + d.emails.length > 0, {
+    message: "choose at least one integration or e-mail address to send it to",
+    path: ["emails"],
+  });
 
 export type DigestPeriod = { key: string; start: number; end: number; previousStart: number; label: string };
 
@@ -56,7 +78,13 @@ export function lastPeriod(d: Pick<Digest, "frequency" | "hour" | "weekday" | "t
   const start = instantOf(due - days * DAY, tz);
   const key = new Date(due).toISOString().slice(0, 10);
   const from = new Date(due - days * DAY).toISOString().slice(0, 16).replace("T", " ");
-  return { key, start, end: instantOf(due, tz), previousStart: instantOf(due - 2 * days * DAY, tz), label: `${from} to ${new Date(due).toISOString().slice(0, 16).replace("T", " ")} (${tz})` };
+  return {
+    key,
+    start,
+    end: instantOf(due, tz),
+    previousStart: instantOf(due - 2 * days * DAY, tz),
+    label: `${from} to ${new Date(due).toISOString().slice(0, 16).replace("T", " ")} (${tz})`,
+  };
 }
 
 /** What a digest says, read before it is sent. */
@@ -69,7 +97,8 @@ export type DigestReport = {
   alertsFired: number;
 };
 
-const show = (v: MetricValue | null) => (v === null ? "—" : typeof v === "number" ? v.toLocaleString("en-US") : String(v));
+const show = (v: MetricValue | null) =>
+  v === null ? "—" : typeof v === "number" ? v.toLocaleString("en-US") : String(v);
 
 function change(now: number, before: number): string {
   if (before === 0) return now === 0 ? "" : " (none the period before)";
@@ -81,9 +110,24 @@ function change(now: number, before: number): string {
 export function digestMarkdown(r: DigestReport, link: string): string {
   const e = escapeMarkdown;
   const lines = [`**${r.total.now.toLocaleString("en-US")} events**${e(change(r.total.now, r.total.before))}`, ""];
-  for (const c of r.channels) lines.push(`- \\#${e(c.channel)}: ${c.now.toLocaleString("en-US")}${e(change(c.now, c.before))}`);
-  if (r.top.length) lines.push("", "**Top events**", "", ...r.top.map((t, i) => `${i + 1}\\. ${e(t.event)}: ${t.count.toLocaleString("en-US")}`));
-  if (r.metrics.length) lines.push("", "**Metrics** (now, and at the start)", "", ...r.metrics.map((m) => `- ${m.icon ? `${e(m.icon)} ` : ""}${e(m.title)}: ${e(show(m.now))} (${e(show(m.then))})`));
+  for (const c of r.channels)
+    lines.push(`- \\#${e(c.channel)}: ${c.now.toLocaleString("en-US")}${e(change(c.now, c.before))}`);
+  if (r.top.length)
+    lines.push(
+      "",
+      "**Top events**",
+      "",
+      ...r.top.map((t, i) => `${i + 1}\\. ${e(t.event)}: ${t.count.toLocaleString("en-US")}`),
+    );
+  if (r.metrics.length)
+    lines.push(
+      "",
+      "**Metrics** (now, and at the start)",
+      "",
+      ...r.metrics.map(
+        (m) => `- ${m.icon ? `${e(m.icon)} ` : ""}${e(m.title)}: ${e(show(m.now))} (${e(show(m.then))})`,
+      ),
+    );
   lines.push("", `**Alerts fired**: ${r.alertsFired}`, "", `[Open the dashboard](${link})`);
   return lines.join("\n");
 }
@@ -100,19 +144,41 @@ export function digestService(store: Store, { baseUrl }: { baseUrl: string }) {
     const filter = { projectId: project.id };
     const count = (lines: SeriesLine[], i: number) => lines.reduce((n, l) => n + (l.counts[i] ?? 0), 0);
     const [byChannel, top, alerts, metrics] = await Promise.all([
-      store.analytics.series({ filter, bounds: [period.previousStart, period.start, period.end], measure: "events", groupBy: { by: "channel" }, limit: CHANNELS }),
-      store.analytics.series({ filter, bounds: [period.start, period.end], measure: "events", groupBy: { by: "event" }, limit: TOP_EVENTS }),
-      store.analytics.series({ filter: { ...filter, channel: "alerts", tags: [["state", "firing"]] }, bounds: [period.start, period.end], measure: "events", groupBy: null, limit: 1 }),
+      store.analytics.series({
+        filter,
+        bounds: [period.previousStart, period.start, period.end],
+        measure: "events",
+        groupBy: { by: "channel" },
+        limit: CHANNELS,
+      }),
+      store.analytics.series({
+        filter,
+        bounds: [period.start, period.end],
+        measure: "events",
+        groupBy: { by: "event" },
+        limit: TOP_EVENTS,
+      }),
+      store.analytics.series({
+        filter: { ...filter, channel: "alerts", tags: [["state", "firing"]] },
+        bounds: [period.start, period.end],
+        measure: "events",
+        groupBy: null,
+        limit: 1,
+      }),
       store.metrics.list(project.id),
     ]);
-    const channels = byChannel.filter((l) => !l.other && l.group !== null).map((l) => ({ channel: l.group!, now: l.counts[1] ?? 0, before: l.counts[0] ?? 0 }));
+    const channels = byChannel
+      .filter((l) => !l.other && l.group !== null)
+      .map((l) => ({ channel: l.group!, now: l.counts[1] ?? 0, before: l.counts[0] ?? 0 }));
     const kept = metrics.slice(0, METRICS);
     const then = await Promise.all(kept.map((m) => store.metrics.pointBefore(m.id, period.start)));
     return {
       period,
       channels: channels.filter((c) => c.now || c.before).sort((a, b) => b.now - a.now),
       total: { now: count(byChannel, 1), before: count(byChannel, 0) },
-      top: top.filter((l) => !l.other && l.group !== null && l.total > 0).map((l) => ({ event: l.group!, count: l.total })),
+      top: top
+        .filter((l) => !l.other && l.group !== null && l.total > 0)
+        .map((l) => ({ event: l.group!, count: l.total })),
       metrics: kept.map((m, i) => ({ title: m.title, icon: m.icon, now: m.value, then: then[i]?.value ?? null })),
       alertsFired: count(alerts, 0),
     };
@@ -123,14 +189,35 @@ export function digestService(store: Store, { baseUrl }: { baseUrl: string }) {
     const link = `${baseUrl}/p/${encodeURIComponent(project.name)}`;
     const title = `${project.name}: ${d.frequency} digest, ${r.period.key}`;
     const markdown = digestMarkdown(r, link);
-    const base: Payload = { title, body: "", url: link, tag: `digest-${d.id}-${r.period.key}`, icon: "📊", event: null, priority: rule.PRIORITY.normal, digest: true };
+    const base: Payload = {
+      title,
+      body: "",
+      url: link,
+      tag: `digest-${d.id}-${r.period.key}`,
+      icon: "📊",
+      event: null,
+      priority: rule.PRIORITY.normal,
+      digest: true,
+    };
     const rows: NewDelivery[] = [];
     const integrations = await store.notifications.integrationsOf(project.id);
     for (const id of d.integrationIds) {
       const i = integrations.find((x) => x.id === id && x.enabled);
-      if (i) rows.push({ target: "integration", targetId: i.id, eventId: null, payload: JSON.stringify({ ...base, ...renderDocument(i.kind, title, markdown) }) });
+      if (i)
+        rows.push({
+          target: "integration",
+          targetId: i.id,
+          eventId: null,
+          payload: JSON.stringify({ ...base, ...renderDocument(i.kind, title, markdown) }),
+        });
     }
-    if (d.emails.length) rows.push({ target: "digest", targetId: d.id, eventId: null, payload: JSON.stringify({ ...base, ...renderDocument("email", title, markdown), to: d.emails }) });
+    if (d.emails.length)
+      rows.push({
+        target: "digest",
+        targetId: d.id,
+        eventId: null,
+        payload: JSON.stringify({ ...base, ...renderDocument("email", title, markdown), to: d.emails }),
+      });
     return rows;
   }
 
@@ -138,7 +225,12 @@ export function digestService(store: Store, { baseUrl }: { baseUrl: string }) {
   async function checkIntegrations(project: Project, ids: number[]): Promise<void> {
     const own = new Set((await store.notifications.integrationsOf(project.id)).map((i) => i.id));
     const foreign = ids.filter((id) => !own.has(id));
-    if (foreign.length) throw ValidationError.field("integrations", "not_found", `integrations: ${foreign.join(", ")} ${foreign.length > 1 ? "are not integrations" : "is not an integration"} of ${project.name}`);
+    if (foreign.length)
+      throw ValidationError.field(
+        "integrations",
+        "not_found",
+        `integrations: ${foreign.join(", ")} ${foreign.length > 1 ? "are not integrations" : "is not an integration"} of ${project.name}`,
+      );
   }
 
   return {
@@ -151,9 +243,24 @@ export function digestService(store: Store, { baseUrl }: { baseUrl: string }) {
       const i = validate(digestInput, input);
       const project = await requireProject(store, i.project);
       await checkIntegrations(project, i.integrations);
-      const spec = { frequency: i.frequency, hour: i.hour, weekday: i.frequency === "weekly" ? (i.weekday ?? 1) : null, timeZone: zoneName(i.time_zone)! };
+      const spec = {
+        frequency: i.frequency,
+        hour: i.hour,
+        weekday: i.frequency === "weekly" ? (i.weekday ?? 1) : null,
+        timeZone: zoneName(i.time_zone)!,
+      };
       const name = i.name || `${i.frequency === "daily" ? "Daily" : "Weekly"} digest`;
-      return store.digests.create({ projectId: project.id, name, ...spec, integrationIds: i.integrations, emails: i.emails, lastPeriod: lastPeriod(spec, now).key }, now);
+      return store.digests.create(
+        {
+          projectId: project.id,
+          name,
+          ...spec,
+          integrationIds: i.integrations,
+          emails: i.emails,
+          lastPeriod: lastPeriod(spec, now).key,
+        },
+        now,
+      );
     },
 
     async remove(id: number): Promise<void> {

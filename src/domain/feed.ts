@@ -48,14 +48,22 @@ export function encodeCursor(p: Position): string {
 
 export function decodeCursor(cursor: string): Position {
   const m = /^(-?\d+):(\d+)$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!m) throw new BadRequest(`cursor ${JSON.stringify(cursor.slice(0, 60))} is not valid; pass next_cursor from the previous page unchanged`, "invalid_cursor");
+  if (!m)
+    throw new BadRequest(
+      `cursor ${JSON.stringify(cursor.slice(0, 60))} is not valid; pass next_cursor from the previous page unchanged`,
+      "invalid_cursor",
+    );
   return { ts: Number(m[1]), id: Number(m[2]) };
 }
 
 export function parseTagFilter(filter: string): [string, string] {
   const at = filter.indexOf(":");
   // A key no event can have (tag keys are lowercase) would match nothing: say so instead.
-  if (at < 1 || !isTagKey(filter.slice(0, at))) throw new BadRequest(`tag filter ${JSON.stringify(filter.slice(0, 80))} must look like key:value with a key of lowercase letters, digits or dashes, for example tag=plan:pro`, "invalid_tag_filter");
+  if (at < 1 || !isTagKey(filter.slice(0, at)))
+    throw new BadRequest(
+      `tag filter ${JSON.stringify(filter.slice(0, 80))} must look like key:value with a key of lowercase letters, digits or dashes, for example tag=plan:pro`,
+      "invalid_tag_filter",
+    );
   return [filter.slice(0, at), filter.slice(at + 1)];
 }
 
@@ -65,7 +73,8 @@ export function feedService(store: Store) {
     const project = query.project ? await requireProject(store, query.project) : null;
     if (query.channel) {
       if (!project) throw new ChannelNeedsProject();
-      if (!(await store.projects.findChannel(project.id, query.channel))) throw new NotFound(`Channel "${query.channel}" does not exist in project "${project.name}".`);
+      if (!(await store.projects.findChannel(project.id, query.channel)))
+        throw new NotFound(`Channel "${query.channel}" does not exist in project "${project.name}".`);
     }
     return {
       projectId: project?.id,
@@ -87,8 +96,13 @@ export function feedService(store: Store) {
       const limit = Math.min(Math.max(query.limit ?? 50, 1), MAX_PAGE);
       const filter = await resolve(query);
       // Nothing stored holds a NUL character: a filter value with one matches nothing (and is not asked).
-      if ([filter.userId, filter.event, ...(filter.tags ?? []).flat()].some((v) => v?.includes("\u0000"))) return { events: [], nextCursor: null };
-      const rows = await store.events.list({ ...filter, before: query.cursor ? decodeCursor(query.cursor) : undefined, limit: limit + 1 });
+      if ([filter.userId, filter.event, ...(filter.tags ?? []).flat()].some((v) => v?.includes("\u0000")))
+        return { events: [], nextCursor: null };
+      const rows = await store.events.list({
+        ...filter,
+        before: query.cursor ? decodeCursor(query.cursor) : undefined,
+        limit: limit + 1,
+      });
       const events = rows.slice(0, limit);
       const last = events.at(-1);
       return { events, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
@@ -103,7 +117,12 @@ export function feedService(store: Store) {
      * What a stream missed: the events matching `filter` among ids (after, through], oldest
      * first, reading at most `limit` events of the filter's project; `through` is how far it read.
      */
-    async missed(filter: EventFilter, after: number, through: number, limit: number): Promise<{ events: StoredEvent[]; through: number }> {
+    async missed(
+      filter: EventFilter,
+      after: number,
+      through: number,
+      limit: number,
+    ): Promise<{ events: StoredEvent[]; through: number }> {
       const rows = await store.events.range(filter.projectId, after, through, limit);
       const matches = eventMatcher(filter);
       return { events: rows.filter(matches), through: rows.length < limit ? through : rows.at(-1)!.id };
@@ -118,7 +137,8 @@ export function feedService(store: Store) {
     /** An event of one project (a page's URL names both). */
     async eventOf(project: Project, id: number): Promise<StoredEvent> {
       const event = await store.events.findById(id);
-      if (!event || event.projectId !== project.id) throw new NotFound(`Event ${id} does not exist in project "${project.name}".`);
+      if (!event || event.projectId !== project.id)
+        throw new NotFound(`Event ${id} does not exist in project "${project.name}".`);
       return event;
     },
 
@@ -127,16 +147,30 @@ export function feedService(store: Store) {
      * matches (a feed's filters; the project is `project`): the `top` channels with the most in
      * the window, most first, and the rest summed as `other` (null when there is no rest).
      */
-    async activity(project: Project, start: number, days: number, query: Omit<EventQuery, "project"> = {}, top = ACTIVITY_TOP): Promise<Activity> {
+    async activity(
+      project: Project,
+      start: number,
+      days: number,
+      query: Omit<EventQuery, "project"> = {},
+      top = ACTIVITY_TOP,
+    ): Promise<Activity> {
       const filter = await resolve({ ...query, project: project.name });
       // Nothing stored holds a NUL character: a filter value with one matches nothing (and is not asked).
       const none = [filter.userId, filter.event, ...(filter.tags ?? []).flat()].some((v) => v?.includes("\u0000"));
       const rows = none ? [] : await store.events.activity(project.id, start, days, filter);
-      const counted = rows.map((r) => ({ ...r, total: r.counts.reduce((a, b) => a + b, 0) })).filter((r) => r.total > 0);
+      const counted = rows
+        .map((r) => ({ ...r, total: r.counts.reduce((a, b) => a + b, 0) }))
+        .filter((r) => r.total > 0);
       counted.sort((a, b) => b.total - a.total || (a.channel < b.channel ? -1 : 1));
       // "Other" stands for two channels or more: a single one is shown under its own name.
       const rest = counted.length === top + 1 ? [] : counted.slice(top);
-      const other = rest.length ? { channels: rest.length, counts: Array.from({ length: days }, (_, d) => rest.reduce((sum, r) => sum + r.counts[d]!, 0)), total: rest.reduce((sum, r) => sum + r.total, 0) } : null;
+      const other = rest.length
+        ? {
+            channels: rest.length,
+            counts: Array.from({ length: days }, (_, d) => rest.reduce((sum, r) => sum + r.counts[d]!, 0)),
+            total: rest.reduce((sum, r) => sum + r.total, 0),
+          }
+        : null;
       return { channels: rest.length ? counted.slice(0, top) : counted, other };
     },
 
@@ -144,8 +178,19 @@ export function feedService(store: Store) {
      * A user's properties, groups, and when they were first and last seen (as the users list
      * counts it: their events and identify calls); `summary` null when nothing knows the id.
      */
-    async user(project: Project, userId: string): Promise<{ profile: Profile | null; groups: { groupId: string; properties: Properties }[]; summary: UserSummary | null }> {
-      const [profile, groups, summary] = await Promise.all([store.profiles.find(project.id, userId), store.profiles.groupsOf(project.id, userId), store.profiles.summary(project.id, userId)]);
+    async user(
+      project: Project,
+      userId: string,
+    ): Promise<{
+      profile: Profile | null;
+      groups: { groupId: string; properties: Properties }[];
+      summary: UserSummary | null;
+    }> {
+      const [profile, groups, summary] = await Promise.all([
+        store.profiles.find(project.id, userId),
+        store.profiles.groupsOf(project.id, userId),
+        store.profiles.summary(project.id, userId),
+      ]);
       return { profile, groups, summary };
     },
 
@@ -163,7 +208,10 @@ export function feedService(store: Store) {
     async userOf(projectName: string, userId: string): Promise<UserSummary> {
       const project = await requireProject(store, projectName);
       const summary = await store.profiles.summary(project.id, userId);
-      if (!summary) throw new NotFound(`No user "${userId}" in project "${project.name}": no event carries this user id, and it was never identified.`);
+      if (!summary)
+        throw new NotFound(
+          `No user "${userId}" in project "${project.name}": no event carries this user id, and it was never identified.`,
+        );
       return summary;
     },
 

@@ -39,12 +39,18 @@ export type GroupInput = { project: string; groupId: string; userId?: string; pr
 export type Idempotency = { tokenId: number; key: string; fingerprint: string; answer: AnswerKind };
 
 /** What a write did: its result and the answer stored for its key, or the answer stored before. */
-export type Written<T> = { result: T; answer: string | null; replayed?: undefined } | { replayed: string; result?: undefined; answer?: undefined };
+export type Written<T> =
+  | { result: T; answer: string | null; replayed?: undefined }
+  | { replayed: string; result?: undefined; answer?: undefined };
 
 type Common = { idempotency?: Idempotency; now: number };
 
 /** The stored answer for a known key, else the work and its answer. */
-async function keyed<T>(tx: Repositories, { idempotency: idem, now }: Common, work: () => Promise<T>): Promise<Written<T>> {
+async function keyed<T>(
+  tx: Repositories,
+  { idempotency: idem, now }: Common,
+  work: () => Promise<T>,
+): Promise<Written<T>> {
   if (!idem) return { result: await work(), answer: null };
   // Claimed before the work: a retry racing the first request waits for it, then gets its answer.
   const kept = await tx.idempotency.claim(idem.tokenId, idem.key, idem.fingerprint, now);
@@ -59,7 +65,10 @@ async function keyed<T>(tx: Repositories, { idempotency: idem, now }: Common, wo
 }
 
 export const ingestWrites = {
-  async logEvent(tx: Repositories, w: Common & { input: LogInput; baseUrl: string }): Promise<{ written: Written<StoredEvent>; newChannel: boolean }> {
+  async logEvent(
+    tx: Repositories,
+    w: Common & { input: LogInput; baseUrl: string },
+  ): Promise<{ written: Written<StoredEvent>; newChannel: boolean }> {
     let newChannel = false;
     const written = await keyed(tx, w, async () => {
       const project = await requireProject(tx, w.input.project);
@@ -83,19 +92,49 @@ export const ingestWrites = {
       const { title, icon = null } = w.input;
       if (w.input.increment) {
         const delta = w.input.value;
-        if (typeof delta !== "number") throw ValidationError.field("value", "invalid_type", `value: must be a number to increment metric "${title}", got a string`);
+        if (typeof delta !== "number")
+          throw ValidationError.field(
+            "value",
+            "invalid_type",
+            `value: must be a number to increment metric "${title}", got a string`,
+          );
         // One statement: increments from several requests (or instances) at once all count.
         const sum = await tx.metrics.increment({ projectId: project.id, title, delta, icon, now: w.now });
         if ("holds" in sum) {
           const what = typeof sum.holds === "boolean" ? "a boolean" : "text";
-          throw ValidationError.field("value", "not_incrementable", `value: metric "${title}" holds ${what} (${JSON.stringify(sum.holds)}) and cannot be incremented; send it without increment to replace the value`);
+          throw ValidationError.field(
+            "value",
+            "not_incrementable",
+            `value: metric "${title}" holds ${what} (${JSON.stringify(sum.holds)}) and cannot be incremented; send it without increment to replace the value`,
+          );
         }
         // Thrown inside the write: the sum is undone with it.
-        if (!Number.isFinite(sum.value)) throw ValidationError.field("value", "too_big", `value: adding ${delta} to metric "${title}" would leave the range of numbers; set a new value instead`);
-        return { id: sum.id, projectId: project.id, project: project.name, title, value: sum.value, icon: sum.icon, updatedAt: w.now };
+        if (!Number.isFinite(sum.value))
+          throw ValidationError.field(
+            "value",
+            "too_big",
+            `value: adding ${delta} to metric "${title}" would leave the range of numbers; set a new value instead`,
+          );
+        return {
+          id: sum.id,
+          projectId: project.id,
+          project: project.name,
+          title,
+          value: sum.value,
+          icon: sum.icon,
+          updatedAt: w.now,
+        };
       }
       const saved = await tx.metrics.save({ projectId: project.id, title, value: w.input.value, icon, now: w.now });
-      return { id: saved.id, projectId: project.id, project: project.name, title, value: w.input.value, icon: saved.icon, updatedAt: w.now };
+      return {
+        id: saved.id,
+        projectId: project.id,
+        project: project.name,
+        title,
+        value: w.input.value,
+        icon: saved.icon,
+        updatedAt: w.now,
+      };
     });
   },
 
@@ -121,7 +160,10 @@ export const ingestWrites = {
    * event is skipped when its channel already holds `ordinal` events with its time and content
    * (the ordinal-th such event of the file is there already), so an import run again adds nothing.
    */
-  async importBatch(tx: Repositories, w: { lines: ImportEntry[]; now: number }): Promise<{ imported: number; skipped: number; created: string[] }> {
+  async importBatch(
+    tx: Repositories,
+    w: { lines: ImportEntry[]; now: number },
+  ): Promise<{ imported: number; skipped: number; created: string[] }> {
     const result = { imported: 0, skipped: 0, created: [] as string[] };
     for (const { line, ordinal } of w.lines) {
       let project = await tx.projects.findByName(line.project);
@@ -132,7 +174,9 @@ export const ingestWrites = {
       const channel = await tx.projects.ensureChannel(project.id, line.channel, w.now);
       const event = newEvent(project, channel.id, line, w.now); // a timestamp: historical, never notified
       const content = contentKey(event);
-      const stored = (await tx.events.contentAt(channel.id, event.ts)).filter((other) => contentKey(other) === content).length;
+      const stored = (await tx.events.contentAt(channel.id, event.ts)).filter(
+        (other) => contentKey(other) === content,
+      ).length;
       if (stored >= ordinal) {
         result.skipped++;
         continue;
@@ -156,7 +200,9 @@ export function importKey(line: ImportLine): string {
 
 /** A digest of what an event says, the same whatever order its tags were written in. */
 function contentKey(e: EventContent): string {
-  return createHash("sha256").update(canonicalJson([e.name, e.description, e.icon, e.parser, e.userId, e.tags])).digest("base64");
+  return createHash("sha256")
+    .update(canonicalJson([e.name, e.description, e.icon, e.parser, e.userId, e.tags]))
+    .digest("base64");
 }
 
 export type IngestWrites = typeof ingestWrites;

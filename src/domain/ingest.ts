@@ -4,12 +4,31 @@
 import type { Announce } from "../live/hub.ts";
 import type { Scope } from "../model/access.ts";
 import { assertCanNotify, assertCanSendEvent, assertCanWriteProject } from "./access.ts";
-import { type GroupInput, type IdentifyInput, type Idempotency, type ImportLine, type IngestWrite, type IngestWrites, importKey, type LogInput, type MetricInput, type Written } from "./ingest-writes.ts";
+import {
+  type GroupInput,
+  type IdentifyInput,
+  type Idempotency,
+  type ImportLine,
+  type IngestWrite,
+  type IngestWrites,
+  importKey,
+  type LogInput,
+  type MetricInput,
+  type Written,
+} from "./ingest-writes.ts";
 import type { StoredEvent } from "../model/event.ts";
 import type { Metric } from "../model/metric.ts";
 import { type PageViewInput, pageViewEvent } from "./page-views.ts";
 
-export type { GroupInput, IdentifyInput, Idempotency, ImportLine, LogInput, MetricInput, Written } from "./ingest-writes.ts";
+export type {
+  GroupInput,
+  IdentifyInput,
+  Idempotency,
+  ImportLine,
+  LogInput,
+  MetricInput,
+  Written,
+} from "./ingest-writes.ts";
 
 export type ImportProgress = { imported: number; skipped: number };
 
@@ -20,7 +39,11 @@ export { newEvent } from "./ingest-writes.ts";
  * Runs one of ingest's writes in a group commit and settles once it committed. A write whose
  * client left (`signal`) before its transaction began is not made.
  */
-export type RunWrite = <K extends IngestWrite>(name: K, args: Parameters<IngestWrites[K]>[1], signal?: AbortSignal) => ReturnType<IngestWrites[K]>;
+export type RunWrite = <K extends IngestWrite>(
+  name: K,
+  args: Parameters<IngestWrites[K]>[1],
+  signal?: AbortSignal,
+) => ReturnType<IngestWrites[K]>;
 
 export type IngestDeps = { run: RunWrite; announce: Announce; defaultProject: string; baseUrl: string };
 
@@ -28,12 +51,22 @@ export type IngestDeps = { run: RunWrite; announce: Announce; defaultProject: st
 export type WriteOptions = { idempotency?: Idempotency; signal?: AbortSignal; now?: number };
 
 export function ingestService({ run, announce, defaultProject, baseUrl }: IngestDeps) {
-  async function logEvent(scope: Scope, input: LogInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<StoredEvent>> {
+  async function logEvent(
+    scope: Scope,
+    input: LogInput,
+    { idempotency, signal, now = Date.now() }: WriteOptions = {},
+  ): Promise<Written<StoredEvent>> {
     assertCanSendEvent(scope, input.project, input.channel);
     if (input.notify && input.timestamp === undefined) assertCanNotify(scope); // a historical event never pushes
     const { written, newChannel } = await run("logEvent", { input, idempotency, now, baseUrl }, signal);
     if (written.result) {
-      if (newChannel) announce({ type: "channel", projectId: written.result.projectId, project: written.result.project, channel: written.result.channel });
+      if (newChannel)
+        announce({
+          type: "channel",
+          projectId: written.result.projectId,
+          project: written.result.project,
+          channel: written.result.channel,
+        });
       announce({ type: "event", event: written.result });
     }
     return written;
@@ -48,7 +81,11 @@ export function ingestService({ run, announce, defaultProject, baseUrl }: Ingest
     },
 
     /** Sets the value, or adds to it with `increment` (a metric that does not exist starts at 0). */
-    async recordMetric(scope: Scope, input: MetricInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<Metric>> {
+    async recordMetric(
+      scope: Scope,
+      input: MetricInput,
+      { idempotency, signal, now = Date.now() }: WriteOptions = {},
+    ): Promise<Written<Metric>> {
       const project = input.project ?? (scope.kind === "public" ? scope.project : defaultProject);
       assertCanWriteProject(scope, project, "metrics");
       const written = await run("recordMetric", { input, project, idempotency, now }, signal);
@@ -56,12 +93,20 @@ export function ingestService({ run, announce, defaultProject, baseUrl }: Ingest
       return written;
     },
 
-    async identify(scope: Scope, input: IdentifyInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<null>> {
+    async identify(
+      scope: Scope,
+      input: IdentifyInput,
+      { idempotency, signal, now = Date.now() }: WriteOptions = {},
+    ): Promise<Written<null>> {
       assertCanWriteProject(scope, input.project, "user properties");
       return run("identify", { input, idempotency, now }, signal);
     },
 
-    async group(scope: Scope, input: GroupInput, { idempotency, signal, now = Date.now() }: WriteOptions = {}): Promise<Written<null>> {
+    async group(
+      scope: Scope,
+      input: GroupInput,
+      { idempotency, signal, now = Date.now() }: WriteOptions = {},
+    ): Promise<Written<null>> {
       assertCanWriteProject(scope, input.project, "group properties");
       return run("group", { input, idempotency, now }, signal);
     },
@@ -72,7 +117,11 @@ export function ingestService({ run, announce, defaultProject, baseUrl }: Ingest
      * finishes one that was cut short. A file that holds an event twice stores it twice, never more.
      * From the command line only: it needs no token.
      */
-    async importEvents(lines: ImportLine[], onBatch: (progress: ImportProgress) => void = () => {}, now = Date.now()): Promise<ImportProgress & { createdProjects: string[] }> {
+    async importEvents(
+      lines: ImportLine[],
+      onBatch: (progress: ImportProgress) => void = () => {},
+      now = Date.now(),
+    ): Promise<ImportProgress & { createdProjects: string[] }> {
       const progress = { imported: 0, skipped: 0 };
       const createdProjects: string[] = [];
       const seen = new Map<string, number>(); // how often each event was met in the file so far

@@ -11,7 +11,14 @@ import type { Integration, IntegrationKind, RouteFilter, Template } from "../mod
 import { INTEGRATION_KINDS } from "../model/notification.ts";
 import type { User } from "../model/user.ts";
 import type { Store } from "../store/store.ts";
-import { DESTINATION_KEYS, KIND_CONFIG, maskedConfig, maskSecret, SECRET_KEYS, splitConfig } from "./integration-kinds.ts";
+import {
+  DESTINATION_KEYS,
+  KIND_CONFIG,
+  maskedConfig,
+  maskSecret,
+  SECRET_KEYS,
+  splitConfig,
+} from "./integration-kinds.ts";
 import { testPayload } from "./notifications.ts";
 import { requireProject } from "./projects.ts";
 import { routeFilter } from "./routing.ts";
@@ -26,8 +33,22 @@ const KIND_LIST = INTEGRATION_KINDS.join(", ");
 export const templateInput = z
   .object(
     {
-      title: z.string().max(LIMITS.title, `must be at most ${LIMITS.title} characters`).optional().meta({ description: "A mustache template of the title (plain text).", examples: ["{{icon}} {{event}} ({{project}})"] }),
-      body: z.string().max(LIMITS.body, `must be at most ${LIMITS.body} characters`).optional().meta({ description: "A mustache template of the body, in the kind's format.", examples: ["*{{event}}*\n{{description}}\nplan: {{tags.plan}}"] }),
+      title: z
+        .string()
+        .max(LIMITS.title, `must be at most ${LIMITS.title} characters`)
+        .optional()
+        .meta({
+          description: "A mustache template of the title (plain text).",
+          examples: ["{{icon}} {{event}} ({{project}})"],
+        }),
+      body: z
+        .string()
+        .max(LIMITS.body, `must be at most ${LIMITS.body} characters`)
+        .optional()
+        .meta({
+          description: "A mustache template of the body, in the kind's format.",
+          examples: ["*{{event}}*\n{{description}}\nplan: {{tags.plan}}"],
+        }),
     },
     { error: 'must be an object like {"title": "{{event}}", "body": "{{description}}"}' },
   )
@@ -41,15 +62,26 @@ export const templateInput = z
     return Object.keys(out).length ? out : null;
   });
 
-const integrationName = z.string({ error: "is required: a name to tell it by" }).trim().min(1, "is required: a name to tell it by").max(100, "must be at most 100 characters");
-const configObject = z.record(z.string(), z.unknown(), { error: "must be an object: the kind's settings (see docs/notifications.md)" });
+const integrationName = z
+  .string({ error: "is required: a name to tell it by" })
+  .trim()
+  .min(1, "is required: a name to tell it by")
+  .max(100, "must be at most 100 characters");
+const configObject = z.record(z.string(), z.unknown(), {
+  error: "must be an object: the kind's settings (see docs/notifications.md)",
+});
 
 export const integrationInput = z
   .object({
     project: rule.projectName.meta({ description: "The project whose notify events it gets.", examples: ["my-saas"] }),
-    kind: z.enum(INTEGRATION_KINDS, { error: `must be one of ${KIND_LIST}` }).meta({ description: "What it sends to." }),
+    kind: z
+      .enum(INTEGRATION_KINDS, { error: `must be one of ${KIND_LIST}` })
+      .meta({ description: "What it sends to." }),
     name: integrationName.meta({ examples: ["Ops chat"] }),
-    config: configObject.meta({ description: "The kind's settings (secrets are write-only).", examples: [{ bot_token: "123456789:AAH…", chat_id: "-1001234567890" }] }),
+    config: configObject.meta({
+      description: "The kind's settings (secrets are write-only).",
+      examples: [{ bot_token: "123456789:AAH…", chat_id: "-1001234567890" }],
+    }),
     filter: routeFilter.meta({ description: "Which notify events it gets (absent: all of the project's)." }),
     template: templateInput.meta({ description: "Its own title and body (absent: the default wording)." }),
     enabled: z.boolean().optional(),
@@ -60,7 +92,10 @@ export const integrationChangesInput = z
   .object({
     kind: z.enum(INTEGRATION_KINDS, { error: `must be one of ${KIND_LIST}` }).optional(),
     name: integrationName.optional(),
-    config: configObject.optional().meta({ description: "Keys to change (merged into the stored config; null removes an optional one; a secret left out is kept)." }),
+    config: configObject.optional().meta({
+      description:
+        "Keys to change (merged into the stored config; null removes an optional one; a secret left out is kept).",
+    }),
     filter: routeFilter.optional(),
     template: templateInput.optional(),
     enabled: z.boolean().optional(),
@@ -72,7 +107,12 @@ export type IntegrationView = Omit<Integration, "secrets"> & { project: string; 
 
 export function viewOf(i: Integration, project: string): IntegrationView {
   const { secrets, ...rest } = i;
-  return { ...rest, project, config: maskedConfig(i.kind, i.config, secrets), hasSecret: Object.keys(secrets).length > 0 };
+  return {
+    ...rest,
+    project,
+    config: maskedConfig(i.kind, i.config, secrets),
+    hasSecret: Object.keys(secrets).length > 0,
+  };
 }
 
 /** The kind's config checked (paths as config.KEY), split into what is shown and the secrets. */
@@ -92,9 +132,16 @@ function checkTemplate(kind: IntegrationKind, template: Template | null): void {
  * secret is written once and never shown, and sending it to a server of the caller's choosing
  * would show it there (a full-access token could read a bot's token that way).
  */
-function assertSecretsFollow(current: Integration, given: Record<string, unknown>, shown: Record<string, unknown>, secrets: Record<string, string>): void {
+function assertSecretsFollow(
+  current: Integration,
+  given: Record<string, unknown>,
+  shown: Record<string, unknown>,
+  secrets: Record<string, string>,
+): void {
   // Back to the kind's own service (api_url removed) is where its secrets belong.
-  const moved = DESTINATION_KEYS[current.kind].find((key) => shown[key] !== undefined && shown[key] !== current.config[key]);
+  const moved = DESTINATION_KEYS[current.kind].find(
+    (key) => shown[key] !== undefined && shown[key] !== current.config[key],
+  );
   if (!moved) return;
   // Sent back masked (as answers show it) is not sent again.
   const resent = (key: string) => typeof given[key] === "string" && given[key] !== maskSecret(current.secrets[key]!);
@@ -109,13 +156,15 @@ function assertSecretsFollow(current: Integration, given: Record<string, unknown
   );
 }
 
-const integrationSubject = (i: Pick<Integration, "id" | "name">, project: string) => `integration “${i.name}” (${i.id}) of ${project}`;
+const integrationSubject = (i: Pick<Integration, "id" | "name">, project: string) =>
+  `integration “${i.name}” (${i.id}) of ${project}`;
 
 export function integrationService(store: Store) {
   async function find(id: number): Promise<{ integration: Integration; project: string }> {
     const integration = await store.notifications.integration(id);
     const project = integration && (await store.projects.findById(integration.projectId));
-    if (!integration || !project) throw new NotFound(`There is no integration ${id}: list them with GET /v1/integrations?project=NAME.`);
+    if (!integration || !project)
+      throw new NotFound(`There is no integration ${id}: list them with GET /v1/integrations?project=NAME.`);
     return { integration, project: project.name };
   }
 
@@ -131,18 +180,42 @@ export function integrationService(store: Store) {
     },
 
     /** A webhook made without a signing secret gets one, returned here once. `by`: the member adding it. */
-    async create(input: unknown, by: User | null = null, actor: Actor = by ? { userId: by.id, name: by.username, ip: null } : COMMAND_LINE, now = Date.now()): Promise<{ integration: IntegrationView; secret: string | null }> {
+    async create(
+      input: unknown,
+      by: User | null = null,
+      actor: Actor = by ? { userId: by.id, name: by.username, ip: null } : COMMAND_LINE,
+      now = Date.now(),
+    ): Promise<{ integration: IntegrationView; secret: string | null }> {
       const i = validate(integrationInput, input);
       const project = await requireProject(store, i.project);
       const { shown, secrets } = checkedConfig(i.kind, i.config);
       checkTemplate(i.kind, i.template);
       const generated = i.kind === "webhook" && !secrets.secret ? `whsec_${randomToken().slice(3)}` : null;
       if (generated) secrets.secret = generated;
-      const row = await audited(store, actor, async (tx, note) => {
-        const made = await tx.notifications.createIntegration({ projectId: project.id, kind: i.kind, name: i.name, config: shown, secrets, filter: i.filter, template: i.template, createdByUserId: by?.id ?? null }, now);
-        note("integration.created", integrationSubject(made, project.name), made.kind);
-        return i.enabled === false ? ((await tx.notifications.updateIntegration(made.id, { enabled: false })) ?? made) : made;
-      }, now);
+      const row = await audited(
+        store,
+        actor,
+        async (tx, note) => {
+          const made = await tx.notifications.createIntegration(
+            {
+              projectId: project.id,
+              kind: i.kind,
+              name: i.name,
+              config: shown,
+              secrets,
+              filter: i.filter,
+              template: i.template,
+              createdByUserId: by?.id ?? null,
+            },
+            now,
+          );
+          note("integration.created", integrationSubject(made, project.name), made.kind);
+          return i.enabled === false
+            ? ((await tx.notifications.updateIntegration(made.id, { enabled: false })) ?? made)
+            : made;
+        },
+        now,
+      );
       return { integration: viewOf(row, project.name), secret: generated };
     },
 
@@ -150,7 +223,12 @@ export function integrationService(store: Store) {
     async update(id: number, input: unknown, actor: Actor = COMMAND_LINE): Promise<IntegrationView> {
       const { integration: current, project } = await find(id);
       const c = validate(integrationChangesInput, input);
-      if (c.kind !== undefined && c.kind !== current.kind) throw ValidationError.field("kind", "immutable", `kind: an integration's kind cannot change (it is ${current.kind}); add a new ${c.kind} integration instead`);
+      if (c.kind !== undefined && c.kind !== current.kind)
+        throw ValidationError.field(
+          "kind",
+          "immutable",
+          `kind: an integration's kind cannot change (it is ${current.kind}); add a new ${c.kind} integration instead`,
+        );
       const changes: Parameters<Store["notifications"]["updateIntegration"]>[1] = {};
       if (c.name !== undefined) changes.name = c.name;
       if (c.enabled !== undefined) changes.enabled = c.enabled;
@@ -164,7 +242,13 @@ export function integrationService(store: Store) {
         for (const [key, value] of Object.entries(c.config)) {
           const secret = SECRET_KEYS[current.kind].includes(key);
           // A secret sent back as an answer showed it is the stored one, not a new value.
-          if (secret && typeof value === "string" && current.secrets[key] !== undefined && value === maskSecret(current.secrets[key]!)) continue;
+          if (
+            secret &&
+            typeof value === "string" &&
+            current.secrets[key] !== undefined &&
+            value === maskSecret(current.secrets[key]!)
+          )
+            continue;
           if (value === null) delete merged[key];
           else merged[key] = value;
         }
@@ -175,7 +259,8 @@ export function integrationService(store: Store) {
       }
       const row = await audited(store, actor, async (tx, note) => {
         const saved = await tx.notifications.updateIntegration(id, changes);
-        if (saved) note("integration.changed", integrationSubject(saved, project), Object.keys(changes).join(", ") || null);
+        if (saved)
+          note("integration.changed", integrationSubject(saved, project), Object.keys(changes).join(", ") || null);
         return saved;
       });
       if (!row) throw new NotFound(`There is no integration ${id}.`);
@@ -186,7 +271,8 @@ export function integrationService(store: Store) {
       const { integration, project } = await find(id);
       await audited(store, actor, async (tx, note) => {
         await tx.notifications.setIntegrationEnabled(id, enabled);
-        if (integration.enabled !== enabled) note("integration.changed", integrationSubject(integration, project), enabled ? "turned on" : "turned off");
+        if (integration.enabled !== enabled)
+          note("integration.changed", integrationSubject(integration, project), enabled ? "turned on" : "turned off");
       });
     },
 
@@ -215,7 +301,10 @@ export function integrationService(store: Store) {
       checkTemplate(kind, t);
       const sample = sampleEvent(project);
       const url = `${baseUrl}/p/${encodeURIComponent(project)}/events/1`;
-      return renderMessage(kind, t, templateView(sample, url), { title: `${sample.icon} ${sample.name}`, body: sample.description ?? "" });
+      return renderMessage(kind, t, templateView(sample, url), {
+        title: `${sample.icon} ${sample.name}`,
+        body: sample.description ?? "",
+      });
     },
 
     /** How many enabled integrations a member added (across projects). */

@@ -29,7 +29,12 @@ export function sharedLimiter(shared: SharedStore, name: string, rate: Rate): Li
       const { count, windowEndsAt } = await shared.hit(`${name}:${key}`, rate.windowMs, now);
       if (count <= rate.limit) return;
       const retryAfter = Math.max(1, Math.ceil((windowEndsAt - now) / 1000));
-      throw new RateLimited(retryAfter, { limit: rate.limit, remaining: 0, reset: retryAfter, windowSeconds: Math.round(rate.windowMs / 1000) });
+      throw new RateLimited(retryAfter, {
+        limit: rate.limit,
+        remaining: 0,
+        reset: retryAfter,
+        windowSeconds: Math.round(rate.windowMs / 1000),
+      });
     },
     refund: (key) => shared.unhit(`${name}:${key}`),
   };
@@ -71,7 +76,12 @@ export class RateLimiter {
 
   private refuse(bucket: Bucket): never {
     const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
-    throw new RateLimited(retryAfter, { limit: this.rate.limit, remaining: 0, reset: retryAfter, windowSeconds: Math.round(this.rate.windowMs / 1000) });
+    throw new RateLimited(retryAfter, {
+      limit: this.rate.limit,
+      remaining: 0,
+      reset: retryAfter,
+      windowSeconds: Math.round(this.rate.windowMs / 1000),
+    });
   }
 
   private refill(key: string, now: number): Bucket {

@@ -43,12 +43,29 @@ export function memberService(store: Store) {
      * `by` adds someone, with a role they may give and the projects they may see: every project
      * (null) or some. An admin limited to some projects adds people limited to those or fewer.
      */
-    async add(by: User, input: { username: string; password: string; role: string; projects: string[] | null }, actor: Actor, now = Date.now()): Promise<User> {
+    async add(
+      by: User,
+      input: { username: string; password: string; role: string; projects: string[] | null },
+      actor: Actor,
+      now = Date.now(),
+    ): Promise<User> {
       if (!hasRole(by, "admin")) throw new Forbidden("Only admins and the owner can add members.");
       const role = checkRole(input.role);
-      if (!rolesGivenBy(by).includes(role)) throw ValidationError.field("role", "invalid_role", "role: only the owner can make admins");
-      if (!within(input.projects, by.projects)) throw ValidationError.field("projects", "outside_reach", `projects: choose among your own projects (${projectsText(by.projects)})`);
-      return createAccount(store, { username: input.username, password: input.password, role, projects: input.projects }, actor, () => role, now);
+      if (!rolesGivenBy(by).includes(role))
+        throw ValidationError.field("role", "invalid_role", "role: only the owner can make admins");
+      if (!within(input.projects, by.projects))
+        throw ValidationError.field(
+          "projects",
+          "outside_reach",
+          `projects: choose among your own projects (${projectsText(by.projects)})`,
+        );
+      return createAccount(
+        store,
+        { username: input.username, password: input.password, role, projects: input.projects },
+        actor,
+        () => role,
+        now,
+      );
     },
 
     /**
@@ -56,11 +73,18 @@ export function memberService(store: Store) {
      * loses them at once (open pages stop), and so do the API tokens they made: a full-access token
      * keeps only the projects left to them, a public token of another project is revoked.
      */
-    async change(by: User | null, id: number, input: { role: string; projects: string[] | null }, actor: Actor = COMMAND_LINE, now = Date.now()): Promise<{ user: User; revokedTokens: number }> {
+    async change(
+      by: User | null,
+      id: number,
+      input: { role: string; projects: string[] | null },
+      actor: Actor = COMMAND_LINE,
+      now = Date.now(),
+    ): Promise<{ user: User; revokedTokens: number }> {
       // null: the command line, run on the server's machine, which may do what the owner does.
       if (by && by.role !== "owner") throw new Forbidden("Only the owner can change roles and projects.");
       const user = await existing(id);
-      if (user.role === "owner") throw new Forbidden("The owner's role and projects cannot change: the owner sees and does everything.");
+      if (user.role === "owner")
+        throw new Forbidden("The owner's role and projects cannot change: the owner sees and does everything.");
       const role = checkRole(input.role);
       return audited(
         store,
@@ -77,7 +101,9 @@ export function memberService(store: Store) {
           if (projectsText(projects) !== projectsText(user.projects)) {
             await tx.users.setProjects(id, projectIds, now);
             if (projectIds !== null) revokedTokens = await tx.tokens.narrowCreatedBy(id, projectIds, now);
-            changes.push(`projects ${projectsText(user.projects)} → ${projectsText(projects)}${revokedTokens ? ` (${revokedTokens} public token${revokedTokens === 1 ? "" : "s"} revoked)` : ""}`);
+            changes.push(
+              `projects ${projectsText(user.projects)} → ${projectsText(projects)}${revokedTokens ? ` (${revokedTokens} public token${revokedTokens === 1 ? "" : "s"} revoked)` : ""}`,
+            );
           }
           if (changes.length) note("member.changed", `user ${user.username}`, changes.join("; "));
           return { user: { ...user, role, projects }, revokedTokens };
@@ -91,11 +117,22 @@ export function memberService(store: Store) {
      * the integrations they added turned off, unless `keepTokens` (a token or a webhook may serve
      * something that should outlive the person who made it); either way they stop reaching them.
      */
-    async remove(id: number, by: User, { keepTokens = false } = {}, actor: Actor = { userId: by.id, name: by.username, ip: null }, now = Date.now()): Promise<{ user: User; revokedTokens: number; disabledIntegrations: number }> {
+    async remove(
+      id: number,
+      by: User,
+      { keepTokens = false } = {},
+      actor: Actor = { userId: by.id, name: by.username, ip: null },
+      now = Date.now(),
+    ): Promise<{ user: User; revokedTokens: number; disabledIntegrations: number }> {
       if (!hasRole(by, "admin")) throw new Forbidden("Only admins and the owner can remove members.");
       const user = await existing(id);
       if (user.id === by.id) throw new Forbidden("You cannot remove yourself.");
-      if (!mayRemove(by, user)) throw new Forbidden(user.role === "owner" ? "The owner cannot be removed." : "Only the owner can remove admins, or people who see projects you do not.");
+      if (!mayRemove(by, user))
+        throw new Forbidden(
+          user.role === "owner"
+            ? "The owner cannot be removed."
+            : "Only the owner can remove admins, or people who see projects you do not.",
+        );
       return audited(
         store,
         actor,
@@ -103,7 +140,9 @@ export function memberService(store: Store) {
           await tx.users.delete(id);
           const revokedTokens = keepTokens ? 0 : await tx.tokens.revokeCreatedBy(id, now);
           const disabledIntegrations = keepTokens ? 0 : await tx.notifications.disableCreatedBy(id);
-          const kept = keepTokens ? "their tokens and integrations kept" : `${revokedTokens} token${revokedTokens === 1 ? "" : "s"} revoked, ${disabledIntegrations} integration${disabledIntegrations === 1 ? "" : "s"} turned off`;
+          const kept = keepTokens
+            ? "their tokens and integrations kept"
+            : `${revokedTokens} token${revokedTokens === 1 ? "" : "s"} revoked, ${disabledIntegrations} integration${disabledIntegrations === 1 ? "" : "s"} turned off`;
           note("member.removed", `user ${user.username}`, `role ${user.role}; ${kept}`);
           return { user, revokedTokens, disabledIntegrations };
         },

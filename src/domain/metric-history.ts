@@ -51,10 +51,18 @@ export type HistoryQuery = {
   interval?: number | "auto";
 };
 
-export type HistoryPage = { metric: Metric; nextCursor: string | null } & ({ interval: null; points: MetricPoint[] } | { interval: number; buckets: MetricBucket[] });
+export type HistoryPage = { metric: Metric; nextCursor: string | null } & (
+  | { interval: null; points: MetricPoint[] }
+  | { interval: number; buckets: MetricBucket[] }
+);
 
 /** What a metric's page draws: its spans over the window, the value held when it starts, and (text) the newest values. */
-export type MetricChart = { metric: Metric; buckets: MetricBucket[]; before: MetricPoint | null; recent: MetricPoint[] | null };
+export type MetricChart = {
+  metric: Metric;
+  buckets: MetricBucket[];
+  before: MetricPoint | null;
+  recent: MetricPoint[] | null;
+};
 
 async function findMetric(store: Store, projectName: string, title: string): Promise<Metric> {
   const metric = await store.metrics.find((await requireProject(store, projectName)).id, title);
@@ -62,7 +70,8 @@ async function findMetric(store: Store, projectName: string, title: string): Pro
   return metric;
 }
 
-const badCursor = (message: string) => new ValidationError([{ path: "cursor", type: "custom", message: `cursor: ${message}` }], "query");
+const badCursor = (message: string) =>
+  new ValidationError([{ path: "cursor", type: "custom", message: `cursor: ${message}` }], "query");
 
 /** One page of a metric's history, oldest first, and the cursor of the next (null at the end). */
 export async function historyPage(store: Store, query: HistoryQuery): Promise<HistoryPage> {
@@ -71,13 +80,20 @@ export async function historyPage(store: Store, query: HistoryQuery): Promise<Hi
   const q = { ...query, from: Math.max(query.from, -MAX_DATE), to: Math.min(query.to, MAX_DATE) };
   const since = q.cursor?.since ?? q.from;
   if (q.interval === undefined) {
-    if (q.cursor?.width) throw badCursor(`it continues a page of spans; pass interval=${q.cursor.width / 1000} with it`);
+    if (q.cursor?.width)
+      throw badCursor(`it continues a page of spans; pass interval=${q.cursor.width / 1000} with it`);
     const rows = await store.metrics.history(metric.id, since, q.to, q.limit + 1);
     const points = rows.slice(0, q.limit);
-    return { metric, interval: null, points, nextCursor: rows.length > q.limit ? encodeHistoryCursor({ since: points.at(-1)!.at + 1, width: 0 }) : null };
+    return {
+      metric,
+      interval: null,
+      points,
+      nextCursor: rows.length > q.limit ? encodeHistoryCursor({ since: points.at(-1)!.at + 1, width: 0 }) : null,
+    };
   }
   if (q.cursor && !q.cursor.width) throw badCursor("it continues a page of points; pass it without interval");
-  if (q.cursor && typeof q.interval === "number" && q.interval !== q.cursor.width) throw badCursor(`it continues a page with interval=${q.cursor.width / 1000}; pass that interval with it`);
+  if (q.cursor && typeof q.interval === "number" && q.interval !== q.cursor.width)
+    throw badCursor(`it continues a page with interval=${q.cursor.width / 1000}; pass that interval with it`);
   // A cursor keeps its width: "auto" worked out again from a later start would cut other spans.
   const width = q.cursor?.width || (q.interval === "auto" ? chartWidth(q.to - q.from) : q.interval);
   // The page starts at the span of the next point, so a gap in the history is never an empty page.
@@ -90,14 +106,24 @@ export async function historyPage(store: Store, query: HistoryQuery): Promise<Hi
 }
 
 /** A metric's page over [since, until]: spans narrow enough for the chart, or a text metric's newest values. */
-export async function metricChart(store: Store, projectName: string, title: string, since: number, until: number): Promise<MetricChart> {
+export async function metricChart(
+  store: Store,
+  projectName: string,
+  title: string,
+  since: number,
+  until: number,
+): Promise<MetricChart> {
   const metric = await findMetric(store, projectName, title);
-  const [buckets, before] = await Promise.all([store.metrics.buckets(metric.id, since, until, chartWidth(until - since)), store.metrics.pointBefore(metric.id, since)]);
-  const text = typeof metric.value === "string" || typeof before?.value === "string" || buckets.some((b) => b.texts > 0);
+  const [buckets, before] = await Promise.all([
+    store.metrics.buckets(metric.id, since, until, chartWidth(until - since)),
+    store.metrics.pointBefore(metric.id, since),
+  ]);
+  const text =
+    typeof metric.value === "string" || typeof before?.value === "string" || buckets.some((b) => b.texts > 0);
   const recent = text ? await store.metrics.history(metric.id, since, until, LISTED_VALUES, "desc") : null;
   return { metric, buckets, before, recent };
 }
 
 function spanStart(at: number, width: number): number {
-  return at - ((at % width) + width) % width;
+  return at - (((at % width) + width) % width);
 }

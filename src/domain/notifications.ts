@@ -23,7 +23,20 @@ import { log } from "../logger.ts";
  * `html` for e-mail, Telegram and Matrix, `json` for a webhook's templated body); `to` holds a
  * digest's e-mail recipients.
  */
-export type Payload = { title: string; body: string; url: string; tag: string; icon: string | null; event: EventJson | null; priority: number; test?: boolean; digest?: boolean; html?: string; json?: string; to?: string[] };
+export type Payload = {
+  title: string;
+  body: string;
+  url: string;
+  tag: string;
+  icon: string | null;
+  event: EventJson | null;
+  priority: number;
+  test?: boolean;
+  digest?: boolean;
+  html?: string;
+  json?: string;
+  to?: string[];
+};
 
 /** Which projects (and channels) notify a device; null means everything. */
 export type Filters = { project: string; channels: string[] | null }[] | null;
@@ -33,7 +46,14 @@ const BODY_LIMIT = 800; // a push message must stay under ~4 KB once encrypted
 export function eventPayload(e: StoredEvent, baseUrl: string): Payload {
   return {
     title: `${e.icon ? `${e.icon} ` : ""}${e.name}`,
-    body: truncate(e.description ? (e.parser === "markdown" ? markdownText(e.description) : e.description) : `#${e.channel} · ${e.project}`, BODY_LIMIT),
+    body: truncate(
+      e.description
+        ? e.parser === "markdown"
+          ? markdownText(e.description)
+          : e.description
+        : `#${e.channel} · ${e.project}`,
+      BODY_LIMIT,
+    ),
     url: `${baseUrl}/p/${encodeURIComponent(e.project)}/events/${e.id}`,
     tag: `event-${e.id}`,
     icon: e.icon,
@@ -44,19 +64,35 @@ export function eventPayload(e: StoredEvent, baseUrl: string): Payload {
 
 /** A test message; for an integration, in its kind's format. */
 export function testPayload(target: string, baseUrl: string, kind?: IntegrationKind): Payload {
-  const base: Payload = { title: "🔔 Test notification", body: `Signalboard can reach ${target}.`, url: `${baseUrl}/settings/notifications`, tag: "signalboard-test", icon: "🔔", event: null, priority: PRIORITY.normal, test: true };
+  const base: Payload = {
+    title: "🔔 Test notification",
+    body: `Signalboard can reach ${target}.`,
+    url: `${baseUrl}/settings/notifications`,
+    tag: "signalboard-test",
+    icon: "🔔",
+    event: null,
+    priority: PRIORITY.normal,
+    test: true,
+  };
   return kind ? { ...base, ...renderMessage(kind, null, {}, base) } : base;
 }
 
 /** An event's message for one integration: its templates, or the default wording, in its kind's format. */
-export function integrationPayload(i: Pick<Integration, "id" | "kind" | "template">, e: StoredEvent, base: Payload): Payload {
+export function integrationPayload(
+  i: Pick<Integration, "id" | "kind" | "template">,
+  e: StoredEvent,
+  base: Payload,
+): Payload {
   const fallback = { title: base.title, body: base.body };
   let message: Message;
   try {
     message = renderMessage(i.kind, i.template, templateView(e, base.url), fallback);
   } catch (error) {
     // Templates are checked when saved; should one still fail, the event goes out in the default wording rather than not at all.
-    log.warn("an integration's template failed; sent in the default wording", { integration: i.id, error: (error as Error).message });
+    log.warn("an integration's template failed; sent in the default wording", {
+      integration: i.id,
+      error: (error as Error).message,
+    });
     message = renderMessage(i.kind, null, {}, fallback);
   }
   return { ...base, ...message };
@@ -74,11 +110,21 @@ export function markdownText(markdown: string): string {
       if ("tokens" in t && t.tokens?.length) walk(t.tokens);
       else if (t.type === "list") for (const item of t.items) walk([item]);
       else if ("text" in t && typeof t.text === "string") out.push(t.text);
-      if (t.type === "paragraph" || t.type === "heading" || t.type === "list_item" || t.type === "code" || t.type === "space") out.push("\n");
+      if (
+        t.type === "paragraph" ||
+        t.type === "heading" ||
+        t.type === "list_item" ||
+        t.type === "code" ||
+        t.type === "space"
+      )
+        out.push("\n");
     }
   };
   walk(new Lexer().lex(markdown));
-  return out.join("").replace(/\n{2,}/g, "\n").trim();
+  return out
+    .join("")
+    .replace(/\n{2,}/g, "\n")
+    .trim();
 }
 
 export function matchesFilters(filters: string | null, e: { project: string; channel: string }): boolean {
@@ -91,20 +137,36 @@ export function matchesFilters(filters: string | null, e: { project: string; cha
 export function deviceHears(s: Pick<Subscription, "filters" | "tags" | "minPriority">, e: StoredEvent): boolean {
   if (!matchesFilters(s.filters, e)) return false;
   if (!s.tags && s.minPriority <= PRIORITY.min) return true;
-  return matchesRoute({ tags: s.tags ? (JSON.parse(s.tags) as Record<string, string>) : undefined, min_priority: s.minPriority }, e);
+  return matchesRoute(
+    { tags: s.tags ? (JSON.parse(s.tags) as Record<string, string>) : undefined, min_priority: s.minPriority },
+    e,
+  );
 }
 
 /** Inside the event's transaction: one delivery per device and enabled integration that hears it. */
-export async function queueNotifications(tx: Repositories, e: StoredEvent, baseUrl: string, now: number): Promise<number> {
+export async function queueNotifications(
+  tx: Repositories,
+  e: StoredEvent,
+  baseUrl: string,
+  now: number,
+): Promise<number> {
   const base = eventPayload(e, baseUrl);
   const pushed = JSON.stringify(base);
   const rows: NewDelivery[] = [];
   // A person limited to some projects hears only of theirs, whatever their devices' filters say.
   const limited = new Map((await tx.users.limitedReach()).map((r) => [r.userId, r.projectIds]));
   const reaches = (userId: number) => limited.get(userId)?.includes(e.projectId) ?? true;
-  for (const s of await tx.notifications.allSubscriptions()) if (deviceHears(s, e) && reaches(s.userId)) rows.push({ target: "push", targetId: s.id, eventId: e.id, payload: pushed });
+  for (const s of await tx.notifications.allSubscriptions())
+    if (deviceHears(s, e) && reaches(s.userId))
+      rows.push({ target: "push", targetId: s.id, eventId: e.id, payload: pushed });
   for (const i of await tx.notifications.integrationsOf(e.projectId)) {
-    if (i.enabled && matchesRoute(i.filter, e)) rows.push({ target: "integration", targetId: i.id, eventId: e.id, payload: JSON.stringify(integrationPayload(i, e, base)) });
+    if (i.enabled && matchesRoute(i.filter, e))
+      rows.push({
+        target: "integration",
+        targetId: i.id,
+        eventId: e.id,
+        payload: JSON.stringify(integrationPayload(i, e, base)),
+      });
   }
   return tx.notifications.enqueue(rows, now);
 }
@@ -120,14 +182,19 @@ export const subscriptionInput = z.object({
 
 export type DeviceView = Subscription & { filterList: Filters; tagList: Record<string, string> | null };
 
-const viewDevice = (d: Subscription): DeviceView => ({ ...d, filterList: d.filters ? (JSON.parse(d.filters) as Filters) : null, tagList: d.tags ? (JSON.parse(d.tags) as Record<string, string>) : null });
+const viewDevice = (d: Subscription): DeviceView => ({
+  ...d,
+  filterList: d.filters ? (JSON.parse(d.filters) as Filters) : null,
+  tagList: d.tags ? (JSON.parse(d.tags) as Record<string, string>) : null,
+});
 
 /** "plan:pro env:prod" (commas or spaces between pairs) as tags a device's events must have. */
 function parseTagPairs(text: string): Record<string, string> | null {
   const tags: Record<string, string> = {};
   for (const pair of text.split(/[\s,]+/).filter(Boolean)) {
     const at = pair.indexOf(":");
-    if (at < 1) throw ValidationError.field("tags", "invalid_format", `tags: "${pair}" is not key:value (such as plan:pro)`);
+    if (at < 1)
+      throw ValidationError.field("tags", "invalid_format", `tags: "${pair}" is not key:value (such as plan:pro)`);
     tags[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return validate(routeFilter, { tags })?.tags ?? null;
@@ -143,7 +210,10 @@ export function deviceService(store: Store) {
   return {
     async register(user: User, input: unknown, now = Date.now()): Promise<Subscription> {
       const s = validate(subscriptionInput, input);
-      return store.notifications.saveSubscription({ userId: user.id, endpoint: s.endpoint, p256dh: s.keys.p256dh, auth: s.keys.auth, deviceName: s.deviceName }, now);
+      return store.notifications.saveSubscription(
+        { userId: user.id, endpoint: s.endpoint, p256dh: s.keys.p256dh, auth: s.keys.auth, deviceName: s.deviceName },
+        now,
+      );
     },
 
     /** A device seen again keeps its subscription alive (see pruneSubscriptions). */
@@ -168,11 +238,27 @@ export function deviceService(store: Store) {
      * `choices` are "project" or "project/channel" strings; none, or all projects whole, means
      * everything. `route`: tags as "key:value" pairs and the least priority; absent, they stay.
      */
-    async setFilters(user: User, id: number, choices: string[], route?: { tags: string; minPriority: number }): Promise<void> {
+    async setFilters(
+      user: User,
+      id: number,
+      choices: string[],
+      route?: { tags: string; minPriority: number },
+    ): Promise<void> {
       await ownDevice(user, id);
       if (route) {
         const tags = parseTagPairs(route.tags);
-        const minPriority = validate(z.object({ min_priority: z.coerce.number().pipe(z.number().refine((n) => n >= PRIORITY.min && n <= PRIORITY.max && Number.isInteger(n), "must be 1 to 5")) }), { min_priority: route.minPriority }).min_priority;
+        const minPriority = validate(
+          z.object({
+            min_priority: z.coerce
+              .number()
+              .pipe(
+                z
+                  .number()
+                  .refine((n) => n >= PRIORITY.min && n <= PRIORITY.max && Number.isInteger(n), "must be 1 to 5"),
+              ),
+          }),
+          { min_priority: route.minPriority },
+        ).min_priority;
         await store.notifications.setSubscriptionRoute(id, { tags: tags ? JSON.stringify(tags) : null, minPriority });
       }
       const byProject = new Map<string, string[] | null>();
@@ -182,7 +268,9 @@ export function deviceService(store: Store) {
         if (!channel) byProject.set(project, null);
         else if (byProject.get(project) !== null) byProject.set(project, [...(byProject.get(project) ?? []), channel]);
       }
-      const filters: Filters = byProject.size ? [...byProject].map(([project, channels]) => ({ project, channels })) : null;
+      const filters: Filters = byProject.size
+        ? [...byProject].map(([project, channels]) => ({ project, channels }))
+        : null;
       await store.notifications.setFilters(id, filters ? JSON.stringify(filters) : null);
     },
 

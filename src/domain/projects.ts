@@ -20,7 +20,10 @@ const RETENTION_RUN = "retention.last_run";
 type RetentionRun = { at: number; deleted: Record<string, number> };
 
 /** Deletes events in batches, each its own short transaction, so ingest never waits long. */
-async function deleteEvents(store: Store, where: { projectId: number; channelId?: number; before?: number }): Promise<number> {
+async function deleteEvents(
+  store: Store,
+  where: { projectId: number; channelId?: number; before?: number },
+): Promise<number> {
   let total = 0;
   for (;;) {
     const deleted = await store.events.deleteBatch(where, DELETE_BATCH);
@@ -41,14 +44,18 @@ export async function projectIdsOf(repos: Pick<Repositories, "projects">, names:
   const ids: number[] = [];
   for (const name of new Set(names)) {
     const project = await repos.projects.findByName(name);
-    if (!project) throw ValidationError.field("projects", "unknown_project", `projects: there is no project named "${name}"`);
+    if (!project)
+      throw ValidationError.field("projects", "unknown_project", `projects: there is no project named "${name}"`);
     ids.push(project.id);
   }
   return ids;
 }
 
 /** `defaultProject`: the one that takes metrics sent without a project; it cannot be deleted. */
-export function projectService(store: Store, { announce, defaultProject }: { announce?: Announce; defaultProject: string }) {
+export function projectService(
+  store: Store,
+  { announce, defaultProject }: { announce?: Announce; defaultProject: string },
+) {
   const requireProjectNamed = (name: string): Promise<Project> => requireProject(store, name);
 
   async function requireChannel(project: string, name: string): Promise<{ project: Project; channel: Channel }> {
@@ -76,7 +83,9 @@ export function projectService(store: Store, { announce, defaultProject }: { ann
 
     /** Creates the project if it is missing; used for the default project at start. */
     async ensure(name: string): Promise<Project> {
-      return (await store.projects.findByName(name)) ?? (await store.projects.create(name)) ?? requireProjectNamed(name);
+      return (
+        (await store.projects.findByName(name)) ?? (await store.projects.create(name)) ?? requireProjectNamed(name)
+      );
     },
 
     list(): Promise<Project[]> {
@@ -90,14 +99,19 @@ export function projectService(store: Store, { announce, defaultProject }: { ann
     /** Each project with its channels (the sidebar, device filters). */
     async withChannels(): Promise<{ project: Project; channels: Channel[] }[]> {
       const projects = await store.projects.list();
-      return Promise.all(projects.map(async (project) => ({ project, channels: await store.projects.listChannels(project.id) })));
+      return Promise.all(
+        projects.map(async (project) => ({ project, channels: await store.projects.listChannels(project.id) })),
+      );
     },
 
     /** Why `name` cannot be a new project (or a new channel of `project`), or null. */
     async nameTaken(kind: "project" | "channel", name: string, project?: string): Promise<string | null> {
-      if (kind === "project") return (await store.projects.findByName(name)) ? `A project named “${name}” already exists.` : null;
+      if (kind === "project")
+        return (await store.projects.findByName(name)) ? `A project named “${name}” already exists.` : null;
       const p = project ? await store.projects.findByName(project) : null;
-      return p && (await store.projects.findChannel(p.id, name)) ? `A channel named “${name}” already exists in ${project}.` : null;
+      return p && (await store.projects.findChannel(p.id, name))
+        ? `A channel named “${name}” already exists in ${project}.`
+        : null;
     },
 
     async createChannel(project: string, name: string): Promise<Channel> {
@@ -110,7 +124,8 @@ export function projectService(store: Store, { announce, defaultProject }: { ann
     },
 
     async eventCount(project: string, channel?: string): Promise<number> {
-      if (channel) return store.projects.countEvents({ channelId: (await requireChannel(project, channel)).channel.id });
+      if (channel)
+        return store.projects.countEvents({ channelId: (await requireChannel(project, channel)).channel.id });
       return store.projects.countEvents({ projectId: (await requireProjectNamed(project)).id });
     },
 
@@ -118,7 +133,9 @@ export function projectService(store: Store, { announce, defaultProject }: { ann
     async assertDeletable(name: string): Promise<Project> {
       const p = await requireProjectNamed(name);
       if (p.name === defaultProject) {
-        throw new Forbidden(`"${p.name}" is the default project (SIGNALBOARD_DEFAULT_PROJECT): metrics sent without a project go there, and it is created again at every start. Delete its channels instead, or choose another default project.`);
+        throw new Forbidden(
+          `"${p.name}" is the default project (SIGNALBOARD_DEFAULT_PROJECT): metrics sent without a project go there, and it is created again at every start. Delete its channels instead, or choose another default project.`,
+        );
       }
       return p;
     },
@@ -140,11 +157,15 @@ export function projectService(store: Store, { announce, defaultProject }: { ann
 
     async setRetention(name: string, days: number | null, actor: Actor = COMMAND_LINE): Promise<Project> {
       const p = await requireProjectNamed(name);
-      if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36_500)) throw new ValidationError([{ path: "days", type: "too_small", message: "days: keep events for 1 to 36500 days, or off" }]);
+      if (days !== null && (!Number.isInteger(days) || days < 1 || days > 36_500))
+        throw new ValidationError([
+          { path: "days", type: "too_small", message: "days: keep events for 1 to 36500 days, or off" },
+        ]);
       const kept = (d: number | null) => (d === null ? "forever" : `${d} day${d === 1 ? "" : "s"}`);
       await audited(store, actor, async (tx, note) => {
         await tx.projects.setRetention(p.id, days);
-        if (p.retentionDays !== days) note("project.retention", `project ${p.name}`, `${kept(p.retentionDays)} → ${kept(days)}`);
+        if (p.retentionDays !== days)
+          note("project.retention", `project ${p.name}`, `${kept(p.retentionDays)} → ${kept(days)}`);
       });
       return { ...p, retentionDays: days };
     },
@@ -153,7 +174,11 @@ export function projectService(store: Store, { announce, defaultProject }: { ann
     async pruneExpired(now = Date.now()): Promise<number> {
       const run: RetentionRun = { at: now, deleted: {} };
       for (const p of await store.projects.list()) {
-        if (p.retentionDays) run.deleted[p.name] = await deleteEvents(store, { projectId: p.id, before: now - p.retentionDays * 86_400_000 });
+        if (p.retentionDays)
+          run.deleted[p.name] = await deleteEvents(store, {
+            projectId: p.id,
+            before: now - p.retentionDays * 86_400_000,
+          });
       }
       await store.meta.set(RETENTION_RUN, JSON.stringify(run));
       return Object.values(run.deleted).reduce((a, b) => a + b, 0);

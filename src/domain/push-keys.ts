@@ -16,11 +16,21 @@ export function authProblem(key: Buffer): string | null {
 
 /** Why a subscription's p256dh key cannot be used, or null. */
 export function p256dhProblem(key: Buffer): string | null {
-  if (key.length !== POINT_BYTES) return `must be an uncompressed P-256 public key of ${POINT_BYTES} bytes (base64url), got ${key.length}`;
-  if (key[0] !== 0x04) return `must be an uncompressed P-256 public key (its first byte 0x04), got one starting 0x${key[0]!.toString(16).padStart(2, "0")}`;
+  if (key.length !== POINT_BYTES)
+    return `must be an uncompressed P-256 public key of ${POINT_BYTES} bytes (base64url), got ${key.length}`;
+  if (key[0] !== 0x04)
+    return `must be an uncompressed P-256 public key (its first byte 0x04), got one starting 0x${key[0]!.toString(16).padStart(2, "0")}`;
   try {
     // node:crypto refuses a point that is not on the curve; web-push would fail on it later.
-    createPublicKey({ key: { kty: "EC", crv: "P-256", x: key.subarray(1, 33).toString("base64url"), y: key.subarray(33).toString("base64url") }, format: "jwk" });
+    createPublicKey({
+      key: {
+        kty: "EC",
+        crv: "P-256",
+        x: key.subarray(1, 33).toString("base64url"),
+        y: key.subarray(33).toString("base64url"),
+      },
+      format: "jwk",
+    });
     return null;
   } catch {
     return "is not a point on the P-256 curve (not a browser's push key)";

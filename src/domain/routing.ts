@@ -11,21 +11,34 @@ import * as rule from "./rules.ts";
 const MAX_CHANNELS = 50;
 const MAX_TAGS = 10;
 
-const channelList = z.array(rule.channelName, { error: "must be a list of channel names" }).max(MAX_CHANNELS, `at most ${MAX_CHANNELS} channels`);
+const channelList = z
+  .array(rule.channelName, { error: "must be a list of channel names" })
+  .max(MAX_CHANNELS, `at most ${MAX_CHANNELS} channels`);
 
 /** The filter as the API and the CLI send it; null, absent or empty means every notify event. */
 export const routeFilter = z
   .object(
     {
-      channels: channelList.optional().meta({ description: "Only events of these channels (empty: any).", examples: [["payments", "alerts"]] }),
-      exclude_channels: channelList.optional().meta({ description: "Never events of these channels (such as alerts).", examples: [["alerts"]] }),
+      channels: channelList
+        .optional()
+        .meta({ description: "Only events of these channels (empty: any).", examples: [["payments", "alerts"]] }),
+      exclude_channels: channelList
+        .optional()
+        .meta({ description: "Never events of these channels (such as alerts).", examples: [["alerts"]] }),
       tags: z
-        .record(z.string().regex(/^[a-z0-9-]{1,64}$/, "tag keys use 1-64 lowercase letters, digits or dashes"), z.union([rule.text(rule.LIMITS.tagValue), z.number(), z.boolean()], { error: "tag values are strings, numbers or booleans" }))
+        .record(
+          z.string().regex(/^[a-z0-9-]{1,64}$/, "tag keys use 1-64 lowercase letters, digits or dashes"),
+          z.union([rule.text(rule.LIMITS.tagValue), z.number(), z.boolean()], {
+            error: "tag values are strings, numbers or booleans",
+          }),
+        )
         .refine((tags) => Object.keys(tags).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`)
         .transform((tags) => Object.fromEntries(Object.entries(tags).map(([k, v]) => [k, tagText(v)])))
         .optional()
         .meta({ description: "Tags the event must have, with these values.", examples: [{ env: "prod" }] }),
-      min_priority: rule.priority.optional().meta({ description: "Leave out events of a lower priority (1-5).", examples: [4] }),
+      min_priority: rule.priority
+        .optional()
+        .meta({ description: "Leave out events of a lower priority (1-5).", examples: [4] }),
     },
     { error: 'must be an object like {"channels": ["alerts"], "tags": {"env": "prod"}, "min_priority": 4}' },
   )

@@ -34,7 +34,8 @@ export function isTagKey(value: string): boolean {
 
 export function nameRule(what: "project" | "channel") {
   return z.string().regex(NAME, {
-    error: (issue) => `must be 1-${LIMITS.name} lowercase letters, digits or dashes (a ${what} name like "my-app"), got ${JSON.stringify(String(issue.input).slice(0, 80))}`,
+    error: (issue) =>
+      `must be 1-${LIMITS.name} lowercase letters, digits or dashes (a ${what} name like "my-app"), got ${JSON.stringify(String(issue.input).slice(0, 80))}`,
   });
 }
 
@@ -52,7 +53,8 @@ export function onlyStrings<T extends z.ZodType<string, string>>(checks: T) {
 }
 
 /** Text holds no NUL character (U+0000): no name or message needs one, and PostgreSQL cannot store it. */
-export const noNul = (s: z.ZodString) => s.refine((v) => !v.includes("\u0000"), "must not contain the NUL character (U+0000)");
+export const noNul = (s: z.ZodString) =>
+  s.refine((v) => !v.includes("\u0000"), "must not contain the NUL character (U+0000)");
 
 /** A string of at most `max` characters (and, with `nonEmpty`, at least one), without NUL. */
 export function text(max: number, { nonEmpty = false, tooLong = `must be at most ${max} characters` } = {}) {
@@ -79,10 +81,12 @@ export function normalizeIcon(raw: string): string | null {
 export const icon = z.string().transform((raw, ctx) => {
   const emoji = normalizeIcon(raw);
   if (emoji) return emoji;
-  ctx.addIssue({ code: "custom", message: `must be a single emoji such as "🚀" or a shortcode such as ":rocket:"; got ${JSON.stringify(raw.slice(0, 40))}` });
+  ctx.addIssue({
+    code: "custom",
+    message: `must be a single emoji such as "🚀" or a shortcode such as ":rocket:"; got ${JSON.stringify(raw.slice(0, 40))}`,
+  });
   return z.NEVER;
 });
-
 
 // Not z.record: it drops a "__proto__" key silently, and we want every key seen and judged.
 function plainObject(what: string) {
@@ -94,7 +98,12 @@ function plainObject(what: string) {
 export const tags = plainObject("tags").transform((input, ctx) => {
   const entries = Object.entries(input);
   if (entries.length > LIMITS.tags) {
-    ctx.addIssue({ code: "too_big", origin: "object", maximum: LIMITS.tags, message: `at most ${LIMITS.tags} tags are allowed, got ${entries.length}` });
+    ctx.addIssue({
+      code: "too_big",
+      origin: "object",
+      maximum: LIMITS.tags,
+      message: `at most ${LIMITS.tags} tags are allowed, got ${entries.length}`,
+    });
     return z.NEVER;
   }
   const out: Record<string, TagValue> = Object.create(null);
@@ -107,18 +116,24 @@ export const tags = plainObject("tags").transform((input, ctx) => {
 });
 
 function tagProblem(key: string, value: unknown): string | null {
-  if (!TAG_KEY.test(key)) return `tag keys use 1-${LIMITS.tagKey} lowercase letters, digits or dashes, like "plan" or "user-type"`;
-  if (typeof value === "string") return value.length > LIMITS.tagValue ? `tag values must be at most ${LIMITS.tagValue} characters` : null;
+  if (!TAG_KEY.test(key))
+    return `tag keys use 1-${LIMITS.tagKey} lowercase letters, digits or dashes, like "plan" or "user-type"`;
+  if (typeof value === "string")
+    return value.length > LIMITS.tagValue ? `tag values must be at most ${LIMITS.tagValue} characters` : null;
   if (typeof value === "number") return Number.isFinite(value) ? null : "tag values must be finite numbers";
   if (typeof value === "boolean") return null;
   return `tag values must be a string, number or boolean, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`;
 }
 
-
 export const properties = plainObject("properties").transform((input, ctx) => {
   const entries = Object.entries(input);
   if (entries.length > LIMITS.properties) {
-    ctx.addIssue({ code: "too_big", origin: "object", maximum: LIMITS.properties, message: `at most ${LIMITS.properties} properties are allowed, got ${entries.length}` });
+    ctx.addIssue({
+      code: "too_big",
+      origin: "object",
+      maximum: LIMITS.properties,
+      message: `at most ${LIMITS.properties} properties are allowed, got ${entries.length}`,
+    });
     return z.NEVER;
   }
   const out: Properties = Object.create(null);
@@ -133,12 +148,16 @@ export const properties = plainObject("properties").transform((input, ctx) => {
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function propertyProblem(key: string, value: unknown): string | null {
-  if (key.length < 1 || key.length > LIMITS.propertyKey) return `property keys must be 1-${LIMITS.propertyKey} characters`;
+  if (key.length < 1 || key.length > LIMITS.propertyKey)
+    return `property keys must be 1-${LIMITS.propertyKey} characters`;
   // SQLite's JSON merge reads keys as C strings: "\u0000a" and "\u0000" would become one property.
   if (CONTROL.test(key)) return "property keys cannot contain control characters";
   if (value === null || typeof value === "boolean") return null;
   if (typeof value === "number") return Number.isFinite(value) ? null : "property values must be finite numbers";
-  if (typeof value === "string") return value.length > LIMITS.propertyValue ? `property values must be at most ${LIMITS.propertyValue} characters` : null;
+  if (typeof value === "string")
+    return value.length > LIMITS.propertyValue
+      ? `property values must be at most ${LIMITS.propertyValue} characters`
+      : null;
   return `property values must be a string, number, boolean or null, got ${Array.isArray(value) ? "an array" : typeof value}`;
 }
 
@@ -153,21 +172,36 @@ export const timestamp = z.number().superRefine((seconds, ctx) => {
 
 export function timestampProblem(seconds: number, now: number): string | null {
   if (!Number.isFinite(seconds)) return "must be a finite number of Unix seconds";
-  if (seconds > 1e11) return `looks like milliseconds (${seconds}); send Unix seconds, for example Math.floor(Date.now() / 1000)`;
+  if (seconds > 1e11)
+    return `looks like milliseconds (${seconds}); send Unix seconds, for example Math.floor(Date.now() / 1000)`;
   if (seconds < 0) return "must be Unix seconds after 1970-01-01";
-  if (seconds > now / 1000 + LIMITS.futureSeconds) return "is more than a day in the future; send the Unix time in seconds the event happened";
+  if (seconds > now / 1000 + LIMITS.futureSeconds)
+    return "is more than a day in the future; send the Unix time in seconds the event happened";
   return null;
 }
 
 /** An event's priority: 1 (min) to 5 (urgent); 3 when not sent (LogSnag's clients never send it). */
 export const PRIORITY = { min: 1, normal: 3, max: 5 } as const;
 
-export const isPriority = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= PRIORITY.min && value <= PRIORITY.max;
+export const isPriority = (value: unknown): value is number =>
+  typeof value === "number" && Number.isInteger(value) && value >= PRIORITY.min && value <= PRIORITY.max;
 
-export const priority = z.number({ error: "must be a whole number from 1 (min) to 5 (urgent); 3 is the default" }).refine(isPriority, "must be a whole number from 1 (min) to 5 (urgent); 3 is the default");
+export const priority = z
+  .number({ error: "must be a whole number from 1 (min) to 5 (urgent); 3 is the default" })
+  .refine(isPriority, "must be a whole number from 1 (min) to 5 (urgent); 3 is the default");
 
 export const metricTitle = text(LIMITS.metricTitle, { nonEmpty: true });
 
-export const metricValue = z.union([z.number().refine(Number.isFinite, "must be a finite number"), z.boolean(), text(LIMITS.metricText, { tooLong: `text values must be at most ${LIMITS.metricText} characters` })], {
-  error: (issue) => (issue.input === undefined ? "is required (a number, a string or a boolean)" : "must be a number, a string or a boolean"),
-});
+export const metricValue = z.union(
+  [
+    z.number().refine(Number.isFinite, "must be a finite number"),
+    z.boolean(),
+    text(LIMITS.metricText, { tooLong: `text values must be at most ${LIMITS.metricText} characters` }),
+  ],
+  {
+    error: (issue) =>
+      issue.input === undefined
+        ? "is required (a number, a string or a boolean)"
+        : "must be a number, a string or a boolean",
+  },
+);

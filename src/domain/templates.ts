@@ -30,10 +30,29 @@ export const FORMATS: Record<IntegrationKind, Format> = {
 export const LIMITS = { title: 250, body: 4000 } as const;
 
 /** The names a template may use (tags.KEY for any tag). */
-export const VARIABLES = ["event", "description", "channel", "project", "icon", "user_id", "tags", "url", "priority"] as const;
+export const VARIABLES = [
+  "event",
+  "description",
+  "channel",
+  "project",
+  "icon",
+  "user_id",
+  "tags",
+  "url",
+  "priority",
+] as const;
 
 /** What a template is rendered over: an event, or the sample of the preview and the checks. */
-export type TemplateEvent = { name: string; description: string | null; channel: string; project: string; icon: string | null; userId: string | null; tags: Tags | null; priority: number };
+export type TemplateEvent = {
+  name: string;
+  description: string | null;
+  channel: string;
+  project: string;
+  icon: string | null;
+  userId: string | null;
+  tags: Tags | null;
+  priority: number;
+};
 
 /** A message as queued: a plain title, the body in the kind's format, and HTML where the kind sends it. */
 export type Message = { title: string; body: string; html?: string; json?: string };
@@ -42,13 +61,28 @@ export type Message = { title: string; body: string; html?: string; json?: strin
 export function templateView(e: TemplateEvent, url: string): Record<string, unknown> {
   const tags: Record<string, unknown> = Object.create(null);
   for (const [k, v] of Object.entries(e.tags ?? {})) tags[k] = v;
-  return Object.assign(Object.create(null), { event: e.name, description: e.description ?? "", channel: e.channel, project: e.project, icon: e.icon ?? "", user_id: e.userId ?? "", tags, url, priority: e.priority });
+  return Object.assign(Object.create(null), {
+    event: e.name,
+    description: e.description ?? "",
+    channel: e.channel,
+    project: e.project,
+    icon: e.icon ?? "",
+    user_id: e.userId ?? "",
+    tags,
+    url,
+    priority: e.priority,
+  });
 }
 
 // --- escaping -------------------------------------------------------------------------------------
 
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
 }
 
 /** Every ASCII punctuation character backslashed: CommonMark and Discord both read each as itself. */
@@ -63,7 +97,13 @@ export function escapeSlack(text: string): string {
 
 const escapeJson = (text: string) => JSON.stringify(text).slice(1, -1);
 
-const ESCAPES: Record<Format, (text: string) => string> = { text: (t) => t, markdown: escapeMarkdown, slack: escapeSlack, html: escapeHtml, json: escapeJson };
+const ESCAPES: Record<Format, (text: string) => string> = {
+  text: (t) => t,
+  markdown: escapeMarkdown,
+  slack: escapeSlack,
+  html: escapeHtml,
+  json: escapeJson,
+};
 
 function render(source: string, view: Record<string, unknown>, escape: (text: string) => string): string {
   return Mustache.render(source, view, undefined, { escape: (value: unknown) => escape(String(value)) });
@@ -117,24 +157,82 @@ const telegram = new Marked({
   },
 });
 
-const LINKS: Pick<sanitizeHtml.IOptions, "allowedSchemes" | "allowProtocolRelative"> = { allowedSchemes: ["http", "https", "mailto"], allowProtocolRelative: false };
+const LINKS: Pick<sanitizeHtml.IOptions, "allowedSchemes" | "allowProtocolRelative"> = {
+  allowedSchemes: ["http", "https", "mailto"],
+  allowProtocolRelative: false,
+};
 
 // What Telegram's parse_mode HTML accepts (core.telegram.org/bots/api#html-style); the rest is dropped, its text kept.
-const TELEGRAM: sanitizeHtml.IOptions = { ...LINKS, allowedTags: ["b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a", "code", "pre", "blockquote"], allowedAttributes: { a: ["href"] }, disallowedTagsMode: "discard" };
+const TELEGRAM: sanitizeHtml.IOptions = {
+  ...LINKS,
+  allowedTags: ["b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a", "code", "pre", "blockquote"],
+  allowedAttributes: { a: ["href"] },
+  disallowedTagsMode: "discard",
+};
 
 // What Matrix clients are asked to show of org.matrix.custom.html (the spec's list, less images and colours).
-const MATRIX_TAGS = ["p", "br", "hr", "strong", "b", "em", "i", "u", "del", "s", "strike", "code", "pre", "blockquote", "ul", "ol", "li", "a", "h1", "h2", "h3", "h4", "h5", "h6", "sup", "sub", "table", "thead", "tbody", "tr", "th", "td", "caption"];
-const MATRIX: sanitizeHtml.IOptions = { ...LINKS, allowedTags: MATRIX_TAGS, allowedAttributes: { a: ["href"], ol: ["start"] }, disallowedTagsMode: "discard" };
+const MATRIX_TAGS = [
+  "p",
+  "br",
+  "hr",
+  "strong",
+  "b",
+  "em",
+  "i",
+  "u",
+  "del",
+  "s",
+  "strike",
+  "code",
+  "pre",
+  "blockquote",
+  "ul",
+  "ol",
+  "li",
+  "a",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "sup",
+  "sub",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "caption",
+];
+const MATRIX: sanitizeHtml.IOptions = {
+  ...LINKS,
+  allowedTags: MATRIX_TAGS,
+  allowedAttributes: { a: ["href"], ol: ["start"] },
+  disallowedTagsMode: "discard",
+};
 
 // E-mail: the usual formatting, links, no images or styles (nothing loads or tracks when it is read).
-const EMAIL: sanitizeHtml.IOptions = { ...LINKS, allowedTags: [...MATRIX_TAGS, "div", "span"], allowedAttributes: { a: ["href", "title"], ol: ["start"], th: ["align"], td: ["align"] }, disallowedTagsMode: "discard" };
+const EMAIL: sanitizeHtml.IOptions = {
+  ...LINKS,
+  allowedTags: [...MATRIX_TAGS, "div", "span"],
+  allowedAttributes: { a: ["href", "title"], ol: ["start"], th: ["align"], td: ["align"] },
+  disallowedTagsMode: "discard",
+};
 
-export const telegramHtml = (markdown: string) => sanitizeHtml(telegram.parse(markdown) as string, TELEGRAM).replace(/\n{3,}/g, "\n\n").trim();
+export const telegramHtml = (markdown: string) =>
+  sanitizeHtml(telegram.parse(markdown) as string, TELEGRAM)
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 export const matrixHtml = (markdown: string) => sanitizeHtml(standard.parse(markdown) as string, MATRIX).trim();
 export const emailHtml = (html: string) => sanitizeHtml(html, EMAIL).trim();
 /** The words of HTML, for a plain-text part: tags dropped (the sanitiser keeps their text), entities decoded. */
 export const htmlText = (html: string) =>
-  sanitizeHtml(html.replace(/<br\s*\/?>/gi, "\n").replace(/<\/(p|div|li|h\d|tr|blockquote|pre)>/gi, "$&\n"), { allowedTags: [], allowedAttributes: {} })
+  sanitizeHtml(html.replace(/<br\s*\/?>/gi, "\n").replace(/<\/(p|div|li|h\d|tr|blockquote|pre)>/gi, "$&\n"), {
+    allowedTags: [],
+    allowedAttributes: {},
+  })
     .replace(/&lt;/g, "<")
     .replace(/&gt;/g, ">")
     .replace(/&quot;/g, '"')
@@ -148,11 +246,21 @@ export const htmlText = (html: string) =>
  * The message a kind gets: its templates over `view` where it has them, else the default wording
  * (`fallback`, plain text, escaped for the kind's format), and the HTML of the kinds that send it.
  */
-export function renderMessage(kind: IntegrationKind, template: Template | null, view: Record<string, unknown>, fallback: { title: string; body: string }): Message {
+export function renderMessage(
+  kind: IntegrationKind,
+  template: Template | null,
+  view: Record<string, unknown>,
+  fallback: { title: string; body: string },
+): Message {
   const format = FORMATS[kind];
   const title = template?.title ? oneLine(render(template.title, view, String)) || fallback.title : fallback.title;
-  if (format === "json") return template?.body ? { title, body: fallback.body, json: render(template.body, view, escapeJson) } : { title, body: fallback.body };
-  const body = template?.body ? render(template.body, view, ESCAPES[format]).trim() : defaultBody(format, fallback.body);
+  if (format === "json")
+    return template?.body
+      ? { title, body: fallback.body, json: render(template.body, view, escapeJson) }
+      : { title, body: fallback.body };
+  const body = template?.body
+    ? render(template.body, view, ESCAPES[format]).trim()
+    : defaultBody(format, fallback.body);
   if (kind === "email") return { title, body: htmlText(body), html: emailHtml(body) };
   if (kind === "telegram") return { title, body, html: telegramHtml(body.slice(0, 3500)) };
   if (kind === "matrix") return { title, body, html: matrixHtml(body) };
@@ -184,7 +292,7 @@ function defaultBody(format: Format, text: string): string {
 export function sampleEvent(project: string): TemplateEvent {
   return {
     name: `Payment failed <b>"quoted"</b> & *starred* _under_ [link](javascript:alert(1)) {{event}}`,
-    description: "Card declined for **acme** <script>alert(1)</script>\n\n- retry: `3`\n- back\\slash \"done\"",
+    description: 'Card declined for **acme** <script>alert(1)</script>\n\n- retry: `3`\n- back\\slash "done"',
     channel: "payments",
     project,
     icon: "💳",
@@ -211,7 +319,11 @@ export function templateProblems(kind: IntegrationKind, template: Template): Fie
       try {
         JSON.parse(render(source, view, escapeJson));
       } catch (error) {
-        issues.push({ path, type: "invalid_template", message: `${path}: does not make JSON (${(error as Error).message}); quote each value, as in {"text": "{{event}}"}` });
+        issues.push({
+          path,
+          type: "invalid_template",
+          message: `${path}: does not make JSON (${(error as Error).message}); quote each value, as in {"text": "{{event}}"}`,
+        });
       }
     }
   }
@@ -232,7 +344,8 @@ function syntaxProblem(source: string): string | null {
     if (type === "=") return "changing the delimiters is not available";
     if (!["name", "&", "{", "#", "^"].includes(type)) continue;
     const root = name.split(".")[0]!;
-    if (name !== "." && !(VARIABLES as readonly string[]).includes(root)) return `{{${name}}} is not a variable; use ${names()}`;
+    if (name !== "." && !(VARIABLES as readonly string[]).includes(root))
+      return `{{${name}}} is not a variable; use ${names()}`;
   }
   return null;
 }

@@ -22,7 +22,6 @@ const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const SECRET_LENGTH = 40;
 const PREFIX_LENGTH = "sb_".length + 8;
 
-
 export const newTokenInput = z
   .object({
     name: z.string().trim().min(1, "is required").max(100, "must be at most 100 characters"),
@@ -34,10 +33,22 @@ export const newTokenInput = z
     projects: z.array(projectName).min(1, "name at least one project").optional(),
   })
   .superRefine((t, ctx) => {
-    if (t.kind === "public" && t.projects) ctx.addIssue({ code: "custom", path: ["projects"], message: "a public token has one project: use project" });
-    if (t.kind === "public" && !t.project) ctx.addIssue({ code: "custom", path: ["project"], message: "a public token must be limited to a project" });
-    if (t.kind === "full" && (t.project || t.channel)) ctx.addIssue({ code: "custom", path: ["kind"], message: "only public tokens are limited to a project or channel" });
-    if (t.kind === "full" && t.mayNotify) ctx.addIssue({ code: "custom", path: ["mayNotify"], message: "full-access tokens may always notify; the choice is for public tokens" });
+    if (t.kind === "public" && t.projects)
+      ctx.addIssue({ code: "custom", path: ["projects"], message: "a public token has one project: use project" });
+    if (t.kind === "public" && !t.project)
+      ctx.addIssue({ code: "custom", path: ["project"], message: "a public token must be limited to a project" });
+    if (t.kind === "full" && (t.project || t.channel))
+      ctx.addIssue({
+        code: "custom",
+        path: ["kind"],
+        message: "only public tokens are limited to a project or channel",
+      });
+    if (t.kind === "full" && t.mayNotify)
+      ctx.addIssue({
+        code: "custom",
+        path: ["mayNotify"],
+        message: "full-access tokens may always notify; the choice is for public tokens",
+      });
   });
 
 export type NewTokenInput = z.input<typeof newTokenInput>;
@@ -88,14 +99,23 @@ export function tokenService(store: Store) {
      * one must be for one of them. Two live tokens never share a name (`token revoke NAME` must
      * name one).
      */
-    async create(input: NewTokenInput, by: TokenMaker | null = null, actor: Actor = by ? { userId: by.id, name: by.username, ip: null } : COMMAND_LINE, now = Date.now()): Promise<{ token: string; info: Token }> {
+    async create(
+      input: NewTokenInput,
+      by: TokenMaker | null = null,
+      actor: Actor = by ? { userId: by.id, name: by.username, ip: null } : COMMAND_LINE,
+      now = Date.now(),
+    ): Promise<{ token: string; info: Token }> {
       const t = validate(newTokenInput, input);
       const mine = by?.projects ?? null;
       if (t.project && !reaches(mine, t.project)) throw new NotFound(`Project "${t.project}" does not exist.`);
       const project = t.project ? await store.projects.findByName(t.project) : null;
-      if (t.project && !project) throw new NotFound(`Project "${t.project}" does not exist. Create it first: signalboard project create ${t.project}`);
+      if (t.project && !project)
+        throw new NotFound(
+          `Project "${t.project}" does not exist. Create it first: signalboard project create ${t.project}`,
+        );
       const limits = t.kind === "full" ? (t.projects ?? mine) : null;
-      if (limits && mine && !within(limits, mine)) throw new NotFound(`A project of ${limits.join(", ")} does not exist.`);
+      if (limits && mine && !within(limits, mine))
+        throw new NotFound(`A project of ${limits.join(", ")} does not exist.`);
       for (let attempt = 0; attempt < 5; attempt++) {
         const token = randomToken();
         const prefix = token.slice(0, PREFIX_LENGTH);
@@ -104,7 +124,10 @@ export function tokenService(store: Store) {
           store,
           actor,
           async (tx, note) => {
-            if (await tx.tokens.activeNamed(t.name)) throw new Conflict(`A token named "${t.name}" already exists. Choose another name (each token's name must be unique until it is revoked), or revoke that one first.`);
+            if (await tx.tokens.activeNamed(t.name))
+              throw new Conflict(
+                `A token named "${t.name}" already exists. Choose another name (each token's name must be unique until it is revoked), or revoke that one first.`,
+              );
             const created = await tx.tokens.insert({
               name: t.name,
               kind: t.kind,
@@ -129,11 +152,18 @@ export function tokenService(store: Store) {
     },
 
     async list(): Promise<Token[]> {
-      return (await store.tokens.list()).map((row) => info({ ...row, lastUsedAt: lastUsed.get(row.id) ?? row.lastUsedAt }));
+      return (await store.tokens.list()).map((row) =>
+        info({ ...row, lastUsedAt: lastUsed.get(row.id) ?? row.lastUsedAt }),
+      );
     },
 
     /** Revoke by id, prefix or exact name; `reach`: the projects of the person revoking it (null: every project). */
-    async revoke(ref: string, actor: Actor = COMMAND_LINE, reach: string[] | null = null, now = Date.now()): Promise<Token> {
+    async revoke(
+      ref: string,
+      actor: Actor = COMMAND_LINE,
+      reach: string[] | null = null,
+      now = Date.now(),
+    ): Promise<Token> {
       const row = await find(ref, reach);
       const revoked = await audited(
         store,
@@ -168,7 +198,8 @@ export function tokenService(store: Store) {
     /** Allows or stops a public token's events that notify. */
     async setMayNotify(ref: string, mayNotify: boolean, reach: string[] | null = null): Promise<Token> {
       const row = await find(ref, reach);
-      if (row.kind !== "public") throw new Conflict(`Token ${row.prefix} ("${row.name}") has full access: it may always notify.`);
+      if (row.kind !== "public")
+        throw new Conflict(`Token ${row.prefix} ("${row.name}") has full access: it may always notify.`);
       if (row.revokedAt !== null) throw new NotFound(`Token ${row.prefix} ("${row.name}") is revoked.`);
       await store.tokens.setMayNotify(row.id, mayNotify);
       return info({ ...row, mayNotify });
@@ -186,12 +217,25 @@ export function tokenService(store: Store) {
         lastUsed.set(known.tokenId, now);
         return known;
       }
-      const row = token.startsWith("sb_") && token.length === 3 + SECRET_LENGTH ? await store.tokens.findByPrefix(token.slice(0, PREFIX_LENGTH)) : null;
+      const row =
+        token.startsWith("sb_") && token.length === 3 + SECRET_LENGTH
+          ? await store.tokens.findByPrefix(token.slice(0, PREFIX_LENGTH))
+          : null;
       if (!row || !timingSafeEqual(sha256(token), Buffer.from(row.hash, "hex"))) return "unknown";
       if (row.revokedAt !== null) return "revoked";
       lastUsed.set(row.id, now);
       const scope: Scope & { tokenId: number } =
-        row.kind === "full" ? { kind: "full", tokenId: row.id, name: row.name, projects: row.projects } : { kind: "public", tokenId: row.id, name: row.name, projectId: row.projectId!, project: row.project!, channel: row.channel, mayNotify: row.mayNotify };
+        row.kind === "full"
+          ? { kind: "full", tokenId: row.id, name: row.name, projects: row.projects }
+          : {
+              kind: "public",
+              tokenId: row.id,
+              name: row.name,
+              projectId: row.projectId!,
+              project: row.project!,
+              channel: row.channel,
+              mayNotify: row.mayNotify,
+            };
       if (scopes.size >= CACHE_LIMIT) scopes.clear();
       scopes.set(token, scope);
       checkedAt.set(scope, current);
@@ -220,11 +264,17 @@ export function tokenService(store: Store) {
   async function find(ref: string, reach: string[] | null = null): Promise<TokenRecord> {
     const all = (await store.tokens.list(true)).filter((t) => tokenWithin(t, reach));
     const byId = /^\d+$/.test(ref) ? all.filter((t) => t.id === Number(ref)) : [];
-    const matches = byId.length ? byId : all.filter((t) => t.prefix === ref || ref.startsWith(t.prefix) || t.name === ref);
+    const matches = byId.length
+      ? byId
+      : all.filter((t) => t.prefix === ref || ref.startsWith(t.prefix) || t.name === ref);
     const active = matches.filter((t) => t.revokedAt === null);
     const candidates = active.length ? active : matches;
-    if (candidates.length === 0) throw new NotFound(`No token matches "${ref}". List them with: signalboard token list`);
-    if (candidates.length > 1) throw new Conflict(`"${ref}" matches ${candidates.length} tokens; use the id or prefix from: signalboard token list`);
+    if (candidates.length === 0)
+      throw new NotFound(`No token matches "${ref}". List them with: signalboard token list`);
+    if (candidates.length > 1)
+      throw new Conflict(
+        `"${ref}" matches ${candidates.length} tokens; use the id or prefix from: signalboard token list`,
+      );
     return candidates[0]!;
   }
 }
@@ -233,6 +283,7 @@ export type TokenService = ReturnType<typeof tokenService>;
 
 /** What a token may do, for the trail. */
 function describe(t: Pick<Token, "kind" | "project" | "projects" | "channel" | "mayNotify">): string {
-  if (t.kind === "public") return `public, ${t.project}${t.channel ? `/${t.channel}` : ""}${t.mayNotify ? ", may notify" : ""}`;
+  if (t.kind === "public")
+    return `public, ${t.project}${t.channel ? `/${t.channel}` : ""}${t.mayNotify ? ", may notify" : ""}`;
   return t.projects ? `full access to ${t.projects.join(", ") || "no project"}` : "full access";
 }

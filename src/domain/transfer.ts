@@ -17,7 +17,8 @@ export function transferService(store: Store) {
     async *exportEvents(projectName: string, channel?: string): AsyncGenerator<string> {
       const project = await requireProject(store, projectName);
       // An empty name is a channel too (one that cannot exist): `--channel "$UNSET"` must not export nothing and succeed.
-      if (channel !== undefined && !(await store.projects.findChannel(project.id, channel))) throw new NotFound(`Channel "${channel}" does not exist in project "${projectName}".`);
+      if (channel !== undefined && !(await store.projects.findChannel(project.id, channel)))
+        throw new NotFound(`Channel "${channel}" does not exist in project "${projectName}".`);
       for await (const page of store.snapshotEvents({ projectId: project.id, channel }, PAGE)) {
         for (const e of page) yield JSON.stringify(eventJson(e));
       }

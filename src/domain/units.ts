@@ -1,6 +1,18 @@
 // Human-friendly sizes, durations and rates for configuration values ("64KiB", "30d", "60/m").
 
-const BYTE_UNITS: Record<string, number> = { "": 1, b: 1, k: 1024, kb: 1000, kib: 1024, m: 1024 ** 2, mb: 1000 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1000 ** 3, gib: 1024 ** 3 };
+const BYTE_UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  k: 1024,
+  kb: 1000,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1000 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1000 ** 3,
+  gib: 1024 ** 3,
+};
 const TIME_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export type Rate = { limit: number; windowMs: number };
@@ -27,7 +39,8 @@ export function parseRate(text: string): Rate | null {
   if (t === "0" || t === "off") return null;
   const m = /^(\d+)\s*\/\s*(s|m|h)$/.exec(t);
   const unit = TIME_UNITS[m?.[2] ?? "?"];
-  if (!m || unit === undefined || Number(m[1]) < 1) throw new Error(`expected a rate such as 100/s, 60/m or 1000/h, or 0 to turn it off`);
+  if (!m || unit === undefined || Number(m[1]) < 1)
+    throw new Error(`expected a rate such as 100/s, 60/m or 1000/h, or 0 to turn it off`);
   return { limit: Number(m[1]), windowMs: unit };
 }
 

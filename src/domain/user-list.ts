@@ -20,14 +20,16 @@ export type UserPage = { users: UserSummary[]; nextCursor: string | null };
 const TERM = /(?<![^\s])([^\s:"]{1,64}):(?:"([^"]*)"|(\S+))|"([^"]*)"|(\S+)/g;
 
 export function parseUserSearch(q: string): UserTerm[] {
-  if (q.length > MAX_QUERY) throw new BadRequest(`the search is ${q.length} characters long; keep it to ${MAX_QUERY}`, "invalid_search");
+  if (q.length > MAX_QUERY)
+    throw new BadRequest(`the search is ${q.length} characters long; keep it to ${MAX_QUERY}`, "invalid_search");
   if (q.includes("\u0000")) throw new BadRequest("the search holds a NUL character; remove it", "invalid_search");
   const terms: UserTerm[] = [];
   for (const [, key, quoted, plain, quotedWord, word] of q.matchAll(TERM)) {
     if (key !== undefined) terms.push({ key, text: quoted ?? plain! });
     else if ((quotedWord ?? word)!.length) terms.push({ key: null, text: (quotedWord ?? word)! });
   }
-  if (terms.length > MAX_TERMS) throw new BadRequest(`the search has ${terms.length} terms; use at most ${MAX_TERMS}`, "invalid_search");
+  if (terms.length > MAX_TERMS)
+    throw new BadRequest(`the search has ${terms.length} terms; use at most ${MAX_TERMS}`, "invalid_search");
   return terms;
 }
 
@@ -37,11 +39,19 @@ export function encodeUserCursor(u: Pick<UserSummary, "lastSeen" | "userId">): s
 
 export function decodeUserCursor(cursor: string): NonNullable<UserFilter["before"]> {
   const m = /^(-?\d{1,16}):([^]+)$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!m || m[2]!.includes("\u0000")) throw new BadRequest(`cursor ${JSON.stringify(cursor.slice(0, 60))} is not valid; use the link to the next page as given`, "invalid_cursor");
+  if (!m || m[2]!.includes("\u0000"))
+    throw new BadRequest(
+      `cursor ${JSON.stringify(cursor.slice(0, 60))} is not valid; use the link to the next page as given`,
+      "invalid_cursor",
+    );
   return { lastSeen: Number(m[1]), userId: m[2]! };
 }
 
-export async function listUsers(store: Store, project: Project, query: { q?: string; cursor?: string; limit?: number }): Promise<UserPage> {
+export async function listUsers(
+  store: Store,
+  project: Project,
+  query: { q?: string; cursor?: string; limit?: number },
+): Promise<UserPage> {
   const terms = parseUserSearch((query.q ?? "").trim());
   const before = query.cursor ? decodeUserCursor(query.cursor) : undefined;
   const limit = query.limit ?? USERS_PAGE;

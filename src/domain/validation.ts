@@ -3,7 +3,11 @@
 import type { z } from "zod";
 import { type FieldIssue, ValidationError } from "../errors.ts";
 
-export function validate<S extends z.ZodType>(schema: S, input: unknown, location: "body" | "query" = "body"): z.output<S> {
+export function validate<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  location: "body" | "query" = "body",
+): z.output<S> {
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   throw new ValidationError(
@@ -26,7 +30,8 @@ function describe(issue: z.core.$ZodIssue): string {
     if (typeof issue.input === "number" && issue.expected === "number") return "must be a finite number";
     return `must be ${article(issue.expected)}, got ${typeName(issue.input)}`;
   }
-  if (issue.code === "unrecognized_keys") return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`;
+  if (issue.code === "unrecognized_keys")
+    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`;
   return issue.message;
 }
 

@@ -12,9 +12,13 @@ import type { Scope } from "../model/access.ts";
 
 export type Guard = ReturnType<typeof createGuard>;
 
-const HOW = "Send the header Authorization: Bearer <token>; create a token in Settings → API or with: signalboard token create --name NAME";
+const HOW =
+  "Send the header Authorization: Bearer <token>; create a token in Settings → API or with: signalboard token create --name NAME";
 
-export function createGuard(tokens: TokenService, config: Pick<Config, "rateLimitFull" | "rateLimitPublic" | "rateLimitIp" | "trustProxy">) {
+export function createGuard(
+  tokens: TokenService,
+  config: Pick<Config, "rateLimitFull" | "rateLimitPublic" | "rateLimitIp" | "trustProxy">,
+) {
   const limiter = (rate: Rate | null) => (rate ? new RateLimiter(rate) : null);
   const full = limiter(config.rateLimitFull);
   const publicTokens = limiter(config.rateLimitPublic);

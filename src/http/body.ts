@@ -50,16 +50,41 @@ export function checkShape(root: unknown): void {
   while (stack.length) {
     const [value, path, depth] = stack.pop()!;
     if (typeof value === "string") {
-      if (!value.isWellFormed()) throw ValidationError.field(path, "invalid_string", `${path || "the request body"}: contains a lone surrogate (not valid Unicode text)`);
-      if (value.includes("\u0000")) throw ValidationError.field(path, "invalid_string", `${path || "the request body"}: contains the NUL character (U+0000)`);
+      if (!value.isWellFormed())
+        throw ValidationError.field(
+          path,
+          "invalid_string",
+          `${path || "the request body"}: contains a lone surrogate (not valid Unicode text)`,
+        );
+      if (value.includes("\u0000"))
+        throw ValidationError.field(
+          path,
+          "invalid_string",
+          `${path || "the request body"}: contains the NUL character (U+0000)`,
+        );
       continue;
     }
     if (typeof value !== "object" || value === null) continue;
-    if (depth >= MAX_DEPTH) throw ValidationError.field(path, "too_deep", `${path || "the request body"}: nested more than ${MAX_DEPTH} levels deep`);
+    if (depth >= MAX_DEPTH)
+      throw ValidationError.field(
+        path,
+        "too_deep",
+        `${path || "the request body"}: nested more than ${MAX_DEPTH} levels deep`,
+      );
     for (const [key, child] of Object.entries(value)) {
       const at = path ? `${path}.${key}` : key;
-      if (!key.isWellFormed()) throw ValidationError.field(path, "invalid_key", `${path || "the request body"}: has a key with a lone surrogate (not valid Unicode text)`);
-      if (key.includes("\u0000")) throw ValidationError.field(path, "invalid_key", `${path || "the request body"}: has a key with the NUL character (U+0000)`);
+      if (!key.isWellFormed())
+        throw ValidationError.field(
+          path,
+          "invalid_key",
+          `${path || "the request body"}: has a key with a lone surrogate (not valid Unicode text)`,
+        );
+      if (key.includes("\u0000"))
+        throw ValidationError.field(
+          path,
+          "invalid_key",
+          `${path || "the request body"}: has a key with the NUL character (U+0000)`,
+        );
       stack.push([child, at, depth + 1]);
     }
   }
@@ -68,10 +93,12 @@ export function checkShape(root: unknown): void {
 /** A dashboard form's fields by name (a name sent twice becomes a list: checkbox groups), read up to `limit` bytes. */
 export async function readForm(request: Request, limit: number): Promise<Record<string, string | string[]>> {
   const type = request.headers.get("content-type") ?? "";
-  if (type && !/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) throw new UnsupportedMediaType(type || null, "application/x-www-form-urlencoded");
+  if (type && !/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type))
+    throw new UnsupportedMediaType(type || null, "application/x-www-form-urlencoded");
   const out: Record<string, string | string[]> = Object.create(null);
   for (const [key, value] of new URLSearchParams(await readText(request, limit))) {
-    if (key.includes("\u0000") || value.includes("\u0000")) throw ValidationError.field(key, "invalid_string", `${key}: contains the NUL character (U+0000)`);
+    if (key.includes("\u0000") || value.includes("\u0000"))
+      throw ValidationError.field(key, "invalid_string", `${key}: contains the NUL character (U+0000)`);
     const seen = out[key];
     out[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
   }

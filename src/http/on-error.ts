@@ -15,11 +15,15 @@ export const API_HEADERS = {
   "X-Content-Type-Options": "nosniff",
   // Public tokens post from web pages; they must be able to read why a post failed, and when to retry.
   "Access-Control-Allow-Origin": "*",
-  "Access-Control-Expose-Headers": "Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Idempotent-Replayed, X-Request-Id",
+  "Access-Control-Expose-Headers":
+    "Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Idempotent-Replayed, X-Request-Id",
 } as const;
 
 export function jsonError(error: AppError): Response {
-  return new Response(JSON.stringify(errorBody(error)), { status: statusOf(error), headers: { ...API_HEADERS, ...errorHeaders(error) } });
+  return new Response(JSON.stringify(errorBody(error)), {
+    status: statusOf(error),
+    headers: { ...API_HEADERS, ...errorHeaders(error) },
+  });
 }
 
 /** Dashboard pages and htmx get HTML errors; API clients (and curl, and fetch) get JSON. */
@@ -31,7 +35,11 @@ function wantsHtml(request: Request): boolean {
 export type RenderWebError = (error: AppError, request: Request) => Promise<Response>;
 
 /** `isApiPath`: the API answers JSON, errors included; everything else is the dashboard, which answers HTML. */
-export function errorHandler(routes: () => RouteInfo[], isApiPath: (path: string) => boolean, renderWebError: RenderWebError) {
+export function errorHandler(
+  routes: () => RouteInfo[],
+  isApiPath: (path: string) => boolean,
+  renderWebError: RenderWebError,
+) {
   const allowed = allowedMethods(routes);
   return new Elysia({ name: "on-error" }).onError({ as: "global" }, ({ code, error, request }) => {
     const path = new URL(request.url).pathname;
@@ -41,7 +49,8 @@ export function errorHandler(routes: () => RouteInfo[], isApiPath: (path: string
     // Refusals (4xx) and clients that left are told by the access log's one line per request; a
     // server-side failure is also logged here, with what went wrong, at a level production shows.
     if (status >= 500) {
-      if (error instanceof AppError) log.warn("request failed", { id, method: request.method, path, status, error: appError.code });
+      if (error instanceof AppError)
+        log.warn("request failed", { id, method: request.method, path, status, error: appError.code });
       else log.error("unhandled error", { id, method: request.method, path, error });
     }
     // A dashboard page without a session sends its visitor to sign in, whatever it asked to receive.
@@ -60,7 +69,13 @@ export function errorOf(error: unknown, request: Request): AppError {
   return toAppError(undefined, error, request, new URL(request.url).pathname, () => []);
 }
 
-function toAppError(code: unknown, error: unknown, request: Request, path: string, allowed: (path: string) => string[]): AppError {
+function toAppError(
+  code: unknown,
+  error: unknown,
+  request: Request,
+  path: string,
+  allowed: (path: string) => string[],
+): AppError {
   if (error instanceof AppError) return error;
   // Reading the body of a request whose client left throws; that is the client's doing, not a bug.
   if (request.signal.aborted || (error as Error)?.name === "AbortError") return new ClientGone();
@@ -72,7 +87,8 @@ function toAppError(code: unknown, error: unknown, request: Request, path: strin
   }
   if (code === "PARSE") return new BadRequest("The request body could not be parsed.", "invalid_body");
   if (code === "VALIDATION") return new BadRequest("The request is invalid.", "validation_error");
-  if (code === "INVALID_COOKIE_SIGNATURE") return new BadRequest("A cookie was tampered with; sign in again.", "invalid_cookie");
+  if (code === "INVALID_COOKIE_SIGNATURE")
+    return new BadRequest("A cookie was tampered with; sign in again.", "invalid_cookie");
   return new Internal();
 }
 
@@ -80,7 +96,15 @@ function toAppError(code: unknown, error: unknown, request: Request, path: strin
 function allowedMethods(routes: () => RouteInfo[]): (path: string) => string[] {
   let table: { pattern: RegExp; method: string }[] | null = null;
   return (path) => {
-    table ??= routes().map((r) => ({ method: r.method, pattern: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*")}$`) }));
+    table ??= routes().map((r) => ({
+      method: r.method,
+      pattern: new RegExp(
+        `^${r.path
+          .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+          .replace(/:[^/]+/g, "[^/]+")
+          .replace(/\*/g, ".*")}$`,
+      ),
+    }));
     const methods = table.filter((r) => r.pattern.test(path)).map((r) => r.method);
     return [...new Set(methods)].filter((m) => m !== "ALL");
   };

@@ -31,19 +31,34 @@ export function noteRefusal(request: Request, status: number, error: string): vo
 export function accessLog(trustProxy: readonly string[]) {
   const app = new Elysia({ name: "access-log" });
   if (!logEnabled("debug")) return app;
-  return app
-    // The id and the peer are read as the request arrives: once it is answered, Bun may have let
-    // go of its headers and its connection.
-    .onRequest(({ request, server }) => {
-      requestId(request);
-      started.set(request, { at: performance.now(), ip: clientIp(request, server as Server<unknown> | null, trustProxy) });
-    })
-    .onAfterResponse({ as: "global" }, ({ request, response, set }) => {
-      const refusal = refused.get(request);
-      const status = refusal?.status ?? (response instanceof Response ? response.status : typeof set.status === "number" ? set.status : 200);
-      const start = started.get(request);
-      const ms = start ? Math.round((performance.now() - start.at) * 10) / 10 : 0;
-      const ip = start?.ip ?? "unknown";
-      log.debug("request", { id: requestId(request), method: request.method, path: new URL(request.url).pathname, status, ms, ip, ...(refusal ? { error: refusal.error } : {}) });
-    });
+  return (
+    app
+      // The id and the peer are read as the request arrives: once it is answered, Bun may have let
+      // go of its headers and its connection.
+      .onRequest(({ request, server }) => {
+        requestId(request);
+        started.set(request, {
+          at: performance.now(),
+          ip: clientIp(request, server as Server<unknown> | null, trustProxy),
+        });
+      })
+      .onAfterResponse({ as: "global" }, ({ request, response, set }) => {
+        const refusal = refused.get(request);
+        const status =
+          refusal?.status ??
+          (response instanceof Response ? response.status : typeof set.status === "number" ? set.status : 200);
+        const start = started.get(request);
+        const ms = start ? Math.round((performance.now() - start.at) * 10) / 10 : 0;
+        const ip = start?.ip ?? "unknown";
+        log.debug("request", {
+          id: requestId(request),
+          method: request.method,
+          path: new URL(request.url).pathname,
+          status,
+          ms,
+          ip,
+          ...(refusal ? { error: refusal.error } : {}),
+        });
+      })
+  );
 }

@@ -34,7 +34,10 @@ export type ResumeOptions = {
   reset: (newest: number, reason: ResetReason) => Uint8Array;
 };
 
-export async function resume(stream: Stream, { feed, view, filter, lastSeen, limit, window = RESUME_WINDOW, encode, reset }: ResumeOptions): Promise<void> {
+export async function resume(
+  stream: Stream,
+  { feed, view, filter, lastSeen, limit, window = RESUME_WINDOW, encode, reset }: ResumeOptions,
+): Promise<void> {
   // Live frames are kept from before the first read: an event that commits while the backlog is
   // read is in the backlog, or in what is kept, or both (then sent once).
   const live = stream.follow(view);

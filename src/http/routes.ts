@@ -40,7 +40,13 @@ export type SignedIn = "viewer" | "self" | "member" | "admin" | "owner";
 const SIGNED_IN: readonly string[] = ["viewer", "self", "member", "admin", "owner"] satisfies SignedIn[];
 
 /** The least role each signed-in access kind needs. */
-const LEAST: Record<SignedIn, Role> = { viewer: "viewer", self: "viewer", member: "member", admin: "admin", owner: "owner" };
+const LEAST: Record<SignedIn, Role> = {
+  viewer: "viewer",
+  self: "viewer",
+  member: "member",
+  admin: "admin",
+  owner: "owner",
+};
 
 export const isSignedIn = (access: Access): access is SignedIn => SIGNED_IN.includes(access);
 
@@ -67,7 +73,15 @@ export type Context<A extends Access> = BaseContext &
 export type ProjectOf = (ctx: BaseContext & { scope: Scope }) => string | null | Promise<string | null>;
 
 /** An API route's entry in the OpenAPI document and the /docs page. */
-export type ApiDoc = { summary: string; description: string; body?: z.ZodType; query?: z.ZodType; params?: z.ZodType; example: unknown; contentType?: string };
+export type ApiDoc = {
+  summary: string;
+  description: string;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  params?: z.ZodType;
+  example: unknown;
+  contentType?: string;
+};
 
 export type Route<A extends Access = Access> = {
   method: Method;
@@ -109,14 +123,23 @@ const CORS_PREFLIGHT = {
 export function mountRoutes(routes: Route[], checks: RouteChecks): Elysia {
   const app = new Elysia({ name: "routes" });
   for (const r of routes) {
-    if (r.access === "viewer" && r.method !== "GET") throw new Error(`${r.method} ${r.path}: a viewer's route only reads; a change needs member, admin, owner or self`);
+    if (r.access === "viewer" && r.method !== "GET")
+      throw new Error(
+        `${r.method} ${r.path}: a viewer's route only reads; a change needs member, admin, owner or self`,
+      );
     // The handler names what it uses, so Elysia builds only that for each request.
     // A page or an API read is asked on behalf of its client: a read it makes is stopped if the client leaves.
     const handle = r.method === "GET" ? forEachClient(guarded(r, checks)) : guarded(r, checks);
-    app.route(r.method, r.path, ({ request, server, params }) => (hasNul(params) ? notFound() : handle({ request, server, params })), { parse: "none" });
+    app.route(
+      r.method,
+      r.path,
+      ({ request, server, params }) => (hasNul(params) ? notFound() : handle({ request, server, params })),
+      { parse: "none" },
+    );
   }
   const corsPaths = new Map<string, Set<string>>();
-  for (const r of routes) if (r.cors) (corsPaths.get(r.path) ?? corsPaths.set(r.path, new Set(["OPTIONS"])).get(r.path)!).add(r.method);
+  for (const r of routes)
+    if (r.cors) (corsPaths.get(r.path) ?? corsPaths.set(r.path, new Set(["OPTIONS"])).get(r.path)!).add(r.method);
   for (const [path, methods] of corsPaths) {
     const headers = { ...CORS_PREFLIGHT, "Access-Control-Allow-Methods": [...methods].sort().join(", ") };
     app.options(path, () => new Response(null, { status: 204, headers }));
@@ -133,7 +156,9 @@ function notFound(): never {
   throw new NotFound("Nothing here is named with the NUL character (U+0000).");
 }
 
-function forEachClient(handle: (c: BaseContext) => Promise<Response> | Response): (c: BaseContext) => Promise<Response> | Response {
+function forEachClient(
+  handle: (c: BaseContext) => Promise<Response> | Response,
+): (c: BaseContext) => Promise<Response> | Response {
   return (c) => forClient(c.request.signal, () => handle(c));
 }
 
@@ -152,10 +177,17 @@ function guarded(r: Route, { guard, web, metrics }: RouteChecks): (c: BaseContex
         assertCanRead(scope);
         if (scope.kind === "full" && scope.projects) {
           // Limited to some projects: the route must say which it reaches.
-          if (!projectOf) throw new Forbidden(`This token is limited to some projects; ${r.method} ${r.path} reaches beyond them. Use a token that is not limited.`);
+          if (!projectOf)
+            throw new Forbidden(
+              `This token is limited to some projects; ${r.method} ${r.path} reaches beyond them. Use a token that is not limited.`,
+            );
           assertTokenReaches(scope, await projectOf({ ...c, scope }));
         }
-        const actor = { userId: null, name: `token “${scope.name ?? scope.tokenId}”`, ip: guard.ip(c.request, c.server) };
+        const actor = {
+          userId: null,
+          name: `token “${scope.name ?? scope.tokenId}”`,
+          ip: guard.ip(c.request, c.server),
+        };
         return handle({ ...c, scope, actor });
       };
       return r.metered ? metered(`${r.method} ${r.path}`, authorized, metrics) : authorized;
@@ -181,7 +213,10 @@ function guarded(r: Route, { guard, web, metrics }: RouteChecks): (c: BaseContex
         const actor = { userId: session.user.id, name: session.user.username, ip: guard.ip(c.request, c.server) };
         if (r.method === "GET") return handle({ ...c, session, body: null, actor });
         // The body read (capped), the session checked again (it may have ended meanwhile), then its CSRF token.
-        const body = typeof bodyOf === "object" ? await web.json(c.request, session, bodyOf.json) : await web.form(c.request, session);
+        const body =
+          typeof bodyOf === "object"
+            ? await web.json(c.request, session, bodyOf.json)
+            : await web.form(c.request, session);
         if (projects && typeof bodyOf !== "object") assertSees(projects, (body as Record<string, unknown>).project);
         return handle({ ...c, session, body, actor });
       };
@@ -199,7 +234,8 @@ const ROLE_NEEDED: Record<Role, string> = {
 /** Throws NotFound for a project named here (path, query or form) beyond `projects`: to its user it does not exist. */
 function assertSees(projects: string[], ...named: unknown[]): void {
   for (const name of named.flat()) {
-    if (typeof name === "string" && name !== "" && !reaches(projects, name)) throw new NotFound(`Project "${name}" does not exist, or is not one of yours.`);
+    if (typeof name === "string" && name !== "" && !reaches(projects, name))
+      throw new NotFound(`Project "${name}" does not exist, or is not one of yours.`);
   }
 }
 

@@ -41,7 +41,10 @@ function equal(a: string, b: string): boolean {
 
 export type WebGuard = ReturnType<typeof createWebGuard>;
 
-export function createWebGuard(accounts: AccountService, config: Pick<Config, "baseUrl" | "trustProxy" | "sessionTtl">) {
+export function createWebGuard(
+  accounts: AccountService,
+  config: Pick<Config, "baseUrl" | "trustProxy" | "sessionTtl">,
+) {
   const baseOrigin = new URL(config.baseUrl).origin;
 
   function secure(request: Request, server?: Server<unknown> | null): boolean {
@@ -50,7 +53,13 @@ export function createWebGuard(accounts: AccountService, config: Pick<Config, "b
     return config.trustProxy.includes(peer) && request.headers.get("x-forwarded-proto") === "https";
   }
 
-  function cookie(name: string, value: string, maxAgeSeconds: number, request: Request, server?: Server<unknown> | null): string {
+  function cookie(
+    name: string,
+    value: string,
+    maxAgeSeconds: number,
+    request: Request,
+    server?: Server<unknown> | null,
+  ): string {
     return `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure(request, server) ? "; Secure" : ""}`;
   }
 
@@ -59,7 +68,8 @@ export function createWebGuard(accounts: AccountService, config: Pick<Config, "b
     if (!origin) return;
     const host = request.headers.get("host");
     const own = host ? [`http://${host}`, `https://${host}`] : [];
-    if (origin !== baseOrigin && !own.includes(origin)) throw new Forbidden("This request came from another site and was refused (CSRF protection).");
+    if (origin !== baseOrigin && !own.includes(origin))
+      throw new Forbidden("This request came from another site and was refused (CSRF protection).");
   }
 
   return {
@@ -107,7 +117,8 @@ export function createWebGuard(accounts: AccountService, config: Pick<Config, "b
     verifyCsrf(request: Request, session: Session, formToken?: unknown): void {
       checkOrigin(request);
       const sent = request.headers.get("x-csrf-token") ?? (typeof formToken === "string" ? formToken : "");
-      if (!sent || !equal(sent, session.csrfToken)) throw new Forbidden("The form's security token is missing or stale. Reload the page and try again.");
+      if (!sent || !equal(sent, session.csrfToken))
+        throw new Forbidden("The form's security token is missing or stale. Reload the page and try again.");
     },
 
     /** A double-submit token for forms shown before sign-in; set its cookie on the response. */

@@ -27,7 +27,6 @@ export type Stream = {
   follow(view: View): (after: number) => void;
 };
 
-
 const encoder = new TextEncoder();
 const HEADERS = {
   "Content-Type": "text/event-stream; charset=utf-8",
@@ -166,7 +165,19 @@ function flushLater(flush: () => void): void {
   });
 }
 
-export function sseResponse({ registry, fanout, signal, start, credential, maxUnsentBytes = MAX_UNSENT_BYTES, maxHeldBytes = MAX_HELD_BYTES, drainTimeoutMs = DRAIN_TIMEOUT_MS, keepAliveMs = 15_000, retryMs = 2000, headers = {} }: SseOptions): Response {
+export function sseResponse({
+  registry,
+  fanout,
+  signal,
+  start,
+  credential,
+  maxUnsentBytes = MAX_UNSENT_BYTES,
+  maxHeldBytes = MAX_HELD_BYTES,
+  drainTimeoutMs = DRAIN_TIMEOUT_MS,
+  keepAliveMs = 15_000,
+  retryMs = 2000,
+  headers = {},
+}: SseOptions): Response {
   if (registry.closing) throw new ShuttingDown();
   let close = () => {};
   // A "direct" stream writes straight to the socket's buffer, which Bun sends at the end of the
@@ -239,7 +250,11 @@ export function sseResponse({ registry, fanout, signal, start, credential, maxUn
           const current = waiting;
           const left = deadline - performance.now();
           let timer: ReturnType<typeof setTimeout> | undefined;
-          const timedOut = await Promise.race([current.then(() => false), done.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), Math.max(0, left))))]);
+          const timedOut = await Promise.race([
+            current.then(() => false),
+            done.then(() => false),
+            new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), Math.max(0, left)))),
+          ]);
           clearTimeout(timer);
           if (timedOut) close();
           else if (waiting === current) waiting = null;

@@ -24,7 +24,8 @@ export class SharedAnswers {
     private readonly now: () => number = Date.now,
   ) {
     hub.subscribe((message) => {
-      if (message.type === "event") this.versions.set(message.event.projectId, (this.versions.get(message.event.projectId) ?? 0) + 1);
+      if (message.type === "event")
+        this.versions.set(message.event.projectId, (this.versions.get(message.event.projectId) ?? 0) + 1);
     });
   }
 

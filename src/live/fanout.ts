@@ -114,7 +114,12 @@ export class Fanout {
   }
 
   private note(message: LiveMessage): void {
-    const projectId = message.type === "event" ? message.event.projectId : message.type === "metric" ? message.metric.projectId : message.projectId;
+    const projectId =
+      message.type === "event"
+        ? message.event.projectId
+        : message.type === "metric"
+          ? message.metric.projectId
+          : message.projectId;
     const offered = new Set<Group>(); // a dashboard of this project with toasts is met twice
     const offer = (group: Group) => {
       if (offered.has(group)) return;
@@ -123,7 +128,8 @@ export class Fanout {
     };
     for (const group of this.byProject.get(projectId) ?? []) offer(group);
     for (const group of this.byProject.get("*") ?? []) offer(group);
-    if (message.type === "event" && message.event.notify && !message.event.historical) for (const group of this.toastGroups) offer(group);
+    if (message.type === "event" && message.event.notify && !message.event.historical)
+      for (const group of this.toastGroups) offer(group);
     if (this.dirty.size) this.schedule();
   }
 

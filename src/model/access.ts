@@ -3,4 +3,12 @@
 // notifications. `name` is the token's, for the audit trail.
 export type Scope =
   | { kind: "full"; tokenId: number | null; name?: string; projects?: string[] | null }
-  | { kind: "public"; tokenId: number; name?: string; projectId: number; project: string; channel: string | null; mayNotify: boolean };
+  | {
+      kind: "public";
+      tokenId: number;
+      name?: string;
+      projectId: number;
+      project: string;
+      channel: string | null;
+      mayNotify: boolean;
+    };

@@ -29,6 +29,15 @@ export type AuditAction =
   | "alert.deleted";
 
 /** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */
-export type AuditEntry = { id: number; at: number; action: AuditAction; actor: string; actorUserId: number | null; ip: string | null; subject: string; detail: string | null };
+export type AuditEntry = {
+  id: number;
+  at: number;
+  action: AuditAction;
+  actor: string;
+  actorUserId: number | null;
+  ip: string | null;
+  subject: string;
+  detail: string | null;
+};
 
 export type NewAuditEntry = Omit<AuditEntry, "id">;

@@ -3,7 +3,15 @@
 /** A number, a text, or a boolean (LogSnag's insights allow all three). */
 export type MetricValue = number | string | boolean;
 
-export type Metric = { id: number; projectId: number; project: string; title: string; value: MetricValue | null; icon: string | null; updatedAt: number };
+export type Metric = {
+  id: number;
+  projectId: number;
+  project: string;
+  title: string;
+  value: MetricValue | null;
+  icon: string | null;
+  updatedAt: number;
+};
 
 /** A metric's last value in one minute (`at`: the minute's start, Unix ms). */
 export type MetricPoint = { at: number; value: MetricValue | null };

@@ -20,7 +20,17 @@ export type Subscription = {
   lastErrorAt: number | null;
 };
 
-export const INTEGRATION_KINDS = ["email", "telegram", "gotify", "pushover", "matrix", "webhook", "ntfy", "discord", "slack"] as const;
+export const INTEGRATION_KINDS = [
+  "email",
+  "telegram",
+  "gotify",
+  "pushover",
+  "matrix",
+  "webhook",
+  "ntfy",
+  "discord",
+  "slack",
+] as const;
 export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
 
 /** Which notify events a receiver gets; every field optional, and an empty filter lets every one through. */
@@ -78,7 +88,14 @@ export type Delivery = {
   leaseUntil: number | null;
 };
 
-export type DeliveryAttempt = { id: number; deliveryId: number; at: number; ok: boolean; status: number | null; error: string | null };
+export type DeliveryAttempt = {
+  id: number;
+  deliveryId: number;
+  at: number;
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+};
 
 export type NewDelivery = { target: DeliveryTarget; targetId: number; eventId: number | null; payload: string };
 
@@ -89,10 +106,15 @@ export type QueueTarget = Pick<Delivery, "target" | "targetId">;
 export type Outcome = { ok: boolean; error: string | null };
 
 /** What an integration is made of, as it is stored. */
-export type NewIntegration = Pick<Integration, "projectId" | "kind" | "name" | "config" | "secrets" | "filter" | "template" | "createdByUserId">;
+export type NewIntegration = Pick<
+  Integration,
+  "projectId" | "kind" | "name" | "config" | "secrets" | "filter" | "template" | "createdByUserId"
+>;
 
 /** What may change of an integration (its kind may not). */
-export type IntegrationChanges = Partial<Pick<Integration, "name" | "config" | "secrets" | "filter" | "template" | "enabled">>;
+export type IntegrationChanges = Partial<
+  Pick<Integration, "name" | "config" | "secrets" | "filter" | "template" | "enabled">
+>;
 
 export type DigestFrequency = "daily" | "weekly";
 
@@ -119,5 +141,10 @@ export type Digest = {
   lastErrorAt: number | null;
 };
 
-export type NewDigest = Pick<Digest, "projectId" | "name" | "frequency" | "hour" | "weekday" | "timeZone" | "integrationIds" | "emails" | "lastPeriod">;
-export type DigestChanges = Partial<Pick<Digest, "name" | "frequency" | "hour" | "weekday" | "timeZone" | "integrationIds" | "emails" | "enabled">>;
+export type NewDigest = Pick<
+  Digest,
+  "projectId" | "name" | "frequency" | "hour" | "weekday" | "timeZone" | "integrationIds" | "emails" | "lastPeriod"
+>;
+export type DigestChanges = Partial<
+  Pick<Digest, "name" | "frequency" | "hour" | "weekday" | "timeZone" | "integrationIds" | "emails" | "enabled">
+>;

@@ -2,14 +2,26 @@
 
 export type Properties = Record<string, string | number | boolean | null>;
 
-export type Profile = { projectId: number; userId: string; properties: Properties; createdAt: number; updatedAt: number };
+export type Profile = {
+  projectId: number;
+  userId: string;
+  properties: Properties;
+  createdAt: number;
+  updatedAt: number;
+};
 
 /**
  * A user of a project as the users page lists them: everyone with events, and everyone identified.
  * Seen means an event or an identify call: firstSeen and lastSeen are the earliest and newest of
  * either; `events` counts events only.
  */
-export type UserSummary = { userId: string; firstSeen: number; lastSeen: number; events: number; properties: Properties | null };
+export type UserSummary = {
+  userId: string;
+  firstSeen: number;
+  lastSeen: number;
+  events: number;
+  properties: Properties | null;
+};
 
 /**
  * A term of a users search as typed: `key:value` (the key as sent to /v1/identify) or a plain word

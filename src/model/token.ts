@@ -25,4 +25,6 @@ export type Token = {
 export type TokenRecord = Token & { hash: string };
 
 /** `projectIds`: the projects a full-access token is limited to; null for every project. */
-export type NewToken = Omit<TokenRecord, "id" | "project" | "projects" | "lastUsedAt" | "revokedAt"> & { projectIds: number[] | null };
+export type NewToken = Omit<TokenRecord, "id" | "project" | "projects" | "lastUsedAt" | "revokedAt"> & {
+  projectIds: number[] | null;
+};

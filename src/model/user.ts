@@ -10,7 +10,14 @@ export type Role = "owner" | "admin" | "member" | "viewer";
 export const ROLES: readonly Role[] = ["owner", "admin", "member", "viewer"];
 
 /** `projects`: the names of the projects a user is limited to, sorted; null when they may see every project. */
-export type User = { id: number; username: string; role: Role; projects: string[] | null; createdAt: number; updatedAt: number };
+export type User = {
+  id: number;
+  username: string;
+  role: Role;
+  projects: string[] | null;
+  createdAt: number;
+  updatedAt: number;
+};
 
 /** A user with their password hash, for checking a sign-in only. */
 export type UserRecord = User & { passwordHash: string };

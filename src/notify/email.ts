@@ -20,7 +20,12 @@ export type Mailer = { send(mail: Mail): Promise<SendResult>; close(): void };
 /** Null when no SMTP server is configured: e-mail deliveries then fail, saying so. */
 export function createMailer(smtpUrl: string | undefined, from: string): Mailer | null {
   if (!smtpUrl) return null;
-  const transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: TIMEOUT_MS } as SMTPTransport.Options);
+  const transport = nodemailer.createTransport({
+    url: smtpUrl,
+    connectionTimeout: TIMEOUT_MS,
+    greetingTimeout: TIMEOUT_MS,
+    socketTimeout: TIMEOUT_MS,
+  } as SMTPTransport.Options);
   const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? "signalboard.invalid";
   return {
     async send({ to, payload: p, delivery }) {
@@ -47,8 +52,16 @@ export function createMailer(smtpUrl: string | undefined, from: string): Mailer 
 /** What an SMTP failure says (its reply code and nodemailer's error code, never the password of the URL). */
 function smtpFailure(error: Error & { responseCode?: number; code?: string }): SendResult {
   const code = error.responseCode;
-  if (typeof code === "number") return { ok: false, status: code, retry: code < 500, error: `SMTP ${code}${error.code ? ` (${error.code})` : ""}` };
+  if (typeof code === "number")
+    return { ok: false, status: code, retry: code < 500, error: `SMTP ${code}${error.code ? ` (${error.code})` : ""}` };
   const timedOut = error.code === "ETIMEDOUT";
   const refused = error.code === "EAUTH" || error.code === "EENVELOPE";
-  return { ok: false, status: null, retry: !refused, error: timedOut ? `the SMTP server did not answer within ${TIMEOUT_MS / 1000} s` : `could not send over SMTP (${error.code ?? error.name})` };
+  return {
+    ok: false,
+    status: null,
+    retry: !refused,
+    error: timedOut
+      ? `the SMTP server did not answer within ${TIMEOUT_MS / 1000} s`
+      : `could not send over SMTP (${error.code ?? error.name})`,
+  };
 }

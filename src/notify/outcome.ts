@@ -12,7 +12,13 @@ export type RetryPolicy = { retryBaseMs: number; maxAttempts: number };
 const MAX_DELAY_MS = 3_600_000;
 
 /** Inside a write transaction, under `owner`'s lease: null (and nothing written) when the lease is no longer its. */
-export async function settle(tx: Repositories, owner: string, policy: RetryPolicy, d: Delivery, result: SendResult): Promise<Settled | null> {
+export async function settle(
+  tx: Repositories,
+  owner: string,
+  policy: RetryPolicy,
+  d: Delivery,
+  result: SendResult,
+): Promise<Settled | null> {
   const n = tx.notifications;
   const now = Date.now();
   const outcome = { ok: result.ok, error: result.ok ? null : result.error };
@@ -23,7 +29,10 @@ export async function settle(tx: Repositories, owner: string, policy: RetryPolic
     : result.gone
       ? { status: "gone", state: { status: "gone" } }
       : result.retry && attempts < policy.maxAttempts
-        ? { status: "retried", state: { status: "pending", nextAttemptAt: now + retryDelay(policy, attempts, result.retryAfterMs) } }
+        ? {
+            status: "retried",
+            state: { status: "pending", nextAttemptAt: now + retryDelay(policy, attempts, result.retryAfterMs) },
+          }
         : { status: "failed", state: { status: "failed" } };
   if (!(await n.settle(d.id, owner, attempt, next.state, now))) return null;
   if (d.target === "push") await n.recordSubscriptionOutcome(d.targetId, outcome, now);
@@ -32,9 +41,20 @@ export async function settle(tx: Repositories, owner: string, policy: RetryPolic
   if (next.status === "gone" && d.target === "push") {
     await n.abandon("push", d.targetId, now);
     await n.deleteSubscription(d.targetId);
-    log.info("removed a push subscription the push service no longer knows", { subscription: d.targetId, status: result.status });
+    log.info("removed a push subscription the push service no longer knows", {
+      subscription: d.targetId,
+      status: result.status,
+    });
   }
-  if (next.status === "failed") log.warn("notification delivery failed", { delivery: d.id, target: d.target, targetId: d.targetId, attempts, status: result.status, error: outcome.error });
+  if (next.status === "failed")
+    log.warn("notification delivery failed", {
+      delivery: d.id,
+      target: d.target,
+      targetId: d.targetId,
+      attempts,
+      status: result.status,
+      error: outcome.error,
+    });
   return next.status;
 }
 

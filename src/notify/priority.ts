@@ -6,7 +6,8 @@
 // a low one back. E-mail's X-Priority and Importance (nodemailer's priority); Telegram sends 1 and
 // 2 without a sound.
 
-const at = <T>(list: readonly T[], priority: number): T => list[Math.min(5, Math.max(1, Math.round(priority || 3))) - 1]!;
+const at = <T>(list: readonly T[], priority: number): T =>
+  list[Math.min(5, Math.max(1, Math.round(priority || 3))) - 1]!;
 
 export const ntfyPriority = (p: number) => at([1, 2, 3, 4, 5], p);
 export const gotifyPriority = (p: number) => at([1, 3, 5, 8, 10], p);

@@ -51,7 +51,10 @@ export class Notifier {
 
   /** `only`: no other worker uses this store, so leases left by an earlier run of this one are void. */
   async start(hub: Hub, { only }: { only: boolean }): Promise<void> {
-    if (only) await this.store.notifications.releaseLeases().catch((error) => log.warn("could not release old notification leases", { error }));
+    if (only)
+      await this.store.notifications
+        .releaseLeases()
+        .catch((error) => log.warn("could not release old notification leases", { error }));
     this.unsubscribe = hub.subscribe((message) => {
       if (message.type === "event" && message.event.notify && !message.event.historical) this.wake();
     });
@@ -80,13 +83,19 @@ export class Notifier {
     this.unsubscribe?.();
     const sends = () => [...this.inFlight.values()].map((s) => s.done);
     if (!(await settledWithin(sends(), this.options.graceMs))) {
-      log.warn("stopping with notifications still being sent; they stay queued and are sent again at the next start", { deliveries: [...this.inFlight.keys()] });
+      log.warn("stopping with notifications still being sent; they stay queued and are sent again at the next start", {
+        deliveries: [...this.inFlight.keys()],
+      });
       this.release.abort();
       await settledWithin(sends(), RELEASE_MS);
     }
     // What this worker still holds is due again at once, for the next start or another instance
     // (a worker that dies without this has its leases run out instead).
-    await this.store.notifications.releaseLeases(this.id).catch((error) => log.warn("could not release notification leases; they are due again when they run out", { error: (error as Error).message }));
+    await this.store.notifications.releaseLeases(this.id).catch((error) =>
+      log.warn("could not release notification leases; they are due again when they run out", {
+        error: (error as Error).message,
+      }),
+    );
     this.mailer?.close();
   }
 
@@ -104,7 +113,12 @@ export class Notifier {
         if (free <= 0) return;
         const now = Date.now();
         // At most one per device or integration per claim, none of full ones: every claimed delivery starts now.
-        const claimed = await this.store.notifications.claim(now, free, { owner: this.id, until: now + LEASE_MS }, this.fullTargets());
+        const claimed = await this.store.notifications.claim(
+          now,
+          free,
+          { owner: this.id, until: now + LEASE_MS },
+          this.fullTargets(),
+        );
         if (!claimed.length) return;
         for (const d of claimed) this.begin(d);
       }
@@ -133,10 +147,16 @@ export class Notifier {
     const result = await this.send(d).catch(thrown);
     if (this.release.signal.aborted) return;
     try {
-      this.metrics.notifications.inc({ target: d.target, outcome: result.ok ? "delivered" : result.gone ? "gone" : result.retry ? "retryable" : "refused" });
+      this.metrics.notifications.inc({
+        target: d.target,
+        outcome: result.ok ? "delivered" : result.gone ? "gone" : result.retry ? "retryable" : "refused",
+      });
       const settled = await this.store.tx((tx) => settle(tx, this.id, this.options, d, result));
       if (settled) this.stats[settled]++;
-      else log.warn("a notification's lease ran out before its outcome was recorded; another attempt may repeat it", { delivery: d.id });
+      else
+        log.warn("a notification's lease ran out before its outcome was recorded; another attempt may repeat it", {
+          delivery: d.id,
+        });
     } catch (error) {
       // Unrecorded, the delivery stays leased to this worker until its lease runs out, then it is due again.
       log.error("could not record a notification's outcome; will retry", { delivery: d.id, error });
@@ -157,13 +177,15 @@ export class Notifier {
       return sendMail(this.mailer, payload.to ?? [], payload, d);
     }
     const integration = await this.store.notifications.integration(d.targetId);
-    if (!integration) return { ok: false, status: null, retry: false, gone: true, error: "the integration was removed" };
+    if (!integration)
+      return { ok: false, status: null, retry: false, gone: true, error: "the integration was removed" };
     if (!integration.enabled) return { ok: false, status: null, retry: false, error: "the integration is disabled" };
     const result = await sendIntegration(integration, payload, d, signal, this.mailer).catch(thrown);
     if (result.ok) return result;
     // An error message never carries a secret (a Discord or Slack URL, a bot token in Telegram's URL).
     let error = result.error;
-    for (const secret of Object.values(integration.secrets)) if (secret.length >= 4) error = error.split(secret).join(maskSecret(secret));
+    for (const secret of Object.values(integration.secrets))
+      if (secret.length >= 4) error = error.split(secret).join(maskSecret(secret));
     return { ...result, error };
   }
 
@@ -180,7 +202,12 @@ export class Notifier {
 }
 
 function thrown(error: unknown): SendResult {
-  return { ok: false, status: null, retry: true, error: `could not send: ${error instanceof Error ? error.message : String(error)}` };
+  return {
+    ok: false,
+    status: null,
+    retry: true,
+    error: `could not send: ${error instanceof Error ? error.message : String(error)}`,
+  };
 }
 
 /** Whether every promise settled within `ms`. */

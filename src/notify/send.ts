@@ -15,29 +15,67 @@ export type { SendResult } from "./result.ts";
 
 const TIMEOUT_MS = 10_000;
 
-export async function sendPush(device: Subscription, payload: Payload, vapid: Vapid, signal: AbortSignal): Promise<SendResult> {
+export async function sendPush(
+  device: Subscription,
+  payload: Payload,
+  vapid: Vapid,
+  signal: AbortSignal,
+): Promise<SendResult> {
   const message = JSON.stringify({ title: payload.title, body: payload.body, url: payload.url, tag: payload.tag });
-  const request = webpush.generateRequestDetails({ endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: device.auth } }, message, {
-    vapidDetails: vapid,
-    TTL: 24 * 3600,
-    urgency: pushUrgency(payload.priority ?? 3),
-  });
+  const request = webpush.generateRequestDetails(
+    { endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: device.auth } },
+    message,
+    {
+      vapidDetails: vapid,
+      TTL: 24 * 3600,
+      urgency: pushUrgency(payload.priority ?? 3),
+    },
+  );
   const headers: Record<string, string> = {};
-  for (const [key, value] of Object.entries(request.headers)) if (key !== "Content-Length") headers[key] = String(value);
-  const result = await post(request.endpoint, { method: "POST", headers, body: request.body as unknown as BodyInit }, signal);
-  if (!result.ok && (result.status === 404 || result.status === 410)) return { ...result, retry: false, gone: true, error: `the push service no longer knows this device (${result.status})` };
+  for (const [key, value] of Object.entries(request.headers))
+    if (key !== "Content-Length") headers[key] = String(value);
+  const result = await post(
+    request.endpoint,
+    { method: "POST", headers, body: request.body as unknown as BodyInit },
+    signal,
+  );
+  if (!result.ok && (result.status === 404 || result.status === 410))
+    return {
+      ...result,
+      retry: false,
+      gone: true,
+      error: `the push service no longer knows this device (${result.status})`,
+    };
   return result;
 }
 
 /** An integration's message: over SMTP for e-mail (null `mailer`: none configured), else its HTTP request. */
-export async function sendIntegration(integration: Integration, payload: Payload, delivery: Pick<Delivery, "id" | "createdAt">, signal: AbortSignal, mailer: Mailer | null): Promise<SendResult> {
-  if (integration.kind === "email") return sendMail(mailer, (integration.config as { to: string[] }).to, payload, delivery);
+export async function sendIntegration(
+  integration: Integration,
+  payload: Payload,
+  delivery: Pick<Delivery, "id" | "createdAt">,
+  signal: AbortSignal,
+  mailer: Mailer | null,
+): Promise<SendResult> {
+  if (integration.kind === "email")
+    return sendMail(mailer, (integration.config as { to: string[] }).to, payload, delivery);
   const { url, init } = integrationRequest(integration, payload, delivery);
   return post(url, init, signal);
 }
 
-export function sendMail(mailer: Mailer | null, to: string[], payload: Payload, delivery: Pick<Delivery, "id" | "createdAt">): Promise<SendResult> {
-  if (!mailer) return Promise.resolve({ ok: false, status: null, retry: false, error: "e-mail is not set up on this server: set SIGNALBOARD_SMTP_URL (see docs/configuration.md)" });
+export function sendMail(
+  mailer: Mailer | null,
+  to: string[],
+  payload: Payload,
+  delivery: Pick<Delivery, "id" | "createdAt">,
+): Promise<SendResult> {
+  if (!mailer)
+    return Promise.resolve({
+      ok: false,
+      status: null,
+      retry: false,
+      error: "e-mail is not set up on this server: set SIGNALBOARD_SMTP_URL (see docs/configuration.md)",
+    });
   return mailer.send({ to, payload, delivery });
 }
 
@@ -45,17 +83,32 @@ export function sendMail(mailer: Mailer | null, to: string[], payload: Payload, 
 async function post(url: string, init: RequestInit, signal: AbortSignal): Promise<SendResult> {
   let response: Response;
   try {
-    response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]) });
+    response = await fetch(url, {
+      ...init,
+      redirect: "manual",
+      signal: AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]),
+    });
   } catch (error) {
     const timedOut = (error as Error).name === "TimeoutError";
-    return { ok: false, status: null, retry: true, error: timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : `could not connect: ${(error as Error).message}` };
+    return {
+      ok: false,
+      status: null,
+      retry: true,
+      error: timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : `could not connect: ${(error as Error).message}`,
+    };
   }
   await response.body?.cancel().catch(() => {});
   if (response.ok) return { ok: true, status: response.status };
   const retry = response.status === 429 || response.status >= 500;
   // Only the status is kept and shown: a receiver's body is not ours to show. A URL pointed at an
   // internal service would otherwise let any dashboard user read what that service answers.
-  return { ok: false, status: response.status, retry, retryAfterMs: retryAfter(response.headers.get("retry-after")), error: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}` };
+  return {
+    ok: false,
+    status: response.status,
+    retry,
+    retryAfterMs: retryAfter(response.headers.get("retry-after")),
+    error: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`,
+  };
 }
 
 /** Retry-After as seconds or an HTTP date, in milliseconds from now. */

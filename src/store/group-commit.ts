@@ -7,7 +7,12 @@
 import { ClientGone } from "../errors.ts";
 import type { WriterStats } from "./store.ts";
 
-export type Pending<R> = { run: (repos: R) => Promise<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void; signal?: AbortSignal };
+export type Pending<R> = {
+  run: (repos: R) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  signal?: AbortSignal;
+};
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export abstract class GroupCommit<R> {

@@ -1,8 +1,22 @@
 // Integration and digest rows as both dialects select them (their JSON columns as text), turned
 // into the model's entities, and the columns their changes write.
-import type { Digest, DigestChanges, Integration, IntegrationChanges, NewDigest, NewIntegration, RouteFilter, Template } from "../model/notification.ts";
+import type {
+  Digest,
+  DigestChanges,
+  Integration,
+  IntegrationChanges,
+  NewDigest,
+  NewIntegration,
+  RouteFilter,
+  Template,
+} from "../model/notification.ts";
 
-export type IntegrationRow = Omit<Integration, "config" | "secrets" | "filter" | "template"> & { config: string; secrets: string; filter: string | null; template: string | null };
+export type IntegrationRow = Omit<Integration, "config" | "secrets" | "filter" | "template"> & {
+  config: string;
+  secrets: string;
+  filter: string | null;
+  template: string | null;
+};
 
 export const toIntegration = (row: IntegrationRow): Integration => ({
   ...row,
@@ -15,7 +29,13 @@ export const toIntegration = (row: IntegrationRow): Integration => ({
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 export function integrationColumns(i: NewIntegration) {
-  return { ...i, config: JSON.stringify(i.config), secrets: JSON.stringify(i.secrets), filter: json(i.filter), template: json(i.template) };
+  return {
+    ...i,
+    config: JSON.stringify(i.config),
+    secrets: JSON.stringify(i.secrets),
+    filter: json(i.filter),
+    template: json(i.template),
+  };
 }
 
 export function integrationChanges(c: IntegrationChanges) {
@@ -29,7 +49,11 @@ export function integrationChanges(c: IntegrationChanges) {
   return out;
 }
 
-export type DigestRow = Omit<Digest, "integrationIds" | "emails" | "frequency"> & { frequency: string; integrationIds: string; emails: string };
+export type DigestRow = Omit<Digest, "integrationIds" | "emails" | "frequency"> & {
+  frequency: string;
+  integrationIds: string;
+  emails: string;
+};
 
 export const toDigest = (row: DigestRow): Digest => ({
   ...row,

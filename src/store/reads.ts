@@ -79,7 +79,18 @@ export class ReadGate {
       return Promise.reject(new QueryTimeout(this.options.budgetMs, true));
     }
     return new Promise((resolve, reject) => {
-      const job: Job = { read, kind, resolve, reject, stop: new AbortController(), timer: undefined, running: false, settled: false, signal, onClientGone: () => this.leave(job, "client") };
+      const job: Job = {
+        read,
+        kind,
+        resolve,
+        reject,
+        stop: new AbortController(),
+        timer: undefined,
+        running: false,
+        settled: false,
+        signal,
+        onClientGone: () => this.leave(job, "client"),
+      };
       job.timer = setTimeout(() => this.leave(job, "timeout"), this.options.budgetMs);
       signal?.addEventListener("abort", job.onClientGone, { once: true });
       this.waiting.push(job);

@@ -6,13 +6,17 @@ import type { Metric, MetricBucket, MetricValue } from "../model/metric.ts";
 /** An event row as selected (tags as their JSON text). */
 export type EventRow = Omit<StoredEvent, "tags"> & { tags: string | null };
 
-export const toEvent = (row: EventRow): StoredEvent => ({ ...row, tags: row.tags ? (JSON.parse(row.tags) as Tags) : null });
+export const toEvent = (row: EventRow): StoredEvent => ({
+  ...row,
+  tags: row.tags ? (JSON.parse(row.tags) as Tags) : null,
+});
 
 /**
  * A metric's value from its two columns: text, or else the number. A boolean fills both (1 or 0,
  * so a chart can draw it, and "true" or "false"), which neither a number nor a text does.
  */
-export const metricValue = (num: number | null, text: string | null): MetricValue | null => (num !== null && text !== null ? text === "true" : (text ?? num));
+export const metricValue = (num: number | null, text: string | null): MetricValue | null =>
+  num !== null && text !== null ? text === "true" : (text ?? num);
 
 /** The two columns that hold `value`. */
 export function metricColumns(value: MetricValue): { valueNum: number | null; valueText: string | null } {
@@ -23,7 +27,10 @@ export function metricColumns(value: MetricValue): { valueNum: number | null; va
 /** A metric row as selected (its value in two columns). */
 export type MetricRow = { valueNum: number | null; valueText: string | null } & Omit<Metric, "value">;
 
-export const toMetric = ({ valueNum, valueText, ...rest }: MetricRow): Metric => ({ ...rest, value: metricValue(valueNum, valueText) });
+export const toMetric = ({ valueNum, valueText, ...rest }: MetricRow): Metric => ({
+  ...rest,
+  value: metricValue(valueNum, valueText),
+});
 
 /** A span of a metric's history as grouped (PostgreSQL gives bigints and counts as text). */
 export type SpanRow = {

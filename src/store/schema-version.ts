@@ -26,19 +26,34 @@ export class MigrationError extends Error {
  * For a binary that found migrations it does not know (`unknown`): returns when it may run (and
  * says so in a warning), throws a MigrationError in one line when it may not.
  */
-export function checkNewerSchema(unknown: string[], recorded: { migratedBy: string | null; oldestCompatible: string | null }, version = VERSION): void {
+export function checkNewerSchema(
+  unknown: string[],
+  recorded: { migratedBy: string | null; oldestCompatible: string | null },
+  version = VERSION,
+): void {
   const by = recorded.migratedBy ? `Signalboard ${recorded.migratedBy}` : "a newer Signalboard";
   if (recorded.oldestCompatible && compareVersions(version, recorded.oldestCompatible) >= 0) {
-    log.warn(`the database was migrated by ${by}; this binary (${version}) runs on it, as versions from ${recorded.oldestCompatible} on may: upgrade it when you can`, { migrations: unknown });
+    log.warn(
+      `the database was migrated by ${by}; this binary (${version}) runs on it, as versions from ${recorded.oldestCompatible} on may: upgrade it when you can`,
+      { migrations: unknown },
+    );
     return;
   }
-  const needs = recorded.oldestCompatible ? `, which runs with versions ${recorded.oldestCompatible} and later only` : "";
-  throw new MigrationError(`the database was migrated by ${by}${needs} (migrations ${unknown.join(", ")}); this binary is ${version}: run ${recorded.migratedBy ?? "that version"} or later, or restore the backup taken before the upgrade to go back`);
+  const needs = recorded.oldestCompatible
+    ? `, which runs with versions ${recorded.oldestCompatible} and later only`
+    : "";
+  throw new MigrationError(
+    `the database was migrated by ${by}${needs} (migrations ${unknown.join(", ")}); this binary is ${version}: run ${recorded.migratedBy ?? "that version"} or later, or restore the backup taken before the upgrade to go back`,
+  );
 }
 
 /** -1, 0 or 1 as `a` is older than, the same as, or newer than `b` (major.minor.patch; anything after them is ignored). */
 export function compareVersions(a: string, b: string): number {
-  const parts = (v: string) => v.split(/[.+-]/).slice(0, 3).map((n) => Number.parseInt(n, 10) || 0);
+  const parts = (v: string) =>
+    v
+      .split(/[.+-]/)
+      .slice(0, 3)
+      .map((n) => Number.parseInt(n, 10) || 0);
   const [x, y] = [parts(a), parts(b)];
   for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return (x[i] ?? 0) < (y[i] ?? 0) ? -1 : 1;
   return 0;

@@ -8,7 +8,8 @@ import { Database } from "bun:sqlite";
 
 /** null: the character separates words; "": it belongs to a word but folds to nothing (a combining accent). */
 const folds = new Map<number, string | null>();
-let probe: { db: Database; insert: (text: string) => void; terms: () => { term: string }[]; clear: () => void } | null = null;
+let probe: { db: Database; insert: (text: string) => void; terms: () => { term: string }[]; clear: () => void } | null =
+  null;
 
 function openProbe() {
   const db = new Database(":memory:");

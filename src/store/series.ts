@@ -18,7 +18,10 @@ export function bucketOf(bounds: number[], ts: number): number {
 }
 
 /** Most first; equal totals by name (no value first), so the same data always gives the same lines. */
-export function byTotal(a: { group: string | null; total: number }, b: { group: string | null; total: number }): number {
+export function byTotal(
+  a: { group: string | null; total: number },
+  b: { group: string | null; total: number },
+): number {
   if (a.total !== b.total) return b.total - a.total;
   if (a.group === b.group) return 0;
   if (a.group === null) return -1;
@@ -40,11 +43,20 @@ export function byCodePoint(a: string, b: string): number {
 
 /** Whether a filter asks about more than the project, a channel and the time: then counting needs the events themselves. */
 export function narrowsEvents(f: EventFilter): boolean {
-  return f.userId !== undefined || f.event !== undefined || (f.tags?.length ?? 0) > 0 || (f.terms?.length ?? 0) > 0 || Boolean(f.liveOnly);
+  return (
+    f.userId !== undefined ||
+    f.event !== undefined ||
+    (f.tags?.length ?? 0) > 0 ||
+    (f.terms?.length ?? 0) > 0 ||
+    Boolean(f.liveOnly)
+  );
 }
 
 /** The `limit` groups with the most (groups with nothing in the range left out), most first. */
-export function topGroups<T extends { group: string | null; total: number }>(groups: T[], limit: number): { top: T[]; rest: T[] } {
+export function topGroups<T extends { group: string | null; total: number }>(
+  groups: T[],
+  limit: number,
+): { top: T[]; rest: T[] } {
   const sorted = groups.filter((g) => g.total > 0).sort(byTotal);
   return { top: sorted.slice(0, limit), rest: sorted.slice(limit) };
 }
@@ -57,13 +69,21 @@ export function otherLine(counts: number[], total: number): SeriesLine {
 }
 
 /** The `limit` groups with the most events, and the rest added up as one line. */
-export function combine(groups: { group: string | null; total: number; counts: number[] }[], limit: number): SeriesLine[] {
+export function combine(
+  groups: { group: string | null; total: number; counts: number[] }[],
+  limit: number,
+): SeriesLine[] {
   const { top, rest } = topGroups(groups, limit);
   const lines: SeriesLine[] = top.map((g) => ({ ...g, other: false }));
   if (rest.length) {
     const counts = zeros(rest[0]!.counts.length);
     for (const g of rest) g.counts.forEach((c, b) => (counts[b]! += c));
-    lines.push(otherLine(counts, rest.reduce((sum, g) => sum + g.total, 0)));
+    lines.push(
+      otherLine(
+        counts,
+        rest.reduce((sum, g) => sum + g.total, 0),
+      ),
+    );
   }
   return lines;
 }
@@ -101,7 +121,12 @@ export class DistinctUsers {
       }
       return counts;
     };
-    const lines: SeriesLine[] = top.map(({ group, total, g }) => ({ group, other: false, total, counts: line([g.buckets]) }));
+    const lines: SeriesLine[] = top.map(({ group, total, g }) => ({
+      group,
+      other: false,
+      total,
+      counts: line([g.buckets]),
+    }));
     if (rest.length) {
       const users = new Set<string>();
       for (const { g } of rest) for (const user of g.users) users.add(user);

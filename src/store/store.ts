@@ -9,7 +9,22 @@ import type { CardRef, Chart, ChartChanges, NewChart } from "../model/chart.ts";
 import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
 import type { Metric, MetricBucket, MetricPoint, MetricValue } from "../model/metric.ts";
-import type { Delivery, DeliveryAttempt, DeliveryStatus, DeliveryTarget, Digest, DigestChanges, Integration, IntegrationChanges, NewDelivery, NewDigest, NewIntegration, Outcome, QueueTarget, Subscription } from "../model/notification.ts";
+import type {
+  Delivery,
+  DeliveryAttempt,
+  DeliveryStatus,
+  DeliveryTarget,
+  Digest,
+  DigestChanges,
+  Integration,
+  IntegrationChanges,
+  NewDelivery,
+  NewDigest,
+  NewIntegration,
+  Outcome,
+  QueueTarget,
+  Subscription,
+} from "../model/notification.ts";
 import type { Profile, Properties, UserFilter, UserSummary } from "../model/profile.ts";
 import type { Channel, Project } from "../model/project.ts";
 import type { NewToken, TokenRecord } from "../model/token.ts";
@@ -57,25 +72,51 @@ export interface EventRepository {
    * from `start` (Unix ms); with `filter`, only the events a feed with that filter shows (the
    * project is `projectId`, whatever the filter says).
    */
-  activity(projectId: number, start: number, days: number, filter?: EventFilter): Promise<{ channel: string; counts: number[] }[]>;
+  activity(
+    projectId: number,
+    start: number,
+    days: number,
+    filter?: EventFilter,
+  ): Promise<{ channel: string; counts: number[] }[]>;
   /** Deletes up to `limit` matching events (oldest first) with their tags; returns how many. */
   deleteBatch(where: { projectId: number; channelId?: number; before?: number }, limit: number): Promise<number>;
   lastId(): Promise<number>;
 }
 
 export interface MetricRepository {
-  current(projectId: number, title: string): Promise<{ id: number; value: MetricValue | null; icon: string | null } | null>;
+  current(
+    projectId: number,
+    title: string,
+  ): Promise<{ id: number; value: MetricValue | null; icon: string | null } | null>;
   /** Stores the value as current and as this minute's point in the history. */
-  save(m: { projectId: number; title: string; value: MetricValue; icon: string | null; now: number }): Promise<{ id: number; icon: string | null }>;
+  save(m: {
+    projectId: number;
+    title: string;
+    value: MetricValue;
+    icon: string | null;
+    now: number;
+  }): Promise<{ id: number; icon: string | null }>;
   /**
    * Adds `delta` to the number in one statement (a new metric starts at 0), and records the sum
    * as this minute's point; `holds` its value (and nothing changed) when the metric holds text or a boolean.
    */
-  increment(m: { projectId: number; title: string; delta: number; icon: string | null; now: number }): Promise<{ id: number; value: number; icon: string | null } | { holds: MetricValue }>;
+  increment(m: {
+    projectId: number;
+    title: string;
+    delta: number;
+    icon: string | null;
+    now: number;
+  }): Promise<{ id: number; value: number; icon: string | null } | { holds: MetricValue }>;
   list(projectId: number): Promise<Metric[]>;
   find(projectId: number, title: string): Promise<Metric | null>;
   /** The points in [since, until] (Unix ms), oldest first (newest first with "desc"), at most `limit`. */
-  history(metricId: number, since: number, until: number, limit: number, order?: "asc" | "desc"): Promise<MetricPoint[]>;
+  history(
+    metricId: number,
+    since: number,
+    until: number,
+    limit: number,
+    order?: "asc" | "desc",
+  ): Promise<MetricPoint[]>;
   /**
    * The points in [since, until] in spans of `width` ms that start at multiples of it (Unix time),
    * oldest first, one bucket per span that holds a point; computed by the database.
@@ -125,7 +166,10 @@ export interface TokenRepository {
 export interface UserRepository {
   count(): Promise<number>;
   /** Null when the username is taken. `projectIds`: the projects they are limited to; null (or absent) for every project. */
-  create(u: { username: string; passwordHash: string; role: Role; projectIds?: number[] | null }, now: number): Promise<User | null>;
+  create(
+    u: { username: string; passwordHash: string; role: Role; projectIds?: number[] | null },
+    now: number,
+  ): Promise<User | null>;
   findByUsername(username: string): Promise<UserRecord | null>;
   findById(id: number): Promise<User | null>;
   list(): Promise<User[]>;
@@ -139,7 +183,13 @@ export interface UserRepository {
   limitedReach(): Promise<{ userId: number; projectIds: number[] }[]>;
   /** With their sessions and devices. */
   delete(id: number): Promise<void>;
-  createSession(s: { tokenHash: string; userId: number; csrfToken: string; createdAt: number; expiresAt: number }): Promise<void>;
+  createSession(s: {
+    tokenHash: string;
+    userId: number;
+    csrfToken: string;
+    createdAt: number;
+    expiresAt: number;
+  }): Promise<void>;
   sessionActive(sessionId: number, now: number): Promise<boolean>;
   /** The live session with that token hash and its user. */
   findSession(tokenHash: string, now: number): Promise<Session | null>;
@@ -152,7 +202,10 @@ export interface UserRepository {
 
 export interface NotificationRepository {
   /** Creates or refreshes the device with this endpoint (a browser keeps one per origin). */
-  saveSubscription(s: { userId: number; endpoint: string; p256dh: string; auth: string; deviceName: string }, now: number): Promise<Subscription>;
+  saveSubscription(
+    s: { userId: number; endpoint: string; p256dh: string; auth: string; deviceName: string },
+    now: number,
+  ): Promise<Subscription>;
   refreshSubscription(userId: number, endpoint: string, now: number): Promise<boolean>;
   subscriptionsOf(userId: number): Promise<Subscription[]>;
   allSubscriptions(): Promise<Subscription[]>;
@@ -180,12 +233,23 @@ export interface NotificationRepository {
    * targets) to `lease.owner` until `lease.until`: no other worker claims them meanwhile, and one
    * whose lease runs out (its worker died) is due again.
    */
-  claim(now: number, limit: number, lease: { owner: string; until: number }, except: QueueTarget[]): Promise<Delivery[]>;
+  claim(
+    now: number,
+    limit: number,
+    lease: { owner: string; until: number },
+    except: QueueTarget[],
+  ): Promise<Delivery[]>;
   /** Ends every lease, or `owner`'s: for a worker that is the only one (its leases died with it). */
   releaseLeases(owner?: string): Promise<number>;
   pendingCount(): Promise<number>;
   /** Records one attempt, and the delivery's new state; only under `owner`'s lease (false, and nothing written, without it). */
-  settle(id: number, owner: string, attempt: { ok: boolean; status: number | null; error: string | null }, next: { status: DeliveryStatus; nextAttemptAt?: number }, now: number): Promise<boolean>;
+  settle(
+    id: number,
+    owner: string,
+    attempt: { ok: boolean; status: number | null; error: string | null },
+    next: { status: DeliveryStatus; nextAttemptAt?: number },
+    now: number,
+  ): Promise<boolean>;
   /** A target is gone: drops what was queued for it. */
   abandon(target: DeliveryTarget, targetId: number, now: number): Promise<void>;
   delivery(id: number): Promise<Delivery | null>;
@@ -218,7 +282,12 @@ export interface IdempotencyRepository {
    * (do the work, then complete), or what the request that holds it stored. A claim waits for a
    * concurrent one of the same key to commit or roll back.
    */
-  claim(tokenId: number, key: string, fingerprint: string, now: number): Promise<{ fingerprint: string; response: string } | null>;
+  claim(
+    tokenId: number,
+    key: string,
+    fingerprint: string,
+    now: number,
+  ): Promise<{ fingerprint: string; response: string } | null>;
   complete(tokenId: number, key: string, response: string): Promise<void>;
   prune(now: number): Promise<number>;
 }
@@ -265,7 +334,11 @@ export interface AlertRepository {
   /** Every rule that is not paused, of every project: what a round checks. */
   active(): Promise<Alert[]>;
   /** Null when there is no such rule. */
-  update(id: number, changes: AlertChanges & { state?: AlertState; since?: number }, now: number): Promise<Alert | null>;
+  update(
+    id: number,
+    changes: AlertChanges & { state?: AlertState; since?: number },
+    now: number,
+  ): Promise<Alert | null>;
   /** False when there was no such rule. */
   delete(id: number): Promise<boolean>;
   /** Writes the rule's new state only if it is still `t.from` (and not paused); false when it was not. */
@@ -317,8 +390,39 @@ export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = 
   metrics: ["save", "increment", "delete"],
   profiles: ["identify", "group", "addMember"],
   tokens: ["insert", "revoke", "revokeCreatedBy", "narrowCreatedBy", "setMayNotify", "touch"],
-  users: ["create", "setPassword", "setRole", "setProjects", "addProject", "delete", "createSession", "deleteSession", "deleteSessionsOf", "deleteExpiredSessions"],
-  notifications: ["saveSubscription", "refreshSubscription", "setFilters", "setSubscriptionRoute", "deleteSubscription", "pruneSubscriptions", "recordSubscriptionOutcome", "createIntegration", "updateIntegration", "disableCreatedBy", "setIntegrationEnabled", "deleteIntegration", "recordIntegrationOutcome", "enqueue", "claim", "releaseLeases", "settle", "abandon", "pruneDeliveries"],
+  users: [
+    "create",
+    "setPassword",
+    "setRole",
+    "setProjects",
+    "addProject",
+    "delete",
+    "createSession",
+    "deleteSession",
+    "deleteSessionsOf",
+    "deleteExpiredSessions",
+  ],
+  notifications: [
+    "saveSubscription",
+    "refreshSubscription",
+    "setFilters",
+    "setSubscriptionRoute",
+    "deleteSubscription",
+    "pruneSubscriptions",
+    "recordSubscriptionOutcome",
+    "createIntegration",
+    "updateIntegration",
+    "disableCreatedBy",
+    "setIntegrationEnabled",
+    "deleteIntegration",
+    "recordIntegrationOutcome",
+    "enqueue",
+    "claim",
+    "releaseLeases",
+    "settle",
+    "abandon",
+    "pruneDeliveries",
+  ],
   digests: ["create", "update", "delete", "claimPeriod", "recordOutcome"],
   idempotency: ["claim", "complete", "prune"],
   meta: ["set", "probe"],

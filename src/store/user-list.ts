@@ -19,7 +19,11 @@ export type Seen = { userId: string; at: number };
 /** What each dialect answers. */
 export type UserListSource = {
   /** Up to `limit` events that have a user id, newest first by (ts, id), strictly older than `from`. */
-  events(projectId: number, from: { ts: number; id: number }, limit: number): Promise<{ userId: string; ts: number; id: number }[]>;
+  events(
+    projectId: number,
+    from: { ts: number; id: number },
+    limit: number,
+  ): Promise<{ userId: string; ts: number; id: number }[]>;
   /** Up to `limit` profiles, newest identify first by (updatedAt, userId), strictly before `from`. */
   profiles(projectId: number, from: Seen, limit: number): Promise<Seen[]>;
   /** The ids of every user of the project, in the list's order, after `before`, at most `limit`. */
@@ -35,7 +39,15 @@ export type UserListSource = {
   facts(projectId: number, userIds: string[]): Promise<UserFacts[]>;
 };
 
-export type UserFacts = { userId: string; firstEvent: number | null; lastEvent: number | null; events: number; properties: string | null; createdAt: number | null; updatedAt: number | null };
+export type UserFacts = {
+  userId: string;
+  firstEvent: number | null;
+  lastEvent: number | null;
+  events: number;
+  properties: string | null;
+  createdAt: number | null;
+  updatedAt: number | null;
+};
 
 const BATCH = 256;
 /** Rows of activity a walk may read before the full enumeration is cheaper (about 60 ms of work at 50,000 users). */
@@ -53,11 +65,19 @@ export async function listUsers(source: UserListSource, filter: UserFilter): Pro
 
 async function userIds(source: UserListSource, filter: UserFilter): Promise<string[]> {
   if (!userAtoms(filter.terms).length) return (await walk(source, filter)) ?? (await source.everyone(filter));
-  return (await source.matching(filter, FEW_MATCHES)) ?? (await walk(source, filter, source.matcher(filter))) ?? (await source.matching(filter))!;
+  return (
+    (await source.matching(filter, FEW_MATCHES)) ??
+    (await walk(source, filter, source.matcher(filter))) ??
+    (await source.matching(filter))!
+  );
 }
 
 /** One user as the list shows them (the same first and last seen everywhere); null when they have no event and no profile. */
-export async function userSummary(source: UserListSource, projectId: number, userId: string): Promise<UserSummary | null> {
+export async function userSummary(
+  source: UserListSource,
+  projectId: number,
+  userId: string,
+): Promise<UserSummary | null> {
   const [facts] = await source.facts(projectId, [userId]);
   return facts ? summary(facts) : null;
 }
@@ -78,10 +98,16 @@ export function summary(f: UserFacts): UserSummary {
 export const inOrder = (a: Seen, b: Seen) => b.at - a.at || (a.userId < b.userId ? 1 : a.userId > b.userId ? -1 : 0);
 
 /** A page of the list by walking the activity (only the users `keep` keeps, if given); null when that reads too much. */
-async function walk(source: UserListSource, { projectId, before, limit }: UserFilter, keep?: (userIds: string[]) => Promise<string[]>): Promise<string[] | null> {
+async function walk(
+  source: UserListSource,
+  { projectId, before, limit }: UserFilter,
+  keep?: (userIds: string[]) => Promise<string[]>,
+): Promise<string[] | null> {
   // Activity at or before the cursor's time (ties at that time are sorted out below).
   const start = before ? before.lastSeen + 1 : Number.MAX_SAFE_INTEGER;
-  const events = new Stream<{ userId: string; ts: number; id: number }>((last, n) => source.events(projectId, last ? { ts: last.ts, id: last.id } : { ts: start, id: 0 }, n));
+  const events = new Stream<{ userId: string; ts: number; id: number }>((last, n) =>
+    source.events(projectId, last ? { ts: last.ts, id: last.id } : { ts: start, id: 0 }, n),
+  );
   const profiles = new Stream<Seen>((last, n) => source.profiles(projectId, last ?? { at: start, userId: "" }, n));
   const met = new Set<string>();
   const found: Seen[] = [];
@@ -111,18 +137,39 @@ async function walk(source: UserListSource, { projectId, before, limit }: UserFi
     // Enough: a full page, and nothing still to come at the page's last time (a tie).
     if (!upcoming || (found.length >= limit && upcoming.at < found[limit - 1]!.at)) break;
   }
-  return found.sort(inOrder).slice(0, limit).map((s) => s.userId);
+  return found
+    .sort(inOrder)
+    .slice(0, limit)
+    .map((s) => s.userId);
 }
 
 /** Of users met walking back from the cursor, those whose newest activity is after the cursor's user in the list. */
-async function newestBefore(source: UserListSource, projectId: number, met: Seen[], before: { lastSeen: number; userId: string }): Promise<Seen[]> {
+async function newestBefore(
+  source: UserListSource,
+  projectId: number,
+  met: Seen[],
+  before: { lastSeen: number; userId: string },
+): Promise<Seen[]> {
   if (!met.length) return [];
-  const facts = await source.facts(projectId, met.map((m) => m.userId));
-  return facts.map(summary).flatMap((s) => (s.lastSeen < before.lastSeen || (s.lastSeen === before.lastSeen && s.userId < before.userId) ? [{ userId: s.userId, at: s.lastSeen }] : []));
+  const facts = await source.facts(
+    projectId,
+    met.map((m) => m.userId),
+  );
+  return facts
+    .map(summary)
+    .flatMap((s) =>
+      s.lastSeen < before.lastSeen || (s.lastSeen === before.lastSeen && s.userId < before.userId)
+        ? [{ userId: s.userId, at: s.lastSeen }]
+        : [],
+    );
 }
 
 /** The newer of the two streams' heads (taken, unless `peek`). */
-async function nextOf(a: Stream<{ userId: string; ts: number; id: number }>, b: Stream<Seen>, peek = false): Promise<Seen | null> {
+async function nextOf(
+  a: Stream<{ userId: string; ts: number; id: number }>,
+  b: Stream<Seen>,
+  peek = false,
+): Promise<Seen | null> {
   const [x, y] = await Promise.all([a.head(), b.head()]);
   if (!x && !y) return null;
   if (x && (!y || x.ts >= y.at)) {

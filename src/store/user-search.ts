@@ -28,7 +28,8 @@ export function userAtoms(terms: UserTerm[] = []): UserAtom[] {
 }
 
 /** A property's value as text: strings as sent, numbers and booleans as their JSON. */
-export const valueText = (value: Properties[string]): string => (typeof value === "string" ? value : JSON.stringify(value));
+export const valueText = (value: Properties[string]): string =>
+  typeof value === "string" ? value : JSON.stringify(value);
 
 /** PostgreSQL keeps a word of at most 2047 bytes; a search is at most 200 characters, so a longer word is matched by its start. */
 const MAX_WORD = 500;

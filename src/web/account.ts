@@ -21,7 +21,11 @@ export function accountRoutes({ accounts, audit }: Services, kit: Kit): Route[] 
       path: "/settings/account/password",
       access: "self",
       async handle({ request, session, body, actor }) {
-        const input = { current: field(body, "current"), password: field(body, "password"), confirm: field(body, "confirm") };
+        const input = {
+          current: field(body, "current"),
+          password: field(body, "password"),
+          confirm: field(body, "confirm"),
+        };
         let form;
         try {
           await accounts.changePassword(session, input, actor.ip);
@@ -31,9 +35,13 @@ export function accountRoutes({ accounts, audit }: Services, kit: Kit): Route[] 
           if (!errors) throw error;
           form = passwordForm({ errors });
           // Without JavaScript the form posts as a page: it comes back as one, with its errors.
-          return request.headers.get("hx-request") === "true" ? kit.fragment(form, 422) : kit.page(session, accountPage(session.user, form), { title: "Account", nav, status: 422 });
+          return request.headers.get("hx-request") === "true"
+            ? kit.fragment(form, 422)
+            : kit.page(session, accountPage(session.user, form), { title: "Account", nav, status: 422 });
         }
-        return request.headers.get("hx-request") === "true" ? kit.fragment(form) : kit.page(session, accountPage(session.user, form), { title: "Account", nav });
+        return request.headers.get("hx-request") === "true"
+          ? kit.fragment(form)
+          : kit.page(session, accountPage(session.user, form), { title: "Account", nav });
       },
     }),
     route({
@@ -45,7 +53,10 @@ export function accountRoutes({ accounts, audit }: Services, kit: Kit): Route[] 
         const after = before && /^\d{1,15}$/.test(before) ? Number(before) : undefined;
         const entries = await audit.list(after);
         const older = entries.length === AUDIT_PAGE ? entries.at(-1)!.id : null;
-        return kit.page(session, auditPage(entries, { older, kept: AUDIT_KEPT, first: after === undefined }), { title: "Audit", nav });
+        return kit.page(session, auditPage(entries, { older, kept: AUDIT_KEPT, first: after === undefined }), {
+          title: "Audit",
+          nav,
+        });
       },
     }),
   ];

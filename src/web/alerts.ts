@@ -16,7 +16,23 @@ import type { Kit } from "./kit.ts";
 import { type AlertFormFields, alertFormPage, alertRows, alertsPage } from "./views/alerts.ts";
 import { confirmDialog } from "./views/dialogs.ts";
 
-const FIELDS = ["name", "kind", "schedule", "channel", "event", "tags", "period", "cron", "tz", "grace", "window", "metric", "compare", "limit", "repeat"];
+const FIELDS = [
+  "name",
+  "kind",
+  "schedule",
+  "channel",
+  "event",
+  "tags",
+  "period",
+  "cron",
+  "tz",
+  "grace",
+  "window",
+  "metric",
+  "compare",
+  "limit",
+  "repeat",
+];
 
 /** The form's fields as typed. */
 function formOf(body: unknown): AlertFormFields {
@@ -33,7 +49,9 @@ function formOfRule(a: Alert): AlertFormFields {
     channel: a.filter.channel ?? "",
     event: a.filter.event ?? "",
     // Written as the search writes a tag (a value with a space in quotes), so it reads back the same.
-    tags: Object.entries(a.filter.tags ?? {}).map(([k, v]) => tagTerm(k, String(v))).join(" "),
+    tags: Object.entries(a.filter.tags ?? {})
+      .map(([k, v]) => tagTerm(k, String(v)))
+      .join(" "),
     period: s(a.period),
     cron: a.cron ?? "",
     tz: a.tz ?? "",
@@ -61,7 +79,8 @@ function inputOf(f: AlertFormFields): { input: Record<string, unknown>; errors: 
   const tags: Record<string, string> = {};
   // The search's syntax: key:value, or key:"a value with spaces".
   for (const term of readSearch(f.tags ?? "")) {
-    if ("word" in term) errors.tags = `“${term.word}” is not key:value (a value with a space goes in double quotes: host:"db 1")`;
+    if ("word" in term)
+      errors.tags = `“${term.word}” is not key:value (a value with a space goes in double quotes: host:"db 1")`;
     else tags[term.tag[0]] = term.tag[1];
   }
   const kind = f.kind;
@@ -72,7 +91,15 @@ function inputOf(f: AlertFormFields): { input: Record<string, unknown>; errors: 
   const input: Record<string, unknown> = {
     name: f.name,
     kind,
-    ...(events ? { filter: { ...(f.channel ? { channel: f.channel } : {}), ...(f.event ? { event: f.event } : {}), ...(Object.keys(tags).length ? { tags } : {}) } } : {}),
+    ...(events
+      ? {
+          filter: {
+            ...(f.channel ? { channel: f.channel } : {}),
+            ...(f.event ? { event: f.event } : {}),
+            ...(Object.keys(tags).length ? { tags } : {}),
+          },
+        }
+      : {}),
     ...(kind === "absence" && !onSchedule ? { period: duration("period") } : {}),
     ...(onSchedule ? { cron: f.cron || undefined, tz: f.tz || undefined } : {}),
     ...(kind === "absence" ? { grace: duration("grace") } : {}),
@@ -98,25 +125,52 @@ function formErrors(error: ValidationError): Record<string, string> {
 export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Route[] {
   async function ruleOf(project: Project, id: string): Promise<Alert> {
     const rule = /^\d{1,9}$/.test(id) ? await alerts.get(Number(id)).catch(() => null) : null;
-    if (!rule || rule.projectId !== project.id) throw new NotFound(`Alert rule ${id} does not exist in project "${project.name}".`);
+    if (!rule || rule.projectId !== project.id)
+      throw new NotFound(`Alert rule ${id} does not exist in project "${project.name}".`);
     return rule;
   }
 
-  async function form(session: Session, project: Project, fields: AlertFormFields, rule?: Alert, errors?: Record<string, string>, status = 200): Promise<Response> {
+  async function form(
+    session: Session,
+    project: Project,
+    fields: AlertFormFields,
+    rule?: Alert,
+    errors?: Record<string, string>,
+    status = 200,
+  ): Promise<Response> {
     const [channels, metrics] = await Promise.all([projects.channels(project.name), feed.listMetrics(project.name)]);
-    const body = alertFormPage(project, { fields, rule, errors, channels: channels.map((c) => c.name), metrics: metrics.map((m) => m.title), zones: Intl.supportedValuesOf("timeZone"), csrf: session.csrfToken });
+    const body = alertFormPage(project, {
+      fields,
+      rule,
+      errors,
+      channels: channels.map((c) => c.name),
+      metrics: metrics.map((m) => m.title),
+      zones: Intl.supportedValuesOf("timeZone"),
+      csrf: session.csrfToken,
+    });
     return kit.page(session, body, { title: rule ? `Edit ${rule.name}` : "New alert rule", nav: { project }, status });
   }
 
   /** Saves what the form says (a new rule, or changes to `rule`), or shows it again with its problems. */
-  async function save(request: Request, session: Session, actor: Actor, project: Project, body: unknown, rule?: Alert): Promise<Response> {
+  async function save(
+    request: Request,
+    session: Session,
+    actor: Actor,
+    project: Project,
+    body: unknown,
+    rule?: Alert,
+  ): Promise<Response> {
     const fields = formOf(body);
     const { input, errors } = inputOf(fields);
     if (Object.keys(errors).length) return form(session, project, fields, rule, errors, 422);
     try {
       if (rule) {
         // Fields the form leaves out of this kind are taken out of the rule.
-        const cleared = Object.fromEntries(["period", "cron", "tz", "grace", "window", "metric", "above", "below", "repeat"].filter((k) => !(k in input)).map((k) => [k, null]));
+        const cleared = Object.fromEntries(
+          ["period", "cron", "tz", "grace", "window", "metric", "above", "below", "repeat"]
+            .filter((k) => !(k in input))
+            .map((k) => [k, null]),
+        );
         await alerts.update(rule.id, { ...cleared, ...input }, actor);
       } else await alerts.create({ project: project.name, ...input } as AlertInput, actor);
     } catch (error) {
@@ -133,7 +187,10 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       access: "viewer",
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
-        return kit.page(session, alertsPage(project, await alerts.list(project.name), session.csrfToken), { title: `Alerts · ${project.name}`, nav: { project } });
+        return kit.page(session, alertsPage(project, await alerts.list(project.name), session.csrfToken), {
+          title: `Alerts · ${project.name}`,
+          nav: { project },
+        });
       },
     }),
     route({
@@ -202,7 +259,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
         const rule = await ruleOf(project, params.id!);
         await alerts.runner.test(rule);
         // A header holds ASCII: the rule's name travels as JSON escapes.
-        const trigger = JSON.stringify({ "sb-toast": { text: `Sent a test notice of “${rule.name}” to the alerts channel.` } }).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+        const trigger = JSON.stringify({
+          "sb-toast": { text: `Sent a test notice of “${rule.name}” to the alerts channel.` },
+        }).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
         return kit.fragment("", 200, { "HX-Trigger": trigger });
       },
     }),
@@ -213,7 +272,15 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       async handle({ params }) {
         const project = await kit.project(params.project!);
         const rule = await ruleOf(project, params.id!);
-        return kit.fragment(confirmDialog({ title: `Delete “${rule.name}”?`, body: "Its past notices stay in the alerts channel.", action: `/p/${seg(project.name)}/alerts/${rule.id}/delete`, confirm: "Delete", danger: true }));
+        return kit.fragment(
+          confirmDialog({
+            title: `Delete “${rule.name}”?`,
+            body: "Its past notices stay in the alerts channel.",
+            action: `/p/${seg(project.name)}/alerts/${rule.id}/delete`,
+            confirm: "Delete",
+            danger: true,
+          }),
+        );
       },
     }),
     route({

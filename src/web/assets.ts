@@ -113,12 +113,26 @@ export function assetRoutes(assets: Assets): Route[] {
         return response ?? new Response("Not found", { status: 404, headers: { "Content-Type": "text/plain" } });
       },
     }),
-    route({ method: "GET", path: "/manifest.webmanifest", access: "none", handle: () => new Response(manifest(assets), { headers: { "Content-Type": "application/manifest+json", "Cache-Control": "public, max-age=3600" } }) }),
+    route({
+      method: "GET",
+      path: "/manifest.webmanifest",
+      access: "none",
+      handle: () =>
+        new Response(manifest(assets), {
+          headers: { "Content-Type": "application/manifest+json", "Cache-Control": "public, max-age=3600" },
+        }),
+    }),
   ];
   for (const [path, file] of Object.entries(FIXED)) {
     const isWorker = path === "/sw.js";
-    const headers = { "Content-Type": Bun.file(file).type, "Cache-Control": isWorker ? "no-cache" : "public, max-age=86400", ...(isWorker ? { "Service-Worker-Allowed": "/" } : {}) };
-    routes.push(route({ method: "GET", path, access: "none", handle: () => new Response(Bun.file(file), { headers }) }));
+    const headers = {
+      "Content-Type": Bun.file(file).type,
+      "Cache-Control": isWorker ? "no-cache" : "public, max-age=86400",
+      ...(isWorker ? { "Service-Worker-Allowed": "/" } : {}),
+    };
+    routes.push(
+      route({ method: "GET", path, access: "none", handle: () => new Response(Bun.file(file), { headers }) }),
+    );
   }
   return routes;
 }

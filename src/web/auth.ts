@@ -8,7 +8,8 @@ import type { Kit } from "./kit.ts";
 import { loginPage, setupCodeNeeded, setupPage } from "./views/auth.ts";
 
 export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge, kit: Kit): Route[] {
-  const withCookie = (setCookie: string | null): Record<string, string> => (setCookie ? { "Set-Cookie": setCookie } : {});
+  const withCookie = (setCookie: string | null): Record<string, string> =>
+    setCookie ? { "Set-Cookie": setCookie } : {};
 
   return [
     route({
@@ -19,9 +20,13 @@ export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge
         const code = new URL(request.url).searchParams.get("code") ?? "";
         // A set-up link opened after the owner exists has done its job: say so on the sign-in page.
         if (!(await accounts.needsSetup())) return kit.redirect(request, code ? "/login?setup=used" : "/login");
-        if (!(await accounts.checkSetupCode(code))) return kit.page(null, setupCodeNeeded({ stale: code !== "" }), { title: "Set up", status: 403 });
+        if (!(await accounts.checkSetupCode(code)))
+          return kit.page(null, setupCodeNeeded({ stale: code !== "" }), { title: "Set up", status: 403 });
         const form = web.formToken(request, server);
-        return kit.page(null, setupPage({ code, formToken: form.token }), { title: "Set up", headers: withCookie(form.setCookie) });
+        return kit.page(null, setupPage({ code, formToken: form.token }), {
+          title: "Set up",
+          headers: withCookie(form.setCookie),
+        });
       },
     }),
     route({
@@ -37,7 +42,11 @@ export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge
         } catch (error) {
           const errors = fieldErrors(error);
           if (!errors) throw error;
-          return kit.page(null, setupPage({ code, formToken: field(body, "_form"), username: input.username, errors }), { title: "Set up", status: 422 });
+          return kit.page(
+            null,
+            setupPage({ code, formToken: field(body, "_form"), username: input.username, errors }),
+            { title: "Set up", status: 422 },
+          );
         }
       },
     }),
@@ -51,8 +60,14 @@ export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge
         if (await accounts.needsSetup()) return kit.page(null, setupCodeNeeded({ stale: false }), { title: "Set up" });
         if (await web.session(request)) return kit.redirect(request, next);
         const form = web.formToken(request, server);
-        const notice = url.searchParams.get("setup") === "used" ? "This set-up link has expired: it was already used, and the owner account exists. Sign in below." : undefined;
-        return kit.page(null, loginPage({ formToken: form.token, next, notice }), { title: "Sign in", headers: withCookie(form.setCookie) });
+        const notice =
+          url.searchParams.get("setup") === "used"
+            ? "This set-up link has expired: it was already used, and the owner account exists. Sign in below."
+            : undefined;
+        return kit.page(null, loginPage({ formToken: form.token, next, notice }), {
+          title: "Sign in",
+          headers: withCookie(form.setCookie),
+        });
       },
     }),
     route({
@@ -68,7 +83,11 @@ export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge
         const next = safeNext(field(body, "next") || "/");
         const session = await accounts.login(username, field(body, "password"), ip);
         if (!session) {
-          return kit.page(null, loginPage({ formToken: field(body, "_form"), next, username, message: "Wrong username or password." }), { title: "Sign in", status: 401 });
+          return kit.page(
+            null,
+            loginPage({ formToken: field(body, "_form"), next, username, message: "Wrong username or password." }),
+            { title: "Sign in", status: 401 },
+          );
         }
         await signIns?.refund(ip);
         return kit.redirect(request, next, { "Set-Cookie": web.sessionCookie(session.token, request, server) });
@@ -79,7 +98,8 @@ export function authRoutes({ accounts, signIns }: Services, { web, guard }: Edge
       path: "/logout",
       access: "self",
       // Signed out already (the session ended): the stale cookie is cleared all the same.
-      signedOut: ({ request, server }) => kit.redirect(request, "/login", { "Set-Cookie": web.clearSessionCookie(request, server) }),
+      signedOut: ({ request, server }) =>
+        kit.redirect(request, "/login", { "Set-Cookie": web.clearSessionCookie(request, server) }),
       async handle({ request, server }) {
         const token = parseCookies(request.headers.get("cookie"))[SESSION_COOKIE];
         if (token) await accounts.logout(token);

@@ -44,7 +44,8 @@ export function kindOf(f: FormFields): ChartKind {
 }
 
 /** A number as typed, or the text itself when it is not one (so the definition's check names it). */
-const numberOr = (text: string): number | string => (text !== "" && Number.isFinite(Number(text)) ? Number(text) : text);
+const numberOr = (text: string): number | string =>
+  text !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
 
 /** YYYY-MM-DD at the viewer's midnight (`offset` minutes east of UTC) as Unix seconds, or the text as typed. */
 function dayStart(text: string, offsetMinutes: number): number | string {
@@ -59,12 +60,18 @@ function rangeOf(f: FormFields): Record<string, unknown> {
   const from = one(f, "from");
   const to = one(f, "to");
   const end = dayStart(to, offset);
-  return { ...(from ? { from: dayStart(from, offset) } : {}), ...(to ? { to: typeof end === "number" ? end + DAY : end } : {}) };
+  return {
+    ...(from ? { from: dayStart(from, offset) } : {}),
+    ...(to ? { to: typeof end === "number" ? end + DAY : end } : {}),
+  };
 }
 
 /** The tag filters typed in one box ("plan:pro region:eu", or one per field), each key:value. */
 function tagsOf(f: FormFields): string[] {
-  return list(f, "tag").flatMap((t) => t.split(/\s+(?=[a-z0-9-]{1,64}:)/)).map((t) => t.trim()).filter(Boolean);
+  return list(f, "tag")
+    .flatMap((t) => t.split(/\s+(?=[a-z0-9-]{1,64}:)/))
+    .map((t) => t.trim())
+    .filter(Boolean);
 }
 
 /** The definition the form describes (unchecked: the charts service checks it and names what is wrong). */
@@ -110,7 +117,12 @@ export function fieldsOfDefinition(kind: ChartKind, d: Record<string, unknown>, 
   if (kind === "metric") return { ...base, title: str(d.title) };
   if (kind === "funnel") {
     const steps = (Array.isArray(d.steps) ? d.steps : []) as (string | { event: string; channel?: string })[];
-    return { ...base, step: steps.map((s) => (typeof s === "string" ? s : s.event)), step_channel: steps.map((s) => (typeof s === "string" ? "" : (s.channel ?? ""))), window: str(d.window) };
+    return {
+      ...base,
+      step: steps.map((s) => (typeof s === "string" ? s : s.event)),
+      step_channel: steps.map((s) => (typeof s === "string" ? "" : (s.channel ?? ""))),
+      window: str(d.window),
+    };
   }
   const groupBy = str(d.group_by) ?? "";
   return {
@@ -132,14 +144,17 @@ export function fieldsOfDefinition(kind: ChartKind, d: Record<string, unknown>, 
 
 /** Unix seconds as the UTC day they fall in (YYYY-MM-DD), for a date field. */
 function isoDay(seconds: unknown): string | undefined {
-  return typeof seconds === "number" && Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString().slice(0, 10) : undefined;
+  return typeof seconds === "number" && Number.isFinite(seconds)
+    ? new Date(seconds * 1000).toISOString().slice(0, 10)
+    : undefined;
 }
 
 /** The fields as a URL query (lists repeated; empty ones left out). */
 export function queryOfFields(f: FormFields): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(f)) {
-    for (const v of value === undefined ? [] : Array.isArray(value) ? value : [value]) if (v !== "" || key === "step" || key === "step_channel") search.append(key, v);
+    for (const v of value === undefined ? [] : Array.isArray(value) ? value : [value])
+      if (v !== "" || key === "step" || key === "step_channel") search.append(key, v);
   }
   const text = search.toString();
   return text ? `?${text}` : "";

@@ -9,17 +9,42 @@ import { ACTIVITY_CARD, type CardRef } from "../model/chart.ts";
 import type { Project } from "../model/project.ts";
 import type { Session } from "../model/user.ts";
 import type { Services } from "../services.ts";
-import { definitionOf, type FormFields, fieldsOf, fieldsOfDefinition, kindOf, one, queryOfFields } from "./chart-form.ts";
+import {
+  definitionOf,
+  type FormFields,
+  fieldsOf,
+  fieldsOfDefinition,
+  kindOf,
+  one,
+  queryOfFields,
+} from "./chart-form.ts";
 import { type Filters, readFilters } from "./filters.ts";
 import { field } from "./form.ts";
 import { seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
-import { builderPage, chartBody, chartPage, chartProblem, chartsListPage, deleteChartBody, droppedPage } from "./views/charts.ts";
+import {
+  builderPage,
+  chartBody,
+  chartPage,
+  chartProblem,
+  chartsListPage,
+  deleteChartBody,
+  droppedPage,
+} from "./views/charts.ts";
 import { dashboardSection } from "./views/dashboard.ts";
 import { confirmDialog } from "./views/dialogs.ts";
 
 /** A definition's field as the API names it (definition.interval) to the builder's field. */
-const FIELD_OF: Record<string, string> = { last_days: "range", steps: "step", group_by: "group_by", tag: "tag", title: "title", window: "window", from: "from", to: "to" };
+const FIELD_OF: Record<string, string> = {
+  last_days: "range",
+  steps: "step",
+  group_by: "group_by",
+  tag: "tag",
+  title: "title",
+  window: "window",
+  from: "from",
+  to: "to",
+};
 
 /** Why a question could not be saved or answered, by the builder's fields, in the builder's words. */
 function formErrors(error: unknown, fields: FormFields): Record<string, string> | null {
@@ -45,30 +70,72 @@ const NO_FILTERS = readFilters(new URLSearchParams());
 export function chartRoutes(services: Services, kit: Kit): Route[] {
   const { charts, feed, projects, answers } = services;
   /** The builder with what it needs beside the fields: channels, metrics, names of recent events. */
-  async function builder(session: Session, project: Project, fields: FormFields, chart?: PlacedChart, errors?: Record<string, string>, status = 200): Promise<Response> {
-    const [channels, metrics, recent] = await Promise.all([projects.channels(project.name), feed.listMetrics(project.name), feed.listEvents({ project: project.name, limit: 200 })]);
+  async function builder(
+    session: Session,
+    project: Project,
+    fields: FormFields,
+    chart?: PlacedChart,
+    errors?: Record<string, string>,
+    status = 200,
+  ): Promise<Response> {
+    const [channels, metrics, recent] = await Promise.all([
+      projects.channels(project.name),
+      feed.listMetrics(project.name),
+      feed.listEvents({ project: project.name, limit: 200 }),
+    ]);
     const eventNames = [...new Set(recent.events.map((e) => e.name))].sort().slice(0, 100);
-    const body = builderPage(project, { fields, chart, errors, channels: channels.map((c) => c.name), metrics: metrics.map((m) => m.title), eventNames, csrf: session.csrfToken });
-    return kit.page(session, body, { title: chart ? `Edit ${chart.name}` : "New chart", nav: { project }, charts: true, status });
+    const body = builderPage(project, {
+      fields,
+      chart,
+      errors,
+      channels: channels.map((c) => c.name),
+      metrics: metrics.map((m) => m.title),
+      eventNames,
+      csrf: session.csrfToken,
+    });
+    return kit.page(session, body, {
+      title: chart ? `Edit ${chart.name}` : "New chart",
+      nav: { project },
+      charts: true,
+      status,
+    });
   }
 
   async function chartOf(project: Project, id: string): Promise<PlacedChart> {
     const chart = /^\d{1,9}$/.test(id) ? await charts.get(Number(id)).catch(() => null) : null;
-    if (!chart || chart.projectId !== project.id) throw new NotFound(`Chart ${id} does not exist in project "${project.name}".`);
+    if (!chart || chart.projectId !== project.id)
+      throw new NotFound(`Chart ${id} does not exist in project "${project.name}".`);
     return chart;
   }
 
   /** A card's body: what its question answers now, shared by everyone looking (live/answers.ts). */
   async function cardBody(project: Project, chart: PlacedChart, compact: boolean, live: boolean): Promise<Response> {
     try {
-      const data = await answers.get(project.id, `chart:${chart.id}:${chart.updatedAt}`, () => charts.data(chart.id), { live });
-      return kit.fragment(chartBody(project, data, { display: String(chart.definition.display ?? ""), fields: fieldsOfDefinition(chart.kind, chart.definition), compact }));
+      const data = await answers.get(project.id, `chart:${chart.id}:${chart.updatedAt}`, () => charts.data(chart.id), {
+        live,
+      });
+      return kit.fragment(
+        chartBody(project, data, {
+          display: String(chart.definition.display ?? ""),
+          fields: fieldsOfDefinition(chart.kind, chart.definition),
+          compact,
+        }),
+      );
     } catch (error) {
-      if (error instanceof QueryTimeout) return kit.fragment(chartProblem("This chart took too long to work out. Narrow it (a shorter range, a channel, an event name) and it will show again."));
+      if (error instanceof QueryTimeout)
+        return kit.fragment(
+          chartProblem(
+            "This chart took too long to work out. Narrow it (a shorter range, a channel, an event name) and it will show again.",
+          ),
+        );
       // A question that can no longer be asked (its channel deleted since it was saved) says why in
       // its place: a card answered with an error would say "Loading…" for ever.
       if (error instanceof NotFound || error instanceof ValidationError || error instanceof BadRequest) {
-        return kit.fragment(chartProblem(`This chart cannot be worked out now: ${error.message.replace(/\.?$/, ".")} Edit it to ask what is there now.`));
+        return kit.fragment(
+          chartProblem(
+            `This chart cannot be worked out now: ${error.message.replace(/\.?$/, ".")} Edit it to ask what is there now.`,
+          ),
+        );
       }
       throw error;
     }
@@ -81,7 +148,10 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       access: "viewer",
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
-        return kit.page(session, chartsListPage(project, await charts.list(project.name)), { title: `Charts · ${project.name}`, nav: { project } });
+        return kit.page(session, chartsListPage(project, await charts.list(project.name)), {
+          title: `Charts · ${project.name}`,
+          nav: { project },
+        });
       },
     }),
     route({
@@ -103,7 +173,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
         // The builder's own page (new, or a chart's edit): anything else (a line break, which no header may hold) is not followed.
         const base = `/p/${seg(project.name)}/charts/`;
         const asked = one(fields, "path");
-        const path = asked.startsWith(base) && /^(new|\d{1,9}\/edit)$/.test(asked.slice(base.length)) ? asked : `${base}new`;
+        const path =
+          asked.startsWith(base) && /^(new|\d{1,9}\/edit)$/.test(asked.slice(base.length)) ? asked : `${base}new`;
         const { _csrf, path: _, ...shown } = fields;
         // The builder's URL follows the question, so what is on screen can be shared or bookmarked.
         const headers = { "HX-Replace-Url": `${path}${queryOfFields(shown)}` };
@@ -128,7 +199,13 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
         const fields = body as FormFields;
         try {
           const position = field(body, "pin") ? MAX_POSITION : undefined;
-          const chart = await charts.create({ project: project.name, kind: kindOf(fields), name: one(fields, "name"), definition: definitionOf(fields), position });
+          const chart = await charts.create({
+            project: project.name,
+            kind: kindOf(fields),
+            name: one(fields, "name"),
+            definition: definitionOf(fields),
+            position,
+          });
           return kit.redirect(request, `/p/${seg(project.name)}/charts/${chart.id}`);
         } catch (error) {
           const errors = formErrors(error, fields);
@@ -144,7 +221,11 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
         const chart = await chartOf(project, params.id!);
-        return kit.page(session, chartPage(project, chart), { title: `${chart.name} · ${project.name}`, nav: { project }, charts: true });
+        return kit.page(session, chartPage(project, chart), {
+          title: `${chart.name} · ${project.name}`,
+          nav: { project },
+          charts: true,
+        });
       },
     }),
     route({
@@ -156,7 +237,9 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
         const chart = await chartOf(project, params.id!);
         const asked = fieldsOf(new URL(request.url).searchParams);
         // The URL holds the question as it was being changed (a reload, a shared link); else the saved one.
-        const fields = asked.kind ? { ...asked, kind: chart.kind } : fieldsOfDefinition(chart.kind, chart.definition, chart.name);
+        const fields = asked.kind
+          ? { ...asked, kind: chart.kind }
+          : fieldsOfDefinition(chart.kind, chart.definition, chart.name);
         return builder(session, project, fields, chart);
       },
     }),
@@ -187,7 +270,15 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       async handle({ params }) {
         const project = await kit.project(params.project!);
         const chart = await chartOf(project, params.id!);
-        return kit.fragment(confirmDialog({ title: `Delete “${chart.name}”?`, body: deleteChartBody(chart), action: `/p/${seg(project.name)}/charts/${chart.id}/delete`, confirm: "Delete", danger: true }));
+        return kit.fragment(
+          confirmDialog({
+            title: `Delete “${chart.name}”?`,
+            body: deleteChartBody(chart),
+            action: `/p/${seg(project.name)}/charts/${chart.id}/delete`,
+            confirm: "Delete",
+            danger: true,
+          }),
+        );
       },
     }),
     route({
@@ -221,7 +312,12 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
         const text = field(body, "card");
         const card: CardRef = text === ACTIVITY_CARD ? ACTIVITY_CARD : /^\d{1,9}$/.test(text) ? Number(text) : -1;
         const move = field(body, "move");
-        if (card === -1 || !["up", "down", "add", "remove"].includes(move)) throw ValidationError.field("card", "invalid", "card: name a card (activity, or a chart's id) and a move (up, down, add or remove)");
+        if (card === -1 || !["up", "down", "add", "remove"].includes(move))
+          throw ValidationError.field(
+            "card",
+            "invalid",
+            "card: name a card (activity, or a chart's id) and a move (up, down, add or remove)",
+          );
         await charts.moveCard(project.name, card, move as "up" | "down" | "add" | "remove");
         const back = field(body, "back");
         if (back.startsWith(`/p/${seg(project.name)}/`)) return kit.redirect(request, back);
@@ -239,18 +335,39 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
         const fields = fieldsOf(new URL(request.url).searchParams);
         const at = Number(one(fields, "at"));
         const cursor = one(fields, "cursor") || undefined;
-        const { funnel, page } = await charts.dropped(project.name, definitionOf({ ...fields, kind: "funnel" }), at, cursor);
+        const { funnel, page } = await charts.dropped(
+          project.name,
+          definitionOf({ ...fields, kind: "funnel" }),
+          at,
+          cursor,
+        );
         const { at: _, cursor: __, ...question } = fields;
-        const next = page.nextCursor ? `/p/${seg(project.name)}/funnel/dropped${queryOfFields({ ...question, at: String(at), cursor: page.nextCursor })}` : null;
+        const next = page.nextCursor
+          ? `/p/${seg(project.name)}/funnel/dropped${queryOfFields({ ...question, at: String(at), cursor: page.nextCursor })}`
+          : null;
         const back = `/p/${seg(project.name)}/charts/new${queryOfFields({ ...question, kind: "funnel" })}`;
-        return kit.page(session, droppedPage(project, { funnel, at, users: page.users, next, back }), { title: `Dropped · ${project.name}`, nav: { project } });
+        return kit.page(session, droppedPage(project, { funnel, at, users: page.users, next, back }), {
+          title: `Dropped · ${project.name}`,
+          nav: { project },
+        });
       },
     }),
   ];
 }
 
 /** The dashboard of a project page, as the page's filters see it (the activity card follows the search). */
-export async function projectDashboard({ charts, config }: Services, project: Project, filters: Filters, extra: { arranging?: boolean; focus?: string } = {}) {
+export async function projectDashboard(
+  { charts, config }: Services,
+  project: Project,
+  filters: Filters,
+  extra: { arranging?: boolean; focus?: string } = {},
+) {
   const [cards, all] = await Promise.all([charts.dashboard(project.name), charts.list(project.name)]);
-  return dashboardSection(project, { cards, others: all.filter((c) => c.position === null), filters, refreshMs: config.cardRefresh, ...extra });
+  return dashboardSection(project, {
+    cards,
+    others: all.filter((c) => c.position === null),
+    filters,
+    refreshMs: config.cardRefresh,
+    ...extra,
+  });
 }

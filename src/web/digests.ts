@@ -13,9 +13,20 @@ import { digestsCard } from "./views/digests.ts";
 const projectParam = (request: Request) => new URL(request.url).searchParams.get("project") ?? "";
 
 /** The digests card of a project, with the form showing `values` and `error` after a refusal. */
-export async function digestSection({ digests, integrations }: Services, project: Project, values?: Record<string, string | string[]>, error?: string): Promise<Html> {
+export async function digestSection(
+  { digests, integrations }: Services,
+  project: Project,
+  values?: Record<string, string | string[]>,
+  error?: string,
+): Promise<Html> {
   const [list, own] = await Promise.all([digests.list(project.name), integrations.list(project.name)]);
-  return digestsCard({ project, digests: list.map((d) => ({ ...d, schedule: digests.describe(d) })), integrations: own, values, error });
+  return digestsCard({
+    project,
+    digests: list.map((d) => ({ ...d, schedule: digests.describe(d) })),
+    integrations: own,
+    values,
+    error,
+  });
 }
 
 export function digestRoutes(services: Services, kit: Kit): Route[] {
@@ -43,14 +54,19 @@ export function digestRoutes(services: Services, kit: Kit): Route[] {
           weekday: Number(field(body, "weekday")) || null,
           time_zone: field(body, "time_zone").trim() || "UTC",
           integrations: [form.integration ?? []].flat().map(Number),
-          emails: field(body, "emails").split(/[\s,;]+/).filter(Boolean),
+          emails: field(body, "emails")
+            .split(/[\s,;]+/)
+            .filter(Boolean),
         };
         try {
           await digests.create(input);
           return kit.fragment(await digestSection(services, project));
         } catch (error) {
           if (!(error instanceof ValidationError)) throw error;
-          return kit.fragment(await digestSection(services, project, form, error.issues.map((i) => i.message).join("; ")), 422);
+          return kit.fragment(
+            await digestSection(services, project, form, error.issues.map((i) => i.message).join("; ")),
+            422,
+          );
         }
       },
     }),
@@ -61,7 +77,11 @@ export function digestRoutes(services: Services, kit: Kit): Route[] {
       async handle({ request, params }) {
         const digest = await own(projectParam(request), params.id);
         const queued = await digests.sendNow(digest.id);
-        return kit.fragment(queued ? "Queued; it should arrive within seconds." : "Nothing to send it to: its integrations were removed or disabled.");
+        return kit.fragment(
+          queued
+            ? "Queued; it should arrive within seconds."
+            : "Nothing to send it to: its integrations were removed or disabled.",
+        );
       },
     }),
     route({

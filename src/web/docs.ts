@@ -10,7 +10,8 @@ type Field = { name: string; required: boolean; type: string; description: strin
 type Schema = Record<string, unknown>;
 
 /** "a, b or c". */
-const either = (words: string[]) => (words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`);
+const either = (words: string[]) =>
+  words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
 
 /** The types a schema allows. */
 function allTypes(s: Schema): string[] {
@@ -24,19 +25,28 @@ function allTypes(s: Schema): string[] {
  */
 function typeOf(s: Schema): string {
   const values = s.additionalProperties;
-  if (s.type === "object" && values && typeof values === "object") return `object of ${either(allTypes(values as Schema))} values`;
+  if (s.type === "object" && values && typeof values === "object")
+    return `object of ${either(allTypes(values as Schema))} values`;
   return either(allTypes(s).filter((t) => t !== "null")) || "any";
 }
 
 function rulesOf(s: Schema): string[] {
   const values = (s.additionalProperties ?? {}) as Schema;
-  const strings = (Array.isArray(values.anyOf) ? (values.anyOf as Schema[]) : [values]).find((v) => v.type === "string" && v.maxLength !== undefined);
+  const strings = (Array.isArray(values.anyOf) ? (values.anyOf as Schema[]) : [values]).find(
+    (v) => v.type === "string" && v.maxLength !== undefined,
+  );
   const keys = (s.propertyNames ?? {}) as Schema;
   return [
     s.pattern ? `pattern ${s.pattern}` : "",
-    s.minLength !== undefined || s.maxLength !== undefined ? `${s.minLength ?? 0}-${s.maxLength ?? "∞"} characters` : "",
+    s.minLength !== undefined || s.maxLength !== undefined
+      ? `${s.minLength ?? 0}-${s.maxLength ?? "∞"} characters`
+      : "",
     Array.isArray(s.enum) ? `one of ${(s.enum as string[]).join(", ")}` : "",
-    keys.pattern ? `keys: pattern ${keys.pattern}` : keys.maxLength !== undefined ? `keys of ${keys.minLength ?? 0}-${keys.maxLength} characters` : "",
+    keys.pattern
+      ? `keys: pattern ${keys.pattern}`
+      : keys.maxLength !== undefined
+        ? `keys of ${keys.minLength ?? 0}-${keys.maxLength} characters`
+        : "",
     strings ? `strings of 0-${strings.maxLength} characters` : "",
     s.maxProperties ? `at most ${s.maxProperties} entries` : "",
     s.maximum !== undefined ? `at most ${s.maximum}` : "",
@@ -49,7 +59,13 @@ function fields(schema: Schema): Field[] {
   const required = (schema.required ?? []) as string[];
   const list = Object.entries(props).map(([name, s]) => {
     const inner = (Array.isArray(s.anyOf) ? (s.anyOf as Schema[]).find((x) => x.type !== "null") : undefined) ?? s;
-    return { name, required: required.includes(name), type: typeOf(inner), description: String(s.description ?? inner.description ?? ""), rules: rulesOf(inner).join("; ") };
+    return {
+      name,
+      required: required.includes(name),
+      type: typeOf(inner),
+      description: String(s.description ?? inner.description ?? ""),
+      rules: rulesOf(inner).join("; "),
+    };
   });
   return [...list.filter((f) => f.required), ...list.filter((f) => !f.required)];
 }
@@ -66,11 +82,15 @@ function contents(operations: Operation[]): Html {
 }
 
 function example(op: Operation, baseUrl: string): string {
-  const schema = op.doc.body ? (jsonSchema(op.doc.body) as { properties: Record<string, { examples?: unknown[] }>; required?: string[] }) : null;
+  const schema = op.doc.body
+    ? (jsonSchema(op.doc.body) as { properties: Record<string, { examples?: unknown[] }>; required?: string[] })
+    : null;
   const auth = op.access === "none" ? "" : ` -H "Authorization: Bearer $TOKEN"`;
   if (!schema) return `curl "${baseUrl}${openApiPath(op.path)}"${auth}`;
   const body: Record<string, unknown> = {};
-  for (const [name, s] of Object.entries(schema.properties)) if (s.examples?.length && (schema.required?.includes(name) || Object.keys(body).length < 4)) body[name] = s.examples[0];
+  for (const [name, s] of Object.entries(schema.properties))
+    if (s.examples?.length && (schema.required?.includes(name) || Object.keys(body).length < 4))
+      body[name] = s.examples[0];
   return `curl -X ${op.method} ${baseUrl}${op.path}${auth} \\\n  -H "Content-Type: application/json" -d '${JSON.stringify(body)}'`;
 }
 

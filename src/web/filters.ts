@@ -124,7 +124,11 @@ export function readFilters(params: URLSearchParams): Filters {
     room -= word ? word.length + space : room;
   }
   const tz = viewerOffset(params);
-  const { from, to, errors } = readRange((params.get("from") ?? "").trim().slice(0, 64), (params.get("to") ?? "").trim().slice(0, 64), tz);
+  const { from, to, errors } = readRange(
+    (params.get("from") ?? "").trim().slice(0, 64),
+    (params.get("to") ?? "").trim().slice(0, 64),
+    tz,
+  );
   return {
     q: searchText(kept),
     text: kept.flatMap((t) => ("word" in t ? [t.word] : [])).join(" "),
@@ -167,7 +171,14 @@ export function isSearch(f: Filters): boolean {
 /** The URL query for these filters (q carries text and tags together, as typed). */
 export function filterParams(f: Filters): Record<string, string | undefined> {
   const dated = Boolean(f.from || f.to);
-  return { q: f.q || undefined, user: f.user || undefined, channel: f.channel || undefined, from: f.from || undefined, to: f.to || undefined, tz: dated && f.tz ? String(f.tz) : undefined };
+  return {
+    q: f.q || undefined,
+    user: f.user || undefined,
+    channel: f.channel || undefined,
+    from: f.from || undefined,
+    to: f.to || undefined,
+    tz: dated && f.tz ? String(f.tz) : undefined,
+  };
 }
 
 /** A day as YYYY-MM-DD, or a date and time in ISO 8601 (with seconds, a fraction and a zone optional). */
@@ -184,7 +195,8 @@ function parseDate(text: string, endOfDay: boolean, tz: number): number | undefi
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const midnight = Date.UTC(year, month - 1, day);
   const check = new Date(midnight);
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
+    return undefined;
   const dayOnly = text.length === 10;
   const ms = dayOnly ? midnight - tz * 60_000 : Date.parse(text);
   if (!Number.isFinite(ms)) return undefined;

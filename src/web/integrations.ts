@@ -13,7 +13,16 @@ import { html } from "./html.ts";
 import type { Kit } from "./kit.ts";
 import { idOf } from "./notifications.ts";
 import { confirmDialog } from "./views/dialogs.ts";
-import { CONFIG_FIELDS, integrationForm, integrationList, integrationsPage, integrationTestDone, integrationTestQueued, templatePreview, templatePreviewError } from "./views/integrations.ts";
+import {
+  CONFIG_FIELDS,
+  integrationForm,
+  integrationList,
+  integrationsPage,
+  integrationTestDone,
+  integrationTestQueued,
+  templatePreview,
+  templatePreviewError,
+} from "./views/integrations.ts";
 
 /** How long the page keeps asking for the result of "Send test". */
 const TEST_WAIT_MS = 60_000;
@@ -29,7 +38,12 @@ const words = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 function tagPairs(text: string): Record<string, string> {
   const tags: Record<string, string> = {};
   for (const term of readSearch(text)) {
-    if ("word" in term) throw ValidationError.field("filter.tags", "invalid_format", `filter.tags: "${term.word}" is not key:value (such as env:prod, or plan:"pro plus" for a value with a space)`);
+    if ("word" in term)
+      throw ValidationError.field(
+        "filter.tags",
+        "invalid_format",
+        `filter.tags: "${term.word}" is not key:value (such as env:prod, or plan:"pro plus" for a value with a space)`,
+      );
     tags[term.tag[0]] = term.tag[1];
   }
   return tags;
@@ -38,7 +52,12 @@ function tagPairs(text: string): Record<string, string> {
 /** The routing and template fields of a form, as the API's filter and template. */
 function routingOf(body: unknown) {
   return {
-    filter: { channels: words(field(body, "channels")), exclude_channels: words(field(body, "exclude_channels")), tags: tagPairs(field(body, "tags")), min_priority: Number(field(body, "min_priority") || 1) },
+    filter: {
+      channels: words(field(body, "channels")),
+      exclude_channels: words(field(body, "exclude_channels")),
+      tags: tagPairs(field(body, "tags")),
+      min_priority: Number(field(body, "min_priority") || 1),
+    },
     template: { title: field(body, "template_title"), body: field(body, "template_body") },
   };
 }
@@ -61,7 +80,8 @@ function configOf(body: unknown, kind: IntegrationKind | null): Record<string, u
 /** A form's fields, to show it again after a refusal (secrets left out). */
 function valuesOf(body: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries((body ?? {}) as Record<string, unknown>)) if (typeof value === "string" && key !== "_csrf") out[key] = value;
+  for (const [key, value] of Object.entries((body ?? {}) as Record<string, unknown>))
+    if (typeof value === "string" && key !== "_csrf") out[key] = value;
   return out;
 }
 
@@ -83,10 +103,16 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
       async handle({ request, session }) {
         const wanted = projectParam(request);
         const list = visibleTo(session.user, await projects.list(), (p) => p.name);
-        const project = (wanted && list.find((p) => p.name === wanted)) || list.find((p) => p.name === config.defaultProject) || list[0];
+        const project =
+          (wanted && list.find((p) => p.name === wanted)) ||
+          list.find((p) => p.name === config.defaultProject) ||
+          list[0];
         if (!project) throw new NotFound("Create a project first.");
         const [own, digests] = await Promise.all([integrations.list(project.name), digestSection(services, project)]);
-        return kit.page(session, integrationsPage({ projects: list, project, integrations: own, digests }), { title: "Integrations", nav });
+        return kit.page(session, integrationsPage({ projects: list, project, integrations: own, digests }), {
+          title: "Integrations",
+          nav,
+        });
       },
     }),
     route({
@@ -106,14 +132,29 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
         const project = await kit.project(field(body, "project"));
         const kind = kindOf(body);
         try {
-          const input = { project: project.name, kind: field(body, "kind"), name: field(body, "name"), config: configOf(body, kind), ...routingOf(body) };
+          const input = {
+            project: project.name,
+            kind: field(body, "kind"),
+            name: field(body, "name"),
+            config: configOf(body, kind),
+            ...routingOf(body),
+          };
           const created = await integrations.create(input, session.user, actor);
           // The list above reloads itself on this trigger; the form shows a generated webhook secret once.
           const secret = created.secret ? { name: created.integration.name, value: created.secret } : undefined;
-          return kit.fragment(integrationForm({ project: project.name, secret }), 200, { "HX-Trigger-After-Settle": "integration-added" });
+          return kit.fragment(integrationForm({ project: project.name, secret }), 200, {
+            "HX-Trigger-After-Settle": "integration-added",
+          });
         } catch (error) {
           if (!(error instanceof ValidationError)) throw error;
-          return kit.fragment(integrationForm({ project: project.name, values: valuesOf(body), error: error.issues.map((i) => i.message).join("; ") }), 422);
+          return kit.fragment(
+            integrationForm({
+              project: project.name,
+              values: valuesOf(body),
+              error: error.issues.map((i) => i.message).join("; "),
+            }),
+            422,
+          );
         }
       },
     }),
@@ -125,7 +166,12 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
         const kind = kindOf(body) ?? "webhook";
         try {
           const { template } = routingOf(body);
-          return kit.fragment(templatePreview(kind, integrations.preview(kind, field(body, "project") || config.defaultProject, template, config.baseUrl)));
+          return kit.fragment(
+            templatePreview(
+              kind,
+              integrations.preview(kind, field(body, "project") || config.defaultProject, template, config.baseUrl),
+            ),
+          );
         } catch (error) {
           if (!(error instanceof ValidationError)) throw error;
           return kit.fragment(templatePreviewError(error.issues.map((i) => i.message).join("; ")));
@@ -140,10 +186,17 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
         const project = projectParam(request);
         const current = await existing(project, params.id);
         try {
-          await integrations.update(current.id, { name: field(body, "name") || current.name, ...routingOf(body) }, actor);
+          await integrations.update(
+            current.id,
+            { name: field(body, "name") || current.name, ...routingOf(body) },
+            actor,
+          );
         } catch (error) {
           if (!(error instanceof ValidationError)) throw error;
-          return kit.fragment(html`<span class="error" role="alert" data-testid="edit-error">${error.issues.map((i) => i.message).join("; ")}</span>`, 422);
+          return kit.fragment(
+            html`<span class="error" role="alert" data-testid="edit-error">${error.issues.map((i) => i.message).join("; ")}</span>`,
+            422,
+          );
         }
         return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project)}`);
       },
@@ -174,7 +227,13 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
         const since = Number(new URL(request.url).searchParams.get("since")) || 0;
         const succeeded = (integration.lastSuccessAt ?? 0) >= since;
         const failed = (integration.lastErrorAt ?? 0) >= since;
-        if (succeeded || failed) return kit.fragment(integrationTestDone(integration, succeeded && (integration.lastSuccessAt ?? 0) >= (integration.lastErrorAt ?? 0)));
+        if (succeeded || failed)
+          return kit.fragment(
+            integrationTestDone(
+              integration,
+              succeeded && (integration.lastSuccessAt ?? 0) >= (integration.lastErrorAt ?? 0),
+            ),
+          );
         if (Date.now() - since > TEST_WAIT_MS) return kit.fragment(integrationTestDone(integration, null));
         return new Response(null, { status: 204, headers: { "Cache-Control": "no-store" } });
       },

@@ -30,8 +30,16 @@ export const FEED_CAP = 5;
 const TOAST_CAP = 3;
 
 export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Edge, kit: Kit): Route[] {
-  const feedFrame = (e: StoredEvent, showChannel: boolean) => frame({ id: e.id, event: "feed", data: eventItem(e, { showChannel, fresh: true }).value });
-  const toastFrame = (e: StoredEvent) => frame({ event: "toast", data: JSON.stringify({ text: `${e.icon ? `${e.icon} ` : ""}${e.name} · #${e.channel}`, href: `/p/${encodeURIComponent(e.project)}/events/${e.id}` }) });
+  const feedFrame = (e: StoredEvent, showChannel: boolean) =>
+    frame({ id: e.id, event: "feed", data: eventItem(e, { showChannel, fresh: true }).value });
+  const toastFrame = (e: StoredEvent) =>
+    frame({
+      event: "toast",
+      data: JSON.stringify({
+        text: `${e.icon ? `${e.icon} ` : ""}${e.name} · #${e.channel}`,
+        href: `/p/${encodeURIComponent(e.project)}/events/${e.id}`,
+      }),
+    });
   const metricFrame = (m: Metric) => frame({ event: "metric", data: metricWidget(m, { fresh: true }).value });
   const reloadFrame = (newest: number) => frame({ id: newest, event: "reload", data: "too many missed events" });
 
@@ -58,8 +66,14 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
     const mine = session.user.projects;
     const isToast = (m: EventMessage) => m.event.notify && !m.event.historical && reaches(mine, m.event.project);
     /** What a dashboard keeps between flushes: the newest few of each kind, and how many events it let go. */
-    type Pending = { events: EventMessage[]; skipped: number; toasts: EventMessage[]; metrics: Map<number, MetricMessage>; channels: LiveMessage[] };
-    const newest = <T,>(list: T[], item: T, cap: number) => {
+    type Pending = {
+      events: EventMessage[];
+      skipped: number;
+      toasts: EventMessage[];
+      metrics: Map<number, MetricMessage>;
+      channels: LiveMessage[];
+    };
+    const newest = <T>(list: T[], item: T, cap: number) => {
       list.push(item);
       if (list.length > cap) list.shift();
     };
@@ -90,13 +104,17 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
       },
       frames(p, render) {
         const out: Framed[] = [];
-        const shown = (m: LiveMessage, name: string, make: () => Uint8Array, id = 0) => out.push({ frame: render(m, name, make), id });
-        for (const m of p.channels) if (m.type === "channel") shown(m, "channel", () => frame({ event: "channel", data: channelLink(m.project, m.channel).value }));
+        const shown = (m: LiveMessage, name: string, make: () => Uint8Array, id = 0) =>
+          out.push({ frame: render(m, name, make), id });
+        for (const m of p.channels)
+          if (m.type === "channel")
+            shown(m, "channel", () => frame({ event: "channel", data: channelLink(m.project, m.channel).value }));
         for (const m of p.metrics.values()) shown(m, "metric", () => metricFrame(m.metric));
         for (const m of p.toasts) shown(m, "toast", () => toastFrame(m.event));
         for (const m of p.events) shown(m, format, () => feedFrame(m.event, showChannel), m.event.id);
         // The page offers what was only counted (its "N new events" pill).
-        if (p.skipped) out.push({ frame: frame({ event: "skipped", data: JSON.stringify({ count: p.skipped }) }), id: 0 });
+        if (p.skipped)
+          out.push({ frame: frame({ event: "skipped", data: JSON.stringify({ count: p.skipped }) }), id: 0 });
         return out;
       },
     };
@@ -106,8 +124,19 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
       signal: request.signal,
       credential: accounts.credential(session, project.name),
       async start(stream) {
-        if (withMetrics) for (const m of await feed.listMetrics(project.name)) stream.send(frame({ event: "metric", data: metricWidget(m).value }));
-        await resume(stream, { feed, view, filter, lastSeen: withFeed ? lastSeen : null, limit: REPLAY_LIMIT, window: REPLAY_WINDOW, encode: (e) => feedFrame(e, showChannel), reset: reloadFrame });
+        if (withMetrics)
+          for (const m of await feed.listMetrics(project.name))
+            stream.send(frame({ event: "metric", data: metricWidget(m).value }));
+        await resume(stream, {
+          feed,
+          view,
+          filter,
+          lastSeen: withFeed ? lastSeen : null,
+          limit: REPLAY_LIMIT,
+          window: REPLAY_WINDOW,
+          encode: (e) => feedFrame(e, showChannel),
+          reset: reloadFrame,
+        });
       },
     });
   }

@@ -29,7 +29,9 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
         const kind = url.searchParams.get("kind") === "channel" ? "channel" : "project";
         const name = url.searchParams.get("name") ?? "";
         const error = await problem(kind, name, url.searchParams.get("project") ?? undefined);
-        return kit.fragment(nameHint(`new-${kind}-name`, error, name && !error ? `“${name}” is available.` : undefined));
+        return kit.fragment(
+          nameHint(`new-${kind}-name`, error, name && !error ? `“${name}” is available.` : undefined),
+        );
       },
     }),
     route({
@@ -53,7 +55,8 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
         const name = field(body, "name").trim();
         const action = `/p/${seg(project.name)}/channels`;
         const error = (await problem("channel", name, project.name)) ?? (name ? null : "Enter a name.");
-        if (error) return kit.fragment(newNameForm({ kind: "channel", action, project: project.name, value: name, error }), 422);
+        if (error)
+          return kit.fragment(newNameForm({ kind: "channel", action, project: project.name, value: name, error }), 422);
         await projects.createChannel(project.name, name);
         return kit.redirect(request, `/p/${seg(project.name)}/c/${seg(name)}`);
       },
@@ -77,7 +80,11 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
         const project = await kit.project(params.project!);
         const channels = await projects.channels(project.name);
         const saved = new URL(request.url).searchParams.get("saved") === "1";
-        const body = projectSettingsPage(project, { deletable: project.name !== config.defaultProject, channels: channels.length, saved });
+        const body = projectSettingsPage(project, {
+          deletable: project.name !== config.defaultProject,
+          channels: channels.length,
+          saved,
+        });
         return kit.page(session, body, { title: `Settings · ${project.name}`, nav: { project } });
       },
     }),
@@ -87,7 +94,10 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
       access: "member",
       async handle({ params }) {
         const project = await projects.assertDeletable(params.project!);
-        const [events, channels] = await Promise.all([projects.eventCount(project.name), projects.channels(project.name)]);
+        const [events, channels] = await Promise.all([
+          projects.eventCount(project.name),
+          projects.channels(project.name),
+        ]);
         return kit.fragment(
           confirmDialog({
             title: `Delete project “${project.name}”?`,

@@ -41,7 +41,14 @@ export function memberRoutes({ accounts, members, tokens, integrations, projects
         const me = session.user;
         const users = await accounts.list();
         const changed = users.find((u) => String(u.id) === new URL(request.url).searchParams.get("changed")) ?? null;
-        const view = { users, me, changed, projects: await projectsOf(me), roles: rolesGivenBy(me), removable: (u: User) => mayRemove(me, u) };
+        const view = {
+          users,
+          me,
+          changed,
+          projects: await projectsOf(me),
+          roles: rolesGivenBy(me),
+          removable: (u: User) => mayRemove(me, u),
+        };
         return kit.page(session, membersPage(view), { title: "Members", nav });
       },
     }),
@@ -50,13 +57,27 @@ export function memberRoutes({ accounts, members, tokens, integrations, projects
       path: "/settings/members",
       access: "admin",
       async handle({ request, body, session, actor }) {
-        const values = { username: field(body, "username"), role: field(body, "role") || "member", projects: chosenProjects(body) };
-        const form = { roles: rolesGivenBy(session.user), projects: await projectsOf(session.user), mine: session.user.projects };
-        if (values.projects?.length === 0) return kit.fragment(memberForm({ ...form, values, errors: { projects: "choose at least one project, or every project" } }), 422);
+        const values = {
+          username: field(body, "username"),
+          role: field(body, "role") || "member",
+          projects: chosenProjects(body),
+        };
+        const form = {
+          roles: rolesGivenBy(session.user),
+          projects: await projectsOf(session.user),
+          mine: session.user.projects,
+        };
+        if (values.projects?.length === 0)
+          return kit.fragment(
+            memberForm({ ...form, values, errors: { projects: "choose at least one project, or every project" } }),
+            422,
+          );
         try {
           await members.add(session.user, { ...values, password: field(body, "password") }, actor);
         } catch (error) {
-          const errors = fieldErrors(error) ?? (error instanceof AppError && error.kind === "conflict" ? { username: error.message } : null);
+          const errors =
+            fieldErrors(error) ??
+            (error instanceof AppError && error.kind === "conflict" ? { username: error.message } : null);
           if (errors) return kit.fragment(memberForm({ ...form, values, errors }), 422);
           throw error;
         }
@@ -71,7 +92,11 @@ export function memberRoutes({ accounts, members, tokens, integrations, projects
         const user = await userOf(params.id);
         const all = await projects.list();
         const input = { role: field(body, "role"), projects: chosenProjects(body) };
-        if (input.projects?.length === 0) return kit.fragment(memberChangeForm(user, all, { errors: { projects: "choose at least one project, or every project" } }), 422);
+        if (input.projects?.length === 0)
+          return kit.fragment(
+            memberChangeForm(user, all, { errors: { projects: "choose at least one project, or every project" } }),
+            422,
+          );
         try {
           await members.change(session.user, user.id, input, actor);
           return kit.redirect(request, `/settings/members?changed=${user.id}`);
@@ -88,17 +113,27 @@ export function memberRoutes({ accounts, members, tokens, integrations, projects
       access: "admin",
       async handle({ params, session }) {
         const user = await userOf(params.id);
-        if (!mayRemove(session.user, user)) throw new NotFound("That user no longer exists, or is not yours to remove.");
-        const [made, added] = await Promise.all([tokens.list().then((list) => list.filter((t) => t.createdByUserId === user.id).length), integrations.createdBy(user.id)]);
-        const what = [made ? plural(made, "API token") : "", added ? plural(added, "integration") : ""].filter(Boolean).join(" and ");
+        if (!mayRemove(session.user, user))
+          throw new NotFound("That user no longer exists, or is not yours to remove.");
+        const [made, added] = await Promise.all([
+          tokens.list().then((list) => list.filter((t) => t.createdByUserId === user.id).length),
+          integrations.createdBy(user.id),
+        ]);
+        const what = [made ? plural(made, "API token") : "", added ? plural(added, "integration") : ""]
+          .filter(Boolean)
+          .join(" and ");
         return kit.fragment(
           confirmDialog({
             title: `Remove ${user.username}?`,
             body: html`<p>${user.username} is signed out everywhere and can no longer sign in.</p>
-            ${what ? html`<fieldset><legend>${what} they created</legend>
+            ${
+              what
+                ? html`<fieldset><legend>${what} they created</legend>
               <label class="choice"><input type="radio" name="tokens" value="revoke" checked> Revoke and turn off ${made + added === 1 ? "it" : "them"} too</label>
               <label class="choice"><input type="radio" name="tokens" value="keep"> Keep ${made + added === 1 ? "it" : "them"} working</label>
-            </fieldset>` : ""}`,
+            </fieldset>`
+                : ""
+            }`,
             action: `/settings/members/${user.id}/remove`,
             confirm: "Remove member",
             danger: true,

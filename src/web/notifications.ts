@@ -28,9 +28,16 @@ export function notificationRoutes({ devices, projects, vapid, config }: Service
       path: "/settings/notifications",
       access: "self",
       async handle({ session }) {
-        const [list, withChannels, keys] = await Promise.all([devices.list(session.user), projects.withChannels(), vapid()]);
+        const [list, withChannels, keys] = await Promise.all([
+          devices.list(session.user),
+          projects.withChannels(),
+          vapid(),
+        ]);
         const mine = visibleTo(session.user, withChannels, (p) => p.project.name);
-        return kit.page(session, notificationsPage({ devices: list, projects: mine, vapidKey: keys.publicKey }), { title: "Notifications", nav });
+        return kit.page(session, notificationsPage({ devices: list, projects: mine, vapidKey: keys.publicKey }), {
+          title: "Notifications",
+          nav,
+        });
       },
     }),
     route({
@@ -70,7 +77,12 @@ export function notificationRoutes({ devices, projects, vapid, config }: Service
       async handle({ request, session, params, body }) {
         const route = { tags: field(body, "tags"), minPriority: Number(field(body, "min_priority") || 1) };
         try {
-          await devices.setFilters(session.user, idOf(params.id), [(body as Record<string, string | string[]>).scope ?? []].flat(), route);
+          await devices.setFilters(
+            session.user,
+            idOf(params.id),
+            [(body as Record<string, string | string[]>).scope ?? []].flat(),
+            route,
+          );
         } catch (error) {
           if (!(error instanceof ValidationError)) throw error;
           return kit.fragment(html`<p class="hint error" role="alert">${error.message}</p>`, 422);

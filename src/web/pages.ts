@@ -41,7 +41,11 @@ export function colorSlots(shown: string[], channels: Channel[]): number[] {
 export function pageRoutes(services: Services, kit: Kit): Route[] {
   const { feed, projects, answers, config } = services;
   /** The first page of a feed, with the URLs for its next page and its live stream. */
-  async function feedView(project: Project, filters: Filters, extra: { channel?: string; hideChannel?: boolean; metrics?: boolean } = {}): Promise<FeedView> {
+  async function feedView(
+    project: Project,
+    filters: Filters,
+    extra: { channel?: string; hideChannel?: boolean; metrics?: boolean } = {},
+  ): Promise<FeedView> {
     const q: EventQuery = toEventQuery(project.name, filters, extra.channel);
     const lastId = await feed.newestId(); // before the page: the live stream starts after it, so nothing falls between
     const page = await feed.listEvents({ ...q, limit: PAGE_SIZE });
@@ -49,7 +53,9 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
     const base = `/p/${seg(project.name)}`;
     return {
       events: page.events,
-      nextUrl: page.nextCursor ? `${base}/feed${query({ ...params, cursor: page.nextCursor, hide: extra.hideChannel ? "channel" : undefined })}` : null,
+      nextUrl: page.nextCursor
+        ? `${base}/feed${query({ ...params, cursor: page.nextCursor, hide: extra.hideChannel ? "channel" : undefined })}`
+        : null,
       liveUrl: `${base}/live${query({ ...params, hide: extra.hideChannel ? "channel" : undefined, metrics: extra.metrics ? "1" : undefined })}`,
       lastId,
       filtered: isFiltered(filters),
@@ -75,10 +81,27 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
       async handle({ request, params, session }) {
         const project = await kit.project(params.project!);
         const filters = readFilters(new URL(request.url).searchParams);
-        const [metrics, channels, feedView_, dashboard] = await Promise.all([feed.listMetrics(project.name), projects.channels(project.name), feedView(project, filters, { metrics: true }), projectDashboard(services, project, filters)]);
-        const body = projectPage(project, { metrics, channels, filters, feed: feedView_, baseUrl: config.baseUrl, dashboard });
+        const [metrics, channels, feedView_, dashboard] = await Promise.all([
+          feed.listMetrics(project.name),
+          projects.channels(project.name),
+          feedView(project, filters, { metrics: true }),
+          projectDashboard(services, project, filters),
+        ]);
+        const body = projectPage(project, {
+          metrics,
+          channels,
+          filters,
+          feed: feedView_,
+          baseUrl: config.baseUrl,
+          dashboard,
+        });
         // A date it could not use: the page, with the search run without it and the error by its field.
-        return kit.page(session, body, { title: project.name, nav: { project }, charts: true, status: filters.errors ? 422 : 200 });
+        return kit.page(session, body, {
+          title: project.name,
+          nav: { project },
+          charts: true,
+          status: filters.errors ? 422 : 200,
+        });
       },
     }),
     route({
@@ -88,8 +111,16 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
       async handle({ request, params, session }) {
         const { project, channel } = await projects.requireChannel(params.project!, params.channel!);
         const filters = readFilters(new URL(request.url).searchParams);
-        const body = channelPage(project, channel, { filters, feed: await feedView(project, filters, { channel: channel.name, hideChannel: true }), baseUrl: config.baseUrl });
-        return kit.page(session, body, { title: `#${channel.name} · ${project.name}`, nav: { project, channel: channel.name }, status: filters.errors ? 422 : 200 });
+        const body = channelPage(project, channel, {
+          filters,
+          feed: await feedView(project, filters, { channel: channel.name, hideChannel: true }),
+          baseUrl: config.baseUrl,
+        });
+        return kit.page(session, body, {
+          title: `#${channel.name} · ${project.name}`,
+          nav: { project, channel: channel.name },
+          status: filters.errors ? 422 : 200,
+        });
       },
     }),
     route({
@@ -101,8 +132,14 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
         const url = new URL(request.url);
         const filters = readFilters(url.searchParams);
         const hideChannel = url.searchParams.get("hide") === "channel";
-        const page = await feed.listEvents({ ...toEventQuery(project.name, filters), limit: PAGE_SIZE, cursor: url.searchParams.get("cursor") ?? undefined });
-        const next = page.nextCursor ? `/p/${seg(project.name)}/feed${query({ ...filterParams(filters), cursor: page.nextCursor, hide: hideChannel ? "channel" : undefined })}` : null;
+        const page = await feed.listEvents({
+          ...toEventQuery(project.name, filters),
+          limit: PAGE_SIZE,
+          cursor: url.searchParams.get("cursor") ?? undefined,
+        });
+        const next = page.nextCursor
+          ? `/p/${seg(project.name)}/feed${query({ ...filterParams(filters), cursor: page.nextCursor, hide: hideChannel ? "channel" : undefined })}`
+          : null;
         return kit.fragment(feedItems(page.events, next, { showChannel: !hideChannel }));
       },
     }),
@@ -112,7 +149,8 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
       access: "viewer",
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
-        if (!/^\d{1,15}$/.test(params.id!)) throw new NotFound(`Event ${params.id} does not exist in project "${project.name}".`);
+        if (!/^\d{1,15}$/.test(params.id!))
+          throw new NotFound(`Event ${params.id} does not exist in project "${project.name}".`);
         const event = await feed.eventOf(project, Number(params.id));
         return kit.page(session, eventDetail(event), { title: event.name, nav: { project, channel: event.channel } });
       },
@@ -125,9 +163,15 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
         const project = await kit.project(params.project!);
         const userId = params.userId!; // Elysia has decoded it
         const filters = { ...readFilters(new URL(request.url).searchParams), user: userId };
-        const [{ profile, groups, summary }, feedView_] = await Promise.all([feed.user(project, userId), feedView(project, filters)]);
+        const [{ profile, groups, summary }, feedView_] = await Promise.all([
+          feed.user(project, userId),
+          feedView(project, filters),
+        ]);
         // An id nothing knows (a typo, an old link) is not shown as an empty user.
-        if (!summary && !groups.length) throw new NotFound(`No user “${userId}” in project “${project.name}”: no event carries this user id, and it was never identified. Check its spelling, or find it under Users.`);
+        if (!summary && !groups.length)
+          throw new NotFound(
+            `No user “${userId}” in project “${project.name}”: no event carries this user id, and it was never identified. Check its spelling, or find it under Users.`,
+          );
         const body = userPage(project, userId, { profile, groups, summary, feed: feedView_, baseUrl: config.baseUrl });
         return kit.page(session, body, { title: userId, nav: { project } });
       },
@@ -143,7 +187,11 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
         const now = Date.now();
         const chart = await feed.metricChart(project.name, params.title!, now - days * 86_400_000, now);
         const liveUrl = `/p/${seg(project.name)}/live${query({ metrics: "1", feed: "0" })}`;
-        return kit.page(session, metricPage(chart, { days, now, liveUrl }), { title: chart.metric.title, nav: { project }, charts: true });
+        return kit.page(session, metricPage(chart, { days, now, liveUrl }), {
+          title: chart.metric.title,
+          nav: { project },
+          charts: true,
+        });
       },
     }),
     route({
@@ -162,17 +210,27 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
         const filters = readFilters(url.searchParams);
         // One answer for everyone looking at this chart, worked out again when events arrive (at most every SIGNALBOARD_CARD_REFRESH).
         const key = `activity:${project.id}:${start}:${days}:${JSON.stringify(filterParams(filters))}`;
-        const [{ channels, other }, all] = await Promise.all([answers.get(project.id, key, () => feed.activity(project, start, days, toEventQuery(project.name, filters)), { live: url.searchParams.get("live") === "1" }), projects.channels(project.name)]);
+        const [{ channels, other }, all] = await Promise.all([
+          answers.get(project.id, key, () => feed.activity(project, start, days, toEventQuery(project.name, filters)), {
+            live: url.searchParams.get("live") === "1",
+          }),
+          projects.channels(project.name),
+        ]);
         const body = {
           days: Array.from({ length: days }, (_, i) => (start + i * 86_400_000) / 1000),
           channels: channels.map((r) => r.channel),
           series: channels.map((r) => r.counts),
           totals: channels.map((r) => r.total),
-          colors: colorSlots(channels.map((r) => r.channel), all),
+          colors: colorSlots(
+            channels.map((r) => r.channel),
+            all,
+          ),
           other,
           filtered: isFiltered(filters) || Boolean(filters.channel),
         };
-        return new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+        return new Response(JSON.stringify(body), {
+          headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
+        });
       },
     }),
   ];

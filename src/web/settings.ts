@@ -20,13 +20,15 @@ export function settingsRoutes({ tokens, projects, config }: Services, kit: Kit)
     if (!/^\d+$/.test(id ?? "")) throw new NotFound("That token does not exist.");
     return id!;
   };
-  const tokensOf = async (user: User): Promise<Token[]> => (await tokens.list()).filter((t) => tokenWithin(t, user.projects));
+  const tokensOf = async (user: User): Promise<Token[]> =>
+    (await tokens.list()).filter((t) => tokenWithin(t, user.projects));
   const projectsOf = async (user: User) => visibleTo(user, await projects.list(), (p) => p.name);
 
   /** Where a new token's examples send an event: its project (and channel), or one the person may see. */
   async function targetOf(info: Token, user: User): Promise<SnippetTarget> {
     const mine = await projectsOf(user);
-    const project = info.project ?? (mine.find((p) => p.name === config.defaultProject) ?? mine[0])?.name ?? config.defaultProject;
+    const project =
+      info.project ?? (mine.find((p) => p.name === config.defaultProject) ?? mine[0])?.name ?? config.defaultProject;
     return { baseUrl: config.baseUrl, project, channel: info.channel ?? "general" };
   }
 
@@ -35,7 +37,8 @@ export function settingsRoutes({ tokens, projects, config }: Services, kit: Kit)
       method: "GET",
       path: "/settings",
       access: "self",
-      handle: ({ request, session }) => kit.redirect(request, hasRole(session.user, "admin") ? "/settings/api" : "/settings/account"),
+      handle: ({ request, session }) =>
+        kit.redirect(request, hasRole(session.user, "admin") ? "/settings/api" : "/settings/account"),
     }),
     route({
       method: "GET",
@@ -43,16 +46,30 @@ export function settingsRoutes({ tokens, projects, config }: Services, kit: Kit)
       access: "admin",
       async handle({ session }) {
         const [list, projectList] = await Promise.all([tokensOf(session.user), projectsOf(session.user)]);
-        return kit.page(session, apiPage({ tokens: list, projects: projectList, mine: session.user.projects }), { title: "API tokens", nav });
+        return kit.page(session, apiPage({ tokens: list, projects: projectList, mine: session.user.projects }), {
+          title: "API tokens",
+          nav,
+        });
       },
     }),
-    route({ method: "GET", path: "/settings/api/tokens/list", access: "admin", handle: async ({ session }) => kit.fragment(tokenTable(await tokensOf(session.user))) }),
+    route({
+      method: "GET",
+      path: "/settings/api/tokens/list",
+      access: "admin",
+      handle: async ({ session }) => kit.fragment(tokenTable(await tokensOf(session.user))),
+    }),
     route({
       method: "POST",
       path: "/settings/api/tokens",
       access: "admin",
       async handle({ body, session, actor }) {
-        const values = { name: field(body, "name"), kind: field(body, "kind") || "full", project: field(body, "project"), channel: field(body, "channel").trim(), may_notify: field(body, "may_notify") };
+        const values = {
+          name: field(body, "name"),
+          kind: field(body, "kind") || "full",
+          project: field(body, "project"),
+          channel: field(body, "channel").trim(),
+          may_notify: field(body, "may_notify"),
+        };
         const isPublic = values.kind === "public";
         const form = { projects: await projectsOf(session.user), mine: session.user.projects };
         try {
@@ -67,10 +84,16 @@ export function settingsRoutes({ tokens, projects, config }: Services, kit: Kit)
             session.user,
             actor,
           );
-          return kit.fragment(tokenCreator({ ...form, created: { ...created, target: await targetOf(created.info, session.user) } }));
+          return kit.fragment(
+            tokenCreator({ ...form, created: { ...created, target: await targetOf(created.info, session.user) } }),
+          );
         } catch (error) {
           // A mistake to fix in the form: a field, a project that is not there, a name already taken.
-          if (!(error instanceof ValidationError) && !(error instanceof AppError && (error.kind === "not_found" || error.kind === "conflict"))) throw error;
+          if (
+            !(error instanceof ValidationError) &&
+            !(error instanceof AppError && (error.kind === "not_found" || error.kind === "conflict"))
+          )
+            throw error;
           return kit.fragment(tokenCreator({ ...form, values, error: error.message }), 422);
         }
       },

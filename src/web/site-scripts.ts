@@ -44,9 +44,13 @@ function answer(script: SiteScript, request: Request): Response {
   const headers = { ...HEADERS, ETag: script.etag };
   if (unchanged(request.headers.get("if-none-match"), script.etag)) return new Response(null, { status: 304, headers });
   const gzip = /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
-  return new Response((gzip ? script.gzip : script.body) as Uint8Array<ArrayBuffer>, { headers: gzip ? { ...headers, "Content-Encoding": "gzip" } : headers });
+  return new Response((gzip ? script.gzip : script.body) as Uint8Array<ArrayBuffer>, {
+    headers: gzip ? { ...headers, "Content-Encoding": "gzip" } : headers,
+  });
 }
 
 export function siteScriptRoutes(scripts: SiteScript[]): Route[] {
-  return scripts.map((script) => route({ method: "GET", path: script.path, access: "none", handle: ({ request }) => answer(script, request) }));
+  return scripts.map((script) =>
+    route({ method: "GET", path: script.path, access: "none", handle: ({ request }) => answer(script, request) }),
+  );
 }

@@ -15,7 +15,18 @@ const DAY = 86_400;
 type Timing = { name: string; p50: number; p95: number; cpuMs: number; target: string; answer: string };
 
 /** The probes beside the questions: /healthz's longest, 99th percentile and answers over 50 ms (and the longest of those answered while no event was being written, whose commit the loop waits for), and ingest's longest. */
-type Stall = { healthMs: number; healthP99: number; probes: number; over50: number; healthNoWriteMs: number; ingestMs: number; asked: number; timedOut: number; seconds: number; loop: LoopHold };
+type Stall = {
+  healthMs: number;
+  healthP99: number;
+  probes: number;
+  over50: number;
+  healthNoWriteMs: number;
+  ingestMs: number;
+  asked: number;
+  timedOut: number;
+  seconds: number;
+  loop: LoopHold;
+};
 
 /** The event loop under the same questions, from inside the server (loop-hold.ts): the most CPU its main thread used between two 10 ms ticks; the longest gap between ticks, and that CPU in it. */
 type LoopHold = { heldMs: number; gapMs: number; gapHeldMs: number };
@@ -31,8 +42,16 @@ function questions(now: number): [string, string, string][] {
     ["series by day, 30 days", `/v1/analytics/series?${range}`, "< 150 ms"],
     ["split by a tag (plan), by day", `/v1/analytics/series?${range}&group_by=tag:plan`, "< 300 ms"],
     ["distinct users by day", `/v1/analytics/series?${range}&measure=users`, "< 500 ms"],
-    ["3-step funnel, 30 days (window 14 days)", `/v1/analytics/funnel?${range}&step=Page%20viewed&step=Checkout%20started&step=Payment%20received&window=${14 * DAY}`, "< 1 s"],
-    ["series of one event name, by day in Europe/Paris", `/v1/analytics/series?${range}&event=Checkout%20started&tz=Europe/Paris`, ""],
+    [
+      "3-step funnel, 30 days (window 14 days)",
+      `/v1/analytics/funnel?${range}&step=Page%20viewed&step=Checkout%20started&step=Payment%20received&window=${14 * DAY}`,
+      "< 1 s",
+    ],
+    [
+      "series of one event name, by day in Europe/Paris",
+      `/v1/analytics/series?${range}&event=Checkout%20started&tz=Europe/Paris`,
+      "",
+    ],
     ["split by event name, by day", `/v1/analytics/series?${range}&group_by=event`, ""],
     ["split by channel, by hour", `/v1/analytics/series?${range}&group_by=channel&interval=hour`, ""],
     // What the dashboard may ask besides: more buckets than a bigint has bits, a word every event holds
@@ -40,12 +59,21 @@ function questions(now: number): [string, string, string][] {
     ["distinct users by hour", `/v1/analytics/series?${range}&measure=users&interval=hour`, ""],
     ["events with a word all hold (q=took), by hour", `/v1/analytics/series?${range}&q=took&interval=hour`, ""],
     ["tag plan:pro, split by channel, by day", `/v1/analytics/series?${range}&tag=plan:pro&group_by=channel`, ""],
-    ["distinct users split by a tag (plan), by week", `/v1/analytics/series?${range}&measure=users&group_by=tag:plan&interval=week`, ""],
+    [
+      "distinct users split by a tag (plan), by week",
+      `/v1/analytics/series?${range}&measure=users&group_by=tag:plan&interval=week`,
+      "",
+    ],
   ];
 }
 
 /** A question asked `samples` times after 2 warm-ups; one past the read budget (503) ends it, its answer null. */
-async function timed(url: string, headers: Record<string, string>, samples: number, cpu: () => () => number): Promise<{ p50: number; p95: number; cpuMs: number; body: string | null }> {
+async function timed(
+  url: string,
+  headers: Record<string, string>,
+  samples: number,
+  cpu: () => () => number,
+): Promise<{ p50: number; p95: number; cpuMs: number; body: string | null }> {
   const times: number[] = [];
   let used = () => 0;
   for (let i = -2; i < samples; i++) {
@@ -60,17 +88,32 @@ async function timed(url: string, headers: Record<string, string>, samples: numb
     times.push(ms);
     if (i === samples - 1) {
       times.sort((a, b) => a - b);
-      return { p50: median(times), p95: times[Math.min(times.length - 1, Math.floor(times.length * 0.95))]!, cpuMs: (used() * 1000) / samples, body };
+      return {
+        p50: median(times),
+        p95: times[Math.min(times.length - 1, Math.floor(times.length * 0.95))]!,
+        cpuMs: (used() * 1000) / samples,
+        body,
+      };
     }
   }
   throw new Error("no samples asked");
 }
 
-export async function analyticsBenchmark(binary: string[], store: Store, options: { events: number; samples: number; stallSeconds: number }): Promise<AnalyticsResult> {
+export async function analyticsBenchmark(
+  binary: string[],
+  store: Store,
+  options: { events: number; samples: number; stallSeconds: number },
+): Promise<AnalyticsResult> {
   console.error(`  seeding ${options.events.toLocaleString("en-US")} events (${store.name})...`);
   await store.seed();
-  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", ...store.args]).stdout.toString().trim().split("\n").at(-1)!;
-  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", ...store.args], { SIGNALBOARD_LOG_LEVEL: "info" });
+  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", ...store.args])
+    .stdout.toString()
+    .trim()
+    .split("\n")
+    .at(-1)!;
+  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", ...store.args], {
+    SIGNALBOARD_LOG_LEVEL: "info",
+  });
   const headers = { Authorization: `Bearer ${token}` };
   try {
     const now = Math.floor(Date.now() / 1000);
@@ -79,20 +122,29 @@ export async function analyticsBenchmark(binary: string[], store: Store, options
     // CPU time depends less on what else the machine runs than wall time: the server's, and its readers' or the database's.
     const database = store.args.indexOf("--database-url");
     const cpu = () => {
-      const [own, reads] = [treeCpu(server.pid), database < 0 ? () => 0 : pgCpu(Number(new URL(store.args[database + 1]!).port))];
+      const [own, reads] = [
+        treeCpu(server.pid),
+        database < 0 ? () => 0 : pgCpu(Number(new URL(store.args[database + 1]!).port)),
+      ];
       return () => own() + reads();
     };
     for (const [name, path, target] of asked) {
       const t = await timed(server.url + path, headers, options.samples, cpu);
       timings.push({ name, p50: t.p50, p95: t.p95, cpuMs: t.cpuMs, target, answer: summary(t.body) });
-      console.error(`  ${store.name}: ${name}: p50 ${t.p50.toFixed(0)} ms, p95 ${t.p95.toFixed(0)} ms, CPU ${t.cpuMs.toFixed(0)} ms (${summary(t.body)}; load average ${loadavg()[0]!.toFixed(1)})`);
+      console.error(
+        `  ${store.name}: ${name}: p50 ${t.p50.toFixed(0)} ms, p95 ${t.p95.toFixed(0)} ms, CPU ${t.cpuMs.toFixed(0)} ms (${summary(t.body)}; load average ${loadavg()[0]!.toFixed(1)})`,
+      );
     }
     const paths = asked.slice(0, 4).map(([, path]) => path);
     const beside = await stall(server.url, headers, paths, options.stallSeconds);
-    console.error(`  ${store.name}: beside writes: /healthz longest ${beside.healthMs.toFixed(0)} ms (p99 ${beside.healthP99.toFixed(0)}, ${beside.over50} of ${beside.probes} over 50 ms, longest with no write in flight ${beside.healthNoWriteMs.toFixed(0)}), ingest longest ${beside.ingestMs.toFixed(0)} ms; load average ${loadavg()[0]!.toFixed(1)}`);
+    console.error(
+      `  ${store.name}: beside writes: /healthz longest ${beside.healthMs.toFixed(0)} ms (p99 ${beside.healthP99.toFixed(0)}, ${beside.over50} of ${beside.probes} over 50 ms, longest with no write in flight ${beside.healthNoWriteMs.toFixed(0)}), ingest longest ${beside.ingestMs.toFixed(0)} ms; load average ${loadavg()[0]!.toFixed(1)}`,
+    );
     await server.stop();
     const loop = await loopHold(store, headers, paths, 10);
-    console.error(`  ${store.name}: the event loop under the four questions: held at most ${loop.heldMs.toFixed(1)} ms between two 10 ms ticks; longest gap ${loop.gapMs.toFixed(0)} ms, with ${loop.gapHeldMs.toFixed(1)} ms of the main thread's CPU in it`);
+    console.error(
+      `  ${store.name}: the event loop under the four questions: held at most ${loop.heldMs.toFixed(1)} ms between two 10 ms ticks; longest gap ${loop.gapMs.toFixed(0)} ms, with ${loop.gapHeldMs.toFixed(1)} ms of the main thread's CPU in it`,
+    );
     return { store: store.name, timings, stall: { ...beside, loop } };
   } finally {
     await server.stop();
@@ -103,9 +155,28 @@ export async function analyticsBenchmark(binary: string[], store: Store, options
  * The four questions in a loop against the server run from source with loop-hold.ts preloaded (the
  * compiled binary takes no preload), each answered once first (reader processes start, modules load).
  */
-async function loopHold(store: Store, headers: Record<string, string>, paths: string[], seconds: number): Promise<LoopHold> {
+async function loopHold(
+  store: Store,
+  headers: Record<string, string>,
+  paths: string[],
+  seconds: number,
+): Promise<LoopHold> {
   const file = join(tempDir(), "loop-hold.jsonl");
-  const server = await startProcess([BUN, "--preload", join(ROOT, "test/bench/loop-hold.ts"), join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", ...store.args], { SIGNALBOARD_LOG_LEVEL: "info", LOOP_HOLD_FILE: file });
+  const server = await startProcess(
+    [
+      BUN,
+      "--preload",
+      join(ROOT, "test/bench/loop-hold.ts"),
+      join(ROOT, "src/main.ts"),
+      "serve",
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1",
+      ...store.args,
+    ],
+    { SIGNALBOARD_LOG_LEVEL: "info", LOOP_HOLD_FILE: file },
+  );
   try {
     for (const path of paths) await (await fetch(server.url + path, { headers })).text();
     const from = Date.now();
@@ -116,9 +187,15 @@ async function loopHold(store: Store, headers: Record<string, string>, paths: st
     await Bun.sleep(seconds * 1000);
     running = false;
     await Promise.all(loops);
-    const lines = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { t: number; held: number; gap: number; gapHeld: number });
+    const lines = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { t: number; held: number; gap: number; gapHeld: number });
     const during = lines.filter((l) => l.t > from + 1000 && l.t <= Date.now());
-    const longest = during.reduce((a, b) => (b.gap > a.gap ? b : a), { gap: 0, gapHeld: 0 } as { gap: number; gapHeld: number });
+    const longest = during.reduce((a, b) => (b.gap > a.gap ? b : a), { gap: 0, gapHeld: 0 } as {
+      gap: number;
+      gapHeld: number;
+    });
     return { heldMs: Math.max(0, ...during.map((l) => l.held)), gapMs: longest.gap, gapHeldMs: longest.gapHeld };
   } finally {
     await server.stop();
@@ -138,7 +215,12 @@ function summary(body: string | null): string {
  * event every 100 ms. A slow /healthz while an event is being written may be the loop waiting for
  * that write's commit (SQLite commits on the loop); one while none is says a read held the loop.
  */
-async function stall(url: string, headers: Record<string, string>, paths: string[], seconds: number): Promise<Omit<Stall, "loop">> {
+async function stall(
+  url: string,
+  headers: Record<string, string>,
+  paths: string[],
+  seconds: number,
+): Promise<Omit<Stall, "loop">> {
   let running = true;
   const health: { start: number; ms: number }[] = [];
   const writes: { start: number; end: number }[] = [];
@@ -163,7 +245,11 @@ async function stall(url: string, headers: Record<string, string>, paths: string
   const ingest = (async () => {
     while (running) {
       const start = performance.now();
-      const res = await fetch(`${url}/v1/log`, { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ project: "bench", channel: "stall", event: "meanwhile", user_id: "user-1" }) });
+      const res = await fetch(`${url}/v1/log`, {
+        method: "POST",
+        headers: { ...headers, "Content-Type": "application/json" },
+        body: JSON.stringify({ project: "bench", channel: "stall", event: "meanwhile", user_id: "user-1" }),
+      });
       await res.text();
       if (!res.ok) throw new Error(`an event during the stall test answered ${res.status}`);
       writes.push({ start, end: performance.now() });
@@ -187,16 +273,57 @@ async function stall(url: string, headers: Record<string, string>, paths: string
   };
 }
 
-export function analyticsRows(results: AnalyticsResult[]): { timings: (string | number)[][]; stall: (string | number)[][] } {
-  const timings: (string | number)[][] = [["question (last 30 days)", ...results.flatMap((r) => [`${r.store} p50 ms`, `${r.store} p95 ms`, `${r.store} CPU ms`]), "target", "answer"]];
+export function analyticsRows(results: AnalyticsResult[]): {
+  timings: (string | number)[][];
+  stall: (string | number)[][];
+} {
+  const timings: (string | number)[][] = [
+    [
+      "question (last 30 days)",
+      ...results.flatMap((r) => [`${r.store} p50 ms`, `${r.store} p95 ms`, `${r.store} CPU ms`]),
+      "target",
+      "answer",
+    ],
+  ];
   results[0]?.timings.forEach((t, i) => {
     const answers = [...new Set(results.map((r) => r.timings[i]!.answer))].join(" / ");
-    timings.push([t.name, ...results.flatMap((r) => [r.timings[i]!.p50.toFixed(0), r.timings[i]!.p95.toFixed(0), Number.isNaN(r.timings[i]!.cpuMs) ? "" : r.timings[i]!.cpuMs.toFixed(0)]), t.target, answers]);
+    timings.push([
+      t.name,
+      ...results.flatMap((r) => [
+        r.timings[i]!.p50.toFixed(0),
+        r.timings[i]!.p95.toFixed(0),
+        Number.isNaN(r.timings[i]!.cpuMs) ? "" : r.timings[i]!.cpuMs.toFixed(0),
+      ]),
+      t.target,
+      answers,
+    ]);
   });
-  const stall: (string | number)[][] = [["store", "questions answered (503)", "longest /healthz (ms)", "/healthz p99 (ms)", "/healthz over 50 ms", "longest /healthz, no write in flight (ms)", "longest ingest (ms)", "event loop held at most (ms)", "target"]];
+  const stall: (string | number)[][] = [
+    [
+      "store",
+      "questions answered (503)",
+      "longest /healthz (ms)",
+      "/healthz p99 (ms)",
+      "/healthz over 50 ms",
+      "longest /healthz, no write in flight (ms)",
+      "longest ingest (ms)",
+      "event loop held at most (ms)",
+      "target",
+    ],
+  ];
   for (const r of results) {
     const s = r.stall;
-    stall.push([r.store, `${s.asked} (${s.timedOut}) in ${s.seconds} s`, s.healthMs.toFixed(0), s.healthP99.toFixed(0), `${s.over50} of ${s.probes}`, s.healthNoWriteMs.toFixed(0), s.ingestMs.toFixed(0), s.loop.heldMs.toFixed(1), "/healthz and ingest < 250; loop < 50"]);
+    stall.push([
+      r.store,
+      `${s.asked} (${s.timedOut}) in ${s.seconds} s`,
+      s.healthMs.toFixed(0),
+      s.healthP99.toFixed(0),
+      `${s.over50} of ${s.probes}`,
+      s.healthNoWriteMs.toFixed(0),
+      s.ingestMs.toFixed(0),
+      s.loop.heldMs.toFixed(1),
+      "/healthz and ingest < 250; loop < 50",
+    ]);
   }
   return { timings, stall };
 }

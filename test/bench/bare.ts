@@ -6,7 +6,8 @@ const server = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
   async fetch(request) {
-    if (request.headers.get("authorization") !== `Bearer ${token}`) return Response.json({ success: false, statusCode: 401 }, { status: 401 });
+    if (request.headers.get("authorization") !== `Bearer ${token}`)
+      return Response.json({ success: false, statusCode: 401 }, { status: 401 });
     const body = (await request.json()) as { event?: string };
     return Response.json({ success: true, statusCode: 200, event: body.event });
   },

@@ -1,13 +1,20 @@
 // A small SVG line chart (throughput against concurrency) for BENCHMARKS.md; no library needed
 // for two lines on four points.
 export function throughputChart(points: { connections: number; bare: number; full: number }[]): string {
-  const W = 640, H = 320, L = 70, R = 20, T = 30, B = 50;
+  const W = 640,
+    H = 320,
+    L = 70,
+    R = 20,
+    T = 30,
+    B = 50;
   const max = Math.max(...points.flatMap((p) => [p.bare, p.full])) * 1.1;
   const x = (i: number) => L + (i * (W - L - R)) / Math.max(1, points.length - 1);
   const y = (v: number) => T + (H - T - B) * (1 - v / max);
   const line = (key: "bare" | "full", color: string) =>
     `<polyline fill="none" stroke="${color}" stroke-width="2.5" points="${points.map((p, i) => `${x(i).toFixed(1)},${y(p[key]).toFixed(1)}`).join(" ")}"/>` +
-    points.map((p, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(p[key]).toFixed(1)}" r="4" fill="${color}"/>`).join("");
+    points
+      .map((p, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(p[key]).toFixed(1)}" r="4" fill="${color}"/>`)
+      .join("");
   const ticks = Array.from({ length: 5 }, (_, i) => (max * i) / 4);
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="sans-serif" font-size="12">
 <rect width="${W}" height="${H}" fill="#fff"/>

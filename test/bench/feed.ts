@@ -24,13 +24,25 @@ async function time(fn: () => Promise<Response>, samples: number): Promise<{ p50
  * `store`: the flags naming the database, and how to fill it (by default SQLite in a new data
  * directory, seeded through the store).
  */
-export async function feedBenchmark(events: number, samples: number, binary: string[], store?: { args: string[]; seed: () => Promise<{ seconds: number }> }): Promise<FeedResult> {
+export async function feedBenchmark(
+  events: number,
+  samples: number,
+  binary: string[],
+  store?: { args: string[]; seed: () => Promise<{ seconds: number }> },
+): Promise<FeedResult> {
   const dataDir = tempDir();
   const args = store?.args ?? ["--data-dir", dataDir];
   console.error(`seeding ${events.toLocaleString("en-US")} events...`);
   const { seconds } = store ? await store.seed() : await seed(dataDir, events);
-  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", ...args]).stdout.toString().trim().split("\n").at(-1)!;
-  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir, ...args], { SIGNALBOARD_LOG_LEVEL: "info" });
+  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", ...args])
+    .stdout.toString()
+    .trim()
+    .split("\n")
+    .at(-1)!;
+  const server = await startProcess(
+    [...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir, ...args],
+    { SIGNALBOARD_LOG_LEVEL: "info" },
+  );
   try {
     const cookie = await benchSession(server.url);
     const page = (path: string) => () => fetch(server.url + path, { headers: { Cookie: cookie } });
@@ -38,9 +50,17 @@ export async function feedBenchmark(events: number, samples: number, binary: str
     const cases: [string, () => Promise<Response>, string][] = [
       ["channel feed, first page (dashboard HTML)", page("/p/bench/c/big"), "< 20 ms"],
       ["channel feed, first page (API, 50 events)", api("/v1/events?project=bench&channel=big&limit=50"), "< 20 ms"],
-      ["project feed, page 100 deep (API, by cursor)", api(`/v1/events?project=bench&limit=50&cursor=${await deepCursor(server.url, token)}`), ""],
+      [
+        "project feed, page 100 deep (API, by cursor)",
+        api(`/v1/events?project=bench&limit=50&cursor=${await deepCursor(server.url, token)}`),
+        "",
+      ],
       ["tag search plan:pro (API)", api("/v1/events?project=bench&tag=plan:pro&limit=50"), "< 100 ms"],
-      ["tag search plan:pro + region:eu + channel (API)", api("/v1/events?project=bench&channel=payments&tag=plan:pro&tag=region:eu&limit=50"), "< 100 ms"],
+      [
+        "tag search plan:pro + region:eu + channel (API)",
+        api("/v1/events?project=bench&channel=payments&tag=plan:pro&tag=region:eu&limit=50"),
+        "< 100 ms",
+      ],
       ["tag search in the dashboard (HTML)", page("/p/bench?q=plan%3Ateam"), "< 100 ms"],
       ["user timeline (API)", api("/v1/events?project=bench&user_id=user-42&limit=50"), ""],
       ["full-text, rare words (API)", api("/v1/events?project=bench&q=request%20424242&limit=50"), ""],
@@ -49,7 +69,9 @@ export async function feedBenchmark(events: number, samples: number, binary: str
       ["activity chart, 30 days, tag plan:pro (JSON)", page("/p/bench/activity.json?days=30&q=plan%3Apro"), ""],
       ["activity chart, 30 days, a word in 1 of 7 (JSON)", page("/p/bench/activity.json?days=30&q=payment"), ""],
     ];
-    const rows: (string | number)[][] = [["at " + events.toLocaleString("en-US") + " events", "p50 ms", "p95 ms", "target"]];
+    const rows: (string | number)[][] = [
+      ["at " + events.toLocaleString("en-US") + " events", "p50 ms", "p95 ms", "target"],
+    ];
     for (const [name, fn, target] of cases) {
       const t = await time(fn, samples);
       rows.push([name, t.p50.toFixed(1), t.p95.toFixed(1), target]);
@@ -63,7 +85,9 @@ export async function feedBenchmark(events: number, samples: number, binary: str
 async function deepCursor(url: string, token: string): Promise<string> {
   let cursor = "";
   for (let i = 0; i < 100; i++) {
-    const page = (await fetch(`${url}/v1/events?project=bench&limit=50${cursor ? `&cursor=${cursor}` : ""}`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json())) as { next_cursor: string };
+    const page = (await fetch(`${url}/v1/events?project=bench&limit=50${cursor ? `&cursor=${cursor}` : ""}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    }).then((r) => r.json())) as { next_cursor: string };
     cursor = page.next_cursor;
   }
   return cursor;

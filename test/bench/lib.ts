@@ -16,7 +16,9 @@ export function ensureWrk(): string {
     const again = spawnSync(["sh", "-c", "command -v wrk"]).stdout.toString().trim();
     if (again) return again;
   }
-  console.error("The benchmark needs wrk (a C load generator; JavaScript ones saturate before Bun does).\nInstall it with: sudo apt-get install -y wrk");
+  console.error(
+    "The benchmark needs wrk (a C load generator; JavaScript ones saturate before Bun does).\nInstall it with: sudo apt-get install -y wrk",
+  );
   process.exit(2);
 }
 
@@ -86,23 +88,43 @@ export function postScript(name: string, body: unknown, headers: Record<string, 
   const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(JSON.stringify(body))}`];
   if (meanDelayMs !== undefined) {
     lines.push(`function init(args) math.randomseed(os.time() + math.floor(os.clock() * 1000000)) end`);
-    lines.push(`function delay() return math.floor(-math.log(1 - math.random()) * ${Math.max(0, meanDelayMs).toFixed(3)}) end`);
+    lines.push(
+      `function delay() return math.floor(-math.log(1 - math.random()) * ${Math.max(0, meanDelayMs).toFixed(3)}) end`,
+    );
   }
-  for (const [key, value] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(key)}] = ${JSON.stringify(value)}`);
+  for (const [key, value] of Object.entries(headers))
+    lines.push(`wrk.headers[${JSON.stringify(key)}] = ${JSON.stringify(value)}`);
   // Count non-2xx answers, so a benchmark can never pass on errors.
-  lines.push(`errors = 0`, `response = function(status, headers, body) if status ~= 200 then errors = errors + 1 end end`);
+  lines.push(
+    `errors = 0`,
+    `response = function(status, headers, body) if status ~= 200 then errors = errors + 1 end end`,
+  );
   const path = join(scriptDir, `${name}.lua`);
   writeFileSync(path, lines.join("\n") + "\n");
   return path;
 }
 
 /** `pin`: the CPU to run wrk on (taskset), so the server's threads have the other cores to themselves. */
-export function wrk(url: string, opts: { connections: number; seconds: number; script: string; rate?: number; threads?: number; pin?: number }): WrkResult {
+export function wrk(
+  url: string,
+  opts: { connections: number; seconds: number; script: string; rate?: number; threads?: number; pin?: number },
+): WrkResult {
   const threads = Math.min(opts.threads ?? 2, opts.connections);
-  const args = ["wrk", `-t${threads}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency", "-s", opts.script, url];
+  const args = [
+    "wrk",
+    `-t${threads}`,
+    `-c${opts.connections}`,
+    `-d${opts.seconds}s`,
+    "--latency",
+    "-s",
+    opts.script,
+    url,
+  ];
   const out = spawnSync(opts.pin === undefined ? args : ["taskset", "-c", String(opts.pin), ...args]).stdout.toString();
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
-  const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*?timeout (\d+)/.exec(out)?.[1] ?? 0);
+  const errors =
+    Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) +
+    Number(/Socket errors:.*?timeout (\d+)/.exec(out)?.[1] ?? 0);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   return { rps, p50: latency(out, "50%"), p99: latency(out, "99%"), errors, requests };
 }
@@ -120,7 +142,11 @@ export function table(rows: (string | number)[][]): string {
   const cells = rows.map((r) => r.map(String));
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
   const line = (r: string[]) => "| " + r.map((c, i) => c.padEnd(widths[i]!)).join(" | ") + " |";
-  return [line(cells[0]!), "|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|", ...cells.slice(1).map(line)].join("\n");
+  return [
+    line(cells[0]!),
+    "|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|",
+    ...cells.slice(1).map(line),
+  ].join("\n");
 }
 
 export function tempDir(): string {
@@ -169,7 +195,8 @@ export function treeCpu(pid: number): () => number {
     const found = new Map<string, number>();
     for (const child of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
       const fields = statOf(child);
-      if (fields && (child === String(pid) || fields[1] === String(pid))) found.set(child, Number(fields[11]) + Number(fields[12]));
+      if (fields && (child === String(pid) || fields[1] === String(pid)))
+        found.set(child, Number(fields[11]) + Number(fields[12]));
     }
     return found;
   };

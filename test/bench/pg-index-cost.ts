@@ -25,14 +25,19 @@ const NAMES = ["Deployed v1.4.2", "Page viewed", "Checkout started", "Payment re
 const cluster = await startCluster();
 try {
   const port = Number(new URL(cluster.url).port);
-  const setups: { name: string; url: string; project: Project; channelId: number; cpu: number[]; rate: number[] }[] = [];
+  const setups: { name: string; url: string; project: Project; channelId: number; cpu: number[]; rate: number[] }[] =
+    [];
   for (const name of [`with ${index}`, `without ${index}`]) {
     const url = await createDatabase(cluster.url, "indexcost");
     await (await openPgStore(url)).close(); // the schema, as the migrations make it
     const admin = new SQL(url, { max: 1 });
     if (name.startsWith("without")) await admin.unsafe(`DROP INDEX ${index}`);
-    const [project] = (await admin`INSERT INTO projects (name, created_at) VALUES ('default', 0) RETURNING id, name, retention_days AS "retentionDays", created_at AS "createdAt"`) as [Project];
-    const [{ id: channelId }] = await admin`INSERT INTO channels (project_id, name, created_at) VALUES (${project.id}, 'deploys', 0) RETURNING id`;
+    const [project] =
+      (await admin`INSERT INTO projects (name, created_at) VALUES ('default', 0) RETURNING id, name, retention_days AS "retentionDays", created_at AS "createdAt"`) as [
+        Project,
+      ];
+    const [{ id: channelId }] =
+      await admin`INSERT INTO channels (project_id, name, created_at) VALUES (${project.id}, 'deploys', 0) RETURNING id`;
     await admin.close();
     setups.push({ name, url, project, channelId, cpu: [], rate: [] });
   }
@@ -46,7 +51,16 @@ try {
       const started = performance.now();
       let events = 0;
       while (performance.now() < started + SECONDS * 1000) {
-        const rows = Array.from({ length: BATCH }, () => newEvent(setup.project, setup.channelId, { ...EVENT, event: NAMES[n % NAMES.length]!, userId: `user-${n++ % 5000}` }, Date.now()) as StoredEvent);
+        const rows = Array.from(
+          { length: BATCH },
+          () =>
+            newEvent(
+              setup.project,
+              setup.channelId,
+              { ...EVENT, event: NAMES[n % NAMES.length]!, userId: `user-${n++ % 5000}` },
+              Date.now(),
+            ) as StoredEvent,
+        );
         const written = await writeEvents(client, rows, "bench", true);
         await wal.wait(written.wal!);
         events += BATCH;
@@ -59,7 +73,8 @@ try {
   console.log(`batches of ${BATCH}, one writer, ${ROUNDS} alternating rounds of ${SECONDS} s; medians (ranges)\n`);
   console.log("| database | events/s | PostgreSQL CPU µs/event |\n|---|---|---|");
   for (const s of setups) {
-    const range = (v: number[], d: number) => `${median(v).toFixed(d)} (${Math.min(...v).toFixed(d)}-${Math.max(...v).toFixed(d)})`;
+    const range = (v: number[], d: number) =>
+      `${median(v).toFixed(d)} (${Math.min(...v).toFixed(d)}-${Math.max(...v).toFixed(d)})`;
     console.log(`| ${s.name} | ${range(s.rate, 0)} | ${range(s.cpu, 1)} |`);
   }
 } finally {

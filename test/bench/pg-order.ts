@@ -19,12 +19,24 @@ const BATCH = Number(batchArg);
 const SECONDS = Number(secondsArg);
 const ROUNDS = Number(roundsArg);
 
-const COLS = "project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical, search_text";
+const COLS =
+  "project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical, search_text";
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 /** The columns after the id, from a record `r` (the bench event's constant fields written in). */
 const REST = `r.p, r.ch, ${lit(EVENT.event)}, ${lit(EVENT.description)}, ${lit(EVENT.icon)}, false, 'text', null, r.tags, r.ts, r.ts, false, r.st`;
-const tagRows = (rows: StoredEvent[]) => rows.flatMap((r, i) => Object.entries(EVENT.tags).map(([k, v]) => ({ i, p: r.projectId, k, v: String(v), ts: r.ts })));
-const plain = (rows: StoredEvent[]) => rows.map((r, i) => ({ i, p: r.projectId, ch: r.channelId, ts: r.ts, tags: JSON.stringify(r.tags), st: searchText(r.name, r.description) }));
+const tagRows = (rows: StoredEvent[]) =>
+  rows.flatMap((r, i) =>
+    Object.entries(EVENT.tags).map(([k, v]) => ({ i, p: r.projectId, k, v: String(v), ts: r.ts })),
+  );
+const plain = (rows: StoredEvent[]) =>
+  rows.map((r, i) => ({
+    i,
+    p: r.projectId,
+    ch: r.channelId,
+    ts: r.ts,
+    tags: JSON.stringify(r.tags),
+    st: searchText(r.name, r.description),
+  }));
 
 type Way = (sql: SQL, rows: StoredEvent[], wal: WalOnDisk) => Promise<number>; // µs the order was held, when known
 
@@ -94,8 +106,12 @@ try {
   const url = await createDatabase(cluster.url, "order");
   await (await openPgStore(url)).close(); // the schema
   const admin = new SQL(url, { max: 1 });
-  const [project] = (await admin`INSERT INTO projects (name, created_at) VALUES ('default', 0) RETURNING id, name, retention_days AS "retentionDays", created_at AS "createdAt"`) as [Project];
-  const [{ id: channelId }] = await admin`INSERT INTO channels (project_id, name, created_at) VALUES (${project.id}, 'deploys', 0) RETURNING id`;
+  const [project] =
+    (await admin`INSERT INTO projects (name, created_at) VALUES ('default', 0) RETURNING id, name, retention_days AS "retentionDays", created_at AS "createdAt"`) as [
+      Project,
+    ];
+  const [{ id: channelId }] =
+    await admin`INSERT INTO channels (project_id, name, created_at) VALUES (${project.id}, 'deploys', 0) RETURNING id`;
   await admin.unsafe(`CREATE TABLE events_x (LIKE events INCLUDING ALL); ALTER TABLE events_x ADD COLUMN xid xid8 NOT NULL; CREATE SEQUENCE events_x_id;
     CREATE INDEX ON events_x (xid); CREATE TABLE event_tags_x (LIKE event_tags INCLUDING ALL)`);
   const port = Number(new URL(url).port);
@@ -115,7 +131,10 @@ try {
         await Promise.all(
           clients.map(async (c, w) => {
             while (performance.now() < end) {
-              const rows = Array.from({ length: BATCH }, () => newEvent(project, channelId, EVENT, Date.now()) as StoredEvent);
+              const rows = Array.from(
+                { length: BATCH },
+                () => newEvent(project, channelId, EVENT, Date.now()) as StoredEvent,
+              );
               held += await way(c, rows, wal[w]!);
               events += BATCH;
             }
@@ -133,15 +152,19 @@ try {
       }
     }
   }
-  const [{ n, tags }] = await admin`SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM events_x) AS n, (SELECT count(*) FROM event_tags) + (SELECT count(*) FROM event_tags_x) AS tags`;
-  if (Number(n) !== written || Number(tags) !== written * 2) throw new Error(`${n} events and ${tags} tag rows stored, ${written} written`);
+  const [{ n, tags }] =
+    await admin`SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM events_x) AS n, (SELECT count(*) FROM event_tags) + (SELECT count(*) FROM event_tags_x) AS tags`;
+  if (Number(n) !== written || Number(tags) !== written * 2)
+    throw new Error(`${n} events and ${tags} tag rows stored, ${written} written`);
   await admin.close();
   console.log(`batches of ${BATCH}, ${ROUNDS} rounds of ${SECONDS} s, medians\n`);
   console.log("| way | writers | events/s | PostgreSQL CPU µs/event | order held µs/event |\n|---|---|---|---|---|");
   for (const [key, r] of Object.entries(results)) {
     const [name, writers] = key.split("|");
     const heldUs = median(r.heldUs);
-    console.log(`| ${name} | ${writers} | ${Math.round(median(r.rate))} | ${median(r.pgUs).toFixed(1)} | ${Number.isNaN(heldUs) ? "" : heldUs.toFixed(1)} |`);
+    console.log(
+      `| ${name} | ${writers} | ${Math.round(median(r.rate))} | ${median(r.pgUs).toFixed(1)} | ${Number.isNaN(heldUs) ? "" : heldUs.toFixed(1)} |`,
+    );
   }
 } finally {
   await cluster.stop();

@@ -16,13 +16,30 @@ type Sample = { rps: number; serverUs: number; pgUs: number; wrkUs: number; held
 /** Seconds the instances' batches held the cluster-wide event order so far (their /metrics, summed). */
 async function orderHeld(setup: Setup): Promise<number> {
   if (!setup.port) return 0;
-  const texts = await Promise.all(setup.procs.map((p) => fetch(`${p.url}/metrics`, { headers: { Authorization: `Bearer ${setup.token}` } }).then((r) => r.text())));
-  return texts.reduce((total, text) => total + Number(/^signalboard_writer_order_held_seconds_total (\S+)$/m.exec(text)?.[1] ?? NaN), 0);
+  const texts = await Promise.all(
+    setup.procs.map((p) =>
+      fetch(`${p.url}/metrics`, { headers: { Authorization: `Bearer ${setup.token}` } }).then((r) => r.text()),
+    ),
+  );
+  return texts.reduce(
+    (total, text) => total + Number(/^signalboard_writer_order_held_seconds_total (\S+)$/m.exec(text)?.[1] ?? NaN),
+    0,
+  );
 }
 
 /** wrk against each instance at once (connections split between them); requests per second in all, and wrk's CPU time. */
-async function together(urls: string[], connections: number, seconds: number, script: string): Promise<{ rps: number; requests: number; errors: number; wrkCpu: number }> {
-  const runs = urls.map((url) => Bun.spawn(["wrk", "-t1", `-c${Math.max(1, Math.round(connections / urls.length))}`, `-d${seconds}s`, "-s", script, url], { stdout: "pipe", stderr: "ignore" }));
+async function together(
+  urls: string[],
+  connections: number,
+  seconds: number,
+  script: string,
+): Promise<{ rps: number; requests: number; errors: number; wrkCpu: number }> {
+  const runs = urls.map((url) =>
+    Bun.spawn(
+      ["wrk", "-t1", `-c${Math.max(1, Math.round(connections / urls.length))}`, `-d${seconds}s`, "-s", script, url],
+      { stdout: "pipe", stderr: "ignore" },
+    ),
+  );
   const outs = await Promise.all(runs.map((p) => new Response(p.stdout).text()));
   await Promise.all(runs.map((p) => p.exited));
   const sum = (re: RegExp) => outs.reduce((total, out) => total + Number(re.exec(out)?.[1] ?? 0), 0);
@@ -41,10 +58,21 @@ async function measure(setup: Setup, seconds: number): Promise<Sample> {
   const before = server();
   const held = await orderHeld(setup);
   const pg = setup.port ? pgCpu(setup.port) : () => 0;
-  const r = await together(setup.procs.map((p) => `${p.url}/v1/log`), 64, seconds, setup.script);
+  const r = await together(
+    setup.procs.map((p) => `${p.url}/v1/log`),
+    64,
+    seconds,
+    setup.script,
+  );
   if (r.errors) throw new Error(`${r.errors} requests failed against ${setup.store} × ${setup.count}`);
   const per = (cpu: number) => (cpu * 1e6) / r.requests;
-  return { rps: r.rps, serverUs: per(server() - before), pgUs: per(pg()), wrkUs: per(r.wrkCpu), heldUs: per((await orderHeld(setup)) - held) };
+  return {
+    rps: r.rps,
+    serverUs: per(server() - before),
+    pgUs: per(pg()),
+    wrkUs: per(r.wrkCpu),
+    heldUs: per((await orderHeld(setup)) - held),
+  };
 }
 
 /**
@@ -75,35 +103,92 @@ export async function postgresIngest({ rounds, seconds, binary }: Omit<Options, 
   const port = Number(new URL(clusterUrl).port);
   const started: Proc[] = [];
   const start = async (count: number, args: string[]) => {
-    const procs = await Promise.all(Array.from({ length: count }, () => startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", tempDir(), ...args], { SIGNALBOARD_LOG_LEVEL: "info", SIGNALBOARD_METRICS: "true" })));
+    const procs = await Promise.all(
+      Array.from({ length: count }, () =>
+        startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", tempDir(), ...args], {
+          SIGNALBOARD_LOG_LEVEL: "info",
+          SIGNALBOARD_METRICS: "true",
+        }),
+      ),
+    );
     started.push(...procs);
     return procs;
   };
   try {
     const sqliteDir = tempDir();
-    const sqliteToken = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", sqliteDir]).stdout.toString().trim().split("\n").at(-1)!;
+    const sqliteToken = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", sqliteDir])
+      .stdout.toString()
+      .trim()
+      .split("\n")
+      .at(-1)!;
     const headers = (token: string) => ({ "Content-Type": "application/json", Authorization: `Bearer ${token}` });
-    const setups: Setup[] = [{ store: "SQLite (the default)", count: 1, procs: await start(1, ["--data-dir", sqliteDir]), script: postScript("sqlite-log", EVENT, headers(sqliteToken)), token: sqliteToken }];
+    const setups: Setup[] = [
+      {
+        store: "SQLite (the default)",
+        count: 1,
+        procs: await start(1, ["--data-dir", sqliteDir]),
+        script: postScript("sqlite-log", EVENT, headers(sqliteToken)),
+        token: sqliteToken,
+      },
+    ];
     for (const count of [1, 2, 3]) {
       const database = await createDatabase(clusterUrl, `bench${count}`);
-      const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--database-url", database]).stdout.toString().trim().split("\n").at(-1)!;
+      const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--database-url", database])
+        .stdout.toString()
+        .trim()
+        .split("\n")
+        .at(-1)!;
       await dropIndexes(database);
-      setups.push({ store: "PostgreSQL", count, procs: await start(count, ["--database-url", database]), script: postScript(`pg-log-${count}`, EVENT, headers(token)), token, port });
+      setups.push({
+        store: "PostgreSQL",
+        count,
+        procs: await start(count, ["--database-url", database]),
+        script: postScript(`pg-log-${count}`, EVENT, headers(token)),
+        token,
+        port,
+      });
     }
     const bare = await startProcess([BUN, join(ROOT, "test/bench/bare.ts")], { BENCH_TOKEN: sqliteToken });
     started.push(bare);
-    for (const setup of setups) await together(setup.procs.map((p) => `${p.url}/v1/log`), 64, 2, setup.script); // warm up
+    for (const setup of setups)
+      await together(
+        setup.procs.map((p) => `${p.url}/v1/log`),
+        64,
+        2,
+        setup.script,
+      ); // warm up
     const samples = setups.map(() => [] as Sample[]);
     const ratios = setups.map(() => [] as number[]);
     const base: number[] = [];
     for (let round = 0; round < rounds; round++) {
       base.push(wrk(`${bare.url}/`, { connections: 64, seconds, script: setups[0]!.script }).rps);
       for (const [i, setup] of setups.entries()) samples[i]!.push(await measure(setup, seconds));
-      console.error(`round ${round + 1}:`, setups.map((s, i) => `${s.store} × ${s.count} ${Math.round(samples[i]!.at(-1)!.rps)}/s`).join(", "));
+      console.error(
+        `round ${round + 1}:`,
+        setups.map((s, i) => `${s.store} × ${s.count} ${Math.round(samples[i]!.at(-1)!.rps)}/s`).join(", "),
+      );
       // Each setup against SQLite and against one PostgreSQL instance, within the round.
-      for (const i of setups.keys()) ratios[i]!.push(samples[i]!.at(-1)!.rps / samples[0]!.at(-1)!.rps, samples[i]!.at(-1)!.rps / samples[1]!.at(-1)!.rps);
+      for (const i of setups.keys())
+        ratios[i]!.push(
+          samples[i]!.at(-1)!.rps / samples[0]!.at(-1)!.rps,
+          samples[i]!.at(-1)!.rps / samples[1]!.at(-1)!.rps,
+        );
     }
-    const rows: (string | number)[][] = [["store", "instances", "req/s (median)", "ratio to bare", "ratio to SQLite", "ratio to one instance", "server CPU µs/event", "PostgreSQL CPU µs/event", "wrk CPU µs/event", "order held µs/event", "target"]];
+    const rows: (string | number)[][] = [
+      [
+        "store",
+        "instances",
+        "req/s (median)",
+        "ratio to bare",
+        "ratio to SQLite",
+        "ratio to one instance",
+        "server CPU µs/event",
+        "PostgreSQL CPU µs/event",
+        "wrk CPU µs/event",
+        "order held µs/event",
+        "target",
+      ],
+    ];
     const targets = ["", "≥ 0.5 of SQLite", "≥ 1 instance", ""];
     const medians = setups.map((_, i) => ({
       rps: median(samples[i]!.map((s) => s.rps)),
@@ -116,7 +201,19 @@ export async function postgresIngest({ rounds, seconds, binary }: Omit<Options, 
     }));
     for (const [i, setup] of setups.entries()) {
       const m = medians[i]!;
-      rows.push([setup.store, setup.count, Math.round(m.rps), (m.rps / median(base)).toFixed(2), m.toSqlite.toFixed(2), setup.port ? m.toOne.toFixed(2) : "", m.serverUs.toFixed(1), setup.port ? m.pgUs.toFixed(1) : "", m.wrkUs.toFixed(1), setup.port ? m.heldUs.toFixed(1) : "", targets[i] ?? ""]);
+      rows.push([
+        setup.store,
+        setup.count,
+        Math.round(m.rps),
+        (m.rps / median(base)).toFixed(2),
+        m.toSqlite.toFixed(2),
+        setup.port ? m.toOne.toFixed(2) : "",
+        m.serverUs.toFixed(1),
+        setup.port ? m.pgUs.toFixed(1) : "",
+        m.wrkUs.toFixed(1),
+        setup.port ? m.heldUs.toFixed(1) : "",
+        targets[i] ?? "",
+      ]);
     }
     return { rows, model: scaleModel(medians.slice(1).map((m, i) => ({ instances: i + 1, ...m }))) };
   } finally {
@@ -133,19 +230,40 @@ export async function postgresIngest({ rounds, seconds, binary }: Omit<Options, 
  * cores that wrk and the instances share, the more so the more instances). PostgreSQL then needs
  * its CPU per event times the rate in cores, and wrk its own.
  */
-function scaleModel(measured: { instances: number; serverUs: number; pgUs: number; wrkUs: number; heldUs: number }[]): (string | number)[][] {
+function scaleModel(
+  measured: { instances: number; serverUs: number; pgUs: number; wrkUs: number; heldUs: number }[],
+): (string | number)[][] {
   const heldUs = Math.min(...measured.map((m) => m.heldUs));
   const order = 1e6 / Math.max(heldUs, 0.01);
-  const rows: (string | number)[][] = [["instances, a core each", "events/s the instances can take", `events/s the order allows (${heldUs.toFixed(1)} µs held per event)`, "model: events/s", "PostgreSQL cores needed", "wrk cores needed"]];
+  const rows: (string | number)[][] = [
+    [
+      "instances, a core each",
+      "events/s the instances can take",
+      `events/s the order allows (${heldUs.toFixed(1)} µs held per event)`,
+      "model: events/s",
+      "PostgreSQL cores needed",
+      "wrk cores needed",
+    ],
+  ];
   for (const m of measured) {
     const instances = (m.instances * 1e6) / m.serverUs;
     const rate = Math.min(instances, order);
-    rows.push([m.instances, Math.round(instances), Math.round(order), Math.round(rate), ((rate * m.pgUs) / 1e6).toFixed(2), ((rate * m.wrkUs) / 1e6).toFixed(2)]);
+    rows.push([
+      m.instances,
+      Math.round(instances),
+      Math.round(order),
+      Math.round(rate),
+      ((rate * m.pgUs) / 1e6).toFixed(2),
+      ((rate * m.wrkUs) / 1e6).toFixed(2),
+    ]);
   }
   return rows;
 }
 
-export async function postgresBenchmark({ rounds, seconds, binary, events }: Options, { ingest = true, read = true } = {}) {
+export async function postgresBenchmark(
+  { rounds, seconds, binary, events }: Options,
+  { ingest = true, read = true } = {},
+) {
   console.error("starting a PostgreSQL cluster...");
   const cluster = await startCluster();
   let ingestRows: (string | number)[][] = [];
@@ -153,10 +271,14 @@ export async function postgresBenchmark({ rounds, seconds, binary, events }: Opt
   let readRows: (string | number)[][] = [];
   let seedSeconds = 0;
   try {
-    if (ingest) ({ rows: ingestRows, model: modelRows } = await postgresIngest({ rounds, seconds, binary }, cluster.url));
+    if (ingest)
+      ({ rows: ingestRows, model: modelRows } = await postgresIngest({ rounds, seconds, binary }, cluster.url));
     if (read) {
       const big = await createDatabase(cluster.url, "bench_read");
-      const result = await feedBenchmark(events, 30, binary, { args: ["--database-url", big], seed: () => seedPostgres(binary, big, events) });
+      const result = await feedBenchmark(events, 30, binary, {
+        args: ["--database-url", big],
+        seed: () => seedPostgres(binary, big, events),
+      });
       readRows = result.rows;
       seedSeconds = result.seedSeconds;
     }
@@ -170,14 +292,18 @@ export async function postgresBenchmark({ rounds, seconds, binary, events }: Opt
 export async function seedPostgres(binary: string[], url: string, count: number): Promise<{ seconds: number }> {
   const started = performance.now();
   Bun.spawnSync([...binary, "project", "create", "bench", "--database-url", url]); // migrates, and the project
-  const user = Bun.spawn([...binary, "user", "create", BENCH_OWNER.username, "--owner", "--password-stdin", "--database-url", url], { stdin: "pipe" });
+  const user = Bun.spawn(
+    [...binary, "user", "create", BENCH_OWNER.username, "--owner", "--password-stdin", "--database-url", url],
+    { stdin: "pipe" },
+  );
   user.stdin.write(BENCH_OWNER.password);
   await user.stdin.end();
   await user.exited;
   const sql = new SQL(url, { max: 1 });
   try {
     const [{ id: project }] = (await sql`SELECT id FROM projects WHERE name = 'bench'`) as [{ id: number }];
-    for (const name of ["big", "payments", "signups", "deploys"]) await sql`INSERT INTO channels (project_id, name, created_at) VALUES (${project}, ${name}, ${Date.now()}) ON CONFLICT DO NOTHING`;
+    for (const name of ["big", "payments", "signups", "deploys"])
+      await sql`INSERT INTO channels (project_id, name, created_at) VALUES (${project}, ${name}, ${Date.now()}) ON CONFLICT DO NOTHING`;
     const now = Date.now();
     const span = 60 * 86_400_000;
     const names = `(ARRAY[${EVENT_NAMES.map((n) => `'${n}'`).join(",")}])`;

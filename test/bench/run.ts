@@ -20,7 +20,11 @@ import { BUN, ensureWrk, ROOT, table, tempDir } from "./lib.ts";
 import { startupBenchmark } from "./startup.ts";
 
 const ALL = ["ingest", "fanout", "startup", "feed", "stall", "pg-ingest", "pg-read", "analytics", "alerts"];
-const only = new Set((process.env.BENCH_ONLY ?? ALL.join(",")).split(",").flatMap((s) => (s === "postgres" ? ["pg-ingest", "pg-read"] : [s])));
+const only = new Set(
+  (process.env.BENCH_ONLY ?? ALL.join(","))
+    .split(",")
+    .flatMap((s) => (s === "postgres" ? ["pg-ingest", "pg-read"] : [s])),
+);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const events = Number(process.env.BENCH_EVENTS ?? 1_000_000);
@@ -45,15 +49,33 @@ const section = (title: string, note: string, rows: (string | number)[][]) => {
 let chart = "";
 if (only.has("ingest")) {
   const { rows, curve } = await ingestBenchmark({ rounds, seconds, binary });
-  section("Ingest", `${rounds} alternating rounds of ${seconds} s per line (baseline, then Signalboard), medians; wrk with 2 threads on the same machine. The baseline is a bare \`Bun.serve\` that checks the Bearer header, parses the JSON body and answers JSON. CPU µs per event: the server process's CPU time (all its threads: requests, the search indexer, the writer thread when there is one) over the requests answered. Latency at half the peak rate: 32 connections, each waiting a random time between requests (exponentially distributed, as independent clients do) so that together they send half the peak, once the server has gone idle after the runs before.`, rows);
+  section(
+    "Ingest",
+    `${rounds} alternating rounds of ${seconds} s per line (baseline, then Signalboard), medians; wrk with 2 threads on the same machine. The baseline is a bare \`Bun.serve\` that checks the Bearer header, parses the JSON body and answers JSON. CPU µs per event: the server process's CPU time (all its threads: requests, the search indexer, the writer thread when there is one) over the requests answered. Latency at half the peak rate: 32 connections, each waiting a random time between requests (exponentially distributed, as independent clients do) so that together they send half the peak, once the server has gone idle after the runs before.`,
+    rows,
+  );
   chart = throughputChart(curve);
   await Bun.write(join(ROOT, "docs/throughput.svg"), chart);
 }
-if (only.has("fanout")) section("Live delivery and memory", "Subscribers are real SSE connections (plain HTTP/1.1 over TCP) held by a separate process on the same machine; its own reading is part of the latency measured. Live views flush at most every 250 ms (an event after a quiet moment goes out at once), render once per view and write one chunk per stream; a dashboard gets the newest 5 events of a flush and a count of the rest.", await fanoutBenchmark(binary, { rounds, seconds }));
-if (only.has("startup")) section("Start-up", "Wall time from spawning the compiled binary to its first 200 on /healthz; 7 runs.", await startupBenchmark(binaryPath));
+if (only.has("fanout"))
+  section(
+    "Live delivery and memory",
+    "Subscribers are real SSE connections (plain HTTP/1.1 over TCP) held by a separate process on the same machine; its own reading is part of the latency measured. Live views flush at most every 250 ms (an event after a quiet moment goes out at once), render once per view and write one chunk per stream; a dashboard gets the newest 5 events of a flush and a count of the rest.",
+    await fanoutBenchmark(binary, { rounds, seconds }),
+  );
+if (only.has("startup"))
+  section(
+    "Start-up",
+    "Wall time from spawning the compiled binary to its first 200 on /healthz; 7 runs.",
+    await startupBenchmark(binaryPath),
+  );
 if (only.has("feed")) {
   const { rows, seedSeconds } = await feedBenchmark(events, 30, binary);
-  section("Reading at scale", `${events.toLocaleString("en-US")} events seeded through the store (in ${seedSeconds.toFixed(0)} s; 85% in one channel, 4 tag keys each); 30 sequential requests per line after 3 warm-ups, on loopback.`, rows);
+  section(
+    "Reading at scale",
+    `${events.toLocaleString("en-US")} events seeded through the store (in ${seedSeconds.toFixed(0)} s; 85% in one channel, 4 tag keys each); 30 sequential requests per line after 3 warm-ups, on loopback.`,
+    rows,
+  );
 }
 
 if (only.has("stall")) {
@@ -62,7 +84,12 @@ if (only.has("stall")) {
   if (postgresBin()) {
     const cluster = await startCluster();
     try {
-      results.push(await stallBenchmark(binary, { name: "PostgreSQL", args: ["--database-url", await createDatabase(cluster.url, "stall")] }));
+      results.push(
+        await stallBenchmark(binary, {
+          name: "PostgreSQL",
+          args: ["--database-url", await createDatabase(cluster.url, "stall")],
+        }),
+      );
     } finally {
       await cluster.stop();
     }
@@ -75,9 +102,13 @@ if (only.has("stall")) {
 }
 
 if (only.has("pg-ingest") || only.has("pg-read")) {
-  if (!postgresBin()) console.error("PostgreSQL is not installed (apt-get install -y postgresql): its sections are left out");
+  if (!postgresBin())
+    console.error("PostgreSQL is not installed (apt-get install -y postgresql): its sections are left out");
   else {
-    const pg = await postgresBenchmark({ rounds, seconds, binary, events }, { ingest: only.has("pg-ingest"), read: only.has("pg-read") });
+    const pg = await postgresBenchmark(
+      { rounds, seconds, binary, events },
+      { ingest: only.has("pg-ingest"), read: only.has("pg-read") },
+    );
     if (only.has("pg-ingest")) {
       section(
         "PostgreSQL: ingest with several instances",
@@ -90,7 +121,12 @@ if (only.has("pg-ingest") || only.has("pg-read")) {
         pg.modelRows,
       );
     }
-    if (only.has("pg-read")) section("PostgreSQL: reading at scale", `${events.toLocaleString("en-US")} events (the same data set as above, written in a few statements in ${pg.seedSeconds.toFixed(0)} s), one instance; 30 sequential requests per line after 3 warm-ups.`, pg.readRows);
+    if (only.has("pg-read"))
+      section(
+        "PostgreSQL: reading at scale",
+        `${events.toLocaleString("en-US")} events (the same data set as above, written in a few statements in ${pg.seedSeconds.toFixed(0)} s), one instance; 30 sequential requests per line after 3 warm-ups.`,
+        pg.readRows,
+      );
   }
 }
 
@@ -104,11 +140,24 @@ if (only.has("analytics")) {
     const cluster = await startCluster();
     try {
       const url = await createDatabase(cluster.url, "analytics");
-      results.push(await analyticsBenchmark(binary, { name: "PostgreSQL", args: ["--data-dir", tempDir(), "--database-url", url], seed: () => seedPostgres(binary, url, events) }, options));
+      results.push(
+        await analyticsBenchmark(
+          binary,
+          {
+            name: "PostgreSQL",
+            args: ["--data-dir", tempDir(), "--database-url", url],
+            seed: () => seedPostgres(binary, url, events),
+          },
+          options,
+        ),
+      );
     } finally {
       await cluster.stop();
     }
-  } else if (stores.includes("postgres")) console.error("PostgreSQL is not installed (apt-get install -y postgresql): its half of the analytics section is left out");
+  } else if (stores.includes("postgres"))
+    console.error(
+      "PostgreSQL is not installed (apt-get install -y postgresql): its half of the analytics section is left out",
+    );
   const rows = analyticsRows(results);
   section(
     "Asking the data (charts and funnels)",
@@ -128,7 +177,13 @@ if (only.has("alerts")) {
   if (postgresBin()) {
     const cluster = await startCluster();
     try {
-      results.push(await alertsBenchmark(binary, { name: "PostgreSQL", args: ["--database-url", await createDatabase(cluster.url, "alerts")] }, { rounds, seconds }));
+      results.push(
+        await alertsBenchmark(
+          binary,
+          { name: "PostgreSQL", args: ["--database-url", await createDatabase(cluster.url, "alerts")] },
+          { rounds, seconds },
+        ),
+      );
     } finally {
       await cluster.stop();
     }

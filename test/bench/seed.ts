@@ -8,7 +8,15 @@ import { openIndexerConnection, prepareSearch, searchIndexer } from "../../src/s
 /** Users the events are spread over (each has an event about every 3 days of the 60). */
 export const BENCH_USERS = 50_000;
 /** The event names by i % 7: one in 7 is a payment, one in 7 a checkout (a funnel's steps), the rest page views. */
-export const EVENT_NAMES = ["Payment received", "Page viewed", "Page viewed", "Checkout started", "Page viewed", "Page viewed", "Page viewed"];
+export const EVENT_NAMES = [
+  "Payment received",
+  "Page viewed",
+  "Page viewed",
+  "Checkout started",
+  "Page viewed",
+  "Page viewed",
+  "Page viewed",
+];
 
 export const BENCH_OWNER = { username: "bench", password: "bench password 1" };
 
@@ -17,8 +25,16 @@ export async function benchSession(url: string): Promise<string> {
   const page = await fetch(`${url}/login`);
   const formCookie = page.headers.getSetCookie()[0]!.split(";")[0]!;
   const form = /name="_form" value="([^"]+)"/.exec(await page.text())![1]!;
-  const res = await fetch(`${url}/login`, { method: "POST", redirect: "manual", headers: { Cookie: formCookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _form: form, ...BENCH_OWNER, next: "/" }) });
-  return res.headers.getSetCookie().find((c) => c.startsWith("sb_session="))!.split(";")[0]!;
+  const res = await fetch(`${url}/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { Cookie: formCookie, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ _form: form, ...BENCH_OWNER, next: "/" }),
+  });
+  return res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("sb_session="))!
+    .split(";")[0]!;
 }
 
 export async function seed(dataDir: string, count: number): Promise<{ seconds: number }> {
@@ -26,7 +42,8 @@ export async function seed(dataDir: string, count: number): Promise<{ seconds: n
   const started = performance.now();
   const project = (await store.projects.create("bench")) ?? (await store.projects.findByName("bench"))!;
   const channels: { name: string; id: number }[] = [];
-  for (const name of ["big", "payments", "signups", "deploys"]) channels.push({ name, id: (await store.projects.ensureChannel(project.id, name, Date.now())).id });
+  for (const name of ["big", "payments", "signups", "deploys"])
+    channels.push({ name, id: (await store.projects.ensureChannel(project.id, name, Date.now())).id });
   const plans = ["free", "pro", "team", "enterprise"];
   const now = Date.now();
   const span = 60 * 86_400_000;
@@ -59,7 +76,9 @@ export async function seed(dataDir: string, count: number): Promise<{ seconds: n
   const { indexPending } = searchIndexer(indexer);
   while (indexPending(100_000) > 0);
   indexer.close();
-  await accountService(store, { sessionTtlMs: 86_400_000 }).createUser(BENCH_OWNER, "owner").catch(() => {});
+  await accountService(store, { sessionTtlMs: 86_400_000 })
+    .createUser(BENCH_OWNER, "owner")
+    .catch(() => {});
   await store.close();
   return { seconds: (performance.now() - started) / 1000 };
 }

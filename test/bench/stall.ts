@@ -10,14 +10,31 @@ import { median, startProcess, tempDir } from "./lib.ts";
 const USERS = 1500;
 const SEARCHES = 12;
 
-export type StallResult = { store: string; healthMs: number; readyMs: number | null; ingestMs: number; searchesOk: number; searchesTimedOut: number; searchMs: number; aloneMs: number };
+export type StallResult = {
+  store: string;
+  healthMs: number;
+  readyMs: number | null;
+  ingestMs: number;
+  searchesOk: number;
+  searchesTimedOut: number;
+  searchMs: number;
+  aloneMs: number;
+};
 
 export async function stallBenchmark(binary: string[], store: { name: string; args: string[] }): Promise<StallResult> {
   const dataDir = tempDir();
   const args = ["--data-dir", dataDir, ...store.args];
-  const token = Bun.spawnSync([...binary, "token", "create", "--name", "stall", ...args]).stdout.toString().trim().split("\n").at(-1)!;
-  Bun.spawnSync([...binary, "user", "create", BENCH_OWNER.username, "--owner", "--password-stdin", ...args], { stdin: new TextEncoder().encode(BENCH_OWNER.password) });
-  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", ...args], { SIGNALBOARD_LOG_LEVEL: "info" });
+  const token = Bun.spawnSync([...binary, "token", "create", "--name", "stall", ...args])
+    .stdout.toString()
+    .trim()
+    .split("\n")
+    .at(-1)!;
+  Bun.spawnSync([...binary, "user", "create", BENCH_OWNER.username, "--owner", "--password-stdin", ...args], {
+    stdin: new TextEncoder().encode(BENCH_OWNER.password),
+  });
+  const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", ...args], {
+    SIGNALBOARD_LOG_LEVEL: "info",
+  });
   try {
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
     console.error(`  seeding ${USERS} users of 100 properties x 600 characters (${store.name})...`);
@@ -29,7 +46,11 @@ export async function stallBenchmark(binary: string[], store: { name: string; ar
           const properties: Record<string, string> = {};
           for (let p = 0; p < 99; p++) properties[`p${p}`] = filler;
           properties.p99 = `${filler.slice(0, 580)} ${n % 100 === 0 ? "needle" : "hay"}`;
-          const res = await fetch(`${server.url}/v1/identify`, { method: "POST", headers, body: JSON.stringify({ project: "default", user_id: `user-${n}`, properties }) });
+          const res = await fetch(`${server.url}/v1/identify`, {
+            method: "POST",
+            headers,
+            body: JSON.stringify({ project: "default", user_id: `user-${n}`, properties }),
+          });
           if (!res.ok) throw new Error(`identify answered ${res.status}`);
         }),
       );
@@ -59,7 +80,11 @@ export async function stallBenchmark(binary: string[], store: { name: string; ar
     const writes = (async () => {
       while (running) {
         const started = performance.now();
-        const res = await fetch(`${server.url}/v1/log`, { method: "POST", headers, body: JSON.stringify({ project: "default", channel: "stall", event: "meanwhile" }) });
+        const res = await fetch(`${server.url}/v1/log`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ project: "default", channel: "stall", event: "meanwhile" }),
+        });
         await res.text();
         if (!res.ok) throw new Error(`an event during the searches answered ${res.status}`);
         longest.ingest = Math.max(longest.ingest, performance.now() - started);
@@ -87,10 +112,30 @@ export async function stallBenchmark(binary: string[], store: { name: string; ar
 }
 
 export function stallRows(results: StallResult[]): (string | number)[][] {
-  const rows: (string | number)[][] = [["store", "one search alone (ms)", "12 at once: slowest (ms)", "answered / query_timeout", "longest /healthz (ms)", "longest /readyz (ms)", "longest ingest (ms)", "target"]];
+  const rows: (string | number)[][] = [
+    [
+      "store",
+      "one search alone (ms)",
+      "12 at once: slowest (ms)",
+      "answered / query_timeout",
+      "longest /healthz (ms)",
+      "longest /readyz (ms)",
+      "longest ingest (ms)",
+      "target",
+    ],
+  ];
   for (const r of results) {
     const target = r.store === "PostgreSQL" ? "ingest < 500, /readyz answers" : "/healthz and ingest < 250";
-    rows.push([r.store, r.aloneMs.toFixed(0), r.searchMs.toFixed(0), `${r.searchesOk} / ${r.searchesTimedOut}`, r.healthMs.toFixed(0), r.readyMs === null ? "" : r.readyMs.toFixed(0), r.ingestMs.toFixed(0), target]);
+    rows.push([
+      r.store,
+      r.aloneMs.toFixed(0),
+      r.searchMs.toFixed(0),
+      `${r.searchesOk} / ${r.searchesTimedOut}`,
+      r.healthMs.toFixed(0),
+      r.readyMs === null ? "" : r.readyMs.toFixed(0),
+      r.ingestMs.toFixed(0),
+      target,
+    ]);
   }
   return rows;
 }

@@ -6,10 +6,16 @@ import { median, tempDir } from "./lib.ts";
 
 async function timeToFirst200(binary: string, dataDir: string, port: number): Promise<number> {
   const started = performance.now();
-  const proc = spawn([binary, "serve", "--port", String(port), "--host", "127.0.0.1", "--data-dir", dataDir], { stdout: "ignore", stderr: "ignore", env: { ...process.env, SIGNALBOARD_LOG_LEVEL: "warn" } });
+  const proc = spawn([binary, "serve", "--port", String(port), "--host", "127.0.0.1", "--data-dir", dataDir], {
+    stdout: "ignore",
+    stderr: "ignore",
+    env: { ...process.env, SIGNALBOARD_LOG_LEVEL: "warn" },
+  });
   try {
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200).catch(() => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`)
+        .then((r) => r.status === 200)
+        .catch(() => false);
       if (ok) return performance.now() - started;
       if (performance.now() - started > 10_000) throw new Error("the binary did not answer within 10 s");
       await Bun.sleep(2);
@@ -31,7 +37,12 @@ export async function startupBenchmark(binary: string, runs = 7): Promise<(strin
   }
   return [
     ["start-up of the compiled binary", "median ms", "slowest ms", "target"],
-    ["to the first 200, empty data directory (creates and migrates the database)", median(cold).toFixed(0), Math.max(...cold).toFixed(0), "< 300 ms"],
+    [
+      "to the first 200, empty data directory (creates and migrates the database)",
+      median(cold).toFixed(0),
+      Math.max(...cold).toFixed(0),
+      "< 300 ms",
+    ],
     ["to the first 200, existing database", median(warm).toFixed(0), Math.max(...warm).toFixed(0), "< 300 ms"],
   ];
 }

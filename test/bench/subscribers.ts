@@ -11,7 +11,13 @@
 // Each subscriber is a plain TCP socket speaking HTTP/1.1, read in a data callback: the client's own
 // cost per received chunk stays small, so the latency measured is mostly the server's.
 export {};
-const [url, path, header, countText, mode] = process.argv.slice(2) as [string, string, string, string, "measure" | "hold" | "markers"];
+const [url, path, header, countText, mode] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  "measure" | "hold" | "markers",
+];
 const count = Number(countText);
 const target = new URL(url);
 const request = `GET ${path} HTTP/1.1\r\nHost: ${target.host}\r\n${header}\r\nAccept: text/event-stream\r\n\r\n`;
@@ -22,7 +28,14 @@ let sentAt = 0;
 const markers = new Map<string, number>();
 const arrivals: number[] = [];
 
-type State = { tail: string; connected: boolean; done: boolean; seen: Set<string>; ready: () => void; fail: (error: Error) => void };
+type State = {
+  tail: string;
+  connected: boolean;
+  done: boolean;
+  seen: Set<string>;
+  ready: () => void;
+  fail: (error: Error) => void;
+};
 
 async function subscribe(): Promise<void> {
   const state: State = { tail: "", connected: false, done: false, seen: new Set(), ready: () => {}, fail: () => {} };
@@ -88,22 +101,46 @@ if (mode === "markers") {
   const token = process.env.BENCH_TOKEN!;
   for (let n = 0; n < 20; n++) {
     markers.set(String(n), performance.timeOrigin + performance.now());
-    await fetch(`${url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "default", channel: "latency", event: `latency-marker-${n}-end` }) });
+    await fetch(`${url}/v1/log`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ project: "default", channel: "latency", event: `latency-marker-${n}-end` }),
+    });
     await Bun.sleep(200);
   }
   await Bun.sleep(2000);
   arrivals.sort((a, b) => a - b);
   const at = (p: number) => arrivals[Math.min(arrivals.length - 1, Math.floor(arrivals.length * p))] ?? NaN;
-  console.log(JSON.stringify({ expected: 20 * count, arrived: arrivals.length, p50: at(0.5), p99: at(0.99), max: arrivals.at(-1) ?? NaN }));
+  console.log(
+    JSON.stringify({
+      expected: 20 * count,
+      arrived: arrivals.length,
+      p50: at(0.5),
+      p99: at(0.99),
+      max: arrivals.at(-1) ?? NaN,
+    }),
+  );
   process.exit(0);
 }
 expected = `fanout-${Date.now()}`;
 sentAt = performance.timeOrigin + performance.now();
 const at = header.indexOf(":");
-await fetch(`${url}/v1/log`, { method: "POST", headers: { [header.slice(0, at)]: header.slice(at + 1).trim(), "Content-Type": "application/json" }, body: JSON.stringify({ project: "default", channel: "fanout", event: expected }) });
+await fetch(`${url}/v1/log`, {
+  method: "POST",
+  headers: { [header.slice(0, at)]: header.slice(at + 1).trim(), "Content-Type": "application/json" },
+  body: JSON.stringify({ project: "default", channel: "fanout", event: expected }),
+});
 const deadline = Date.now() + 30_000;
 while (received.length < count && Date.now() < deadline) await Bun.sleep(5);
 received.sort((a, b) => a - b);
 const pct = (p: number) => received[Math.min(received.length - 1, Math.floor(received.length * p))] ?? NaN;
-console.log(JSON.stringify({ subscribers: count, delivered: received.length, p50: pct(0.5), p99: pct(0.99), max: received.at(-1) ?? NaN }));
+console.log(
+  JSON.stringify({
+    subscribers: count,
+    delivered: received.length,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    max: received.at(-1) ?? NaN,
+  }),
+);
 process.exit(0);

@@ -6,7 +6,17 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers.ts";
-import { CHROMIUM, describeBrowser, launch, ok, sendEvent, sendMetric, serverPool, signIn, withPage } from "./browser.ts";
+import {
+  CHROMIUM,
+  describeBrowser,
+  launch,
+  ok,
+  sendEvent,
+  sendMetric,
+  serverPool,
+  signIn,
+  withPage,
+} from "./browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -25,7 +35,12 @@ async function audit(page: Page): Promise<Found[]> {
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
     const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n: any) => String(n.target)).slice(0, 5) }));
+    return result.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n: any) => String(n.target)).slice(0, 5),
+    }));
   });
   return (violations as Found[]).filter((v) => v.impact === "serious" || v.impact === "critical");
 }
@@ -46,23 +61,64 @@ async function seed(server: TestServer): Promise<{ eventId: number }> {
       event: "Payment received",
       icon: "💰",
       parser: "markdown",
-      description: "Paid by **Acme**, see [the invoice](https://billing.example.com/i/1) and [this](javascript:alert(1)).\n\n> Thanks for the quick turnaround.",
+      description:
+        "Paid by **Acme**, see [the invoice](https://billing.example.com/i/1) and [this](javascript:alert(1)).\n\n> Thanks for the quick turnaround.",
       tags: { plan: "pro", seats: 5 },
       user_id: "alice@example.com",
       notify: false,
     }),
   );
-  await ok(sendEvent(server, { project: "default", channel: "deploys", event: "Deployed", description: "v1.2.3 to production" }));
+  await ok(
+    sendEvent(server, {
+      project: "default",
+      channel: "deploys",
+      event: "Deployed",
+      description: "v1.2.3 to production",
+    }),
+  );
   // A historical event: its mark is on the feeds too.
-  await ok(sendEvent(server, { project: "default", channel: "deploys", event: "Backfilled", tags: { env: "prod" }, timestamp: Math.floor(Date.now() / 1000) - 3600 }));
+  await ok(
+    sendEvent(server, {
+      project: "default",
+      channel: "deploys",
+      event: "Backfilled",
+      tags: { env: "prod" },
+      timestamp: Math.floor(Date.now() / 1000) - 3600,
+    }),
+  );
   await ok(sendMetric(server, { title: "Signups", value: 42, icon: "📈" }));
   await ok(sendMetric(server, { title: "Status", value: "green" }));
-  await server.services.integrations.create({ project: "default", kind: "webhook", name: "ops", config: { url: "http://127.0.0.1:9/hook" } });
-  await server.services.charts.create({ project: "default", kind: "series", name: "Payments by plan", definition: { group_by: "tag:plan", last_days: 7 }, position: 1 });
-  await server.services.charts.create({ project: "default", kind: "funnel", name: "Pay then deploy", definition: { steps: ["Payment received", "Deployed"], last_days: 7 }, position: 2 });
-  await server.services.alerts.create({ project: "default", name: "Payments stopped", kind: "absence", filter: { channel: "payments" }, period: 3600 });
+  await server.services.integrations.create({
+    project: "default",
+    kind: "webhook",
+    name: "ops",
+    config: { url: "http://127.0.0.1:9/hook" },
+  });
+  await server.services.charts.create({
+    project: "default",
+    kind: "series",
+    name: "Payments by plan",
+    definition: { group_by: "tag:plan", last_days: 7 },
+    position: 1,
+  });
+  await server.services.charts.create({
+    project: "default",
+    kind: "funnel",
+    name: "Pay then deploy",
+    definition: { steps: ["Payment received", "Deployed"], last_days: 7 },
+    position: 2,
+  });
+  await server.services.alerts.create({
+    project: "default",
+    name: "Payments stopped",
+    kind: "absence",
+    filter: { channel: "payments" },
+    period: 3600,
+  });
   // Someone with a role and a project, for Settings → Members (and a failed sign-in for Settings → Audit).
-  await server.services.accounts.createUser({ username: "vera", password: "vera's long password" }, "viewer", { projects: ["default"] });
+  await server.services.accounts.createUser({ username: "vera", password: "vera's long password" }, "viewer", {
+    projects: ["default"],
+  });
   await server.services.accounts.login("vera", "not her password", "203.0.113.5");
   return { eventId: first.id };
 }
@@ -114,7 +170,9 @@ describeBrowser("accessibility (axe-core)", () => {
             expect({ path, status: response?.status() }).toEqual({ path, status: 200 });
             await page.waitForLoadState("load");
             // Cards and previews load after the page: audit them as they are shown.
-            await page.waitForFunction(() => ![...document.querySelectorAll(".card-body")].some((el) => el.textContent?.includes("Loading…")));
+            await page.waitForFunction(
+              () => ![...document.querySelectorAll(".card-body")].some((el) => el.textContent?.includes("Loading…")),
+            );
             const violations = await audit(page);
             if (violations.length) found[`${view.name} ${path}`] = violations;
           }

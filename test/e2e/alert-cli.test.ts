@@ -14,11 +14,41 @@ beforeAll(async () => {
 });
 
 test("alert create, list, pause, resume, test and delete", async () => {
-  const made = await alert("create", "--name", "Nightly backup", "--kind", "absence", "--channel", "cron", "--event", "Backup done", "--tag", "host=db1", "--period", "1d", "--grace", "10m");
+  const made = await alert(
+    "create",
+    "--name",
+    "Nightly backup",
+    "--kind",
+    "absence",
+    "--channel",
+    "cron",
+    "--event",
+    "Backup done",
+    "--tag",
+    "host=db1",
+    "--period",
+    "1d",
+    "--grace",
+    "10m",
+  );
   expect(made.stderr).toBe("");
   expect(made.code).toBe(0);
   expect(made.stdout).toContain('Created alert rule 1 "Nightly backup" (absence: every 86400s, grace 600s).');
-  const count = await alert("create", "--name", "Error burst", "--kind", "count", "--channel", "errors", "--window", "300", "--above", "10", "--repeat", "1h");
+  const count = await alert(
+    "create",
+    "--name",
+    "Error burst",
+    "--kind",
+    "count",
+    "--channel",
+    "errors",
+    "--window",
+    "300",
+    "--above",
+    "10",
+    "--repeat",
+    "1h",
+  );
   expect(count.stdout).toContain('Created alert rule 2 "Error burst" (count: above 10 in 300s).');
 
   const listed = await alert("list");
@@ -31,7 +61,9 @@ test("alert create, list, pause, resume, test and delete", async () => {
   const tested = await alert("test", "2");
   expect(tested.code).toBe(0);
   expect(tested.stdout).toContain('Sent a test notice of "Error burst"');
-  const notice = withDatabase(databaseFile(dataDir), (db) => db.query<{ event: string; notify: number }, []>("SELECT event, notify FROM events ORDER BY id DESC LIMIT 1").get());
+  const notice = withDatabase(databaseFile(dataDir), (db) =>
+    db.query<{ event: string; notify: number }, []>("SELECT event, notify FROM events ORDER BY id DESC LIMIT 1").get(),
+  );
   expect(notice).toEqual({ event: "Test: Error burst", notify: 1 });
 
   expect((await alert("delete", "2")).stdout).toContain('Deleted alert rule 2 "Error burst"');
@@ -42,7 +74,19 @@ test("mistakes are told plainly, with exit code 2", async () => {
   const noKind = await alert("create", "--name", "x", "--period", "60");
   expect(noKind.code).toBe(2);
   expect(noKind.stderr).toContain("kind");
-  const both = await alert("create", "--name", "x", "--kind", "count", "--window", "60", "--above", "1", "--below", "0");
+  const both = await alert(
+    "create",
+    "--name",
+    "x",
+    "--kind",
+    "count",
+    "--window",
+    "60",
+    "--above",
+    "1",
+    "--below",
+    "0",
+  );
   expect(both.code).toBe(2);
   expect(both.stderr).toContain("below: give above or below, not both");
   const badDuration = await alert("create", "--name", "x", "--kind", "absence", "--period", "a day");

@@ -15,9 +15,12 @@ let binary: string;
 beforeAll(async () => {
   const buildDir = tempDir("signalboard-build-");
   const sources = tempDir("signalboard-sources-");
-  for (const part of ["src", "drizzle", "public", "scripts", "package.json", "tsconfig.json"]) cpSync(join(ROOT, part), join(sources, part), { recursive: true });
+  for (const part of ["src", "drizzle", "public", "scripts", "package.json", "tsconfig.json"])
+    cpSync(join(ROOT, part), join(sources, part), { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(sources, "node_modules"));
-  const built = await run([process.execPath, join(sources, "scripts/build.ts")], [join(buildDir, "signalboard")], { cwd: sources });
+  const built = await run([process.execPath, join(sources, "scripts/build.ts")], [join(buildDir, "signalboard")], {
+    cwd: sources,
+  });
   rmSync(sources, { recursive: true, force: true });
   if (built.code !== 0) throw new Error(`build failed:\n${built.stdout}\n${built.stderr}`);
   dir = tempDir("signalboard-bin-");
@@ -41,7 +44,11 @@ describe("the compiled binary", () => {
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
     const health = await fetch(`${first.url}/healthz`).then((r) => r.json());
     expect(health.status).toBe("ok");
-    const sent = await fetch(`${first.url}/v1/log`, { method: "POST", headers, body: JSON.stringify({ project: "default", channel: "bin", event: "From the binary", icon: ":rocket:" }) });
+    const sent = await fetch(`${first.url}/v1/log`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ project: "default", channel: "bin", event: "From the binary", icon: ":rocket:" }),
+    });
     expect(sent.status).toBe(200);
     const started = performance.now();
     expect(await first.stop("SIGTERM")).toBe(0);
@@ -49,7 +56,9 @@ describe("the compiled binary", () => {
 
     const second = await serve([binary], [], { cwd: dir });
     const list = await fetch(`${second.url}/v1/events?project=default`, { headers }).then((r) => r.json());
-    expect(list.events.map((e: { event: string; icon: string }) => [e.event, e.icon])).toEqual([["From the binary", "🚀"]]);
+    expect(list.events.map((e: { event: string; icon: string }) => [e.event, e.icon])).toEqual([
+      ["From the binary", "🚀"],
+    ]);
     const projects = await run([binary], ["project", "list"], { cwd: dir });
     expect(projects.stdout).not.toContain("from-dotenv");
     expect(await second.stop("SIGINT")).toBe(0);
@@ -58,11 +67,21 @@ describe("the compiled binary", () => {
   test("serves the scripts other sites load, from inside itself: the tracker and the feedback widget", async () => {
     const server = await serve([binary], [], { cwd: dir });
     try {
-      for (const [path, file] of [["/web/ls.js", "public/web/ls.js"], ["/feedback/ls.js", "public/feedback/ls.js"]] as const) {
+      for (const [path, file] of [
+        ["/web/ls.js", "public/web/ls.js"],
+        ["/feedback/ls.js", "public/feedback/ls.js"],
+      ] as const) {
         const res = await fetch(server.url + path, { headers: { "Accept-Encoding": "gzip" }, decompress: false });
-        expect({ path, status: res.status, type: res.headers.get("content-type"), cors: res.headers.get("access-control-allow-origin") }).toEqual({ path, status: 200, type: "text/javascript; charset=utf-8", cors: "*" });
+        expect({
+          path,
+          status: res.status,
+          type: res.headers.get("content-type"),
+          cors: res.headers.get("access-control-allow-origin"),
+        }).toEqual({ path, status: 200, type: "text/javascript; charset=utf-8", cors: "*" });
         expect(res.headers.get("content-encoding")).toBe("gzip");
-        expect(Bun.gunzipSync(new Uint8Array(await res.arrayBuffer()))).toEqual(await Bun.file(join(ROOT, file)).bytes());
+        expect(Bun.gunzipSync(new Uint8Array(await res.arrayBuffer()))).toEqual(
+          await Bun.file(join(ROOT, file)).bytes(),
+        );
         const again = await fetch(server.url + path, { headers: { "If-None-Match": res.headers.get("etag")! } });
         expect(again.status).toBe(304);
       }
@@ -76,12 +95,18 @@ describe("the compiled binary", () => {
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
     const server = await serve([binary], ["--writer", "thread"], { cwd: dir });
     try {
-      const sent = await fetch(`${server.url}/v1/log`, { method: "POST", headers, body: JSON.stringify({ project: "default", channel: "bin", event: "Wombat from a thread" }), signal: AbortSignal.timeout(5000) });
+      const sent = await fetch(`${server.url}/v1/log`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ project: "default", channel: "bin", event: "Wombat from a thread" }),
+        signal: AbortSignal.timeout(5000),
+      });
       expect(sent.status).toBe(200);
       let found: { event: string }[] = [];
       for (let i = 0; i < 40 && !found.length; i++) {
         await Bun.sleep(100);
-        found = (await fetch(`${server.url}/v1/events?project=default&q=wombat`, { headers }).then((r) => r.json())).events;
+        found = (await fetch(`${server.url}/v1/events?project=default&q=wombat`, { headers }).then((r) => r.json()))
+          .events;
       }
       expect(found.map((e) => e.event)).toEqual(["Wombat from a thread"]);
       expect(server.logs()).not.toContain('"level":"error"');
@@ -106,10 +131,17 @@ describe.skipIf(!postgresBin())("the compiled binary on PostgreSQL", () => {
     const a = await serve([binary], [], { cwd: dir, env });
     const b = await serve([binary], [], { cwd: dir, env });
     try {
-      expect(await fetch(`${a.url}/readyz`).then((r) => r.json())).toMatchObject({ status: "ready", database: "postgresql" });
+      expect(await fetch(`${a.url}/readyz`).then((r) => r.json())).toMatchObject({
+        status: "ready",
+        database: "postgresql",
+      });
       const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
       const stream = await openSse(`${b.url}/v1/stream?project=default`, { Authorization: `Bearer ${token}` });
-      const sent = await fetch(`${a.url}/v1/log`, { method: "POST", headers, body: JSON.stringify({ project: "default", channel: "bin", event: "Through A", tags: { via: "pg" } }) });
+      const sent = await fetch(`${a.url}/v1/log`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ project: "default", channel: "bin", event: "Through A", tags: { via: "pg" } }),
+      });
       expect(sent.status).toBe(200);
       await stream.waitFor(1);
       expect(JSON.parse(stream.frames[0]!.data)).toMatchObject({ event: "Through A", tags: { via: "pg" } });

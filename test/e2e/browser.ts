@@ -9,8 +9,12 @@ import { startTestServer, type TestServer } from "../helpers.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
-if (!available && process.env.SIGNALBOARD_REQUIRE_BROWSER === "1") throw new Error(`Chromium not found at ${CHROMIUM}; install it with: apt-get install -y chromium`);
-if (!available) console.warn(`Chromium not found at ${CHROMIUM}: browser tests are skipped (apt-get install -y chromium to run them)`);
+if (!available && process.env.SIGNALBOARD_REQUIRE_BROWSER === "1")
+  throw new Error(`Chromium not found at ${CHROMIUM}; install it with: apt-get install -y chromium`);
+if (!available)
+  console.warn(
+    `Chromium not found at ${CHROMIUM}: browser tests are skipped (apt-get install -y chromium to run them)`,
+  );
 
 /** describe() when Chromium is installed, describe.skip() otherwise. */
 export const describeBrowser = available ? describe : describe.skip;
@@ -21,7 +25,14 @@ export function launch(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-gpu", "--no-first-run", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-sync",
+    ],
   });
 }
 
@@ -43,7 +54,8 @@ export function serverPool(defaults: Record<string, string> = {}) {
   };
   return {
     track,
-    withOwner: async (settings: Record<string, string> = {}) => track(await serverWithOwner({ ...defaults, ...settings })),
+    withOwner: async (settings: Record<string, string> = {}) =>
+      track(await serverWithOwner({ ...defaults, ...settings })),
     // Newest first: a server restarted on an older one's data dir must stop before that dir goes.
     closeAll: async () => {
       for (const server of started.splice(0).reverse()) await server.close();
@@ -66,14 +78,24 @@ export const STEP_TIMEOUT = 5_000;
  * Runs `fn` with a fresh page (its own cookies). Collects page errors and CSP violations: a test
  * fails if the page threw or the policy blocked something. Saves a screenshot and the error when it fails.
  */
-export async function withPage(browser: Browser, name: string, fn: (page: Page, context: BrowserContext) => Promise<void>, options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; timezoneId?: string } = {}): Promise<void> {
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, colorScheme: options.colorScheme ?? "light", timezoneId: options.timezoneId });
+export async function withPage(
+  browser: Browser,
+  name: string,
+  fn: (page: Page, context: BrowserContext) => Promise<void>,
+  options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark"; timezoneId?: string } = {},
+): Promise<void> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1280, height: 900 },
+    colorScheme: options.colorScheme ?? "light",
+    timezoneId: options.timezoneId,
+  });
   context.setDefaultTimeout(STEP_TIMEOUT);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("console", (message) => {
-    if (message.type() === "error" && /Content Security Policy|Refused to/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+    if (message.type() === "error" && /Content Security Policy|Refused to/i.test(message.text()))
+      problems.push(`CSP: ${message.text()}`);
   });
   try {
     await fn(page, context);
@@ -101,12 +123,28 @@ export async function ok(response: Promise<Response>): Promise<any> {
 }
 
 /** Sends an event over the HTTP API, as an app would. */
-export async function sendEvent(server: TestServer, body: Record<string, unknown>, token = server.token): Promise<Response> {
-  return fetch(`${server.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+export async function sendEvent(
+  server: TestServer,
+  body: Record<string, unknown>,
+  token = server.token,
+): Promise<Response> {
+  return fetch(`${server.url}/v1/log`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
-export async function sendMetric(server: TestServer, body: Record<string, unknown>, token = server.token): Promise<Response> {
-  return fetch(`${server.url}/send-metric`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+export async function sendMetric(
+  server: TestServer,
+  body: Record<string, unknown>,
+  token = server.token,
+): Promise<Response> {
+  return fetch(`${server.url}/send-metric`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 /**
@@ -117,7 +155,8 @@ export function watchProblems(page: Page): string[] {
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("console", (message) => {
-    if (message.type() === "error" && /Content Security Policy|Refused to/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+    if (message.type() === "error" && /Content Security Policy|Refused to/i.test(message.text()))
+      problems.push(`CSP: ${message.text()}`);
   });
   return problems;
 }

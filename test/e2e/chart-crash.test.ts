@@ -14,8 +14,14 @@ const KILLS = 6;
 /** The charts saved and the dashboard's cards, as the database holds them. */
 const saved = (dataDir: string) =>
   withDatabase(databaseFile(dataDir), (db) => ({
-    charts: db.query<{ id: number }, []>("SELECT id FROM charts ORDER BY id").all().map((c) => c.id),
-    cards: JSON.parse(db.query<{ cards: string }, []>("SELECT cards FROM dashboards").get()?.cards ?? "[]") as (number | string)[],
+    charts: db
+      .query<{ id: number }, []>("SELECT id FROM charts ORDER BY id")
+      .all()
+      .map((c) => c.id),
+    cards: JSON.parse(db.query<{ cards: string }, []>("SELECT cards FROM dashboards").get()?.cards ?? "[]") as (
+      | number
+      | string
+    )[],
   }));
 
 test("a kill among pinned chart saves leaves each chart saved and pinned, or not saved", async () => {
@@ -34,7 +40,13 @@ test("a kill among pinned chart saves leaves each chart saved and pinned, or not
         const res = await fetch(`${url}/v1/charts`, {
           method: "POST",
           headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-          body: JSON.stringify({ project: "default", kind: "series", name: `chart ${n++}`, definition: { last_days: 7 }, position: 0 }),
+          body: JSON.stringify({
+            project: "default",
+            kind: "series",
+            name: `chart ${n++}`,
+            definition: { last_days: 7 },
+            position: 0,
+          }),
         }).catch(() => null);
         if (!res) return;
         // A full dashboard (50 cards) refuses another card, and nothing is saved: this client is done.
@@ -58,7 +70,11 @@ test("a kill among pinned chart saves leaves each chart saved and pinned, or not
     expect({ kill, unpinned: mine.filter((id) => !cards.includes(id)) }).toEqual({ kill, unpinned: [] });
     // The next round starts with this round's charts off the dashboard, so that it has room.
     await server.stop();
-    withDatabase(databaseFile(dataDir), (db) => db.run("UPDATE dashboards SET cards = ?", [JSON.stringify(cards.filter((c) => typeof c === "string"))]), { write: true });
+    withDatabase(
+      databaseFile(dataDir),
+      (db) => db.run("UPDATE dashboards SET cards = ?", [JSON.stringify(cards.filter((c) => typeof c === "string"))]),
+      { write: true },
+    );
     server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
   }
   await server.stop();

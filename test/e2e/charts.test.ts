@@ -6,7 +6,19 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import type { TestServer } from "../helpers.ts";
-import { CHROMIUM, describeBrowser, launch, ok, sendEvent, sendMetric, serverPool, signIn, STEP_TIMEOUT, watchProblems, withPage } from "./browser.ts";
+import {
+  CHROMIUM,
+  describeBrowser,
+  launch,
+  ok,
+  sendEvent,
+  sendMetric,
+  serverPool,
+  signIn,
+  STEP_TIMEOUT,
+  watchProblems,
+  withPage,
+} from "./browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -28,7 +40,10 @@ async function metricAt(server: TestServer, title: string, value: number, at: nu
 /** The window the metric chart draws, as uPlot's x scale has it (Unix ms). */
 async function shownWindow(page: Page): Promise<{ from: number; to: number }> {
   await page.waitForSelector(".chart[data-shown-from] canvas");
-  return page.$eval(".chart", (el) => ({ from: Number((el as HTMLElement).dataset.shownFrom), to: Number((el as HTMLElement).dataset.shownTo) }));
+  return page.$eval(".chart", (el) => ({
+    from: Number((el as HTMLElement).dataset.shownFrom),
+    to: Number((el as HTMLElement).dataset.shownTo),
+  }));
 }
 
 /** Moves the mouse over the plot at `fraction` of its width and returns what uPlot's legend says the value there is. */
@@ -91,16 +106,28 @@ describeBrowser("a metric's history", () => {
       await page.evaluate(() => ((window as any).__notReloaded = true));
       // The page is following once the stream is open: the server's first metric frame has come.
       await ok(sendMetric(server, { title: "Queue", value: 1259 }));
-      await page.waitForFunction(() => document.querySelector("[data-testid=metric-value]")?.textContent === "1,259", null, { timeout: STEP_TIMEOUT });
+      await page.waitForFunction(
+        () => document.querySelector("[data-testid=metric-value]")?.textContent === "1,259",
+        null,
+        { timeout: STEP_TIMEOUT },
+      );
       expect(await valueAt(page, 0.995)).toBe("1,259");
       expect(await valueAt(page, 0.01)).toBe("5");
       await ok(sendMetric(server, { title: "Queue", value: 3 }));
-      await page.waitForFunction(() => document.querySelector("[data-testid=metric-value]")?.textContent === "3", null, { timeout: STEP_TIMEOUT });
+      await page.waitForFunction(
+        () => document.querySelector("[data-testid=metric-value]")?.textContent === "3",
+        null,
+        { timeout: STEP_TIMEOUT },
+      );
       expect(await valueAt(page, 0.995)).toBe("3");
       // Another metric of the project changes nothing here.
       await ok(sendMetric(server, { title: "Other", value: 99 }));
       await ok(sendMetric(server, { title: "Queue", value: 4 }));
-      await page.waitForFunction(() => document.querySelector("[data-testid=metric-value]")?.textContent === "4", null, { timeout: STEP_TIMEOUT });
+      await page.waitForFunction(
+        () => document.querySelector("[data-testid=metric-value]")?.textContent === "4",
+        null,
+        { timeout: STEP_TIMEOUT },
+      );
       expect(await page.evaluate(() => (window as any).__notReloaded)).toBe(true);
       expect(await page.locator(".metric").count()).toBe(1);
     });
@@ -113,7 +140,10 @@ describeBrowser("a metric's history", () => {
     await ok(sendMetric(server, { title: "Signups", value: 2 }));
     await withPage(browser, "metric-once", async (page) => {
       await signIn(page, server);
-      for (const [title, value] of [["Active users", "3"], ["Signups", "2"]] as const) {
+      for (const [title, value] of [
+        ["Active users", "3"],
+        ["Signups", "2"],
+      ] as const) {
         for (const days of [1, 7]) {
           await page.goto(`${server.url}/p/default/metrics/${encodeURIComponent(title)}?days=${days}`);
           await shownWindow(page);
@@ -157,11 +187,20 @@ function valueLayout(page: Page, selector: string) {
         range.setEnd(text, to);
         return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
       };
-      const words = [...text.data.matchAll(/\S+/g)].map((m) => ({ word: m[0], lines: lines(m.index!, m.index! + m[0].length) }));
+      const words = [...text.data.matchAll(/\S+/g)].map((m) => ({
+        word: m[0],
+        lines: lines(m.index!, m.index! + m[0].length),
+      }));
       const box = el.getBoundingClientRect();
       const style = getComputedStyle(el);
       const ellipsis = style.overflowX === "hidden" && style.textOverflow === "ellipsis";
-      return { text: text.data, lines: lines(0, text.data.length), words, whole: el.scrollWidth <= el.clientWidth && box.right <= document.documentElement.clientWidth, ellipsis };
+      return {
+        text: text.data,
+        lines: lines(0, text.data.length),
+        words,
+        whole: el.scrollWidth <= el.clientWidth && box.right <= document.documentElement.clientWidth,
+        ellipsis,
+      };
     }),
   );
 }
@@ -178,13 +217,21 @@ describeBrowser("a metric's numbers", () => {
     await metricAt(server, "Steady", 18_420, now - 3 * DAY);
     await metricAt(server, "Rate", 0.0374, now - 2 * HOUR);
     await metricAt(server, "Third", 1 / 3, now - 2 * HOUR);
-    for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 800 }]) {
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 375, height: 800 },
+    ]) {
       await withPage(
         browser,
         `metric-labels-${viewport.width}`,
         async (page) => {
           await signIn(page, server);
-          for (const [title, days, value] of [["Revenue", 7, "1,250,000"], ["Steady", 7, "18,420"], ["Rate", 1, "0.0374"], ["Third", 1, "0.333333333333333"]] as const) {
+          for (const [title, days, value] of [
+            ["Revenue", 7, "1,250,000"],
+            ["Steady", 7, "18,420"],
+            ["Rate", 1, "0.0374"],
+            ["Third", 1, "0.333333333333333"],
+          ] as const) {
             await page.goto(`${server.url}/p/default/metrics/${title}?days=${days}`);
             await shownWindow(page);
             expect(await inkAtLeftEdge(page), `${title} at ${viewport.width} px`).toBe(0);
@@ -194,9 +241,14 @@ describeBrowser("a metric's numbers", () => {
             expect(await valueAt(page, 0.995)).toBe(value);
             expect(await page.locator("[data-testid=metric-value]").textContent()).toBe(value);
             const times: string[] = JSON.parse((await page.locator(".chart").getAttribute("data-x-labels"))!);
-            for (const label of times) expect(label).toMatch(/^([A-Z][a-z]{2} \d{1,2}|\d{1,2}(:\d{2})? [AP]M(\n[A-Z][a-z]{2} \d{1,2})?)$/);
+            for (const label of times)
+              expect(label).toMatch(/^([A-Z][a-z]{2} \d{1,2}|\d{1,2}(:\d{2})? [AP]M(\n[A-Z][a-z]{2} \d{1,2})?)$/);
           }
-          const revenue: string[] = JSON.parse((await page.goto(`${server.url}/p/default/metrics/Revenue?days=7`), await shownWindow(page), await page.locator(".chart").getAttribute("data-y-labels"))!);
+          const revenue: string[] = JSON.parse(
+            (await page.goto(`${server.url}/p/default/metrics/Revenue?days=7`),
+            await shownWindow(page),
+            await page.locator(".chart").getAttribute("data-y-labels"))!,
+          );
           expect(revenue).toContain("1M");
         },
         { viewport },
@@ -214,7 +266,10 @@ describeBrowser("a metric's numbers", () => {
       Word: "supercalifragilisticexpialidocious",
     };
     for (const [title, value] of Object.entries(values)) await ok(sendMetric(server, { title, value }));
-    for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 800 }]) {
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 375, height: 800 },
+    ]) {
       await withPage(
         browser,
         `metric-now-${viewport.width}`,
@@ -223,13 +278,18 @@ describeBrowser("a metric's numbers", () => {
           const check = async (where: string) => {
             for (const v of await valueLayout(page, "[data-testid=metric-value]")) {
               const label = `${where} at ${viewport.width} px: ${v.text}`;
-              expect(v.words.filter((w) => w.lines > 1), label).toEqual([]);
+              expect(
+                v.words.filter((w) => w.lines > 1),
+                label,
+              ).toEqual([]);
               if (/^[\d,.]+$/.test(v.text)) {
                 expect(v.lines, label).toBe(1);
                 expect(v.whole, label).toBe(true);
               } else expect(v.whole || v.ellipsis, label).toBe(true); // a word too long even when smaller ends in "…"
             }
-            expect(await page.evaluate(() => document.documentElement.scrollWidth), where).toBeLessThanOrEqual(viewport.width);
+            expect(await page.evaluate(() => document.documentElement.scrollWidth), where).toBeLessThanOrEqual(
+              viewport.width,
+            );
           };
           for (const title of Object.keys(values)) {
             await page.goto(`${server.url}/p/default/metrics/${title}`);
@@ -259,7 +319,12 @@ function accentPixels(page: Page): Promise<{ count: number; height: number }> {
     let top = Infinity;
     let bottom = -1;
     for (let i = 0; i < data.length; i += 4) {
-      if (data[i + 3]! > 200 && Math.abs(data[i]! - r!) < 24 && Math.abs(data[i + 1]! - g!) < 24 && Math.abs(data[i + 2]! - b!) < 24) {
+      if (
+        data[i + 3]! > 200 &&
+        Math.abs(data[i]! - r!) < 24 &&
+        Math.abs(data[i + 1]! - g!) < 24 &&
+        Math.abs(data[i + 2]! - b!) < 24
+      ) {
         count++;
         const y = Math.floor(i / 4 / width);
         top = Math.min(top, y);
@@ -271,14 +336,23 @@ function accentPixels(page: Page): Promise<{ count: number; height: number }> {
 }
 
 /** The legend as a user reads it: name and total per entry, in order. */
-const legend = (page: Page) => page.$$eval(".chart-legend li", (items) => items.map((li) => `${li.querySelector(".legend-name")!.textContent} ${li.querySelector(".legend-total")!.textContent}`));
+const legend = (page: Page) =>
+  page.$$eval(".chart-legend li", (items) =>
+    items.map(
+      (li) => `${li.querySelector(".legend-name")!.textContent} ${li.querySelector(".legend-total")!.textContent}`,
+    ),
+  );
 
 /** The colour of a legend entry's swatch. */
 const swatchOf = (page: Page, label: string) =>
-  page.$$eval(".chart-legend li", (items, name) => {
-    const item = items.find((li) => li.querySelector(".legend-name")!.textContent === name);
-    return item ? getComputedStyle(item.querySelector(".swatch")!).backgroundColor : null;
-  }, label);
+  page.$$eval(
+    ".chart-legend li",
+    (items, name) => {
+      const item = items.find((li) => li.querySelector(".legend-name")!.textContent === name);
+      return item ? getComputedStyle(item.querySelector(".swatch")!).backgroundColor : null;
+    },
+    label,
+  );
 
 async function openProject(page: Page, server: TestServer, at = "/p/default"): Promise<void> {
   await page.goto(server.url + at);
@@ -290,7 +364,10 @@ async function tooltipAt(page: Page, fraction: number): Promise<{ day: string; r
   const box = (await page.locator(".chart-card .u-over").boundingBox())!;
   await page.mouse.move(box.x + box.width * fraction, box.y + box.height / 2);
   await page.waitForSelector(".chart-tip:not([hidden])");
-  return page.$eval(".chart-tip", (tip) => ({ day: tip.querySelector("strong")!.textContent ?? "", rows: [...tip.querySelectorAll("li")].map((li) => li.textContent ?? "") }));
+  return page.$eval(".chart-tip", (tip) => ({
+    day: tip.querySelector("strong")!.textContent ?? "",
+    rows: [...tip.querySelectorAll("li")].map((li) => li.textContent ?? ""),
+  }));
 }
 
 /** How the page writes a day (midday of the day `daysAgo` days before today, local time). */
@@ -309,7 +386,10 @@ async function tipSays(page: Page, fraction: number, day: string): Promise<void>
   for (let nudge = 0; Date.now() < deadline; nudge ^= 1) {
     const box = await page.locator(".chart-card .u-over").boundingBox();
     if (box) await page.mouse.move(box.x + box.width * fraction + nudge, box.y + box.height / 2);
-    seen = await page.locator(".chart-tip:not([hidden]) strong").textContent({ timeout: 200 }).catch(() => null);
+    seen = await page
+      .locator(".chart-tip:not([hidden]) strong")
+      .textContent({ timeout: 200 })
+      .catch(() => null);
     if (seen === day) return;
   }
   throw new Error(`the tooltip says ${JSON.stringify(seen)}, not ${JSON.stringify(day)}`);
@@ -323,10 +403,22 @@ describeBrowser("the activity chart", () => {
   async function twentyChannels(server: TestServer): Promise<void> {
     for (let c = 1; c <= 20; c++) {
       const name = `ch${String(c).padStart(2, "0")}`;
-      await Promise.all(Array.from({ length: 21 - c }, (_, i) => ok(sendEvent(server, { project: "default", channel: name, event: `e${i}`, tags: { plan: c % 2 ? "pro" : "free" } }))));
+      await Promise.all(
+        Array.from({ length: 21 - c }, (_, i) =>
+          ok(
+            sendEvent(server, {
+              project: "default",
+              channel: name,
+              event: `e${i}`,
+              tags: { plan: c % 2 ? "pro" : "free" },
+            }),
+          ),
+        ),
+      );
     }
     const fiveDaysAgo = Math.floor(Date.now() / 1000) - 5 * 86_400;
-    for (const i of [1, 2]) await ok(sendEvent(server, { project: "default", channel: "ch01", event: `old${i}`, timestamp: fiveDaysAgo }));
+    for (const i of [1, 2])
+      await ok(sendEvent(server, { project: "default", channel: "ch01", event: `old${i}`, timestamp: fiveDaysAgo }));
   }
 
   test("20 channels: the top 6 and other, a legend with totals, colours that stay with their channel, a tooltip per day", async () => {
@@ -335,7 +427,15 @@ describeBrowser("the activity chart", () => {
     await withPage(browser, "activity-top", async (page) => {
       await signIn(page, server);
       await openProject(page, server);
-      expect(await legend(page)).toEqual(["#ch01 22", "#ch02 19", "#ch03 18", "#ch04 17", "#ch05 16", "#ch06 15", "other (14 channels) 105"]);
+      expect(await legend(page)).toEqual([
+        "#ch01 22",
+        "#ch02 19",
+        "#ch03 18",
+        "#ch04 17",
+        "#ch05 16",
+        "#ch06 15",
+        "other (14 channels) 105",
+      ]);
       // No uPlot legend: the page's own.
       expect(await page.locator(".chart-card .u-legend").count()).toBe(0);
       const colours = await Promise.all(["#ch01", "#ch02", "#ch03"].map((name) => swatchOf(page, name)));
@@ -344,10 +444,18 @@ describeBrowser("the activity chart", () => {
       // Today's bar: the day and each channel's count.
       const today = await tooltipAt(page, 0.995);
       expect(today.day).toBe(await dayLabel(page, 0));
-      expect(today.rows).toEqual(["#ch0120", "#ch0219", "#ch0318", "#ch0417", "#ch0516", "#ch0615", "other (14 channels)105"]);
+      expect(today.rows).toEqual([
+        "#ch0120",
+        "#ch0219",
+        "#ch0318",
+        "#ch0417",
+        "#ch0516",
+        "#ch0615",
+        "other (14 channels)105",
+      ]);
       // The range is the whole window: the leftmost bar is 29 days ago, and five days ago has ch01's two.
       expect((await tooltipAt(page, 0.005)).day).toBe(await dayLabel(page, 29));
-      const fiveAgo = await tooltipAt(page, (24.5) / 30);
+      const fiveAgo = await tooltipAt(page, 24.5 / 30);
       expect(fiveAgo.day).toBe(await dayLabel(page, 5));
       expect(fiveAgo.rows[0]).toBe("#ch012");
 
@@ -357,7 +465,11 @@ describeBrowser("the activity chart", () => {
       await tipSays(page, 0.002, await dayLabel(page, 89));
 
       // A new channel with the most events takes the first place; the others keep their colours.
-      await Promise.all(Array.from({ length: 30 }, (_, i) => ok(sendEvent(server, { project: "default", channel: "aaa-new", event: `n${i}` }))));
+      await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          ok(sendEvent(server, { project: "default", channel: "aaa-new", event: `n${i}` })),
+        ),
+      );
       await openProject(page, server);
       expect((await legend(page))[0]).toBe("#aaa-new 30");
       expect(await Promise.all(["#ch01", "#ch02", "#ch03"].map((name) => swatchOf(page, name)))).toEqual(colours);
@@ -378,12 +490,19 @@ describeBrowser("the activity chart", () => {
             // The ticks of the chart drawn for this range (the one before said its own).
             await page.$eval(".chart-card .chart", (el) => delete (el as HTMLElement).dataset.xTicks);
             await page.selectOption("select[aria-label='Chart range']", range);
-            await page.waitForFunction(() => (document.querySelector(".chart-card .chart") as HTMLElement).dataset.xTicks !== undefined);
+            await page.waitForFunction(
+              () => (document.querySelector(".chart-card .chart") as HTMLElement).dataset.xTicks !== undefined,
+            );
             const { ticks, labels, today, tomorrow } = await page.$eval(".chart-card .chart", (el) => {
               const label = (d: Date) => d.toLocaleDateString(undefined, { month: "short", day: "numeric" });
               const midnight = new Date();
               midnight.setHours(24, 0, 0, 0);
-              return { ticks: JSON.parse((el as HTMLElement).dataset.xTicks!) as number[], labels: JSON.parse((el as HTMLElement).dataset.xLabels!) as string[], today: label(new Date()), tomorrow: midnight.getTime() / 1000 };
+              return {
+                ticks: JSON.parse((el as HTMLElement).dataset.xTicks!) as number[],
+                labels: JSON.parse((el as HTMLElement).dataset.xLabels!) as string[],
+                today: label(new Date()),
+                tomorrow: midnight.getTime() / 1000,
+              };
             });
             expect(labels.at(-1), `${range} days in ${timezoneId}`).toBe(today);
             expect(Math.max(...ticks)).toBeLessThan(tomorrow);
@@ -407,15 +526,35 @@ describeBrowser("the activity chart", () => {
       await page.click("form.filters button[type=submit]");
       await page.waitForURL((url) => url.search.includes("plan"));
       // With a search, the chart may be folded below the results: unfold it.
-      const folded = page.locator("details:not([open]) > summary", { has: page.locator("xpath=..//*[contains(@class,'chart-card')]") });
+      const folded = page.locator("details:not([open]) > summary", {
+        has: page.locator("xpath=..//*[contains(@class,'chart-card')]"),
+      });
       if (await folded.count()) await folded.first().click();
       await page.waitForSelector(".chart-card .chart canvas");
       // Drawn while folded, it takes the card's width when shown.
-      await page.waitForFunction(() => Math.abs(document.querySelector(".chart-card canvas")!.getBoundingClientRect().width - document.querySelector(".chart-card .chart")!.getBoundingClientRect().width) < 2);
-      expect(await page.getByTestId("activity-filtered").textContent()).toBe("Counts only the events that match the search.");
+      await page.waitForFunction(
+        () =>
+          Math.abs(
+            document.querySelector(".chart-card canvas")!.getBoundingClientRect().width -
+              document.querySelector(".chart-card .chart")!.getBoundingClientRect().width,
+          ) < 2,
+      );
+      expect(await page.getByTestId("activity-filtered").textContent()).toBe(
+        "Counts only the events that match the search.",
+      );
       // Odd channels are plan:pro (ch01 without its two untagged older events); the even ones are gone.
-      await page.waitForFunction(() => document.querySelector(".chart-legend li .legend-name")?.textContent === "#ch01");
-      expect(await legend(page)).toEqual(["#ch01 20", "#ch03 18", "#ch05 16", "#ch07 14", "#ch09 12", "#ch11 10", "other (4 channels) 20"]);
+      await page.waitForFunction(
+        () => document.querySelector(".chart-legend li .legend-name")?.textContent === "#ch01",
+      );
+      expect(await legend(page)).toEqual([
+        "#ch01 20",
+        "#ch03 18",
+        "#ch05 16",
+        "#ch07 14",
+        "#ch09 12",
+        "#ch11 10",
+        "other (4 channels) 20",
+      ]);
     });
   }, 60_000);
 
@@ -431,7 +570,9 @@ describeBrowser("the activity chart", () => {
           await signIn(page, server);
           await openProject(page, server);
           expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-          const right = await page.$$eval(".chart-legend li, .chart-card canvas", (els) => Math.max(...els.map((el) => el.getBoundingClientRect().right)));
+          const right = await page.$$eval(".chart-legend li, .chart-card canvas", (els) =>
+            Math.max(...els.map((el) => el.getBoundingClientRect().right)),
+          );
           expect(right).toBeLessThanOrEqual(375);
           colours[colorScheme] = await swatchOf(page, "#ch01");
         },

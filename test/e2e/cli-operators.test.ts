@@ -28,12 +28,21 @@ function envFile(name: string, text: string): string {
 
 describe("--env-file", () => {
   test("management commands read the server's settings from it, before or after the command", async () => {
-    const file = envFile("server.env", `# as install.sh writes it\nPORT=8080\nHOST=0.0.0.0\nDATA_DIR=${dataDir}\nBASE_URL="https://sb.example.com"\n\n`);
-    const created = await run(FROM_SOURCE, ["token", "create", "--name", "from-env-file", "--env-file", file], { cwd: files });
+    const file = envFile(
+      "server.env",
+      `# as install.sh writes it\nPORT=8080\nHOST=0.0.0.0\nDATA_DIR=${dataDir}\nBASE_URL="https://sb.example.com"\n\n`,
+    );
+    const created = await run(FROM_SOURCE, ["token", "create", "--name", "from-env-file", "--env-file", file], {
+      cwd: files,
+    });
     expect(created.stderr).toBe("");
     expect(created.code).toBe(0);
     const token = lastLine(created.stdout);
-    const posted = await fetch(`${server.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "default", channel: "c", event: "e" }) });
+    const posted = await fetch(`${server.url}/v1/log`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ project: "default", channel: "c", event: "e" }),
+    });
     expect(posted.status).toBe(200); // the token is the running server's
     const listed = await run(FROM_SOURCE, ["--env-file", file, "token", "list"], { cwd: files });
     expect(listed.stdout).toContain("from-env-file");
@@ -50,7 +59,11 @@ describe("--env-file", () => {
     try {
       expect(started.logs()).toContain(`"dataDir":"${dir}"`);
       const port = new URL(started.url).port;
-      const healthy = await run(FROM_SOURCE, ["healthcheck", "--env-file", envFile("check.env", `PORT=${port}\nHOST=127.0.0.1\n`)]);
+      const healthy = await run(FROM_SOURCE, [
+        "healthcheck",
+        "--env-file",
+        envFile("check.env", `PORT=${port}\nHOST=127.0.0.1\n`),
+      ]);
       expect(healthy.code).toBe(0);
       expect(healthy.stdout).toContain(`answers at http://127.0.0.1:${port}/healthz`);
     } finally {
@@ -60,9 +73,15 @@ describe("--env-file", () => {
   });
 
   test("client commands take their URL and token from it", async () => {
-    const token = lastLine((await run(FROM_SOURCE, ["token", "create", "--name", "client", "--data-dir", dataDir])).stdout);
+    const token = lastLine(
+      (await run(FROM_SOURCE, ["token", "create", "--name", "client", "--data-dir", dataDir])).stdout,
+    );
     const file = envFile("client.env", `SIGNALBOARD_URL=${server.url}\nSIGNALBOARD_TOKEN='${token}'\n`);
-    const logged = await run(FROM_SOURCE, ["log", "--env-file", file, "--project", "default", "--channel", "env", "--event", "From a file of settings"], { env: { SIGNALBOARD_TOKEN: "", SIGNALBOARD_URL: "" } });
+    const logged = await run(
+      FROM_SOURCE,
+      ["log", "--env-file", file, "--project", "default", "--channel", "env", "--event", "From a file of settings"],
+      { env: { SIGNALBOARD_TOKEN: "", SIGNALBOARD_URL: "" } },
+    );
     expect(logged.stderr).toBe("");
     expect(logged.code).toBe(0);
   });
@@ -70,8 +89,15 @@ describe("--env-file", () => {
   test("a file that cannot be read, or a line that is not a setting, is refused (exit 2) with what is wrong", async () => {
     const missing = await run(FROM_SOURCE, ["token", "list", "--env-file", join(files, "nope.env")]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain(`error: The settings file ${join(files, "nope.env")} (--env-file) cannot be read: there is no such file or directory (ENOENT).`);
-    const bad = await run(FROM_SOURCE, ["token", "list", "--env-file", envFile("bad.env", `DATA_DIR=${dataDir}\nthis is not a setting\n`)]);
+    expect(missing.stderr).toContain(
+      `error: The settings file ${join(files, "nope.env")} (--env-file) cannot be read: there is no such file or directory (ENOENT).`,
+    );
+    const bad = await run(FROM_SOURCE, [
+      "token",
+      "list",
+      "--env-file",
+      envFile("bad.env", `DATA_DIR=${dataDir}\nthis is not a setting\n`),
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("line 2, is not a NAME=value setting");
   });
@@ -80,7 +106,14 @@ describe("--env-file", () => {
 describe("a data directory without a database", () => {
   test("management commands refuse it, say what to do, and leave nothing behind; --init makes the database", async () => {
     const empty = join(files, "empty-data");
-    for (const command of [["token", "create", "--name", "stray"], ["user", "create", "alice"], ["project", "list"], ["backup"], ["import", "-"], ["alert", "list"]]) {
+    for (const command of [
+      ["token", "create", "--name", "stray"],
+      ["user", "create", "alice"],
+      ["project", "list"],
+      ["backup"],
+      ["import", "-"],
+      ["alert", "list"],
+    ]) {
       const refused = await run(FROM_SOURCE, [...command, "--data-dir", empty]);
       expect(refused.code, command.join(" ")).toBe(2);
       expect(refused.stderr).toContain(`there is no database in ${empty}`);
@@ -111,9 +144,15 @@ describe("mistakes, in plain words", () => {
   test("a data directory that cannot be one", async () => {
     const file = envFile("not-a-directory", "");
     const cases: [string, string][] = [
-      ["/proc/nope", "the data directory /proc/nope (--data-dir / DATA_DIR) does not exist and cannot be made there. Choose a directory this user may write to"],
+      [
+        "/proc/nope",
+        "the data directory /proc/nope (--data-dir / DATA_DIR) does not exist and cannot be made there. Choose a directory this user may write to",
+      ],
       [file, `the data directory ${file} (--data-dir / DATA_DIR) is a file, not a directory.`],
-      [join(file, "data"), `the data directory ${join(file, "data")} (--data-dir / DATA_DIR) cannot be made: a part of its path is a file, not a directory.`],
+      [
+        join(file, "data"),
+        `the data directory ${join(file, "data")} (--data-dir / DATA_DIR) cannot be made: a part of its path is a file, not a directory.`,
+      ],
     ];
     for (const [dir, said] of cases) {
       const result = await run(FROM_SOURCE, ["serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dir]);
@@ -126,8 +165,12 @@ describe("mistakes, in plain words", () => {
   test("a setting's bad value says what it must be", async () => {
     const port = await run(FROM_SOURCE, ["serve", "--port", "abc"]);
     expect(port.code).toBe(2);
-    expect(port.stderr.trim()).toBe('error: PORT (--port) is "abc": it must be a whole number from 0 to 65535 (0 picks a free port).');
-    const several = await run(FROM_SOURCE, ["serve"], { env: { PORT: "80.5", SIGNALBOARD_SQLITE_SYNC: "maybe", SIGNALBOARD_METRICS: "perhaps" } });
+    expect(port.stderr.trim()).toBe(
+      'error: PORT (--port) is "abc": it must be a whole number from 0 to 65535 (0 picks a free port).',
+    );
+    const several = await run(FROM_SOURCE, ["serve"], {
+      env: { PORT: "80.5", SIGNALBOARD_SQLITE_SYNC: "maybe", SIGNALBOARD_METRICS: "perhaps" },
+    });
     expect(several.code).toBe(2);
     expect(several.stderr).toContain("error: 3 settings are wrong:");
     expect(several.stderr).toContain('SIGNALBOARD_SQLITE_SYNC (--sqlite-sync) is "maybe": it must be full or normal.');
@@ -172,18 +215,33 @@ describe("mistakes, in plain words", () => {
   test("a database a newer version migrated: one line, naming both versions, for the server and commands", async () => {
     const dir = join(files, "newer");
     expect((await run(FROM_SOURCE, ["project", "list", "--data-dir", dir, "--init"])).code).toBe(0);
-    withDatabase(join(dir, "signalboard.db"), (db) => {
-      db.query("INSERT INTO __migrations (tag, applied_at) VALUES ('0099_future', 0)").run();
-      db.query("UPDATE meta SET value = '9.1.0' WHERE key = 'schema.migrated_by'").run();
-      db.query("UPDATE meta SET value = '9.0.0' WHERE key = 'schema.oldest_compatible'").run();
-    }, { write: true });
-    for (const command of [["serve", "--port", "0", "--host", "127.0.0.1"], ["token", "list"]]) {
+    withDatabase(
+      join(dir, "signalboard.db"),
+      (db) => {
+        db.query("INSERT INTO __migrations (tag, applied_at) VALUES ('0099_future', 0)").run();
+        db.query("UPDATE meta SET value = '9.1.0' WHERE key = 'schema.migrated_by'").run();
+        db.query("UPDATE meta SET value = '9.0.0' WHERE key = 'schema.oldest_compatible'").run();
+      },
+      { write: true },
+    );
+    for (const command of [
+      ["serve", "--port", "0", "--host", "127.0.0.1"],
+      ["token", "list"],
+    ]) {
       const refused = await run(FROM_SOURCE, [...command, "--data-dir", dir]);
       expect(refused.code).toBe(1);
-      expect(refused.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^error: the database was migrated by Signalboard 9\.1\.0, which runs with versions 9\.0\.0 and later only \(migrations 0099_future\); this binary is \d+\.\d+\.\d+: run 9\.1\.0 or later, or restore the backup taken before the upgrade to go back$/)]);
+      expect(refused.stderr.trim().split("\n")).toEqual([
+        expect.stringMatching(
+          /^error: the database was migrated by Signalboard 9\.1\.0, which runs with versions 9\.0\.0 and later only \(migrations 0099_future\); this binary is \d+\.\d+\.\d+: run 9\.1\.0 or later, or restore the backup taken before the upgrade to go back$/,
+        ),
+      ]);
     }
     // A newer version whose migrations only added to the schema lets this one run, and it says so.
-    withDatabase(join(dir, "signalboard.db"), (db) => db.query("UPDATE meta SET value = '0.0.1' WHERE key = 'schema.oldest_compatible'").run(), { write: true });
+    withDatabase(
+      join(dir, "signalboard.db"),
+      (db) => db.query("UPDATE meta SET value = '0.0.1' WHERE key = 'schema.oldest_compatible'").run(),
+      { write: true },
+    );
     const runs = await run(FROM_SOURCE, ["token", "list", "--data-dir", dir]);
     expect(runs.code).toBe(0);
     expect(runs.stderr).toContain("the database was migrated by Signalboard 9.1.0; this binary");

@@ -10,7 +10,8 @@ let dataDir: string;
 let server: ServerProcess;
 let token: string;
 const cli = (...args: string[]) => run(FROM_SOURCE, [...args, "--data-dir", dataDir]);
-const client = (...args: string[]) => run(FROM_SOURCE, args, { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token } });
+const client = (...args: string[]) =>
+  run(FROM_SOURCE, args, { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token } });
 
 beforeAll(async () => {
   dataDir = tempDir();
@@ -26,7 +27,21 @@ describe("signalboard", () => {
   test("--help lists the commands and every setting", async () => {
     const { code, stdout } = await run(FROM_SOURCE, ["--help"]);
     expect(code).toBe(0);
-    for (const word of ["serve", "project", "channel", "token", "device", "log", "metric", "tail", "version", "--port", "DATA_DIR", "SIGNALBOARD_SQLITE_SYNC"]) expect(stdout).toContain(word);
+    for (const word of [
+      "serve",
+      "project",
+      "channel",
+      "token",
+      "device",
+      "log",
+      "metric",
+      "tail",
+      "version",
+      "--port",
+      "DATA_DIR",
+      "SIGNALBOARD_SQLITE_SYNC",
+    ])
+      expect(stdout).toContain(word);
   });
 
   test("version", async () => {
@@ -102,7 +117,11 @@ describe("management commands, while the server runs", () => {
     expect(list.stdout).toContain("homelab");
     expect(list.stdout).toContain("default");
     // the running server sees the new project at once
-    const res = await fetch(`${server.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "homelab", channel: "nas", event: "Scrub done" }) });
+    const res = await fetch(`${server.url}/v1/log`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ project: "homelab", channel: "nas", event: "Scrub done" }),
+    });
     expect(res.status).toBe(200);
   });
 
@@ -120,7 +139,17 @@ describe("management commands, while the server runs", () => {
   });
 
   test("token create prints the token alone on the last line; list never shows it; revoke stops it", async () => {
-    const created = await cli("token", "create", "--name", "cron", "--public", "--project", "homelab", "--channel", "backups");
+    const created = await cli(
+      "token",
+      "create",
+      "--name",
+      "cron",
+      "--public",
+      "--project",
+      "homelab",
+      "--channel",
+      "backups",
+    );
     expect(created.code).toBe(0);
     const secret = lastLine(created.stdout);
     expect(secret).toMatch(/^sb_[A-Za-z0-9]{40}$/);
@@ -129,7 +158,12 @@ describe("management commands, while the server runs", () => {
     expect(list.stdout).toContain("homelab/backups");
     expect(list.stdout).toContain(secret.slice(0, 11));
     expect(list.stdout).not.toContain(secret);
-    const post = () => fetch(`${server.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "homelab", channel: "backups", event: "ok" }) });
+    const post = () =>
+      fetch(`${server.url}/v1/log`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ project: "homelab", channel: "backups", event: "ok" }),
+      });
     expect((await post()).status).toBe(200);
     expect((await cli("token", "revoke", secret.slice(0, 11))).code).toBe(0);
     expect((await post()).status).toBe(401);
@@ -153,7 +187,12 @@ describe("dashboard users from the shell", () => {
       const page = await fetch(`${server.url}/login`);
       const cookie = page.headers.getSetCookie()[0]!.split(";")[0]!;
       const form = /name="_form" value="([^"]+)"/.exec(await page.text())![1]!;
-      const res = await fetch(`${server.url}/login`, { method: "POST", redirect: "manual", headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _form: form, username: "alice", password: pw, next: "/" }) });
+      const res = await fetch(`${server.url}/login`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { Cookie: cookie, "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ _form: form, username: "alice", password: pw, next: "/" }),
+      });
       return res.status;
     };
     expect(await login(password)).toBe(303);
@@ -176,12 +215,20 @@ describe("push devices from the shell", () => {
       const password = lastLine((await cli("user", "create", "dana")).stdout);
       const agent = await signedIn(server, { username: "dana", password });
       const sub = push.subscribe();
-      const registered = await agent.request("/settings/notifications/devices", { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": await agent.csrf() }, body: JSON.stringify({ endpoint: sub.endpoint, keys: sub.keys, deviceName: "Dana phone 7" }) });
+      const registered = await agent.request("/settings/notifications/devices", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": await agent.csrf() },
+        body: JSON.stringify({ endpoint: sub.endpoint, keys: sub.keys, deviceName: "Dana phone 7" }),
+      });
       expect(registered.status).toBe(200);
       const { id } = (await registered.json()) as { id: number };
       // The device misbehaves: its push service refuses what is sent to it.
       push.answerNext(sub.id, { status: 400 });
-      const sent = await fetch(`${server.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "default", channel: "c", event: "Refused", notify: true }) });
+      const sent = await fetch(`${server.url}/v1/log`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ project: "default", channel: "c", event: "Refused", notify: true }),
+      });
       expect(sent.status).toBe(200);
       const list = await eventually(async () => {
         const result = await cli("device", "list");
@@ -192,7 +239,11 @@ describe("push devices from the shell", () => {
       const [header, ...rows] = list.stdout.trim().split("\n");
       expect(header).toMatch(/^ID\s+USER\s+DEVICE\s+PUSH SERVICE\s+CREATED\s+LAST SUCCESS\s+LAST ERROR$/);
       const row = rows.find((r) => r.startsWith(`${id} `));
-      expect(row).toMatch(new RegExp(`^${id}\\s+dana\\s+Dana phone 7\\s+${new URL(push.url).host.replaceAll(".", "\\.")}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+-\\s+\\d{4}-.* HTTP 400 Bad Request$`));
+      expect(row).toMatch(
+        new RegExp(
+          `^${id}\\s+dana\\s+Dana phone 7\\s+${new URL(push.url).host.replaceAll(".", "\\.")}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+-\\s+\\d{4}-.* HTTP 400 Bad Request$`,
+        ),
+      );
       // The endpoint is a capability: its path never appears.
       expect(list.stdout).not.toContain(sub.id);
 
@@ -205,7 +256,13 @@ describe("push devices from the shell", () => {
       const again = await cli("device", "remove", String(id));
       expect(again.code).toBe(1);
       expect(again.stderr).toContain(`There is no device ${id}`);
-      for (const usage of [["device"], ["device", "remove"], ["device", "remove", "phone"], ["device", "list", "extra"], ["device", "unplug", "1"]]) {
+      for (const usage of [
+        ["device"],
+        ["device", "remove"],
+        ["device", "remove", "phone"],
+        ["device", "list", "extra"],
+        ["device", "unplug", "1"],
+      ]) {
         const bad = await cli(...usage);
         expect(bad.code, usage.join(" ")).toBe(2);
         expect(bad.stderr).toContain("usage: signalboard device list | device remove ID");
@@ -220,15 +277,52 @@ describe("integrations from the shell", () => {
   test("integration add (a webhook's secret printed once, last), list, test through the running server, remove; a bad config exits 2 naming the field", async () => {
     const hook = await startReceiver();
     try {
-      const added = await cli("integration", "add", "--project", "default", "--kind", "webhook", "--name", "Shell hook", "--config", JSON.stringify({ url: `${hook.url}/cli` }), "--filter", '{"exclude_channels": ["alerts"]}', "--title", "{{event}}!");
+      const added = await cli(
+        "integration",
+        "add",
+        "--project",
+        "default",
+        "--kind",
+        "webhook",
+        "--name",
+        "Shell hook",
+        "--config",
+        JSON.stringify({ url: `${hook.url}/cli` }),
+        "--filter",
+        '{"exclude_channels": ["alerts"]}',
+        "--title",
+        "{{event}}!",
+      );
       expect(added.code).toBe(0);
       const secret = lastLine(added.stdout);
       expect(secret).toMatch(/^whsec_\w+$/);
       const id = /id (\d+)/.exec(added.stdout)![1]!;
-      const tg = await cli("integration", "add", "--project", "default", "--kind", "telegram", "--name", "bot", "--config", JSON.stringify({ bot_token: "123456789:AAH-secret-token-of-the-bot-0000", chat_id: "-100123" }));
+      const tg = await cli(
+        "integration",
+        "add",
+        "--project",
+        "default",
+        "--kind",
+        "telegram",
+        "--name",
+        "bot",
+        "--config",
+        JSON.stringify({ bot_token: "123456789:AAH-secret-token-of-the-bot-0000", chat_id: "-100123" }),
+      );
       expect(tg.code).toBe(0);
       expect(tg.stdout).not.toContain("secret-token-of-the-bot");
-      const bad = await cli("integration", "add", "--project", "default", "--kind", "telegram", "--name", "bad", "--config", '{"bot_token": "nope", "chat_id": "1"}');
+      const bad = await cli(
+        "integration",
+        "add",
+        "--project",
+        "default",
+        "--kind",
+        "telegram",
+        "--name",
+        "bad",
+        "--config",
+        '{"bot_token": "nope", "chat_id": "1"}',
+      );
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain("config.bot_token");
 
@@ -251,7 +345,12 @@ describe("integrations from the shell", () => {
       expect((await cli("integration", "remove", id)).code).toBe(0);
       expect((await cli("integration", "list")).stdout).not.toContain("Shell hook");
       expect((await cli("integration", "remove", id)).code).toBe(1);
-      for (const usage of [["integration"], ["integration", "remove"], ["integration", "test", "x"], ["integration", "add", "--kind", "webhook"]]) {
+      for (const usage of [
+        ["integration"],
+        ["integration", "remove"],
+        ["integration", "test", "x"],
+        ["integration", "add", "--kind", "webhook"],
+      ]) {
         const wrong = await cli(...usage);
         expect(wrong.code, usage.join(" ")).toBe(2);
         expect(wrong.stderr).toContain("usage: signalboard integration list");
@@ -264,21 +363,70 @@ describe("integrations from the shell", () => {
 
 describe("client commands", () => {
   test("log sends an event with tags", async () => {
-    const res = await client("log", "--project", "default", "--channel", "cron", "--event", "Backup finished", "--description", "3 GB", "--icon", ":floppy_disk:", "--tag", "host=nas", "--tag", "size=3");
+    const res = await client(
+      "log",
+      "--project",
+      "default",
+      "--channel",
+      "cron",
+      "--event",
+      "Backup finished",
+      "--description",
+      "3 GB",
+      "--icon",
+      ":floppy_disk:",
+      "--tag",
+      "host=nas",
+      "--tag",
+      "size=3",
+    );
     expect(res.code).toBe(0);
-    const list = await fetch(`${server.url}/v1/events?project=default&channel=cron`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json());
-    expect(list.events[0]).toMatchObject({ event: "Backup finished", description: "3 GB", icon: "💾", tags: { host: "nas", size: 3 } });
+    const list = await fetch(`${server.url}/v1/events?project=default&channel=cron`, {
+      headers: { Authorization: `Bearer ${token}` },
+    }).then((r) => r.json());
+    expect(list.events[0]).toMatchObject({
+      event: "Backup finished",
+      description: "3 GB",
+      icon: "💾",
+      tags: { host: "nas", size: 3 },
+    });
   });
 
   test("log --timestamp takes Unix seconds and nothing else; numerals that would change stay text", async () => {
     for (const bad of ["12abc", "now", ""]) {
-      const res = await client("log", "--project", "default", "--channel", "cron", "--event", "Bad time", "--timestamp", bad);
+      const res = await client(
+        "log",
+        "--project",
+        "default",
+        "--channel",
+        "cron",
+        "--event",
+        "Bad time",
+        "--timestamp",
+        bad,
+      );
       expect(res.code).toBe(2);
       expect(res.stderr).toContain("Unix seconds");
     }
-    const res = await client("log", "--project", "default", "--channel", "cron", "--event", "Back then", "--timestamp", "1767225600.5", "--tag", "zip=007", "--tag", "big=99999999999999999999");
+    const res = await client(
+      "log",
+      "--project",
+      "default",
+      "--channel",
+      "cron",
+      "--event",
+      "Back then",
+      "--timestamp",
+      "1767225600.5",
+      "--tag",
+      "zip=007",
+      "--tag",
+      "big=99999999999999999999",
+    );
     expect(res.code).toBe(0);
-    const list = await fetch(`${server.url}/v1/events?project=default&channel=cron`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json());
+    const list = await fetch(`${server.url}/v1/events?project=default&channel=cron`, {
+      headers: { Authorization: `Bearer ${token}` },
+    }).then((r) => r.json());
     const stored = list.events.find((e: { event: string }) => e.event === "Back then");
     expect(stored).toMatchObject({ historical: true, tags: { zip: "007", big: "99999999999999999999" } });
     expect(list.events.some((e: { event: string }) => e.event === "Bad time")).toBe(false);
@@ -297,13 +445,19 @@ describe("client commands", () => {
     const incremented = await client("metric", "--title", "Disk used", "--value", "2", "--increment");
     expect(incremented.code).toBe(0);
     expect(incremented.stdout.trim()).toBe('Incremented metric "Disk used" in default by 2; it is now 42.');
-    expect((await client("metric", "--title", "Mood", "--value", "calm")).stdout.trim()).toBe('Set metric "Mood" in default to "calm".');
-    const list = await fetch(`${server.url}/v1/metrics`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json());
+    expect((await client("metric", "--title", "Mood", "--value", "calm")).stdout.trim()).toBe(
+      'Set metric "Mood" in default to "calm".',
+    );
+    const list = await fetch(`${server.url}/v1/metrics`, { headers: { Authorization: `Bearer ${token}` } }).then((r) =>
+      r.json(),
+    );
     expect(list.metrics.find((m: { title: string }) => m.title === "Disk used").value).toBe(42);
   });
 
   test("without a token, log explains how to get one", async () => {
-    const res = await run(FROM_SOURCE, ["log", "--project", "p", "--channel", "c", "--event", "e"], { env: { SIGNALBOARD_TOKEN: "" } });
+    const res = await run(FROM_SOURCE, ["log", "--project", "p", "--channel", "c", "--event", "e"], {
+      env: { SIGNALBOARD_TOKEN: "" },
+    });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain("SIGNALBOARD_TOKEN");
   });
@@ -311,15 +465,21 @@ describe("client commands", () => {
   test("the token can come from a file (SIGNALBOARD_TOKEN_FILE)", async () => {
     const file = `${tempDir()}/token`;
     await Bun.write(file, `${token}\n`);
-    const res = await run(FROM_SOURCE, ["log", "--project", "default", "--channel", "cron", "--event", "From a file"], { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: "", SIGNALBOARD_TOKEN_FILE: file } });
+    const res = await run(FROM_SOURCE, ["log", "--project", "default", "--channel", "cron", "--event", "From a file"], {
+      env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: "", SIGNALBOARD_TOKEN_FILE: file },
+    });
     expect(res.code).toBe(0);
-    const missing = await run(FROM_SOURCE, ["log", "--project", "default", "--channel", "cron", "--event", "x"], { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: "", SIGNALBOARD_TOKEN_FILE: "/nonexistent/token" } });
+    const missing = await run(FROM_SOURCE, ["log", "--project", "default", "--channel", "cron", "--event", "x"], {
+      env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: "", SIGNALBOARD_TOKEN_FILE: "/nonexistent/token" },
+    });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("SIGNALBOARD_TOKEN_FILE");
   });
 
   test("tail prints events as they arrive", async () => {
-    const tail = start(FROM_SOURCE, ["tail", "--project", "default", "--channel", "live"], { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token } });
+    const tail = start(FROM_SOURCE, ["tail", "--project", "default", "--channel", "live"], {
+      env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token },
+    });
     try {
       const out = collect(tail.stdout);
       // tail follows from now: it is listening once it prints an event sent after it started.

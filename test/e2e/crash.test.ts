@@ -10,7 +10,13 @@ const CLIENTS = 32;
 /** Events answered before the kill: enough that the load was real. */
 const LOAD = 20_000;
 
-async function hammer(url: string, token: string, client: number, acked: Set<string>, stop: { now: boolean }): Promise<void> {
+async function hammer(
+  url: string,
+  token: string,
+  client: number,
+  acked: Set<string>,
+  stop: { now: boolean },
+): Promise<void> {
   for (let seq = 0; !stop.now; seq++) {
     const name = `c${client}-${seq}`;
     try {
@@ -49,7 +55,9 @@ for (const sync of ["full", "normal"] as const) {
       const again = await serve(FROM_SOURCE, ["--data-dir", dataDir, "--sqlite-sync", sync]);
       await again.stop();
       const { rows, tags, events, integrity } = withDatabase(databaseFile(dataDir), (db) => ({
-        rows: db.query<{ event: string; n: number }, []>("SELECT event, count(*) AS n FROM events GROUP BY event").all(),
+        rows: db
+          .query<{ event: string; n: number }, []>("SELECT event, count(*) AS n FROM events GROUP BY event")
+          .all(),
         tags: db.query<{ n: number }, []>("SELECT count(*) AS n FROM event_tags").get()!.n,
         events: db.query<{ n: number }, []>("SELECT count(*) AS n FROM events").get()!.n,
         integrity: db.query("PRAGMA integrity_check").get(),
@@ -61,7 +69,9 @@ for (const sync of ["full", "normal"] as const) {
       expect(missing).toEqual([]);
       expect(duplicated).toEqual([]);
       expect(tags).toBe(events * 2); // no event without its tags, no tags without their event
-      console.log(`synchronous=${sync}: ${acked.size} acknowledged, ${events} stored (${events - acked.size} committed but not yet answered when killed)`);
+      console.log(
+        `synchronous=${sync}: ${acked.size} acknowledged, ${events} stored (${events - acked.size} committed but not yet answered when killed)`,
+      );
       rmSync(dataDir, { recursive: true, force: true });
     }, 60_000);
   });

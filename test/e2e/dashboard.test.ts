@@ -5,7 +5,21 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { startTestServer, type TestServer } from "../helpers.ts";
-import { CHROMIUM, describeBrowser, launch, ok, OWNER, path, sendEvent, sendMetric, serverPool, signIn, STEP_TIMEOUT, watchProblems, withPage } from "./browser.ts";
+import {
+  CHROMIUM,
+  describeBrowser,
+  launch,
+  ok,
+  OWNER,
+  path,
+  sendEvent,
+  sendMetric,
+  serverPool,
+  signIn,
+  STEP_TIMEOUT,
+  watchProblems,
+  withPage,
+} from "./browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -16,16 +30,23 @@ afterAll(async () => {
 });
 
 /** Event names in the feed, top to bottom. */
-const feedNames = (page: Page) => page.$$eval("#events > li.event .event-name", (els) => els.map((el) => el.textContent ?? ""));
+const feedNames = (page: Page) =>
+  page.$$eval("#events > li.event .event-name", (els) => els.map((el) => el.textContent ?? ""));
 
 /** Waits until the first event of the feed has this name. */
 async function waitForFeedTop(page: Page, name: string, timeout = 3000): Promise<void> {
-  await page.waitForFunction((n) => document.querySelector("#events > li.event .event-name")?.textContent === n, name, { timeout });
+  await page.waitForFunction((n) => document.querySelector("#events > li.event .event-name")?.textContent === n, name, {
+    timeout,
+  });
 }
 
 /** Waits until an event with this name is in the feed. */
 async function waitForEvent(page: Page, name: string, timeout = 3000): Promise<void> {
-  await page.waitForFunction((n) => [...document.querySelectorAll("#events .event-name")].some((el) => el.textContent === n), name, { timeout });
+  await page.waitForFunction(
+    (n) => [...document.querySelectorAll("#events .event-name")].some((el) => el.textContent === n),
+    name,
+    { timeout },
+  );
 }
 
 async function openFeed(page: Page, server: TestServer, at = "/p/default"): Promise<void> {
@@ -111,7 +132,9 @@ describeBrowser("sign-in and sign-out", () => {
       await page.fill("#username", OWNER.username);
       await page.fill("#password", OWNER.password);
       await page.click("form button[type=submit]");
-      await page.waitForURL((url) => url.pathname === "/p/default" && url.searchParams.get("q") === "plan:pro", { timeout: 5000 });
+      await page.waitForURL((url) => url.pathname === "/p/default" && url.searchParams.get("q") === "plan:pro", {
+        timeout: 5000,
+      });
       expect(await page.inputValue("#q")).toBe("plan:pro");
     });
   }, 30_000);
@@ -132,11 +155,15 @@ describeBrowser("projects and channels", () => {
       expect(await page.evaluate(() => document.activeElement?.id)).toBe("new-project-name");
 
       await input.pressSequentially("Bad Name", { delay: 20 });
-      await page.locator("#new-project-name-hint.hint.error", { hasText: "lowercase letters, digits or dashes" }).waitFor({ timeout: 3000 });
+      await page
+        .locator("#new-project-name-hint.hint.error", { hasText: "lowercase letters, digits or dashes" })
+        .waitFor({ timeout: 3000 });
 
       await input.fill("");
       await input.pressSequentially("reports", { delay: 20 });
-      await page.locator("#new-project-name-hint.hint.ok", { hasText: "“reports” is available." }).waitFor({ timeout: 3000 });
+      await page
+        .locator("#new-project-name-hint.hint.ok", { hasText: "“reports” is available." })
+        .waitFor({ timeout: 3000 });
       await input.press("Enter");
       await page.waitForURL((url) => url.pathname === "/p/reports", { timeout: 5000 });
       expect(await page.locator("h1").textContent()).toBe("reports");
@@ -148,11 +175,15 @@ describeBrowser("projects and channels", () => {
       await input.pressSequentially("reports", { delay: 20 });
       await page.locator("#new-project-name-hint.hint.error", { hasText: "already exists" }).waitFor({ timeout: 3000 });
       const [refused] = await Promise.all([
-        page.waitForResponse((r) => r.url().endsWith("/projects") && r.request().method() === "POST", { timeout: 5000 }),
+        page.waitForResponse((r) => r.url().endsWith("/projects") && r.request().method() === "POST", {
+          timeout: 5000,
+        }),
         page.locator("form.name-form:has(#new-project-name) button[type=submit]").click(),
       ]);
       expect(refused.status()).toBe(422);
-      await page.locator("#new-project-name-hint.hint.error", { hasText: "A project named “reports” already exists." }).waitFor({ timeout: 3000 });
+      await page
+        .locator("#new-project-name-hint.hint.error", { hasText: "A project named “reports” already exists." })
+        .waitFor({ timeout: 3000 });
       expect(path(page)).toBe("/p/reports");
       expect(await page.locator("#project-list a", { hasText: "reports" }).count()).toBe(1);
     });
@@ -181,7 +212,8 @@ describeBrowser("projects and channels", () => {
 
   test("deleting a channel asks first, says how many events go with it, and removes them", async () => {
     const server = await pool.withOwner();
-    for (const n of [1, 2, 3]) await ok(sendEvent(server, { project: "default", channel: "old-stuff", event: `Old stuff ${n}` }));
+    for (const n of [1, 2, 3])
+      await ok(sendEvent(server, { project: "default", channel: "old-stuff", event: `Old stuff ${n}` }));
     await ok(sendEvent(server, { project: "default", channel: "keep", event: "Keep me" }));
     await withPage(browser, "delete-channel", async (page) => {
       await signIn(page, server);
@@ -246,7 +278,14 @@ describeBrowser("the live feed", () => {
       await page.bringToFront();
       await markPage(page);
 
-      const event = { project: "default", channel: "orders", event: "New order #1042", description: "2 × Kettle, paid by card", icon: "🛒", tags: { plan: "pro", items: 2 } };
+      const event = {
+        project: "default",
+        channel: "orders",
+        event: "New order #1042",
+        description: "2 × Kettle, paid by card",
+        icon: "🛒",
+        tags: { plan: "pro", items: 2 },
+      };
       await ok(sendEvent(server, event));
       await waitForFeedTop(page, "New order #1042", 1000);
       expect(await stillSamePage(page)).toBe(true);
@@ -256,8 +295,15 @@ describeBrowser("the live feed", () => {
       expect(await item.locator(".event-description").textContent()).toBe("2 × Kettle, paid by card");
       expect(await item.locator(".channel-link").textContent()).toBe("#orders");
       expect(await item.locator(".channel-link").getAttribute("href")).toBe("/p/default/c/orders");
-      const chips = await item.locator(".tag").evaluateAll((els) => els.map((el) => [el.querySelector(".tag-key")?.textContent, el.querySelector(".tag-value")?.textContent]));
-      expect(chips).toEqual([["plan", "pro"], ["items", "2"]]);
+      const chips = await item
+        .locator(".tag")
+        .evaluateAll((els) =>
+          els.map((el) => [el.querySelector(".tag-key")?.textContent, el.querySelector(".tag-value")?.textContent]),
+        );
+      expect(chips).toEqual([
+        ["plan", "pro"],
+        ["items", "2"],
+      ]);
       expect(await feedNames(page)).toEqual(["New order #1042", "Earlier signup", "Earlier order"]);
 
       // The channel's own page gets it too (without the channel link, it is implied there)...
@@ -283,7 +329,11 @@ describeBrowser("the live feed", () => {
       expect(await value.textContent()).toBe("1,254");
       await markPage(page);
       await ok(sendMetric(server, { title: "Sessions", value: 5, increment: true }));
-      await page.waitForFunction(() => document.querySelector(".metric [data-testid=metric-value]")?.textContent === "1,259", null, { timeout: 3000 });
+      await page.waitForFunction(
+        () => document.querySelector(".metric [data-testid=metric-value]")?.textContent === "1,259",
+        null,
+        { timeout: 3000 },
+      );
       expect(await value.textContent()).toBe("1,259");
       expect(await page.locator(".metric").count()).toBe(1);
       expect(await stillSamePage(page)).toBe(true);
@@ -292,7 +342,15 @@ describeBrowser("the live feed", () => {
 
   test("scrolled down, new events wait behind an “N new events” pill; clicking it shows them at the top", async () => {
     const server = await pool.withOwner();
-    for (let n = 1; n <= 30; n++) await ok(sendEvent(server, { project: "default", channel: "jobs", event: `Old event ${n}`, description: "A line of text so that each event takes some room." }));
+    for (let n = 1; n <= 30; n++)
+      await ok(
+        sendEvent(server, {
+          project: "default",
+          channel: "jobs",
+          event: `Old event ${n}`,
+          description: "A line of text so that each event takes some room.",
+        }),
+      );
     await withPage(browser, "new-events-pill", async (page) => {
       await signIn(page, server);
       await openFeed(page, server);
@@ -303,7 +361,11 @@ describeBrowser("the live feed", () => {
 
       await ok(sendEvent(server, { project: "default", channel: "jobs", event: "Pill event A" }));
       await ok(sendEvent(server, { project: "default", channel: "jobs", event: "Pill event B" }));
-      await page.waitForFunction(() => document.querySelector("[data-testid=new-events-pill]")?.textContent?.includes("2 new events"), null, { timeout: 3000 });
+      await page.waitForFunction(
+        () => document.querySelector("[data-testid=new-events-pill]")?.textContent?.includes("2 new events"),
+        null,
+        { timeout: 3000 },
+      );
       await pill.waitFor({ state: "visible", timeout: 3000 }); // shown a frame after its count changes
       expect((await feedNames(page))[0]).toBe("Old event 30");
       expect(await page.locator("#events .event-name", { hasText: "Pill event" }).count()).toBe(0);
@@ -315,7 +377,11 @@ describeBrowser("the live feed", () => {
       await pill.waitFor({ state: "hidden", timeout: 3000 });
 
       // Now looking at the top of the feed (as the page's script counts it): the next event slides in directly, no pill.
-      await page.waitForFunction(() => document.querySelector("[x-data=liveFeed]")!.getBoundingClientRect().top > -100, null, { timeout: 3000 });
+      await page.waitForFunction(
+        () => document.querySelector("[x-data=liveFeed]")!.getBoundingClientRect().top > -100,
+        null,
+        { timeout: 3000 },
+      );
       await ok(sendEvent(server, { project: "default", channel: "jobs", event: "Pill event C" }));
       await waitForFeedTop(page, "Pill event C", 3000);
       expect(await pill.isVisible()).toBe(false);
@@ -323,7 +389,11 @@ describeBrowser("the live feed", () => {
       // At the very top of the page (metrics, chart) with events waiting, the page stays put.
       await page.evaluate(() => window.scrollTo(0, 2000));
       await ok(sendEvent(server, { project: "default", channel: "jobs", event: "Pill event D" }));
-      await page.waitForFunction(() => document.querySelector("[data-testid=new-events-pill]")?.textContent?.includes("1 new event"), null, { timeout: 3000 });
+      await page.waitForFunction(
+        () => document.querySelector("[data-testid=new-events-pill]")?.textContent?.includes("1 new event"),
+        null,
+        { timeout: 3000 },
+      );
       await page.evaluate(() => window.scrollTo(0, 0));
       await waitForFeedTop(page, "Pill event D", 3000);
       // The marker: two frames rendered after the insertion, by which any scroll it caused is applied.
@@ -339,33 +409,66 @@ describeBrowser("the live feed", () => {
       await signIn(page, server);
       await openFeed(page, server);
       await page.waitForTimeout(400); // a quiet moment: the burst's first event goes out at once, the rest at the next flush
-      await Promise.all(Array.from({ length: 30 }, (_, n) => ok(sendEvent(server, { project: "default", channel: "burst", event: `Burst ${String(n).padStart(2, "0")}` }))));
+      await Promise.all(
+        Array.from({ length: 30 }, (_, n) =>
+          ok(sendEvent(server, { project: "default", channel: "burst", event: `Burst ${String(n).padStart(2, "0")}` })),
+        ),
+      );
       const pill = page.locator("[data-testid=new-events-pill]");
       await pill.waitFor({ state: "visible", timeout: 3000 });
       // Every event of the burst is on the page or counted by the pill.
-      await page.waitForFunction(() => {
-        const shown = [...document.querySelectorAll("#events .event-name")].filter((e) => e.textContent?.startsWith("Burst")).length;
-        const counted = Number(/(\d+) new event/.exec(document.querySelector("[data-testid=new-events-pill]")?.textContent ?? "")?.[1] ?? 0);
-        return shown + counted === 30;
-      }, null, { timeout: 3000 });
+      await page.waitForFunction(
+        () => {
+          const shown = [...document.querySelectorAll("#events .event-name")].filter((e) =>
+            e.textContent?.startsWith("Burst"),
+          ).length;
+          const counted = Number(
+            /(\d+) new event/.exec(document.querySelector("[data-testid=new-events-pill]")?.textContent ?? "")?.[1] ??
+              0,
+          );
+          return shown + counted === 30;
+        },
+        null,
+        { timeout: 3000 },
+      );
       expect(await page.locator("#events .event-name", { hasText: "Burst" }).count()).toBeLessThan(30);
       await pill.click();
       await page.waitForLoadState("load");
-      await page.waitForFunction(() => [...document.querySelectorAll("#events .event-name")].filter((e) => e.textContent?.startsWith("Burst")).length === 30, null, { timeout: 5000 });
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll("#events .event-name")].filter((e) => e.textContent?.startsWith("Burst"))
+            .length === 30,
+        null,
+        { timeout: 5000 },
+      );
       expect(await pill.isVisible()).toBe(false);
     });
   }, 30_000);
 
   test("a historical event does not jump to the top live; after a reload it sits in event-time order", async () => {
     const server = await pool.withOwner();
-    await ok(sendEvent(server, { project: "default", channel: "log", event: "Yesterday-ish", timestamp: Date.now() / 1000 - 86_400 }));
+    await ok(
+      sendEvent(server, {
+        project: "default",
+        channel: "log",
+        event: "Yesterday-ish",
+        timestamp: Date.now() / 1000 - 86_400,
+      }),
+    );
     await withPage(browser, "historical-event", async (page) => {
       await signIn(page, server);
       await openFeed(page, server);
       await ok(sendEvent(server, { project: "default", channel: "log", event: "Newer 1" }));
       await ok(sendEvent(server, { project: "default", channel: "log", event: "Newer 2" }));
       await waitForFeedTop(page, "Newer 2");
-      await ok(sendEvent(server, { project: "default", channel: "log", event: "Three days ago", timestamp: Math.floor(Date.now() / 1000) - 3 * 86_400 }));
+      await ok(
+        sendEvent(server, {
+          project: "default",
+          channel: "log",
+          event: "Three days ago",
+          timestamp: Math.floor(Date.now() / 1000) - 3 * 86_400,
+        }),
+      );
       // Sent after it on the same stream: once this arrived, the historical one would have too.
       await ok(sendEvent(server, { project: "default", channel: "log", event: "After the historical one" }));
       await waitForFeedTop(page, "After the historical one");
@@ -373,7 +476,13 @@ describeBrowser("the live feed", () => {
 
       await page.reload();
       await page.waitForSelector("#events > li.event");
-      expect(await feedNames(page)).toEqual(["After the historical one", "Newer 2", "Newer 1", "Yesterday-ish", "Three days ago"]);
+      expect(await feedNames(page)).toEqual([
+        "After the historical one",
+        "Newer 2",
+        "Newer 1",
+        "Yesterday-ish",
+        "Three days ago",
+      ]);
       const historical = page.locator("#events > li.event", { hasText: "Three days ago" });
       expect(await historical.locator(".historical").innerText()).toContain("historical");
       expect(await historical.locator("time").textContent()).toBe("3 d ago");
@@ -402,7 +511,12 @@ describeBrowser("the live feed", () => {
       await page.waitForSelector(".live-status.live", { timeout: 5000 });
       await ok(sendEvent(second, { project: "default", channel: "deploys", event: "After reconnect" }));
       await waitForFeedTop(page, "After reconnect");
-      expect(await feedNames(page)).toEqual(["After reconnect", "During reconnect 2", "During reconnect 1", "Before the restart"]);
+      expect(await feedNames(page)).toEqual([
+        "After reconnect",
+        "During reconnect 2",
+        "During reconnect 1",
+        "Before the restart",
+      ]);
       expect(await stillSamePage(page)).toBe(true);
     });
   }, 40_000);
@@ -414,7 +528,14 @@ describeBrowser("search", () => {
 
   test("the date filters are the viewer's days: the page sends its time zone's offset", async () => {
     const server = await pool.withOwner();
-    await ok(sendEvent(server, { project: "default", channel: "days", event: "Late on the 10th UTC", timestamp: Date.parse("2026-01-10T20:00:00Z") / 1000 }));
+    await ok(
+      sendEvent(server, {
+        project: "default",
+        channel: "days",
+        event: "Late on the 10th UTC",
+        timestamp: Date.parse("2026-01-10T20:00:00Z") / 1000,
+      }),
+    );
     await withPage(
       browser,
       "date-filter-tz",
@@ -435,8 +556,15 @@ describeBrowser("search", () => {
 
   test("searching plan:pro lists only the pro events; clicking a tag chip filters by that tag", async () => {
     const server = await pool.withOwner();
-    const sent: [string, string][] = [["Signup Ann", "pro"], ["Signup Bob", "free"], ["Signup Cid", "pro"], ["Signup Dee", "free"], ["Signup Eve", "pro"]];
-    for (const [name, plan] of sent) await ok(sendEvent(server, { project: "default", channel: "signups", event: name, tags: { plan, seats: 3 } }));
+    const sent: [string, string][] = [
+      ["Signup Ann", "pro"],
+      ["Signup Bob", "free"],
+      ["Signup Cid", "pro"],
+      ["Signup Dee", "free"],
+      ["Signup Eve", "pro"],
+    ];
+    for (const [name, plan] of sent)
+      await ok(sendEvent(server, { project: "default", channel: "signups", event: name, tags: { plan, seats: 3 } }));
     await withPage(browser, "search-by-tag", async (page) => {
       await signIn(page, server);
       await page.goto(server.url + "/p/default");
@@ -450,7 +578,9 @@ describeBrowser("search", () => {
 
       await page.goto(server.url + "/p/default");
       await page.locator("#events > li.event", { hasText: "Signup Bob" }).locator(".tag", { hasText: "free" }).click();
-      await page.waitForURL((url) => url.pathname === "/p/default" && url.searchParams.get("q") === "plan:free", { timeout: 5000 });
+      await page.waitForURL((url) => url.pathname === "/p/default" && url.searchParams.get("q") === "plan:free", {
+        timeout: 5000,
+      });
       expect(await feedNames(page)).toEqual(["Signup Dee", "Signup Bob"]);
       expect(await page.inputValue("#q")).toBe("plan:free");
     });
@@ -489,7 +619,12 @@ describeBrowser("settings: API tokens", () => {
       expect(await shown.inputValue()).not.toBe(token);
       expect(await page.locator("#token-create").count()).toBe(1);
 
-      const log = (project: string) => fetch(`${server.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project, channel: "web", event: "From the website" }) });
+      const log = (project: string) =>
+        fetch(`${server.url}/v1/log`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ project, channel: "web", event: "From the website" }),
+        });
       expect((await log("default")).status).toBe(200);
       const other = await log("shop");
       expect(other.status).toBe(403);
@@ -513,7 +648,10 @@ describeBrowser("settings: API tokens", () => {
       const dialog = page.locator("dialog.dialog[open]");
       await dialog.waitFor({ timeout: 3000 });
       expect(await dialog.textContent()).toContain(token.slice(0, 11));
-      await Promise.all([page.waitForEvent("load", { timeout: 5000 }), dialog.locator("[data-testid=confirm]").click()]);
+      await Promise.all([
+        page.waitForEvent("load", { timeout: 5000 }),
+        dialog.locator("[data-testid=confirm]").click(),
+      ]);
       expect(path(page)).toBe("/settings/api");
       expect(await page.locator("[data-testid=revoke-website]").count()).toBe(0);
       const refused = await log("default");
@@ -535,9 +673,29 @@ describeBrowser("hostile event content", () => {
   const USER = `${SCRIPT}${IMG}`; // also has a "/", which must survive the user page's URL
 
   const payloads = (label: string) => [
-    { project: "default", channel: "xss", event: `${SCRIPT} ${label}`, description: `${IMG} and ${SVG}`, tags: { payload: IMG, link: JS_URL }, user_id: USER },
-    { project: "default", channel: "xss", event: `Markdown ${label}`, parser: "markdown", description: `${MD_LINK}\n\n${MD_RAW}\n\n${IMG}\n\n${SCRIPT}\n\n<${JS_URL}>\n\n![pic](${JS_URL})`, user_id: USER },
-    { project: "default", channel: "xss", event: `Plain URL ${label}`, description: `Open ${JS_URL} now`, tags: { url: JS_URL } },
+    {
+      project: "default",
+      channel: "xss",
+      event: `${SCRIPT} ${label}`,
+      description: `${IMG} and ${SVG}`,
+      tags: { payload: IMG, link: JS_URL },
+      user_id: USER,
+    },
+    {
+      project: "default",
+      channel: "xss",
+      event: `Markdown ${label}`,
+      parser: "markdown",
+      description: `${MD_LINK}\n\n${MD_RAW}\n\n${IMG}\n\n${SCRIPT}\n\n<${JS_URL}>\n\n![pic](${JS_URL})`,
+      user_id: USER,
+    },
+    {
+      project: "default",
+      channel: "xss",
+      event: `Plain URL ${label}`,
+      description: `Open ${JS_URL} now`,
+      tags: { url: JS_URL },
+    },
   ];
 
   /** Nothing ran, nothing was injected: no element, handler or javascript: link came from event content. */
@@ -583,12 +741,19 @@ describeBrowser("hostile event content", () => {
         expect(await plain.locator(".event-description").textContent()).toBe(`${IMG} and ${SVG}`);
         expect(await plain.locator(".user-link").textContent()).toBe(`👤 ${USER}`);
         expect(await plain.locator(".tag-value").allTextContents()).toEqual([IMG, JS_URL]);
-        const markdown = page.locator("#events > li.event", { hasText: `Markdown ${label}` }).locator(".event-description");
+        const markdown = page
+          .locator("#events > li.event", { hasText: `Markdown ${label}` })
+          .locator(".event-description");
         const text = (await markdown.textContent()) ?? "";
         for (const literal of [MD_RAW, IMG, SCRIPT]) expect(text).toContain(literal);
         await markdown.hover();
         expect(await markdown.locator("a", { hasText: "click" }).getAttribute("href")).toBeNull();
-        expect(await page.locator("#events > li.event", { hasText: `Plain URL ${label}` }).locator(".event-description").textContent()).toBe(`Open ${JS_URL} now`);
+        expect(
+          await page
+            .locator("#events > li.event", { hasText: `Plain URL ${label}` })
+            .locator(".event-description")
+            .textContent(),
+        ).toBe(`Open ${JS_URL} now`);
       }
       await expectInert(page, dialogs, "#events");
 
@@ -621,8 +786,32 @@ describeBrowser("small screens and dark mode", () => {
   test("375 px wide, dark: no horizontal scroll, the ☰ menu opens the sidebar, the background is dark", async () => {
     const server = await pool.withOwner();
     await ok(sendMetric(server, { title: "Monthly recurring revenue", value: 1_234_567.89, icon: "💰" }));
-    await ok(sendEvent(server, { project: "default", channel: "payments-and-subscriptions", event: "Subscription renewed for Acme Corporation International", description: `Invoice https://billing.example.com/invoices/2026/11/${"a1b2c3d4".repeat(12)} paid`, icon: "💰", tags: { plan: "enterprise-annual", customer: "acme-corporation-international-holdings", seats: 250, trial: false }, user_id: "someone.with.a.long.address@example-company.com" }));
-    await ok(sendEvent(server, { project: "default", channel: "deploys", event: "Deployed", parser: "markdown", description: "| a | b |\n|---|---|\n| `" + "x".repeat(80) + "` | y |\n\n```\n" + "long code line ".repeat(12) + "\n```" }));
+    await ok(
+      sendEvent(server, {
+        project: "default",
+        channel: "payments-and-subscriptions",
+        event: "Subscription renewed for Acme Corporation International",
+        description: `Invoice https://billing.example.com/invoices/2026/11/${"a1b2c3d4".repeat(12)} paid`,
+        icon: "💰",
+        tags: {
+          plan: "enterprise-annual",
+          customer: "acme-corporation-international-holdings",
+          seats: 250,
+          trial: false,
+        },
+        user_id: "someone.with.a.long.address@example-company.com",
+      }),
+    );
+    await ok(
+      sendEvent(server, {
+        project: "default",
+        channel: "deploys",
+        event: "Deployed",
+        parser: "markdown",
+        description:
+          "| a | b |\n|---|---|\n| `" + "x".repeat(80) + "` | y |\n\n```\n" + "long code line ".repeat(12) + "\n```",
+      }),
+    );
     await withPage(
       browser,
       "mobile-dark",
@@ -632,27 +821,42 @@ describeBrowser("small screens and dark mode", () => {
         await page.waitForSelector(".chart-card .chart canvas", { timeout: 5000 }); // the chart is drawn at its width
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
 
-        const sidebarRight = () => page.evaluate(() => document.getElementById("sidebar")!.getBoundingClientRect().right);
+        const sidebarRight = () =>
+          page.evaluate(() => document.getElementById("sidebar")!.getBoundingClientRect().right);
         expect(await sidebarRight()).toBeLessThanOrEqual(0);
         const menu = page.getByRole("button", { name: "Menu" });
         expect(await menu.isVisible()).toBe(true);
         expect(await menu.getAttribute("aria-expanded")).toBe("false");
         await menu.click();
-        await page.waitForFunction(() => document.getElementById("sidebar")!.getBoundingClientRect().left >= 0, null, { timeout: 3000 });
+        await page.waitForFunction(() => document.getElementById("sidebar")!.getBoundingClientRect().left >= 0, null, {
+          timeout: 3000,
+        });
         expect(await menu.getAttribute("aria-expanded")).toBe("true");
         const projectLink = page.locator("#project-list a", { hasText: "default" });
         const box = await projectLink.boundingBox();
         expect(box && box.x >= 0 && box.x + box.width <= 375).toBe(true);
         // Escape closes the menu again, wherever the focus is.
         await page.keyboard.press("Escape");
-        await page.waitForFunction(() => document.getElementById("sidebar")!.getBoundingClientRect().right <= 0, null, { timeout: 3000 });
+        await page.waitForFunction(() => document.getElementById("sidebar")!.getBoundingClientRect().right <= 0, null, {
+          timeout: 3000,
+        });
         expect(await menu.getAttribute("aria-expanded")).toBe("false");
 
         // The settings pages fit too (their tabs and the token table scroll inside the page).
         await sendEvent(server, { project: "default", channel: "x", event: "x" });
-        for (const path of ["/settings/account", "/settings/api", "/settings/notifications", "/settings/integrations", "/settings/members", "/settings/audit"]) {
+        for (const path of [
+          "/settings/account",
+          "/settings/api",
+          "/settings/notifications",
+          "/settings/integrations",
+          "/settings/members",
+          "/settings/audit",
+        ]) {
           await page.goto(server.url + path);
-          expect({ path, width: await page.evaluate(() => document.documentElement.scrollWidth) }).toEqual({ path, width: 375 });
+          expect({ path, width: await page.evaluate(() => document.documentElement.scrollWidth) }).toEqual({
+            path,
+            width: 375,
+          });
         }
         await page.goto(server.url + "/p/default");
 
@@ -696,13 +900,18 @@ describeBrowser("settings: members", () => {
         expect(refused?.status()).toBe(403);
         await memberPage.getByText("Only admins and the owner can do this.").waitFor({ timeout: 3000 });
         await memberPage.goto(server.url + "/settings/account");
-        expect(await memberPage.getByRole("navigation", { name: "Settings" }).getByRole("link").allTextContents()).toEqual(["Account", "Notifications"]);
+        expect(
+          await memberPage.getByRole("navigation", { name: "Settings" }).getByRole("link").allTextContents(),
+        ).toEqual(["Account", "Notifications"]);
 
         await page.click(`[data-testid=remove-${member.username}]`);
         const dialog = page.locator("dialog.dialog[open]");
         await dialog.waitFor({ timeout: 3000 });
         expect(await dialog.textContent()).toContain(`Remove ${member.username}?`);
-        await Promise.all([page.waitForEvent("load", { timeout: 5000 }), dialog.locator("[data-testid=confirm]").click()]);
+        await Promise.all([
+          page.waitForEvent("load", { timeout: 5000 }),
+          dialog.locator("[data-testid=confirm]").click(),
+        ]);
         expect(await page.locator("table.members tr", { hasText: member.username }).count()).toBe(0);
 
         await memberPage.reload();
@@ -734,7 +943,10 @@ describeBrowser("keyboard", () => {
       await page.reload();
       await page.waitForSelector(".live-status.live", { timeout: 5000 });
       await page.keyboard.press("Tab");
-      const focused = await page.evaluate(() => ({ className: document.activeElement?.className, text: document.activeElement?.textContent }));
+      const focused = await page.evaluate(() => ({
+        className: document.activeElement?.className,
+        text: document.activeElement?.textContent,
+      }));
       expect(focused).toEqual({ className: "skip-link", text: "Skip to content" });
       const box = await page.locator(".skip-link").boundingBox();
       expect(box && box.x >= 0).toBe(true);

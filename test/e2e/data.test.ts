@@ -13,7 +13,12 @@ describe("backup and restore", () => {
     const token = await newToken(dataDir, "b");
     const server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
-    const send = (i: number) => fetch(`${server.url}/v1/log`, { method: "POST", headers, body: JSON.stringify({ project: "default", channel: "backup", event: `e${i}`, tags: { n: i } }) });
+    const send = (i: number) =>
+      fetch(`${server.url}/v1/log`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ project: "default", channel: "backup", event: `e${i}`, tags: { n: i } }),
+      });
     for (let i = 0; i < 200; i++) expect((await send(i)).status).toBe(200);
 
     // Keep writing while the backup runs.
@@ -44,7 +49,9 @@ describe("backup and restore", () => {
     for (const suffix of ["-wal", "-shm"]) rmSync(db + suffix, { force: true });
     copyFileSync(file, db);
     const restored = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
-    const list = await fetch(`${restored.url}/v1/events?project=default&channel=backup&limit=1`, { headers }).then((r) => r.json());
+    const list = await fetch(`${restored.url}/v1/events?project=default&channel=backup&limit=1`, { headers }).then(
+      (r) => r.json(),
+    );
     expect(list.events[0].event).toBe(`e${events - 1}`);
     await restored.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -64,12 +71,32 @@ describe("a backup never costs data", () => {
     const project = (await store.projects.findByName("default"))!;
     const channel = (await store.projects.ensureChannel(project.id, "bulk", Date.now())).id;
     await store.tx(async (tx) => {
-      for (let i = 0; i < n; i++) await tx.events.insert({ projectId: project.id, project: "default", channelId: channel, channel: "bulk", name: `e${i}`, description: "x".repeat(300), icon: null, notify: false, parser: "text", userId: null, tags: { i }, ts: Date.now() - i, receivedAt: Date.now(), historical: false });
+      for (let i = 0; i < n; i++)
+        await tx.events.insert({
+          projectId: project.id,
+          project: "default",
+          channelId: channel,
+          channel: "bulk",
+          name: `e${i}`,
+          description: "x".repeat(300),
+          icon: null,
+          notify: false,
+          parser: "text",
+          userId: null,
+          tags: { i },
+          ts: Date.now() - i,
+          receivedAt: Date.now(),
+          historical: false,
+        });
     });
     return (store.sqlite.query("SELECT count(*) AS n FROM events").get() as { n: number }).n;
   };
   // RLIMIT_FSIZE binds root too (chmod would not): a write past it fails with EFBIG (Bun ignores SIGXFSZ).
-  const backupWithin1MB = (file: string) => run(["sh", "-c", 'ulimit -f 2048 && exec "$@"', "sh", ...FROM_SOURCE], ["backup", file, "--force", "--data-dir", server.dataDir]);
+  const backupWithin1MB = (file: string) =>
+    run(
+      ["sh", "-c", 'ulimit -f 2048 && exec "$@"', "sh", ...FROM_SOURCE],
+      ["backup", file, "--force", "--data-dir", server.dataDir],
+    );
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -107,7 +134,8 @@ describe("a backup never costs data", () => {
     const link = join(tempDir(), "data");
     symlinkSync(dataDir, link);
     try {
-      for (let i = 0; i < 20; i++) expect((await post(own, "/v1/log", { project: "default", channel: "c", event: `e${i}` })).status).toBe(200);
+      for (let i = 0; i < 20; i++)
+        expect((await post(own, "/v1/log", { project: "default", channel: "c", event: `e${i}` })).status).toBe(200);
       const targets = [
         join(dataDir, "signalboard.db"),
         `${dataDir}/../${basename(dataDir)}/signalboard.db`,
@@ -137,7 +165,23 @@ describe("export and import", () => {
     const from = await startTestServer();
     await from.services.projects.create("old");
     const sent = [];
-    for (let i = 0; i < 5; i++) sent.push((await post(from, "/v1/log", { project: "old", channel: i % 2 ? "a" : "b", event: `Event ${i}`, description: `**d${i}**`, parser: "markdown", icon: "🚀", tags: { i, even: i % 2 === 0 }, user_id: `u${i}`, notify: true, timestamp: 1_700_000_000 + i })).json);
+    for (let i = 0; i < 5; i++)
+      sent.push(
+        (
+          await post(from, "/v1/log", {
+            project: "old",
+            channel: i % 2 ? "a" : "b",
+            event: `Event ${i}`,
+            description: `**d${i}**`,
+            parser: "markdown",
+            icon: "🚀",
+            tags: { i, even: i % 2 === 0 },
+            user_id: `u${i}`,
+            notify: true,
+            timestamp: 1_700_000_000 + i,
+          })
+        ).json,
+      );
     const file = join(tempDir(), "old.ndjson");
     const out = await run(FROM_SOURCE, ["export", "--project", "old", "--out", file, "--data-dir", from.dataDir]);
     expect(out.code).toBe(0);
@@ -150,12 +194,32 @@ describe("export and import", () => {
       const imported = await run(FROM_SOURCE, ["import", file, "--project", "new", "--data-dir", to.dataDir]);
       expect(imported.code).toBe(0);
       expect(imported.stdout).toContain("Imported 5 events");
-      const list = await fetch(`${to.url}/v1/events?project=new`, { headers: { Authorization: `Bearer ${to.token}` } }).then((r) => r.json());
-      expect(list.events.map((e: { event: string }) => e.event)).toEqual(["Event 4", "Event 3", "Event 2", "Event 1", "Event 0"]);
-      expect(list.events[4]).toMatchObject({ channel: "b", description: "**d0**", parser: "markdown", icon: "🚀", tags: { i: 0, even: true }, user_id: "u0", timestamp: 1_700_000_000, historical: true });
+      const list = await fetch(`${to.url}/v1/events?project=new`, {
+        headers: { Authorization: `Bearer ${to.token}` },
+      }).then((r) => r.json());
+      expect(list.events.map((e: { event: string }) => e.event)).toEqual([
+        "Event 4",
+        "Event 3",
+        "Event 2",
+        "Event 1",
+        "Event 0",
+      ]);
+      expect(list.events[4]).toMatchObject({
+        channel: "b",
+        description: "**d0**",
+        parser: "markdown",
+        icon: "🚀",
+        tags: { i: 0, even: true },
+        user_id: "u0",
+        timestamp: 1_700_000_000,
+        historical: true,
+      });
       expect(await to.store.notifications.deliveriesFor("push", [1, 2, 3])).toEqual([]);
       // A file with a bad line imports nothing and says which line.
-      await Bun.write(file, `${lines[0]}\n{"project":"new","channel":"Bad Channel","event":"x","timestamp":1}\nnot json\n`);
+      await Bun.write(
+        file,
+        `${lines[0]}\n{"project":"new","channel":"Bad Channel","event":"x","timestamp":1}\nnot json\n`,
+      );
       const bad = await run(FROM_SOURCE, ["import", file, "--data-dir", to.dataDir]);
       expect(bad.code).toBe(1);
       expect(bad.stderr).toContain("line 2");
@@ -173,13 +237,20 @@ describe("export's file", () => {
     try {
       await post(server, "/v1/log", { project: "default", channel: "a", event: "kept" });
       const dir = server.dataDir;
-      const exportTo = (out: string, ...more: string[]) => run(FROM_SOURCE, ["export", "--project", "default", "--out", out, "--data-dir", dir, ...more]);
-      for (const target of [join(dir, "signalboard.db"), join(dir, "signalboard.db-wal"), join(dir, "..", basename(dir), "signalboard.db")]) {
+      const exportTo = (out: string, ...more: string[]) =>
+        run(FROM_SOURCE, ["export", "--project", "default", "--out", out, "--data-dir", dir, ...more]);
+      for (const target of [
+        join(dir, "signalboard.db"),
+        join(dir, "signalboard.db-wal"),
+        join(dir, "..", basename(dir), "signalboard.db"),
+      ]) {
         const refused = await exportTo(target, "--force");
         expect(refused.code).toBe(2);
         expect(refused.stderr).toContain("live database");
       }
-      const list = await fetch(`${server.url}/v1/events?project=default`, { headers: { Authorization: `Bearer ${server.token}` } }).then((r) => r.json());
+      const list = await fetch(`${server.url}/v1/events?project=default`, {
+        headers: { Authorization: `Bearer ${server.token}` },
+      }).then((r) => r.json());
       expect(list.events.map((e: { event: string }) => e.event)).toEqual(["kept"]);
 
       const file = join(tempDir(), "out.ndjson");
@@ -187,7 +258,16 @@ describe("export's file", () => {
       const existing = await exportTo(file);
       expect(existing.code).toBe(2);
       expect(existing.stderr).toContain("already exists");
-      const unknown = await run(FROM_SOURCE, ["export", "--project", "nope", "--out", file, "--force", "--data-dir", dir]);
+      const unknown = await run(FROM_SOURCE, [
+        "export",
+        "--project",
+        "nope",
+        "--out",
+        file,
+        "--force",
+        "--data-dir",
+        dir,
+      ]);
       expect(unknown.code).not.toBe(0);
       expect(await Bun.file(file).text()).toBe("precious\n"); // a failed export leaves it as it was
       const replaced = await exportTo(file, "--force");
@@ -223,21 +303,70 @@ describe("an import is safe to run again", () => {
   });
   afterAll(() => server.close());
 
-  const count = (project: string) => ((server.store as SqliteStore).sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
-  const distinct = (project: string) => ((server.store as SqliteStore).sqlite.query("SELECT count(DISTINCT event) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)").get(project) as { n: number }).n;
+  const count = (project: string) =>
+    (
+      (server.store as SqliteStore).sqlite
+        .query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)")
+        .get(project) as { n: number }
+    ).n;
+  const distinct = (project: string) =>
+    (
+      (server.store as SqliteStore).sqlite
+        .query(
+          "SELECT count(DISTINCT event) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = ?)",
+        )
+        .get(project) as { n: number }
+    ).n;
   const ndjson = (events: object[]) => events.map((e) => JSON.stringify(e)).join("\n") + "\n";
   const importFile = (file: string) => run(FROM_SOURCE, ["import", file, "--data-dir", server.dataDir]);
 
   test("importing a file twice, or a part of it and then all of it, stores each event once", async () => {
     const at = 1_700_000_000;
     const events = [
-      { project: "twice", channel: "a", event: "Signed up", tags: { plan: "pro", seats: 3 }, user_id: "u1", timestamp: at },
+      {
+        project: "twice",
+        channel: "a",
+        event: "Signed up",
+        tags: { plan: "pro", seats: 3 },
+        user_id: "u1",
+        timestamp: at,
+      },
       // The same time, other content: a different event.
-      { project: "twice", channel: "a", event: "Signed up", tags: { plan: "pro", seats: 4 }, user_id: "u1", timestamp: at },
-      { project: "twice", channel: "a", event: "Signed up", description: "again", tags: { plan: "pro", seats: 3 }, user_id: "u1", timestamp: at },
+      {
+        project: "twice",
+        channel: "a",
+        event: "Signed up",
+        tags: { plan: "pro", seats: 4 },
+        user_id: "u1",
+        timestamp: at,
+      },
+      {
+        project: "twice",
+        channel: "a",
+        event: "Signed up",
+        description: "again",
+        tags: { plan: "pro", seats: 3 },
+        user_id: "u1",
+        timestamp: at,
+      },
       // The same content and time in another channel: a different event too.
-      { project: "twice", channel: "b", event: "Signed up", tags: { plan: "pro", seats: 3 }, user_id: "u1", timestamp: at },
-      { project: "twice", channel: "a", event: "Paid", icon: "💰", parser: "markdown", description: "**9 €**", timestamp: at + 0.5 },
+      {
+        project: "twice",
+        channel: "b",
+        event: "Signed up",
+        tags: { plan: "pro", seats: 3 },
+        user_id: "u1",
+        timestamp: at,
+      },
+      {
+        project: "twice",
+        channel: "a",
+        event: "Paid",
+        icon: "💰",
+        parser: "markdown",
+        description: "**9 €**",
+        timestamp: at + 0.5,
+      },
     ];
     const dir = tempDir();
     const file = join(dir, "twice.ndjson");
@@ -249,10 +378,16 @@ describe("an import is safe to run again", () => {
     expect(count("twice")).toBe(5);
     const again = await importFile(file);
     expect(count("twice")).toBe(5);
-    expect(part.stdout).toContain("Imported 2 events as historical events (no notifications); skipped 0 already present.");
+    expect(part.stdout).toContain(
+      "Imported 2 events as historical events (no notifications); skipped 0 already present.",
+    );
     expect(all.code).toBe(0);
-    expect(all.stdout).toContain("Imported 3 events as historical events (no notifications); skipped 2 already present.");
-    expect(again.stdout).toContain("Imported 0 events as historical events (no notifications); skipped 5 already present.");
+    expect(all.stdout).toContain(
+      "Imported 3 events as historical events (no notifications); skipped 2 already present.",
+    );
+    expect(again.stdout).toContain(
+      "Imported 0 events as historical events (no notifications); skipped 5 already present.",
+    );
     // Tags written in another order are the same content.
     await Bun.write(file, ndjson([{ ...events[0], tags: { seats: 3, plan: "pro" } }]));
     await importFile(file);
@@ -269,22 +404,40 @@ describe("an import is safe to run again", () => {
     expect(count("dup")).toBe(2);
     const again = await importFile(file);
     expect(count("dup")).toBe(2);
-    expect(again.stdout).toContain("Imported 0 events as historical events (no notifications); skipped 2 already present.");
+    expect(again.stdout).toContain(
+      "Imported 0 events as historical events (no notifications); skipped 2 already present.",
+    );
     rmSync(dir, { recursive: true, force: true });
   });
 
   test("exporting a project and importing the file back into the same instance adds nothing", async () => {
     await server.services.projects.create("shop");
     for (let i = 0; i < 10; i++) {
-      const body = { project: "shop", channel: i % 2 ? "orders" : "refunds", event: `Order ${i}`, description: `**${i}**`, parser: "markdown", icon: "🛒", tags: { n: i, big: i > 5 }, user_id: `u${i}`, notify: true };
-      expect((await post(server, "/v1/log", i < 5 ? body : { ...body, timestamp: 1_700_000_000 + i / 1000 })).status).toBe(200);
+      const body = {
+        project: "shop",
+        channel: i % 2 ? "orders" : "refunds",
+        event: `Order ${i}`,
+        description: `**${i}**`,
+        parser: "markdown",
+        icon: "🛒",
+        tags: { n: i, big: i > 5 },
+        user_id: `u${i}`,
+        notify: true,
+      };
+      expect(
+        (await post(server, "/v1/log", i < 5 ? body : { ...body, timestamp: 1_700_000_000 + i / 1000 })).status,
+      ).toBe(200);
     }
     const file = join(tempDir(), "shop.ndjson");
-    expect((await run(FROM_SOURCE, ["export", "--project", "shop", "--out", file, "--data-dir", server.dataDir])).code).toBe(0);
+    expect(
+      (await run(FROM_SOURCE, ["export", "--project", "shop", "--out", file, "--data-dir", server.dataDir])).code,
+    ).toBe(0);
     const back = await importFile(file);
     expect(count("shop")).toBe(10);
     expect(back.code).toBe(0);
-    expect(back.stdout).toContain("Imported 0 events as historical events (no notifications); skipped 10 already present.");
+    expect(back.stdout).toContain(
+      "Imported 0 events as historical events (no notifications); skipped 10 already present.",
+    );
     rmSync(file, { force: true });
   });
 
@@ -292,10 +445,23 @@ describe("an import is safe to run again", () => {
     const total = 50_000;
     const dir = tempDir();
     const file = join(dir, "big.ndjson");
-    await Bun.write(file, ndjson(Array.from({ length: total }, (_, i) => ({ project: "big", channel: `c${i % 3}`, event: `e${i}`, tags: { i }, timestamp: 1_700_000_000 + i / 100 }))));
+    await Bun.write(
+      file,
+      ndjson(
+        Array.from({ length: total }, (_, i) => ({
+          project: "big",
+          channel: `c${i % 3}`,
+          event: `e${i}`,
+          tags: { i },
+          timestamp: 1_700_000_000 + i / 100,
+        })),
+      ),
+    );
     const proc = start(FROM_SOURCE, ["import", file, "--data-dir", server.dataDir]);
     // Killed as soon as the first batches are on disk.
-    const started = (server.store as SqliteStore).sqlite.query("SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = 'big')");
+    const started = (server.store as SqliteStore).sqlite.query(
+      "SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = 'big')",
+    );
     while ((started.get() as { n: number }).n === 0 && proc.exitCode === null) await Bun.sleep(2);
     proc.kill("SIGKILL");
     await proc.exited;
@@ -307,7 +473,9 @@ describe("an import is safe to run again", () => {
     expect(distinct("big")).toBe(total);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain("run the same command again");
-    expect(resumed.stdout).toContain(`Imported ${total - stored} events as historical events (no notifications); skipped ${stored} already present.`);
+    expect(resumed.stdout).toContain(
+      `Imported ${total - stored} events as historical events (no notifications); skipped ${stored} already present.`,
+    );
     rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 });
@@ -322,13 +490,24 @@ describe("retention and deletion", () => {
   test("a project with a retention period loses its older events, and only those", async () => {
     await server.services.projects.create("short");
     const now = Math.floor(Date.now() / 1000);
-    for (const days of [10, 5, 1, 0]) await post(server, "/v1/log", { project: "short", channel: "c", event: `${days} days old`, tags: { d: days }, ...(days ? { timestamp: now - days * 86400 } : {}) });
+    for (const days of [10, 5, 1, 0])
+      await post(server, "/v1/log", {
+        project: "short",
+        channel: "c",
+        event: `${days} days old`,
+        tags: { d: days },
+        ...(days ? { timestamp: now - days * 86400 } : {}),
+      });
     await server.services.projects.setRetention("short", 3);
     expect(await server.services.projects.pruneExpired()).toBe(2);
-    const list = await fetch(`${server.url}/v1/events?project=short`, { headers: { Authorization: `Bearer ${server.token}` } }).then((r) => r.json());
+    const list = await fetch(`${server.url}/v1/events?project=short`, {
+      headers: { Authorization: `Bearer ${server.token}` },
+    }).then((r) => r.json());
     expect(list.events.map((e: { event: string }) => e.event)).toEqual(["0 days old", "1 days old"]);
     // Their tags went with them: a tag search finds only the survivors.
-    const tagged = await fetch(`${server.url}/v1/events?project=short&tag=d:10`, { headers: { Authorization: `Bearer ${server.token}` } }).then((r) => r.json());
+    const tagged = await fetch(`${server.url}/v1/events?project=short&tag=d:10`, {
+      headers: { Authorization: `Bearer ${server.token}` },
+    }).then((r) => r.json());
     expect(tagged.events).toEqual([]);
     expect(await server.services.projects.setRetention("short", null)).toMatchObject({ retentionDays: null });
     await expect(server.services.projects.setRetention("short", 0)).rejects.toThrow(/days/);
@@ -338,7 +517,9 @@ describe("retention and deletion", () => {
     const res = await run(FROM_SOURCE, ["project", "retention", "default", "30", "--data-dir", server.dataDir]);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("30 days");
-    expect((await run(FROM_SOURCE, ["project", "retention", "default", "soon", "--data-dir", server.dataDir])).code).toBe(2);
+    expect(
+      (await run(FROM_SOURCE, ["project", "retention", "default", "soon", "--data-dir", server.dataDir])).code,
+    ).toBe(2);
   });
 
   test("docs/operations.md says where retention is set, in the words the settings page and the CLI use", async () => {
@@ -355,7 +536,11 @@ describe("retention and deletion", () => {
     expect(projectCommand.usage).toContain("project retention NAME [DAYS|off]");
     expect(paragraph).toContain("`signalboard project retention NAME [DAYS|off]`");
     const example = /`signalboard (project retention \S+ \d+)`/.exec(paragraph)![1]!.split(" ");
-    const res = await run(FROM_SOURCE, [...example.map((word) => (word === "shop" ? "default" : word)), "--data-dir", server.dataDir]);
+    const res = await run(FROM_SOURCE, [
+      ...example.map((word) => (word === "shop" ? "default" : word)),
+      "--data-dir",
+      server.dataDir,
+    ]);
     expect(res.code).toBe(0);
     const said = res.stdout.trim().replace('"default"', '"shop"');
     expect(paragraph).toContain(said);
@@ -367,13 +552,32 @@ describe("retention and deletion", () => {
     const project = (await store.projects.findByName("big"))!;
     const channel = (await store.projects.ensureChannel(project.id, "many", Date.now())).id;
     await store.tx(async (tx) => {
-      for (let i = 0; i < 5000; i++) await tx.events.insert({ projectId: project.id, project: "big", channelId: channel, channel: "many", name: "e", description: null, icon: null, notify: false, parser: "text", userId: null, tags: { k: i % 3 }, ts: Date.now() - i, receivedAt: Date.now(), historical: false });
+      for (let i = 0; i < 5000; i++)
+        await tx.events.insert({
+          projectId: project.id,
+          project: "big",
+          channelId: channel,
+          channel: "many",
+          name: "e",
+          description: null,
+          icon: null,
+          notify: false,
+          parser: "text",
+          userId: null,
+          tags: { k: i % 3 },
+          ts: Date.now() - i,
+          receivedAt: Date.now(),
+          historical: false,
+        });
     });
     await post(server, "/v1/log", { project: "big", channel: "kept", event: "survivor", tags: { k: 1 } });
     const batchesBefore = store.writer.stats.batches;
     await server.services.projects.deleteChannel("big", "many");
     expect(store.writer.stats.batches - batchesBefore).toBeGreaterThanOrEqual(3);
     expect(await store.projects.countEvents({ projectId: project.id })).toBe(1);
-    expect((store.sqlite.query("SELECT count(*) AS n FROM event_tags WHERE project_id = ?").get(project.id) as { n: number }).n).toBe(1);
+    expect(
+      (store.sqlite.query("SELECT count(*) AS n FROM event_tags WHERE project_id = ?").get(project.id) as { n: number })
+        .n,
+    ).toBe(1);
   });
 });

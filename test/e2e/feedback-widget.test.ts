@@ -25,13 +25,18 @@ beforeAll(async () => {
   browser = await launch();
   server = await startTestServer();
   await server.services.projects.create("shop");
-  token = (await server.services.tokens.create({ name: "widget", kind: "public", project: "shop", channel: "feedback" })).token;
+  token = (
+    await server.services.tokens.create({ name: "widget", kind: "public", project: "shop", channel: "feedback" })
+  ).token;
   const gone = await server.services.tokens.create({ name: "old widget", kind: "public", project: "shop" });
   await server.services.tokens.revoke(String(gone.info.id));
   revoked = gone.token;
   site = startHostSite(server.url);
   // A site whose own styles would spoil a form that inherited them.
-  site.set("/site.css", "* { font-family: serif; } button, textarea { color: rgb(128, 0, 0); background: rgb(255, 255, 0); } dialog { background: rgb(0, 128, 0); }");
+  site.set(
+    "/site.css",
+    "* { font-family: serif; } button, textarea { color: rgb(128, 0, 0); background: rgb(255, 255, 0); } dialog { background: rgb(0, 128, 0); }",
+  );
 }, 30_000);
 afterAll(async () => {
   await browser?.close();
@@ -59,17 +64,35 @@ const focusedInWidget = (page: Page) =>
   });
 /** A computed style of an element inside the widget. */
 const widgetStyle = (page: Page, selector: string, property: string) =>
-  page.evaluate(([s, p]) => getComputedStyle(document.querySelector("[data-signalboard-feedback]")!.shadowRoot!.querySelector(s!)!).getPropertyValue(p!), [selector, property]);
+  page.evaluate(
+    ([s, p]) =>
+      getComputedStyle(
+        document.querySelector("[data-signalboard-feedback]")!.shadowRoot!.querySelector(s!)!,
+      ).getPropertyValue(p!),
+    [selector, property],
+  );
 
 async function seriousViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   return page.evaluate(async () => {
     const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return result.violations.filter((v: { impact: string }) => v.impact === "serious" || v.impact === "critical").map((v: { id: string; help: string; nodes: { target: unknown }[] }) => `${v.id}: ${v.help} ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+    return result.violations
+      .filter((v: { impact: string }) => v.impact === "serious" || v.impact === "critical")
+      .map(
+        (v: { id: string; help: string; nodes: { target: unknown }[] }) =>
+          `${v.id}: ${v.help} ${JSON.stringify(v.nodes.map((n) => n.target))}`,
+      );
   });
 }
 
-type Event = { channel: string; event: string; description: string; icon: string; user_id: string | null; tags: Record<string, unknown> };
+type Event = {
+  channel: string;
+  event: string;
+  description: string;
+  icon: string;
+  user_id: string | null;
+  tags: Record<string, unknown>;
+};
 const feedback = async (): Promise<Event[]> => {
   const res = await call(server, { path: "/v1/events?project=shop&channel=feedback" });
   return res.status === 404 ? [] : res.json.events;
@@ -81,14 +104,28 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
       browser,
       "feedback-keyboard-375",
       async (page) => {
-        await open(page, "/keyboard", button({ token, project: "shop", channel: "feedback", "user-id": "user-42", "tag-username": "john.doe", "tag-beta": "true" }));
-        for (let i = 0; i < 5 && (await page.evaluate(() => document.activeElement?.id)) !== "feedback"; i++) await page.keyboard.press("Tab");
+        await open(
+          page,
+          "/keyboard",
+          button({
+            token,
+            project: "shop",
+            channel: "feedback",
+            "user-id": "user-42",
+            "tag-username": "john.doe",
+            "tag-beta": "true",
+          }),
+        );
+        for (let i = 0; i < 5 && (await page.evaluate(() => document.activeElement?.id)) !== "feedback"; i++)
+          await page.keyboard.press("Tab");
         expect(await page.evaluate(() => document.activeElement?.id)).toBe("feedback");
         await page.keyboard.press("Enter");
 
         const dialog = page.getByRole("dialog", { name: "Send feedback" });
         await dialog.waitFor();
-        expect(await page.evaluate(() => document.querySelector("[data-signalboard-feedback]")!.shadowRoot !== null)).toBe(true); // open shadow root
+        expect(
+          await page.evaluate(() => document.querySelector("[data-signalboard-feedback]")!.shadowRoot !== null),
+        ).toBe(true); // open shadow root
         expect(await focusedInWidget(page)).toBe("sb-text");
         expect(await dialog.getByRole("textbox", { name: "Your feedback" }).count()).toBe(1);
         expect(await dialog.getByRole("textbox", { name: /E-mail/ }).count()).toBe(1);
@@ -108,7 +145,9 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
         await page.keyboard.press("Tab");
         await page.keyboard.press("Tab");
         await page.keyboard.press("Enter");
-        expect(await dialog.getByRole("alert").innerText()).toBe("Please enter a valid e-mail address, or leave it empty.");
+        expect(await dialog.getByRole("alert").innerText()).toBe(
+          "Please enter a valid e-mail address, or leave it empty.",
+        );
         expect(await focusedInWidget(page)).toBe("sb-email");
         await page.keyboard.press("ControlOrMeta+A");
         await page.keyboard.type("ann@example.com");
@@ -127,7 +166,9 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
         expect(await widgetStyle(page, "button.primary", "color")).toBe("rgb(255, 255, 255)");
         expect(await widgetStyle(page, "textarea", "font-family")).toStartWith("system-ui");
         expect(await widgetStyle(page, "dialog", "background-color")).toBe("rgb(255, 255, 255)");
-        expect(await page.evaluate(() => getComputedStyle(document.getElementById("feedback")!).color)).toBe("rgb(128, 0, 0)");
+        expect(await page.evaluate(() => getComputedStyle(document.getElementById("feedback")!).color)).toBe(
+          "rgb(128, 0, 0)",
+        );
         expect(await seriousViolations(page)).toEqual([]);
 
         await page.keyboard.press("Tab");
@@ -148,7 +189,13 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
       if (!found.length) throw new Error("no feedback yet");
       return found;
     });
-    expect(sent).toMatchObject({ channel: "feedback", event: "Feedback", icon: "💬", description: "The export button is hard to find.", user_id: "user-42" });
+    expect(sent).toMatchObject({
+      channel: "feedback",
+      event: "Feedback",
+      icon: "💬",
+      description: "The export button is hard to find.",
+      user_id: "user-42",
+    });
     expect(sent!.tags).toEqual({ username: "john.doe", beta: true, email: "ann@example.com" });
   }, 30_000);
 
@@ -190,7 +237,11 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
         await dialog.getByRole("textbox", { name: "Your feedback" }).fill("Something");
         await dialog.getByRole("button", { name: "Send" }).click();
         const alert = dialog.getByRole("alert");
-        await page.waitForFunction(() => (document.querySelector("[data-signalboard-feedback]")?.shadowRoot?.querySelector("[role=alert]")?.textContent ?? "") !== "");
+        await page.waitForFunction(
+          () =>
+            (document.querySelector("[data-signalboard-feedback]")?.shadowRoot?.querySelector("[role=alert]")
+              ?.textContent ?? "") !== "",
+        );
         const text = await alert.innerText();
         // The form stays, so the visitor can try again or cancel.
         expect(await dialog.getByRole("button", { name: "Send" }).isEnabled()).toBe(true);
@@ -198,13 +249,19 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
         await page.waitForFunction(() => !document.querySelector("[data-signalboard-feedback]"));
         return text;
       };
-      expect(await attempt("b0")).toBe('Your feedback could not be sent. This public token may only send to project "shop", not "elsewhere".');
+      expect(await attempt("b0")).toBe(
+        'Your feedback could not be sent. This public token may only send to project "shop", not "elsewhere".',
+      );
       expect(await attempt("b1")).toStartWith("Your feedback could not be sent. This token was revoked.");
-      expect(await attempt("b2")).toBe('Your feedback could not be sent. This public token may only send events to channel "feedback" of project "shop", not "support".');
+      expect(await attempt("b2")).toBe(
+        'Your feedback could not be sent. This public token may only send events to channel "feedback" of project "shop", not "support".',
+      );
       expect(await attempt("b3")).toBe("This feedback button has no data-logsnag-token or data-logsnag-project.");
       // The server out of reach.
       await page.route(`${server.url}/v1/log`, (route) => route.abort("connectionrefused"));
-      expect(await attempt("b0")).toBe("Your feedback could not be sent. The feedback server could not be reached. Check your connection and try again.");
+      expect(await attempt("b0")).toBe(
+        "Your feedback could not be sent. The feedback server could not be reached. Check your connection and try again.",
+      );
     });
     expect((await feedback()).filter((e) => e.description === "Something")).toEqual([]);
   }, 30_000);
@@ -219,7 +276,8 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
           const b = document.createElement("button");
           b.id = "late";
           b.textContent = "Feedback";
-          for (const [k, v] of Object.entries({ feedback: "", token: t!, project: "shop", "user-id": "late-user" })) b.setAttribute(`data-logsnag-${k}`, v);
+          for (const [k, v] of Object.entries({ feedback: "", token: t!, project: "shop", "user-id": "late-user" }))
+            b.setAttribute(`data-logsnag-${k}`, v);
           form.append(b);
           document.body.append(form);
         },
@@ -232,7 +290,9 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
       await page.getByRole("dialog", { name: "Thank you!" }).waitFor();
       expect(new URL(page.url()).pathname).toBe("/later");
       // It closes by itself after a moment.
-      await page.waitForFunction(() => !document.querySelector("[data-signalboard-feedback]"), undefined, { timeout: 6000 });
+      await page.waitForFunction(() => !document.querySelector("[data-signalboard-feedback]"), undefined, {
+        timeout: 6000,
+      });
     });
     expect(site.requests).not.toContain("/submitted");
     const sent = (await feedback()).find((e) => e.description === "Added later");

@@ -48,8 +48,18 @@ export function startHostSite(signalboard: string): HostSite {
   return {
     origin: `http://localhost:${server.port}`,
     set(path, body, options = {}) {
-      const type = options.type ?? (path.endsWith(".js") ? "text/javascript; charset=utf-8" : path.endsWith(".css") ? "text/css" : "text/html; charset=utf-8");
-      files.set(path, { body, type, csp: type.startsWith("text/html") ? (options.csp ?? strictCsp(signalboard)) : null });
+      const type =
+        options.type ??
+        (path.endsWith(".js")
+          ? "text/javascript; charset=utf-8"
+          : path.endsWith(".css")
+            ? "text/css"
+            : "text/html; charset=utf-8");
+      files.set(path, {
+        body,
+        type,
+        csp: type.startsWith("text/html") ? (options.csp ?? strictCsp(signalboard)) : null,
+      });
     },
     requests,
     close: () => server.stop(true),
@@ -67,14 +77,20 @@ export function html(head: string, body: string): string {
  * mid-way never arrives). A page that leaves while its request waits here loses it, unless the
  * request was made to outlive the page (keepalive).
  */
-export function startSlowProxy(target: string, delayMs: number): { origin: string; dropped: string[]; close: () => Promise<void> } {
+export function startSlowProxy(
+  target: string,
+  delayMs: number,
+): { origin: string; dropped: string[]; close: () => Promise<void> } {
   const dropped: string[] = [];
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     async fetch(request) {
       const url = new URL(request.url);
-      const body = request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS" ? undefined : await request.arrayBuffer();
+      const body =
+        request.method === "GET" || request.method === "HEAD" || request.method === "OPTIONS"
+          ? undefined
+          : await request.arrayBuffer();
       if (body !== undefined) await Bun.sleep(delayMs);
       if (request.signal.aborted) {
         dropped.push(`${request.method} ${url.pathname}`);
@@ -82,7 +98,12 @@ export function startSlowProxy(target: string, delayMs: number): { origin: strin
       }
       const headers = new Headers(request.headers);
       headers.delete("host");
-      const answer = await fetch(target + url.pathname + url.search, { method: request.method, headers, body, decompress: false });
+      const answer = await fetch(target + url.pathname + url.search, {
+        method: request.method,
+        headers,
+        body,
+        decompress: false,
+      });
       return new Response(answer.body, { status: answer.status, headers: answer.headers });
     },
   });

@@ -24,7 +24,11 @@ async function limited(argv: string[], seconds: number, env: Record<string, stri
     timedOut = true;
     proc.kill("SIGKILL");
   }, seconds * 1000);
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   clearTimeout(timer);
   return { code: timedOut ? 124 : code, stdout, stderr: timedOut ? `${stderr}\n(killed after ${seconds} s)` : stderr };
 }
@@ -49,7 +53,10 @@ let unavailable: string | null = engine ? null : "neither podman nor docker answ
 let buildSeconds = 0;
 if (engine) {
   const started = performance.now();
-  const built = await limited([process.execPath, join(ROOT, "scripts/image.ts"), "--tag", tag, "--engine", engine], 600);
+  const built = await limited(
+    [process.execPath, join(ROOT, "scripts/image.ts"), "--tag", tag, "--engine", engine],
+    600,
+  );
   buildSeconds = (performance.now() - started) / 1000;
   if (built.code !== 0) throw new Error(`npm run image failed:\n${built.stdout}\n${built.stderr}`);
   const probe = await limited([engine, "run", "--rm", ...runArgs, tag, "version"], 120);
@@ -61,7 +68,8 @@ if (engine) {
   }
 }
 if (unavailable) {
-  if (process.env.SIGNALBOARD_REQUIRE_CONTAINERS === "1") throw new Error(`the container image tests cannot run: ${unavailable}`);
+  if (process.env.SIGNALBOARD_REQUIRE_CONTAINERS === "1")
+    throw new Error(`the container image tests cannot run: ${unavailable}`);
   console.warn(`\n  SKIPPED: the container image tests: ${unavailable}\n`);
 }
 
@@ -97,7 +105,11 @@ describe.skipIf(unavailable !== null)("the container image", () => {
     expect(config.Cmd).toEqual(["serve"]);
     expect(config.Env).toEqual(expect.arrayContaining(["DATA_DIR=/data", "PORT=8080"]));
     // docker keeps the HEALTHCHECK in Config; podman beside it.
-    expect((config.Healthcheck ?? inspected.Healthcheck)?.Test).toEqual(["CMD", "/usr/local/bin/signalboard", "healthcheck"]);
+    expect((config.Healthcheck ?? inspected.Healthcheck)?.Test).toEqual([
+      "CMD",
+      "/usr/local/bin/signalboard",
+      "healthcheck",
+    ]);
     // One layer of files from the build context over nothing: no base image was pulled.
     expect(inspected.RootFS.Layers.length).toBeLessThanOrEqual(2);
     const created = (await e("create", tag)).stdout.trim();
@@ -107,10 +119,25 @@ describe.skipIf(unavailable !== null)("the container image", () => {
       const listed = await limited(["tar", "-tf", archive], 60);
       expect(listed.code).toBe(0);
       const files = new Set(listed.stdout.split("\n").map((f) => `/${f.replace(/^\.?\//, "").replace(/\/$/, "")}`));
-      for (const file of ["/usr/local/bin/signalboard", "/etc/ssl/certs/ca-certificates.crt", "/usr/share/zoneinfo/Europe/Berlin", "/etc/passwd"]) expect(files.has(file), file).toBe(true);
+      for (const file of [
+        "/usr/local/bin/signalboard",
+        "/etc/ssl/certs/ca-certificates.crt",
+        "/usr/share/zoneinfo/Europe/Berlin",
+        "/etc/passwd",
+      ])
+        expect(files.has(file), file).toBe(true);
       expect([...files].some((f) => /\/libc\.so\.6$/.test(f))).toBe(true);
       expect([...files].some((f) => /\/ld-linux[^/]*\.so\.\d$/.test(f))).toBe(true);
-      for (const absent of ["/bin/sh", "/usr/bin/sh", "/bin/bash", "/usr/bin/apt", "/usr/bin/dpkg", "/sbin/apk", "/usr/bin/curl"]) expect(files.has(absent), absent).toBe(false);
+      for (const absent of [
+        "/bin/sh",
+        "/usr/bin/sh",
+        "/bin/bash",
+        "/usr/bin/apt",
+        "/usr/bin/dpkg",
+        "/sbin/apk",
+        "/usr/bin/curl",
+      ])
+        expect(files.has(absent), absent).toBe(false);
     } finally {
       await e("rm", "--force", "--volumes", created);
       rmSync(dirname(archive), { recursive: true, force: true });
@@ -120,7 +147,18 @@ describe.skipIf(unavailable !== null)("the container image", () => {
   }, 120_000);
 
   test("runs as a user of its own, with a token made by exec and an event that survives a restart", async () => {
-    const started = await e("run", "--detach", "--name", name, ...runArgs, "--volume", `${volume}:/data`, "--env", `PORT=${port}`, tag);
+    const started = await e(
+      "run",
+      "--detach",
+      "--name",
+      name,
+      ...runArgs,
+      "--volume",
+      `${volume}:/data`,
+      "--env",
+      `PORT=${port}`,
+      tag,
+    );
     expect(started.code, started.stderr).toBe(0);
     await eventually(async () => expect((await fetch(`${url}/healthz`)).status).toBe(200), 30_000);
 
@@ -136,7 +174,16 @@ describe.skipIf(unavailable !== null)("the container image", () => {
     const token = made.stdout.trim().split("\n").at(-1)!;
     expect(token).toMatch(/^sb_/);
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
-    const posted = await fetch(`${url}/v1/log`, { method: "POST", headers, body: JSON.stringify({ project: "default", channel: "container", event: "Kept in /data", tags: { zone: "Europe/Berlin" } }) });
+    const posted = await fetch(`${url}/v1/log`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        project: "default",
+        channel: "container",
+        event: "Kept in /data",
+        tags: { zone: "Europe/Berlin" },
+      }),
+    });
     expect(posted.status).toBe(200);
 
     // The HEALTHCHECK's own command, run where the engine runs it.
@@ -161,7 +208,19 @@ describe.skipIf(unavailable !== null)("the container image", () => {
 
 describe("compose.yaml", () => {
   const compose = Bun.YAML.parse(readFileSync(join(ROOT, "compose.yaml"), "utf8")) as {
-    services: Record<string, { image?: string; profiles?: string[]; volumes?: string[]; environment?: Record<string, string>; ports?: string[]; depends_on?: Record<string, unknown> | string[]; command?: unknown; configs?: unknown[] }>;
+    services: Record<
+      string,
+      {
+        image?: string;
+        profiles?: string[];
+        volumes?: string[];
+        environment?: Record<string, string>;
+        ports?: string[];
+        depends_on?: Record<string, unknown> | string[];
+        command?: unknown;
+        configs?: unknown[];
+      }
+    >;
     volumes: Record<string, unknown>;
     configs?: Record<string, { content?: string }>;
   };
@@ -202,7 +261,12 @@ describe("compose.yaml", () => {
   test("is where the README and docs/install.md say", () => {
     expect(existsSync(join(ROOT, "compose.yaml"))).toBe(true);
     for (const doc of ["README.md", "docs/install.md"]) {
-      for (const said of ["npm run image", "docker compose --profile sqlite up", "docker compose --profile scale-out up"]) expect(readFileSync(join(ROOT, doc), "utf8").includes(said), `${doc}: ${said}`).toBe(true);
+      for (const said of [
+        "npm run image",
+        "docker compose --profile sqlite up",
+        "docker compose --profile scale-out up",
+      ])
+        expect(readFileSync(join(ROOT, doc), "utf8").includes(said), `${doc}: ${said}`).toBe(true);
     }
   });
 });

@@ -45,7 +45,8 @@ function install(args: string[]): Promise<Result> {
 }
 
 function expectOk(result: Result): void {
-  if (result.code !== 0) throw new Error(`install.sh exited ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  if (result.code !== 0)
+    throw new Error(`install.sh exited ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
 }
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -124,7 +125,17 @@ const SERVICE = [
 
 describe("install.sh --root: a staged install, re-run, upgraded and removed", () => {
   let root: string;
-  const args = () => ["--root", root, "--binary", binary, "--no-start", "--port", "8080", "--base-url", "https://sb.example.com"];
+  const args = () => [
+    "--root",
+    root,
+    "--binary",
+    binary,
+    "--no-start",
+    "--port",
+    "8080",
+    "--base-url",
+    "https://sb.example.com",
+  ];
 
   beforeAll(() => {
     root = stagingRoot();
@@ -152,8 +163,18 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
     // The settings file: exactly these settings, private to root and the service's group.
     const env = readFileSync(join(root, ENV_FILE), "utf8");
     expect(mode(join(root, ENV_FILE))).toBe(0o640);
-    expect(assignments(env)).toEqual({ PORT: "8080", HOST: "0.0.0.0", DATA_DIR: "/var/lib/signalboard", BASE_URL: "https://sb.example.com" });
-    for (const name of ["SIGNALBOARD_TRUST_PROXY", "SIGNALBOARD_LOG_LEVEL", "SIGNALBOARD_SQLITE_SYNC", "SIGNALBOARD_VAPID_SUBJECT"]) {
+    expect(assignments(env)).toEqual({
+      PORT: "8080",
+      HOST: "0.0.0.0",
+      DATA_DIR: "/var/lib/signalboard",
+      BASE_URL: "https://sb.example.com",
+    });
+    for (const name of [
+      "SIGNALBOARD_TRUST_PROXY",
+      "SIGNALBOARD_LOG_LEVEL",
+      "SIGNALBOARD_SQLITE_SYNC",
+      "SIGNALBOARD_VAPID_SUBJECT",
+    ]) {
       expect(env).toMatch(new RegExp(`^# ${name}=`, "m"));
     }
 
@@ -170,24 +191,31 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
   }, 60_000);
 
   // Shown as skipped where systemd-analyze is not installed.
-  test.skipIf(!Bun.which("systemd-analyze"))("the unit passes systemd-analyze verify", async () => {
-    // verify also checks that ExecStart exists: check a copy that points at the staged binary.
-    const dir = stagingRoot();
-    const unit = readFileSync(join(root, UNIT), "utf8").replace("ExecStart=/usr/local/bin/signalboard", `ExecStart=${join(root, BIN)}`);
-    const verify = async (text: string) => {
-      writeFileSync(join(dir, "signalboard.service"), text);
-      const result = await run(["systemd-analyze"], ["verify", join(dir, "signalboard.service")]);
-      const about = result.stderr.split("\n").filter((l) => l.includes("signalboard.service"));
-      return { code: result.code, about, stderr: result.stderr };
-    };
-    const good = await verify(unit);
-    expect(good.about).toEqual([]);
-    expect(good.code).toBe(0);
-    // The check is real: an unknown key or a bad value in the same file is reported.
-    const bad = await verify(unit.replace("RestartSec=2", "RestartSec=2\nNoSuchKey=yes\nTimeoutStopSec=soon"));
-    expect(bad.stderr).toContain("NoSuchKey");
-    expect(bad.stderr).toContain("soon");
-  }, 60_000);
+  test.skipIf(!Bun.which("systemd-analyze"))(
+    "the unit passes systemd-analyze verify",
+    async () => {
+      // verify also checks that ExecStart exists: check a copy that points at the staged binary.
+      const dir = stagingRoot();
+      const unit = readFileSync(join(root, UNIT), "utf8").replace(
+        "ExecStart=/usr/local/bin/signalboard",
+        `ExecStart=${join(root, BIN)}`,
+      );
+      const verify = async (text: string) => {
+        writeFileSync(join(dir, "signalboard.service"), text);
+        const result = await run(["systemd-analyze"], ["verify", join(dir, "signalboard.service")]);
+        const about = result.stderr.split("\n").filter((l) => l.includes("signalboard.service"));
+        return { code: result.code, about, stderr: result.stderr };
+      };
+      const good = await verify(unit);
+      expect(good.about).toEqual([]);
+      expect(good.code).toBe(0);
+      // The check is real: an unknown key or a bad value in the same file is reported.
+      const bad = await verify(unit.replace("RestartSec=2", "RestartSec=2\nNoSuchKey=yes\nTimeoutStopSec=soon"));
+      expect(bad.stderr).toContain("NoSuchKey");
+      expect(bad.stderr).toContain("soon");
+    },
+    60_000,
+  );
 
   test("running it again changes nothing", async () => {
     const before = snapshot(root);
@@ -199,9 +227,21 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
 
   test("a re-run never overwrites the operator's settings", async () => {
     const envPath = join(root, ENV_FILE);
-    const edited = readFileSync(envPath, "utf8").replace("BASE_URL=https://sb.example.com", "BASE_URL=https://edited.example.com") + "SIGNALBOARD_TRUST_PROXY=127.0.0.1\n";
+    const edited =
+      readFileSync(envPath, "utf8").replace("BASE_URL=https://sb.example.com", "BASE_URL=https://edited.example.com") +
+      "SIGNALBOARD_TRUST_PROXY=127.0.0.1\n";
     writeFileSync(envPath, edited);
-    const again = await install(["--root", root, "--binary", binary, "--no-start", "--port", "9090", "--base-url", "https://other.example.com"]);
+    const again = await install([
+      "--root",
+      root,
+      "--binary",
+      binary,
+      "--no-start",
+      "--port",
+      "9090",
+      "--base-url",
+      "https://other.example.com",
+    ]);
     expectOk(again);
     expect(again.stdout).toContain("kept the existing settings");
     expect(again.stderr).toContain("--port 9090 ignored");
@@ -259,26 +299,35 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(`--purge deletes for good: ${join(root, DATA)}`);
     expect(refused.stdout).toContain("1 backup file(s)");
-    expect(refused.stderr).toContain("nothing was removed: --purge asks before deleting, and there is no terminal to ask at; add --yes to confirm");
+    expect(refused.stderr).toContain(
+      "nothing was removed: --purge asks before deleting, and there is no terminal to ask at; add --yes to confirm",
+    );
     expect(snapshot(root)).toEqual(before);
   }, 60_000);
 
   // Shown as skipped where util-linux's script (a terminal for the installer to ask at) is missing.
-  test.skipIf(!Bun.which("script"))("--uninstall --purge at a terminal deletes only when told yes", async () => {
-    const before = snapshot(root);
-    const atTerminal = (answer: string) =>
-      run(["script"], ["-qefc", `bash ${INSTALL} --uninstall --purge --root ${root}`, "/dev/null"], { cwd: buildDir, stdin: `${answer}\n` });
-    const no = await atTerminal("no");
-    expect(no.code).toBe(1);
-    expect(no.stdout).toContain("type yes to delete them:");
-    expect(no.stdout).toContain("nothing was removed (the answer was 'no', not yes)");
-    expect(snapshot(root)).toEqual(before);
-    const yes = await atTerminal("yes");
-    expect(yes.code).toBe(0);
-    expect(yes.stdout).toContain("uninstalled and purged");
-    expect(existsSync(join(root, DATA))).toBe(false);
-    expectOk(await install(args())); // for the next test
-  }, 60_000);
+  test.skipIf(!Bun.which("script"))(
+    "--uninstall --purge at a terminal deletes only when told yes",
+    async () => {
+      const before = snapshot(root);
+      const atTerminal = (answer: string) =>
+        run(["script"], ["-qefc", `bash ${INSTALL} --uninstall --purge --root ${root}`, "/dev/null"], {
+          cwd: buildDir,
+          stdin: `${answer}\n`,
+        });
+      const no = await atTerminal("no");
+      expect(no.code).toBe(1);
+      expect(no.stdout).toContain("type yes to delete them:");
+      expect(no.stdout).toContain("nothing was removed (the answer was 'no', not yes)");
+      expect(snapshot(root)).toEqual(before);
+      const yes = await atTerminal("yes");
+      expect(yes.code).toBe(0);
+      expect(yes.stdout).toContain("uninstalled and purged");
+      expect(existsSync(join(root, DATA))).toBe(false);
+      expectOk(await install(args())); // for the next test
+    },
+    60_000,
+  );
 
   test("--uninstall --purge --yes deletes data and settings", async () => {
     const result = await install(["--uninstall", "--purge", "--yes", "--root", root]);
@@ -317,15 +366,38 @@ describe("install.sh options", () => {
     const result = await install(["--help"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("usage: install.sh");
-    for (const option of ["--binary", "--root", "--port", "--base-url", "--no-start", "--no-backup", "--uninstall", "--purge", "--yes"]) expect(result.stdout).toContain(option);
+    for (const option of [
+      "--binary",
+      "--root",
+      "--port",
+      "--base-url",
+      "--no-start",
+      "--no-backup",
+      "--uninstall",
+      "--purge",
+      "--yes",
+    ])
+      expect(result.stdout).toContain(option);
   });
 
   test("--root warns that BASE_URL names the build host, and that HOST=0.0.0.0 is plain HTTP on every interface", async () => {
     const named = await install(["--root", stagingRoot(), "--binary", binary, "--no-start"]);
     expectOk(named);
-    expect(named.stderr).toMatch(/signalboard-install: warning: BASE_URL=http:\/\/\S+:8080 names this build host, not the machine the image will run on/);
-    expect(named.stderr).toContain("signalboard-install: warning: HOST=0.0.0.0: the server answers plain HTTP on every interface");
-    const given = await install(["--root", stagingRoot(), "--binary", binary, "--no-start", "--base-url", "https://sb.example.com"]);
+    expect(named.stderr).toMatch(
+      /signalboard-install: warning: BASE_URL=http:\/\/\S+:8080 names this build host, not the machine the image will run on/,
+    );
+    expect(named.stderr).toContain(
+      "signalboard-install: warning: HOST=0.0.0.0: the server answers plain HTTP on every interface",
+    );
+    const given = await install([
+      "--root",
+      stagingRoot(),
+      "--binary",
+      binary,
+      "--no-start",
+      "--base-url",
+      "https://sb.example.com",
+    ]);
     expectOk(given);
     expect(given.stderr).not.toContain("BASE_URL=");
     expect(given.stderr).toContain("HOST=0.0.0.0");
@@ -334,7 +406,9 @@ describe("install.sh options", () => {
   test("--no-backup upgrades without the backup, and says so", async () => {
     const root = stagingRoot();
     expectOk(await install(["--root", root, "--binary", binary, "--no-start", "--base-url", "https://sb.example.com"]));
-    expect((await run([join(root, BIN)], ["token", "create", "--name", "x", "--data-dir", join(root, DATA), "--init"])).code).toBe(0);
+    expect(
+      (await run([join(root, BIN)], ["token", "create", "--name", "x", "--data-dir", join(root, DATA), "--init"])).code,
+    ).toBe(0);
     const upgraded = await install(["--root", root, "--binary", binary, "--no-start", "--no-backup"]);
     expectOk(upgraded);
     expect(upgraded.stderr).toContain("not backing up /var/lib/signalboard/signalboard.db first (--no-backup)");
@@ -346,7 +420,15 @@ describe("install.sh options", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("signalboard-install: unknown option: --frobnicate");
     const root = stagingRoot();
-    for (const bad of [["--port", "http"], ["--port", "70000"], ["--base-url", "sb.example.com"], ["--purge"], ["--yes"], ["--uninstall", "--yes"], ["--binary"]]) {
+    for (const bad of [
+      ["--port", "http"],
+      ["--port", "70000"],
+      ["--base-url", "sb.example.com"],
+      ["--purge"],
+      ["--yes"],
+      ["--uninstall", "--yes"],
+      ["--binary"],
+    ]) {
       const result = await install(["--root", root, ...bad]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain("signalboard-install:");
@@ -355,11 +437,15 @@ describe("install.sh options", () => {
   }, 60_000);
 
   // Shown as skipped where shellcheck is not installed.
-  test.skipIf(!Bun.which("shellcheck"))("is shellcheck clean", async () => {
-    const result = await run(["shellcheck"], [INSTALL]);
-    expect(result.stdout + result.stderr).toBe("");
-    expect(result.code).toBe(0);
-  }, 60_000);
+  test.skipIf(!Bun.which("shellcheck"))(
+    "is shellcheck clean",
+    async () => {
+      const result = await run(["shellcheck"], [INSTALL]);
+      expect(result.stdout + result.stderr).toBe("");
+      expect(result.code).toBe(0);
+    },
+    60_000,
+  );
 });
 
 // Shown as skipped where PostgreSQL is not installed (apt-get install -y postgresql).
@@ -377,8 +463,13 @@ describe.skipIf(!postgresBin())("install.sh upgrading a service on PostgreSQL", 
     // As docs/scale-out.md says: the URL (a password in it, percent-encoded) in a file the settings name.
     const withPassword = database.replace("postgres://signalboard@", "postgres://signalboard:p%40ss@");
     writeFileSync(join(root, "etc/signalboard/database-url"), `${withPassword}\n`, { mode: 0o640 });
-    writeFileSync(join(root, ENV_FILE), `${readFileSync(join(root, ENV_FILE), "utf8")}DATABASE_URL_FILE=/etc/signalboard/database-url\n`);
-    expect((await run([join(root, BIN)], ["token", "create", "--name", "on-postgres", "--database-url", database])).code).toBe(0);
+    writeFileSync(
+      join(root, ENV_FILE),
+      `${readFileSync(join(root, ENV_FILE), "utf8")}DATABASE_URL_FILE=/etc/signalboard/database-url\n`,
+    );
+    expect(
+      (await run([join(root, BIN)], ["token", "create", "--name", "on-postgres", "--database-url", database])).code,
+    ).toBe(0);
   }, 120_000);
   afterAll(async () => {
     await dropDatabase(clusterUrl, database).catch(() => {});
@@ -405,17 +496,26 @@ describe.skipIf(!postgresBin())("install.sh upgrading a service on PostgreSQL", 
     // This host's programs, less pg_dump.
     const bin = stagingRoot();
     for (const dir of ["/usr/bin", "/usr/sbin"]) {
-      for (const name of readdirSync(dir)) if (name !== "pg_dump" && !existsSync(join(bin, name))) symlinkSync(join(dir, name), join(bin, name));
+      for (const name of readdirSync(dir))
+        if (name !== "pg_dump" && !existsSync(join(bin, name))) symlinkSync(join(dir, name), join(bin, name));
     }
     const env = { PATH: bin };
     const before = snapshot(root);
-    const stopped = await run(["/bin/bash", INSTALL], ["--root", root, "--binary", binary, "--no-start"], { cwd: buildDir, env });
+    const stopped = await run(["/bin/bash", INSTALL], ["--root", root, "--binary", binary, "--no-start"], {
+      cwd: buildDir,
+      env,
+    });
     expect(stopped.code).toBe(1);
-    expect(stopped.stderr).toContain("the service uses PostgreSQL, and pg_dump is not installed here to back it up before the upgrade");
+    expect(stopped.stderr).toContain(
+      "the service uses PostgreSQL, and pg_dump is not installed here to back it up before the upgrade",
+    );
     expect(stopped.stderr).toContain("apt-get install postgresql-client");
     expect(stopped.stderr).toContain("re-run with --no-backup. Nothing was changed.");
     expect(snapshot(root)).toEqual(before);
-    const going = await run(["/bin/bash", INSTALL], ["--root", root, "--binary", binary, "--no-start", "--no-backup"], { cwd: buildDir, env });
+    const going = await run(["/bin/bash", INSTALL], ["--root", root, "--binary", binary, "--no-start", "--no-backup"], {
+      cwd: buildDir,
+      env,
+    });
     expectOk(going);
     expect(going.stderr).toContain("not backing up the PostgreSQL database first (--no-backup)");
   }, 120_000);

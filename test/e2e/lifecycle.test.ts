@@ -13,7 +13,11 @@ describe("graceful shutdown", () => {
     const auth = { Authorization: `Bearer ${token}` };
     const streams = await Promise.all(Array.from({ length: 20 }, () => openSse(`${server.url}/v1/stream`, auth)));
     const inFlight = Array.from({ length: 50 }, (_, i) =>
-      fetch(`${server.url}/v1/log`, { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify({ project: "default", channel: "bye", event: `last ${i}` }) })
+      fetch(`${server.url}/v1/log`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body: JSON.stringify({ project: "default", channel: "bye", event: `last ${i}` }),
+      })
         .then((r) => r.status)
         .catch(() => "refused"),
     );
@@ -30,7 +34,9 @@ describe("graceful shutdown", () => {
     for (const s of streams) await eventually(() => expect(s.ended).toBe(true), 1000);
     // What was answered 200 is stored.
     const again = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
-    const list = await fetch(`${again.url}/v1/events?project=default&channel=bye&limit=200`, { headers: auth }).then((r) => r.json());
+    const list = await fetch(`${again.url}/v1/events?project=default&channel=bye&limit=200`, { headers: auth }).then(
+      (r) => r.json(),
+    );
     expect(list.events?.length ?? 0).toBe(statuses.filter((s) => s === 200).length);
     await again.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -48,7 +54,11 @@ describe("one server per port", () => {
     expect(refused.stderr).toContain(`port ${port} in use`);
     // Every request reaches the first server (a shared port would have sent some to the second).
     const auth = { Authorization: `Bearer ${token}` };
-    const statuses = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.url}/v1/events?project=default`, { headers: auth }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(`${server.url}/v1/events?project=default`, { headers: auth }).then((r) => r.status),
+      ),
+    );
     expect(statuses).toEqual(Array(20).fill(200));
     expect(await server.stop()).toBe(0);
     for (const dir of [first, second]) rmSync(dir, { recursive: true, force: true });
@@ -97,7 +107,9 @@ describe("SSE churn", () => {
       expect(server.edge.streams.size).toBe(0);
       expect(server.services.fanout.size).toBe(baseline);
       expect(grown).toBeLessThan(40 * 1024 * 1024);
-      console.log(`SSE churn: 4000 connections opened and closed; subscribers back to ${server.services.fanout.size}; RSS grew ${(grown / 1048576).toFixed(1)} MB over the last 3000`);
+      console.log(
+        `SSE churn: 4000 connections opened and closed; subscribers back to ${server.services.fanout.size}; RSS grew ${(grown / 1048576).toFixed(1)} MB over the last 3000`,
+      );
     } finally {
       await server.close();
     }

@@ -6,7 +6,11 @@ import { eventually, tempDir } from "../helpers.ts";
 import { FROM_SOURCE, type ServerProcess, serve } from "./process.ts";
 
 type Line = Record<string, unknown>;
-const lines = (text: string): Line[] => text.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Line);
+const lines = (text: string): Line[] =>
+  text
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Line);
 
 let dataDir: string;
 let server: ServerProcess;
@@ -32,8 +36,18 @@ describe("logs", () => {
   test("at debug level each request is one line, with the status the client got and its address", async () => {
     const asked = [
       { path: "/v1/events", init: {}, status: 401, error: "unauthorized" }, // no token
-      { path: "/v1/log", init: { method: "POST", headers: { Authorization: "Bearer sb_nope" }, body: "{}" }, status: 401, error: "unauthorized" },
-      { path: "/", init: { headers: { Accept: "text/html" }, redirect: "manual" as const }, status: 303, error: "sign_in_required" }, // to sign in
+      {
+        path: "/v1/log",
+        init: { method: "POST", headers: { Authorization: "Bearer sb_nope" }, body: "{}" },
+        status: 401,
+        error: "unauthorized",
+      },
+      {
+        path: "/",
+        init: { headers: { Accept: "text/html" }, redirect: "manual" as const },
+        status: 303,
+        error: "sign_in_required",
+      }, // to sign in
       { path: "/no/such/page", init: {}, status: 404, error: "not_found" },
       { path: "/healthz", init: { method: "DELETE" }, status: 405, error: "method_not_allowed" },
       { path: "/healthz", init: {}, status: 200 },
@@ -41,7 +55,10 @@ describe("logs", () => {
     const ids: string[] = [];
     for (const [i, { path, init, status }] of asked.entries()) {
       const id = `log-test-${i}`;
-      const response = await fetch(server.url + path, { ...init, headers: { ...(init as { headers?: Record<string, string> }).headers, "X-Request-Id": id } });
+      const response = await fetch(server.url + path, {
+        ...init,
+        headers: { ...(init as { headers?: Record<string, string> }).headers, "X-Request-Id": id },
+      });
       expect(response.status, path).toBe(status);
       ids.push(id);
     }

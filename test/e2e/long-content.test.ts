@@ -25,11 +25,18 @@ const PROPERTY_VALUE = "v".repeat(300);
 const GROUP = "g".repeat(120);
 
 async function post(server: { url: string; token: string }, path: string, body: unknown): Promise<any> {
-  return ok(fetch(server.url + path, { method: "POST", headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) }));
+  return ok(
+    fetch(server.url + path, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
 }
 
 /** How far the page scrolls sideways (0: it fits). */
-const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+const sideways = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 describeBrowser("long content", () => {
   const pool = serverPool();
@@ -37,9 +44,24 @@ describeBrowser("long content", () => {
 
   test("375 px: a hashed user id and long tag keys and values wrap on the feed, the event page and the user page", async () => {
     const server = await pool.withOwner();
-    const { id } = await post(server, "/v1/log", { project: "default", channel: "signups", event: "Signed up", user_id: HASHED_USER, tags: { [LONG_KEY]: LONG_VALUE, plan: "pro" } });
-    await post(server, "/v1/identify", { project: "default", user_id: HASHED_USER, properties: { [PROPERTY_KEY]: PROPERTY_VALUE, plan: "pro" } });
-    await post(server, "/v1/group", { project: "default", user_id: HASHED_USER, group_id: GROUP, properties: { [PROPERTY_KEY]: PROPERTY_VALUE } });
+    const { id } = await post(server, "/v1/log", {
+      project: "default",
+      channel: "signups",
+      event: "Signed up",
+      user_id: HASHED_USER,
+      tags: { [LONG_KEY]: LONG_VALUE, plan: "pro" },
+    });
+    await post(server, "/v1/identify", {
+      project: "default",
+      user_id: HASHED_USER,
+      properties: { [PROPERTY_KEY]: PROPERTY_VALUE, plan: "pro" },
+    });
+    await post(server, "/v1/group", {
+      project: "default",
+      user_id: HASHED_USER,
+      group_id: GROUP,
+      properties: { [PROPERTY_KEY]: PROPERTY_VALUE },
+    });
     await withPage(
       browser,
       "long-content-phone",
@@ -78,7 +100,12 @@ describeBrowser("long content", () => {
 
   test("a long tag value is cut in the feed's chip, with the whole key: value as its tooltip; the event page lists it whole, with a copy button", async () => {
     const server = await pool.withOwner();
-    const { id } = await post(server, "/v1/log", { project: "default", channel: "signups", event: "Campaign visit", tags: { [LONG_KEY]: LONG_VALUE, plan: "pro" } });
+    const { id } = await post(server, "/v1/log", {
+      project: "default",
+      channel: "signups",
+      event: "Campaign visit",
+      tags: { [LONG_KEY]: LONG_VALUE, plan: "pro" },
+    });
     await withPage(browser, "long-tag-values", async (page, context) => {
       await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
       await signIn(page, server);
@@ -113,7 +140,12 @@ describeBrowser("long content", () => {
     const server = await pool.withOwner();
     const key = "k".repeat(64);
     const value = "v".repeat(200);
-    const { id } = await post(server, "/v1/log", { project: "default", channel: "signups", event: "Tagged", tags: { [key]: value, plan: "pro" } });
+    const { id } = await post(server, "/v1/log", {
+      project: "default",
+      channel: "signups",
+      event: "Tagged",
+      tags: { [key]: value, plan: "pro" },
+    });
     await withPage(
       browser,
       "tag-table-phone",
@@ -130,7 +162,10 @@ describeBrowser("long content", () => {
         expect(keyBox.height).toBeLessThanOrEqual(3 * lineHeight + 1); // a 64-character key: a few lines, not a column of them
         expect(valueBox.width).toBeGreaterThan(table.width * 0.75); // the value has the row's width
         expect(valueBox.y).toBeGreaterThanOrEqual(keyBox.y + keyBox.height - 1); // below its key
-        for (const control of [row.getByRole("button", { name: `Copy ${key}` }), row.getByRole("link", { name: `Filter by ${key}` })]) {
+        for (const control of [
+          row.getByRole("button", { name: `Copy ${key}` }),
+          row.getByRole("link", { name: `Filter by ${key}` }),
+        ]) {
           const box = (await control.boundingBox())!;
           expect(await control.isVisible()).toBe(true);
           expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
@@ -149,7 +184,12 @@ describeBrowser("times", () => {
   test("the event page shows event and receive times in the viewer's time zone; without script, in UTC", async () => {
     const server = await pool.withOwner();
     const at = Date.parse("2026-01-15T12:00:00Z");
-    const { id } = await post(server, "/v1/log", { project: "default", channel: "clock", event: "Old news", timestamp: at / 1000 });
+    const { id } = await post(server, "/v1/log", {
+      project: "default",
+      channel: "clock",
+      event: "Old news",
+      timestamp: at / 1000,
+    });
     await withPage(
       browser,
       "times-local",
@@ -159,7 +199,15 @@ describeBrowser("times", () => {
         const eventTime = page.locator(".facts dt:text-is('Event time') + dd time[data-absolute]");
         await page.waitForFunction(() => !document.querySelector("time[data-absolute]")?.textContent?.includes("UTC"));
         const shown = (await eventTime.textContent()) ?? "";
-        const expected = await page.evaluate((ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "long", timeZone: "Asia/Kolkata" }), at);
+        const expected = await page.evaluate(
+          (ms) =>
+            new Date(ms).toLocaleString(undefined, {
+              dateStyle: "medium",
+              timeStyle: "long",
+              timeZone: "Asia/Kolkata",
+            }),
+          at,
+        );
         expect(shown).toBe(expected);
         expect(shown).toMatch(/5:30:00\s?PM|17:30:00/); // 12:00 UTC is 17:30 in India
         expect(await eventTime.getAttribute("datetime")).toBe("2026-01-15T12:00:00.000Z");
@@ -167,15 +215,28 @@ describeBrowser("times", () => {
         const received = page.locator(".facts dt:text-is('Received') + dd time[data-absolute]");
         const receivedAt = Date.parse((await received.getAttribute("datetime"))!);
         expect(Math.abs(receivedAt - Date.now())).toBeLessThan(60_000);
-        expect(await received.textContent()).toBe(await page.evaluate((ms) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "long", timeZone: "Asia/Kolkata" }), receivedAt));
+        expect(await received.textContent()).toBe(
+          await page.evaluate(
+            (ms) =>
+              new Date(ms).toLocaleString(undefined, {
+                dateStyle: "medium",
+                timeStyle: "long",
+                timeZone: "Asia/Kolkata",
+              }),
+            receivedAt,
+          ),
+        );
 
         // The relative time's tooltip is local too.
-        const title = (await page.locator(".facts dt:text-is('Event time') + dd time[data-relative]").getAttribute("title")) ?? "";
+        const title =
+          (await page.locator(".facts dt:text-is('Event time') + dd time[data-relative]").getAttribute("title")) ?? "";
         expect(title).toMatch(/5:30:00\s?PM|17:30:00/);
 
         // The page as sent, before any script runs: the same instants, said in UTC.
         const raw = await (await page.request.get(`${server.url}/p/default/events/${id}`)).text();
-        expect(raw).toContain(`<time datetime="2026-01-15T12:00:00.000Z" data-absolute>Jan 15, 2026, 12:00:00 PM UTC</time>`);
+        expect(raw).toContain(
+          `<time datetime="2026-01-15T12:00:00.000Z" data-absolute>Jan 15, 2026, 12:00:00 PM UTC</time>`,
+        );
       },
       { timezoneId: "Asia/Kolkata" },
     );
@@ -184,11 +245,32 @@ describeBrowser("times", () => {
   test("every page writes a date and time one way: in the viewer's zone once the script ran, in UTC as sent", async () => {
     const server = await pool.withOwner();
     const now = Math.floor(Date.now() / 1000);
-    await post(server, "/v1/log", { project: "default", channel: "clock", event: "Long ago", user_id: "bob", timestamp: now - 100 * 86_400 });
-    const { id } = await post(server, "/v1/log", { project: "default", channel: "clock", event: "Just now", user_id: "alice" });
+    await post(server, "/v1/log", {
+      project: "default",
+      channel: "clock",
+      event: "Long ago",
+      user_id: "bob",
+      timestamp: now - 100 * 86_400,
+    });
+    const { id } = await post(server, "/v1/log", {
+      project: "default",
+      channel: "clock",
+      event: "Just now",
+      user_id: "alice",
+    });
     await post(server, "/v1/identify", { project: "default", user_id: "alice", properties: { name: "Alice" } });
     await post(server, "/send-metric", { title: "Temperature", value: 21 });
-    const pages = ["/p/default", "/p/default/c/clock", `/p/default/events/${id}`, "/p/default/users", "/p/default/users/alice", "/p/default/users/bob", "/p/default/metrics/Temperature", "/settings/api", "/settings/members"];
+    const pages = [
+      "/p/default",
+      "/p/default/c/clock",
+      `/p/default/events/${id}`,
+      "/p/default/users",
+      "/p/default/users/alice",
+      "/p/default/users/bob",
+      "/p/default/metrics/Temperature",
+      "/settings/api",
+      "/settings/members",
+    ];
     // The one format: a medium date and a long time (with its zone); a day alone where a time ago would be too long.
     const DATE_TIME = /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}:\d{2}\s[AP]M (GMT\+5:30|UTC)$/;
     const DAY = /^[A-Z][a-z]{2} \d{1,2}, \d{4}$/;
@@ -202,7 +284,11 @@ describeBrowser("times", () => {
         for (const at of pages) {
           // As sent, before any script: UTC.
           const raw = await (await page.request.get(server.url + at)).text();
-          const sent = [...raw.matchAll(/<time datetime="([^"]+)"( title="([^"]+)")?( data-relative| data-absolute)>([^<]+)<\/time>/g)];
+          const sent = [
+            ...raw.matchAll(
+              /<time datetime="([^"]+)"( title="([^"]+)")?( data-relative| data-absolute)>([^<]+)<\/time>/g,
+            ),
+          ];
           expect(sent.length, at).toBeGreaterThan(0);
           for (const [, , , title, kind, text] of sent) {
             if (kind === " data-absolute") expect(text, at).toMatch(/UTC$/);
@@ -215,12 +301,20 @@ describeBrowser("times", () => {
           }
           // In the browser: the viewer's zone, the same format.
           await page.goto(server.url + at);
-          await page.waitForFunction(() => [...document.querySelectorAll("time")].every((t) => (t as HTMLElement).dataset.local));
+          await page.waitForFunction(() =>
+            [...document.querySelectorAll("time")].every((t) => (t as HTMLElement).dataset.local),
+          );
           const shown = await page.$$eval("time", (els) =>
             els.map((el) => {
               const ms = Date.parse(el.getAttribute("datetime")!);
               const local = new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "long" });
-              return { absolute: el.hasAttribute("data-absolute"), text: el.textContent ?? "", title: el.getAttribute("title"), local, day: new Date(ms).toLocaleDateString(undefined, { dateStyle: "medium" }) };
+              return {
+                absolute: el.hasAttribute("data-absolute"),
+                text: el.textContent ?? "",
+                title: el.getAttribute("title"),
+                local,
+                day: new Date(ms).toLocaleDateString(undefined, { dateStyle: "medium" }),
+              };
             }),
           );
           for (const t of shown) {
@@ -241,7 +335,8 @@ describeBrowser("times", () => {
         await page.waitForSelector(".chart canvas");
         const box = (await page.locator(".chart .u-over").boundingBox())!;
         await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
-        const legendTime = (await page.locator(".chart .u-legend .u-series").first().locator(".u-value").textContent()) ?? "";
+        const legendTime =
+          (await page.locator(".chart .u-legend .u-series").first().locator(".u-value").textContent()) ?? "";
         expect(legendTime).toMatch(DATE_TIME);
       },
       { timezoneId: "Asia/Kolkata" },

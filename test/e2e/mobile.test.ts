@@ -4,7 +4,19 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
-import { CHROMIUM, describeBrowser, launch, ok, OWNER, path, sendEvent, sendMetric, serverPool, signIn, withPage } from "./browser.ts";
+import {
+  CHROMIUM,
+  describeBrowser,
+  launch,
+  ok,
+  OWNER,
+  path,
+  sendEvent,
+  sendMetric,
+  serverPool,
+  signIn,
+  withPage,
+} from "./browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -22,10 +34,17 @@ const onScreen = (page: Page, selector: string) =>
     const el = document.querySelector(selector);
     if (!el) return false;
     const box = el.getBoundingClientRect();
-    return getComputedStyle(el).visibility !== "hidden" && box.width > 0 && box.height > 0 && box.left >= 0 && box.right <= window.innerWidth;
+    return (
+      getComputedStyle(el).visibility !== "hidden" &&
+      box.width > 0 &&
+      box.height > 0 &&
+      box.left >= 0 &&
+      box.right <= window.innerWidth
+    );
   }, selector);
 
-const focusedTestId = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute("data-testid") ?? document.activeElement?.tagName);
+const focusedTestId = (page: Page) =>
+  page.evaluate(() => document.activeElement?.getAttribute("data-testid") ?? document.activeElement?.tagName);
 
 describeBrowser("the top bar on a phone", () => {
   const pool = serverPool();
@@ -43,16 +62,26 @@ describeBrowser("the top bar on a phone", () => {
         const account = page.getByRole("button", { name: `Account: ${OWNER.username}` });
         expect(await account.isVisible()).toBe(true);
         expect(await account.getAttribute("aria-expanded")).toBe("false");
-        for (const name of ["API docs", "Settings"]) expect(await page.locator(".topbar").getByRole("link", { name, exact: true }).isVisible()).toBe(false);
+        for (const name of ["API docs", "Settings"])
+          expect(await page.locator(".topbar").getByRole("link", { name, exact: true }).isVisible()).toBe(false);
         expect(await page.getByRole("button", { name: /Sign out/ }).isVisible()).toBe(false);
         // Everything in the bar sits on its one row.
-        const rows = await page.$$eval(".topbar > *", (els) => els.filter((el) => el.getBoundingClientRect().height > 0).map((el) => Math.round(el.getBoundingClientRect().top / 10)));
+        const rows = await page.$$eval(".topbar > *", (els) =>
+          els
+            .filter((el) => el.getBoundingClientRect().height > 0)
+            .map((el) => Math.round(el.getBoundingClientRect().top / 10)),
+        );
         expect(new Set(rows).size).toBe(1);
 
         await account.click();
         expect(await account.getAttribute("aria-expanded")).toBe("true");
         await page.locator("#account-links").getByText(`Signed in as ${OWNER.username}`).waitFor();
-        for (const selector of ["#account-links a[href='/docs']", "#account-links a[href='/settings']", "#account-links button[type=submit]"]) expect(await onScreen(page, selector)).toBe(true);
+        for (const selector of [
+          "#account-links a[href='/docs']",
+          "#account-links a[href='/settings']",
+          "#account-links button[type=submit]",
+        ])
+          expect(await onScreen(page, selector)).toBe(true);
 
         // Escape closes it and gives the focus back to its button.
         await page.keyboard.press("Escape");
@@ -96,7 +125,14 @@ describeBrowser("metrics on a phone", () => {
 
   test("375 px: the metrics are one row that scrolls sideways inside itself, not the page; the feed follows close below", async () => {
     const server = await pool.withOwner();
-    for (const [title, value] of [["Signups", 42], ["Revenue", 1234.5], ["Churn", 3], ["Active users", 987], ["Errors", 0], ["Status", "green"]] as const) {
+    for (const [title, value] of [
+      ["Signups", 42],
+      ["Revenue", 1234.5],
+      ["Churn", 3],
+      ["Active users", 987],
+      ["Errors", 0],
+      ["Status", "green"],
+    ] as const) {
       await ok(sendMetric(server, { title, value }));
     }
     await ok(sendEvent(server, { project: "default", channel: "signups", event: "New user" }));
@@ -109,14 +145,22 @@ describeBrowser("metrics on a phone", () => {
         const strip = await page.evaluate(() => {
           const list = document.getElementById("metrics")!;
           const tops = [...list.querySelectorAll(".metric")].map((el) => Math.round(el.getBoundingClientRect().top));
-          return { rows: new Set(tops).size, count: tops.length, height: list.getBoundingClientRect().height, overflows: list.scrollWidth > list.clientWidth, scrolls: getComputedStyle(list).overflowX };
+          return {
+            rows: new Set(tops).size,
+            count: tops.length,
+            height: list.getBoundingClientRect().height,
+            overflows: list.scrollWidth > list.clientWidth,
+            scrolls: getComputedStyle(list).overflowX,
+          };
         });
         expect(strip).toMatchObject({ rows: 1, count: 6, overflows: true, scrolls: "auto" });
         expect(strip.height).toBeLessThan(140);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(375);
 
         // Swiping the strip moves the strip, not the page.
-        const before = await page.evaluate(() => document.getElementById("metrics")!.querySelector(".metric:last-child")!.getBoundingClientRect().right);
+        const before = await page.evaluate(
+          () => document.getElementById("metrics")!.querySelector(".metric:last-child")!.getBoundingClientRect().right,
+        );
         expect(before).toBeGreaterThan(375);
         await page.locator("#metrics .metric:last-child a").scrollIntoViewIfNeeded();
         await page.waitForFunction(() => document.getElementById("metrics")!.scrollLeft > 0);
@@ -186,7 +230,9 @@ describeBrowser("the project's settings page", () => {
       expect(field.width).toBeLessThan(200);
       expect(field.width).toBeGreaterThan(80);
       await page.fill("#retention-days", "36500");
-      expect(await page.locator("#retention-days").evaluate((el: HTMLInputElement) => el.scrollWidth <= el.clientWidth)).toBe(true);
+      expect(
+        await page.locator("#retention-days").evaluate((el: HTMLInputElement) => el.scrollWidth <= el.clientWidth),
+      ).toBe(true);
 
       await page.click("[data-testid=delete-project]");
       const dialog = page.locator("dialog.dialog[open]");
@@ -234,7 +280,11 @@ describeBrowser("the Settings tabs on a phone", () => {
     page.waitForFunction(
       ([start, end]) => {
         const wrap = document.querySelector(".tabs-wrap");
-        return wrap !== null && getComputedStyle(wrap, "::before").opacity === start && getComputedStyle(wrap, "::after").opacity === end;
+        return (
+          wrap !== null &&
+          getComputedStyle(wrap, "::before").opacity === start &&
+          getComputedStyle(wrap, "::after").opacity === end
+        );
       },
       [start, end],
     );
@@ -287,7 +337,12 @@ describeBrowser("the Settings tabs on a phone", () => {
           .filter((td) => {
             const box = td.getBoundingClientRect();
             const wrap = td.closest(".table-wrap");
-            return box.width > 0 && (box.right > window.innerWidth + 0.5 || box.left < -0.5 || (wrap !== null && wrap.scrollWidth > wrap.clientWidth + 1));
+            return (
+              box.width > 0 &&
+              (box.right > window.innerWidth + 0.5 ||
+                box.left < -0.5 ||
+                (wrap !== null && wrap.scrollWidth > wrap.clientWidth + 1))
+            );
           })
           .map((td) => (td.textContent ?? "").trim().slice(0, 40)),
       );
@@ -302,7 +357,11 @@ describeBrowser("the Settings tabs on a phone", () => {
         expect(await hidden(page)).toEqual([]);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(375);
         // Each value is named (the column headings are out of sight in a card).
-        const labels = await row.locator("td").evaluateAll((cells) => cells.map((td) => getComputedStyle(td, "::before").content).filter((c) => c !== "none"));
+        const labels = await row
+          .locator("td")
+          .evaluateAll((cells) =>
+            cells.map((td) => getComputedStyle(td, "::before").content).filter((c) => c !== "none"),
+          );
         expect(labels).toEqual(['"Access"', '"Scope"', '"Notifies"', '"Prefix"', '"Created"', '"Last used"']);
         const revoke = page.getByTestId("revoke-test");
         expect(await revoke.isVisible()).toBe(true);
@@ -377,8 +436,10 @@ describeBrowser("the “+” name forms", () => {
 
   test("a channel that appears live takes its place in the sidebar by name, as after a reload", async () => {
     const server = await pool.withOwner();
-    for (const channel of ["beta", "delta"]) await ok(sendEvent(server, { project: "default", channel, event: "Hello" }));
-    const channels = (page: Page) => page.$$eval("#channel-list a", (links) => links.map((a) => (a.textContent ?? "").trim()));
+    for (const channel of ["beta", "delta"])
+      await ok(sendEvent(server, { project: "default", channel, event: "Hello" }));
+    const channels = (page: Page) =>
+      page.$$eval("#channel-list a", (links) => links.map((a) => (a.textContent ?? "").trim()));
     await withPage(browser, "live-channel-order", async (page) => {
       await signIn(page, server);
       await page.goto(server.url + "/p/default");

@@ -13,7 +13,20 @@ import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { eventually, notifierIdle, type TestServer } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
-import { CHROMIUM, describeBrowser, launch, ok, OWNER, path, sendEvent, serverPool, signIn, STEP_TIMEOUT, watchProblems, withPage } from "./browser.ts";
+import {
+  CHROMIUM,
+  describeBrowser,
+  launch,
+  ok,
+  OWNER,
+  path,
+  sendEvent,
+  serverPool,
+  signIn,
+  STEP_TIMEOUT,
+  watchProblems,
+  withPage,
+} from "./browser.ts";
 import { startFakeServices } from "../fake-services.ts";
 
 /** Failed deliveries are retried quickly here, so a test never waits on the default 5 s backoff. */
@@ -45,7 +58,11 @@ function stubPushManager(sub: { endpoint: string; keys: { p256dh: string; auth: 
     expirationTime: null,
     options: { userVisibleOnly: true, applicationServerKey: null },
     getKey: () => null,
-    toJSON: () => ({ endpoint: sub.endpoint, expirationTime: null, keys: { p256dh: sub.keys.p256dh, auth: sub.keys.auth } }),
+    toJSON: () => ({
+      endpoint: sub.endpoint,
+      expirationTime: null,
+      keys: { p256dh: sub.keys.p256dh, auth: sub.keys.auth },
+    }),
     unsubscribe: async () => {
       localStorage.removeItem(FLAG);
       return true;
@@ -53,8 +70,19 @@ function stubPushManager(sub: { endpoint: string; keys: { p256dh: string; auth: 
   });
   PushManager.prototype.subscribe = async function (options?: PushSubscriptionOptionsInit) {
     const key = options?.applicationServerKey;
-    const bytes = key instanceof ArrayBuffer ? new Uint8Array(key) : key && typeof key !== "string" ? new Uint8Array(key.buffer, key.byteOffset, key.byteLength) : null;
-    localStorage.setItem(FLAG, JSON.stringify({ userVisibleOnly: options?.userVisibleOnly ?? false, applicationServerKey: bytes ? btoa(String.fromCharCode(...bytes)) : null }));
+    const bytes =
+      key instanceof ArrayBuffer
+        ? new Uint8Array(key)
+        : key && typeof key !== "string"
+          ? new Uint8Array(key.buffer, key.byteOffset, key.byteLength)
+          : null;
+    localStorage.setItem(
+      FLAG,
+      JSON.stringify({
+        userVisibleOnly: options?.userVisibleOnly ?? false,
+        applicationServerKey: bytes ? btoa(String.fromCharCode(...bytes)) : null,
+      }),
+    );
     return subscription() as unknown as PushSubscription;
   };
   PushManager.prototype.getSubscription = async function () {
@@ -78,7 +106,11 @@ async function enableThisDevice(page: Page, server: TestServer, name: string): P
   await page.goto(server.url + "/settings/notifications");
   const nameField = page.locator("input[name=deviceName]");
   await page.locator("[data-testid=enable-push]").waitFor({ state: "visible" });
-  await page.waitForFunction(() => (document.querySelector("input[name=deviceName]") as HTMLInputElement | null)?.value !== "", null, { timeout: 3000 });
+  await page.waitForFunction(
+    () => (document.querySelector("input[name=deviceName]") as HTMLInputElement | null)?.value !== "",
+    null,
+    { timeout: 3000 },
+  );
   await nameField.fill(name);
   await page.click("[data-testid=enable-push]");
   const item = deviceItem(page, name);
@@ -113,7 +145,12 @@ describeBrowser("the installable web app", () => {
     const manifestResponse = await fetch(server.url + "/manifest.webmanifest");
     expect(manifestResponse.status).toBe(200);
     expect(manifestResponse.headers.get("content-type")).toContain("application/manifest+json");
-    const manifest = (await manifestResponse.json()) as { name: string; start_url: string; display: string; icons: { src: string; sizes: string; type: string }[] };
+    const manifest = (await manifestResponse.json()) as {
+      name: string;
+      start_url: string;
+      display: string;
+      icons: { src: string; sizes: string; type: string }[];
+    };
     expect(manifest.name).toBe("Signalboard");
     expect(manifest.start_url).toBe("/");
     expect(manifest.display).toBe("standalone");
@@ -172,7 +209,11 @@ describeBrowser("Settings → Notifications", () => {
       const enable = page.locator("[data-testid=enable-push]");
       await enable.waitFor({ state: "visible" });
       const nameField = page.locator("input[name=deviceName]");
-      await page.waitForFunction(() => (document.querySelector("input[name=deviceName]") as HTMLInputElement | null)?.value !== "", null, { timeout: 3000 });
+      await page.waitForFunction(
+        () => (document.querySelector("input[name=deviceName]") as HTMLInputElement | null)?.value !== "",
+        null,
+        { timeout: 3000 },
+      );
       const prefilled = await nameField.inputValue();
       expect(prefilled).toMatch(/^\S.* · \S+$/); // such as "Linux · Chrome"
 
@@ -185,15 +226,30 @@ describeBrowser("Settings → Notifications", () => {
       expect(await item.textContent()).toContain("notifies about all projects");
       expect(await item.locator("[data-testid=last-error]").count()).toBe(0);
       // After the reload the page knows this browser is the one enabled.
-      await page.locator(".alert.success", { hasText: "This device gets notifications." }).waitFor({ state: "visible" });
+      await page
+        .locator(".alert.success", { hasText: "This device gets notifications." })
+        .waitFor({ state: "visible" });
       expect(await enable.isVisible()).toBe(false);
       // The page subscribed with the server's VAPID public key.
-      const subscribed = JSON.parse((await page.evaluate(() => localStorage.getItem("e2e.push.subscribed")))!) as { userVisibleOnly: boolean; applicationServerKey: string };
+      const subscribed = JSON.parse((await page.evaluate(() => localStorage.getItem("e2e.push.subscribed")))!) as {
+        userVisibleOnly: boolean;
+        applicationServerKey: string;
+      };
       expect(subscribed.userVisibleOnly).toBe(true);
-      expect(Buffer.from(subscribed.applicationServerKey, "base64").toString("base64url")).toBe((await server.services.vapid()).publicKey);
+      expect(Buffer.from(subscribed.applicationServerKey, "base64").toString("base64url")).toBe(
+        (await server.services.vapid()).publicKey,
+      );
 
       const event = await ok(
-        sendEvent(server, { project: "default", channel: "deploys", event: "Deployed v2.0", icon: "🚀", notify: true, parser: "markdown", description: "**All checks** passed in _3 min_, see [the log](https://ci.example.com/1)" }),
+        sendEvent(server, {
+          project: "default",
+          channel: "deploys",
+          event: "Deployed v2.0",
+          icon: "🚀",
+          notify: true,
+          parser: "markdown",
+          description: "**All checks** passed in _3 min_, see [the log](https://ci.example.com/1)",
+        }),
       );
       const [message] = await eventually(() => {
         const messages = push.messagesFor(sub.id);
@@ -205,7 +261,9 @@ describeBrowser("Settings → Notifications", () => {
       expect(message!.url).toEndWith(`/p/default/events/${event.id}`);
       expect(push.rejected).toEqual([]);
 
-      await reloadUntil(page, "the device shows “Last delivered”", async () => ((await deviceItem(page, "Work laptop").textContent()) ?? "").includes("Last delivered"));
+      await reloadUntil(page, "the device shows “Last delivered”", async () =>
+        ((await deviceItem(page, "Work laptop").textContent()) ?? "").includes("Last delivered"),
+      );
       expect(await deviceItem(page, "Work laptop").textContent()).not.toContain("Nothing delivered yet");
     });
   }, 30_000);
@@ -233,7 +291,11 @@ describeBrowser("Settings → Notifications", () => {
       await enableThisDevice(page, server, "Broken phone");
       push.answerNext(sub.id, { status: 400 });
       await ok(sendEvent(server, { project: "default", channel: "alerts", event: "Disk full", notify: true }));
-      await reloadUntil(page, "the device shows its last error", async () => (await deviceItem(page, "Broken phone").locator("[data-testid=last-error]").count()) > 0);
+      await reloadUntil(
+        page,
+        "the device shows its last error",
+        async () => (await deviceItem(page, "Broken phone").locator("[data-testid=last-error]").count()) > 0,
+      );
       const error = deviceItem(page, "Broken phone").locator("[data-testid=last-error]");
       expect(await error.textContent()).toContain("HTTP 400");
       expect(await deviceItem(page, "Broken phone").textContent()).toContain("Nothing delivered yet");
@@ -256,13 +318,17 @@ describeBrowser("Settings → Notifications", () => {
       expect(await item.locator("input[name=scope][value='shop/orders']").count()).toBe(1);
       await shop.check();
       await item.locator("button[type=submit]", { hasText: "Save" }).click();
-      await page.locator("ul.devices > li.device .device-head", { hasText: "notifies about shop" }).waitFor({ timeout: 5000 });
+      await page
+        .locator("ul.devices > li.device .device-head", { hasText: "notifies about shop" })
+        .waitFor({ timeout: 5000 });
       expect(path(page)).toBe("/settings/notifications");
       expect(await deviceItem(page, "Shop phone").locator("input[name=scope][value=shop]").isChecked()).toBe(true);
       expect(await deviceItem(page, "Shop phone").locator("input[name=scope][value=default]").isChecked()).toBe(false);
 
       await ok(sendEvent(server, { project: "default", channel: "orders", event: "Default order", notify: true }));
-      await ok(sendEvent(server, { project: "shop", channel: "orders", event: "Shop order", icon: "🛒", notify: true }));
+      await ok(
+        sendEvent(server, { project: "shop", channel: "orders", event: "Shop order", icon: "🛒", notify: true }),
+      );
       // The shop order, sent after the other, is the marker; once the queue is empty, nothing else is coming.
       await eventually(() => expect(titlesFor(sub)).toEqual(["🛒 Shop order"]), 5000);
       await notifierIdle(server);
@@ -289,7 +355,11 @@ describeBrowser("Settings → Notifications", () => {
       // The marker: another device of the same user, which does get the event.
       const owner = (await server.services.accounts.list()).find((u) => u.username === OWNER.username)!;
       const other = push.subscribe();
-      await server.services.devices.register(owner, { endpoint: other.endpoint, keys: other.keys, deviceName: "Other phone" });
+      await server.services.devices.register(owner, {
+        endpoint: other.endpoint,
+        keys: other.keys,
+        deviceName: "Other phone",
+      });
       await ok(sendEvent(server, { project: "default", channel: "alerts", event: "After the removal", notify: true }));
       await eventually(() => expect(titlesFor(other)).toEqual(["After the removal"]), 5000);
       await notifierIdle(server);
@@ -343,17 +413,41 @@ describeBrowser("in-page toasts", () => {
       // No toast: an event without notify, a historical notify event. The marker after them
       // travels the same stream, so once its toast is there theirs would have been too.
       await ok(sendEvent(server, { project: "default", channel: "quiet", event: "Just logged" }));
-      await ok(sendEvent(server, { project: "default", channel: "quiet", event: "Old news", notify: true, timestamp: Math.floor(Date.now() / 1000) - 3600 }));
+      await ok(
+        sendEvent(server, {
+          project: "default",
+          channel: "quiet",
+          event: "Old news",
+          notify: true,
+          timestamp: Math.floor(Date.now() / 1000) - 3600,
+        }),
+      );
       await ok(sendEvent(server, { project: "default", channel: "quiet", event: "Marker", notify: true }));
       await page.locator("#toasts .toast", { hasText: "Marker" }).waitFor({ timeout: 3000 });
       expect(await seenToasts()).toEqual(["Marker · #quiet"]);
 
-      const here = await ok(sendEvent(server, { project: "default", channel: "payments", event: "Payment received", icon: "💰", notify: true }));
+      const here = await ok(
+        sendEvent(server, {
+          project: "default",
+          channel: "payments",
+          event: "Payment received",
+          icon: "💰",
+          notify: true,
+        }),
+      );
       await page.locator("#toasts .toast a", { hasText: "Payment received" }).waitFor({ timeout: 1000 });
-      const elsewhere = await ok(sendEvent(server, { project: "shop", channel: "orders", event: "Order in the shop", notify: true }));
+      const elsewhere = await ok(
+        sendEvent(server, { project: "shop", channel: "orders", event: "Order in the shop", notify: true }),
+      );
       await page.locator("#toasts .toast a", { hasText: "Order in the shop" }).waitFor({ timeout: 1000 });
-      expect(await page.locator("#toasts .toast a", { hasText: "Order in the shop" }).getAttribute("href")).toBe(`/p/shop/events/${elsewhere.id}`);
-      expect(await seenToasts()).toEqual(["Marker · #quiet", "💰 Payment received · #payments", "Order in the shop · #orders"]);
+      expect(await page.locator("#toasts .toast a", { hasText: "Order in the shop" }).getAttribute("href")).toBe(
+        `/p/shop/events/${elsewhere.id}`,
+      );
+      expect(await seenToasts()).toEqual([
+        "Marker · #quiet",
+        "💰 Payment received · #payments",
+        "Order in the shop · #orders",
+      ]);
 
       await page.locator("#toasts .toast a", { hasText: "Payment received" }).click();
       await page.waitForURL((url) => url.pathname === `/p/default/events/${here.id}`, { timeout: 5000 });
@@ -375,7 +469,12 @@ describeBrowser("Settings → Integrations", () => {
       port: 0,
       hostname: "127.0.0.1",
       async fetch(request) {
-        hits.push({ method: request.method, path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body: await request.text() });
+        hits.push({
+          method: request.method,
+          path: new URL(request.url).pathname,
+          headers: Object.fromEntries(request.headers),
+          body: await request.text(),
+        });
         return new Response(null, { status: 204 });
       },
     });
@@ -416,7 +515,9 @@ describeBrowser("Settings → Integrations", () => {
         expect(await hook.textContent()).toContain(`${receiver.url}/hook`);
         expect(await hook.textContent()).toContain("secret stored");
 
-        const signed = (h: Hit) => h.headers["x-signalboard-signature"] === `sha256=${createHmac("sha256", secret).update(h.body).digest("hex")}`;
+        const signed = (h: Hit) =>
+          h.headers["x-signalboard-signature"] ===
+          `sha256=${createHmac("sha256", secret).update(h.body).digest("hex")}`;
 
         // "Send test": a signed JSON POST of type "test".
         await hook.locator("[data-testid=test-integration]").click();
@@ -429,7 +530,15 @@ describeBrowser("Settings → Integrations", () => {
         expect(signed(testHit)).toBe(true);
 
         // A notify event of the project reaches it too, signed.
-        const event = await ok(sendEvent(server, { project: "default", channel: "builds", event: "Build 42 passed", icon: "✅", notify: true }));
+        const event = await ok(
+          sendEvent(server, {
+            project: "default",
+            channel: "builds",
+            event: "Build 42 passed",
+            icon: "✅",
+            notify: true,
+          }),
+        );
         await eventually(() => expect(at("/hook").length).toBe(2), 5000);
         const eventHit = at("/hook")[1]!;
         const payload = JSON.parse(eventHit.body);
@@ -448,7 +557,9 @@ describeBrowser("Settings → Integrations", () => {
         const discord = page.locator("li[id^=integration-]", { hasText: "Ops channel" });
         await discord.waitFor({ timeout: 5000 });
         expect(await discord.textContent()).toContain("Discord");
-        expect(await discord.locator("[data-testid=integration-destination]").textContent()).toBe(`${receiver.url}/…Nabc`);
+        expect(await discord.locator("[data-testid=integration-destination]").textContent()).toBe(
+          `${receiver.url}/…Nabc`,
+        );
         expect(await page.content()).not.toContain("SECRETTOKEN");
         expect(await page.locator("[data-testid=webhook-secret]").count()).toBe(0);
 
@@ -457,7 +568,10 @@ describeBrowser("Settings → Integrations", () => {
         await form.locator("input[name=name]").fill("Not discord");
         await form.locator("input[name='discord.webhook_url']").fill("https://example.com/x");
         const [refused] = await Promise.all([
-          page.waitForResponse((r) => new URL(r.url()).pathname === "/settings/integrations" && r.request().method() === "POST", { timeout: 5000 }),
+          page.waitForResponse(
+            (r) => new URL(r.url()).pathname === "/settings/integrations" && r.request().method() === "POST",
+            { timeout: 5000 },
+          ),
           form.locator("button[type=submit]").click(),
         ]);
         expect(refused.status()).toBe(422);
@@ -483,7 +597,10 @@ describeBrowser("Settings → Integrations", () => {
         expect(await hook.locator("[data-testid=test-integration]").isDisabled()).toBe(true);
         const hookCount = at("/hook").length;
         await ok(sendEvent(server, { project: "default", channel: "builds", event: "While disabled", notify: true }));
-        await eventually(() => expect(titlesAt(DISCORD_PATH).map((p) => p.embeds?.[0]?.title)).toContain("While disabled"), 5000);
+        await eventually(
+          () => expect(titlesAt(DISCORD_PATH).map((p) => p.embeds?.[0]?.title)).toContain("While disabled"),
+          5000,
+        );
         await notifierIdle(server);
         expect(at("/hook").length).toBe(hookCount);
 
@@ -567,12 +684,22 @@ describeBrowser("Settings → Integrations: the new kinds, routing, templates an
         await again.locator("button[type=submit]").click();
         const bot = page.locator("li[id^=integration-]", { hasText: "Ops bot" });
         await bot.waitFor({ timeout: STEP_TIMEOUT });
-        expect(await bot.locator("[data-testid=integration-routing]").textContent()).toContain("#alerts · priority 2+ · own template");
+        expect(await bot.locator("[data-testid=integration-routing]").textContent()).toContain(
+          "#alerts · priority 2+ · own template",
+        );
         expect(await page.content()).not.toContain(BOT);
 
         await ok(sendEvent(server, { project: "default", channel: "deploys", event: "Not for the bot", notify: true }));
-        await ok(sendEvent(server, { project: "default", channel: "alerts", event: "Disk <full>", notify: true, priority: 5 }));
-        await eventually(() => expect(fakes.telegram.messages.map((m) => m.text)).toEqual([expect.stringContaining("Disk <full> on #alerts")]), 5000);
+        await ok(
+          sendEvent(server, { project: "default", channel: "alerts", event: "Disk <full>", notify: true, priority: 5 }),
+        );
+        await eventually(
+          () =>
+            expect(fakes.telegram.messages.map((m) => m.text)).toEqual([
+              expect.stringContaining("Disk <full> on #alerts"),
+            ]),
+          5000,
+        );
         await notifierIdle(server);
         expect(fakes.telegram.messages).toHaveLength(1);
 
@@ -581,7 +708,9 @@ describeBrowser("Settings → Integrations: the new kinds, routing, templates an
         await bot.locator("input[name=channels]").fill("");
         await bot.locator("input[name=exclude_channels]").fill("alerts");
         await bot.locator("[data-testid=edit-integration] button[type=submit]").click();
-        await page.locator("li[id^=integration-] [data-testid=integration-routing]", { hasText: "not #alerts" }).waitFor({ timeout: STEP_TIMEOUT });
+        await page
+          .locator("li[id^=integration-] [data-testid=integration-routing]", { hasText: "not #alerts" })
+          .waitFor({ timeout: STEP_TIMEOUT });
 
         // A digest, weekly, to the bot and an address.
         await page.locator("#digests summary", { hasText: "Add a digest" }).click();
@@ -598,7 +727,10 @@ describeBrowser("Settings → Integrations: the new kinds, routing, templates an
         expect(await item.textContent()).toContain("weekly on Monday at 09:00 Europe/Paris");
         expect(await item.textContent()).toContain("Ops bot, team@example.com");
         await item.locator("[data-testid=send-digest]").click();
-        await eventually(() => expect(fakes.telegram.messages.some((m) => m.text.includes("weekly digest"))).toBe(true), 5000);
+        await eventually(
+          () => expect(fakes.telegram.messages.some((m) => m.text.includes("weekly digest"))).toBe(true),
+          5000,
+        );
         expect(problems).toEqual([]);
       });
     } finally {
@@ -606,4 +738,3 @@ describeBrowser("Settings → Integrations: the new kinds, routing, templates an
     }
   }, 60_000);
 });
-

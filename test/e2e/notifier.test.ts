@@ -21,7 +21,9 @@ function insertDevice(dataDir: string, endpoint: string, keys: Keys, name: strin
     databaseFile(dataDir),
     (db) => {
       const { id } = db.query("SELECT id FROM users ORDER BY id LIMIT 1").get() as { id: number };
-      db.query("INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, device_name, created_at, refreshed_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(id, endpoint, keys.p256dh, keys.auth, name, Date.now(), Date.now());
+      db.query(
+        "INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, device_name, created_at, refreshed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ).run(id, endpoint, keys.p256dh, keys.auth, name, Date.now(), Date.now());
     },
     { write: true },
   );
@@ -58,12 +60,28 @@ describe("a device whose keys web-push cannot use, left in the database by an ol
     const good = push.subscribe();
     const offCurve = randomBytes(65);
     offCurve[0] = 0x04;
-    insertDevice(dataDir, `${push.url}/push/off-curve`, { p256dh: offCurve.toString("base64url"), auth: good.keys.auth }, "Off the curve");
-    insertDevice(dataDir, `${push.url}/push/short-auth`, { p256dh: good.keys.p256dh, auth: randomBytes(12).toString("base64url") }, "Short auth");
+    insertDevice(
+      dataDir,
+      `${push.url}/push/off-curve`,
+      { p256dh: offCurve.toString("base64url"), auth: good.keys.auth },
+      "Off the curve",
+    );
+    insertDevice(
+      dataDir,
+      `${push.url}/push/short-auth`,
+      { p256dh: good.keys.p256dh, auth: randomBytes(12).toString("base64url") },
+      "Short auth",
+    );
     insertDevice(dataDir, good.endpoint, good.keys, "Good phone");
-    const server = await serve(FROM_SOURCE, ["--data-dir", dataDir], { env: { SIGNALBOARD_NOTIFY_RETRY_BASE: "100ms", SIGNALBOARD_NOTIFY_ATTEMPTS: "3" } });
+    const server = await serve(FROM_SOURCE, ["--data-dir", dataDir], {
+      env: { SIGNALBOARD_NOTIFY_RETRY_BASE: "100ms", SIGNALBOARD_NOTIFY_ATTEMPTS: "3" },
+    });
     try {
-      const sent = await fetch(`${server.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "default", channel: "c", event: "Hello devices", notify: true }) });
+      const sent = await fetch(`${server.url}/v1/log`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ project: "default", channel: "c", event: "Hello devices", notify: true }),
+      });
       expect(sent.status).toBe(200);
       for (let i = 0; i < 5; i++) {
         expect(await healthz(server.url)).toBe(200);

@@ -6,7 +6,19 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { startTestServer } from "../helpers.ts";
-import { CHROMIUM, describeBrowser, launch, ok, OWNER, path, sendEvent, sendMetric, serverPool, signIn, withPage } from "./browser.ts";
+import {
+  CHROMIUM,
+  describeBrowser,
+  launch,
+  ok,
+  OWNER,
+  path,
+  sendEvent,
+  sendMetric,
+  serverPool,
+  signIn,
+  withPage,
+} from "./browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -36,7 +48,9 @@ async function watchPolicy(page: Page): Promise<{ violations: () => Promise<stri
   const warnings: string[] = [];
   await page.exposeFunction("__reportViolation", (text: string) => seen.push(text));
   await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (e) => (window as any).__reportViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
+    document.addEventListener("securitypolicyviolation", (e) =>
+      (window as any).__reportViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`),
+    );
   });
   page.on("console", (message) => {
     if (message.type() === "warning" || message.type() === "error") warnings.push(message.text());
@@ -53,12 +67,30 @@ describeBrowser("the Content-Security-Policy across every page and its htmx acti
     const server = await pool.withOwner();
     const hook = receiver(204);
     try {
-      const event = await ok(sendEvent(server, { project: "default", channel: "payments", event: "Paid", parser: "markdown", description: "> quoted", user_id: "alice", tags: { plan: "pro" } }));
+      const event = await ok(
+        sendEvent(server, {
+          project: "default",
+          channel: "payments",
+          event: "Paid",
+          parser: "markdown",
+          description: "> quoted",
+          user_id: "alice",
+          tags: { plan: "pro" },
+        }),
+      );
       await ok(sendMetric(server, { title: "Signups", value: 1 }));
       await withPage(browser, "csp-walk", async (page) => {
         const policy = await watchPolicy(page);
         await signIn(page, server);
-        for (const p of ["/p/default", "/p/default/c/payments", `/p/default/events/${event.id}`, "/p/default/users/alice", "/p/default/metrics/Signups", "/settings/notifications", "/docs"]) {
+        for (const p of [
+          "/p/default",
+          "/p/default/c/payments",
+          `/p/default/events/${event.id}`,
+          "/p/default/users/alice",
+          "/p/default/metrics/Signups",
+          "/settings/notifications",
+          "/docs",
+        ]) {
           await page.goto(server.url + p);
           await page.waitForLoadState("load");
         }
@@ -76,7 +108,11 @@ describeBrowser("the Content-Security-Policy across every page and its htmx acti
         await page.goto(server.url + "/p/default");
         await page.click("[data-testid=arrange]");
         await page.getByRole("button", { name: "Move up: Paid by plan" }).click();
-        await page.locator("#dashboard-cards > li").first().and(page.locator("[data-card]:not(#card-activity)")).waitFor();
+        await page
+          .locator("#dashboard-cards > li")
+          .first()
+          .and(page.locator("[data-card]:not(#card-activity)"))
+          .waitFor();
         await page.locator("#dashboard-cards canvas").first().waitFor();
 
         // The sidebar's "+": checked as you type, refused on submit (a 422 swap), created.
@@ -87,7 +123,9 @@ describeBrowser("the Content-Security-Policy across every page and its htmx acti
         await page.evaluate(() => document.getElementById("new-project-name")!.setAttribute("data-before", ""));
         await page.click(".name-form button[type=submit]");
         // The form, swapped with its error and settled (htmx readies the new form's input as it settles).
-        await page.locator("form.name-form:not(.htmx-added) > #new-project-name:not([data-before]) ~ .hint.error[role=alert]").waitFor();
+        await page
+          .locator("form.name-form:not(.htmx-added) > #new-project-name:not([data-before]) ~ .hint.error[role=alert]")
+          .waitFor();
         await page.waitForFunction(() => !document.querySelector(".htmx-settling, .htmx-added"));
         await page.fill("#new-project-name", "second");
         await page.locator("#new-project-name-hint.ok").waitFor();
@@ -142,10 +180,13 @@ describeBrowser("the Content-Security-Policy across every page and its htmx acti
         const item = page.locator("li[id^=integration-]", { hasText: "ops" });
         await item.waitFor();
         await page.evaluate(() => {
-          for (const el of document.querySelectorAll<HTMLElement>("[id$=-outcome], [id^=integration-][id$=-status]")) el.style.opacity = "0.99";
+          for (const el of document.querySelectorAll<HTMLElement>("[id$=-outcome], [id^=integration-][id$=-status]"))
+            el.style.opacity = "0.99";
         });
         await item.locator("[data-testid=test-integration]").click();
-        await item.locator("[data-testid=integration-outcome]", { hasText: "Last delivered" }).waitFor({ timeout: 10_000 });
+        await item
+          .locator("[data-testid=integration-outcome]", { hasText: "Last delivered" })
+          .waitFor({ timeout: 10_000 });
 
         // Settings → Members: a member added.
         await page.goto(server.url + "/settings/members");
@@ -183,10 +224,17 @@ describeBrowser("toasts", () => {
 
       // A second, different failure is the marker that everything about the first has arrived.
       await page.route("**/settings/api/tokens/list", (route) => route.abort("connectionrefused"));
-      const request = (url: string, target: string) => page.evaluate(([url, target]) => void (window as any).htmx.ajax("GET", url, { target, swap: "outerHTML" }).catch(() => {}), [url, target]);
+      const request = (url: string, target: string) =>
+        page.evaluate(
+          ([url, target]) => void (window as any).htmx.ajax("GET", url, { target, swap: "outerHTML" }).catch(() => {}),
+          [url, target],
+        );
       await request("/settings/api/tokens/list", "#token-table");
       await toasts.filter({ hasText: "Cannot reach the server" }).waitFor();
-      expect(await toasts.allTextContents()).toEqual([expect.stringContaining("already revoked"), "Cannot reach the server. Check your connection."]);
+      expect(await toasts.allTextContents()).toEqual([
+        expect.stringContaining("already revoked"),
+        "Cannot reach the server. Check your connection.",
+      ]);
 
       // The same network failure again, then a new marker: still one toast of each.
       await request("/settings/api/tokens/list", "#token-table");
@@ -227,7 +275,9 @@ describeBrowser("set-up links", () => {
     await withPage(browser, "wrong-setup-code", async (page) => {
       const response = await page.goto(`${fresh.url}/setup?code=WRONG`);
       expect(response?.status()).toBe(403);
-      expect(await page.locator("[data-testid=stale-setup]").textContent()).toContain("This set-up link has expired or was already used");
+      expect(await page.locator("[data-testid=stale-setup]").textContent()).toContain(
+        "This set-up link has expired or was already used",
+      );
       await page.goto(`${fresh.url}/setup`);
       expect(await page.locator("[data-testid=stale-setup]").count()).toBe(0);
     });
@@ -240,7 +290,9 @@ describeBrowser("set-up links", () => {
       const brand = page.locator("main .bare-brand");
       expect(await brand.textContent()).toBe("Signalboard");
       expect(await brand.isVisible()).toBe(true);
-      expect(await brand.locator("img").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+      expect(await brand.locator("img").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(
+        true,
+      );
       await page.getByRole("heading", { name: "Sign in" }).waitFor();
     });
   }, 30_000);
@@ -252,7 +304,16 @@ describeBrowser("markdown descriptions", () => {
 
   test("a blocked javascript: link reads as plain text; a kept link is underlined; a quote is set off with a rule", async () => {
     const server = await pool.withOwner();
-    await ok(sendEvent(server, { project: "default", channel: "md", event: "Notes", parser: "markdown", description: "See [the docs](https://example.com/docs) or [click me](javascript:alert(1)) now.\n\n> Quoted from the customer." }));
+    await ok(
+      sendEvent(server, {
+        project: "default",
+        channel: "md",
+        event: "Notes",
+        parser: "markdown",
+        description:
+          "See [the docs](https://example.com/docs) or [click me](javascript:alert(1)) now.\n\n> Quoted from the customer.",
+      }),
+    );
     await withPage(browser, "markdown-look", async (page) => {
       await signIn(page, server);
       const body = page.locator("#events .event-description.markdown");
@@ -264,9 +325,19 @@ describeBrowser("markdown descriptions", () => {
         const b = getComputedStyle(blocked);
         const quote = getComputedStyle(root.querySelector("blockquote")!);
         return {
-          blocked: { href: blocked.getAttribute("href"), sameColour: b.color === text.color, underline: b.textDecorationLine, cursor: b.cursor, link: blocked.matches(":any-link") },
+          blocked: {
+            href: blocked.getAttribute("href"),
+            sameColour: b.color === text.color,
+            underline: b.textDecorationLine,
+            cursor: b.cursor,
+            link: blocked.matches(":any-link"),
+          },
           kept: { href: kept.getAttribute("href"), underline: getComputedStyle(kept).textDecorationLine },
-          quote: { border: parseFloat(quote.borderLeftWidth), marginLeft: parseFloat(quote.marginLeft), padding: parseFloat(quote.paddingLeft) },
+          quote: {
+            border: parseFloat(quote.borderLeftWidth),
+            marginLeft: parseFloat(quote.marginLeft),
+            padding: parseFloat(quote.paddingLeft),
+          },
         };
       });
       expect(look.blocked).toEqual({ href: null, sameColour: true, underline: "none", cursor: "auto", link: false });
@@ -287,18 +358,32 @@ describeBrowser("an integration's status after Send test", () => {
     const good = receiver(204);
     const bad = receiver(500);
     try {
-      await server.services.integrations.create({ project: "default", kind: "webhook", name: "good", config: { url: `${good.url}/hook` } });
-      await server.services.integrations.create({ project: "default", kind: "webhook", name: "bad", config: { url: `${bad.url}/hook` } });
+      await server.services.integrations.create({
+        project: "default",
+        kind: "webhook",
+        name: "good",
+        config: { url: `${good.url}/hook` },
+      });
+      await server.services.integrations.create({
+        project: "default",
+        kind: "webhook",
+        name: "bad",
+        config: { url: `${bad.url}/hook` },
+      });
       await withPage(browser, "integration-test-status", async (page) => {
         await signIn(page, server);
         await page.goto(server.url + "/settings/integrations");
         await page.evaluate(() => ((window as any).__notReloaded = true));
         const item = (name: string) => page.locator("li[id^=integration-]", { hasText: name });
-        expect(await item("good").locator("[data-testid=integration-outcome]").textContent()).toContain("Nothing delivered yet");
+        expect(await item("good").locator("[data-testid=integration-outcome]").textContent()).toContain(
+          "Nothing delivered yet",
+        );
 
         await item("good").locator("[data-testid=test-integration]").click();
         await item("good").locator("[role=status]", { hasText: "Test queued" }).waitFor();
-        await item("good").locator("[data-testid=integration-outcome]", { hasText: "Last delivered" }).waitFor({ timeout: 10_000 });
+        await item("good")
+          .locator("[data-testid=integration-outcome]", { hasText: "Last delivered" })
+          .waitFor({ timeout: 10_000 });
         await item("good").locator("[role=status]", { hasText: "Test delivered." }).waitFor();
         expect(good.hits).toHaveLength(1);
 
@@ -319,13 +404,26 @@ describeBrowser("an integration's status after Send test", () => {
     await withPage(browser, "integration-form-weight", async (page) => {
       await signIn(page, server);
       const weights = (selector: string) =>
-        page.$$eval(selector, (fields) => fields.filter((f) => (f as HTMLElement).offsetParent !== null).map((f) => ({ name: f.getAttribute("name"), field: getComputedStyle(f).fontWeight, placeholder: getComputedStyle(f, "::placeholder").fontWeight })));
+        page.$$eval(selector, (fields) =>
+          fields
+            .filter((f) => (f as HTMLElement).offsetParent !== null)
+            .map((f) => ({
+              name: f.getAttribute("name"),
+              field: getComputedStyle(f).fontWeight,
+              placeholder: getComputedStyle(f, "::placeholder").fontWeight,
+            })),
+        );
       await page.goto(server.url + "/settings/integrations");
       const form = "section[aria-labelledby=new-integration] form";
       const fields = await weights(`${form} input:not([type=hidden]), ${form} select`);
       expect(fields.length).toBeGreaterThanOrEqual(3);
       for (const f of fields) expect(f, String(f.name)).toEqual({ name: f.name, field: "400", placeholder: "400" });
-      expect(await page.locator(`${form} label`).first().evaluate((el) => getComputedStyle(el).fontWeight)).toBe("600");
+      expect(
+        await page
+          .locator(`${form} label`)
+          .first()
+          .evaluate((el) => getComputedStyle(el).fontWeight),
+      ).toBe("600");
       // The same as the token form's fields.
       await page.goto(server.url + "/settings/api");
       expect((await weights("#token-name")).map((f) => f.field)).toEqual(["400"]);
@@ -357,7 +455,15 @@ describeBrowser("a historical event's mark", () => {
 
   test("is a note beside the channel, with a clock and words that say what it means, not a chip like the tags", async () => {
     const server = await pool.withOwner();
-    await ok(sendEvent(server, { project: "default", channel: "imports", event: "Backfilled", tags: { historical: "no", env: "prod" }, timestamp: Math.floor(Date.now() / 1000) - 3600 }));
+    await ok(
+      sendEvent(server, {
+        project: "default",
+        channel: "imports",
+        event: "Backfilled",
+        tags: { historical: "no", env: "prod" },
+        timestamp: Math.floor(Date.now() / 1000) - 3600,
+      }),
+    );
     await ok(sendEvent(server, { project: "default", channel: "imports", event: "Live one", tags: { env: "prod" } }));
     for (const colorScheme of ["light", "dark"] as const) {
       await withPage(
@@ -370,9 +476,16 @@ describeBrowser("a historical event's mark", () => {
             const item = page.locator("li.event", { hasText: "Backfilled" });
             const mark = item.locator(".event-meta > *", { hasText: "historical" });
             expect(await mark.count()).toBe(1);
-            expect(await page.locator("li.event", { hasText: "Live one" }).locator(".event-meta > *", { hasText: "historical" }).count()).toBe(0);
+            expect(
+              await page
+                .locator("li.event", { hasText: "Live one" })
+                .locator(".event-meta > *", { hasText: "historical" })
+                .count(),
+            ).toBe(0);
             // Among the event's details, not among its tags, and not a link.
-            expect(await mark.evaluate((el) => !!el.closest(".event-meta") && !el.closest(".tags") && !el.closest("a"))).toBe(true);
+            expect(
+              await mark.evaluate((el) => !!el.closest(".event-meta") && !el.closest(".tags") && !el.closest("a")),
+            ).toBe(true);
             // Drawn unlike a chip: no border, no fill, no pill; a clock hidden from screen readers beside the word.
             const look = (el: Element) => {
               const s = getComputedStyle(el);
@@ -385,7 +498,9 @@ describeBrowser("a historical event's mark", () => {
             expect(await mark.locator("[aria-hidden=true]").textContent()).toBe("🕓");
             expect(await mark.evaluate((el) => getComputedStyle(el).fontStyle)).toBe("italic");
             // What a screen reader reads: what it is and why, not a bare word.
-            expect((await mark.textContent())!.replace("🕓", "")).toBe("historical event: sent with a timestamp, shown at that time and never pushed");
+            expect((await mark.textContent())!.replace("🕓", "")).toBe(
+              "historical event: sent with a timestamp, shown at that time and never pushed",
+            );
             expect(await mark.innerText()).toContain("historical");
           }
         },

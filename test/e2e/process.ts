@@ -8,25 +8,52 @@ export const FROM_SOURCE = [process.execPath, join(ROOT, "src/main.ts")];
 
 export type Result = { code: number; stdout: string; stderr: string };
 
-export type RunOptions = { cwd?: string; env?: Record<string, string>; /** written to its stdin (else it has none) */ stdin?: string };
+export type RunOptions = {
+  cwd?: string;
+  env?: Record<string, string> /** written to its stdin (else it has none) */;
+  stdin?: string;
+};
 
 /** Starts `command` with `args`, its output piped; `env` is added to this process's environment. */
-export function start(command: string[], args: string[], options: RunOptions = {}): Subprocess<"ignore", "pipe", "pipe"> {
-  return spawn([...command, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+export function start(
+  command: string[],
+  args: string[],
+  options: RunOptions = {},
+): Subprocess<"ignore", "pipe", "pipe"> {
+  return spawn([...command, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
 }
 
 /** Runs `command` with `args` to its end. */
 export async function run(command: string[], args: string[], options: RunOptions = {}): Promise<Result> {
-  const proc = options.stdin === undefined
-    ? start(command, args, options)
-    : spawn([...command, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdin: new Blob([options.stdin]), stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc =
+    options.stdin === undefined
+      ? start(command, args, options)
+      : spawn([...command, ...args], {
+          cwd: options.cwd,
+          env: { ...process.env, ...options.env },
+          stdin: new Blob([options.stdin]),
+          stdout: "pipe",
+          stderr: "pipe",
+        });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
 /** A new API token, made with the CLI in `dataDir` (and the database with it, if there is none yet: --init). */
 export async function newToken(dataDir: string, name: string): Promise<string> {
-  return lastLine((await run(FROM_SOURCE, ["token", "create", "--name", name, "--data-dir", dataDir, "--init"])).stdout);
+  return lastLine(
+    (await run(FROM_SOURCE, ["token", "create", "--name", name, "--data-dir", dataDir, "--init"])).stdout,
+  );
 }
 
 /** What a process writes on one of its pipes, collected as it comes. */
@@ -70,7 +97,12 @@ export function collect(stream: ReadableStream<Uint8Array>) {
   };
 }
 
-export type ServerProcess = { url: string; proc: Subprocess<"ignore", "pipe", "pipe">; logs: () => string; stop: (signal?: NodeJS.Signals) => Promise<number> };
+export type ServerProcess = {
+  url: string;
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  logs: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<number>;
+};
 
 /** Starts `serve` on an ephemeral port and resolves once it logs that it listens. */
 export function serve(command: string[], args: string[], options: RunOptions = {}): Promise<ServerProcess> {

@@ -5,7 +5,17 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { call, eventually, type TestServer } from "../helpers.ts";
-import { CHROMIUM, describeBrowser, launch, ok, sendEvent, sendMetric, serverPool, signIn, withPage } from "./browser.ts";
+import {
+  CHROMIUM,
+  describeBrowser,
+  launch,
+  ok,
+  sendEvent,
+  sendMetric,
+  serverPool,
+  signIn,
+  withPage,
+} from "./browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -16,10 +26,15 @@ afterAll(async () => {
 });
 
 const PHONE = { width: 375, height: 700 };
-const feedNames = (page: Page) => page.$$eval("#events > li.event .event-name", (els) => els.map((el) => el.textContent ?? ""));
+const feedNames = (page: Page) =>
+  page.$$eval("#events > li.event .event-name", (els) => els.map((el) => el.textContent ?? ""));
 /** Waits until the search index (filled a moment after an event is stored) finds `count` events for `q`. */
 const indexed = (server: TestServer, q: string, count: number) =>
-  eventually(async () => expect((await call(server, { path: `/v1/events?project=default&q=${encodeURIComponent(q)}` })).json.events).toHaveLength(count));
+  eventually(async () =>
+    expect(
+      (await call(server, { path: `/v1/events?project=default&q=${encodeURIComponent(q)}` })).json.events,
+    ).toHaveLength(count),
+  );
 const top = async (page: Page, selector: string) => (await page.locator(selector).first().boundingBox())!.y;
 
 describeBrowser("search first", () => {
@@ -28,8 +43,14 @@ describeBrowser("search first", () => {
 
   test("with a query, the search bar, the count and Clear come first and the results start on screen; the metrics and chart fold", async () => {
     const server = await pool.withOwner();
-    for (const title of ["Revenue", "Signups", "Churn", "Active users", "Trials", "Refunds"]) await ok(sendMetric(server, { title, value: 42 }));
-    for (const [name, plan] of [["Signup Ann", "pro"], ["Signup Bob", "free"], ["Signup Cid", "pro"]]) await ok(sendEvent(server, { project: "default", channel: "signups", event: name!, tags: { plan: plan! } }));
+    for (const title of ["Revenue", "Signups", "Churn", "Active users", "Trials", "Refunds"])
+      await ok(sendMetric(server, { title, value: 42 }));
+    for (const [name, plan] of [
+      ["Signup Ann", "pro"],
+      ["Signup Bob", "free"],
+      ["Signup Cid", "pro"],
+    ])
+      await ok(sendEvent(server, { project: "default", channel: "signups", event: name!, tags: { plan: plan! } }));
     await withPage(
       browser,
       "search-first",
@@ -48,7 +69,12 @@ describeBrowser("search first", () => {
         expect(await summary.locator(".result-count").textContent()).toBe("2 events match");
         expect(await feedNames(page)).toEqual(["Signup Cid", "Signup Ann"]);
         // Order on the page: search bar, summary, the folded overview, the results.
-        const [form, count, overview, results] = [await top(page, "form.filters"), await top(page, "[data-testid=result-summary]"), await top(page, "details.overview"), await top(page, "#events > li.event")];
+        const [form, count, overview, results] = [
+          await top(page, "form.filters"),
+          await top(page, "[data-testid=result-summary]"),
+          await top(page, "details.overview"),
+          await top(page, "#events > li.event"),
+        ];
         expect(form).toBeLessThan(count);
         expect(count).toBeLessThan(overview);
         expect(overview).toBeLessThan(results);
@@ -77,7 +103,8 @@ describeBrowser("search first", () => {
 
   test("the count is honest: one page of results and “+” when there are more; none says so", async () => {
     const server = await pool.withOwner();
-    for (let i = 0; i < 41; i++) await ok(sendEvent(server, { project: "default", channel: "bulk", event: `Bulk ${i}`, tags: { batch: "one" } }));
+    for (let i = 0; i < 41; i++)
+      await ok(sendEvent(server, { project: "default", channel: "bulk", event: `Bulk ${i}`, tags: { batch: "one" } }));
     await ok(sendEvent(server, { project: "default", channel: "other", event: "Lonely", tags: { batch: "two" } }));
     await withPage(browser, "search-count", async (page) => {
       await signIn(page, server);
@@ -167,7 +194,9 @@ describeBrowser("invalid dates", () => {
       expect(await feedNames(page)).toEqual(["Bought foo"]);
       await page.waitForSelector(".live-status.live");
       await ok(sendEvent(server, { project: "default", channel: "shop", event: "Bought foo again" }));
-      await page.waitForFunction(() => document.querySelector("#events > li.event .event-name")?.textContent === "Bought foo again");
+      await page.waitForFunction(
+        () => document.querySelector("#events > li.event .event-name")?.textContent === "Bought foo again",
+      );
 
       const reversed = await page.goto(`${server.url}/p/default?from=2026-01-10&to=2026-01-05`);
       expect(reversed!.status()).toBe(422);
@@ -186,13 +215,19 @@ describeBrowser("invalid dates", () => {
 
   test("a bad date stays in view as typed; alone it filters nothing, so no count is shown; one Clear, level with the fields", async () => {
     const server = await pool.withOwner();
-    for (const n of [1, 2, 3]) await ok(sendEvent(server, { project: "default", channel: "shop", event: `Bought ${n}` }));
+    for (const n of [1, 2, 3])
+      await ok(sendEvent(server, { project: "default", channel: "shop", event: `Bought ${n}` }));
     await indexed(server, "bought", 3);
     await withPage(browser, "bad-date-alone", async (page) => {
       const warnings: string[] = [];
-      page.on("console", (message) => { if (/does not conform/i.test(message.text())) warnings.push(message.text()); });
+      page.on("console", (message) => {
+        if (/does not conform/i.test(message.text())) warnings.push(message.text());
+      });
       await signIn(page, server);
-      const visibleClears = () => page.getByRole("link", { name: "Clear", exact: true }).evaluateAll((links) => links.filter((a) => (a as HTMLElement).offsetParent !== null).length);
+      const visibleClears = () =>
+        page
+          .getByRole("link", { name: "Clear", exact: true })
+          .evaluateAll((links) => links.filter((a) => (a as HTMLElement).offsetParent !== null).length);
 
       expect((await page.goto(`${server.url}/p/default?from=2024-13-45`))!.status()).toBe(422);
       const from = page.locator("input[name=from]");
@@ -233,7 +268,22 @@ describeBrowser("tag values as search terms", () => {
   afterAll(() => pool.closeAll());
 
   /** Values the search syntax gives a meaning to (quotes, backslashes, spaces, colons), none at all, and other scripts. */
-  const VALUES = ['say "hi"', '"a" b', '"', "", "pro plus", "C:\\dir\\", "back\\slash \\\"x", "a:b:c", "ünï cödé 🚀", "tab\there", "two\nlines", "  padded  ", 3, true];
+  const VALUES = [
+    'say "hi"',
+    '"a" b',
+    '"',
+    "",
+    "pro plus",
+    "C:\\dir\\",
+    'back\\slash \\"x',
+    "a:b:c",
+    "ünï cödé 🚀",
+    "tab\there",
+    "two\nlines",
+    "  padded  ",
+    3,
+    true,
+  ];
 
   /** The feed's result: its names, once the page says how many match. */
   async function results(page: Page): Promise<string[]> {
@@ -245,7 +295,10 @@ describeBrowser("tag values as search terms", () => {
     const server = await pool.withOwner();
     const names = VALUES.map((_, i) => `Value ${i}`) as string[];
     const ids: number[] = [];
-    for (const [i, v] of VALUES.entries()) ids.push((await ok(sendEvent(server, { project: "default", channel: `c${i % 3}`, event: names[i]!, tags: { v } }))).id);
+    for (const [i, v] of VALUES.entries())
+      ids.push(
+        (await ok(sendEvent(server, { project: "default", channel: `c${i % 3}`, event: names[i]!, tags: { v } }))).id,
+      );
     // A decoy that differs by what an escape might lose.
     await ok(sendEvent(server, { project: "default", channel: "c0", event: "Decoy", tags: { v: "say hi" } }));
     await withPage(browser, "tag-values-round-trip", async (page) => {
@@ -287,11 +340,15 @@ describeBrowser("tag values as search terms", () => {
       // An event that arrives while the channel page is open links the same way.
       await page.goto(`${server.url}/p/default/c/alpha`);
       await page.locator(".live-status.live").waitFor();
-      await ok(sendEvent(server, { project: "default", channel: "alpha", event: "Alpha live", tags: { plan: "pro plus" } }));
+      await ok(
+        sendEvent(server, { project: "default", channel: "alpha", event: "Alpha live", tags: { plan: "pro plus" } }),
+      );
       const live = page.locator("#events li.event", { hasText: "Alpha live" }).locator("a.tag");
       await live.waitFor();
       await live.click();
-      await page.waitForURL((url) => url.pathname === "/p/default/c/alpha" && url.searchParams.get("q") === 'plan:"pro plus"');
+      await page.waitForURL(
+        (url) => url.pathname === "/p/default/c/alpha" && url.searchParams.get("q") === 'plan:"pro plus"',
+      );
       expect(await results(page)).toEqual(["Alpha live"]);
 
       // On the project's page, a chip searches the whole project, as before.
@@ -304,7 +361,14 @@ describeBrowser("tag values as search terms", () => {
 
   test("the search box keeps what was typed in the order it was typed", async () => {
     const server = await pool.withOwner();
-    await ok(sendEvent(server, { project: "default", channel: "ops", event: "Deploy now", tags: { plan: "pro", env: "eu west" } }));
+    await ok(
+      sendEvent(server, {
+        project: "default",
+        channel: "ops",
+        event: "Deploy now",
+        tags: { plan: "pro", env: "eu west" },
+      }),
+    );
     await indexed(server, "deploy", 1);
     await withPage(browser, "search-order", async (page) => {
       await signIn(page, server);

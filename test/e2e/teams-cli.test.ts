@@ -31,7 +31,9 @@ describe("signalboard user", () => {
     const set = await cli("user", "set", "vera", "--role", "admin", "--all-projects");
     expect(set.code).toBe(0);
     expect(set.stdout).toContain('"vera" is now admin, seeing all projects.');
-    expect((await cli("user", "set", "max", "--projects", "shop,blog")).stdout).toContain('"max" is now member, seeing blog,shop.');
+    expect((await cli("user", "set", "max", "--projects", "shop,blog")).stdout).toContain(
+      '"max" is now member, seeing blog,shop.',
+    );
   }, 30_000);
 
   test("refusals say why: an unknown role or project, the owner's role, nothing to change", async () => {
@@ -68,8 +70,25 @@ describe("signalboard token", () => {
   test("what the shell did is in the audit trail, done by the command line (and not logged: the command says what it did)", async () => {
     const made = await cli("token", "create", "--name", "quiet");
     expect(made.stderr).toBe("");
-    const trail = withDatabase(databaseFile(dataDir), (db) => db.query<{ action: string; actor: string; subject: string }, []>("SELECT action, actor, subject FROM audit_log ORDER BY id").all());
+    const trail = withDatabase(databaseFile(dataDir), (db) =>
+      db
+        .query<{ action: string; actor: string; subject: string }, []>(
+          "SELECT action, actor, subject FROM audit_log ORDER BY id",
+        )
+        .all(),
+    );
     expect(trail.every((e) => e.actor === "command line")).toBe(true);
-    expect(trail.map((e) => e.action)).toEqual(["owner.created", "member.added", "member.added", "member.changed", "member.changed", "token.created", "token.revoked", "token.created", "token.created", "token.created"]);
+    expect(trail.map((e) => e.action)).toEqual([
+      "owner.created",
+      "member.added",
+      "member.added",
+      "member.changed",
+      "member.changed",
+      "token.created",
+      "token.revoked",
+      "token.created",
+      "token.created",
+      "token.created",
+    ]);
   });
 });

@@ -5,7 +5,18 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
-import { CHROMIUM, describeBrowser, launch, OWNER, path, serverPool, signIn, STEP_TIMEOUT, watchProblems, withPage } from "./browser.ts";
+import {
+  CHROMIUM,
+  describeBrowser,
+  launch,
+  OWNER,
+  path,
+  serverPool,
+  signIn,
+  STEP_TIMEOUT,
+  watchProblems,
+  withPage,
+} from "./browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -50,14 +61,20 @@ describeBrowser("teams", () => {
         expect(path(other.page)).toBe("/p/shop");
         expect(await other.page.locator("#project-list a").allTextContents()).toEqual(["shop"]);
         // Nothing to change is offered: no new project or channel, no project settings, no arranging.
-        for (const id of ["new-project", "new-channel", "project-settings", "arrange", "new-chart"]) expect({ id, visible: await other.page.locator(`[data-testid=${id}]`).isVisible() }).toEqual({ id, visible: false });
+        for (const id of ["new-project", "new-channel", "project-settings", "arrange", "new-chart"])
+          expect({ id, visible: await other.page.locator(`[data-testid=${id}]`).isVisible() }).toEqual({
+            id,
+            visible: false,
+          });
         // Another project does not exist for her.
         const hidden = await other.page.goto(server.url + "/p/default");
         expect(hidden?.status()).toBe(404);
         await other.page.getByText('Project "default" does not exist, or is not one of yours.').waitFor();
         await other.page.goto(server.url + "/settings");
         expect(path(other.page)).toBe("/settings/account");
-        expect(await other.page.getByRole("navigation", { name: "Settings" }).getByRole("link").allTextContents()).toEqual(["Account", "Notifications"]);
+        expect(
+          await other.page.getByRole("navigation", { name: "Settings" }).getByRole("link").allTextContents(),
+        ).toEqual(["Account", "Notifications"]);
         await other.page.getByText("viewer: sees pages, searches and charts; changes nothing").waitFor();
 
         // The owner makes her a member of every project; her next page shows it.
@@ -68,7 +85,9 @@ describeBrowser("teams", () => {
         expect(await change.getByLabel("shop").isChecked()).toBe(false);
         await Promise.all([page.waitForEvent("load"), change.getByRole("button", { name: "Save" }).click()]);
         await page.locator("[data-testid=member-saved]").waitFor();
-        expect(await page.locator("[data-testid=member-saved]").textContent()).toContain("vera is a member and sees every project");
+        expect(await page.locator("[data-testid=member-saved]").textContent()).toContain(
+          "vera is a member and sees every project",
+        );
         expect(await page.locator("[data-testid=role-vera]").textContent()).toBe("member");
 
         await other.page.goto(server.url + "/p/shop");
@@ -136,7 +155,9 @@ describeBrowser("teams", () => {
     await withPage(browser, "teams-token-snippets", async (page, context) => {
       await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
       await signIn(page, server);
-      expect(await page.locator(".topbar").getByRole("link", { name: "API docs", exact: true }).getAttribute("href")).toBe("/docs");
+      expect(
+        await page.locator(".topbar").getByRole("link", { name: "API docs", exact: true }).getAttribute("href"),
+      ).toBe("/docs");
       await page.goto(server.url + "/settings/api");
       await page.fill("#token-name", "laptop");
       await page.click("#token-create button[type=submit]");
@@ -155,21 +176,35 @@ describeBrowser("teams", () => {
       await page.fill("#token-name", "laptop");
       await page.click("#token-create button[type=submit]");
       await page.locator("[data-testid=token-error]").waitFor();
-      expect(await page.locator("[data-testid=token-error]").textContent()).toContain('A token named "laptop" already exists');
+      expect(await page.locator("[data-testid=token-error]").textContent()).toContain(
+        'A token named "laptop" already exists',
+      );
       expect(await page.locator("table.tokens tbody tr", { hasText: "laptop" }).count()).toBe(1);
     });
   }, 30_000);
 
   test("375 px: Settings → Account, Members (a person's change form open) and Audit fit the screen", async () => {
     const server = await pool.withOwner();
-    await server.services.accounts.createUser({ username: "a-rather-long-username-for-a-phone", password: "long enough password" }, "viewer", { projects: ["default"] });
-    await server.services.accounts.login("someone-who-typed-a-very-long-name-indeed", "wrong", "2001:db8:85a3:0000:0000:8a2e:0370:7334");
+    await server.services.accounts.createUser(
+      { username: "a-rather-long-username-for-a-phone", password: "long enough password" },
+      "viewer",
+      { projects: ["default"] },
+    );
+    await server.services.accounts.login(
+      "someone-who-typed-a-very-long-name-indeed",
+      "wrong",
+      "2001:db8:85a3:0000:0000:8a2e:0370:7334",
+    );
     await withPage(
       browser,
       "teams-phone",
       async (page) => {
         await signIn(page, server);
-        const fits = async (what: string) => expect({ what, width: await page.evaluate(() => document.documentElement.scrollWidth) }).toEqual({ what, width: 375 });
+        const fits = async (what: string) =>
+          expect({ what, width: await page.evaluate(() => document.documentElement.scrollWidth) }).toEqual({
+            what,
+            width: 375,
+          });
         for (const path of ["/settings/account", "/settings/members", "/settings/audit"]) {
           await page.goto(server.url + path);
           await fits(path);

@@ -34,14 +34,31 @@ describeBrowser("the users page", () => {
     expect(long).toHaveLength(64);
     await server.services.projects.create("shop");
     // 55 users with events, oldest first, so the long id (the newest) heads the list and a second page exists.
-    for (let i = 0; i < 54; i++) await ok(sendEvent(server, { project: "shop", channel: "app", event: "Visited", user_id: `visitor-${i}`, timestamp: now - 3600 - (54 - i) * 60 }));
-    await ok(sendEvent(server, { project: "shop", channel: "app", event: "Signed up", user_id: long, timestamp: now - 600 }));
-    await ok(sendEvent(server, { project: "shop", channel: "app", event: "Paid", user_id: long, timestamp: now - 300 }));
+    for (let i = 0; i < 54; i++)
+      await ok(
+        sendEvent(server, {
+          project: "shop",
+          channel: "app",
+          event: "Visited",
+          user_id: `visitor-${i}`,
+          timestamp: now - 3600 - (54 - i) * 60,
+        }),
+      );
+    await ok(
+      sendEvent(server, { project: "shop", channel: "app", event: "Signed up", user_id: long, timestamp: now - 600 }),
+    );
+    await ok(
+      sendEvent(server, { project: "shop", channel: "app", event: "Paid", user_id: long, timestamp: now - 300 }),
+    );
     await ok(
       fetch(`${server.url}/v1/identify`, {
         method: "POST",
         headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ project: "shop", user_id: long, properties: { name: "Ann ".repeat(40).trim(), email: `ann.${"x".repeat(120)}@example.com` } }),
+        body: JSON.stringify({
+          project: "shop",
+          user_id: long,
+          properties: { name: "Ann ".repeat(40).trim(), email: `ann.${"x".repeat(120)}@example.com` },
+        }),
       }),
     );
 
@@ -123,18 +140,37 @@ describeBrowser("the users page", () => {
 
   test("first seen reads the same on the list and on the user's page: the earlier of the first event and the first identify", async () => {
     const server = await pool.withOwner();
-    const identify = (user_id: string) => ok(fetch(`${server.url}/v1/identify`, { method: "POST", headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "default", user_id, properties: { plan: "pro" } }) }));
+    const identify = (user_id: string) =>
+      ok(
+        fetch(`${server.url}/v1/identify`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ project: "default", user_id, properties: { plan: "pro" } }),
+        }),
+      );
     const now = Math.floor(Date.now() / 1000);
     // ann: identified, then active; ben: identified now, with an event dated ten days back.
     await identify("ann");
     await ok(sendEvent(server, { project: "default", channel: "web", event: "Signed in", user_id: "ann" }));
     await identify("ben");
-    await ok(sendEvent(server, { project: "default", channel: "web", event: "Imported", user_id: "ben", timestamp: now - 10 * 86_400 }));
+    await ok(
+      sendEvent(server, {
+        project: "default",
+        channel: "web",
+        event: "Imported",
+        user_id: "ben",
+        timestamp: now - 10 * 86_400,
+      }),
+    );
     await searchIndexed(server);
     await withPage(browser, "users-first-seen", async (page) => {
       await signIn(page, server);
       /** First seen as the page shows it: the text and the date and time on hover. */
-      const shown = (stats: string) => page.locator(`${stats} > div`, { hasText: "First seen" }).locator("time").evaluate((t) => ({ text: t.textContent, title: t.getAttribute("title"), at: t.getAttribute("datetime") }));
+      const shown = (stats: string) =>
+        page
+          .locator(`${stats} > div`, { hasText: "First seen" })
+          .locator("time")
+          .evaluate((t) => ({ text: t.textContent, title: t.getAttribute("title"), at: t.getAttribute("datetime") }));
       for (const id of ["ann", "ben"]) {
         await page.goto(`${server.url}/p/default/users?q=${id}`);
         await page.waitForFunction(() => document.querySelector("time[data-local]"));

@@ -16,7 +16,9 @@ const DOC = readFileSync(join(import.meta.dir, "../../docs/web.md"), "utf8");
 
 /** The code block of docs/web.md whose first line is `// NAME`. */
 function documented(name: string): string {
-  const block = [...DOC.matchAll(/```js\n([^]*?)```/g)].map((m) => m[1]!).find((code) => code.startsWith(`// ${name}\n`));
+  const block = [...DOC.matchAll(/```js\n([^]*?)```/g)]
+    .map((m) => m[1]!)
+    .find((code) => code.startsWith(`// ${name}\n`));
   if (!block) throw new Error(`docs/web.md has no js block starting with // ${name}`);
   return block;
 }
@@ -37,7 +39,8 @@ beforeAll(async () => {
   token = (await server.services.tokens.create({ name: "site", kind: "public", project: "my-saas" })).token;
   site = startHostSite(server.url);
   site.set("/site.css", "body { font-family: serif; }");
-  const ours = (code: string) => code.replaceAll("https://signalboard.example.com", server.url).replaceAll("<PUBLIC_TOKEN>", token);
+  const ours = (code: string) =>
+    code.replaceAll("https://signalboard.example.com", server.url).replaceAll("<PUBLIC_TOKEN>", token);
   site.set("/signalboard.js", ours(documented("signalboard.js")));
   site.set("/signalboard-init.js", ours(documented("public/signalboard-init.js")));
 }, 30_000);
@@ -104,9 +107,16 @@ type Event = { id: number; channel: string; event: string; icon: string | null; 
 describeBrowser("docs/web.md's framework usage, placed as each framework places it", () => {
   for (const [name, spec] of Object.entries(APPS)) {
     test(`${name}: the same window.ls calls record events, page views and properties`, async () => {
-      const fill = (text: string) => text.replaceAll("SIGNALBOARD", server.url).replaceAll('"TOKEN"', JSON.stringify(token));
+      const fill = (text: string) =>
+        text.replaceAll("SIGNALBOARD", server.url).replaceAll('"TOKEN"', JSON.stringify(token));
       site.set(`/fw/${name}.js`, fill(spec.app));
-      site.set(`/fw/${name}`, html(fill(spec.head), `<div id="app"><button id="go">Go</button> <button id="nav">Settings</button> <a href="#" data-event="Clicked ${name}" data-channel="frameworks">Link</a></div>`));
+      site.set(
+        `/fw/${name}`,
+        html(
+          fill(spec.head),
+          `<div id="app"><button id="go">Go</button> <button id="nav">Settings</button> <a href="#" data-event="Clicked ${name}" data-channel="frameworks">Link</a></div>`,
+        ),
+      );
       await withPage(browser, `framework-${name}`, async (page) => {
         await page.goto(`${site.origin}/fw/${name}`);
         await page.waitForFunction(() => (window as any).ls?.signalboard === true);
@@ -121,7 +131,12 @@ describeBrowser("docs/web.md's framework usage, placed as each framework places 
         await page.click("#go");
         await page.click("text=Link");
         if (spec.routes) await page.click("#nav"); // the router moves
-        await recorded([`frameworks Clicked ${name}`, `frameworks Hello from ${name}`, `pageviews /fw/${name}`, ...(spec.routes ? [`pageviews /fw/${name}/settings`] : [])]);
+        await recorded([
+          `frameworks Clicked ${name}`,
+          `frameworks Hello from ${name}`,
+          `pageviews /fw/${name}`,
+          ...(spec.routes ? [`pageviews /fw/${name}/settings`] : []),
+        ]);
       });
       const profile = await eventually(async () => {
         const text = await (await owner.request(`/p/my-saas/users/${name}-user`)).text();

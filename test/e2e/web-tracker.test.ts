@@ -26,7 +26,8 @@ beforeAll(async () => {
   await server.services.projects.create("other");
   await server.services.accounts.createUser(OWNER, "owner");
   owner = await signedIn(server, OWNER);
-  token = (await server.services.tokens.create({ name: "site", kind: "public", project: "shop", mayNotify: true })).token;
+  token = (await server.services.tokens.create({ name: "site", kind: "public", project: "shop", mayNotify: true }))
+    .token;
   const gone = await server.services.tokens.create({ name: "old site", kind: "public", project: "shop" });
   await server.services.tokens.revoke(String(gone.info.id));
   revoked = gone.token;
@@ -39,7 +40,16 @@ afterAll(async () => {
   await server?.close();
 });
 
-type Event = { id: number; channel: string; event: string; description: string | null; icon: string | null; notify: boolean; tags: Record<string, unknown>; user_id: string | null };
+type Event = {
+  id: number;
+  channel: string;
+  event: string;
+  description: string | null;
+  icon: string | null;
+  notify: boolean;
+  tags: Record<string, unknown>;
+  user_id: string | null;
+};
 
 async function events(query: string): Promise<Event[]> {
   const res = await call(server, { path: `/v1/events?project=shop&limit=200&${query}` });
@@ -52,12 +62,16 @@ async function events(query: string): Promise<Event[]> {
 const arrived = (query: string, count: number) =>
   eventually(async () => {
     const found = await events(query);
-    if (found.length !== count) throw new Error(`${found.length} events for ${query}, expected ${count}: ${JSON.stringify(found.map((e) => e.event))}`);
+    if (found.length !== count)
+      throw new Error(
+        `${found.length} events for ${query}, expected ${count}: ${JSON.stringify(found.map((e) => e.event))}`,
+      );
     return found;
   }, 5000);
 
 /** LogSnag's snippet, in a file of the site (a strict CSP allows no inline script), then `calls`. */
-const snippet = (calls: string) => `window.lsq = window.lsq || [];\nwindow.ls = window.ls || ((...args) => window.lsq.push(args));\n${calls}`;
+const snippet = (calls: string) =>
+  `window.lsq = window.lsq || [];\nwindow.ls = window.ls || ((...args) => window.lsq.push(args));\n${calls}`;
 const tracker = () => `<script async src="${server.url}/web/ls.js"></script>`;
 const loaded = (page: Page) => page.waitForFunction(() => (window as any).ls?.signalboard === true);
 
@@ -66,18 +80,26 @@ function watch(page: Page) {
   const lines: string[] = [];
   const requests: { method: string; path: string; cookie: string | undefined }[] = [];
   page.on("console", (m) => m.text().startsWith("[Signalboard]") && lines.push(`${m.type()}: ${m.text()}`));
-  page.on("request", (r) => r.url().startsWith(server.url) && requests.push({ method: r.method(), path: new URL(r.url()).pathname, cookie: r.headers().cookie }));
+  page.on(
+    "request",
+    (r) =>
+      r.url().startsWith(server.url) &&
+      requests.push({ method: r.method(), path: new URL(r.url()).pathname, cookie: r.headers().cookie }),
+  );
   return { lines, requests };
 }
 
 describeBrowser("the tracker on a site of another origin, under a strict CSP", () => {
   test("the queue left before it loads, setUserId, track and identify, a page view; no cookie", async () => {
-    site.set("/queue.js", snippet(`window.ls("setDebug");
+    site.set(
+      "/queue.js",
+      snippet(`window.ls("setDebug");
 window.ls("setConfig", ${JSON.stringify(token)}, "shop");
 window.ls("setUserId", "user-42");
 window.ls("track", { channel: "app", event: "Queued before load", icon: ":rocket:", tags: { plan: "pro", seats: 3 } });
 window.ls("identify", { properties: { plan: "pro", seats: 3 } });
-window.queuedBeforeLoad = !window.ls.signalboard;`));
+window.queuedBeforeLoad = !window.ls.signalboard;`),
+    );
     site.set("/queue", html(`<script src="/queue.js"></script>${tracker()}`, "<h1>Shop</h1>"));
     await withPage(browser, "tracker-queue", async (page, context) => {
       const seen = watch(page);
@@ -85,14 +107,39 @@ window.queuedBeforeLoad = !window.ls.signalboard;`));
       await loaded(page);
       expect(await page.evaluate(() => (window as any).queuedBeforeLoad)).toBe(true);
       // After load, window.ls is the tracker itself; user_id defaults to the one set.
-      await page.evaluate(() => (window as any).ls("track", { channel: "payments", event: "New subscription", icon: "💰", notify: true, tags: { plan: "premium", trial: false } }));
-      await page.evaluate(() => (window as any).ls("track", { channel: "payments", event: "Gift", user_id: "someone-else" }));
+      await page.evaluate(() =>
+        (window as any).ls("track", {
+          channel: "payments",
+          event: "New subscription",
+          icon: "💰",
+          notify: true,
+          tags: { plan: "premium", trial: false },
+        }),
+      );
+      await page.evaluate(() =>
+        (window as any).ls("track", { channel: "payments", event: "Gift", user_id: "someone-else" }),
+      );
 
       const mine = await arrived("user_id=user-42", 3);
-      expect(mine.map((e) => `${e.channel} ${e.event}`).sort()).toEqual(["app Queued before load", "pageviews /queue", "payments New subscription"]);
-      expect(mine.find((e) => e.event === "Queued before load")).toMatchObject({ icon: "🚀", tags: { plan: "pro", seats: 3 } });
-      expect(mine.find((e) => e.event === "New subscription")).toMatchObject({ icon: "💰", notify: true, tags: { plan: "premium", trial: false } });
-      expect(mine.find((e) => e.channel === "pageviews")).toMatchObject({ event: "/queue", description: "Host site", tags: {} });
+      expect(mine.map((e) => `${e.channel} ${e.event}`).sort()).toEqual([
+        "app Queued before load",
+        "pageviews /queue",
+        "payments New subscription",
+      ]);
+      expect(mine.find((e) => e.event === "Queued before load")).toMatchObject({
+        icon: "🚀",
+        tags: { plan: "pro", seats: 3 },
+      });
+      expect(mine.find((e) => e.event === "New subscription")).toMatchObject({
+        icon: "💰",
+        notify: true,
+        tags: { plan: "premium", trial: false },
+      });
+      expect(mine.find((e) => e.channel === "pageviews")).toMatchObject({
+        event: "/queue",
+        description: "Host site",
+        tags: {},
+      });
       expect((await arrived("user_id=someone-else", 1))[0]!.event).toBe("Gift");
       // identify: the profile, on the user's page in the dashboard, beside the journey that holds the page view.
       const journey = await eventually(async () => {
@@ -105,7 +152,12 @@ window.queuedBeforeLoad = !window.ls.signalboard;`));
       expect(journey).toContain(">/queue<");
 
       expect(seen.lines.some((l) => l.startsWith("log: [Signalboard] POST /v1/log"))).toBe(true);
-      expect(seen.requests.filter((r) => r.method === "POST").map((r) => r.path).sort()).toEqual(["/v1/identify", "/v1/log", "/v1/log", "/v1/log", "/v1/page"]);
+      expect(
+        seen.requests
+          .filter((r) => r.method === "POST")
+          .map((r) => r.path)
+          .sort(),
+      ).toEqual(["/v1/identify", "/v1/log", "/v1/log", "/v1/log", "/v1/page"]);
       expect(seen.requests.every((r) => r.cookie === undefined)).toBe(true);
       expect(await context.cookies()).toEqual([]);
       expect(await page.evaluate(() => document.cookie)).toBe("");
@@ -115,7 +167,10 @@ window.queuedBeforeLoad = !window.ls.signalboard;`));
   test("a data-event click on a link that leaves the page still arrives, over a slow network; elements added later are tracked too", async () => {
     // Signalboard reached through a slow network: requests go to the origin the script came from.
     const slow = startSlowProxy(server.url, 1000);
-    site.set("/links.js", snippet(`window.ls("setConfig", ${JSON.stringify(token)}, "shop");\nwindow.ls("setUserId", "user-7");`));
+    site.set(
+      "/links.js",
+      snippet(`window.ls("setConfig", ${JSON.stringify(token)}, "shop");\nwindow.ls("setUserId", "user-7");`),
+    );
     site.set(
       "/links",
       html(
@@ -152,12 +207,21 @@ window.queuedBeforeLoad = !window.ls.signalboard;`));
     });
     await slow.close();
     const [upgraded] = await arrived("channel=billing", 1);
-    expect(upgraded).toMatchObject({ event: "Upgraded plan", icon: "💰", description: "From the pricing table", user_id: "user-7", notify: false });
+    expect(upgraded).toMatchObject({
+      event: "Upgraded plan",
+      icon: "💰",
+      description: "From the pricing table",
+      user_id: "user-7",
+      notify: false,
+    });
     // "true"/"false" become booleans, numbers stay text, names are lowercased with "_" made "-".
     expect(upgraded!.tags).toEqual({ plan: "Pro", trial: false, annual: true, price: "9.99", "seat-count": "3" });
     expect(slow.dropped).toEqual([]);
     const clicks = await arrived("channel=clicks", 2);
-    expect(clicks.map((e) => [e.event, e.user_id, e.tags])).toEqual([["Opened menu", "menu-user", {}], ["Added later", "user-7", { source: "js" }]]);
+    expect(clicks.map((e) => [e.event, e.user_id, e.tags])).toEqual([
+      ["Opened menu", "menu-user", {}],
+      ["Added later", "user-7", { source: "js" }],
+    ]);
   }, 30_000);
 
   test("page views in a history-routed app: none before setUserId, one per path, the first one's referrer host", async () => {
@@ -174,7 +238,13 @@ window.queuedBeforeLoad = !window.ls.signalboard;`));
 });
 addEventListener("popstate", () => (document.title = location.pathname === "/app/docs" ? "Docs" : "Pricing"));`,
     );
-    site.set("/app/", html(`<script src="/app.js"></script><script src="/router.js"></script>${tracker()}`, `<nav><a data-route href="/app/pricing">Pricing</a> <a data-route href="/app/docs">Docs</a></nav>`));
+    site.set(
+      "/app/",
+      html(
+        `<script src="/app.js"></script><script src="/router.js"></script>${tracker()}`,
+        `<nav><a data-route href="/app/pricing">Pricing</a> <a data-route href="/app/docs">Docs</a></nav>`,
+      ),
+    );
     await withPage(browser, "tracker-history", async (page) => {
       const seen = watch(page);
       await page.goto(`${site.origin}/app/home`, { referer: "https://news.example.com/item?id=7" });
@@ -207,7 +277,10 @@ addEventListener("popstate", () => (document.title = location.pathname === "/app
   }, 30_000);
 
   test("nothing is sent before setConfig; what was asked meanwhile goes once it comes", async () => {
-    site.set("/late.js", snippet(`window.ls("setUserId", "user-late");\nwindow.ls("track", { channel: "app", event: "Before config" });`));
+    site.set(
+      "/late.js",
+      snippet(`window.ls("setUserId", "user-late");\nwindow.ls("track", { channel: "app", event: "Before config" });`),
+    );
     site.set("/late", html(`<script src="/late.js"></script>${tracker()}`, "<p>Late</p>"));
     await withPage(browser, "tracker-late-config", async (page) => {
       const seen = watch(page);
@@ -223,9 +296,12 @@ addEventListener("popstate", () => (document.title = location.pathname === "/app
   }, 30_000);
 
   test("a call that cannot be sent (a value JSON cannot hold) while waiting for setConfig loses only itself", async () => {
-    site.set("/odd.js", snippet(`window.ls("setUserId", "user-odd");
+    site.set(
+      "/odd.js",
+      snippet(`window.ls("setUserId", "user-odd");
 window.ls("track", { channel: "app", event: "Unsendable", tags: { big: 10n } });
-window.ls("track", { channel: "app", event: "Sendable" });`));
+window.ls("track", { channel: "app", event: "Sendable" });`),
+    );
     site.set("/odd", html(`<script src="/odd.js"></script>${tracker()}`, "<p>Odd</p>"));
     await withPage(browser, "tracker-odd-held", async (page) => {
       await page.goto(`${site.origin}/odd`);
@@ -238,9 +314,12 @@ window.ls("track", { channel: "app", event: "Sendable" });`));
 
   test("a revoked or wrong-project token: nothing thrown into the page, the error in the console with setDebug", async () => {
     const page = (name: string, t: string, project: string, debug: boolean) => {
-      site.set(`/${name}.js`, snippet(`${debug ? 'window.ls("setDebug", true);\n' : ""}window.ls("setConfig", ${JSON.stringify(t)}, ${JSON.stringify(project)});
+      site.set(
+        `/${name}.js`,
+        snippet(`${debug ? 'window.ls("setDebug", true);\n' : ""}window.ls("setConfig", ${JSON.stringify(t)}, ${JSON.stringify(project)});
 window.ls("setUserId", "user-${name}");
-window.ls("track", { channel: "app", event: "Refused" });`));
+window.ls("track", { channel: "app", event: "Refused" });`),
+      );
       site.set(`/${name}`, html(`<script src="/${name}.js"></script>${tracker()}`, `<p>${name}</p>`));
     };
     page("revoked", revoked, "shop", true);
@@ -261,17 +340,31 @@ window.ls("track", { channel: "app", event: "Refused" });`));
           ls("identify", { properties: { a: 1 } });
           ls("setConfig", 42);
         });
-        if (expected) await eventually(() => expect(lines.filter((l) => l.includes("answered")).length).toBeGreaterThanOrEqual(expected), 5000);
+        if (expected)
+          await eventually(
+            () => expect(lines.filter((l) => l.includes("answered")).length).toBeGreaterThanOrEqual(expected),
+            5000,
+          );
         else await Bun.sleep(500);
       });
       return lines;
     };
     const revokedLines = await consoleOf("revoked", 2);
-    expect(revokedLines.some((l) => l.startsWith("error: [Signalboard] /v1/log answered 401: This token was revoked"))).toBe(true);
-    expect(revokedLines.some((l) => l.startsWith("error: [Signalboard] /v1/page answered 401: This token was revoked"))).toBe(true);
+    expect(
+      revokedLines.some((l) => l.startsWith("error: [Signalboard] /v1/log answered 401: This token was revoked")),
+    ).toBe(true);
+    expect(
+      revokedLines.some((l) => l.startsWith("error: [Signalboard] /v1/page answered 401: This token was revoked")),
+    ).toBe(true);
     expect(revokedLines.some((l) => l.includes('unknown command "noSuchCommand"'))).toBe(true);
     const elsewhere = await consoleOf("elsewhere", 2);
-    expect(elsewhere.some((l) => l.startsWith('error: [Signalboard] /v1/log answered 403: This public token may only send to project "shop", not "other"'))).toBe(true);
+    expect(
+      elsewhere.some((l) =>
+        l.startsWith(
+          'error: [Signalboard] /v1/log answered 403: This public token may only send to project "shop", not "other"',
+        ),
+      ),
+    ).toBe(true);
     expect(await consoleOf("quiet", 0)).toEqual([]);
     expect(await events("q=refused")).toEqual([]);
   }, 30_000);

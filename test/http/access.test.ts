@@ -103,7 +103,11 @@ describe("tokens and the members who made them", () => {
     await server.services.accounts.createUser({ username: name, password: MEMBER.password }, "admin");
     const agent = await signedIn(server, { username: name, password: MEMBER.password });
     const csrf = await agent.csrf();
-    const created = await agent.request("/settings/api/tokens", { method: "POST", headers: { "X-CSRF-Token": csrf }, form: { name: `${name}'s script`, kind: "full" } });
+    const created = await agent.request("/settings/api/tokens", {
+      method: "POST",
+      headers: { "X-CSRF-Token": csrf },
+      form: { name: `${name}'s script`, kind: "full" },
+    });
     expect(created.status).toBe(200);
     const token = /value="(sb_[A-Za-z0-9]+)"/.exec(await created.text())![1]!;
     return { agent, token, user: (await server.services.accounts.list()).find((u) => u.username === name)! };
@@ -137,7 +141,11 @@ describe("tokens and the members who made them", () => {
     const dialog = await (await agent.request(`/settings/members/${m.user.id}/remove`)).text();
     expect(dialog).toContain("1 API token they created");
     expect(dialog).toMatch(/value="revoke" checked/);
-    const removed = await agent.request(`/settings/members/${m.user.id}/remove`, { method: "POST", headers: { "X-CSRF-Token": csrf }, form: {} });
+    const removed = await agent.request(`/settings/members/${m.user.id}/remove`, {
+      method: "POST",
+      headers: { "X-CSRF-Token": csrf },
+      form: {},
+    });
     expect([200, 303]).toContain(removed.status);
     await ends(stream);
     expect((await post(server, "/v1/log", { project: "default", channel: "a", event: "x" }, m.token)).status).toBe(401);
@@ -146,10 +154,18 @@ describe("tokens and the members who made them", () => {
   test("removing a member can keep their tokens working", async () => {
     const m = await memberWithToken("handover");
     const { agent, csrf } = await owner();
-    await agent.request(`/settings/members/${m.user.id}/remove`, { method: "POST", headers: { "X-CSRF-Token": csrf }, form: { tokens: "keep" } });
+    await agent.request(`/settings/members/${m.user.id}/remove`, {
+      method: "POST",
+      headers: { "X-CSRF-Token": csrf },
+      form: { tokens: "keep" },
+    });
     expect((await server.services.accounts.list()).some((u) => u.username === "handover")).toBe(false);
-    expect((await post(server, "/v1/log", { project: "default", channel: "a", event: "kept" }, m.token)).status).toBe(200);
-    expect((await server.services.tokens.list()).find((t) => t.name === "handover's script")!.createdBy).toBe("handover");
+    expect((await post(server, "/v1/log", { project: "default", channel: "a", event: "kept" }, m.token)).status).toBe(
+      200,
+    );
+    expect((await server.services.tokens.list()).find((t) => t.name === "handover's script")!.createdBy).toBe(
+      "handover",
+    );
   });
 });
 
@@ -160,7 +176,19 @@ describe("a request still arriving when access is taken away", () => {
     let received = "";
     let done: () => void = () => {};
     const answered = new Promise<void>((resolve) => (done = resolve));
-    const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data(_s, d) { received += d.toString(); if (received.includes("\r\n\r\n")) done(); }, close() { done(); } } });
+    const socket = await Bun.connect({
+      hostname: "127.0.0.1",
+      port,
+      socket: {
+        data(_s, d) {
+          received += d.toString();
+          if (received.includes("\r\n\r\n")) done();
+        },
+        close() {
+          done();
+        },
+      },
+    });
     socket.write(`${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 5)}`);
     await Bun.sleep(200);
     await meanwhile();
@@ -174,7 +202,11 @@ describe("a request still arriving when access is taken away", () => {
   test("an event whose token is revoked while its body arrives is refused (401) and not stored", async () => {
     const { token, info } = await server.services.tokens.create({ name: "slow-ingest" });
     const body = JSON.stringify({ project: "default", channel: "slow", event: "after revocation" });
-    const status = await slowRequest(`POST /v1/log HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`, body, async () => await server.services.tokens.revoke(String(info.id)));
+    const status = await slowRequest(
+      `POST /v1/log HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n`,
+      body,
+      async () => await server.services.tokens.revoke(String(info.id)),
+    );
     expect(status).toContain("401");
     const stored = await server.services.feed.listEvents({ project: "default", q: "revocation" });
     expect(stored.events.some((e) => e.name === "after revocation")).toBe(false);
@@ -188,7 +220,11 @@ describe("a request still arriving when access is taken away", () => {
     const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
     const member = (await server.services.accounts.list()).find((u) => u.username === "slowpoke")!;
     const form = new URLSearchParams({ _csrf: csrf, name: "sneaky", kind: "full" }).toString();
-    const status = await slowRequest(`POST /settings/api/tokens HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n`, form, () => server.services.members.remove(member.id, owner));
+    const status = await slowRequest(
+      `POST /settings/api/tokens HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\n`,
+      form,
+      () => server.services.members.remove(member.id, owner),
+    );
     expect(status).not.toContain("200");
     expect((await server.services.tokens.list()).some((t) => t.name === "sneaky")).toBe(false);
   });
@@ -197,8 +233,14 @@ describe("a request still arriving when access is taken away", () => {
     await server.services.accounts.createUser({ username: "hooker", password: MEMBER.password }, "member");
     const member = (await server.services.accounts.list()).find((u) => u.username === "hooker")!;
     const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
-    const { integration } = await server.services.integrations.create({ project: "default", kind: "webhook", name: "their hook", config: { url: "http://127.0.0.1:9/hook" } }, member);
-    const { integration: team } = await server.services.integrations.create({ project: "default", kind: "webhook", name: "team hook", config: { url: "http://127.0.0.1:9/team" } }, owner);
+    const { integration } = await server.services.integrations.create(
+      { project: "default", kind: "webhook", name: "their hook", config: { url: "http://127.0.0.1:9/hook" } },
+      member,
+    );
+    const { integration: team } = await server.services.integrations.create(
+      { project: "default", kind: "webhook", name: "team hook", config: { url: "http://127.0.0.1:9/team" } },
+      owner,
+    );
     const removed = await server.services.members.remove(member.id, owner);
     expect(removed.disabledIntegrations).toBe(1);
     const list = await server.services.integrations.list("default");

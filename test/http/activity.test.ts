@@ -23,7 +23,9 @@ describe("activity.json", () => {
   const now = Math.floor(Date.now() / 1000);
   /** The chart's data for `params` (days and tz=0 unless given). */
   const activity = async (project: string, params: Record<string, string> = {}): Promise<Activity> => {
-    const res = await agent.request(`/p/${project}/activity.json?${new URLSearchParams({ days: "7", tz: "0", ...params })}`);
+    const res = await agent.request(
+      `/p/${project}/activity.json?${new URLSearchParams({ days: "7", tz: "0", ...params })}`,
+    );
     expect(res.status).toBe(200);
     return (await res.json()) as Activity;
   };
@@ -36,16 +38,31 @@ describe("activity.json", () => {
 
     // "busy": nine channels, c1 with 9 events today down to c9 with 1, and one 200 days ago.
     await server.services.projects.create("busy");
-    for (let c = 1; c <= 9; c++) for (let i = 0; i < 10 - c; i++) await log({ project: "busy", channel: `c${c}`, event: "tick" });
+    for (let c = 1; c <= 9; c++)
+      for (let i = 0; i < 10 - c; i++) await log({ project: "busy", channel: `c${c}`, event: "tick" });
     await log({ project: "busy", channel: "old", event: "long ago", timestamp: now - 200 * DAY });
 
     // "shop": events to filter: tags, users, words, days.
     await server.services.projects.create("shop");
     await log({ project: "shop", channel: "orders", event: "Order placed", tags: { plan: "pro" }, user_id: "alice" });
     await log({ project: "shop", channel: "orders", event: "Order placed", tags: { plan: "free" }, user_id: "bob" });
-    await log({ project: "shop", channel: "orders", event: "Refund issued", tags: { plan: "pro", region: "eu" }, user_id: "alice", timestamp: now - 2 * DAY });
+    await log({
+      project: "shop",
+      channel: "orders",
+      event: "Refund issued",
+      tags: { plan: "pro", region: "eu" },
+      user_id: "alice",
+      timestamp: now - 2 * DAY,
+    });
     await log({ project: "shop", channel: "signups", event: "Signed up", tags: { plan: "pro" }, user_id: "carol" });
-    await log({ project: "shop", channel: "signups", event: "Signed up", tags: { plan: "free" }, user_id: "dave", timestamp: now - 3 * DAY });
+    await log({
+      project: "shop",
+      channel: "signups",
+      event: "Signed up",
+      tags: { plan: "free" },
+      user_id: "dave",
+      timestamp: now - 3 * DAY,
+    });
   });
   afterAll(() => server.close());
 
@@ -64,7 +81,8 @@ describe("activity.json", () => {
 
   test("bad numbers are clamped, as before: days to 1..366 (30 when missing), tz to ±14 h", async () => {
     const lengths: Record<string, number> = { abc: 30, "": 30, "0": 30, "-3": 1, "1000": 366, "2.6": 3 };
-    for (const [days, length] of Object.entries(lengths)) expect({ days, length: (await activity("busy", { days })).days.length }).toEqual({ days, length });
+    for (const [days, length] of Object.entries(lengths))
+      expect({ days, length: (await activity("busy", { days })).days.length }).toEqual({ days, length });
     const far = await activity("busy", { tz: "100000" });
     expect(far.days.at(-1)! % DAY).toBe(DAY - 14 * 3600);
   });
@@ -89,7 +107,9 @@ describe("activity.json", () => {
 
   test("one channel beyond the top 6 is shown under its name, not as other", async () => {
     await server.services.projects.create("seven");
-    for (let c = 1; c <= 7; c++) for (let i = 0; i < 10 - c; i++) expect((await post(server, "/v1/log", { project: "seven", channel: `s${c}`, event: "e" })).status).toBe(200);
+    for (let c = 1; c <= 7; c++)
+      for (let i = 0; i < 10 - c; i++)
+        expect((await post(server, "/v1/log", { project: "seven", channel: `s${c}`, event: "e" })).status).toBe(200);
     const data = await activity("seven");
     expect(data.channels).toEqual(["s1", "s2", "s3", "s4", "s5", "s6", "s7"]);
     expect(data.other).toBeNull();
@@ -98,11 +118,14 @@ describe("activity.json", () => {
 
   test("a channel keeps its colour when a newer channel with more events comes first", async () => {
     await server.services.projects.create("hues");
-    for (let c = 1; c <= 6; c++) expect((await post(server, "/v1/log", { project: "hues", channel: `h${c}`, event: "e" })).status).toBe(200);
+    for (let c = 1; c <= 6; c++)
+      expect((await post(server, "/v1/log", { project: "hues", channel: `h${c}`, event: "e" })).status).toBe(200);
     const before = await activity("hues");
     const colorOf = (data: Activity) => Object.fromEntries(data.channels.map((c, i) => [c, data.colors[i]]));
     // Three newer channels take the first places; whatever slots their names want, h1-h3 keep theirs.
-    for (let n = 0; n < 3; n++) for (let i = 0; i < 3; i++) expect((await post(server, "/v1/log", { project: "hues", channel: `new-${n}`, event: "e" })).status).toBe(200);
+    for (let n = 0; n < 3; n++)
+      for (let i = 0; i < 3; i++)
+        expect((await post(server, "/v1/log", { project: "hues", channel: `new-${n}`, event: "e" })).status).toBe(200);
     const after = await activity("hues", { days: "7" });
     const kept = colorOf(after);
     expect(after.channels).toEqual(["new-0", "new-1", "new-2", "h1", "h2", "h3"]);
@@ -126,7 +149,11 @@ describe("activity.json", () => {
     // Words are matched as the search index reads them (it follows the writes a moment later).
     await eventually(async () => expect(today(await activity("shop", { q: "refund" }))).toEqual({ orders: 1 }));
     expect(today(await activity("shop", { q: "sign plan:pro" }))).toEqual({ signups: 1 });
-    for (const params of [{ q: "plan:pro" }, { user: "alice" }, { channel: "orders" }, { q: "refund" }] as Record<string, string>[]) expect((await activity("shop", params)).filtered).toBe(true);
+    for (const params of [{ q: "plan:pro" }, { user: "alice" }, { channel: "orders" }, { q: "refund" }] as Record<
+      string,
+      string
+    >[])
+      expect((await activity("shop", params)).filtered).toBe(true);
   });
 
   test("a filter nothing matches is an empty chart; an unknown channel or project is a 404", async () => {

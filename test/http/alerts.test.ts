@@ -16,7 +16,12 @@ beforeAll(async () => {
   server = await startTestServer({ "alert-interval": "3600", "notify-retry-base": "100ms" });
   await server.services.projects.create("ops");
   hook = await startReceiver();
-  await server.services.integrations.create({ project: "ops", kind: "webhook", name: "pager", config: { url: hook.url } });
+  await server.services.integrations.create({
+    project: "ops",
+    kind: "webhook",
+    name: "pager",
+    config: { url: hook.url },
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -27,23 +32,52 @@ const make = (body: Record<string, unknown>) => call(server, { path: "/v1/alerts
 const round = (at: number) => server.services.alerts.runner.round(at);
 type Notice = { id: number; event: string; description: string; tags: Record<string, unknown>; notify: boolean };
 /** The alerts channel's events, oldest first (none before its first notice made the channel). */
-const notices = async (): Promise<Notice[]> => (await call(server, { path: "/v1/events?project=ops&channel=alerts&limit=200" })).json.events ?? [];
+const notices = async (): Promise<Notice[]> =>
+  (await call(server, { path: "/v1/events?project=ops&channel=alerts&limit=200" })).json.events ?? [];
 /** One rule's notices in the order they were recorded (rounds run at chosen times give them times ahead of now). */
-const noticesOf = async (id: number) => (await notices()).filter((e) => e.tags.alert === id).sort((a, b) => a.id - b.id);
+const noticesOf = async (id: number) =>
+  (await notices()).filter((e) => e.tags.alert === id).sort((a, b) => a.id - b.id);
 
 describe("alert rules over the API", () => {
   test("are made, listed, read, changed, paused, resumed and deleted", async () => {
-    const made = await make({ name: "Nightly backup", kind: "absence", filter: { channel: "cron", event: "Backup done", tags: { host: "db1" } }, period: 86400, grace: 600 });
+    const made = await make({
+      name: "Nightly backup",
+      kind: "absence",
+      filter: { channel: "cron", event: "Backup done", tags: { host: "db1" } },
+      period: 86400,
+      grace: 600,
+    });
     expect(made.status).toBe(200);
     const rule = made.json.alert;
-    expect(rule).toMatchObject({ project: "ops", name: "Nightly backup", kind: "absence", filter: { channel: "cron", event: "Backup done", tags: { host: "db1" } }, period: 86400, grace: 600, cron: null, paused: false, state: "ok", last_checked: null });
+    expect(rule).toMatchObject({
+      project: "ops",
+      name: "Nightly backup",
+      kind: "absence",
+      filter: { channel: "cron", event: "Backup done", tags: { host: "db1" } },
+      period: 86400,
+      grace: 600,
+      cron: null,
+      paused: false,
+      state: "ok",
+      last_checked: null,
+    });
     expect(typeof rule.since).toBe("number");
-    expect((await call(server, { path: "/v1/alerts?project=ops" })).json.alerts.map((a: { id: number }) => a.id)).toContain(rule.id);
+    expect(
+      (await call(server, { path: "/v1/alerts?project=ops" })).json.alerts.map((a: { id: number }) => a.id),
+    ).toContain(rule.id);
     expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert).toEqual(rule);
 
-    const paused = await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: true, grace: 900, repeat: 3600 } });
+    const paused = await call(server, {
+      method: "PATCH",
+      path: `/v1/alerts/${rule.id}`,
+      body: { paused: true, grace: 900, repeat: 3600 },
+    });
     expect(paused.json.alert).toMatchObject({ paused: true, state: "paused", grace: 900, repeat: 3600, period: 86400 });
-    const resumed = await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: false, repeat: null } });
+    const resumed = await call(server, {
+      method: "PATCH",
+      path: `/v1/alerts/${rule.id}`,
+      body: { paused: false, repeat: null },
+    });
     expect(resumed.json.alert).toMatchObject({ paused: false, state: "ok", repeat: null });
     expect(resumed.json.alert.since).toBeGreaterThanOrEqual(rule.since);
 
@@ -73,17 +107,29 @@ describe("alert rules over the API", () => {
     ];
     for (const [body, field] of cases) {
       const res = await make(body);
-      expect({ body, status: res.status, error: res.json.error }).toEqual({ body, status: 400, error: "validation_error" });
-      expect({ body, paths: res.json.validation.body.map((i: { path: string }) => i.path) }).toMatchObject({ body, paths: expect.arrayContaining([field]) });
+      expect({ body, status: res.status, error: res.json.error }).toEqual({
+        body,
+        status: 400,
+        error: "validation_error",
+      });
+      expect({ body, paths: res.json.validation.body.map((i: { path: string }) => i.path) }).toMatchObject({
+        body,
+        paths: expect.arrayContaining([field]),
+      });
     }
     const extra = await make({ name: "x", kind: "count", window: 60, above: 1, extra: true });
     expect(extra.status).toBe(400);
     expect(extra.json.message).toContain("unknown field extra");
-    const unknown = await call(server, { path: "/v1/alerts", body: { project: "nope", name: "x", kind: "count", window: 60, above: 1 } });
+    const unknown = await call(server, {
+      path: "/v1/alerts",
+      body: { project: "nope", name: "x", kind: "count", window: 60, above: 1 },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.json.validation.body[0].path).toBe("project");
     expect((await call(server, { method: "PATCH", path: "/v1/alerts/abc", body: {} })).status).toBe(400);
-    expect((await call(server, { method: "PATCH", path: "/v1/alerts/99999", body: { paused: true } })).status).toBe(404);
+    expect((await call(server, { method: "PATCH", path: "/v1/alerts/99999", body: { paused: true } })).status).toBe(
+      404,
+    );
     const publicToken = (await server.services.tokens.create({ name: "site", kind: "public", project: "ops" })).token;
     expect((await call(server, { path: "/v1/alerts?project=ops", token: publicToken })).status).toBe(403);
   });
@@ -92,12 +138,23 @@ describe("alert rules over the API", () => {
 describe("the runner", () => {
   test("an absence rule fires once when nothing came for period + grace, and a matching event brings it back at once", async () => {
     const start = Date.now();
-    const rule = (await make({ name: "Heartbeat", kind: "absence", filter: { channel: "beats", tags: { host: "db1" } }, period: 60, grace: 10 })).json.alert;
+    const rule = (
+      await make({
+        name: "Heartbeat",
+        kind: "absence",
+        filter: { channel: "beats", tags: { host: "db1" } },
+        period: 60,
+        grace: 10,
+      })
+    ).json.alert;
     await round(start + 30_000);
     await round(start + 65_000);
     expect(await noticesOf(rule.id)).toEqual([]);
     // A beat of another host does not count.
-    expect((await post(server, "/v1/log", { project: "ops", channel: "beats", event: "beat", tags: { host: "db2" } })).status).toBe(200);
+    expect(
+      (await post(server, "/v1/log", { project: "ops", channel: "beats", event: "beat", tags: { host: "db2" } }))
+        .status,
+    ).toBe(200);
     await round(start + 75_000);
     await round(start + 90_000);
     const fired = await noticesOf(rule.id);
@@ -106,7 +163,10 @@ describe("the runner", () => {
     expect(fired[0]!.event).toMatch(/^Heartbeat: no event for /);
     expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.state).toBe("firing");
 
-    expect((await post(server, "/v1/log", { project: "ops", channel: "beats", event: "beat", tags: { host: "db1" } })).status).toBe(200);
+    expect(
+      (await post(server, "/v1/log", { project: "ops", channel: "beats", event: "beat", tags: { host: "db1" } }))
+        .status,
+    ).toBe(200);
     const back = await eventually(async () => {
       const all = await noticesOf(rule.id);
       expect(all).toHaveLength(2);
@@ -117,12 +177,18 @@ describe("the runner", () => {
     await round(Date.now() + 1000);
     expect(await noticesOf(rule.id)).toHaveLength(2);
     // Each notice was queued and delivered like any notify event.
-    await eventually(() => expect(hook.requests.filter((r) => JSON.parse(r.body).event?.tags?.alert === rule.id)).toHaveLength(2), 5000);
+    await eventually(
+      () => expect(hook.requests.filter((r) => JSON.parse(r.body).event?.tags?.alert === rule.id)).toHaveLength(2),
+      5000,
+    );
   });
 
   test("a count rule fires above its limit and is back when the window has passed", async () => {
-    const rule = (await make({ name: "Error burst", kind: "count", filter: { channel: "errors" }, window: 300, above: 3 })).json.alert;
-    for (let i = 0; i < 5; i++) expect((await post(server, "/v1/log", { project: "ops", channel: "errors", event: "Boom" })).status).toBe(200);
+    const rule = (
+      await make({ name: "Error burst", kind: "count", filter: { channel: "errors" }, window: 300, above: 3 })
+    ).json.alert;
+    for (let i = 0; i < 5; i++)
+      expect((await post(server, "/v1/log", { project: "ops", channel: "errors", event: "Boom" })).status).toBe(200);
     const now = Date.now() + 1000;
     await round(now);
     await round(now + 1000);
@@ -137,33 +203,52 @@ describe("the runner", () => {
   });
 
   test("a metric rule fires above its limit, repeats while it keeps firing, and is back below it", async () => {
-    const rule = (await make({ name: "Queue", kind: "metric", metric: "Queue depth", above: 100, repeat: 600 })).json.alert;
+    const rule = (await make({ name: "Queue", kind: "metric", metric: "Queue depth", above: 100, repeat: 600 })).json
+      .alert;
     const now = Date.now();
     await round(now); // no such metric yet: nothing to say
     expect((await post(server, "/send-metric", { project: "ops", title: "Queue depth", value: 140 })).status).toBe(200);
     await round(now + 1000);
     await round(now + 5 * MIN); // not yet a repeat
     await round(now + 11 * MIN); // a repeat
-    expect((await post(server, "/send-metric", { project: "ops", title: "Queue depth", value: 0.0374 })).status).toBe(200);
+    expect((await post(server, "/send-metric", { project: "ops", title: "Queue depth", value: 0.0374 })).status).toBe(
+      200,
+    );
     await round(now + 12 * MIN);
     const all = await noticesOf(rule.id);
-    expect(all.map((n) => [n.tags.state, n.tags.repeat ?? false])).toEqual([["firing", false], ["firing", true], ["resolved", false]]);
+    expect(all.map((n) => [n.tags.state, n.tags.repeat ?? false])).toEqual([
+      ["firing", false],
+      ["firing", true],
+      ["resolved", false],
+    ]);
     expect(all[0]!.event).toBe("Queue: Queue depth is 140");
     expect(all[2]!.event).toBe("Queue is back: Queue depth is 0.0374");
   });
 
   test("a paused rule is not checked; resumed, it watches from then", async () => {
-    const rule = (await make({ name: "Paused beat", kind: "absence", filter: { channel: "quiet" }, period: 60, grace: 0, paused: true })).json.alert;
+    const rule = (
+      await make({
+        name: "Paused beat",
+        kind: "absence",
+        filter: { channel: "quiet" },
+        period: 60,
+        grace: 0,
+        paused: true,
+      })
+    ).json.alert;
     expect(rule.state).toBe("paused");
     await round(Date.now() + 10 * MIN);
     expect(await noticesOf(rule.id)).toEqual([]);
-    const resumed = (await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: false } })).json.alert;
+    const resumed = (await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: false } }))
+      .json.alert;
     expect(resumed.state).toBe("ok");
     await round(resumed.since * 1000 + 30_000);
     expect(await noticesOf(rule.id)).toEqual([]);
     await round(resumed.since * 1000 + 70_000);
     expect((await noticesOf(rule.id)).map((n) => n.tags.state)).toEqual(["firing"]);
-    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.last_checked).toBe(Math.floor((resumed.since * 1000 + 70_000) / 1000));
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.last_checked).toBe(
+      Math.floor((resumed.since * 1000 + 70_000) / 1000),
+    );
   });
 
   test("a firing rule paused says paused since it was paused, not since it fired", async () => {
@@ -174,21 +259,30 @@ describe("the runner", () => {
     expect(firing.state).toBe("firing");
     await Bun.sleep(1100);
     const before = Math.floor(Date.now() / 1000);
-    const paused = (await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: true } })).json.alert;
+    const paused = (await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: true } })).json
+      .alert;
     expect(paused.state).toBe("paused");
     expect(paused.since).toBeGreaterThanOrEqual(before);
     expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.since).toBe(paused.since);
     // A change that does not pause or resume it leaves since as it is.
-    const renamed = (await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { name: "Disk full" } })).json.alert;
+    const renamed = (
+      await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { name: "Disk full" } })
+    ).json.alert;
     expect(renamed.since).toBe(paused.since);
   });
 
   test("a server that was down waits a period and its grace from its start before calling silence it did not watch", async () => {
-    const rule = (await make({ name: "Cron job", kind: "absence", filter: { channel: "cron-job" }, period: 60, grace: 10 })).json.alert;
+    const rule = (
+      await make({ name: "Cron job", kind: "absence", filter: { channel: "cron-job" }, period: 60, grace: 10 })
+    ).json.alert;
     expect((await post(server, "/v1/log", { project: "ops", channel: "cron-job", event: "ran" })).status).toBe(200);
     // As if the server had been stopped for an hour and started again: a new runner, its clock an hour on.
     let clock = Date.now() + 60 * MIN;
-    const restarted = new AlertRunner(server.store, server.services.hub, () => {}, { intervalMs: 3_600_000, baseUrl: server.url, now: () => clock });
+    const restarted = new AlertRunner(server.store, server.services.hub, () => {}, {
+      intervalMs: 3_600_000,
+      baseUrl: server.url,
+      now: () => clock,
+    });
     restarted.start();
     try {
       await restarted.round(clock + 30_000);
@@ -206,9 +300,15 @@ describe("the runner", () => {
   });
 
   test("a test notice goes out whatever the state, and says it is a test", async () => {
-    const rule = (await make({ name: "Try me", kind: "count", filter: { channel: "x" }, window: 60, above: 100 })).json.alert;
+    const rule = (await make({ name: "Try me", kind: "count", filter: { channel: "x" }, window: 60, above: 100 })).json
+      .alert;
     const event = await server.services.alerts.runner.test(await server.services.alerts.get(rule.id));
-    expect(event).toMatchObject({ channel: "alerts", name: "Test: Try me", notify: true, tags: { alert: rule.id, state: "test" } });
+    expect(event).toMatchObject({
+      channel: "alerts",
+      name: "Test: Try me",
+      notify: true,
+      tags: { alert: rule.id, state: "test" },
+    });
   });
 });
 
@@ -218,7 +318,9 @@ describe("the Alerts page's form", () => {
 
   test("keeps a channel with no events yet and a metric not set yet: they are selected, not dropped", async () => {
     const agent = await signedIn(server, owner);
-    const beat = (await make({ name: "First run", kind: "absence", filter: { channel: "never-ran", event: "Done" }, period: 3600 })).json.alert;
+    const beat = (
+      await make({ name: "First run", kind: "absence", filter: { channel: "never-ran", event: "Done" }, period: 3600 })
+    ).json.alert;
     const gauge = (await make({ name: "Later", kind: "metric", metric: "Not set yet", above: 5 })).json.alert;
     const beatPage = await (await agent.request(`/p/ops/alerts/${beat.id}`)).text();
     expect(beatPage).toContain('<option value="never-ran" selected>#never-ran (no events yet)</option>');
@@ -226,30 +328,104 @@ describe("the Alerts page's form", () => {
     expect(gaugePage).toMatch(/<option value="Not set yet" selected>Not set yet \(not set yet\)<\/option>/);
     // What the browser sends for the form as shown: the rules stay what they were.
     const csrf = await agent.csrf();
-    const common = { _csrf: csrf, schedule: "period", event: "", tags: "", cron: "", tz: "", grace: "", window: "", compare: "above", limit: "", repeat: "" };
-    const selected = (page: string, name: string) => page.match(new RegExp(`<select id="alert-${name}"[^>]*>.*?<option value="([^"]*)"[^>]*selected`, "s"))?.[1] ?? "";
-    expect((await agent.request(`/p/ops/alerts/${beat.id}`, { method: "POST", form: { ...common, name: "First run", kind: "absence", channel: selected(beatPage, "channel"), event: "Done", period: "3600", metric: selected(beatPage, "metric") } })).status).toBe(303);
-    expect((await agent.request(`/p/ops/alerts/${gauge.id}`, { method: "POST", form: { ...common, name: "Later", kind: "metric", channel: selected(gaugePage, "channel"), metric: selected(gaugePage, "metric"), limit: "5" } })).status).toBe(303);
-    expect((await call(server, { path: `/v1/alerts/${beat.id}` })).json.alert.filter).toEqual({ channel: "never-ran", event: "Done" });
+    const common = {
+      _csrf: csrf,
+      schedule: "period",
+      event: "",
+      tags: "",
+      cron: "",
+      tz: "",
+      grace: "",
+      window: "",
+      compare: "above",
+      limit: "",
+      repeat: "",
+    };
+    const selected = (page: string, name: string) =>
+      page.match(new RegExp(`<select id="alert-${name}"[^>]*>.*?<option value="([^"]*)"[^>]*selected`, "s"))?.[1] ?? "";
+    expect(
+      (
+        await agent.request(`/p/ops/alerts/${beat.id}`, {
+          method: "POST",
+          form: {
+            ...common,
+            name: "First run",
+            kind: "absence",
+            channel: selected(beatPage, "channel"),
+            event: "Done",
+            period: "3600",
+            metric: selected(beatPage, "metric"),
+          },
+        })
+      ).status,
+    ).toBe(303);
+    expect(
+      (
+        await agent.request(`/p/ops/alerts/${gauge.id}`, {
+          method: "POST",
+          form: {
+            ...common,
+            name: "Later",
+            kind: "metric",
+            channel: selected(gaugePage, "channel"),
+            metric: selected(gaugePage, "metric"),
+            limit: "5",
+          },
+        })
+      ).status,
+    ).toBe(303);
+    expect((await call(server, { path: `/v1/alerts/${beat.id}` })).json.alert.filter).toEqual({
+      channel: "never-ran",
+      event: "Done",
+    });
     expect((await call(server, { path: `/v1/alerts/${gauge.id}` })).json.alert.metric).toBe("Not set yet");
   });
 
   test("keeps a tag value with a space: shown in quotes, saved unchanged, and typed that way", async () => {
     const agent = await signedIn(server, owner);
     const csrf = await agent.csrf();
-    const rule = (await make({ name: "Spaced", kind: "absence", filter: { channel: "cron", tags: { host: "db 1", note: 'say "hi"' } }, period: 3600 })).json.alert;
+    const rule = (
+      await make({
+        name: "Spaced",
+        kind: "absence",
+        filter: { channel: "cron", tags: { host: "db 1", note: 'say "hi"' } },
+        period: 3600,
+      })
+    ).json.alert;
     const page = await (await agent.request(`/p/ops/alerts/${rule.id}`)).text();
     expect(page).toContain(`value="host:&quot;db 1&quot; note:&quot;say \\&quot;hi\\&quot;&quot;"`);
     // Saved with another name and the tags as the form shows them, the tags stay as they were.
-    const fields = { _csrf: csrf, name: "Spaced out", kind: "absence", schedule: "period", channel: "cron", event: "", tags: 'host:"db 1" note:"say \\"hi\\""', period: "3600", grace: "360", repeat: "" };
+    const fields = {
+      _csrf: csrf,
+      name: "Spaced out",
+      kind: "absence",
+      schedule: "period",
+      channel: "cron",
+      event: "",
+      tags: 'host:"db 1" note:"say \\"hi\\""',
+      period: "3600",
+      grace: "360",
+      repeat: "",
+    };
     const saved = await agent.request(`/p/ops/alerts/${rule.id}`, { method: "POST", form: fields });
     expect(saved.status).toBe(303);
-    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert).toMatchObject({ name: "Spaced out", filter: { channel: "cron", tags: { host: "db 1", note: 'say "hi"' } } });
-    const made = await agent.request("/p/ops/alerts", { method: "POST", form: { ...fields, name: "Typed", tags: 'rack:"b 2" zone:eu' } });
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert).toMatchObject({
+      name: "Spaced out",
+      filter: { channel: "cron", tags: { host: "db 1", note: 'say "hi"' } },
+    });
+    const made = await agent.request("/p/ops/alerts", {
+      method: "POST",
+      form: { ...fields, name: "Typed", tags: 'rack:"b 2" zone:eu' },
+    });
     expect(made.status).toBe(303);
-    const typed = (await call(server, { path: "/v1/alerts?project=ops" })).json.alerts.find((a: { name: string }) => a.name === "Typed");
+    const typed = (await call(server, { path: "/v1/alerts?project=ops" })).json.alerts.find(
+      (a: { name: string }) => a.name === "Typed",
+    );
     expect(typed.filter.tags).toEqual({ rack: "b 2", zone: "eu" });
-    const bad = await agent.request("/p/ops/alerts", { method: "POST", form: { ...fields, name: "Bad", tags: "rack" } });
+    const bad = await agent.request("/p/ops/alerts", {
+      method: "POST",
+      form: { ...fields, name: "Bad", tags: "rack" },
+    });
     expect(bad.status).toBe(422);
     expect(await bad.text()).toContain("“rack” is not key:value");
   });

@@ -14,7 +14,14 @@ const CHANNELS = ["web", "app", "api"];
 const NAMES = ["Page viewed", "Signed up", "Checkout started", "Paid"];
 const PLANS = ["free", "pro", "team", "enterprise", "edu", "trial"];
 
-type Posted = { channel: string; event: string; user_id?: string; tags: Record<string, string | number>; description: string; timestamp: number };
+type Posted = {
+  channel: string;
+  event: string;
+  user_id?: string;
+  tags: Record<string, string | number>;
+  description: string;
+  timestamp: number;
+};
 
 /** A small PRNG, so the data is the same on every run. */
 function random(seed: number) {
@@ -37,7 +44,14 @@ function makeEvents(): Posted[] {
     if (r() < 0.5) tags.seats = Math.floor(r() * 3);
     // Two days before FROM to two after TO, so the edges are crossed; whole seconds, so some times repeat.
     const timestamp = FROM - 2 * 86_400 + Math.floor(r() * (TO - FROM + 4 * 86_400));
-    events.push({ channel: pick(CHANNELS), event: NAMES[Math.min(3, Math.floor(r() * r() * 5))]!, user_id: user, tags, description: r() < 0.3 ? "paid with kettle points" : "plain", timestamp });
+    events.push({
+      channel: pick(CHANNELS),
+      event: NAMES[Math.min(3, Math.floor(r() * r() * 5))]!,
+      user_id: user,
+      tags,
+      description: r() < 0.3 ? "paid with kettle points" : "plain",
+      timestamp,
+    });
   }
   // At the edges: one at from (counted), one at to (not).
   events.push({ channel: "web", event: "Page viewed", user_id: "u1", tags: {}, description: "edge", timestamp: FROM });
@@ -47,9 +61,20 @@ function makeEvents(): Posted[] {
 
 const EVENTS = makeEvents();
 const inRange = (e: Posted) => e.timestamp >= FROM && e.timestamp < TO;
-const dateIn = (tz: string, seconds: number) => new Intl.DateTimeFormat("en-CA", { timeZone: tz, year: "numeric", month: "2-digit", day: "2-digit" }).format(seconds * 1000);
-const clockIn = (tz: string, seconds: number) => new Intl.DateTimeFormat("en-GB", { timeZone: tz, hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }).format(seconds * 1000);
-const weekdayIn = (tz: string, seconds: number) => new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "short" }).format(seconds * 1000);
+const dateIn = (tz: string, seconds: number) =>
+  new Intl.DateTimeFormat("en-CA", { timeZone: tz, year: "numeric", month: "2-digit", day: "2-digit" }).format(
+    seconds * 1000,
+  );
+const clockIn = (tz: string, seconds: number) =>
+  new Intl.DateTimeFormat("en-GB", {
+    timeZone: tz,
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hourCycle: "h23",
+  }).format(seconds * 1000);
+const weekdayIn = (tz: string, seconds: number) =>
+  new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "short" }).format(seconds * 1000);
 
 /** The local days from FROM's to the last second's, in order. */
 function localDays(tz: string): string[] {
@@ -91,11 +116,25 @@ beforeAll(async () => {
   server = await startTestServer();
   await server.services.projects.create("shop");
   for (let i = 0; i < EVENTS.length; i += 25) {
-    await Promise.all(EVENTS.slice(i, i + 25).map(async (e) => expect((await post(server, "/v1/log", { project: "shop", ...e })).status).toBe(200)));
+    await Promise.all(
+      EVENTS.slice(i, i + 25).map(async (e) =>
+        expect((await post(server, "/v1/log", { project: "shop", ...e })).status).toBe(200),
+      ),
+    );
   }
   // SQLite's search index is written a moment after the commit.
   const kettles = EVENTS.filter((e) => e.description.includes("kettle")).length;
-  await eventually(async () => expect((await call(server, { path: `/v1/analytics/series?project=shop&q=kettle&from=${FROM - 3 * 86_400}&to=${TO + 3 * 86_400}&interval=month` })).json.series[0].total).toBe(kettles), 10_000);
+  await eventually(
+    async () =>
+      expect(
+        (
+          await call(server, {
+            path: `/v1/analytics/series?project=shop&q=kettle&from=${FROM - 3 * 86_400}&to=${TO + 3 * 86_400}&interval=month`,
+          })
+        ).json.series[0].total,
+      ).toBe(kettles),
+    10_000,
+  );
 }, 120_000);
 afterAll(() => server.close());
 
@@ -119,7 +158,10 @@ describe("a series", () => {
       ["channel=app", (e) => e.channel === "app"],
       ["event=Signed%20up", (e) => e.event === "Signed up"],
       ["tag=plan:pro", (e) => e.tags.plan === "pro"],
-      ["tag=plan:pro&tag=seats:1&channel=web", (e) => e.tags.plan === "pro" && e.tags.seats === 1 && e.channel === "web"],
+      [
+        "tag=plan:pro&tag=seats:1&channel=web",
+        (e) => e.tags.plan === "pro" && e.tags.seats === 1 && e.channel === "web",
+      ],
       ["user_id=u3", (e) => e.user_id === "u3"],
       ["q=kettle", (e) => e.description.includes("kettle")],
       ["q=kettle&event=Paid", (e) => e.description.includes("kettle") && e.event === "Paid"],
@@ -137,57 +179,112 @@ describe("a series", () => {
     // More buckets than a bigint has bits: counted another way, to the same answers.
     const [hourly] = (await series(`tz=${TZ}&measure=users&interval=hour`)).series;
     expect(hourly!.points.length).toBeGreaterThan(64);
-    const usersIn = (from: number, to: number) => new Set(EVENTS.filter((e) => inRange(e) && e.user_id && e.timestamp >= from && e.timestamp < to).map((e) => e.user_id)).size;
+    const usersIn = (from: number, to: number) =>
+      new Set(
+        EVENTS.filter((e) => inRange(e) && e.user_id && e.timestamp >= from && e.timestamp < to).map((e) => e.user_id),
+      ).size;
     expect(hourly!.points.map((p) => p.value)).toEqual(hourly!.points.map((p) => usersIn(p.t, p.t + 3600)));
     expect(hourly!.total).toBe(line!.total);
   });
 
   test("split by a tag: the groups with the most, most first, then the rest as other (events without the tag are a group, null)", async () => {
-    for (const [measure, limit] of [["events", 3], ["users", 2], ["events", 20]] as const) {
+    for (const [measure, limit] of [
+      ["events", 3],
+      ["users", 2],
+      ["events", 20],
+    ] as const) {
       const answer = await series(`tz=${TZ}&group_by=tag:plan&limit=${limit}&measure=${measure}`);
-      expect({ measure, limit, lines: answer.series.map((l) => ({ group: l.group, other: l.other, total: l.total, days: byLocalDay(l, TZ) })) }).toEqual({ measure, limit, lines: expectedGroups((e) => (e.tags.plan === undefined ? null : String(e.tags.plan)), limit, measure === "users") });
+      expect({
+        measure,
+        limit,
+        lines: answer.series.map((l) => ({ group: l.group, other: l.other, total: l.total, days: byLocalDay(l, TZ) })),
+      }).toEqual({
+        measure,
+        limit,
+        lines: expectedGroups(
+          (e) => (e.tags.plan === undefined ? null : String(e.tags.plan)),
+          limit,
+          measure === "users",
+        ),
+      });
     }
   });
 
   test("split by channel and by event name", async () => {
-    for (const [groupBy, of] of [["channel", (e: Posted) => e.channel], ["event", (e: Posted) => e.event]] as const) {
+    for (const [groupBy, of] of [
+      ["channel", (e: Posted) => e.channel],
+      ["event", (e: Posted) => e.event],
+    ] as const) {
       for (const limit of [2, 10]) {
         const answer = await series(`tz=${TZ}&group_by=${groupBy}&limit=${limit}`);
-        expect(answer.series.map((l) => ({ group: l.group, other: l.other, total: l.total, days: byLocalDay(l, TZ) }))).toEqual(expectedGroups(of, limit, false));
+        expect(
+          answer.series.map((l) => ({ group: l.group, other: l.other, total: l.total, days: byLocalDay(l, TZ) })),
+        ).toEqual(expectedGroups(of, limit, false));
       }
     }
     // Under a filter the events are read and grouped another way: the same answers.
     const filtered = await series(`tz=${TZ}&group_by=channel&tag=plan:pro`);
-    expect(filtered.series.map((l) => ({ group: l.group, other: l.other, total: l.total, days: byLocalDay(l, TZ) }))).toEqual(expectedGroups((e) => e.channel, 10, false, (e) => e.tags.plan === "pro"));
+    expect(
+      filtered.series.map((l) => ({ group: l.group, other: l.other, total: l.total, days: byLocalDay(l, TZ) })),
+    ).toEqual(
+      expectedGroups(
+        (e) => e.channel,
+        10,
+        false,
+        (e) => e.tags.plan === "pro",
+      ),
+    );
   });
 
   test("by hour across the change: real hours, each starting on the hour; by week from Mondays; by month from the first", async () => {
     const day = Date.UTC(2026, 2, 28, 23) / 1000; // 2026-03-29 00:00 in Paris
-    const hours = await call(server, { path: `/v1/analytics/series?project=shop&from=${day}&to=${day + 23 * 3600}&interval=hour&tz=${TZ}` });
+    const hours = await call(server, {
+      path: `/v1/analytics/series?project=shop&from=${day}&to=${day + 23 * 3600}&interval=hour&tz=${TZ}`,
+    });
     const points = hours.json.series[0].points as { t: number; value: number }[];
     expect(points.map((p) => p.t)).toEqual(Array.from({ length: 23 }, (_, h) => day + h * 3600));
     expect(points.map((p) => clockIn(TZ, p.t).slice(3))).toEqual(Array(23).fill("00:00"));
-    expect(points.map((p) => p.value)).toEqual(points.map((p) => EVENTS.filter((e) => e.timestamp >= p.t && e.timestamp < p.t + 3600).length));
+    expect(points.map((p) => p.value)).toEqual(
+      points.map((p) => EVENTS.filter((e) => e.timestamp >= p.t && e.timestamp < p.t + 3600).length),
+    );
 
     const weeks = (await series(`tz=${TZ}&interval=week`)).series[0]!.points;
     for (const p of weeks) expect([weekdayIn(TZ, p.t), clockIn(TZ, p.t)]).toEqual(["Mon", "00:00:00"]);
     const weekOf = (s: number) => weeks.findLast((p) => p.t <= s)!.t;
-    expect(weeks.map((p) => p.value)).toEqual(weeks.map((p) => EVENTS.filter((e) => inRange(e) && weekOf(e.timestamp) === p.t).length));
+    expect(weeks.map((p) => p.value)).toEqual(
+      weeks.map((p) => EVENTS.filter((e) => inRange(e) && weekOf(e.timestamp) === p.t).length),
+    );
 
     const months = (await series(`tz=America/New_York&interval=month`)).series[0]!.points;
-    expect(months.map((p) => [dateIn("America/New_York", p.t), clockIn("America/New_York", p.t)])).toEqual([["2026-03-01", "00:00:00"], ["2026-04-01", "00:00:00"]]);
-    expect(months.map((p) => p.value)).toEqual(["2026-03", "2026-04"].map((m) => EVENTS.filter((e) => inRange(e) && dateIn("America/New_York", e.timestamp).startsWith(m)).length));
+    expect(months.map((p) => [dateIn("America/New_York", p.t), clockIn("America/New_York", p.t)])).toEqual([
+      ["2026-03-01", "00:00:00"],
+      ["2026-04-01", "00:00:00"],
+    ]);
+    expect(months.map((p) => p.value)).toEqual(
+      ["2026-03", "2026-04"].map(
+        (m) => EVENTS.filter((e) => inRange(e) && dateIn("America/New_York", e.timestamp).startsWith(m)).length,
+      ),
+    );
   });
 });
 
 /** Groups by `of` (null: no value), most first, ties with no value first then by name; past `limit`, one line "other". */
-function expectedGroups(of: (e: Posted) => string | null, limit: number, users: boolean, only: (e: Posted) => boolean = () => true) {
+function expectedGroups(
+  of: (e: Posted) => string | null,
+  limit: number,
+  users: boolean,
+  only: (e: Posted) => boolean = () => true,
+) {
   const events = EVENTS.filter((e) => inRange(e) && only(e) && (!users || e.user_id));
   const groups = new Map<string | null, Posted[]>();
   for (const e of events) groups.set(of(e), [...(groups.get(of(e)) ?? []), e]);
   const total = (list: Posted[]) => (users ? new Set(list.map((e) => e.user_id)).size : list.length);
-  const sorted = [...groups].sort(([ga, a], [gb, b]) => total(b) - total(a) || (ga === null ? -1 : gb === null ? 1 : ga < gb ? -1 : 1));
-  const lines = sorted.slice(0, limit).map(([group, list]) => ({ group, other: false, total: total(list), days: countByDay(list, TZ, users) }));
+  const sorted = [...groups].sort(
+    ([ga, a], [gb, b]) => total(b) - total(a) || (ga === null ? -1 : gb === null ? 1 : ga < gb ? -1 : 1),
+  );
+  const lines = sorted
+    .slice(0, limit)
+    .map(([group, list]) => ({ group, other: false, total: total(list), days: countByDay(list, TZ, users) }));
   const rest = sorted.slice(limit).flatMap(([, list]) => list);
   if (rest.length) lines.push({ group: "other", other: true, total: total(rest), days: countByDay(rest, TZ, users) });
   return lines;
@@ -215,7 +312,10 @@ function bruteFunnel(events: Posted[], steps: string[], window: number, from = F
       }
     };
     extend(0, -Infinity, 0, new Set());
-    users.set(user, levels.filter((l) => l.size > 0));
+    users.set(
+      user,
+      levels.filter((l) => l.size > 0),
+    );
   }
   return users;
 }
@@ -231,25 +331,42 @@ function expectedFunnel(chains: Map<string, Chain[]>, steps: string[]) {
   const reached = steps.map((_, i) => [...chains.values()].filter((levels) => levels.length > i).length);
   return steps.map((event, i) => {
     // The chain that reached the step with the latest start, at its earliest event there, and its step before.
-    const deltas = [...chains.values()].filter((levels) => i > 0 && levels.length > i).map((levels) => {
-      const s = Math.max(...levels[i]!.values());
-      const at = (level: Chain) => Math.min(...[...level].filter(([, start]) => start === s).map(([e]) => e.timestamp));
-      return at(levels[i]!) - at(levels[i - 1]!);
-    });
+    const deltas = [...chains.values()]
+      .filter((levels) => i > 0 && levels.length > i)
+      .map((levels) => {
+        const s = Math.max(...levels[i]!.values());
+        const at = (level: Chain) =>
+          Math.min(...[...level].filter(([, start]) => start === s).map(([e]) => e.timestamp));
+        return at(levels[i]!) - at(levels[i - 1]!);
+      });
     const before = i ? reached[i - 1]! : reached[0]!;
-    return { event, users: reached[i]!, conversion: reached[0] ? reached[i]! / reached[0] : 0, conversion_from_previous: before ? reached[i]! / before : 0, dropped: i ? before - reached[i]! : 0, median_seconds: median(deltas) };
+    return {
+      event,
+      users: reached[i]!,
+      conversion: reached[0] ? reached[i]! / reached[0] : 0,
+      conversion_from_previous: before ? reached[i]! / before : 0,
+      dropped: i ? before - reached[i]! : 0,
+      median_seconds: median(deltas),
+    };
   });
 }
 
 describe("a funnel", () => {
   const funnel = async (steps: string[], extra = "", project = "shop") => {
-    const res = await call(server, { path: `/v1/analytics/funnel?project=${project}&from=${FROM}&to=${TO}&${steps.map((s) => `step=${encodeURIComponent(s)}`).join("&")}${extra}` });
+    const res = await call(server, {
+      path: `/v1/analytics/funnel?project=${project}&from=${FROM}&to=${TO}&${steps.map((s) => `step=${encodeURIComponent(s)}`).join("&")}${extra}`,
+    });
     expect(res.status).toBe(200);
     return res.json;
   };
 
   test("counts the users who reach each step by the rule: in order, the first in range, the last within the window", async () => {
-    for (const [steps, window] of [[["Page viewed", "Signed up", "Paid"], 604_800], [["Page viewed", "Signed up", "Checkout started", "Paid"], 86_400], [["Signed up", "Page viewed"], 3 * 3600], [["Signed up", "Page viewed", "Page viewed"], 86_400]] as const) {
+    for (const [steps, window] of [
+      [["Page viewed", "Signed up", "Paid"], 604_800],
+      [["Page viewed", "Signed up", "Checkout started", "Paid"], 86_400],
+      [["Signed up", "Page viewed"], 3 * 3600],
+      [["Signed up", "Page viewed", "Page viewed"], 86_400],
+    ] as const) {
       const answer = await funnel([...steps], window === 604_800 ? "" : `&window=${window}`);
       expect(answer).toMatchObject({ from: FROM, to: TO, window });
       expect(answer.steps).toEqual(expectedFunnel(bruteFunnel(EVENTS, [...steps], window), [...steps]));
@@ -261,12 +378,17 @@ describe("a funnel", () => {
     const steps = ["Page viewed", "Signed up", "Paid"];
     const chains = bruteFunnel(EVENTS, steps, 7200);
     for (const at of [2, 3]) {
-      const expected = [...chains].filter(([, levels]) => levels.length === at - 1).map(([user]) => user).sort();
+      const expected = [...chains]
+        .filter(([, levels]) => levels.length === at - 1)
+        .map(([user]) => user)
+        .sort();
       expect(expected.length).toBeGreaterThan(2);
       const seen: string[] = [];
       let cursor = "";
       for (let page = 0; page < 20; page++) {
-        const res = await call(server, { path: `/v1/analytics/funnel/dropped?project=shop&from=${FROM}&to=${TO}&step=Page%20viewed&step=Signed%20up&step=Paid&window=7200&at=${at}&limit=2${cursor}` });
+        const res = await call(server, {
+          path: `/v1/analytics/funnel/dropped?project=shop&from=${FROM}&to=${TO}&step=Page%20viewed&step=Signed%20up&step=Paid&window=7200&at=${at}&limit=2${cursor}`,
+        });
         expect(res.status).toBe(200);
         seen.push(...res.json.users);
         if (!res.json.next_cursor) break;
@@ -279,7 +401,18 @@ describe("a funnel", () => {
   test("equal times, one event per step, users only, the window's edge", async () => {
     await server.services.projects.create("tie");
     const T = FROM + 86_400;
-    const log = async (event: string, timestamp: number, user_id?: string) => expect((await post(server, "/v1/log", { project: "tie", channel: "c", event, timestamp, ...(user_id ? { user_id } : {}) })).status).toBe(200);
+    const log = async (event: string, timestamp: number, user_id?: string) =>
+      expect(
+        (
+          await post(server, "/v1/log", {
+            project: "tie",
+            channel: "c",
+            event,
+            timestamp,
+            ...(user_id ? { user_id } : {}),
+          })
+        ).status,
+      ).toBe(200);
     await log("B", T, "same-time"); // stored first, at the same second as the A it follows
     await log("A", T, "same-time");
     await log("B", T - 1, "before");
@@ -297,7 +430,9 @@ describe("a funnel", () => {
     expect(ab.steps.map((s: { users: number }) => s.users)).toEqual([5, 2]);
     expect((await funnel(["A", "B"], "&window=3599", "tie")).steps[1].users).toBe(1);
     expect((await funnel(["A", "A"], "", "tie")).steps.map((s: { users: number }) => s.users)).toEqual([5, 1]);
-    const dropped = await call(server, { path: `/v1/analytics/funnel/dropped?project=tie&from=${FROM}&to=${TO}&step=A&step=B&window=3600&at=2` });
+    const dropped = await call(server, {
+      path: `/v1/analytics/funnel/dropped?project=tie&from=${FROM}&to=${TO}&step=A&step=B&window=3600&at=2`,
+    });
     expect(dropped.json.users).toEqual(["before", "one-a", "two-a"].sort());
   });
 });
@@ -338,25 +473,42 @@ describe("bad parameters", () => {
   test("each is a 400 that names the parameter", async () => {
     for (const [route, query, field] of cases) {
       const res = await call(server, { path: `/v1/analytics/${route}?project=shop&${query}` });
-      expect({ query, status: res.status, error: res.json.error, field: res.json.validation?.query?.[0]?.path, message: res.json.message.startsWith(`${field}:`) }).toEqual({ query, status: 400, error: "validation_error", field, message: true });
+      expect({
+        query,
+        status: res.status,
+        error: res.json.error,
+        field: res.json.validation?.query?.[0]?.path,
+        message: res.json.message.startsWith(`${field}:`),
+      }).toEqual({ query, status: 400, error: "validation_error", field, message: true });
     }
   });
 
   test("a split series at its most points is answered, with the limit's message saying how many groups fit", async () => {
-    const most = await call(server, { path: `/v1/analytics/series?project=shop&interval=hour&from=${FROM - 9_999 * 3_600}&to=${FROM}&group_by=tag:plan&limit=8` });
+    const most = await call(server, {
+      path: `/v1/analytics/series?project=shop&interval=hour&from=${FROM - 9_999 * 3_600}&to=${FROM}&group_by=tag:plan&limit=8`,
+    });
     expect(most.status).toBe(200);
     expect(most.json.series[0].points.length).toBe(9_999);
-    const past = await call(server, { path: `/v1/analytics/series?project=shop&interval=hour&from=${FROM - 365 * 86_400}&to=${FROM}&group_by=event&limit=100` });
+    const past = await call(server, {
+      path: `/v1/analytics/series?project=shop&interval=hour&from=${FROM - 365 * 86_400}&to=${FROM}&group_by=event&limit=100`,
+    });
     expect(past.json.message).toContain("must be at most 9 with 8,760 buckets of an hour");
   });
 
   test("too many buckets says which interval in words", async () => {
-    const res = await call(server, { path: `/v1/analytics/series?project=shop&interval=hour&from=${FROM - 2 * 365 * 86_400}&to=${FROM}` });
-    expect(res.json.message).toContain("more than 10,000 buckets of an hour; choose a longer interval or a shorter range");
+    const res = await call(server, {
+      path: `/v1/analytics/series?project=shop&interval=hour&from=${FROM - 2 * 365 * 86_400}&to=${FROM}`,
+    });
+    expect(res.json.message).toContain(
+      "more than 10,000 buckets of an hour; choose a longer interval or a shorter range",
+    );
   });
 
   test("a tag filter without a key is a 400, an unknown project or channel a 404", async () => {
-    expect((await call(server, { path: "/v1/analytics/series?project=shop&tag=plan" })).json).toMatchObject({ statusCode: 400, error: "invalid_tag_filter" });
+    expect((await call(server, { path: "/v1/analytics/series?project=shop&tag=plan" })).json).toMatchObject({
+      statusCode: 400,
+      error: "invalid_tag_filter",
+    });
     expect((await call(server, { path: "/v1/analytics/series?project=nope" })).status).toBe(404);
     expect((await call(server, { path: "/v1/analytics/series?project=shop&channel=nope" })).status).toBe(404);
     expect((await call(server, { path: "/v1/analytics/funnel?project=nope&step=A&step=B" })).status).toBe(404);
@@ -373,7 +525,22 @@ describe("a question past its budget", () => {
     for (let b = 0; b < 40_000; b += 10_000) {
       await slow.store.tx(async (r) => {
         for (let i = b; i < b + 10_000; i++) {
-          await r.events.insert({ projectId: project.id, project: "default", channelId, channel: "c", name: i % 3 ? "A" : "B", description: null, icon: null, notify: false, parser: "text", userId: `u${i % 500}`, tags: null, ts: now - i * 60_000, receivedAt: now, historical: false });
+          await r.events.insert({
+            projectId: project.id,
+            project: "default",
+            channelId,
+            channel: "c",
+            name: i % 3 ? "A" : "B",
+            description: null,
+            icon: null,
+            notify: false,
+            parser: "text",
+            userId: `u${i % 500}`,
+            tags: null,
+            ts: now - i * 60_000,
+            receivedAt: now,
+            historical: false,
+          });
         }
       });
     }
@@ -385,7 +552,11 @@ describe("a question past its budget", () => {
       const pending = call(slow, { path });
       expect((await fetch(`${slow.url}/healthz`)).status).toBe(200);
       const res = await pending;
-      expect({ path, status: res.status, error: res.json.error }).toEqual({ path, status: 503, error: "query_timeout" });
+      expect({ path, status: res.status, error: res.json.error }).toEqual({
+        path,
+        status: 503,
+        error: "query_timeout",
+      });
       expect(res.headers.get("retry-after")).toBe("5");
     }
     expect(slow.store.reads!.timeouts).toBeGreaterThanOrEqual(2);

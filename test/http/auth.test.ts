@@ -12,7 +12,9 @@ beforeAll(async () => {
   await server.services.projects.create("site");
   await server.services.projects.create("other");
   publicToken = (await server.services.tokens.create({ name: "web", kind: "public", project: "site" })).token;
-  channelToken = (await server.services.tokens.create({ name: "signup-form", kind: "public", project: "site", channel: "signups" })).token;
+  channelToken = (
+    await server.services.tokens.create({ name: "signup-form", kind: "public", project: "site", channel: "signups" })
+  ).token;
 });
 afterAll(() => server.close());
 
@@ -48,7 +50,13 @@ describe("authentication", () => {
   for (const [method, path] of routes) {
     for (const [label, headers] of bad) {
       test(`${method} ${path} with ${label} is 401`, async () => {
-        const res = await call(server, { method, path, token: null, headers, body: method === "GET" ? undefined : logTo("default", "x") });
+        const res = await call(server, {
+          method,
+          path,
+          token: null,
+          headers,
+          body: method === "GET" ? undefined : logTo("default", "x"),
+        });
         expect(res.status).toBe(401);
         expect(res.json).toMatchObject({ success: false, statusCode: 401, error: "unauthorized" });
         expect(res.json.message).toContain("Authorization: Bearer");
@@ -72,7 +80,12 @@ describe("authentication", () => {
       await server.services.tokens.revoke(String(info.id));
       const revoked = await call(server, { method, path, token, body: method === "GET" ? undefined : body });
       expect(revoked.status).toBe(401);
-      const outside = await call(server, { method, path, token: publicToken, body: method === "GET" ? undefined : body });
+      const outside = await call(server, {
+        method,
+        path,
+        token: publicToken,
+        body: method === "GET" ? undefined : body,
+      });
       expect(outside.status).toBe(403);
       expect(outside.json.error).toBe("forbidden");
     });
@@ -91,7 +104,9 @@ describe("authentication", () => {
     const { token, info } = await server.services.tokens.create({ name: "tracked" });
     expect((await server.services.tokens.list()).find((t) => t.id === info.id)!.lastUsedAt).toBeNull();
     await post(server, "/v1/log", logTo("default", "x"), token);
-    expect((await server.services.tokens.list()).find((t) => t.id === info.id)!.lastUsedAt).toBeGreaterThan(Date.now() - 5000);
+    expect((await server.services.tokens.list()).find((t) => t.id === info.id)!.lastUsedAt).toBeGreaterThan(
+      Date.now() - 5000,
+    );
     expect((await server.store.tokens.findById(info.id))!.lastUsedAt).toBeNull();
     await server.services.tokens.flushLastUsed();
     expect((await server.store.tokens.findById(info.id))!.lastUsedAt).toBeGreaterThan(Date.now() - 5000);
@@ -111,7 +126,9 @@ describe("public tokens", () => {
   });
 
   test("may set metrics in their project; /send-metric defaults to it", async () => {
-    expect((await post(server, "/send-metric", { title: "Visitors", value: 1, increment: true }, publicToken)).status).toBe(200);
+    expect(
+      (await post(server, "/send-metric", { title: "Visitors", value: 1, increment: true }, publicToken)).status,
+    ).toBe(200);
     const { json } = await call(server, { path: "/v1/metrics?project=site" });
     expect(json.metrics.map((m: { title: string }) => m.title)).toContain("Visitors");
   });
@@ -135,7 +152,12 @@ describe("public tokens", () => {
   });
 
   test("may not send notifications unless allowed: notify: true is a 403 that says how, and nothing is stored", async () => {
-    const res = await post(server, "/v1/log", { ...logTo("site", "alerts"), event: "Pushed by a visitor", notify: true }, publicToken);
+    const res = await post(
+      server,
+      "/v1/log",
+      { ...logTo("site", "alerts"), event: "Pushed by a visitor", notify: true },
+      publicToken,
+    );
     expect(res.status).toBe(403);
     expect(res.json.error).toBe("forbidden");
     expect(res.json.message).toContain("may not send notifications");
@@ -143,12 +165,28 @@ describe("public tokens", () => {
     const stored = await call(server, { path: "/v1/events?project=site&limit=200" });
     expect(stored.json.events.some((e: { event: string }) => e.event === "Pushed by a visitor")).toBe(false);
     // Without notify, or as a historical event (never pushed), it is fine.
-    expect((await post(server, "/v1/log", { ...logTo("site", "alerts"), notify: false }, publicToken)).status).toBe(200);
-    expect((await post(server, "/v1/log", { ...logTo("site", "alerts"), notify: true, timestamp: Math.floor(Date.now() / 1000) - 60 }, publicToken)).status).toBe(200);
+    expect((await post(server, "/v1/log", { ...logTo("site", "alerts"), notify: false }, publicToken)).status).toBe(
+      200,
+    );
+    expect(
+      (
+        await post(
+          server,
+          "/v1/log",
+          { ...logTo("site", "alerts"), notify: true, timestamp: Math.floor(Date.now() / 1000) - 60 },
+          publicToken,
+        )
+      ).status,
+    ).toBe(200);
   });
 
   test("a public token allowed to notify may; the flag can be turned off again, effective at once", async () => {
-    const { token, info } = await server.services.tokens.create({ name: "notifier", kind: "public", project: "site", mayNotify: true });
+    const { token, info } = await server.services.tokens.create({
+      name: "notifier",
+      kind: "public",
+      project: "site",
+      mayNotify: true,
+    });
     expect(info.mayNotify).toBe(true);
     expect((await post(server, "/v1/log", { ...logTo("site", "alerts"), notify: true }, token)).status).toBe(200);
     await server.services.tokens.setMayNotify(String(info.id), false);
@@ -156,8 +194,12 @@ describe("public tokens", () => {
   });
 
   test("new public tokens may not notify by default; full tokens always may", async () => {
-    expect((await server.services.tokens.create({ name: "default-public", kind: "public", project: "site" })).info.mayNotify).toBe(false);
-    expect(server.services.tokens.create({ name: "odd", kind: "full", mayNotify: true })).rejects.toThrow(/public tokens/);
+    expect(
+      (await server.services.tokens.create({ name: "default-public", kind: "public", project: "site" })).info.mayNotify,
+    ).toBe(false);
+    expect(server.services.tokens.create({ name: "odd", kind: "full", mayNotify: true })).rejects.toThrow(
+      /public tokens/,
+    );
   });
 
   for (const path of ["/v1/events", "/v1/metrics", "/v1/stream", "/v1/events/1"]) {
@@ -177,11 +219,23 @@ describe("public tokens", () => {
 });
 
 describe("CORS for web pages", () => {
-  for (const path of ["/v1/log", "/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group", "/v1/page"]) {
+  for (const path of [
+    "/v1/log",
+    "/log-event",
+    "/send-metric",
+    "/v1/insight",
+    "/v1/identify",
+    "/v1/group",
+    "/v1/page",
+  ]) {
     test(`preflight on ${path}`, async () => {
       const res = await fetch(server.url + path, {
         method: "OPTIONS",
-        headers: { Origin: "https://example.com", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type" },
+        headers: {
+          Origin: "https://example.com",
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "authorization, content-type",
+        },
       });
       expect(res.status).toBe(204);
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
@@ -196,7 +250,8 @@ describe("CORS for web pages", () => {
     const denied = await post(server, "/v1/log", logTo("other", "x"), publicToken);
     expect(denied.headers.get("access-control-allow-origin")).toBe("*");
     // A page can read when to retry and which request it was.
-    for (const header of ["Retry-After", "RateLimit-Remaining", "Idempotent-Replayed", "X-Request-Id"]) expect(denied.headers.get("access-control-expose-headers")).toContain(header);
+    for (const header of ["Retry-After", "RateLimit-Remaining", "Idempotent-Replayed", "X-Request-Id"])
+      expect(denied.headers.get("access-control-expose-headers")).toContain(header);
   });
 });
 
@@ -224,7 +279,8 @@ describe("rate limits", () => {
     const limited = await startTestServer({ "rate-limit-ip": "2/m" });
     try {
       const statuses = [];
-      for (let i = 0; i < 4; i++) statuses.push((await post(limited, "/v1/log", logTo("default", "x"), `sb_guess${i}`)).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await post(limited, "/v1/log", logTo("default", "x"), `sb_guess${i}`)).status);
       expect(statuses).toEqual([401, 401, 429, 429]);
     } finally {
       await limited.close();
@@ -248,8 +304,21 @@ describe("operations", () => {
       expect(res.text).toContain('signalboard_ingest_requests_total{route="POST /v1/log",status="200"} 1');
       expect(res.text).toContain('signalboard_ingest_requests_total{route="POST /v1/log",status="404"} 1');
       expect(res.text).toMatch(/signalboard_ingest_duration_seconds_bucket\{route="POST \/v1\/log",le="0.1"\} 2/);
-      for (const name of ["signalboard_writer_last_batch_size", "signalboard_writer_queue_depth", "signalboard_sse_clients", "signalboard_notifications_pending", "process_resident_memory_bytes"]) expect(res.text).toContain(`\n${name} `);
-      for (const name of ["signalboard_writer_batches_total", "signalboard_writer_writes_total", "signalboard_sse_connections_total", "signalboard_notifications_delivered_total"]) expect(res.text).toContain(`# TYPE ${name} counter\n`);
+      for (const name of [
+        "signalboard_writer_last_batch_size",
+        "signalboard_writer_queue_depth",
+        "signalboard_sse_clients",
+        "signalboard_notifications_pending",
+        "process_resident_memory_bytes",
+      ])
+        expect(res.text).toContain(`\n${name} `);
+      for (const name of [
+        "signalboard_writer_batches_total",
+        "signalboard_writer_writes_total",
+        "signalboard_sse_connections_total",
+        "signalboard_notifications_delivered_total",
+      ])
+        expect(res.text).toContain(`# TYPE ${name} counter\n`);
     } finally {
       await observed.close();
     }
@@ -261,7 +330,11 @@ describe("operations", () => {
     const generated = await call(server, { path: "/v1/log", body: {} });
     expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     // Refused before anything reads the body, by its declared size: still the caller's id.
-    const big = await call(server, { path: "/v1/log", body: "x".repeat(70_000), headers: { "X-Request-Id": "too-big-1" } });
+    const big = await call(server, {
+      path: "/v1/log",
+      body: "x".repeat(70_000),
+      headers: { "X-Request-Id": "too-big-1" },
+    });
     expect(big.status).toBe(413);
     expect(big.headers.get("x-request-id")).toBe("too-big-1");
   });
@@ -273,13 +346,29 @@ describe("operations", () => {
     const log = res.json.paths["/v1/log"].post;
     expect(log.requestBody.content["application/json"].schema.required).toEqual(["project", "channel", "event"]);
     expect(log.requestBody.content["application/json"].schema.properties.project.pattern).toBe("^[a-z0-9-]{1,64}$");
-    expect(res.json.paths["/v1/events"].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["project", "channel", "tag", "q", "cursor", "limit"]));
-    for (const path of ["/log-event", "/send-metric", "/v1/insight", "/v1/identify", "/v1/group", "/v1/page", "/v1/events/{id}", "/v1/metrics", "/v1/stream"]) expect(res.json.paths[path]).toBeDefined();
-    expect(res.json.paths["/v1/events/{id}"].get.parameters).toEqual([expect.objectContaining({ name: "id", in: "path", required: true })]);
+    expect(res.json.paths["/v1/events"].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(["project", "channel", "tag", "q", "cursor", "limit"]),
+    );
+    for (const path of [
+      "/log-event",
+      "/send-metric",
+      "/v1/insight",
+      "/v1/identify",
+      "/v1/group",
+      "/v1/page",
+      "/v1/events/{id}",
+      "/v1/metrics",
+      "/v1/stream",
+    ])
+      expect(res.json.paths[path]).toBeDefined();
+    expect(res.json.paths["/v1/events/{id}"].get.parameters).toEqual([
+      expect.objectContaining({ name: "id", in: "path", required: true }),
+    ]);
     const docs = await fetch(`${server.url}/docs`, { headers: { Accept: "text/html" } });
     const page = await docs.text();
     expect(docs.status).toBe(200);
-    for (const text of ["/v1/log", "PATCH", "Idempotency-Key", "project", "pattern ^[a-z0-9-]{1,64}$"]) expect(page).toContain(text);
+    for (const text of ["/v1/log", "PATCH", "Idempotency-Key", "project", "pattern ^[a-z0-9-]{1,64}$"])
+      expect(page).toContain(text);
   });
 
   test("/readyz checks the database", async () => {

@@ -18,7 +18,12 @@ afterAll(async () => {
 test("with --port 0, notification links name the port the server got, not :0", async () => {
   const port = new URL(server.url).port;
   expect(port).not.toBe("0");
-  await server.services.integrations.create({ project: "default", kind: "webhook", name: "links", config: { url: `${hook.url}/hook` } });
+  await server.services.integrations.create({
+    project: "default",
+    kind: "webhook",
+    name: "links",
+    config: { url: `${hook.url}/hook` },
+  });
   const sent = await post(server, "/v1/log", { project: "default", channel: "links", event: "Linked", notify: true });
   const request = await eventually(() => {
     const found = hook.requests.find((r) => r.path === "/hook");

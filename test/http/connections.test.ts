@@ -20,7 +20,22 @@ async function exchange(raw: string, ms = 1500, enough: (received: string) => bo
   let received = "";
   let closed: () => void = () => {};
   const done = new Promise<void>((resolve) => (closed = resolve));
-  const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data(_s, data) { received += data.toString(); if (enough(received)) closed(); }, close() { closed(); }, error() { closed(); } } });
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(_s, data) {
+        received += data.toString();
+        if (enough(received)) closed();
+      },
+      close() {
+        closed();
+      },
+      error() {
+        closed();
+      },
+    },
+  });
   socket.write(raw);
   await Promise.race([done, Bun.sleep(ms)]);
   socket.end();
@@ -46,15 +61,25 @@ const requestsFinished = () => eventually(() => expect(server.app.server!.pendin
 
 /** Requests to POST /v1/log finished so far, whatever their status. */
 const logRequestsFinished = async () =>
-  [...(await call(server, { path: "/metrics" })).text.matchAll(/^signalboard_ingest_requests_total\{route="POST \/v1\/log",status="\d+"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  [
+    ...(await call(server, { path: "/metrics" })).text.matchAll(
+      /^signalboard_ingest_requests_total\{route="POST \/v1\/log",status="\d+"\} (\d+)$/gm,
+    ),
+  ].reduce((n, m) => n + Number(m[1]), 0);
 
 describe("pipelined requests", () => {
   test("two POSTs pipelined on one connection: each is answered, or it is not stored (a retry cannot store it twice)", async () => {
     // A third request pipelined after them is the marker: answers come in order, so once its
     // answer is here, the two POSTs have had theirs, or will get none.
     const marker = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
-    const answer = await exchange(logRequest("first pipelined") + logRequest("second pipelined") + marker, 1500, (received) => statusLines(received).length >= 3);
-    const answered = statusLines(answer).slice(0, 2).filter((status) => status === "200").length;
+    const answer = await exchange(
+      logRequest("first pipelined") + logRequest("second pipelined") + marker,
+      1500,
+      (received) => statusLines(received).length >= 3,
+    );
+    const answered = statusLines(answer)
+      .slice(0, 2)
+      .filter((status) => status === "200").length;
     // A POST the server took but did not answer (it may close the connection) has finished too.
     await requestsFinished();
     const first = await stored("pipelined", "first pipelined");
@@ -63,7 +88,11 @@ describe("pipelined requests", () => {
     expect(first).toBe(answered >= 1 ? 1 : 0);
     expect(second).toBe(answered >= 2 ? 1 : 0);
     // The retry a client makes after no answer stores it once.
-    const retried = await call(server, { method: "POST", path: "/v1/log", body: { project: "default", channel: "pipelined", event: "first pipelined" } });
+    const retried = await call(server, {
+      method: "POST",
+      path: "/v1/log",
+      body: { project: "default", channel: "pipelined", event: "first pipelined" },
+    });
     expect(retried.status).toBe(200);
     expect(await stored("pipelined", "first pipelined")).toBe(answered >= 1 ? 2 : 1);
   });
@@ -73,14 +102,22 @@ describe("clients that go away", () => {
   test("a client that disconnects in the middle of its body is not an error of ours: no 500 counted, nothing logged above debug", async () => {
     const lines: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string | Uint8Array) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => (
+      lines.push(String(chunk)), true
+    )) as typeof process.stderr.write;
     setLogLevel("info");
     try {
       const body = JSON.stringify({ project: "default", channel: "gone", event: "half" });
       const before = await logRequestsFinished();
       for (let i = 0; i < 5; i++) {
-        await exchange(`POST /v1/log HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 500}\r\n\r\n${body}`, 100);
-        await exchange(`POST /v1/log HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{"project":"defa`, 100);
+        await exchange(
+          `POST /v1/log HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 500}\r\n\r\n${body}`,
+          100,
+        );
+        await exchange(
+          `POST /v1/log HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{"project":"defa`,
+          100,
+        );
       }
       // The marker: all ten are finished and counted (as whatever they were); what they log, they have logged.
       await eventually(async () => expect(await logRequestsFinished()).toBe(before + 10));

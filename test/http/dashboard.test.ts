@@ -26,7 +26,10 @@ describe("set-up", () => {
     expect(code).toBeTruthy();
     const agent = new Agent(server.url);
     const token = await agent.formToken(`/setup?code=${code}`);
-    const weak = await agent.request("/setup", { method: "POST", form: { _form: token, code, username: "owner", password: "short" } });
+    const weak = await agent.request("/setup", {
+      method: "POST",
+      form: { _form: token, code, username: "owner", password: "short" },
+    });
     expect(weak.status).toBe(422);
     expect(await weak.text()).toContain("at least 8 characters");
     const created = await agent.request("/setup", { method: "POST", form: { _form: token, code, ...OWNER } });
@@ -36,7 +39,10 @@ describe("set-up", () => {
     expect(await server.services.accounts.setupCode()).toBeNull();
     const again = new Agent(server.url);
     expect((await again.request(`/setup?code=${code}`)).headers.get("location")).toBe("/login?setup=used");
-    const replay = await again.request("/setup", { method: "POST", form: { _form: "x", code, username: "mallory", password: "12345678910" } });
+    const replay = await again.request("/setup", {
+      method: "POST",
+      form: { _form: "x", code, username: "mallory", password: "12345678910" },
+    });
     expect(replay.status).toBe(403);
   });
 
@@ -46,7 +52,14 @@ describe("set-up", () => {
       const code = (await fresh.services.accounts.setupCode())!;
       const agents = Array.from({ length: 4 }, () => new Agent(fresh.url));
       const tokens = await Promise.all(agents.map((a) => a.formToken(`/setup?code=${code}`)));
-      const answers = await Promise.all(agents.map((a, i) => a.request("/setup", { method: "POST", form: { _form: tokens[i]!, code, username: `owner${i}`, password: OWNER.password } })));
+      const answers = await Promise.all(
+        agents.map((a, i) =>
+          a.request("/setup", {
+            method: "POST",
+            form: { _form: tokens[i]!, code, username: `owner${i}`, password: OWNER.password },
+          }),
+        ),
+      );
       expect(answers.map((r) => r.status).sort()).toEqual([303, 403, 403, 403]);
       expect((await fresh.services.accounts.list()).map((u) => u.role)).toEqual(["owner"]);
     } finally {
@@ -88,14 +101,26 @@ describe("sessions", () => {
   test("the next parameter cannot send you to another site", async () => {
     const agent = new Agent(server.url);
     const token = await agent.formToken("/login");
-    const res = await agent.request("/login", { method: "POST", form: { _form: token, ...OWNER, next: "//evil.example/x" } });
+    const res = await agent.request("/login", {
+      method: "POST",
+      form: { _form: token, ...OWNER, next: "//evil.example/x" },
+    });
     expect(res.headers.get("location")).toBe("/");
     // Browsers drop tabs and newlines inside URLs and read a backslash as a slash; signed in, the
     // same next comes from the query string.
-    for (const next of ["/\t/evil.example", "/\n/evil.example", "/\\evil.example", "\\/evil.example", "/\u3002/x", "https://evil.example"]) {
+    for (const next of [
+      "/\t/evil.example",
+      "/\n/evil.example",
+      "/\\evil.example",
+      "\\/evil.example",
+      "/\u3002/x",
+      "https://evil.example",
+    ]) {
       expect((await agent.request(`/login?next=${encodeURIComponent(next)}`)).headers.get("location")).toBe("/");
     }
-    expect((await agent.request(`/login?next=${encodeURIComponent("/p/default?q=a%20b")}`)).headers.get("location")).toBe("/p/default?q=a%20b");
+    expect(
+      (await agent.request(`/login?next=${encodeURIComponent("/p/default?q=a%20b")}`)).headers.get("location"),
+    ).toBe("/p/default?q=a%20b");
   });
 
   test("sign-out ends the session on the server, not only in the browser", async () => {
@@ -134,7 +159,9 @@ describe("sessions", () => {
       const tokens = await Promise.all(agents.map((a) => a.formToken("/login")));
       // Ten guesses at once, every one of them right: were the limit checked before the (slow)
       // password check and charged after it, all ten would be checked, and any right one let in.
-      const answers = await Promise.all(agents.map((a, i) => a.request("/login", { method: "POST", form: { _form: tokens[i]!, ...OWNER, next: "/" } })));
+      const answers = await Promise.all(
+        agents.map((a, i) => a.request("/login", { method: "POST", form: { _form: tokens[i]!, ...OWNER, next: "/" } })),
+      );
       const statuses = answers.map((r) => r.status).sort();
       expect(statuses).toEqual([303, 303, 303, 429, 429, 429, 429, 429, 429, 429]);
     } finally {
@@ -146,7 +173,8 @@ describe("sessions", () => {
     const fresh = await startTestServer({ "rate-limit-login": "2/m" });
     try {
       await fresh.services.accounts.createUser(OWNER, "owner");
-      for (let i = 0; i < 4; i++) expect((await new Agent(fresh.url).login(OWNER.username, OWNER.password)).status).toBe(303);
+      for (let i = 0; i < 4; i++)
+        expect((await new Agent(fresh.url).login(OWNER.username, OWNER.password)).status).toBe(303);
     } finally {
       await fresh.close();
     }
@@ -177,7 +205,11 @@ describe("request bodies", () => {
   test("a form sent chunked without sign-in is cut off at the dashboard's limit with a 413, not read whole", async () => {
     const agent = new Agent(server.url);
     for (const path of ["/login", "/setup"]) {
-      const res = await agent.request(path, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: chunked(16 * 1024 * 1024) });
+      const res = await agent.request(path, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: chunked(16 * 1024 * 1024),
+      });
       expect(res.status).toBe(413);
     }
   });
@@ -185,9 +217,17 @@ describe("request bodies", () => {
   test("a signed-in form sent chunked past the limit is a 413 too; a small one works", async () => {
     const agent = await signedIn(server, OWNER);
     const csrf = await agent.csrf();
-    const big = await agent.request("/projects", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", "X-CSRF-Token": csrf }, body: chunked(1024 * 1024) });
+    const big = await agent.request("/projects", {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", "X-CSRF-Token": csrf },
+      body: chunked(1024 * 1024),
+    });
     expect(big.status).toBe(413);
-    const small = await agent.request("/projects", { method: "POST", headers: { "X-CSRF-Token": csrf }, form: { name: "chunky" } });
+    const small = await agent.request("/projects", {
+      method: "POST",
+      headers: { "X-CSRF-Token": csrf },
+      form: { name: "chunky" },
+    });
     expect(small.status).toBe(303);
     expect((await server.services.projects.list()).map((p) => p.name)).toContain("chunky");
   });
@@ -217,13 +257,21 @@ describe("CSRF", () => {
   });
 
   test("a request from another origin is refused even with the token", async () => {
-    const res = await agent.request("/projects", { method: "POST", headers: { Origin: "https://evil.example", "X-CSRF-Token": csrf }, form: { name: "sneaky" } });
+    const res = await agent.request("/projects", {
+      method: "POST",
+      headers: { Origin: "https://evil.example", "X-CSRF-Token": csrf },
+      form: { name: "sneaky" },
+    });
     expect(res.status).toBe(403);
     expect(await server.store.projects.findByName("sneaky")).toBeNull();
   });
 
   test("the token in the header (as htmx sends it) works", async () => {
-    const res = await agent.request("/projects", { method: "POST", headers: { "X-CSRF-Token": csrf, "HX-Request": "true", Origin: server.url }, form: { name: "legit" } });
+    const res = await agent.request("/projects", {
+      method: "POST",
+      headers: { "X-CSRF-Token": csrf, "HX-Request": "true", Origin: server.url },
+      form: { name: "legit" },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("hx-redirect")).toBe("/p/legit");
   });
@@ -234,10 +282,18 @@ describe("CSRF", () => {
   });
 
   test("invalid names come back as the form with a message (422)", async () => {
-    const res = await agent.request("/projects", { method: "POST", headers: { "X-CSRF-Token": csrf, "HX-Request": "true" }, form: { name: "Not Valid" } });
+    const res = await agent.request("/projects", {
+      method: "POST",
+      headers: { "X-CSRF-Token": csrf, "HX-Request": "true" },
+      form: { name: "Not Valid" },
+    });
     expect(res.status).toBe(422);
     expect(await res.text()).toContain("lowercase letters");
-    const dup = await agent.request("/projects", { method: "POST", headers: { "X-CSRF-Token": csrf, "HX-Request": "true" }, form: { name: "legit" } });
+    const dup = await agent.request("/projects", {
+      method: "POST",
+      headers: { "X-CSRF-Token": csrf, "HX-Request": "true" },
+      form: { name: "legit" },
+    });
     expect(dup.status).toBe(422);
     expect(await dup.text()).toContain("already exists");
   });
@@ -254,8 +310,19 @@ describe("pages", () => {
   afterAll(() => server.close());
 
   test("a tag value with spaces is searched quoted, and its chip links to exactly that tag, in the chip's channel", async () => {
-    await post(server, "/v1/log", { project: "default", channel: "plans", event: "Upgraded", tags: { plan: "pro plus" } });
-    await post(server, "/v1/log", { project: "default", channel: "plans", event: "Stayed", tags: { plan: "pro" }, description: "plus nothing" });
+    await post(server, "/v1/log", {
+      project: "default",
+      channel: "plans",
+      event: "Upgraded",
+      tags: { plan: "pro plus" },
+    });
+    await post(server, "/v1/log", {
+      project: "default",
+      channel: "plans",
+      event: "Stayed",
+      tags: { plan: "pro" },
+      description: "plus nothing",
+    });
     const page = await (await agent.request(`/p/default?q=${encodeURIComponent('plan:"pro plus"')}`)).text();
     expect(page).toContain("Upgraded");
     expect(page).not.toContain("Stayed");
@@ -265,8 +332,18 @@ describe("pages", () => {
 
   test("date filters are days where the viewer is (tz, minutes east of UTC, sent by the page)", async () => {
     const at = (iso: string) => Date.parse(iso) / 1000;
-    await post(server, "/v1/log", { project: "default", channel: "days", event: "Late on the 10th UTC", timestamp: at("2026-01-10T23:30:00Z") });
-    await post(server, "/v1/log", { project: "default", channel: "days", event: "Early on the 11th UTC", timestamp: at("2026-01-11T00:30:00Z") });
+    await post(server, "/v1/log", {
+      project: "default",
+      channel: "days",
+      event: "Late on the 10th UTC",
+      timestamp: at("2026-01-10T23:30:00Z"),
+    });
+    await post(server, "/v1/log", {
+      project: "default",
+      channel: "days",
+      event: "Early on the 11th UTC",
+      timestamp: at("2026-01-11T00:30:00Z"),
+    });
     const shown = async (tz: string) => {
       const page = await (await agent.request(`/p/default/c/days?from=2026-01-11&to=2026-01-11&tz=${tz}`)).text();
       return ["Late on the 10th UTC", "Early on the 11th UTC"].filter((name) => page.includes(name));
@@ -298,10 +375,28 @@ describe("pages", () => {
 
   test("escape event content: names, descriptions, tags, user ids", async () => {
     const payload = `<script>alert(1)</script><img src=x onerror=alert(1)>"'`;
-    const res = await post(server, "/v1/log", { project: "default", channel: "xss", event: payload, description: payload, tags: { t: payload.slice(0, 200) }, user_id: payload });
+    const res = await post(server, "/v1/log", {
+      project: "default",
+      channel: "xss",
+      event: payload,
+      description: payload,
+      tags: { t: payload.slice(0, 200) },
+      user_id: payload,
+    });
     expect(res.status).toBe(200);
-    const md = await post(server, "/v1/log", { project: "default", channel: "xss", event: "md", parser: "markdown", description: `[x](javascript:alert(1)) <img src=x onerror=alert(1)> **ok**` });
-    for (const path of ["/p/default", `/p/default/events/${res.json.id}`, `/p/default/events/${md.json.id}`, `/p/default/users/${encodeURIComponent(payload)}`]) {
+    const md = await post(server, "/v1/log", {
+      project: "default",
+      channel: "xss",
+      event: "md",
+      parser: "markdown",
+      description: `[x](javascript:alert(1)) <img src=x onerror=alert(1)> **ok**`,
+    });
+    for (const path of [
+      "/p/default",
+      `/p/default/events/${res.json.id}`,
+      `/p/default/events/${md.json.id}`,
+      `/p/default/users/${encodeURIComponent(payload)}`,
+    ]) {
       const html = await (await agent.request(path)).text();
       expect(html).not.toContain("<script>alert(1)");
       expect(html).not.toContain("<img src=x");
@@ -315,8 +410,19 @@ describe("pages", () => {
     const day = 86_400;
     const now = Math.floor(Date.now() / 1000);
     await server.services.projects.create("charted");
-    for (const [channel, ago] of [["a", 0], ["a", 0], ["b", 0], ["a", 2 * day], ["b", 40 * day]] as const) {
-      await post(server, "/v1/log", { project: "charted", channel, event: "e", ...(ago ? { timestamp: now - ago } : {}) });
+    for (const [channel, ago] of [
+      ["a", 0],
+      ["a", 0],
+      ["b", 0],
+      ["a", 2 * day],
+      ["b", 40 * day],
+    ] as const) {
+      await post(server, "/v1/log", {
+        project: "charted",
+        channel,
+        event: "e",
+        ...(ago ? { timestamp: now - ago } : {}),
+      });
     }
     const res = await agent.request("/p/charted/activity.json?days=7&tz=0");
     const data = await res.json();
@@ -380,11 +486,19 @@ describe("pages", () => {
 
   test("only the owner manages members", async () => {
     const csrf = await agent.csrf();
-    const add = await agent.request("/settings/members", { method: "POST", headers: { "X-CSRF-Token": csrf, "HX-Request": "true" }, form: { username: "member1", password: "member password 1" } });
+    const add = await agent.request("/settings/members", {
+      method: "POST",
+      headers: { "X-CSRF-Token": csrf, "HX-Request": "true" },
+      form: { username: "member1", password: "member password 1" },
+    });
     expect(add.status).toBe(200);
     const member = await signedIn(server, { username: "member1", password: "member password 1" });
     const memberCsrf = await member.csrf();
-    const attempt = await member.request("/settings/members", { method: "POST", headers: { "X-CSRF-Token": memberCsrf }, form: { username: "member2", password: "member password 2" } });
+    const attempt = await member.request("/settings/members", {
+      method: "POST",
+      headers: { "X-CSRF-Token": memberCsrf },
+      form: { username: "member2", password: "member password 2" },
+    });
     expect(attempt.status).toBe(403);
     expect(await server.store.users.findByUsername("member2")).toBeNull();
   });

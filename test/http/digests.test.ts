@@ -34,8 +34,18 @@ async function seed(server: TestServer, project: string): Promise<void> {
     { channel: "payments", event: "Paid", timestamp: at(BASE + DAY + 10 * HOUR) },
     { channel: "payments", event: "Paid", timestamp: at(BASE + DAY + 11 * HOUR) },
     { channel: "payments", event: "Refund <b>x</b>", timestamp: at(BASE + DAY + 12 * HOUR) },
-    { channel: "alerts", event: "CPU high", tags: { alert: "cpu", state: "firing", kind: "threshold" }, timestamp: at(BASE + DAY + 13 * HOUR) },
-    { channel: "alerts", event: "CPU ok", tags: { alert: "cpu", state: "resolved", kind: "threshold" }, timestamp: at(BASE + DAY + 14 * HOUR) },
+    {
+      channel: "alerts",
+      event: "CPU high",
+      tags: { alert: "cpu", state: "firing", kind: "threshold" },
+      timestamp: at(BASE + DAY + 13 * HOUR),
+    },
+    {
+      channel: "alerts",
+      event: "CPU ok",
+      tags: { alert: "cpu", state: "resolved", kind: "threshold" },
+      timestamp: at(BASE + DAY + 14 * HOUR),
+    },
   ];
   for (const e of events) expect((await post(server, "/v1/log", { project, ...e })).status).toBe(200);
   await post(server, "/v1/insight", { project, title: "Active users", value: 42 });
@@ -62,15 +72,38 @@ describe("a daily digest", () => {
       [{ integrations: [999] }, "integrations"],
     ];
     for (const [change, path] of bad) {
-      const input = { project: "shop", frequency: "daily", hour: 9, time_zone: "UTC", emails: ["team@example.com"], ...change };
+      const input = {
+        project: "shop",
+        frequency: "daily",
+        hour: 9,
+        time_zone: "UTC",
+        emails: ["team@example.com"],
+        ...change,
+      };
       await expect(server.services.digests.create(input)).rejects.toMatchObject({ details: { issues: [{ path }] } });
     }
   });
 
   test("goes at its hour with the period's numbers, to e-mail and to an integration, once", async () => {
-    const { integration } = await server.services.integrations.create({ project: "shop", kind: "webhook", name: "digest hook", config: { url: `${hook.url}/digest` }, filter: { channels: ["nothing"] } });
+    const { integration } = await server.services.integrations.create({
+      project: "shop",
+      kind: "webhook",
+      name: "digest hook",
+      config: { url: `${hook.url}/digest` },
+      filter: { channels: ["nothing"] },
+    });
     // Made on day 1 at noon: the period that ended at 09:00 that day is not sent; the next one is.
-    const digest = await server.services.digests.create({ project: "shop", frequency: "daily", hour: 9, time_zone: "UTC", emails: ["team@example.com"], integrations: [integration.id] }, BASE + DAY + 12 * HOUR);
+    const digest = await server.services.digests.create(
+      {
+        project: "shop",
+        frequency: "daily",
+        hour: 9,
+        time_zone: "UTC",
+        emails: ["team@example.com"],
+        integrations: [integration.id],
+      },
+      BASE + DAY + 12 * HOUR,
+    );
     digestId = digest.id;
     expect(digest.lastPeriod).toBe(dateOf(BASE + DAY));
     expect(await server.services.runDigests(BASE + 2 * DAY + 8 * HOUR)).toBe(0); // not yet due
@@ -94,7 +127,11 @@ describe("a daily digest", () => {
     // The integration gets it whatever its routing says (routing is for events).
     const hit = await found(() => hook.requests.find((r) => r.path === "/digest"), 5000);
     const body = JSON.parse(hit.body);
-    expect(body).toMatchObject({ type: "digest", title: `shop: daily digest, ${key}`, url: "https://sb.example.com/p/shop" });
+    expect(body).toMatchObject({
+      type: "digest",
+      title: `shop: daily digest, ${key}`,
+      url: "https://sb.example.com/p/shop",
+    });
     expect(body.body).toContain("Alerts fired: 1");
     await notifierIdle(server);
     const [shown] = await server.services.digests.list("shop");
@@ -103,12 +140,20 @@ describe("a daily digest", () => {
 
   test("two runs at once send a period once; a restart does not send it again", async () => {
     const due = BASE + 3 * DAY + 9 * HOUR + 60_000;
-    const sent = await Promise.all([server.services.runDigests(due), server.services.runDigests(due), server.services.digests.runDue(due)]);
+    const sent = await Promise.all([
+      server.services.runDigests(due),
+      server.services.runDigests(due),
+      server.services.digests.runDue(due),
+    ]);
     expect(sent.reduce((a, b) => a + b, 0)).toBe(1);
     await server.stop();
     server = await startTestServer(settings(), dataDir.path);
     expect(await server.services.runDigests(due)).toBe(0);
-    const rows = await peek<{ n: number | string }>(server, "SELECT count(*) AS n FROM deliveries WHERE target = 'digest' AND target_id = ?", digestId);
+    const rows = await peek<{ n: number | string }>(
+      server,
+      "SELECT count(*) AS n FROM deliveries WHERE target = 'digest' AND target_id = ?",
+      digestId,
+    );
     expect(Number(rows[0]!.n)).toBe(2);
   });
 });
@@ -118,7 +163,10 @@ describe.skipIf(!POSTGRES)("on PostgreSQL, two instances", () => {
   let b: TestServer;
   beforeAll(async () => {
     const url = await createDatabase(POSTGRES!);
-    [a, b] = await Promise.all([startTestServer({ ...settings(), "database-url": url }), startTestServer({ ...settings(), "database-url": url })]);
+    [a, b] = await Promise.all([
+      startTestServer({ ...settings(), "database-url": url }),
+      startTestServer({ ...settings(), "database-url": url }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([a?.close(), b?.close()]);
@@ -126,13 +174,25 @@ describe.skipIf(!POSTGRES)("on PostgreSQL, two instances", () => {
 
   test("running the digests at once send each period once", async () => {
     await a.services.projects.create("both");
-    const digest = await a.services.digests.create({ project: "both", frequency: "daily", hour: 9, time_zone: "UTC", emails: ["both@example.com"] }, BASE + 12 * HOUR);
+    const digest = await a.services.digests.create(
+      { project: "both", frequency: "daily", hour: 9, time_zone: "UTC", emails: ["both@example.com"] },
+      BASE + 12 * HOUR,
+    );
     for (const day of [1, 2]) {
       const due = BASE + day * DAY + 9 * HOUR + 60_000;
-      const sent = await Promise.all([a.services.runDigests(due), b.services.runDigests(due), a.services.digests.runDue(due), b.services.digests.runDue(due)]);
+      const sent = await Promise.all([
+        a.services.runDigests(due),
+        b.services.runDigests(due),
+        a.services.digests.runDue(due),
+        b.services.digests.runDue(due),
+      ]);
       expect(sent.reduce((x, y) => x + y, 0)).toBe(1);
     }
-    const rows = await peek<{ n: number | string }>(a, "SELECT count(*) AS n FROM deliveries WHERE target = 'digest' AND target_id = ?", digest.id);
+    const rows = await peek<{ n: number | string }>(
+      a,
+      "SELECT count(*) AS n FROM deliveries WHERE target = 'digest' AND target_id = ?",
+      digest.id,
+    );
     expect(Number(rows[0]!.n)).toBe(2);
   });
 });

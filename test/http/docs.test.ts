@@ -20,24 +20,47 @@ afterAll(() => server.close());
 function sections(html: string) {
   return [...html.matchAll(/<section class="card api-op" id="([^"]+)">([^]*?)<\/section>/g)].map(([, id, body]) => ({
     id: id!,
-    heading: /<h2>([^]*?)<\/h2>/.exec(body!)![1]!.replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim(),
-    rows: [...body!.matchAll(/<tr><td class="card-title"><code>([^<]+)<\/code>([^]*?)<\/td><td data-label="Type">([^<]*)<\/td><td data-label="Rules">([^<]*)<\/td>/g)].map(([, name, badge, type, rules]) => ({ name: name!, required: badge!.includes("required"), type: type!, rules: rules! })),
+    heading: /<h2>([^]*?)<\/h2>/
+      .exec(body!)![1]!
+      .replace(/<[^>]+>/g, "")
+      .replace(/\s+/g, " ")
+      .trim(),
+    rows: [
+      ...body!.matchAll(
+        /<tr><td class="card-title"><code>([^<]+)<\/code>([^]*?)<\/td><td data-label="Type">([^<]*)<\/td><td data-label="Rules">([^<]*)<\/td>/g,
+      ),
+    ].map(([, name, badge, type, rules]) => ({
+      name: name!,
+      required: badge!.includes("required"),
+      type: type!,
+      rules: rules!,
+    })),
   }));
 }
 
 /** The operations /openapi.json describes, as "METHOD /path". */
-const operations = () => Object.entries(openapi.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+const operations = () =>
+  Object.entries(openapi.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
+    Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
+  );
 
 describe("/docs", () => {
   test("opens with a table of contents: one link per route, in the page's order, to that route's section", async () => {
     const toc = /<nav[^>]*aria-labelledby="toc-title"[^>]*>([^]*?)<\/nav>/.exec(page);
     expect(toc).not.toBeNull();
-    const links = [...toc![1]!.matchAll(/<a href="#([^"]+)">([^]*?)<\/a>/g)].map(([, href, text]) => ({ href: href!, text: text!.replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim() }));
+    const links = [...toc![1]!.matchAll(/<a href="#([^"]+)">([^]*?)<\/a>/g)].map(([, href, text]) => ({
+      href: href!,
+      text: text!
+        .replace(/<[^>]+>/g, "")
+        .replace(/\s+/g, " ")
+        .trim(),
+    }));
     const all = sections(page);
     expect(all.length).toBe(operations().length);
     expect(links.map((l) => l.href)).toEqual(all.map((s) => s.id));
     // Each link names its route as its section's heading does.
-    for (const [i, link] of links.entries()) expect(all[i]!.heading).toStartWith(link.text.split(" ").slice(0, 2).join(" "));
+    for (const [i, link] of links.entries())
+      expect(all[i]!.heading).toStartWith(link.text.split(" ").slice(0, 2).join(" "));
     expect(links.map((l) => l.text)).toContain("POST /v1/log Send an event");
     // The contents come before the first route.
     expect(page.indexOf('aria-labelledby="toc-title"')).toBeLessThan(page.indexOf('class="card api-op"'));
@@ -50,7 +73,14 @@ describe("/docs", () => {
     expect(log.rows.slice(0, 3).map((r) => r.name)).toEqual(["project", "channel", "event"]);
     for (const s of all) {
       const firstOptional = s.rows.findIndex((r) => !r.required);
-      if (firstOptional >= 0) expect(s.rows.slice(firstOptional).filter((r) => r.required).map((r) => r.name), s.heading).toEqual([]);
+      if (firstOptional >= 0)
+        expect(
+          s.rows
+            .slice(firstOptional)
+            .filter((r) => r.required)
+            .map((r) => r.name),
+          s.heading,
+        ).toEqual([]);
     }
   });
 
@@ -64,7 +94,9 @@ describe("/docs", () => {
       expect(tags.rules).toContain("strings of 0-256 characters");
       expect(tags.rules).toContain("at most 32 entries");
     }
-    const properties = all.find((s) => s.heading.startsWith("POST /v1/identify"))!.rows.find((r) => r.name === "properties")!;
+    const properties = all
+      .find((s) => s.heading.startsWith("POST /v1/identify"))!
+      .rows.find((r) => r.name === "properties")!;
     expect(properties.type).toBe("object of string, number, boolean or null values");
     expect(properties.rules).toContain("at most 100 entries");
   });
@@ -80,9 +112,30 @@ describe("/openapi.json", () => {
     expect(tags.anyOf).toContainEqual({ type: "null" });
     // What the schema accepts is what the API accepts (as far as a validator reads it).
     const schema = z.fromJSONSchema(tags);
-    for (const ok of [{ plan: "pro", seats: 3, trial: false }, {}, null]) expect(schema.safeParse(ok).success, JSON.stringify(ok)).toBe(true);
-    for (const bad of [{ plan: ["pro"] }, { plan: { tier: 1 } }, { plan: null }, { note: "x".repeat(257) }, "plan:pro", [1]]) expect(schema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
-    for (const body of [{ tags: { plan: "pro", seats: 3, trial: false } }, { tags: null }]) expect((await call(server, { path: "/v1/log", body: { project: "default", channel: "c", event: "e", ...body } })).status).toBe(200);
-    for (const tagsValue of [{ plan: ["pro"] }, { plan: null }, { note: "x".repeat(257) }, { Plan: "pro" }]) expect((await call(server, { path: "/v1/log", body: { project: "default", channel: "c", event: "e", tags: tagsValue } })).status).toBe(400);
+    for (const ok of [{ plan: "pro", seats: 3, trial: false }, {}, null])
+      expect(schema.safeParse(ok).success, JSON.stringify(ok)).toBe(true);
+    for (const bad of [
+      { plan: ["pro"] },
+      { plan: { tier: 1 } },
+      { plan: null },
+      { note: "x".repeat(257) },
+      "plan:pro",
+      [1],
+    ])
+      expect(schema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    for (const body of [{ tags: { plan: "pro", seats: 3, trial: false } }, { tags: null }])
+      expect(
+        (await call(server, { path: "/v1/log", body: { project: "default", channel: "c", event: "e", ...body } }))
+          .status,
+      ).toBe(200);
+    for (const tagsValue of [{ plan: ["pro"] }, { plan: null }, { note: "x".repeat(257) }, { Plan: "pro" }])
+      expect(
+        (
+          await call(server, {
+            path: "/v1/log",
+            body: { project: "default", channel: "c", event: "e", tags: tagsValue },
+          })
+        ).status,
+      ).toBe(400);
   });
 });

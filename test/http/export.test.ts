@@ -19,7 +19,13 @@ beforeAll(async () => {
   server = await startTestServer();
   await server.services.projects.create("shop");
   const send = async (i: number) => {
-    const sent = await post(server, "/v1/log", { project: "shop", channel: "seed", event: `seed-${i}`, tags: { i }, timestamp: FIRST + i * 10 });
+    const sent = await post(server, "/v1/log", {
+      project: "shop",
+      channel: "seed",
+      event: `seed-${i}`,
+      tags: { i },
+      timestamp: FIRST + i * 10,
+    });
     expect(sent.status).toBe(200);
   };
   for (let i = 0; i < SEEDED; i += 50) await Promise.all(Array.from({ length: 50 }, (_, k) => send(i + k)));
@@ -36,7 +42,12 @@ test("export while pairs are written: every event acknowledged before it began i
   const writer = (async () => {
     while (writing) {
       const n = pairs++;
-      const old = await post(server, "/v1/log", { project: "shop", channel: "pairs", event: `old-${n}`, timestamp: oldTime() });
+      const old = await post(server, "/v1/log", {
+        project: "shop",
+        channel: "pairs",
+        event: `old-${n}`,
+        timestamp: oldTime(),
+      });
       expect(old.status).toBe(200);
       acked.push({ name: `old-${n}`, at: performance.now() });
       const live = await post(server, "/v1/log", { project: "shop", channel: "pairs", event: `live-${n}` });
@@ -50,7 +61,9 @@ test("export while pairs are written: every event acknowledged before it began i
   const [command, ...args] = FROM_SOURCE;
   // node:child_process, not Bun.spawn: its pipe pushes back (Bun's reads the whole output ahead),
   // so reading slowly keeps the export running, a page at a time, while the pairs go on.
-  const proc = spawn(command!, [...args, "export", "--project", "shop", ...storeArgs(server)], { stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(command!, [...args, "export", "--project", "shop", ...storeArgs(server)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   proc.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
   const exited = new Promise<number>((resolve) => proc.on("close", (code) => resolve(code ?? -1)));
@@ -66,7 +79,10 @@ test("export while pairs are written: every event acknowledged before it began i
 
   expect(stderr).toContain("Exported");
   expect(code).toBe(0);
-  const lines = text.trim().split("\n").map((l) => JSON.parse(l) as Line);
+  const lines = text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Line);
   expect(stderr).toContain(`Exported ${lines.length} events`);
   const names = new Set(lines.map((l) => l.event));
 
@@ -77,7 +93,9 @@ test("export while pairs are written: every event acknowledged before it began i
   for (let i = 0; i < SEEDED; i++) expect(names.has(`seed-${i}`)).toBe(true);
   const missing = acked.filter((a) => a.at < began && !names.has(a.name)).map((a) => a.name);
   expect(missing).toEqual([]);
-  const orphans = lines.filter((l) => l.event.startsWith("live-") && !names.has(`old-${l.event.slice(5)}`)).map((l) => l.event);
+  const orphans = lines
+    .filter((l) => l.event.startsWith("live-") && !names.has(`old-${l.event.slice(5)}`))
+    .map((l) => l.event);
   expect(orphans).toEqual([]);
   // Each write was sent once the one before it was acknowledged, so one moment holds a first part
   // of them, in the order they were written, and nothing after.
@@ -93,10 +111,18 @@ test("export while pairs are written: every event acknowledged before it began i
 
 test("a channel's export holds that channel's events, oldest first", async () => {
   const [command, ...args] = FROM_SOURCE;
-  const proc = spawn(command!, [...args, "export", "--project", "shop", "--channel", "seed", ...storeArgs(server)], { stdio: ["ignore", "pipe", "pipe"] });
-  const [text, code] = await Promise.all([new Response(proc.stdout as never).text(), new Promise((resolve) => proc.on("close", resolve))]);
+  const proc = spawn(command!, [...args, "export", "--project", "shop", "--channel", "seed", ...storeArgs(server)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const [text, code] = await Promise.all([
+    new Response(proc.stdout as never).text(),
+    new Promise((resolve) => proc.on("close", resolve)),
+  ]);
   expect(code).toBe(0);
-  const lines = text.trim().split("\n").map((l) => JSON.parse(l) as Line);
+  const lines = text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Line);
   expect(lines.map((l) => l.event)).toEqual(Array.from({ length: SEEDED }, (_, i) => `seed-${i}`));
 });
 
@@ -109,7 +135,9 @@ test("an empty --channel (an unset variable in a script) is refused, not an expo
 
 test("a reader that goes away after the first lines ends the export quietly, and the database goes on", async () => {
   const [command, ...args] = FROM_SOURCE;
-  const proc = spawn(command!, [...args, "export", "--project", "shop", ...storeArgs(server)], { stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(command!, [...args, "export", "--project", "shop", ...storeArgs(server)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   proc.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
   const code = new Promise((resolve) => proc.on("close", resolve));

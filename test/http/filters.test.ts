@@ -15,8 +15,14 @@ describe("date filters", () => {
     server = await startTestServer();
     await server.services.accounts.createUser(OWNER, "owner");
     agent = await signedIn(server, OWNER);
-    for (const [event, at] of [["January 5", "2026-01-05"], ["January 10", "2026-01-10"], ["January 20", "2026-01-20"]] as const) {
-      expect((await post(server, "/v1/log", { project: "default", channel: "days", event, timestamp: day(at) })).status).toBe(200);
+    for (const [event, at] of [
+      ["January 5", "2026-01-05"],
+      ["January 10", "2026-01-10"],
+      ["January 20", "2026-01-20"],
+    ] as const) {
+      expect(
+        (await post(server, "/v1/log", { project: "default", channel: "days", event, timestamp: day(at) })).status,
+      ).toBe(200);
     }
   });
   afterAll(() => server.close());
@@ -32,7 +38,9 @@ describe("date filters", () => {
     expect(days.status).toBe(200);
     expect(names(days.html)).toEqual(["January 10"]);
     expect(days.html).not.toContain("filter-errors");
-    const times = await page(`?from=${encodeURIComponent("2026-01-10T11:00:00Z")}&to=${encodeURIComponent("2026-01-10T13:00Z")}`);
+    const times = await page(
+      `?from=${encodeURIComponent("2026-01-10T11:00:00Z")}&to=${encodeURIComponent("2026-01-10T13:00Z")}`,
+    );
     expect(times.status).toBe(200);
     expect(names(times.html)).toEqual(["January 10"]);
     const same = await page("?from=2026-01-10&to=2026-01-10"); // one whole day
@@ -46,8 +54,12 @@ describe("date filters", () => {
       expect({ bad, status: res.status }).toEqual({ bad, status: 422 });
       expect(res.html).toContain('id="filter-errors"');
       // A date field cannot hold what was sent: a text field keeps it in view as typed.
-      expect(res.html).toContain(`<input type="text" pattern="\\d{4}-\\d{2}-\\d{2}.*" placeholder="YYYY-MM-DD" id="filter-from" name="from" value="${bad}" aria-invalid="true" aria-describedby="filter-from-error">`);
-      expect(res.html).toContain(`<p class="hint error" id="filter-from-error">“${bad}” is not a date: use YYYY-MM-DD.</p>`);
+      expect(res.html).toContain(
+        `<input type="text" pattern="\\d{4}-\\d{2}-\\d{2}.*" placeholder="YYYY-MM-DD" id="filter-from" name="from" value="${bad}" aria-invalid="true" aria-describedby="filter-from-error">`,
+      );
+      expect(res.html).toContain(
+        `<p class="hint error" id="filter-from-error">“${bad}” is not a date: use YYYY-MM-DD.</p>`,
+      );
       expect(names(res.html)).toEqual(["January 20", "January 10", "January 5"]);
     }
     const to = await page("?to=2026-13-01");
@@ -58,7 +70,9 @@ describe("date filters", () => {
   test("a range that ends before it starts: the error is at To, From still applies", async () => {
     const res = await page("?from=2026-01-10&to=2026-01-05");
     expect(res.status).toBe(422);
-    expect(res.html).toContain(`<p class="hint error" id="filter-to-error">“To” (2026-01-05) is before “From” (2026-01-10).</p>`);
+    expect(res.html).toContain(
+      `<p class="hint error" id="filter-to-error">“To” (2026-01-05) is before “From” (2026-01-10).</p>`,
+    );
     expect(res.html).not.toContain('id="filter-from-error"');
     expect(names(res.html)).toEqual(["January 20", "January 10"]);
     // The day before From is before it too (its end is From's start).
@@ -80,10 +94,14 @@ describe("date filters", () => {
     const activity = await agent.request("/p/default/activity.json?days=7&from=2024-13-45");
     expect(activity.status).toBe(200);
 
-    const stream = await openSse(`${server.url}/p/default/live?from=2024-13-45&to=nonsense&q=March`, { Cookie: agent.cookieHeader() });
+    const stream = await openSse(`${server.url}/p/default/live?from=2024-13-45&to=nonsense&q=March`, {
+      Cookie: agent.cookieHeader(),
+    });
     try {
       expect(stream.response.status).toBe(200);
-      expect((await post(server, "/v1/log", { project: "default", channel: "days", event: "March live" })).status).toBe(200);
+      expect((await post(server, "/v1/log", { project: "default", channel: "days", event: "March live" })).status).toBe(
+        200,
+      );
       const [frame] = await stream.waitFor(1);
       expect(frame!.event).toBe("feed");
       expect(frame!.data).toContain("March live"); // both bad dates are ignored

@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const patch = (title: string, inc: number) => call(server, { method: "PATCH", path: "/v1/insight", body: { project: "default", title, value: { $inc: inc } } });
+const patch = (title: string, inc: number) =>
+  call(server, { method: "PATCH", path: "/v1/insight", body: { project: "default", title, value: { $inc: inc } } });
 
 describe("POST /v1/insight with a boolean", () => {
   test("is stored and answered as a boolean, in the metrics list and the history", async () => {
@@ -62,7 +63,11 @@ describe("PATCH /v1/insight", () => {
 
 describe("POST /v1/group", () => {
   test("without user_id sets the group's traits only", async () => {
-    const answer = await post(server, "/v1/group", { project: "default", group_id: "acme", properties: { tier: "gold" } });
+    const answer = await post(server, "/v1/group", {
+      project: "default",
+      group_id: "acme",
+      properties: { tier: "gold" },
+    });
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual({ success: true, statusCode: 200 });
   });

@@ -43,7 +43,12 @@ beforeAll(async () => {
   fakes.pushover.apps.add(PO_APP);
   fakes.pushover.users.add(PO_USER);
   fakes.joinMatrix(MX_TOKEN, "@signalboard:matrix.example.org", ROOM);
-  server = await startTestServer({ "notify-retry-base": "100ms", "base-url": "https://sb.example.com", "smtp-url": smtp.url, "smtp-from": "Signalboard <alerts@sb.example.com>" });
+  server = await startTestServer({
+    "notify-retry-base": "100ms",
+    "base-url": "https://sb.example.com",
+    "smtp-url": smtp.url,
+    "smtp-from": "Signalboard <alerts@sb.example.com>",
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -77,7 +82,14 @@ describe("the API", () => {
     for (const [kind, config, secrets] of kinds) {
       const res = await add({ project: p, kind, name: `my ${kind}`, config, enabled: false });
       expect({ kind, status: res.status }).toEqual({ kind, status: 200 });
-      expect(res.json.integration).toMatchObject({ project: p, kind, name: `my ${kind}`, enabled: false, filter: null, template: null });
+      expect(res.json.integration).toMatchObject({
+        project: p,
+        kind,
+        name: `my ${kind}`,
+        enabled: false,
+        filter: null,
+        template: null,
+      });
       for (const secret of secrets) expect(res.text).not.toContain(secret);
       if (kind === "webhook") expect(res.json.secret).toMatch(/^whsec_/);
       else expect(res.json.secret).toBeNull();
@@ -89,15 +101,37 @@ describe("the API", () => {
     expect(telegram.config).toEqual({ bot_token: `…${BOT.slice(-4)}`, chat_id: CHAT, api_url: fakes.url });
 
     // A change that leaves the secret out, or sends it back masked, keeps it; the kind cannot change.
-    const changed = await call(server, { method: "PATCH", path: `/v1/integrations/${telegram.id}`, body: { name: "renamed", config: { ...telegram.config, chat_id: "@opschannel" }, filter: { channels: ["alerts"] }, template: { title: "{{event}}" } } });
+    const changed = await call(server, {
+      method: "PATCH",
+      path: `/v1/integrations/${telegram.id}`,
+      body: {
+        name: "renamed",
+        config: { ...telegram.config, chat_id: "@opschannel" },
+        filter: { channels: ["alerts"] },
+        template: { title: "{{event}}" },
+      },
+    });
     expect(changed.status).toBe(200);
-    expect(changed.json.integration).toMatchObject({ name: "renamed", config: { chat_id: "@opschannel", bot_token: `…${BOT.slice(-4)}` }, filter: { channels: ["alerts"] }, template: { title: "{{event}}" } });
+    expect(changed.json.integration).toMatchObject({
+      name: "renamed",
+      config: { chat_id: "@opschannel", bot_token: `…${BOT.slice(-4)}` },
+      filter: { channels: ["alerts"] },
+      template: { title: "{{event}}" },
+    });
     const stored = await server.store.notifications.integration(telegram.id);
     expect(stored!.secrets).toEqual({ bot_token: BOT });
-    const cleared = await call(server, { method: "PATCH", path: `/v1/integrations/${telegram.id}`, body: { filter: null, template: null, config: { api_url: null } } });
+    const cleared = await call(server, {
+      method: "PATCH",
+      path: `/v1/integrations/${telegram.id}`,
+      body: { filter: null, template: null, config: { api_url: null } },
+    });
     expect(cleared.json.integration).toMatchObject({ filter: null, template: null });
     expect(cleared.json.integration.config.api_url).toBeUndefined();
-    const kind = await call(server, { method: "PATCH", path: `/v1/integrations/${telegram.id}`, body: { kind: "slack" } });
+    const kind = await call(server, {
+      method: "PATCH",
+      path: `/v1/integrations/${telegram.id}`,
+      body: { kind: "slack" },
+    });
     expect(kind.status).toBe(400);
     expect(kind.json.validation.body[0].path).toBe("kind");
 
@@ -119,20 +153,39 @@ describe("the API", () => {
       [{ kind: "email", config: { to: [] } }, "config.to"],
       [{ kind: "gotify", config: { url: fakes.url } }, "config.token"],
       [{ kind: "pushover", config: { user_key: "short", app_token: PO_APP } }, "config.user_key"],
-      [{ kind: "matrix", config: { homeserver: fakes.url, room_id: "#alias:example.org", access_token: MX_TOKEN } }, "config.room_id"],
+      [
+        { kind: "matrix", config: { homeserver: fakes.url, room_id: "#alias:example.org", access_token: MX_TOKEN } },
+        "config.room_id",
+      ],
       [{ kind: "webhook", config: { url: `${hook.url}/x`, extra: 1 } }, "config"],
       [{ kind: "slack", config: { webhook_url: "https://example.com/nope" } }, "config.webhook_url"],
       [{ kind: "pigeon", config: {} }, "kind"],
       [{ kind: "webhook", config: { url: `${hook.url}/x` }, filter: { min_priority: 9 } }, "filter.min_priority"],
-      [{ kind: "webhook", config: { url: `${hook.url}/x` }, filter: { channels: ["Not A Channel"] } }, "filter.channels.0"],
+      [
+        { kind: "webhook", config: { url: `${hook.url}/x` }, filter: { channels: ["Not A Channel"] } },
+        "filter.channels.0",
+      ],
       [{ kind: "webhook", config: { url: `${hook.url}/x` }, template: { body: "{{#event}}" } }, "template.body"],
-      [{ kind: "webhook", config: { url: `${hook.url}/x` }, template: { body: '{"text": {{event}}}' } }, "template.body"],
-      [{ kind: "telegram", config: { bot_token: BOT, chat_id: CHAT }, template: { title: "{{evnet}}" } }, "template.title"],
-      [{ kind: "telegram", config: { bot_token: BOT, chat_id: CHAT }, template: { body: "{{> partial}}" } }, "template.body"],
+      [
+        { kind: "webhook", config: { url: `${hook.url}/x` }, template: { body: '{"text": {{event}}}' } },
+        "template.body",
+      ],
+      [
+        { kind: "telegram", config: { bot_token: BOT, chat_id: CHAT }, template: { title: "{{evnet}}" } },
+        "template.title",
+      ],
+      [
+        { kind: "telegram", config: { bot_token: BOT, chat_id: CHAT }, template: { body: "{{> partial}}" } },
+        "template.body",
+      ],
     ];
     for (const [body, path] of cases) {
       const res = await add({ project: p, name: "x", ...body });
-      expect({ body, status: res.status, path: res.json.validation?.body?.[0]?.path }).toEqual({ body, status: 400, path });
+      expect({ body, status: res.status, path: res.json.validation?.body?.[0]?.path }).toEqual({
+        body,
+        status: 400,
+        path,
+      });
       expect(res.json.message).toStartWith(path);
     }
     expect((await call(server, { path: `/v1/integrations?project=${p}` })).json.integrations).toEqual([]);
@@ -152,11 +205,30 @@ describe("each kind, with hostile event text", () => {
       ["matrix", { homeserver: fakes.url, room_id: ROOM, access_token: MX_TOKEN }],
       ["webhook", { url: `${hook.url}/kinds` }],
     ] as const) {
-      const template = kind === "email" ? { title: "[{{project}}] {{event}}", body: "<h1>{{event}}</h1><p>{{description}}</p><p>plan: {{tags.plan}}</p>" } : kind === "webhook" ? { body: '{"text": "{{event}}", "plan": "{{tags.plan}}", "priority": {{priority}}}' } : { title: "{{icon}} {{event}}", body };
+      const template =
+        kind === "email"
+          ? {
+              title: "[{{project}}] {{event}}",
+              body: "<h1>{{event}}</h1><p>{{description}}</p><p>plan: {{tags.plan}}</p>",
+            }
+          : kind === "webhook"
+            ? { body: '{"text": "{{event}}", "plan": "{{tags.plan}}", "priority": {{priority}}}' }
+            : { title: "{{icon}} {{event}}", body };
       const res = await add({ project: p, kind, name: kind, config, template });
-      expect({ kind, status: res.status, message: res.json.message }).toEqual({ kind, status: 200, message: undefined });
+      expect({ kind, status: res.status, message: res.json.message }).toEqual({
+        kind,
+        status: 200,
+        message: undefined,
+      });
     }
-    const res = await post(server, "/v1/log", { project: p, channel: "deploys", icon: "🚀", notify: true, priority: 5, ...HOSTILE });
+    const res = await post(server, "/v1/log", {
+      project: p,
+      channel: "deploys",
+      icon: "🚀",
+      notify: true,
+      priority: 5,
+      ...HOSTILE,
+    });
     expect(res.status).toBe(200);
     expect(res.json.priority).toBe(5);
   });
@@ -204,7 +276,9 @@ describe("each kind, with hostile event text", () => {
     expect(message!.title).toBe(`🚀 ${HOSTILE.event}`);
     expect(message!.message).toContain(`*${HOSTILE.event}* (#deploys, plan <i>pro</i>)\n\n${HOSTILE.description}`);
     expect(message!.priority).toBe(10);
-    expect(message!.extras).toMatchObject({ "client::notification": { click: { url: expect.stringContaining("/p/kinds/events/") } } });
+    expect(message!.extras).toMatchObject({
+      "client::notification": { click: { url: expect.stringContaining("/p/kinds/events/") } },
+    });
   });
 
   test("Pushover: a form post, plain text, emergency priority with retry and expire", async () => {
@@ -213,7 +287,13 @@ describe("each kind, with hostile event text", () => {
       return fakes.pushover.messages;
     }, 5000);
     expect(fakes.pushover.refused).toEqual([]);
-    expect(message).toMatchObject({ user: PO_USER, title: `🚀 ${HOSTILE.event}`, priority: 2, retry: 60, expire: 3600 });
+    expect(message).toMatchObject({
+      user: PO_USER,
+      title: `🚀 ${HOSTILE.event}`,
+      priority: 2,
+      retry: 60,
+      expire: 3600,
+    });
     expect(message!.message).toContain(HOSTILE.description);
     expect(message!.url).toContain("/p/kinds/events/");
   });
@@ -240,25 +320,41 @@ describe("each kind, with hostile event text", () => {
     expect(JSON.parse(request.body)).toEqual({ text: HOSTILE.event, plan: "<i>pro</i>", priority: 5 });
     const integration = (await server.services.integrations.list(p)).find((i) => i.kind === "webhook")!;
     const secret = (await server.store.notifications.integration(integration.id))!.secrets.secret!;
-    expect(request.headers["x-signalboard-signature"]).toBe(`sha256=${createHmac("sha256", secret).update(request.body).digest("hex")}`);
+    expect(request.headers["x-signalboard-signature"]).toBe(
+      `sha256=${createHmac("sha256", secret).update(request.body).digest("hex")}`,
+    );
   });
 });
 
 describe("routing", () => {
   test("channels, all but some channels, tags and a least priority; alert notices to the chosen integrations only", async () => {
     const p = await project("routed");
-    const targets = { all: {}, alertsOnly: { channels: ["alerts"] }, notAlerts: { exclude_channels: ["alerts"] }, prod: { tags: { env: "prod" } }, urgent: { min_priority: 4 } };
-    for (const [name, filter] of Object.entries(targets)) expect((await add({ project: p, kind: "webhook", name, config: { url: `${hook.url}/route/${name}` }, filter })).status).toBe(200);
+    const targets = {
+      all: {},
+      alertsOnly: { channels: ["alerts"] },
+      notAlerts: { exclude_channels: ["alerts"] },
+      prod: { tags: { env: "prod" } },
+      urgent: { min_priority: 4 },
+    };
+    for (const [name, filter] of Object.entries(targets))
+      expect(
+        (await add({ project: p, kind: "webhook", name, config: { url: `${hook.url}/route/${name}` }, filter })).status,
+      ).toBe(200);
     const events = [
       { channel: "alerts", event: "CPU high", tags: { alert: "cpu", state: "firing", kind: "threshold" } },
       { channel: "deploys", event: "Deployed", tags: { env: "prod" } },
       { channel: "deploys", event: "Staged", tags: { env: "staging" }, priority: 4 },
       { channel: "signups", event: "Quiet one", priority: 1 },
     ];
-    for (const e of events) expect((await post(server, "/v1/log", { project: p, notify: true, ...e })).status).toBe(200);
+    for (const e of events)
+      expect((await post(server, "/v1/log", { project: p, notify: true, ...e })).status).toBe(200);
     await notifierIdle(server);
     await eventually(() => expect(hook.requests.filter((r) => r.path === "/route/all")).toHaveLength(4));
-    const got = (name: string) => hook.requests.filter((r) => r.path === `/route/${name}`).map((r) => JSON.parse(r.body).event.event).sort();
+    const got = (name: string) =>
+      hook.requests
+        .filter((r) => r.path === `/route/${name}`)
+        .map((r) => JSON.parse(r.body).event.event)
+        .sort();
     expect(got("all")).toEqual(["CPU high", "Deployed", "Quiet one", "Staged"]);
     expect(got("alertsOnly")).toEqual(["CPU high"]);
     expect(got("notAlerts")).toEqual(["Deployed", "Quiet one", "Staged"]);
@@ -268,15 +364,34 @@ describe("routing", () => {
 
   test("a device limited to tags and a least priority; Web Push's Urgency follows the priority", async () => {
     const p = await project("devices");
-    const user = await server.services.accounts.createUser({ username: "pusher", password: "password 123456" }, "owner");
+    const user = await server.services.accounts.createUser(
+      { username: "pusher", password: "password 123456" },
+      "owner",
+    );
     const sub = push.subscribe();
-    const device = await server.services.devices.register(user, { endpoint: sub.endpoint, keys: sub.keys, deviceName: "phone" });
+    const device = await server.services.devices.register(user, {
+      endpoint: sub.endpoint,
+      keys: sub.keys,
+      deviceName: "phone",
+    });
     await server.services.devices.setFilters(user, device.id, [p], { tags: "env:prod", minPriority: 2 });
-    for (const [event, tags, priority] of [["low", { env: "prod" }, 1], ["staging", { env: "staging" }, 5], ["prod urgent", { env: "prod" }, 5], ["prod normal", { env: "prod" }, 3]] as const) {
+    for (const [event, tags, priority] of [
+      ["low", { env: "prod" }, 1],
+      ["staging", { env: "staging" }, 5],
+      ["prod urgent", { env: "prod" }, 5],
+      ["prod normal", { env: "prod" }, 3],
+    ] as const) {
       await post(server, "/v1/log", { project: p, channel: "c", event, tags, priority, notify: true });
     }
     await notifierIdle(server);
-    await eventually(() => expect(push.messagesFor(sub.id).map((m) => m.title).sort()).toEqual(["prod normal", "prod urgent"]));
+    await eventually(() =>
+      expect(
+        push
+          .messagesFor(sub.id)
+          .map((m) => m.title)
+          .sort(),
+      ).toEqual(["prod normal", "prod urgent"]),
+    );
     const urgency = push.received.filter((r) => r.device === sub.id).map((r) => [r.message.title, r.headers.urgency]);
     expect(urgency.sort()).toEqual([
       ["prod normal", "normal"],
@@ -290,16 +405,42 @@ describe("the routing form in Settings → Integrations", () => {
     const owner = { username: "owner", password: "correct horse battery staple" };
     await server.services.accounts.createUser(owner, "owner");
     const agent = await signedIn(server, owner);
-    const made = await call(server, { path: "/v1/integrations", body: { project: "default", kind: "webhook", name: "Spaced", config: { url: hook.url }, filter: { tags: { plan: "pro plus", env: "prod" } } } });
+    const made = await call(server, {
+      path: "/v1/integrations",
+      body: {
+        project: "default",
+        kind: "webhook",
+        name: "Spaced",
+        config: { url: hook.url },
+        filter: { tags: { plan: "pro plus", env: "prod" } },
+      },
+    });
     expect(made.status).toBe(200);
     const id = made.json.integration.id;
     const page = await (await agent.request("/settings/integrations?project=default")).text();
     expect(page).toContain('name="tags" value="plan:&quot;pro plus&quot; env:prod"');
     const csrf = await agent.csrf();
-    const edit = (tags: string) => agent.request(`/settings/integrations/${id}/edit?project=default`, { method: "POST", headers: { "X-CSRF-Token": csrf, "HX-Request": "true" }, form: { name: "Spaced", channels: "", exclude_channels: "", tags, min_priority: "1", template_title: "", template_body: "" } });
+    const edit = (tags: string) =>
+      agent.request(`/settings/integrations/${id}/edit?project=default`, {
+        method: "POST",
+        headers: { "X-CSRF-Token": csrf, "HX-Request": "true" },
+        form: {
+          name: "Spaced",
+          channels: "",
+          exclude_channels: "",
+          tags,
+          min_priority: "1",
+          template_title: "",
+          template_body: "",
+        },
+      });
     const saved = await edit('plan:"pro plus" env:prod');
     expect([saved.status, saved.headers.get("hx-redirect")]).toEqual([200, "/settings/integrations?project=default"]);
-    expect((await call(server, { path: "/v1/integrations?project=default" })).json.integrations.find((i: { id: number }) => i.id === id).filter).toEqual({ tags: { plan: "pro plus", env: "prod" } });
+    expect(
+      (await call(server, { path: "/v1/integrations?project=default" })).json.integrations.find(
+        (i: { id: number }) => i.id === id,
+      ).filter,
+    ).toEqual({ tags: { plan: "pro plus", env: "prod" } });
     const bad = await edit("plan:pro plus");
     expect(bad.status).toBe(422);
     expect(await bad.text()).toContain("&quot;plus&quot; is not key:value");
@@ -329,28 +470,85 @@ describe("priority", () => {
   test("each receiver gets the priority in its own terms", async () => {
     const p = await project("levels");
     await add({ project: p, kind: "gotify", name: "g", config: { url: fakes.url, token: GOTIFY } });
-    await add({ project: p, kind: "pushover", name: "p", config: { user_key: PO_USER, app_token: PO_APP, api_url: fakes.url } });
+    await add({
+      project: p,
+      kind: "pushover",
+      name: "p",
+      config: { user_key: PO_USER, app_token: PO_APP, api_url: fakes.url },
+    });
     await add({ project: p, kind: "ntfy", name: "n", config: { url: `${hook.url}/ntfy-levels`, topic: "levels" } });
-    await add({ project: p, kind: "telegram", name: "t", config: { bot_token: BOT, chat_id: CHAT, api_url: fakes.url } });
-    const before = { gotify: fakes.gotify.messages.length, pushover: fakes.pushover.messages.length, telegram: fakes.telegram.messages.length };
-    for (const priority of [1, 2, 3, 4, 5]) await post(server, "/v1/log", { project: p, channel: "c", event: `level ${priority}`, priority, notify: true });
+    await add({
+      project: p,
+      kind: "telegram",
+      name: "t",
+      config: { bot_token: BOT, chat_id: CHAT, api_url: fakes.url },
+    });
+    const before = {
+      gotify: fakes.gotify.messages.length,
+      pushover: fakes.pushover.messages.length,
+      telegram: fakes.telegram.messages.length,
+    };
+    for (const priority of [1, 2, 3, 4, 5])
+      await post(server, "/v1/log", { project: p, channel: "c", event: `level ${priority}`, priority, notify: true });
     await notifierIdle(server, 10_000);
     const level = (title: string) => Number(/level (\d)/.exec(title)![1]);
-    const gotify = fakes.gotify.messages.slice(before.gotify).map((m) => [level(m.title), m.priority]).sort();
-    expect(gotify).toEqual([[1, 1], [2, 3], [3, 5], [4, 8], [5, 10]]);
-    const pushover = fakes.pushover.messages.slice(before.pushover).map((m) => [level(m.title), m.priority]).sort();
-    expect(pushover).toEqual([[1, -2], [2, -1], [3, 0], [4, 1], [5, 2]]);
-    const ntfy = hook.requests.filter((r) => r.path === "/ntfy-levels").map((r) => JSON.parse(r.body)).map((b) => [level(b.title), b.priority]).sort();
-    expect(ntfy).toEqual([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]]);
-    const telegram = fakes.telegram.messages.slice(before.telegram).map((m) => [level(m.text), m.silent]).sort();
-    expect(telegram).toEqual([[1, true], [2, true], [3, false], [4, false], [5, false]]);
+    const gotify = fakes.gotify.messages
+      .slice(before.gotify)
+      .map((m) => [level(m.title), m.priority])
+      .sort();
+    expect(gotify).toEqual([
+      [1, 1],
+      [2, 3],
+      [3, 5],
+      [4, 8],
+      [5, 10],
+    ]);
+    const pushover = fakes.pushover.messages
+      .slice(before.pushover)
+      .map((m) => [level(m.title), m.priority])
+      .sort();
+    expect(pushover).toEqual([
+      [1, -2],
+      [2, -1],
+      [3, 0],
+      [4, 1],
+      [5, 2],
+    ]);
+    const ntfy = hook.requests
+      .filter((r) => r.path === "/ntfy-levels")
+      .map((r) => JSON.parse(r.body))
+      .map((b) => [level(b.title), b.priority])
+      .sort();
+    expect(ntfy).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+      [4, 4],
+      [5, 5],
+    ]);
+    const telegram = fakes.telegram.messages
+      .slice(before.telegram)
+      .map((m) => [level(m.text), m.silent])
+      .sort();
+    expect(telegram).toEqual([
+      [1, true],
+      [2, true],
+      [3, false],
+      [4, false],
+      [5, false],
+    ]);
   });
 });
 
 describe("at least once, never twice by choice", () => {
   test("a Matrix send retried after a 502 uses the same transaction id; the homeserver keeps one event", async () => {
     const p = await project("matrix-retry");
-    await add({ project: p, kind: "matrix", name: "m", config: { homeserver: fakes.url, room_id: ROOM, access_token: MX_TOKEN } });
+    await add({
+      project: p,
+      kind: "matrix",
+      name: "m",
+      config: { homeserver: fakes.url, room_id: ROOM, access_token: MX_TOKEN },
+    });
     const before = fakes.matrix.events.length;
     fakes.failures.matrix.push({ status: 502 });
     await post(server, "/v1/log", { project: p, channel: "c", event: "retried once", notify: true });
@@ -360,7 +558,14 @@ describe("at least once, never twice by choice", () => {
     const [delivery] = await server.store.notifications.deliveriesFor("integration", [integration.id]);
     expect(event.txnId).toStartWith(`sb-${delivery!.id}-`);
     // Sent again with the same transaction (as after a crash between sending and recording): still one event.
-    const again = await fetch(`${fakes.url}/_matrix/client/v3/rooms/${encodeURIComponent(ROOM)}/send/m.room.message/${event.txnId}`, { method: "PUT", headers: { Authorization: `Bearer ${MX_TOKEN}`, "Content-Type": "application/json" }, body: JSON.stringify(event.content) });
+    const again = await fetch(
+      `${fakes.url}/_matrix/client/v3/rooms/${encodeURIComponent(ROOM)}/send/m.room.message/${event.txnId}`,
+      {
+        method: "PUT",
+        headers: { Authorization: `Bearer ${MX_TOKEN}`, "Content-Type": "application/json" },
+        body: JSON.stringify(event.content),
+      },
+    );
     expect(again.status).toBe(200);
     expect(fakes.matrix.events.length).toBe(before + 1);
   });
@@ -379,18 +584,38 @@ describe("at least once, never twice by choice", () => {
     expect(mail.parsed.messageId).toBe(`<delivery-${delivery!.id}.${delivery!.createdAt.toString(36)}@sb.example.com>`);
     smtp.refusals.push({ code: 550, message: "no such user" });
     await post(server, "/v1/log", { project: p, channel: "c", event: "Mail refused", notify: true });
-    await eventually(async () => expect((await call(server, { path: `/v1/integrations?project=${p}` })).json.integrations[0].last_error).toBe("SMTP 550 (EMESSAGE)"), 5000);
+    await eventually(
+      async () =>
+        expect((await call(server, { path: `/v1/integrations?project=${p}` })).json.integrations[0].last_error).toBe(
+          "SMTP 550 (EMESSAGE)",
+        ),
+      5000,
+    );
   });
 
   test("a test over the API reaches the receiver; its outcome shows on the integration", async () => {
     const p = await project("tested");
-    const { json } = await add({ project: p, kind: "telegram", name: "t", config: { bot_token: BOT, chat_id: CHAT, api_url: fakes.url } });
+    const { json } = await add({
+      project: p,
+      kind: "telegram",
+      name: "t",
+      config: { bot_token: BOT, chat_id: CHAT, api_url: fakes.url },
+    });
     const res = await call(server, { method: "POST", path: `/v1/integrations/${json.integration.id}/test` });
     expect(res.json).toEqual({ success: true, statusCode: 200, queued: true });
-    await eventually(() => expect(fakes.telegram.messages.some((m) => m.text.includes("Signalboard can reach t."))).toBe(true), 5000);
-    await eventually(async () => expect((await call(server, { path: `/v1/integrations?project=${p}` })).json.integrations[0].last_success_at).toBeGreaterThan(0));
+    await eventually(
+      () => expect(fakes.telegram.messages.some((m) => m.text.includes("Signalboard can reach t."))).toBe(true),
+      5000,
+    );
+    await eventually(async () =>
+      expect(
+        (await call(server, { path: `/v1/integrations?project=${p}` })).json.integrations[0].last_success_at,
+      ).toBeGreaterThan(0),
+    );
     await call(server, { method: "PATCH", path: `/v1/integrations/${json.integration.id}`, body: { enabled: false } });
-    expect((await call(server, { method: "POST", path: `/v1/integrations/${json.integration.id}/test` })).status).toBe(403);
+    expect((await call(server, { method: "POST", path: `/v1/integrations/${json.integration.id}/test` })).status).toBe(
+      403,
+    );
   });
 
   test("a change of where an integration sends needs its secrets again: a stored secret never goes to a server the caller picks", async () => {
@@ -414,18 +639,31 @@ describe("at least once, never twice by choice", () => {
         matrix: { homeserver: fakes.url, room_id: ROOM, access_token: MX_TOKEN },
         ntfy: { url: hook.url, topic: "alerts", token: "tk_ntfy_secret_value" },
       };
-      const moves: Record<keyof typeof made, [string, string[]]> = { telegram: ["api_url", ["bot_token"]], gotify: ["url", ["token"]], pushover: ["api_url", ["user_key", "app_token"]], matrix: ["homeserver", ["access_token"]], ntfy: ["url", ["token"]] };
+      const moves: Record<keyof typeof made, [string, string[]]> = {
+        telegram: ["api_url", ["bot_token"]],
+        gotify: ["url", ["token"]],
+        pushover: ["api_url", ["user_key", "app_token"]],
+        matrix: ["homeserver", ["access_token"]],
+        ntfy: ["url", ["token"]],
+      };
       for (const [kind, config] of Object.entries(made) as [keyof typeof made, Record<string, string>][]) {
         const { json } = await add({ project: p, kind, name: kind, config });
         const [where, secrets] = moves[kind];
         // Moved alone, or with the secrets sent back masked: refused, naming each secret; nothing changes.
-        for (const body of [{ config: { [where]: elsewhere } }, { config: { ...json.integration.config, [where]: elsewhere } }]) {
+        for (const body of [
+          { config: { [where]: elsewhere } },
+          { config: { ...json.integration.config, [where]: elsewhere } },
+        ]) {
           const moved = await call(server, { method: "PATCH", path: `/v1/integrations/${json.integration.id}`, body });
           expect({ kind, status: moved.status }).toEqual({ kind, status: 400 });
-          expect(moved.json.validation.body.map((i: { path: string }) => i.path)).toEqual(secrets.map((s) => `config.${s}`));
+          expect(moved.json.validation.body.map((i: { path: string }) => i.path)).toEqual(
+            secrets.map((s) => `config.${s}`),
+          );
           expect(moved.json.message).toContain(where);
         }
-        expect((await server.store.notifications.integration(json.integration.id))!.config[where]).toBe((config as Record<string, string>)[where]);
+        expect((await server.store.notifications.integration(json.integration.id))!.config[where]).toBe(
+          (config as Record<string, string>)[where],
+        );
         await call(server, { method: "POST", path: `/v1/integrations/${json.integration.id}/test` });
       }
       await notifierIdle(server);
@@ -433,10 +671,18 @@ describe("at least once, never twice by choice", () => {
 
       // With the secrets sent again, it moves (the caller knows them); back to the kind's own service needs nothing.
       const { json } = await add({ project: p, kind: "telegram", name: "moved", config: made.telegram });
-      const moved = await call(server, { method: "PATCH", path: `/v1/integrations/${json.integration.id}`, body: { config: { api_url: elsewhere, bot_token: BOT } } });
+      const moved = await call(server, {
+        method: "PATCH",
+        path: `/v1/integrations/${json.integration.id}`,
+        body: { config: { api_url: elsewhere, bot_token: BOT } },
+      });
       expect(moved.status).toBe(200);
       expect(moved.json.integration.config.api_url).toBe(elsewhere);
-      const home = await call(server, { method: "PATCH", path: `/v1/integrations/${json.integration.id}`, body: { config: { api_url: null } } });
+      const home = await call(server, {
+        method: "PATCH",
+        path: `/v1/integrations/${json.integration.id}`,
+        body: { config: { api_url: null } },
+      });
       expect(home.status).toBe(200);
       expect((await server.store.notifications.integration(json.integration.id))!.secrets).toEqual({ bot_token: BOT });
     } finally {
@@ -446,7 +692,12 @@ describe("at least once, never twice by choice", () => {
 
   test("an error never shows a secret, even one in the receiver's URL", async () => {
     const p = await project("leaky");
-    const { json } = await add({ project: p, kind: "telegram", name: "t", config: { bot_token: BOT, chat_id: CHAT, api_url: "http://127.0.0.1:9" } });
+    const { json } = await add({
+      project: p,
+      kind: "telegram",
+      name: "t",
+      config: { bot_token: BOT, chat_id: CHAT, api_url: "http://127.0.0.1:9" },
+    });
     await call(server, { method: "POST", path: `/v1/integrations/${json.integration.id}/test` });
     const shown = await eventually(async () => {
       const i = (await call(server, { path: `/v1/integrations?project=${p}` })).json.integrations[0];

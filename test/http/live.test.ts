@@ -16,7 +16,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const burst = (n: number, prefix: string) => Promise.all(Array.from({ length: n }, (_, i) => post(server, "/v1/log", { project: "busy", channel: "burst", event: `${prefix} ${i}` })));
+const burst = (n: number, prefix: string) =>
+  Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      post(server, "/v1/log", { project: "busy", channel: "burst", event: `${prefix} ${i}` }),
+    ),
+  );
 
 describe("a burst of events", () => {
   test(`reaches a dashboard as at most ${FEED_CAP} events per flush and a count of the rest`, async () => {
@@ -25,7 +30,8 @@ describe("a burst of events", () => {
     const sent = await burst(150, "dash");
     expect(sent.every((r) => r.status === 200)).toBe(true);
     const feed = () => page.frames.filter((f) => f.event === "feed");
-    const skipped = () => page.frames.filter((f) => f.event === "skipped").reduce((n, f) => n + JSON.parse(f.data).count, 0);
+    const skipped = () =>
+      page.frames.filter((f) => f.event === "skipped").reduce((n, f) => n + JSON.parse(f.data).count, 0);
     await eventually(() => expect(feed().length + skipped()).toBe(150), 3000);
     expect(skipped()).toBeGreaterThan(0);
     expect(feed().length).toBeLessThanOrEqual(2 * FEED_CAP); // the first event after the quiet moment, then one capped flush
@@ -44,7 +50,9 @@ describe("a burst of events", () => {
   });
 
   test("many open dashboards of one page share one view (one group, rendered once per flush)", async () => {
-    const pages = await Promise.all(Array.from({ length: 20 }, () => openSse(`${server.url}/p/busy/live?q=solo`, { Cookie: cookie })));
+    const pages = await Promise.all(
+      Array.from({ length: 20 }, () => openSse(`${server.url}/p/busy/live?q=solo`, { Cookie: cookie })),
+    );
     const before = server.services.fanout.groupCount;
     expect(server.services.fanout.size).toBeGreaterThanOrEqual(20);
     await post(server, "/v1/log", { project: "busy", channel: "burst", event: "solo" });

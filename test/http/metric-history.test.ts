@@ -42,7 +42,13 @@ beforeAll(async () => {
   agent = await signedIn(server, OWNER);
   last = Date.now() - (Date.now() % MINUTE) - MINUTE;
   const project = (await server.store.projects.findByName("default"))!;
-  const { id } = await server.store.metrics.save({ projectId: project.id, title: "Load", value: valueOf(POINTS - 1), icon: null, now: last });
+  const { id } = await server.store.metrics.save({
+    projectId: project.id,
+    title: "Load",
+    value: valueOf(POINTS - 1),
+    icon: null,
+    now: last,
+  });
   await seedHistory(id);
 }, 60_000);
 afterAll(() => server.close());
@@ -101,9 +107,15 @@ describe("GET /v1/metrics/history", () => {
 
   test("limit sets the page's size, and the last page says there is no more", async () => {
     const first = await history(`from=${minuteOf(POINTS - 5) / 1000}&limit=2`);
-    expect(first.json.points.map((p: ApiPoint) => p.timestamp * 1000)).toEqual([minuteOf(POINTS - 5), minuteOf(POINTS - 4)]);
+    expect(first.json.points.map((p: ApiPoint) => p.timestamp * 1000)).toEqual([
+      minuteOf(POINTS - 5),
+      minuteOf(POINTS - 4),
+    ]);
     const second = await history(`from=${minuteOf(POINTS - 5) / 1000}&limit=2&cursor=${first.json.next_cursor}`);
-    expect(second.json.points.map((p: ApiPoint) => p.timestamp * 1000)).toEqual([minuteOf(POINTS - 3), minuteOf(POINTS - 2)]);
+    expect(second.json.points.map((p: ApiPoint) => p.timestamp * 1000)).toEqual([
+      minuteOf(POINTS - 3),
+      minuteOf(POINTS - 2),
+    ]);
     const third = await history(`from=${minuteOf(POINTS - 5) / 1000}&limit=2&cursor=${second.json.next_cursor}`);
     expect(third.json.points.map((p: ApiPoint) => p.timestamp * 1000)).toEqual([minuteOf(POINTS - 1)]);
     expect(third.json.next_cursor).toBeNull();
@@ -160,8 +172,15 @@ describe("GET /v1/metrics/history", () => {
     const DAY = 86_400_000;
     // Ten minutes into a span of two hours (and of one): the two points a minute apart share one.
     const start = last - 30 * DAY - ((last - 30 * DAY) % 7_200_000) + 10 * MINUTE;
-    const sets: [number, number][] = [[start, 1], [start + 3 * DAY, 2], [start + 3 * DAY + MINUTE, 3], [start + 10 * DAY, 4], [start + 29 * DAY, 5]];
-    for (const [now, value] of sets) await server.store.metrics.save({ projectId: project.id, title: "Sparse", value, icon: null, now });
+    const sets: [number, number][] = [
+      [start, 1],
+      [start + 3 * DAY, 2],
+      [start + 3 * DAY + MINUTE, 3],
+      [start + 10 * DAY, 4],
+      [start + 29 * DAY, 5],
+    ];
+    for (const [now, value] of sets)
+      await server.store.metrics.save({ projectId: project.id, title: "Sparse", value, icon: null, now });
     const from = `title=Sparse&from=${(start - DAY) / 1000}`;
     for (const interval of ["7200", "60", "auto"]) {
       const spans: Required<ApiPoint>[] = [];
@@ -178,8 +197,19 @@ describe("GET /v1/metrics/history", () => {
       }
       expect(width).toBe(interval === "7200" ? 7_200_000 : interval === "60" ? MINUTE : 3_600_000);
       // [span's start, points in it, its last value]: the two points a minute apart share a span unless it is a minute wide.
-      const expected: [number, number, number][] = interval === "60" ? sets.map(([at, v]) => [at, 1, v]) : [[start, 1, 1], [start + 3 * DAY, 2, 3], [start + 10 * DAY, 1, 4], [start + 29 * DAY, 1, 5]];
-      expect(spans.map((s) => [s.timestamp * 1000, s.count, s.value]), interval).toEqual(expected.map(([at, n, v]) => [at - (at % width), n, v]));
+      const expected: [number, number, number][] =
+        interval === "60"
+          ? sets.map(([at, v]) => [at, 1, v])
+          : [
+              [start, 1, 1],
+              [start + 3 * DAY, 2, 3],
+              [start + 10 * DAY, 1, 4],
+              [start + 29 * DAY, 1, 5],
+            ];
+      expect(
+        spans.map((s) => [s.timestamp * 1000, s.count, s.value]),
+        interval,
+      ).toEqual(expected.map(([at, n, v]) => [at - (at % width), n, v]));
     }
   });
 

@@ -14,7 +14,10 @@ afterAll(() => push.stop());
 const FAST = { "notify-retry-base": "100ms" };
 
 async function phone(server: TestServer) {
-  const user = await server.services.accounts.createUser({ username: `u${Math.random().toString(36).slice(2, 8)}`, password: "password 123456" }, "owner");
+  const user = await server.services.accounts.createUser(
+    { username: `u${Math.random().toString(36).slice(2, 8)}`, password: "password 123456" },
+    "owner",
+  );
   const sub = push.subscribe();
   await server.services.devices.register(user, { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Phone" });
   return sub;
@@ -28,14 +31,25 @@ describe("a receiver that never answers", () => {
     stuck.hold();
     try {
       await server.services.projects.create("stuck");
-      await server.services.integrations.create({ project: "stuck", kind: "webhook", name: "Hangs", config: { url: `${stuck.url}/hook` } });
-      for (let i = 0; i < 10; i++) await post(server, "/v1/log", { project: "stuck", channel: "c", event: `Stuck ${i}`, notify: true });
+      await server.services.integrations.create({
+        project: "stuck",
+        kind: "webhook",
+        name: "Hangs",
+        config: { url: `${stuck.url}/hook` },
+      });
+      for (let i = 0; i < 10; i++)
+        await post(server, "/v1/log", { project: "stuck", channel: "c", event: `Stuck ${i}`, notify: true });
       await found(() => stuck.requests[0]);
 
       // More than the notifier's eight slots wait for the receiver that hangs; a device and another
       // integration still hear at once, well before a hung send's 10 s timeout.
       const device = await phone(server);
-      await server.services.integrations.create({ project: "default", kind: "webhook", name: "Answers", config: { url: `${fine.url}/hook` } });
+      await server.services.integrations.create({
+        project: "default",
+        kind: "webhook",
+        name: "Answers",
+        config: { url: `${fine.url}/hook` },
+      });
       await post(server, "/v1/log", { project: "default", channel: "c", event: "Meanwhile", notify: true });
       await eventually(() => expect(push.messagesFor(device.id).map((m) => m.title)).toEqual(["Meanwhile"]), 2000);
       await found(() => fine.requests.find((r) => JSON.parse(r.body).title === "Meanwhile"), 2000);
@@ -43,7 +57,13 @@ describe("a receiver that never answers", () => {
 
       // Once it answers, the rest go through.
       stuck.release();
-      await eventually(() => expect(stuck.requests.map((r) => JSON.parse(r.body).title).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `Stuck ${i}`)), 5000);
+      await eventually(
+        () =>
+          expect(stuck.requests.map((r) => JSON.parse(r.body).title).sort()).toEqual(
+            Array.from({ length: 10 }, (_, i) => `Stuck ${i}`),
+          ),
+        5000,
+      );
     } finally {
       stuck.stop();
       fine.stop();
@@ -59,11 +79,29 @@ describe("several receivers that never answer", () => {
     const fine = await startReceiver();
     for (const s of stuck) s.hold();
     try {
-      for (const [i, s] of stuck.entries()) await server.services.integrations.create({ project: "default", kind: "webhook", name: `Hangs ${i}`, config: { url: `${s.url}/hook` } });
-      await server.services.integrations.create({ project: "default", kind: "webhook", name: "Answers", config: { url: `${fine.url}/hook` } });
-      for (let i = 0; i < 5; i++) await post(server, "/v1/log", { project: "default", channel: "c", event: `Event ${i}`, notify: true });
+      for (const [i, s] of stuck.entries())
+        await server.services.integrations.create({
+          project: "default",
+          kind: "webhook",
+          name: `Hangs ${i}`,
+          config: { url: `${s.url}/hook` },
+        });
+      await server.services.integrations.create({
+        project: "default",
+        kind: "webhook",
+        name: "Answers",
+        config: { url: `${fine.url}/hook` },
+      });
+      for (let i = 0; i < 5; i++)
+        await post(server, "/v1/log", { project: "default", channel: "c", event: `Event ${i}`, notify: true });
       // Every event reaches the healthy receiver at once, though each hung receiver holds two sends.
-      await eventually(() => expect(fine.requests.map((r) => JSON.parse(r.body).title).sort()).toEqual([0, 1, 2, 3, 4].map((i) => `Event ${i}`)), 2000);
+      await eventually(
+        () =>
+          expect(fine.requests.map((r) => JSON.parse(r.body).title).sort()).toEqual(
+            [0, 1, 2, 3, 4].map((i) => `Event ${i}`),
+          ),
+        2000,
+      );
     } finally {
       for (const s of stuck) s.stop();
       fine.stop();
@@ -76,10 +114,16 @@ describe("stopping with a send in flight", () => {
   async function hooked() {
     const server = await startTestServer(FAST);
     const hook = await startReceiver();
-    const { integration } = await server.services.integrations.create({ project: "default", kind: "webhook", name: "Slow", config: { url: `${hook.url}/hook` } });
+    const { integration } = await server.services.integrations.create({
+      project: "default",
+      kind: "webhook",
+      name: "Slow",
+      config: { url: `${hook.url}/hook` },
+    });
     return { server, hook, integrationId: integration.id };
   }
-  const deliveryIds = (hook: Receiver) => hook.requests.map((r) => [r.headers["x-signalboard-delivery"], String(JSON.parse(r.body).delivery_id)]);
+  const deliveryIds = (hook: Receiver) =>
+    hook.requests.map((r) => [r.headers["x-signalboard-delivery"], String(JSON.parse(r.body).delivery_id)]);
 
   test("a send that answers within the grace is waited for and recorded; the next start does not repeat it", async () => {
     const { server, hook, integrationId } = await hooked();
@@ -122,7 +166,9 @@ describe("stopping with a send in flight", () => {
         expect(second).toEqual(first!);
         expect(first![0]).toBe(first![1]);
         const [delivery] = await again.store.notifications.deliveriesFor("integration", [integrationId]);
-        await eventually(async () => expect(await again.store.notifications.delivery(delivery!.id)).toMatchObject({ status: "sent", attempts: 1 }));
+        await eventually(async () =>
+          expect(await again.store.notifications.delivery(delivery!.id)).toMatchObject({ status: "sent", attempts: 1 }),
+        );
         // The send that was let go left no attempt behind: only the one that went through.
         expect((await again.store.notifications.attemptsOf(delivery!.id)).map((a) => a.status)).toEqual([200]);
       } finally {

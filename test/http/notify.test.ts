@@ -4,7 +4,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac, randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
-import { Agent, eventually, found, notifierIdle, peek, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import {
+  Agent,
+  eventually,
+  found,
+  notifierIdle,
+  peek,
+  post,
+  signedIn,
+  startTestServer,
+  type TestServer,
+} from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 import type { User } from "../../src/model/user.ts";
@@ -16,12 +26,19 @@ beforeAll(async () => {
 afterAll(() => push.stop());
 
 async function withUser(server: TestServer): Promise<User> {
-  return await server.services.accounts.createUser({ username: `u${Math.random().toString(36).slice(2, 8)}`, password: "password 123456" }, "owner");
+  return await server.services.accounts.createUser(
+    { username: `u${Math.random().toString(36).slice(2, 8)}`, password: "password 123456" },
+    "owner",
+  );
 }
 
 async function device(server: TestServer, user: User, name = "Test phone") {
   const sub = push.subscribe();
-  const row = await server.services.devices.register(user, { endpoint: sub.endpoint, keys: sub.keys, deviceName: name });
+  const row = await server.services.devices.register(user, {
+    endpoint: sub.endpoint,
+    keys: sub.keys,
+    deviceName: name,
+  });
   return { ...sub, row };
 }
 
@@ -38,7 +55,15 @@ describe("Web Push", () => {
 
   test("a notify event reaches the device, encrypted, signed, and decrypts to its title, body and link", async () => {
     const phone = await device(server, user);
-    const res = await post(server, "/v1/log", { project: "default", channel: "payments", event: "New subscription", icon: "💰", notify: true, parser: "markdown", description: "**Pro plan**, [acme](https://acme.test)\n\n- 12 seats" });
+    const res = await post(server, "/v1/log", {
+      project: "default",
+      channel: "payments",
+      event: "New subscription",
+      icon: "💰",
+      notify: true,
+      parser: "markdown",
+      description: "**Pro plan**, [acme](https://acme.test)\n\n- 12 seats",
+    });
     expect(res.status).toBe(200);
     const [message] = await eventually(() => {
       const m = push.messagesFor(phone.id);
@@ -54,13 +79,23 @@ describe("Web Push", () => {
     expect(sent.jwt.sub).toBe("https://sb.example.com");
     expect(sent.headers["content-encoding"]).toBe("aes128gcm");
     expect(push.rejected).toEqual([]);
-    await eventually(async () => expect((await server.services.devices.list(user)).find((d) => d.id === phone.row.id)!.lastSuccessAt).toBeGreaterThan(0));
+    await eventually(async () =>
+      expect(
+        (await server.services.devices.list(user)).find((d) => d.id === phone.row.id)!.lastSuccessAt,
+      ).toBeGreaterThan(0),
+    );
   });
 
   test("historical events and events without notify are never sent", async () => {
     const phone = await device(server, user);
     await post(server, "/v1/log", { project: "default", channel: "c", event: "Quiet", notify: false });
-    await post(server, "/v1/log", { project: "default", channel: "c", event: "Old news", notify: true, timestamp: Date.now() / 1000 - 3600 });
+    await post(server, "/v1/log", {
+      project: "default",
+      channel: "c",
+      event: "Old news",
+      notify: true,
+      timestamp: Date.now() / 1000 - 3600,
+    });
     await post(server, "/v1/log", { project: "default", channel: "c", event: "Marker", notify: true });
     await eventually(() => expect(push.messagesFor(phone.id).map((m) => m.title)).toEqual(["Marker"]));
     await notifierIdle(server); // all that was queued has been sent: the other two would be here by now
@@ -71,7 +106,11 @@ describe("Web Push", () => {
     await server.services.projects.create("shop");
     const picky = await device(server, user, "Picky");
     await server.services.devices.setFilters(user, picky.row.id, ["shop/orders"]);
-    for (const [project, channel, event] of [["default", "orders", "wrong project"], ["shop", "refunds", "wrong channel"], ["shop", "orders", "right one"]]) {
+    for (const [project, channel, event] of [
+      ["default", "orders", "wrong project"],
+      ["shop", "refunds", "wrong channel"],
+      ["shop", "orders", "right one"],
+    ]) {
       await post(server, "/v1/log", { project, channel, event, notify: true });
     }
     await eventually(() => expect(push.messagesFor(picky.id).map((m) => m.title)).toEqual(["right one"]));
@@ -83,7 +122,9 @@ describe("Web Push", () => {
     const phone = await device(server, user, "Old phone");
     push.unsubscribe(phone.id);
     await post(server, "/v1/log", { project: "default", channel: "c", event: "Anyone there?", notify: true });
-    await eventually(async () => expect((await server.services.devices.list(user)).some((d) => d.id === phone.row.id)).toBe(false));
+    await eventually(async () =>
+      expect((await server.services.devices.list(user)).some((d) => d.id === phone.row.id)).toBe(false),
+    );
   });
 
   test("5xx is retried with backoff until it goes through; every attempt is recorded", async () => {
@@ -93,7 +134,9 @@ describe("Web Push", () => {
     await post(server, "/v1/log", { project: "default", channel: "flaky", event: "Eventually", notify: true });
     await eventually(() => expect(push.messagesFor(phone.id).map((m) => m.title)).toEqual(["Eventually"]), 5000);
     // The push service has the message a moment before the server has recorded its answer.
-    await eventually(async () => expect((await server.store.notifications.deliveriesFor("push", [phone.row.id]))[0]!.status).toBe("sent"));
+    await eventually(async () =>
+      expect((await server.store.notifications.deliveriesFor("push", [phone.row.id]))[0]!.status).toBe("sent"),
+    );
     const [delivery] = await server.store.notifications.deliveriesFor("push", [phone.row.id]);
     const attempts = await server.store.notifications.attemptsOf(delivery!.id);
     expect(attempts.map((a) => [a.ok, a.status])).toEqual([
@@ -122,7 +165,9 @@ describe("Web Push", () => {
     await server.services.devices.setFilters(user, phone.row.id, ["default/refused"]);
     push.answerNext(phone.id, { status: 400 });
     await post(server, "/v1/log", { project: "default", channel: "refused", event: "Nope", notify: true });
-    await eventually(async () => expect((await server.services.devices.get(user, phone.row.id)).lastError).toContain("HTTP 400"));
+    await eventually(async () =>
+      expect((await server.services.devices.get(user, phone.row.id)).lastError).toContain("HTTP 400"),
+    );
     const [delivery] = await server.store.notifications.deliveriesFor("push", [phone.row.id]);
     expect(delivery!.status).toBe("failed");
     expect(delivery!.attempts).toBe(1);
@@ -156,7 +201,10 @@ describe("restarts", () => {
     const after = await startTestServer({}, dataDir);
     await peek(after, "UPDATE deliveries SET next_attempt_at = 0 WHERE status = 'pending'");
     try {
-      await eventually(() => expect(push.messagesFor(phone.id).map((m) => m.title)).toEqual(["Survives restarts"]), 5000);
+      await eventually(
+        () => expect(push.messagesFor(phone.id).map((m) => m.title)).toEqual(["Survives restarts"]),
+        5000,
+      );
     } finally {
       await after.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -178,29 +226,79 @@ describe("integrations", () => {
 
   test("a generic webhook gets the event as JSON, signed with HMAC-SHA256 over the body", async () => {
     await server.services.projects.create("hooked");
-    const { secret, integration } = await server.services.integrations.create({ project: "hooked", kind: "webhook", name: "My backend", config: { url: `${hook.url}/hook` } });
+    const { secret, integration } = await server.services.integrations.create({
+      project: "hooked",
+      kind: "webhook",
+      name: "My backend",
+      config: { url: `${hook.url}/hook` },
+    });
     expect(secret).toMatch(/^whsec_/);
-    const res = await post(server, "/v1/log", { project: "hooked", channel: "alerts", event: "Disk full", icon: "💽", notify: true, tags: { host: "nas" } });
+    const res = await post(server, "/v1/log", {
+      project: "hooked",
+      channel: "alerts",
+      event: "Disk full",
+      icon: "💽",
+      notify: true,
+      tags: { host: "nas" },
+    });
     const request = await found(() => hook.requests.find((r) => r.path === "/hook"));
     const signature = createHmac("sha256", secret!).update(request.body).digest("hex");
     expect(request.headers["x-signalboard-signature"]).toBe(`sha256=${signature}`);
     const body = JSON.parse(request.body);
-    expect(body).toMatchObject({ type: "event.notify", title: "💽 Disk full", url: `https://sb.example.com/p/hooked/events/${res.json.id}`, event: { id: res.json.id, project: "hooked", channel: "alerts", event: "Disk full", tags: { host: "nas" } } });
-    expect((await server.services.integrations.list("hooked"))[0]).toMatchObject({ id: integration.id, hasSecret: true });
+    expect(body).toMatchObject({
+      type: "event.notify",
+      title: "💽 Disk full",
+      url: `https://sb.example.com/p/hooked/events/${res.json.id}`,
+      event: { id: res.json.id, project: "hooked", channel: "alerts", event: "Disk full", tags: { host: "nas" } },
+    });
+    expect((await server.services.integrations.list("hooked"))[0]).toMatchObject({
+      id: integration.id,
+      hasSecret: true,
+    });
     expect(JSON.stringify(await server.services.integrations.list("hooked"))).not.toContain(secret!);
   });
 
   test("ntfy, Discord and Slack get their own formats", async () => {
     await server.services.projects.create("phones");
-    await server.services.integrations.create({ project: "phones", kind: "ntfy", name: "ntfy", config: { url: `${hook.url}/`, topic: "signalboard-alerts", token: "tk_secret" } });
-    await server.services.integrations.create({ project: "phones", kind: "discord", name: "Discord", config: { webhook_url: `${hook.url}/api/webhooks/123/abcDEFsecretpart99` } });
-    await server.services.integrations.create({ project: "phones", kind: "slack", name: "Slack", config: { webhook_url: `${hook.url}/services/T0/B0/xyzSECRETtoken123` } });
-    await post(server, "/v1/log", { project: "phones", channel: "deploys", event: "Deployed <v2> & more", icon: "🚀", description: "All green", notify: true });
+    await server.services.integrations.create({
+      project: "phones",
+      kind: "ntfy",
+      name: "ntfy",
+      config: { url: `${hook.url}/`, topic: "signalboard-alerts", token: "tk_secret" },
+    });
+    await server.services.integrations.create({
+      project: "phones",
+      kind: "discord",
+      name: "Discord",
+      config: { webhook_url: `${hook.url}/api/webhooks/123/abcDEFsecretpart99` },
+    });
+    await server.services.integrations.create({
+      project: "phones",
+      kind: "slack",
+      name: "Slack",
+      config: { webhook_url: `${hook.url}/services/T0/B0/xyzSECRETtoken123` },
+    });
+    await post(server, "/v1/log", {
+      project: "phones",
+      channel: "deploys",
+      event: "Deployed <v2> & more",
+      icon: "🚀",
+      description: "All green",
+      notify: true,
+    });
     const ntfy = await found(() => hook.requests.find((r) => r.path === "/" && r.body.includes("signalboard-alerts")));
-    expect(JSON.parse(ntfy.body)).toMatchObject({ topic: "signalboard-alerts", title: "🚀 Deployed <v2> & more", message: "All green" });
+    expect(JSON.parse(ntfy.body)).toMatchObject({
+      topic: "signalboard-alerts",
+      title: "🚀 Deployed <v2> & more",
+      message: "All green",
+    });
     expect(ntfy.headers.authorization).toBe("Bearer tk_secret");
     const discord = await found(() => hook.requests.find((r) => r.path === "/api/webhooks/123/abcDEFsecretpart99"));
-    expect(JSON.parse(discord.body).embeds[0]).toMatchObject({ title: "🚀 Deployed <v2> & more", description: "All green", footer: { text: "#deploys · phones" } });
+    expect(JSON.parse(discord.body).embeds[0]).toMatchObject({
+      title: "🚀 Deployed <v2> & more",
+      description: "All green",
+      footer: { text: "#deploys · phones" },
+    });
     const slack = await found(() => hook.requests.find((r) => r.path === "/services/T0/B0/xyzSECRETtoken123"));
     expect(JSON.parse(slack.body).text).toContain("*🚀 Deployed &lt;v2&gt; &amp; more*");
     // Discord's and Slack's URLs are secrets: shown masked once stored.
@@ -212,16 +310,25 @@ describe("integrations", () => {
 
   test("a failing receiver is retried, and the integration shows the outcome", async () => {
     await server.services.projects.create("retried");
-    const { integration } = await server.services.integrations.create({ project: "retried", kind: "webhook", name: "Flaky", config: { url: `${hook.url}/flaky` } });
+    const { integration } = await server.services.integrations.create({
+      project: "retried",
+      kind: "webhook",
+      name: "Flaky",
+      config: { url: `${hook.url}/flaky` },
+    });
     hook.replies.push(502);
     await post(server, "/v1/log", { project: "retried", channel: "c", event: "Try again", notify: true });
     await eventually(() => expect(hook.requests.filter((r) => r.path === "/flaky").length).toBe(2), 5000);
-    await eventually(async () => expect((await server.services.integrations.list("retried"))[0]!.lastSuccessAt).toBeGreaterThan(0));
+    await eventually(async () =>
+      expect((await server.services.integrations.list("retried"))[0]!.lastSuccessAt).toBeGreaterThan(0),
+    );
     const [delivery] = await server.store.notifications.deliveriesFor("integration", [integration.id]);
     const attempts = await server.store.notifications.attemptsOf(delivery!.id);
     expect(attempts.map((a) => a.status)).toEqual([502, 200]);
     // The same delivery id on every retry, for receivers that de-duplicate.
-    const ids = hook.requests.filter((r) => r.path === "/flaky").map((r) => [r.headers["x-signalboard-delivery"], String(JSON.parse(r.body).delivery_id)]);
+    const ids = hook.requests
+      .filter((r) => r.path === "/flaky")
+      .map((r) => [r.headers["x-signalboard-delivery"], String(JSON.parse(r.body).delivery_id)]);
     expect(ids).toEqual([
       [String(delivery!.id), String(delivery!.id)],
       [String(delivery!.id), String(delivery!.id)],
@@ -232,8 +339,18 @@ describe("integrations", () => {
 
   test("a disabled integration gets nothing; a test can be sent on demand", async () => {
     await server.services.projects.create("quiet");
-    const { integration } = await server.services.integrations.create({ project: "quiet", kind: "webhook", name: "Off", config: { url: `${hook.url}/off` } });
-    await server.services.integrations.create({ project: "quiet", kind: "webhook", name: "Marker", config: { url: `${hook.url}/quiet-marker` } });
+    const { integration } = await server.services.integrations.create({
+      project: "quiet",
+      kind: "webhook",
+      name: "Off",
+      config: { url: `${hook.url}/off` },
+    });
+    await server.services.integrations.create({
+      project: "quiet",
+      kind: "webhook",
+      name: "Marker",
+      config: { url: `${hook.url}/quiet-marker` },
+    });
     await server.services.integrations.setEnabled(integration.id, false);
     await post(server, "/v1/log", { project: "quiet", channel: "c", event: "Shh", notify: true });
     // The marker: the project's enabled integration gets the event; once the queue is empty, nothing more is coming.
@@ -247,10 +364,33 @@ describe("integrations", () => {
   });
 
   test("bad integration settings are refused with field messages", async () => {
-    await expect(server.services.integrations.create({ project: "default", kind: "discord", name: "x", config: { webhook_url: "https://example.com/hook" } })).rejects.toThrow(/Discord webhook URL/);
-    await expect(server.services.integrations.create({ project: "default", kind: "ntfy", name: "x", config: { url: "https://ntfy.sh", topic: "bad topic!" } })).rejects.toThrow(/topic/);
-    await expect(server.services.integrations.create({ project: "default", kind: "carrier-pigeon", name: "x", config: {} })).rejects.toThrow(/kind/);
-    await expect(server.services.integrations.create({ project: "default", kind: "webhook", name: "x", config: { url: "ftp://x" } })).rejects.toThrow(/http/);
+    await expect(
+      server.services.integrations.create({
+        project: "default",
+        kind: "discord",
+        name: "x",
+        config: { webhook_url: "https://example.com/hook" },
+      }),
+    ).rejects.toThrow(/Discord webhook URL/);
+    await expect(
+      server.services.integrations.create({
+        project: "default",
+        kind: "ntfy",
+        name: "x",
+        config: { url: "https://ntfy.sh", topic: "bad topic!" },
+      }),
+    ).rejects.toThrow(/topic/);
+    await expect(
+      server.services.integrations.create({ project: "default", kind: "carrier-pigeon", name: "x", config: {} }),
+    ).rejects.toThrow(/kind/);
+    await expect(
+      server.services.integrations.create({
+        project: "default",
+        kind: "webhook",
+        name: "x",
+        config: { url: "ftp://x" },
+      }),
+    ).rejects.toThrow(/http/);
   });
 });
 
@@ -266,16 +406,35 @@ describe("device registration over HTTP", () => {
   afterAll(() => server.close());
 
   const json = (agent: Agent, path: string, body: unknown, csrf?: string) =>
-    agent.request(path, { method: "POST", headers: { "Content-Type": "application/json", ...(csrf ? { "X-CSRF-Token": csrf } : {}) }, body: JSON.stringify(body) });
+    agent.request(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...(csrf ? { "X-CSRF-Token": csrf } : {}) },
+      body: JSON.stringify(body),
+    });
 
   test("registers a device for the signed-in user; needs the CSRF token; refuses bad subscriptions with 400", async () => {
     const agent = await signedIn(server, OWNER);
     const csrf = await agent.csrf();
     const sub = push.subscribe();
     expect((await json(agent, "/settings/notifications/devices", { ...sub, deviceName: "Phone" })).status).toBe(403);
-    const ok = await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Phone" }, csrf);
+    const ok = await json(
+      agent,
+      "/settings/notifications/devices",
+      { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Phone" },
+      csrf,
+    );
     expect(ok.status).toBe(200);
-    for (const bad of [{ endpoint: "not a url", keys: sub.keys, deviceName: "x" }, { endpoint: sub.endpoint, keys: { p256dh: "short", auth: sub.keys.auth }, deviceName: "x" }, { endpoint: sub.endpoint, deviceName: "x" }, { endpoint: sub.endpoint, keys: sub.keys, deviceName: "" }, { endpoint: { length: { toString: {} } }, keys: { p256dh: { length: { toString: {} } }, auth: sub.keys.auth }, deviceName: { length: { valueOf: {} } } }]) {
+    for (const bad of [
+      { endpoint: "not a url", keys: sub.keys, deviceName: "x" },
+      { endpoint: sub.endpoint, keys: { p256dh: "short", auth: sub.keys.auth }, deviceName: "x" },
+      { endpoint: sub.endpoint, deviceName: "x" },
+      { endpoint: sub.endpoint, keys: sub.keys, deviceName: "" },
+      {
+        endpoint: { length: { toString: {} } },
+        keys: { p256dh: { length: { toString: {} } }, auth: sub.keys.auth },
+        deviceName: { length: { valueOf: {} } },
+      },
+    ]) {
       const res = await json(agent, "/settings/notifications/devices", bad, csrf);
       expect(res.status).toBe(400);
       expect((await res.json()).validation.body.length).toBeGreaterThan(0);
@@ -296,35 +455,81 @@ describe("device registration over HTTP", () => {
     const compressed = Buffer.from(sub.keys.p256dh, "base64url").subarray(0, 33);
     compressed[0] = 0x02;
     const cases: [{ p256dh: string; auth: string }, string][] = [
-      [{ p256dh: sub.keys.p256dh, auth: randomBytes(12).toString("base64url") }, "keys.auth: must be 16 bytes (base64url), got 12"],
-      [{ p256dh: sub.keys.p256dh, auth: randomBytes(32).toString("base64url") }, "keys.auth: must be 16 bytes (base64url), got 32"],
-      [{ p256dh: offCurve.toString("base64url"), auth: sub.keys.auth }, "keys.p256dh: is not a point on the P-256 curve"],
-      [{ p256dh: randomBytes(65).fill(0x07, 0, 1).toString("base64url"), auth: sub.keys.auth }, "keys.p256dh: must be an uncompressed P-256 public key (its first byte 0x04), got one starting 0x07"],
-      [{ p256dh: compressed.toString("base64url"), auth: sub.keys.auth }, "keys.p256dh: must be an uncompressed P-256 public key of 65 bytes (base64url), got 33"],
+      [
+        { p256dh: sub.keys.p256dh, auth: randomBytes(12).toString("base64url") },
+        "keys.auth: must be 16 bytes (base64url), got 12",
+      ],
+      [
+        { p256dh: sub.keys.p256dh, auth: randomBytes(32).toString("base64url") },
+        "keys.auth: must be 16 bytes (base64url), got 32",
+      ],
+      [
+        { p256dh: offCurve.toString("base64url"), auth: sub.keys.auth },
+        "keys.p256dh: is not a point on the P-256 curve",
+      ],
+      [
+        { p256dh: randomBytes(65).fill(0x07, 0, 1).toString("base64url"), auth: sub.keys.auth },
+        "keys.p256dh: must be an uncompressed P-256 public key (its first byte 0x04), got one starting 0x07",
+      ],
+      [
+        { p256dh: compressed.toString("base64url"), auth: sub.keys.auth },
+        "keys.p256dh: must be an uncompressed P-256 public key of 65 bytes (base64url), got 33",
+      ],
       [{ p256dh: sub.keys.p256dh, auth: "not base64url!" }, "keys.auth: must be base64url"],
     ];
     for (const [keys, message] of cases) {
-      const res = await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys, deviceName: "Broken" }, csrf);
+      const res = await json(
+        agent,
+        "/settings/notifications/devices",
+        { endpoint: sub.endpoint, keys, deviceName: "Broken" },
+        csrf,
+      );
       expect(res.status).toBe(400);
       const body = await res.json();
       expect(body.message).toStartWith(message);
       expect(body.validation.body).toHaveLength(1);
       const user = (await server.services.accounts.list()).find((u) => u.username === "owner")!;
-      await expect(server.services.devices.register(user, { endpoint: sub.endpoint, keys, deviceName: "Broken" })).rejects.toThrow(message);
+      await expect(
+        server.services.devices.register(user, { endpoint: sub.endpoint, keys, deviceName: "Broken" }),
+      ).rejects.toThrow(message);
     }
     expect((await server.store.notifications.allSubscriptions()).some((s) => s.endpoint === sub.endpoint)).toBe(false);
     // The browser's own keys, from the same subscription, are fine.
-    expect((await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Fine" }, csrf)).status).toBe(200);
+    expect(
+      (
+        await json(
+          agent,
+          "/settings/notifications/devices",
+          { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Fine" },
+          csrf,
+        )
+      ).status,
+    ).toBe(200);
   });
 
   test("a device's filters from its form: projects, tags and a least priority; a pair without its colon is refused", async () => {
     const agent = await signedIn(server, OWNER);
     const csrf = await agent.csrf();
     const sub = push.subscribe();
-    const { id } = await (await json(agent, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Routed" }, csrf)).json();
-    const save = (form: Record<string, string>) => agent.request(`/settings/notifications/devices/${id}/filters`, { method: "POST", headers: { "X-CSRF-Token": csrf, "HX-Request": "true" }, form });
+    const { id } = await (
+      await json(
+        agent,
+        "/settings/notifications/devices",
+        { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Routed" },
+        csrf,
+      )
+    ).json();
+    const save = (form: Record<string, string>) =>
+      agent.request(`/settings/notifications/devices/${id}/filters`, {
+        method: "POST",
+        headers: { "X-CSRF-Token": csrf, "HX-Request": "true" },
+        form,
+      });
     expect((await save({ scope: "default", tags: "env:prod plan:pro", min_priority: "4" })).status).toBe(200);
-    expect(await server.store.notifications.subscription(id)).toMatchObject({ tags: JSON.stringify({ env: "prod", plan: "pro" }), minPriority: 4 });
+    expect(await server.store.notifications.subscription(id)).toMatchObject({
+      tags: JSON.stringify({ env: "prod", plan: "pro" }),
+      minPriority: 4,
+    });
     const page = await (await agent.request("/settings/notifications")).text();
     expect(page).toContain("notifies about default, with env:prod plan:pro, priority 4+");
     const bad = await save({ tags: "oops" });
@@ -336,12 +541,33 @@ describe("device registration over HTTP", () => {
   test("one user cannot see, test or remove another user's device", async () => {
     const owner = await signedIn(server, OWNER);
     const sub = push.subscribe();
-    const { id } = await (await json(owner, "/settings/notifications/devices", { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Owner's laptop" }, await owner.csrf())).json();
+    const { id } = await (
+      await json(
+        owner,
+        "/settings/notifications/devices",
+        { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Owner's laptop" },
+        await owner.csrf(),
+      )
+    ).json();
     const other = await signedIn(server, OTHER);
     const csrf = await other.csrf();
     expect(await (await other.request("/settings/notifications")).text()).not.toContain("Owner's laptop");
-    expect((await other.request(`/settings/notifications/devices/${id}/remove`, { method: "POST", headers: { "X-CSRF-Token": csrf } })).status).toBe(404);
-    expect((await other.request(`/settings/notifications/devices/${id}/test`, { method: "POST", headers: { "X-CSRF-Token": csrf } })).status).toBe(404);
+    expect(
+      (
+        await other.request(`/settings/notifications/devices/${id}/remove`, {
+          method: "POST",
+          headers: { "X-CSRF-Token": csrf },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await other.request(`/settings/notifications/devices/${id}/test`, {
+          method: "POST",
+          headers: { "X-CSRF-Token": csrf },
+        })
+      ).status,
+    ).toBe(404);
     expect(await server.store.notifications.subscription(id)).not.toBeNull();
   });
 
@@ -356,10 +582,25 @@ describe("device registration over HTTP", () => {
     }) as typeof process.stderr.write;
     try {
       const hook = await startReceiver();
-      const { secret } = await server.services.integrations.create({ project: "default", kind: "webhook", name: "logged?", config: { url: `${hook.url}/never-logged-path` } });
-      await server.services.integrations.create({ project: "default", kind: "discord", name: "d", config: { webhook_url: `${hook.url}/api/webhooks/1/DISCORDSECRETTOKEN` } });
+      const { secret } = await server.services.integrations.create({
+        project: "default",
+        kind: "webhook",
+        name: "logged?",
+        config: { url: `${hook.url}/never-logged-path` },
+      });
+      await server.services.integrations.create({
+        project: "default",
+        kind: "discord",
+        name: "d",
+        config: { webhook_url: `${hook.url}/api/webhooks/1/DISCORDSECRETTOKEN` },
+      });
       // A bot whose API server refuses it: the token is in the URL it posts to.
-      await server.services.integrations.create({ project: "default", kind: "telegram", name: "t", config: { bot_token: "123456789:AAH-TELEGRAMSECRETTOKEN-abcdef", chat_id: "1", api_url: `${hook.url}/tg` } });
+      await server.services.integrations.create({
+        project: "default",
+        kind: "telegram",
+        name: "t",
+        config: { bot_token: "123456789:AAH-TELEGRAMSECRETTOKEN-abcdef", chat_id: "1", api_url: `${hook.url}/tg` },
+      });
       hook.replies.push(400, 400, 400);
       await post(server, "/v1/log", { project: "default", channel: "c", event: "e", notify: true });
       await eventually(() => expect(hook.requests.length).toBeGreaterThanOrEqual(3));

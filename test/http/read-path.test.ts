@@ -4,12 +4,24 @@
 // as the test likes by a lock the test holds on what it reads.
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, call, eventually, onPostgres, post, searchIndexed, signedIn, type TestServer, startTestServer } from "../helpers.ts";
+import {
+  type Agent,
+  call,
+  eventually,
+  onPostgres,
+  post,
+  searchIndexed,
+  signedIn,
+  type TestServer,
+  startTestServer,
+} from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 
 /** Holds a lock on a metric's history (PostgreSQL), so that reading it waits until released. */
-async function holdHistoryLock(server: TestServer): Promise<{ release: () => Promise<void>; waiting: () => Promise<number> }> {
+async function holdHistoryLock(
+  server: TestServer,
+): Promise<{ release: () => Promise<void>; waiting: () => Promise<number> }> {
   const sql = new SQL(server.services.config.databaseUrl!, { max: 2 });
   const conn = await sql.reserve();
   await conn`BEGIN`;
@@ -17,7 +29,12 @@ async function holdHistoryLock(server: TestServer): Promise<{ release: () => Pro
   const watcher = await sql.reserve();
   return {
     // Queries of the server waiting on the lock: each read that is still running in the database.
-    waiting: async () => Number((await watcher`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%metric_history%'`)[0].n),
+    waiting: async () =>
+      Number(
+        (
+          await watcher`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%metric_history%'`
+        )[0].n,
+      ),
     release: async () => {
       await conn`ROLLBACK`;
       conn.release();
@@ -38,7 +55,22 @@ async function seedEvents(server: TestServer, count: number): Promise<void> {
   for (let b = 0; b < count; b += 10_000) {
     await server.store.tx(async (r) => {
       for (let i = b; i < b + 10_000; i++) {
-        await r.events.insert({ projectId: project.id, project: "default", channelId, channel: "c", name: `hello world ${i}`, description: null, icon: null, notify: false, parser: "text", userId: null, tags: null, ts: now - i, receivedAt: now, historical: false });
+        await r.events.insert({
+          projectId: project.id,
+          project: "default",
+          channelId,
+          channel: "c",
+          name: `hello world ${i}`,
+          description: null,
+          icon: null,
+          notify: false,
+          parser: "text",
+          userId: null,
+          tags: null,
+          ts: now - i,
+          receivedAt: now,
+          historical: false,
+        });
       }
     });
   }
@@ -57,10 +89,17 @@ describe("a read past its budget", () => {
     const lock = onPostgres ? await holdHistoryLock(server) : null;
     try {
       const started = performance.now();
-      const pending = call(server, { path: onPostgres ? "/v1/metrics/history?project=default&title=Queue" : "/v1/events?project=default&q=1&user_id=nobody" });
+      const pending = call(server, {
+        path: onPostgres
+          ? "/v1/metrics/history?project=default&title=Queue"
+          : "/v1/events?project=default&q=1&user_id=nobody",
+      });
       // Meanwhile the loop that acknowledges writes is free.
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-      expect((await post(server, "/v1/log", { project: "default", channel: "c", event: "written while a read waits" })).status).toBe(200);
+      expect(
+        (await post(server, "/v1/log", { project: "default", channel: "c", event: "written while a read waits" }))
+          .status,
+      ).toBe(200);
       const answer = await pending;
       expect(answer.status).toBe(503);
       expect(answer.json).toMatchObject({ success: false, statusCode: 503, error: "query_timeout" });
@@ -96,7 +135,10 @@ describe.skipIf(!onPostgres)("a read whose client leaves", () => {
     const heldRead = "/v1/metrics/history?project=default&title=Queue";
     try {
       const controller = new AbortController();
-      const pending = fetch(server.url + heldRead, { headers: { Authorization: `Bearer ${server.token}` }, signal: controller.signal }).catch((e) => e);
+      const pending = fetch(server.url + heldRead, {
+        headers: { Authorization: `Bearer ${server.token}` },
+        signal: controller.signal,
+      }).catch((e) => e);
       await eventually(() => expect(server.store.reads!.running).toBeGreaterThanOrEqual(1), 3000);
       await eventually(async () => expect(await lock.waiting()).toBeGreaterThanOrEqual(1), 3000);
       await Bun.sleep(200);
@@ -157,7 +199,9 @@ describe("many expensive reads at once", () => {
     const writes = (async () => {
       while (searching) {
         const started = performance.now();
-        expect((await post(server, "/v1/log", { project: "default", channel: "c", event: "meanwhile" })).status).toBe(200);
+        expect((await post(server, "/v1/log", { project: "default", channel: "c", event: "meanwhile" })).status).toBe(
+          200,
+        );
         slowest.ingest = Math.max(slowest.ingest, performance.now() - started);
         await Bun.sleep(100);
       }

@@ -38,7 +38,10 @@ async function bulk(project: string, count: number, description = "") {
   for (let done = 0; done < count; done += 20_000) {
     await store.tx(async (tx) => {
       const channel = await tx.projects.ensureChannel(p.id, "bulk", Date.now());
-      for (let i = done; i < Math.min(count, done + 20_000); i++) await tx.events.insert(newEvent(p, channel.id, { project, channel: "bulk", event: `bulk ${i}`, description }, Date.now()));
+      for (let i = done; i < Math.min(count, done + 20_000); i++)
+        await tx.events.insert(
+          newEvent(p, channel.id, { project, channel: "bulk", event: `bulk ${i}`, description }, Date.now()),
+        );
     });
   }
 }
@@ -62,7 +65,10 @@ describe("GET /v1/stream resume", () => {
     await bulk("busy", RESUME_WINDOW + 10);
     const newest = await server.services.feed.newestId();
     const started = performance.now();
-    const stream = await openSse(`${server.url}/v1/stream?project=busy`, { ...auth(), "Last-Event-ID": String(before) });
+    const stream = await openSse(`${server.url}/v1/stream?project=busy`, {
+      ...auth(),
+      "Last-Event-ID": String(before),
+    });
     const [reset] = await stream.waitFor(1);
     expect(performance.now() - started).toBeLessThan(2000);
     expect(reset!.event).toBe("reset");
@@ -79,7 +85,10 @@ describe("GET /v1/stream resume", () => {
     const before = await server.services.feed.newestId();
     await bulk("quiet", REPLAY_LIMIT + 500);
     const newest = await server.services.feed.newestId();
-    const stream = await openSse(`${server.url}/v1/stream?project=quiet`, { ...auth(), "Last-Event-ID": String(before) });
+    const stream = await openSse(`${server.url}/v1/stream?project=quiet`, {
+      ...auth(),
+      "Last-Event-ID": String(before),
+    });
     await eventually(() => expect(stream.frames.some((f) => f.event === "reset")).toBe(true), 20_000);
     const replayed = stream.frames.filter((f) => f.event !== "reset");
     expect(replayed.length).toBeLessThanOrEqual(REPLAY_LIMIT);
@@ -96,10 +105,14 @@ describe("GET /v1/stream resume", () => {
   test("a resume that fits is replayed whole, in order, once, then live events follow without a gap", async () => {
     const before = await server.services.feed.newestId();
     await bulk("quiet", 1200);
-    const stream = await openSse(`${server.url}/v1/stream?project=quiet`, { ...auth(), "Last-Event-ID": String(before) });
+    const stream = await openSse(`${server.url}/v1/stream?project=quiet`, {
+      ...auth(),
+      "Last-Event-ID": String(before),
+    });
     // Written while the replay runs: each must come exactly once, either replayed or live.
     const during = [];
-    for (let i = 0; i < 20; i++) during.push((await post(server, "/v1/log", { project: "quiet", channel: "bulk", event: `during ${i}` })).json.id);
+    for (let i = 0; i < 20; i++)
+      during.push((await post(server, "/v1/log", { project: "quiet", channel: "bulk", event: `during ${i}` })).json.id);
     const frames = await stream.waitFor(1220, 20_000);
     const ids = frames.map((f) => Number(f.id));
     expect(new Set(ids).size).toBe(ids.length);
@@ -110,7 +123,7 @@ describe("GET /v1/stream resume", () => {
 
   test("replays that find little in a wide window take turns with other requests: the server keeps answering", async () => {
     await bulk("busy", 96_000, "lorem ipsum ".repeat(150)); // long rows: reading them is the slow part
-    const from = await server.services.feed.newestId() - 95_000;
+    const from = (await server.services.feed.newestId()) - 95_000;
     // The server runs in this process: how long its event loop is held shows as a gap between ticks.
     let last = performance.now();
     let longest = 0;
@@ -118,10 +131,18 @@ describe("GET /v1/stream resume", () => {
       longest = Math.max(longest, performance.now() - last);
       last = performance.now();
     }, 1);
-    const streams = await Promise.all(Array.from({ length: 6 }, (_, i) => openSse(`${server.url}/v1/stream?project=busy&channel=nothing-${i}`, { ...auth(), "Last-Event-ID": String(from) })));
+    const streams = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        openSse(`${server.url}/v1/stream?project=busy&channel=nothing-${i}`, {
+          ...auth(),
+          "Last-Event-ID": String(from),
+        }),
+      ),
+    );
     // The replays read 95,000 events each, finding nothing but a marker written after them all:
     // a stream has its marker once its replay is through.
-    for (let i = 0; i < streams.length; i++) await post(server, "/v1/log", { project: "busy", channel: `nothing-${i}`, event: "marker" });
+    for (let i = 0; i < streams.length; i++)
+      await post(server, "/v1/log", { project: "busy", channel: `nothing-${i}`, event: "marker" });
     for (const s of streams) expect(JSON.parse((await s.waitFor(1, 20_000))[0]!.data).event).toBe("marker");
     clearInterval(ticker);
     expect((await call(server, { path: "/healthz" })).status).toBe(200);
@@ -135,9 +156,19 @@ describe("GET /v1/stream resume", () => {
     const before = process.memoryUsage.rss();
     const sockets = await Promise.all(
       [0, 1, 2].map(async () => {
-        const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data(s) { s.pause(); } } });
-        const last = await server.services.feed.newestId() - 20_000;
-        socket.write(`GET /v1/stream?project=busy HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nLast-Event-ID: ${last}\r\n\r\n`);
+        const socket = await Bun.connect({
+          hostname: "127.0.0.1",
+          port,
+          socket: {
+            data(s) {
+              s.pause();
+            },
+          },
+        });
+        const last = (await server.services.feed.newestId()) - 20_000;
+        socket.write(
+          `GET /v1/stream?project=busy HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nLast-Event-ID: ${last}\r\n\r\n`,
+        );
         return socket;
       }),
     );

@@ -14,10 +14,16 @@ afterAll(() => server.close());
 
 const PUBLIC = join(import.meta.dir, "../../public");
 
-for (const [path, file] of [["/web/ls.js", "web/ls.js"], ["/feedback/ls.js", "feedback/ls.js"]] as const) {
+for (const [path, file] of [
+  ["/web/ls.js", "web/ls.js"],
+  ["/feedback/ls.js", "feedback/ls.js"],
+] as const) {
   describe(`GET ${path}`, () => {
     test("is the script from public/, as JavaScript that any origin may read, cached briefly with a validator", async () => {
-      const res = await fetch(server.url + path, { headers: { Origin: "https://shop.example.com" }, decompress: false });
+      const res = await fetch(server.url + path, {
+        headers: { Origin: "https://shop.example.com" },
+        decompress: false,
+      });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe(await Bun.file(join(PUBLIC, file)).text());
       expect(res.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
@@ -31,7 +37,10 @@ for (const [path, file] of [["/web/ls.js", "web/ls.js"], ["/feedback/ls.js", "fe
 
     test("gzipped when the browser accepts it, with the same validator", async () => {
       const plain = await fetch(server.url + path);
-      const res = await fetch(server.url + path, { headers: { "Accept-Encoding": "gzip, deflate, br" }, decompress: false });
+      const res = await fetch(server.url + path, {
+        headers: { "Accept-Encoding": "gzip, deflate, br" },
+        decompress: false,
+      });
       expect(res.headers.get("content-encoding")).toBe("gzip");
       expect(res.headers.get("vary")).toBe("Accept-Encoding");
       expect(res.headers.get("etag")).toBe(plain.headers.get("etag"));

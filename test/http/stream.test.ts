@@ -29,7 +29,13 @@ describe("GET /v1/stream", () => {
     const sent = await post(server, "/v1/log", { project: "app", channel: "x", event: "hello", tags: { a: 1 } });
     const [frame] = await stream.waitFor(1);
     expect(frame!.id).toBe(String(sent.json.id));
-    expect(JSON.parse(frame!.data)).toMatchObject({ id: sent.json.id, project: "app", channel: "x", event: "hello", tags: { a: 1 } });
+    expect(JSON.parse(frame!.data)).toMatchObject({
+      id: sent.json.id,
+      project: "app",
+      channel: "x",
+      event: "hello",
+      tags: { a: 1 },
+    });
     stream.close();
   });
 
@@ -46,8 +52,12 @@ describe("GET /v1/stream", () => {
   test("resumes after Last-Event-ID: what was missed, in order, once", async () => {
     const first = await post(server, "/v1/log", { project: "app", channel: "resume", event: "seen" });
     const missed = [];
-    for (const name of ["missed-1", "missed-2", "missed-3"]) missed.push((await post(server, "/v1/log", { project: "app", channel: "resume", event: name })).json.id);
-    const stream = await openSse(`${server.url}/v1/stream?project=app&channel=resume`, { ...auth(), "Last-Event-ID": String(first.json.id) });
+    for (const name of ["missed-1", "missed-2", "missed-3"])
+      missed.push((await post(server, "/v1/log", { project: "app", channel: "resume", event: name })).json.id);
+    const stream = await openSse(`${server.url}/v1/stream?project=app&channel=resume`, {
+      ...auth(),
+      "Last-Event-ID": String(first.json.id),
+    });
     await post(server, "/v1/log", { project: "app", channel: "resume", event: "live" });
     // A marker after them: a repeat of any of the four would come before it.
     await post(server, "/v1/log", { project: "app", channel: "resume", event: "marker" });

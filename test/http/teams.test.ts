@@ -5,20 +5,44 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setLogLevel } from "../../src/logger.ts";
-import { Agent, eventually, notifierIdle, openSse, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import {
+  Agent,
+  eventually,
+  notifierIdle,
+  openSse,
+  post,
+  signedIn,
+  startTestServer,
+  type TestServer,
+} from "../helpers.ts";
 import { startPushService } from "../push-service.ts";
 
 const OWNER = { username: "owner", password: "owner password 1" };
 const person = (username: string) => ({ username, password: `${username} password 1` });
 
 /** The text of an HTML answer with its entities read back (what a person sees and copies). */
-const unescape = (html: string) => html.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const unescape = (html: string) =>
+  html
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
-async function form(agent: Agent, path: string, fields: Record<string, string | string[]>, htmx = true): Promise<Response> {
+async function form(
+  agent: Agent,
+  path: string,
+  fields: Record<string, string | string[]>,
+  htmx = true,
+): Promise<Response> {
   const body = new URLSearchParams();
   for (const [key, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(key, v);
   body.append("_csrf", await agent.csrf());
-  return agent.request(path, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", ...(htmx ? { "HX-Request": "true" } : {}) }, body: body.toString() });
+  return agent.request(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", ...(htmx ? { "HX-Request": "true" } : {}) },
+    body: body.toString(),
+  });
 }
 
 describe("roles and project limits", () => {
@@ -33,11 +57,21 @@ describe("roles and project limits", () => {
   afterAll(() => server.close());
 
   test("the owner adds people with a role and projects, and changes them in Settings → Members", async () => {
-    const added = await form(owner, "/settings/members", { username: "vera", password: "vera password 1", role: "viewer", reach: "some", projects: ["shop"] });
+    const added = await form(owner, "/settings/members", {
+      username: "vera",
+      password: "vera password 1",
+      role: "viewer",
+      reach: "some",
+      projects: ["shop"],
+    });
     expect(added.headers.get("hx-redirect")).toBe("/settings/members");
     let vera = (await server.services.accounts.list()).find((u) => u.username === "vera")!;
     expect({ role: vera.role, projects: vera.projects }).toEqual({ role: "viewer", projects: ["shop"] });
-    const changed = await form(owner, `/settings/members/${vera.id}`, { role: "member", reach: "some", projects: ["shop", "blog"] });
+    const changed = await form(owner, `/settings/members/${vera.id}`, {
+      role: "member",
+      reach: "some",
+      projects: ["shop", "blog"],
+    });
     expect(changed.headers.get("hx-redirect")).toBe(`/settings/members?changed=${vera.id}`);
     vera = (await server.services.accounts.list()).find((u) => u.username === "vera")!;
     expect({ role: vera.role, projects: vera.projects }).toEqual({ role: "member", projects: ["blog", "shop"] });
@@ -54,23 +88,56 @@ describe("roles and project limits", () => {
   test("an admin adds members and viewers, not admins; one limited to some projects gives only theirs", async () => {
     await server.services.accounts.createUser(person("ada"), "admin", { projects: ["shop"] });
     const ada = await signedIn(server, person("ada"));
-    const admin = await form(ada, "/settings/members", { username: "boss", password: "boss password 1", role: "admin", reach: "some", projects: ["shop"] });
+    const admin = await form(ada, "/settings/members", {
+      username: "boss",
+      password: "boss password 1",
+      role: "admin",
+      reach: "some",
+      projects: ["shop"],
+    });
     expect(admin.status).toBe(422);
     expect(await admin.text()).toContain("only the owner can make admins");
-    const beyond = await form(ada, "/settings/members", { username: "wide", password: "wide password 1", role: "member", reach: "some", projects: ["shop", "blog"] });
+    const beyond = await form(ada, "/settings/members", {
+      username: "wide",
+      password: "wide password 1",
+      role: "member",
+      reach: "some",
+      projects: ["shop", "blog"],
+    });
     expect(beyond.status).toBe(422);
     expect(await beyond.text()).toContain("choose among your own projects (shop)");
-    const everything = await form(ada, "/settings/members", { username: "wide", password: "wide password 1", role: "member", reach: "all" });
+    const everything = await form(ada, "/settings/members", {
+      username: "wide",
+      password: "wide password 1",
+      role: "member",
+      reach: "all",
+    });
     expect(everything.status).toBe(422);
-    expect((await form(ada, "/settings/members", { username: "mo", password: "mo password 12", role: "member", reach: "some", projects: ["shop"] })).status).toBe(200);
+    expect(
+      (
+        await form(ada, "/settings/members", {
+          username: "mo",
+          password: "mo password 12",
+          role: "member",
+          reach: "some",
+          projects: ["shop"],
+        })
+      ).status,
+    ).toBe(200);
     const users = await server.services.accounts.list();
     expect(users.find((u) => u.username === "mo")!.projects).toEqual(["shop"]);
     expect(users.some((u) => u.username === "boss" || u.username === "wide")).toBe(false);
     // She may remove mo, not the owner, and changes no one's role.
     const mo = users.find((u) => u.username === "mo")!;
-    expect((await form(ada, `/settings/members/${mo.id}`, { role: "viewer", reach: "some", projects: ["shop"] })).status).toBe(403);
-    expect((await form(ada, `/settings/members/${users.find((u) => u.role === "owner")!.id}/remove`, {})).status).toBe(403);
-    expect((await form(ada, `/settings/members/${mo.id}/remove`, {})).headers.get("hx-redirect")).toBe("/settings/members");
+    expect(
+      (await form(ada, `/settings/members/${mo.id}`, { role: "viewer", reach: "some", projects: ["shop"] })).status,
+    ).toBe(403);
+    expect((await form(ada, `/settings/members/${users.find((u) => u.role === "owner")!.id}/remove`, {})).status).toBe(
+      403,
+    );
+    expect((await form(ada, `/settings/members/${mo.id}/remove`, {})).headers.get("hx-redirect")).toBe(
+      "/settings/members",
+    );
   });
 
   test("someone limited to a project sees only it: the sidebar, the first page, the users list, the settings' project lists", async () => {
@@ -79,7 +146,10 @@ describe("roles and project limits", () => {
     const home = await lim.request("/");
     expect(home.headers.get("location")).toBe("/p/blog");
     const page = await (await lim.request("/p/blog")).text();
-    const sidebar = page.slice(page.indexOf('id="project-list"'), page.indexOf("</ul>", page.indexOf('id="project-list"')));
+    const sidebar = page.slice(
+      page.indexOf('id="project-list"'),
+      page.indexOf("</ul>", page.indexOf('id="project-list"')),
+    );
     expect(sidebar).toContain("/p/blog");
     expect(sidebar).not.toContain("/p/shop");
     expect(sidebar).not.toContain("/p/default");
@@ -92,17 +162,23 @@ describe("roles and project limits", () => {
     const made = await form(lim, "/projects", { name: "blog-two" });
     expect(made.headers.get("hx-redirect")).toBe("/p/blog-two");
     expect((await lim.request("/p/blog-two")).status).toBe(200);
-    expect((await server.services.accounts.list()).find((u) => u.username === "lim")!.projects).toEqual(["blog", "blog-two"]);
+    expect((await server.services.accounts.list()).find((u) => u.username === "lim")!.projects).toEqual([
+      "blog",
+      "blog-two",
+    ]);
   });
 
   test("the API tokens someone limited makes reach only their projects; limiting a person later limits their tokens", async () => {
     await server.services.accounts.createUser(person("tess"), "admin");
     const tess = await signedIn(server, person("tess"));
     const full = await (await form(tess, "/settings/api/tokens", { name: "tess full", kind: "full" })).text();
-    const pub = await (await form(tess, "/settings/api/tokens", { name: "tess shop page", kind: "public", project: "shop" })).text();
+    const pub = await (
+      await form(tess, "/settings/api/tokens", { name: "tess shop page", kind: "public", project: "shop" })
+    ).text();
     const fullToken = /value="(sb_\w+)"/.exec(full)![1]!;
     const pubToken = /value="(sb_\w+)"/.exec(pub)![1]!;
-    const send = (token: string, project: string) => post(server, "/v1/log", { project, channel: "c", event: "e" }, token);
+    const send = (token: string, project: string) =>
+      post(server, "/v1/log", { project, channel: "c", event: "e" }, token);
     expect((await send(fullToken, "shop")).status).toBe(200);
     const tessUser = (await server.services.accounts.list()).find((u) => u.username === "tess")!;
     const ownerUser = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
@@ -110,7 +186,9 @@ describe("roles and project limits", () => {
     await eventually(async () => expect((await send(fullToken, "shop")).status).toBe(403));
     expect((await send(fullToken, "blog")).status).toBe(200);
     expect((await send(pubToken, "shop")).status).toBe(401); // revoked: its project is no longer hers
-    const read = await fetch(`${server.url}/v1/events?project=shop`, { headers: { Authorization: `Bearer ${fullToken}` } });
+    const read = await fetch(`${server.url}/v1/events?project=shop`, {
+      headers: { Authorization: `Bearer ${fullToken}` },
+    });
     expect(read.status).toBe(403);
     expect((await read.json()).message).toContain('This token is limited to project "blog"');
     // Made now, a full-access token is limited from the start, and the list says so.
@@ -141,14 +219,22 @@ describe("roles and project limits", () => {
       await server.services.accounts.createUser(person("pia"), "member", { projects: ["blog"] });
       const pia = (await server.services.accounts.list()).find((u) => u.username === "pia")!;
       const sub = push.subscribe();
-      const phone = await server.services.devices.register(pia, { endpoint: sub.endpoint, keys: sub.keys, deviceName: "Pia's phone" });
+      const phone = await server.services.devices.register(pia, {
+        endpoint: sub.endpoint,
+        keys: sub.keys,
+        deviceName: "Pia's phone",
+      });
       const agent = await signedIn(server, person("pia"));
       const stream = await openSse(`${server.url}/p/blog/live`, { Cookie: agent.cookieHeader() });
       expect(stream.response.status).toBe(200);
       await Bun.sleep(100);
       await post(server, "/v1/log", { project: "shop", channel: "sales", event: "Shop sale", notify: true });
       await post(server, "/v1/log", { project: "blog", channel: "posts", event: "Blog post", notify: true });
-      await eventually(() => expect(stream.frames.filter((f) => f.event === "toast").map((f) => JSON.parse(f.data).text)).toEqual(["Blog post · #posts"]));
+      await eventually(() =>
+        expect(stream.frames.filter((f) => f.event === "toast").map((f) => JSON.parse(f.data).text)).toEqual([
+          "Blog post · #posts",
+        ]),
+      );
       await notifierIdle(server);
       const delivered = await server.store.notifications.deliveriesFor("push", [phone.id]);
       expect(delivered.length).toBe(1);
@@ -183,17 +269,33 @@ describe("one's own password", () => {
   test("Settings → Account takes the current password and the new one twice; the other sessions end, this one stays", async () => {
     const here = await signedIn(server, person("val"));
     const there = await signedIn(server, person("val"));
-    const wrong = await form(here, "/settings/account/password", { current: "not it at all", password: "a new password 1", confirm: "a new password 1" });
+    const wrong = await form(here, "/settings/account/password", {
+      current: "not it at all",
+      password: "a new password 1",
+      confirm: "a new password 1",
+    });
     expect(wrong.status).toBe(422);
     expect(await wrong.text()).toContain("this is not your current password");
-    const differ = await form(here, "/settings/account/password", { current: "val password 1", password: "a new password 1", confirm: "a new password 2" });
+    const differ = await form(here, "/settings/account/password", {
+      current: "val password 1",
+      password: "a new password 1",
+      confirm: "a new password 2",
+    });
     expect(differ.status).toBe(422);
     expect(await differ.text()).toContain("the two new passwords differ");
-    const short = await form(here, "/settings/account/password", { current: "val password 1", password: "short", confirm: "short" });
+    const short = await form(here, "/settings/account/password", {
+      current: "val password 1",
+      password: "short",
+      confirm: "short",
+    });
     expect(short.status).toBe(422);
     expect(await short.text()).toContain("at least 8 characters");
     expect((await there.request("/p/default")).status).toBe(200); // nothing changed yet
-    const done = await form(here, "/settings/account/password", { current: "val password 1", password: "a new password 1", confirm: "a new password 1" });
+    const done = await form(here, "/settings/account/password", {
+      current: "val password 1",
+      password: "a new password 1",
+      confirm: "a new password 1",
+    });
     expect(done.status).toBe(200);
     expect(await done.text()).toContain("Your password was changed");
     expect((await here.request("/p/default")).status).toBe(200);
@@ -204,7 +306,12 @@ describe("one's own password", () => {
 
   test("without JavaScript the form posts as a page and comes back as one", async () => {
     const agent = await signedIn(server, OWNER);
-    const res = await form(agent, "/settings/account/password", { current: "nope nope", password: "x", confirm: "y" }, false);
+    const res = await form(
+      agent,
+      "/settings/account/password",
+      { current: "nope nope", password: "x", confirm: "y" },
+      false,
+    );
     expect(res.status).toBe(422);
     const page = await res.text();
     expect(page).toContain("<h1>Settings</h1>");
@@ -227,18 +334,36 @@ describe("the audit trail", () => {
     const code = (await server.services.accounts.setupCode())!;
     const setup = new Agent(server.url);
     const formToken = await setup.formToken(`/setup?code=${code}`);
-    await setup.request("/setup", { method: "POST", headers: viaProxy("198.51.100.7"), form: { _form: formToken, code, ...OWNER } });
+    await setup.request("/setup", {
+      method: "POST",
+      headers: viaProxy("198.51.100.7"),
+      form: { _form: formToken, code, ...OWNER },
+    });
     const login = async (password: string, ip: string) => {
       const agent = new Agent(server.url);
       const token = await agent.formToken("/login");
-      await agent.request("/login", { method: "POST", headers: viaProxy(ip), form: { _form: token, username: "owner", password, next: "/" } });
+      await agent.request("/login", {
+        method: "POST",
+        headers: viaProxy(ip),
+        form: { _form: token, username: "owner", password, next: "/" },
+      });
       return agent;
     };
     await login("wrong password", "203.0.113.9");
     owner = await login(OWNER.password, "203.0.113.10");
     const [ok, failed, created] = await entries();
-    expect(created).toMatchObject({ action: "owner.created", actor: "owner", ip: "198.51.100.7", subject: "user owner" });
-    expect(failed).toMatchObject({ action: "sign_in.failed", actor: "owner", ip: "203.0.113.9", detail: "wrong password" });
+    expect(created).toMatchObject({
+      action: "owner.created",
+      actor: "owner",
+      ip: "198.51.100.7",
+      subject: "user owner",
+    });
+    expect(failed).toMatchObject({
+      action: "sign_in.failed",
+      actor: "owner",
+      ip: "203.0.113.9",
+      detail: "wrong password",
+    });
     expect(ok).toMatchObject({ action: "sign_in.succeeded", actor: "owner", ip: "203.0.113.10" });
   });
 
@@ -254,13 +379,24 @@ describe("the audit trail", () => {
       process.stderr.write = write;
     }
     const line = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "audit: sign_in.failed");
-    expect(line).toMatchObject({ level: "info", actor: "nobody", ip: "192.0.2.4", subject: "user nobody", detail: "no such user" });
+    expect(line).toMatchObject({
+      level: "info",
+      actor: "nobody",
+      ip: "192.0.2.4",
+      subject: "user nobody",
+      detail: "no such user",
+    });
   });
 
   test("tokens, members, deleted projects, retention, integrations and alert rules: who, what and from where", async () => {
     const since = (await entries())[0]!.id;
     const csrf = await owner.csrf();
-    const send = (path: string, fields: Record<string, string>) => owner.request(path, { method: "POST", headers: { "HX-Request": "true", ...viaProxy("203.0.113.20") }, form: { _csrf: csrf, ...fields } });
+    const send = (path: string, fields: Record<string, string>) =>
+      owner.request(path, {
+        method: "POST",
+        headers: { "HX-Request": "true", ...viaProxy("203.0.113.20") },
+        form: { _csrf: csrf, ...fields },
+      });
     await send("/settings/api/tokens", { name: "deploys", kind: "full" });
     const token = (await server.services.tokens.list()).find((t) => t.name === "deploys")!;
     await send(`/settings/api/tokens/${token.id}/revoke`, {});
@@ -271,15 +407,40 @@ describe("the audit trail", () => {
     await server.services.projects.create("temp");
     await send("/p/temp/retention", { days: "30" });
     await send("/p/temp/delete", {});
-    await send("/settings/integrations", { project: "default", kind: "webhook", name: "hook", "webhook.url": "http://127.0.0.1:9/hook" });
+    await send("/settings/integrations", {
+      project: "default",
+      kind: "webhook",
+      name: "hook",
+      "webhook.url": "http://127.0.0.1:9/hook",
+    });
     const hook = (await server.services.integrations.list("default"))[0]!;
-    await owner.request(`/settings/integrations/${hook.id}/toggle?project=default`, { method: "POST", headers: { "HX-Request": "true", ...viaProxy("203.0.113.20") }, form: { _csrf: csrf } });
-    await owner.request(`/settings/integrations/${hook.id}/delete?project=default`, { method: "POST", headers: { "HX-Request": "true", ...viaProxy("203.0.113.20") }, form: { _csrf: csrf } });
+    await owner.request(`/settings/integrations/${hook.id}/toggle?project=default`, {
+      method: "POST",
+      headers: { "HX-Request": "true", ...viaProxy("203.0.113.20") },
+      form: { _csrf: csrf },
+    });
+    await owner.request(`/settings/integrations/${hook.id}/delete?project=default`, {
+      method: "POST",
+      headers: { "HX-Request": "true", ...viaProxy("203.0.113.20") },
+      form: { _csrf: csrf },
+    });
     // Through the API, the token is who.
     const api = (await server.services.tokens.create({ name: "ops bot" })).token;
-    const rule = await post(server, "/v1/alerts", { project: "default", name: "Backups", kind: "absence", period: 3600 }, api);
-    await fetch(`${server.url}/v1/alerts/${rule.json.alert.id}`, { method: "PATCH", headers: { Authorization: `Bearer ${api}`, "Content-Type": "application/json", ...viaProxy("203.0.113.30") }, body: JSON.stringify({ paused: true }) });
-    await fetch(`${server.url}/v1/alerts/${rule.json.alert.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${api}`, ...viaProxy("203.0.113.30") } });
+    const rule = await post(
+      server,
+      "/v1/alerts",
+      { project: "default", name: "Backups", kind: "absence", period: 3600 },
+      api,
+    );
+    await fetch(`${server.url}/v1/alerts/${rule.json.alert.id}`, {
+      method: "PATCH",
+      headers: { Authorization: `Bearer ${api}`, "Content-Type": "application/json", ...viaProxy("203.0.113.30") },
+      body: JSON.stringify({ paused: true }),
+    });
+    await fetch(`${server.url}/v1/alerts/${rule.json.alert.id}`, {
+      method: "DELETE",
+      headers: { Authorization: `Bearer ${api}`, ...viaProxy("203.0.113.30") },
+    });
 
     const trail = (await entries()).reverse().filter((e) => e.id > since);
     expect(trail.map((e) => [e.action, e.actor, e.subject, e.detail])).toEqual([
@@ -315,7 +476,16 @@ describe("the audit trail", () => {
   test("housekeeping keeps the newest 10,000", async () => {
     const before = (await entries())[0]!;
     await server.store.tx(async (tx) => {
-      for (let i = 0; i < 10_005; i++) await tx.audit.record({ at: Date.now(), action: "sign_in.failed", actor: `bulk ${i}`, actorUserId: null, ip: null, subject: "user bulk", detail: null });
+      for (let i = 0; i < 10_005; i++)
+        await tx.audit.record({
+          at: Date.now(),
+          action: "sign_in.failed",
+          actor: `bulk ${i}`,
+          actorUserId: null,
+          ip: null,
+          subject: "user bulk",
+          detail: null,
+        });
     });
     await server.services.housekeep();
     const all = await server.store.audit.list({ limit: 20_000 });
@@ -351,18 +521,34 @@ describe("API tokens", () => {
     expect(unescape(await again.text())).toContain('A token named "laptop" already exists');
     expect((await server.services.tokens.list()).filter((t) => t.name === "laptop").length).toBe(1);
     await server.services.tokens.revoke("laptop");
-    expect((await form(owner, "/settings/api/tokens", { name: "laptop", kind: "public", project: "default" })).status).toBe(200);
+    expect(
+      (await form(owner, "/settings/api/tokens", { name: "laptop", kind: "public", project: "default" })).status,
+    ).toBe(200);
   });
 
   test("tokens made at once with one name: one is made", async () => {
-    const tries = await Promise.allSettled(Array.from({ length: 6 }, () => server.services.tokens.create({ name: "racer" })));
+    const tries = await Promise.allSettled(
+      Array.from({ length: 6 }, () => server.services.tokens.create({ name: "racer" })),
+    );
     expect(tries.filter((t) => t.status === "fulfilled").length).toBe(1);
     expect((await server.services.tokens.list()).filter((t) => t.name === "racer").length).toBe(1);
   });
 
   test("tokens that already share a name are left as they are; revoking by that name asks for the id", async () => {
     const row = (await server.services.tokens.create({ name: "twin" })).info;
-    await server.store.tokens.insert({ name: "twin", kind: "full", projectId: null, channel: null, prefix: "sb_TWIN0000", hash: "0".repeat(64), mayNotify: false, createdBy: null, createdByUserId: null, createdAt: Date.now(), projectIds: null });
+    await server.store.tokens.insert({
+      name: "twin",
+      kind: "full",
+      projectId: null,
+      channel: null,
+      prefix: "sb_TWIN0000",
+      hash: "0".repeat(64),
+      mayNotify: false,
+      createdBy: null,
+      createdByUserId: null,
+      createdAt: Date.now(),
+      projectIds: null,
+    });
     expect((await server.services.tokens.list()).filter((t) => t.name === "twin").length).toBe(2);
     await expect(server.services.tokens.revoke("twin")).rejects.toThrow(/matches 2 tokens/);
     await server.services.tokens.revoke(String(row.id));
@@ -377,7 +563,11 @@ describe("API tokens", () => {
     expect(curl).toContain(`Bearer ${token}`);
     // Run as processes of their own, as a person would (the server answers from this one).
     const ran = Bun.spawn(["sh", "-c", curl], { stdout: "pipe", stderr: "pipe" });
-    expect(JSON.parse(await new Response(ran.stdout).text())).toMatchObject({ success: true, event: "Hello from curl", project: "default" });
+    expect(JSON.parse(await new Response(ran.stdout).text())).toMatchObject({
+      success: true,
+      event: "Hello from curl",
+      project: "default",
+    });
     const sdk = snippet("snippet-sdk");
     expect(sdk).toContain('from "@logsnag/node"');
     expect(sdk).toContain(token);
@@ -385,12 +575,25 @@ describe("API tokens", () => {
     const node = Bun.spawn([process.execPath, join(dir, "send.mjs")], { cwd: dir, stderr: "pipe" });
     expect(await new Response(node.stderr).text()).toBe("");
     expect(await node.exited).toBe(0);
-    await eventually(async () => expect((await server.services.feed.listEvents({ project: "default", q: "Hello" })).events.map((e) => e.name).sort()).toEqual(["Hello from Node.js", "Hello from curl"]));
+    await eventually(async () =>
+      expect(
+        (await server.services.feed.listEvents({ project: "default", q: "Hello" })).events.map((e) => e.name).sort(),
+      ).toEqual(["Hello from Node.js", "Hello from curl"]),
+    );
   });
 
   test("a public token's examples send to its project and channel", async () => {
     await server.services.projects.create("site");
-    const html = unescape(await (await form(owner, "/settings/api/tokens", { name: "site page", kind: "public", project: "site", channel: "signups" })).text());
+    const html = unescape(
+      await (
+        await form(owner, "/settings/api/tokens", {
+          name: "site page",
+          kind: "public",
+          project: "site",
+          channel: "signups",
+        })
+      ).text(),
+    );
     expect(html).toContain('"project":"site","channel":"signups"');
     expect(html).toContain('project: "site"');
   });

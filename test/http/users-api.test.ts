@@ -11,10 +11,26 @@ beforeAll(async () => {
   server = await startTestServer();
   await server.services.accounts.createUser(OWNER, "owner");
   // alice: an old event, then identified; bob: identified only; carol: events only.
-  await post(server, "/v1/log", { project: "default", channel: "c", event: "signed up", user_id: "alice", timestamp: T0 });
-  await post(server, "/v1/identify", { project: "default", user_id: "alice", properties: { name: "Alice Liddell", plan: "pro" } });
+  await post(server, "/v1/log", {
+    project: "default",
+    channel: "c",
+    event: "signed up",
+    user_id: "alice",
+    timestamp: T0,
+  });
+  await post(server, "/v1/identify", {
+    project: "default",
+    user_id: "alice",
+    properties: { name: "Alice Liddell", plan: "pro" },
+  });
   await post(server, "/v1/identify", { project: "default", user_id: "bob", properties: { name: "Bob", plan: "free" } });
-  await post(server, "/v1/log", { project: "default", channel: "c", event: "paid", user_id: "carol", timestamp: T0 + 60 });
+  await post(server, "/v1/log", {
+    project: "default",
+    channel: "c",
+    event: "paid",
+    user_id: "carol",
+    timestamp: T0 + 60,
+  });
   await post(server, "/v1/log", { project: "default", channel: "c", event: "paid again", user_id: "carol" });
   await searchIndexed(server);
 });
@@ -36,8 +52,16 @@ describe("GET /v1/users", () => {
   });
 
   test("searches ids and properties", async () => {
-    expect((await call(server, { path: "/v1/users?project=default&q=plan:pro" })).json.users.map((u: { user_id: string }) => u.user_id)).toEqual(["alice"]);
-    expect((await call(server, { path: "/v1/users?project=default&q=carol" })).json.users.map((u: { user_id: string }) => u.user_id)).toEqual(["carol"]);
+    expect(
+      (await call(server, { path: "/v1/users?project=default&q=plan:pro" })).json.users.map(
+        (u: { user_id: string }) => u.user_id,
+      ),
+    ).toEqual(["alice"]);
+    expect(
+      (await call(server, { path: "/v1/users?project=default&q=carol" })).json.users.map(
+        (u: { user_id: string }) => u.user_id,
+      ),
+    ).toEqual(["carol"]);
   });
 
   test("pages with limit and cursor, each user once", async () => {
@@ -45,7 +69,9 @@ describe("GET /v1/users", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { json: { users: { user_id: string }[]; next_cursor: string | null } } = await call(server, { path: `/v1/users?project=default&limit=1${cursor ? `&cursor=${cursor}` : ""}` });
+      const page: { json: { users: { user_id: string }[]; next_cursor: string | null } } = await call(server, {
+        path: `/v1/users?project=default&limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+      });
       seen.push(...page.json.users.map((u) => u.user_id));
       cursor = page.json.next_cursor;
     } while (cursor);
@@ -95,25 +121,55 @@ describe("GET /v1/users/:user_id", () => {
     await Bun.sleep(5);
     await post(server, "/v1/log", { project: "default", channel: "c", event: "dave acts", user_id: "dave" });
     await post(server, "/v1/identify", { project: "default", user_id: "erin", properties: { name: "Erin" } });
-    await post(server, "/v1/log", { project: "default", channel: "c", event: "erin, back then", user_id: "erin", timestamp: T0 + 120 });
-    await post(server, "/v1/log", { project: "default", channel: "c", event: "frank later", user_id: "frank", timestamp: T0 + 300 });
-    await post(server, "/v1/log", { project: "default", channel: "c", event: "frank first", user_id: "frank", timestamp: T0 + 180 });
+    await post(server, "/v1/log", {
+      project: "default",
+      channel: "c",
+      event: "erin, back then",
+      user_id: "erin",
+      timestamp: T0 + 120,
+    });
+    await post(server, "/v1/log", {
+      project: "default",
+      channel: "c",
+      event: "frank later",
+      user_id: "frank",
+      timestamp: T0 + 300,
+    });
+    await post(server, "/v1/log", {
+      project: "default",
+      channel: "c",
+      event: "frank first",
+      user_id: "frank",
+      timestamp: T0 + 180,
+    });
     await searchIndexed(server);
-    const profile = async (id: string) => (await server.store.profiles.find((await server.store.projects.findByName("default"))!.id, id))!;
+    const profile = async (id: string) =>
+      (await server.store.profiles.find((await server.store.projects.findByName("default"))!.id, id))!;
     const expected = { dave: (await profile("dave")).createdAt / 1000, erin: T0 + 120, frank: T0 + 180 };
     const agent = await signedIn(server, OWNER);
     /** The instant the page's First seen stands for (its time's datetime), in Unix seconds. */
-    const firstSeen = (html: string) => Date.parse(/<dt>First seen<\/dt><dd><time datetime="([^"]+)"/.exec(html)![1]!) / 1000;
-    const list = (await call(server, { path: "/v1/users?project=default" })).json.users as { user_id: string; first_seen: number }[];
+    const firstSeen = (html: string) =>
+      Date.parse(/<dt>First seen<\/dt><dd><time datetime="([^"]+)"/.exec(html)![1]!) / 1000;
+    const list = (await call(server, { path: "/v1/users?project=default" })).json.users as {
+      user_id: string;
+      first_seen: number;
+    }[];
     for (const [id, seconds] of Object.entries(expected)) {
       expect(list.find((u) => u.user_id === id)!.first_seen, `${id} in GET /v1/users`).toBe(seconds);
-      expect((await call(server, { path: `/v1/users/${id}?project=default` })).json.user.first_seen, `${id} in GET /v1/users/${id}`).toBe(seconds);
+      expect(
+        (await call(server, { path: `/v1/users/${id}?project=default` })).json.user.first_seen,
+        `${id} in GET /v1/users/${id}`,
+      ).toBe(seconds);
       const row = (await (await agent.request(`/p/default/users?q=${id}`)).text()).split('<li class="user-row">')[1]!;
       expect(firstSeen(row), `${id} on the users page`).toBe(Math.floor(seconds * 1000) / 1000);
-      expect(firstSeen(await (await agent.request(`/p/default/users/${id}`)).text()), `${id} on the user's page`).toBe(Math.floor(seconds * 1000) / 1000);
+      expect(firstSeen(await (await agent.request(`/p/default/users/${id}`)).text()), `${id} on the user's page`).toBe(
+        Math.floor(seconds * 1000) / 1000,
+      );
     }
     // Identified before any event: first seen is the identify, not the event after it.
-    expect(expected.dave).toBeLessThan((await call(server, { path: "/v1/events?project=default&user_id=dave" })).json.events[0].timestamp);
+    expect(expected.dave).toBeLessThan(
+      (await call(server, { path: "/v1/events?project=default&user_id=dave" })).json.events[0].timestamp,
+    );
   });
 
   test("an id nothing knows is a 404 that says so", async () => {

@@ -10,7 +10,19 @@ import journal from "../../drizzle/sqlite/meta/_journal.json";
 import { MIGRATIONS as PG_MIGRATIONS } from "../../src/store/pg/migrate.ts";
 import { MIGRATIONS } from "../../src/store/sqlite/migrate.ts";
 import { createDatabase, dropDatabase } from "../pg-cluster.ts";
-import { type Agent, databaseFile, POSTGRES, peek, post, searchIndexed, signedIn, startTestServer, tempDir, type TestServer, withDatabase } from "../helpers.ts";
+import {
+  type Agent,
+  databaseFile,
+  POSTGRES,
+  peek,
+  post,
+  searchIndexed,
+  signedIn,
+  startTestServer,
+  tempDir,
+  type TestServer,
+  withDatabase,
+} from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 
@@ -40,7 +52,11 @@ async function search(project: string, q: string, as = agent): Promise<string[]>
 // profile's first 99 properties; only the last (p99) says `needle` and its group.
 let seed = 7;
 const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-const vocabulary = Array.from({ length: 3000 }, () => Array.from({ length: 3 + Math.floor(random() * 6) }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join(""));
+const vocabulary = Array.from({ length: 3000 }, () =>
+  Array.from({ length: 3 + Math.floor(random() * 6) }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join(
+    "",
+  ),
+);
 const filler = (length: number, start = "") => {
   let text = start;
   while (text.length < length) text += (text ? " " : "") + vocabulary[Math.floor(random() * vocabulary.length)];
@@ -68,7 +84,18 @@ describe("the users search", () => {
     const { token } = await server.services.tokens.create({ name: "site", kind: "public", project: "big" });
     const users = 1500;
     for (let i = 0; i < users; i += 25) {
-      await Promise.all(Array.from({ length: Math.min(25, users - i) }, (_, j) => ok(post(server, "/v1/identify", { project: "big", user_id: `u${i + j}`, properties: bigProfile(i + j) }, token))));
+      await Promise.all(
+        Array.from({ length: Math.min(25, users - i) }, (_, j) =>
+          ok(
+            post(
+              server,
+              "/v1/identify",
+              { project: "big", user_id: `u${i + j}`, properties: bigProfile(i + j) },
+              token,
+            ),
+          ),
+        ),
+      );
     }
     await searchIndexed(server, 120_000);
     const group7 = Array.from({ length: users }, (_, i) => i)
@@ -85,8 +112,17 @@ describe("the users search", () => {
   }, 180_000);
 
   test("a user known only from events is found by their id", async () => {
-    await ok(post(server, "/v1/log", { project: "life", channel: "app", event: "Signed in", user_id: "evt-only-7f3a" }));
-    await ok(post(server, "/v1/log", { project: "life", channel: "app", event: "Signed in", user_id: "someone.else@example.com" }));
+    await ok(
+      post(server, "/v1/log", { project: "life", channel: "app", event: "Signed in", user_id: "evt-only-7f3a" }),
+    );
+    await ok(
+      post(server, "/v1/log", {
+        project: "life",
+        channel: "app",
+        event: "Signed in",
+        user_id: "someone.else@example.com",
+      }),
+    );
     await searchIndexed(server);
     expect(await search("life", "evt-only-7f3a")).toEqual(["evt-only-7f3a"]);
     expect(await search("life", "7f3a")).toEqual(["evt-only-7f3a"]);
@@ -96,7 +132,13 @@ describe("the users search", () => {
   });
 
   test("identify that changes a property: the old word no longer matches, the new one does; a removed property matches nothing", async () => {
-    await ok(post(server, "/v1/identify", { project: "life", user_id: "chameleon", properties: { color: "crimson red", size: 3 } }));
+    await ok(
+      post(server, "/v1/identify", {
+        project: "life",
+        user_id: "chameleon",
+        properties: { color: "crimson red", size: 3 },
+      }),
+    );
     await searchIndexed(server);
     expect(await search("life", "crimson")).toEqual(["chameleon"]);
     expect(await search("life", "color:crimson")).toEqual(["chameleon"]);
@@ -117,8 +159,20 @@ describe("the users search", () => {
   });
 
   test("key:value looks in that property's value only; a plain word in any key or value", async () => {
-    await ok(post(server, "/v1/identify", { project: "life", user_id: "kv-1", properties: { favourite_city: "Paris", home: "Lyon" } }));
-    await ok(post(server, "/v1/identify", { project: "life", user_id: "kv-2", properties: { home: "Paris", "first name": "Zoé" } }));
+    await ok(
+      post(server, "/v1/identify", {
+        project: "life",
+        user_id: "kv-1",
+        properties: { favourite_city: "Paris", home: "Lyon" },
+      }),
+    );
+    await ok(
+      post(server, "/v1/identify", {
+        project: "life",
+        user_id: "kv-2",
+        properties: { home: "Paris", "first name": "Zoé" },
+      }),
+    );
     await searchIndexed(server);
     expect((await search("life", "paris")).sort()).toEqual(["kv-1", "kv-2"]);
     expect(await search("life", "home:paris")).toEqual(["kv-2"]);
@@ -137,13 +191,24 @@ describe("the users search", () => {
           const n = i + j;
           // Newest first is crowd-0000 first; the last 100 share one moment (ties across pages).
           const secondsAgo = n < 2400 ? 100 + n : 100 + 2400;
-          return ok(post(server, "/v1/log", { project: "crowd", channel: "app", event: "Visited", user_id: `crowd-${String(n).padStart(4, "0")}`, timestamp: now - secondsAgo }));
+          return ok(
+            post(server, "/v1/log", {
+              project: "crowd",
+              channel: "app",
+              event: "Visited",
+              user_id: `crowd-${String(n).padStart(4, "0")}`,
+              timestamp: now - secondsAgo,
+            }),
+          );
         }),
       );
     }
     await searchIndexed(server);
     const id = (n: number) => `crowd-${String(n).padStart(4, "0")}`;
-    const expected = [...Array.from({ length: 2400 }, (_, n) => id(n)), ...Array.from({ length: 100 }, (_, k) => id(2499 - k))];
+    const expected = [
+      ...Array.from({ length: 2400 }, (_, n) => id(n)),
+      ...Array.from({ length: 100 }, (_, k) => id(2499 - k)),
+    ];
     expect(await search("crowd", "crowd")).toEqual(expected);
     expect(await search("crowd", "crowd-00")).toEqual(expected.filter((u) => u.startsWith("crowd-00")));
     expect(await search("crowd", "crowd-24")).toEqual(expected.filter((u) => u.startsWith("crowd-24")));
@@ -157,14 +222,31 @@ describe("the users search", () => {
     expect((await search("gone-soon", "leaver")).sort()).toEqual(["event-leaver", "leaver"]);
     await server.services.projects.deleteProject("gone-soon");
     await searchIndexed(server);
-    const left = "sqlite" in server.store
-      ? withDatabase(join(server.dataDir, "search.db"), (db) => db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM user_docs WHERE project_id = ?").get(project.id)!.n)
-      : Number((await peek<{ n: number }>(server, "SELECT count(*) AS n FROM user_search WHERE project_id = ?", project.id))[0]!.n);
+    const left =
+      "sqlite" in server.store
+        ? withDatabase(
+            join(server.dataDir, "search.db"),
+            (db) =>
+              db
+                .query<{ n: number }, [number]>("SELECT count(*) AS n FROM user_docs WHERE project_id = ?")
+                .get(project.id)!.n,
+          )
+        : Number(
+            (
+              await peek<{ n: number }>(
+                server,
+                "SELECT count(*) AS n FROM user_search WHERE project_id = ?",
+                project.id,
+              )
+            )[0]!.n,
+          );
     expect(left).toBe(0);
     await server.services.projects.create("gone-soon");
     expect(await search("gone-soon", "leaver")).toEqual([]);
     // The same user id in the new project is a new user, and found again.
-    await ok(post(server, "/v1/log", { project: "gone-soon", channel: "app", event: "Came back", user_id: "event-leaver" }));
+    await ok(
+      post(server, "/v1/log", { project: "gone-soon", channel: "app", event: "Came back", user_id: "event-leaver" }),
+    );
     await searchIndexed(server);
     expect(await search("gone-soon", "leaver")).toEqual(["event-leaver"]);
   });
@@ -188,55 +270,65 @@ describe("a database from before the index", () => {
     expect(await search("old", "legacy-42", owner)).toEqual(["legacy-42"]);
   }
 
-  test.skipIf(POSTGRES !== null)("SQLite: its profiles and its events' users are indexed when the server starts", async () => {
-    const dataDir = tempDir();
-    const db = new Database(databaseFile(dataDir), { create: true });
-    db.exec("CREATE TABLE __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
-    for (const { tag } of journal.entries.filter((e) => e.tag < "0009")) {
-      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) db.exec(statement);
-      db.query("INSERT INTO __migrations (tag, applied_at) VALUES (?, 0)").run(tag);
-    }
-    for (const row of rows) db.exec(row);
-    db.close();
-    // Its search.db had indexed the event already: only the first run of the users index finds legacy-42.
-    withDatabase(
-      join(dataDir, "search.db"),
-      (search) => {
-        search.exec("CREATE TABLE search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-        search.exec("INSERT INTO search_state (key, value) VALUES ('indexed_through', '1'), ('deleted_through', '0')");
-      },
-      { write: true },
-    );
-    const running = await startTestServer({}, dataDir);
-    try {
-      await searchesOld(running);
-    } finally {
-      await running.close();
-    }
-  });
-
-  test.skipIf(POSTGRES === null)("PostgreSQL: its profiles and its events' users are indexed by the migration", async () => {
-    const url = await createDatabase(POSTGRES!);
-    const sql = new SQL(url, { max: 1 });
-    try {
-      await sql`CREATE TABLE __migrations (tag text PRIMARY KEY, applied_at bigint NOT NULL)`;
-      for (const { tag } of pgJournal.entries.filter((e) => e.tag < "0002")) {
-        for (const statement of PG_MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) await sql.unsafe(statement);
-        await sql`INSERT INTO __migrations (tag, applied_at) VALUES (${tag}, 0)`;
+  test.skipIf(POSTGRES !== null)(
+    "SQLite: its profiles and its events' users are indexed when the server starts",
+    async () => {
+      const dataDir = tempDir();
+      const db = new Database(databaseFile(dataDir), { create: true });
+      db.exec("CREATE TABLE __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
+      for (const { tag } of journal.entries.filter((e) => e.tag < "0009")) {
+        for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint"))
+          if (statement.trim()) db.exec(statement);
+        db.query("INSERT INTO __migrations (tag, applied_at) VALUES (?, 0)").run(tag);
       }
-      for (const row of rows) await sql.unsafe(row);
-      await sql`INSERT INTO event_ids (one, last_id) VALUES (true, 1)`;
-      await sql`SELECT setval(pg_get_serial_sequence('projects', 'id'), 1)`;
-      await sql`SELECT setval(pg_get_serial_sequence('channels', 'id'), 1)`;
-    } finally {
-      await sql.close();
-    }
-    const running = await startTestServer({ "database-url": url });
-    try {
-      await searchesOld(running);
-    } finally {
-      await running.close();
-      await dropDatabase(POSTGRES!, url);
-    }
-  });
+      for (const row of rows) db.exec(row);
+      db.close();
+      // Its search.db had indexed the event already: only the first run of the users index finds legacy-42.
+      withDatabase(
+        join(dataDir, "search.db"),
+        (search) => {
+          search.exec("CREATE TABLE search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+          search.exec(
+            "INSERT INTO search_state (key, value) VALUES ('indexed_through', '1'), ('deleted_through', '0')",
+          );
+        },
+        { write: true },
+      );
+      const running = await startTestServer({}, dataDir);
+      try {
+        await searchesOld(running);
+      } finally {
+        await running.close();
+      }
+    },
+  );
+
+  test.skipIf(POSTGRES === null)(
+    "PostgreSQL: its profiles and its events' users are indexed by the migration",
+    async () => {
+      const url = await createDatabase(POSTGRES!);
+      const sql = new SQL(url, { max: 1 });
+      try {
+        await sql`CREATE TABLE __migrations (tag text PRIMARY KEY, applied_at bigint NOT NULL)`;
+        for (const { tag } of pgJournal.entries.filter((e) => e.tag < "0002")) {
+          for (const statement of PG_MIGRATIONS[tag]!.split("--> statement-breakpoint"))
+            if (statement.trim()) await sql.unsafe(statement);
+          await sql`INSERT INTO __migrations (tag, applied_at) VALUES (${tag}, 0)`;
+        }
+        for (const row of rows) await sql.unsafe(row);
+        await sql`INSERT INTO event_ids (one, last_id) VALUES (true, 1)`;
+        await sql`SELECT setval(pg_get_serial_sequence('projects', 'id'), 1)`;
+        await sql`SELECT setval(pg_get_serial_sequence('channels', 'id'), 1)`;
+      } finally {
+        await sql.close();
+      }
+      const running = await startTestServer({ "database-url": url });
+      try {
+        await searchesOld(running);
+      } finally {
+        await running.close();
+        await dropDatabase(POSTGRES!, url);
+      }
+    },
+  );
 });

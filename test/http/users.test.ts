@@ -17,23 +17,48 @@ async function ok(res: Promise<{ status: number; json: unknown }>) {
 }
 
 const log = (project: string, userId: string | undefined, secondsAgo: number) =>
-  ok(post(server, "/v1/log", { project, channel: "app", event: "Did something", ...(userId === undefined ? {} : { user_id: userId }), timestamp: now - secondsAgo }));
+  ok(
+    post(server, "/v1/log", {
+      project,
+      channel: "app",
+      event: "Did something",
+      ...(userId === undefined ? {} : { user_id: userId }),
+      timestamp: now - secondsAgo,
+    }),
+  );
 
 type Row = { id: string; href: string; props: string; lastSeen: string; firstSeen: string; events: string };
 
-const text = (markup: string) => markup.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").trim();
+const text = (markup: string) =>
+  markup
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ")
+    .replace(/&amp;/g, "&")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .trim();
 
 /** The rows of the users list, as a person reads them. */
 function rows(markup: string): Row[] {
   return [...markup.matchAll(/<li class="user-row">([^]*?)<\/li>/g)].map(([, row]) => {
     const link = /<a class="user-id" href="([^"]+)">([^]*?)<\/a>/.exec(row!)!;
     const stat = (label: string) => text(new RegExp(`<dt>${label}</dt><dd[^>]*>([^]*?)</dd>`).exec(row!)![1]!);
-    return { id: text(link[2]!), href: link[1]!, props: text(/<p class="user-props">([^]*?)<\/p>/.exec(row!)?.[1] ?? ""), lastSeen: stat("Last seen"), firstSeen: stat("First seen"), events: stat("Events") };
+    return {
+      id: text(link[2]!),
+      href: link[1]!,
+      props: text(/<p class="user-props">([^]*?)<\/p>/.exec(row!)?.[1] ?? ""),
+      lastSeen: stat("Last seen"),
+      firstSeen: stat("First seen"),
+      events: stat("Events"),
+    };
   });
 }
 
 /** The "More users" link, if the page has one. */
-const moreLink = (markup: string) => /<li class="users-more"><a[^>]* href="([^"]+)"/.exec(markup)?.[1]?.replace(/&amp;/g, "&") ?? null;
+const moreLink = (markup: string) =>
+  /<li class="users-more"><a[^>]* href="([^"]+)"/.exec(markup)?.[1]?.replace(/&amp;/g, "&") ?? null;
 
 async function page(path: string, headers: Record<string, string> = {}) {
   const res = await agent.request(path, { headers });
@@ -51,16 +76,34 @@ beforeAll(async () => {
   for (const days of [4, 3, 2]) await log("shop", "u-mid", days * DAY);
   await log("shop", undefined, 60);
   await log("shop", "bob", 1 * DAY);
-  await ok(post(server, "/v1/identify", { project: "shop", user_id: "alice", properties: { name: "Alice Liddell", email: "alice@example.com", plan: "pro" } }));
-  await ok(post(server, "/v1/identify", { project: "shop", user_id: "bob", properties: { email: "bob@corp.io", beta: true } }));
+  await ok(
+    post(server, "/v1/identify", {
+      project: "shop",
+      user_id: "alice",
+      properties: { name: "Alice Liddell", email: "alice@example.com", plan: "pro" },
+    }),
+  );
+  await ok(
+    post(server, "/v1/identify", { project: "shop", user_id: "bob", properties: { email: "bob@corp.io", beta: true } }),
+  );
   // Another project's users are not shop's.
   await log("other", "intruder", 10);
-  await ok(post(server, "/v1/identify", { project: "other", user_id: "alice-elsewhere", properties: { email: "alice@example.com" } }));
+  await ok(
+    post(server, "/v1/identify", {
+      project: "other",
+      user_id: "alice-elsewhere",
+      properties: { email: "alice@example.com" },
+    }),
+  );
 
   // many: 130 users, the last 60 of them at one and the same moment (ties across a page boundary).
   // The tied ones arrive odd ids first, then even: their order in the list comes from their ids, not their arrival.
-  const order = [...Array.from({ length: 70 }, (_, i) => i), ...Array.from({ length: 60 }, (_, i) => 70 + ((i * 2 + 1) % 60) - (i >= 30 ? 1 : 0))];
-  for (const i of order) await log("many", `user-${String(i).padStart(3, "0")}`, i < 70 ? 3600 + i * 60 : 3600 + 70 * 60);
+  const order = [
+    ...Array.from({ length: 70 }, (_, i) => i),
+    ...Array.from({ length: 60 }, (_, i) => 70 + ((i * 2 + 1) % 60) - (i >= 30 ? 1 : 0)),
+  ];
+  for (const i of order)
+    await log("many", `user-${String(i).padStart(3, "0")}`, i < 70 ? 3600 + i * 60 : 3600 + 70 * 60);
   // The search finds what its index holds: on SQLite, a moment after it was stored.
   await searchIndexed(server);
 });
@@ -74,10 +117,27 @@ describe("the list", () => {
     // bob and alice were identified just now (an identify call is activity), bob last; then by their newest event.
     expect(list.map((r) => r.id)).toEqual(["bob", "alice", "u-mid", "u-old"]);
     const [bob, alice, mid, old] = list;
-    expect(bob).toMatchObject({ href: "/p/shop/users/bob", lastSeen: "just now", firstSeen: "1 d ago", events: "1", props: "email bob@corp.io" });
+    expect(bob).toMatchObject({
+      href: "/p/shop/users/bob",
+      lastSeen: "just now",
+      firstSeen: "1 d ago",
+      events: "1",
+      props: "email bob@corp.io",
+    });
     // name and email are shown before any other property.
-    expect(alice).toMatchObject({ lastSeen: "just now", firstSeen: "just now", events: "0", props: "name Alice Liddell email alice@example.com" });
-    expect(mid).toMatchObject({ href: "/p/shop/users/u-mid", lastSeen: "2 d ago", firstSeen: "4 d ago", events: "3", props: "" });
+    expect(alice).toMatchObject({
+      lastSeen: "just now",
+      firstSeen: "just now",
+      events: "0",
+      props: "name Alice Liddell email alice@example.com",
+    });
+    expect(mid).toMatchObject({
+      href: "/p/shop/users/u-mid",
+      lastSeen: "2 d ago",
+      firstSeen: "4 d ago",
+      events: "3",
+      props: "",
+    });
     expect(old).toMatchObject({ lastSeen: "5 d ago", firstSeen: "5 d ago", events: "1" });
     expect(html).not.toContain("intruder");
     expect(html).not.toContain("alice-elsewhere");
@@ -127,7 +187,9 @@ describe("the list", () => {
     }
     expect(sizes).toEqual([50, 50, 30]);
     // Newest first: user-000 is the most recent; the 60 tied at the oldest moment come last, by id descending.
-    const expected = [...Array.from({ length: 70 }, (_, i) => i), ...Array.from({ length: 60 }, (_, i) => 129 - i)].map((i) => `user-${String(i).padStart(3, "0")}`);
+    const expected = [...Array.from({ length: 70 }, (_, i) => i), ...Array.from({ length: 60 }, (_, i) => 129 - i)].map(
+      (i) => `user-${String(i).padStart(3, "0")}`,
+    );
     expect(seen).toEqual(expected);
   });
 
@@ -144,7 +206,8 @@ describe("the list", () => {
 });
 
 describe("the search", () => {
-  const search = async (project: string, q: string) => rows((await page(`/p/${project}/users?q=${encodeURIComponent(q)}`)).html).map((r) => r.id);
+  const search = async (project: string, q: string) =>
+    rows((await page(`/p/${project}/users?q=${encodeURIComponent(q)}`)).html).map((r) => r.id);
 
   test("a word matches the start of a word of the user id, in any case", async () => {
     expect(await search("shop", "u-")).toEqual(["u-mid", "u-old"]);
@@ -170,9 +233,15 @@ describe("the search", () => {
 
   test("text typed as stored always matches, in any script", async () => {
     await server.services.projects.create("scripts");
-    await ok(post(server, "/v1/identify", { project: "scripts", user_id: "u-tr", properties: { city: "İstanbul Iğdır" } }));
-    await ok(post(server, "/v1/identify", { project: "scripts", user_id: "u-gr", properties: { name: "Ωmega ΣΊΣΥΦΟΣ" } }));
-    await ok(post(server, "/v1/identify", { project: "scripts", user_id: "ÉVENTUSER", properties: { name: "Ärger Öl" } }));
+    await ok(
+      post(server, "/v1/identify", { project: "scripts", user_id: "u-tr", properties: { city: "İstanbul Iğdır" } }),
+    );
+    await ok(
+      post(server, "/v1/identify", { project: "scripts", user_id: "u-gr", properties: { name: "Ωmega ΣΊΣΥΦΟΣ" } }),
+    );
+    await ok(
+      post(server, "/v1/identify", { project: "scripts", user_id: "ÉVENTUSER", properties: { name: "Ärger Öl" } }),
+    );
     await searchIndexed(server);
     expect(await search("scripts", "İstanbul")).toEqual(["u-tr"]);
     expect(await search("scripts", "ΣΊΣΥΦΟΣ")).toEqual(["u-gr"]);
@@ -218,7 +287,11 @@ describe("the search", () => {
 
 describe("bad parameters", () => {
   test("a cursor that is not one of ours is a 400 that says what to do", async () => {
-    for (const cursor of ["garbage", Buffer.from("no-colon").toString("base64url"), Buffer.from("abc:user").toString("base64url")]) {
+    for (const cursor of [
+      "garbage",
+      Buffer.from("no-colon").toString("base64url"),
+      Buffer.from("abc:user").toString("base64url"),
+    ]) {
       const { status, html } = await page(`/p/many/users?cursor=${cursor}`);
       expect(status).toBe(400);
       expect(text(html)).toContain("is not valid");

@@ -14,15 +14,23 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 test("/healthz and /readyz answer with the version", async () => {
-  expect((await call(server, { path: "/healthz", token: null })).json).toMatchObject({ status: "ok", version: pkg.version });
-  expect((await call(server, { path: "/readyz", token: null })).json).toMatchObject({ status: "ready", version: pkg.version });
+  expect((await call(server, { path: "/healthz", token: null })).json).toMatchObject({
+    status: "ok",
+    version: pkg.version,
+  });
+  expect((await call(server, { path: "/readyz", token: null })).json).toMatchObject({
+    status: "ready",
+    version: pkg.version,
+  });
 });
 
 test("every dashboard page shows the version at its foot, once signed in", async () => {
   const agent = await signedIn(server, { username: "owner", password: "correct horse battery staple" });
   for (const path of ["/p/default", "/p/default/settings", "/settings/api"]) {
     const page = await (await agent.request(path)).text();
-    expect(page, path).toMatch(new RegExp(`<footer class="app-foot">Signalboard ${pkg.version.replaceAll(".", "\\.")}</footer>\\s*</main>`));
+    expect(page, path).toMatch(
+      new RegExp(`<footer class="app-foot">Signalboard ${pkg.version.replaceAll(".", "\\.")}</footer>\\s*</main>`),
+    );
   }
   // The sign-in page does not need it.
   expect(await (await fetch(`${server.url}/login`)).text()).not.toContain("app-foot");

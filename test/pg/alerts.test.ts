@@ -14,21 +14,40 @@ describe.skipIf(!CLUSTER)("alert rules on instances sharing one database", () =>
 
   beforeAll(async () => {
     const url = await createDatabase(CLUSTER!);
-    [a, b] = (await Promise.all([0, 1].map(() => startTestServer({ "database-url": url, "alert-interval": "0.1" })))) as [TestServer, TestServer];
+    [a, b] = (await Promise.all(
+      [0, 1].map(() => startTestServer({ "database-url": url, "alert-interval": "0.1" })),
+    )) as [TestServer, TestServer];
   });
   afterAll(async () => {
     await Promise.all([a, b].map((s) => s?.close()));
   });
 
-  const notices = async () => ((await call(a, { path: "/v1/events?project=default&channel=alerts&limit=200" })).json.events ?? []) as { tags: { alert: number; state: string } }[];
-  const states = async () => (await call(b, { path: "/v1/alerts?project=default" })).json.alerts.map((r: { state: string }) => r.state);
+  const notices = async () =>
+    ((await call(a, { path: "/v1/events?project=default&channel=alerts&limit=200" })).json.events ?? []) as {
+      tags: { alert: number; state: string };
+    }[];
+  const states = async () =>
+    (await call(b, { path: "/v1/alerts?project=default" })).json.alerts.map((r: { state: string }) => r.state);
 
   test("each change of state is one notice, though both instances check the rules", async () => {
     expect((await post(a, "/send-metric", { title: "Queue depth", value: 10 })).status).toBe(200);
-    for (let i = 0; i < RULES; i++) expect((await call(a, { path: "/v1/alerts", body: { project: "default", name: `Queue ${i}`, kind: "metric", metric: "Queue depth", above: 100 } })).status).toBe(200);
+    for (let i = 0; i < RULES; i++)
+      expect(
+        (
+          await call(a, {
+            path: "/v1/alerts",
+            body: { project: "default", name: `Queue ${i}`, kind: "metric", metric: "Queue depth", above: 100 },
+          })
+        ).status,
+      ).toBe(200);
     expect((await post(b, "/send-metric", { title: "Queue depth", value: 140 })).status).toBe(200);
     // Rounds asked on both at once, on top of their own timers.
-    await Promise.all([a.services.alerts.runner.round(), b.services.alerts.runner.round(), a.services.alerts.runner.round(), b.services.alerts.runner.round()]);
+    await Promise.all([
+      a.services.alerts.runner.round(),
+      b.services.alerts.runner.round(),
+      a.services.alerts.runner.round(),
+      b.services.alerts.runner.round(),
+    ]);
     await eventually(async () => expect(await states()).toEqual(Array(RULES).fill("firing")), 10_000);
     expect((await post(a, "/send-metric", { title: "Queue depth", value: 80 })).status).toBe(200);
     await eventually(async () => expect(await states()).toEqual(Array(RULES).fill("ok")), 10_000);

@@ -19,7 +19,9 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
   beforeAll(async () => {
     url = await createDatabase(CLUSTER!);
     // Started together: they migrate the same empty database at once.
-    [a, b, c] = (await Promise.all([0, 1, 2].map(() => startTestServer({ "database-url": url, "rate-limit-login": "4/m" })))) as [TestServer, TestServer, TestServer];
+    [a, b, c] = (await Promise.all(
+      [0, 1, 2].map(() => startTestServer({ "database-url": url, "rate-limit-login": "4/m" })),
+    )) as [TestServer, TestServer, TestServer];
   });
   afterAll(async () => {
     await Promise.all([a, b, c].map((s) => s?.close()));
@@ -28,7 +30,11 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
   test("event ids are in commit order: three instances writing at once, a stream on a fourth view never misses one", async () => {
     const stream = await openSse(`${c.url}/v1/stream?project=default`, auth(c));
     const sent = await Promise.all(
-      Array.from({ length: 300 }, (_, i) => post([a, b, c][i % 3]!, "/v1/log", { project: "default", channel: "order", event: `e${i}` }).then((r) => r.json.id as number)),
+      Array.from({ length: 300 }, (_, i) =>
+        post([a, b, c][i % 3]!, "/v1/log", { project: "default", channel: "order", event: `e${i}` }).then(
+          (r) => r.json.id as number,
+        ),
+      ),
     );
     await stream.waitFor(300, 10_000);
     const seen = stream.frames.map((f) => Number(f.id));
@@ -54,7 +60,13 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
         else await Bun.sleep(1);
       }
     })();
-    const sent = await Promise.all(Array.from({ length: 600 }, (_, i) => post([a, b, c][i % 3]!, "/v1/log", { project: "default", channel: "tail", event: `t${i}` }).then((r) => r.json.id as number)));
+    const sent = await Promise.all(
+      Array.from({ length: 600 }, (_, i) =>
+        post([a, b, c][i % 3]!, "/v1/log", { project: "default", channel: "tail", event: `t${i}` }).then(
+          (r) => r.json.id as number,
+        ),
+      ),
+    );
     writing = false;
     await Promise.race([tail, Bun.sleep(10_000)]);
     await sql.close();
@@ -71,14 +83,23 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
     const sent = await post(a, "/v1/log", { project: "default", channel: "cross", event: "From A" });
     const [frame] = await stream.waitFor(1, 1000);
     expect(JSON.parse(frame!.data).id).toBe(sent.json.id);
-    await eventually(() => expect(dashboard.frames.some((f) => f.event === "feed" && f.data.includes("From A"))).toBe(true), 1000);
+    await eventually(
+      () => expect(dashboard.frames.some((f) => f.event === "feed" && f.data.includes("From A"))).toBe(true),
+      1000,
+    );
     expect(performance.now() - started).toBeLessThan(1000);
     stream.close();
     dashboard.close();
 
     // Two more on A while nobody listens; a client that last saw the first resumes on B.
-    const missed = [await post(a, "/v1/log", { project: "default", channel: "cross", event: "Missed 1" }), await post(a, "/v1/log", { project: "default", channel: "cross", event: "Missed 2" })];
-    const resumed = await openSse(`${b.url}/v1/stream?project=default&channel=cross`, { ...auth(b), "Last-Event-ID": String(sent.json.id) });
+    const missed = [
+      await post(a, "/v1/log", { project: "default", channel: "cross", event: "Missed 1" }),
+      await post(a, "/v1/log", { project: "default", channel: "cross", event: "Missed 2" }),
+    ];
+    const resumed = await openSse(`${b.url}/v1/stream?project=default&channel=cross`, {
+      ...auth(b),
+      "Last-Event-ID": String(sent.json.id),
+    });
     const frames = await resumed.waitFor(2, 2000);
     resumed.close();
     expect(frames.map((f) => JSON.parse(f.data).event)).toEqual(["Missed 1", "Missed 2"]);
@@ -88,7 +109,11 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
   test("metric increments sent to every instance at once all count", async () => {
     const sums = await Promise.all(
       Array.from({ length: 90 }, (_, i) =>
-        call([a, b, c][i % 3]!, { method: "PATCH", path: "/v1/insight", body: { project: "default", title: "clicks", value: { $inc: 1 } } }).then((r) => r.status),
+        call([a, b, c][i % 3]!, {
+          method: "PATCH",
+          path: "/v1/insight",
+          body: { project: "default", title: "clicks", value: { $inc: 1 } },
+        }).then((r) => r.status),
       ),
     );
     expect(sums.every((s) => s === 200)).toBe(true);
@@ -100,7 +125,11 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
     const body = { project: "default", channel: "idem", event: "Once" };
     const key = `key-${Date.now()}`;
     // Keys belong to a token: the same token, through both instances.
-    const answers = await Promise.all([a, b, a, b].map((s) => call({ url: s.url, token: a.token }, { path: "/v1/log", body, headers: { "Idempotency-Key": key } })));
+    const answers = await Promise.all(
+      [a, b, a, b].map((s) =>
+        call({ url: s.url, token: a.token }, { path: "/v1/log", body, headers: { "Idempotency-Key": key } }),
+      ),
+    );
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(new Set(answers.map((r) => r.json.id)).size).toBe(1);
     const list = await call(c, { path: "/v1/events?project=default&channel=idem" });
@@ -112,7 +141,13 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
     expect((await post(b, "/v1/log", { project: "default", channel: "x", event: "before" }, token)).status).toBe(200); // B has it cached now
     const stream = await openSse(`${b.url}/v1/stream`, auth(b, token));
     await a.services.tokens.revoke(String(info.id));
-    await eventually(async () => expect((await post(b, "/v1/log", { project: "default", channel: "x", event: "after" }, token)).status).toBe(401), 1000);
+    await eventually(
+      async () =>
+        expect((await post(b, "/v1/log", { project: "default", channel: "x", event: "after" }, token)).status).toBe(
+          401,
+        ),
+      1000,
+    );
     await eventually(() => expect(stream.ended).toBe(true), 1500);
   });
 
@@ -152,7 +187,9 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
       await Bun.sleep(200);
       inside--;
     };
-    const ran = await Promise.all([a, b, c].map((s) => (s.store.shared ? s.store.shared.asLeader("test-job", job) : Promise.resolve(false))));
+    const ran = await Promise.all(
+      [a, b, c].map((s) => (s.store.shared ? s.store.shared.asLeader("test-job", job) : Promise.resolve(false))),
+    );
     expect(most).toBe(1);
     expect(ran.filter(Boolean).length).toBeGreaterThanOrEqual(1);
     expect((await Promise.all([a.services.housekeep(), b.services.housekeep()])).length).toBe(2);
@@ -161,12 +198,31 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
   test("a notification is delivered once, though every instance works the queue", async () => {
     const receiver: Receiver = await startReceiver();
     try {
-      await a.services.integrations.create({ project: "default", kind: "webhook", name: "once", config: { url: `${receiver.url}/hook` } });
-      const sent = await Promise.all(Array.from({ length: 30 }, (_, i) => post([a, b, c][i % 3]!, "/v1/log", { project: "default", channel: "alerts", event: `alert ${i}`, notify: true })));
+      await a.services.integrations.create({
+        project: "default",
+        kind: "webhook",
+        name: "once",
+        config: { url: `${receiver.url}/hook` },
+      });
+      const sent = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          post([a, b, c][i % 3]!, "/v1/log", {
+            project: "default",
+            channel: "alerts",
+            event: `alert ${i}`,
+            notify: true,
+          }),
+        ),
+      );
       const ids = new Set(sent.map((r) => r.json.id as number));
-      await eventually(() => expect(receiver.requests.filter((r) => r.path === "/hook").length).toBeGreaterThanOrEqual(30), 10_000);
+      await eventually(
+        () => expect(receiver.requests.filter((r) => r.path === "/hook").length).toBeGreaterThanOrEqual(30),
+        10_000,
+      );
       await Bun.sleep(300); // a duplicate would arrive right behind
-      const delivered = receiver.requests.filter((r) => r.path === "/hook").map((r) => JSON.parse(r.body).event.id as number);
+      const delivered = receiver.requests
+        .filter((r) => r.path === "/hook")
+        .map((r) => JSON.parse(r.body).event.id as number);
       expect(delivered.length).toBe(30);
       expect(new Set(delivered)).toEqual(ids);
     } finally {
@@ -182,7 +238,11 @@ describe.skipIf(!CLUSTER)("the first owner, when instances race", () => {
     try {
       const code = (await servers[0]!.services.accounts.setupCode())!;
       expect(await servers[1]!.services.accounts.setupCode()).toBe(code);
-      const tries = await Promise.allSettled(servers.flatMap((s) => [0, 1].map((i) => s.services.accounts.setup(code, { username: `owner${i}`, password: "owner password 1" }))));
+      const tries = await Promise.allSettled(
+        servers.flatMap((s) =>
+          [0, 1].map((i) => s.services.accounts.setup(code, { username: `owner${i}`, password: "owner password 1" })),
+        ),
+      );
       expect(tries.filter((t) => t.status === "fulfilled").length).toBe(1);
       expect((await servers[1]!.services.accounts.list()).filter((u) => u.role === "owner")).toHaveLength(1);
     } finally {

@@ -15,7 +15,14 @@ describe.skipIf(!CLUSTER)("moving from SQLite to PostgreSQL", () => {
     const to = await startTestServer({ "database-url": url });
     try {
       for (let i = 0; i < 5; i++) {
-        const sent = await post(from, "/v1/log", { project: "default", channel: i % 2 ? "a" : "b", event: `Event ${i}`, tags: { i, env: "prod" }, user_id: `u${i}`, timestamp: 1_700_000_000 + i });
+        const sent = await post(from, "/v1/log", {
+          project: "default",
+          channel: i % 2 ? "a" : "b",
+          event: `Event ${i}`,
+          tags: { i, env: "prod" },
+          user_id: `u${i}`,
+          timestamp: 1_700_000_000 + i,
+        });
         expect(sent.status).toBe(200);
       }
       const file = join(tempDir(), "default.ndjson");
@@ -29,8 +36,20 @@ describe.skipIf(!CLUSTER)("moving from SQLite to PostgreSQL", () => {
       expect(again.stdout).toContain("skipped 5 already present");
 
       const list = await call(to, { path: "/v1/events?project=default" });
-      expect(list.json.events.map((e: { event: string }) => e.event)).toEqual(["Event 4", "Event 3", "Event 2", "Event 1", "Event 0"]);
-      expect(list.json.events[4]).toMatchObject({ channel: "b", tags: { i: 0, env: "prod" }, user_id: "u0", timestamp: 1_700_000_000, historical: true });
+      expect(list.json.events.map((e: { event: string }) => e.event)).toEqual([
+        "Event 4",
+        "Event 3",
+        "Event 2",
+        "Event 1",
+        "Event 0",
+      ]);
+      expect(list.json.events[4]).toMatchObject({
+        channel: "b",
+        tags: { i: 0, env: "prod" },
+        user_id: "u0",
+        timestamp: 1_700_000_000,
+        historical: true,
+      });
       const tagged = await call(to, { path: "/v1/events?project=default&tag=i:3" });
       expect(tagged.json.events.map((e: { event: string }) => e.event)).toEqual(["Event 3"]);
     } finally {

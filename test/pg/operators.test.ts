@@ -24,10 +24,20 @@ describe.skipIf(!CLUSTER)("instances on PostgreSQL, as an operator sees them", (
 
   test("the start-up line names the database (its password masked), not a data directory", async () => {
     const withPassword = database.replace("postgres://signalboard@", "postgres://signalboard:s3cret@");
-    const server = await serve(FROM_SOURCE, ["--data-dir", dir, "--database-url", withPassword], { env: { SIGNALBOARD_LOG_LEVEL: "info", PGPASSWORD: "" } });
+    const server = await serve(FROM_SOURCE, ["--data-dir", dir, "--database-url", withPassword], {
+      env: { SIGNALBOARD_LOG_LEVEL: "info", PGPASSWORD: "" },
+    });
     try {
-      const line = JSON.parse(server.logs().split("\n").find((l) => l.includes('"msg":"listening"'))!);
-      expect(line).toMatchObject({ database: "postgresql", databaseUrl: database.replace("postgres://signalboard@", "postgres://signalboard:***@") });
+      const line = JSON.parse(
+        server
+          .logs()
+          .split("\n")
+          .find((l) => l.includes('"msg":"listening"'))!,
+      );
+      expect(line).toMatchObject({
+        database: "postgresql",
+        databaseUrl: database.replace("postgres://signalboard@", "postgres://signalboard:***@"),
+      });
       expect(line).not.toHaveProperty("dataDir");
       expect(line).not.toHaveProperty("data");
       expect(server.logs()).not.toContain("s3cret");
@@ -40,7 +50,9 @@ describe.skipIf(!CLUSTER)("instances on PostgreSQL, as an operator sees them", (
     const file = join(dir, "signalboard.env");
     writeFileSync(join(dir, "database-url"), `${database}\n`);
     writeFileSync(file, `PORT=8080\nDATABASE_URL_FILE=${join(dir, "database-url")}\n`);
-    const created = await run(FROM_SOURCE, ["token", "create", "--name", "from-file", "--env-file", file], { cwd: tempDir() });
+    const created = await run(FROM_SOURCE, ["token", "create", "--name", "from-file", "--env-file", file], {
+      cwd: tempDir(),
+    });
     expect(created.code).toBe(0);
     expect(lastLine(created.stdout)).toMatch(/^sb_/);
     expect((await run(FROM_SOURCE, ["token", "list", "--database-url", database])).stdout).toContain("from-file");
@@ -55,12 +67,17 @@ describe.skipIf(!CLUSTER)("instances on PostgreSQL, as an operator sees them", (
       await sql`UPDATE meta SET value = '9.1.0' WHERE key = 'schema.migrated_by'`;
       await sql`UPDATE meta SET value = '9.0.0' WHERE key = 'schema.oldest_compatible'`;
       await sql.close();
-      for (const command of [["serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dir], ["token", "list"]]) {
+      for (const command of [
+        ["serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dir],
+        ["token", "list"],
+      ]) {
         const refused = await run(FROM_SOURCE, [...command, "--database-url", newer]);
         expect(refused.code).toBe(1);
         const lines = refused.stderr.trim().split("\n");
         expect(lines).toHaveLength(1);
-        expect(lines[0]).toStartWith("error: the database was migrated by Signalboard 9.1.0, which runs with versions 9.0.0 and later only (migrations 0099_future); this binary is ");
+        expect(lines[0]).toStartWith(
+          "error: the database was migrated by Signalboard 9.1.0, which runs with versions 9.0.0 and later only (migrations 0099_future); this binary is ",
+        );
         expect(lines[0]).not.toContain("cannot use the PostgreSQL database");
       }
     } finally {

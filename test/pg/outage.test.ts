@@ -28,7 +28,9 @@ describe.skipIf(!CLUSTER || !postgresBin())("when PostgreSQL is down", () => {
   });
 
   test("requests get 503 with Retry-After while it is down, and everything works again once it is back, by itself", async () => {
-    const stream = await openSse(`${server.url}/v1/stream?project=default&channel=outage`, { Authorization: `Bearer ${server.token}` });
+    const stream = await openSse(`${server.url}/v1/stream?project=default&channel=outage`, {
+      Authorization: `Bearer ${server.token}`,
+    });
     const before = await post(server, "/v1/log", { project: "default", channel: "outage", event: "before" });
     expect(before.status).toBe(200);
     await stream.waitFor(1); // live: it has read what it needed to start
@@ -50,7 +52,10 @@ describe.skipIf(!CLUSTER || !postgresBin())("when PostgreSQL is down", () => {
     const after = await post(server, "/v1/log", { project: "default", channel: "outage", event: "after" });
     expect(after.status).toBe(200);
     // The live stream follows the database again (its LISTEN reconnected, or the poll caught up).
-    await eventually(() => expect(stream.frames.map((f) => JSON.parse(f.data).event)).toEqual(["before", "after"]), 5000);
+    await eventually(
+      () => expect(stream.frames.map((f) => JSON.parse(f.data).event)).toEqual(["before", "after"]),
+      5000,
+    );
     stream.close();
     const list = await call(server, { path: "/v1/events?project=default&channel=outage" });
     expect(list.json.events.map((e: { event: string }) => e.event)).toEqual(["after", "before"]);
@@ -66,7 +71,9 @@ describe.skipIf(!CLUSTER)("starting without a reachable database", () => {
     expect(served.stderr).not.toContain("s3cret");
     const listed = await run(FROM_SOURCE, ["token", "list", "--database-url", url]);
     expect(listed.code).toBe(1);
-    expect(listed.stderr).toContain("cannot use the PostgreSQL database at postgres://signalboard:***@127.0.0.1:1/none");
+    expect(listed.stderr).toContain(
+      "cannot use the PostgreSQL database at postgres://signalboard:***@127.0.0.1:1/none",
+    );
   });
 
   test("a DATABASE_URL that is not a postgres:// URL is refused at start (exit 2), without repeating it", async () => {

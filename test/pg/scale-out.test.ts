@@ -25,7 +25,12 @@ function roundRobin(backends: () => string[]) {
       for (let tried = 0; tried < list.length; tried++) {
         const target = list[next++ % list.length]!;
         try {
-          return await fetch(target + url.pathname + url.search, { method: request.method, headers: request.headers, body, redirect: "manual" });
+          return await fetch(target + url.pathname + url.search, {
+            method: request.method,
+            headers: request.headers,
+            body,
+            redirect: "manual",
+          });
         } catch {
           // that backend is down: the next one
         }
@@ -49,12 +54,16 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
       [0, 1, 2].map(() => {
         const dir = tempDir();
         dirs.push(dir);
-        return serve(FROM_SOURCE, ["--data-dir", dir, "--database-url", database, "--rate-limit-full", "0"], { env: { SIGNALBOARD_LOG_LEVEL: "info" } });
+        return serve(FROM_SOURCE, ["--data-dir", dir, "--database-url", database, "--rate-limit-full", "0"], {
+          env: { SIGNALBOARD_LOG_LEVEL: "info" },
+        });
       }),
     );
     proxy = roundRobin(() => instances.filter((i): i is ServerProcess => i !== null).map((i) => i.url));
     // The command line works on the shared database too.
-    token = lastLine((await run(FROM_SOURCE, ["token", "create", "--name", "load", "--database-url", database])).stdout);
+    token = lastLine(
+      (await run(FROM_SOURCE, ["token", "create", "--name", "load", "--database-url", database])).stdout,
+    );
   });
   afterAll(async () => {
     proxy?.stop();
@@ -63,12 +72,23 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
   });
 
   const send = (body: unknown, key?: string) =>
-    fetch(proxy.url + "/v1/log", { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...(key ? { "Idempotency-Key": key } : {}) }, body: JSON.stringify(body) });
+    fetch(proxy.url + "/v1/log", {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${token}`,
+        "Content-Type": "application/json",
+        ...(key ? { "Idempotency-Key": key } : {}),
+      },
+      body: JSON.stringify(body),
+    });
 
   test("a stream opened through the balancer gets events that went through any instance, in order", async () => {
-    const stream = await openSse(`${proxy.url}/v1/stream?project=default&channel=rr`, { Authorization: `Bearer ${token}` });
+    const stream = await openSse(`${proxy.url}/v1/stream?project=default&channel=rr`, {
+      Authorization: `Bearer ${token}`,
+    });
     const ids: number[] = [];
-    for (let i = 0; i < 12; i++) ids.push((await (await send({ project: "default", channel: "rr", event: `rr ${i}` })).json()).id);
+    for (let i = 0; i < 12; i++)
+      ids.push((await (await send({ project: "default", channel: "rr", event: `rr ${i}` })).json()).id);
     const frames = await stream.waitFor(12, 3000);
     stream.close();
     expect(frames.map((f) => Number(f.id))).toEqual(ids);
@@ -77,18 +97,33 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
   test("each notification is delivered once, though three instances work the queue", async () => {
     const sink = await startReceiver();
     try {
-      const created = await fetch(`${instances[0]!.url}/v1/log`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ project: "default", channel: "warmup", event: "warm" }) });
+      const created = await fetch(`${instances[0]!.url}/v1/log`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ project: "default", channel: "warmup", event: "warm" }),
+      });
       expect(created.status).toBe(200);
       const sql = new SQL(database, { max: 1 });
       const [project] = (await sql`SELECT id FROM projects WHERE name = 'default'`) as [{ id: number }];
       await sql`INSERT INTO integrations (project_id, kind, name, config, created_at) VALUES (${project.id}, 'webhook', 'sink', ${JSON.stringify({ url: `${sink.url}/sink` })}, ${Date.now()})`;
       await sql.close();
-      const acked = await Promise.all(Array.from({ length: 45 }, (_, i) => send({ project: "default", channel: "alerts", event: `alert ${i}`, notify: true }).then((r) => r.json())));
+      const acked = await Promise.all(
+        Array.from({ length: 45 }, (_, i) =>
+          send({ project: "default", channel: "alerts", event: `alert ${i}`, notify: true }).then((r) => r.json()),
+        ),
+      );
       await eventually(() => expect(sink.requests.length).toBeGreaterThanOrEqual(45), 15_000);
       // A marker sent last, and delivered: anything sent twice would have arrived by now.
-      const marker = await (await send({ project: "default", channel: "alerts", event: "marker", notify: true })).json();
-      await eventually(() => expect(sink.requests.some((r) => JSON.parse(r.body).event?.id === marker.id)).toBe(true), 15_000);
-      const delivered = sink.requests.map((r) => JSON.parse(r.body).event.id as number).filter((id) => id !== marker.id);
+      const marker = await (
+        await send({ project: "default", channel: "alerts", event: "marker", notify: true })
+      ).json();
+      await eventually(
+        () => expect(sink.requests.some((r) => JSON.parse(r.body).event?.id === marker.id)).toBe(true),
+        15_000,
+      );
+      const delivered = sink.requests
+        .map((r) => JSON.parse(r.body).event.id as number)
+        .filter((id) => id !== marker.id);
       expect(delivered.sort((x, y) => x - y)).toEqual(acked.map((a) => a.id as number).sort((x, y) => x - y));
     } finally {
       sink.stop();
@@ -103,7 +138,9 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
         const name = `load ${c}-${i}`;
         // A client that got no answer retries with the same key: a request that did commit is not stored again.
         for (let attempt = 0; attempt < 5; attempt++) {
-          const res = await send({ project: "default", channel: "load", event: name }, name.replace(" ", "-")).catch(() => null);
+          const res = await send({ project: "default", channel: "load", event: name }, name.replace(" ", "-")).catch(
+            () => null,
+          );
           if (res?.status === 200) {
             acked.set(name, (await res.json()).id);
             break;
@@ -124,7 +161,11 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
     await Promise.all(clients);
 
     const sql = new SQL(database, { max: 1 });
-    const rows = (await sql`SELECT event AS name, count(*)::int AS n FROM events WHERE channel_id = (SELECT id FROM channels WHERE name = 'load') GROUP BY event`) as { name: string; n: number }[];
+    const rows =
+      (await sql`SELECT event AS name, count(*)::int AS n FROM events WHERE channel_id = (SELECT id FROM channels WHERE name = 'load') GROUP BY event`) as {
+        name: string;
+        n: number;
+      }[];
     await sql.close();
     const stored = new Map(rows.map((r) => [r.name, r.n]));
     const lost = [...acked.keys()].filter((name) => !stored.has(name));

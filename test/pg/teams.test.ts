@@ -16,7 +16,8 @@ describe.skipIf(!CLUSTER)("the teams migration on PostgreSQL", () => {
       const before = journal.entries.findIndex((e) => e.tag === "0006_teams");
       await sql`CREATE TABLE __migrations (tag text PRIMARY KEY, applied_at bigint NOT NULL)`;
       for (const { tag } of journal.entries.slice(0, before)) {
-        for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) await sql.unsafe(statement);
+        for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint"))
+          if (statement.trim()) await sql.unsafe(statement);
         await sql`INSERT INTO __migrations (tag, applied_at) VALUES (${tag}, 0)`;
       }
       await sql`INSERT INTO users (username, password_hash, role, created_at, updated_at) VALUES ('boss', 'h', 'owner', 0, 0), ('ann', 'h', 'member', 0, 0)`;

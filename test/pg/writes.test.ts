@@ -20,7 +20,8 @@ describe.skipIf(!CLUSTER)("PostgreSQL write batches", () => {
   let project: Project;
   let channelId: number;
   const now = Date.now();
-  const row = (input: Omit<LogInput, "project" | "channel">) => newEvent(project, channelId, { project: project.name, channel: "batch", ...input }, now);
+  const row = (input: Omit<LogInput, "project" | "channel">) =>
+    newEvent(project, channelId, { project: project.name, channel: "batch", ...input }, now);
 
   beforeAll(async () => {
     url = await createDatabase(CLUSTER!);
@@ -43,7 +44,11 @@ describe.skipIf(!CLUSTER)("PostgreSQL write batches", () => {
       const rows = (await sql`
         SELECT e.id::int AS id, e.event, coalesce(array_agg(t.key || '=' || t.value ORDER BY t.key) FILTER (WHERE t.key IS NOT NULL), '{}') AS tags
           FROM events e LEFT JOIN event_tags t ON t.event_id = e.id AND t.project_id = e.project_id AND t.ts = e.ts
-         WHERE e.id = ANY(${sql.array(ids, "INT8")}) GROUP BY e.id ORDER BY e.id`) as { id: number; event: string; tags: string[] }[];
+         WHERE e.id = ANY(${sql.array(ids, "INT8")}) GROUP BY e.id ORDER BY e.id`) as {
+        id: number;
+        event: string;
+        tags: string[];
+      }[];
       return rows.map((r) => ({ ...r, tags: [...r.tags] }));
     } finally {
       await sql.close();
@@ -56,7 +61,9 @@ describe.skipIf(!CLUSTER)("PostgreSQL write batches", () => {
     // write 6 throws after a statement of its own (the batch runs again, a savepoint per write).
     const writes = Array.from({ length: 10 }, (_, i) =>
       a.tx(async (tx) => {
-        const event = await tx.events.insert(row({ event: `mixed ${i}`, tags: { n: i, even: i % 2 === 0, kind: i < 5 ? "first" : "second" } }));
+        const event = await tx.events.insert(
+          row({ event: `mixed ${i}`, tags: { n: i, even: i % 2 === 0, kind: i < 5 ? "first" : "second" } }),
+        );
         if (i === 3) throw new Error("refused after queueing");
         if (i === 6) {
           await tx.projects.findChannel(project.id, "batch");
@@ -67,7 +74,18 @@ describe.skipIf(!CLUSTER)("PostgreSQL write batches", () => {
     );
     const settled = await Promise.allSettled(writes);
     expect(a.writer.stats.batches).toBe(batches + 1);
-    expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
+    expect(settled.map((s) => s.status)).toEqual([
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+      "fulfilled",
+    ]);
     const events = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value as StoredEvent] : []));
     const ids = events.map((e) => e.id);
     expect(ids).toEqual(Array.from({ length: 8 }, (_, i) => ids[0]! + i)); // in order, no holes
@@ -89,7 +107,11 @@ describe.skipIf(!CLUSTER)("PostgreSQL write batches", () => {
       a.tx((tx) => tx.events.insert(row({ event: "not asked" }))),
     ]);
     expect(after.id).toBe(inside + 1);
-    expect(await a.tx(async (tx) => (await tx.events.insert(row({ event: "too early" }))).id).catch((error: Error) => error.message)).toContain("idNow");
+    expect(
+      await a
+        .tx(async (tx) => (await tx.events.insert(row({ event: "too early" }))).id)
+        .catch((error: Error) => error.message),
+    ).toContain("idNow");
   });
 
   test("an instance holding a batch open does not hold another's; ids follow the order of commits", async () => {
@@ -101,7 +123,10 @@ describe.skipIf(!CLUSTER)("PostgreSQL write batches", () => {
       return event;
     });
     await Bun.sleep(50); // a's batch has begun
-    const fast = await Promise.race([b.tx((tx) => tx.events.insert(row({ event: "queued second, committed first" }))), Bun.sleep(5000).then(() => null)]);
+    const fast = await Promise.race([
+      b.tx((tx) => tx.events.insert(row({ event: "queued second, committed first" }))),
+      Bun.sleep(5000).then(() => null),
+    ]);
     release();
     expect(fast).not.toBeNull();
     expect((await slow).id).toBe(fast!.id + 1);
@@ -120,7 +145,11 @@ describe.skipIf(!CLUSTER)("PostgreSQL write batches", () => {
         else await Bun.sleep(1);
       }
     })();
-    const sent = await Promise.all(Array.from({ length: 400 }, (_, i) => [a, b][i % 2]!.tx((tx) => tx.events.insert(row({ event: `both ${i}`, tags: { i } })))));
+    const sent = await Promise.all(
+      Array.from({ length: 400 }, (_, i) =>
+        [a, b][i % 2]!.tx((tx) => tx.events.insert(row({ event: `both ${i}`, tags: { i } }))),
+      ),
+    );
     writing = false;
     await Promise.race([tail, Bun.sleep(10_000)]);
     await sql.close();
@@ -148,7 +177,12 @@ describe.skipIf(!CLUSTER || !postgresBin())("PostgreSQL crashing under load", ()
       let crashed: Promise<Map<string, number>> | null = null;
       const clients = Array.from({ length: 16 }, async (_, c) => {
         for (let i = 0; !stop; i++) {
-          const res = await post(server, "/v1/log", { project: "default", channel: "crash", event: `c${c}-${i}`, tags: { c } }).catch(() => null);
+          const res = await post(server, "/v1/log", {
+            project: "default",
+            channel: "crash",
+            event: `c${c}-${i}`,
+            tags: { c },
+          }).catch(() => null);
           if (res?.status !== 200) {
             await Bun.sleep(20);
             continue;
@@ -170,7 +204,11 @@ describe.skipIf(!CLUSTER || !postgresBin())("PostgreSQL crashing under load", ()
       await Promise.all(clients);
 
       const sql = new SQL(server.services.config.databaseUrl!, { max: 1 });
-      const rows = (await sql`SELECT event, id::int AS id FROM events WHERE channel_id = (SELECT id FROM channels WHERE name = 'crash')`) as { event: string; id: number }[];
+      const rows =
+        (await sql`SELECT event, id::int AS id FROM events WHERE channel_id = (SELECT id FROM channels WHERE name = 'crash')`) as {
+          event: string;
+          id: number;
+        }[];
       await sql.close();
       const ids = new Map(rows.map((r) => [r.event, r.id]));
       const missing = [...ackedAtCrash].filter(([name, id]) => ids.get(name) !== id);

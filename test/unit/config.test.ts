@@ -15,19 +15,48 @@ describe("configuration", () => {
   });
 
   test("environment variables, and flags over them", () => {
-    const env = { PORT: "9000", HOST: "127.0.0.1", DATA_DIR: "/tmp/x", BASE_URL: "https://sb.example.com/", SIGNALBOARD_SQLITE_SYNC: "normal", SIGNALBOARD_BODY_LIMIT: "1MiB", SIGNALBOARD_DEFAULT_PROJECT: "home" };
+    const env = {
+      PORT: "9000",
+      HOST: "127.0.0.1",
+      DATA_DIR: "/tmp/x",
+      BASE_URL: "https://sb.example.com/",
+      SIGNALBOARD_SQLITE_SYNC: "normal",
+      SIGNALBOARD_BODY_LIMIT: "1MiB",
+      SIGNALBOARD_DEFAULT_PROJECT: "home",
+    };
     const c = loadConfig({}, env);
-    expect(c).toMatchObject({ port: 9000, host: "127.0.0.1", dataDir: "/tmp/x", baseUrl: "https://sb.example.com", sqliteSync: "normal", bodyLimit: 1024 * 1024, defaultProject: "home" });
+    expect(c).toMatchObject({
+      port: 9000,
+      host: "127.0.0.1",
+      dataDir: "/tmp/x",
+      baseUrl: "https://sb.example.com",
+      sqliteSync: "normal",
+      bodyLimit: 1024 * 1024,
+      defaultProject: "home",
+    });
     expect(loadConfig({ port: "7000" }, env).port).toBe(7000);
   });
 
   test("e-mail: SIGNALBOARD_SMTP_URL (or _FILE) and SIGNALBOARD_SMTP_FROM; a bad URL is named, its password never shown", async () => {
     const file = `/tmp/sb-config-smtp-${process.pid}`;
     await Bun.write(file, "smtps://mailer:s3cret@mail.example.com:465\n");
-    expect(loadConfig({}, { SIGNALBOARD_SMTP_URL_FILE: file })).toMatchObject({ smtpUrl: "smtps://mailer:s3cret@mail.example.com:465", smtpFrom: "Signalboard <signalboard@localhost>" });
-    const c = loadConfig({}, { SIGNALBOARD_SMTP_URL: "smtp://mail.example.com:587", SIGNALBOARD_SMTP_FROM: "Alerts <alerts@example.com>", BASE_URL: "https://sb.example.com" });
+    expect(loadConfig({}, { SIGNALBOARD_SMTP_URL_FILE: file })).toMatchObject({
+      smtpUrl: "smtps://mailer:s3cret@mail.example.com:465",
+      smtpFrom: "Signalboard <signalboard@localhost>",
+    });
+    const c = loadConfig(
+      {},
+      {
+        SIGNALBOARD_SMTP_URL: "smtp://mail.example.com:587",
+        SIGNALBOARD_SMTP_FROM: "Alerts <alerts@example.com>",
+        BASE_URL: "https://sb.example.com",
+      },
+    );
     expect(c).toMatchObject({ smtpUrl: "smtp://mail.example.com:587", smtpFrom: "Alerts <alerts@example.com>" });
-    expect(loadConfig({}, { BASE_URL: "https://sb.example.com" })).toMatchObject({ smtpUrl: undefined, smtpFrom: "Signalboard <signalboard@sb.example.com>" });
+    expect(loadConfig({}, { BASE_URL: "https://sb.example.com" })).toMatchObject({
+      smtpUrl: undefined,
+      smtpFrom: "Signalboard <signalboard@sb.example.com>",
+    });
     let message = "";
     try {
       loadConfig({}, { SIGNALBOARD_SMTP_URL: "http://mailer:s3cret@mail.example.com" });
@@ -44,8 +73,15 @@ describe("configuration", () => {
     await Bun.write(file, "https://from-file.example.com\n");
     expect(loadConfig({}, { BASE_URL_FILE: file }).baseUrl).toBe("https://from-file.example.com");
     // Both set: refused, not one of them picked silently (a flag still wins over both).
-    expect(() => loadConfig({}, { BASE_URL: "https://old.example.com", BASE_URL_FILE: file })).toThrow("BASE_URL and BASE_URL_FILE are both set");
-    expect(loadConfig({ "base-url": "https://flag.example.com" }, { BASE_URL: "https://old.example.com", BASE_URL_FILE: file }).baseUrl).toBe("https://flag.example.com");
+    expect(() => loadConfig({}, { BASE_URL: "https://old.example.com", BASE_URL_FILE: file })).toThrow(
+      "BASE_URL and BASE_URL_FILE are both set",
+    );
+    expect(
+      loadConfig(
+        { "base-url": "https://flag.example.com" },
+        { BASE_URL: "https://old.example.com", BASE_URL_FILE: file },
+      ).baseUrl,
+    ).toBe("https://flag.example.com");
     // An empty file is a mistake too (PORT_FILE empty meant port 0: any free port).
     const empty = `/tmp/sb-config-empty-${process.pid}`;
     await Bun.write(empty, "\n");
@@ -77,7 +113,18 @@ describe("configuration", () => {
 
   test("--help text lists every setting with its flag and variable", () => {
     const text = describeSettings();
-    for (const s of ["--port", "PORT", "--data-dir", "DATA_DIR", "--base-url", "BASE_URL", "SIGNALBOARD_SQLITE_SYNC", "SIGNALBOARD_BODY_LIMIT", "SIGNALBOARD_DEFAULT_PROJECT"]) expect(text).toContain(s);
+    for (const s of [
+      "--port",
+      "PORT",
+      "--data-dir",
+      "DATA_DIR",
+      "--base-url",
+      "BASE_URL",
+      "SIGNALBOARD_SQLITE_SYNC",
+      "SIGNALBOARD_BODY_LIMIT",
+      "SIGNALBOARD_DEFAULT_PROJECT",
+    ])
+      expect(text).toContain(s);
   });
 });
 

@@ -12,7 +12,51 @@ import type { StoredEvent } from "../../src/model/event.ts";
 
 // Text from what people write: ASCII, accented Latin, Greek and Cyrillic (with their own accents
 // and final sigma), Hangul, CJK, emoji, combining accents, and the punctuation that separates words.
-const PIECES = ["a", "b", "e", "x", "Z", "7", "42", "_", "-", ".", " ", "  ", "é", "É", "è", "ñ", "ü", "Å", "ø", "ß", "œ", "ǡ", "ı", "İ", "ς", "σ", "ά", "Ω", "ё", "Й", "й", "가", "한", "中", "🚀", "❤", "e\u0301", "\u0300", "ﬁ", "Ⅻ", "①", "µ", "ſ"];
+const PIECES = [
+  "a",
+  "b",
+  "e",
+  "x",
+  "Z",
+  "7",
+  "42",
+  "_",
+  "-",
+  ".",
+  " ",
+  "  ",
+  "é",
+  "É",
+  "è",
+  "ñ",
+  "ü",
+  "Å",
+  "ø",
+  "ß",
+  "œ",
+  "ǡ",
+  "ı",
+  "İ",
+  "ς",
+  "σ",
+  "ά",
+  "Ω",
+  "ё",
+  "Й",
+  "й",
+  "가",
+  "한",
+  "中",
+  "🚀",
+  "❤",
+  "e\u0301",
+  "\u0300",
+  "ﬁ",
+  "Ⅻ",
+  "①",
+  "µ",
+  "ſ",
+];
 const text = fc.array(fc.constantFrom(...PIECES), { minLength: 0, maxLength: 12 }).map((parts) => parts.join(""));
 const nonEmpty = text.filter((t) => t.trim().length > 0);
 
@@ -31,7 +75,14 @@ beforeAll(async () => {
       event: nonEmpty,
       description: fc.option(text, { nil: undefined }),
       userId: fc.option(fc.constantFrom(...USERS), { nil: undefined }),
-      tags: fc.option(fc.dictionary(fc.constantFrom("plan", "n", "ok"), fc.oneof(fc.constantFrom("pro", "free", "Pro plus"), fc.integer({ min: 0, max: 3 }), fc.boolean()), { maxKeys: 2 }), { nil: undefined }),
+      tags: fc.option(
+        fc.dictionary(
+          fc.constantFrom("plan", "n", "ok"),
+          fc.oneof(fc.constantFrom("pro", "free", "Pro plus"), fc.integer({ min: 0, max: 3 }), fc.boolean()),
+          { maxKeys: 2 },
+        ),
+        { nil: undefined },
+      ),
       timestamp: fc.option(fc.integer({ min: 1_700_000_000, max: 1_700_000_100 }), { nil: undefined }),
     }),
     { numRuns: 400, seed: 42 },
@@ -42,7 +93,15 @@ beforeAll(async () => {
   }
   // The index is written by its own thread, a moment after the commit.
   const last = stored.at(-1)!.id;
-  await eventually(async () => expect((await server.store.events.list({ projectId, terms: searchTokens(stored.at(-1)!.name), limit: 500 })).some((e) => e.id === last)).toBe(true), 10_000);
+  await eventually(
+    async () =>
+      expect(
+        (await server.store.events.list({ projectId, terms: searchTokens(stored.at(-1)!.name), limit: 500 })).some(
+          (e) => e.id === last,
+        ),
+      ).toBe(true),
+    10_000,
+  );
 }, 60_000);
 afterAll(() => server.close());
 
@@ -57,14 +116,24 @@ describe("the live matcher and the store agree", () => {
 
   test("on random filters over random events, both give the same events", async () => {
     const someWord = fc.constantFrom(...stored.flatMap(wordsOf).filter(Boolean));
-    const term = fc.oneof(someWord, someWord.map((w) => w.slice(0, Math.max(1, Math.ceil(w.length / 2)))), text.map((t) => searchTokens(t)[0] ?? "a"));
+    const term = fc.oneof(
+      someWord,
+      someWord.map((w) => w.slice(0, Math.max(1, Math.ceil(w.length / 2)))),
+      text.map((t) => searchTokens(t)[0] ?? "a"),
+    );
     const filter: fc.Arbitrary<EventFilter> = fc.record(
       {
         projectId: fc.constant(projectId),
         channel: fc.constantFrom(...CHANNELS, "nope"),
         userId: fc.constantFrom(...USERS),
         event: fc.constantFrom(...stored.slice(0, 30).map((e) => e.name), "nope"),
-        tags: fc.array(fc.tuple(fc.constantFrom("plan", "n", "ok"), fc.constantFrom("pro", "free", "Pro plus", "0", "1", "true", "false")), { maxLength: 2 }),
+        tags: fc.array(
+          fc.tuple(
+            fc.constantFrom("plan", "n", "ok"),
+            fc.constantFrom("pro", "free", "Pro plus", "0", "1", "true", "false"),
+          ),
+          { maxLength: 2 },
+        ),
         terms: fc.array(term, { minLength: 1, maxLength: 3 }),
         from: fc.integer({ min: 1_700_000_000_000, max: 1_700_000_100_000 }),
         to: fc.integer({ min: 1_700_000_000_000, max: 1_700_000_200_000 }),
@@ -75,7 +144,10 @@ describe("the live matcher and the store agree", () => {
     await fc.assert(
       fc.asyncProperty(filter, async (f) => {
         const fromSql = (await server.store.events.list({ ...f, limit: 1000 })).map((e) => e.id).sort((a, b) => a - b);
-        const inMemory = stored.filter(eventMatcher(f)).map((e) => e.id).sort((a, b) => a - b);
+        const inMemory = stored
+          .filter(eventMatcher(f))
+          .map((e) => e.id)
+          .sort((a, b) => a - b);
         expect(inMemory).toEqual(fromSql);
       }),
       { numRuns: 400, seed: 7 },
@@ -93,7 +165,11 @@ describe("a dashboard's live search", () => {
     await post(server, "/v1/log", { project: "shop", channel: "orders", event: "Café au lait ordered" });
     const feed = () => stream.frames.filter((f) => f.event === "feed");
     await eventually(() => expect(feed().length).toBeGreaterThan(0));
-    expect(feed().map((f) => f.data).join()).toContain("Café au lait ordered");
+    expect(
+      feed()
+        .map((f) => f.data)
+        .join(),
+    ).toContain("Café au lait ordered");
     expect(feed().some((f) => f.data.includes("Tea ordered"))).toBe(false);
     stream.close();
   });

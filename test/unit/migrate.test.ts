@@ -28,11 +28,14 @@ describe("migrations", () => {
     // The database as the previous version left it: every migration up to 0006, and a public token.
     db.exec("CREATE TABLE __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
     for (const { tag } of journal.entries.slice(0, before)) {
-      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) db.exec(statement);
+      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint"))
+        if (statement.trim()) db.exec(statement);
       db.query("INSERT INTO __migrations (tag, applied_at) VALUES (?, 0)").run(tag);
     }
     db.exec("INSERT INTO projects (name, created_at) VALUES ('site', 0)");
-    db.exec("INSERT INTO api_tokens (name, kind, project_id, prefix, hash, created_at) VALUES ('old web page', 'public', 1, 'sb_old', 'h', 0), ('old backend', 'full', NULL, 'sb_full', 'h2', 0)");
+    db.exec(
+      "INSERT INTO api_tokens (name, kind, project_id, prefix, hash, created_at) VALUES ('old web page', 'public', 1, 'sb_old', 'h', 0), ('old backend', 'full', NULL, 'sb_full', 'h2', 0)",
+    );
     migrate(db);
     expect(db.query("SELECT name, may_notify AS mayNotify FROM api_tokens ORDER BY id").all()).toEqual([
       { name: "old web page", mayNotify: 1 },
@@ -45,7 +48,8 @@ describe("migrations", () => {
     const before = journal.entries.findIndex((e) => e.tag === "0011_integrations_routing_digests");
     db.exec("CREATE TABLE __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
     for (const { tag } of journal.entries.slice(0, before)) {
-      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) db.exec(statement);
+      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint"))
+        if (statement.trim()) db.exec(statement);
       db.query("INSERT INTO __migrations (tag, applied_at) VALUES (?, 0)").run(tag);
     }
     db.exec("INSERT INTO projects (name, created_at) VALUES ('p', 0)");
@@ -58,7 +62,11 @@ describe("migrations", () => {
       (1, 'discord', 'd', 'https://discord.com/api/webhooks/1/x', NULL, NULL, 0),
       (1, 'slack', 's', 'https://hooks.slack.com/services/T/B/x', NULL, NULL, 0)`);
     migrate(db);
-    const rows = db.query<{ kind: string; config: string; secrets: string; filter: string | null }, []>("SELECT kind, config, secrets, filter FROM integrations ORDER BY id").all();
+    const rows = db
+      .query<{ kind: string; config: string; secrets: string; filter: string | null }, []>(
+        "SELECT kind, config, secrets, filter FROM integrations ORDER BY id",
+      )
+      .all();
     expect(rows.map((r) => [r.kind, JSON.parse(r.config), JSON.parse(r.secrets), r.filter])).toEqual([
       ["webhook", { url: "https://example.com/hook" }, { secret: "whsec_abc" }, null],
       ["ntfy", { url: "https://ntfy.sh", topic: "alerts" }, {}, null],
@@ -74,11 +82,16 @@ describe("migrations", () => {
     const before = journal.entries.findIndex((e) => e.tag === "0013_teams");
     db.exec("CREATE TABLE __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
     for (const { tag } of journal.entries.slice(0, before)) {
-      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) db.exec(statement);
+      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint"))
+        if (statement.trim()) db.exec(statement);
       db.query("INSERT INTO __migrations (tag, applied_at) VALUES (?, 0)").run(tag);
     }
-    db.exec("INSERT INTO users (username, password_hash, role, created_at, updated_at) VALUES ('boss', 'h', 'owner', 0, 0), ('ann', 'h', 'member', 0, 0)");
-    db.exec("INSERT INTO api_tokens (name, kind, prefix, hash, created_at) VALUES ('laptop', 'full', 'sb_a', 'h', 0), ('laptop', 'full', 'sb_b', 'h', 0)");
+    db.exec(
+      "INSERT INTO users (username, password_hash, role, created_at, updated_at) VALUES ('boss', 'h', 'owner', 0, 0), ('ann', 'h', 'member', 0, 0)",
+    );
+    db.exec(
+      "INSERT INTO api_tokens (name, kind, prefix, hash, created_at) VALUES ('laptop', 'full', 'sb_a', 'h', 0), ('laptop', 'full', 'sb_b', 'h', 0)",
+    );
     migrate(db);
     expect(db.query("SELECT username, role, limited FROM users ORDER BY id").all()).toEqual([
       { username: "boss", role: "owner", limited: 0 },
@@ -102,8 +115,17 @@ describe("migrations", () => {
   test("record which version migrated and the oldest that may run on what it left", () => {
     const db = new Database(":memory:");
     migrate(db);
-    const meta = () => Object.fromEntries(db.query<{ key: string; value: string }, []>("SELECT key, value FROM meta WHERE key LIKE 'schema.%'").all().map((r) => [r.key, r.value]));
-    expect(meta()).toEqual({ [SCHEMA_META.migratedBy]: pkg.version, [SCHEMA_META.oldestCompatible]: OLDEST_COMPATIBLE });
+    const meta = () =>
+      Object.fromEntries(
+        db
+          .query<{ key: string; value: string }, []>("SELECT key, value FROM meta WHERE key LIKE 'schema.%'")
+          .all()
+          .map((r) => [r.key, r.value]),
+      );
+    expect(meta()).toEqual({
+      [SCHEMA_META.migratedBy]: pkg.version,
+      [SCHEMA_META.oldestCompatible]: OLDEST_COMPATIBLE,
+    });
     // A database an earlier version migrated, without the record, gets it at the next start.
     db.query("DELETE FROM meta WHERE key LIKE 'schema.%'").run();
     expect(migrate(db)).toEqual([]);
@@ -129,7 +151,9 @@ describe("migrations", () => {
       message = (error as Error).message;
       expect(error).toBeInstanceOf(MigrationError);
     }
-    expect(message).toBe(`the database was migrated by Signalboard 9.1.0, which runs with versions 9.0.0 and later only (migrations 9999_future); this binary is ${pkg.version}: run 9.1.0 or later, or restore the backup taken before the upgrade to go back`);
+    expect(message).toBe(
+      `the database was migrated by Signalboard 9.1.0, which runs with versions 9.0.0 and later only (migrations 9999_future); this binary is ${pkg.version}: run 9.1.0 or later, or restore the backup taken before the upgrade to go back`,
+    );
     expect(message).not.toContain("\n");
   });
 

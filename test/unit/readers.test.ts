@@ -18,7 +18,22 @@ beforeAll(async () => {
   const { id: channelId } = await store.projects.ensureChannel(project.id, "c", 0);
   await store.tx(async (r) => {
     for (let i = 0; i < 300_000; i++) {
-      await r.events.insert({ projectId: project.id, project: "default", channelId, channel: "c", name: `e${i}`, description: null, icon: null, notify: false, parser: "text", userId: null, tags: null, ts: i, receivedAt: i, historical: false });
+      await r.events.insert({
+        projectId: project.id,
+        project: "default",
+        channelId,
+        channel: "c",
+        name: `e${i}`,
+        description: null,
+        icon: null,
+        notify: false,
+        parser: "text",
+        userId: null,
+        tags: null,
+        ts: i,
+        receivedAt: i,
+        historical: false,
+      });
     }
   });
   await store.close();
@@ -70,7 +85,8 @@ test("a queue whose budgets run out one after another starts no reader per read"
     }),
   );
   expect(answers.filter((a) => a.status === "rejected").length).toBeGreaterThan(30);
-  for (const a of answers) if (a.status === "rejected") expect((a.reason as { code?: string }).code).toBe("query_timeout");
+  for (const a of answers)
+    if (a.status === "rejected") expect((a.reason as { code?: string }).code).toBe("query_timeout");
   expect(pool.started - before).toBeLessThanOrEqual(5);
   // The pool still answers.
   expect(await pool.run(quickRead, new AbortController().signal)).toBe(300_000);

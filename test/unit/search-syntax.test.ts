@@ -14,8 +14,29 @@ const inBox = (value: string) => value.replace(/[\r\n]/g, "");
 const key = fc.stringMatching(/^[a-z0-9-]{1,64}$/);
 // Values as the API stores them (up to 256 characters of anything), with the characters the syntax
 // gives a meaning to drawn often.
-const tricky = fc.constantFrom('"', "\\", ":", " ", "\t", "\n", "\r", "\u00a0", "\u2028", "é", "🚀", "a", "Z", "-", "'", "\\n", '\\"');
-const value = fc.oneof(fc.string({ maxLength: 256, unit: "binary" }), fc.array(tricky, { maxLength: 20 }).map((parts) => parts.join("")));
+const tricky = fc.constantFrom(
+  '"',
+  "\\",
+  ":",
+  " ",
+  "\t",
+  "\n",
+  "\r",
+  "\u00a0",
+  "\u2028",
+  "é",
+  "🚀",
+  "a",
+  "Z",
+  "-",
+  "'",
+  "\\n",
+  '\\"',
+);
+const value = fc.oneof(
+  fc.string({ maxLength: 256, unit: "binary" }),
+  fc.array(tricky, { maxLength: 20 }).map((parts) => parts.join("")),
+);
 
 describe("tag values as search terms", () => {
   test("any stored value, written by tagTerm, reads back as itself, through a URL and through the search box", () => {
@@ -27,7 +48,10 @@ describe("tag values as search terms", () => {
         expect(read(inBox(term)).tags).toEqual([[k, v]]);
         // Beside other terms, in any place.
         const f = read(`deploy ${term} plan:pro`);
-        expect(f.tags).toEqual([[k, v], ["plan", "pro"]]);
+        expect(f.tags).toEqual([
+          [k, v],
+          ["plan", "pro"],
+        ]);
         expect(f.text).toBe("deploy");
         // And the search as the page writes it back reads the same again.
         expect(read(f.q).tags).toEqual(f.tags);
@@ -63,7 +87,9 @@ describe("tag values as search terms", () => {
     // Written back in the canonical form, still in place.
     expect(read('deploy name:"Ann" now').q).toBe("deploy name:Ann now");
     // Tag filters from tag= follow the ones typed.
-    expect(readFilters(new URLSearchParams("q=deploy+plan%3Apro+now&tag=env%3Aeu")).q).toBe("deploy plan:pro now env:eu");
+    expect(readFilters(new URLSearchParams("q=deploy+plan%3Apro+now&tag=env%3Aeu")).q).toBe(
+      "deploy plan:pro now env:eu",
+    );
   });
 
   test("at most 8 tag filters and 200 characters of words are used, and q says only what is used", () => {
@@ -77,6 +103,10 @@ describe("tag values as search terms", () => {
     expect(read(`${"a".repeat(199)} bc d`).text).toBe("a".repeat(199));
     expect(read(`${"a".repeat(198)} bc d`).text).toBe(`${"a".repeat(198)} b`);
     // As before: the words joined, and cut at 200 characters.
-    fc.assert(fc.property(fc.array(fc.stringMatching(/^[a-z]{1,80}$/), { maxLength: 8 }), (words) => expect(read(words.join(" ")).text).toBe(words.join(" ").slice(0, 200).trimEnd())));
+    fc.assert(
+      fc.property(fc.array(fc.stringMatching(/^[a-z]{1,80}$/), { maxLength: 8 }), (words) =>
+        expect(read(words.join(" ")).text).toBe(words.join(" ").slice(0, 200).trimEnd()),
+      ),
+    );
   });
 });

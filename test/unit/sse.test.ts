@@ -10,7 +10,9 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 describe("sse", () => {
   test("a multi-line payload becomes one data: line per line", () => {
-    expect(text(frame({ id: 7, event: "feed", data: "<li>\n  hi\r\n</li>" }))).toBe("id: 7\nevent: feed\ndata: <li>\ndata:   hi\ndata: </li>\n\n");
+    expect(text(frame({ id: 7, event: "feed", data: "<li>\n  hi\r\n</li>" }))).toBe(
+      "id: 7\nevent: feed\ndata: <li>\ndata:   hi\ndata: </li>\n\n",
+    );
   });
 
   test("sends a retry hint at once and keep-alive comments while idle", async () => {
@@ -32,7 +34,9 @@ describe("sse", () => {
   test("closeAll ends every stream (what shutdown relies on)", async () => {
     const registry = new StreamRegistry();
     const fanout = new Fanout(new Hub(), 0);
-    const readers = [1, 2, 3].map(() => sseResponse({ registry, fanout, signal: new AbortController().signal, start: () => {} }).body!.getReader());
+    const readers = [1, 2, 3].map(() =>
+      sseResponse({ registry, fanout, signal: new AbortController().signal, start: () => {} }).body!.getReader(),
+    );
     for (const r of readers) await r.read(); // the stream starts when it is read, as a server's response is
     expect(registry.size).toBe(3);
     registry.closeAll();
@@ -49,7 +53,12 @@ describe("sse", () => {
     registry.closeAll();
     let refused: unknown;
     try {
-      sseResponse({ registry, fanout: new Fanout(new Hub(), 0), signal: new AbortController().signal, start: () => {} });
+      sseResponse({
+        registry,
+        fanout: new Fanout(new Hub(), 0),
+        signal: new AbortController().signal,
+        start: () => {},
+      });
     } catch (error) {
       refused = error;
     }
@@ -65,12 +74,27 @@ describe("sse", () => {
       key: "feed 1",
       start: () => [],
       keep: (pending, m) => m.type === "event" && pending.push(m) > 0,
-      frames: (pending, render) => pending.flatMap((m) => (m.type === "event" ? [{ frame: render(m, "feed", () => (renders++, frame({ id: m.event.id, data: m.event.name }))), id: m.event.id }] : [])),
+      frames: (pending, render) =>
+        pending.flatMap((m) =>
+          m.type === "event"
+            ? [
+                {
+                  frame: render(m, "feed", () => (renders++, frame({ id: m.event.id, data: m.event.name }))),
+                  id: m.event.id,
+                },
+              ]
+            : [],
+        ),
     };
-    const publish = (id: number) => hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
+    const publish = (id: number) =>
+      hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
     const open = (start: Parameters<typeof sseResponse>[0]["start"]) => {
       const abort = new AbortController();
-      return { abort, received: "", reader: sseResponse({ registry, fanout, signal: abort.signal, start }).body!.getReader() };
+      return {
+        abort,
+        received: "",
+        reader: sseResponse({ registry, fanout, signal: abort.signal, start }).body!.getReader(),
+      };
     };
     const ids = async (s: ReturnType<typeof open>, until: number) => {
       while (!s.received.includes(`id: ${until}\n`)) s.received += text((await s.reader.read()).value!);
@@ -111,9 +135,13 @@ describe("sse", () => {
       key: "held",
       start: () => [],
       keep: (pending, m) => m.type === "event" && pending.push(m) > 0,
-      frames: (pending) => pending.flatMap((m) => (m.type === "event" ? [{ frame: frame({ id: m.event.id, data: m.event.name }), id: m.event.id }] : [])),
+      frames: (pending) =>
+        pending.flatMap((m) =>
+          m.type === "event" ? [{ frame: frame({ id: m.event.id, data: m.event.name }), id: m.event.id }] : [],
+        ),
     };
-    const publish = (id: number) => hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
+    const publish = (id: number) =>
+      hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
     const reader = sseResponse({
       registry,
       fanout,
@@ -139,8 +167,19 @@ describe("sse", () => {
     const hub = new Hub();
     const fanout = new Fanout(hub, 200);
     const registry = new StreamRegistry();
-    const view: View<LiveMessage[]> = { key: "all", start: () => [], keep: (pending, m) => pending.push(m) > 0, frames: (pending) => pending.map((m) => ({ frame: frame({ data: (m as { event: { name: string } }).event.name }), id: 0 })) };
-    const reader = sseResponse({ registry, fanout, signal: new AbortController().signal, start: ({ follow }) => follow(view)(0) }).body!.getReader();
+    const view: View<LiveMessage[]> = {
+      key: "all",
+      start: () => [],
+      keep: (pending, m) => pending.push(m) > 0,
+      frames: (pending) =>
+        pending.map((m) => ({ frame: frame({ data: (m as { event: { name: string } }).event.name }), id: 0 })),
+    };
+    const reader = sseResponse({
+      registry,
+      fanout,
+      signal: new AbortController().signal,
+      start: ({ follow }) => follow(view)(0),
+    }).body!.getReader();
     await reader.read(); // started
     const publish = (name: string) => hub.publish({ type: "event", event: { id: 0, name } } as unknown as LiveMessage);
     const started = performance.now();
@@ -170,13 +209,18 @@ describe("sse", () => {
           },
         },
       });
-      socket.write(`GET /v1/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nAccept: text/event-stream\r\n\r\n`);
+      socket.write(
+        `GET /v1/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nAccept: text/event-stream\r\n\r\n`,
+      );
       const before = server.services.fanout.size;
       for (let i = 0; i < 100 && server.services.fanout.size === before; i++) await Bun.sleep(20);
       expect(server.services.fanout.size).toBe(before + 1);
       const description = "x".repeat(8000);
       for (let i = 0; i < 4000 && server.services.fanout.size > before; i++) {
-        await server.services.ingest.logEvent({ kind: "full", tokenId: null }, { project: "default", channel: "flood", event: `e${i}`, description });
+        await server.services.ingest.logEvent(
+          { kind: "full", tokenId: null },
+          { project: "default", channel: "flood", event: `e${i}`, description },
+        );
       }
       expect(server.services.fanout.size).toBe(before);
       expect(server.edge.streams.size).toBe(0);

@@ -21,7 +21,16 @@ export function alertStore(ctx: Ctx): AlertRepository {
   };
   return {
     async create(alert, now) {
-      const [created] = await db.insert(alerts).values({ ...row(alert), state: "ok", since: now, createdAt: now, updatedAt: now } as typeof alerts.$inferInsert).returning();
+      const [created] = await db
+        .insert(alerts)
+        .values({
+          ...row(alert),
+          state: "ok",
+          since: now,
+          createdAt: now,
+          updatedAt: now,
+        } as typeof alerts.$inferInsert)
+        .returning();
       return toAlert(created!);
     },
 
@@ -31,7 +40,9 @@ export function alertStore(ctx: Ctx): AlertRepository {
     },
 
     async list(projectId) {
-      return (await db.select().from(alerts).where(eq(alerts.projectId, projectId)).orderBy(asc(alerts.id))).map(toAlert);
+      return (await db.select().from(alerts).where(eq(alerts.projectId, projectId)).orderBy(asc(alerts.id))).map(
+        toAlert,
+      );
     },
 
     async active() {
@@ -39,7 +50,11 @@ export function alertStore(ctx: Ctx): AlertRepository {
     },
 
     async update(id, changes, now) {
-      const [updated] = await db.update(alerts).set({ ...row(changes), updatedAt: now }).where(eq(alerts.id, id)).returning();
+      const [updated] = await db
+        .update(alerts)
+        .set({ ...row(changes), updatedAt: now })
+        .where(eq(alerts.id, id))
+        .returning();
       return updated ? toAlert(updated) : null;
     },
 
@@ -52,7 +67,15 @@ export function alertStore(ctx: Ctx): AlertRepository {
       const changed = await db
         .update(alerts)
         .set({ state: t.to.state, since: t.to.since, lastNotified: t.to.lastNotified, lastChecked: now })
-        .where(and(eq(alerts.id, t.id), eq(alerts.paused, false), eq(alerts.state, t.from.state), eq(alerts.since, t.from.since), sql`${alerts.lastNotified} IS NOT DISTINCT FROM ${t.from.lastNotified}::bigint`))
+        .where(
+          and(
+            eq(alerts.id, t.id),
+            eq(alerts.paused, false),
+            eq(alerts.state, t.from.state),
+            eq(alerts.since, t.from.since),
+            sql`${alerts.lastNotified} IS NOT DISTINCT FROM ${t.from.lastNotified}::bigint`,
+          ),
+        )
         .returning({ id: alerts.id });
       return changed.length > 0;
     },
@@ -63,7 +86,11 @@ export function alertStore(ctx: Ctx): AlertRepository {
 
     async counts(questions) {
       const out: number[] = [];
-      for (const { filter, from, to } of questions) out.push((await analytics.series({ filter, bounds: [from, to], measure: "events", groupBy: null, limit: 1 }))[0]?.total ?? 0);
+      for (const { filter, from, to } of questions)
+        out.push(
+          (await analytics.series({ filter, bounds: [from, to], measure: "events", groupBy: null, limit: 1 }))[0]
+            ?.total ?? 0,
+        );
       return out;
     },
 

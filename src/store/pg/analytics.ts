@@ -41,11 +41,21 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     const scoped: EventFilter = { ...filter, from: undefined, to: undefined };
     const [first, ...others] = scoped.tags ?? [];
     if (!first) return { from: sql`events`, where: and(...conditions(scoped, []))!, ts: sql`events.ts` };
-    const byTag = and(eq(eventTags.projectId, scoped.projectId!), eq(eventTags.key, first[0]), eq(eventTags.value, first[1]))!;
+    const byTag = and(
+      eq(eventTags.projectId, scoped.projectId!),
+      eq(eventTags.key, first[0]),
+      eq(eventTags.value, first[1]),
+    )!;
     const rest: EventFilter = { ...scoped, tags: others, projectId: undefined };
-    if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined) return { from: sql`event_tags`, where: byTag, ts: sql`event_tags.ts` };
+    if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined)
+      return { from: sql`event_tags`, where: byTag, ts: sql`event_tags.ts` };
     // The events' time bound too (it is the tag's): else the planner may read every event of the project to join them.
-    return { from: sql`event_tags JOIN events ON events.id = event_tags.event_id`, where: and(byTag, ...conditions(scoped, others))!, ts: sql`event_tags.ts`, also: sql`events.ts` };
+    return {
+      from: sql`event_tags JOIN events ON events.id = event_tags.event_id`,
+      where: and(byTag, ...conditions(scoped, others))!,
+      ts: sql`event_tags.ts`,
+      also: sql`events.ts`,
+    };
   }
 
   /** One count per bucket, each an index range. */
@@ -54,7 +64,9 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
       FROM unnest(${`{${bounds.slice(0, -1).join(",")}}`}::bigint[], ${`{${bounds.slice(1).join(",")}}`}::bigint[]) WITH ORDINALITY AS b(lo, hi, i))`;
 
   async function whole(filter: EventFilter, bounds: number[]): Promise<{ total: number; counts: number[] }> {
-    const [row] = await rows<{ counts: number[] | null }>(sql`SELECT ${perBucket(sourceOf(filter, false), bounds)} AS counts`);
+    const [row] = await rows<{ counts: number[] | null }>(
+      sql`SELECT ${perBucket(sourceOf(filter, false), bounds)} AS counts`,
+    );
     const counts = row?.counts ? Array.from(row.counts) : zeros(bounds.length - 1); // int[] comes as an Int32Array
     return { total: counts.reduce((a, b) => a + b, 0), counts };
   }
@@ -99,7 +111,10 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     const counted = await rows<{ name: string; counts: number[] }>(sql`
       SELECT c.name, ${perBucket({ from: sql`events`, where: sql`events.channel_id = c.id`, ts: sql`events.ts` }, q.bounds)} AS counts
         FROM channels c WHERE c.id IN ${list.map((c) => c.id)}`);
-    return combine(counted.map((c) => ({ group: c.name, counts: Array.from(c.counts), total: c.counts.reduce((a, b) => a + b, 0) })), q.limit);
+    return combine(
+      counted.map((c) => ({ group: c.name, counts: Array.from(c.counts), total: c.counts.reduce((a, b) => a + b, 0) })),
+      q.limit,
+    );
   }
 
   /** Split by a tag: each value's events counted from the tag index; the events without the tag are the rest of the whole. Null when there are too many values. */
@@ -114,9 +129,21 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
         SELECT (SELECT t.value FROM event_tags t WHERE t.project_id = ${projectId} AND t.key = ${key} AND t.value > v.value ORDER BY t.value LIMIT 1) FROM v WHERE v.value IS NOT NULL)
       SELECT value FROM v WHERE value IS NOT NULL LIMIT ${MAX_GROUPS + 1}`);
     if (values.length > MAX_GROUPS || values.length * n > MAX_CELLS) return null;
-    const tagged = { from: sql`event_tags`, where: sql`event_tags.project_id = ${projectId} AND event_tags.key = ${key} AND event_tags.value = v.value`, ts: sql`event_tags.ts` };
-    const counted = values.length ? await rows<{ value: string; counts: number[] }>(sql`SELECT v.value, ${perBucket(tagged, q.bounds)} AS counts FROM json_array_elements_text(${JSON.stringify(values.map((v) => v.value))}::text::json) AS v(value)`) : [];
-    const lines = counted.map((c) => ({ group: c.value as string | null, counts: Array.from(c.counts), total: c.counts.reduce((a, b) => a + b, 0) }));
+    const tagged = {
+      from: sql`event_tags`,
+      where: sql`event_tags.project_id = ${projectId} AND event_tags.key = ${key} AND event_tags.value = v.value`,
+      ts: sql`event_tags.ts`,
+    };
+    const counted = values.length
+      ? await rows<{ value: string; counts: number[] }>(
+          sql`SELECT v.value, ${perBucket(tagged, q.bounds)} AS counts FROM json_array_elements_text(${JSON.stringify(values.map((v) => v.value))}::text::json) AS v(value)`,
+        )
+      : [];
+    const lines = counted.map((c) => ({
+      group: c.value as string | null,
+      counts: Array.from(c.counts),
+      total: c.counts.reduce((a, b) => a + b, 0),
+    }));
     const all = await whole(q.filter, q.bounds);
     const without = { group: null, total: all.total, counts: [...all.counts] };
     for (const line of lines) {
@@ -139,9 +166,22 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
       SELECT event FROM v WHERE event IS NOT NULL LIMIT ${MAX_GROUPS + 1}`);
     if (names.length > MAX_GROUPS || names.length * n > MAX_CELLS) return null;
     if (!names.length) return [];
-    const named = { from: sql`events`, where: sql`events.project_id = ${projectId} AND events.event = v.event`, ts: sql`events.ts` };
-    const counted = await rows<{ event: string; counts: number[] }>(sql`SELECT v.event, ${perBucket(named, q.bounds)} AS counts FROM json_array_elements_text(${JSON.stringify(names.map((v) => v.event))}::text::json) AS v(event)`);
-    return combine(counted.map((c) => ({ group: c.event, counts: Array.from(c.counts), total: c.counts.reduce((a, b) => a + b, 0) })), q.limit);
+    const named = {
+      from: sql`events`,
+      where: sql`events.project_id = ${projectId} AND events.event = v.event`,
+      ts: sql`events.ts`,
+    };
+    const counted = await rows<{ event: string; counts: number[] }>(
+      sql`SELECT v.event, ${perBucket(named, q.bounds)} AS counts FROM json_array_elements_text(${JSON.stringify(names.map((v) => v.event))}::text::json) AS v(event)`,
+    );
+    return combine(
+      counted.map((c) => ({
+        group: c.event,
+        counts: Array.from(c.counts),
+        total: c.counts.reduce((a, b) => a + b, 0),
+      })),
+      q.limit,
+    );
   }
 
   /** One statement: each event placed in its bucket, the groups with the most kept, the rest added up (users counted once). */
@@ -168,7 +208,10 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
       row.b.forEach((b, i) => (counts[b] = row.n[i]!));
       return { group: row.g, total: row.total, counts, rest: row.rest };
     });
-    const { top } = topGroups(lines.filter((l) => !l.rest), q.limit);
+    const { top } = topGroups(
+      lines.filter((l) => !l.rest),
+      q.limit,
+    );
     const out: SeriesLine[] = top.map(({ group, total, counts }) => ({ group, other: false, total, counts }));
     const rest = lines.find((l) => l.rest);
     if (rest) out.push(otherLine(rest.counts, rest.total));
@@ -186,10 +229,14 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     const source = sourceOf(q.filter, true);
     const { from, group } = groupOf(q.groupBy, source.from);
     const bits = sql.join(
-      Array.from({ length: n }, (_, b) => sql`count(*) FILTER (WHERE mask & ${sql.raw(`${1n << BigInt(b)}`)}::bigint <> 0)::int`),
+      Array.from(
+        { length: n },
+        (_, b) => sql`count(*) FILTER (WHERE mask & ${sql.raw(`${1n << BigInt(b)}`)}::bigint <> 0)::int`,
+      ),
       sql`, `,
     );
-    const same = (a: string, b: string) => sql.raw(`coalesce(${a}.g, '') = coalesce(${b}.g, '') AND (${a}.g IS NULL) = (${b}.g IS NULL)`);
+    const same = (a: string, b: string) =>
+      sql.raw(`coalesce(${a}.g, '') = coalesce(${b}.g, '') AND (${a}.g IS NULL) = (${b}.g IS NULL)`);
     const found = await rows<{ rest: boolean; g: string | null; total: number; counts: number[] }>(sql`
       WITH r AS MATERIALIZED (
         SELECT g, u, bit_or(1::bigint << b) AS mask FROM (
@@ -200,8 +247,16 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
       SELECT false AS rest, r.g, count(*)::int AS total, ARRAY[${bits}] AS counts FROM r JOIN top ON ${same("top", "r")} GROUP BY r.g
       UNION ALL
       SELECT true, NULL, count(*)::int, ARRAY[${bits}] FROM (SELECT bit_or(mask) AS mask FROM r WHERE NOT EXISTS (SELECT 1 FROM top WHERE ${same("top", "r")}) GROUP BY u) x HAVING count(*) > 0`);
-    const lines = found.map((row) => ({ group: row.g, total: row.total, counts: Array.from(row.counts), rest: row.rest }));
-    const { top } = topGroups(lines.filter((l) => !l.rest), q.limit);
+    const lines = found.map((row) => ({
+      group: row.g,
+      total: row.total,
+      counts: Array.from(row.counts),
+      rest: row.rest,
+    }));
+    const { top } = topGroups(
+      lines.filter((l) => !l.rest),
+      q.limit,
+    );
     const out: SeriesLine[] = top.map(({ group, total, counts }) => ({ group, other: false, total, counts }));
     const rest = lines.find((l) => l.rest);
     if (rest) out.push(otherLine(rest.counts, rest.total));
@@ -219,7 +274,10 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     const bucket = sql`width_bucket(ts, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1`;
     const events = sql`FROM events WHERE project_id = ${q.filter.projectId} AND user_id IS NOT NULL AND ts >= ${q.bounds[0]} AND ts < ${q.bounds[n]}`;
     if (n <= 64) {
-      const bits = Array.from({ length: n }, (_, b) => sql`count(*) FILTER (WHERE mask & ${sql.raw(`${1n << BigInt(b)}`)}::bigint <> 0)::int`);
+      const bits = Array.from(
+        { length: n },
+        (_, b) => sql`count(*) FILTER (WHERE mask & ${sql.raw(`${1n << BigInt(b)}`)}::bigint <> 0)::int`,
+      );
       const [row] = await rows<{ users: number; counts: number[] }>(sql`
         SELECT count(*)::int AS users, ARRAY[${sql.join(bits, sql`, `)}] AS counts
           FROM (SELECT bit_or(1::bigint << ${bucket}) AS mask ${events} GROUP BY user_id) u`);
@@ -241,10 +299,12 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
         const few = filter.terms?.length ? await fewMatches(filter, q.bounds) : false;
         return [{ group: null, other: false, ...(await (few ? placed(filter, q.bounds) : whole(filter, q.bounds))) }];
       }
-      if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined) return usersOfProject(q);
+      if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined)
+        return usersOfProject(q);
       const plain = measure === "events" && !narrowsEvents(filter);
       if (plain && groupBy?.by === "channel") return (await byChannel(q)) ?? grouped(q);
-      if (plain && groupBy?.by === "tag" && filter.channel === undefined) return (await byTag(q, groupBy.key)) ?? grouped(q);
+      if (plain && groupBy?.by === "tag" && filter.channel === undefined)
+        return (await byTag(q, groupBy.key)) ?? grouped(q);
       if (plain && groupBy?.by === "event" && filter.channel === undefined) return (await byName(q)) ?? grouped(q);
       if (measure === "users" && q.bounds.length - 1 <= 64) return groupedUsers(q);
       return grouped(q);
@@ -256,7 +316,8 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
 /** A group's value for each event: its channel's name, its name, or a tag's value as sent (the text event_tags holds). */
 function groupOf(groupBy: GroupBy | null, from: SQL): { from: SQL; group: SQL } {
   if (!groupBy) return { from, group: sql`NULL::text` };
-  if (groupBy.by === "channel") return { from: sql`${from} JOIN channels ch ON ch.id = events.channel_id`, group: sql`ch.name` };
+  if (groupBy.by === "channel")
+    return { from: sql`${from} JOIN channels ch ON ch.id = events.channel_id`, group: sql`ch.name` };
   if (groupBy.by === "event") return { from, group: sql`events.event` };
   // The tags column is JSON.stringify's text: json (not jsonb) keeps a number's text as written, as tagText() does.
   return { from, group: sql`(events.tags::json ->> ${groupBy.key})` };

@@ -18,7 +18,12 @@ export function auditStore({ db }: Ctx): AuditRepository {
     },
 
     async prune(keep) {
-      const [last] = await db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1).offset(keep);
+      const [last] = await db
+        .select({ id: auditLog.id })
+        .from(auditLog)
+        .orderBy(desc(auditLog.id))
+        .limit(1)
+        .offset(keep);
       if (!last) return 0;
       return (await db.delete(auditLog).where(lte(auditLog.id, last.id)).returning({ id: auditLog.id })).length;
     },

@@ -13,7 +13,10 @@ export function chartStore(ctx: Ctx): ChartRepository {
   const { db } = ctx;
   return {
     async create(chart, now) {
-      const [row] = await db.insert(charts).values({ ...chart, definition: JSON.stringify(chart.definition), updatedAt: now }).returning();
+      const [row] = await db
+        .insert(charts)
+        .values({ ...chart, definition: JSON.stringify(chart.definition), updatedAt: now })
+        .returning();
       return toChart(row!);
     },
 
@@ -23,14 +26,20 @@ export function chartStore(ctx: Ctx): ChartRepository {
     },
 
     async list(projectId) {
-      return (await db.select().from(charts).where(eq(charts.projectId, projectId)).orderBy(asc(charts.id))).map(toChart);
+      return (await db.select().from(charts).where(eq(charts.projectId, projectId)).orderBy(asc(charts.id))).map(
+        toChart,
+      );
     },
 
     async update(id, changes, now) {
       const { definition, name } = changes;
       const [row] = await db
         .update(charts)
-        .set({ ...(name === undefined ? {} : { name }), ...(definition === undefined ? {} : { definition: JSON.stringify(definition) }), updatedAt: now })
+        .set({
+          ...(name === undefined ? {} : { name }),
+          ...(definition === undefined ? {} : { definition: JSON.stringify(definition) }),
+          updatedAt: now,
+        })
         .where(eq(charts.id, id))
         .returning();
       return row ? toChart(row) : null;
@@ -44,7 +53,8 @@ export function chartStore(ctx: Ctx): ChartRepository {
       // Locked, the row is held to the end of the transaction, so two changes made at once from
       // the same layout (two pins on two instances) both land; a project never arranged has no row
       // to lock, so one is made for it first.
-      if (options?.lock) await db.insert(dashboards).values({ projectId, cards: "null", updatedAt: 0 }).onConflictDoNothing();
+      if (options?.lock)
+        await db.insert(dashboards).values({ projectId, cards: "null", updatedAt: 0 }).onConflictDoNothing();
       const read = db.select({ cards: dashboards.cards }).from(dashboards).where(eq(dashboards.projectId, projectId));
       const [row] = options?.lock ? await read.for("update") : await read.limit(1);
       return row ? (JSON.parse(row.cards) as CardRef[] | null) : null;
@@ -52,7 +62,10 @@ export function chartStore(ctx: Ctx): ChartRepository {
 
     async setLayout(projectId, cards, now) {
       const value = { cards: JSON.stringify(cards), updatedAt: now };
-      await db.insert(dashboards).values({ projectId, ...value }).onConflictDoUpdate({ target: dashboards.projectId, set: value });
+      await db
+        .insert(dashboards)
+        .values({ projectId, ...value })
+        .onConflictDoUpdate({ target: dashboards.projectId, set: value });
     },
   };
 }

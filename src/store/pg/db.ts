@@ -25,12 +25,20 @@ export type PgOptions = {
   onQuery?: (query: { cancel(): unknown }) => void;
 };
 
-export function openPg(url: string, { max = 10, statementTimeoutMs, noJit, onQuery }: PgOptions = {}): { sql: SQL; db: PgDb } {
+export function openPg(
+  url: string,
+  { max = 10, statementTimeoutMs, noJit, onQuery }: PgOptions = {},
+): { sql: SQL; db: PgDb } {
   const connection = {
     ...(statementTimeoutMs ? { statement_timeout: Math.ceil(statementTimeoutMs) } : {}),
     ...(noJit ? { jit: "off" } : {}),
   };
-  const sql = new SQL(url, { max, idleTimeout: 60, connectionTimeout: 10, connection: Object.keys(connection).length ? connection : undefined });
+  const sql = new SQL(url, {
+    max,
+    idleTimeout: 60,
+    connectionTimeout: 10,
+    connection: Object.keys(connection).length ? connection : undefined,
+  });
   return { sql, db: drizzle({ client: onQuery ? watched(sql, onQuery) : sql, schema }) as unknown as PgDb };
 }
 
@@ -72,7 +80,8 @@ export function toStorageError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   const { errno } = cause(error);
   if (errno === "53100") return new StorageUnavailable("the database's disk is full");
-  if (typeof errno === "string" && /^(57P|08)/.test(errno)) return new StorageUnavailable("the database is not reachable");
+  if (typeof errno === "string" && /^(57P|08)/.test(errno))
+    return new StorageUnavailable("the database is not reachable");
   return new StorageUnavailable("the database could not commit");
 }
 
@@ -81,13 +90,17 @@ export const hasNul = (text: string): boolean => text.includes("\u0000");
 
 /** Text with the NUL character that reached a query anyway: the request's fault (400), never a 500. */
 export function nulRefused(error: unknown): unknown {
-  if (cause(error).errno === "22021") return new BadRequest("Text holding the NUL character (U+0000) cannot be stored or searched.", "invalid_string");
+  if (cause(error).errno === "22021")
+    return new BadRequest("Text holding the NUL character (U+0000) cannot be stored or searched.", "invalid_string");
   return error;
 }
 
 /** A write that refers to a row deleted on its way (a project, a channel, a member): a conflict, as in SQLite. */
 export function raced(error: unknown): unknown {
-  if (cause(error).errno === "23503") return new Conflict("Something this refers to was deleted a moment ago (a project, a channel or a member). Reload and try again.");
+  if (cause(error).errno === "23503")
+    return new Conflict(
+      "Something this refers to was deleted a moment ago (a project, a channel or a member). Reload and try again.",
+    );
   return error;
 }
 

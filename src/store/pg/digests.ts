@@ -9,7 +9,10 @@ import { digests } from "./schema.ts";
 export function digestStore({ db }: Ctx): DigestRepository {
   return {
     async create(d, now) {
-      const [row] = await db.insert(digests).values({ ...digestColumns(d), createdAt: now }).returning();
+      const [row] = await db
+        .insert(digests)
+        .values({ ...digestColumns(d), createdAt: now })
+        .returning();
       return toDigest(row as DigestRow);
     },
 
@@ -19,11 +22,19 @@ export function digestStore({ db }: Ctx): DigestRepository {
     },
 
     async list(projectId) {
-      return ((await db.select().from(digests).where(eq(digests.projectId, projectId)).orderBy(asc(digests.id))) as DigestRow[]).map(toDigest);
+      return (
+        (await db
+          .select()
+          .from(digests)
+          .where(eq(digests.projectId, projectId))
+          .orderBy(asc(digests.id))) as DigestRow[]
+      ).map(toDigest);
     },
 
     async enabled() {
-      return ((await db.select().from(digests).where(eq(digests.enabled, true)).orderBy(asc(digests.id))) as DigestRow[]).map(toDigest);
+      return (
+        (await db.select().from(digests).where(eq(digests.enabled, true)).orderBy(asc(digests.id))) as DigestRow[]
+      ).map(toDigest);
     },
 
     async update(id, changes) {
@@ -37,7 +48,15 @@ export function digestStore({ db }: Ctx): DigestRepository {
 
     async claimPeriod(id, last, period, now) {
       const same = last === null ? isNull(digests.lastPeriod) : eq(digests.lastPeriod, last);
-      return (await db.update(digests).set({ lastPeriod: period, lastSentAt: now }).where(and(eq(digests.id, id), same)).returning({ id: digests.id })).length > 0;
+      return (
+        (
+          await db
+            .update(digests)
+            .set({ lastPeriod: period, lastSentAt: now })
+            .where(and(eq(digests.id, id), same))
+            .returning({ id: digests.id })
+        ).length > 0
+      );
     },
 
     async recordOutcome(id, outcome, now) {

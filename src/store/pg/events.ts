@@ -32,7 +32,6 @@ const columns = {
   priority: events.priority,
 };
 
-
 /** tsvector lexemes are at most 2047 bytes; searches are at most 200 characters, so a longer word is matched by its start. */
 const MAX_WORD = 500;
 
@@ -46,7 +45,9 @@ export function searchText(name: string, description: string | null): string {
 /** Search words → a tsquery: every word, the last as a prefix (each quoted: nothing typed is tsquery syntax). */
 export function tsQuery(terms: string[]): string | null {
   if (!terms.length) return null;
-  return terms.map((t, i) => `'${t.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${i === terms.length - 1 ? ":*" : ""}`).join(" & ");
+  return terms
+    .map((t, i) => `'${t.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${i === terms.length - 1 ? ":*" : ""}`)
+    .join(" & ");
 }
 
 /**
@@ -58,7 +59,12 @@ export function tsQuery(terms: string[]): string | null {
  * is acknowledged. Each event gets its id, in `list`'s order. Rows go as arrays, a column each: as
  * many parameters whatever the number of events.
  */
-export async function writeEvents(client: Pick<SQL_, "unsafe">, list: StoredEvent[], notify: string | null, commitNow: boolean): Promise<{ last: number; wal: string | null; heldUs: number }> {
+export async function writeEvents(
+  client: Pick<SQL_, "unsafe">,
+  list: StoredEvent[],
+  notify: string | null,
+  commitNow: boolean,
+): Promise<{ last: number; wal: string | null; heldUs: number }> {
   const n = list.length;
   const cols = Array.from({ length: 14 }, () => new Array<unknown>(n));
   const tagEvent: number[] = [];
@@ -88,11 +94,22 @@ export async function writeEvents(client: Pick<SQL_, "unsafe">, list: StoredEven
       }
     }
   }
-  const [{ last_event, wal, held }] = (await client.unsafe(WRITE, [...cols, tagEvent, tagKey, tagValue, notify, commitNow])) as [
-    { last_event: string | number; wal: string | null; held: number | null },
-  ];
+  const [{ last_event, wal, held }] = (await client.unsafe(WRITE, [
+    ...cols,
+    tagEvent,
+    tagKey,
+    tagValue,
+    notify,
+    commitNow,
+  ])) as [{ last_event: string | number; wal: string | null; held: number | null }];
   const last = Number(last_event);
-  for (let i = 0; i < n; i++) Object.defineProperty(list[i]!, "id", { value: last - n + i + 1, writable: true, enumerable: true, configurable: true });
+  for (let i = 0; i < n; i++)
+    Object.defineProperty(list[i]!, "id", {
+      value: last - n + i + 1,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   return { last, wal, heldUs: held ?? 0 };
 }
 
@@ -118,7 +135,10 @@ const UNNUMBERED: PropertyDescriptor = {
  * skip the new events.
  */
 export async function onDisk(client: Pick<SQL_, "unsafe">, wal: string): Promise<void> {
-  await client.unsafe("SELECT CASE WHEN pg_current_wal_flush_lsn() >= $1::pg_lsn THEN NULL ELSE pg_logical_emit_message(true, 'signalboard', 'on disk') END", [wal]);
+  await client.unsafe(
+    "SELECT CASE WHEN pg_current_wal_flush_lsn() >= $1::pg_lsn THEN NULL ELSE pg_logical_emit_message(true, 'signalboard', 'on disk') END",
+    [wal],
+  );
 }
 
 export function eventStore(ctx: Ctx): EventRepository {
@@ -130,7 +150,9 @@ export function eventStore(ctx: Ctx): EventRepository {
       // A user id's first event gives it its row in the users search (users-search.ts); once
       // committed, this instance remembers it, and the user's next events write nothing there.
       if (e.userId !== null && !ctx.names.user(e.projectId, e.userId)) {
-        await db.execute(sql`insert into user_search (project_id, user_id, part, words) values (${e.projectId}, ${e.userId}, '', ${idWords(e.userId)}) on conflict do nothing`);
+        await db.execute(
+          sql`insert into user_search (project_id, user_id, part, words) values (${e.projectId}, ${e.userId}, '', ${idWords(e.userId)}) on conflict do nothing`,
+        );
         batchOf(ctx).found({ user: { projectId: e.projectId, userId: e.userId } });
       }
       // Queued: the batch writes its events together, and numbers them then (see writer.ts).
@@ -143,7 +165,14 @@ export function eventStore(ctx: Ctx): EventRepository {
 
     async contentAt(channelId: number, ts: number): Promise<EventContent[]> {
       const rows = await db
-        .select({ name: events.name, description: events.description, icon: events.icon, parser: events.parser, userId: events.userId, tags: events.tags })
+        .select({
+          name: events.name,
+          description: events.description,
+          icon: events.icon,
+          parser: events.parser,
+          userId: events.userId,
+          tags: events.tags,
+        })
         .from(events)
         .where(and(eq(events.channelId, channelId), eq(events.ts, ts)));
       return rows.map((r) => ({ ...r, tags: r.tags ? (JSON.parse(r.tags) as Tags) : null }));
@@ -161,12 +190,22 @@ export function eventStore(ctx: Ctx): EventRepository {
         // The first tag drives the query from its index, in feed order; the rest are checked per row.
         const [key, value] = firstTag;
         const page = keyset(eventTags.ts, eventTags.eventId, filter);
-        const order = newestFirst ? [desc(eventTags.ts), desc(eventTags.eventId)] : [asc(eventTags.ts), asc(eventTags.eventId)];
+        const order = newestFirst
+          ? [desc(eventTags.ts), desc(eventTags.eventId)]
+          : [asc(eventTags.ts), asc(eventTags.eventId)];
         const rows = await db
           .select(columns)
           .from(eventTags)
           .innerJoin(events, eq(events.id, eventTags.eventId))
-          .where(and(eq(eventTags.projectId, filter.projectId), eq(eventTags.key, key), eq(eventTags.value, value), page, ...conditions(filter, otherTags)))
+          .where(
+            and(
+              eq(eventTags.projectId, filter.projectId),
+              eq(eventTags.key, key),
+              eq(eventTags.value, value),
+              page,
+              ...conditions(filter, otherTags),
+            ),
+          )
           .orderBy(...order)
           .limit(filter.limit);
         return rows.map(toEvent);
@@ -191,7 +230,9 @@ export function eventStore(ctx: Ctx): EventRepository {
                e.channel_id AS "channelId", (SELECT c.name FROM channels c WHERE c.id = e.channel_id) AS channel,
                e.event AS name, e.description, e.icon, e.notify, e.parser, e.user_id AS "userId", e.tags,
                e.ts::float8 AS ts, e.received_at::float8 AS "receivedAt", e.historical, e.priority, (SELECT pg_current_wal_insert_lsn())::text AS wal
-          FROM events e WHERE e.id > ${afterId} AND e.id <= ${throughId}${project} ORDER BY e.id LIMIT ${limit}`)) as unknown as (EventRow & { wal: string })[];
+          FROM events e WHERE e.id > ${afterId} AND e.id <= ${throughId}${project} ORDER BY e.id LIMIT ${limit}`)) as unknown as (EventRow & {
+        wal: string;
+      })[];
       if (!rows.length) return [];
       await onDisk((db as unknown as { $client: Pick<SQL_, "unsafe"> }).$client, rows[0]!.wal); // Drizzle's own client
       return rows.map(({ wal: _, ...row }) => toEvent(row));
@@ -210,14 +251,27 @@ export function eventStore(ctx: Ctx): EventRepository {
             .select(fields)
             .from(eventTags)
             .innerJoin(events, eq(events.id, eventTags.eventId))
-            .where(and(eq(eventTags.projectId, projectId), eq(eventTags.key, firstTag[0]), eq(eventTags.value, firstTag[1]), gte(eventTags.ts, start), lt(eventTags.ts, end), ...conditions(scoped, otherTags)))
+            .where(
+              and(
+                eq(eventTags.projectId, projectId),
+                eq(eventTags.key, firstTag[0]),
+                eq(eventTags.value, firstTag[1]),
+                gte(eventTags.ts, start),
+                lt(eventTags.ts, end),
+                ...conditions(scoped, otherTags),
+              ),
+            )
             .groupBy(sql`1`, sql`2`)
         : await db
             .select(fields)
             .from(events)
             .where(and(...conditions(scoped, []), gte(events.ts, start), lt(events.ts, end)))
             .groupBy(sql`1`, sql`2`);
-      const list = await db.select({ id: channels.id, name: channels.name }).from(channels).where(eq(channels.projectId, projectId)).orderBy(asc(channels.name));
+      const list = await db
+        .select({ id: channels.id, name: channels.name })
+        .from(channels)
+        .where(eq(channels.projectId, projectId))
+        .orderBy(asc(channels.name));
       const counts = new Map(list.map((c) => [c.id, Array.from({ length: days }, () => 0)]));
       for (const r of rows) {
         const row = counts.get(Number(r.channelId));
@@ -230,18 +284,38 @@ export function eventStore(ctx: Ctx): EventRepository {
       const victims = await db
         .select({ id: events.id, ts: events.ts, tags: events.tags })
         .from(events)
-        .where(and(eq(events.projectId, where.projectId), where.channelId === undefined ? undefined : eq(events.channelId, where.channelId), where.before === undefined ? undefined : lt(events.ts, where.before)))
+        .where(
+          and(
+            eq(events.projectId, where.projectId),
+            where.channelId === undefined ? undefined : eq(events.channelId, where.channelId),
+            where.before === undefined ? undefined : lt(events.ts, where.before),
+          ),
+        )
         .orderBy(asc(events.ts))
         .limit(limit);
       if (!victims.length) return 0;
       // Each tag row by its whole key, known from the event: index lookups, no scan of the tag index.
-      const tagKeys = victims.flatMap((v) => (v.tags ? Object.entries(JSON.parse(v.tags) as Tags).map(([key, value]) => ({ key, value: tagText(value), ts: v.ts, event_id: v.id })) : []));
+      const tagKeys = victims.flatMap((v) =>
+        v.tags
+          ? Object.entries(JSON.parse(v.tags) as Tags).map(([key, value]) => ({
+              key,
+              value: tagText(value),
+              ts: v.ts,
+              event_id: v.id,
+            }))
+          : [],
+      );
       if (tagKeys.length) {
         await db.execute(sql`
           delete from event_tags t using jsonb_to_recordset(${JSON.stringify(tagKeys)}::text::jsonb) as v(key text, value text, ts bigint, event_id bigint)
            where t.project_id = ${where.projectId} and t.key = v.key and t.value = v.value and t.ts = v.ts and t.event_id = v.event_id`);
       }
-      await db.delete(events).where(inArray(events.id, victims.map((v) => v.id)));
+      await db.delete(events).where(
+        inArray(
+          events.id,
+          victims.map((v) => v.id),
+        ),
+      );
       return victims.length;
     },
 
@@ -254,7 +328,10 @@ export function eventStore(ctx: Ctx): EventRepository {
 }
 
 export function conditions(filter: EventFilter, tags: [string, string][]): (SQL | undefined)[] {
-  const channelId = filter.channel === undefined ? undefined : sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${filter.projectId ?? -1} and ${channels.name} = ${filter.channel})`;
+  const channelId =
+    filter.channel === undefined
+      ? undefined
+      : sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${filter.projectId ?? -1} and ${channels.name} = ${filter.channel})`;
   const list: (SQL | undefined)[] = [
     filter.projectId === undefined ? undefined : eq(events.projectId, filter.projectId),
     channelId === undefined ? undefined : eq(events.channelId, channelId),
@@ -278,7 +355,11 @@ export function conditions(filter: EventFilter, tags: [string, string][]): (SQL 
 
 // The bound on time alone repeats what the OR says, because the planner cannot seek on an OR:
 // without it, a page far into a big project walked the index past every row before the position.
-function keyset(tsColumn: PgColumn, idColumn: PgColumn, filter: Page & { before?: Position; after?: Position }): SQL | undefined {
+function keyset(
+  tsColumn: PgColumn,
+  idColumn: PgColumn,
+  filter: Page & { before?: Position; after?: Position },
+): SQL | undefined {
   if (filter.before) {
     const { ts, id } = filter.before;
     return and(lte(tsColumn, ts), or(lt(tsColumn, ts), and(eq(tsColumn, ts), lt(idColumn, id))));

@@ -15,8 +15,20 @@ import { conditions } from "./events.ts";
  */
 function stepEvents(q: FunnelQuery, j: number): SQL {
   const step = q.steps[j]!;
-  const matches = (k: number) => and(...conditions({ projectId: q.projectId, event: q.steps[k]!.event, channel: q.steps[k]!.channel }, q.steps[k]!.tags ?? []))!;
-  const bits = q.steps.flatMap((other, k) => (other.event !== step.event ? [] : k === j ? [sql`${1 << j}`] : [sql`(CASE WHEN ${matches(k)} THEN ${1 << k} ELSE 0 END)`]));
+  const matches = (k: number) =>
+    and(
+      ...conditions(
+        { projectId: q.projectId, event: q.steps[k]!.event, channel: q.steps[k]!.channel },
+        q.steps[k]!.tags ?? [],
+      ),
+    )!;
+  const bits = q.steps.flatMap((other, k) =>
+    other.event !== step.event
+      ? []
+      : k === j
+        ? [sql`${1 << j}`]
+        : [sql`(CASE WHEN ${matches(k)} THEN ${1 << k} ELSE 0 END)`],
+  );
   return sql`SELECT events.user_id AS u, events.ts, events.id, ${sql.join(bits, sql` + `)} AS m FROM events
     WHERE ${matches(j)} AND events.user_id IS NOT NULL AND events.ts >= ${q.from} AND events.ts < ${j === 0 ? q.to : q.to + q.window}`;
 }
@@ -100,7 +112,10 @@ export function funnelQueries(ctx: Ctx): Pick<AnalyticsRepository, "funnel" | "d
 
     async dropped(q: DroppedQuery): Promise<string[]> {
       // The users of the step before: step 1's are l1's rows that are not `nxt` (one per user).
-      const before = q.step === 2 ? sql`SELECT u FROM l1 WHERE NOT nxt` : sql`SELECT DISTINCT u FROM ${sql.raw(`l${q.step - 2}`)} WHERE nxt`;
+      const before =
+        q.step === 2
+          ? sql`SELECT u FROM l1 WHERE NOT nxt`
+          : sql`SELECT DISTINCT u FROM ${sql.raw(`l${q.step - 2}`)} WHERE nxt`;
       const at = sql.raw(`l${q.step - 1}`);
       const found = await rows<{ u: string }>(sql`
         WITH ${levels(q, q.step - 1)}

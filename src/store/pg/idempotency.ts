@@ -22,16 +22,28 @@ export function idempotencyStore({ db }: Ctx): IdempotencyRepository {
         })
         .returning({ tokenId: idempotencyKeys.tokenId });
       if (claimed.length) return null;
-      const [kept] = await db.select({ fingerprint: idempotencyKeys.fingerprint, response: idempotencyKeys.response }).from(idempotencyKeys).where(and(eq(idempotencyKeys.tokenId, tokenId), eq(idempotencyKeys.key, key))).limit(1);
+      const [kept] = await db
+        .select({ fingerprint: idempotencyKeys.fingerprint, response: idempotencyKeys.response })
+        .from(idempotencyKeys)
+        .where(and(eq(idempotencyKeys.tokenId, tokenId), eq(idempotencyKeys.key, key)))
+        .limit(1);
       return kept ?? null;
     },
 
     async complete(tokenId, key, response) {
-      await db.update(idempotencyKeys).set({ response }).where(and(eq(idempotencyKeys.tokenId, tokenId), eq(idempotencyKeys.key, key)));
+      await db
+        .update(idempotencyKeys)
+        .set({ response })
+        .where(and(eq(idempotencyKeys.tokenId, tokenId), eq(idempotencyKeys.key, key)));
     },
 
     async prune(now) {
-      return (await db.delete(idempotencyKeys).where(lte(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS)).returning({ tokenId: idempotencyKeys.tokenId })).length;
+      return (
+        await db
+          .delete(idempotencyKeys)
+          .where(lte(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS))
+          .returning({ tokenId: idempotencyKeys.tokenId })
+      ).length;
     },
   };
 }

@@ -67,7 +67,8 @@ function repositories(ctx: Ctx): Repositories {
 function mapped<T extends object>(repo: T): T {
   const out: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(repo) as [string, (...a: unknown[]) => Promise<unknown>][]) {
-    out[name] = (...args: unknown[]) => fn(...args).catch((error) => Promise.reject(isStorageFailure(error) ? toStorageError(error) : nulRefused(error)));
+    out[name] = (...args: unknown[]) =>
+      fn(...args).catch((error) => Promise.reject(isStorageFailure(error) ? toStorageError(error) : nulRefused(error)));
   }
   return out as T;
 }
@@ -82,7 +83,10 @@ export type PgStoreOptions = {
   queryTimeoutMs?: number;
 };
 
-export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_000 }: PgStoreOptions = {}): Promise<PgStore> {
+export async function openPgStore(
+  url: string,
+  { max = 10, queryTimeoutMs = 10_000 }: PgStoreOptions = {},
+): Promise<PgStore> {
   // Two pools: writes never wait for a connection a read holds. Every statement of the read pool
   // ends at the server shortly after a read's budget, whatever happens here; a read the gate stops
   // (out of budget, or its client left) has its queries cancelled in the database at once.
@@ -113,8 +117,16 @@ export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_0
   const listeners = new Set<(payload: string) => void>();
   const wakers = new Set<() => void>();
   const subscriptions = await Promise.all([
-    sql.listen(ACCESS_CHANNEL, (value) => (accessVersion = value), () => void refreshAccess()),
-    sql.listen(EVENTS_CHANNEL, () => wakers.forEach((wake) => wake()), () => wakers.forEach((wake) => wake())),
+    sql.listen(
+      ACCESS_CHANNEL,
+      (value) => (accessVersion = value),
+      () => void refreshAccess(),
+    ),
+    sql.listen(
+      EVENTS_CHANNEL,
+      () => wakers.forEach((wake) => wake()),
+      () => wakers.forEach((wake) => wake()),
+    ),
     sql.listen(LIVE_CHANNEL, (payload) => listeners.forEach((listener) => listener(payload))),
   ]);
   async function refreshAccess(): Promise<void> {
@@ -138,10 +150,19 @@ export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_0
       },
       { once: true },
     );
-    const fn = (mapped(inline[read.aggregate as keyof Repositories]) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[read.method]!;
+    const fn = (
+      mapped(inline[read.aggregate as keyof Repositories]) as unknown as Record<
+        string,
+        (...a: unknown[]) => Promise<unknown>
+      >
+    )[read.method]!;
     return inFlight.run(current, () => fn(...read.args));
   };
-  const gate = new ReadGate(runner, { slots: Math.max(1, max - 2), perKind: Math.max(1, Math.floor(max / 2) - 1), budgetMs: queryTimeoutMs });
+  const gate = new ReadGate(runner, {
+    slots: Math.max(1, max - 2),
+    perKind: Math.max(1, Math.floor(max / 2) - 1),
+    budgetMs: queryTimeoutMs,
+  });
   const read = gated(inline, gate);
   const writer = new PgWriter(
     sql,
@@ -159,7 +180,12 @@ export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_0
     const writes = new Set<string>(WRITES[aggregate] as string[]);
     const methods: Record<string, unknown> = {};
     for (const [name, fn] of Object.entries(mapped(read[aggregate]))) {
-      methods[name] = writes.has(name) ? (...args: unknown[]) => tx((r) => (r[aggregate] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]!(...args)) : fn;
+      methods[name] = writes.has(name)
+        ? (...args: unknown[]) =>
+            tx((r) =>
+              (r[aggregate] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]!(...args),
+            )
+        : fn;
     }
     (front as Record<string, unknown>)[aggregate] = methods;
   }
@@ -180,7 +206,12 @@ export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_0
           lastRead = performance.now();
           for (;;) {
             // Not through the gate: live delivery must not wait behind searches (a page of ids is bounded work).
-            const rows: StoredEvent[] = await inline.events.range(undefined, cursor, Number.MAX_SAFE_INTEGER, FOLLOW_PAGE);
+            const rows: StoredEvent[] = await inline.events.range(
+              undefined,
+              cursor,
+              Number.MAX_SAFE_INTEGER,
+              FOLLOW_PAGE,
+            );
             if (stopped || !rows.length) break;
             cursor = rows.at(-1)!.id;
             onEvents(rows);
@@ -226,7 +257,9 @@ export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_0
     async asLeader(name, work) {
       const conn = await sql.reserve();
       try {
-        const [{ locked }] = (await conn`SELECT pg_try_advisory_lock(hashtext(${name})) AS locked`) as [{ locked: boolean }];
+        const [{ locked }] = (await conn`SELECT pg_try_advisory_lock(hashtext(${name})) AS locked`) as [
+          { locked: boolean },
+        ];
         if (!locked) return false;
         try {
           await work();
@@ -276,7 +309,10 @@ export async function openPgStore(url: string, { max = 10, queryTimeoutMs = 10_0
       await sql`DELETE FROM rate_limits WHERE window_start < ${now - 86_400_000}`;
     },
     async backup() {
-      throw new BadRequest("backup copies a SQLite database; on PostgreSQL use its own tools (pg_dump to back up, pg_restore to restore, or your provider's snapshots)", "unsupported");
+      throw new BadRequest(
+        "backup copies a SQLite database; on PostgreSQL use its own tools (pg_dump to back up, pg_restore to restore, or your provider's snapshots)",
+        "unsupported",
+      );
     },
     snapshotEvents(where, pageSize) {
       return snapshotEvents(sql, names, where, pageSize);

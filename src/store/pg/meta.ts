@@ -16,7 +16,10 @@ export function metaStore({ db }: Ctx): MetaRepository {
       await db.insert(meta).values({ key, value }).onConflictDoUpdate({ target: meta.key, set: { value } });
     },
     async probe() {
-      await db.insert(meta).values({ key: "readiness.probe", value: "x".repeat(PROBE_BYTES) }).onConflictDoNothing();
+      await db
+        .insert(meta)
+        .values({ key: "readiness.probe", value: "x".repeat(PROBE_BYTES) })
+        .onConflictDoNothing();
       await db.delete(meta).where(eq(meta.key, "readiness.probe"));
     },
   };

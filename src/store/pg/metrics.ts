@@ -8,7 +8,6 @@ import { metricHistory, metrics, projects } from "./schema.ts";
 
 const MINUTE = 60_000;
 
-
 const selectRow = {
   id: metrics.id,
   projectId: metrics.projectId,
@@ -30,7 +29,11 @@ export function metricStore({ db }: Ctx): MetricRepository {
 
   return {
     async current(projectId, title) {
-      const [row] = await db.select({ id: metrics.id, valueNum: metrics.valueNum, valueText: metrics.valueText, icon: metrics.icon }).from(metrics).where(and(eq(metrics.projectId, projectId), eq(metrics.title, title))).limit(1);
+      const [row] = await db
+        .select({ id: metrics.id, valueNum: metrics.valueNum, valueText: metrics.valueText, icon: metrics.icon })
+        .from(metrics)
+        .where(and(eq(metrics.projectId, projectId), eq(metrics.title, title)))
+        .limit(1);
       return row ? { id: row.id, value: metricValue(row.valueNum, row.valueText), icon: row.icon } : null;
     },
 
@@ -38,8 +41,19 @@ export function metricStore({ db }: Ctx): MetricRepository {
       const { valueNum, valueText } = metricColumns(m.value);
       const [saved] = await db
         .insert(metrics)
-        .values({ projectId: m.projectId, title: m.title, valueNum, valueText, icon: m.icon, createdAt: m.now, updatedAt: m.now })
-        .onConflictDoUpdate({ target: [metrics.projectId, metrics.title], set: { valueNum, valueText, icon: sql`coalesce(excluded.icon, ${metrics.icon})`, updatedAt: m.now } })
+        .values({
+          projectId: m.projectId,
+          title: m.title,
+          valueNum,
+          valueText,
+          icon: m.icon,
+          createdAt: m.now,
+          updatedAt: m.now,
+        })
+        .onConflictDoUpdate({
+          target: [metrics.projectId, metrics.title],
+          set: { valueNum, valueText, icon: sql`coalesce(excluded.icon, ${metrics.icon})`, updatedAt: m.now },
+        })
         .returning({ id: metrics.id, icon: metrics.icon });
       await record(saved!.id, m.now, valueNum, valueText);
       return saved!;
@@ -49,10 +63,22 @@ export function metricStore({ db }: Ctx): MetricRepository {
       // One statement: concurrent increments (from any instance) each add to what the last one left.
       const [sum] = await db
         .insert(metrics)
-        .values({ projectId: m.projectId, title: m.title, valueNum: m.delta, valueText: null, icon: m.icon, createdAt: m.now, updatedAt: m.now })
+        .values({
+          projectId: m.projectId,
+          title: m.title,
+          valueNum: m.delta,
+          valueText: null,
+          icon: m.icon,
+          createdAt: m.now,
+          updatedAt: m.now,
+        })
         .onConflictDoUpdate({
           target: [metrics.projectId, metrics.title],
-          set: { valueNum: sql`${metrics.valueNum} + excluded.value_num`, icon: sql`coalesce(excluded.icon, ${metrics.icon})`, updatedAt: m.now },
+          set: {
+            valueNum: sql`${metrics.valueNum} + excluded.value_num`,
+            icon: sql`coalesce(excluded.icon, ${metrics.icon})`,
+            updatedAt: m.now,
+          },
           setWhere: sql`${metrics.valueText} is null`,
         })
         .returning({ id: metrics.id, value: metrics.valueNum, icon: metrics.icon })
@@ -62,7 +88,11 @@ export function metricStore({ db }: Ctx): MetricRepository {
           throw error;
         });
       if (!sum) {
-        const [row] = await db.select({ valueNum: metrics.valueNum, valueText: metrics.valueText }).from(metrics).where(and(eq(metrics.projectId, m.projectId), eq(metrics.title, m.title))).limit(1);
+        const [row] = await db
+          .select({ valueNum: metrics.valueNum, valueText: metrics.valueText })
+          .from(metrics)
+          .where(and(eq(metrics.projectId, m.projectId), eq(metrics.title, m.title)))
+          .limit(1);
         return { holds: metricValue(row!.valueNum, row!.valueText)! };
       }
       if (Number.isFinite(sum.value)) await record(sum.id, m.now, sum.value, null); // an overflow is refused by the caller
@@ -70,12 +100,24 @@ export function metricStore({ db }: Ctx): MetricRepository {
     },
 
     async list(projectId) {
-      return (await db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(eq(metrics.projectId, projectId)).orderBy(asc(metrics.title))).map(toMetric);
+      return (
+        await db
+          .select(selectRow)
+          .from(metrics)
+          .innerJoin(projects, eq(projects.id, metrics.projectId))
+          .where(eq(metrics.projectId, projectId))
+          .orderBy(asc(metrics.title))
+      ).map(toMetric);
     },
 
     async find(projectId, title) {
       if (hasNul(title)) return null;
-      const [row] = await db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(and(eq(metrics.projectId, projectId), eq(metrics.title, title))).limit(1);
+      const [row] = await db
+        .select(selectRow)
+        .from(metrics)
+        .innerJoin(projects, eq(projects.id, metrics.projectId))
+        .where(and(eq(metrics.projectId, projectId), eq(metrics.title, title)))
+        .limit(1);
       return row ? toMetric(row) : null;
     },
 
@@ -83,7 +125,9 @@ export function metricStore({ db }: Ctx): MetricRepository {
       const rows = await db
         .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
         .from(metricHistory)
-        .where(and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)))
+        .where(
+          and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)),
+        )
         .orderBy(order === "desc" ? desc(metricHistory.minute) : asc(metricHistory.minute))
         .limit(limit);
       return rows.map((p) => ({ at: p.at, value: metricValue(p.valueNum, p.valueText) }));

@@ -38,16 +38,21 @@ export async function migrate(sql: SQL): Promise<string[]> {
     const applied = new Set(((await tx`SELECT tag FROM __migrations`) as { tag: string }[]).map((r) => r.tag));
     const known = journal.entries.map((e) => e.tag);
     const unknown = [...applied].filter((tag) => !known.includes(tag));
-    const metaValue = async (key: string) => ((await tx`SELECT value FROM meta WHERE key = ${key}`) as { value: string }[])[0]?.value ?? null;
+    const metaValue = async (key: string) =>
+      ((await tx`SELECT value FROM meta WHERE key = ${key}`) as { value: string }[])[0]?.value ?? null;
     if (unknown.length) {
       // Newer migrations this binary cannot undo or repeat: it runs only if their version said it may.
-      checkNewerSchema(unknown, { migratedBy: await metaValue(SCHEMA_META.migratedBy), oldestCompatible: await metaValue(SCHEMA_META.oldestCompatible) });
+      checkNewerSchema(unknown, {
+        migratedBy: await metaValue(SCHEMA_META.migratedBy),
+        oldestCompatible: await metaValue(SCHEMA_META.oldestCompatible),
+      });
       return [];
     }
     const done: string[] = [];
     for (const tag of known) {
       if (applied.has(tag)) continue;
-      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint")) if (statement.trim()) await tx.unsafe(statement);
+      for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint"))
+        if (statement.trim()) await tx.unsafe(statement);
       // What SQL cannot compute: the users search's words, folded as the application folds them.
       if (tag === "0003_users_search") await fillUserSearch(tx);
       await tx`INSERT INTO __migrations (tag, applied_at) VALUES (${tag}, ${Date.now()})`;

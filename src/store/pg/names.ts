@@ -6,7 +6,10 @@
 // here writes none.
 import type { Project } from "../../model/project.ts";
 
-export type Found = { project: Project } | { channel: { projectId: number; name: string; id: number } } | { user: { projectId: number; userId: string } };
+export type Found =
+  | { project: Project }
+  | { channel: { projectId: number; name: string; id: number } }
+  | { user: { projectId: number; userId: string } };
 
 /** Users remembered at most; past that the list starts again (a user not remembered costs one more lookup). */
 const MAX_USERS = 100_000;

@@ -1,6 +1,21 @@
 // Push subscriptions, integrations and the delivery queue, shared by every instance: a claim leases
 // due deliveries with FOR UPDATE SKIP LOCKED, so two workers never take the same one.
-import { and, asc, count, desc, eq, getTableColumns, inArray, isNotNull, isNull, lt, lte, not, or, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  lte,
+  not,
+  or,
+  sql,
+} from "drizzle-orm";
 import type { NotificationRepository } from "../store.ts";
 import { CANDIDATES, firstPerTarget } from "../queue.ts";
 import type { Ctx } from "./context.ts";
@@ -15,17 +30,32 @@ export function notificationStore({ db }: Ctx): NotificationRepository {
       const [row] = await db
         .insert(pushSubscriptions)
         .values({ ...s, createdAt: now, refreshedAt: now })
-        .onConflictDoUpdate({ target: pushSubscriptions.endpoint, set: { userId: s.userId, p256dh: s.p256dh, auth: s.auth, deviceName: s.deviceName, refreshedAt: now } })
+        .onConflictDoUpdate({
+          target: pushSubscriptions.endpoint,
+          set: { userId: s.userId, p256dh: s.p256dh, auth: s.auth, deviceName: s.deviceName, refreshedAt: now },
+        })
         .returning();
       return row!;
     },
 
     async refreshSubscription(userId, endpoint, now) {
-      return (await db.update(pushSubscriptions).set({ refreshedAt: now }).where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.endpoint, endpoint))).returning({ id: pushSubscriptions.id })).length > 0;
+      return (
+        (
+          await db
+            .update(pushSubscriptions)
+            .set({ refreshedAt: now })
+            .where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.endpoint, endpoint)))
+            .returning({ id: pushSubscriptions.id })
+        ).length > 0
+      );
     },
 
     async subscriptionsOf(userId) {
-      return db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).orderBy(asc(pushSubscriptions.createdAt));
+      return db
+        .select()
+        .from(pushSubscriptions)
+        .where(eq(pushSubscriptions.userId, userId))
+        .orderBy(asc(pushSubscriptions.createdAt));
     },
 
     async allSubscriptions() {
@@ -58,7 +88,12 @@ export function notificationStore({ db }: Ctx): NotificationRepository {
     },
 
     async pruneSubscriptions(notRefreshedSince) {
-      return (await db.delete(pushSubscriptions).where(lt(pushSubscriptions.refreshedAt, notRefreshedSince)).returning({ id: pushSubscriptions.id })).length;
+      return (
+        await db
+          .delete(pushSubscriptions)
+          .where(lt(pushSubscriptions.refreshedAt, notRefreshedSince))
+          .returning({ id: pushSubscriptions.id })
+      ).length;
     },
 
     async recordSubscriptionOutcome(id, outcome, now) {
@@ -69,16 +104,33 @@ export function notificationStore({ db }: Ctx): NotificationRepository {
     // --- integrations --------------------------------------------------------------------------
 
     async createIntegration(i, now) {
-      return toIntegration((await db.insert(integrations).values({ ...integrationColumns(i), createdAt: now }).returning())[0] as IntegrationRow);
+      return toIntegration(
+        (
+          await db
+            .insert(integrations)
+            .values({ ...integrationColumns(i), createdAt: now })
+            .returning()
+        )[0] as IntegrationRow,
+      );
     },
 
     async updateIntegration(id, changes) {
-      const [row] = await db.update(integrations).set(integrationChanges(changes)).where(eq(integrations.id, id)).returning();
+      const [row] = await db
+        .update(integrations)
+        .set(integrationChanges(changes))
+        .where(eq(integrations.id, id))
+        .returning();
       return row ? toIntegration(row as IntegrationRow) : null;
     },
 
     async integrationsOf(projectId) {
-      return ((await db.select().from(integrations).where(eq(integrations.projectId, projectId)).orderBy(asc(integrations.createdAt), asc(integrations.id))) as IntegrationRow[]).map(toIntegration);
+      return (
+        (await db
+          .select()
+          .from(integrations)
+          .where(eq(integrations.projectId, projectId))
+          .orderBy(asc(integrations.createdAt), asc(integrations.id))) as IntegrationRow[]
+      ).map(toIntegration);
     },
 
     async integration(id) {
@@ -87,11 +139,24 @@ export function notificationStore({ db }: Ctx): NotificationRepository {
     },
 
     async integrationsCreatedBy(userId) {
-      return (await db.select({ n: count() }).from(integrations).where(and(eq(integrations.createdByUserId, userId), eq(integrations.enabled, true))))[0]?.n ?? 0;
+      return (
+        (
+          await db
+            .select({ n: count() })
+            .from(integrations)
+            .where(and(eq(integrations.createdByUserId, userId), eq(integrations.enabled, true)))
+        )[0]?.n ?? 0
+      );
     },
 
     async disableCreatedBy(userId) {
-      return (await db.update(integrations).set({ enabled: false }).where(and(eq(integrations.createdByUserId, userId), eq(integrations.enabled, true))).returning({ id: integrations.id })).length;
+      return (
+        await db
+          .update(integrations)
+          .set({ enabled: false })
+          .where(and(eq(integrations.createdByUserId, userId), eq(integrations.enabled, true)))
+          .returning({ id: integrations.id })
+      ).length;
     },
 
     async setIntegrationEnabled(id, enabled) {
@@ -133,16 +198,24 @@ export function notificationStore({ db }: Ctx): NotificationRepository {
         .for("update", { skipLocked: true });
       const due = firstPerTarget(candidates, limit);
       if (!due.length) return [];
-      const claimed = await db.update(deliveries).set({ leaseOwner: lease.owner, leaseUntil: lease.until }).where(inArray(deliveries.id, due)).returning();
+      const claimed = await db
+        .update(deliveries)
+        .set({ leaseOwner: lease.owner, leaseUntil: lease.until })
+        .where(inArray(deliveries.id, due))
+        .returning();
       return claimed.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
     },
 
     async releaseLeases(owner) {
-      return (await db
-        .update(deliveries)
-        .set({ leaseOwner: null, leaseUntil: null })
-        .where(and(isNotNull(deliveries.leaseOwner), owner === undefined ? undefined : eq(deliveries.leaseOwner, owner)))
-        .returning({ id: deliveries.id })).length;
+      return (
+        await db
+          .update(deliveries)
+          .set({ leaseOwner: null, leaseUntil: null })
+          .where(
+            and(isNotNull(deliveries.leaseOwner), owner === undefined ? undefined : eq(deliveries.leaseOwner, owner)),
+          )
+          .returning({ id: deliveries.id })
+      ).length;
     },
 
     async pendingCount() {
@@ -164,12 +237,17 @@ export function notificationStore({ db }: Ctx): NotificationRepository {
         .where(and(eq(deliveries.id, id), eq(deliveries.leaseOwner, owner)))
         .returning({ id: deliveries.id });
       if (!settled.length) return false;
-      await db.insert(deliveryAttempts).values({ deliveryId: id, at: now, ok: attempt.ok, status: attempt.status, error: attempt.error });
+      await db
+        .insert(deliveryAttempts)
+        .values({ deliveryId: id, at: now, ok: attempt.ok, status: attempt.status, error: attempt.error });
       return true;
     },
 
     async abandon(target, targetId, now) {
-      await db.update(deliveries).set({ status: "gone", finishedAt: now }).where(and(eq(deliveries.target, target), eq(deliveries.targetId, targetId), eq(deliveries.status, "pending")));
+      await db
+        .update(deliveries)
+        .set({ status: "gone", finishedAt: now })
+        .where(and(eq(deliveries.target, target), eq(deliveries.targetId, targetId), eq(deliveries.status, "pending")));
     },
 
     async delivery(id) {
@@ -178,15 +256,29 @@ export function notificationStore({ db }: Ctx): NotificationRepository {
 
     async deliveriesFor(target, targetIds, limit = 20) {
       if (!targetIds.length) return [];
-      return db.select().from(deliveries).where(and(eq(deliveries.target, target), inArray(deliveries.targetId, targetIds))).orderBy(desc(deliveries.id)).limit(limit);
+      return db
+        .select()
+        .from(deliveries)
+        .where(and(eq(deliveries.target, target), inArray(deliveries.targetId, targetIds)))
+        .orderBy(desc(deliveries.id))
+        .limit(limit);
     },
 
     async attemptsOf(deliveryId) {
-      return db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId)).orderBy(asc(deliveryAttempts.id));
+      return db
+        .select()
+        .from(deliveryAttempts)
+        .where(eq(deliveryAttempts.deliveryId, deliveryId))
+        .orderBy(asc(deliveryAttempts.id));
     },
 
     async pruneDeliveries(before) {
-      return (await db.delete(deliveries).where(and(inArray(deliveries.status, ["sent", "failed", "gone"]), lt(deliveries.finishedAt, before))).returning({ id: deliveries.id })).length;
+      return (
+        await db
+          .delete(deliveries)
+          .where(and(inArray(deliveries.status, ["sent", "failed", "gone"]), lt(deliveries.finishedAt, before)))
+          .returning({ id: deliveries.id })
+      ).length;
     },
   };
 }

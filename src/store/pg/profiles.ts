@@ -13,7 +13,8 @@ import { patchParts } from "./users-search.ts";
 
 /** `old` with `patch` merged in, nulls removing keys. */
 // The patch goes as text, then to jsonb: a parameter the driver saw as jsonb would be sent as a JSON string.
-const merged = (old: unknown, patch: string) => sql`jsonb_strip_nulls(coalesce(${old}, '{}')::jsonb || ${patch}::text::jsonb)::text`;
+const merged = (old: unknown, patch: string) =>
+  sql`jsonb_strip_nulls(coalesce(${old}, '{}')::jsonb || ${patch}::text::jsonb)::text`;
 
 export function profileStore(ctx: Ctx): ProfileRepository {
   const { db } = ctx;
@@ -49,7 +50,11 @@ export function profileStore(ctx: Ctx): ProfileRepository {
 
     async find(projectId, userId) {
       if (hasNul(userId)) return null;
-      const [row] = await db.select().from(profiles).where(and(eq(profiles.projectId, projectId), eq(profiles.userId, userId))).limit(1);
+      const [row] = await db
+        .select()
+        .from(profiles)
+        .where(and(eq(profiles.projectId, projectId), eq(profiles.userId, userId)))
+        .limit(1);
       return row ? { ...row, properties: JSON.parse(row.properties) as Properties } : null;
     },
 
@@ -58,7 +63,10 @@ export function profileStore(ctx: Ctx): ProfileRepository {
       await db
         .insert(groups)
         .values({ projectId, groupId, properties: merged(null, patch), createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({ target: [groups.projectId, groups.groupId], set: { properties: merged(groups.properties, patch), updatedAt: now } });
+        .onConflictDoUpdate({
+          target: [groups.projectId, groups.groupId],
+          set: { properties: merged(groups.properties, patch), updatedAt: now },
+        });
     },
 
     async addMember(projectId, groupId, userId, now) {

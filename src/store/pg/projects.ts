@@ -50,22 +50,52 @@ export function projectStore(ctx: Ctx): ProjectRepository {
 
     async findChannel(projectId, name) {
       if (hasNul(name)) return null;
-      return (await db.select().from(channels).where(and(eq(channels.projectId, projectId), eq(channels.name, name))).limit(1))[0] ?? null;
+      return (
+        (
+          await db
+            .select()
+            .from(channels)
+            .where(and(eq(channels.projectId, projectId), eq(channels.name, name)))
+            .limit(1)
+        )[0] ?? null
+      );
     },
 
     async ensureChannel(projectId, name, now) {
       const known = names.channel(projectId, name);
       if (known !== undefined) return { id: known, created: false };
       const stamp = names.stamp;
-      const existing = await db.select({ id: channels.id }).from(channels).where(and(eq(channels.projectId, projectId), eq(channels.name, name))).limit(1);
-      const inserted = existing[0] ? [] : await db.insert(channels).values({ projectId, name, createdAt: now }).onConflictDoNothing().returning({ id: channels.id });
-      const id = existing[0]?.id ?? inserted[0]?.id ?? (await db.select({ id: channels.id }).from(channels).where(and(eq(channels.projectId, projectId), eq(channels.name, name))).limit(1))[0]!.id;
+      const existing = await db
+        .select({ id: channels.id })
+        .from(channels)
+        .where(and(eq(channels.projectId, projectId), eq(channels.name, name)))
+        .limit(1);
+      const inserted = existing[0]
+        ? []
+        : await db
+            .insert(channels)
+            .values({ projectId, name, createdAt: now })
+            .onConflictDoNothing()
+            .returning({ id: channels.id });
+      const id =
+        existing[0]?.id ??
+        inserted[0]?.id ??
+        (
+          await db
+            .select({ id: channels.id })
+            .from(channels)
+            .where(and(eq(channels.projectId, projectId), eq(channels.name, name)))
+            .limit(1)
+        )[0]!.id;
       found({ channel: { projectId, name, id } }, stamp);
       return { id, created: inserted.length > 0 };
     },
 
     async createChannel(projectId, name, now = Date.now()) {
-      return (await db.insert(channels).values({ projectId, name, createdAt: now }).onConflictDoNothing().returning())[0] ?? null;
+      return (
+        (await db.insert(channels).values({ projectId, name, createdAt: now }).onConflictDoNothing().returning())[0] ??
+        null
+      );
     },
 
     async listChannels(projectId) {
@@ -78,7 +108,8 @@ export function projectStore(ctx: Ctx): ProjectRepository {
     },
 
     async countEvents(where) {
-      const condition = "channelId" in where ? eq(events.channelId, where.channelId) : eq(events.projectId, where.projectId);
+      const condition =
+        "channelId" in where ? eq(events.channelId, where.channelId) : eq(events.projectId, where.projectId);
       return (await db.select({ n: count() }).from(events).where(condition))[0]?.n ?? 0;
     },
   };

@@ -4,7 +4,18 @@
 // drizzle/pg/. JSON (tags, properties, filters) is kept as text, as in SQLite: what was sent comes
 // back byte for byte, and no driver turns it into something else on the way.
 import { sql } from "drizzle-orm";
-import { bigint, boolean, customType, doublePrecision, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 const millis = (name: string) => bigint(name, { mode: "number" });
 
@@ -49,7 +60,9 @@ export const events = pgTable(
     description: text("description"),
     icon: text("icon"),
     notify: boolean("notify").notNull().default(false),
-    parser: text("parser", { enum: ["text", "markdown"] }).notNull().default("text"),
+    parser: text("parser", { enum: ["text", "markdown"] })
+      .notNull()
+      .default("text"),
     userId: text("user_id"),
     tags: text("tags"),
     ts: millis("ts").notNull(),
@@ -132,7 +145,10 @@ export const profiles = pgTable(
     updatedAt: millis("updated_at").notNull(),
   },
   // profiles_updated: the users page walks a project's profiles by their last identify, newest first.
-  (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index("profiles_updated").on(t.projectId, t.updatedAt, t.userId)],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.userId] }),
+    index("profiles_updated").on(t.projectId, t.updatedAt, t.userId),
+  ],
 );
 
 // The users search's index (store/pg/users-search.ts): a row per user and part, the part being
@@ -178,7 +194,10 @@ export const groupMembers = pgTable(
     userId: text("user_id").notNull(),
     createdAt: millis("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.groupId, t.userId] }), index("group_members_user").on(t.projectId, t.userId)],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.groupId, t.userId] }),
+    index("group_members_user").on(t.projectId, t.userId),
+  ],
 );
 
 export const apiTokens = pgTable("api_tokens", {
@@ -300,7 +319,9 @@ export const integrations = pgTable(
     projectId: integer("project_id")
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["email", "telegram", "gotify", "pushover", "matrix", "webhook", "ntfy", "discord", "slack"] }).notNull(),
+    kind: text("kind", {
+      enum: ["email", "telegram", "gotify", "pushover", "matrix", "webhook", "ntfy", "discord", "slack"],
+    }).notNull(),
     name: text("name").notNull(),
     // The kind's settings as JSON: what may be shown (a URL, a chat id, recipients) in `config`,
     // what may not (tokens, signing keys, URLs that are secrets) in `secrets`, never shown again.
@@ -331,7 +352,9 @@ export const deliveries = pgTable(
     targetId: integer("target_id").notNull(),
     eventId: bigint("event_id", { mode: "number" }),
     payload: text("payload").notNull(),
-    status: text("status", { enum: ["pending", "sent", "failed", "gone"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "sent", "failed", "gone"] })
+      .notNull()
+      .default("pending"),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: millis("next_attempt_at").notNull(),
     lastError: text("last_error"),

@@ -12,7 +12,12 @@ import { eventStore } from "./events.ts";
 import type { NameCache } from "./names.ts";
 import * as schema from "./schema.ts";
 
-export async function* snapshotEvents(sql: SQL, names: NameCache, where: { projectId: number; channel?: string }, pageSize: number): AsyncGenerator<StoredEvent[]> {
+export async function* snapshotEvents(
+  sql: SQL,
+  names: NameCache,
+  where: { projectId: number; channel?: string },
+  pageSize: number,
+): AsyncGenerator<StoredEvent[]> {
   const failed = (error: unknown) => (isStorageFailure(error) ? toStorageError(error) : nulRefused(error));
   const connection = await sql.reserve().catch((error) => Promise.reject(failed(error)));
   let open = false;

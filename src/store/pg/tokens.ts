@@ -35,7 +35,12 @@ export function tokenStore(ctx: Ctx): TokenRepository {
     const ids = rows.filter((r) => r.limited).map((r) => r.id);
     const names = new Map<number, string[]>(ids.map((id) => [id, []]));
     if (ids.length) {
-      const found = await db.select({ tokenId: tokenProjects.tokenId, name: projects.name }).from(tokenProjects).innerJoin(projects, eq(projects.id, tokenProjects.projectId)).where(inArray(tokenProjects.tokenId, ids)).orderBy(asc(projects.name));
+      const found = await db
+        .select({ tokenId: tokenProjects.tokenId, name: projects.name })
+        .from(tokenProjects)
+        .innerJoin(projects, eq(projects.id, tokenProjects.projectId))
+        .where(inArray(tokenProjects.tokenId, ids))
+        .orderBy(asc(projects.name));
       for (const r of found) names.get(r.tokenId)!.push(r.name);
     }
     return rows.map(({ limited, ...row }) => ({ ...row, projects: limited ? names.get(row.id)! : null }));
@@ -44,8 +49,12 @@ export function tokenStore(ctx: Ctx): TokenRepository {
 
   return {
     async insert({ projectIds, ...token }) {
-      const [{ id }] = (await db.insert(apiTokens).values({ ...token, limited: projectIds !== null }).returning({ id: apiTokens.id })) as [{ id: number }];
-      if (projectIds?.length) await db.insert(tokenProjects).values(projectIds.map((projectId) => ({ tokenId: id, projectId })));
+      const [{ id }] = (await db
+        .insert(apiTokens)
+        .values({ ...token, limited: projectIds !== null })
+        .returning({ id: apiTokens.id })) as [{ id: number }];
+      if (projectIds?.length)
+        await db.insert(tokenProjects).values(projectIds.map((projectId) => ({ tokenId: id, projectId })));
       return (await one(eq(apiTokens.id, id)))!;
     },
 
@@ -61,32 +70,62 @@ export function tokenStore(ctx: Ctx): TokenRepository {
     async activeNamed(name) {
       // In a write, instances creating a token of the same name at once take turns: the second sees the first's.
       if (ctx.batch) await db.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`token name:${name}`}))`);
-      return (await db.select({ id: apiTokens.id }).from(apiTokens).where(and(eq(apiTokens.name, name), isNull(apiTokens.revokedAt))).limit(1)).length > 0;
+      return (
+        (
+          await db
+            .select({ id: apiTokens.id })
+            .from(apiTokens)
+            .where(and(eq(apiTokens.name, name), isNull(apiTokens.revokedAt)))
+            .limit(1)
+        ).length > 0
+      );
     },
 
     async revoke(id, now) {
       batchOf(ctx).accessChanged();
-      const changed = await db.update(apiTokens).set({ revokedAt: now }).where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt))).returning({ id: apiTokens.id });
+      const changed = await db
+        .update(apiTokens)
+        .set({ revokedAt: now })
+        .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))
+        .returning({ id: apiTokens.id });
       return changed.length > 0;
     },
 
     async revokeCreatedBy(userId, now) {
       batchOf(ctx).accessChanged();
-      return (await db.update(apiTokens).set({ revokedAt: now }).where(and(eq(apiTokens.createdByUserId, userId), isNull(apiTokens.revokedAt))).returning({ id: apiTokens.id })).length;
+      return (
+        await db
+          .update(apiTokens)
+          .set({ revokedAt: now })
+          .where(and(eq(apiTokens.createdByUserId, userId), isNull(apiTokens.revokedAt)))
+          .returning({ id: apiTokens.id })
+      ).length;
     },
 
     async narrowCreatedBy(userId, projectIds, now) {
       batchOf(ctx).accessChanged();
       const live = and(eq(apiTokens.createdByUserId, userId), isNull(apiTokens.revokedAt));
-      const revoked = (await db.update(apiTokens).set({ revokedAt: now }).where(and(live, eq(apiTokens.kind, "public"), notInArray(apiTokens.projectId, projectIds))).returning({ id: apiTokens.id })).length;
-      const full = await db.select({ id: apiTokens.id, limited: apiTokens.limited }).from(apiTokens).where(and(live, eq(apiTokens.kind, "full")));
+      const revoked = (
+        await db
+          .update(apiTokens)
+          .set({ revokedAt: now })
+          .where(and(live, eq(apiTokens.kind, "public"), notInArray(apiTokens.projectId, projectIds)))
+          .returning({ id: apiTokens.id })
+      ).length;
+      const full = await db
+        .select({ id: apiTokens.id, limited: apiTokens.limited })
+        .from(apiTokens)
+        .where(and(live, eq(apiTokens.kind, "full")));
       for (const t of full) {
         if (t.limited) {
-          await db.delete(tokenProjects).where(and(eq(tokenProjects.tokenId, t.id), notInArray(tokenProjects.projectId, projectIds)));
+          await db
+            .delete(tokenProjects)
+            .where(and(eq(tokenProjects.tokenId, t.id), notInArray(tokenProjects.projectId, projectIds)));
           continue;
         }
         await db.update(apiTokens).set({ limited: true }).where(eq(apiTokens.id, t.id));
-        if (projectIds.length) await db.insert(tokenProjects).values(projectIds.map((projectId) => ({ tokenId: t.id, projectId })));
+        if (projectIds.length)
+          await db.insert(tokenProjects).values(projectIds.map((projectId) => ({ tokenId: t.id, projectId })));
       }
       return revoked;
     },

@@ -16,7 +16,10 @@ export function userListSource(db: PgDb): UserListSource {
   async function among(projectId: number, list: Condition[], userIds: string[]): Promise<string[]> {
     const found = await rows<{ id: string }>(sql`
       select u.id from jsonb_array_elements_text(${JSON.stringify(userIds)}::text::jsonb) as u(id)
-       where ${sql.join(list.map((c) => holds(projectId, c, sql`u.id`)), sql` and `)}`);
+       where ${sql.join(
+         list.map((c) => holds(projectId, c, sql`u.id`)),
+         sql` and `,
+       )}`);
     return found.map((r) => r.id);
   }
 
@@ -49,7 +52,15 @@ export function userListSource(db: PgDb): UserListSource {
         left join profiles p on p.project_id = ${projectId} and p.user_id = u.id`);
       const n = (v: string | null) => (v === null ? null : Number(v));
       return list
-        .map((r) => ({ userId: r.userId!, firstEvent: n(r.firstEvent), lastEvent: n(r.lastEvent), events: Number(r.events), properties: r.properties, createdAt: n(r.createdAt), updatedAt: n(r.updatedAt) }))
+        .map((r) => ({
+          userId: r.userId!,
+          firstEvent: n(r.firstEvent),
+          lastEvent: n(r.lastEvent),
+          events: Number(r.events),
+          properties: r.properties,
+          createdAt: n(r.createdAt),
+          updatedAt: n(r.updatedAt),
+        }))
         .filter((f) => f.lastEvent !== null || f.updatedAt !== null);
     },
 
@@ -66,15 +77,30 @@ export function userListSource(db: PgDb): UserListSource {
       // milliseconds), for a few milliseconds of work.
       let order = list;
       if (Number.isFinite(cap)) {
-        const [counts] = await rows<Record<string, string | null>>(sql`select ${sql.join(list.map((c, i) => sql`(${countOf(projectId, c, cap + 1)}) as ${sql.identifier(`n${i}`)}`), sql`, `)}`);
-        const counted = list.map((c, i) => ({ c, n: counts![`n${i}`] == null ? Number.POSITIVE_INFINITY : Number(counts![`n${i}`]) })).sort((a, b) => a.n - b.n);
+        const [counts] = await rows<Record<string, string | null>>(
+          sql`select ${sql.join(
+            list.map((c, i) => sql`(${countOf(projectId, c, cap + 1)}) as ${sql.identifier(`n${i}`)}`),
+            sql`, `,
+          )}`,
+        );
+        const counted = list
+          .map((c, i) => ({ c, n: counts![`n${i}`] == null ? Number.POSITIVE_INFINITY : Number(counts![`n${i}`]) }))
+          .sort((a, b) => a.n - b.n);
         if (counted[0]!.n > cap) return null;
         order = counted.map((x) => x.c);
       }
       const [driver, ...others] = order;
-      let ids = (await rows<{ id: string }>(sql`select distinct s.user_id as id from user_search s where ${rowsOf(projectId, driver!)}`)).map((r) => r.id);
+      let ids = (
+        await rows<{ id: string }>(
+          sql`select distinct s.user_id as id from user_search s where ${rowsOf(projectId, driver!)}`,
+        )
+      ).map((r) => r.id);
       if (others.length && ids.length) ids = await among(projectId, others, ids);
-      return (await rows<{ id: string }>(orderedQuery(filter, sql`select jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb)`))).map((r) => r.id);
+      return (
+        await rows<{ id: string }>(
+          orderedQuery(filter, sql`select jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb)`),
+        )
+      ).map((r) => r.id);
     },
 
     matcher({ projectId, terms }) {

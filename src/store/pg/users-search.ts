@@ -90,15 +90,27 @@ export async function fillUserSearch(tx: BunSql): Promise<void> {
        select * from jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) as t(project_id integer, user_id text, part text, words text)
        on conflict do nothing`;
   for (let at: Row = { project_id: 0, user_id: "" }; ; ) {
-    const rows: Row[] = await tx`select project_id, user_id, properties from profiles where (project_id, user_id) > (${at.project_id}, ${at.user_id}) order by project_id, user_id limit ${FILL_BATCH}`;
+    const rows: Row[] =
+      await tx`select project_id, user_id, properties from profiles where (project_id, user_id) > (${at.project_id}, ${at.user_id}) order by project_id, user_id limit ${FILL_BATCH}`;
     if (!rows.length) break;
-    await insert(rows.flatMap((r) => patchParts(r.user_id, JSON.parse(r.properties!) as Properties).parts.map((p) => ({ project_id: r.project_id, user_id: r.user_id, ...p }))));
+    await insert(
+      rows.flatMap((r) =>
+        patchParts(r.user_id, JSON.parse(r.properties!) as Properties).parts.map((p) => ({
+          project_id: r.project_id,
+          user_id: r.user_id,
+          ...p,
+        })),
+      ),
+    );
     at = rows.at(-1)!;
   }
   for (let at: Row = { project_id: 0, user_id: "" }; ; ) {
-    const rows: Row[] = await tx`select distinct project_id, user_id from events where user_id is not null and (project_id, user_id) > (${at.project_id}, ${at.user_id}) order by project_id, user_id limit ${FILL_BATCH}`;
+    const rows: Row[] =
+      await tx`select distinct project_id, user_id from events where user_id is not null and (project_id, user_id) > (${at.project_id}, ${at.user_id}) order by project_id, user_id limit ${FILL_BATCH}`;
     if (!rows.length) break;
-    await insert(rows.map((r) => ({ project_id: r.project_id, user_id: r.user_id, part: "", words: idWords(r.user_id) })));
+    await insert(
+      rows.map((r) => ({ project_id: r.project_id, user_id: r.user_id, part: "", words: idWords(r.user_id) })),
+    );
     at = rows.at(-1)!;
   }
 }

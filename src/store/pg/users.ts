@@ -5,7 +5,14 @@ import type { UserRepository } from "../store.ts";
 import { batchOf, type Ctx } from "./context.ts";
 import { projects, sessions, userProjects, users } from "./schema.ts";
 
-const publicColumns = { id: users.id, username: users.username, role: users.role, limited: users.limited, createdAt: users.createdAt, updatedAt: users.updatedAt };
+const publicColumns = {
+  id: users.id,
+  username: users.username,
+  role: users.role,
+  limited: users.limited,
+  createdAt: users.createdAt,
+  updatedAt: users.updatedAt,
+};
 
 type Row = { id: number; limited: boolean };
 
@@ -16,19 +23,30 @@ export function userStore(ctx: Ctx): UserRepository {
   async function namesOf(ids: number[]): Promise<Map<number, string[]>> {
     const out = new Map<number, string[]>(ids.map((id) => [id, []]));
     if (!ids.length) return out;
-    const rows = await db.select({ userId: userProjects.userId, name: projects.name }).from(userProjects).innerJoin(projects, eq(projects.id, userProjects.projectId)).where(inArray(userProjects.userId, ids)).orderBy(asc(projects.name));
+    const rows = await db
+      .select({ userId: userProjects.userId, name: projects.name })
+      .from(userProjects)
+      .innerJoin(projects, eq(projects.id, userProjects.projectId))
+      .where(inArray(userProjects.userId, ids))
+      .orderBy(asc(projects.name));
     for (const r of rows) out.get(r.userId)!.push(r.name);
     return out;
   }
 
-  async function withProjects<R extends Row>(rows: R[]): Promise<(Omit<R, "limited"> & { projects: string[] | null })[]> {
+  async function withProjects<R extends Row>(
+    rows: R[],
+  ): Promise<(Omit<R, "limited"> & { projects: string[] | null })[]> {
     const names = await namesOf(rows.filter((r) => r.limited).map((r) => r.id));
     return rows.map(({ limited, ...row }) => ({ ...row, projects: limited ? names.get(row.id)! : null }));
   }
 
   async function limitTo(userId: number, projectIds: number[] | null): Promise<void> {
     await db.delete(userProjects).where(eq(userProjects.userId, userId));
-    if (projectIds?.length) await db.insert(userProjects).values(projectIds.map((projectId) => ({ userId, projectId }))).onConflictDoNothing();
+    if (projectIds?.length)
+      await db
+        .insert(userProjects)
+        .values(projectIds.map((projectId) => ({ userId, projectId })))
+        .onConflictDoNothing();
   }
 
   return {
@@ -49,12 +67,18 @@ export function userStore(ctx: Ctx): UserRepository {
     },
 
     async findByUsername(username) {
-      const rows = await db.select({ ...publicColumns, passwordHash: users.passwordHash }).from(users).where(eq(users.username, username)).limit(1);
+      const rows = await db
+        .select({ ...publicColumns, passwordHash: users.passwordHash })
+        .from(users)
+        .where(eq(users.username, username))
+        .limit(1);
       return (await withProjects(rows))[0] ?? null;
     },
 
     async findById(id) {
-      return (await withProjects(await db.select(publicColumns).from(users).where(eq(users.id, id)).limit(1)))[0] ?? null;
+      return (
+        (await withProjects(await db.select(publicColumns).from(users).where(eq(users.id, id)).limit(1)))[0] ?? null
+      );
     },
 
     async list() {
@@ -72,7 +96,10 @@ export function userStore(ctx: Ctx): UserRepository {
 
     async setProjects(id, projectIds, now) {
       batchOf(ctx).accessChanged();
-      await db.update(users).set({ limited: projectIds !== null, updatedAt: now }).where(eq(users.id, id));
+      await db
+        .update(users)
+        .set({ limited: projectIds !== null, updatedAt: now })
+        .where(eq(users.id, id));
       await limitTo(id, projectIds);
     },
 
@@ -82,7 +109,11 @@ export function userStore(ctx: Ctx): UserRepository {
     },
 
     async limitedReach() {
-      const rows = await db.select({ userId: users.id, projectId: userProjects.projectId }).from(users).leftJoin(userProjects, eq(userProjects.userId, users.id)).where(eq(users.limited, true));
+      const rows = await db
+        .select({ userId: users.id, projectId: userProjects.projectId })
+        .from(users)
+        .leftJoin(userProjects, eq(userProjects.userId, users.id))
+        .where(eq(users.limited, true));
       const reach = new Map<number, number[]>();
       for (const r of rows) {
         const list = reach.get(r.userId) ?? reach.set(r.userId, []).get(r.userId)!;
@@ -101,12 +132,25 @@ export function userStore(ctx: Ctx): UserRepository {
     },
 
     async sessionActive(sessionId, now) {
-      return (await db.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now))).limit(1)).length > 0;
+      return (
+        (
+          await db
+            .select({ id: sessions.id })
+            .from(sessions)
+            .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now)))
+            .limit(1)
+        ).length > 0
+      );
     },
 
     async findSession(tokenHash, now) {
       const [row] = await db
-        .select({ sessionId: sessions.id, csrfToken: sessions.csrfToken, expiresAt: sessions.expiresAt, ...publicColumns })
+        .select({
+          sessionId: sessions.id,
+          csrfToken: sessions.csrfToken,
+          expiresAt: sessions.expiresAt,
+          ...publicColumns,
+        })
         .from(sessions)
         .innerJoin(users, eq(users.id, sessions.userId))
         .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, now)))
@@ -124,7 +168,9 @@ export function userStore(ctx: Ctx): UserRepository {
 
     async deleteSessionsOf(userId, except) {
       batchOf(ctx).accessChanged();
-      await db.delete(sessions).where(and(eq(sessions.userId, userId), except === undefined ? undefined : ne(sessions.id, except)));
+      await db
+        .delete(sessions)
+        .where(and(eq(sessions.userId, userId), except === undefined ? undefined : ne(sessions.id, except)));
     },
 
     async deleteExpiredSessions(now) {
@@ -132,7 +178,14 @@ export function userStore(ctx: Ctx): UserRepository {
     },
 
     async activeSessions(userId, now) {
-      return (await db.select({ n: count() }).from(sessions).where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now))))[0]?.n ?? 0;
+      return (
+        (
+          await db
+            .select({ n: count() })
+            .from(sessions)
+            .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now)))
+        )[0]?.n ?? 0
+      );
     },
   };
 }

@@ -63,7 +63,11 @@ export class PgWriter extends GroupCommit<Repositories> {
     };
     // Every statement a write sends goes through its batch (BatchRun.statement): the order first.
     const client = { unsafe: (query: string, params?: unknown[]) => current().statement(query, params) };
-    const batch: Batch = { event: (row, now) => current().event(row, now), accessChanged: () => current().accessChanged(), found: (f) => current().found(f) };
+    const batch: Batch = {
+      event: (row, now) => current().event(row, now),
+      accessChanged: () => current().accessChanged(),
+      found: (f) => current().found(f),
+    };
     this.repos = repositories(drizzle({ client: client as unknown as SQL, schema }) as unknown as PgDb, batch);
   }
 
@@ -211,7 +215,10 @@ class BatchRun implements Batch {
     else if (this.lastId !== null) await conn`SELECT pg_notify(${EVENTS_CHANNEL}, ${String(this.lastId)})`;
     let accessVersion: string | null = null;
     if (this.accessWasChanged) {
-      const [{ value }] = (await conn`UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'access_version' RETURNING value`) as [{ value: string }];
+      const [{ value }] =
+        (await conn`UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'access_version' RETURNING value`) as [
+          { value: string },
+        ];
       await conn`SELECT pg_notify(${ACCESS_CHANNEL}, ${value})`;
       accessVersion = value;
     }
@@ -245,11 +252,13 @@ class BatchRun implements Batch {
 
   /** A statement of a write, as Bun's client answers it to Drizzle (awaited, or `.values()`). */
   statement(query: string, params?: unknown[]) {
-    const run = (values: boolean) => this.ordered((conn) => (values ? conn.unsafe(query, params).values() : conn.unsafe(query, params)));
+    const run = (values: boolean) =>
+      this.ordered((conn) => (values ? conn.unsafe(query, params).values() : conn.unsafe(query, params)));
     let rows: Promise<unknown> | undefined;
     return {
       values: () => run(true),
-      then: (ok?: (value: unknown) => unknown, fail?: (error: unknown) => unknown) => (rows ??= run(false)).then(ok, fail),
+      then: (ok?: (value: unknown) => unknown, fail?: (error: unknown) => unknown) =>
+        (rows ??= run(false)).then(ok, fail),
     };
   }
 

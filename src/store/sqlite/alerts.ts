@@ -23,7 +23,19 @@ export function alertStore(db: Db, searching: () => Db) {
   };
   return {
     create(alert: NewAlert, now: number): Alert {
-      return toAlert(db.insert(alerts).values({ ...row(alert), state: "ok", since: now, createdAt: now, updatedAt: now } as typeof alerts.$inferInsert).returning().get());
+      return toAlert(
+        db
+          .insert(alerts)
+          .values({
+            ...row(alert),
+            state: "ok",
+            since: now,
+            createdAt: now,
+            updatedAt: now,
+          } as typeof alerts.$inferInsert)
+          .returning()
+          .get(),
+      );
     },
 
     find(id: number): Alert | null {
@@ -40,7 +52,12 @@ export function alertStore(db: Db, searching: () => Db) {
     },
 
     update(id: number, changes: AlertChanges & { state?: Alert["state"]; since?: number }, now: number): Alert | null {
-      const updated = db.update(alerts).set({ ...row(changes), updatedAt: now }).where(eq(alerts.id, id)).returning().get();
+      const updated = db
+        .update(alerts)
+        .set({ ...row(changes), updatedAt: now })
+        .where(eq(alerts.id, id))
+        .returning()
+        .get();
       return updated ? toAlert(updated) : null;
     },
 
@@ -52,7 +69,15 @@ export function alertStore(db: Db, searching: () => Db) {
       const changed = db
         .update(alerts)
         .set({ state: t.to.state, since: t.to.since, lastNotified: t.to.lastNotified, lastChecked: now })
-        .where(and(eq(alerts.id, t.id), eq(alerts.paused, false), eq(alerts.state, t.from.state), eq(alerts.since, t.from.since), sql`${alerts.lastNotified} IS ${t.from.lastNotified}`))
+        .where(
+          and(
+            eq(alerts.id, t.id),
+            eq(alerts.paused, false),
+            eq(alerts.state, t.from.state),
+            eq(alerts.since, t.from.since),
+            sql`${alerts.lastNotified} IS ${t.from.lastNotified}`,
+          ),
+        )
         .returning({ id: alerts.id })
         .all();
       return changed.length > 0;
@@ -60,19 +85,32 @@ export function alertStore(db: Db, searching: () => Db) {
 
     checked(ids: number[], at: number): void {
       // One statement for a round's rules, however many.
-      db.$client.prepare<never, [number, string]>("UPDATE alerts SET last_checked = ? WHERE id IN (SELECT value FROM json_each(?))").run(at, JSON.stringify(ids));
+      db.$client
+        .prepare<never, [number, string]>(
+          "UPDATE alerts SET last_checked = ? WHERE id IN (SELECT value FROM json_each(?))",
+        )
+        .run(at, JSON.stringify(ids));
     },
 
     /** Each question's events with from <= time < to, counted as a chart's bucket is. */
     counts(questions: WindowQuestion[]): number[] {
-      return questions.map(({ filter, from, to }) => analytics.series({ filter, bounds: [from, to], measure: "events", groupBy: null, limit: 1 })[0]?.total ?? 0);
+      return questions.map(
+        ({ filter, from, to }) =>
+          analytics.series({ filter, bounds: [from, to], measure: "events", groupBy: null, limit: 1 })[0]?.total ?? 0,
+      );
     },
 
     /** When each filter's latest event up to `until` happened; null when none did. */
     latest(filters: (EventFilter & { projectId: number })[], until: number): (number | null)[] {
       return filters.map((filter) => {
-        const where = dialect.sqlToQuery(and(...conditions(filter, filter.tags ?? []), sql`events.ts <= ${until}`) as SQL);
-        const found = db.$client.prepare<{ ts: number | null }, (string | number | null)[]>(`SELECT max(events.ts) AS ts FROM events WHERE ${where.sql}`).get(...(where.params as (string | number | null)[]));
+        const where = dialect.sqlToQuery(
+          and(...conditions(filter, filter.tags ?? []), sql`events.ts <= ${until}`) as SQL,
+        );
+        const found = db.$client
+          .prepare<{ ts: number | null }, (string | number | null)[]>(
+            `SELECT max(events.ts) AS ts FROM events WHERE ${where.sql}`,
+          )
+          .get(...(where.params as (string | number | null)[]));
         return found?.ts ?? null;
       });
     },

@@ -32,10 +32,20 @@ export function analyticsStore(db: Db, searching: () => Db) {
     const [first, ...others] = scoped.tags ?? [];
     if (!first) return { db: from, from: "events", where: and(...conditions(scoped, []))!, ts: "events.ts" };
     // The first tag drives from its index (project, key, value, ts): a range per bucket.
-    const byTag = and(eq(eventTags.projectId, scoped.projectId!), eq(eventTags.key, first[0]), eq(eventTags.value, first[1]))!;
+    const byTag = and(
+      eq(eventTags.projectId, scoped.projectId!),
+      eq(eventTags.key, first[0]),
+      eq(eventTags.value, first[1]),
+    )!;
     const rest = { ...scoped, tags: others, projectId: undefined };
-    if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined) return { db: from, from: "event_tags", where: byTag, ts: "event_tags.ts" };
-    return { db: from, from: "event_tags JOIN events ON events.id = event_tags.event_id", where: and(byTag, ...conditions(scoped, others))!, ts: "event_tags.ts" };
+    if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined)
+      return { db: from, from: "event_tags", where: byTag, ts: "event_tags.ts" };
+    return {
+      db: from,
+      from: "event_tags JOIN events ON events.id = event_tags.event_id",
+      where: and(byTag, ...conditions(scoped, others))!,
+      ts: "event_tags.ts",
+    };
   }
 
   /** Per bucket: few events are read and placed, many are counted a bucket at a time. */
@@ -50,7 +60,9 @@ export function analyticsStore(db: Db, searching: () => Db) {
     const counts = zeros(n);
     if (total === 0) return { total, counts };
     if (total <= n * 4) {
-      const times = client.prepare(`SELECT ${source.ts} ${body}`).values(...params, bounds[0]!, bounds[n]!) as [number][];
+      const times = client.prepare(`SELECT ${source.ts} ${body}`).values(...params, bounds[0]!, bounds[n]!) as [
+        number,
+      ][];
       for (const [ts] of times) counts[bucketOf(bounds, ts)]!++;
       return { total, counts };
     }
@@ -66,10 +78,17 @@ export function analyticsStore(db: Db, searching: () => Db) {
     const where = dialect.sqlToQuery(and(source.where, users ? sql`events.user_id IS NOT NULL` : undefined)!);
     const group = groupColumn(q.groupBy);
     const rows = source.db.$client
-      .prepare(`SELECT ${source.ts}, ${group}, events.user_id FROM ${source.from} WHERE ${where.sql} AND ${source.ts} >= ? AND ${source.ts} < ?`)
-      .values(...(where.params as Bind[]), q.bounds[0]!, q.bounds[n]!) as [number, string | number | null, string | null][];
+      .prepare(
+        `SELECT ${source.ts}, ${group}, events.user_id FROM ${source.from} WHERE ${where.sql} AND ${source.ts} >= ? AND ${source.ts} < ?`,
+      )
+      .values(...(where.params as Bind[]), q.bounds[0]!, q.bounds[n]!) as [
+      number,
+      string | number | null,
+      string | null,
+    ][];
     const names = q.groupBy?.by === "channel" ? channelNames(q.filter.projectId) : null;
-    const key = (g: string | number | null) => (g === null ? null : names ? (names.get(g as number) ?? null) : String(g));
+    const key = (g: string | number | null) =>
+      g === null ? null : names ? (names.get(g as number) ?? null) : String(g);
     let lines: SeriesLine[];
     if (users) {
       const distinct = new DistinctUsers();
@@ -90,29 +109,53 @@ export function analyticsStore(db: Db, searching: () => Db) {
   }
 
   function channelNames(projectId: number): Map<number, string> {
-    return new Map(db.$client.prepare("SELECT id, name FROM channels WHERE project_id = ?").values(projectId) as [number, string][]);
+    return new Map(
+      db.$client.prepare("SELECT id, name FROM channels WHERE project_id = ?").values(projectId) as [number, string][],
+    );
   }
 
   /** Split by channel: each channel's events counted from its own index (channel, time). */
   function byChannel(q: SeriesQuery): SeriesLine[] {
-    const list = [...channelNames(q.filter.projectId)].filter(([, name]) => q.filter.channel === undefined || name === q.filter.channel);
-    const lines = list.map(([id, name]) => ({ group: name, ...countLine({ db, from: "events", where: sql`events.channel_id = ${id}`, ts: "events.ts" }, q.bounds) }));
+    const list = [...channelNames(q.filter.projectId)].filter(
+      ([, name]) => q.filter.channel === undefined || name === q.filter.channel,
+    );
+    const lines = list.map(([id, name]) => ({
+      group: name,
+      ...countLine({ db, from: "events", where: sql`events.channel_id = ${id}`, ts: "events.ts" }, q.bounds),
+    }));
     return combine(lines, q.limit);
   }
 
   /** Split by a tag: each value's events counted from the tag index; the events without the tag are the rest of the whole. */
   function byTag(q: SeriesQuery, key: string): SeriesLine[] | null {
     const projectId = q.filter.projectId;
-    const next = db.$client.prepare<{ value: string }, [number, string, string]>("SELECT value FROM event_tags WHERE project_id = ? AND key = ? AND value > ? ORDER BY value LIMIT 1");
+    const next = db.$client.prepare<{ value: string }, [number, string, string]>(
+      "SELECT value FROM event_tags WHERE project_id = ? AND key = ? AND value > ? ORDER BY value LIMIT 1",
+    );
     const values: string[] = [];
     // One seek per value, however many events each has (SQLite does not skip through an index by itself).
     for (let v = next.get(projectId, key, ""); v; v = next.get(projectId, key, v.value)) {
       if (values.push(v.value) > MAX_VALUES) return null;
     }
-    const first = db.$client.prepare<{ n: number }, [number, string]>("SELECT count(*) AS n FROM event_tags WHERE project_id = ? AND key = ? AND value = ''").get(projectId, key)!.n;
+    const first = db.$client
+      .prepare<{ n: number }, [number, string]>(
+        "SELECT count(*) AS n FROM event_tags WHERE project_id = ? AND key = ? AND value = ''",
+      )
+      .get(projectId, key)!.n;
     if (first) values.unshift("");
     const n = q.bounds.length - 1;
-    const lines = values.map((value) => ({ group: value as string | null, ...countLine({ db, from: "event_tags", where: and(eq(eventTags.projectId, projectId), eq(eventTags.key, key), eq(eventTags.value, value))!, ts: "event_tags.ts" }, q.bounds) }));
+    const lines = values.map((value) => ({
+      group: value as string | null,
+      ...countLine(
+        {
+          db,
+          from: "event_tags",
+          where: and(eq(eventTags.projectId, projectId), eq(eventTags.key, key), eq(eventTags.value, value))!,
+          ts: "event_tags.ts",
+        },
+        q.bounds,
+      ),
+    }));
     const whole = countLine(sourceOf(q.filter, false), q.bounds);
     const without = { group: null, total: whole.total, counts: [...whole.counts] };
     for (const line of lines) {
@@ -130,12 +173,18 @@ export function analyticsStore(db: Db, searching: () => Db) {
    */
   function usersOfProject(q: SeriesQuery): SeriesLine[] | null {
     const n = q.bounds.length - 1;
-    const span = db.$client.prepare<{ lo: number | null; hi: number | null }, [number]>("SELECT min(ts) AS lo, max(ts) AS hi FROM events WHERE project_id = ?").get(q.filter.projectId)!;
+    const span = db.$client
+      .prepare<{ lo: number | null; hi: number | null }, [number]>(
+        "SELECT min(ts) AS lo, max(ts) AS hi FROM events WHERE project_id = ?",
+      )
+      .get(q.filter.projectId)!;
     if (span.lo === null || span.hi === null) return null;
     const covered = Math.min(span.hi + 1, q.bounds[n]!) - Math.max(span.lo, q.bounds[0]!);
     if (covered < (span.hi + 1 - span.lo) / 4) return null;
     const rows = db.$client
-      .prepare("SELECT user_id, ts FROM events INDEXED BY events_user_ts WHERE project_id = ? AND user_id IS NOT NULL AND ts >= ? AND ts < ?")
+      .prepare(
+        "SELECT user_id, ts FROM events INDEXED BY events_user_ts WHERE project_id = ? AND user_id IS NOT NULL AND ts >= ? AND ts < ?",
+      )
       .values(q.filter.projectId, q.bounds[0]!, q.bounds[n]!) as [string, number][];
     const counts = zeros(n);
     let total = 0;
@@ -154,7 +203,8 @@ export function analyticsStore(db: Db, searching: () => Db) {
       const { filter, groupBy, measure } = q;
       // Words are looked up in the search index by each statement that asks for them: a count per
       // bucket would look them up once a bucket (720 times by hour over 30 days), so they are read once.
-      if (measure === "events" && !groupBy && !filter.terms?.length) return [{ group: null, other: false, ...countLine(sourceOf(filter, false), q.bounds) }];
+      if (measure === "events" && !groupBy && !filter.terms?.length)
+        return [{ group: null, other: false, ...countLine(sourceOf(filter, false), q.bounds) }];
       if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined) {
         const lines = usersOfProject(q);
         if (lines) return lines;

@@ -12,7 +12,9 @@ export function auditStore(db: Db) {
 
     list({ before, limit }: { before?: number; limit: number }): AuditEntry[] {
       const query = db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit);
-      return (before === undefined ? query : query.where(lt(auditLog.id, before))).all().map((r) => ({ ...r, action: r.action as AuditAction }));
+      return (before === undefined ? query : query.where(lt(auditLog.id, before)))
+        .all()
+        .map((r) => ({ ...r, action: r.action as AuditAction }));
     },
 
     prune(keep: number): number {

@@ -1,7 +1,17 @@
 // Backups as files: an online copy of the database that only ever appears complete under its name.
 import type { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { BadRequest } from "../../errors.ts";
 import { searchPath } from "./search.ts";
@@ -13,17 +23,31 @@ export function databaseFiles(path: string): string[] {
 }
 
 /** Writes a consistent copy of the database at `path` to `target`; `replace` lets it write over an older file. */
-export function backupDatabase(sqlite: Database, path: string, target: string, { replace }: { replace: boolean }): void {
+export function backupDatabase(
+  sqlite: Database,
+  path: string,
+  target: string,
+  { replace }: { replace: boolean },
+): void {
   const file = resolve(target);
-  refuseDatabaseFiles(path, file, `a backup written there would destroy what it copies. Choose a file elsewhere, such as ${join(dirname(path), "backups", "signalboard.db")}.`);
+  refuseDatabaseFiles(
+    path,
+    file,
+    `a backup written there would destroy what it copies. Choose a file elsewhere, such as ${join(dirname(path), "backups", "signalboard.db")}.`,
+  );
   const existed = existsSync(file);
   // Checked before the copy is made: a rename over a directory fails only once the whole copy is written.
-  if (existed && !statSync(file).isFile()) throw new BadRequest(`${file} is not a file (a directory?); name a file to write, or a directory ending in / to write a dated file inside it`);
+  if (existed && !statSync(file).isFile())
+    throw new BadRequest(
+      `${file} is not a file (a directory?); name a file to write, or a directory ending in / to write a dated file inside it`,
+    );
   if (existed && !replace) throw new BadRequest(`${file} already exists; choose another name or add --force`);
   try {
     copyDatabase(sqlite, file);
   } catch (error) {
-    throw new Error(`the backup could not be written (${(error as Error).message}); ${existed ? `${file} was left as it was` : "no file was written"}`);
+    throw new Error(
+      `the backup could not be written (${(error as Error).message}); ${existed ? `${file} was left as it was` : "no file was written"}`,
+    );
   }
 }
 

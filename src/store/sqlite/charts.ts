@@ -11,7 +11,13 @@ const toChart = (row: ChartRow): Chart => ({ ...row, definition: JSON.parse(row.
 export function chartStore(db: Db) {
   return {
     create(chart: NewChart, now: number): Chart {
-      return toChart(db.insert(charts).values({ ...chart, definition: JSON.stringify(chart.definition), updatedAt: now }).returning().get());
+      return toChart(
+        db
+          .insert(charts)
+          .values({ ...chart, definition: JSON.stringify(chart.definition), updatedAt: now })
+          .returning()
+          .get(),
+      );
     },
 
     find(id: number): Chart | null {
@@ -27,7 +33,11 @@ export function chartStore(db: Db) {
       const { definition, name } = changes;
       const row = db
         .update(charts)
-        .set({ ...(name === undefined ? {} : { name }), ...(definition === undefined ? {} : { definition: JSON.stringify(definition) }), updatedAt: now })
+        .set({
+          ...(name === undefined ? {} : { name }),
+          ...(definition === undefined ? {} : { definition: JSON.stringify(definition) }),
+          updatedAt: now,
+        })
         .where(eq(charts.id, id))
         .returning()
         .get();
@@ -40,13 +50,20 @@ export function chartStore(db: Db) {
 
     // Writes run one at a time in the writer: a layout read in a transaction cannot change under it.
     layout(projectId: number, _options?: { lock?: boolean }): CardRef[] | null {
-      const row = db.select({ cards: dashboards.cards }).from(dashboards).where(eq(dashboards.projectId, projectId)).get();
+      const row = db
+        .select({ cards: dashboards.cards })
+        .from(dashboards)
+        .where(eq(dashboards.projectId, projectId))
+        .get();
       return row ? (JSON.parse(row.cards) as CardRef[]) : null;
     },
 
     setLayout(projectId: number, cards: CardRef[], now: number): void {
       const value = { cards: JSON.stringify(cards), updatedAt: now };
-      db.insert(dashboards).values({ projectId, ...value }).onConflictDoUpdate({ target: dashboards.projectId, set: value }).run();
+      db.insert(dashboards)
+        .values({ projectId, ...value })
+        .onConflictDoUpdate({ target: dashboards.projectId, set: value })
+        .run();
     },
   };
 }

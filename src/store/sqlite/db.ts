@@ -36,13 +36,15 @@ export function openDatabase(path: string, sync: SyncMode = "full"): { sqlite: D
   return { sqlite, db: drizzle(sqlite, { schema }) };
 }
 
-
 /**
  * A connection for reads only: it sees what is committed (WAL lets it read while the writer
  * writes). The full-text index (search.db) is attached at the first search, so what never searches
  * never touches it.
  */
-export function openReader(path: string, searchFile: string): { reader: Database; db: Db; searching: () => Db; searched: () => boolean } {
+export function openReader(
+  path: string,
+  searchFile: string,
+): { reader: Database; db: Db; searching: () => Db; searched: () => boolean } {
   const reader = new Database(path, { strict: true });
   reader.exec("PRAGMA busy_timeout = 5000");
   reader.exec("PRAGMA query_only = ON");

@@ -8,7 +8,13 @@ import { digests } from "./schema.ts";
 export function digestStore(db: Db) {
   return {
     create(d: NewDigest, now: number): Digest {
-      return toDigest(db.insert(digests).values({ ...digestColumns(d), createdAt: now }).returning().get() as DigestRow);
+      return toDigest(
+        db
+          .insert(digests)
+          .values({ ...digestColumns(d), createdAt: now })
+          .returning()
+          .get() as DigestRow,
+      );
     },
 
     find(id: number): Digest | null {
@@ -17,11 +23,15 @@ export function digestStore(db: Db) {
     },
 
     list(projectId: number): Digest[] {
-      return (db.select().from(digests).where(eq(digests.projectId, projectId)).orderBy(asc(digests.id)).all() as DigestRow[]).map(toDigest);
+      return (
+        db.select().from(digests).where(eq(digests.projectId, projectId)).orderBy(asc(digests.id)).all() as DigestRow[]
+      ).map(toDigest);
     },
 
     enabled(): Digest[] {
-      return (db.select().from(digests).where(eq(digests.enabled, true)).orderBy(asc(digests.id)).all() as DigestRow[]).map(toDigest);
+      return (
+        db.select().from(digests).where(eq(digests.enabled, true)).orderBy(asc(digests.id)).all() as DigestRow[]
+      ).map(toDigest);
     },
 
     update(id: number, changes: DigestChanges): Digest | null {
@@ -35,7 +45,14 @@ export function digestStore(db: Db) {
 
     claimPeriod(id: number, last: string | null, period: string, now: number): boolean {
       const same = last === null ? isNull(digests.lastPeriod) : eq(digests.lastPeriod, last);
-      return db.update(digests).set({ lastPeriod: period, lastSentAt: now }).where(and(eq(digests.id, id), same)).returning({ id: digests.id }).all().length > 0;
+      return (
+        db
+          .update(digests)
+          .set({ lastPeriod: period, lastSentAt: now })
+          .where(and(eq(digests.id, id), same))
+          .returning({ id: digests.id })
+          .all().length > 0
+      );
     },
 
     recordOutcome(id: number, outcome: Outcome, now: number): void {

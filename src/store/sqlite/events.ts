@@ -10,14 +10,8 @@ import { channels, events } from "./schema.ts";
 import { ftsQuery } from "../search-tokens.ts";
 import { type EventContent, type NewEvent, type StoredEvent, type Tags, tagText } from "../../model/event.ts";
 
-
-
-
-
-
 /** A page of a feed: newest first from `before`, or oldest first from `after`. */
 export type Page = { before?: Position; after?: Position; limit: number };
-
 
 // Names come from scalar subqueries, not joins: a join lets the planner put the small table first,
 // and then ORDER BY ts can no longer walk an index (a 250k-row sort instead of a 51-row seek).
@@ -40,7 +34,6 @@ const columns = {
   priority: events.priority,
 };
 
-
 type Bind = string | number | null;
 
 /** `searching` is the connection that can see the full-text index (see search.ts). */
@@ -49,7 +42,9 @@ export function eventStore(db: Db, searching: () => Db) {
   const insertEvent = db.$client.prepare<never, Bind[]>(
     "INSERT INTO events (project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
-  const insertTag = db.$client.prepare<never, Bind[]>("INSERT INTO event_tags (project_id, key, value, ts, event_id) VALUES (?, ?, ?, ?, ?)");
+  const insertTag = db.$client.prepare<never, Bind[]>(
+    "INSERT INTO event_tags (project_id, key, value, ts, event_id) VALUES (?, ?, ?, ?, ?)",
+  );
   // Asked once per imported event, so it must stay a seek. INDEXED BY, because statistics taken
   // while the table was tiny (PRAGMA optimize at close) make SQLite scan the table instead.
   const contentAt = db.$client.prepare<Omit<EventContent, "tags"> & { tags: string | null }, [number, number]>(
@@ -65,7 +60,23 @@ export function eventStore(db: Db, searching: () => Db) {
       const tags = e.tags ? JSON.stringify(e.tags) : null;
       const row = e as StoredEvent; // the caller's new object: given its id rather than copied (this runs per event)
       row.priority ??= 3;
-      const id = Number(insertEvent.run(e.projectId, e.channelId, e.name, e.description, e.icon, e.notify ? 1 : 0, e.parser, e.userId, tags, e.ts, e.receivedAt, e.historical ? 1 : 0, row.priority).lastInsertRowid);
+      const id = Number(
+        insertEvent.run(
+          e.projectId,
+          e.channelId,
+          e.name,
+          e.description,
+          e.icon,
+          e.notify ? 1 : 0,
+          e.parser,
+          e.userId,
+          tags,
+          e.ts,
+          e.receivedAt,
+          e.historical ? 1 : 0,
+          row.priority,
+        ).lastInsertRowid,
+      );
       if (e.tags) {
         for (const key in e.tags) insertTag.run(e.projectId, key, tagText(e.tags[key]!), e.ts, id);
       }
@@ -75,7 +86,9 @@ export function eventStore(db: Db, searching: () => Db) {
 
     /** The content of each event the channel holds at exactly `ts`. */
     contentAt(channelId: number, ts: number): EventContent[] {
-      return contentAt.all(channelId, ts).map((row) => ({ ...row, tags: row.tags ? (JSON.parse(row.tags) as Tags) : null }));
+      return contentAt
+        .all(channelId, ts)
+        .map((row) => ({ ...row, tags: row.tags ? (JSON.parse(row.tags) as Tags) : null }));
     },
 
     findById(id: number): StoredEvent | null {
@@ -94,10 +107,18 @@ export function eventStore(db: Db, searching: () => Db) {
       }
       // A rare full-text match drives the query from its few ids: no other index may take over.
       const col = match && fewMatches(source, match) ? unindexed : indexed;
-      const where = and(...conditions(filter, filter.tags ?? [], col), keyset(col(events.ts), indexed(events.id), filter));
+      const where = and(
+        ...conditions(filter, filter.tags ?? [], col),
+        keyset(col(events.ts), indexed(events.id), filter),
+      );
       const ts = col(events.ts);
       const order = newestFirst ? [desc(ts), desc(events.id)] : [ts, events.id];
-      return select(source).where(where).orderBy(...order).limit(filter.limit).all().map(toEvent);
+      return select(source)
+        .where(where)
+        .orderBy(...order)
+        .limit(filter.limit)
+        .all()
+        .map(toEvent);
     },
 
     /**
@@ -107,7 +128,11 @@ export function eventStore(db: Db, searching: () => Db) {
      * project's events are in it; callers bound the range and filter the rest in memory.
      */
     range(projectId: number | undefined, afterId: number, throughId: number, limit: number): StoredEvent[] {
-      const where = and(gt(events.id, afterId), lte(events.id, throughId), projectId === undefined ? undefined : eq(unindexed(events.projectId), projectId));
+      const where = and(
+        gt(events.id, afterId),
+        lte(events.id, throughId),
+        projectId === undefined ? undefined : eq(unindexed(events.projectId), projectId),
+      );
       return select().where(where).orderBy(events.id).limit(limit).all().map(toEvent);
     },
 
@@ -115,8 +140,15 @@ export function eventStore(db: Db, searching: () => Db) {
      * Events per channel for each of `days` consecutive days starting at `start` (Unix ms); with
      * `filter`, only the events a feed with that filter shows (its projectId is ignored).
      */
-    async activity(projectId: number, start: number, days: number, filter: EventFilter = {}): Promise<{ channel: string; counts: number[] }[]> {
-      const channelsOf = db.$client.query<{ id: number; name: string }, [number]>("SELECT id, name FROM channels WHERE project_id = ? ORDER BY name");
+    async activity(
+      projectId: number,
+      start: number,
+      days: number,
+      filter: EventFilter = {},
+    ): Promise<{ channel: string; counts: number[] }[]> {
+      const channelsOf = db.$client.query<{ id: number; name: string }, [number]>(
+        "SELECT id, name FROM channels WHERE project_id = ? ORDER BY name",
+      );
       const list = channelsOf.all(projectId);
       if (!narrowsRows(filter)) {
         // Read from the (channel_id, ts) index alone: no event row is read and nothing is sorted (a
@@ -124,8 +156,12 @@ export function eventStore(db: Db, searching: () => Db) {
         // first; a channel with few events in it has their times bucketed here, one with many a
         // count per day. So the cost is the channels plus the events in the window, however many
         // channels there are. A channel or a date range only narrows the channels and the ranges.
-        const count = db.$client.query<{ n: number }, [number, number, number]>("SELECT count(*) AS n FROM events WHERE channel_id = ? AND ts >= ? AND ts < ?");
-        const times = db.$client.query<{ ts: number }, [number, number, number]>("SELECT ts FROM events WHERE channel_id = ? AND ts >= ? AND ts < ?");
+        const count = db.$client.query<{ n: number }, [number, number, number]>(
+          "SELECT count(*) AS n FROM events WHERE channel_id = ? AND ts >= ? AND ts < ?",
+        );
+        const times = db.$client.query<{ ts: number }, [number, number, number]>(
+          "SELECT ts FROM events WHERE channel_id = ? AND ts >= ? AND ts < ?",
+        );
         const lo = Math.max(start, filter.from ?? -Infinity);
         const hi = Math.min(start + days * 86_400_000, filter.to ?? Infinity);
         const perDay = ({ id, name }: { id: number; name: string }) => {
@@ -167,7 +203,16 @@ export function eventStore(db: Db, searching: () => Db) {
             .select(fields)
             .from(eventTags)
             .innerJoin(events, eq(events.id, eventTags.eventId))
-            .where(and(eq(eventTags.projectId, projectId), eq(eventTags.key, firstTag[0]), eq(eventTags.value, firstTag[1]), gte(eventTags.ts, start), lt(eventTags.ts, end), ...conditions(scoped, otherTags)))
+            .where(
+              and(
+                eq(eventTags.projectId, projectId),
+                eq(eventTags.key, firstTag[0]),
+                eq(eventTags.value, firstTag[1]),
+                gte(eventTags.ts, start),
+                lt(eventTags.ts, end),
+                ...conditions(scoped, otherTags),
+              ),
+            )
             .groupBy(sql`1`, sql`2`)
             .all()
         : source
@@ -197,29 +242,52 @@ export function eventStore(db: Db, searching: () => Db) {
         .all(where.projectId, where.channelId ?? null, where.before ?? null, limit);
       if (!victims.length) return 0;
       // Each tag row is found by its whole key, known from the event: no scan of the tag index.
-      const dropTag = db.$client.prepare<never, [number, string, string, number, number]>("DELETE FROM event_tags WHERE project_id = ? AND key = ? AND value = ? AND ts = ? AND event_id = ?");
+      const dropTag = db.$client.prepare<never, [number, string, string, number, number]>(
+        "DELETE FROM event_tags WHERE project_id = ? AND key = ? AND value = ? AND ts = ? AND event_id = ?",
+      );
       const dropEvent = db.$client.prepare<never, [number]>("DELETE FROM events WHERE id = ?");
       for (const v of victims) {
-        if (v.tags) for (const [key, value] of Object.entries(JSON.parse(v.tags) as Tags)) dropTag.run(where.projectId, key, tagText(value), v.ts, v.id);
+        if (v.tags)
+          for (const [key, value] of Object.entries(JSON.parse(v.tags) as Tags))
+            dropTag.run(where.projectId, key, tagText(value), v.ts, v.id);
         dropEvent.run(v.id);
       }
       return victims.length;
     },
 
     lastId(): number {
-      return db.select({ id: sql<number>`coalesce(max(${events.id}), 0)` }).from(events).get()?.id ?? 0;
+      return (
+        db
+          .select({ id: sql<number>`coalesce(max(${events.id}), 0)` })
+          .from(events)
+          .get()?.id ?? 0
+      );
     },
   };
 
   // The first tag drives the query from its index, in feed order; the rest are checked per row.
-  function listByTag(from: Db, filter: EventFilter & Page, [key, value]: [string, string], where: SQL | undefined, newestFirst: boolean): StoredEvent[] {
+  function listByTag(
+    from: Db,
+    filter: EventFilter & Page,
+    [key, value]: [string, string],
+    where: SQL | undefined,
+    newestFirst: boolean,
+  ): StoredEvent[] {
     const page = keyset(indexed(eventTags.ts), indexed(eventTags.eventId), filter);
     const order = newestFirst ? [desc(eventTags.ts), desc(eventTags.eventId)] : [eventTags.ts, eventTags.eventId];
     return from
       .select(columns)
       .from(eventTags)
       .innerJoin(events, eq(events.id, eventTags.eventId))
-      .where(and(eq(eventTags.projectId, filter.projectId!), eq(eventTags.key, key), eq(eventTags.value, value), page, where))
+      .where(
+        and(
+          eq(eventTags.projectId, filter.projectId!),
+          eq(eventTags.key, key),
+          eq(eventTags.value, value),
+          page,
+          where,
+        ),
+      )
       .orderBy(...order)
       .limit(filter.limit)
       .all()
@@ -229,15 +297,28 @@ export function eventStore(db: Db, searching: () => Db) {
 
 /** Whether a filter asks about more than an event's channel and time (which the (channel_id, ts) index answers). */
 export function narrowsRows(f: EventFilter): boolean {
-  return f.userId !== undefined || f.event !== undefined || (f.tags?.length ?? 0) > 0 || (f.terms?.length ?? 0) > 0 || Boolean(f.liveOnly);
+  return (
+    f.userId !== undefined ||
+    f.event !== undefined ||
+    (f.tags?.length ?? 0) > 0 ||
+    (f.terms?.length ?? 0) > 0 ||
+    Boolean(f.liveOnly)
+  );
 }
 
 /** `+column`: the same value, but SQLite will not pick an index for it. */
 const unindexed = (column: AnySQLiteColumn): SQL => sql`+${column}`;
 const indexed = (column: AnySQLiteColumn): SQL => sql`${column}`;
 
-export function conditions(filter: EventFilter, tags: [string, string][], col: (c: AnySQLiteColumn) => SQL = indexed): (SQL | undefined)[] {
-  const channelId = filter.channel === undefined ? undefined : sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${filter.projectId ?? -1} and ${channels.name} = ${filter.channel})`;
+export function conditions(
+  filter: EventFilter,
+  tags: [string, string][],
+  col: (c: AnySQLiteColumn) => SQL = indexed,
+): (SQL | undefined)[] {
+  const channelId =
+    filter.channel === undefined
+      ? undefined
+      : sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${filter.projectId ?? -1} and ${channels.name} = ${filter.channel})`;
   const list: (SQL | undefined)[] = [
     filter.projectId === undefined ? undefined : eq(col(events.projectId), filter.projectId),
     channelId === undefined ? undefined : eq(col(events.channelId), channelId),
@@ -271,7 +352,11 @@ const FEW_MATCHES = 5000;
  * order and stop at a page of matches.
  */
 function fewMatches(db: Db, match: string): boolean {
-  const row = db.$client.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT rowid FROM search.events_fts WHERE events_fts MATCH ? LIMIT ?)").get(match, FEW_MATCHES + 1);
+  const row = db.$client
+    .query<{ n: number }, [string, number]>(
+      "SELECT count(*) AS n FROM (SELECT rowid FROM search.events_fts WHERE events_fts MATCH ? LIMIT ?)",
+    )
+    .get(match, FEW_MATCHES + 1);
   return (row?.n ?? 0) <= FEW_MATCHES;
 }
 

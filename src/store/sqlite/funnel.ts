@@ -21,16 +21,25 @@ type Reached = StepEvent & { s: number; p: number };
 export function funnelStore(db: Db) {
   /** Each user's events of the steps, oldest first (by time, then as stored). */
   function stepEvents(q: FunnelQuery): Map<string, StepEvent[]> {
-    const matches = q.steps.map((step) => and(...conditions({ projectId: q.projectId, event: step.event, channel: step.channel }, step.tags ?? []))!);
+    const matches = q.steps.map(
+      (step) =>
+        and(...conditions({ projectId: q.projectId, event: step.event, channel: step.channel }, step.tags ?? []))!,
+    );
     const mask = sql.join(
       matches.map((m, j) => sql`(CASE WHEN ${m} THEN ${1 << j} ELSE 0 END)`),
       sql` + `,
     );
-    const query = dialect.sqlToQuery(sql`SELECT events.user_id, events.ts, events.id, ${mask} FROM events INDEXED BY events_project_ts
+    const query =
+      dialect.sqlToQuery(sql`SELECT events.user_id, events.ts, events.id, ${mask} FROM events INDEXED BY events_project_ts
       WHERE events.project_id = ${q.projectId} AND events.user_id IS NOT NULL AND events.ts >= ${q.from} AND events.ts < ${q.to + q.window}
         AND (${sql.join(matches, sql` OR `)})`);
     const users = new Map<string, StepEvent[]>();
-    const rows = db.$client.prepare(query.sql).values(...(query.params as Bind[])) as [string, number, number, number][];
+    const rows = db.$client.prepare(query.sql).values(...(query.params as Bind[])) as [
+      string,
+      number,
+      number,
+      number,
+    ][];
     for (const [user, ts, id, m] of rows) {
       const list = users.get(user);
       if (list) list.push({ ts, id, m });
@@ -80,7 +89,9 @@ export function chains(events: StepEvent[], q: Pick<FunnelQuery, "steps" | "from
     const before = 1 << (j - 1);
     const rows = [
       ...levels[j - 1]!.map((e) => ({ e, next: false, g: e.m & bit ? 1 : 0, tie: e.m & bit ? e.id : 0, sub: 1 })),
-      ...events.filter((e) => e.m & bit).map((e) => ({ e, next: true, g: e.m & before ? 1 : 2, tie: e.m & before ? e.id : 0, sub: 0 })),
+      ...events
+        .filter((e) => e.m & bit)
+        .map((e) => ({ e, next: true, g: e.m & before ? 1 : 2, tie: e.m & before ? e.id : 0, sub: 0 })),
     ].sort((a, b) => a.e.ts - b.e.ts || a.g - b.g || a.tie - b.tie || a.sub - b.sub);
     let start = Number.NEGATIVE_INFINITY;
     let previous = 0;

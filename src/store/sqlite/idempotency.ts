@@ -12,8 +12,12 @@ export function idempotencyStore(db: Db) {
      ON CONFLICT (token_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, response = '', created_at = excluded.created_at WHERE idempotency_keys.created_at <= ?5
      RETURNING 1 AS claimed`,
   );
-  const find = db.$client.prepare<KeptAnswer, [number, string]>("SELECT fingerprint, response FROM idempotency_keys WHERE token_id = ? AND key = ?");
-  const complete = db.$client.prepare<never, [string, number, string]>("UPDATE idempotency_keys SET response = ? WHERE token_id = ? AND key = ?");
+  const find = db.$client.prepare<KeptAnswer, [number, string]>(
+    "SELECT fingerprint, response FROM idempotency_keys WHERE token_id = ? AND key = ?",
+  );
+  const complete = db.$client.prepare<never, [string, number, string]>(
+    "UPDATE idempotency_keys SET response = ? WHERE token_id = ? AND key = ?",
+  );
   const prune = db.$client.prepare<never, [number]>("DELETE FROM idempotency_keys WHERE created_at <= ?");
 
   return {

@@ -40,7 +40,10 @@ export type SqliteOptions = {
   queryTimeoutMs?: number;
 };
 
-export function openSqliteStore(path: string, { sync = "full", background = false, readers = 2, queryTimeoutMs = 10_000 }: SqliteOptions = {}): SqliteStore {
+export function openSqliteStore(
+  path: string,
+  { sync = "full", background = false, readers = 2, queryTimeoutMs = 10_000 }: SqliteOptions = {},
+): SqliteStore {
   const { sqlite, db } = openDatabase(path, sync);
   if (background) prepareSearch(sqlite, path);
   const { reader, db: readerDb, searching, searched } = openReader(path, searchPath(path));
@@ -51,7 +54,9 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
   const inline = repositories(syncRepositories(readerDb, searching, accessChanges));
   // The server's expensive reads run in reader processes, through the gate (store/reads.ts).
   const pool = background ? new ReaderPool(path, readers) : null;
-  const gate = pool ? new ReadGate(pool.run, { slots: readers, perKind: Math.max(1, readers - 1), budgetMs: queryTimeoutMs }) : null;
+  const gate = pool
+    ? new ReadGate(pool.run, { slots: readers, perKind: Math.max(1, readers - 1), budgetMs: queryTimeoutMs })
+    : null;
   const read = gate ? gated(inline, gate) : inline;
   pool?.warm(500);
   const writer = new Writer<Repositories>(sqlite, written);
@@ -63,7 +68,12 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
     const writes = new Set<string>(WRITES[aggregate] as string[]);
     const methods: Record<string, unknown> = {};
     for (const [name, fn] of Object.entries(read[aggregate]) as [string, (...a: unknown[]) => unknown][]) {
-      methods[name] = writes.has(name) ? (...args: unknown[]) => tx((r) => (r[aggregate] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]!(...args)) : fn;
+      methods[name] = writes.has(name)
+        ? (...args: unknown[]) =>
+            tx((r) =>
+              (r[aggregate] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]!(...args),
+            )
+        : fn;
     }
     (front as Record<string, unknown>)[aggregate] = methods;
   }
@@ -104,9 +114,11 @@ export function openSqliteStore(path: string, { sync = "full", background = fals
         await r.idempotency.prune(now);
       });
       // Deleted events the index has dropped no longer need their record.
-      if (unindexed) await writer.submit(async () => void sqlite.query("DELETE FROM deleted_events WHERE seq <= ?").run(unindexed));
+      if (unindexed)
+        await writer.submit(async () => void sqlite.query("DELETE FROM deleted_events WHERE seq <= ?").run(unindexed));
       // So do the changed profiles the users index has followed.
-      if (followed) await writer.submit(async () => void sqlite.query("DELETE FROM profile_changes WHERE seq <= ?").run(followed));
+      if (followed)
+        await writer.submit(async () => void sqlite.query("DELETE FROM profile_changes WHERE seq <= ?").run(followed));
     },
     async backup(target, options) {
       backupDatabase(sqlite, path, target, options);

@@ -7,7 +7,10 @@ import type { IndexerMessage, IndexerReport } from "./search-worker.ts";
 export function startIndexer(databasePath: string) {
   const worker = startWorker("store/sqlite/search-worker.ts");
   let stopped: () => void = () => {};
-  worker.onerror = (event) => log.error("the search indexer failed; full-text search misses new events until a restart", { error: event.message });
+  worker.onerror = (event) =>
+    log.error("the search indexer failed; full-text search misses new events until a restart", {
+      error: event.message,
+    });
   worker.onmessage = ({ data }: MessageEvent<IndexerReport>) => {
     if (data.type === "error") log.warn("search indexing failed; will retry", { error: data.message });
     else if (data.type === "stopped") stopped();

@@ -19,7 +19,10 @@ export function metaStore(db: Db) {
      * new event would (a full disk, a database at its size limit) and leaves nothing.
      */
     probe(): void {
-      db.insert(meta).values({ key: "readiness.probe", value: "x".repeat(PROBE_BYTES) }).onConflictDoNothing().run();
+      db.insert(meta)
+        .values({ key: "readiness.probe", value: "x".repeat(PROBE_BYTES) })
+        .onConflictDoNothing()
+        .run();
       db.delete(meta).where(eq(meta.key, "readiness.probe")).run();
     },
     set(key: string, value: string): void {

@@ -5,14 +5,14 @@ import type { Db } from "./db.ts";
 import { metricHistory, metrics, projects } from "./schema.ts";
 import type { Metric, MetricBucket, MetricPoint, MetricValue } from "../../model/metric.ts";
 
-
 const MINUTE = 60_000;
 
 export function metricStore(db: Db) {
   // The ingest path: plain prepared statements.
-  const find = db.$client.prepare<{ id: number; valueNum: number | null; valueText: string | null; icon: string | null }, [number, string]>(
-    "SELECT id, value_num AS valueNum, value_text AS valueText, icon FROM metrics WHERE project_id = ? AND title = ?",
-  );
+  const find = db.$client.prepare<
+    { id: number; valueNum: number | null; valueText: string | null; icon: string | null },
+    [number, string]
+  >("SELECT id, value_num AS valueNum, value_text AS valueText, icon FROM metrics WHERE project_id = ? AND title = ?");
   const upsert = db.$client.prepare<{ id: number; icon: string | null }, (string | number | null)[]>(
     `INSERT INTO metrics (project_id, title, value_num, value_text, icon, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
      ON CONFLICT (project_id, title) DO UPDATE SET value_num = excluded.value_num, value_text = excluded.value_text,
@@ -36,12 +36,15 @@ export function metricStore(db: Db) {
   // 160 ms for a year of minutes in 12-hour spans, where a walk that aggregates one span at a time
   // along the primary key takes 75 ms; for narrow spans the walk's statement per span costs more
   // (a week in 15-minute spans: 18 ms, grouped 3 ms). So spans of two hours or more are walked.
-  const spanColumns = "count(*) AS count, min(minute) AS firstAt, max(minute) AS lastAt, min(value_num) AS min, max(value_num) AS max, count(value_text) AS texts";
+  const spanColumns =
+    "count(*) AS count, min(minute) AS firstAt, max(minute) AS lastAt, min(value_num) AS min, max(value_num) AS max, count(value_text) AS texts";
   const spansGrouped = db.$client.prepare<SpanRow, [number, number, number, number]>(
     `SELECT minute - ((minute % ?1) + ?1) % ?1 AS at, ${spanColumns}
      FROM metric_history WHERE metric_id = ?2 AND minute >= ?3 AND minute <= ?4 GROUP BY at ORDER BY at`,
   );
-  const span = db.$client.prepare<Omit<SpanRow, "at">, [number, number, number]>(`SELECT ${spanColumns} FROM metric_history WHERE metric_id = ? AND minute >= ? AND minute <= ?`);
+  const span = db.$client.prepare<Omit<SpanRow, "at">, [number, number, number]>(
+    `SELECT ${spanColumns} FROM metric_history WHERE metric_id = ? AND minute >= ? AND minute <= ?`,
+  );
   const nextMinute = db.$client.prepare<{ minute: number }, [number, number, number]>(
     "SELECT minute FROM metric_history WHERE metric_id = ? AND minute >= ? AND minute <= ? ORDER BY minute LIMIT 1",
   );
@@ -82,14 +85,23 @@ export function metricStore(db: Db) {
     },
 
     /** Stores the value as current and as this minute's point in the history. */
-    save(m: { projectId: number; title: string; value: MetricValue; icon: string | null; now: number }): { id: number; icon: string | null } {
+    save(m: { projectId: number; title: string; value: MetricValue; icon: string | null; now: number }): {
+      id: number;
+      icon: string | null;
+    } {
       const { valueNum, valueText } = metricColumns(m.value);
       const saved = upsert.get(m.projectId, m.title, valueNum, valueText, m.icon, m.now)!;
       record.run(saved.id, m.now - (m.now % MINUTE), valueNum, valueText);
       return saved;
     },
 
-    increment(m: { projectId: number; title: string; delta: number; icon: string | null; now: number }): { id: number; value: number; icon: string | null } | { holds: MetricValue } {
+    increment(m: {
+      projectId: number;
+      title: string;
+      delta: number;
+      icon: string | null;
+      now: number;
+    }): { id: number; value: number; icon: string | null } | { holds: MetricValue } {
       const saved = increment.get(m.projectId, m.title, m.delta, m.icon, m.now);
       if (!saved) {
         const row = find.get(m.projectId, m.title)!;
@@ -100,19 +112,39 @@ export function metricStore(db: Db) {
     },
 
     list(projectId: number): Metric[] {
-      return db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(eq(metrics.projectId, projectId)).orderBy(asc(metrics.title)).all().map(toMetric);
+      return db
+        .select(selectRow)
+        .from(metrics)
+        .innerJoin(projects, eq(projects.id, metrics.projectId))
+        .where(eq(metrics.projectId, projectId))
+        .orderBy(asc(metrics.title))
+        .all()
+        .map(toMetric);
     },
 
     find(projectId: number, title: string): Metric | null {
-      const row = db.select(selectRow).from(metrics).innerJoin(projects, eq(projects.id, metrics.projectId)).where(and(eq(metrics.projectId, projectId), eq(metrics.title, title))).get();
+      const row = db
+        .select(selectRow)
+        .from(metrics)
+        .innerJoin(projects, eq(projects.id, metrics.projectId))
+        .where(and(eq(metrics.projectId, projectId), eq(metrics.title, title)))
+        .get();
       return row ? toMetric(row) : null;
     },
 
-    history(metricId: number, since: number, until: number, limit: number, order: "asc" | "desc" = "asc"): MetricPoint[] {
+    history(
+      metricId: number,
+      since: number,
+      until: number,
+      limit: number,
+      order: "asc" | "desc" = "asc",
+    ): MetricPoint[] {
       return db
         .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
         .from(metricHistory)
-        .where(and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)))
+        .where(
+          and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)),
+        )
         .orderBy(order === "desc" ? desc(metricHistory.minute) : asc(metricHistory.minute))
         .limit(limit)
         .all()
@@ -120,7 +152,8 @@ export function metricStore(db: Db) {
     },
 
     buckets(metricId: number, since: number, until: number, width: number): MetricBucket[] {
-      const spans = width >= WALKED ? spansWalked(metricId, since, until, width) : spansGrouped.all(width, metricId, since, until);
+      const spans =
+        width >= WALKED ? spansWalked(metricId, since, until, width) : spansGrouped.all(width, metricId, since, until);
       return spans.length ? toBuckets(spans, pointsAt.all(metricId, JSON.stringify(endsOf(spans)))) : [];
     },
 

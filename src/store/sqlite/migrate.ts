@@ -42,34 +42,50 @@ export { MigrationError };
 
 export function migrate(sqlite: Database): string[] {
   sqlite.exec("CREATE TABLE IF NOT EXISTS __migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
-  const applied = new Set(sqlite.query<{ tag: string }, []>("SELECT tag FROM __migrations").all().map((r) => r.tag));
+  const applied = new Set(
+    sqlite
+      .query<{ tag: string }, []>("SELECT tag FROM __migrations")
+      .all()
+      .map((r) => r.tag),
+  );
   const known = journal.entries.map((e) => e.tag);
   const unknown = [...applied].filter((tag) => !known.includes(tag));
-  const metaValue = (key: string) => sqlite.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key)?.value ?? null;
+  const metaValue = (key: string) =>
+    sqlite.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key)?.value ?? null;
   if (unknown.length) {
     // Newer migrations this binary cannot undo or repeat: it runs only if their version said it may.
-    checkNewerSchema(unknown, { migratedBy: metaValue(SCHEMA_META.migratedBy), oldestCompatible: metaValue(SCHEMA_META.oldestCompatible) });
+    checkNewerSchema(unknown, {
+      migratedBy: metaValue(SCHEMA_META.migratedBy),
+      oldestCompatible: metaValue(SCHEMA_META.oldestCompatible),
+    });
     return [];
   }
   const ran: string[] = [];
   for (const tag of known) {
     if (applied.has(tag)) continue;
     const text = MIGRATIONS[tag];
-    if (text === undefined) throw new MigrationError(`migration ${tag} is in the journal but not embedded in src/store/migrate.ts`);
-    sqlite.transaction(() => {
-      for (const statement of text.split("--> statement-breakpoint")) {
-        if (statement.trim()) sqlite.exec(statement);
-      }
-      sqlite.query("INSERT INTO __migrations (tag, applied_at) VALUES (?, ?)").run(tag, Date.now());
-    }).immediate();
+    if (text === undefined)
+      throw new MigrationError(`migration ${tag} is in the journal but not embedded in src/store/migrate.ts`);
+    sqlite
+      .transaction(() => {
+        for (const statement of text.split("--> statement-breakpoint")) {
+          if (statement.trim()) sqlite.exec(statement);
+        }
+        sqlite.query("INSERT INTO __migrations (tag, applied_at) VALUES (?, ?)").run(tag, Date.now());
+      })
+      .immediate();
     ran.push(tag);
   }
   if (ran.length || metaValue(SCHEMA_META.migratedBy) === null) {
-    const record = sqlite.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
-    sqlite.transaction(() => {
-      record.run(SCHEMA_META.migratedBy, VERSION);
-      record.run(SCHEMA_META.oldestCompatible, OLDEST_COMPATIBLE);
-    }).immediate();
+    const record = sqlite.query(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    );
+    sqlite
+      .transaction(() => {
+        record.run(SCHEMA_META.migratedBy, VERSION);
+        record.run(SCHEMA_META.oldestCompatible, OLDEST_COMPATIBLE);
+      })
+      .immediate();
   }
   return ran;
 }

@@ -4,29 +4,55 @@ import type { Db } from "./db.ts";
 import { CANDIDATES, firstPerTarget } from "../queue.ts";
 import { type IntegrationRow, integrationChanges, integrationColumns, toIntegration } from "../notification-rows.ts";
 import { deliveries, deliveryAttempts, integrations, pushSubscriptions, users } from "./schema.ts";
-import type { Delivery, DeliveryAttempt, Integration, IntegrationChanges, NewDelivery, NewIntegration, Outcome, QueueTarget, Subscription } from "../../model/notification.ts";
+import type {
+  Delivery,
+  DeliveryAttempt,
+  Integration,
+  IntegrationChanges,
+  NewDelivery,
+  NewIntegration,
+  Outcome,
+  QueueTarget,
+  Subscription,
+} from "../../model/notification.ts";
 
 export function notificationStore(db: Db) {
   return {
     // --- subscriptions -------------------------------------------------------------------------
 
     /** Creates or refreshes the device with this endpoint (a browser keeps one per origin). */
-    saveSubscription(s: { userId: number; endpoint: string; p256dh: string; auth: string; deviceName: string }, now: number): Subscription {
+    saveSubscription(
+      s: { userId: number; endpoint: string; p256dh: string; auth: string; deviceName: string },
+      now: number,
+    ): Subscription {
       return db
         .insert(pushSubscriptions)
         .values({ ...s, createdAt: now, refreshedAt: now })
-        .onConflictDoUpdate({ target: pushSubscriptions.endpoint, set: { userId: s.userId, p256dh: s.p256dh, auth: s.auth, deviceName: s.deviceName, refreshedAt: now } })
+        .onConflictDoUpdate({
+          target: pushSubscriptions.endpoint,
+          set: { userId: s.userId, p256dh: s.p256dh, auth: s.auth, deviceName: s.deviceName, refreshedAt: now },
+        })
         .returning()
         .get();
     },
 
     refreshSubscription(userId: number, endpoint: string, now: number): boolean {
-      const rows = db.update(pushSubscriptions).set({ refreshedAt: now }).where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.endpoint, endpoint))).returning({ id: pushSubscriptions.id }).all();
+      const rows = db
+        .update(pushSubscriptions)
+        .set({ refreshedAt: now })
+        .where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.endpoint, endpoint)))
+        .returning({ id: pushSubscriptions.id })
+        .all();
       return rows.length > 0;
     },
 
     subscriptionsOf(userId: number): Subscription[] {
-      return db.select().from(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).orderBy(asc(pushSubscriptions.createdAt)).all();
+      return db
+        .select()
+        .from(pushSubscriptions)
+        .where(eq(pushSubscriptions.userId, userId))
+        .orderBy(asc(pushSubscriptions.createdAt))
+        .all();
     },
 
     allSubscriptions(): Subscription[] {
@@ -61,7 +87,11 @@ export function notificationStore(db: Db) {
     },
 
     pruneSubscriptions(notRefreshedSince: number): number {
-      return db.delete(pushSubscriptions).where(lt(pushSubscriptions.refreshedAt, notRefreshedSince)).returning({ id: pushSubscriptions.id }).all().length;
+      return db
+        .delete(pushSubscriptions)
+        .where(lt(pushSubscriptions.refreshedAt, notRefreshedSince))
+        .returning({ id: pushSubscriptions.id })
+        .all().length;
     },
 
     recordSubscriptionOutcome(id: number, outcome: Outcome, now: number): void {
@@ -72,16 +102,34 @@ export function notificationStore(db: Db) {
     // --- integrations --------------------------------------------------------------------------
 
     createIntegration(i: NewIntegration, now: number): Integration {
-      return toIntegration(db.insert(integrations).values({ ...integrationColumns(i), createdAt: now }).returning().get() as IntegrationRow);
+      return toIntegration(
+        db
+          .insert(integrations)
+          .values({ ...integrationColumns(i), createdAt: now })
+          .returning()
+          .get() as IntegrationRow,
+      );
     },
 
     updateIntegration(id: number, changes: IntegrationChanges): Integration | null {
-      const row = db.update(integrations).set(integrationChanges(changes)).where(eq(integrations.id, id)).returning().get();
+      const row = db
+        .update(integrations)
+        .set(integrationChanges(changes))
+        .where(eq(integrations.id, id))
+        .returning()
+        .get();
       return row ? toIntegration(row as IntegrationRow) : null;
     },
 
     integrationsOf(projectId: number): Integration[] {
-      return (db.select().from(integrations).where(eq(integrations.projectId, projectId)).orderBy(asc(integrations.createdAt), asc(integrations.id)).all() as IntegrationRow[]).map(toIntegration);
+      return (
+        db
+          .select()
+          .from(integrations)
+          .where(eq(integrations.projectId, projectId))
+          .orderBy(asc(integrations.createdAt), asc(integrations.id))
+          .all() as IntegrationRow[]
+      ).map(toIntegration);
     },
 
     integration(id: number): Integration | null {
@@ -90,12 +138,23 @@ export function notificationStore(db: Db) {
     },
 
     integrationsCreatedBy(userId: number): number {
-      return db.select({ n: sql<number>`count(*)` }).from(integrations).where(and(eq(integrations.createdByUserId, userId), eq(integrations.enabled, true))).get()?.n ?? 0;
+      return (
+        db
+          .select({ n: sql<number>`count(*)` })
+          .from(integrations)
+          .where(and(eq(integrations.createdByUserId, userId), eq(integrations.enabled, true)))
+          .get()?.n ?? 0
+      );
     },
 
     /** Turns off the integrations a member added; returns how many were on. */
     disableCreatedBy(userId: number): number {
-      return db.update(integrations).set({ enabled: false }).where(and(eq(integrations.createdByUserId, userId), eq(integrations.enabled, true))).returning({ id: integrations.id }).all().length;
+      return db
+        .update(integrations)
+        .set({ enabled: false })
+        .where(and(eq(integrations.createdByUserId, userId), eq(integrations.enabled, true)))
+        .returning({ id: integrations.id })
+        .all().length;
     },
 
     setIntegrationEnabled(id: number, enabled: boolean): void {
@@ -156,17 +215,27 @@ export function notificationStore(db: Db) {
       return db
         .update(deliveries)
         .set({ leaseOwner: null, leaseUntil: null })
-        .where(and(isNotNull(deliveries.leaseOwner), owner === undefined ? undefined : eq(deliveries.leaseOwner, owner)))
+        .where(
+          and(isNotNull(deliveries.leaseOwner), owner === undefined ? undefined : eq(deliveries.leaseOwner, owner)),
+        )
         .returning({ id: deliveries.id })
         .all().length;
     },
 
     pendingCount(): number {
-      return db.select({ n: sql<number>`count(*)` }).from(deliveries).where(eq(deliveries.status, "pending")).get()?.n ?? 0;
+      return (
+        db.select({ n: sql<number>`count(*)` }).from(deliveries).where(eq(deliveries.status, "pending")).get()?.n ?? 0
+      );
     },
 
     /** Records one attempt, and the delivery's new state. */
-    settle(id: number, owner: string, attempt: { ok: boolean; status: number | null; error: string | null }, next: { status: Delivery["status"]; nextAttemptAt?: number }, now: number): boolean {
+    settle(
+      id: number,
+      owner: string,
+      attempt: { ok: boolean; status: number | null; error: string | null },
+      next: { status: Delivery["status"]; nextAttemptAt?: number },
+      now: number,
+    ): boolean {
       const settled = db
         .update(deliveries)
         .set({
@@ -182,13 +251,18 @@ export function notificationStore(db: Db) {
         .returning({ id: deliveries.id })
         .get();
       if (!settled) return false;
-      db.insert(deliveryAttempts).values({ deliveryId: id, at: now, ok: attempt.ok, status: attempt.status, error: attempt.error }).run();
+      db.insert(deliveryAttempts)
+        .values({ deliveryId: id, at: now, ok: attempt.ok, status: attempt.status, error: attempt.error })
+        .run();
       return true;
     },
 
     /** A target is gone (a subscription the push service no longer knows): drop what was queued for it. */
     abandon(target: Delivery["target"], targetId: number, now: number): void {
-      db.update(deliveries).set({ status: "gone", finishedAt: now }).where(and(eq(deliveries.target, target), eq(deliveries.targetId, targetId), eq(deliveries.status, "pending"))).run();
+      db.update(deliveries)
+        .set({ status: "gone", finishedAt: now })
+        .where(and(eq(deliveries.target, target), eq(deliveries.targetId, targetId), eq(deliveries.status, "pending")))
+        .run();
     },
 
     delivery(id: number): Delivery | null {
@@ -197,11 +271,22 @@ export function notificationStore(db: Db) {
 
     deliveriesFor(target: Delivery["target"], targetIds: number[], limit = 20): Delivery[] {
       if (!targetIds.length) return [];
-      return db.select().from(deliveries).where(and(eq(deliveries.target, target), inArray(deliveries.targetId, targetIds))).orderBy(desc(deliveries.id)).limit(limit).all();
+      return db
+        .select()
+        .from(deliveries)
+        .where(and(eq(deliveries.target, target), inArray(deliveries.targetId, targetIds)))
+        .orderBy(desc(deliveries.id))
+        .limit(limit)
+        .all();
     },
 
     attemptsOf(deliveryId: number): DeliveryAttempt[] {
-      return db.select().from(deliveryAttempts).where(eq(deliveryAttempts.deliveryId, deliveryId)).orderBy(asc(deliveryAttempts.id)).all();
+      return db
+        .select()
+        .from(deliveryAttempts)
+        .where(eq(deliveryAttempts.deliveryId, deliveryId))
+        .orderBy(asc(deliveryAttempts.id))
+        .all();
     },
 
     /** Forgets finished deliveries (and their attempts) older than `before`. */

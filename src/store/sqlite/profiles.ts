@@ -22,7 +22,13 @@ export function profileStore(db: Db, searching: () => Db) {
 
     identify(projectId: number, userId: string, properties: Properties, now: number): void {
       db.insert(profiles)
-        .values({ projectId, userId, properties: sql`json_patch('{}', ${JSON.stringify(properties)})`, createdAt: now, updatedAt: now })
+        .values({
+          projectId,
+          userId,
+          properties: sql`json_patch('{}', ${JSON.stringify(properties)})`,
+          createdAt: now,
+          updatedAt: now,
+        })
         .onConflictDoUpdate({
           target: [profiles.projectId, profiles.userId],
           // The patch as sent: `excluded` holds it with its nulls already applied to {}, that is, dropped.
@@ -32,13 +38,23 @@ export function profileStore(db: Db, searching: () => Db) {
     },
 
     find(projectId: number, userId: string): Profile | null {
-      const row = db.select().from(profiles).where(and(eq(profiles.projectId, projectId), eq(profiles.userId, userId))).get();
+      const row = db
+        .select()
+        .from(profiles)
+        .where(and(eq(profiles.projectId, projectId), eq(profiles.userId, userId)))
+        .get();
       return row ? { ...row, properties: JSON.parse(row.properties) as Properties } : null;
     },
 
     group(projectId: number, groupId: string, properties: Properties, now: number): void {
       db.insert(groups)
-        .values({ projectId, groupId, properties: sql`json_patch('{}', ${JSON.stringify(properties)})`, createdAt: now, updatedAt: now })
+        .values({
+          projectId,
+          groupId,
+          properties: sql`json_patch('{}', ${JSON.stringify(properties)})`,
+          createdAt: now,
+          updatedAt: now,
+        })
         .onConflictDoUpdate({
           target: [groups.projectId, groups.groupId],
           // The patch as sent: `excluded` holds it with its nulls already applied to {}, that is, dropped.

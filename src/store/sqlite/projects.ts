@@ -9,9 +9,15 @@ export type ChannelSummary = Channel & { events: number };
 
 export function projectStore(db: Db, accessChanges: { count: number }) {
   // The ingest path runs these for every event: plain prepared statements, no query builder.
-  const byName = db.$client.prepare<Project, [string]>("SELECT id, name, retention_days AS retentionDays, created_at AS createdAt FROM projects WHERE name = ?");
-  const channelByName = db.$client.prepare<{ id: number }, [number, string]>("SELECT id FROM channels WHERE project_id = ? AND name = ?");
-  const insertChannel = db.$client.prepare<{ id: number }, [number, string, number]>("INSERT INTO channels (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id");
+  const byName = db.$client.prepare<Project, [string]>(
+    "SELECT id, name, retention_days AS retentionDays, created_at AS createdAt FROM projects WHERE name = ?",
+  );
+  const channelByName = db.$client.prepare<{ id: number }, [number, string]>(
+    "SELECT id FROM channels WHERE project_id = ? AND name = ?",
+  );
+  const insertChannel = db.$client.prepare<{ id: number }, [number, string, number]>(
+    "INSERT INTO channels (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+  );
 
   return {
     findByName(name: string): Project | null {
@@ -43,7 +49,13 @@ export function projectStore(db: Db, accessChanges: { count: number }) {
     },
 
     findChannel(projectId: number, name: string): Channel | null {
-      return db.select().from(channels).where(and(eq(channels.projectId, projectId), eq(channels.name, name))).get() ?? null;
+      return (
+        db
+          .select()
+          .from(channels)
+          .where(and(eq(channels.projectId, projectId), eq(channels.name, name)))
+          .get() ?? null
+      );
     },
 
     /** The channel's id, creating the channel on first use. Runs on the ingest path: prepared. */
@@ -57,7 +69,9 @@ export function projectStore(db: Db, accessChanges: { count: number }) {
 
     /** Returns null when the channel already exists. */
     createChannel(projectId: number, name: string, now = Date.now()): Channel | null {
-      return db.insert(channels).values({ projectId, name, createdAt: now }).onConflictDoNothing().returning().get() ?? null;
+      return (
+        db.insert(channels).values({ projectId, name, createdAt: now }).onConflictDoNothing().returning().get() ?? null
+      );
     },
 
     listChannels(projectId: number): Channel[] {
@@ -70,7 +84,8 @@ export function projectStore(db: Db, accessChanges: { count: number }) {
     },
 
     countEvents(where: { projectId: number } | { channelId: number }): number {
-      const condition = "channelId" in where ? eq(events.channelId, where.channelId) : eq(events.projectId, where.projectId);
+      const condition =
+        "channelId" in where ? eq(events.channelId, where.channelId) : eq(events.projectId, where.projectId);
       return db.select({ n: count() }).from(events).where(condition).get()?.n ?? 0;
     },
   };

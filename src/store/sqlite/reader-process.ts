@@ -8,13 +8,19 @@ import { syncRepositories } from "./repositories.ts";
 import { searchPath } from "./search.ts";
 
 export type ReaderRequest = { id: number; aggregate: string; method: string; args: unknown[] };
-export type ReaderAnswer = { ready: true } | { id: number; ok: true; value: unknown } | { id: number; ok: false; error: ReturnType<typeof toPlain> };
+export type ReaderAnswer =
+  | { ready: true }
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; error: ReturnType<typeof toPlain> };
 
 /** Serves reads on `databasePath` over the IPC channel; resolves when the parent has gone. */
 export function serveReads(databasePath: string): Promise<void> {
   const { db, searching } = openReader(databasePath, searchPath(databasePath));
   // Access changes are the writer's business: nothing here takes access away.
-  const repos = syncRepositories(db, searching, { count: 0 }) as unknown as Record<string, Record<string, (...a: unknown[]) => unknown>>;
+  const repos = syncRepositories(db, searching, { count: 0 }) as unknown as Record<
+    string,
+    Record<string, (...a: unknown[]) => unknown>
+  >;
   const send = (answer: ReaderAnswer) => process.send!(answer);
   process.on("message", async (request: ReaderRequest) => {
     try {

@@ -94,12 +94,22 @@ export class ReaderPool {
 
   private spawn(): Reader {
     this.readers = this.readers.filter((r) => !r.dead);
-    if (this.readers.length >= this.size) throw new Error("every reader is busy: the gate asked for more reads than there are readers");
+    if (this.readers.length >= this.size)
+      throw new Error("every reader is busy: the gate asked for more reads than there are readers");
     let ready!: () => void;
     let failed!: (error: unknown) => void;
-    const reader: Reader = { process: null as unknown as Subprocess, ready: new Promise((resolve, reject) => ((ready = resolve), (failed = reject))), busy: false, dead: false, pending: null };
+    const reader: Reader = {
+      process: null as unknown as Subprocess,
+      ready: new Promise((resolve, reject) => ((ready = resolve), (failed = reject))),
+      busy: false,
+      dead: false,
+      pending: null,
+    };
     reader.ready.catch(() => {}); // a reader that never starts fails the read that waits for it, not the process
-    const timer = setTimeout(() => failed(new StorageUnavailable("a reader process did not start", { read: true })), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => failed(new StorageUnavailable("a reader process did not start", { read: true })),
+      START_TIMEOUT_MS,
+    );
     reader.process = Bun.spawn(readerCommand(this.databasePath), {
       stdio: ["ignore", "inherit", "inherit"],
       serialization: "advanced",
@@ -120,7 +130,8 @@ export class ReaderPool {
         const error = new StorageUnavailable("a reader process ended", { read: true });
         failed(error);
         reader.pending?.reject(error);
-        if (!this.closed && signal !== "SIGKILL") log.warn("a reader process ended; another starts at the next read", { code, signal });
+        if (!this.closed && signal !== "SIGKILL")
+          log.warn("a reader process ended; another starts at the next read", { code, signal });
       },
     });
     try {

@@ -40,7 +40,9 @@ export function syncRepositories(db: Db, searching: () => Db, accessChanges: Acc
 }
 
 /** An aggregate's synchronous queries as the seam's promises (already settled: SQLite answered). */
-function promised<T extends object>(sync: T): { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never } {
+function promised<T extends object>(
+  sync: T,
+): { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never } {
   const out: Record<string, unknown> = {};
   for (const [name, fn] of Object.entries(sync) as [string, (...a: unknown[]) => unknown][]) {
     out[name] = (...args: unknown[]) => {

@@ -39,7 +39,9 @@ export const events = sqliteTable(
     description: text("description"),
     icon: text("icon"),
     notify: integer("notify", { mode: "boolean" }).notNull().default(false),
-    parser: text("parser", { enum: ["text", "markdown"] }).notNull().default("text"),
+    parser: text("parser", { enum: ["text", "markdown"] })
+      .notNull()
+      .default("text"),
     userId: text("user_id"),
     tags: text("tags"), // the JSON object as sent (typed values); event_tags indexes it for filters
     ts: integer("ts").notNull(), // event time: the client's timestamp, else the receive time
@@ -98,7 +100,10 @@ export const profiles = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
   },
   // profiles_updated: the users page walks a project's profiles by their last identify, newest first.
-  (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index("profiles_updated").on(t.projectId, t.updatedAt, t.userId)],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.userId] }),
+    index("profiles_updated").on(t.projectId, t.updatedAt, t.userId),
+  ],
 );
 
 // Users whose searchable text may have changed (written by triggers: a profile inserted, changed
@@ -134,7 +139,10 @@ export const groupMembers = sqliteTable(
     userId: text("user_id").notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.groupId, t.userId] }), index("group_members_user").on(t.projectId, t.userId)],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.groupId, t.userId] }),
+    index("group_members_user").on(t.projectId, t.userId),
+  ],
 );
 
 export const apiTokens = sqliteTable("api_tokens", {
@@ -276,7 +284,9 @@ export const integrations = sqliteTable(
     projectId: integer("project_id")
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["email", "telegram", "gotify", "pushover", "matrix", "webhook", "ntfy", "discord", "slack"] }).notNull(),
+    kind: text("kind", {
+      enum: ["email", "telegram", "gotify", "pushover", "matrix", "webhook", "ntfy", "discord", "slack"],
+    }).notNull(),
     name: text("name").notNull(),
     // The kind's settings as JSON: what may be shown (a URL, a chat id, recipients) in `config`,
     // what may not (tokens, signing keys, URLs that are secrets) in `secrets`, never shown again.
@@ -308,7 +318,9 @@ export const deliveries = sqliteTable(
     targetId: integer("target_id").notNull(),
     eventId: integer("event_id"),
     payload: text("payload").notNull(),
-    status: text("status", { enum: ["pending", "sent", "failed", "gone"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "sent", "failed", "gone"] })
+      .notNull()
+      .default("pending"),
     attempts: integer("attempts").notNull().default(0),
     nextAttemptAt: integer("next_attempt_at").notNull(),
     lastError: text("last_error"),

@@ -30,7 +30,8 @@ function catchUp(indexPending: (limit: number) => number): void {
     }
   } catch (error) {
     // Reported once per bad spell (a full disk, say); the next tick tries again.
-    if (!failing) self.postMessage({ type: "error", message: String((error as Error)?.message ?? error) } satisfies IndexerReport);
+    if (!failing)
+      self.postMessage({ type: "error", message: String((error as Error)?.message ?? error) } satisfies IndexerReport);
     failing = true;
   }
 }

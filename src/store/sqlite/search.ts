@@ -52,9 +52,11 @@ export function prepareSearch(main: Database, databasePath: string): void {
     main.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING").run(LINEAGE_KEY, lineage);
     lineage = metaValue.get(LINEAGE_KEY)!.value;
   }
-  const sequence = (table: string) => main.query<{ seq: number }, [string]>("SELECT seq FROM sqlite_sequence WHERE name = ?").get(table)?.seq ?? 0;
+  const sequence = (table: string) =>
+    main.query<{ seq: number }, [string]>("SELECT seq FROM sqlite_sequence WHERE name = ?").get(table)?.seq ?? 0;
   let db = openSearchFile(path);
-  const state = (key: string) => db.query<{ value: string }, [string]>("SELECT value FROM search_state WHERE key = ?").get(key)?.value;
+  const state = (key: string) =>
+    db.query<{ value: string }, [string]>("SELECT value FROM search_state WHERE key = ?").get(key)?.value;
   const stored = state("lineage");
   const belongs =
     (stored === undefined || stored === lineage) &&
@@ -66,7 +68,9 @@ export function prepareSearch(main: Database, databasePath: string): void {
     for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
     db = openSearchFile(path);
   }
-  db.query("INSERT INTO search_state (key, value) VALUES ('lineage', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(lineage);
+  db.query(
+    "INSERT INTO search_state (key, value) VALUES ('lineage', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+  ).run(lineage);
   db.close();
 }
 
@@ -80,11 +84,21 @@ export function openIndexerConnection(databasePath: string): Database {
 /** Brings the index up to date in steps of `limit` events (and users); see search-worker.ts. */
 export function searchIndexer(db: Database) {
   const state = db.query<{ value: string }, [string]>("SELECT value FROM search_state WHERE key = ?");
-  const save = db.query("INSERT INTO search_state (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
-  const upperEvent = db.query<{ id: number | null }, [number, number]>("SELECT max(id) AS id FROM (SELECT id FROM ev.events WHERE id > ?1 ORDER BY id LIMIT ?2)");
-  const index = db.query("INSERT INTO events_fts (rowid, event, description) SELECT id, event, coalesce(description, '') FROM ev.events WHERE id > ?1 AND id <= ?2");
-  const upperDeleted = db.query<{ seq: number | null }, [number, number]>("SELECT max(seq) AS seq FROM (SELECT seq FROM ev.deleted_events WHERE seq > ?1 ORDER BY seq LIMIT ?2)");
-  const unindex = db.query("DELETE FROM events_fts WHERE rowid IN (SELECT event_id FROM ev.deleted_events WHERE seq > ?1 AND seq <= ?2)");
+  const save = db.query(
+    "INSERT INTO search_state (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+  );
+  const upperEvent = db.query<{ id: number | null }, [number, number]>(
+    "SELECT max(id) AS id FROM (SELECT id FROM ev.events WHERE id > ?1 ORDER BY id LIMIT ?2)",
+  );
+  const index = db.query(
+    "INSERT INTO events_fts (rowid, event, description) SELECT id, event, coalesce(description, '') FROM ev.events WHERE id > ?1 AND id <= ?2",
+  );
+  const upperDeleted = db.query<{ seq: number | null }, [number, number]>(
+    "SELECT max(seq) AS seq FROM (SELECT seq FROM ev.deleted_events WHERE seq > ?1 ORDER BY seq LIMIT ?2)",
+  );
+  const unindex = db.query(
+    "DELETE FROM events_fts WHERE rowid IN (SELECT event_id FROM ev.deleted_events WHERE seq > ?1 AND seq <= ?2)",
+  );
   const users = usersIndexer(db);
   // Deferred: the transaction takes the write lock of search.db only, never the main database's.
   const step = db.transaction((limit: number): number => {
@@ -116,5 +130,8 @@ export function searchIndexer(db: Database) {
 
 /** How far the index has removed deleted events: their records up to here can go. */
 export function deletedThrough(reader: Database): number {
-  return Number(reader.query<{ value: string }, []>("SELECT value FROM search.search_state WHERE key = 'deleted_through'").get()?.value ?? 0);
+  return Number(
+    reader.query<{ value: string }, []>("SELECT value FROM search.search_state WHERE key = 'deleted_through'").get()
+      ?.value ?? 0,
+  );
 }

@@ -10,7 +10,11 @@ import type { StoredEvent } from "../../model/event.ts";
 import { eventStore } from "./events.ts";
 import * as schema from "./schema.ts";
 
-export async function* snapshotEvents(path: string, where: { projectId: number; channel?: string }, pageSize: number): AsyncGenerator<StoredEvent[]> {
+export async function* snapshotEvents(
+  path: string,
+  where: { projectId: number; channel?: string },
+  pageSize: number,
+): AsyncGenerator<StoredEvent[]> {
   const connection = new Database(path, { strict: true });
   try {
     connection.exec("PRAGMA busy_timeout = 5000");

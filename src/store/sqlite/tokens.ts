@@ -34,24 +34,42 @@ export function tokenStore(db: Db, accessChanges: { count: number }) {
        FROM api_tokens WHERE prefix = ?`,
   );
   const projectName = db.$client.prepare<{ name: string }, [number]>("SELECT name FROM projects WHERE id = ?");
-  const projectsOf = db.$client.prepare<{ name: string }, [number]>("SELECT p.name FROM token_projects tp JOIN projects p ON p.id = tp.project_id WHERE tp.token_id = ? ORDER BY p.name");
-  const activeNamed = db.$client.prepare<{ id: number }, [string]>("SELECT id FROM api_tokens WHERE name = ? AND revoked_at IS NULL LIMIT 1");
+  const projectsOf = db.$client.prepare<{ name: string }, [number]>(
+    "SELECT p.name FROM token_projects tp JOIN projects p ON p.id = tp.project_id WHERE tp.token_id = ? ORDER BY p.name",
+  );
+  const activeNamed = db.$client.prepare<{ id: number }, [string]>(
+    "SELECT id FROM api_tokens WHERE name = ? AND revoked_at IS NULL LIMIT 1",
+  );
 
   function record({ limited, ...row }: Row): TokenRecord {
-    return { ...row, mayNotify: Boolean(row.mayNotify), projects: limited ? projectsOf.all(row.id).map((p) => p.name) : null };
+    return {
+      ...row,
+      mayNotify: Boolean(row.mayNotify),
+      projects: limited ? projectsOf.all(row.id).map((p) => p.name) : null,
+    };
   }
 
   return {
     insert({ projectIds, ...token }: NewToken): TokenRecord {
-      const { id } = db.insert(apiTokens).values({ ...token, limited: projectIds !== null }).returning({ id: apiTokens.id }).get();
-      if (projectIds?.length) db.insert(tokenProjects).values(projectIds.map((projectId) => ({ tokenId: id, projectId }))).run();
+      const { id } = db
+        .insert(apiTokens)
+        .values({ ...token, limited: projectIds !== null })
+        .returning({ id: apiTokens.id })
+        .get();
+      if (projectIds?.length)
+        db.insert(tokenProjects)
+          .values(projectIds.map((projectId) => ({ tokenId: id, projectId })))
+          .run();
       return record(select().where(eq(apiTokens.id, id)).get()!);
     },
 
     findByPrefix(prefix: string): TokenRecord | null {
       const row = byPrefix.get(prefix);
       if (!row) return null;
-      return record({ ...row, project: row.projectId === null ? null : (projectName.get(row.projectId)?.name ?? null) });
+      return record({
+        ...row,
+        project: row.projectId === null ? null : (projectName.get(row.projectId)?.name ?? null),
+      });
     },
 
     findById(id: number): TokenRecord | null {
@@ -70,14 +88,24 @@ export function tokenStore(db: Db, accessChanges: { count: number }) {
 
     revoke(id: number, now: number): boolean {
       accessChanges.count++;
-      const changed = db.update(apiTokens).set({ revokedAt: now }).where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt))).returning({ id: apiTokens.id }).all();
+      const changed = db
+        .update(apiTokens)
+        .set({ revokedAt: now })
+        .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))
+        .returning({ id: apiTokens.id })
+        .all();
       return changed.length > 0;
     },
 
     /** Revokes the live tokens a member created; returns how many. */
     revokeCreatedBy(userId: number, now: number): number {
       accessChanges.count++;
-      return db.update(apiTokens).set({ revokedAt: now }).where(and(eq(apiTokens.createdByUserId, userId), isNull(apiTokens.revokedAt))).returning({ id: apiTokens.id }).all().length;
+      return db
+        .update(apiTokens)
+        .set({ revokedAt: now })
+        .where(and(eq(apiTokens.createdByUserId, userId), isNull(apiTokens.revokedAt)))
+        .returning({ id: apiTokens.id })
+        .all().length;
     },
 
     narrowCreatedBy(userId: number, projectIds: number[], now: number): number {
@@ -89,14 +117,23 @@ export function tokenStore(db: Db, accessChanges: { count: number }) {
         .where(and(live, eq(apiTokens.kind, "public"), notInArray(apiTokens.projectId, projectIds)))
         .returning({ id: apiTokens.id })
         .all().length;
-      const full = db.select({ id: apiTokens.id, limited: apiTokens.limited }).from(apiTokens).where(and(live, eq(apiTokens.kind, "full"))).all();
+      const full = db
+        .select({ id: apiTokens.id, limited: apiTokens.limited })
+        .from(apiTokens)
+        .where(and(live, eq(apiTokens.kind, "full")))
+        .all();
       for (const t of full) {
         if (t.limited) {
-          db.delete(tokenProjects).where(and(eq(tokenProjects.tokenId, t.id), notInArray(tokenProjects.projectId, projectIds))).run();
+          db.delete(tokenProjects)
+            .where(and(eq(tokenProjects.tokenId, t.id), notInArray(tokenProjects.projectId, projectIds)))
+            .run();
           continue;
         }
         db.update(apiTokens).set({ limited: true }).where(eq(apiTokens.id, t.id)).run();
-        if (projectIds.length) db.insert(tokenProjects).values(projectIds.map((projectId) => ({ tokenId: t.id, projectId }))).run();
+        if (projectIds.length)
+          db.insert(tokenProjects)
+            .values(projectIds.map((projectId) => ({ tokenId: t.id, projectId })))
+            .run();
       }
       return revoked;
     },

@@ -31,13 +31,18 @@ export const USERS_SCHEMA = [
  */
 export function usersMatch(atoms: UserAtom[]): { part: string | null; match: string | null }[] {
   const phrase = (a: UserAtom) => `"${a.word}"${a.prefix ? "*" : ""}`;
-  const list: { part: string | null; match: string | null }[] = atoms.filter((a) => a.key === null).map((a) => ({ part: null, match: phrase(a) }));
+  const list: { part: string | null; match: string | null }[] = atoms
+    .filter((a) => a.key === null)
+    .map((a) => ({ part: null, match: phrase(a) }));
   const byKey = Map.groupBy(
     atoms.filter((a) => a.key !== null),
     (a) => a.key!,
   );
   for (const [key, keyed] of byKey) {
-    const terms = [...searchTokens(key).map((w) => `key : "${w}"`), ...keyed.filter((a) => a.word !== null).map((a) => `value : ${phrase(a)}`)];
+    const terms = [
+      ...searchTokens(key).map((w) => `key : "${w}"`),
+      ...keyed.filter((a) => a.word !== null).map((a) => `value : ${phrase(a)}`),
+    ];
     list.push({ part: key, match: terms.length ? terms.join(" AND ") : null });
   }
   return list;
@@ -51,16 +56,28 @@ type Fill = { phase: "profiles" | "events"; projectId: number; userId: string };
 /** The indexer's part for users, on its connection (search.db, the database attached as ev). */
 export function usersIndexer(db: Database) {
   const state = db.query<{ value: string }, [string]>("SELECT value FROM search_state WHERE key = ?");
-  const save = db.query<never, [string, string]>("INSERT INTO search_state (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
-  const profile = db.query<{ properties: string }, [number, string]>("SELECT properties FROM ev.profiles WHERE project_id = ? AND user_id = ?");
-  const hasEvents = db.query<{ one: number }, [number, string]>("SELECT 1 AS one FROM ev.events WHERE project_id = ? AND user_id = ? LIMIT 1");
-  const docOf = db.query<{ id: number }, [number, string]>("SELECT id FROM user_docs WHERE project_id = ? AND user_id = ?");
-  const newDoc = db.query<{ id: number }, [number, string]>("INSERT INTO user_docs (project_id, user_id) VALUES (?, ?) RETURNING id");
+  const save = db.query<never, [string, string]>(
+    "INSERT INTO search_state (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+  );
+  const profile = db.query<{ properties: string }, [number, string]>(
+    "SELECT properties FROM ev.profiles WHERE project_id = ? AND user_id = ?",
+  );
+  const hasEvents = db.query<{ one: number }, [number, string]>(
+    "SELECT 1 AS one FROM ev.events WHERE project_id = ? AND user_id = ? LIMIT 1",
+  );
+  const docOf = db.query<{ id: number }, [number, string]>(
+    "SELECT id FROM user_docs WHERE project_id = ? AND user_id = ?",
+  );
+  const newDoc = db.query<{ id: number }, [number, string]>(
+    "INSERT INTO user_docs (project_id, user_id) VALUES (?, ?) RETURNING id",
+  );
   const dropDoc = db.query<never, [number]>("DELETE FROM user_docs WHERE id = ?");
   const docsOfProject = db.query<{ id: number }, [number]>("SELECT id FROM user_docs WHERE project_id = ?");
   type Part = { id: number; part: string; hash: string };
   const partsOf = db.query<Part, [number]>("SELECT id, part, hash FROM user_parts WHERE doc = ?");
-  const newPart = db.query<{ id: number }, [number, string, string]>("INSERT INTO user_parts (doc, part, hash) VALUES (?, ?, ?) RETURNING id");
+  const newPart = db.query<{ id: number }, [number, string, string]>(
+    "INSERT INTO user_parts (doc, part, hash) VALUES (?, ?, ?) RETURNING id",
+  );
   const rehash = db.query<never, [string, number]>("UPDATE user_parts SET hash = ? WHERE id = ?");
   const dropPart = db.query<never, [number]>("DELETE FROM user_parts WHERE id = ?");
   const write = db.query<never, [number, string, string]>("INSERT INTO users_fts (rowid, key, value) VALUES (?, ?, ?)");
@@ -78,10 +95,14 @@ export function usersIndexer(db: Database) {
     pending = [];
   }
   type Change = { seq: number; projectId: number; userId: string | null };
-  const changes = db.query<Change, [number, number]>("SELECT seq, project_id AS projectId, user_id AS userId FROM ev.profile_changes WHERE seq > ? ORDER BY seq LIMIT ?");
+  const changes = db.query<Change, [number, number]>(
+    "SELECT seq, project_id AS projectId, user_id AS userId FROM ev.profile_changes WHERE seq > ? ORDER BY seq LIMIT ?",
+  );
   const lastChange = db.query<{ seq: number }, []>("SELECT seq FROM ev.sqlite_sequence WHERE name = 'profile_changes'");
   type Pair = { projectId: number; userId: string };
-  const eventUsers = db.query<Pair, [number, number]>("SELECT DISTINCT project_id AS projectId, user_id AS userId FROM ev.events WHERE id > ?1 AND id <= ?2 AND user_id IS NOT NULL");
+  const eventUsers = db.query<Pair, [number, number]>(
+    "SELECT DISTINCT project_id AS projectId, user_id AS userId FROM ev.events WHERE id > ?1 AND id <= ?2 AND user_id IS NOT NULL",
+  );
   const profilesAfter = db.query<Pair & { properties: string }, [number, string, number]>(
     "SELECT project_id AS projectId, user_id AS userId, properties FROM ev.profiles WHERE (project_id, user_id) > (?1, ?2) ORDER BY project_id, user_id LIMIT ?3",
   );
@@ -99,14 +120,19 @@ export function usersIndexer(db: Database) {
   }
 
   /** Makes the user's rows what their profile and events say now; returns the text read. */
-  function put(projectId: number, userId: string, properties = profile.get(projectId, userId)?.properties ?? null): number {
+  function put(
+    projectId: number,
+    userId: string,
+    properties = profile.get(projectId, userId)?.properties ?? null,
+  ): number {
     const doc = docOf.get(projectId, userId)?.id;
     if (properties === null && !hasEvents.get(projectId, userId)) {
       if (doc !== undefined) remove(doc);
       return 0;
     }
     const wanted: [string, string][] = [["", userId]];
-    for (const [key, value] of Object.entries(properties === null ? {} : (JSON.parse(properties) as Properties))) if (value !== null) wanted.push([key, valueText(value)]);
+    for (const [key, value] of Object.entries(properties === null ? {} : (JSON.parse(properties) as Properties)))
+      if (value !== null) wanted.push([key, valueText(value)]);
     const id = doc ?? newDoc.get(projectId, userId)!.id;
     const had = new Map(doc === undefined ? [] : partsOf.all(doc).map((p) => [p.part, p]));
     for (const [part, text] of wanted) {
@@ -153,7 +179,8 @@ export function usersIndexer(db: Database) {
   return {
     /** Gives the users of the events in (from, through] who have none a document. */
     fromEvents(from: number, through: number): void {
-      for (const { projectId, userId } of eventUsers.all(from, through)) if (!docOf.get(projectId, userId)) put(projectId, userId);
+      for (const { projectId, userId } of eventUsers.all(from, through))
+        if (!docOf.get(projectId, userId)) put(projectId, userId);
       flush();
     },
 
@@ -197,5 +224,8 @@ export function usersIndexer(db: Database) {
 
 /** How far the index has followed profile_changes: the records up to here can go. */
 export function usersThrough(reader: Database): number {
-  return Number(reader.query<{ value: string }, []>("SELECT value FROM search.search_state WHERE key = 'users_through'").get()?.value ?? 0);
+  return Number(
+    reader.query<{ value: string }, []>("SELECT value FROM search.search_state WHERE key = 'users_through'").get()
+      ?.value ?? 0,
+  );
 }

@@ -47,8 +47,15 @@ export function userListSource(db: Db, searching: () => Db): UserListSource {
       const conditions = usersMatch(userAtoms(filter.terms));
       const index = searching();
       // The narrowest condition finds the candidates; the others are checked per candidate.
-      const rows = (c: Condition) => (c.match === null ? Number.POSITIVE_INFINITY : index.all<{ n: number }>(sql`SELECT count(*) AS n FROM (SELECT 1 FROM search.users_fts WHERE users_fts MATCH ${c.match} LIMIT ${cap + 1})`)[0]!.n);
-      const counted = Number.isFinite(cap) ? conditions.map((c) => ({ c, n: rows(c) })).sort((a, b) => a.n - b.n) : conditions.map((c) => ({ c, n: 0 }));
+      const rows = (c: Condition) =>
+        c.match === null
+          ? Number.POSITIVE_INFINITY
+          : index.all<{ n: number }>(
+              sql`SELECT count(*) AS n FROM (SELECT 1 FROM search.users_fts WHERE users_fts MATCH ${c.match} LIMIT ${cap + 1})`,
+            )[0]!.n;
+      const counted = Number.isFinite(cap)
+        ? conditions.map((c) => ({ c, n: rows(c) })).sort((a, b) => a.n - b.n)
+        : conditions.map((c) => ({ c, n: 0 }));
       if (counted[0]!.n > cap) return null;
       const [driver, ...others] = counted.map((x) => x.c);
       const matched = sql`SELECT DISTINCT d.user_id AS id FROM (${rowsOf(driver!)}) r CROSS JOIN search.user_parts p ON p.id = r.id CROSS JOIN search.user_docs d ON d.id = p.doc
@@ -59,8 +66,13 @@ export function userListSource(db: Db, searching: () => Db): UserListSource {
       const conditions = usersMatch(userAtoms(terms));
       return async (userIds) =>
         searching()
-          .all<{ id: string }>(sql`SELECT d.user_id AS id FROM json_each(${JSON.stringify(userIds)}) u CROSS JOIN search.user_docs d ON d.project_id = ${projectId} AND d.user_id = u.value
-            WHERE ${sql.join(conditions.map((c) => holds(c, sql`d.id`)), sql` AND `)}`)
+          .all<{
+            id: string;
+          }>(sql`SELECT d.user_id AS id FROM json_each(${JSON.stringify(userIds)}) u CROSS JOIN search.user_docs d ON d.project_id = ${projectId} AND d.user_id = u.value
+            WHERE ${sql.join(
+              conditions.map((c) => holds(c, sql`d.id`)),
+              sql` AND `,
+            )}`)
           .map((r) => r.id);
     },
   };
@@ -95,7 +107,9 @@ function holds({ part, match }: Condition, doc: SQL): SQL {
  * last event (retention deletes events, not documents): one with no activity left is not a user.
  */
 function orderedQuery({ projectId, before, limit }: UserFilter, matched: SQL): SQL {
-  const after = before ? sql` AND (last < ${before.lastSeen} OR (last = ${before.lastSeen} AND id < ${before.userId}))` : sql``;
+  const after = before
+    ? sql` AND (last < ${before.lastSeen} OR (last = ${before.lastSeen} AND id < ${before.userId}))`
+    : sql``;
   return sql`WITH matched(id) AS (${matched}),
     scored AS (
       SELECT m.id, max(coalesce((SELECT max(ts) FROM events WHERE project_id = ${projectId} AND user_id = m.id), p.updated_at), coalesce(p.updated_at, 0)) AS last
@@ -105,7 +119,9 @@ function orderedQuery({ projectId, before, limit }: UserFilter, matched: SQL): S
 
 /** Everyone, in the list's order (a walk that read too much): the users of the events, one seek each, and the identified. */
 function everyoneQuery({ projectId, before, limit }: UserFilter): SQL {
-  const after = before ? sql`WHERE last < ${before.lastSeen} OR (last = ${before.lastSeen} AND id < ${before.userId})` : sql``;
+  const after = before
+    ? sql`WHERE last < ${before.lastSeen} OR (last = ${before.lastSeen} AND id < ${before.userId})`
+    : sql``;
   return sql`WITH RECURSIVE
     seen(id) AS (
       SELECT (SELECT min(user_id) FROM events WHERE project_id = ${projectId} AND user_id IS NOT NULL)

@@ -6,16 +6,35 @@ import type { Role, User, UserRecord } from "../../model/user.ts";
 
 export type SessionRow = typeof sessions.$inferSelect;
 
-const publicColumns = { id: users.id, username: users.username, role: users.role, limited: users.limited, createdAt: users.createdAt, updatedAt: users.updatedAt };
+const publicColumns = {
+  id: users.id,
+  username: users.username,
+  role: users.role,
+  limited: users.limited,
+  createdAt: users.createdAt,
+  updatedAt: users.updatedAt,
+};
 
-type Row = { id: number; username: string; role: Role; limited: boolean | number; createdAt: number; updatedAt: number };
+type Row = {
+  id: number;
+  username: string;
+  role: Role;
+  limited: boolean | number;
+  createdAt: number;
+  updatedAt: number;
+};
 
 export function userStore(db: Db, accessChanges: { count: number }) {
-  const bySession = db.$client.prepare<Row & { sessionId: number; csrfToken: string; expiresAt: number }, [string, number]>(
+  const bySession = db.$client.prepare<
+    Row & { sessionId: number; csrfToken: string; expiresAt: number },
+    [string, number]
+  >(
     `SELECT s.id AS sessionId, s.csrf_token AS csrfToken, s.expires_at AS expiresAt, u.id, u.username, u.role, u.limited, u.created_at AS createdAt, u.updated_at AS updatedAt
        FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ? AND s.expires_at > ?`,
   );
-  const projectsOf = db.$client.prepare<{ name: string }, [number]>("SELECT p.name FROM user_projects up JOIN projects p ON p.id = up.project_id WHERE up.user_id = ? ORDER BY p.name");
+  const projectsOf = db.$client.prepare<{ name: string }, [number]>(
+    "SELECT p.name FROM user_projects up JOIN projects p ON p.id = up.project_id WHERE up.user_id = ? ORDER BY p.name",
+  );
 
   /** A row as a User: the names of a limited user's projects (every request of theirs asks: one indexed read). */
   function user<R extends Row>({ limited, ...row }: R): Omit<R, "limited"> & { projects: string[] | null } {
@@ -24,7 +43,11 @@ export function userStore(db: Db, accessChanges: { count: number }) {
 
   function limitTo(userId: number, projectIds: number[] | null): void {
     db.delete(userProjects).where(eq(userProjects.userId, userId)).run();
-    if (projectIds?.length) db.insert(userProjects).values(projectIds.map((projectId) => ({ userId, projectId }))).onConflictDoNothing().run();
+    if (projectIds?.length)
+      db.insert(userProjects)
+        .values(projectIds.map((projectId) => ({ userId, projectId })))
+        .onConflictDoNothing()
+        .run();
   }
 
   return {
@@ -33,7 +56,10 @@ export function userStore(db: Db, accessChanges: { count: number }) {
     },
 
     /** Returns null when the username is taken. */
-    create(u: { username: string; passwordHash: string; role: Role; projectIds?: number[] | null }, now: number): User | null {
+    create(
+      u: { username: string; passwordHash: string; role: Role; projectIds?: number[] | null },
+      now: number,
+    ): User | null {
       const { projectIds = null, ...fields } = u;
       const row = db
         .insert(users)
@@ -47,7 +73,11 @@ export function userStore(db: Db, accessChanges: { count: number }) {
     },
 
     findByUsername(username: string): UserRecord | null {
-      const row = db.select({ ...publicColumns, passwordHash: users.passwordHash }).from(users).where(eq(users.username, username)).get();
+      const row = db
+        .select({ ...publicColumns, passwordHash: users.passwordHash })
+        .from(users)
+        .where(eq(users.username, username))
+        .get();
       return row ? user(row) : null;
     },
 
@@ -71,7 +101,10 @@ export function userStore(db: Db, accessChanges: { count: number }) {
 
     setProjects(id: number, projectIds: number[] | null, now: number): void {
       accessChanges.count++;
-      db.update(users).set({ limited: projectIds !== null, updatedAt: now }).where(eq(users.id, id)).run();
+      db.update(users)
+        .set({ limited: projectIds !== null, updatedAt: now })
+        .where(eq(users.id, id))
+        .run();
       limitTo(id, projectIds);
     },
 
@@ -81,7 +114,12 @@ export function userStore(db: Db, accessChanges: { count: number }) {
     },
 
     limitedReach(): { userId: number; projectIds: number[] }[] {
-      const rows = db.select({ userId: users.id, projectId: userProjects.projectId }).from(users).leftJoin(userProjects, eq(userProjects.userId, users.id)).where(eq(users.limited, true)).all();
+      const rows = db
+        .select({ userId: users.id, projectId: userProjects.projectId })
+        .from(users)
+        .leftJoin(userProjects, eq(userProjects.userId, users.id))
+        .where(eq(users.limited, true))
+        .all();
       const reach = new Map<number, number[]>();
       for (const r of rows) {
         const list = reach.get(r.userId) ?? reach.set(r.userId, []).get(r.userId)!;
@@ -95,17 +133,32 @@ export function userStore(db: Db, accessChanges: { count: number }) {
       db.delete(users).where(eq(users.id, id)).run();
     },
 
-    createSession(s: { tokenHash: string; userId: number; csrfToken: string; createdAt: number; expiresAt: number }): void {
+    createSession(s: {
+      tokenHash: string;
+      userId: number;
+      csrfToken: string;
+      createdAt: number;
+      expiresAt: number;
+    }): void {
       db.insert(sessions).values(s).run();
     },
 
     /** Whether the session is still there and not expired. */
     sessionActive(sessionId: number, now: number): boolean {
-      return db.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now))).get() !== undefined;
+      return (
+        db
+          .select({ id: sessions.id })
+          .from(sessions)
+          .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now)))
+          .get() !== undefined
+      );
     },
 
     /** The live session with that token hash and its user, or null (unknown or expired). */
-    findSession(tokenHash: string, now: number): { sessionId: number; csrfToken: string; expiresAt: number; user: User } | null {
+    findSession(
+      tokenHash: string,
+      now: number,
+    ): { sessionId: number; csrfToken: string; expiresAt: number; user: User } | null {
       const row = bySession.get(tokenHash, now);
       if (!row) return null;
       const { sessionId, csrfToken, expiresAt, ...rest } = row;
@@ -119,7 +172,9 @@ export function userStore(db: Db, accessChanges: { count: number }) {
 
     deleteSessionsOf(userId: number, except?: number): void {
       accessChanges.count++;
-      db.delete(sessions).where(and(eq(sessions.userId, userId), except === undefined ? undefined : ne(sessions.id, except))).run();
+      db.delete(sessions)
+        .where(and(eq(sessions.userId, userId), except === undefined ? undefined : ne(sessions.id, except)))
+        .run();
     },
 
     deleteExpiredSessions(now: number): number {
@@ -127,10 +182,15 @@ export function userStore(db: Db, accessChanges: { count: number }) {
     },
 
     activeSessions(userId: number, now: number): number {
-      return db.select({ n: count() }).from(sessions).where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now))).get()?.n ?? 0;
+      return (
+        db
+          .select({ n: count() })
+          .from(sessions)
+          .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now)))
+          .get()?.n ?? 0
+      );
     },
   };
 }
 
 export type UserStore = ReturnType<typeof userStore>;
-

@@ -9,8 +9,14 @@ import { startWorker } from "../../workers.ts";
 
 export type WriteRequest = { id: number; name: string; args: unknown };
 export type WriteAnswer = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: PlainError };
-export type ToWriter = { type: "open"; path: string; sync: "full" | "normal" } | { type: "writes"; writes: WriteRequest[] } | { type: "stop" };
-export type FromWriter = { type: "answers"; answers: WriteAnswer[] } | { type: "stopped" } | { type: "failed"; message: string };
+export type ToWriter =
+  | { type: "open"; path: string; sync: "full" | "normal" }
+  | { type: "writes"; writes: WriteRequest[] }
+  | { type: "stop" };
+export type FromWriter =
+  | { type: "answers"; answers: WriteAnswer[] }
+  | { type: "stopped" }
+  | { type: "failed"; message: string };
 
 type Waiting = { resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
@@ -34,7 +40,11 @@ export class WriterThread {
   /** Sends `name` with `args` to the writer thread in this tick's batch; settles once it committed. */
   run<T>(name: string, args: unknown, signal?: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.outbox.push({ write: { id: this.next++, name, args }, signal, waiting: { resolve: resolve as (value: unknown) => void, reject } });
+      this.outbox.push({
+        write: { id: this.next++, name, args },
+        signal,
+        waiting: { resolve: resolve as (value: unknown) => void, reject },
+      });
       if (this.scheduled) return;
       this.scheduled = true;
       setImmediate(() => this.send());

@@ -94,7 +94,10 @@ export class Writer<R> extends GroupCommit<R> {
  */
 function raced(error: unknown): unknown {
   const code = (error as { code?: unknown })?.code;
-  if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") return new Conflict("Something this refers to was deleted a moment ago (a project, a channel or a member). Reload and try again.");
+  if (code === "SQLITE_CONSTRAINT_FOREIGNKEY")
+    return new Conflict(
+      "Something this refers to was deleted a moment ago (a project, a channel or a member). Reload and try again.",
+    );
   return error;
 }
 
@@ -109,7 +112,9 @@ export function toStorageError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   const code = (error as { code?: unknown })?.code;
   if (code === "SQLITE_FULL") return new StorageUnavailable("the disk or database is full");
-  if (typeof code === "string" && /^SQLITE_(READONLY|CANTOPEN)/.test(code)) return new StorageUnavailable("the database is not writable");
-  if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code)) return new StorageUnavailable("the database is busy");
+  if (typeof code === "string" && /^SQLITE_(READONLY|CANTOPEN)/.test(code))
+    return new StorageUnavailable("the database is not writable");
+  if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code))
+    return new StorageUnavailable("the database is busy");
   return new StorageUnavailable("the database could not commit");
 }

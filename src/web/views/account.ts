@@ -24,8 +24,10 @@ ${settingsNav("/settings/account")}
 }
 
 export function passwordForm(opts: { errors?: Record<string, string>; changed?: boolean }): Html {
-  const error = (name: string) => (opts.errors?.[name] ? html`<p class="hint error" id="${name}-error" role="alert">${opts.errors[name]}</p>` : "");
-  const described = (name: string) => (opts.errors?.[name] ? html` aria-invalid="true" aria-describedby="${name}-error"` : "");
+  const error = (name: string) =>
+    opts.errors?.[name] ? html`<p class="hint error" id="${name}-error" role="alert">${opts.errors[name]}</p>` : "";
+  const described = (name: string) =>
+    opts.errors?.[name] ? html` aria-invalid="true" aria-describedby="${name}-error"` : "";
   return html`<form id="password-form" class="stack" method="post" action="/settings/account/password" hx-post="/settings/account/password" hx-target="this" hx-swap="outerHTML">
   ${opts.changed ? html`<p class="alert success" role="status" data-testid="password-changed">Your password was changed. Your other sessions were signed out; this one stays.</p>` : ""}
   <label for="current-password">Current password</label>
@@ -68,7 +70,9 @@ ${settingsNav("/settings/audit")}
 <section class="card" aria-labelledby="audit-title">
   <h2 id="audit-title">Audit trail</h2>
   <p class="muted small">Sign-ins, passwords, API tokens, members, deleted projects, retention, integrations and alert rules: who, what, when and from where (the client's address as this server sees it). The newest ${opts.kept.toLocaleString("en")} entries are kept; each is also logged at the info level.</p>
-  ${entries.length ? html`<div class="table-wrap"><table class="audit cards">
+  ${
+    entries.length
+      ? html`<div class="table-wrap"><table class="audit cards">
     <thead><tr><th>When</th><th>Who</th><th>What</th><th>Details</th><th>From</th></tr></thead>
     <tbody>${entries.map(
       (e) => html`<tr class="audit-${e.action.replace(".", "-")}" data-testid="audit-row">
@@ -79,7 +83,9 @@ ${settingsNav("/settings/audit")}
       <td data-label="From">${e.ip ? html`<code>${e.ip}</code>` : html`<span class="muted">${e.actor === "command line" ? "this machine" : "—"}</span>`}</td>
     </tr>`,
     )}</tbody>
-  </table></div>` : html`<p class="empty">Nothing yet.</p>`}
+  </table></div>`
+      : html`<p class="empty">Nothing yet.</p>`
+  }
   <nav class="pager" aria-label="Audit pages">${opts.first ? "" : html`<a href="/settings/audit">Newest</a>`}${opts.older !== null ? html`<a href="/settings/audit${query({ before: String(opts.older) })}" rel="next">Older entries</a>` : ""}</nav>
 </section>`;
 }

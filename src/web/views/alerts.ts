@@ -11,7 +11,8 @@ import { fieldRow, options } from "./fields.ts";
 
 /** What a rule expects, in words. */
 export function describeRule(a: Alert): string {
-  const limit = a.above !== null ? `above ${a.above.toLocaleString("en-US")}` : `below ${(a.below ?? 0).toLocaleString("en-US")}`;
+  const limit =
+    a.above !== null ? `above ${a.above.toLocaleString("en-US")}` : `below ${(a.below ?? 0).toLocaleString("en-US")}`;
   if (a.kind === "absence") return `${describeFilter(a)}: expected ${describeSchedule(a)}`;
   if (a.kind === "count") return `${describeFilter(a)}: ${limit} in ${formatDuration(a.window!)}`;
   return `${a.metric} ${limit}`;
@@ -21,11 +22,13 @@ const STATES = { ok: "OK", firing: "Firing", paused: "Paused" } as const;
 
 export function alertRows(project: Project, rules: Alert[], csrf: string): Html {
   const base = `/p/${seg(project.name)}/alerts`;
-  if (!rules.length) return html`<div class="card" id="alert-list"><p>No alert rules yet. A rule watches this project for you: an event that stops coming (a nightly job), too many events (errors), or a metric past a limit; each change is an event in the <strong>alerts</strong> channel, with a notification.</p></div>`;
-  return html`<ul class="alert-list plain" id="alert-list" hx-get="${base}/list" hx-trigger="every 10s" hx-swap="outerHTML">${rules.map((a) => {
-    const state = a.paused ? "paused" : a.state;
-    const id = String(a.id);
-    return html`<li class="card alert-row" data-testid="alert-row" data-state="${state}">
+  if (!rules.length)
+    return html`<div class="card" id="alert-list"><p>No alert rules yet. A rule watches this project for you: an event that stops coming (a nightly job), too many events (errors), or a metric past a limit; each change is an event in the <strong>alerts</strong> channel, with a notification.</p></div>`;
+  return html`<ul class="alert-list plain" id="alert-list" hx-get="${base}/list" hx-trigger="every 10s" hx-swap="outerHTML">${rules.map(
+    (a) => {
+      const state = a.paused ? "paused" : a.state;
+      const id = String(a.id);
+      return html`<li class="card alert-row" data-testid="alert-row" data-state="${state}">
   <div class="alert-head"><a class="alert-name" href="${base}/${id}">${a.name}</a><span class="badge state-${state}" data-testid="alert-state">${STATES[state]}</span></div>
   <p class="muted small">${describeRule(a)}${a.repeat ? `; repeats every ${formatDuration(a.repeat)} while firing` : ""}</p>
   <p class="small alert-times"><span>${STATES[state]} since ${time(a.since)}</span> <span>checked ${a.lastChecked ? time(a.lastChecked) : "not yet"}</span></p>
@@ -36,7 +39,8 @@ export function alertRows(project: Project, rules: Alert[], csrf: string): Html 
     <button type="button" class="secondary small danger" hx-get="${base}/${id}/delete" hx-target="#modal">Delete<span class="visually-hidden"> ${a.name}</span></button>
   </div>
 </li>`;
-  })}</ul>`;
+    },
+  )}</ul>`;
 }
 
 export function alertsPage(project: Project, rules: Alert[], csrf: string): Html {
@@ -54,13 +58,25 @@ ${alertRows(project, rules, csrf)}`;
 
 export type AlertFormFields = Record<string, string>;
 
-export function alertFormPage(project: Project, o: { fields: AlertFormFields; rule?: Alert; errors?: Record<string, string>; channels: string[]; metrics: string[]; zones: string[]; csrf: string }): Html {
+export function alertFormPage(
+  project: Project,
+  o: {
+    fields: AlertFormFields;
+    rule?: Alert;
+    errors?: Record<string, string>;
+    channels: string[];
+    metrics: string[];
+    zones: string[];
+    csrf: string;
+  },
+): Html {
   const base = `/p/${seg(project.name)}/alerts`;
   const f = o.fields;
   const e = o.errors ?? {};
   const kind = f.kind || "absence";
   const schedule = f.schedule || (f.cron ? "cron" : "period");
-  const show = (on: string, value: string) => html` data-show="${on}:${value}"${(on === "kind" ? kind : schedule) === value ? "" : html` hidden`}`;
+  const show = (on: string, value: string) =>
+    html` data-show="${on}:${value}"${(on === "kind" ? kind : schedule) === value ? "" : html` hidden`}`;
   const problems = Object.entries(e);
   return html`<header class="page-header">
   <p class="crumbs"><a href="/p/${seg(project.name)}">${project.name}</a> / <a href="${base}">alerts</a></p>
@@ -70,14 +86,39 @@ export function alertFormPage(project: Project, o: { fields: AlertFormFields; ru
   ${problems.length ? html`<div class="alert error-summary" role="alert"><p>The rule cannot be saved yet:</p><ul>${problems.map(([name, message]) => html`<li><a href="#alert-${name}">${message}</a></li>`)}</ul></div>` : ""}
   <input type="hidden" name="_csrf" value="${o.csrf}">
   ${fieldRow("alert-name", "Name", (a) => html`<input id="alert-name"${a} name="name" value="${f.name ?? ""}" maxlength="100" required>`, e.name)}
-  ${fieldRow("alert-kind", "Kind", (a) => html`<select id="alert-kind"${a} name="kind" data-controls="kind">${options([["absence", "An event stops coming (a heartbeat)"], ["count", "Too many or too few events"], ["metric", "A metric past a limit"]], kind)}</select>`, e.kind)}
+  ${fieldRow(
+    "alert-kind",
+    "Kind",
+    (a) =>
+      html`<select id="alert-kind"${a} name="kind" data-controls="kind">${options(
+        [
+          ["absence", "An event stops coming (a heartbeat)"],
+          ["count", "Too many or too few events"],
+          ["metric", "A metric past a limit"],
+        ],
+        kind,
+      )}</select>`,
+    e.kind,
+  )}
   <fieldset data-show="kind:absence,count"${kind === "metric" ? html` hidden` : ""}><legend>Which events</legend>
     ${fieldRow("alert-channel", "Channel", (a) => html`<select id="alert-channel"${a} name="channel"><option value="">Any channel</option>${o.channels.map((c) => html`<option value="${c}"${c === f.channel ? " selected" : ""}>#${c}</option>`)}${f.channel && !o.channels.includes(f.channel) ? html`<option value="${f.channel}" selected>#${f.channel} (no events yet)</option>` : ""}</select>`, e.channel)}
     ${fieldRow("alert-event", "Event name", (a) => html`<input id="alert-event"${a} name="event" value="${f.event ?? ""}" placeholder="any" autocomplete="off">`, e.event)}
     ${fieldRow("alert-tags", "Tags", (a) => html`<input id="alert-tags"${a} name="tags" value="${f.tags ?? ""}" placeholder="host:db1" autocomplete="off">`, e.tags, "key:value, several separated by spaces (a value with a space in double quotes); every one must match.")}
   </fieldset>
   <fieldset${show("kind", "absence")}><legend>When events are due</legend>
-    ${fieldRow("alert-schedule", "Expected", (a) => html`<select id="alert-schedule"${a} name="schedule" data-controls="schedule">${options([["period", "At least every…"], ["cron", "On a schedule (cron)"]], schedule)}</select>`, undefined)}
+    ${fieldRow(
+      "alert-schedule",
+      "Expected",
+      (a) =>
+        html`<select id="alert-schedule"${a} name="schedule" data-controls="schedule">${options(
+          [
+            ["period", "At least every…"],
+            ["cron", "On a schedule (cron)"],
+          ],
+          schedule,
+        )}</select>`,
+      undefined,
+    )}
     <div${show("schedule", "period")}>${fieldRow("alert-period", "Every", (a) => html`<input id="alert-period"${a} name="period" value="${f.period ?? ""}" placeholder="1d" autocomplete="off">`, e.period, "Seconds, or 90s, 15m, 12h, 1d.")}</div>
     <div${show("schedule", "cron")} class="field-pair">
       ${fieldRow("alert-cron", "Schedule", (a) => html`<input id="alert-cron"${a} name="cron" value="${f.cron ?? ""}" placeholder="0 3 * * *" autocomplete="off">`, e.cron, "minute hour day month weekday")}
@@ -92,7 +133,19 @@ export function alertFormPage(project: Project, o: { fields: AlertFormFields; ru
     ${fieldRow("alert-metric", "Metric", (a) => html`<select id="alert-metric"${a} name="metric">${options([...o.metrics.map((m): [string, string] => [m, m]), ...(f.metric && !o.metrics.includes(f.metric) ? [[f.metric, `${f.metric} (not set yet)`] as [string, string]] : [])], f.metric ?? "")}</select>`, e.metric, o.metrics.length || f.metric ? undefined : "This project has no metrics yet.")}
   </fieldset>
   <div class="field-pair"${kind === "absence" ? html` hidden` : ""} data-show="kind:count,metric">
-    ${fieldRow("alert-compare", "Fires when", (a) => html`<select id="alert-compare"${a} name="compare">${options([["above", "above"], ["below", "below"]], f.compare || "above")}</select>`, undefined)}
+    ${fieldRow(
+      "alert-compare",
+      "Fires when",
+      (a) =>
+        html`<select id="alert-compare"${a} name="compare">${options(
+          [
+            ["above", "above"],
+            ["below", "below"],
+          ],
+          f.compare || "above",
+        )}</select>`,
+      undefined,
+    )}
     ${fieldRow("alert-limit", "Limit", (a) => html`<input id="alert-limit"${a} name="limit" type="number" step="any" value="${f.limit ?? ""}">`, e.limit)}
   </div>
   ${fieldRow("alert-repeat", "Repeat while firing", (a) => html`<input id="alert-repeat"${a} name="repeat" value="${f.repeat ?? ""}" placeholder="never" autocomplete="off">`, e.repeat, "Notify again this often while it keeps firing (empty: once).")}

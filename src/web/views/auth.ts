@@ -1,13 +1,23 @@
 // The pages shown before sign-in: the one-time setup of the owner, and login.
 import { type Html, html } from "../html.ts";
 
-function field(name: string, label: string, opts: { type?: string; value?: string; autocomplete: string; error?: string }): Html {
+function field(
+  name: string,
+  label: string,
+  opts: { type?: string; value?: string; autocomplete: string; error?: string },
+): Html {
   return html`<label for="${name}">${label}</label>
 <input id="${name}" name="${name}" type="${opts.type ?? "text"}" value="${opts.value ?? ""}" autocomplete="${opts.autocomplete}" required${opts.error ? html` aria-invalid="true" aria-describedby="${name}-error"` : ""}>
 ${opts.error ? html`<p class="hint error" id="${name}-error">${opts.error}</p>` : ""}`;
 }
 
-export function setupPage(opts: { code: string; formToken: string; username?: string; errors?: Record<string, string>; message?: string }): Html {
+export function setupPage(opts: {
+  code: string;
+  formToken: string;
+  username?: string;
+  errors?: Record<string, string>;
+  message?: string;
+}): Html {
   return html`<section class="auth card">
 <h1>Welcome to Signalboard</h1>
 <p>Create the owner account. You can add team members later in Settings → Members.</p>
@@ -31,7 +41,13 @@ ${opts.stale ? html`<p class="alert" role="alert" data-testid="stale-setup">This
 </section>`;
 }
 
-export function loginPage(opts: { formToken: string; next: string; username?: string; message?: string; notice?: string }): Html {
+export function loginPage(opts: {
+  formToken: string;
+  next: string;
+  username?: string;
+  message?: string;
+  notice?: string;
+}): Html {
   return html`<section class="auth card">
 <h1>Sign in</h1>
 ${opts.notice ? html`<p class="alert notice" role="status" data-testid="stale-setup">${opts.notice}</p>` : ""}

@@ -16,11 +16,17 @@ import { formatValue } from "./project.ts";
 export const KIND_NAMES: Record<ChartKind, string> = { series: "Chart", funnel: "Funnel", metric: "Metric chart" };
 
 const count = (n: number) => n.toLocaleString("en-US");
-const percent = (ratio: number) => `${(ratio * 100).toLocaleString("en-US", { maximumFractionDigits: ratio < 0.1 ? 1 : 0 })}%`;
+const percent = (ratio: number) =>
+  `${(ratio * 100).toLocaleString("en-US", { maximumFractionDigits: ratio < 0.1 ? 1 : 0 })}%`;
 
 /** What a question answers, drawn: a series, a funnel or a metric's history. */
-export function chartBody(project: Project, answer: ChartAnswer, opts: { display?: string; fields?: FormFields; compact?: boolean }): Html {
-  if (answer.kind === "series") return seriesBody(answer.series, opts.display === "bar" ? "bar" : "line", opts.compact ?? false);
+export function chartBody(
+  project: Project,
+  answer: ChartAnswer,
+  opts: { display?: string; fields?: FormFields; compact?: boolean },
+): Html {
+  if (answer.kind === "series")
+    return seriesBody(answer.series, opts.display === "bar" ? "bar" : "line", opts.compact ?? false);
   if (answer.kind === "funnel") return funnelBody(project, answer.funnel, opts.fields ?? {});
   return metricBody(answer.metric, opts.compact ?? false);
 }
@@ -34,11 +40,29 @@ function seriesLabel(s: SeriesAnswer["series"][number], a: SeriesAnswer): string
 
 function seriesBody(a: SeriesAnswer, display: "line" | "bar", compact: boolean): Html {
   const what = a.measure === "users" ? "users" : "events";
-  const lines = a.series.map((s, i) => ({ label: seriesLabel(s, a), total: s.total, slot: s.other ? -1 : i, values: s.points.map((p) => p.value) }));
-  const data = { interval: a.interval, tz: a.tz, from: a.from / 1000, to: a.to / 1000, display, compact, t: a.series[0]?.points.map((p) => p.t / 1000) ?? [], lines };
+  const lines = a.series.map((s, i) => ({
+    label: seriesLabel(s, a),
+    total: s.total,
+    slot: s.other ? -1 : i,
+    values: s.points.map((p) => p.value),
+  }));
+  const data = {
+    interval: a.interval,
+    tz: a.tz,
+    from: a.from / 1000,
+    to: a.to / 1000,
+    display,
+    compact,
+    t: a.series[0]?.points.map((p) => p.t / 1000) ?? [],
+    lines,
+  };
   const total = a.groupBy ? null : (a.series[0]?.total ?? 0);
   const empty = a.series.every((s) => s.total === 0);
-  const summary = empty ? `No ${what} in this range` : total !== null ? `${count(total)} ${total === 1 ? what.slice(0, -1) : what} in the range` : `${count(lines.length)} groups`;
+  const summary = empty
+    ? `No ${what} in this range`
+    : total !== null
+      ? `${count(total)} ${total === 1 ? what.slice(0, -1) : what} in the range`
+      : `${count(lines.length)} groups`;
   return html`<div class="series" x-data="seriesChart" data-chart="${JSON.stringify(data)}" data-testid="series">
   <p class="chart-total" data-testid="chart-total">${summary}</p>
   ${empty ? "" : html`<div class="chart-wrap"><div class="chart${compact ? " compact" : ""}" x-ref="chart" role="img" aria-label="${what === "users" ? "Users" : "Events"} per ${a.interval}${a.groupBy ? `, by ${a.groupBy.replace(/^tag:/, "tag ")}` : ""}"></div><div class="chart-tip" x-ref="tip" hidden></div></div>`}
@@ -48,15 +72,20 @@ function seriesBody(a: SeriesAnswer, display: "line" | "bar", compact: boolean):
 
 function funnelBody(project: Project, f: FunnelAnswer, fields: FormFields): Html {
   const first = f.steps[0]?.users ?? 0;
-  const dropped = (at: number) => `/p/${seg(project.name)}/funnel/dropped${queryOfFields({ ...fields, kind: "funnel", at: String(at), name: undefined })}`;
+  const dropped = (at: number) =>
+    `/p/${seg(project.name)}/funnel/dropped${queryOfFields({ ...fields, kind: "funnel", at: String(at), name: undefined })}`;
   return html`<ol class="funnel" data-testid="funnel">${f.steps.map((s, i) => {
     const width = first ? Math.max((s.users / first) * 100, s.users ? 0.5 : 0) : 0;
     return html`<li class="funnel-step" data-testid="funnel-step">
     <div class="funnel-head"><span class="step-number" aria-hidden="true">${String(i + 1)}</span><span class="step-name">${s.event}</span>${s.channel ? html` <span class="muted small">#${s.channel}</span>` : ""}</div>
     <svg class="funnel-bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true"><rect class="bar-track" width="100" height="8"></rect><rect class="bar-fill" width="${width.toFixed(2)}" height="8"></rect></svg>
     <p class="funnel-numbers"><strong data-testid="step-users">${count(s.users)} ${s.users === 1 ? "user" : "users"}</strong>
-      ${i ? html`<span>${percent(s.conversion)} of step 1</span>${i > 1 ? html` <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>` : ""}${s.medianMs !== null ? html` <span>median ${formatDuration(s.medianMs)} after step ${String(i)}</span>` : ""}
-      ${s.dropped ? html`<a href="${dropped(i + 1)}" data-testid="dropped">${count(s.dropped)} dropped</a>` : html`<span>none dropped</span>`}` : html`<span>started in the range</span>`}</p>
+      ${
+        i
+          ? html`<span>${percent(s.conversion)} of step 1</span>${i > 1 ? html` <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>` : ""}${s.medianMs !== null ? html` <span>median ${formatDuration(s.medianMs)} after step ${String(i)}</span>` : ""}
+      ${s.dropped ? html`<a href="${dropped(i + 1)}" data-testid="dropped">${count(s.dropped)} dropped</a>` : html`<span>none dropped</span>`}`
+          : html`<span>started in the range</span>`
+      }</p>
   </li>`;
   })}</ol>`;
 }
@@ -64,7 +93,14 @@ function funnelBody(project: Project, f: FunnelAnswer, fields: FormFields): Html
 function metricBody(m: HistoryPage, compact: boolean): Html {
   const buckets = "buckets" in m ? m.buckets : [];
   const numbers = buckets.filter((b) => typeof b.last.value === "number");
-  const data = { interval: "auto", tz: "UTC", display: "line", compact, t: numbers.map((b) => b.at / 1000), lines: [{ label: m.metric.title, total: 0, slot: 0, values: numbers.map((b) => b.last.value) }] };
+  const data = {
+    interval: "auto",
+    tz: "UTC",
+    display: "line",
+    compact,
+    t: numbers.map((b) => b.at / 1000),
+    lines: [{ label: m.metric.title, total: 0, slot: 0, values: numbers.map((b) => b.last.value) }],
+  };
   return html`<div class="series metric-chart" x-data="seriesChart" data-chart="${JSON.stringify(data)}" data-testid="metric-chart">
   <p class="chart-now"><span class="muted small">Now</span> <strong class="metric-now" data-testid="metric-now">${formatValue(m.metric.value)}</strong></p>
   ${numbers.length ? html`<div class="chart-wrap"><div class="chart${compact ? " compact" : ""}" x-ref="chart" role="img" aria-label="${m.metric.title} over time"></div><div class="chart-tip" x-ref="tip" hidden></div></div>` : html`<p class="muted small">No numbers in this range.</p>`}
@@ -79,12 +115,27 @@ export function chartProblem(message: string): Html {
 /** What a chart asks, in a few words. */
 export function describeChart(chart: Pick<PlacedChart, "kind" | "definition">): string {
   const d = chart.definition;
-  const range = d.last_days !== undefined ? `last ${d.last_days} ${d.last_days === 1 ? "day" : "days"}` : d.from !== undefined || d.to !== undefined ? "fixed range" : "last 30 days";
+  const range =
+    d.last_days !== undefined
+      ? `last ${d.last_days} ${d.last_days === 1 ? "day" : "days"}`
+      : d.from !== undefined || d.to !== undefined
+        ? "fixed range"
+        : "last 30 days";
   if (chart.kind === "metric") return `${String(d.title)}, ${range}`;
   if (chart.kind === "funnel") return `${Array.isArray(d.steps) ? d.steps.length : 0} steps, ${range}`;
   // Every filter it has: a chart of one plan's events must not read as a chart of all of them.
   const tags = Array.isArray(d.tag) ? (d.tag as unknown[]).map(String).join(" ") : "";
-  const parts = [d.measure === "users" ? "users" : "events", d.event ? `“${String(d.event)}”` : "", d.channel ? `#${String(d.channel)}` : "", tags, d.user_id ? `user ${String(d.user_id)}` : "", d.q ? `words “${String(d.q)}”` : "", `per ${String(d.interval ?? "day")}`, d.group_by ? `by ${String(d.group_by).replace(/^tag:/, "tag ")}` : "", range];
+  const parts = [
+    d.measure === "users" ? "users" : "events",
+    d.event ? `“${String(d.event)}”` : "",
+    d.channel ? `#${String(d.channel)}` : "",
+    tags,
+    d.user_id ? `user ${String(d.user_id)}` : "",
+    d.q ? `words “${String(d.q)}”` : "",
+    `per ${String(d.interval ?? "day")}`,
+    d.group_by ? `by ${String(d.group_by).replace(/^tag:/, "tag ")}` : "",
+    range,
+  ];
   return parts.filter(Boolean).join(", ");
 }
 
@@ -102,7 +153,9 @@ export function chartsListPage(project: Project, charts: PlacedChart[]): Html {
 ${
   charts.length
     ? html`<ul class="chart-list plain" data-testid="chart-list">${charts.map(
-        (c) => html`<li class="card chart-row"><a href="${base}/charts/${String(c.id)}" class="chart-row-name">${c.name}</a>
+        (
+          c,
+        ) => html`<li class="card chart-row"><a href="${base}/charts/${String(c.id)}" class="chart-row-name">${c.name}</a>
   <span class="badge">${KIND_NAMES[c.kind]}</span>${c.position !== null ? html` <span class="badge pinned">On the dashboard</span>` : ""}
   <p class="muted small">${describeChart(c)}</p></li>`,
       )}</ul>`
@@ -139,7 +192,10 @@ export function deleteChartBody(chart: PlacedChart): Html {
   return html`<p>Delete the ${KIND_NAMES[chart.kind].toLowerCase()} <strong>${chart.name}</strong>${chart.position !== null ? " and its card on the dashboard" : ""}? Events are not touched.</p>`;
 }
 
-export function droppedPage(project: Project, opts: { funnel: FunnelAnswer; at: number; users: string[]; next: string | null; back: string }): Html {
+export function droppedPage(
+  project: Project,
+  opts: { funnel: FunnelAnswer; at: number; users: string[]; next: string | null; back: string },
+): Html {
   const base = `/p/${seg(project.name)}`;
   const step = opts.funnel.steps[opts.at - 1];
   const before = opts.funnel.steps[opts.at - 2];
@@ -190,7 +246,6 @@ const value = (f: FormFields, name: string): string => {
   return (Array.isArray(v) ? v[0] : v) ?? "";
 };
 
-
 function rangeFields(f: FormFields, errors: Record<string, string>): Html {
   const range = value(f, "range") || "30";
   return html`${fieldRow("chart-range", "Range", (a) => html`<select id="chart-range"${a} name="range">${options([...[1, 7, 14, 30, 90, 180, 365].map((d): [string, string] => [String(d), d === 1 ? "Last 24 hours" : `Last ${d} days`]), ["custom", "From … to …"]], range)}</select>`, errors.range)}
@@ -203,7 +258,19 @@ function rangeFields(f: FormFields, errors: Record<string, string>): Html {
 function seriesFields(f: FormFields, o: BuilderOptions, errors: Record<string, string>): Html {
   const groupBy = value(f, "group_by");
   return html`<fieldset><legend>What to count</legend>
-  ${fieldRow("chart-measure", "Count", (a) => html`<select id="chart-measure"${a} name="measure">${options([["events", "Events"], ["users", "Distinct users"]], value(f, "measure") || "events")}</select>`, errors.measure)}
+  ${fieldRow(
+    "chart-measure",
+    "Count",
+    (a) =>
+      html`<select id="chart-measure"${a} name="measure">${options(
+        [
+          ["events", "Events"],
+          ["users", "Distinct users"],
+        ],
+        value(f, "measure") || "events",
+      )}</select>`,
+    errors.measure,
+  )}
   ${fieldRow("chart-event", "Event name", (a) => html`<input id="chart-event"${a} name="event" value="${value(f, "event")}" list="event-names" autocomplete="off" placeholder="any">`, errors.event)}
   ${fieldRow("chart-channel", "Channel", (a) => html`<select id="chart-channel"${a} name="channel"><option value="">All channels</option>${o.channels.map((c) => html`<option value="${c}"${c === value(f, "channel") ? " selected" : ""}>#${c}</option>`)}</select>`, errors.channel)}
   ${fieldRow("chart-tag", "Tags", (a) => html`<input id="chart-tag"${a} name="tag" value="${(Array.isArray(f.tag) ? f.tag : f.tag ? [f.tag] : []).join(" ")}" autocomplete="off" placeholder="plan:pro region:eu">`, errors.tag, "key:value, several separated by spaces; every one must match.")}
@@ -212,8 +279,36 @@ function seriesFields(f: FormFields, o: BuilderOptions, errors: Record<string, s
 </fieldset>
 <fieldset><legend>How</legend>
   ${rangeFields(f, errors)}
-  ${fieldRow("chart-interval", "Per", (a) => html`<select id="chart-interval"${a} name="interval">${options([["hour", "Hour"], ["day", "Day"], ["week", "Week"], ["month", "Month"]], value(f, "interval") || "day")}</select>`, errors.interval)}
-  ${fieldRow("chart-group", "Split by", (a) => html`<select id="chart-group"${a} name="group_by">${options([["", "Nothing"], ["channel", "Channel"], ["event", "Event name"], ["tag", "A tag's value"]], groupBy)}</select>`, errors.group_by)}
+  ${fieldRow(
+    "chart-interval",
+    "Per",
+    (a) =>
+      html`<select id="chart-interval"${a} name="interval">${options(
+        [
+          ["hour", "Hour"],
+          ["day", "Day"],
+          ["week", "Week"],
+          ["month", "Month"],
+        ],
+        value(f, "interval") || "day",
+      )}</select>`,
+    errors.interval,
+  )}
+  ${fieldRow(
+    "chart-group",
+    "Split by",
+    (a) =>
+      html`<select id="chart-group"${a} name="group_by">${options(
+        [
+          ["", "Nothing"],
+          ["channel", "Channel"],
+          ["event", "Event name"],
+          ["tag", "A tag's value"],
+        ],
+        groupBy,
+      )}</select>`,
+    errors.group_by,
+  )}
   <div class="field-pair" data-group="tag"${groupBy === "tag" ? "" : html` hidden`}>${fieldRow("chart-group-tag", "Tag key", (a) => html`<input id="chart-group-tag"${a} name="group_tag" value="${value(f, "group_tag")}" autocomplete="off" placeholder="plan">`, errors.group_tag)}</div>
   <div class="field-pair" data-group="any"${groupBy ? "" : html` hidden`}>${fieldRow("chart-limit", "Groups shown", (a) => html`<input type="number" class="narrow" id="chart-limit"${a} name="limit" min="1" max="100" value="${value(f, "limit") || "10"}">`, errors.limit, "The groups with the most; the rest are one line, “other”.")}</div>
   <fieldset class="choices"><legend>Draw as</legend>
@@ -231,27 +326,53 @@ function funnelFields(f: FormFields, o: BuilderOptions, errors: Record<string, s
   const shown = Math.min(10, Math.max(3, steps.filter(Boolean).length + 1));
   return html`<fieldset><legend>Steps, in order</legend>
   ${errors.step ? html`<p class="hint error" id="chart-steps-error">${errors.step}</p>` : ""}
-  <ol class="funnel-steps">${Array.from({ length: 10 }, (_, i) => html`<li class="step-row"${i < shown ? "" : html` hidden`}>
+  <ol class="funnel-steps">${Array.from(
+    { length: 10 },
+    (_, i) => html`<li class="step-row"${i < shown ? "" : html` hidden`}>
     <label class="visually-hidden" for="step-${String(i + 1)}">Step ${String(i + 1)}: event name</label>
     <input id="step-${String(i + 1)}" name="step" value="${steps[i] ?? ""}" list="event-names" autocomplete="off" placeholder="${i < 2 ? "Event name" : "Event name (optional)"}"${errors.step ? html` aria-describedby="chart-steps-error"` : ""}>
     <label class="visually-hidden" for="step-channel-${String(i + 1)}">Step ${String(i + 1)}: channel</label>
     <select id="step-channel-${String(i + 1)}" name="step_channel"><option value="">any channel</option>${o.channels.map((c) => html`<option value="${c}"${c === channels[i] ? " selected" : ""}>#${c}</option>`)}</select>
-  </li>`)}</ol>
+  </li>`,
+  )}</ol>
   <button type="button" class="secondary small" x-on:click="addStep" data-testid="add-step"${shown < 10 ? "" : " hidden"}>Add a step</button>
   <p class="hint">A user counts at a step when they did every step before it in this order, the first in the range, the last within the window of the first. Events without a user id do not count.</p>
 </fieldset>
 <fieldset><legend>How</legend>
   ${rangeFields(f, errors)}
-  ${fieldRow("chart-window", "Within", (a) => html`<select id="chart-window"${a} name="window">${options(
-    [[3600, "1 hour"], [86_400, "1 day"], [7 * 86_400, "7 days"], [14 * 86_400, "14 days"], [30 * 86_400, "30 days"]].map(([s, l]) => [String(s), String(l)] as [string, string]),
-    value(f, "window") || String(7 * 86_400),
-  )}</select>`, errors.window, "from the first step to the last.")}
+  ${fieldRow(
+    "chart-window",
+    "Within",
+    (a) =>
+      html`<select id="chart-window"${a} name="window">${options(
+        [
+          [3600, "1 hour"],
+          [86_400, "1 day"],
+          [7 * 86_400, "7 days"],
+          [14 * 86_400, "14 days"],
+          [30 * 86_400, "30 days"],
+        ].map(([s, l]) => [String(s), String(l)] as [string, string]),
+        value(f, "window") || String(7 * 86_400),
+      )}</select>`,
+    errors.window,
+    "from the first step to the last.",
+  )}
 </fieldset>`;
 }
 
 function metricFields(f: FormFields, o: BuilderOptions, errors: Record<string, string>): Html {
   return html`<fieldset><legend>Which metric</legend>
-  ${fieldRow("chart-title", "Metric", (a) => html`<select id="chart-title"${a} name="title">${options(o.metrics.map((m): [string, string] => [m, m]), value(f, "title"))}</select>`, errors.title, o.metrics.length ? undefined : "This project has no metrics yet: send one with POST /v1/insight or /send-metric.")}
+  ${fieldRow(
+    "chart-title",
+    "Metric",
+    (a) =>
+      html`<select id="chart-title"${a} name="title">${options(
+        o.metrics.map((m): [string, string] => [m, m]),
+        value(f, "title"),
+      )}</select>`,
+    errors.title,
+    o.metrics.length ? undefined : "This project has no metrics yet: send one with POST /v1/insight or /send-metric.",
+  )}
   ${rangeFields(f, errors)}
 </fieldset>`;
 }
@@ -263,7 +384,11 @@ export function builderPage(project: Project, o: BuilderOptions): Html {
   const errors = o.errors ?? {};
   const path = o.chart ? `${base}/charts/${String(o.chart.id)}/edit` : `${base}/charts/new`;
   const action = o.chart ? `${base}/charts/${String(o.chart.id)}` : `${base}/charts`;
-  const tabs: [ChartKind, string][] = [["series", "Chart"], ["funnel", "Funnel"], ["metric", "Metric chart"]];
+  const tabs: [ChartKind, string][] = [
+    ["series", "Chart"],
+    ["funnel", "Funnel"],
+    ["metric", "Metric chart"],
+  ];
   const problems = Object.entries(errors);
   return html`<header class="page-header">
   <p class="crumbs"><a href="${base}">${project.name}</a> / <a href="${base}/charts">charts</a></p>
@@ -272,10 +397,16 @@ export function builderPage(project: Project, o: BuilderOptions): Html {
 ${o.chart ? "" : html`<nav class="tabs" aria-label="Kind of chart">${tabs.map(([k, label]) => html`<a href="${base}/charts/new${k === "series" ? "" : `?kind=${k}`}"${k === kind ? html` aria-current="page"` : ""}>${label}</a>`)}</nav>`}
 <div class="builder">
 <form id="chart-form" class="builder-form stack" method="post" action="${action}" x-data="chartForm" x-on:change="changed" novalidate>
-  ${problems.length ? html`<div class="alert error-summary" role="alert" id="chart-errors"><p>The chart cannot be saved yet:</p><ul>${problems.map(([name, message]) => {
-    const [id, label] = FIELDS[name] ?? [null, ""];
-    return html`<li>${id ? html`<a href="#${id}">${label}: ${message}</a>` : message}</li>`;
-  })}</ul></div>` : ""}
+  ${
+    problems.length
+      ? html`<div class="alert error-summary" role="alert" id="chart-errors"><p>The chart cannot be saved yet:</p><ul>${problems.map(
+          ([name, message]) => {
+            const [id, label] = FIELDS[name] ?? [null, ""];
+            return html`<li>${id ? html`<a href="#${id}">${label}: ${message}</a>` : message}</li>`;
+          },
+        )}</ul></div>`
+      : ""
+  }
   <input type="hidden" name="_csrf" value="${o.csrf}">
   <input type="hidden" name="kind" value="${kind}">
   <input type="hidden" name="path" value="${path}">

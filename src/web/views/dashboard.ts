@@ -28,7 +28,10 @@ const nameOf = (card: Card) => (card.kind === ACTIVITY_CARD ? "Activity" : card.
 export function dashboardSection(project: Project, v: DashboardView): Html {
   const base = `/p/${seg(project.name)}`;
   const activityGone = !v.cards.some((c) => c.kind === ACTIVITY_CARD);
-  const addable: [string, string][] = [...(activityGone ? [[ACTIVITY_CARD, "Activity (events per channel per day)"] as [string, string]] : []), ...v.others.map((c): [string, string] => [String(c.id), `${c.name} (${describeChart(c)})`])];
+  const addable: [string, string][] = [
+    ...(activityGone ? [[ACTIVITY_CARD, "Activity (events per channel per day)"] as [string, string]] : []),
+    ...v.others.map((c): [string, string] => [String(c.id), `${c.name} (${describeChart(c)})`]),
+  ];
   return html`<section class="dashboard" id="dashboard" aria-label="Dashboard" x-data="dashboard" x-on:sb-events.window="eventsArrived" data-refresh-ms="${String(v.refreshMs)}" data-arranging="${v.arranging ? "1" : "0"}"${v.focus ? html` data-focus="${v.focus}"` : ""}>
   <div class="dashboard-bar">
     <button type="button" class="secondary small needs-member" x-on:click="toggleArrange" x-bind:aria-pressed="arrangingText" aria-controls="dashboard-cards" data-testid="arrange">Arrange cards</button>
@@ -61,7 +64,8 @@ function cardItem(project: Project, card: Card, o: { first: boolean; last: boole
   const move = (what: "up" | "down" | "remove", label: string, text: string, disabled: boolean) =>
     html`<form hx-post="${base}/dashboard" hx-target="#dashboard" hx-swap="outerHTML" class="inline"><input type="hidden" name="card" value="${ref}"><input type="hidden" name="move" value="${what}"><input type="hidden" name="arranging" value="1"><button type="submit" class="secondary small" id="move-${ref}-${what}" aria-label="${label} ${name}"${disabled ? " disabled" : ""}>${text}</button></form>`;
   const controls = html`<div class="card-moves" x-show="arranging" x-cloak>${move("up", "Move up:", "↑", o.first)}${move("down", "Move down:", "↓", o.last)}${move("remove", "Remove from the dashboard:", "Remove", false)}</div>`;
-  if (card.kind === ACTIVITY_CARD) return html`<li class="card-item wide" id="card-activity" data-card="activity">${controls}${activityCard(base, o.filters)}</li>`;
+  if (card.kind === ACTIVITY_CARD)
+    return html`<li class="card-item wide" id="card-activity" data-card="activity">${controls}${activityCard(base, o.filters)}</li>`;
   const chart = card.chart;
   return html`<li class="card-item${chart.kind === "funnel" || chart.definition.group_by ? " wide" : ""}" id="card-${ref}" data-card="${ref}">${controls}<section class="card chart-card" aria-labelledby="card-title-${ref}">
   <div class="chart-head"><h2 id="card-title-${ref}"><a href="${base}/charts/${ref}">${chart.name}</a></h2><span class="muted small">${describeChart(chart)}</span></div>

@@ -1,7 +1,13 @@
 // Confirmations, shown in a native <dialog> (focus trapped, Escape closes) loaded into #modal.
 import { type Html, html } from "../html.ts";
 
-export function confirmDialog(opts: { title: string; body: Html | string; action: string; confirm: string; danger?: boolean }): Html {
+export function confirmDialog(opts: {
+  title: string;
+  body: Html | string;
+  action: string;
+  confirm: string;
+  danger?: boolean;
+}): Html {
   return html`<dialog class="dialog" x-data="dialog" aria-labelledby="dialog-title">
   <form hx-post="${opts.action}" hx-swap="none">
     <h2 id="dialog-title">${opts.title}</h2>

@@ -8,7 +8,13 @@ import { outcome } from "./notifications.ts";
 
 const WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 
-export function digestsCard(opts: { project: Project; digests: (Digest & { schedule: string })[]; integrations: IntegrationView[]; values?: Record<string, string | string[]>; error?: string }): Html {
+export function digestsCard(opts: {
+  project: Project;
+  digests: (Digest & { schedule: string })[];
+  integrations: IntegrationView[];
+  values?: Record<string, string | string[]>;
+  error?: string;
+}): Html {
   const { project } = opts;
   return html`<section class="card" aria-labelledby="digests-title" id="digests">
   <h2 id="digests-title">Digests of ${project.name}</h2>
@@ -19,7 +25,10 @@ export function digestsCard(opts: { project: Project; digests: (Digest & { sched
 }
 
 function digestItem(project: Project, d: Digest & { schedule: string }, integrations: IntegrationView[]): Html {
-  const to = [...d.integrationIds.map((id) => integrations.find((i) => i.id === id)?.name ?? `integration ${id}`), ...d.emails];
+  const to = [
+    ...d.integrationIds.map((id) => integrations.find((i) => i.id === id)?.name ?? `integration ${id}`),
+    ...d.emails,
+  ];
   const q = `?project=${seg(project.name)}`;
   return html`<li class="device card-inner" id="digest-${d.id}">
   <div class="device-head"><strong>${d.name}</strong> <span class="muted small">${d.schedule} · to ${to.join(", ")}</span></div>
@@ -33,7 +42,12 @@ function digestItem(project: Project, d: Digest & { schedule: string }, integrat
 </li>`;
 }
 
-function digestForm(opts: { project: Project; integrations: IntegrationView[]; values?: Record<string, string | string[]>; error?: string }): Html {
+function digestForm(opts: {
+  project: Project;
+  integrations: IntegrationView[];
+  values?: Record<string, string | string[]>;
+  error?: string;
+}): Html {
   const v = opts.values ?? {};
   const one = (key: string) => (typeof v[key] === "string" ? (v[key] as string) : "");
   const chosen = new Set([v.integration ?? []].flat());

@@ -30,7 +30,16 @@ export function absoluteTime(ms: number): Html {
 export function relative(ms: number, now: number): string {
   const s = Math.round((now - ms) / 1000);
   const abs = Math.abs(s);
-  const [value, unit] = abs < 45 ? [0, "now"] : abs < 3600 ? [Math.round(abs / 60), "min"] : abs < 86400 ? [Math.round(abs / 3600), "h"] : abs < 86400 * 45 ? [Math.round(abs / 86400), "d"] : [0, "date"];
+  const [value, unit] =
+    abs < 45
+      ? [0, "now"]
+      : abs < 3600
+        ? [Math.round(abs / 60), "min"]
+        : abs < 86400
+          ? [Math.round(abs / 3600), "h"]
+          : abs < 86400 * 45
+            ? [Math.round(abs / 86400), "d"]
+            : [0, "date"];
   if (unit === "now") return "just now";
   if (unit === "date") return DATE.format(ms);
   return s >= 0 ? `${value} ${unit} ago` : `in ${value} ${unit}`;
@@ -44,7 +53,8 @@ export function tagChips(project: string, tags: StoredEvent["tags"], channel?: s
   return html`<ul class="tags" aria-label="Tags">${entries.map(([k, v]) => {
     const value = tagText(v);
     // A long key or value is cut on screen (CSS): the tooltip has them whole.
-    const title = k.length > CHIP_KEY_CHARS || [...value].length > CHIP_VALUE_CHARS ? html` title="${k}: ${value}"` : "";
+    const title =
+      k.length > CHIP_KEY_CHARS || [...value].length > CHIP_VALUE_CHARS ? html` title="${k}: ${value}"` : "";
     return html`<li><a class="tag" href="${feed}${query({ q: tagTerm(k, value) })}"${title}><span class="tag-key">${k}</span><span class="tag-value">${value}</span></a></li>`;
   })}</ul>`;
 }
@@ -101,14 +111,27 @@ function historicalMark(): Html {
 /** A page of the feed; its last item loads the next page when scrolled into view. */
 export function feedItems(events: StoredEvent[], nextUrl: string | null, opts: { showChannel?: boolean } = {}): Html {
   return html`${events.map((e) => eventItem(e, opts))}${
-    nextUrl ? html`<li class="feed-more" hx-get="${nextUrl}" hx-trigger="revealed" hx-swap="outerHTML" aria-hidden="true"><span class="spinner"></span> Loading older events…</li>` : ""
+    nextUrl
+      ? html`<li class="feed-more" hx-get="${nextUrl}" hx-trigger="revealed" hx-swap="outerHTML" aria-hidden="true"><span class="spinner"></span> Loading older events…</li>`
+      : ""
   }`;
 }
 
-export function feed(opts: { events: StoredEvent[]; nextUrl: string | null; liveUrl: string | null; lastId: number; showChannel?: boolean; empty: Html | string }): Html {
+export function feed(opts: {
+  events: StoredEvent[];
+  nextUrl: string | null;
+  liveUrl: string | null;
+  lastId: number;
+  showChannel?: boolean;
+  empty: Html | string;
+}): Html {
   return html`<section class="feed" aria-label="Events"${opts.liveUrl ? html` x-data="liveFeed" data-live-url="${opts.liveUrl}" data-last-id="${opts.lastId}"` : ""}>
-  ${opts.liveUrl ? html`<button type="button" class="new-pill" x-show="hasPending" x-cloak x-on:click="showPending" x-text="pendingText" data-testid="new-events-pill"></button>
-  <p class="live-status" x-bind:class="statusClass" x-text="statusText" aria-live="polite"></p>` : ""}
+  ${
+    opts.liveUrl
+      ? html`<button type="button" class="new-pill" x-show="hasPending" x-cloak x-on:click="showPending" x-text="pendingText" data-testid="new-events-pill"></button>
+  <p class="live-status" x-bind:class="statusClass" x-text="statusText" aria-live="polite"></p>`
+      : ""
+  }
   <ol class="events" id="events">${opts.events.length ? feedItems(opts.events, opts.nextUrl, opts) : ""}</ol>
   ${opts.events.length ? "" : html`<div class="empty" id="feed-empty">${opts.empty}</div>`}
 </section>`;
@@ -121,9 +144,17 @@ export function eventDetail(e: StoredEvent): Html {
     ["Channel", html`<a href="/p/${project}/c/${seg(e.channel)}">#${e.channel}</a>`],
     ["Event time", html`${absoluteTime(e.ts)} <span class="muted">(${time(e.ts)})</span>`],
     ["Received", html`${absoluteTime(e.receivedAt)} <span class="muted">(${time(e.receivedAt)})</span>`],
-    ["User", e.userId ? html`<a href="/p/${project}/users/${seg(e.userId)}">${e.userId}</a>` : html`<span class="muted">none</span>`],
+    [
+      "User",
+      e.userId
+        ? html`<a href="/p/${project}/users/${seg(e.userId)}">${e.userId}</a>`
+        : html`<span class="muted">none</span>`,
+    ],
     ["Notify", e.notify ? (e.historical ? "requested, but not sent (historical event)" : "yes") : "no"],
-    ["Priority", html`${String(e.priority ?? 3)} of 5 (${PRIORITY_NAMES[e.priority ?? 3] ?? ""}) ${priorityBadge(e.priority)}`],
+    [
+      "Priority",
+      html`${String(e.priority ?? 3)} of 5 (${PRIORITY_NAMES[e.priority ?? 3] ?? ""}) ${priorityBadge(e.priority)}`,
+    ],
     ["Format", e.parser],
     ["Id", String(e.id)],
   ];

@@ -3,7 +3,13 @@
 import { type Html, html } from "../html.ts";
 
 /** A labelled field with its error beside it (aria-describedby, aria-invalid), as the dashboard's forms have them. */
-export function fieldRow(id: string, label: string, control: (attributes: Html) => Html, error: string | undefined, hint?: string): Html {
+export function fieldRow(
+  id: string,
+  label: string,
+  control: (attributes: Html) => Html,
+  error: string | undefined,
+  hint?: string,
+): Html {
   const describe = [error ? `${id}-error` : "", hint ? `${id}-hint` : ""].filter(Boolean).join(" ");
   const attributes = html`${describe ? html` aria-describedby="${describe}"` : ""}${error ? html` aria-invalid="true"` : ""}`;
   return html`<div class="field${error ? " invalid" : ""}" data-field="${id}"><label for="${id}">${label}</label>${control(attributes)}${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : ""}${error ? html`<p class="hint error" id="${id}-error">${error}</p>` : ""}</div>`;

@@ -16,7 +16,9 @@ import { settingsNav } from "./settings.ts";
 type Field = { key: string; label: string; type?: "password" | "url"; placeholder?: string };
 
 export const CONFIG_FIELDS: Record<IntegrationKind, Field[]> = {
-  email: [{ key: "to", label: "Recipients (commas between addresses)", placeholder: "ops@example.com, me@example.com" }],
+  email: [
+    { key: "to", label: "Recipients (commas between addresses)", placeholder: "ops@example.com, me@example.com" },
+  ],
   telegram: [
     { key: "bot_token", label: "Bot token", type: "password", placeholder: "123456789:AAH…" },
     { key: "chat_id", label: "Chat id", placeholder: "-1001234567890 or @channelname" },
@@ -45,18 +47,31 @@ export const CONFIG_FIELDS: Record<IntegrationKind, Field[]> = {
     { key: "topic", label: "Topic", placeholder: "my-alerts" },
     { key: "token", label: "Access token (optional)", type: "password" },
   ],
-  discord: [{ key: "webhook_url", label: "Discord webhook URL", type: "url", placeholder: "https://discord.com/api/webhooks/…" }],
-  slack: [{ key: "webhook_url", label: "Slack webhook URL", type: "url", placeholder: "https://hooks.slack.com/services/…" }],
+  discord: [
+    {
+      key: "webhook_url",
+      label: "Discord webhook URL",
+      type: "url",
+      placeholder: "https://discord.com/api/webhooks/…",
+    },
+  ],
+  slack: [
+    { key: "webhook_url", label: "Slack webhook URL", type: "url", placeholder: "https://hooks.slack.com/services/…" },
+  ],
 };
 
 /** What to make on the other side, per kind. */
 const HINTS: Record<IntegrationKind, string> = {
   email: "Sent through the server's SMTP settings (SIGNALBOARD_SMTP_URL).",
-  telegram: "Talk to @BotFather, /newbot, copy its token; add the bot to the chat; the chat id is a number (groups start with -100) or a public channel's @name.",
+  telegram:
+    "Talk to @BotFather, /newbot, copy its token; add the bot to the chat; the chat id is a number (groups start with -100) or a public channel's @name.",
   gotify: "In Gotify: Apps → Create application, copy its token.",
-  pushover: "Your user key is on pushover.net's front page once signed in; create an application there for its API token.",
-  matrix: "An account for Signalboard, invited to the room: its access token (Settings → Help & About in Element) and the room id (Room settings → Advanced).",
-  webhook: "Any https endpoint of yours. Each request is a JSON POST signed with X-Signalboard-Signature: sha256=HMAC-SHA256(secret, body).",
+  pushover:
+    "Your user key is on pushover.net's front page once signed in; create an application there for its API token.",
+  matrix:
+    "An account for Signalboard, invited to the room: its access token (Settings → Help & About in Element) and the room id (Room settings → Advanced).",
+  webhook:
+    "Any https endpoint of yours. Each request is a JSON POST signed with X-Signalboard-Signature: sha256=HMAC-SHA256(secret, body).",
   ntfy: "The server only, such as https://ntfy.sh or your own; subscribe to the topic in the ntfy app.",
   discord: "Server settings → Integrations → Webhooks → New webhook → Copy webhook URL.",
   slack: "An Incoming Webhook of a Slack app: https://hooks.slack.com/services/…",
@@ -75,7 +90,12 @@ const FORMAT_HINT: Record<IntegrationKind, string> = {
   pushover: "plain text",
 };
 
-export function integrationsPage(opts: { projects: Project[]; project: Project; integrations: IntegrationView[]; digests: Html }): Html {
+export function integrationsPage(opts: {
+  projects: Project[];
+  project: Project;
+  integrations: IntegrationView[];
+  digests: Html;
+}): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
 ${settingsNav("/settings/integrations")}
 <form method="get" action="/settings/integrations" class="inline-form" x-data="autoSubmit">
@@ -139,7 +159,12 @@ export function integrationTestQueued(project: string, id: number, queuedAt: num
 }
 
 export function integrationTestDone(i: IntegrationView, delivered: boolean | null): Html {
-  const message = delivered === null ? "No result yet: the receiver has not answered. The status above updates on reload." : delivered ? "Test delivered." : "Test failed; see the error above.";
+  const message =
+    delivered === null
+      ? "No result yet: the receiver has not answered. The status above updates on reload."
+      : delivered
+        ? "Test delivered."
+        : "Test failed; see the error above.";
   return html`${integrationOutcome(i)}<p class="hint${delivered === false ? " error" : ""}" id="integration-${i.id}-status" role="status" hx-swap-oob="true">${message}</p>`;
 }
 
@@ -162,7 +187,12 @@ function routingFields(filter: RouteFilter | null, values: Record<string, string
 }
 
 /** Title and body templates, with a preview of what they make of a sample event. */
-function templateFields(kind: IntegrationKind | null, template: Template | null, id: string, values: Record<string, string> = {}): Html {
+function templateFields(
+  kind: IntegrationKind | null,
+  template: Template | null,
+  id: string,
+  values: Record<string, string> = {},
+): Html {
   return html`<fieldset class="stack"><legend>Template (empty: the default wording)</legend>
   <p class="muted small">Variables: <code>{{event}}</code> <code>{{description}}</code> <code>{{channel}}</code> <code>{{project}}</code> <code>{{icon}}</code> <code>{{user_id}}</code> <code>{{tags.plan}}</code> <code>{{url}}</code> <code>{{priority}}</code>. The body is ${kind ? FORMAT_HINT[kind] : "in the kind's format"}.</p>
   <label>Title <input name="template_title" value="${values.template_title ?? template?.title ?? ""}" maxlength="250" placeholder="{{icon}} {{event}}" autocomplete="off"></label>
@@ -186,12 +216,23 @@ export function templatePreviewError(message: string): Html {
   return html`<p class="hint error" role="alert" data-testid="template-error">${message}</p>`;
 }
 
-export function integrationForm(opts: { project: string; values?: Record<string, string>; error?: string; secret?: { name: string; value: string } }): Html {
+export function integrationForm(opts: {
+  project: string;
+  values?: Record<string, string>;
+  error?: string;
+  secret?: { name: string; value: string };
+}): Html {
   const v = opts.values ?? {};
-  const kind = (INTEGRATION_KINDS as readonly string[]).includes(v.kind ?? "") ? (v.kind as IntegrationKind) : "webhook";
+  const kind = (INTEGRATION_KINDS as readonly string[]).includes(v.kind ?? "")
+    ? (v.kind as IntegrationKind)
+    : "webhook";
   return html`<div id="integration-create">
-  ${opts.secret ? html`<p class="alert success" role="status">Webhook “${opts.secret.name}” added. Its signing secret is shown only this once: requests carry <code>X-Signalboard-Signature: sha256=HMAC-SHA256(secret, body)</code>.</p>
-  <div class="copy-row" x-data="copyButton"><input type="text" readonly value="${opts.secret.value}" x-ref="source" aria-label="Signing secret" data-testid="webhook-secret"><button type="button" x-on:click="copy" x-text="label">Copy</button></div>` : ""}
+  ${
+    opts.secret
+      ? html`<p class="alert success" role="status">Webhook “${opts.secret.name}” added. Its signing secret is shown only this once: requests carry <code>X-Signalboard-Signature: sha256=HMAC-SHA256(secret, body)</code>.</p>
+  <div class="copy-row" x-data="copyButton"><input type="text" readonly value="${opts.secret.value}" x-ref="source" aria-label="Signing secret" data-testid="webhook-secret"><button type="button" x-on:click="copy" x-text="label">Copy</button></div>`
+      : ""
+  }
   <form class="stack" hx-post="/settings/integrations" hx-target="#integration-create" hx-swap="outerHTML" x-data="integrationForm" data-kind="${kind}">
     ${opts.error ? html`<p class="alert" role="alert">${opts.error}</p>` : ""}
     <input type="hidden" name="project" value="${opts.project}">

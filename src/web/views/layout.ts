@@ -5,7 +5,13 @@ import type { Channel, Project } from "../../model/project.ts";
 import type { Session } from "../../model/user.ts";
 import { VERSION } from "../../version.ts";
 
-export type Nav = { projects: Project[]; project?: Project; channels?: Channel[]; channel?: string; section?: "settings" };
+export type Nav = {
+  projects: Project[];
+  project?: Project;
+  channels?: Channel[];
+  channel?: string;
+  section?: "settings";
+};
 
 export type PageContext = { assets: Assets; session: Session | null; nav?: Nav };
 
@@ -91,7 +97,9 @@ export function sidebar(nav: Nav): Html {
   </div>
   <ul class="nav-list" id="project-list">
     ${nav.projects.map(
-      (p) => html`<li><a href="/p/${seg(p.name)}"${nav.project?.id === p.id && !nav.channel ? html` aria-current="page"` : ""} class="${nav.project?.id === p.id ? "active" : ""}">${p.name}</a>
+      (
+        p,
+      ) => html`<li><a href="/p/${seg(p.name)}"${nav.project?.id === p.id && !nav.channel ? html` aria-current="page"` : ""} class="${nav.project?.id === p.id ? "active" : ""}">${p.name}</a>
       ${nav.project?.id === p.id ? channelList(p, nav) : ""}</li>`,
     )}
   </ul>
@@ -116,7 +124,13 @@ export function channelLink(project: string, channel: string, current = false): 
 }
 
 /** The "+" forms: checked as you type (htmx asks the server), refused with a message on submit. */
-export function newNameForm(opts: { kind: "project" | "channel"; action: string; project?: string; value?: string; error?: string }): Html {
+export function newNameForm(opts: {
+  kind: "project" | "channel";
+  action: string;
+  project?: string;
+  value?: string;
+  error?: string;
+}): Html {
   const id = `new-${opts.kind}-name`;
   const check = `/names/check?kind=${opts.kind}${opts.project ? `&project=${seg(opts.project)}` : ""}`;
   return html`<form class="name-form" hx-post="${opts.action}" hx-swap="outerHTML" novalidate>

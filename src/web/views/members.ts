@@ -44,7 +44,9 @@ ${settingsNav("/settings/members")}
   <div class="table-wrap"><table class="members cards">
     <thead><tr><th>User</th><th>Role</th><th>Projects</th><th>Since</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${v.users.map(
-      (u) => html`<tr id="user-${u.id}"><td class="card-title">${u.username}${u.id === v.me.id ? html` <span class="muted">(you)</span>` : ""}</td>
+      (
+        u,
+      ) => html`<tr id="user-${u.id}"><td class="card-title">${u.username}${u.id === v.me.id ? html` <span class="muted">(you)</span>` : ""}</td>
       <td data-label="Role" data-testid="role-${u.username}">${u.role}</td>
       <td data-label="Projects" data-testid="projects-${u.username}">${projectsOf(u, v.me)}</td>
       <td data-label="Since">${time(u.createdAt)}</td>
@@ -65,20 +67,37 @@ ${settingsNav("/settings/members")}
 }
 
 /** The projects a person sees: every project, or some, ticked. `mine`: the adder's own, when limited (then "every project" is not theirs to give). */
-function projectChoice(id: string, projects: Project[], chosen: string[] | null, mine: string[] | null, error?: string): Html {
+function projectChoice(
+  id: string,
+  projects: Project[],
+  chosen: string[] | null,
+  mine: string[] | null,
+  error?: string,
+): Html {
   const every = mine === null;
   return html`<fieldset class="stack" x-data="projectChoice">
     <legend>Projects</legend>
-    ${every ? html`<label class="choice"><input type="radio" name="reach" value="all" x-on:change="pick"${chosen === null ? " checked" : ""}> Every project, including new ones</label>
-    <label class="choice"><input type="radio" name="reach" value="some" x-on:change="pick"${chosen !== null ? " checked" : ""}> Only these projects:</label>` : html`<input type="hidden" name="reach" value="some"><p class="muted small">Only these projects (of yours):</p>`}
+    ${
+      every
+        ? html`<label class="choice"><input type="radio" name="reach" value="all" x-on:change="pick"${chosen === null ? " checked" : ""}> Every project, including new ones</label>
+    <label class="choice"><input type="radio" name="reach" value="some" x-on:change="pick"${chosen !== null ? " checked" : ""}> Only these projects:</label>`
+        : html`<input type="hidden" name="reach" value="some"><p class="muted small">Only these projects (of yours):</p>`
+    }
     <div class="project-choices" id="${id}-projects">${projects.map(
-      (p) => html`<label class="choice"><input type="checkbox" name="projects" value="${p.name}" x-on:change="tick"${chosen?.includes(p.name) ? " checked" : ""}> ${p.name}</label>`,
+      (p) =>
+        html`<label class="choice"><input type="checkbox" name="projects" value="${p.name}" x-on:change="tick"${chosen?.includes(p.name) ? " checked" : ""}> ${p.name}</label>`,
     )}${projects.length ? "" : html`<p class="muted small">No project yet.</p>`}</div>
     ${error ? html`<p class="hint error" role="alert">${error}</p>` : ""}
   </fieldset>`;
 }
 
-export function memberForm(opts: { roles: Role[]; projects: Project[]; mine: string[] | null; values?: { username?: string; role?: string; projects?: string[] | null }; errors?: Record<string, string> }): Html {
+export function memberForm(opts: {
+  roles: Role[];
+  projects: Project[];
+  mine: string[] | null;
+  values?: { username?: string; role?: string; projects?: string[] | null };
+  errors?: Record<string, string>;
+}): Html {
   const v = opts.values ?? {};
   const role = v.role ?? "member";
   return html`<form id="member-form" class="stack" hx-post="/settings/members" hx-target="this" hx-swap="outerHTML">

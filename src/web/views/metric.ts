@@ -8,7 +8,10 @@ import { formatValue, valueClass } from "./project.ts";
 
 export type MetricPageView = { days: number; now: number; liveUrl: string };
 
-export function metricPage({ metric: m, buckets, before, recent }: MetricChart, { days, now, liveUrl }: MetricPageView): Html {
+export function metricPage(
+  { metric: m, buckets, before, recent }: MetricChart,
+  { days, now, liveUrl }: MetricPageView,
+): Html {
   const window = days === 1 ? "the last 24 hours" : `the last ${days} days`;
   const drawn = !recent && (buckets.length > 0 || before !== null || typeof m.value === "number");
   return html`<header class="page-header">
@@ -36,7 +39,9 @@ export function metricPage({ metric: m, buckets, before, recent }: MetricChart, 
  * lowest, highest, last minute, last] (public/app.js draws the line through all four).
  */
 function chartSpan(b: MetricBucket): unknown[] {
-  return b.count === 1 ? [b.first.at, b.first.value] : [b.first.at, b.first.value, b.min, b.max, b.last.at, b.last.value];
+  return b.count === 1
+    ? [b.first.at, b.first.value]
+    : [b.first.at, b.first.value, b.min, b.max, b.last.at, b.last.value];
 }
 
 /** The lowest and highest values set in the window, in words: a spike too thin to see on a long chart is still read here. */

@@ -12,7 +12,11 @@ export function outcome(lastSuccessAt: number | null, lastError: string | null, 
   ${failedLast ? html`<p class="hint error" data-testid="last-error">Last error ${time(lastErrorAt!)}: ${lastError}</p>` : ""}`;
 }
 
-export function notificationsPage(opts: { devices: DeviceView[]; projects: { project: Project; channels: Channel[] }[]; vapidKey: string }): Html {
+export function notificationsPage(opts: {
+  devices: DeviceView[];
+  projects: { project: Project; channels: Channel[] }[];
+  vapidKey: string;
+}): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
 ${settingsNav("/settings/notifications")}
 <section class="card" aria-labelledby="this-device" x-data="pushDevice" data-vapid-key="${opts.vapidKey}">
@@ -45,10 +49,25 @@ ${settingsNav("/settings/notifications")}
 }
 
 function deviceItem(d: DeviceView, projects: { project: Project; channels: Channel[] }[]): Html {
-  const chosen = new Set((d.filterList ?? []).flatMap((f) => (f.channels === null ? [f.project] : f.channels.map((c) => `${f.project}/${c}`))));
-  const scope = d.filterList === null ? "all projects" : d.filterList.map((f) => (f.channels ? f.channels.map((c) => `${f.project} / #${c}`).join(", ") : f.project)).join(", ");
-  const tags = d.tagList ? Object.entries(d.tagList).map(([k, v]) => `${k}:${v}`).join(" ") : "";
-  const summary = [scope, tags && `with ${tags}`, d.minPriority > 1 && `priority ${d.minPriority}+`].filter(Boolean).join(", ");
+  const chosen = new Set(
+    (d.filterList ?? []).flatMap((f) =>
+      f.channels === null ? [f.project] : f.channels.map((c) => `${f.project}/${c}`),
+    ),
+  );
+  const scope =
+    d.filterList === null
+      ? "all projects"
+      : d.filterList
+          .map((f) => (f.channels ? f.channels.map((c) => `${f.project} / #${c}`).join(", ") : f.project))
+          .join(", ");
+  const tags = d.tagList
+    ? Object.entries(d.tagList)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(" ")
+    : "";
+  const summary = [scope, tags && `with ${tags}`, d.minPriority > 1 && `priority ${d.minPriority}+`]
+    .filter(Boolean)
+    .join(", ");
   return html`<li class="device card-inner" id="device-${d.id}" data-endpoint="${d.endpoint}">
   <div class="device-head"><strong>${d.deviceName}</strong> <span class="muted small">added ${time(d.createdAt)} · notifies about ${summary}</span></div>
   <div class="small">${outcome(d.lastSuccessAt, d.lastError, d.lastErrorAt)}</div>
@@ -62,7 +81,10 @@ function deviceItem(d: DeviceView, projects: { project: Project; channels: Chann
     <form hx-post="/settings/notifications/devices/${d.id}/filters" hx-target="#device-${d.id}-filter-status" class="stack filters-form">
       <p class="muted small">Nothing ticked means every project and channel.</p>
       ${projects.map(
-        ({ project, channels }) => html`<fieldset><legend><label class="choice"><input type="checkbox" name="scope" value="${project.name}"${chosen.has(project.name) ? " checked" : ""}> ${project.name} (all channels)</label></legend>
+        ({
+          project,
+          channels,
+        }) => html`<fieldset><legend><label class="choice"><input type="checkbox" name="scope" value="${project.name}"${chosen.has(project.name) ? " checked" : ""}> ${project.name} (all channels)</label></legend>
         ${channels.map((c) => html`<label class="choice"><input type="checkbox" name="scope" value="${project.name}/${c.name}"${chosen.has(`${project.name}/${c.name}`) ? " checked" : ""}> #${c.name}</label>`)}</fieldset>`,
       )}
       <div class="grid-2">

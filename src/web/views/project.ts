@@ -11,7 +11,9 @@ export function formatValue(value: Metric["value"]): string {
   if (value === null) return "—";
   if (typeof value === "boolean") return value ? "Yes" : "No";
   if (typeof value === "string") return value;
-  return Number.isInteger(value) ? value.toLocaleString("en-US") : value.toLocaleString("en-US", { maximumSignificantDigits: 15 });
+  return Number.isInteger(value)
+    ? value.toLocaleString("en-US")
+    : value.toLocaleString("en-US", { maximumSignificantDigits: 15 });
 }
 
 /** The classes of a value's element: text and booleans are shown unlike numbers. */
@@ -73,7 +75,8 @@ function dateField(name: "from" | "to", label: string, f: Filters): Html {
   const error = f.errors?.[name];
   const id = `filter-${name}`;
   const value = error ? error.value : f[name];
-  const type = !value || isDay(value) ? html`type="date"` : html`type="text" pattern="${DATE_PATTERN}" placeholder="YYYY-MM-DD"`;
+  const type =
+    !value || isDay(value) ? html`type="date"` : html`type="text" pattern="${DATE_PATTERN}" placeholder="YYYY-MM-DD"`;
   const input = html`<input ${type} id="${id}" name="${name}" value="${value}"${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ""}>`;
   if (!error) return html`<label>${label} ${input}</label>`;
   return html`<div class="field"><label>${label} ${input}</label><p class="hint error" id="${id}-error">${error.message}</p></div>`;
@@ -81,7 +84,9 @@ function dateField(name: "from" | "to", label: string, f: Filters): Html {
 
 /** What the search could not use, above it; each line leads to its field. */
 function errorSummary(errors: FilterErrors): Html {
-  const problems = (["from", "to"] as const).flatMap((name) => (errors[name] ? [{ name, message: errors[name].message }] : []));
+  const problems = (["from", "to"] as const).flatMap((name) =>
+    errors[name] ? [{ name, message: errors[name].message }] : [],
+  );
   return html`<div class="alert error-summary" role="alert" id="filter-errors">
     <p>The search ran without ${problems.length === 1 ? "this date" : "these dates"}:</p>
     <ul>${problems.map((p) => html`<li><a href="#filter-${p.name}" x-on:click="focusField">${p.name === "from" ? "From" : "To"}: ${p.message}</a></li>`)}</ul>
@@ -91,7 +96,8 @@ function errorSummary(errors: FilterErrors): Html {
 /** How many events the search found, counted on the feed's first page: "40+" when there are more. */
 function resultSummary(clear: string, f: FeedView, extra: Html | string = ""): Html {
   const n = f.events.length;
-  const text = n === 0 ? "No events match" : f.nextUrl ? `${n}+ events match` : n === 1 ? "1 event matches" : `${n} events match`;
+  const text =
+    n === 0 ? "No events match" : f.nextUrl ? `${n}+ events match` : n === 1 ? "1 event matches" : `${n} events match`;
   return html`<div class="result-summary" data-testid="result-summary"><p class="result-count" role="status">${text}</p>${extra}<a class="button secondary small" href="${clear}">Clear</a></div>`;
 }
 
@@ -112,9 +118,18 @@ function saveAsChart(base: string, f: Filters): Html {
   return html`<a class="button secondary small needs-member" href="${base}/charts/new${query(fields)}" data-testid="save-as-chart">Save as chart</a>`;
 }
 
-export type FeedView = { events: StoredEvent[]; nextUrl: string | null; liveUrl: string; lastId: number; filtered: boolean };
+export type FeedView = {
+  events: StoredEvent[];
+  nextUrl: string | null;
+  liveUrl: string;
+  lastId: number;
+  filtered: boolean;
+};
 
-export function projectPage(p: Project, opts: { metrics: Metric[]; channels: Channel[]; filters: Filters; feed: FeedView; baseUrl: string; dashboard: Html }): Html {
+export function projectPage(
+  p: Project,
+  opts: { metrics: Metric[]; channels: Channel[]; filters: Filters; feed: FeedView; baseUrl: string; dashboard: Html },
+): Html {
   const base = `/p/${seg(p.name)}`;
   const search = isSearch(opts.filters);
   return html`<header class="page-header">
@@ -128,9 +143,11 @@ export function projectPage(p: Project, opts: { metrics: Metric[]; channels: Cha
 </header>
 ${
   /* With a search, the search bar and its results come first; the metrics and the chart fold. */
-  search ? html`${filterBar(base, opts.filters, opts.channels)}
+  search
+    ? html`${filterBar(base, opts.filters, opts.channels)}
 ${isFiltered(opts.filters) ? resultSummary(base, opts.feed, saveAsChart(base, opts.filters)) : ""}
-<details class="overview"><summary>${opts.metrics.length ? "Metrics and dashboard" : "Dashboard"}</summary>` : ""
+<details class="overview"><summary>${opts.metrics.length ? "Metrics and dashboard" : "Dashboard"}</summary>`
+    : ""
 }
 ${opts.metrics.length ? metricGrid(opts.metrics) : html`<ul class="metrics" id="metrics"></ul>`}
 ${opts.dashboard}
@@ -166,7 +183,11 @@ ${
 }`;
 }
 
-export function channelPage(p: Project, channel: Channel, opts: { filters: Filters; feed: FeedView; baseUrl: string }): Html {
+export function channelPage(
+  p: Project,
+  channel: Channel,
+  opts: { filters: Filters; feed: FeedView; baseUrl: string },
+): Html {
   const base = `/p/${seg(p.name)}/c/${seg(channel.name)}`;
   return html`<header class="page-header">
   <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a></p>

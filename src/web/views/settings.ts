@@ -18,7 +18,8 @@ const TABS: [string, string, Role][] = [
 export function settingsNav(current: string): Html {
   // On a narrow screen the tabs scroll sideways; a fade at an edge shows that more tabs are there.
   return html`<div class="tabs-wrap" x-data="scrollHint" x-bind:class="hintClass"><nav class="tabs" aria-label="Settings" x-ref="strip">${TABS.map(
-    ([href, label, least]) => html`<a href="${href}"${least === "viewer" ? "" : html` class="needs-${least}"`}${href === current ? html` aria-current="page"` : ""}>${label}</a>`,
+    ([href, label, least]) =>
+      html`<a href="${href}"${least === "viewer" ? "" : html` class="needs-${least}"`}${href === current ? html` aria-current="page"` : ""}>${label}</a>`,
   )}</nav></div>`;
 }
 
@@ -40,14 +41,25 @@ ${settingsNav("/settings/api")}
 
 /** The form, and above it the token just created (shown once); each creation replaces both. */
 /** `mine`: the projects of the person creating it, when they are limited to some (their full-access tokens are limited to those). */
-export function tokenCreator(opts: { projects: Project[]; mine: string[] | null; values?: Record<string, string>; error?: string; created?: { token: string; info: Token; target: SnippetTarget } }): Html {
+export function tokenCreator(opts: {
+  projects: Project[];
+  mine: string[] | null;
+  values?: Record<string, string>;
+  error?: string;
+  created?: { token: string; info: Token; target: SnippetTarget };
+}): Html {
   return html`<div id="token-create" class="created-token">
   ${opts.created ? createdToken(opts.created.token, opts.created.info, opts.created.target) : ""}
   ${tokenForm(opts)}
 </div>`;
 }
 
-function tokenForm(opts: { projects: Project[]; mine: string[] | null; values?: Record<string, string>; error?: string }): Html {
+function tokenForm(opts: {
+  projects: Project[];
+  mine: string[] | null;
+  values?: Record<string, string>;
+  error?: string;
+}): Html {
   const v = opts.values ?? {};
   return html`<form class="stack" hx-post="/settings/api/tokens" hx-target="#token-create" hx-swap="outerHTML" x-data="tokenForm">
   ${opts.error ? html`<p class="alert" role="alert" data-testid="token-error">${opts.error}</p>` : ""}
@@ -128,4 +140,3 @@ export function tokenTable(tokens: Token[]): Html {
   </tr>`,
   )}</tbody></table></div>`;
 }
-

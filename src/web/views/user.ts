@@ -11,7 +11,17 @@ function props(properties: Properties): Html {
   return html`<dl class="facts">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${v === null ? html`<span class="muted">null</span>` : String(v)}</dd>`)}</dl>`;
 }
 
-export function userPage(p: Project, userId: string, opts: { profile: Profile | null; groups: { groupId: string; properties: Properties }[]; summary: UserSummary | null; feed: FeedView; baseUrl: string }): Html {
+export function userPage(
+  p: Project,
+  userId: string,
+  opts: {
+    profile: Profile | null;
+    groups: { groupId: string; properties: Properties }[];
+    summary: UserSummary | null;
+    feed: FeedView;
+    baseUrl: string;
+  },
+): Html {
   return html`<header class="page-header">
   <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a> / <a href="/p/${seg(p.name)}/users">users</a></p>
   <h1>👤 ${userId}</h1>

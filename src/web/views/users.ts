@@ -29,11 +29,16 @@ export function userRow(project: string, u: UserSummary): Html {
 /** A page of rows; the last item links to the next page (htmx puts that page in its place). */
 export function userRows(project: string, users: UserSummary[], nextUrl: string | null): Html {
   return html`${users.map((u) => userRow(project, u))}${
-    nextUrl ? html`<li class="users-more"><a class="button secondary" href="${nextUrl}" hx-get="${nextUrl}" hx-target="closest li" hx-swap="outerHTML" data-testid="more-users">More users</a></li>` : ""
+    nextUrl
+      ? html`<li class="users-more"><a class="button secondary" href="${nextUrl}" hx-get="${nextUrl}" hx-target="closest li" hx-swap="outerHTML" data-testid="more-users">More users</a></li>`
+      : ""
   }`;
 }
 
-export function usersPage(p: Project, opts: { q: string; users: UserSummary[]; nextCursor: string | null; baseUrl: string }): Html {
+export function usersPage(
+  p: Project,
+  opts: { q: string; users: UserSummary[]; nextCursor: string | null; baseUrl: string },
+): Html {
   const base = `/p/${seg(p.name)}/users`;
   const next = opts.nextCursor ? `${base}${query({ q: opts.q, cursor: opts.nextCursor })}` : null;
   return html`<header class="page-header">
