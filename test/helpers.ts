@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { setLogLevel } from "../src/logger.ts";
+import { Conflict } from "../src/errors.ts";
 import { type Running, startServer } from "../src/server.ts";
 import { createDatabase, dropDatabase } from "./pg-cluster.ts";
 
@@ -43,9 +44,14 @@ export async function startTestServer(
     {},
   );
   const running = await startServer(config);
-  // Started again on its data directory (a restart), it makes another: live tokens' names are unique.
-  const taken = (await running.services.tokens.list()).filter((t) => t.name.startsWith("test")).length;
-  const token = (await running.services.tokens.create({ name: taken ? `test ${taken + 1}` : "test" })).token;
+  // Live tokens' names are unique: started again on its data (a restart), or beside another instance
+  // on one database (started at the same moment, so counting the others would not do), it names its own.
+  const token = (
+    await running.services.tokens.create({ name: "test" }).catch((error) => {
+      if (!(error instanceof Conflict)) throw error;
+      return running.services.tokens.create({ name: `test ${crypto.randomUUID().slice(0, 8)}` });
+    })
+  ).token;
   return {
     ...running,
     dataDir,

@@ -155,11 +155,11 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
     await a.services.accounts.createUser({ username: "leaver", password: "leaver password 1" }, "member");
     const browser = new Agent(b.url);
     await browser.login("leaver", "leaver password 1");
-    expect((await browser.request("/settings/api")).status).toBe(200);
+    expect((await browser.request("/settings/account")).status).toBe(200);
     const owner = (await a.services.accounts.list()).find((u) => u.role === "owner")!;
     const leaver = (await a.services.accounts.list()).find((u) => u.username === "leaver")!;
     await a.services.members.remove(leaver.id, owner);
-    expect((await browser.request("/settings/api")).status).toBe(303);
+    expect((await browser.request("/settings/account")).status).toBe(303);
   });
 
   test("failed sign-ins are limited across instances: the limit holds however they are spread", async () => {
