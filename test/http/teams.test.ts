@@ -201,6 +201,39 @@ describe("roles and project limits", () => {
     expect(await (await owner.request("/settings/api")).text()).toContain("shop widget");
   });
 
+  test("a limited token naming its project and another in one query (project=shop&project=blog) is refused", async () => {
+    const limited = (await server.services.tokens.create({ name: "shop only, twice", projects: ["shop"] })).token;
+    await post(server, "/v1/log", { project: "blog", channel: "drafts", event: "Unpublished draft", user_id: "ed" });
+    await post(server, "/send-metric", { project: "blog", title: "Drafts", value: 3 });
+    for (const path of [
+      "/v1/events?project=shop&project=blog",
+      "/v1/users?project=shop&project=blog",
+      "/v1/users/ed?project=shop&project=blog",
+      "/v1/metrics?project=shop&project=blog",
+      "/v1/metrics/history?project=shop&project=blog&title=Drafts",
+      "/v1/analytics/series?project=shop&project=blog",
+      "/v1/charts?project=shop&project=blog",
+      "/v1/alerts?project=shop&project=blog",
+      "/v1/integrations?project=shop&project=blog",
+      "/v1/stream?project=shop&project=blog",
+    ]) {
+      const answer = await fetch(server.url + path, { headers: { Authorization: `Bearer ${limited}` } });
+      const text = await answer.text();
+      expect({ path, status: answer.status, leak: /Unpublished|Drafts|"ed"/.test(text) }).toEqual({
+        path,
+        status: 403,
+        leak: false,
+      });
+    }
+    expect(
+      (
+        await fetch(`${server.url}/v1/events?project=shop&project=shop`, {
+          headers: { Authorization: `Bearer ${limited}` },
+        })
+      ).status,
+    ).toBe(200);
+  });
+
   test("a viewer reads but changes nothing, and is offered nothing to change", async () => {
     await server.services.accounts.createUser(person("vic"), "viewer");
     const vic = await signedIn(server, person("vic"));
