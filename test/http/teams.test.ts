@@ -288,6 +288,27 @@ describe("roles and project limits", () => {
     expect(kept.ended).toBe(false);
     kept.close();
   });
+
+  test("an API stream ends when its token loses the project it follows (its maker limited later)", async () => {
+    await server.services.accounts.createUser(person("tom"), "admin");
+    const tom = await signedIn(server, person("tom"));
+    const made = await (await form(tom, "/settings/api/tokens", { name: "tom's tail", kind: "full" })).text();
+    const token = /value="(sb_\w+)"/.exec(made)![1]!;
+    const auth = { Authorization: `Bearer ${token}` };
+    const shop = await openSse(`${server.url}/v1/stream?project=shop`, auth);
+    const everything = await openSse(`${server.url}/v1/stream`, auth);
+    const blog = await openSse(`${server.url}/v1/stream?project=blog`, auth);
+    expect([shop.response.status, everything.response.status, blog.response.status]).toEqual([200, 200, 200]);
+    const tomUser = (await server.services.accounts.list()).find((u) => u.username === "tom")!;
+    await server.services.members.change(null, tomUser.id, { role: "admin", projects: ["blog"] });
+    await eventually(() => expect([shop.ended, everything.ended]).toEqual([true, true]), 1500);
+    await post(server, "/v1/log", { project: "shop", channel: "sales", event: "Sale tom's token lost" });
+    await post(server, "/v1/log", { project: "blog", channel: "posts", event: "Post tom's token keeps" });
+    await eventually(() => expect(blog.frames.some((f) => f.data.includes("Post tom's token keeps"))).toBe(true));
+    expect([...shop.frames, ...everything.frames].some((f) => f.data.includes("Sale tom's token lost"))).toBe(false);
+    expect(blog.ended).toBe(false);
+    blog.close();
+  });
 });
 
 describe("one's own password", () => {
