@@ -285,7 +285,16 @@ describe("roles and project limits", () => {
     const leoUser = (await server.services.accounts.list()).find((u) => u.username === "leo")!;
     await server.services.members.change(null, leoUser.id, { role: "member", projects: ["blog"] });
     await eventually(() => expect(stream.ended).toBe(true), 1500);
-    expect(kept.ended).toBe(false);
+    // A page of a project still theirs goes on (reconnecting, as a browser does, if it was ended), and
+    // its toasts no longer tell of the project taken.
+    const live = kept.ended ? await openSse(`${server.url}/p/blog/live`, { Cookie: leo.cookieHeader() }) : kept;
+    expect(live.response.status).toBe(200);
+    await Bun.sleep(100);
+    await post(server, "/v1/log", { project: "shop", channel: "sales", event: "Sale after leo left", notify: true });
+    await post(server, "/v1/log", { project: "blog", channel: "posts", event: "Post leo sees", notify: true });
+    await eventually(() => expect(live.frames.some((f) => f.data.includes("Post leo sees"))).toBe(true));
+    expect(live.frames.map((f) => f.data).join("\n")).not.toContain("Sale after leo left");
+    live.close();
     kept.close();
   });
 
