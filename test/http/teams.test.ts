@@ -367,6 +367,21 @@ describe("one's own password", () => {
     expect((await new Agent(server.url).login("val", "val password 1")).status).toBe(401);
   });
 
+  test("guesses of the current password are limited like failed sign-ins", async () => {
+    const limited = await startTestServer({ "rate-limit-login": "3/m" });
+    try {
+      await limited.services.accounts.createUser(person("gus"), "member");
+      const gus = await signedIn(limited, person("gus"));
+      const change = (current: string) =>
+        form(gus, "/settings/account/password", { current, password: "gus password 2", confirm: "gus password 2" });
+      for (const guess of ["guess one", "guess two", "guess three"]) expect((await change(guess)).status).toBe(422);
+      expect((await change("gus password 1")).status).toBe(429);
+      expect((await change("guess four")).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
   test("without JavaScript the form posts as a page and comes back as one", async () => {
     const agent = await signedIn(server, OWNER);
     const res = await form(
