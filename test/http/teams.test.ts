@@ -277,6 +277,31 @@ describe("roles and project limits", () => {
     }
   });
 
+  test("a device's filters take no project its owner does not see, so they do not tell it exists", async () => {
+    const push = await startPushService();
+    try {
+      await server.services.accounts.createUser(person("dora"), "viewer", { projects: ["blog"] });
+      const dora = (await server.services.accounts.list()).find((u) => u.username === "dora")!;
+      const sub = push.subscribe();
+      const phone = await server.services.devices.register(dora, {
+        endpoint: sub.endpoint,
+        keys: sub.keys,
+        deviceName: "Dora's phone",
+      });
+      const agent = await signedIn(server, person("dora"));
+      const saved = await form(agent, `/settings/notifications/devices/${phone.id}/filters`, {
+        scope: ["shop", "blog", "no-such-project"],
+      });
+      expect(saved.status).toBe(200);
+      expect((await server.services.devices.get(dora, phone.id)).filterList).toEqual([
+        { project: "blog", channels: null },
+      ]);
+      expect(await (await agent.request("/settings/notifications")).text()).not.toMatch(/notifies about[^<]*shop/);
+    } finally {
+      await push.stop();
+    }
+  });
+
   test("a page of a project taken from someone stops: their live stream ends within a second", async () => {
     await server.services.accounts.createUser(person("leo"), "member", { projects: ["shop", "blog"] });
     const leo = await signedIn(server, person("leo"));
