@@ -201,6 +201,22 @@ describe("roles and project limits", () => {
     expect(await (await owner.request("/settings/api")).text()).toContain("shop widget");
   });
 
+  test("an admin made a member or a viewer loses the API tokens they made", async () => {
+    await server.services.accounts.createUser(person("dan"), "admin");
+    const dan = await signedIn(server, person("dan"));
+    const made = await (await form(dan, "/settings/api/tokens", { name: "dan's script", kind: "full" })).text();
+    const token = /value="(sb_\w+)"/.exec(made)![1]!;
+    const rule = { project: "shop", name: "Dan's rule", kind: "count", window: 3600, above: 100 };
+    expect((await post(server, "/v1/alerts", rule, token)).status).toBe(200);
+    const danUser = (await server.services.accounts.list()).find((u) => u.username === "dan")!;
+    const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
+    const changed = await server.services.members.change(owner, danUser.id, { role: "viewer", projects: null });
+    expect(changed.revokedTokens).toBe(1);
+    // A viewer changes nothing in the dashboard, nor through a token made while an admin.
+    expect((await post(server, "/v1/alerts", { ...rule, name: "Dan's second rule" }, token)).status).toBe(401);
+    expect((await server.services.tokens.list()).some((t) => t.name === "dan's script")).toBe(false);
+  });
+
   test("a limited token naming its project and another in one query (project=shop&project=blog) is refused", async () => {
     const limited = (await server.services.tokens.create({ name: "shop only, twice", projects: ["shop"] })).token;
     await post(server, "/v1/log", { project: "blog", channel: "drafts", event: "Unpublished draft", user_id: "ed" });
