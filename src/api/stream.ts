@@ -96,7 +96,7 @@ export function streamRoutes({ fanout, feed, projects, tokens }: Services, { str
       registry: streams,
       fanout,
       signal: request.signal,
-      credential: tokens.credential(scope),
+      credential: tokens.credential(scope, project?.name ?? null),
       start: (stream) => resume(stream, { feed, view, filter, lastSeen, limit: REPLAY_LIMIT, encode, reset }),
     });
   }

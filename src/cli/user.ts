@@ -89,7 +89,7 @@ export const user: Command = {
           projects: projects === undefined ? target.projects : projects,
         });
         console.log(
-          `"${changed.user.username}" is now ${changed.user.role}, seeing ${projectsText(changed.user.projects)}.${changed.revokedTokens ? ` ${changed.revokedTokens} public token(s) of other projects were revoked.` : ""}`,
+          `"${changed.user.username}" is now ${changed.user.role}, seeing ${projectsText(changed.user.projects)}.${changed.revokedTokens ? ` ${changed.revokedTokens} API token(s) they made were revoked (of projects no longer theirs, or all of them for one no longer an admin).` : ""}`,
         );
         return 0;
       }

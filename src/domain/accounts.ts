@@ -10,7 +10,7 @@ import type { Credential } from "../model/credential.ts";
 import type { Role, Session, User } from "../model/user.ts";
 import type { Store } from "../store/store.ts";
 import { audited, recordAudit } from "./audit.ts";
-import { reaches } from "./access.ts";
+import { within } from "./access.ts";
 import { projectIdsOf } from "./projects.ts";
 import { randomToken } from "./tokens.ts";
 import { validate } from "./validation.ts";
@@ -259,14 +259,19 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       return session;
     },
 
-    /** What keeps a dashboard's stream open: its session, not ended and not expired (and, for a project's page, the project still theirs). */
-    credential(session: Session, project?: string): Credential {
-      const key = `session:${session.sessionId}${project === undefined ? "" : `:${project}`}`;
+    /**
+     * What keeps a dashboard's stream open: its session, not ended and not expired, and every
+     * project its person saw when it opened still theirs (the page's own, and those its toasts come
+     * from). When one is taken from them, the stream ends; a page of a project still theirs
+     * reconnects at once and is told only of what they see now.
+     */
+    credential(session: Session): Credential {
+      const seen = session.user.projects;
+      const key = `session:${session.sessionId}:${seen === null ? "*" : seen.join(",")}`;
       const valid = async () => {
         if (!(await store.users.sessionActive(session.sessionId, Date.now()))) return false;
-        if (project === undefined) return true;
         const user = await store.users.findById(session.user.id);
-        return user !== null && reaches(user.projects, project);
+        return user !== null && within(seen, user.projects);
       };
       return { key, expiresAt: session.expiresAt, valid };
     },

@@ -71,7 +71,8 @@ export function memberService(store: Store) {
     /**
      * The owner (or the command line) changes someone's role and the projects they see. A person limited to fewer projects
      * loses them at once (open pages stop), and so do the API tokens they made: a full-access token
-     * keeps only the projects left to them, a public token of another project is revoked.
+     * keeps only the projects left to them, a public token of another project is revoked. An admin
+     * made a member or a viewer loses the API tokens they made (tokens are for admins).
      */
     async change(
       by: User | null,
@@ -92,17 +93,23 @@ export function memberService(store: Store) {
         async (tx, note) => {
           const projectIds = input.projects === null ? null : await projectIdsOf(tx, input.projects);
           const changes: string[] = [];
+          let revokedTokens = 0;
           if (role !== user.role) {
             await tx.users.setRole(id, role, now);
-            changes.push(`role ${user.role} → ${role}`);
+            // API tokens are an admin's: one who is no longer an admin no longer has the ones they made.
+            const revoked = hasRole(user, "admin") && role !== "admin" ? await tx.tokens.revokeCreatedBy(id, now) : 0;
+            revokedTokens += revoked;
+            changes.push(
+              `role ${user.role} → ${role}${revoked ? ` (${revoked} token${revoked === 1 ? "" : "s"} revoked)` : ""}`,
+            );
           }
-          let revokedTokens = 0;
           const projects = input.projects === null ? null : [...new Set(input.projects)].sort();
           if (projectsText(projects) !== projectsText(user.projects)) {
             await tx.users.setProjects(id, projectIds, now);
-            if (projectIds !== null) revokedTokens = await tx.tokens.narrowCreatedBy(id, projectIds, now);
+            const narrowed = projectIds === null ? 0 : await tx.tokens.narrowCreatedBy(id, projectIds, now);
+            revokedTokens += narrowed;
             changes.push(
-              `projects ${projectsText(user.projects)} → ${projectsText(projects)}${revokedTokens ? ` (${revokedTokens} public token${revokedTokens === 1 ? "" : "s"} revoked)` : ""}`,
+              `projects ${projectsText(user.projects)} → ${projectsText(projects)}${narrowed ? ` (${narrowed} public token${narrowed === 1 ? "" : "s"} revoked)` : ""}`,
             );
           }
           if (changes.length) note("member.changed", `user ${user.username}`, changes.join("; "));

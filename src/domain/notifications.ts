@@ -7,6 +7,7 @@ import { Lexer, type Token } from "marked";
 import { z } from "zod";
 import { NotFound, ValidationError } from "../errors.ts";
 import type { Repositories, Store } from "../store/store.ts";
+import { reaches } from "./access.ts";
 import { eventJson, type EventJson } from "./event-json.ts";
 import { authProblem, p256dhProblem, pushKey } from "./push-keys.ts";
 import { matchesRoute, routeFilter } from "./routing.ts";
@@ -236,7 +237,9 @@ export function deviceService(store: Store) {
 
     /**
      * `choices` are "project" or "project/channel" strings; none, or all projects whole, means
-     * everything. `route`: tags as "key:value" pairs and the least priority; absent, they stay.
+     * everything. A project the user does not see is left out, as one that does not exist is (so
+     * the device's list does not tell them it exists). `route`: tags as "key:value" pairs and the
+     * least priority; absent, they stay.
      */
     async setFilters(
       user: User,
@@ -264,7 +267,7 @@ export function deviceService(store: Store) {
       const byProject = new Map<string, string[] | null>();
       for (const choice of choices) {
         const [project, channel] = choice.split("/");
-        if (!project || !(await store.projects.findByName(project))) continue;
+        if (!project || !reaches(user.projects, project) || !(await store.projects.findByName(project))) continue;
         if (!channel) byProject.set(project, null);
         else if (byProject.get(project) !== null) byProject.set(project, [...(byProject.get(project) ?? []), channel]);
       }

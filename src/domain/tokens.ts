@@ -242,11 +242,22 @@ export function tokenService(store: Store) {
       return scope;
     },
 
-    /** What keeps a stream opened with this scope open: its token, not revoked. */
-    credential(scope: Scope): Credential | undefined {
+    /**
+     * What keeps a stream opened with this scope open: its token, not revoked, and still reaching
+     * what the stream shows: `project`, or every project (null). A token narrowed later (its maker
+     * limited to fewer projects) ends its streams of the projects it lost.
+     */
+    credential(scope: Scope, project: string | null): Credential | undefined {
       if (scope.tokenId === null) return undefined;
       const id = scope.tokenId;
-      return { key: `token:${id}`, valid: async () => (await store.tokens.findById(id))?.revokedAt === null };
+      const shown = project === null ? null : [project];
+      return {
+        key: `token:${id}:${project ?? "*"}`,
+        valid: async () => {
+          const row = await store.tokens.findById(id);
+          return row !== null && row.revokedAt === null && within(shown, row.projects);
+        },
+      };
     },
 
     /** Writes buffered last-used times; the server calls this every few seconds and at shutdown. */

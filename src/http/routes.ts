@@ -69,8 +69,13 @@ export type Context<A extends Access> = BaseContext &
           ? { body: unknown }
           : object);
 
-/** API: the project a request reaches (null: every project), asked only for a token limited to some projects. */
-export type ProjectOf = (ctx: BaseContext & { scope: Scope }) => string | null | Promise<string | null>;
+/**
+ * API: the project a request reaches (null: every project), or each project it names (every one
+ * must be reached); asked only for a token limited to some projects.
+ */
+export type ProjectOf = (
+  ctx: BaseContext & { scope: Scope },
+) => string | string[] | null | Promise<string | string[] | null>;
 
 /** An API route's entry in the OpenAPI document and the /docs page. */
 export type ApiDoc = {
@@ -181,7 +186,7 @@ function guarded(r: Route, { guard, web, metrics }: RouteChecks): (c: BaseContex
             throw new Forbidden(
               `This token is limited to some projects; ${r.method} ${r.path} reaches beyond them. Use a token that is not limited.`,
             );
-          assertTokenReaches(scope, await projectOf({ ...c, scope }));
+          for (const project of [await projectOf({ ...c, scope })].flat()) assertTokenReaches(scope, project);
         }
         const actor = {
           userId: null,
@@ -239,11 +244,16 @@ function assertSees(projects: string[], ...named: unknown[]): void {
   }
 }
 
-/** API: a route's project is its `project` query parameter, or `fallback` (the default project) without one. */
+/**
+ * API: a route's project is its `project` query parameter, or `fallback` (the default project) without one.
+ * Every `project` given is checked: one named twice (`project=a&project=b`) reaches both, whichever the handler reads.
+ */
 export const projectInQuery =
   (fallback: string | null = null): ProjectOf =>
-  ({ request }) =>
-    new URL(request.url).searchParams.get("project") ?? fallback;
+  ({ request }) => {
+    const named = new URL(request.url).searchParams.getAll("project");
+    return named.length ? named : fallback;
+  };
 
 /** API: a route's project is its JSON body's `project`, or `fallback`; read from a copy (the handler reads the body itself). */
 export const projectInBody =

@@ -7,7 +7,7 @@ import { field, fieldErrors } from "./form.ts";
 import type { Kit } from "./kit.ts";
 import { accountPage, auditPage, passwordForm } from "./views/account.ts";
 
-export function accountRoutes({ accounts, audit }: Services, kit: Kit): Route[] {
+export function accountRoutes({ accounts, audit, signIns }: Services, kit: Kit): Route[] {
   const nav = { section: "settings" as const };
   return [
     route({
@@ -26,13 +26,19 @@ export function accountRoutes({ accounts, audit }: Services, kit: Kit): Route[] 
           password: field(body, "password"),
           confirm: field(body, "confirm"),
         };
+        // A wrong current password counts as a failed sign-in from this address (charged before the
+        // check, given back when it was right): a session left open is no way to guess without limit.
+        const ip = actor.ip ?? "unknown";
+        await signIns?.take(ip);
         let form;
         try {
           await accounts.changePassword(session, input, actor.ip);
+          await signIns?.refund(ip);
           form = passwordForm({ changed: true });
         } catch (error) {
           const errors = fieldErrors(error);
           if (!errors) throw error;
+          if (!errors.current) await signIns?.refund(ip);
           form = passwordForm({ errors });
           // Without JavaScript the form posts as a page: it comes back as one, with its errors.
           return request.headers.get("hx-request") === "true"

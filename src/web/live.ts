@@ -122,7 +122,7 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
       registry: streams,
       fanout,
       signal: request.signal,
-      credential: accounts.credential(session, project.name),
+      credential: accounts.credential(session),
       async start(stream) {
         if (withMetrics)
           for (const m of await feed.listMetrics(project.name))

@@ -201,6 +201,55 @@ describe("roles and project limits", () => {
     expect(await (await owner.request("/settings/api")).text()).toContain("shop widget");
   });
 
+  test("an admin made a member or a viewer loses the API tokens they made", async () => {
+    await server.services.accounts.createUser(person("dan"), "admin");
+    const dan = await signedIn(server, person("dan"));
+    const made = await (await form(dan, "/settings/api/tokens", { name: "dan's script", kind: "full" })).text();
+    const token = /value="(sb_\w+)"/.exec(made)![1]!;
+    const rule = { project: "shop", name: "Dan's rule", kind: "count", window: 3600, above: 100 };
+    expect((await post(server, "/v1/alerts", rule, token)).status).toBe(200);
+    const danUser = (await server.services.accounts.list()).find((u) => u.username === "dan")!;
+    const owner = (await server.services.accounts.list()).find((u) => u.role === "owner")!;
+    const changed = await server.services.members.change(owner, danUser.id, { role: "viewer", projects: null });
+    expect(changed.revokedTokens).toBe(1);
+    // A viewer changes nothing in the dashboard, nor through a token made while an admin.
+    expect((await post(server, "/v1/alerts", { ...rule, name: "Dan's second rule" }, token)).status).toBe(401);
+    expect((await server.services.tokens.list()).some((t) => t.name === "dan's script")).toBe(false);
+  });
+
+  test("a limited token naming its project and another in one query (project=shop&project=blog) is refused", async () => {
+    const limited = (await server.services.tokens.create({ name: "shop only, twice", projects: ["shop"] })).token;
+    await post(server, "/v1/log", { project: "blog", channel: "drafts", event: "Unpublished draft", user_id: "ed" });
+    await post(server, "/send-metric", { project: "blog", title: "Drafts", value: 3 });
+    for (const path of [
+      "/v1/events?project=shop&project=blog",
+      "/v1/users?project=shop&project=blog",
+      "/v1/users/ed?project=shop&project=blog",
+      "/v1/metrics?project=shop&project=blog",
+      "/v1/metrics/history?project=shop&project=blog&title=Drafts",
+      "/v1/analytics/series?project=shop&project=blog",
+      "/v1/charts?project=shop&project=blog",
+      "/v1/alerts?project=shop&project=blog",
+      "/v1/integrations?project=shop&project=blog",
+      "/v1/stream?project=shop&project=blog",
+    ]) {
+      const answer = await fetch(server.url + path, { headers: { Authorization: `Bearer ${limited}` } });
+      const text = await answer.text();
+      expect({ path, status: answer.status, leak: /Unpublished|Drafts|"ed"/.test(text) }).toEqual({
+        path,
+        status: 403,
+        leak: false,
+      });
+    }
+    expect(
+      (
+        await fetch(`${server.url}/v1/events?project=shop&project=shop`, {
+          headers: { Authorization: `Bearer ${limited}` },
+        })
+      ).status,
+    ).toBe(200);
+  });
+
   test("a viewer reads but changes nothing, and is offered nothing to change", async () => {
     await server.services.accounts.createUser(person("vic"), "viewer");
     const vic = await signedIn(server, person("vic"));
@@ -244,6 +293,31 @@ describe("roles and project limits", () => {
     }
   });
 
+  test("a device's filters take no project its owner does not see, so they do not tell it exists", async () => {
+    const push = await startPushService();
+    try {
+      await server.services.accounts.createUser(person("dora"), "viewer", { projects: ["blog"] });
+      const dora = (await server.services.accounts.list()).find((u) => u.username === "dora")!;
+      const sub = push.subscribe();
+      const phone = await server.services.devices.register(dora, {
+        endpoint: sub.endpoint,
+        keys: sub.keys,
+        deviceName: "Dora's phone",
+      });
+      const agent = await signedIn(server, person("dora"));
+      const saved = await form(agent, `/settings/notifications/devices/${phone.id}/filters`, {
+        scope: ["shop", "blog", "no-such-project"],
+      });
+      expect(saved.status).toBe(200);
+      expect((await server.services.devices.get(dora, phone.id)).filterList).toEqual([
+        { project: "blog", channels: null },
+      ]);
+      expect(await (await agent.request("/settings/notifications")).text()).not.toMatch(/notifies about[^<]*shop/);
+    } finally {
+      await push.stop();
+    }
+  });
+
   test("a page of a project taken from someone stops: their live stream ends within a second", async () => {
     await server.services.accounts.createUser(person("leo"), "member", { projects: ["shop", "blog"] });
     const leo = await signedIn(server, person("leo"));
@@ -252,8 +326,38 @@ describe("roles and project limits", () => {
     const leoUser = (await server.services.accounts.list()).find((u) => u.username === "leo")!;
     await server.services.members.change(null, leoUser.id, { role: "member", projects: ["blog"] });
     await eventually(() => expect(stream.ended).toBe(true), 1500);
-    expect(kept.ended).toBe(false);
+    // A page of a project still theirs goes on (reconnecting, as a browser does, if it was ended), and
+    // its toasts no longer tell of the project taken.
+    const live = kept.ended ? await openSse(`${server.url}/p/blog/live`, { Cookie: leo.cookieHeader() }) : kept;
+    expect(live.response.status).toBe(200);
+    await Bun.sleep(100);
+    await post(server, "/v1/log", { project: "shop", channel: "sales", event: "Sale after leo left", notify: true });
+    await post(server, "/v1/log", { project: "blog", channel: "posts", event: "Post leo sees", notify: true });
+    await eventually(() => expect(live.frames.some((f) => f.data.includes("Post leo sees"))).toBe(true));
+    expect(live.frames.map((f) => f.data).join("\n")).not.toContain("Sale after leo left");
+    live.close();
     kept.close();
+  });
+
+  test("an API stream ends when its token loses the project it follows (its maker limited later)", async () => {
+    await server.services.accounts.createUser(person("tom"), "admin");
+    const tom = await signedIn(server, person("tom"));
+    const made = await (await form(tom, "/settings/api/tokens", { name: "tom's tail", kind: "full" })).text();
+    const token = /value="(sb_\w+)"/.exec(made)![1]!;
+    const auth = { Authorization: `Bearer ${token}` };
+    const shop = await openSse(`${server.url}/v1/stream?project=shop`, auth);
+    const everything = await openSse(`${server.url}/v1/stream`, auth);
+    const blog = await openSse(`${server.url}/v1/stream?project=blog`, auth);
+    expect([shop.response.status, everything.response.status, blog.response.status]).toEqual([200, 200, 200]);
+    const tomUser = (await server.services.accounts.list()).find((u) => u.username === "tom")!;
+    await server.services.members.change(null, tomUser.id, { role: "admin", projects: ["blog"] });
+    await eventually(() => expect([shop.ended, everything.ended]).toEqual([true, true]), 1500);
+    await post(server, "/v1/log", { project: "shop", channel: "sales", event: "Sale tom's token lost" });
+    await post(server, "/v1/log", { project: "blog", channel: "posts", event: "Post tom's token keeps" });
+    await eventually(() => expect(blog.frames.some((f) => f.data.includes("Post tom's token keeps"))).toBe(true));
+    expect([...shop.frames, ...everything.frames].some((f) => f.data.includes("Sale tom's token lost"))).toBe(false);
+    expect(blog.ended).toBe(false);
+    blog.close();
   });
 });
 
@@ -302,6 +406,21 @@ describe("one's own password", () => {
     expect((await there.request("/p/default")).headers.get("location")).toStartWith("/login");
     expect((await signedIn(server, { username: "val", password: "a new password 1" })).cookies.size).toBeGreaterThan(0);
     expect((await new Agent(server.url).login("val", "val password 1")).status).toBe(401);
+  });
+
+  test("guesses of the current password are limited like failed sign-ins", async () => {
+    const limited = await startTestServer({ "rate-limit-login": "3/m" });
+    try {
+      await limited.services.accounts.createUser(person("gus"), "member");
+      const gus = await signedIn(limited, person("gus"));
+      const change = (current: string) =>
+        form(gus, "/settings/account/password", { current, password: "gus password 2", confirm: "gus password 2" });
+      for (const guess of ["guess one", "guess two", "guess three"]) expect((await change(guess)).status).toBe(422);
+      expect((await change("gus password 1")).status).toBe(429);
+      expect((await change("guess four")).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
   });
 
   test("without JavaScript the form posts as a page and comes back as one", async () => {
