@@ -51,7 +51,7 @@ export async function alertsBenchmark(
 ): Promise<AlertsResult> {
   const dataDir = tempDir();
   const args = ["--data-dir", dataDir, ...store.args];
-  const token = Bun.spawnSync([...binary, "token", "create", "--name", "alerts", ...args])
+  const token = Bun.spawnSync([...binary, "token", "create", "--init", "--name", "alerts", ...args])
     .stdout.toString()
     .trim()
     .split("\n")

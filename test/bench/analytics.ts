@@ -106,7 +106,7 @@ export async function analyticsBenchmark(
 ): Promise<AnalyticsResult> {
   console.error(`  seeding ${options.events.toLocaleString("en-US")} events (${store.name})...`);
   await store.seed();
-  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", ...store.args])
+  const token = Bun.spawnSync([...binary, "token", "create", "--init", "--name", "bench", ...store.args])
     .stdout.toString()
     .trim()
     .split("\n")

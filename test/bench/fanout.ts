@@ -61,14 +61,17 @@ export async function fanoutBenchmark(
   opts: { rounds: number; seconds: number },
 ): Promise<(string | number)[][]> {
   const dataDir = tempDir();
-  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", dataDir])
+  const token = Bun.spawnSync([...binary, "token", "create", "--init", "--name", "bench", "--data-dir", dataDir])
     .stdout.toString()
     .trim()
     .split("\n")
     .at(-1)!;
-  Bun.spawnSync([...binary, "user", "create", BENCH_OWNER.username, "--password-stdin", "--data-dir", dataDir], {
-    stdin: new TextEncoder().encode(BENCH_OWNER.password),
-  });
+  Bun.spawnSync(
+    [...binary, "user", "create", "--init", BENCH_OWNER.username, "--password-stdin", "--data-dir", dataDir],
+    {
+      stdin: new TextEncoder().encode(BENCH_OWNER.password),
+    },
+  );
   const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], {
     SIGNALBOARD_LOG_LEVEL: "info",
   });

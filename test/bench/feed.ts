@@ -34,7 +34,7 @@ export async function feedBenchmark(
   const args = store?.args ?? ["--data-dir", dataDir];
   console.error(`seeding ${events.toLocaleString("en-US")} events...`);
   const { seconds } = store ? await store.seed() : await seed(dataDir, events);
-  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", ...args])
+  const token = Bun.spawnSync([...binary, "token", "create", "--init", "--name", "bench", ...args])
     .stdout.toString()
     .trim()
     .split("\n")

@@ -114,7 +114,7 @@ function versus(
  */
 function bareInsert(binary: string[], sync: "full" | "normal", seconds: number): number {
   const dataDir = tempDir();
-  Bun.spawnSync([...binary, "project", "create", "default", "--data-dir", dataDir]); // the schema, and the project
+  Bun.spawnSync([...binary, "project", "create", "--init", "default", "--data-dir", dataDir]); // the schema, and the project
   const db = new Database(join(dataDir, "signalboard.db"));
   db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${sync.toUpperCase()}; PRAGMA busy_timeout = 5000`);
   const project = db.query<{ id: number }, []>("SELECT id FROM projects WHERE name = 'default'").get()!.id;
@@ -149,7 +149,7 @@ function bareInsert(binary: string[], sync: "full" | "normal", seconds: number):
 
 export async function ingestBenchmark({ rounds, seconds, binary }: IngestOptions): Promise<IngestResult> {
   const dataDir = tempDir();
-  const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", dataDir])
+  const token = Bun.spawnSync([...binary, "token", "create", "--init", "--name", "bench", "--data-dir", dataDir])
     .stdout.toString()
     .trim()
     .split("\n")

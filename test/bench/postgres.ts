@@ -116,7 +116,16 @@ export async function postgresIngest({ rounds, seconds, binary }: Omit<Options, 
   };
   try {
     const sqliteDir = tempDir();
-    const sqliteToken = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--data-dir", sqliteDir])
+    const sqliteToken = Bun.spawnSync([
+      ...binary,
+      "token",
+      "create",
+      "--init",
+      "--name",
+      "bench",
+      "--data-dir",
+      sqliteDir,
+    ])
       .stdout.toString()
       .trim()
       .split("\n")
@@ -133,7 +142,16 @@ export async function postgresIngest({ rounds, seconds, binary }: Omit<Options, 
     ];
     for (const count of [1, 2, 3]) {
       const database = await createDatabase(clusterUrl, `bench${count}`);
-      const token = Bun.spawnSync([...binary, "token", "create", "--name", "bench", "--database-url", database])
+      const token = Bun.spawnSync([
+        ...binary,
+        "token",
+        "create",
+        "--init",
+        "--name",
+        "bench",
+        "--database-url",
+        database,
+      ])
         .stdout.toString()
         .trim()
         .split("\n")
@@ -291,7 +309,7 @@ export async function postgresBenchmark(
 /** The bench data set (as seed.ts makes it for SQLite) in PostgreSQL: in a few statements, ids from the counter. */
 export async function seedPostgres(binary: string[], url: string, count: number): Promise<{ seconds: number }> {
   const started = performance.now();
-  Bun.spawnSync([...binary, "project", "create", "bench", "--database-url", url]); // migrates, and the project
+  Bun.spawnSync([...binary, "project", "create", "--init", "bench", "--database-url", url]); // migrates, and the project
   const user = Bun.spawn(
     [...binary, "user", "create", BENCH_OWNER.username, "--owner", "--password-stdin", "--database-url", url],
     { stdin: "pipe" },

@@ -24,12 +24,12 @@ export type StallResult = {
 export async function stallBenchmark(binary: string[], store: { name: string; args: string[] }): Promise<StallResult> {
   const dataDir = tempDir();
   const args = ["--data-dir", dataDir, ...store.args];
-  const token = Bun.spawnSync([...binary, "token", "create", "--name", "stall", ...args])
+  const token = Bun.spawnSync([...binary, "token", "create", "--init", "--name", "stall", ...args])
     .stdout.toString()
     .trim()
     .split("\n")
     .at(-1)!;
-  Bun.spawnSync([...binary, "user", "create", BENCH_OWNER.username, "--owner", "--password-stdin", ...args], {
+  Bun.spawnSync([...binary, "user", "create", "--init", BENCH_OWNER.username, "--owner", "--password-stdin", ...args], {
     stdin: new TextEncoder().encode(BENCH_OWNER.password),
   });
   const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", ...args], {
