@@ -13,7 +13,7 @@ describe.skipIf(!CLUSTER)("the teams migration on PostgreSQL", () => {
     const url = await createDatabase(CLUSTER!);
     const sql = new SQL(url);
     try {
-      const before = journal.entries.findIndex((e) => e.tag === "0006_teams");
+      const before = journal.entries.findIndex((e) => e.tag === "0007_teams");
       await sql`CREATE TABLE __migrations (tag text PRIMARY KEY, applied_at bigint NOT NULL)`;
       for (const { tag } of journal.entries.slice(0, before)) {
         for (const statement of MIGRATIONS[tag]!.split("--> statement-breakpoint"))
