@@ -560,6 +560,22 @@ describe("the audit trail", () => {
       method: "DELETE",
       headers: { Authorization: `Bearer ${api}`, ...viaProxy("203.0.113.30") },
     });
+    const made = await fetch(`${server.url}/v1/integrations`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${api}`, "Content-Type": "application/json", ...viaProxy("203.0.113.30") },
+      body: JSON.stringify({
+        project: "default",
+        kind: "webhook",
+        name: "ci",
+        config: { url: "http://127.0.0.1:9/ci" },
+      }),
+    });
+    const ci = ((await made.json()) as { integration: { id: number } }).integration.id;
+    await fetch(`${server.url}/v1/integrations/${ci}`, {
+      method: "PATCH",
+      headers: { Authorization: `Bearer ${api}`, "Content-Type": "application/json", ...viaProxy("203.0.113.30") },
+      body: JSON.stringify({ name: "deploys", filter: { min_priority: 4 } }),
+    });
 
     const trail = (await entries()).reverse().filter((e) => e.id > since);
     expect(trail.map((e) => [e.action, e.actor, e.subject, e.detail])).toEqual([
@@ -577,6 +593,8 @@ describe("the audit trail", () => {
       ["alert.created", "token “ops bot”", `alert rule “Backups” (${rule.json.alert.id}) of default`, "absence"],
       ["alert.changed", "token “ops bot”", `alert rule “Backups” (${rule.json.alert.id}) of default`, "paused"],
       ["alert.deleted", "token “ops bot”", `alert rule “Backups” (${rule.json.alert.id}) of default`, null],
+      ["integration.created", "token “ops bot”", `integration “ci” (${ci}) of default`, "webhook"],
+      ["integration.changed", "token “ops bot”", `integration “deploys” (${ci}) of default`, "name, filter"],
     ]);
     expect(new Set(trail.filter((e) => e.actor === "owner").map((e) => e.ip))).toEqual(new Set(["203.0.113.20"]));
     expect(trail.at(-1)!.ip).toBe("203.0.113.30");
