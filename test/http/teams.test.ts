@@ -262,6 +262,20 @@ describe("roles and project limits", () => {
     expect((await vic.request("/settings")).headers.get("location")).toBe("/settings/account");
   });
 
+  test("Settings → Notifications links to Integrations only for those who may open it", async () => {
+    await server.services.accounts.createUser(person("mia"), "member");
+    const mia = await signedIn(server, person("mia"));
+    expect((await mia.request("/settings/integrations")).status).toBe(403);
+    const text = await (await mia.request("/settings/notifications")).text();
+    // The settings tab is hidden by the role's style; no other link leads there.
+    expect(text.match(/<a [^>]*href="\/settings\/integrations"[^>]*>/g)).toEqual([
+      '<a href="/settings/integrations" class="needs-admin">',
+    ]);
+    expect(text).toContain("an admin adds them");
+    const mine = await (await owner.request("/settings/notifications")).text();
+    expect(mine).toContain('<a href="/settings/integrations">Integrations</a> instead');
+  });
+
   test("live pages and pushes tell someone limited only of their projects", async () => {
     const push = await startPushService();
     try {
