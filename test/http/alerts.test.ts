@@ -381,6 +381,37 @@ describe("the Alerts page's form", () => {
     expect((await call(server, { path: `/v1/alerts/${gauge.id}` })).json.alert.metric).toBe("Not set yet");
   });
 
+  test("a schedule that is not one is named in the message shown next to its field", async () => {
+    const agent = await signedIn(server, owner);
+    const answer = await agent.request("/p/ops/alerts", {
+      method: "POST",
+      form: {
+        _csrf: await agent.csrf(),
+        name: "Seconds",
+        kind: "absence",
+        channel: "",
+        event: "",
+        tags: "",
+        schedule: "cron",
+        period: "",
+        cron: "0 3 * * * *",
+        tz: "UTC",
+        grace: "",
+        window: "",
+        compare: "above",
+        limit: "",
+        repeat: "",
+      },
+    });
+    expect(answer.status).toBe(422);
+    // The form shows the message alone, without the API's "cron: " before it: it says what it is about.
+    expect(await answer.text()).toContain(
+      "&quot;0 3 * * * *&quot; is not a cron schedule (6 fields, a sixth for seconds); five fields:",
+    );
+    const single = await make({ name: "x", kind: "absence", cron: "daily" });
+    expect(single.json.message).toStartWith('cron: "daily" is not a cron schedule (1 field); five fields:');
+  });
+
   test("keeps a tag value with a space: shown in quotes, saved unchanged, and typed that way", async () => {
     const agent = await signedIn(server, owner);
     const csrf = await agent.csrf();
