@@ -191,6 +191,13 @@ describe("roles and project limits", () => {
     });
     expect(read.status).toBe(403);
     expect((await read.json()).message).toContain('This token is limited to project "blog"');
+    // A metric sent without a project would go to the default project, which it cannot reach: the
+    // answer says to name a project, rather than naming one the caller never mentioned.
+    const metric = await post(server, "/send-metric", { title: "Active users", value: 3 }, fullToken);
+    expect(metric.status).toBe(403);
+    expect(metric.json.message).toBe(
+      'This token is limited to project "blog", and a metric sent without a project goes to the default project, "default": name one of them ("project": "blog").',
+    );
     // Made now, a full-access token is limited from the start, and the list says so.
     const later = await (await form(tess, "/settings/api/tokens", { name: "tess later", kind: "full" })).text();
     expect(later).toContain("your projects only (blog)");
