@@ -267,6 +267,23 @@ describe("roles and project limits", () => {
     expect((await form(vic, "/p/shop/retention", { days: "3" })).status).toBe(403);
     expect((await server.services.projects.requireProject("shop")).retentionDays).toBeNull();
     expect((await vic.request("/settings")).headers.get("location")).toBe("/settings/account");
+    // The Alerts page lists the rules; a rule's name leads members to its form, which a viewer is refused.
+    const rule = await server.services.alerts.create({
+      project: "shop",
+      name: "Quiet shop",
+      kind: "count",
+      filter: { channel: "orders" },
+      window: 3600,
+      below: 1,
+    });
+    expect((await vic.request(`/p/shop/alerts/${rule.id}`)).status).toBe(403);
+    for (const path of ["/p/shop/alerts", "/p/shop/alerts/list"]) {
+      const list = await (await vic.request(path)).text();
+      expect(list).toContain('<span class="alert-name">Quiet shop</span>');
+      expect(list).not.toContain('<a class="alert-name"'); // Edit, among the members' controls, is hidden by the role's style
+    }
+    const owners = await (await owner.request("/p/shop/alerts")).text();
+    expect(owners).toContain(`<a class="alert-name" href="/p/shop/alerts/${rule.id}">Quiet shop</a>`);
   });
 
   test("Settings → Notifications links to Integrations only for those who may open it", async () => {
