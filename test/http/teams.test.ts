@@ -282,6 +282,15 @@ describe("roles and project limits", () => {
       expect(list).toContain('<span class="alert-name">Quiet shop</span>');
       expect(list).not.toContain('<a class="alert-name"'); // Edit, among the members' controls, is hidden by the role's style
     }
+    // A funnel's dropped users lead back to the builder, which a viewer may not open: they go back to the charts.
+    const dropped = "/p/shop/funnel/dropped?kind=funnel&range=30&step=Signed+up&step=Paid&window=604800&at=2";
+    expect((await vic.request("/p/shop/charts/new?kind=funnel")).status).toBe(403);
+    const theirs = await (await vic.request(dropped)).text();
+    expect(theirs).toContain('<p class="crumbs"><a href="/p/shop">shop</a> / <a href="/p/shop/charts">charts</a></p>');
+    expect(theirs).not.toContain("/charts/new");
+    expect(await (await owner.request(dropped)).text()).toContain(
+      '<a href="/p/shop/charts/new?kind=funnel&amp;range=30&amp;step=Signed+up&amp;step=Paid&amp;window=604800">funnel</a>',
+    );
     const owners = await (await owner.request("/p/shop/alerts")).text();
     expect(owners).toContain(`<a class="alert-name" href="/p/shop/alerts/${rule.id}">Quiet shop</a>`);
   });
