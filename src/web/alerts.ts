@@ -187,9 +187,11 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       access: "viewer",
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
+        const [rules, channels] = await Promise.all([alerts.list(project.name), projects.channels(project.name)]);
+        const hasNotices = channels.some((c) => c.name === "alerts");
         return kit.page(
           session,
-          alertsPage(project, await alerts.list(project.name), session.csrfToken, session.user.role !== "viewer"),
+          alertsPage(project, rules, session.csrfToken, session.user.role !== "viewer", hasNotices),
           {
             title: `Alerts · ${project.name}`,
             nav: { project },

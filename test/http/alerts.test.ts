@@ -381,6 +381,19 @@ describe("the Alerts page's form", () => {
     expect((await call(server, { path: `/v1/alerts/${gauge.id}` })).json.alert.metric).toBe("Not set yet");
   });
 
+  test("Notices links to the alerts channel once it exists, never to a page that says it does not", async () => {
+    const agent = await signedIn(server, owner);
+    await server.services.projects.create("fresh");
+    const rule = (await make({ project: "fresh", name: "Fresh", kind: "count", window: 60, above: 100 })).json.alert;
+    expect((await agent.request("/p/fresh/c/alerts")).status).toBe(404);
+    expect(await (await agent.request("/p/fresh/alerts")).text()).not.toContain('href="/p/fresh/c/alerts"');
+    await server.services.alerts.runner.test(await server.services.alerts.get(rule.id));
+    expect((await agent.request("/p/fresh/c/alerts")).status).toBe(200);
+    expect(await (await agent.request("/p/fresh/alerts")).text()).toContain(
+      '<a class="button secondary small" href="/p/fresh/c/alerts">Notices</a>',
+    );
+  });
+
   test("a schedule that is not one is named in the message shown next to its field", async () => {
     const agent = await signedIn(server, owner);
     const answer = await agent.request("/p/ops/alerts", {

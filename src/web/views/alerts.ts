@@ -44,14 +44,21 @@ export function alertRows(project: Project, rules: Alert[], csrf: string, mayEdi
   )}</ul>`;
 }
 
-export function alertsPage(project: Project, rules: Alert[], csrf: string, mayEdit: boolean): Html {
+/** `hasNotices`: whether the alerts channel exists yet (it is made by the first notice). */
+export function alertsPage(
+  project: Project,
+  rules: Alert[],
+  csrf: string,
+  mayEdit: boolean,
+  hasNotices: boolean,
+): Html {
   const base = `/p/${seg(project.name)}`;
   return html`<header class="page-header">
   <p class="crumbs"><a href="${base}">${project.name}</a></p>
   <h1>Alerts</h1>
   <div class="actions">
     <a class="button small needs-member" href="${base}/alerts/new" data-testid="new-alert">New alert rule</a>
-    <a class="button secondary small" href="${base}/c/alerts">Notices</a>
+    ${hasNotices ? html`<a class="button secondary small" href="${base}/c/alerts">Notices</a>` : ""}
   </div>
 </header>
 ${alertRows(project, rules, csrf, mayEdit)}`;
