@@ -55,7 +55,7 @@ export const integration: Command = {
     });
     const [action, id, ...extra] = positionals;
     if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
-    const config = configFrom(values);
+    const config = configFrom(values, { installed: true });
     if (action === "add") {
       for (const flag of ["project", "kind", "name", "config"] as const)
         if (!values[flag]) throw new UsageError(`--${flag} is required`);

@@ -34,12 +34,27 @@ export function within(inner: string[] | null, outer: string[] | null): boolean 
  */
 export function assertTokenReaches(scope: Scope, project: string | null): void {
   if (scope.kind !== "full" || !scope.projects) return;
-  const list = scope.projects.length
-    ? `project${scope.projects.length === 1 ? "" : "s"} ${scope.projects.map((p) => `"${p}"`).join(", ")}`
-    : "no project (its projects were deleted)";
+  const list = reachList(scope.projects);
   if (project === null) throw new Forbidden(`This token is limited to ${list}: name one of them (project=NAME).`);
   if (!scope.projects.includes(project))
     throw new Forbidden(`This token is limited to ${list}; it cannot reach "${project}".`);
+}
+
+const reachList = (projects: string[]) =>
+  projects.length
+    ? `project${projects.length === 1 ? "" : "s"} ${projects.map((p) => `"${p}"`).join(", ")}`
+    : "no project (its projects were deleted)";
+
+/**
+ * A metric sent without a project goes to the default project: a token limited to others is told to
+ * name one of its own, rather than refused a project the caller never named.
+ */
+export function assertTokenReachesDefault(scope: Scope, defaultProject: string): void {
+  if (scope.kind !== "full" || !scope.projects || scope.projects.includes(defaultProject)) return;
+  const first = scope.projects[0];
+  throw new Forbidden(
+    `This token is limited to ${reachList(scope.projects)}, and a metric sent without a project goes to the default project, "${defaultProject}": name one of them${first ? ` ("project": "${first}")` : ""}.`,
+  );
 }
 
 /** Events: a public token may send only into its project, and its channel when it has one. */

@@ -104,7 +104,8 @@ export function specOf(f: z.output<typeof alertChanges> & { name: string; kind: 
         const fields = f.cron.trim().split(/\s+/).length;
         try {
           // Five fields, as crontab has them: croner also takes seconds (a sixth, "every second"), which no rule can mean.
-          if (fields !== 5 && !f.cron.trim().startsWith("@")) throw new Error(`${fields} fields`);
+          if (fields !== 5 && !f.cron.trim().startsWith("@"))
+            throw new Error(`${fields} field${fields === 1 ? "" : "s"}${fields === 6 ? ", a sixth for seconds" : ""}`);
           // A schedule that never comes (the 31st of February) is refused: nothing could be due, and croner looks years ahead for it at every check.
           if (!new Cron(f.cron, { timezone: tz, paused: true }).nextRun())
             issues.push(
@@ -117,7 +118,7 @@ export function specOf(f: z.output<typeof alertChanges> & { name: string; kind: 
           issues.push(
             issue(
               "cron",
-              `is not a cron schedule (${(error as Error).message}); five fields: minute hour day month weekday, as in "0 3 * * *"`,
+              `${JSON.stringify(f.cron)} is not a cron schedule (${(error as Error).message}); five fields: minute hour day month weekday, as in "0 3 * * *"`,
             ),
           );
         }

@@ -3,7 +3,7 @@
 // it is on disk.
 import type { Announce } from "../live/hub.ts";
 import type { Scope } from "../model/access.ts";
-import { assertCanNotify, assertCanSendEvent, assertCanWriteProject } from "./access.ts";
+import { assertCanNotify, assertCanSendEvent, assertCanWriteProject, assertTokenReachesDefault } from "./access.ts";
 import {
   type GroupInput,
   type IdentifyInput,
@@ -86,6 +86,7 @@ export function ingestService({ run, announce, defaultProject, baseUrl }: Ingest
       input: MetricInput,
       { idempotency, signal, now = Date.now() }: WriteOptions = {},
     ): Promise<Written<Metric>> {
+      if (input.project === undefined) assertTokenReachesDefault(scope, defaultProject);
       const project = input.project ?? (scope.kind === "public" ? scope.project : defaultProject);
       assertCanWriteProject(scope, project, "metrics");
       const written = await run("recordMetric", { input, project, idempotency, now }, signal);

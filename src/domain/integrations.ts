@@ -164,7 +164,9 @@ export function integrationService(store: Store) {
     const integration = await store.notifications.integration(id);
     const project = integration && (await store.projects.findById(integration.projectId));
     if (!integration || !project)
-      throw new NotFound(`There is no integration ${id}: list them with GET /v1/integrations?project=NAME.`);
+      throw new NotFound(
+        `There is no integration ${id}; signalboard integration list shows their ids (GET /v1/integrations?project=NAME in the API).`,
+      );
     return { integration, project: project.name };
   }
 

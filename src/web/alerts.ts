@@ -187,10 +187,16 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       access: "viewer",
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
-        return kit.page(session, alertsPage(project, await alerts.list(project.name), session.csrfToken), {
-          title: `Alerts · ${project.name}`,
-          nav: { project },
-        });
+        const [rules, channels] = await Promise.all([alerts.list(project.name), projects.channels(project.name)]);
+        const hasNotices = channels.some((c) => c.name === "alerts");
+        return kit.page(
+          session,
+          alertsPage(project, rules, session.csrfToken, session.user.role !== "viewer", hasNotices),
+          {
+            title: `Alerts · ${project.name}`,
+            nav: { project },
+          },
+        );
       },
     }),
     route({
@@ -199,7 +205,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       access: "viewer",
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
-        return kit.fragment(alertRows(project, await alerts.list(project.name), session.csrfToken));
+        return kit.fragment(
+          alertRows(project, await alerts.list(project.name), session.csrfToken, session.user.role !== "viewer"),
+        );
       },
     }),
     route({
@@ -246,7 +254,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
           const project = await kit.project(params.project!);
           const rule = await ruleOf(project, params.id!);
           await alerts.update(rule.id, { paused: action === "pause" }, actor);
-          return kit.fragment(alertRows(project, await alerts.list(project.name), session.csrfToken));
+          return kit.fragment(
+            alertRows(project, await alerts.list(project.name), session.csrfToken, session.user.role !== "viewer"),
+          );
         },
       }),
     ),

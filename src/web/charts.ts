@@ -345,7 +345,14 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
         const next = page.nextCursor
           ? `/p/${seg(project.name)}/funnel/dropped${queryOfFields({ ...question, at: String(at), cursor: page.nextCursor })}`
           : null;
-        const back = `/p/${seg(project.name)}/charts/new${queryOfFields({ ...question, kind: "funnel" })}`;
+        // Back to the builder with this funnel, for those who may build charts; a viewer, who may not, goes to the charts.
+        const back =
+          session.user.role === "viewer"
+            ? { href: `/p/${seg(project.name)}/charts`, label: "charts" }
+            : {
+                href: `/p/${seg(project.name)}/charts/new${queryOfFields({ ...question, kind: "funnel" })}`,
+                label: "funnel",
+              };
         return kit.page(session, droppedPage(project, { funnel, at, users: page.users, next, back }), {
           title: `Dropped · ${project.name}`,
           nav: { project },

@@ -34,10 +34,19 @@ export function notificationRoutes({ devices, projects, vapid, config }: Service
           vapid(),
         ]);
         const mine = visibleTo(session.user, withChannels, (p) => p.project.name);
-        return kit.page(session, notificationsPage({ devices: list, projects: mine, vapidKey: keys.publicKey }), {
-          title: "Notifications",
-          nav,
-        });
+        return kit.page(
+          session,
+          notificationsPage({
+            devices: list,
+            projects: mine,
+            vapidKey: keys.publicKey,
+            managesIntegrations: session.user.role === "owner" || session.user.role === "admin",
+          }),
+          {
+            title: "Notifications",
+            nav,
+          },
+        );
       },
     }),
     route({

@@ -344,7 +344,10 @@ describe("integrations from the shell", () => {
 
       expect((await cli("integration", "remove", id)).code).toBe(0);
       expect((await cli("integration", "list")).stdout).not.toContain("Shell hook");
-      expect((await cli("integration", "remove", id)).code).toBe(1);
+      const gone = await cli("integration", "remove", id);
+      expect(gone.code).toBe(1);
+      // The shell is told of the command that lists them, not only of the API's route.
+      expect(gone.stderr).toContain(`There is no integration ${id}; signalboard integration list shows their ids`);
       for (const usage of [
         ["integration"],
         ["integration", "remove"],

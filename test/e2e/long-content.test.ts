@@ -98,6 +98,33 @@ describeBrowser("long content", () => {
     );
   }, 30_000);
 
+  test("375 px: a saved chart's long name wraps in its card on the project's dashboard", async () => {
+    const server = await pool.withOwner();
+    const name = `Signups${"AndUpgrades".repeat(8)}`; // 95 characters, one word
+    await post(server, "/v1/log", { project: "default", channel: "signups", event: "Signed up" });
+    await post(server, "/v1/charts", {
+      project: "default",
+      kind: "series",
+      name,
+      definition: { event: "Signed up", last_days: 7 },
+      position: 0,
+    });
+    await withPage(
+      browser,
+      "long-chart-name-phone",
+      async (page) => {
+        await signIn(page, server);
+        await page.goto(`${server.url}/p/default`);
+        const title = page.locator(".chart-card h2", { hasText: name });
+        await title.waitFor();
+        expect(await sideways(page)).toBe(0);
+        const box = await title.boundingBox();
+        expect(box!.x + box!.width).toBeLessThanOrEqual(PHONE.width);
+      },
+      { viewport: PHONE },
+    );
+  }, 30_000);
+
   test("a long tag value is cut in the feed's chip, with the whole key: value as its tooltip; the event page lists it whole, with a copy button", async () => {
     const server = await pool.withOwner();
     const { id } = await post(server, "/v1/log", {

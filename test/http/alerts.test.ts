@@ -381,6 +381,50 @@ describe("the Alerts page's form", () => {
     expect((await call(server, { path: `/v1/alerts/${gauge.id}` })).json.alert.metric).toBe("Not set yet");
   });
 
+  test("Notices links to the alerts channel once it exists, never to a page that says it does not", async () => {
+    const agent = await signedIn(server, owner);
+    await server.services.projects.create("fresh");
+    const rule = (await make({ project: "fresh", name: "Fresh", kind: "count", window: 60, above: 100 })).json.alert;
+    expect((await agent.request("/p/fresh/c/alerts")).status).toBe(404);
+    expect(await (await agent.request("/p/fresh/alerts")).text()).not.toContain('href="/p/fresh/c/alerts"');
+    await server.services.alerts.runner.test(await server.services.alerts.get(rule.id));
+    expect((await agent.request("/p/fresh/c/alerts")).status).toBe(200);
+    expect(await (await agent.request("/p/fresh/alerts")).text()).toContain(
+      '<a class="button secondary small" href="/p/fresh/c/alerts">Notices</a>',
+    );
+  });
+
+  test("a schedule that is not one is named in the message shown next to its field", async () => {
+    const agent = await signedIn(server, owner);
+    const answer = await agent.request("/p/ops/alerts", {
+      method: "POST",
+      form: {
+        _csrf: await agent.csrf(),
+        name: "Seconds",
+        kind: "absence",
+        channel: "",
+        event: "",
+        tags: "",
+        schedule: "cron",
+        period: "",
+        cron: "0 3 * * * *",
+        tz: "UTC",
+        grace: "",
+        window: "",
+        compare: "above",
+        limit: "",
+        repeat: "",
+      },
+    });
+    expect(answer.status).toBe(422);
+    // The form shows the message alone, without the API's "cron: " before it: it says what it is about.
+    expect(await answer.text()).toContain(
+      "&quot;0 3 * * * *&quot; is not a cron schedule (6 fields, a sixth for seconds); five fields:",
+    );
+    const single = await make({ name: "x", kind: "absence", cron: "daily" });
+    expect(single.json.message).toStartWith('cron: "daily" is not a cron schedule (1 field); five fields:');
+  });
+
   test("keeps a tag value with a space: shown in quotes, saved unchanged, and typed that way", async () => {
     const agent = await signedIn(server, owner);
     const csrf = await agent.csrf();

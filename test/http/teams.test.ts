@@ -191,6 +191,13 @@ describe("roles and project limits", () => {
     });
     expect(read.status).toBe(403);
     expect((await read.json()).message).toContain('This token is limited to project "blog"');
+    // A metric sent without a project would go to the default project, which it cannot reach: the
+    // answer says to name a project, rather than naming one the caller never mentioned.
+    const metric = await post(server, "/send-metric", { title: "Active users", value: 3 }, fullToken);
+    expect(metric.status).toBe(403);
+    expect(metric.json.message).toBe(
+      'This token is limited to project "blog", and a metric sent without a project goes to the default project, "default": name one of them ("project": "blog").',
+    );
     // Made now, a full-access token is limited from the start, and the list says so.
     const later = await (await form(tess, "/settings/api/tokens", { name: "tess later", kind: "full" })).text();
     expect(later).toContain("your projects only (blog)");
@@ -260,6 +267,46 @@ describe("roles and project limits", () => {
     expect((await form(vic, "/p/shop/retention", { days: "3" })).status).toBe(403);
     expect((await server.services.projects.requireProject("shop")).retentionDays).toBeNull();
     expect((await vic.request("/settings")).headers.get("location")).toBe("/settings/account");
+    // The Alerts page lists the rules; a rule's name leads members to its form, which a viewer is refused.
+    const rule = await server.services.alerts.create({
+      project: "shop",
+      name: "Quiet shop",
+      kind: "count",
+      filter: { channel: "orders" },
+      window: 3600,
+      below: 1,
+    });
+    expect((await vic.request(`/p/shop/alerts/${rule.id}`)).status).toBe(403);
+    for (const path of ["/p/shop/alerts", "/p/shop/alerts/list"]) {
+      const list = await (await vic.request(path)).text();
+      expect(list).toContain('<span class="alert-name">Quiet shop</span>');
+      expect(list).not.toContain('<a class="alert-name"'); // Edit, among the members' controls, is hidden by the role's style
+    }
+    // A funnel's dropped users lead back to the builder, which a viewer may not open: they go back to the charts.
+    const dropped = "/p/shop/funnel/dropped?kind=funnel&range=30&step=Signed+up&step=Paid&window=604800&at=2";
+    expect((await vic.request("/p/shop/charts/new?kind=funnel")).status).toBe(403);
+    const theirs = await (await vic.request(dropped)).text();
+    expect(theirs).toContain('<p class="crumbs"><a href="/p/shop">shop</a> / <a href="/p/shop/charts">charts</a></p>');
+    expect(theirs).not.toContain("/charts/new");
+    expect(await (await owner.request(dropped)).text()).toContain(
+      '<a href="/p/shop/charts/new?kind=funnel&amp;range=30&amp;step=Signed+up&amp;step=Paid&amp;window=604800">funnel</a>',
+    );
+    const owners = await (await owner.request("/p/shop/alerts")).text();
+    expect(owners).toContain(`<a class="alert-name" href="/p/shop/alerts/${rule.id}">Quiet shop</a>`);
+  });
+
+  test("Settings → Notifications links to Integrations only for those who may open it", async () => {
+    await server.services.accounts.createUser(person("mia"), "member");
+    const mia = await signedIn(server, person("mia"));
+    expect((await mia.request("/settings/integrations")).status).toBe(403);
+    const text = await (await mia.request("/settings/notifications")).text();
+    // The settings tab is hidden by the role's style; no other link leads there.
+    expect(text.match(/<a [^>]*href="\/settings\/integrations"[^>]*>/g)).toEqual([
+      '<a href="/settings/integrations" class="needs-admin">',
+    ]);
+    expect(text).toContain("an admin adds them");
+    const mine = await (await owner.request("/settings/notifications")).text();
+    expect(mine).toContain('<a href="/settings/integrations">Integrations</a> instead');
   });
 
   test("live pages and pushes tell someone limited only of their projects", async () => {

@@ -1,6 +1,6 @@
 // Settings files (--env-file, and an installed server's own): the format install.sh writes and
 // systemd reads, and when the installed server's file is read without being named.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, spyOn, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../../src/config.ts";
@@ -92,5 +92,30 @@ describe("environment", () => {
     expect(() => environment({}, { installed: true, env: {}, installedFile: unreadable })).toThrow(
       "sudo -u signalboard",
     );
+  });
+});
+
+describe("the commands that work on the data", () => {
+  test("each reads the installed server's file, integration as token and alert do", async () => {
+    const envFile = await import("../../src/env-file.ts");
+    const commands = {
+      token: (await import("../../src/cli/token.ts")).token,
+      alert: (await import("../../src/cli/alert.ts")).alert,
+      integration: (await import("../../src/cli/integration.ts")).integration,
+    };
+    const seen: Record<string, boolean> = {};
+    const spy = spyOn(envFile, "environment").mockImplementation((flags, opts) => {
+      seen.installed = opts?.installed === true;
+      throw new ConfigError("stop here");
+    });
+    try {
+      for (const [name, command] of Object.entries(commands)) {
+        seen.installed = false;
+        await command.run(["list"]).catch(() => {}); // stopped where the settings are read
+        expect({ name, installed: seen.installed }).toEqual({ name, installed: true });
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -20,7 +20,8 @@ export function describeRule(a: Alert): string {
 
 const STATES = { ok: "OK", firing: "Firing", paused: "Paused" } as const;
 
-export function alertRows(project: Project, rules: Alert[], csrf: string): Html {
+/** `mayEdit`: whether the reader may change rules (members and above); a viewer's names are not links to the form. */
+export function alertRows(project: Project, rules: Alert[], csrf: string, mayEdit: boolean): Html {
   const base = `/p/${seg(project.name)}/alerts`;
   if (!rules.length)
     return html`<div class="card" id="alert-list"><p>No alert rules yet. A rule watches this project for you: an event that stops coming (a nightly job), too many events (errors), or a metric past a limit; each change is an event in the <strong>alerts</strong> channel, with a notification.</p></div>`;
@@ -29,7 +30,7 @@ export function alertRows(project: Project, rules: Alert[], csrf: string): Html 
       const state = a.paused ? "paused" : a.state;
       const id = String(a.id);
       return html`<li class="card alert-row" data-testid="alert-row" data-state="${state}">
-  <div class="alert-head"><a class="alert-name" href="${base}/${id}">${a.name}</a><span class="badge state-${state}" data-testid="alert-state">${STATES[state]}</span></div>
+  <div class="alert-head">${mayEdit ? html`<a class="alert-name" href="${base}/${id}">${a.name}</a>` : html`<span class="alert-name">${a.name}</span>`}<span class="badge state-${state}" data-testid="alert-state">${STATES[state]}</span></div>
   <p class="muted small">${describeRule(a)}${a.repeat ? `; repeats every ${formatDuration(a.repeat)} while firing` : ""}</p>
   <p class="small alert-times"><span>${STATES[state]} since ${time(a.since)}</span> <span>checked ${a.lastChecked ? time(a.lastChecked) : "not yet"}</span></p>
   <div class="actions wrap needs-member">
@@ -43,17 +44,24 @@ export function alertRows(project: Project, rules: Alert[], csrf: string): Html 
   )}</ul>`;
 }
 
-export function alertsPage(project: Project, rules: Alert[], csrf: string): Html {
+/** `hasNotices`: whether the alerts channel exists yet (it is made by the first notice). */
+export function alertsPage(
+  project: Project,
+  rules: Alert[],
+  csrf: string,
+  mayEdit: boolean,
+  hasNotices: boolean,
+): Html {
   const base = `/p/${seg(project.name)}`;
   return html`<header class="page-header">
   <p class="crumbs"><a href="${base}">${project.name}</a></p>
   <h1>Alerts</h1>
   <div class="actions">
     <a class="button small needs-member" href="${base}/alerts/new" data-testid="new-alert">New alert rule</a>
-    <a class="button secondary small" href="${base}/c/alerts">Notices</a>
+    ${hasNotices ? html`<a class="button secondary small" href="${base}/c/alerts">Notices</a>` : ""}
   </div>
 </header>
-${alertRows(project, rules, csrf)}`;
+${alertRows(project, rules, csrf, mayEdit)}`;
 }
 
 export type AlertFormFields = Record<string, string>;

@@ -194,13 +194,19 @@ export function deleteChartBody(chart: PlacedChart): Html {
 
 export function droppedPage(
   project: Project,
-  opts: { funnel: FunnelAnswer; at: number; users: string[]; next: string | null; back: string },
+  opts: {
+    funnel: FunnelAnswer;
+    at: number;
+    users: string[];
+    next: string | null;
+    back: { href: string; label: string };
+  },
 ): Html {
   const base = `/p/${seg(project.name)}`;
   const step = opts.funnel.steps[opts.at - 1];
   const before = opts.funnel.steps[opts.at - 2];
   return html`<header class="page-header">
-  <p class="crumbs"><a href="${base}">${project.name}</a> / <a href="${opts.back}">funnel</a></p>
+  <p class="crumbs"><a href="${base}">${project.name}</a> / <a href="${opts.back.href}">${opts.back.label}</a></p>
   <h1>Dropped before “${step?.event ?? ""}”</h1>
 </header>
 <p>${count(step?.dropped ?? 0)} users did “${before?.event ?? ""}” (step ${String(opts.at - 1)}) but not “${step?.event ?? ""}” (step ${String(opts.at)}) within the funnel's window. Each links to their journey.</p>

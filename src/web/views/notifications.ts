@@ -16,6 +16,8 @@ export function notificationsPage(opts: {
   devices: DeviceView[];
   projects: { project: Project; channels: Channel[] }[];
   vapidKey: string;
+  /** Whether the reader may open Settings → Integrations (admins and the owner). */
+  managesIntegrations: boolean;
 }): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
 ${settingsNav("/settings/notifications")}
@@ -43,7 +45,7 @@ ${settingsNav("/settings/notifications")}
     <li><strong>Android</strong> (Chrome, Firefox, Edge): open the dashboard, press <em>Enable on this device</em>, allow notifications. Installing it (menu → Add to Home screen) is optional.</li>
     <li><strong>iPhone and iPad</strong> (iOS 16.4 or later): open the dashboard in Safari, Share → <em>Add to Home Screen</em>, open Signalboard from the Home Screen, then enable it here. iOS delivers web push only to apps on the Home Screen.</li>
     <li><strong>Desktop</strong> (Chrome, Edge, Firefox, Safari 16+): enable it here; notifications arrive while the browser runs, even with no Signalboard tab open.</li>
-    <li>Push needs the dashboard on https (or http://localhost). Phones that already run Telegram, ntfy, Gotify, Pushover, Matrix, Discord or Slack, and e-mail, can use <a href="/settings/integrations">Integrations</a> instead.</li>
+    <li>Push needs the dashboard on https (or http://localhost). Phones that already run Telegram, ntfy, Gotify, Pushover, Matrix, Discord or Slack, and e-mail, can use ${opts.managesIntegrations ? html`<a href="/settings/integrations">Integrations</a>` : "integrations (an admin adds them)"} instead.</li>
   </ul>
 </section>`;
 }
