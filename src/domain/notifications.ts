@@ -154,12 +154,15 @@ export async function queueNotifications(
   const base = eventPayload(e, baseUrl);
   const pushed = JSON.stringify(base);
   const rows: NewDelivery[] = [];
-  // A person limited to some projects hears only of theirs, whatever their devices' filters say.
-  const limited = new Map((await tx.users.limitedReach()).map((r) => [r.userId, r.projectIds]));
-  const reaches = (userId: number) => limited.get(userId)?.includes(e.projectId) ?? true;
-  for (const s of await tx.notifications.allSubscriptions())
-    if (deviceHears(s, e) && reaches(s.userId))
-      rows.push({ target: "push", targetId: s.id, eventId: e.id, payload: pushed });
+  const hearing = (await tx.notifications.allSubscriptions()).filter((s) => deviceHears(s, e));
+  if (hearing.length) {
+    // A person limited to some projects hears only of theirs, whatever their devices' filters say
+    // (asked only when a device would hear it: a notify event with no device costs no lookup).
+    const limited = new Map((await tx.users.limitedReach()).map((r) => [r.userId, r.projectIds]));
+    for (const s of hearing)
+      if (limited.get(s.userId)?.includes(e.projectId) ?? true)
+        rows.push({ target: "push", targetId: s.id, eventId: e.id, payload: pushed });
+  }
   for (const i of await tx.notifications.integrationsOf(e.projectId)) {
     if (i.enabled && matchesRoute(i.filter, e))
       rows.push({
