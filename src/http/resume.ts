@@ -41,8 +41,9 @@ export async function resume(
   // Live frames are kept from before the first read: an event that commits while the backlog is
   // read is in the backlog, or in what is kept, or both (then sent once).
   const live = stream.follow(view);
+  // A fresh stream sent no backlog, so nothing it keeps is a repeat: everything since it joined goes out.
+  if (lastSeen === null) return live(0);
   let newest = await feed.newestId();
-  if (lastSeen === null) return live(newest);
   if (lastSeen > newest) {
     stream.send(reset(newest, "unknown_id"));
     return live(newest);

@@ -5,6 +5,9 @@ import { frame, sseResponse, StreamRegistry } from "../../src/http/sse.ts";
 import { Fanout, type View } from "../../src/live/fanout.ts";
 import { Hub, type LiveMessage } from "../../src/live/hub.ts";
 import { startTestServer } from "../helpers.ts";
+import { resume } from "../../src/http/resume.ts";
+import type { FeedService } from "../../src/domain/feed.ts";
+import type { EventFilter } from "../../src/model/filter.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
@@ -160,6 +163,57 @@ describe("sse", () => {
     let received = "";
     while (!received.includes("id: 5\n")) received += new TextDecoder().decode((await reader.read()).value!);
     expect([...received.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([1, 2, 3, 4, 5]);
+    await reader.cancel();
+  });
+
+  test("a fresh stream (no Last-Event-ID) sends every event that commits after it joined, however late the store answers", async () => {
+    const hub = new Hub();
+    const fanout = new Fanout(hub, 0);
+    const view: View<LiveMessage[]> = {
+      key: "fresh",
+      start: () => [],
+      keep: (pending, m) => m.type === "event" && pending.push(m) > 0,
+      frames: (pending) =>
+        pending.flatMap((m) =>
+          m.type === "event" ? [{ frame: frame({ id: m.event.id, data: m.event.name }), id: m.event.id }] : [],
+        ),
+    };
+    const publish = (id: number) =>
+      hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
+    // Event 8 commits once the stream has joined: while a busy store is still answering for the newest id, if it is asked.
+    let committed = false;
+    const commit = () => {
+      if (!committed) publish(8);
+      committed = true;
+    };
+    const feed = {
+      async newestId() {
+        commit();
+        await Bun.sleep(20);
+        return 8;
+      },
+    } as unknown as FeedService;
+    const reader = sseResponse({
+      registry: new StreamRegistry(),
+      fanout,
+      signal: new AbortController().signal,
+      start: (stream) =>
+        resume(stream, {
+          feed,
+          view,
+          filter: {} as EventFilter,
+          lastSeen: null,
+          limit: 100,
+          encode: (e) => frame({ id: e.id, data: e.name }),
+          reset: (id) => frame({ id, event: "reload", data: "" }),
+        }),
+    }).body!.getReader();
+    let received = text((await reader.read()).value!); // started
+    while (fanout.size === 0) await Bun.sleep(1);
+    commit();
+    setTimeout(() => publish(9), 50);
+    while (!received.includes("id: 9\n")) received += text((await reader.read()).value!);
+    expect([...received.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([8, 9]);
     await reader.cancel();
   });
 
