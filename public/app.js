@@ -1076,11 +1076,17 @@
               : null;
             const fallback =
               other && !other.disabled ? other : this.$root.querySelector(".card-moves button:not([disabled])");
-            this.$nextTick(() => {
+            const focusIt = () => {
               const el =
                 target && !target.disabled ? target : fallback || this.$root.querySelector("[data-testid=arrange]");
               if (el) el.focus();
-            });
+            };
+            // Swapped in by htmx, its forms post through htmx only once htmx has processed them (when the
+            // swap settles, marked by htmx-added until then): focused before, an Enter would submit the
+            // bare form and reload the page instead of moving the card.
+            if (this.$root.classList.contains("htmx-added"))
+              this.$root.addEventListener("htmx:load", (e) => e.target === this.$root && focusIt());
+            else this.$nextTick(focusIt);
           }
         },
         destroy() {

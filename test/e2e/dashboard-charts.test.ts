@@ -142,6 +142,12 @@ describeBrowser("charts and the dashboard", () => {
       await signIn(page, server);
       await page.goto(`${server.url}/p/shop`);
       expect(await cardNames(page)).toEqual(["Activity", "First", "Second"]);
+      // As on a loaded machine, a swap takes a while to settle: the control must not have the focus
+      // before its form posts through htmx (an Enter then would reload the page and move nothing).
+      await page.evaluate(() => {
+        (window as unknown as { htmx: { config: { defaultSettleDelay: number } } }).htmx.config.defaultSettleDelay =
+          500;
+      });
       await page.click("[data-testid=arrange]");
       await page.getByRole("button", { name: "Move down: First" }).focus();
       await page.keyboard.press("Enter");
