@@ -114,22 +114,16 @@ export async function postgresIngest({ rounds, seconds, binary }: Omit<Options, 
     started.push(...procs);
     return procs;
   };
-  try {
-    const sqliteDir = tempDir();
-    const sqliteToken = Bun.spawnSync([
-      ...binary,
-      "token",
-      "create",
-      "--init",
-      "--name",
-      "bench",
-      "--data-dir",
-      sqliteDir,
-    ])
+  /** A full-access token made by the binary's own command on the store `args` name (its secret is the last line). */
+  const createToken = (args: string[]) =>
+    Bun.spawnSync([...binary, "token", "create", "--init", "--name", "bench", ...args])
       .stdout.toString()
       .trim()
       .split("\n")
       .at(-1)!;
+  try {
+    const sqliteDir = tempDir();
+    const sqliteToken = createToken(["--data-dir", sqliteDir]);
     const headers = (token: string) => ({ "Content-Type": "application/json", Authorization: `Bearer ${token}` });
     const setups: Setup[] = [
       {
@@ -142,20 +136,7 @@ export async function postgresIngest({ rounds, seconds, binary }: Omit<Options, 
     ];
     for (const count of [1, 2, 3]) {
       const database = await createDatabase(clusterUrl, `bench${count}`);
-      const token = Bun.spawnSync([
-        ...binary,
-        "token",
-        "create",
-        "--init",
-        "--name",
-        "bench",
-        "--database-url",
-        database,
-      ])
-        .stdout.toString()
-        .trim()
-        .split("\n")
-        .at(-1)!;
+      const token = createToken(["--database-url", database]);
       await dropIndexes(database);
       setups.push({
         store: "PostgreSQL",

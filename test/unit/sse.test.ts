@@ -11,6 +11,20 @@ import type { EventFilter } from "../../src/model/filter.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
+/** A view that sends each event as a frame with its id and name as data. */
+const eventsView = (key: string): View<LiveMessage[]> => ({
+  key,
+  start: () => [],
+  keep: (pending, m) => m.type === "event" && pending.push(m) > 0,
+  frames: (pending) =>
+    pending.flatMap((m) =>
+      m.type === "event" ? [{ frame: frame({ id: m.event.id, data: m.event.name }), id: m.event.id }] : [],
+    ),
+});
+/** Publishes event `id`, named e{id}, as a committed write would. */
+const publisher = (hub: Hub) => (id: number) =>
+  hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
+
 describe("sse", () => {
   test("a multi-line payload becomes one data: line per line", () => {
     expect(text(frame({ id: 7, event: "feed", data: "<li>\n  hi\r\n</li>" }))).toBe(
@@ -134,17 +148,8 @@ describe("sse", () => {
     const hub = new Hub();
     const fanout = new Fanout(hub, 0);
     const registry = new StreamRegistry();
-    const view: View<LiveMessage[]> = {
-      key: "held",
-      start: () => [],
-      keep: (pending, m) => m.type === "event" && pending.push(m) > 0,
-      frames: (pending) =>
-        pending.flatMap((m) =>
-          m.type === "event" ? [{ frame: frame({ id: m.event.id, data: m.event.name }), id: m.event.id }] : [],
-        ),
-    };
-    const publish = (id: number) =>
-      hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
+    const view = eventsView("held");
+    const publish = publisher(hub);
     const reader = sseResponse({
       registry,
       fanout,
@@ -169,17 +174,8 @@ describe("sse", () => {
   test("a fresh stream (no Last-Event-ID) sends every event that commits after it joined, however late the store answers", async () => {
     const hub = new Hub();
     const fanout = new Fanout(hub, 0);
-    const view: View<LiveMessage[]> = {
-      key: "fresh",
-      start: () => [],
-      keep: (pending, m) => m.type === "event" && pending.push(m) > 0,
-      frames: (pending) =>
-        pending.flatMap((m) =>
-          m.type === "event" ? [{ frame: frame({ id: m.event.id, data: m.event.name }), id: m.event.id }] : [],
-        ),
-    };
-    const publish = (id: number) =>
-      hub.publish({ type: "event", event: { id, name: `e${id}` } } as unknown as LiveMessage);
+    const view = eventsView("fresh");
+    const publish = publisher(hub);
     // Event 8 commits once the stream has joined: while a busy store is still answering for the newest id, if it is asked.
     let committed = false;
     const commit = () => {
