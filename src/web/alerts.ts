@@ -1,6 +1,7 @@
 // Dashboard routes for a project's alert rules: the list (kept current while open), the form that
 // makes or changes a rule, and pause, resume, test and delete.
 import type { AlertInput } from "../domain/alerts.ts";
+import { hasRole } from "../domain/access.ts";
 import { parseSeconds } from "../domain/units.ts";
 import { NotFound, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
@@ -191,7 +192,7 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
         const hasNotices = channels.some((c) => c.name === "alerts");
         return kit.page(
           session,
-          alertsPage(project, rules, session.csrfToken, session.user.role !== "viewer", hasNotices),
+          alertsPage(project, rules, session.csrfToken, hasRole(session.user, "member"), hasNotices),
           {
             title: `Alerts · ${project.name}`,
             nav: { project },
@@ -206,7 +207,7 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       async handle({ params, session }) {
         const project = await kit.project(params.project!);
         return kit.fragment(
-          alertRows(project, await alerts.list(project.name), session.csrfToken, session.user.role !== "viewer"),
+          alertRows(project, await alerts.list(project.name), session.csrfToken, hasRole(session.user, "member")),
         );
       },
     }),
@@ -255,7 +256,7 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
           const rule = await ruleOf(project, params.id!);
           await alerts.update(rule.id, { paused: action === "pause" }, actor);
           return kit.fragment(
-            alertRows(project, await alerts.list(project.name), session.csrfToken, session.user.role !== "viewer"),
+            alertRows(project, await alerts.list(project.name), session.csrfToken, hasRole(session.user, "member")),
           );
         },
       }),

@@ -3,6 +3,7 @@
 // project's dashboard and their arrangement, and the users who dropped at a step of a funnel.
 import type { ChartAnswer, PlacedChart } from "../domain/charts.ts";
 import { MAX_POSITION } from "../domain/charts.ts";
+import { hasRole } from "../domain/access.ts";
 import { BadRequest, NotFound, QueryTimeout, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
 import { ACTIVITY_CARD, type CardRef } from "../model/chart.ts";
@@ -346,13 +347,12 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
           ? `/p/${seg(project.name)}/funnel/dropped${queryOfFields({ ...question, at: String(at), cursor: page.nextCursor })}`
           : null;
         // Back to the builder with this funnel, for those who may build charts; a viewer, who may not, goes to the charts.
-        const back =
-          session.user.role === "viewer"
-            ? { href: `/p/${seg(project.name)}/charts`, label: "charts" }
-            : {
-                href: `/p/${seg(project.name)}/charts/new${queryOfFields({ ...question, kind: "funnel" })}`,
-                label: "funnel",
-              };
+        const back = hasRole(session.user, "member")
+          ? {
+              href: `/p/${seg(project.name)}/charts/new${queryOfFields({ ...question, kind: "funnel" })}`,
+              label: "funnel",
+            }
+          : { href: `/p/${seg(project.name)}/charts`, label: "charts" };
         return kit.page(session, droppedPage(project, { funnel, at, users: page.users, next, back }), {
           title: `Dropped · ${project.name}`,
           nav: { project },

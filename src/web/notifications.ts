@@ -1,6 +1,6 @@
 // Settings → Notifications: registering this browser for Web Push, the user's devices, their
 // filters and test notifications. (Settings → Integrations is integrations.ts.)
-import { visibleTo } from "../domain/access.ts";
+import { hasRole, visibleTo } from "../domain/access.ts";
 import { NotFound, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
@@ -40,7 +40,7 @@ export function notificationRoutes({ devices, projects, vapid, config }: Service
             devices: list,
             projects: mine,
             vapidKey: keys.publicKey,
-            managesIntegrations: session.user.role === "owner" || session.user.role === "admin",
+            managesIntegrations: hasRole(session.user, "admin"),
           }),
           {
             title: "Notifications",
