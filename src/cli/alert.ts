@@ -1,5 +1,5 @@
 import type { AlertInput } from "../domain/alerts.ts";
-import { parseSeconds } from "../domain/units.ts";
+import { formatDuration, parseSeconds } from "../domain/units.ts";
 import type { Alert } from "../model/alert.ts";
 import { parseTags } from "./client.ts";
 import {
@@ -34,7 +34,7 @@ function number(flag: string, text: string | undefined): number | undefined {
   return Number(text);
 }
 
-const span = (ms: number | null) => (ms === null ? "" : `${ms / 1000}s`);
+const span = (ms: number | null) => (ms === null ? "" : formatDuration(ms));
 
 function describe(a: Alert): string {
   if (a.kind === "absence")

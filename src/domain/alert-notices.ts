@@ -3,7 +3,7 @@
 // says what happened in a line, for a push notification; its description has the numbers.
 import type { Alert } from "../model/alert.ts";
 import type { Tags } from "../model/event.ts";
-import { formatDuration } from "./units.ts";
+import { formatDuration, formatElapsed } from "./units.ts";
 
 export type Notice = { event: string; description: string; icon: string; tags: Tags };
 
@@ -42,7 +42,7 @@ export function notice(a: Alert, what: "firing" | "resolved" | "repeat", facts: 
   if (a.kind === "absence") {
     const last = typeof facts.last === "number" ? facts.last : null;
     // Silence counts from the last event, or from when watching began when there was none.
-    const silence = formatDuration(now - (last ?? Number(facts.watched)));
+    const silence = formatElapsed(now - (last ?? Number(facts.watched)));
     const seen =
       last === null
         ? `No matching event was stored in the ${silence} watched`

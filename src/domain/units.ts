@@ -1,4 +1,4 @@
-// Human-friendly sizes, durations and rates for configuration values ("64KiB", "30d", "60/m").
+// Human-friendly sizes, durations and rates ("64KiB", "30d", "1h30m", "60/m"), read and written.
 
 const BYTE_UNITS: Record<string, number> = {
   "": 1,
@@ -26,11 +26,24 @@ export function parseByteSize(text: string): number {
   return value;
 }
 
+const NOT_A_DURATION = "expected a duration such as 30s, 15m, 12h, 1d or 1h30m";
+
+/** A duration in ms from a number and a unit (30s, 12h), or several from the largest unit down (1h30m, 1d 12h). */
 export function parseDuration(text: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/i.exec(text);
-  const unit = TIME_UNITS[m?.[2]?.toLowerCase() ?? "?"];
-  if (!m || unit === undefined) throw new Error(`expected a duration such as 30s, 15m, 12h or 30d`);
-  return Math.round(Number(m[1]) * unit);
+  const t = text.trim().toLowerCase();
+  const part = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*/y;
+  let total = 0;
+  let previous = Number.POSITIVE_INFINITY;
+  let m: RegExpExecArray | null;
+  while ((m = part.exec(t))) {
+    const unit = TIME_UNITS[m[2]!]!;
+    // 30m1h or 1h1h is more likely a slip than a sum.
+    if (unit >= previous) throw new Error(NOT_A_DURATION);
+    previous = unit;
+    total += Number(m[1]) * unit;
+    if (part.lastIndex === t.length) return Math.round(total);
+  }
+  throw new Error(NOT_A_DURATION);
 }
 
 /** "100/s", "60/m", "1000/h"; "0" or "off" disables the limit (null). */
@@ -45,17 +58,29 @@ export function parseRate(text: string): Rate | null {
 }
 
 /**
- * A duration in words, from its largest unit down to minutes ("1 d 0 h 10 min", "3 h 5 min"), or
- * in seconds when under a minute ("45 s"): how notices and pages say how long something lasted.
+ * A duration as people write it, in its largest units: 1d, 12h, 1h30m, 10m, 2m30s; under two
+ * minutes, one that is not whole minutes in seconds (90s, 45s); under a second, in ms. It parses
+ * back to the same duration, so what the command line and the pages show can be typed in again.
  */
 export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.round(ms));
+  if (total === 0) return "0s";
+  if (total < 1000) return `${total}ms`;
+  if (total < 2 * TIME_UNITS.m! && total % TIME_UNITS.m! !== 0) return `${total / 1000}s`;
+  let rest = total;
+  let out = "";
+  for (const unit of ["d", "h", "m"]) {
+    const n = Math.floor(rest / TIME_UNITS[unit]!);
+    if (n) out += `${n}${unit}`;
+    rest -= n * TIME_UNITS[unit]!;
+  }
+  return rest ? `${out}${rest / 1000}s` : out;
+}
+
+/** A measured time (how long something has been silent, a median), to the minute past the first. */
+export function formatElapsed(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  const [d, h, m] = [Math.floor(minutes / 1440), Math.floor((minutes % 1440) / 60), minutes % 60];
-  if (d) return `${d} d ${h} h ${m} min`;
-  if (h) return `${h} h ${m} min`;
-  return `${m} min`;
+  return formatDuration((seconds < 60 ? seconds : seconds - (seconds % 60)) * 1000);
 }
 
 /** Seconds as people type them: a number of seconds, or a duration with its unit (90s, 15m, 12h, 1d). */

@@ -2,7 +2,7 @@
 // makes or changes a rule, and pause, resume, test and delete.
 import type { AlertInput } from "../domain/alerts.ts";
 import { hasRole } from "../domain/access.ts";
-import { parseSeconds } from "../domain/units.ts";
+import { formatDuration, parseSeconds } from "../domain/units.ts";
 import { NotFound, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Alert } from "../model/alert.ts";
@@ -42,7 +42,7 @@ function formOf(body: unknown): AlertFormFields {
 
 /** A rule's fields as the form shows them. */
 function formOfRule(a: Alert): AlertFormFields {
-  const s = (ms: number | null) => (ms === null ? "" : String(ms / 1000));
+  const s = (ms: number | null) => (ms === null ? "" : formatDuration(ms));
   return {
     name: a.name,
     kind: a.kind,

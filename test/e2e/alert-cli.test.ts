@@ -1,5 +1,6 @@
 // `signalboard alert` as an operator runs it, on a data directory: create, list, pause, resume,
-// test and delete, with durations in words, and mistakes told plainly with exit code 2.
+// test and delete, with durations as people write them (1d, 10m, 1h30m) both ways, and mistakes told
+// plainly with exit code 2.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { databaseFile, tempDir, withDatabase } from "../helpers.ts";
@@ -33,7 +34,7 @@ test("alert create, list, pause, resume, test and delete", async () => {
   );
   expect(made.stderr).toBe("");
   expect(made.code).toBe(0);
-  expect(made.stdout).toContain('Created alert rule 1 "Nightly backup" (absence: every 86400s, grace 600s).');
+  expect(made.stdout).toContain('Created alert rule 1 "Nightly backup" (absence: every 1d, grace 10m).');
   const count = await alert(
     "create",
     "--name",
@@ -43,17 +44,17 @@ test("alert create, list, pause, resume, test and delete", async () => {
     "--channel",
     "errors",
     "--window",
-    "300",
+    "5400",
     "--above",
     "10",
     "--repeat",
     "1h",
   );
-  expect(count.stdout).toContain('Created alert rule 2 "Error burst" (count: above 10 in 300s).');
+  expect(count.stdout).toContain('Created alert rule 2 "Error burst" (count: above 10 in 1h30m).');
 
   const listed = await alert("list");
   expect(listed.stdout).toMatch(/^ID\s+NAME\s+KIND\s+RULE\s+STATE/);
-  expect(listed.stdout).toMatch(/1\s+Nightly backup\s+absence\s+every 86400s, grace 600s\s+ok/);
+  expect(listed.stdout).toMatch(/1\s+Nightly backup\s+absence\s+every 1d, grace 10m\s+ok/);
   expect((await alert("pause", "1")).stdout).toContain('Alert rule 1 "Nightly backup" is paused.');
   expect((await alert("list")).stdout).toMatch(/Nightly backup.*paused/);
   expect((await alert("resume", "1")).stdout).toContain("watching again");

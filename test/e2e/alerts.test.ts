@@ -38,11 +38,15 @@ describeBrowser("the Alerts page", () => {
       await page.fill("#alert-event", "Backup done");
       await page.fill("#alert-period", "1m");
       await page.fill("#alert-grace", "10s");
+      await page.fill("#alert-repeat", "1h30m");
       await page.click("[data-testid=save-alert]");
       await page.waitForURL((url) => url.pathname === "/p/default/alerts");
       const row = page.locator("[data-testid=alert-row]", { hasText: "Nightly backup" });
       expect(await row.locator("[data-testid=alert-state]").textContent()).toBe("OK");
-      expect(await row.textContent()).toContain("#cron “Backup done”: expected every 1 min, grace 10 s");
+      // Durations as they were typed, not in seconds or spelled out.
+      expect(await row.textContent()).toContain(
+        "#cron “Backup done”: expected every 1m, grace 10s; repeats every 1h30m while firing",
+      );
 
       await row.getByRole("button", { name: "Pause Nightly backup" }).click();
       await page.locator("[data-testid=alert-row][data-state=paused]").waitFor();
@@ -62,7 +66,9 @@ describeBrowser("the Alerts page", () => {
 
       await page.goto(`${server.url}/p/default/alerts`);
       await page.locator("[data-testid=alert-row]").getByRole("link", { name: "Edit Nightly backup" }).click();
-      expect(await page.inputValue("#alert-period")).toBe("60");
+      expect(await page.inputValue("#alert-period")).toBe("1m");
+      expect(await page.inputValue("#alert-grace")).toBe("10s");
+      expect(await page.inputValue("#alert-repeat")).toBe("1h30m");
       await page.fill("#alert-name", "Backup of db1");
       await page.click("[data-testid=save-alert]");
       await page.locator("[data-testid=alert-row]", { hasText: "Backup of db1" }).waitFor();

@@ -194,12 +194,12 @@ describe("the runner", () => {
     await round(now + 1000);
     const fired = await noticesOf(rule.id);
     expect(fired).toHaveLength(1);
-    expect(fired[0]!.event).toBe("Error burst: 5 events in 5 min");
+    expect(fired[0]!.event).toBe("Error burst: 5 events in 5m");
     expect(fired[0]!.description).toContain("the rule fires above 3");
     await round(now + 6 * MIN);
     const all = await noticesOf(rule.id);
     expect(all.map((n) => n.tags.state)).toEqual(["firing", "resolved"]);
-    expect(all[1]!.event).toBe("Error burst is back: 0 in 5 min");
+    expect(all[1]!.event).toBe("Error burst is back: 0 in 5m");
   });
 
   test("a metric rule fires above its limit, repeats while it keeps firing, and is back below it", async () => {
@@ -293,7 +293,7 @@ describe("the runner", () => {
       const fired = await noticesOf(rule.id);
       expect(fired.map((n) => n.tags.state)).toEqual(["firing"]);
       // It says how long the last event is: over an hour, though it watched for 71 s.
-      expect(fired[0]!.event).toMatch(/^Cron job: no event for 1 h 1 min$/);
+      expect(fired[0]!.event).toMatch(/^Cron job: no event for 1h1m$/);
     } finally {
       await restarted.stop();
     }

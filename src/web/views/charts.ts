@@ -5,7 +5,7 @@
 import type { ChartAnswer, PlacedChart } from "../../domain/charts.ts";
 import type { FunnelAnswer, SeriesAnswer } from "../../domain/analytics.ts";
 import type { HistoryPage } from "../../domain/metric-history.ts";
-import { formatDuration } from "../../domain/units.ts";
+import { formatElapsed } from "../../domain/units.ts";
 import type { ChartKind } from "../../model/chart.ts";
 import type { Project } from "../../model/project.ts";
 import { type FormFields, fieldsOfDefinition, queryOfFields } from "../chart-form.ts";
@@ -82,7 +82,7 @@ function funnelBody(project: Project, f: FunnelAnswer, fields: FormFields): Html
     <p class="funnel-numbers"><strong data-testid="step-users">${count(s.users)} ${s.users === 1 ? "user" : "users"}</strong>
       ${
         i
-          ? html`<span>${percent(s.conversion)} of step 1</span>${i > 1 ? html` <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>` : ""}${s.medianMs !== null ? html` <span>median ${formatDuration(s.medianMs)} after step ${String(i)}</span>` : ""}
+          ? html`<span>${percent(s.conversion)} of step 1</span>${i > 1 ? html` <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>` : ""}${s.medianMs !== null ? html` <span>median ${formatElapsed(s.medianMs)} after step ${String(i)}</span>` : ""}
       ${s.dropped ? html`<a href="${dropped(i + 1)}" data-testid="dropped">${count(s.dropped)} dropped</a>` : html`<span>none dropped</span>`}`
           : html`<span>started in the range</span>`
       }</p>
