@@ -19,6 +19,7 @@ import { exportCommand, importCommand } from "./cli/transfer.ts";
 import { nearest } from "./cli/suggest.ts";
 import { user } from "./cli/user.ts";
 import { describeSettings, flagOf, settings } from "./config.ts";
+import { logAsCommand } from "./logger.ts";
 import { serveReads } from "./store/sqlite/reader-process.ts";
 import { READER_ARG } from "./workers.ts";
 
@@ -122,6 +123,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) return print(`usage: ${command.usage}\n\n${command.summary}`);
+  // JSON log lines are the server's; any other command says what it did itself, and warns in words.
+  if (command !== serve) logAsCommand();
   try {
     // Settings first: the same setting given again after the command wins.
     return await command.run([...leading, ...rest]);

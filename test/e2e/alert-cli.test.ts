@@ -1,6 +1,6 @@
 // `signalboard alert` as an operator runs it, on a data directory: create, list, pause, resume,
-// test and delete, with durations as people write them (1d, 10m, 1h30m) both ways, and mistakes told
-// plainly with exit code 2.
+// test and delete, with durations as people write them (1d, 10m, 1h30m) both ways, only the
+// command's own messages on its output, and mistakes told plainly with exit code 2.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { databaseFile, tempDir, withDatabase } from "../helpers.ts";
@@ -60,6 +60,7 @@ test("alert create, list, pause, resume, test and delete", async () => {
   expect((await alert("resume", "1")).stdout).toContain("watching again");
 
   const tested = await alert("test", "2");
+  expect(tested.stderr).toBe(""); // no server log line: the command says what it did
   expect(tested.code).toBe(0);
   expect(tested.stdout).toContain('Sent a test notice of "Error burst"');
   const notice = withDatabase(databaseFile(dataDir), (db) =>

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, withDatabase } from "../helpers.ts";
+import { startReceiver } from "../receiver.ts";
 import { FROM_SOURCE, lastLine, listen, run, type ServerProcess, serve } from "./process.ts";
 
 let dataDir: string;
@@ -244,7 +245,8 @@ describe("mistakes, in plain words", () => {
     );
     const runs = await run(FROM_SOURCE, ["token", "list", "--data-dir", dir]);
     expect(runs.code).toBe(0);
-    expect(runs.stderr).toContain("the database was migrated by Signalboard 9.1.0; this binary");
+    // A sentence, as the command's own messages are; JSON lines are the server's.
+    expect(runs.stderr).toStartWith("warning: the database was migrated by Signalboard 9.1.0; this binary");
     expect(runs.stderr.trim().split("\n")).toHaveLength(1);
   });
 
@@ -256,4 +258,46 @@ describe("mistakes, in plain words", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`http://127.0.0.1:${port}/healthz does not answer: nothing listens there`);
   });
+});
+
+describe("what commands print", () => {
+  test("each command prints its own messages only: no log line of the server's, on either output", async () => {
+    const at = ["--data-dir", dataDir];
+    const token = lastLine((await run(FROM_SOURCE, ["token", "create", "--name", "quiet-cli", ...at])).stdout);
+    const exported = join(files, "quiet.ndjson");
+    const client = { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token };
+    const hook = await startReceiver();
+    const webhook = JSON.stringify({ url: `${hook.url}/quiet` });
+    const commands: [string[], Record<string, string>?][] = [
+      [["project", "create", "quiet", ...at]],
+      [["channel", "create", "quiet", "jobs", ...at]],
+      [["token", "list", ...at]],
+      [["user", "create", "quiet-owner", ...at]],
+      [["user", "list", ...at]],
+      [["device", "list", ...at]],
+      [["integration", "add", "--project", "quiet", "--kind", "webhook", "--name", "hook", "--config", webhook, ...at]],
+      [["integration", "list", "--project", "quiet", ...at]],
+      [["integration", "test", "1", ...at]],
+      [["alert", "create", "--project", "quiet", "--name", "Quiet", "--kind", "absence", "--period", "1d", ...at]],
+      [["alert", "test", "1", ...at]],
+      [["alert", "list", "--project", "quiet", ...at]],
+      [["log", "--project", "quiet", "--channel", "jobs", "--event", "Ran", "--notify"], client],
+      [["metric", "--title", "Runs", "--value", "1", "--project", "quiet"], client],
+      [["export", "--project", "quiet", "--out", exported, ...at]],
+      [["import", exported, "--project", "quiet", ...at]],
+      [["backup", join(files, "quiet.db"), ...at]],
+      [["project", "retention", "quiet", "30", ...at]],
+      [["token", "revoke", "quiet-cli", ...at]],
+    ];
+    try {
+      for (const [command, env] of commands) {
+        const result = await run(FROM_SOURCE, command, { env });
+        expect(result.code, `${command.join(" ")}: ${result.stderr}`).toBe(0);
+        for (const line of `${result.stdout}\n${result.stderr}`.split("\n"))
+          expect(line, command.join(" ")).not.toMatch(/^\s*\{.*"level":/);
+      }
+    } finally {
+      hook.stop();
+    }
+  }, 120_000);
 });
