@@ -1,4 +1,4 @@
-import { ROLES, type Role } from "../model/user.ts";
+import { GIVEN_ROLES, type Role } from "../model/user.ts";
 import { randomToken } from "../domain/tokens.ts";
 import {
   type Command,
@@ -21,10 +21,15 @@ async function passwordFrom(values: { "password-stdin"?: boolean }): Promise<{ p
   return { password: randomToken().slice(3, 23), generated: true };
 }
 
+/** The usage line and the refusal of another role say the same roles: these. */
+const ROLE_OPTION = `--role ${GIVEN_ROLES.join("|")}`;
+
 function roleFrom(value: string | undefined): Role | undefined {
   if (value === undefined) return undefined;
-  if (!(ROLES as readonly string[]).includes(value))
-    throw new UsageError(`--role must be one of ${ROLES.join(", ")}, not "${value}"`);
+  if (!(GIVEN_ROLES as readonly string[]).includes(value))
+    throw new UsageError(
+      `--role must be ${GIVEN_ROLES.slice(0, -1).join(", ")} or ${GIVEN_ROLES.at(-1)}, not "${value}"${value === "owner" ? " (an owner is made with --owner)" : ""}`,
+    );
   return value as Role;
 }
 
@@ -47,8 +52,8 @@ const projectsText = (projects: string[] | null) => (projects === null ? "all pr
 export const user: Command = {
   summary: "create dashboard users, set their role and projects, reset passwords, list users",
   usage:
-    "signalboard user create NAME [--owner | --role admin|member|viewer] [--projects A,B] [--password-stdin] | " +
-    "user set NAME [--role admin|member|viewer] [--projects A,B | --all-projects] | user reset-password NAME [--password-stdin] | user list",
+    `signalboard user create NAME [--owner | ${ROLE_OPTION}] [--projects A,B] [--password-stdin] | ` +
+    `user set NAME [${ROLE_OPTION}] [--projects A,B | --all-projects] | user reset-password NAME [--password-stdin] | user list`,
   async run(argv) {
     const { values, positionals } = parse(argv, {
       ...managementOptions,
@@ -61,7 +66,7 @@ export const user: Command = {
     const [action, name] = positionals;
     const role = roleFrom(values.role);
     const projects = projectsFrom(values);
-    if (values.owner && role && role !== "owner") throw new UsageError("--owner and --role say different things");
+    if (values.owner && role) throw new UsageError("--owner and --role say different things: give one");
     const config = configFrom(values, { installed: true });
     return withServices(config, values, async ({ accounts, members }) => {
       if (action === "create" && name) {

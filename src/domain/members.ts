@@ -3,7 +3,7 @@
 // own projects; only the owner makes admins, changes a role or a person's projects, or removes an admin.
 import { Forbidden, NotFound, ValidationError } from "../errors.ts";
 import { type Actor, COMMAND_LINE } from "../model/audit.ts";
-import type { Role, User } from "../model/user.ts";
+import { GIVEN_ROLES, type Role, type User } from "../model/user.ts";
 import type { Store } from "../store/store.ts";
 import { hasRole, within } from "./access.ts";
 import { createAccount, projectsText } from "./accounts.ts";
@@ -24,10 +24,8 @@ export function mayRemove(by: User, target: User): boolean {
   return by.role === "admin" && !hasRole(target, "admin") && within(target.projects, by.projects);
 }
 
-const ROLE_CHOICES: readonly Role[] = ["admin", "member", "viewer"];
-
 function checkRole(role: string): Role {
-  if ((ROLE_CHOICES as readonly string[]).includes(role)) return role as Role;
+  if ((GIVEN_ROLES as readonly string[]).includes(role)) return role as Role;
   throw ValidationError.field("role", "invalid_role", "role: choose admin, member or viewer");
 }
 

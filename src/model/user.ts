@@ -9,6 +9,9 @@ export type Role = "owner" | "admin" | "member" | "viewer";
 
 export const ROLES: readonly Role[] = ["owner", "admin", "member", "viewer"];
 
+/** The roles someone is given: an instance's owner is made, not given (at setup, or `user create --owner`). */
+export const GIVEN_ROLES: readonly Role[] = ["admin", "member", "viewer"];
+
 /** `projects`: the names of the projects a user is limited to, sorted; null when they may see every project. */
 export type User = {
   id: number;

@@ -37,9 +37,19 @@ describe("signalboard user", () => {
   }, 30_000);
 
   test("refusals say why: an unknown role or project, the owner's role, nothing to change", async () => {
-    const role = await cli("user", "create", "eve", "--role", "boss");
+    const role = await cli("user", "create", "carol", "--role", "superuser");
     expect(role.code).toBe(2);
-    expect(role.stderr).toContain("--role must be one of owner, admin, member, viewer");
+    expect(role.stderr).toContain('error: --role must be admin, member or viewer, not "superuser"');
+    // The usage line under it offers the same roles, from the same list.
+    const offered = /\[--owner \| --role ([a-z|]+)\]/.exec(role.stderr)?.[1];
+    expect(offered).toBe("admin|member|viewer");
+    expect((await cli("user", "--help")).stdout).toContain("--role admin|member|viewer");
+    // An owner is made with --owner, as the usage line says; --role owner points there.
+    const owner2 = await cli("user", "create", "eve", "--role", "owner");
+    expect(owner2.code).toBe(2);
+    expect(owner2.stderr).toContain(
+      '--role must be admin, member or viewer, not "owner" (an owner is made with --owner)',
+    );
     const project = await cli("user", "set", "vera", "--projects", "nope");
     expect(project.code).toBe(2);
     expect(project.stderr).toContain('there is no project named "nope"');
