@@ -1,10 +1,11 @@
 // The HTTP side of the CLI: `log`, `metric` and `tail` talk to a running server, for cron jobs and
-// shell scripts. --url/--token, else SIGNALBOARD_URL/SIGNALBOARD_TOKEN (or SIGNALBOARD_TOKEN_FILE,
-// a file holding the token, so it stays out of the environment and the process list), from the
-// environment or a file of settings (--env-file).
+// shell scripts, and `healthcheck` asks it how it is. Each finds the server with serverUrl. The
+// token: --token, else SIGNALBOARD_TOKEN (or SIGNALBOARD_TOKEN_FILE, a file holding the token, so it
+// stays out of the environment and the process list), from the environment or a file of settings
+// (--env-file).
 import { valueFromFile } from "../config.ts";
 import { type Env, environment } from "../env-file.ts";
-import { UsageError } from "./command.ts";
+import { configFrom, UsageError } from "./command.ts";
 
 export const clientOptions = {
   url: { type: "string" },
@@ -13,11 +14,31 @@ export const clientOptions = {
 
 export type Client = { url: string; token: string };
 
-export function clientFrom(
-  values: { url?: string; token?: string; "env-file"?: string },
-  env: Env = environment(values),
-): Client {
-  const url = (values.url ?? env.SIGNALBOARD_URL ?? "http://localhost:8080").replace(/\/+$/, "");
+type ClientValues = { url?: string; token?: string; "env-file"?: string } & Record<string, unknown>;
+
+/**
+ * Where the server is, found the same way by every command that talks to it: --url; else
+ * SIGNALBOARD_URL (from the environment or --env-file); else this machine at the port of the
+ * server's own settings (--port, else PORT from the environment, --env-file or an installed
+ * server's settings file, else 8080), on loopback unless HOST names one interface. Not BASE_URL:
+ * that is where browsers reach the dashboard, often through a proxy this machine need not pass.
+ */
+export function serverUrl(values: ClientValues, env: Env = environment(values)): string {
+  const url = values.url || env.SIGNALBOARD_URL;
+  if (url) return url.replace(/\/+$/, "");
+  const config = configFrom(values, { installed: true });
+  return `http://${localAddress(config.host)}:${config.port}`;
+}
+
+/** Where to reach a server listening on `host` from this machine: every interface is reached on loopback. */
+function localAddress(host: string): string {
+  if (host === "0.0.0.0" || host === "") return "127.0.0.1";
+  if (host === "::" || host === "[::]") return "[::1]";
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+export function clientFrom(values: ClientValues, env: Env = environment(values)): Client {
+  const url = serverUrl(values, env);
   if (!values.token && env.SIGNALBOARD_TOKEN && env.SIGNALBOARD_TOKEN_FILE)
     throw new UsageError("SIGNALBOARD_TOKEN and SIGNALBOARD_TOKEN_FILE are both set: keep one");
   const token =

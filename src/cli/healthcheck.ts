@@ -1,18 +1,19 @@
-// signalboard healthcheck: asks the server this configuration runs (PORT, HOST) for /healthz, for
-// container HEALTHCHECKs and scripts on hosts without curl. Exit 0 when it answers ok, else 1.
-import { type Command, configFrom, parse, UsageError } from "./command.ts";
+// signalboard healthcheck: asks the server this configuration runs (PORT, HOST; found as every
+// command that talks to the server finds it) for /healthz, for container HEALTHCHECKs and scripts
+// on hosts without curl. Exit 0 when it answers ok, else 1.
+import { serverUrl } from "./client.ts";
+import { type Command, parse, UsageError } from "./command.ts";
 
 const TIMEOUT_MS = 3000;
 
 export const healthcheck: Command = {
   summary: "check that the server on this configuration's port answers (exit 0) or not (exit 1)",
-  usage: "signalboard healthcheck [--port N] [--host H] [--env-file FILE]",
+  usage: "signalboard healthcheck [--url URL | --port N [--host H]] [--env-file FILE]",
   async run(argv) {
-    const { values, positionals } = parse(argv, {});
+    const { values, positionals } = parse(argv, { url: { type: "string" } });
     if (positionals.length)
       throw new UsageError(`unexpected argument "${positionals[0]}": healthcheck takes only settings`);
-    const config = configFrom(values, { installed: true });
-    const url = `http://${localAddress(config.host)}:${config.port}/healthz`;
+    const url = `${serverUrl(values)}/healthz`;
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: "manual" });
       const body = (await response.json().catch(() => null)) as { status?: string; version?: string } | null;
@@ -35,10 +36,3 @@ export const healthcheck: Command = {
     return 1;
   },
 };
-
-/** Where to reach a server listening on `host` from this machine: every interface is reached on loopback. */
-function localAddress(host: string): string {
-  if (host === "0.0.0.0" || host === "") return "127.0.0.1";
-  if (host === "::" || host === "[::]") return "[::1]";
-  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-}

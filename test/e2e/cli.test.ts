@@ -1,6 +1,7 @@
 // The CLI as a user types it, against a data directory and a running server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { eventually, post, signedIn, tempDir } from "../helpers.ts";
 import { startPushService } from "../push-service.ts";
 import { startReceiver } from "../receiver.ts";
@@ -498,4 +499,65 @@ describe("client commands", () => {
       tail.kill();
     }
   });
+
+  test("log, metric, tail and healthcheck find the server the same way: --url, SIGNALBOARD_URL, else this machine at PORT", async () => {
+    const port = new URL(server.url).port;
+    const nobody = await freePort(); // where nothing listens
+    const dir = tempDir();
+    const settings = join(dir, "server.env");
+    writeFileSync(settings, `PORT=${port}\nHOST=127.0.0.1\n`);
+    const sent = (event: string) => ["log", "--project", "default", "--channel", "found", "--event", event];
+    const tries: [string, string[], Record<string, string>][] = [
+      ["PORT in the environment", sent("By PORT"), { PORT: port }],
+      ["--port", [...sent("By --port"), "--port", port], {}],
+      ["PORT in --env-file", [...sent("By env file"), "--env-file", settings], {}],
+      ["SIGNALBOARD_URL over PORT", sent("By URL"), { SIGNALBOARD_URL: server.url, PORT: nobody }],
+      [
+        "--url over SIGNALBOARD_URL",
+        [...sent("By --url"), "--url", server.url],
+        { SIGNALBOARD_URL: `http://127.0.0.1:${nobody}` },
+      ],
+      ["metric, by PORT", ["metric", "--title", "Found", "--value", "1"], { PORT: port }],
+    ];
+    try {
+      for (const [how, args, env] of tries) {
+        const res = await run(FROM_SOURCE, args, { env: { SIGNALBOARD_URL: "", SIGNALBOARD_TOKEN: token, ...env } });
+        expect(res.stderr, how).toBe("");
+        expect(res.code, how).toBe(0);
+      }
+      const list = await fetch(`${server.url}/v1/events?project=default&channel=found`, {
+        headers: { Authorization: `Bearer ${token}` },
+      }).then((r) => r.json());
+      expect(list.events.map((e: { event: string }) => e.event).sort()).toEqual(
+        ["By --port", "By --url", "By PORT", "By URL", "By env file"].sort(),
+      );
+      // healthcheck asks the same place: SIGNALBOARD_URL when it is set.
+      const healthy = await run(FROM_SOURCE, ["healthcheck"], { env: { SIGNALBOARD_URL: server.url, PORT: nobody } });
+      expect(healthy.stdout).toContain(`answers at ${server.url}/healthz`);
+      expect(healthy.code).toBe(0);
+
+      const tail = start(FROM_SOURCE, ["tail", "--project", "default", "--channel", "found"], {
+        env: { SIGNALBOARD_URL: "", SIGNALBOARD_TOKEN: token, PORT: port },
+      });
+      try {
+        const out = collect(tail.stdout);
+        await eventually(async () => {
+          await post({ url: server.url, token }, "/v1/log", { project: "default", channel: "found", event: "Tailed" });
+          await out.waitFor(/Tailed/, 250);
+        }, 15_000);
+      } finally {
+        tail.kill();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
+
+/** A port of 127.0.0.1 nothing listens on (it was free a moment ago). */
+async function freePort(): Promise<string> {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return String(port);
+}
