@@ -4,7 +4,7 @@ import { heapStats } from "bun:jsc";
 import { describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { eventually, openSse, signedIn, startTestServer, tempDir } from "../helpers.ts";
-import { FROM_SOURCE, newToken, run, serve } from "./process.ts";
+import { FROM_SOURCE, listen, newToken, run, serve } from "./process.ts";
 
 describe("graceful shutdown", () => {
   test("SIGTERM with open streams and requests in flight: they finish, streams end, exit 0 within 5 s", async () => {
@@ -40,6 +40,37 @@ describe("graceful shutdown", () => {
     );
     expect(list.events?.length ?? 0).toBe(statuses.filter((s) => s === 200).length);
     await again.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 30_000);
+
+  test("SIGINT (Ctrl-C) and SIGHUP (the terminal closed) stop it as SIGTERM does, exit 0", async () => {
+    for (const signal of ["SIGINT", "SIGHUP"] as const) {
+      const dataDir = tempDir();
+      const server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+      expect(await server.stop(signal), signal).toBe(0);
+      expect(server.logs()).toContain(`"msg":"stopping","reason":"${signal}"`);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  test("under nohup a hangup leaves it running: SIGHUP sent first, it is the SIGTERM after it that stops it", async () => {
+    const dataDir = tempDir();
+    const server = await listen([
+      "nohup",
+      ...FROM_SOURCE,
+      "serve",
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1",
+      "--data-dir",
+      dataDir,
+    ]);
+    server.proc.kill("SIGHUP");
+    // Signals are taken in the order sent: had the hangup stopped it, the log would name SIGHUP.
+    expect(await server.stop("SIGTERM")).toBe(0);
+    expect(server.logs()).toContain('"msg":"stopping","reason":"SIGTERM"');
+    expect(server.logs()).not.toContain('"reason":"SIGHUP"');
     rmSync(dataDir, { recursive: true, force: true });
   }, 30_000);
 });
