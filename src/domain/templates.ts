@@ -280,6 +280,22 @@ export function renderDocument(kind: IntegrationKind, title: string, markdown: s
   return { title, body: format === "slack" ? escapeSlack(text) : text };
 }
 
+/**
+ * A mail's two parts: the title on top of each as well as in the Subject (a forwarded mail, or a
+ * preview, shows the body without it), then the body, then the event's link. The title is plain
+ * text: escaped for the HTML part.
+ */
+export function mailParts(m: { title: string; body: string; html?: string; url: string }): {
+  text: string;
+  html: string;
+} {
+  const body = m.html ?? `<p>${escapeHtml(m.body).replace(/\n/g, "<br>")}</p>`;
+  return {
+    text: `${m.title}\n\n${m.body}\n\n${m.url}\n`,
+    html: `<h1>${escapeHtml(m.title)}</h1>\n${body}\n<p><a href="${escapeHtml(m.url)}">Open in Signalboard</a></p>`,
+  };
+}
+
 /** The default body (plain text) in a format: kept as it reads. */
 function defaultBody(format: Format, text: string): string {
   if (format === "html") return escapeHtml(text).replace(/\n/g, "<br>\n");

@@ -6,7 +6,7 @@
 import nodemailer from "nodemailer";
 import type SMTPTransport from "nodemailer/lib/smtp-transport/index.js";
 import type { Payload } from "../domain/notifications.ts";
-import { escapeHtml } from "../domain/templates.ts";
+import { mailParts } from "../domain/templates.ts";
 import type { Delivery } from "../model/notification.ts";
 import { emailPriority } from "./priority.ts";
 import type { SendResult } from "./result.ts";
@@ -34,8 +34,7 @@ export function createMailer(smtpUrl: string | undefined, from: string): Mailer 
           from,
           to,
           subject: p.title,
-          text: `${p.body}\n\n${p.url}\n`,
-          html: `${p.html ?? `<p>${escapeHtml(p.body).replace(/\n/g, "<br>")}</p>`}\n<p><a href="${escapeHtml(p.url)}">Open in Signalboard</a></p>`,
+          ...mailParts(p),
           messageId: `<delivery-${delivery.id}.${delivery.createdAt.toString(36)}@${domain}>`,
           priority: emailPriority(p.priority ?? 3),
           headers: { "X-Signalboard-Delivery": String(delivery.id) },

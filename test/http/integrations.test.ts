@@ -10,6 +10,7 @@ import { type FakeServices, startFakeServices } from "../fake-services.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 import { type SmtpSink, startSmtpSink } from "../smtp-sink.ts";
+import { escapeHtml } from "../../src/domain/templates.ts";
 
 const BOT = "123456789:AAH-test_token_for_the_fake_bot_0123";
 const CHAT = "-1001234567890";
@@ -250,6 +251,10 @@ describe("each kind, with hostile event text", () => {
     expect(mail.parsed.text).toContain("https://sb.example.com/p/kinds/events/");
     expect(mail.parsed.messageId).toMatch(/^<delivery-\d+\.[0-9a-z]+@sb\.example\.com>$/);
     expect(mail.raw).toContain("X-Priority: 1 (Highest)");
+    // The subject heads the body too, as text (its markup shown, never applied).
+    const subject = `[kinds] ${HOSTILE.event}`;
+    expect(html.trimStart()).toStartWith(`<h1>${escapeHtml(subject)}</h1>`);
+    expect(mail.parsed.text!.trimStart()).toStartWith(`${subject}\n`);
   });
 
   test("Telegram: HTML its parser accepts, every value shown as the text it was", async () => {
@@ -323,6 +328,31 @@ describe("each kind, with hostile event text", () => {
     expect(request.headers["x-signalboard-signature"]).toBe(
       `sha256=${createHmac("sha256", secret).update(request.body).digest("hex")}`,
     );
+  });
+});
+
+describe("e-mail", () => {
+  test("the default wording: the event's name heads the HTML and the text, not only the subject", async () => {
+    const p = await project("mail-heading");
+    await add({ project: p, kind: "email", name: "mail", config: { to: ["heading@example.com"] } });
+    const sent = await post(server, "/v1/log", {
+      project: p,
+      channel: "backups",
+      event: "Backup failed",
+      icon: "💾",
+      description: "The disk of nas is full.",
+      notify: true,
+    });
+    expect(sent.status).toBe(200);
+    const mail = await found(() => smtp.mails.find((m) => m.to.includes("heading@example.com")), 5000);
+    expect(mail.parsed.subject).toBe("💾 Backup failed");
+    // A forward or a preview shows the body without the subject: the body says what happened first.
+    const html = String(mail.parsed.html).trimStart();
+    expect(html).toStartWith("<h1>💾 Backup failed</h1>");
+    expect(html).toContain("The disk of nas is full.");
+    const text = mail.parsed.text!.trimStart();
+    expect(text).toStartWith("💾 Backup failed\n\nThe disk of nas is full.");
+    expect(text).toContain("https://sb.example.com/p/mail-heading/events/");
   });
 });
 
