@@ -428,7 +428,7 @@ ${o.chart ? "" : html`<nav class="tabs" aria-label="Kind of chart">${tabs.map(([
 </form>
 <section class="card chart-card preview" aria-labelledby="preview-title">
   <h2 id="preview-title">Preview</h2>
-  <div id="chart-preview" class="card-body" aria-live="polite" hx-get="${base}/charts/preview" hx-include="#chart-form" hx-trigger="load, change from:#chart-form, input changed delay:700ms from:#chart-form, sb-viewer from:body" hx-sync="this:replace" data-testid="preview"><p class="muted small">Loading…</p></div>
+  <div id="chart-preview" class="card-body" aria-live="polite" hx-get="${base}/charts/preview" hx-include="#chart-form" hx-params="not _csrf" hx-trigger="load, change from:#chart-form, input changed delay:700ms from:#chart-form, sb-viewer from:body" hx-sync="this:replace" data-testid="preview"><p class="muted small">Loading…</p></div>
 </section>
 </div>`;
 }
