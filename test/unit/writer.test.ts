@@ -99,8 +99,8 @@ describe("writer", () => {
       ],
       { stdin: "pipe", stdout: "pipe" },
     );
-    const lines = (other.stdout as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
-    expect((await lines.read()).value).toContain("locked");
+    const said = (other.stdout as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await said.read()).value)).toContain("locked");
     let settled = false;
     const write = writer.submit(insert(2)).finally(() => (settled = true));
     // Timers fire while the write waits: SQLite's own wait would have slept on this thread until it gave up.
