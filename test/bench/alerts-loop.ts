@@ -6,8 +6,8 @@
 // connections. Printed: the event loop's longest hold (the most CPU its main thread used between
 // two 10 ms ticks), /healthz's longest, and the rounds of checks run. SQLite only: the import
 // writes the database file from another process.
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { BUN, ROOT, startProcess, tempDir } from "./lib.ts";
 import { seed } from "./seed.ts";
 
@@ -77,6 +77,7 @@ export async function alertsLoopBenchmark(options: {
     .trim()
     .split("\n")
     .at(-1)!;
+  const file = importFile(options.imported);
   const holds = join(tempDir(), "loop-hold.jsonl");
   const server = await startProcess(
     [
@@ -150,7 +151,6 @@ export async function alertsLoopBenchmark(options: {
           if (!res.ok) throw new Error(`POST /v1/alerts answered ${res.status}: ${await res.text()}`);
         }),
       );
-    const file = importFile(options.imported);
     const rows: AlertsLoopRow[] = [];
     rows.push(await measure("idle, rules checked", () => Bun.sleep(options.seconds * 1000)));
     rows.push(
@@ -183,6 +183,7 @@ export async function alertsLoopBenchmark(options: {
     return rows;
   } finally {
     await server.stop();
+    for (const dir of [dataDir, dirname(holds), dirname(file)]) rmSync(dir, { recursive: true, force: true });
   }
 }
 
