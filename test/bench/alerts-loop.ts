@@ -190,7 +190,7 @@ export async function alertsLoopBenchmark(options: {
 export function alertsLoopRows(rows: AlertsLoopRow[]): (string | number)[][] {
   return [
     [
-      "beside 1,000 count rules",
+      `beside ${(rows[0]?.rules ?? 0).toLocaleString("en-US")} count rules`,
       "seconds",
       "event loop held at most (ms CPU)",
       "loop stalled at most (ms, running or blocked)",
