@@ -125,10 +125,11 @@ export class AlertRunner {
         now,
       );
       for (const alert of rules) if (await this.check(alert, now, counts)) result.changed++;
-      await this.store.alerts.checked(
-        rules.map((r) => r.id),
-        now,
-      );
+      if (rules.length)
+        await this.store.alerts.checked(
+          rules.map((r) => r.id),
+          now,
+        );
       result = { ...result, checked: rules.length };
       this.stats.rounds++;
       this.stats.lastRoundMs = performance.now() - started;

@@ -51,6 +51,17 @@ export async function projectIdsOf(repos: Pick<Repositories, "projects">, names:
   return ids;
 }
 
+/**
+ * Whether `by` may be told if a project named `name` exists: not someone limited to some projects,
+ * of one that is not theirs (everywhere else such a project "does not exist, or is not one of yours").
+ */
+export function mayKnowProject(by: Pick<User, "projects"> | null | undefined, name: string): boolean {
+  return !by?.projects || by.projects.includes(name);
+}
+
+/** Why a name cannot be a new project, for someone who may not be told that a project of that name exists. */
+const unusable = (name: string) => `“${name}” cannot be used for a new project. Choose another name.`;
+
 /** `defaultProject`: the one that takes metrics sent without a project; it cannot be deleted. */
 export function projectService(
   store: Store,
@@ -77,7 +88,8 @@ export function projectService(
         if (project && by?.projects) await tx.users.addProject(by.id, project.id);
         return project;
       });
-      if (!created) throw new Conflict(`A project named "${name}" already exists.`);
+      if (!created)
+        throw new Conflict(mayKnowProject(by, name) ? `A project named "${name}" already exists.` : unusable(name));
       return created;
     },
 
@@ -104,10 +116,20 @@ export function projectService(
       );
     },
 
-    /** Why `name` cannot be a new project (or a new channel of `project`), or null. */
-    async nameTaken(kind: "project" | "channel", name: string, project?: string): Promise<string | null> {
-      if (kind === "project")
-        return (await store.projects.findByName(name)) ? `A project named “${name}” already exists.` : null;
+    /**
+     * Why `name` cannot be a new project (or a new channel of `project`), or null; to someone limited
+     * to some projects (`by`), a project that is not theirs is a name they cannot use, not one that exists.
+     */
+    async nameTaken(
+      kind: "project" | "channel",
+      name: string,
+      project?: string,
+      by?: Pick<User, "projects"> | null,
+    ): Promise<string | null> {
+      if (kind === "project") {
+        if (!(await store.projects.findByName(name))) return null;
+        return mayKnowProject(by, name) ? `A project named “${name}” already exists.` : unusable(name);
+      }
       const p = project ? await store.projects.findByName(project) : null;
       return p && (await store.projects.findChannel(p.id, name))
         ? `A channel named “${name}” already exists in ${project}.`

@@ -1,9 +1,10 @@
 // Reading request bodies with our rules. Every route reads its body itself, through these (never
 // with Elysia's parsers, which read a body whole whatever its size): the right Content-Type (415),
 // at most the route's limit, refused by its declared size before anything is read and counted as
-// it is read when sent chunked (413), valid JSON (400), nested no deeper than any of our bodies
-// needs, and only well-formed text (400). Never a 500.
+// it is read when sent chunked (413), UTF-8 (400, naming the field whose bytes are not), valid JSON
+// (400), nested no deeper than any of our bodies needs, and only well-formed text (400). Never a 500.
 import { InvalidJson, PayloadTooLarge, UnsupportedMediaType, ValidationError } from "../errors.ts";
+import { notUtf8 } from "./utf8.ts";
 
 /** Forms of the dashboard are small; only the API takes SIGNALBOARD_BODY_LIMIT. */
 export const WEB_BODY_LIMIT = 256 * 1024;
@@ -15,6 +16,10 @@ export const SERVER_BODY_LIMIT = 16 * 1024 * 1024;
 const MAX_DEPTH = 16;
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+
+// JSON is UTF-8 (RFC 8259): bytes that are not are refused, where a lenient decode would store
+// U+FFFD in their place and two different names could become one.
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 export async function readJson(request: Request, limit: number): Promise<unknown> {
   const value = await readJsonUnchecked(request, limit);
@@ -29,7 +34,13 @@ export async function readJson(request: Request, limit: number): Promise<unknown
 export async function readJsonUnchecked(request: Request, limit: number): Promise<unknown> {
   const type = request.headers.get("content-type");
   if (!type || !JSON_TYPE.test(type)) throw new UnsupportedMediaType(type);
-  const text = await readText(request, limit);
+  const bytes = await readBytes(request, limit);
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(bytes);
+  } catch {
+    throw notUtf8(bytes);
+  }
   if (text.trim() === "") throw new InvalidJson("the body is empty");
   try {
     return JSON.parse(text);
@@ -116,7 +127,20 @@ export async function readText(request: Request, limit: number): Promise<string>
   // With its size declared, the server reads exactly that much: the quick way. (Reading the body
   // chunk by chunk costs about 5 µs a request more.)
   if (declared !== null) return request.text();
-  if (!request.body) return "";
+  return Buffer.from(await readChunks(request, limit)).toString("utf8");
+}
+
+/** The body's bytes, at most `limit`, with the same rules as readText. */
+export async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw new PayloadTooLarge(limit);
+  if (declared !== null) return request.bytes();
+  return readChunks(request, limit);
+}
+
+/** A body sent chunked (no Content-Length), counted as it is read and cut off at `limit`. */
+async function readChunks(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
@@ -124,5 +148,5 @@ export async function readText(request: Request, limit: number): Promise<string>
     if (size > limit) throw new PayloadTooLarge(limit);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }

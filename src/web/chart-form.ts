@@ -1,6 +1,7 @@
 // The chart builder's form, as it lives in the URL (so a question being built can be shared) and
 // as it is posted: its fields to a chart's definition (what the API takes, domain/charts.ts) and
 // back. Every field is a string, or a list of them for repeated fields (tag, step).
+import { ValidationError } from "../errors.ts";
 import type { ChartKind } from "../model/chart.ts";
 
 export type FormFields = Record<string, string | string[] | undefined>;
@@ -38,9 +39,14 @@ export const list = (f: FormFields, name: string): string[] => {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 };
 
+const KINDS: readonly string[] = ["series", "funnel", "metric"] satisfies ChartKind[];
+
+/** The kind of chart the form asks for (series when it names none); another word is refused, naming `kind`. */
 export function kindOf(f: FormFields): ChartKind {
-  const kind = one(f, "kind");
-  return kind === "funnel" || kind === "metric" ? kind : "series";
+  const kind = one(f, "kind") || "series";
+  if (!KINDS.includes(kind))
+    throw ValidationError.field("kind", "invalid_value", "kind: must be series, funnel or metric");
+  return kind as ChartKind;
 }
 
 /** A number as typed, or the text itself when it is not one (so the definition's check names it). */

@@ -161,7 +161,9 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       access: "member",
       async handle({ request, params, session }) {
         const project = await kit.project(params.project!);
-        return builder(session, project, fieldsOf(new URL(request.url).searchParams));
+        const fields = fieldsOf(new URL(request.url).searchParams);
+        kindOf(fields); // a kind that is none is refused before the builder is drawn
+        return builder(session, project, fields);
       },
     }),
     route({
@@ -179,9 +181,10 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
         const { _csrf, path: _, ...shown } = fields;
         // The builder's URL follows the question, so what is on screen can be shared or bookmarked.
         const headers = { "HX-Replace-Url": `${path}${queryOfFields(shown)}` };
+        const kind = kindOf(fields);
         let answer: ChartAnswer;
         try {
-          answer = await charts.preview(project.name, kindOf(fields), definitionOf(fields));
+          answer = await charts.preview(project.name, kind, definitionOf(fields));
         } catch (error) {
           const errors = formErrors(error, fields);
           if (errors) return kit.fragment(chartProblem(Object.values(errors).join(" ")), 200, headers);
@@ -198,11 +201,12 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       async handle({ request, params, session, body }) {
         const project = await kit.project(params.project!);
         const fields = body as FormFields;
+        const kind = kindOf(fields); // refused as it is, not shown again in a builder of no kind
         try {
           const position = field(body, "pin") ? MAX_POSITION : undefined;
           const chart = await charts.create({
             project: project.name,
-            kind: kindOf(fields),
+            kind,
             name: one(fields, "name"),
             definition: definitionOf(fields),
             position,

@@ -1,6 +1,8 @@
 // Creating and deleting projects and channels from the dashboard.
+import { mayKnowProject } from "../domain/projects.ts";
 import { isName } from "../domain/rules.ts";
 import { type Route, route } from "../http/routes.ts";
+import type { User } from "../model/user.ts";
 import type { Services } from "../services.ts";
 import { field } from "./form.ts";
 import { html, seg } from "./html.ts";
@@ -12,11 +14,16 @@ import { projectSettingsPage } from "./views/project.ts";
 const NAME_RULE = "Use 1-64 lowercase letters, digits or dashes, like “my-app”.";
 
 export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] {
-  /** Why this name cannot be used, or null. */
-  async function problem(kind: "project" | "channel", name: string, project?: string): Promise<string | null> {
+  /** Why this name cannot be used by `by`, or null. */
+  async function problem(
+    by: User,
+    kind: "project" | "channel",
+    name: string,
+    project?: string,
+  ): Promise<string | null> {
     if (!name) return null;
     if (!isName(name)) return NAME_RULE;
-    return projects.nameTaken(kind, name, project);
+    return projects.nameTaken(kind, name, project, by);
   }
 
   return [
@@ -24,11 +31,14 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
       method: "GET",
       path: "/names/check",
       access: "member",
-      async handle({ request }) {
+      async handle({ request, session }) {
         const url = new URL(request.url);
         const kind = url.searchParams.get("kind") === "channel" ? "channel" : "project";
         const name = url.searchParams.get("name") ?? "";
-        const error = await problem(kind, name, url.searchParams.get("project") ?? undefined);
+        // A project someone limited cannot see: neither taken nor free, so the check tells them nothing of it.
+        if (kind === "project" && isName(name) && !mayKnowProject(session.user, name))
+          return kit.fragment(nameHint(`new-${kind}-name`, null));
+        const error = await problem(session.user, kind, name, url.searchParams.get("project") ?? undefined);
         return kit.fragment(
           nameHint(`new-${kind}-name`, error, name && !error ? `“${name}” is available.` : undefined),
         );
@@ -40,7 +50,7 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
       access: "member",
       async handle({ request, body, session }) {
         const name = field(body, "name").trim();
-        const error = (await problem("project", name)) ?? (name ? null : "Enter a name.");
+        const error = (await problem(session.user, "project", name)) ?? (name ? null : "Enter a name.");
         if (error) return kit.fragment(newNameForm({ kind: "project", action: "/projects", value: name, error }), 422);
         await projects.create(name, session.user);
         return kit.redirect(request, `/p/${seg(name)}`);
@@ -50,11 +60,11 @@ export function manageRoutes({ projects, config }: Services, kit: Kit): Route[] 
       method: "POST",
       path: "/p/:project/channels",
       access: "member",
-      async handle({ request, params, body }) {
+      async handle({ request, params, body, session }) {
         const project = await kit.project(params.project!);
         const name = field(body, "name").trim();
         const action = `/p/${seg(project.name)}/channels`;
-        const error = (await problem("channel", name, project.name)) ?? (name ? null : "Enter a name.");
+        const error = (await problem(session.user, "channel", name, project.name)) ?? (name ? null : "Enter a name.");
         if (error)
           return kit.fragment(newNameForm({ kind: "channel", action, project: project.name, value: name, error }), 422);
         await projects.createChannel(project.name, name);

@@ -1,6 +1,6 @@
 // npm run bench: every benchmark, measured in one run on loopback against the compiled binary,
 // printed as tables and written to BENCHMARKS.md (with docs/throughput.svg).
-//   BENCH_ONLY=ingest,fanout,startup,feed,stall,postgres,analytics   run some sections only ("postgres" is
+//   BENCH_ONLY=ingest,fanout,startup,feed,stall,postgres,analytics,alerts,alerts-loop   run some sections only ("postgres" is
 //   pg-ingest and pg-read; BENCH_ONLY=pg-ingest alone is PostgreSQL's ingest beside SQLite, a few minutes)
 //   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune (defaults 3, 5, 1000000)
 //   BENCH_STORES=sqlite|postgres   the analytics section on one store only (default both)
@@ -8,6 +8,7 @@
 import { cpus, release } from "node:os";
 import { join } from "node:path";
 import { alertsBenchmark, alertsRows } from "./alerts.ts";
+import { alertsLoopBenchmark, alertsLoopRows } from "./alerts-loop.ts";
 import { analyticsBenchmark, analyticsRows, sqliteStore } from "./analytics.ts";
 import { throughputChart } from "./chart.ts";
 import { fanoutBenchmark } from "./fanout.ts";
@@ -19,7 +20,18 @@ import { stallBenchmark, stallRows } from "./stall.ts";
 import { BUN, ensureWrk, ROOT, table, tempDir } from "./lib.ts";
 import { startupBenchmark } from "./startup.ts";
 
-const ALL = ["ingest", "fanout", "startup", "feed", "stall", "pg-ingest", "pg-read", "analytics", "alerts"];
+const ALL = [
+  "ingest",
+  "fanout",
+  "startup",
+  "feed",
+  "stall",
+  "pg-ingest",
+  "pg-read",
+  "analytics",
+  "alerts",
+  "alerts-loop",
+];
 const only = new Set(
   (process.env.BENCH_ONLY ?? ALL.join(","))
     .split(",")
@@ -192,6 +204,16 @@ if (only.has("alerts")) {
     "Alert rules beside ingest",
     `1,000 rules (400 absence rules over 21 channels, one in ten watching the channel being written to; 400 count rules, a quarter of them on that channel and a tag; 200 metric rules), checked every second (SIGNALBOARD_ALERT_INTERVAL=1), while wrk posts the README's event at 64 connections; ${rounds} alternating rounds of ${seconds} s with the rules paused (none checked) and checked, medians. The slowest round is read from /metrics (signalboard_alert_round_seconds) during the runs with rules checked.`,
     alertsRows(results),
+  );
+}
+
+if (only.has("alerts-loop")) {
+  console.error("alert rules beside an import and the analytics loop...");
+  const options = { events: 200_000, rules: 1000, imported: 60_000, seconds: 10 };
+  section(
+    "Alert rules beside an import and beside questions",
+    `${options.rules.toLocaleString("en-US")} count rules over 366-day windows (never firing) on ${options.events.toLocaleString("en-US")} events seeded as for Reading at scale, checked every second, against the server run from source with test/bench/loop-hold.ts preloaded; meanwhile /healthz every 20 ms on new connections. Idle for ${options.seconds} s; then \`signalboard import\` of ${options.imported.toLocaleString("en-US")} events, another process writing the server's database; then the first four questions of Asking the data in a loop for ${options.seconds} s. The loop held: the most CPU the main thread used between two ticks of a 10 ms timer; stalled: the longest time it did not turn, running or blocked in a call (a lock waited for inside SQLite, a disk flush), the time it waited for a core left out. Rounds of checks: how many finished meanwhile (the rules' counts run on the reader processes, at a lower priority than the server).`,
+    alertsLoopRows(await alertsLoopBenchmark(options)),
   );
 }
 

@@ -211,6 +211,24 @@ describe("saved charts", () => {
   });
 });
 
+describe("a kind of chart that is none", () => {
+  test("is a 400 naming kind, whatever the word (an object's own names included), and nothing is saved", async () => {
+    const before = (await call(server, { path: "/v1/charts?project=shop" })).json.charts.length;
+    for (const kind of ["zzz", "__proto__", "constructor", "toString", "", 3, null]) {
+      const res = await create({
+        kind,
+        name: `Kind ${String(kind)}`,
+        definition: { event: "Signed up", last_days: 7 },
+      });
+      expect({ kind, status: res.status }).toEqual({ kind, status: 400 });
+      expect(res.json.validation.body).toEqual([
+        expect.objectContaining({ path: "kind", message: "kind: must be series, funnel or metric" }),
+      ]);
+    }
+    expect((await call(server, { path: "/v1/charts?project=shop" })).json.charts.length).toBe(before);
+  });
+});
+
 describe("a full dashboard", () => {
   test(`holds ${50} cards, and says so rather than taking one off for another`, async () => {
     await server.services.projects.create("full");

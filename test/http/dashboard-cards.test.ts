@@ -224,6 +224,39 @@ describe("the builder's form", () => {
     expect(text).toContain('id="chart-steps-error"');
   });
 
+  test("refuses a kind of chart that is none, naming kind, and saves nothing", async () => {
+    const before = (await server.services.charts.list("shop")).length;
+    const kinds = ["zzz", "__proto__", "constructor", "toString", "hasOwnProperty"];
+    const asked = [
+      ...kinds.map((kind) => ({ what: `new ${kind}`, send: () => agent.request(`/p/shop/charts/new?kind=${kind}`) })),
+      ...kinds.map((kind) => ({
+        what: `preview ${kind}`,
+        send: () => agent.request(`/p/shop/charts/preview?kind=${kind}&event=Paid&range=7`),
+      })),
+      ...kinds.flatMap((kind) => [
+        { what: `save ${kind}, no name`, send: () => form("/p/shop/charts", { kind, event: "Paid", range: "7" }) },
+        {
+          what: `save ${kind}, named`,
+          send: () => form("/p/shop/charts", { kind, name: `Kind ${kind}`, event: "Paid", range: "7" }),
+        },
+      ]),
+    ];
+    for (const { what, send } of asked) {
+      const res = await send();
+      const page = await res.text();
+      expect({ what, status: res.status }).toEqual({ what, status: 400 });
+      expect(page).toContain("kind: must be series, funnel or metric");
+    }
+    // htmx and API-style clients are told the same, in their own shapes.
+    const fragment = await agent.request("/p/shop/charts/preview?kind=zzz", { headers: { "HX-Request": "true" } });
+    expect(fragment.status).toBe(400);
+    expect(await fragment.text()).toContain("kind: must be series, funnel or metric");
+    expect((await server.services.charts.list("shop")).length).toBe(before);
+    // No kind is a series chart, as the builder's first tab is.
+    expect((await agent.request("/p/shop/charts/new")).status).toBe(200);
+    expect((await agent.request("/p/shop/charts/new?kind=")).status).toBe(200);
+  });
+
   test("previews a question as a fragment, its URL following the question", async () => {
     const res = await agent.request(
       "/p/shop/charts/preview?kind=series&event=Paid&range=7&path=/p/shop/charts/new&_csrf=x",

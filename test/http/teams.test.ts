@@ -365,6 +365,39 @@ describe("roles and project limits", () => {
     }
   });
 
+  test("someone limited to some projects is not told whether a project they cannot see exists: checking a name or creating it", async () => {
+    await server.services.accounts.createUser(person("ezra"), "member", { projects: ["blog"] });
+    const ezra = await signedIn(server, person("ezra"));
+    const check = async (name: string) => {
+      const res = await ezra.request(`/names/check?kind=project&name=${name}`, { headers: { "HX-Request": "true" } });
+      expect(res.status).toBe(200);
+      return (await res.text()).replaceAll(name, "NAME");
+    };
+    // shop exists, nope-project does not: the same answer for both.
+    const [shop, missing] = [await check("shop"), await check("nope-project")];
+    expect(shop).toBe(missing);
+    expect(shop).not.toMatch(/exists|available/);
+    // Their own project is one they know of.
+    expect(await check("blog")).toContain("already exists");
+    const projects = (await server.services.projects.list()).length;
+    const taken = await form(ezra, "/projects", { name: "shop" });
+    expect(taken.status).toBe(422);
+    const said = await taken.text();
+    expect(said).toContain("cannot be used for a new project");
+    expect(said).not.toMatch(/exists/);
+    expect((await server.services.projects.list()).length).toBe(projects);
+    expect((await server.services.accounts.list()).find((u) => u.username === "ezra")!.projects).toEqual(["blog"]);
+    // Someone who sees every project is told, as before.
+    const all = await owner.request("/names/check?kind=project&name=shop");
+    expect(await all.text()).toContain("A project named “shop” already exists.");
+    // A name free for them is theirs once made.
+    expect((await form(ezra, "/projects", { name: "ezra-new" })).status).toBe(200);
+    expect((await server.services.accounts.list()).find((u) => u.username === "ezra")!.projects).toEqual([
+      "blog",
+      "ezra-new",
+    ]);
+  });
+
   test("a page of a project taken from someone stops: their live stream ends within a second", async () => {
     await server.services.accounts.createUser(person("leo"), "member", { projects: ["shop", "blog"] });
     const leo = await signedIn(server, person("leo"));

@@ -1,4 +1,5 @@
-// The group-commit writer: one transaction per tick, settled after COMMIT, failures isolated.
+// The group-commit writer: one transaction per tick, settled after COMMIT, failures isolated, and
+// another process's write lock waited for without holding the event loop.
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
@@ -14,6 +15,7 @@ beforeEach(() => {
   dir = tempDir();
   sqlite = new Database(join(dir, "t.db"), { strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA busy_timeout = 5000"); // as the store opens its connections (store/sqlite/db.ts)
   sqlite.exec("CREATE TABLE t (v INTEGER)");
   writer = new Writer(sqlite, sqlite);
 });
@@ -78,5 +80,38 @@ describe("writer", () => {
     await writer.submit(insert(7));
     expect(sqlite.query("SELECT count(*) AS n FROM t WHERE v = 7").get()).toEqual({ n: 1 });
     expect(writer.failing).toBe(false);
+  });
+
+  test("while another process holds the write lock, a write waits for it with the event loop free, then commits", async () => {
+    // Another process (as `signalboard import` is) takes the write lock and keeps it until told.
+    const other = Bun.spawn(
+      [
+        process.execPath,
+        "-e",
+        `const { Database } = require("bun:sqlite");
+         const db = new Database(${JSON.stringify(join(dir, "t.db"))});
+         db.exec("BEGIN IMMEDIATE");
+         db.exec("INSERT INTO t (v) VALUES (1)");
+         console.log("locked");
+         for await (const _ of console) break;
+         db.exec("COMMIT");
+         console.log("committed");`,
+      ],
+      { stdin: "pipe", stdout: "pipe" },
+    );
+    const said = (other.stdout as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await said.read()).value)).toContain("locked");
+    let settled = false;
+    const write = writer.submit(insert(2)).finally(() => (settled = true));
+    // Timers fire while the write waits: SQLite's own wait would have slept on this thread until it gave up.
+    let turns = 0;
+    while (turns < 20) await new Promise((resolve) => setTimeout(resolve, 1)).then(() => turns++);
+    expect(settled).toBe(false);
+    expect(writer.lockWaits.batches).toBe(1);
+    other.stdin.write("go\n");
+    await other.stdin.flush();
+    await write;
+    expect(await other.exited).toBe(0);
+    expect(sqlite.query("SELECT v FROM t ORDER BY v").all()).toEqual([{ v: 1 }, { v: 2 }]);
   });
 });

@@ -10,18 +10,32 @@
 // a batch runs from BEGIN to COMMIT within one turn of the event loop, and nothing else writes on
 // this connection meanwhile (reads go through another one). Running a write again after a rollback
 // does the same thing.
+//
+// Another process (a management command: an import, a restore) may hold the database's write lock
+// for a while. SQLite's own wait for it (busy_timeout) sleeps on the calling thread, which here is
+// the event loop: everything else (/healthz, reads, live views) would stop until the lock came free.
+// So this connection does not wait inside SQLite: a BEGIN that finds the lock taken is tried again
+// after a pause that leaves the loop free, for as long as SQLite would have waited.
 import type { Database } from "bun:sqlite";
 import { AppError, Conflict, StorageUnavailable } from "../../errors.ts";
 import { GroupCommit, type Outcome, type Pending } from "../group-commit.ts";
 
+/** How long a batch waits for another process's write lock before it fails as busy (as long as busy_timeout waited). */
+export const LOCK_WAIT_MS = 5000;
+/** The longest pause between two tries of the lock: short, since the other process may hold it again at once. */
+const MAX_PAUSE_MS = 4;
+
 export class Writer<R> extends GroupCommit<R> {
   private readonly stmt;
+  /** Batches that found the write lock taken, and the pauses they waited (for the tests). */
+  readonly lockWaits = { batches: 0, tries: 0 };
 
   constructor(
     private readonly sqlite: Database,
     private readonly repos: R,
   ) {
     super();
+    sqlite.exec("PRAGMA busy_timeout = 0"); // waiting for the lock is begin()'s, off the loop
     this.stmt = {
       begin: sqlite.prepare("BEGIN IMMEDIATE"),
       commit: sqlite.prepare("COMMIT"),
@@ -34,11 +48,11 @@ export class Writer<R> extends GroupCommit<R> {
 
   protected async commit(batch: Pending<R>[]): Promise<Outcome[]> {
     try {
-      this.stmt.begin.run();
+      if (!this.tryBegin()) await this.waitForLock();
       let outcomes = await this.runAll(batch);
       if (!outcomes) {
         this.stmt.rollback.run();
-        this.stmt.begin.run();
+        if (!this.tryBegin()) await this.waitForLock(); // another process may have taken the lock in between
         outcomes = [];
         for (const pending of batch) outcomes.push(await this.runOne(pending));
       }
@@ -56,6 +70,29 @@ export class Writer<R> extends GroupCommit<R> {
       }
       const failure = toStorageError(error);
       return batch.map(() => ({ ok: false, error: failure }));
+    }
+  }
+
+  /** BEGIN IMMEDIATE: false when another connection holds the write lock. */
+  private tryBegin(): boolean {
+    try {
+      this.stmt.begin.run();
+      return true;
+    } catch (error) {
+      if (isBusy(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Tries the lock again after pauses that let the event loop run, until LOCK_WAIT_MS; then fails as busy. */
+  private async waitForLock(): Promise<void> {
+    this.lockWaits.batches++;
+    const deadline = performance.now() + LOCK_WAIT_MS;
+    for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
+      this.lockWaits.tries++;
+      await Bun.sleep(pause);
+      if (this.tryBegin()) return;
+      if (performance.now() >= deadline) throw new StorageUnavailable("the database is busy");
     }
   }
 
@@ -102,6 +139,11 @@ function raced(error: unknown): unknown {
 }
 
 const STORAGE_CODES = /^SQLITE_(FULL|IOERR|READONLY|BUSY|LOCKED|CANTOPEN|CORRUPT|NOTADB|PROTOCOL|NOMEM)/;
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
 
 export function isStorageFailure(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;

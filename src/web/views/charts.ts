@@ -8,7 +8,7 @@ import type { HistoryPage } from "../../domain/metric-history.ts";
 import { formatElapsed } from "../../domain/units.ts";
 import type { ChartKind } from "../../model/chart.ts";
 import type { Project } from "../../model/project.ts";
-import { type FormFields, fieldsOfDefinition, queryOfFields } from "../chart-form.ts";
+import { type FormFields, fieldsOfDefinition, kindOf, queryOfFields } from "../chart-form.ts";
 import { type Html, html, seg } from "../html.ts";
 import { fieldRow, options } from "./fields.ts";
 import { formatValue } from "./project.ts";
@@ -386,7 +386,7 @@ function metricFields(f: FormFields, o: BuilderOptions, errors: Record<string, s
 /** The chart builder: the question's fields on one side, its answer (the preview) as they change. */
 export function builderPage(project: Project, o: BuilderOptions): Html {
   const base = `/p/${seg(project.name)}`;
-  const kind = (value(o.fields, "kind") || "series") as ChartKind;
+  const kind = kindOf(o.fields);
   const errors = o.errors ?? {};
   const path = o.chart ? `${base}/charts/${String(o.chart.id)}/edit` : `${base}/charts/new`;
   const action = o.chart ? `${base}/charts/${String(o.chart.id)}` : `${base}/charts`;
@@ -428,7 +428,7 @@ ${o.chart ? "" : html`<nav class="tabs" aria-label="Kind of chart">${tabs.map(([
 </form>
 <section class="card chart-card preview" aria-labelledby="preview-title">
   <h2 id="preview-title">Preview</h2>
-  <div id="chart-preview" class="card-body" aria-live="polite" hx-get="${base}/charts/preview" hx-include="#chart-form" hx-trigger="load, change from:#chart-form, input changed delay:700ms from:#chart-form, sb-viewer from:body" hx-sync="this:replace" data-testid="preview"><p class="muted small">Loading…</p></div>
+  <div id="chart-preview" class="card-body" aria-live="polite" hx-get="${base}/charts/preview" hx-include="#chart-form" hx-params="not _csrf" hx-trigger="load, change from:#chart-form, input changed delay:700ms from:#chart-form, sb-viewer from:body" hx-sync="this:replace" data-testid="preview"><p class="muted small">Loading…</p></div>
 </section>
 </div>`;
 }
