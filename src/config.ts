@@ -323,7 +323,7 @@ function refuseSmtpHost(config: Config): void {
   );
   if (verdict && "refusal" in verdict)
     throw new ConfigError(
-      `SIGNALBOARD_SMTP_URL names ${host}, which the outbound rules refuse (${verdict.refusal.why}): if the SMTP server is there, allow it with SIGNALBOARD_OUTBOUND_ALLOW=${verdict.refusal.allowWith}.`,
+      `SIGNALBOARD_SMTP_URL names ${host}, which the outbound rules refuse: ${verdict.refusal.why}. If the SMTP server is there, allow it with SIGNALBOARD_OUTBOUND_ALLOW=${verdict.refusal.allowWith}.`,
     );
 }
 

@@ -137,6 +137,16 @@ function kindOfBits(bits: bigint): AddressKind {
   return inside === null ? "public" : (KINDS.find(([r]) => inRange(inside, r))?.[1] ?? "public");
 }
 
+/** An address as a message shows it: an IPv6 one that carries an IPv4 one with that one beside it. */
+function shown(ip: string): string {
+  const bits = addressBits(ip);
+  if (bits === null || !ip.includes(":") || ip.includes(".")) return ip;
+  const inside = embeddedIpv4(bits);
+  if (inside === null) return ip;
+  const v4 = Number(inside & 0xffff_ffffn);
+  return `${ip} (${[v4 >>> 24, (v4 >>> 16) & 255, (v4 >>> 8) & 255, v4 & 255].join(".")})`;
+}
+
 /** What kind of address `ip` is (an IPv6 address carrying an IPv4 one: the IPv4 one's kind). */
 export function addressKind(ip: string): AddressKind {
   const bits = addressBits(ip);
@@ -245,7 +255,7 @@ export function judgeLiteral(
   if (addressBits(host) !== null) {
     const why = refusalOf(rules, destination, host);
     return why
-      ? { ok: false, refusal: { why: `${host} is ${why}`, allowWith: host } }
+      ? { ok: false, refusal: { why: `${shown(host)} is ${why}`, allowWith: host } }
       : { ok: true, addresses: [host] };
   }
   if (listedName(rules.allow, host)) return null;
@@ -291,7 +301,7 @@ export async function checkHost(
   if (!listedName(rules.allow, host))
     for (const address of addresses) {
       const why = refusalOf(rules, destination, address);
-      if (why) return { ok: false, refusal: { why: `${host} resolves to ${address}, ${why}`, allowWith: host } };
+      if (why) return { ok: false, refusal: { why: `${host} resolves to ${shown(address)}, ${why}`, allowWith: host } };
     }
   const v4 = addresses.filter((a) => isIP(a) === 4);
   return { ok: true, addresses: [...v4, ...addresses.filter((a) => isIP(a) !== 4)] };

@@ -203,6 +203,10 @@ describe("what is refused", () => {
       ],
       ["::1", "::1 is this machine (a loopback address); SIGNALBOARD_OUTBOUND_ALLOW=::1 would allow it"],
       [
+        "::ffff:a9fe:a9fe",
+        "::ffff:a9fe:a9fe (169.254.169.254) is a link-local address, where cloud metadata services answer; SIGNALBOARD_OUTBOUND_ALLOW=::ffff:a9fe:a9fe would allow it",
+      ],
+      [
         "localhost",
         "localhost names this machine (a loopback address); SIGNALBOARD_OUTBOUND_ALLOW=localhost would allow it",
       ],
