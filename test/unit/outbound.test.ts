@@ -2,9 +2,8 @@
 // refused for a push endpoint and for an integration, the operator's allow list (addresses, CIDR
 // ranges, names), and that a name is judged by every address it resolves to.
 import { describe, expect, test } from "bun:test";
+import { type AddressKind, addressKind } from "../../src/domain/addresses.ts";
 import {
-  type AddressKind,
-  addressKind,
   checkHost,
   checkUrl,
   describeRefusal,
