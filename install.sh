@@ -499,6 +499,12 @@ BASE_URL=$BASE_URL
 # (sudo -u $SERVICE_USER signalboard token create ...) read this file too, so they use the same database.
 # DATABASE_URL_FILE=$CONF_DIR/database-url
 
+# Integrations and push go to the internet and the LAN, never to this host or a link-local address
+# unless listed here (docs/configuration.md, Outbound requests): an ntfy, a Gotify or a mail relay
+# on this host needs SIGNALBOARD_OUTBOUND_ALLOW=127.0.0.1 (or localhost); deny keeps them off the LAN.
+# SIGNALBOARD_OUTBOUND_ALLOW=127.0.0.1
+# SIGNALBOARD_OUTBOUND_PRIVATE=allow
+
 # SIGNALBOARD_DEFAULT_PROJECT=default
 # SIGNALBOARD_BODY_LIMIT=64KiB
 # SIGNALBOARD_SQLITE_SYNC=full

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { type AllowList, hostOf, judgeLiteral, parseAllowList } from "./domain/outbound.ts";
 import { parseByteSize, parseDuration, parseRate, type Rate } from "./domain/units.ts";
 
 type Spec<T> = {
@@ -30,6 +31,7 @@ const duration = z
   .transform((v, ctx) => parseOr(ctx, () => parseDuration(v)))
   .refine((ms) => ms > 0, "must be longer than 0, such as 30s, 15m, 12h or 30d");
 const rate = z.string().transform((v, ctx): Rate | null => parseOr(ctx, () => parseRate(v)));
+const allowList = z.string().transform((v, ctx): AllowList => parseOr(ctx, () => parseAllowList(v)));
 const ips = z
   .string()
   .transform((v) =>
@@ -176,6 +178,18 @@ export const settings = {
       .optional(),
     "the From of e-mail (default: Signalboard <signalboard@ the host of BASE_URL>)",
   ),
+  outboundAllow: spec(
+    "SIGNALBOARD_OUTBOUND_ALLOW",
+    "",
+    allowList,
+    "comma-separated addresses, CIDR ranges and host names the server may send to whatever the outbound rules say (this machine, link-local and, for push endpoints, private networks are refused otherwise), such as 127.0.0.1/32 for an ntfy on the same box",
+  ),
+  outboundPrivate: spec(
+    "SIGNALBOARD_OUTBOUND_PRIVATE",
+    "allow",
+    oneOf(["allow", "deny"]),
+    "allow: integrations may send to private networks (a Gotify on the LAN); deny: only what SIGNALBOARD_OUTBOUND_ALLOW lists there",
+  ),
   pushMaxAge: spec(
     "SIGNALBOARD_PUSH_MAX_AGE",
     "60d",
@@ -292,7 +306,25 @@ export function loadConfig(
   config.baseUrl = (config.baseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, "");
   config.vapidSubject ??= config.baseUrl.startsWith("https://") ? config.baseUrl : "mailto:signalboard@example.com";
   config.smtpFrom ??= `Signalboard <signalboard@${new URL(config.baseUrl).hostname}>`;
+  if (config.smtpUrl) refuseSmtpHost(config);
   return config;
+}
+
+/**
+ * The SMTP server goes through the outbound rules like any destination: one they refuse by its
+ * address or name alone (smtp://localhost:25) is refused here, at start, rather than at every e-mail.
+ */
+function refuseSmtpHost(config: Config): void {
+  const host = hostOf(config.smtpUrl!);
+  const verdict = judgeLiteral(
+    { allow: config.outboundAllow, privateNetworks: config.outboundPrivate },
+    "integration",
+    host,
+  );
+  if (verdict && "refusal" in verdict)
+    throw new ConfigError(
+      `SIGNALBOARD_SMTP_URL names ${host}, which the outbound rules refuse: ${verdict.refusal.why}. If the SMTP server is there, allow it with SIGNALBOARD_OUTBOUND_ALLOW=${verdict.refusal.allowWith}.`,
+    );
 }
 
 /** A schema's message as the end of a sentence that begins "it ": "it must be ...". */

@@ -6,7 +6,7 @@ import { SERVER_BODY_LIMIT } from "./http/body.ts";
 import type { Edge } from "./http/edge.ts";
 import type { Route } from "./http/routes.ts";
 import { log, logEnabled } from "./logger.ts";
-import { type AnyStore, createServices, openStore, type Services, whereData } from "./services.ts";
+import { type AnyStore, createServices, openStore, type ServiceOptions, type Services, whereData } from "./services.ts";
 import { Assets } from "./web/assets.ts";
 
 /** `routes`, `app` and `store` are there for tests and tools that look inside; the server itself goes through `services`. */
@@ -21,7 +21,8 @@ export type Running = {
   stop: () => Promise<void>;
 };
 
-export async function startServer(loaded: Config): Promise<Running> {
+/** `options.lookup`: how outbound destinations' names are resolved (tests give their own resolver). */
+export async function startServer(loaded: Config, options: Pick<ServiceOptions, "lookup"> = {}): Promise<Running> {
   const phase = (name: string) => log.debug("start-up", { phase: name, ms: Math.round(performance.now()) });
   phase("modules loaded");
   // The port is taken before anything is wired: with --port 0 it is known only once bound, and
@@ -36,7 +37,7 @@ export async function startServer(loaded: Config): Promise<Running> {
     throw error;
   }
   phase("database open and migrated");
-  const services = await createServices(config, { store, serving: true });
+  const services = await createServices(config, { store, serving: true, lookup: options.lookup });
   phase("services ready");
   await services.projects.ensure(config.defaultProject);
   await services.start(); // live views follow the database, the notifier works the queue

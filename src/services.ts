@@ -17,6 +17,7 @@ import { ingestService, type RunWrite } from "./domain/ingest.ts";
 import { memberService } from "./domain/members.ts";
 import { type IngestWrite, ingestWrites } from "./domain/ingest-writes.ts";
 import { deviceService } from "./domain/notifications.ts";
+import { type Lookup, type OutboundRules, systemLookup } from "./domain/outbound.ts";
 import { integrationService } from "./domain/integrations.ts";
 import { projectService } from "./domain/projects.ts";
 import { tokenService } from "./domain/tokens.ts";
@@ -66,14 +67,19 @@ export type ServiceOptions = {
   store?: AnyStore;
   /** For the server: ingest writes may run on the writer thread (SIGNALBOARD_WRITER, SQLite). */
   serving?: boolean;
+  /** How outbound destinations' names are resolved (the system's resolver unless a test gives its own). */
+  lookup?: Lookup;
 };
 
-export async function createServices(config: Config, { store, serving = false }: ServiceOptions = {}) {
+export async function createServices(
+  config: Config,
+  { store, serving = false, lookup = systemLookup }: ServiceOptions = {},
+) {
   const opened = store ?? (await openStore(config));
-  return servicesOf(config, opened, serving);
+  return servicesOf(config, opened, serving, lookup);
 }
 
-function servicesOf(config: Config, store: AnyStore, serving: boolean) {
+function servicesOf(config: Config, store: AnyStore, serving: boolean, lookup: Lookup) {
   const hub = new Hub();
   const metrics = createMetrics();
   // Ingest's writes run in this thread's group commit, or on a writer thread (SIGNALBOARD_WRITER).
@@ -90,6 +96,12 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
   ) as RunWrite;
   const announce = announcer(store, hub);
   const vapid = once(() => vapidKeys(store, config.vapidSubject));
+  // Where the server may send on someone's behalf: checked when a destination is saved, and at each send.
+  const outbound: OutboundRules = {
+    allow: config.outboundAllow,
+    privateNetworks: config.outboundPrivate,
+    lookup,
+  };
   const tokens = tokenService(store);
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
   const audit = auditService(store);
@@ -105,7 +117,8 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
       graceMs: 3000,
     },
     metrics,
-    createMailer(config.smtpUrl, config.smtpFrom),
+    outbound,
+    createMailer(config.smtpUrl, config.smtpFrom, outbound),
   );
   const loginRate = config.rateLimitLogin;
   const feed = feedService(store);
@@ -144,9 +157,9 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean) {
     charts: chartService(store, analytics, feed),
     alerts: { ...alertService(store), runner: alertRunner },
     transfer: transferService(store),
-    devices: deviceService(store),
+    devices: deviceService(store, outbound),
     deviceAdmin: deviceAdmin(store),
-    integrations: integrationService(store),
+    integrations: integrationService(store, outbound),
     digests,
     health: healthService(store, writerThread ? [store.writer, writerThread] : [store.writer]),
     /** The server's VAPID key pair, made and stored at first use. */

@@ -8,6 +8,7 @@ import { loadConfig } from "../src/config.ts";
 import { setLogLevel } from "../src/logger.ts";
 import { Conflict } from "../src/errors.ts";
 import { type Running, startServer } from "../src/server.ts";
+import type { ServiceOptions } from "../src/services.ts";
 import { createDatabase, dropDatabase } from "./pg-cluster.ts";
 
 setLogLevel("silent");
@@ -26,13 +27,18 @@ export function tempDir(prefix = "signalboard-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** A server on 127.0.0.1:0 with its own data dir and a full-access token. */
 /** On PostgreSQL, the database of each data directory: a server started again on its directory (a restart) finds its data. */
 const databases = new Map<string, string>();
 
+/**
+ * A server on 127.0.0.1:0 with its own data dir and a full-access token. Like an operator's, it
+ * sends nowhere the outbound rules refuse: a test whose receivers listen on 127.0.0.1 says so in
+ * `"outbound-allow"`. `options.lookup` resolves outbound destinations' names in place of the system.
+ */
 export async function startTestServer(
   settings: Record<string, string | undefined> = {},
   dataDir = tempDir(),
+  options: Pick<ServiceOptions, "lookup"> = {},
 ): Promise<TestServer> {
   let own: string | null = null;
   if (POSTGRES && !("database-url" in settings)) {
@@ -43,7 +49,7 @@ export async function startTestServer(
     { port: "0", host: "127.0.0.1", "data-dir": dataDir, ...(own ? { "database-url": own } : {}), ...settings },
     {},
   );
-  const running = await startServer(config);
+  const running = await startServer(config, options);
   // Live tokens' names are unique: started again on its data (a restart), or beside another instance
   // on one database (started at the same moment, so counting the others would not do), it names its own.
   const token = (

@@ -143,6 +143,19 @@ export const DESTINATION_KEYS: Record<IntegrationKind, string[]> = {
   slack: [],
 };
 
+/** The config keys that hold a URL the kind sends to: each is checked by the outbound rules (outbound.ts) when saved. */
+export const URL_KEYS: Record<IntegrationKind, string[]> = {
+  email: [],
+  telegram: ["api_url"],
+  gotify: ["url"],
+  pushover: ["api_url"],
+  matrix: ["homeserver"],
+  webhook: ["url"],
+  ntfy: ["url"],
+  discord: ["webhook_url"],
+  slack: ["webhook_url"],
+};
+
 export const KIND_LABEL: Record<IntegrationKind, string> = {
   email: "E-mail",
   telegram: "Telegram",

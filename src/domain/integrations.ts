@@ -2,7 +2,8 @@
 // (/v1/integrations) and the CLI alike. Input is the API's body: {project, kind, name, config,
 // filter, template}. A config is checked by its kind (integration-kinds.ts), a filter by the
 // routing rules (routing.ts), templates by rendering them (templates.ts): each problem is a 400
-// naming its field. Secrets are write-only: every answer carries them masked, and a change that
+// naming its field, as is a URL the outbound rules refuse (outbound.ts: this machine, link-local
+// addresses, ...). Secrets are write-only: every answer carries them masked, and a change that
 // leaves a secret out (or sends it back masked) keeps the stored one.
 import { z } from "zod";
 import { Forbidden, NotFound, ValidationError } from "../errors.ts";
@@ -18,7 +19,9 @@ import {
   maskSecret,
   SECRET_KEYS,
   splitConfig,
+  URL_KEYS,
 } from "./integration-kinds.ts";
+import { destinationProblem, type OutboundRules } from "./outbound.ts";
 import { testPayload } from "./notifications.ts";
 import { requireProject } from "./projects.ts";
 import { routeFilter } from "./routing.ts";
@@ -115,9 +118,21 @@ export function viewOf(i: Integration, project: string): IntegrationView {
   };
 }
 
-/** The kind's config checked (paths as config.KEY), split into what is shown and the secrets. */
-function checkedConfig(kind: IntegrationKind, config: Record<string, unknown>) {
+/**
+ * The kind's config checked (paths as config.KEY), its URLs by the outbound rules too, split into
+ * what is shown and the secrets. A refusal names the host, never the whole URL (a Discord or
+ * Slack URL is a secret).
+ */
+async function checkedConfig(kind: IntegrationKind, config: Record<string, unknown>, outbound: OutboundRules) {
   const checked = validate(z.object({ config: KIND_CONFIG[kind] }), { config }).config as Record<string, unknown>;
+  const issues = [];
+  for (const key of URL_KEYS[kind]) {
+    const url = checked[key];
+    const problem = typeof url === "string" ? await destinationProblem(outbound, "integration", url) : null;
+    if (problem)
+      issues.push({ path: `config.${key}`, type: "destination_refused", message: `config.${key}: ${problem}` });
+  }
+  if (issues.length) throw new ValidationError(issues);
   return splitConfig(kind, checked);
 }
 
@@ -159,7 +174,7 @@ function assertSecretsFollow(
 const integrationSubject = (i: Pick<Integration, "id" | "name">, project: string) =>
   `integration “${i.name}” (${i.id}) of ${project}`;
 
-export function integrationService(store: Store) {
+export function integrationService(store: Store, outbound: OutboundRules) {
   async function find(id: number): Promise<{ integration: Integration; project: string }> {
     const integration = await store.notifications.integration(id);
     const project = integration && (await store.projects.findById(integration.projectId));
@@ -190,7 +205,7 @@ export function integrationService(store: Store) {
     ): Promise<{ integration: IntegrationView; secret: string | null }> {
       const i = validate(integrationInput, input);
       const project = await requireProject(store, i.project);
-      const { shown, secrets } = checkedConfig(i.kind, i.config);
+      const { shown, secrets } = await checkedConfig(i.kind, i.config, outbound);
       checkTemplate(i.kind, i.template);
       const generated = i.kind === "webhook" && !secrets.secret ? `whsec_${randomToken().slice(3)}` : null;
       if (generated) secrets.secret = generated;
@@ -254,7 +269,7 @@ export function integrationService(store: Store) {
           if (value === null) delete merged[key];
           else merged[key] = value;
         }
-        const { shown, secrets } = checkedConfig(current.kind, merged);
+        const { shown, secrets } = await checkedConfig(current.kind, merged, outbound);
         assertSecretsFollow(current, c.config, shown, secrets);
         changes.config = shown;
         changes.secrets = secrets;

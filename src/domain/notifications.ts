@@ -9,6 +9,7 @@ import { NotFound, ValidationError } from "../errors.ts";
 import type { Repositories, Store } from "../store/store.ts";
 import { reaches } from "./access.ts";
 import { eventJson, type EventJson } from "./event-json.ts";
+import { destinationProblem, type OutboundRules } from "./outbound.ts";
 import { authProblem, p256dhProblem, pushKey } from "./push-keys.ts";
 import { matchesRoute, routeFilter } from "./routing.ts";
 import { onlyStrings, PRIORITY } from "./rules.ts";
@@ -204,7 +205,7 @@ function parseTagPairs(text: string): Record<string, string> | null {
   return validate(routeFilter, { tags })?.tags ?? null;
 }
 
-export function deviceService(store: Store) {
+export function deviceService(store: Store, outbound: OutboundRules) {
   async function ownDevice(user: User, id: number): Promise<Subscription> {
     const device = await store.notifications.subscription(id);
     if (!device || device.userId !== user.id) throw new NotFound("That device is not registered (any more).");
@@ -212,8 +213,11 @@ export function deviceService(store: Store) {
   }
 
   return {
+    /** A push endpoint the outbound rules refuse (this machine, a private network, not https:) is a 400 naming it. */
     async register(user: User, input: unknown, now = Date.now()): Promise<Subscription> {
       const s = validate(subscriptionInput, input);
+      const problem = await destinationProblem(outbound, "push", s.endpoint);
+      if (problem) throw ValidationError.field("endpoint", "destination_refused", `endpoint: ${problem}`);
       return store.notifications.saveSubscription(
         { userId: user.id, endpoint: s.endpoint, p256dh: s.keys.p256dh, auth: s.keys.auth, deviceName: s.deviceName },
         now,

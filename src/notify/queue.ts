@@ -7,6 +7,7 @@
 // once, and a lease that runs out (its instance died mid-send) makes the delivery due again.
 import { maskSecret } from "../domain/integration-kinds.ts";
 import type { Payload } from "../domain/notifications.ts";
+import type { OutboundRules } from "../domain/outbound.ts";
 import type { Hub } from "../live/hub.ts";
 import { log } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
@@ -46,6 +47,8 @@ export class Notifier {
     private readonly vapid: () => Promise<Vapid>,
     private readonly options: NotifierOptions,
     private readonly metrics: Metrics,
+    /** Where sends may go (every one goes through the outbound guard). */
+    private readonly outbound: OutboundRules,
     private readonly mailer: Mailer | null = null,
   ) {}
 
@@ -169,7 +172,7 @@ export class Notifier {
     if (d.target === "push") {
       const device = await this.store.notifications.subscription(d.targetId);
       if (!device) return { ok: false, status: null, retry: false, gone: true, error: "the device was removed" };
-      return sendPush(device, payload, await this.vapid(), signal);
+      return sendPush(device, payload, await this.vapid(), signal, this.outbound);
     }
     if (d.target === "digest") {
       const digest = await this.store.digests.find(d.targetId);
@@ -180,7 +183,7 @@ export class Notifier {
     if (!integration)
       return { ok: false, status: null, retry: false, gone: true, error: "the integration was removed" };
     if (!integration.enabled) return { ok: false, status: null, retry: false, error: "the integration is disabled" };
-    const result = await sendIntegration(integration, payload, d, signal, this.mailer).catch(thrown);
+    const result = await sendIntegration(integration, payload, d, signal, this.mailer, this.outbound).catch(thrown);
     if (result.ok) return result;
     // An error message never carries a secret (a Discord or Slack URL, a bot token in Telegram's URL).
     let error = result.error;

@@ -1,10 +1,13 @@
-// Sending one delivery: a Web Push message (encrypted and signed by the web-push library, sent
-// with fetch), an integration's HTTP request (requests.ts) or an e-mail (email.ts). Every answer is classified the same way: 2xx
-// delivered; 429, 5xx and network errors retried (honouring Retry-After); 404/410 from a push
-// service means the device is gone; any other 4xx will not get better by retrying.
+// Sending one delivery: a Web Push message (encrypted and signed by the web-push library), an
+// integration's HTTP request (requests.ts) or an e-mail (email.ts), each through the outbound
+// guard (outbound.ts). Every answer is classified the same way: 2xx delivered; 429, 5xx and
+// network errors retried (honouring Retry-After); 404/410 from a push service means the device is
+// gone; any other 4xx, and a destination the outbound rules refuse, will not get better by retrying.
 import webpush from "web-push";
 import type { Payload } from "../domain/notifications.ts";
+import type { Destination, OutboundRules } from "../domain/outbound.ts";
 import type { Mailer } from "./email.ts";
+import { DestinationRefused, outboundFetch, Unresolved } from "./outbound.ts";
 import { pushUrgency } from "./priority.ts";
 import { integrationRequest } from "./requests.ts";
 import type { SendResult } from "./result.ts";
@@ -20,6 +23,7 @@ export async function sendPush(
   payload: Payload,
   vapid: Vapid,
   signal: AbortSignal,
+  rules: OutboundRules,
 ): Promise<SendResult> {
   const message = JSON.stringify({ title: payload.title, body: payload.body, url: payload.url, tag: payload.tag });
   const request = webpush.generateRequestDetails(
@@ -35,6 +39,8 @@ export async function sendPush(
   for (const [key, value] of Object.entries(request.headers))
     if (key !== "Content-Length") headers[key] = String(value);
   const result = await post(
+    rules,
+    "push",
     request.endpoint,
     { method: "POST", headers, body: request.body as unknown as BodyInit },
     signal,
@@ -56,11 +62,12 @@ export async function sendIntegration(
   delivery: Pick<Delivery, "id" | "createdAt">,
   signal: AbortSignal,
   mailer: Mailer | null,
+  rules: OutboundRules,
 ): Promise<SendResult> {
   if (integration.kind === "email")
     return sendMail(mailer, (integration.config as { to: string[] }).to, payload, delivery);
   const { url, init } = integrationRequest(integration, payload, delivery);
-  return post(url, init, signal);
+  return post(rules, "integration", url, init, signal);
 }
 
 export function sendMail(
@@ -79,16 +86,23 @@ export function sendMail(
   return mailer.send({ to, payload, delivery });
 }
 
-/** `signal` aborts the request when the notifier stops; the timeout when the receiver does not answer. */
-async function post(url: string, init: RequestInit, signal: AbortSignal): Promise<SendResult> {
+/** `signal` aborts the request when the notifier stops; the timeout when the receiver does not answer (its name's lookup included). */
+async function post(
+  rules: OutboundRules,
+  destination: Destination,
+  url: string,
+  init: RequestInit,
+  signal: AbortSignal,
+): Promise<SendResult> {
   let response: Response;
   try {
-    response = await fetch(url, {
+    response = await outboundFetch(rules, destination, url, {
       ...init,
-      redirect: "manual",
       signal: AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]),
     });
   } catch (error) {
+    if (error instanceof DestinationRefused) return { ok: false, status: null, retry: false, error: error.message };
+    if (error instanceof Unresolved) return { ok: false, status: null, retry: true, error: error.message };
     const timedOut = (error as Error).name === "TimeoutError";
     return {
       ok: false,

@@ -92,7 +92,7 @@ async function seed(server: TestServer): Promise<{ eventId: number }> {
     project: "default",
     kind: "webhook",
     name: "ops",
-    config: { url: "http://127.0.0.1:9/hook" },
+    config: { url: "http://192.168.1.20:9/hook" }, // never sent to: no event of this seed notifies
   });
   await server.services.charts.create({
     project: "default",

@@ -10,13 +10,15 @@ import { collect, FROM_SOURCE, lastLine, listen, newToken, run, type ServerProce
 let dataDir: string;
 let server: ServerProcess;
 let token: string;
-const cli = (...args: string[]) => run(FROM_SOURCE, [...args, "--data-dir", dataDir]);
+/** The push service and the receivers listen on 127.0.0.1: allowed for the server and its commands, as on an operator's box. */
+const LOCAL = { SIGNALBOARD_OUTBOUND_ALLOW: "127.0.0.1" };
+const cli = (...args: string[]) => run(FROM_SOURCE, [...args, "--data-dir", dataDir], { env: LOCAL });
 const client = (...args: string[]) =>
   run(FROM_SOURCE, args, { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token } });
 
 beforeAll(async () => {
   dataDir = tempDir();
-  server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+  server = await serve(FROM_SOURCE, ["--data-dir", dataDir], { env: LOCAL });
   token = await newToken(dataDir, "ci");
 });
 afterAll(async () => {
@@ -58,6 +60,11 @@ describe("signalboard", () => {
     const env = await run(FROM_SOURCE, ["serve"], { env: { SIGNALBOARD_SQLITE_SYNC: "maybe" } });
     expect(env.code).toBe(2);
     expect(env.stderr).toContain("SIGNALBOARD_SQLITE_SYNC");
+    const cidr = await run(FROM_SOURCE, ["serve", "--outbound-allow", "127.0.0.1/32,10.0.0.0/33"]);
+    expect(cidr.code).toBe(2);
+    expect(cidr.stderr).toContain(
+      'error: SIGNALBOARD_OUTBOUND_ALLOW (--outbound-allow) is "127.0.0.1/32,10.0.0.0/33": it must be addresses, CIDR ranges or host names separated by commas',
+    );
   });
 
   test("an unknown command or flag exits 2", async () => {

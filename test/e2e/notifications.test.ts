@@ -30,7 +30,7 @@ import {
 import { startFakeServices } from "../fake-services.ts";
 
 /** Failed deliveries are retried quickly here, so a test never waits on the default 5 s backoff. */
-const FAST = { "notify-retry-base": "100ms" };
+const FAST = { "notify-retry-base": "100ms", "outbound-allow": "127.0.0.1" }; // the push service and receivers on 127.0.0.1
 
 let browser: Browser;
 let push: PushService;

@@ -74,7 +74,11 @@ describe("a device whose keys web-push cannot use, left in the database by an ol
     );
     insertDevice(dataDir, good.endpoint, good.keys, "Good phone");
     const server = await serve(FROM_SOURCE, ["--data-dir", dataDir], {
-      env: { SIGNALBOARD_NOTIFY_RETRY_BASE: "100ms", SIGNALBOARD_NOTIFY_ATTEMPTS: "3" },
+      env: {
+        SIGNALBOARD_NOTIFY_RETRY_BASE: "100ms",
+        SIGNALBOARD_NOTIFY_ATTEMPTS: "3",
+        SIGNALBOARD_OUTBOUND_ALLOW: "127.0.0.1", // the push service
+      },
     });
     try {
       const sent = await fetch(`${server.url}/v1/log`, {

@@ -60,7 +60,7 @@ async function watchPolicy(page: Page): Promise<{ violations: () => Promise<stri
 }
 
 describeBrowser("the Content-Security-Policy across every page and its htmx actions", () => {
-  const pool = serverPool({ "notify-retry-base": "100ms" });
+  const pool = serverPool({ "notify-retry-base": "100ms", "outbound-allow": "127.0.0.1" }); // receivers on 127.0.0.1
   afterAll(() => pool.closeAll());
 
   test("a walk through every page, with its forms and swaps, raises no CSP violation (htmx never settles style attributes)", async () => {
@@ -350,7 +350,7 @@ describeBrowser("markdown descriptions", () => {
 });
 
 describeBrowser("an integration's status after Send test", () => {
-  const pool = serverPool({ "notify-retry-base": "100ms" });
+  const pool = serverPool({ "notify-retry-base": "100ms", "outbound-allow": "127.0.0.1" }); // receivers on 127.0.0.1
   afterAll(() => pool.closeAll());
 
   test("the last result updates on the page by itself: delivered, or the receiver's error", async () => {

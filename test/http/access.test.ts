@@ -10,7 +10,8 @@ const MEMBER = { username: "member", password: "another good passphrase" };
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ "session-ttl": "3s" });
+  // outbound-allow: its integrations point at a closed port on this machine.
+  server = await startTestServer({ "session-ttl": "3s", "outbound-allow": "127.0.0.1" });
   await server.services.accounts.createUser(OWNER, "owner");
 });
 afterAll(() => server.close());

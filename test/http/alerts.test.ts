@@ -13,7 +13,11 @@ let server: TestServer;
 let hook: Receiver;
 
 beforeAll(async () => {
-  server = await startTestServer({ "alert-interval": "3600", "notify-retry-base": "100ms" });
+  server = await startTestServer({
+    "alert-interval": "3600",
+    "notify-retry-base": "100ms",
+    "outbound-allow": "127.0.0.1", // the test receiver
+  });
   await server.services.projects.create("ops");
   hook = await startReceiver();
   await server.services.integrations.create({

@@ -7,7 +7,7 @@ import { startReceiver } from "../receiver.ts";
 let server: TestServer;
 let hook: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
-  server = await startTestServer(); // --port 0
+  server = await startTestServer({ "outbound-allow": "127.0.0.1" }); // --port 0; the receiver is on 127.0.0.1
   hook = await startReceiver();
 });
 afterAll(async () => {

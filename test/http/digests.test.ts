@@ -25,7 +25,12 @@ afterAll(async () => {
   hook.stop();
 });
 
-const settings = () => ({ "smtp-url": smtp.url, "base-url": "https://sb.example.com", "notify-retry-base": "100ms" });
+const settings = () => ({
+  "smtp-url": smtp.url,
+  "outbound-allow": "127.0.0.1", // where the SMTP sink listens
+  "base-url": "https://sb.example.com",
+  "notify-retry-base": "100ms",
+});
 
 async function seed(server: TestServer, project: string): Promise<void> {
   const at = (ms: number) => ms / 1000;

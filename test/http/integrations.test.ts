@@ -49,6 +49,7 @@ beforeAll(async () => {
     "base-url": "https://sb.example.com",
     "smtp-url": smtp.url,
     "smtp-from": "Signalboard <alerts@sb.example.com>",
+    "outbound-allow": "127.0.0.1", // the SMTP sink, the fakes and the receivers
   });
 });
 afterAll(async () => {

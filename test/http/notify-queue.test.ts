@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => push.stop());
 
-const FAST = { "notify-retry-base": "100ms" };
+const FAST = { "notify-retry-base": "100ms", "outbound-allow": "127.0.0.1" }; // receivers on 127.0.0.1
 
 async function phone(server: TestServer) {
   const user = await server.services.accounts.createUser(

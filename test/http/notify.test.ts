@@ -42,7 +42,9 @@ async function device(server: TestServer, user: User, name = "Test phone") {
   return { ...sub, row };
 }
 
-const FAST = { "notify-retry-base": "100ms", "base-url": "https://sb.example.com" };
+/** The push service and the receivers listen on 127.0.0.1: allowed, as an operator would allow a service on the same box. */
+const LOCAL = { "outbound-allow": "127.0.0.1" };
+const FAST = { "notify-retry-base": "100ms", "base-url": "https://sb.example.com", ...LOCAL };
 
 describe("Web Push", () => {
   let server: TestServer;
@@ -182,7 +184,7 @@ describe("Web Push", () => {
 
 describe("restarts", () => {
   test("notifications queued before a restart are delivered after it", async () => {
-    const server = await startTestServer({ "notify-retry-base": "30s" });
+    const server = await startTestServer({ "notify-retry-base": "30s", ...LOCAL });
     const dataDir = server.dataDir;
     const user = await withUser(server);
     const phone = await device(server, user, "Patient");
@@ -192,13 +194,13 @@ describe("restarts", () => {
     await server.stop();
 
     // The same data directory, a restart: the retry is not lost, it is still due in 30 s...
-    const pending = (await startTestServer({ "notify-retry-base": "30s" }, dataDir)) as TestServer;
+    const pending = (await startTestServer({ "notify-retry-base": "30s", ...LOCAL }, dataDir)) as TestServer;
     const queued = await pending.store.notifications.deliveriesFor("push", [phone.row.id]);
     expect(queued.map((d) => d.status)).toEqual(["pending"]);
     await pending.stop();
 
     // ...and once due (here: moved to now), the new process sends it.
-    const after = await startTestServer({}, dataDir);
+    const after = await startTestServer(LOCAL, dataDir);
     await peek(after, "UPDATE deliveries SET next_attempt_at = 0 WHERE status = 'pending'");
     try {
       await eventually(
@@ -399,7 +401,7 @@ describe("device registration over HTTP", () => {
   const OTHER = { username: "other", password: "password 123456" };
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer(LOCAL);
     await server.services.accounts.createUser(OWNER, "owner");
     await server.services.accounts.createUser(OTHER, "member");
   });

@@ -46,7 +46,8 @@ const urlOf = (path: string) =>
 
 beforeAll(async () => {
   // Every API route is asked four ways without a valid token: more than the default limit of such requests per address.
-  server = await startTestServer({ metrics: "true", "rate-limit-ip": "10000/m" });
+  // outbound-allow: the integration it tests points at a closed port on this machine.
+  server = await startTestServer({ metrics: "true", "rate-limit-ip": "10000/m", "outbound-allow": "127.0.0.1" });
   await server.services.accounts.createUser({ username: "owner", password: "owner password 1" }, "owner");
   for (const role of ["admin", "member", "viewer"] as const)
     await server.services.accounts.createUser({ username: role, password: `${role} password 1` }, role);

@@ -49,7 +49,7 @@ describe("roles and project limits", () => {
   let server: TestServer;
   let owner: Agent;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ "outbound-allow": "127.0.0.1" }); // the push service is on 127.0.0.1
     await server.services.accounts.createUser(OWNER, "owner");
     owner = await signedIn(server, OWNER);
     for (const name of ["shop", "blog"]) await server.services.projects.create(name);
@@ -522,7 +522,8 @@ describe("the audit trail", () => {
   let server: TestServer;
   let owner: Agent;
   beforeAll(async () => {
-    server = await startTestServer({ "trust-proxy": "127.0.0.1" });
+    // outbound-allow: its integrations point at a closed port on this machine.
+    server = await startTestServer({ "trust-proxy": "127.0.0.1", "outbound-allow": "127.0.0.1" });
   });
   afterAll(() => server.close());
 

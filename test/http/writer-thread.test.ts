@@ -7,7 +7,7 @@ import { startReceiver } from "../receiver.ts";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ writer: "thread" });
+  server = await startTestServer({ writer: "thread", "outbound-allow": "127.0.0.1" }); // a receiver on 127.0.0.1
   await server.services.projects.create("app");
 });
 afterAll(() => server.close());

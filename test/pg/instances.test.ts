@@ -20,7 +20,10 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
     url = await createDatabase(CLUSTER!);
     // Started together: they migrate the same empty database at once.
     [a, b, c] = (await Promise.all(
-      [0, 1, 2].map(() => startTestServer({ "database-url": url, "rate-limit-login": "4/m" })),
+      [0, 1, 2].map(() =>
+        // outbound-allow: the webhook receiver listens on 127.0.0.1.
+        startTestServer({ "database-url": url, "rate-limit-login": "4/m", "outbound-allow": "127.0.0.1" }),
+      ),
     )) as [TestServer, TestServer, TestServer];
   });
   afterAll(async () => {

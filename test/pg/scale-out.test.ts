@@ -55,7 +55,8 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
         const dir = tempDir();
         dirs.push(dir);
         return serve(FROM_SOURCE, ["--data-dir", dir, "--database-url", database, "--rate-limit-full", "0"], {
-          env: { SIGNALBOARD_LOG_LEVEL: "info" },
+          // The notification sink listens on 127.0.0.1: allowed as an operator would allow a service on the box.
+          env: { SIGNALBOARD_LOG_LEVEL: "info", SIGNALBOARD_OUTBOUND_ALLOW: "127.0.0.1" },
         });
       }),
     );

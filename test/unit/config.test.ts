@@ -68,6 +68,60 @@ describe("configuration", () => {
     expect(() => loadConfig({}, { SIGNALBOARD_SMTP_FROM: "not an address" })).toThrow("SIGNALBOARD_SMTP_FROM");
   });
 
+  test("outbound: SIGNALBOARD_OUTBOUND_ALLOW (--outbound-allow) and SIGNALBOARD_OUTBOUND_PRIVATE (--outbound-private)", () => {
+    expect(loadConfig({}, {})).toMatchObject({ outboundAllow: { ranges: [], names: [] }, outboundPrivate: "allow" });
+    const c = loadConfig(
+      {},
+      { SIGNALBOARD_OUTBOUND_ALLOW: "127.0.0.1/32, fd00::/8,ntfy.lan", SIGNALBOARD_OUTBOUND_PRIVATE: "deny" },
+    );
+    expect(c.outboundAllow.ranges).toHaveLength(2);
+    expect(c.outboundAllow.names).toEqual(["ntfy.lan"]);
+    expect(c.outboundPrivate).toBe("deny");
+    // The flags win over the environment.
+    const flagged = loadConfig(
+      { "outbound-allow": "gotify.lan", "outbound-private": "allow" },
+      { SIGNALBOARD_OUTBOUND_ALLOW: "127.0.0.1", SIGNALBOARD_OUTBOUND_PRIVATE: "deny" },
+    );
+    expect(flagged).toMatchObject({ outboundAllow: { ranges: [], names: ["gotify.lan"] }, outboundPrivate: "allow" });
+    expect(() => loadConfig({ "outbound-allow": "10.0.0.0/33" }, {})).toThrow(
+      'SIGNALBOARD_OUTBOUND_ALLOW (--outbound-allow) is "10.0.0.0/33": it must be addresses, CIDR ranges or host names separated by commas, such as 127.0.0.1/32,192.168.1.0/24,ntfy.lan: 10.0.0.0/33 has no prefix length from 0 to 32 after its /.',
+    );
+    expect(() => loadConfig({}, { SIGNALBOARD_OUTBOUND_PRIVATE: "sometimes" })).toThrow(
+      "SIGNALBOARD_OUTBOUND_PRIVATE (--outbound-private)",
+    );
+  });
+
+  test("an SMTP server on an address or name the outbound rules refuse stops the start, unless it is allowed", () => {
+    for (const url of [
+      "smtp://localhost:25",
+      "smtp://user:s3cret@127.0.0.1:587",
+      "smtps://[::1]:465",
+      "smtp://0x7f.1",
+    ]) {
+      let message = "";
+      try {
+        loadConfig({}, { SIGNALBOARD_SMTP_URL: url });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        message = (error as Error).message;
+      }
+      expect(message).toStartWith("SIGNALBOARD_SMTP_URL names ");
+      expect(message).toContain("SIGNALBOARD_OUTBOUND_ALLOW=");
+      expect(message).not.toContain("s3cret");
+    }
+    expect(
+      loadConfig({}, { SIGNALBOARD_SMTP_URL: "smtp://localhost:25", SIGNALBOARD_OUTBOUND_ALLOW: "localhost" }).smtpUrl,
+    ).toBe("smtp://localhost:25");
+    expect(
+      loadConfig({}, { SIGNALBOARD_SMTP_URL: "smtp://127.0.0.1:25", SIGNALBOARD_OUTBOUND_ALLOW: "127.0.0.1" }).smtpUrl,
+    ).toBe("smtp://127.0.0.1:25");
+    // A mail server on the LAN is fine, unless private networks are refused.
+    expect(loadConfig({}, { SIGNALBOARD_SMTP_URL: "smtp://192.168.1.5:25" }).smtpUrl).toBe("smtp://192.168.1.5:25");
+    expect(() =>
+      loadConfig({}, { SIGNALBOARD_SMTP_URL: "smtp://192.168.1.5:25", SIGNALBOARD_OUTBOUND_PRIVATE: "deny" }),
+    ).toThrow("SIGNALBOARD_OUTBOUND_PRIVATE=deny");
+  });
+
   test("a secret can come from NAME_FILE", async () => {
     const file = `/tmp/sb-config-${process.pid}`;
     await Bun.write(file, "https://from-file.example.com\n");
@@ -99,6 +153,8 @@ describe("configuration", () => {
     [{ "base-url": "ftp://files.example.com" }, {}, "BASE_URL"],
     [{ "session-ttl": "0d" }, {}, "SIGNALBOARD_SESSION_TTL"],
     [{}, { SIGNALBOARD_TRUST_PROXY: "10.0.0.0/8" }, "SIGNALBOARD_TRUST_PROXY"],
+    [{}, { SIGNALBOARD_OUTBOUND_ALLOW: "300.0.0.0/8" }, "SIGNALBOARD_OUTBOUND_ALLOW"],
+    [{ "outbound-private": "no" }, {}, "SIGNALBOARD_OUTBOUND_PRIVATE"],
     [{}, { SIGNALBOARD_VAPID_SUBJECT_FILE: "/nonexistent/vapid-subject" }, "SIGNALBOARD_VAPID_SUBJECT_FILE"],
   ] as const) {
     test(`an invalid ${name} names the setting`, () => {
