@@ -1,9 +1,10 @@
 // signalboard copy --to URL|DIR: the whole instance into another database (SQLite → PostgreSQL,
 // PostgreSQL → SQLite, or the same kind), read from the source as one moment while its server runs.
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { safeUrl } from "../config.ts";
-import { type CopyProgress, type CopyResult, copyData } from "../services.ts";
-import { checkDatabase, type Command, configFrom, parse, table, UsageError } from "./command.ts";
+import { ConfigError, safeUrl } from "../config.ts";
+import { type CopyProgress, type CopyResult, copyData, databasePath } from "../services.ts";
+import { type Command, configFrom, parse, table, UsageError } from "./command.ts";
 
 export const copy: Command = {
   summary: "copy everything (accounts, tokens, events, settings) into PostgreSQL or an SQLite data directory",
@@ -15,7 +16,11 @@ export const copy: Command = {
     if (!values.to) throw new UsageError("--to is required: a postgres:// URL, or a data directory for SQLite");
     const to = targetOf(values.to);
     const config = configFrom(values, { installed: true });
-    checkDatabase(config, {}); // a source that does not exist would be copied as an empty one
+    // A source that does not exist would be copied as an empty one.
+    if (!config.databaseUrl && !existsSync(databasePath(config.dataDir)))
+      throw new ConfigError(
+        `there is no database in ${config.dataDir} to copy: run the copy with the server's settings (--env-file FILE, --data-dir DIR, or DATABASE_URL)`,
+      );
     const from = config.databaseUrl
       ? `PostgreSQL at ${safeUrl(config.databaseUrl)}`
       : `SQLite in ${resolve(config.dataDir)}`;
