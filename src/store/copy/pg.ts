@@ -9,7 +9,7 @@ import { connectionProblem, openPg } from "../pg/db.ts";
 import { migrate } from "../pg/migrate.ts";
 import { fillUserSearch } from "../pg/users-search.ts";
 import type { CopyTable } from "./plan.ts";
-import { type Catalog, type CopySource, type CopyTarget, pageConditions, quote } from "./sides.ts";
+import { type Catalog, type CopySource, type CopyTarget, HELD_COUNTED, pageConditions, quote } from "./sides.ts";
 
 /** Tables at a PostgreSQL target that the copy empties and fills again from the copied rows (plan.ts NOT_COPIED). */
 const REBUILT = ["user_search"];
@@ -65,6 +65,12 @@ export async function pgSource(url: string): Promise<CopySource & { mark: Mark }
 
 export async function pgTarget(url: string, source: Mark | null): Promise<CopyTarget> {
   const { sql, connection } = await connect(url, "BEGIN");
+  /** Indexes set aside while rows go in (those behind no constraint), made again once they are in. */
+  let indexes: { table: string; name: string; definition: string }[] = [];
+  const remake = async (which: (table: string) => boolean) => {
+    for (const index of indexes.filter((i) => which(i.table))) await connection.unsafe(index.definition);
+    indexes = indexes.filter((i) => !which(i.table));
+  };
   let open = true;
   const end = async (statement: "COMMIT" | "ROLLBACK") => {
     if (!open) return;
@@ -92,9 +98,11 @@ export async function pgTarget(url: string, source: Mark | null): Promise<CopyTa
     dialect: "postgresql",
     catalog: () => catalog(connection),
     async holding(tables) {
-      const held: string[] = [];
-      for (const table of tables.filter((t) => t.isData))
-        if ((await count(connection, table, 1)) > 0) held.push(table.name);
+      const held: { table: string; rows: number }[] = [];
+      for (const table of tables.filter((t) => t.isData)) {
+        const rows = await count(connection, table, HELD_COUNTED);
+        if (rows > 0) held.push({ table: table.name, rows });
+      }
       return held;
     },
     async clear(tables) {
@@ -104,6 +112,16 @@ export async function pgTarget(url: string, source: Mark | null): Promise<CopyTa
         const { text, skipped } = pageConditions(table, false, (i) => `$${i + 1}`);
         await connection.unsafe(`DELETE FROM ${quote(table.name)}${text}`, skipped);
       }
+      // An index built once over all the rows takes a fraction of the time of one kept up row by
+      // row (the events' search index most of all), as pg_restore does. The transaction undoes
+      // this too when the copy does not go through.
+      indexes = (await connection.unsafe(
+        `SELECT i.tablename AS table, i.indexname AS name, i.indexdef AS definition FROM pg_indexes i
+            WHERE i.schemaname = current_schema() AND i.tablename = ANY($1::text[])
+              AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = format('%I.%I', i.schemaname, i.indexname)::regclass)`,
+        [[...tables.map((t) => t.name), ...REBUILT]],
+      )) as { table: string; name: string; definition: string }[];
+      for (const index of indexes) await connection.unsafe(`DROP INDEX ${quote(index.name)}`);
     },
     async write(table, rows) {
       const columns = table.write.map((c) => quote(c.name)).join(", ");
@@ -131,7 +149,9 @@ export async function pgTarget(url: string, source: Mark | null): Promise<CopyTa
         "UPDATE event_ids SET last_id = greatest($1::bigint, (SELECT coalesce(max(id), 0) FROM events))",
         [counters.get("events") ?? 0],
       );
+      await remake((table) => !REBUILT.includes(table)); // the users search is filled from the events' user index
       await fillUserSearch(connection);
+      await remake(() => true);
     },
     count: (table) => count(connection, table),
     async commit() {
