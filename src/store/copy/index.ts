@@ -9,7 +9,7 @@ import { BadRequest } from "../../errors.ts";
 import { refuseDatabaseFiles } from "../sqlite/backup.ts";
 import { pgSource, pgTarget } from "./pg.ts";
 import { copyPlan, coverage, type CopyTable, type Dialect } from "./plan.ts";
-import type { CopySource, CopyTarget } from "./sides.ts";
+import { type CopySource, type CopyTarget, HELD_COUNTED } from "./sides.ts";
 import { sqliteOwn, sqliteSource, sqliteTarget } from "./sqlite.ts";
 
 /** A database: SQLite's file (in its data directory), or PostgreSQL's URL. */
@@ -54,10 +54,16 @@ export async function copyInstance(from: Place, to: Place, options: CopyOptions)
     ];
     if (missed.length) throw new Error(`this copy would leave data behind:\n  ${missed.join("\n  ")}`);
     const held = await target.holding(tables);
-    if (held.length && !options.force)
-      throw new BadRequest(
-        `the target already holds data (in ${held.join(", ")}); add --force to replace everything it holds with the copy`,
+    if (held.length && !options.force) {
+      const what = held.map(({ table, rows }) =>
+        rows >= HELD_COUNTED
+          ? `${table}: ${HELD_COUNTED} rows or more`
+          : `${table}: ${rows} row${rows === 1 ? "" : "s"}`,
       );
+      throw new BadRequest(
+        `the target already holds data (${what.join(", ")}); add --force to replace everything it holds with the copy`,
+      );
+    }
     await target.clear(tables);
 
     let rows = 0;

@@ -20,8 +20,8 @@ export interface CopySource {
 export interface CopyTarget {
   readonly dialect: Dialect;
   catalog(): Promise<Catalog>;
-  /** The tables among `tables` that hold rows (of those a copy writes). */
-  holding(tables: CopyTable[]): Promise<string[]>;
+  /** The tables among `tables` that hold rows (of those a copy writes), with their rows counted up to `HELD_COUNTED`. */
+  holding(tables: CopyTable[]): Promise<{ table: string; rows: number }[]>;
   /** Empties what the copy writes and rebuilds. */
   clear(tables: CopyTable[]): Promise<void>;
   /** Rows in the table's `write` order, as the target's driver takes them. */
@@ -34,6 +34,9 @@ export interface CopyTarget {
   /** Leaves the target as it was before the copy. */
   abandon(): Promise<void>;
 }
+
+/** How far a target's rows are counted to say what it holds. */
+export const HELD_COUNTED = 1000;
 
 /** An identifier, quoted for SQL (both dialects quote alike). */
 export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;

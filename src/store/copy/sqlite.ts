@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { databaseFiles } from "../sqlite/backup.ts";
 import { openDatabase } from "../sqlite/db.ts";
 import type { CopyTable } from "./plan.ts";
-import { type Catalog, type CopySource, type CopyTarget, pageConditions, quote } from "./sides.ts";
+import { type Catalog, type CopySource, type CopyTarget, HELD_COUNTED, pageConditions, quote } from "./sides.ts";
 
 /** Tables of SQLite itself (sqlite_sequence, sqlite_stat1, ...): never copied as rows. */
 export const sqliteOwn = (table: string) => table.startsWith("sqlite_");
@@ -69,7 +69,10 @@ export async function sqliteTarget(dataDir: string): Promise<CopyTarget & { path
         existing.exec("PRAGMA busy_timeout = 5000");
         existing.exec("PRAGMA query_only = ON");
         const present = catalog(existing);
-        return tables.filter((t) => t.isData && present.has(t.name) && count(existing, t, 1) > 0).map((t) => t.name);
+        return tables
+          .filter((t) => t.isData && present.has(t.name))
+          .map((t) => ({ table: t.name, rows: count(existing, t, HELD_COUNTED) }))
+          .filter((t) => t.rows > 0);
       } finally {
         existing.close();
       }
