@@ -1,6 +1,6 @@
 // signalboard copy --to URL|DIR: the whole instance into another database (SQLite → PostgreSQL,
 // PostgreSQL → SQLite, or the same kind), read from the source as one moment while its server runs.
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConfigError, safeUrl } from "../config.ts";
 import { type CopyProgress, type CopyResult, copyData, databasePath } from "../services.ts";
@@ -50,7 +50,10 @@ function targetOf(to: string): { databaseUrl: string } | { dataDir: string } {
   if (/^postgres(ql)?:\/\//.test(to)) return { databaseUrl: to };
   if (/^\w+:\/\//.test(to))
     throw new UsageError(`--to ${safeUrl(to)}: a copy goes to a postgres:// URL or to a data directory for SQLite`);
-  return { dataDir: resolve(to) };
+  const dataDir = resolve(to);
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory())
+    throw new UsageError(`--to ${dataDir} is a file: give a data directory, where the copy makes signalboard.db`);
+  return { dataDir };
 }
 
 const number = (n: number) => n.toLocaleString("en-US");

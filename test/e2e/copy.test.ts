@@ -113,6 +113,14 @@ describe("signalboard copy into another SQLite data directory", () => {
     const url = await copy(["--data-dir", source.dataDir, "--to", "mysql://db/signalboard"]);
     expect(url.code).toBe(2);
     expect(url.stderr).toContain("a copy goes to a postgres:// URL or to a data directory for SQLite");
+    const file = await copy(["--data-dir", source.dataDir, "--to", databaseFile(source.dataDir)]);
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain("is a file: give a data directory, where the copy makes signalboard.db");
+    const away = await copy(["--data-dir", source.dataDir, "--to", "postgres://signalboard:secret@127.0.0.1:1/gone"]);
+    expect(away.code).toBe(1);
+    expect(away.stderr).toContain(
+      "error: cannot use the PostgreSQL database at postgres://signalboard:***@127.0.0.1:1/gone (--to)",
+    );
     const none = await copy(["--data-dir", source.dataDir]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("--to is required");

@@ -44,10 +44,7 @@ export async function copyInstance(from: Place, to: Place, options: CopyOptions)
   const source = from.dialect === "sqlite" ? await sqliteSource(from.path) : await pgSource(from.url);
   let target: CopyTarget | null = null;
   try {
-    target =
-      to.dialect === "sqlite"
-        ? await sqliteTarget(to.dataDir)
-        : await pgTarget(to.url, "mark" in source ? (source.mark as { key: string }) : null);
+    target = to.dialect === "sqlite" ? await sqliteTarget(to.dataDir) : await pgTarget(to.url, source.mark);
     const missed = [
       ...coverage("source", await source.catalog(), tables, ownTables(from.dialect)),
       ...coverage("target", await target.catalog(), tables, ownTables(to.dialect)),
@@ -108,7 +105,6 @@ async function copyTable(
       say({ kind: "rows", table: table.name, rows, done: false, elapsedMs: performance.now() - started });
     }
   } catch (error) {
-    if (error instanceof BadRequest) throw error;
     throw new Error(`copying ${table.name} failed after ${rows} rows: ${(error as Error).message}`);
   }
   say({ kind: "rows", table: table.name, rows, done: true, elapsedMs: performance.now() - started });

@@ -16,7 +16,8 @@ const REBUILT = ["user_search"];
 
 type Connected = { sql: SQL; connection: ReservedSQL };
 
-async function connect(url: string, begin: string): Promise<Connected> {
+/** `named`: where the URL was given, for the message when it cannot be used. */
+async function connect(url: string, begin: string, named?: string): Promise<Connected> {
   const { sql } = openPg(url, { max: 2 });
   try {
     await migrate(sql); // as every command does: the tables are this version's
@@ -26,16 +27,14 @@ async function connect(url: string, begin: string): Promise<Connected> {
   } catch (error) {
     await sql.close().catch(() => {});
     if (error instanceof Error && error.name === "MigrationError") throw error;
-    throw new Error(connectionProblem(error, url));
+    throw new Error(connectionProblem(error, url, named));
   }
 }
 
-/** A lock only sessions of one database can contend for: whether the target is the source itself. */
-export type Mark = { key: string };
-
-export async function pgSource(url: string): Promise<CopySource & { mark: Mark }> {
+export async function pgSource(url: string): Promise<CopySource> {
   const { sql, connection } = await connect(url, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-  // Held until the copy ends; the first query also takes the snapshot: now.
+  // Held until the copy ends, so a target that cannot take it is this database; the first query
+  // also takes the snapshot: now.
   const mark = { key: BigInt.asIntN(64, BigInt(`0x${randomBytes(8).toString("hex")}`)).toString() };
   await connection.unsafe("SELECT pg_advisory_xact_lock($1::bigint)", [mark.key]);
   return {
@@ -63,8 +62,9 @@ export async function pgSource(url: string): Promise<CopySource & { mark: Mark }
   };
 }
 
-export async function pgTarget(url: string, source: Mark | null): Promise<CopyTarget> {
-  const { sql, connection } = await connect(url, "BEGIN");
+/** `mark`: the source's, when it is on PostgreSQL too: a target that cannot take it is the source itself. */
+export async function pgTarget(url: string, mark: CopySource["mark"]): Promise<CopyTarget> {
+  const { sql, connection } = await connect(url, "BEGIN", "--to");
   /** Indexes set aside while rows go in (those behind no constraint), made again once they are in. */
   let indexes: { table: string; name: string; definition: string }[] = [];
   const remake = async (which: (table: string) => boolean) => {
@@ -82,9 +82,9 @@ export async function pgTarget(url: string, source: Mark | null): Promise<CopyTa
     }
   };
   try {
-    if (source) {
+    if (mark) {
       const [{ free }] = (await connection.unsafe("SELECT pg_try_advisory_xact_lock($1::bigint) AS free", [
-        source.key,
+        mark.key,
       ])) as [{ free: boolean }];
       if (!free)
         throw new BadRequest("the target is the source's own database: a copy there would destroy what it copies");

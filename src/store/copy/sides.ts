@@ -7,6 +7,8 @@ export type Catalog = Map<string, Set<string>>;
 
 export interface CopySource {
   readonly dialect: Dialect;
+  /** PostgreSQL: a lock the source holds for the copy, which only sessions of the same database contend for. */
+  readonly mark?: { key: string };
   /** One moment of the database, read by every call below; taken when the source is opened. */
   catalog(): Promise<Catalog>;
   /** The table's rows in its key's order, a page at a time, each row its `read` columns. */

@@ -42,7 +42,7 @@ export async function sqliteSource(path: string): Promise<CopySource> {
   };
 }
 
-export async function sqliteTarget(dataDir: string): Promise<CopyTarget & { path: string }> {
+export async function sqliteTarget(dataDir: string): Promise<CopyTarget> {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, "signalboard.db");
   const partial = join(dataDir, `.signalboard.db.partial-${randomBytes(6).toString("hex")}`);
@@ -60,7 +60,6 @@ export async function sqliteTarget(dataDir: string): Promise<CopyTarget & { path
   };
   return {
     dialect: "sqlite",
-    path,
     catalog: async () => catalog(db),
     async holding(tables) {
       if (!existsSync(path)) return [];
