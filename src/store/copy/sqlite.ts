@@ -5,9 +5,10 @@
 import { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { databaseFiles } from "../sqlite/backup.ts";
 import { openDatabase } from "../sqlite/db.ts";
+import { databasePath } from "../sqlite/index.ts";
 import type { CopyTable } from "./plan.ts";
 import { type Catalog, type CopySource, type CopyTarget, HELD_COUNTED, pageConditions, quote } from "./sides.ts";
 
@@ -44,18 +45,19 @@ export async function sqliteSource(path: string): Promise<CopySource> {
 
 export async function sqliteTarget(dataDir: string): Promise<CopyTarget> {
   mkdirSync(dataDir, { recursive: true });
-  const path = join(dataDir, "signalboard.db");
-  const partial = join(dataDir, `.signalboard.db.partial-${randomBytes(6).toString("hex")}`);
+  const path = databasePath(dataDir);
+  const partial = join(dataDir, `.${basename(path)}.partial-${randomBytes(6).toString("hex")}`);
   const { sqlite: db } = openDatabase(partial);
   // A new file that becomes the database only once complete: a crash leaves nothing to keep safe.
   db.exec("PRAGMA synchronous = OFF");
-  const inserts = new Map<string, ReturnType<Database["prepare"]>>();
+  /** The target's prepared statements (a table's insert by its name), finalized on close. */
+  const statements = new Map<string, ReturnType<Database["prepare"]>>();
   let open = true;
   const close = () => {
     if (!open) return;
     open = false;
     // Every statement finalized, so the file is closed now (not when they are collected).
-    for (const statement of inserts.values()) statement.finalize();
+    for (const statement of statements.values()) statement.finalize();
     db.close(true);
   };
   return {
@@ -80,12 +82,12 @@ export async function sqliteTarget(dataDir: string): Promise<CopyTarget> {
       // A new database: nothing to clear.
     },
     async write(table, rows) {
-      let insert = inserts.get(table.name);
+      let insert = statements.get(table.name);
       if (!insert) {
         const columns = table.write.map((c) => quote(c.name)).join(", ");
         const values = table.write.map(() => "?").join(", ");
         insert = db.prepare(`INSERT INTO ${quote(table.name)} (${columns}) VALUES (${values})`);
-        inserts.set(table.name, insert);
+        statements.set(table.name, insert);
       }
       const statement = insert;
       db.transaction(() => {
@@ -98,6 +100,7 @@ export async function sqliteTarget(dataDir: string): Promise<CopyTarget> {
         "INSERT INTO sqlite_sequence (name, seq) SELECT ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?1)",
       );
       const update = db.prepare("UPDATE sqlite_sequence SET seq = max(seq, ?2) WHERE name = ?1");
+      statements.set(" raise", raise).set(" update", update);
       db.transaction(() => {
         for (const table of tables) {
           const counter = counters.get(table.name);
@@ -109,8 +112,6 @@ export async function sqliteTarget(dataDir: string): Promise<CopyTarget> {
           update.run(table.name, counter);
         }
       })();
-      raise.finalize();
-      update.finalize();
     },
     count: async (table) => count(db, table),
     async commit() {
@@ -125,7 +126,11 @@ export async function sqliteTarget(dataDir: string): Promise<CopyTarget> {
       fsyncPath(dirname(path));
     },
     async abandon() {
-      close();
+      try {
+        close();
+      } catch {
+        // the file goes anyway
+      }
       for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(partial + suffix, { force: true });
     },
   };
