@@ -4,6 +4,7 @@
 import { VERSION } from "./services.ts";
 import { backup } from "./cli/backup.ts";
 import { channel } from "./cli/channel.ts";
+import { copy } from "./cli/copy.ts";
 import { device } from "./cli/device.ts";
 import { healthcheck } from "./cli/healthcheck.ts";
 import { integration } from "./cli/integration.ts";
@@ -42,6 +43,7 @@ const commands: Record<string, Command> = {
   backup,
   export: exportCommand,
   import: importCommand,
+  copy,
   healthcheck,
 };
 

@@ -30,6 +30,7 @@ import { createMetrics } from "./metrics.ts";
 import { createMailer } from "./notify/email.ts";
 import { Notifier } from "./notify/queue.ts";
 import { vapidKeys } from "./notify/vapid.ts";
+import { type CopyOptions, type CopyResult, copyInstance, type Place } from "./store/copy/index.ts";
 import { openPgStore, type PgStore } from "./store/pg/index.ts";
 import { databasePath, openSqliteStore, type SqliteStore } from "./store/sqlite/index.ts";
 import { WriterThread } from "./store/sqlite/writer-thread.ts";
@@ -40,6 +41,8 @@ import { VERSION } from "./version.ts";
 export { databasePath };
 
 export { VERSION };
+
+export type { CopyProgress, CopyResult } from "./store/copy/index.ts";
 
 const DELIVERIES_KEPT_MS = 7 * 86_400_000;
 
@@ -57,6 +60,22 @@ export async function openStore(config: Config, { serving = false } = {}): Promi
     readers: config.readers,
     queryTimeoutMs: config.queryTimeout,
   });
+}
+
+/**
+ * Copies everything in the configuration's database to another (`signalboard copy`): PostgreSQL's
+ * at `databaseUrl`, or SQLite's in `dataDir`. See store/copy/.
+ */
+export function copyData(
+  config: Config,
+  to: { databaseUrl: string } | { dataDir: string },
+  options: CopyOptions,
+): Promise<CopyResult> {
+  const place = (where: { databaseUrl?: string | null; dataDir?: string }): Place =>
+    where.databaseUrl
+      ? { dialect: "postgresql", url: where.databaseUrl }
+      : { dialect: "sqlite", dataDir: where.dataDir!, path: databasePath(where.dataDir!) };
+  return copyInstance(place(config), place(to), options);
 }
 
 /** Where the data is, for logs: the database URL without its password, or the data directory. */

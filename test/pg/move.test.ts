@@ -1,5 +1,6 @@
-// Moving an SQLite instance's events to PostgreSQL, as docs/scale-out.md says: export each project
-// from the SQLite data directory, import the files with DATABASE_URL set.
+// Moving a project's events from SQLite to PostgreSQL with export and import (docs/scale-out.md
+// points to them for one project into an instance that has data): export from the SQLite data
+// directory, import the file with DATABASE_URL set. A whole instance moves with copy (copy.test.ts).
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { FROM_SOURCE, run } from "../e2e/process.ts";

@@ -104,9 +104,9 @@ export function raced(error: unknown): unknown {
   return error;
 }
 
-/** A plain-text description of a connection problem, for the start-up error. */
-export function connectionProblem(error: unknown, url: string): string {
+/** A plain-text description of a connection problem, for the start-up error; `named`: where the URL was given. */
+export function connectionProblem(error: unknown, url: string, named = "DATABASE_URL / --database-url"): string {
   const safe = url.replace(/^(\w+:\/\/[^:/@]+):[^@]*@/, "$1:***@");
   const { code, message } = cause(error);
-  return `cannot use the PostgreSQL database at ${safe} (DATABASE_URL / --database-url): ${String(message ?? code ?? error)}`;
+  return `cannot use the PostgreSQL database at ${safe} (${named}): ${String(message ?? code ?? error)}`;
 }
