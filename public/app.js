@@ -315,27 +315,67 @@
   ];
   const DAY_S = 86400;
 
-  // The activity chart's x-axis: each label under its day's bar, every day or every few days as the
-  // width allows, counted back from the last day, so the last label is the range's end (today),
-  // never the midnight after it. The ticks and labels drawn go on the chart's element.
-  const DAY_STEPS = [1, 2, 3, 7, 14, 28].map((d) => d * DAY_S);
-  function dayAxis(days) {
-    const middles = days.map((d) => d + DAY_S / 2);
+  // An x-axis of buckets (days, weeks, months): each label under its bucket's bar or point, every
+  // bucket or every few as the width allows, counted back from the last, so the last label is the
+  // newest bucket's (today), never the one after it. `xs`: where each bucket is drawn; `label(i)`:
+  // the words for bucket i; `size`: a bucket's length (s); `steps`: how many buckets a label may
+  // stand for. The labels depend on the buckets alone, so a chart says the same wherever it is
+  // drawn, however wide. The ticks and labels drawn go on the chart's element.
+  function bucketAxis(xs, label, size, steps) {
     return {
       space: 56,
-      incrs: DAY_STEPS,
+      incrs: steps.map((n) => n * size),
       splits: (u, axisIdx, min, max, incr) => {
-        const step = Math.max(1, Math.round(incr / DAY_S));
-        return middles.filter((_, i) => (middles.length - 1 - i) % step === 0);
+        const step = Math.max(1, Math.round(incr / size));
+        return xs.filter((_, i) => (xs.length - 1 - i) % step === 0);
       },
       values: (u, splits) => {
-        const labels = splits.map((t) =>
-          new Date(t * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric" }),
-        );
+        const labels = splits.map((x) => label(xs.indexOf(x)));
         Object.assign(u.root.parentNode.dataset, { xTicks: JSON.stringify(splits), xLabels: JSON.stringify(labels) });
         return labels;
       },
     };
+  }
+  const DAY_STEPS = [1, 2, 3, 7, 14, 28, 56, 91, 182];
+  const WEEK_STEPS = [1, 2, 4, 8, 13, 26, 52];
+  const MONTH_STEPS = [1, 2, 3, 6, 12, 24];
+  const dayLabel = (seconds, timeZone) =>
+    new Date(seconds * 1000).toLocaleDateString(undefined, { timeZone, month: "short", day: "numeric" });
+
+  // The activity chart's days start at the viewer's midnight: each is named by its middle (a day
+  // counted on from the first may start an hour off across a change of summer time).
+  function dayAxis(days) {
+    const middles = days.map((d) => d + DAY_S / 2);
+    return bucketAxis(middles, (i) => dayLabel(middles[i]), DAY_S, DAY_STEPS);
+  }
+
+  // The zone a question's buckets start in (UTC unless it names one), when this browser knows it.
+  function bucketZone(data) {
+    try {
+      return new Intl.DateTimeFormat(undefined, { timeZone: data.tz || "UTC" }).resolvedOptions().timeZone;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // A saved question by day, week or month: its buckets start at the midnights of its time zone,
+  // and are named there: a day or a week by its first day ("Nov 27"), a month as "Nov 2026".
+  function intervalAxis(data, xs) {
+    const timeZone = bucketZone(data);
+    if (data.interval === "month")
+      return bucketAxis(
+        xs,
+        (i) => new Date(data.t[i] * 1000).toLocaleDateString(undefined, { timeZone, month: "short", year: "numeric" }),
+        30.44 * DAY_S,
+        MONTH_STEPS,
+      );
+    const week = data.interval === "week";
+    return bucketAxis(
+      xs,
+      (i) => dayLabel(data.t[i], timeZone),
+      week ? 7 * DAY_S : DAY_S,
+      week ? WEEK_STEPS : DAY_STEPS,
+    );
   }
 
   // Shows a chart's tooltip beside the pointer, on its left when the right would cut it.
@@ -993,6 +1033,8 @@
           }
           const ax = axes();
           ax[1].incrs = data.interval === "auto" ? undefined : COUNT_STEPS;
+          // By day, week or month the x-axis names buckets, as the builder's preview does at any width.
+          if (["day", "week", "month"].includes(data.interval)) Object.assign(ax[0], intervalAxis(data, x));
           const opts = {
             series: [{}].concat(series),
             legend: { show: false },
@@ -1020,7 +1062,9 @@
           tip.textContent = "";
           const head = document.createElement("strong");
           const when = new Date(data.t[idx] * 1000);
-          const tz = data.tz && data.tz !== "UTC" ? data.tz : undefined;
+          // An hour reads in the viewer's zone; a day, week or month is its bucket's, as the x-axis names it.
+          const hourly = data.interval === "hour" || data.interval === "auto";
+          const tz = hourly ? (data.tz && data.tz !== "UTC" ? data.tz : undefined) : bucketZone(data);
           head.textContent =
             data.interval === "hour" || data.interval === "auto"
               ? when.toLocaleString(undefined, {

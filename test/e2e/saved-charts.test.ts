@@ -1,0 +1,123 @@
+// A saved chart looks as the rest of the dashboard does: its x-axis says its buckets as the
+// builder's preview does (dates for a chart by day, week or month, however wide it is drawn), and
+// a channel (or a tag's value) has one colour on every chart and legend of a page, light and dark.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import type { Browser, Page } from "playwright-core";
+import type { TestServer } from "../helpers.ts";
+import { CHROMIUM, describeBrowser, launch, ok, sendEvent, serverPool, signIn, withPage } from "./browser.ts";
+
+let browser: Browser;
+beforeAll(async () => {
+  if (existsSync(CHROMIUM)) browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const DAY = 86_400;
+
+/** Events in a few channels on each of the last `days` days (one more each day in "payments"). */
+async function seedDays(server: TestServer, days: number, channels = ["payments", "signups", "deploys"]) {
+  const now = Math.floor(Date.now() / 1000);
+  for (let d = 0; d < days; d++)
+    for (const [i, channel] of channels.entries())
+      for (let n = 0; n <= (i === 0 ? d : 0); n++)
+        await ok(
+          sendEvent(server, {
+            project: "default",
+            channel,
+            event: "Happened",
+            tags: { plan: n % 2 ? "pro" : "free" },
+            timestamp: now - d * DAY - 60,
+          }),
+        );
+}
+
+/**
+ * The x-axis labels drawn by the series chart in `scope`, and each of its buckets' dates as the
+ * pages write a day ("Nov 27"), a week (its Monday) or a month ("Nov 2026"), in the chart's zone.
+ */
+async function axisOf(page: Page, scope: string): Promise<{ labels: string[]; buckets: string[]; interval: string }> {
+  const chart = page.locator(`${scope} [data-testid=series]`);
+  await page.waitForFunction(
+    (s) => (document.querySelector(`${s} [data-testid=series] .chart`) as HTMLElement | null)?.dataset.xLabels,
+    scope,
+  );
+  return chart.evaluate((el) => {
+    const data = JSON.parse((el as HTMLElement).dataset.chart!) as { t: number[]; tz: string; interval: string };
+    const month = data.interval === "month";
+    const buckets = data.t.map((t) =>
+      new Date(t * 1000).toLocaleDateString(undefined, {
+        timeZone: data.tz,
+        month: "short",
+        ...(month ? { year: "numeric" } : { day: "numeric" }),
+      }),
+    );
+    const labels = JSON.parse((el.querySelector(".chart") as HTMLElement).dataset.xLabels!) as string[];
+    return { labels, buckets, interval: data.interval };
+  });
+}
+
+describeBrowser("saved charts", () => {
+  const pool = serverPool({ "card-refresh": "500ms" });
+  afterAll(() => pool.closeAll());
+
+  test("a chart by day says dates on its page, its card and the builder's preview, however wide; by week and month too", async () => {
+    const server = await pool.withOwner();
+    await seedDays(server, 7);
+    const byDay = await server.services.charts.create({
+      project: "default",
+      kind: "series",
+      name: "Daily",
+      definition: { last_days: 7, interval: "day" },
+      position: 1,
+    });
+    const byWeek = await server.services.charts.create({
+      project: "default",
+      kind: "series",
+      name: "Weekly",
+      definition: { last_days: 90, interval: "week", display: "bar" },
+    });
+    const byMonth = await server.services.charts.create({
+      project: "default",
+      kind: "series",
+      name: "Monthly",
+      definition: { last_days: 365, interval: "month" },
+    });
+    // A zone behind the chart's (UTC): a day's label is its bucket's date, not the viewer's midnight.
+    for (const width of [1280, 800])
+      await withPage(
+        browser,
+        `saved-chart-labels-${width}`,
+        async (page) => {
+          await signIn(page, server);
+          for (const [where, scope] of [
+            [`/p/default/charts/${byDay.id}`, "main .chart-card"],
+            [`/p/default/charts/${byDay.id}/edit`, "#chart-preview"],
+            ["/p/default", `#card-${byDay.id}`],
+            [`/p/default/charts/${byWeek.id}`, "main .chart-card"],
+            [`/p/default/charts/${byWeek.id}/edit`, "#chart-preview"],
+            [`/p/default/charts/${byMonth.id}`, "main .chart-card"],
+          ] as const) {
+            await page.goto(server.url + where);
+            const { labels, buckets, interval } = await axisOf(page, scope);
+            expect(labels.length, where).toBeGreaterThan(0);
+            // Every label is the date of a bucket, and the newest bucket is labelled.
+            for (const label of labels) expect(buckets, `${where}: ${JSON.stringify(labels)}`).toContain(label);
+            expect(labels.at(-1), where).toBe(buckets.at(-1));
+            // The tooltip of the newest bucket names the day its label does.
+            const plot = (await page.locator(`${scope} .u-over`).boundingBox())!;
+            await page.mouse.move(plot.x + plot.width - 2, plot.y + plot.height / 2);
+            await page.locator(`${scope} .chart-tip:not([hidden]) strong`).waitFor();
+            expect(await page.locator(`${scope} .chart-tip strong`).textContent(), where).toContain(
+              interval === "month" ? buckets.at(-1)!.split(" ")[0]! : buckets.at(-1)!,
+            );
+            // Seven days on the chart's page of a desktop: room for each.
+            if (where === `/p/default/charts/${byDay.id}` && width >= 1280) expect(labels, where).toEqual(buckets);
+          }
+        },
+        { viewport: { width, height: 900 }, timezoneId: "America/Los_Angeles" },
+      );
+  }, 90_000);
+});
