@@ -4,8 +4,9 @@ import { hasRole, visibleTo } from "../domain/access.ts";
 import type { EventQuery } from "../domain/feed.ts";
 import { NotFound } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
-import type { Channel, Project } from "../model/project.ts";
+import type { Project } from "../model/project.ts";
 import type { Services } from "../services.ts";
+import { channelsByAge, colorSlots } from "./colors.ts";
 import { type Filters, filterParams, isFiltered, readFilters, toEventQuery, viewerOffset } from "./filters.ts";
 import { projectDashboard } from "./charts.ts";
 import { query, seg } from "./html.ts";
@@ -16,27 +17,6 @@ import { channelPage, type FeedView, projectPage } from "./views/project.ts";
 import { userPage } from "./views/user.ts";
 
 const PAGE_SIZE = 40;
-
-/** Colours the activity chart has for channels (public/app.js has one palette per theme). */
-const CHART_COLORS = 9;
-
-/**
- * Each shown channel's colour, as a palette slot: the slot its name hashes to, or, when an older
- * channel (created first) has it, the next free one. A channel keeps its colour when channels are
- * added, and the channels shown side by side never share one.
- */
-export function colorSlots(shown: string[], channels: Channel[]): number[] {
-  const age = new Map(channels.map((c) => [c.name, c.id]));
-  const taken = new Set<number>();
-  const slots = new Map<string, number>();
-  for (const name of [...shown].sort((a, b) => (age.get(a) ?? Infinity) - (age.get(b) ?? Infinity))) {
-    let slot = Number(Bun.hash.crc32(name) % CHART_COLORS);
-    while (taken.has(slot) && taken.size < CHART_COLORS) slot = (slot + 1) % CHART_COLORS;
-    taken.add(slot);
-    slots.set(name, slot);
-  }
-  return shown.map((name) => slots.get(name)!);
-}
 
 export function pageRoutes(services: Services, kit: Kit): Route[] {
   const { feed, projects, answers, config } = services;
@@ -223,7 +203,7 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
           totals: channels.map((r) => r.total),
           colors: colorSlots(
             channels.map((r) => r.channel),
-            all,
+            channelsByAge(all),
           ),
           other,
           filtered: isFiltered(filters) || Boolean(filters.channel),

@@ -59,6 +59,25 @@ async function axisOf(page: Page, scope: string): Promise<{ labels: string[]; bu
   });
 }
 
+/** Each legend entry's name and its swatch's colour, of the chart in `scope`, once drawn. */
+async function legendColours(page: Page, scope: string): Promise<Record<string, string>> {
+  await page.waitForFunction(
+    (s) =>
+      [...document.querySelectorAll(`${s} .chart-legend li .swatch`)].some(
+        (mark) => (mark as HTMLElement).style.background !== "",
+      ),
+    scope,
+  );
+  return page.$$eval(`${scope} .chart-legend li`, (items) =>
+    Object.fromEntries(
+      items.map((li) => [
+        li.querySelector(".legend-name")!.textContent!,
+        getComputedStyle(li.querySelector(".swatch")!).backgroundColor,
+      ]),
+    ),
+  );
+}
+
 describeBrowser("saved charts", () => {
   const pool = serverPool({ "card-refresh": "500ms" });
   afterAll(() => pool.closeAll());
@@ -120,4 +139,52 @@ describeBrowser("saved charts", () => {
         { viewport: { width, height: 900 }, timezoneId: "America/Los_Angeles" },
       );
   }, 90_000);
+  test("a channel has one colour on the activity card, a chart split by channel and its page; a tag's value on every chart split by it; light and dark", async () => {
+    const server = await pool.withOwner();
+    await seedDays(server, 3);
+    // Upgrades are mostly to pro: split by plan, pro comes first there and last on the whole project's chart.
+    for (const plan of ["pro", "pro", "pro", "free"])
+      await ok(sendEvent(server, { project: "default", channel: "upgrades", event: "Upgraded", tags: { plan } }));
+    const split = (name: string, definition: Record<string, unknown>, position: number) =>
+      server.services.charts.create({
+        project: "default",
+        kind: "series",
+        name,
+        definition: { last_days: 7, display: "bar", ...definition },
+        position,
+      });
+    const byChannel = await split("By channel", { group_by: "channel" }, 1);
+    const byPlan = await split("By plan", { group_by: "tag:plan" }, 2);
+    const upgrades = await split("Upgrades by plan", { group_by: "tag:plan", channel: "upgrades" }, 3);
+    const channels = ["#payments", "#signups", "#deploys", "#upgrades"];
+    const pick = (colours: Record<string, string>, names: string[]) => names.map((n) => colours[n]);
+    const seen: Record<string, string[]> = {};
+    for (const colorScheme of ["light", "dark"] as const)
+      await withPage(
+        browser,
+        `saved-chart-colours-${colorScheme}`,
+        async (page) => {
+          await signIn(page, server);
+          await page.goto(`${server.url}/p/default`);
+          const activity = await legendColours(page, "#card-activity");
+          const split = await legendColours(page, `#card-${byChannel.id}`);
+          expect(Object.keys(split).sort()).toEqual([...channels].sort());
+          expect(pick(split, channels)).toEqual(pick(activity, channels));
+          expect(new Set(pick(activity, channels)).size).toBe(channels.length);
+          const plans = await legendColours(page, `#card-${byPlan.id}`);
+          const upgraded = await legendColours(page, `#card-${upgrades.id}`);
+          expect(Object.keys(upgraded)).toEqual(["pro", "free"]);
+          expect(Object.keys(plans)).toEqual(["free", "pro"]);
+          expect(pick(upgraded, ["free", "pro"])).toEqual(pick(plans, ["free", "pro"]));
+          expect(plans.free).not.toBe(plans.pro);
+          // The chart's own page says the same.
+          await page.goto(`${server.url}/p/default/charts/${byChannel.id}`);
+          expect(pick(await legendColours(page, "main .chart-card"), channels)).toEqual(pick(activity, channels));
+          seen[colorScheme] = pick(activity, channels) as string[];
+        },
+        { colorScheme },
+      );
+    // Each theme has its own shades.
+    expect(seen.light).not.toEqual(seen.dark);
+  }, 60_000);
 });
