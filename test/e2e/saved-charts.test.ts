@@ -187,4 +187,44 @@ describeBrowser("saved charts", () => {
     // Each theme has its own shades.
     expect(seen.light).not.toEqual(seen.dark);
   }, 60_000);
+  test("the builder's address holds the question without its empty fields: a funnel's unused steps and a chart's blank filters are left out", async () => {
+    const server = await pool.withOwner();
+    await seedDays(server, 2);
+    /** The address bar's fields, once it holds `until` (the preview's answer replaces it). */
+    const fields = async (page: Page, until: (search: URLSearchParams) => boolean) => {
+      await page.waitForURL((url) => until(url.searchParams));
+      return [...new URL(page.url()).searchParams];
+    };
+    await withPage(browser, "builder-url", async (page, context) => {
+      await signIn(page, server);
+      await page.goto(`${server.url}/p/default/charts/new?kind=funnel`);
+      await page.fill("#step-1", "Happened");
+      await page.selectOption("#step-channel-1", "payments");
+      await page.fill("#step-2", "Happened");
+      await page.locator("#step-2").blur();
+      const funnel = await fields(page, (q) => q.getAll("step").filter(Boolean).length === 2);
+      expect(funnel.filter(([, v]) => v === "")).toEqual([]);
+      expect(funnel.filter(([k]) => k.startsWith("step"))).toEqual([
+        ["step", "Happened"],
+        ["step", "Happened"],
+        ["step_channel", "payments"],
+      ]);
+      // Opened elsewhere, it is the same funnel.
+      const shared = await context.newPage();
+      await shared.goto(page.url());
+      expect(await shared.inputValue("#step-1")).toBe("Happened");
+      expect(await shared.inputValue("#step-channel-1")).toBe("payments");
+      expect(await shared.inputValue("#step-2")).toBe("Happened");
+      expect(await shared.inputValue("#step-channel-2")).toBe("");
+      expect(await shared.inputValue("#step-3")).toBe("");
+      await shared.locator("[data-testid=funnel-step]").nth(1).waitFor();
+      await shared.close();
+
+      await page.goto(`${server.url}/p/default/charts/new`);
+      await page.fill("#chart-event", "Happened");
+      await page.locator("#chart-event").blur();
+      const series = await fields(page, (q) => q.get("event") === "Happened");
+      expect(series.filter(([, v]) => v === "")).toEqual([]);
+    });
+  }, 60_000);
 });
