@@ -204,6 +204,21 @@
     }
   });
 
+  // A channel created live takes its place in the sidebar by name, as a reload would list it, and
+  // what waits for it on the page (the Alerts page's Notices, data-shows-with-channel) shows.
+  function addChannel(markup) {
+    const item = fragment(markup);
+    const list = document.getElementById("channel-list");
+    if (!item || !list) return;
+    const name = (li) => (li.textContent || "").trim().replace(/^#\s*/, "");
+    if (!document.getElementById(item.id)) {
+      const after = [...list.children].find((li) => name(li) > name(item));
+      list.insertBefore(item, after || null);
+    }
+    for (const el of document.querySelectorAll("[data-shows-with-channel]"))
+      if (el.dataset.showsWithChannel === name(item)) el.hidden = false;
+  }
+
   // --- charts (uPlot) ------------------------------------------------------------------------------
 
   function chartTheme() {
@@ -939,6 +954,7 @@
             attempts = 0;
           });
           stream.addEventListener("metric", (e) => this.onMetric(e));
+          stream.addEventListener("channel", (e) => addChannel(e.data));
           stream.addEventListener("toast", (e) => {
             const d = JSON.parse(e.data);
             toast(d.text, "", d.href);
@@ -1218,6 +1234,45 @@
       },
     }));
 
+    // The sidebar's channels of the open project follow new channels on every page. A page with a
+    // stream of its own (a feed, a metric) gets them there; any other (Alerts, charts, a project's
+    // settings) opens a stream of new channels alone.
+    Alpine.data("channelList", () => {
+      let source = null;
+      let timer = null;
+      let attempts = 0;
+      return {
+        init() {
+          if (document.querySelector('[x-data="liveFeed"], [x-data="metricPage"]')) return;
+          this.connect();
+          window.addEventListener("beforeunload", () => this.disconnect());
+        },
+        destroy() {
+          this.disconnect();
+        },
+        disconnect() {
+          clearTimeout(timer);
+          if (source) source.close();
+          source = null;
+        },
+        connect() {
+          const stream = new EventSource(new URL(this.$root.dataset.liveUrl, location.href));
+          source = stream;
+          stream.addEventListener("open", () => {
+            attempts = 0;
+            this.$root.dataset.following = "1"; // for whoever reads the page's markup (and the tests)
+          });
+          stream.addEventListener("channel", (e) => addChannel(e.data));
+          stream.addEventListener("error", () => {
+            // EventSource retries network errors itself; a refused answer closes it for good.
+            if (stream.readyState !== EventSource.CLOSED) return;
+            this.disconnect();
+            timer = setTimeout(() => this.connect(), Math.min(RECONNECT_MAX_MS, 1000 * 2 ** attempts++));
+          });
+        },
+      };
+    });
+
     // The live feed. New events arrive as HTML over SSE. At the top of the page they slide in;
     // scrolled down, a pill counts them instead of moving what you are reading. In a burst the
     // server sends only the newest few and says how many more there were ("skipped"): the pill
@@ -1330,14 +1385,8 @@
         refreshTimes(widget);
         fitValues(widget);
       },
-      // A channel created live takes its place in the sidebar by name, as a reload would list it.
       onChannel(e) {
-        const item = fragment(e.data);
-        const list = document.getElementById("channel-list");
-        if (!item || !list || document.getElementById(item.id)) return;
-        const name = (li) => (li.textContent || "").trim().replace(/^#\s*/, "");
-        const after = [...list.children].find((li) => name(li) > name(item));
-        list.insertBefore(item, after || null);
+        addChannel(e.data);
       },
       onToast(e) {
         const data = JSON.parse(e.data);

@@ -44,7 +44,7 @@ export function alertRows(project: Project, rules: Alert[], csrf: string, mayEdi
   )}</ul>`;
 }
 
-/** `hasNotices`: whether the alerts channel exists yet (it is made by the first notice). */
+/** `hasNotices`: whether the alerts channel exists yet (it is made by the first notice; the link shows when it is, live). */
 export function alertsPage(
   project: Project,
   rules: Alert[],
@@ -58,7 +58,7 @@ export function alertsPage(
   <h1>Alerts</h1>
   <div class="actions">
     <a class="button small needs-member" href="${base}/alerts/new" data-testid="new-alert">New alert rule</a>
-    ${hasNotices ? html`<a class="button secondary small" href="${base}/c/alerts">Notices</a>` : ""}
+    <a class="button secondary small" href="${base}/c/alerts" data-shows-with-channel="alerts" data-testid="notices"${hasNotices ? "" : html` hidden`}>Notices</a>
   </div>
 </header>
 ${alertRows(project, rules, csrf, mayEdit)}`;
