@@ -2,7 +2,7 @@
 // metric, and the activity chart's data.
 import { hasRole, visibleTo } from "../domain/access.ts";
 import type { EventQuery } from "../domain/feed.ts";
-import { NotFound } from "../errors.ts";
+import { NotFound, QueryTimeout } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Project } from "../model/project.ts";
 import type { Services } from "../services.ts";
@@ -29,6 +29,9 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
     const q: EventQuery = toEventQuery(project.name, filters, extra.channel);
     const lastId = await feed.newestId(); // before the page: the live stream starts after it, so nothing falls between
     const page = await feed.listEvents({ ...q, limit: PAGE_SIZE });
+    const filtered = isFiltered(filters);
+    // A search says how many events match: the first page when it holds them all, else a count.
+    const matches = !filtered ? null : page.nextCursor ? await countMatches(q) : page.events.length;
     const params = { ...filterParams(filters), channel: extra.channel ?? (filters.channel || undefined) };
     const base = `/p/${seg(project.name)}`;
     return {
@@ -38,8 +41,19 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
         : null,
       liveUrl: `${base}/live${query({ ...params, hide: extra.hideChannel ? "channel" : undefined, metrics: extra.metrics ? "1" : undefined })}`,
       lastId,
-      filtered: isFiltered(filters),
+      filtered,
+      matches,
     };
+  }
+
+  /** The events a search matches, up to the cap (domain/feed.ts); null when counting takes longer than a read may. */
+  async function countMatches(q: EventQuery): Promise<number | null> {
+    try {
+      return await feed.countEvents(q);
+    } catch (error) {
+      if (error instanceof QueryTimeout) return null;
+      throw error;
+    }
   }
 
   return [

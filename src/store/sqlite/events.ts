@@ -122,6 +122,39 @@ export function eventStore(db: Db, searching: () => Db) {
     },
 
     /**
+     * How many events match, up to cap + 1: the feed's conditions (a first tag driving the query from
+     * its index, as in list()) with the rows read stopping there.
+     */
+    count(filter: EventFilter, cap: number): number {
+      const match = ftsQuery(filter.terms ?? []);
+      const source = match ? searching() : db;
+      const [firstTag, ...otherTags] = filter.tags ?? [];
+      const matching =
+        firstTag && filter.projectId !== undefined
+          ? source
+              .select({ one: sql`1` })
+              .from(eventTags)
+              .innerJoin(events, eq(events.id, eventTags.eventId))
+              .where(
+                and(
+                  eq(eventTags.projectId, filter.projectId),
+                  eq(eventTags.key, firstTag[0]),
+                  eq(eventTags.value, firstTag[1]),
+                  ...conditions(filter, otherTags),
+                ),
+              )
+          : source
+              .select({ one: sql`1` })
+              .from(events)
+              .where(and(...conditions(filter, filter.tags ?? [])));
+      const rows = source
+        .select({ n: sql<number>`count(*)` })
+        .from(matching.limit(cap + 1).as("matching"))
+        .get();
+      return rows?.n ?? 0;
+    },
+
+    /**
      * Events of a project (or all) with ids in (afterId, throughId], in id order, at most `limit`:
      * what a reconnecting stream missed. It walks the id range only (the `+` keeps SQLite from
      * taking the project's index instead), so the work is bounded by the range however rare the
