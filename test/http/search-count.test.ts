@@ -69,10 +69,13 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe("a search's count", () => {
-  test("is exact past the first page: by tag, channel, words, and on a channel's page", async () => {
+  test("is exact past the first page: by tag, channel, words (alone and with a tag), and on a channel's page", async () => {
     expect(await summary("/p/default?q=plan:pro")).toBe("132 events match");
     expect(await summary("/p/default?channel=orders")).toBe("140 events match");
     expect(await summary("/p/default?q=refund")).toBe("45 events match");
+    expect(await summary("/p/default?q=order+plan:pro")).toBe("132 events match");
+    expect(await summary("/p/default/c/support?q=refund")).toBe("45 events match");
+    expect(await summary("/p/default/c/orders?q=refund")).toBe("No events match");
     expect(await summary("/p/default/c/orders?q=plan:free")).toBe("8 events match");
     expect(await summary("/p/default?q=kind")).toBe("1 event matches");
     expect(await summary("/p/default?q=plan:pro&user=nobody")).toBe("No events match");

@@ -122,16 +122,23 @@ export function eventStore(db: Db, searching: () => Db) {
     },
 
     /**
-     * How many events match, up to cap + 1: the feed's conditions (a first tag driving the query from
-     * its index, as in list()) with the rows read stopping there.
+     * How many events match, up to cap + 1: the feed's conditions, the rows read stopping there.
+     * Words drive the query from the search index, whose matches come one by one (the feed's
+     * `id IN (matches)` would collect every match first); else a first tag from its index, as in list().
      */
     count(filter: EventFilter, cap: number): number {
       const match = ftsQuery(filter.terms ?? []);
-      const source = match ? searching() : db;
       const [firstTag, ...otherTags] = filter.tags ?? [];
+      if (match) {
+        const where = and(...conditions({ ...filter, terms: undefined }, filter.tags ?? []));
+        const [row] = searching().all<{ n: number }>(
+          sql`select count(*) as n from (select 1 from search.events_fts join ${events} on ${events.id} = events_fts.rowid where events_fts match ${match}${where ? sql` and ${where}` : sql``} limit ${cap + 1})`,
+        );
+        return row?.n ?? 0;
+      }
       const matching =
         firstTag && filter.projectId !== undefined
-          ? source
+          ? db
               .select({ one: sql`1` })
               .from(eventTags)
               .innerJoin(events, eq(events.id, eventTags.eventId))
@@ -143,15 +150,16 @@ export function eventStore(db: Db, searching: () => Db) {
                   ...conditions(filter, otherTags),
                 ),
               )
-          : source
+          : db
               .select({ one: sql`1` })
               .from(events)
               .where(and(...conditions(filter, filter.tags ?? [])));
-      const rows = source
-        .select({ n: sql<number>`count(*)` })
-        .from(matching.limit(cap + 1).as("matching"))
-        .get();
-      return rows?.n ?? 0;
+      return (
+        db
+          .select({ n: sql<number>`count(*)` })
+          .from(matching.limit(cap + 1).as("matching"))
+          .get()?.n ?? 0
+      );
     },
 
     /**
