@@ -1256,7 +1256,7 @@
           source = null;
         },
         connect() {
-          const stream = new EventSource(new URL(this.$root.dataset.liveUrl, location.href));
+          const stream = new EventSource(new URL(this.$root.dataset.channelsUrl, location.href));
           source = stream;
           stream.addEventListener("open", () => {
             attempts = 0;
