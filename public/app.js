@@ -332,8 +332,8 @@
 
   // An x-axis of buckets (days, weeks, months): each label under its bucket's bar or point, every
   // bucket or every few as the width allows, counted back from the last, so the last label is the
-  // newest bucket's (today), never the one after it. `xs`: where each bucket is drawn; `label(i)`:
-  // the words for bucket i; `size`: a bucket's length (s); `steps`: how many buckets a label may
+  // newest bucket's (today), never the one after it. `xs`: where each bucket is drawn; `label(i, j)`:
+  // the words for bucket i (j: the bucket labelled before it, or -1); `size`: a bucket's length (s); `steps`: how many buckets a label may
   // stand for. The labels depend on the buckets alone, so a chart says the same wherever it is
   // drawn, however wide. The ticks and labels drawn go on the chart's element.
   function bucketAxis(xs, label, size, steps) {
@@ -345,12 +345,13 @@
         return xs.filter((_, i) => (xs.length - 1 - i) % step === 0);
       },
       values: (u, splits) => {
-        const labels = splits.map((x) => label(xs.indexOf(x)));
+        const labels = splits.map((x, k) => label(xs.indexOf(x), k ? xs.indexOf(splits[k - 1]) : -1));
         Object.assign(u.root.parentNode.dataset, { xTicks: JSON.stringify(splits), xLabels: JSON.stringify(labels) });
         return labels;
       },
     };
   }
+  const HOUR_STEPS = [1, 2, 3, 4, 6, 12, 24, 48];
   const DAY_STEPS = [1, 2, 3, 7, 14, 28, 56, 91, 182];
   const WEEK_STEPS = [1, 2, 4, 8, 13, 26, 52];
   const MONTH_STEPS = [1, 2, 3, 6, 12, 24];
@@ -373,9 +374,23 @@
     }
   }
 
-  // A saved question by day, week or month: its buckets start at the midnights of its time zone,
-  // and are named there: a day or a week by its first day ("Nov 27"), a month as "Nov 2026".
+  // A saved question by hour, day, week or month. An hour is named in the viewer's zone (unless the
+  // question names one), as "6 PM" with its day below where the day changes; days, weeks and months
+  // start at the midnights of the question's zone and are named there: a day or a week by its first
+  // day ("Nov 27"), a month as "Nov 2026".
   function intervalAxis(data, xs) {
+    if (data.interval === "hour") {
+      const zone = data.tz && data.tz !== "UTC" ? bucketZone(data) : undefined;
+      const day = (i) => dayLabel(data.t[i], zone);
+      const clock = (i) =>
+        new Date(data.t[i] * 1000).toLocaleTimeString(undefined, { timeZone: zone, hour: "numeric" });
+      return bucketAxis(
+        xs,
+        (i, before) => (before >= 0 && day(before) === day(i) ? clock(i) : clock(i) + "\n" + day(i)),
+        3600,
+        HOUR_STEPS,
+      );
+    }
     const timeZone = bucketZone(data);
     if (data.interval === "month")
       return bucketAxis(
@@ -1049,8 +1064,8 @@
           }
           const ax = axes();
           ax[1].incrs = data.interval === "auto" ? undefined : COUNT_STEPS;
-          // By day, week or month the x-axis names buckets, as the builder's preview does at any width.
-          if (["day", "week", "month"].includes(data.interval)) Object.assign(ax[0], intervalAxis(data, x));
+          // By hour, day, week or month the x-axis names buckets, as the builder's preview does at any width.
+          if (["hour", "day", "week", "month"].includes(data.interval)) Object.assign(ax[0], intervalAxis(data, x));
           const opts = {
             series: [{}].concat(series),
             legend: { show: false },

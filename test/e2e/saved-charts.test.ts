@@ -48,13 +48,18 @@ async function axisOf(page: Page, scope: string): Promise<{ labels: string[]; bu
     const data = JSON.parse((el as HTMLElement).dataset.chart!) as { t: number[]; tz: string; interval: string };
     const month = data.interval === "month";
     const buckets = data.t.map((t) =>
-      new Date(t * 1000).toLocaleDateString(undefined, {
-        timeZone: data.tz,
-        month: "short",
-        ...(month ? { year: "numeric" } : { day: "numeric" }),
-      }),
+      data.interval === "hour"
+        ? new Date(t * 1000).toLocaleTimeString(undefined, { hour: "numeric" }) // an hour: in the viewer's zone
+        : new Date(t * 1000).toLocaleDateString(undefined, {
+            timeZone: data.tz,
+            month: "short",
+            ...(month ? { year: "numeric" } : { day: "numeric" }),
+          }),
     );
-    const labels = JSON.parse((el.querySelector(".chart") as HTMLElement).dataset.xLabels!) as string[];
+    // An hour's label has its day below it where the day changes: its first line names the hour.
+    const labels = (JSON.parse((el.querySelector(".chart") as HTMLElement).dataset.xLabels!) as string[]).map(
+      (label) => label.split("\n")[0]!,
+    );
     return { labels, buckets, interval: data.interval };
   });
 }
@@ -82,7 +87,7 @@ describeBrowser("saved charts", () => {
   const pool = serverPool({ "card-refresh": "500ms" });
   afterAll(() => pool.closeAll());
 
-  test("a chart by day says dates on its page, its card and the builder's preview, however wide; by week and month too", async () => {
+  test("a chart by day says dates on its page, its card and the builder's preview, however wide; by hour, week and month too", async () => {
     const server = await pool.withOwner();
     await seedDays(server, 7);
     const byDay = await server.services.charts.create({
@@ -97,6 +102,12 @@ describeBrowser("saved charts", () => {
       kind: "series",
       name: "Weekly",
       definition: { last_days: 90, interval: "week", display: "bar" },
+    });
+    const byHour = await server.services.charts.create({
+      project: "default",
+      kind: "series",
+      name: "Hourly",
+      definition: { last_days: 1, interval: "hour" },
     });
     const byMonth = await server.services.charts.create({
       project: "default",
@@ -118,6 +129,8 @@ describeBrowser("saved charts", () => {
             [`/p/default/charts/${byWeek.id}`, "main .chart-card"],
             [`/p/default/charts/${byWeek.id}/edit`, "#chart-preview"],
             [`/p/default/charts/${byMonth.id}`, "main .chart-card"],
+            [`/p/default/charts/${byHour.id}`, "main .chart-card"],
+            [`/p/default/charts/${byHour.id}/edit`, "#chart-preview"],
           ] as const) {
             await page.goto(server.url + where);
             const { labels, buckets, interval } = await axisOf(page, scope);
@@ -125,6 +138,7 @@ describeBrowser("saved charts", () => {
             // Every label is the date of a bucket, and the newest bucket is labelled.
             for (const label of labels) expect(buckets, `${where}: ${JSON.stringify(labels)}`).toContain(label);
             expect(labels.at(-1), where).toBe(buckets.at(-1));
+            if (interval === "hour") continue;
             // The tooltip of the newest bucket names the day its label does.
             const plot = (await page.locator(`${scope} .u-over`).boundingBox())!;
             await page.mouse.move(plot.x + plot.width - 2, plot.y + plot.height / 2);
