@@ -204,6 +204,21 @@
     }
   });
 
+  // A channel created live takes its place in the sidebar by name, as a reload would list it, and
+  // what waits for it on the page (the Alerts page's Notices, data-shows-with-channel) shows.
+  function addChannel(markup) {
+    const item = fragment(markup);
+    const list = document.getElementById("channel-list");
+    if (!item || !list) return;
+    const name = (li) => (li.textContent || "").trim().replace(/^#\s*/, "");
+    if (!document.getElementById(item.id)) {
+      const after = [...list.children].find((li) => name(li) > name(item));
+      list.insertBefore(item, after || null);
+    }
+    for (const el of document.querySelectorAll("[data-shows-with-channel]"))
+      if (el.dataset.showsWithChannel === name(item)) el.hidden = false;
+  }
+
   // --- charts (uPlot) ------------------------------------------------------------------------------
 
   function chartTheme() {
@@ -315,27 +330,82 @@
   ];
   const DAY_S = 86400;
 
-  // The activity chart's x-axis: each label under its day's bar, every day or every few days as the
-  // width allows, counted back from the last day, so the last label is the range's end (today),
-  // never the midnight after it. The ticks and labels drawn go on the chart's element.
-  const DAY_STEPS = [1, 2, 3, 7, 14, 28].map((d) => d * DAY_S);
-  function dayAxis(days) {
-    const middles = days.map((d) => d + DAY_S / 2);
+  // An x-axis of buckets (days, weeks, months): each label under its bucket's bar or point, every
+  // bucket or every few as the width allows, counted back from the last, so the last label is the
+  // newest bucket's (today), never the one after it. `xs`: where each bucket is drawn; `label(i, j)`:
+  // the words for bucket i (j: the bucket labelled before it, or -1); `size`: a bucket's length (s); `steps`: how many buckets a label may
+  // stand for. The labels depend on the buckets alone, so a chart says the same wherever it is
+  // drawn, however wide. The ticks and labels drawn go on the chart's element.
+  function bucketAxis(xs, label, size, steps) {
     return {
       space: 56,
-      incrs: DAY_STEPS,
+      incrs: steps.map((n) => n * size),
       splits: (u, axisIdx, min, max, incr) => {
-        const step = Math.max(1, Math.round(incr / DAY_S));
-        return middles.filter((_, i) => (middles.length - 1 - i) % step === 0);
+        const step = Math.max(1, Math.round(incr / size));
+        return xs.filter((_, i) => (xs.length - 1 - i) % step === 0);
       },
       values: (u, splits) => {
-        const labels = splits.map((t) =>
-          new Date(t * 1000).toLocaleDateString(undefined, { month: "short", day: "numeric" }),
-        );
+        const labels = splits.map((x, k) => label(xs.indexOf(x), k ? xs.indexOf(splits[k - 1]) : -1));
         Object.assign(u.root.parentNode.dataset, { xTicks: JSON.stringify(splits), xLabels: JSON.stringify(labels) });
         return labels;
       },
     };
+  }
+  const HOUR_STEPS = [1, 2, 3, 4, 6, 12, 24, 48];
+  const DAY_STEPS = [1, 2, 3, 7, 14, 28, 56, 91, 182];
+  const WEEK_STEPS = [1, 2, 4, 8, 13, 26, 52];
+  const MONTH_STEPS = [1, 2, 3, 6, 12, 24];
+  const dayLabel = (seconds, timeZone) =>
+    new Date(seconds * 1000).toLocaleDateString(undefined, { timeZone, month: "short", day: "numeric" });
+
+  // The activity chart's days start at the viewer's midnight: each is named by its middle (a day
+  // counted on from the first may start an hour off across a change of summer time).
+  function dayAxis(days) {
+    const middles = days.map((d) => d + DAY_S / 2);
+    return bucketAxis(middles, (i) => dayLabel(middles[i]), DAY_S, DAY_STEPS);
+  }
+
+  // The zone a question's buckets start in (UTC unless it names one), when this browser knows it.
+  function bucketZone(data) {
+    try {
+      return new Intl.DateTimeFormat(undefined, { timeZone: data.tz || "UTC" }).resolvedOptions().timeZone;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // A saved question by hour, day, week or month. An hour is named in the viewer's zone (unless the
+  // question names one), as "6 PM" with its day below where the day changes; days, weeks and months
+  // start at the midnights of the question's zone and are named there: a day or a week by its first
+  // day ("Nov 27"), a month as "Nov 2026".
+  function intervalAxis(data, xs) {
+    if (data.interval === "hour") {
+      const zone = data.tz && data.tz !== "UTC" ? bucketZone(data) : undefined;
+      const day = (i) => dayLabel(data.t[i], zone);
+      const clock = (i) =>
+        new Date(data.t[i] * 1000).toLocaleTimeString(undefined, { timeZone: zone, hour: "numeric" });
+      return bucketAxis(
+        xs,
+        (i, before) => (before >= 0 && day(before) === day(i) ? clock(i) : clock(i) + "\n" + day(i)),
+        3600,
+        HOUR_STEPS,
+      );
+    }
+    const timeZone = bucketZone(data);
+    if (data.interval === "month")
+      return bucketAxis(
+        xs,
+        (i) => new Date(data.t[i] * 1000).toLocaleDateString(undefined, { timeZone, month: "short", year: "numeric" }),
+        30.44 * DAY_S,
+        MONTH_STEPS,
+      );
+    const week = data.interval === "week";
+    return bucketAxis(
+      xs,
+      (i) => dayLabel(data.t[i], timeZone),
+      week ? 7 * DAY_S : DAY_S,
+      week ? WEEK_STEPS : DAY_STEPS,
+    );
   }
 
   // Shows a chart's tooltip beside the pointer, on its left when the right would cut it.
@@ -899,6 +969,7 @@
             attempts = 0;
           });
           stream.addEventListener("metric", (e) => this.onMetric(e));
+          stream.addEventListener("channel", (e) => addChannel(e.data));
           stream.addEventListener("toast", (e) => {
             const d = JSON.parse(e.data);
             toast(d.text, "", d.href);
@@ -993,6 +1064,8 @@
           }
           const ax = axes();
           ax[1].incrs = data.interval === "auto" ? undefined : COUNT_STEPS;
+          // By hour, day, week or month the x-axis names buckets, as the builder's preview does at any width.
+          if (["hour", "day", "week", "month"].includes(data.interval)) Object.assign(ax[0], intervalAxis(data, x));
           const opts = {
             series: [{}].concat(series),
             legend: { show: false },
@@ -1020,7 +1093,9 @@
           tip.textContent = "";
           const head = document.createElement("strong");
           const when = new Date(data.t[idx] * 1000);
-          const tz = data.tz && data.tz !== "UTC" ? data.tz : undefined;
+          // An hour reads in the viewer's zone; a day, week or month is its bucket's, as the x-axis names it.
+          const hourly = data.interval === "hour" || data.interval === "auto";
+          const tz = hourly ? (data.tz && data.tz !== "UTC" ? data.tz : undefined) : bucketZone(data);
           head.textContent =
             data.interval === "hour" || data.interval === "auto"
               ? when.toLocaleString(undefined, {
@@ -1174,6 +1249,45 @@
       },
     }));
 
+    // The sidebar's channels of the open project follow new channels on every page. A page with a
+    // stream of its own (a feed, a metric) gets them there; any other (Alerts, charts, a project's
+    // settings) opens a stream of new channels alone.
+    Alpine.data("channelList", () => {
+      let source = null;
+      let timer = null;
+      let attempts = 0;
+      return {
+        init() {
+          if (document.querySelector('[x-data="liveFeed"], [x-data="metricPage"]')) return;
+          this.connect();
+          window.addEventListener("beforeunload", () => this.disconnect());
+        },
+        destroy() {
+          this.disconnect();
+        },
+        disconnect() {
+          clearTimeout(timer);
+          if (source) source.close();
+          source = null;
+        },
+        connect() {
+          const stream = new EventSource(new URL(this.$root.dataset.channelsUrl, location.href));
+          source = stream;
+          stream.addEventListener("open", () => {
+            attempts = 0;
+            this.$root.dataset.following = "1"; // for whoever reads the page's markup (and the tests)
+          });
+          stream.addEventListener("channel", (e) => addChannel(e.data));
+          stream.addEventListener("error", () => {
+            // EventSource retries network errors itself; a refused answer closes it for good.
+            if (stream.readyState !== EventSource.CLOSED) return;
+            this.disconnect();
+            timer = setTimeout(() => this.connect(), Math.min(RECONNECT_MAX_MS, 1000 * 2 ** attempts++));
+          });
+        },
+      };
+    });
+
     // The live feed. New events arrive as HTML over SSE. At the top of the page they slide in;
     // scrolled down, a pill counts them instead of moving what you are reading. In a burst the
     // server sends only the newest few and says how many more there were ("skipped"): the pill
@@ -1286,14 +1400,8 @@
         refreshTimes(widget);
         fitValues(widget);
       },
-      // A channel created live takes its place in the sidebar by name, as a reload would list it.
       onChannel(e) {
-        const item = fragment(e.data);
-        const list = document.getElementById("channel-list");
-        if (!item || !list || document.getElementById(item.id)) return;
-        const name = (li) => (li.textContent || "").trim().replace(/^#\s*/, "");
-        const after = [...list.children].find((li) => name(li) > name(item));
-        list.insertBefore(item, after || null);
+        addChannel(e.data);
       },
       onToast(e) {
         const data = JSON.parse(e.data);

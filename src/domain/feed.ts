@@ -14,6 +14,8 @@ import type { Profile, Properties, UserSummary } from "../model/profile.ts";
 import type { Project } from "../model/project.ts";
 
 export const MAX_PAGE = 200;
+/** A search counts its matches up to this many (reading at most one more); beyond, it says "more than". */
+export const SEARCH_COUNT_CAP = 10_000;
 
 export type EventQuery = {
   project?: string;
@@ -106,6 +108,16 @@ export function feedService(store: Store) {
       const events = rows.slice(0, limit);
       const last = events.at(-1);
       return { events, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+    },
+
+    /**
+     * How many events the query matches (its cursor and limit aside), counted up to `cap`: past it,
+     * cap + 1, read as "more than cap". A read of its own kind on the read path (store/reads.ts).
+     */
+    async countEvents(query: EventQuery, cap = SEARCH_COUNT_CAP): Promise<number> {
+      const filter = await resolve(query);
+      if ([filter.userId, filter.event, ...(filter.tags ?? []).flat()].some((v) => v?.includes("\u0000"))) return 0;
+      return store.events.count(filter, cap);
     },
 
     /** The id of the newest stored event (0 when there is none). */

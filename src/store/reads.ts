@@ -13,7 +13,7 @@ export type ReadKind = "feed" | "replay" | "chart" | "funnel" | "users" | "user"
 
 /** The repository methods that go through the gate, by kind. Every other read is a point lookup. */
 export const GATED_READS: { [R in keyof Repositories]?: { [M in keyof Repositories[R]]?: ReadKind } } = {
-  events: { list: "feed", range: "replay", activity: "chart" },
+  events: { list: "feed", count: "count", range: "replay", activity: "chart" },
   profiles: { listUsers: "users", summary: "user" },
   metrics: { history: "history", buckets: "history", pointBefore: "history" },
   projects: { countEvents: "count" },

@@ -65,6 +65,11 @@ export interface EventRepository {
   findById(id: number): Promise<StoredEvent | null>;
   /** Newest first by event time (then id), or oldest first when paging forward with `after`. */
   list(filter: EventFilter & Page): Promise<StoredEvent[]>;
+  /**
+   * How many events `filter` matches (a feed's search), counted up to `cap` + 1: past `cap` it stops
+   * reading and says cap + 1, so a search's count costs at most that many matches.
+   */
+  count(filter: EventFilter, cap: number): Promise<number>;
   /** A project's (or all) events with ids in (afterId, throughId], in id order, at most `limit`. */
   range(projectId: number | undefined, afterId: number, throughId: number, limit: number): Promise<StoredEvent[]>;
   /**

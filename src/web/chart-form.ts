@@ -155,12 +155,26 @@ function isoDay(seconds: unknown): string | undefined {
     : undefined;
 }
 
-/** The fields as a URL query (lists repeated; empty ones left out). */
+/**
+ * The fields as a URL query (lists repeated; empty ones left out). A funnel's steps are pairs, a
+ * step's channel at its step's place: only the steps named go, and their channels only up to the
+ * last one chosen (an empty one before it keeps the places: that step takes any channel).
+ */
 export function queryOfFields(f: FormFields): string {
+  const channels = list(f, "step_channel");
+  const steps = list(f, "step")
+    .map((event, i) => ({ event, channel: channels[i] ?? "" }))
+    .filter((s) => s.event.trim() !== "");
+  const lastChannel = steps.findLastIndex((s) => s.channel.trim() !== "");
+  const pairs: FormFields = {
+    step: steps.map((s) => s.event),
+    step_channel: steps.slice(0, lastChannel + 1).map((s) => s.channel),
+  };
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(f)) {
-    for (const v of value === undefined ? [] : Array.isArray(value) ? value : [value])
-      if (v !== "" || key === "step" || key === "step_channel") search.append(key, v);
+    const paired = key === "step" || key === "step_channel";
+    for (const v of paired ? list(pairs, key) : value === undefined ? [] : Array.isArray(value) ? value : [value])
+      if (v !== "" || paired) search.append(key, v);
   }
   const text = search.toString();
   return text ? `?${text}` : "";

@@ -19,6 +19,7 @@ import {
   one,
   queryOfFields,
 } from "./chart-form.ts";
+import { channelsByAge } from "./colors.ts";
 import { type Filters, readFilters } from "./filters.ts";
 import { field } from "./form.ts";
 import { seg } from "./html.ts";
@@ -102,6 +103,12 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
     });
   }
 
+  /** For a chart split by channel, the project's channels, whose order gives each its colour (web/colors.ts). */
+  async function channelsFor(project: Project, answer: ChartAnswer): Promise<string[] | undefined> {
+    if (answer.kind !== "series" || answer.series.groupBy !== "channel") return undefined;
+    return channelsByAge(await projects.channels(project.name));
+  }
+
   async function chartOf(project: Project, id: string): Promise<PlacedChart> {
     const chart = /^\d{1,9}$/.test(id) ? await charts.get(Number(id)).catch(() => null) : null;
     if (!chart || chart.projectId !== project.id)
@@ -120,6 +127,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
           display: String(chart.definition.display ?? ""),
           fields: fieldsOfDefinition(chart.kind, chart.definition),
           compact,
+          channels: await channelsFor(project, data),
         }),
       );
     } catch (error) {
@@ -191,7 +199,12 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
           if (error instanceof QueryTimeout) return kit.fragment(chartProblem(error.message), 200, headers);
           throw error;
         }
-        return kit.fragment(chartBody(project, answer, { display: one(fields, "display"), fields }), 200, headers);
+        const channels = await channelsFor(project, answer);
+        return kit.fragment(
+          chartBody(project, answer, { display: one(fields, "display"), fields, channels }),
+          200,
+          headers,
+        );
       },
     }),
     route({

@@ -1,5 +1,6 @@
 // The dashboard's live stream: HTML fragments over SSE for the page that is open. New events of
-// the feed (matching its filters), metric widgets, new channels for the sidebar. A reconnecting
+// the feed (matching its filters), metric widgets, toasts, new channels for the sidebar (on every
+// page of a project: a page without a feed or a metric asks for those alone). A reconnecting
 // page sends the last event id it has and first gets what it missed (http/resume.ts); when that is
 // too much to patch in, it is told to reload. Historical events are not pushed to the top of a
 // feed: they appear in their place when that part of the feed is loaded.
@@ -54,8 +55,10 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
     const showChannel = url.searchParams.get("hide") !== "channel";
     const format = `feed:${showChannel ? "full" : "compact"}`;
     const withMetrics = url.searchParams.get("metrics") === "1";
-    // feed=0: a page without a feed (a metric's page) follows metrics and toasts only.
+    // feed=0: a page without a feed (a metric's page) follows metrics and toasts only; with
+    // toasts=0 too, new channels alone (the sidebar of a page with no stream of its own).
     const withFeed = url.searchParams.get("feed") !== "0";
+    const withToasts = url.searchParams.get("toasts") !== "0";
     const header = request.headers.get("last-event-id") ?? url.searchParams.get("last_event_id") ?? "";
     const lastSeen = /^\d{1,15}$/.test(header) ? Number(header) : null;
     server?.timeout(request, 0);
@@ -64,7 +67,8 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
     type MetricMessage = Extract<LiveMessage, { type: "metric" }>;
     // A person limited to some projects is told only of theirs.
     const mine = session.user.projects;
-    const isToast = (m: EventMessage) => m.event.notify && !m.event.historical && reaches(mine, m.event.project);
+    const isToast = (m: EventMessage) =>
+      withToasts && m.event.notify && !m.event.historical && reaches(mine, m.event.project);
     /** What a dashboard keeps between flushes: the newest few of each kind, and how many events it let go. */
     type Pending = {
       events: EventMessage[];
@@ -79,9 +83,9 @@ export function liveRoutes({ fanout, feed, accounts }: Services, { streams }: Ed
     };
     // Dashboards showing the same page share its frames (live/fanout.ts); the key says what it shows.
     const view: View<Pending> = {
-      key: `web ${project.id} ${format} ${withMetrics} ${withFeed} ${JSON.stringify(filter)} ${mine ? mine.join(",") : "*"}`,
+      key: `web ${project.id} ${format} ${withMetrics} ${withFeed} ${withToasts} ${JSON.stringify(filter)} ${mine ? mine.join(",") : "*"}`,
       projectId: project.id,
-      toasts: true, // a notify event, from any project, pops up as a toast while a dashboard is open
+      toasts: withToasts, // a notify event, from any project, pops up as a toast while a dashboard is open
       start: () => ({ events: [], skipped: 0, toasts: [], metrics: new Map(), channels: [] }),
       keep(p, m) {
         if (m.type === "event") {

@@ -2,10 +2,11 @@
 // metric, and the activity chart's data.
 import { hasRole, visibleTo } from "../domain/access.ts";
 import type { EventQuery } from "../domain/feed.ts";
-import { NotFound } from "../errors.ts";
+import { NotFound, QueryTimeout } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
-import type { Channel, Project } from "../model/project.ts";
+import type { Project } from "../model/project.ts";
 import type { Services } from "../services.ts";
+import { channelsByAge, colorSlots } from "./colors.ts";
 import { type Filters, filterParams, isFiltered, readFilters, toEventQuery, viewerOffset } from "./filters.ts";
 import { projectDashboard } from "./charts.ts";
 import { query, seg } from "./html.ts";
@@ -16,27 +17,6 @@ import { channelPage, type FeedView, projectPage } from "./views/project.ts";
 import { userPage } from "./views/user.ts";
 
 const PAGE_SIZE = 40;
-
-/** Colours the activity chart has for channels (public/app.js has one palette per theme). */
-const CHART_COLORS = 9;
-
-/**
- * Each shown channel's colour, as a palette slot: the slot its name hashes to, or, when an older
- * channel (created first) has it, the next free one. A channel keeps its colour when channels are
- * added, and the channels shown side by side never share one.
- */
-export function colorSlots(shown: string[], channels: Channel[]): number[] {
-  const age = new Map(channels.map((c) => [c.name, c.id]));
-  const taken = new Set<number>();
-  const slots = new Map<string, number>();
-  for (const name of [...shown].sort((a, b) => (age.get(a) ?? Infinity) - (age.get(b) ?? Infinity))) {
-    let slot = Number(Bun.hash.crc32(name) % CHART_COLORS);
-    while (taken.has(slot) && taken.size < CHART_COLORS) slot = (slot + 1) % CHART_COLORS;
-    taken.add(slot);
-    slots.set(name, slot);
-  }
-  return shown.map((name) => slots.get(name)!);
-}
 
 export function pageRoutes(services: Services, kit: Kit): Route[] {
   const { feed, projects, answers, config } = services;
@@ -49,6 +29,9 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
     const q: EventQuery = toEventQuery(project.name, filters, extra.channel);
     const lastId = await feed.newestId(); // before the page: the live stream starts after it, so nothing falls between
     const page = await feed.listEvents({ ...q, limit: PAGE_SIZE });
+    const filtered = isFiltered(filters);
+    // A search says how many events match: the first page when it holds them all, else a count.
+    const matches = !filtered ? null : page.nextCursor ? await countMatches(q) : page.events.length;
     const params = { ...filterParams(filters), channel: extra.channel ?? (filters.channel || undefined) };
     const base = `/p/${seg(project.name)}`;
     return {
@@ -58,8 +41,19 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
         : null,
       liveUrl: `${base}/live${query({ ...params, hide: extra.hideChannel ? "channel" : undefined, metrics: extra.metrics ? "1" : undefined })}`,
       lastId,
-      filtered: isFiltered(filters),
+      filtered,
+      matches,
     };
+  }
+
+  /** The events a search matches, up to the cap (domain/feed.ts); null when counting takes longer than a read may. */
+  async function countMatches(q: EventQuery): Promise<number | null> {
+    try {
+      return await feed.countEvents(q);
+    } catch (error) {
+      if (error instanceof QueryTimeout) return null;
+      throw error;
+    }
   }
 
   return [
@@ -223,7 +217,7 @@ export function pageRoutes(services: Services, kit: Kit): Route[] {
           totals: channels.map((r) => r.total),
           colors: colorSlots(
             channels.map((r) => r.channel),
-            all,
+            channelsByAge(all),
           ),
           other,
           filtered: isFiltered(filters) || Boolean(filters.channel),

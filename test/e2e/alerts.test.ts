@@ -34,7 +34,7 @@ describeBrowser("the Alerts page", () => {
       expect(await page.isVisible("#alert-period")).toBe(false);
       await page.selectOption("#alert-kind", "absence");
       await page.fill("#alert-name", "Nightly backup");
-      await page.selectOption("#alert-channel", "cron");
+      await page.fill("#alert-channel", "cron");
       await page.fill("#alert-event", "Backup done");
       await page.fill("#alert-period", "1m");
       await page.fill("#alert-grace", "10s");
@@ -76,6 +76,44 @@ describeBrowser("the Alerts page", () => {
       await page.locator("[data-testid=alert-row]").getByRole("button", { name: "Delete Backup of db1" }).click();
       await page.click("dialog [data-testid=confirm]");
       await page.locator("#alert-list", { hasText: "No alert rules yet" }).waitFor();
+    });
+  }, 60_000);
+
+  test("a heartbeat for a job that has never reported names its channel: the channels there are offered, a new name is taken, a bad one refused", async () => {
+    const server = await pool.withOwner();
+    await ok(sendEvent(server, { project: "default", channel: "cron", event: "Backup done" }));
+    await ok(sendEvent(server, { project: "default", channel: "deploys", event: "Deployed" }));
+    await withPage(browser, "alerts-new-channel", async (page) => {
+      await signIn(page, server);
+      await page.goto(`${server.url}/p/default/alerts/new`);
+      // The project's channels are suggested as you type.
+      const offered = await page.$eval("#alert-channel", (input) =>
+        [...((input as HTMLInputElement).list?.options ?? [])].map((o) => o.value),
+      );
+      expect(offered).toEqual(["cron", "deploys"]);
+      await page.fill("#alert-name", "Nightly report");
+      await page.fill("#alert-channel", "Nightly Report");
+      await page.fill("#alert-period", "1d");
+      await page.click("[data-testid=save-alert]");
+      await page.locator(".error-summary").waitFor();
+      expect(await page.textContent("#alert-channel-error")).toContain("lowercase letters, digits or dashes");
+      expect(await page.inputValue("#alert-channel")).toBe("Nightly Report");
+      expect(await page.getAttribute("#alert-channel", "aria-invalid")).toBe("true");
+
+      await page.fill("#alert-channel", "nightly-report");
+      await page.click("[data-testid=save-alert]");
+      await page.waitForURL((url) => url.pathname === "/p/default/alerts");
+      expect(await page.locator("[data-testid=alert-row]").textContent()).toContain("#nightly-report");
+      const [rule] = await server.services.alerts.list("default");
+      expect(rule!.filter.channel).toBe("nightly-report");
+      // The edit form shows it as saved, though the channel still has no event.
+      await page.locator("[data-testid=alert-row]").getByRole("link", { name: "Edit Nightly report" }).click();
+      expect(await page.inputValue("#alert-channel")).toBe("nightly-report");
+      // Emptied, the rule watches every channel.
+      await page.fill("#alert-channel", "");
+      await page.click("[data-testid=save-alert]");
+      await page.waitForURL((url) => url.pathname === "/p/default/alerts");
+      expect((await server.services.alerts.list("default"))[0]!.filter.channel).toBeUndefined();
     });
   }, 60_000);
 

@@ -61,3 +61,22 @@ describe("a burst of events", () => {
     for (const p of pages) p.close();
   });
 });
+
+describe("a page without a stream of its own", () => {
+  test("follows new channels alone (feed=0&toasts=0): a channel made by a notify event reaches it, the toast does not", async () => {
+    const sidebar = await openSse(`${server.url}/p/busy/live?feed=0&toasts=0`, { Cookie: cookie });
+    const metricPage = await openSse(`${server.url}/p/busy/live?feed=0`, { Cookie: cookie });
+    for (const stream of [sidebar, metricPage]) {
+      expect(stream.response.status).toBe(200);
+      await eventually(() => expect(stream.comments).toContain("connected"));
+    }
+    await post(server, "/v1/log", { project: "busy", channel: "fresh", event: "Hello", notify: true });
+    await eventually(() => expect(metricPage.frames.map((f) => f.event).sort()).toEqual(["channel", "toast"]));
+    // One flush carries both: by now the sidebar's stream has what it will get.
+    await eventually(() => expect(sidebar.frames.map((f) => f.event)).toEqual(["channel"]));
+    expect(sidebar.frames[0]!.data).toContain('href="/p/busy/c/fresh"');
+    expect(sidebar.frames.map((f) => f.event)).toEqual(["channel"]);
+    sidebar.close();
+    metricPage.close();
+  });
+});

@@ -218,6 +218,32 @@ export function eventStore(ctx: Ctx): EventRepository {
       return rows.map(toEvent);
     },
 
+    async count(filter: EventFilter, cap: number) {
+      // The feed's conditions (a first tag driving the query from its index, as in list()), the rows
+      // read stopping at cap + 1.
+      const [firstTag, ...otherTags] = filter.tags ?? [];
+      const matching =
+        firstTag && filter.projectId !== undefined
+          ? db
+              .select({ one: sql`1` })
+              .from(eventTags)
+              .innerJoin(events, eq(events.id, eventTags.eventId))
+              .where(
+                and(
+                  eq(eventTags.projectId, filter.projectId),
+                  eq(eventTags.key, firstTag[0]),
+                  eq(eventTags.value, firstTag[1]),
+                  ...conditions(filter, otherTags),
+                ),
+              )
+          : db
+              .select({ one: sql`1` })
+              .from(events)
+              .where(and(...conditions(filter, filter.tags ?? [])));
+      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(matching.limit(cap + 1).as("matching"));
+      return Number(row?.n ?? 0);
+    },
+
     async range(projectId, afterId, throughId, limit) {
       // Every instance follows every event through here (index.ts, follow), so the query is plain
       // SQL with rows as they come (no query built, no row mapped per event). It walks the id range

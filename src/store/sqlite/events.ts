@@ -122,6 +122,47 @@ export function eventStore(db: Db, searching: () => Db) {
     },
 
     /**
+     * How many events match, up to cap + 1: the feed's conditions, the rows read stopping there.
+     * Words drive the query from the search index, whose matches come one by one (the feed's
+     * `id IN (matches)` would collect every match first); else a first tag from its index, as in list().
+     */
+    count(filter: EventFilter, cap: number): number {
+      const match = ftsQuery(filter.terms ?? []);
+      const [firstTag, ...otherTags] = filter.tags ?? [];
+      if (match) {
+        const where = and(...conditions({ ...filter, terms: undefined }, filter.tags ?? []));
+        const [row] = searching().all<{ n: number }>(
+          sql`select count(*) as n from (select 1 from search.events_fts join ${events} on ${events.id} = events_fts.rowid where events_fts match ${match}${where ? sql` and ${where}` : sql``} limit ${cap + 1})`,
+        );
+        return row?.n ?? 0;
+      }
+      const matching =
+        firstTag && filter.projectId !== undefined
+          ? db
+              .select({ one: sql`1` })
+              .from(eventTags)
+              .innerJoin(events, eq(events.id, eventTags.eventId))
+              .where(
+                and(
+                  eq(eventTags.projectId, filter.projectId),
+                  eq(eventTags.key, firstTag[0]),
+                  eq(eventTags.value, firstTag[1]),
+                  ...conditions(filter, otherTags),
+                ),
+              )
+          : db
+              .select({ one: sql`1` })
+              .from(events)
+              .where(and(...conditions(filter, filter.tags ?? [])));
+      return (
+        db
+          .select({ n: sql<number>`count(*)` })
+          .from(matching.limit(cap + 1).as("matching"))
+          .get()?.n ?? 0
+      );
+    },
+
+    /**
      * Events of a project (or all) with ids in (afterId, throughId], in id order, at most `limit`:
      * what a reconnecting stream missed. It walks the id range only (the `+` keeps SQLite from
      * taking the project's index instead), so the work is bounded by the range however rare the

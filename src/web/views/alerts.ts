@@ -44,7 +44,7 @@ export function alertRows(project: Project, rules: Alert[], csrf: string, mayEdi
   )}</ul>`;
 }
 
-/** `hasNotices`: whether the alerts channel exists yet (it is made by the first notice). */
+/** `hasNotices`: whether the alerts channel exists yet (it is made by the first notice; the link shows when it is, live). */
 export function alertsPage(
   project: Project,
   rules: Alert[],
@@ -58,7 +58,7 @@ export function alertsPage(
   <h1>Alerts</h1>
   <div class="actions">
     <a class="button small needs-member" href="${base}/alerts/new" data-testid="new-alert">New alert rule</a>
-    ${hasNotices ? html`<a class="button secondary small" href="${base}/c/alerts">Notices</a>` : ""}
+    <a class="button secondary small" href="${base}/c/alerts" data-shows-with-channel="alerts" data-testid="notices"${hasNotices ? "" : html` hidden`}>Notices</a>
   </div>
 </header>
 ${alertRows(project, rules, csrf, mayEdit)}`;
@@ -109,7 +109,8 @@ export function alertFormPage(
     e.kind,
   )}
   <fieldset data-show="kind:absence,count"${kind === "metric" ? html` hidden` : ""}><legend>Which events</legend>
-    ${fieldRow("alert-channel", "Channel", (a) => html`<select id="alert-channel"${a} name="channel"><option value="">Any channel</option>${o.channels.map((c) => html`<option value="${c}"${c === f.channel ? " selected" : ""}>#${c}</option>`)}${f.channel && !o.channels.includes(f.channel) ? html`<option value="${f.channel}" selected>#${f.channel} (no events yet)</option>` : ""}</select>`, e.channel)}
+    ${fieldRow("alert-channel", "Channel", (a) => html`<input id="alert-channel"${a} name="channel" value="${f.channel ?? ""}" list="alert-channels" placeholder="any" maxlength="64" autocomplete="off" spellcheck="false" autocapitalize="off">`, e.channel, "Empty for any channel. A channel with no events yet may be named (a job that has not reported): lowercase letters, digits and dashes.")}
+    <datalist id="alert-channels">${o.channels.map((c) => html`<option value="${c}"></option>`)}</datalist>
     ${fieldRow("alert-event", "Event name", (a) => html`<input id="alert-event"${a} name="event" value="${f.event ?? ""}" placeholder="any" autocomplete="off">`, e.event)}
     ${fieldRow("alert-tags", "Tags", (a) => html`<input id="alert-tags"${a} name="tags" value="${f.tags ?? ""}" placeholder="host:db1" autocomplete="off">`, e.tags, "key:value, several separated by spaces (a value with a space in double quotes); every one must match.")}
   </fieldset>

@@ -9,6 +9,7 @@ import { formatElapsed } from "../../domain/units.ts";
 import type { ChartKind } from "../../model/chart.ts";
 import type { Project } from "../../model/project.ts";
 import { type FormFields, fieldsOfDefinition, kindOf, queryOfFields } from "../chart-form.ts";
+import { colorSlots } from "../colors.ts";
 import { type Html, html, seg } from "../html.ts";
 import { fieldRow, options } from "./fields.ts";
 import { formatValue } from "./project.ts";
@@ -23,10 +24,10 @@ const percent = (ratio: number) =>
 export function chartBody(
   project: Project,
   answer: ChartAnswer,
-  opts: { display?: string; fields?: FormFields; compact?: boolean },
+  opts: { display?: string; fields?: FormFields; compact?: boolean; channels?: string[] },
 ): Html {
   if (answer.kind === "series")
-    return seriesBody(answer.series, opts.display === "bar" ? "bar" : "line", opts.compact ?? false);
+    return seriesBody(answer.series, opts.display === "bar" ? "bar" : "line", opts.compact ?? false, opts.channels);
   if (answer.kind === "funnel") return funnelBody(project, answer.funnel, opts.fields ?? {});
   return metricBody(answer.metric, opts.compact ?? false);
 }
@@ -38,12 +39,20 @@ function seriesLabel(s: SeriesAnswer["series"][number], a: SeriesAnswer): string
   return a.groupBy === "channel" ? `#${s.group}` : s.group;
 }
 
-function seriesBody(a: SeriesAnswer, display: "line" | "bar", compact: boolean): Html {
+/** `channels`: the project's, oldest first (colorSlots), for a chart split by channel. */
+function seriesBody(a: SeriesAnswer, display: "line" | "bar", compact: boolean, channels: string[] = []): Html {
   const what = a.measure === "users" ? "users" : "events";
-  const lines = a.series.map((s, i) => ({
+  // Each group in the colour its name has on every chart (a channel's as on the activity chart); "other" grey.
+  const named = a.series.filter((s) => !s.other);
+  const slots = colorSlots(
+    named.map((s) => s.group ?? ""),
+    a.groupBy === "channel" ? channels : [],
+  );
+  const slotOf = new Map(named.map((s, i) => [s, a.groupBy ? slots[i]! : 0]));
+  const lines = a.series.map((s) => ({
     label: seriesLabel(s, a),
     total: s.total,
-    slot: s.other ? -1 : i,
+    slot: slotOf.get(s) ?? -1,
     values: s.points.map((p) => p.value),
   }));
   const data = {

@@ -113,7 +113,7 @@ function channelList(project: Project, nav: Nav): Html {
     <button type="button" class="icon-button add needs-member" x-ref="button" x-on:click="flip" x-bind:aria-expanded="openText" aria-label="New channel in ${project.name}" title="New channel" data-testid="new-channel">+</button>
     <div class="nav-form" x-show="open" x-cloak>${newNameForm({ kind: "channel", action: `/p/${seg(project.name)}/channels`, project: project.name })}</div>
   </div>
-  <ul class="nav-list" id="channel-list" data-project="${project.name}">
+  <ul class="nav-list" id="channel-list" data-project="${project.name}" x-data="channelList" data-channels-url="/p/${seg(project.name)}/live?feed=0&amp;toasts=0">
     ${(nav.channels ?? []).map((c) => channelLink(project.name, c.name, nav.channel === c.name))}
   </ul>
 </div>`;

@@ -1,4 +1,5 @@
 // The project and channel pages: header, metric widgets, activity chart, filters, the live feed.
+import { SEARCH_COUNT_CAP } from "../../domain/feed.ts";
 import { type FilterErrors, type Filters, filterParams, isFiltered, isSearch, toEventQuery } from "../filters.ts";
 import { type Html, html, query, seg } from "../html.ts";
 import { feed, time } from "./events.ts";
@@ -93,11 +94,24 @@ function errorSummary(errors: FilterErrors): Html {
   </div>`;
 }
 
-/** How many events the search found, counted on the feed's first page: "40+" when there are more. */
+const count = (n: number) => n.toLocaleString("en-US");
+
+/**
+ * How many events the search found: exactly, up to SEARCH_COUNT_CAP, and "more than" that beyond;
+ * when the count could not be had within a read's budget, at least the first page's.
+ */
 function resultSummary(clear: string, f: FeedView, extra: Html | string = ""): Html {
-  const n = f.events.length;
+  const n = f.matches ?? f.events.length;
   const text =
-    n === 0 ? "No events match" : f.nextUrl ? `${n}+ events match` : n === 1 ? "1 event matches" : `${n} events match`;
+    n === 0
+      ? "No events match"
+      : f.matches === null && f.nextUrl
+        ? `At least ${count(n)} events match`
+        : n > SEARCH_COUNT_CAP
+          ? `More than ${count(SEARCH_COUNT_CAP)} events match`
+          : n === 1
+            ? "1 event matches"
+            : `${count(n)} events match`;
   return html`<div class="result-summary" data-testid="result-summary"><p class="result-count" role="status">${text}</p>${extra}<a class="button secondary small" href="${clear}">Clear</a></div>`;
 }
 
@@ -124,6 +138,8 @@ export type FeedView = {
   liveUrl: string;
   lastId: number;
   filtered: boolean;
+  /** A search's matches (past SEARCH_COUNT_CAP: cap + 1); null without a search, or when counting took too long. */
+  matches: number | null;
 };
 
 export function projectPage(
