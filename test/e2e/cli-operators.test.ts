@@ -262,7 +262,8 @@ describe("mistakes, in plain words", () => {
 
 describe("what commands print", () => {
   test("each command prints its own messages only: no log line of the server's, on either output", async () => {
-    const at = ["--data-dir", dataDir];
+    // The receiver is on this machine: allowed as an operator would (SIGNALBOARD_OUTBOUND_ALLOW).
+    const at = ["--data-dir", dataDir, "--outbound-allow", "127.0.0.1"];
     const token = lastLine((await run(FROM_SOURCE, ["token", "create", "--name", "quiet-cli", ...at])).stdout);
     const exported = join(files, "quiet.ndjson");
     const client = { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token };
