@@ -33,7 +33,13 @@ import { type Receiver, startReceiver } from "../receiver.ts";
 
 const CLUSTER = process.env.SIGNALBOARD_TEST_POSTGRES;
 const BASE = "https://sb.example.com";
-const SQLITE = { "database-url": undefined, "base-url": BASE, "notify-retry-base": "100ms" };
+// The push service and the webhook receiver are on this machine: allowed as an operator would.
+const SQLITE = {
+  "database-url": undefined,
+  "base-url": BASE,
+  "notify-retry-base": "100ms",
+  "outbound-allow": "127.0.0.1",
+};
 const OWNER = { username: "olive", password: "owner password 1" };
 const MEMBER = { username: "max", password: "member password 2" };
 const HOUR = 3_600;
