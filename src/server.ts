@@ -109,7 +109,7 @@ export async function startServer(loaded: Config, options: Pick<ServiceOptions, 
 }
 
 /** Work that runs beside requests: token last-used times, housekeeping, and the digests that are due (checked each minute). */
-function startJobs({ tokens, housekeep, runDigests }: Services) {
+function startJobs({ tokens, housekeep, runDigests, buildSummaries }: Services) {
   const flushTokens = () => tokens.flushLastUsed().catch((error) => log.warn("could not record token use", { error }));
   const housekeeping = async () => {
     try {
@@ -123,14 +123,42 @@ function startJobs({ tokens, housekeep, runDigests }: Services) {
     runDigests().catch((error) =>
       log.warn("could not send the digests that are due; will retry", { error: (error as Error).message }),
     );
+  let stopped = false;
+  let building = false;
+  // Summaries of events from before them (after an upgrade, or a channel of users deleted): built in
+  // the background, a step at a time; looked for again every 10 seconds.
+  const summaries = async () => {
+    if (building) return;
+    building = true;
+    try {
+      const started = performance.now();
+      const steps = await buildSummaries(() => stopped);
+      if (steps > 1)
+        log.info("built the summaries of events written before them", {
+          steps,
+          seconds: Math.round((performance.now() - started) / 100) / 10,
+        });
+    } catch (error) {
+      log.warn("could not build the summaries; will retry", { error: (error as Error).message });
+    } finally {
+      building = false;
+    }
+  };
   const timers = [
+    setTimeout(summaries, 1_000),
+    setInterval(summaries, 10_000),
     setInterval(flushTokens, 10_000),
     setInterval(housekeeping, 3_600_000),
     setTimeout(housekeeping, 30_000),
     setInterval(digests, 60_000),
     setTimeout(digests, 5_000),
   ];
-  return { stop: () => timers.forEach((t) => clearInterval(t)) };
+  return {
+    stop: () => {
+      stopped = true;
+      timers.forEach((t) => clearInterval(t));
+    },
+  };
 }
 
 /** Holds the port (a plain TCP listener) until the app listens on it. */

@@ -44,6 +44,8 @@ export { VERSION };
 
 export type { CopyProgress, CopyResult } from "./store/copy/index.ts";
 
+/** Events summed by one step of building the summaries: a few milliseconds of the writer's time. */
+const SUMMARY_STEP = 2000;
 const DELIVERIES_KEPT_MS = 7 * 86_400_000;
 
 export type AnyStore = SqliteStore | PgStore;
@@ -238,6 +240,24 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean, lookup: L
       if (store.shared) await store.shared.asLeader("housekeeping", work);
       else await work();
       return { expiredEvents };
+    },
+
+    /**
+     * Builds the summaries still to build (projects with events from before them), a step at a time
+     * with a turn for requests between steps, until none is left or `stopped()`; one instance at a
+     * time on a shared database. Returns the steps taken.
+     */
+    async buildSummaries(stopped: () => boolean = () => false): Promise<number> {
+      let steps = 0;
+      const work = async () => {
+        while (!stopped() && (await store.events.buildSummaries(SUMMARY_STEP))) {
+          steps++;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      };
+      if (store.shared) await store.shared.asLeader("summaries", work);
+      else await work();
+      return steps;
     },
 
     /** Lets the writes under way commit, then closes the store. */

@@ -22,6 +22,8 @@ export type SeriesQuery = {
   measure: Measure;
   groupBy: GroupBy | null;
   limit: number;
+  /** Count the events themselves, not their summaries (what a test holds the summaries' answers equal to). */
+  raw?: boolean;
 };
 
 /**

@@ -86,6 +86,12 @@ export interface EventRepository {
   /** Deletes up to `limit` matching events (oldest first) with their tags; returns how many. */
   deleteBatch(where: { projectId: number; channelId?: number; before?: number }, limit: number): Promise<number>;
   lastId(): Promise<number>;
+  /**
+   * One step of building the summaries (store/summary/) of projects that had events before them,
+   * or whose summaries are made again (a channel of users deleted): up to `limit` events summed.
+   * False when there is nothing left to build. Questions about such a project read its events meanwhile.
+   */
+  buildSummaries(limit: number): Promise<boolean>;
 }
 
 export interface MetricRepository {
@@ -391,7 +397,7 @@ export type Repositories = {
 /** The methods that write: called on the store itself, each runs as a transaction of its own in the group commit. */
 export const WRITES: { [R in keyof Repositories]: (keyof Repositories[R])[] } = {
   projects: ["create", "setRetention", "delete", "ensureChannel", "createChannel", "deleteChannel"],
-  events: ["insert", "deleteBatch"],
+  events: ["insert", "deleteBatch", "buildSummaries"],
   metrics: ["save", "increment", "delete"],
   profiles: ["identify", "group", "addMember"],
   tokens: ["insert", "revoke", "revokeCreatedBy", "narrowCreatedBy", "setMayNotify", "touch"],

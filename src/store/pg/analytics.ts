@@ -6,25 +6,17 @@
 // Distinct users over at most 64 buckets are one bigint per user (and group), a bit a bucket. Anything
 // else is one statement that places each event in its bucket (width_bucket), keeps the groups with
 // the most and adds up the rest.
-import { and, eq, type SQL, sql } from "drizzle-orm";
-import type { GroupBy, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
+import { and, type SQL, sql } from "drizzle-orm";
+import type { SeriesLine, SeriesQuery } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import { combine, narrowsEvents, otherLine, topGroups, zeros } from "../series.ts";
 import type { AnalyticsRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
-import { conditions, tsQuery } from "./events.ts";
+import { tsQuery } from "./events.ts";
 import { funnelQueries } from "./funnel.ts";
-import { eventTags } from "./schema.ts";
-
-/**
- * Where a series' events are read from: a FROM clause, its conditions, and the time column to bound
- * (with `also`, the events' own, bound the same way when the tag index drives a join with them).
- */
-type Source = { from: SQL; where: SQL; ts: SQL; also?: SQL };
-
-/** A source's events from `lo` to before `hi`. */
-const within = (source: Source, lo: SQL | number, hi: SQL | number): SQL =>
-  sql`${source.ts} >= ${lo} AND ${source.ts} < ${hi}${source.also ? sql` AND ${source.also} >= ${lo} AND ${source.also} < ${hi}` : sql``}`;
+import { summaryReads } from "./summary-reads.ts";
+import { summarySeries } from "../summary/series.ts";
+import { type Source, eventSource as sourceOf, groupOf, within } from "./event-source.ts";
 
 /** Channels or tag values counted one by one, at most: past it (or past this many counts in all), one statement groups them. */
 const MAX_GROUPS = 1000;
@@ -35,28 +27,6 @@ const MAX_CELLS = 100_000;
 export function analyticsStore(ctx: Ctx): AnalyticsRepository {
   const { db } = ctx;
   const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
-
-  /** The events of `filter` (without its range: the buckets bound it), driven as the feed drives them. */
-  function sourceOf(filter: EventFilter, needsEvents: boolean): Source {
-    const scoped: EventFilter = { ...filter, from: undefined, to: undefined };
-    const [first, ...others] = scoped.tags ?? [];
-    if (!first) return { from: sql`events`, where: and(...conditions(scoped, []))!, ts: sql`events.ts` };
-    const byTag = and(
-      eq(eventTags.projectId, scoped.projectId!),
-      eq(eventTags.key, first[0]),
-      eq(eventTags.value, first[1]),
-    )!;
-    const rest: EventFilter = { ...scoped, tags: others, projectId: undefined };
-    if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined)
-      return { from: sql`event_tags`, where: byTag, ts: sql`event_tags.ts` };
-    // The events' time bound too (it is the tag's): else the planner may read every event of the project to join them.
-    return {
-      from: sql`event_tags JOIN events ON events.id = event_tags.event_id`,
-      where: and(byTag, ...conditions(scoped, others))!,
-      ts: sql`event_tags.ts`,
-      also: sql`events.ts`,
-    };
-  }
 
   /** One count per bucket, each an index range. */
   const perBucket = (source: Source, bounds: number[], extra?: SQL) => sql`(
@@ -236,7 +206,8 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     const bits = sql.join(
       Array.from(
         { length: n },
-        (_, b) => sql`count(*) FILTER (WHERE mask & ${sql.raw(`${1n << BigInt(b)}`)}::bigint <> 0)::int`,
+        (_, b) =>
+          sql`count(*) FILTER (WHERE mask & ${sql.raw(`(${BigInt.asIntN(64, 1n << BigInt(b))})`)}::bigint <> 0)::int`,
       ),
       sql`, `,
     );
@@ -281,7 +252,8 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     if (n <= 64) {
       const bits = Array.from(
         { length: n },
-        (_, b) => sql`count(*) FILTER (WHERE mask & ${sql.raw(`${1n << BigInt(b)}`)}::bigint <> 0)::int`,
+        (_, b) =>
+          sql`count(*) FILTER (WHERE mask & ${sql.raw(`(${BigInt.asIntN(64, 1n << BigInt(b))})`)}::bigint <> 0)::int`,
       );
       const [row] = await rows<{ users: number; counts: number[] }>(sql`
         SELECT count(*)::int AS users, ARRAY[${sql.join(bits, sql`, `)}] AS counts
@@ -297,33 +269,31 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     return [{ group: null, other: false, total: found.reduce((sum, row) => sum + row.users, 0), counts }];
   }
 
+  const summaries = summaryReads(ctx);
+
+  /** The series from the events themselves: what the summaries answer, when they cannot. */
+  async function rawSeries(q: SeriesQuery): Promise<SeriesLine[]> {
+    const { filter, groupBy, measure } = q;
+    if (measure === "events" && !groupBy) {
+      const few = filter.terms?.length ? await fewMatches(filter, q.bounds) : false;
+      return [{ group: null, other: false, ...(await (few ? placed(filter, q.bounds) : whole(filter, q.bounds))) }];
+    }
+    if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined)
+      return usersOfProject(q);
+    const plain = measure === "events" && !narrowsEvents(filter);
+    if (plain && groupBy?.by === "channel") return (await byChannel(q)) ?? grouped(q);
+    if (plain && groupBy?.by === "tag" && filter.channel === undefined)
+      return (await byTag(q, groupBy.key)) ?? grouped(q);
+    if (plain && groupBy?.by === "event" && filter.channel === undefined) return (await byName(q)) ?? grouped(q);
+    if (measure === "users" && q.bounds.length - 1 <= 64) return groupedUsers(q);
+    return grouped(q);
+  }
+
   return {
     async series(q) {
-      const { filter, groupBy, measure } = q;
-      if (measure === "events" && !groupBy) {
-        const few = filter.terms?.length ? await fewMatches(filter, q.bounds) : false;
-        return [{ group: null, other: false, ...(await (few ? placed(filter, q.bounds) : whole(filter, q.bounds))) }];
-      }
-      if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined)
-        return usersOfProject(q);
-      const plain = measure === "events" && !narrowsEvents(filter);
-      if (plain && groupBy?.by === "channel") return (await byChannel(q)) ?? grouped(q);
-      if (plain && groupBy?.by === "tag" && filter.channel === undefined)
-        return (await byTag(q, groupBy.key)) ?? grouped(q);
-      if (plain && groupBy?.by === "event" && filter.channel === undefined) return (await byName(q)) ?? grouped(q);
-      if (measure === "users" && q.bounds.length - 1 <= 64) return groupedUsers(q);
-      return grouped(q);
+      if (q.raw) return rawSeries(q);
+      return (await summarySeries(q, summaries)) ?? rawSeries(q);
     },
     ...funnelQueries(ctx),
   };
-}
-
-/** A group's value for each event: its channel's name, its name, or a tag's value as sent (the text event_tags holds). */
-function groupOf(groupBy: GroupBy | null, from: SQL): { from: SQL; group: SQL } {
-  if (!groupBy) return { from, group: sql`NULL::text` };
-  if (groupBy.by === "channel")
-    return { from: sql`${from} JOIN channels ch ON ch.id = events.channel_id`, group: sql`ch.name` };
-  if (groupBy.by === "event") return { from, group: sql`events.event` };
-  // The tags column is JSON.stringify's text: json (not jsonb) keeps a number's text as written, as tagText() does.
-  return { from, group: sql`(events.tags::json ->> ${groupBy.key})` };
 }

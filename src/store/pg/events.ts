@@ -11,6 +11,7 @@ import type { EventRepository, Page } from "../store.ts";
 import type { SQL as SQL_ } from "bun";
 import { batchOf, type Ctx } from "./context.ts";
 import { idWords } from "./users-search.ts";
+import { buildSummaries, removeSummaries } from "./summaries.ts";
 import { channels, eventIds, events, eventTags } from "./schema.ts";
 
 const columns = {
@@ -308,7 +309,15 @@ export function eventStore(ctx: Ctx): EventRepository {
 
     async deleteBatch(where, limit) {
       const victims = await db
-        .select({ id: events.id, ts: events.ts, tags: events.tags })
+        .select({
+          id: events.id,
+          projectId: events.projectId,
+          channelId: events.channelId,
+          name: events.name,
+          userId: events.userId,
+          ts: events.ts,
+          tags: events.tags,
+        })
         .from(events)
         .where(
           and(
@@ -342,7 +351,16 @@ export function eventStore(ctx: Ctx): EventRepository {
           victims.map((v) => v.id),
         ),
       );
+      await removeSummaries(
+        db,
+        victims.map((v) => ({ ...v, tags: v.tags ? (JSON.parse(v.tags) as Tags) : null })),
+        where,
+      );
       return victims.length;
+    },
+
+    async buildSummaries(limit) {
+      return buildSummaries(db, limit);
     },
 
     async lastId() {

@@ -14,6 +14,7 @@ import m0004 from "../../../drizzle/pg/0004_charts_and_event_names.sql" with { t
 import m0005 from "../../../drizzle/pg/0005_integrations_routing_digests.sql" with { type: "text" };
 import m0006 from "../../../drizzle/pg/0006_alerts.sql" with { type: "text" };
 import m0007 from "../../../drizzle/pg/0007_teams.sql" with { type: "text" };
+import m0008 from "../../../drizzle/pg/0008_summaries.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -24,6 +25,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0005_integrations_routing_digests": m0005,
   "0006_alerts": m0006,
   "0007_teams": m0007,
+  "0008_summaries": m0008,
 };
 
 export { MigrationError };

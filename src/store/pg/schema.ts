@@ -489,3 +489,93 @@ export const alerts = pgTable(
   },
   (t) => [index("alerts_project").on(t.projectId)],
 );
+
+// Summaries of the events (store/summary/deltas.ts), the same tables as SQLite's (drizzle/sqlite/
+// 0014_summaries.sql): kept by a trigger on events in the statement that inserts them, so every
+// writer keeps them (drizzle/pg/0008_summaries.sql); built in the background for events from before
+// them. Events per hour of each channel and name ('' once a project's names are too many).
+export const eventCounts = pgTable(
+  "event_counts",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    hour: integer("hour").notNull(),
+    channelId: integer("channel_id").notNull(),
+    name: text("event").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.hour, t.channelId, t.name] })],
+);
+
+/** Events per hour with each value of a tag. */
+export const tagCounts = pgTable(
+  "tag_counts",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+    hour: integer("hour").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.key, t.value, t.hour] })],
+);
+
+const dayColumns = Object.fromEntries(
+  Array.from({ length: 31 }, (_, i) => [`d${i}`, integer(`d${i}`).notNull().default(0)]),
+) as Record<`d${number}`, ReturnType<typeof integer>>;
+
+/** Who was active when: per user and UTC month, a bit per day (days) and per hour of each day (d0 … d30). */
+export const activity = pgTable(
+  "activity",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: integer("kind").notNull(),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+    month: integer("month").notNull(),
+    userId: text("user_id").notNull(),
+    days: integer("days").notNull().default(0),
+    ...dayColumns,
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.kind, t.key, t.value, t.month, t.userId] })],
+);
+
+/** How many values each tag key (kind 1) and the event names (kind 2) have had, up to the limit past which they are not summarized. */
+export const summaryKeys = pgTable(
+  "summary_keys",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: integer("kind").notNull(),
+    key: text("key").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.kind, t.key] })],
+);
+
+export const summaryValues = pgTable(
+  "summary_values",
+  {
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: integer("kind").notNull(),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.kind, t.key, t.value] })],
+);
+
+/** Projects whose summaries are being built from their events, and how far (-1: being cleared first). */
+export const summaryBuilds = pgTable("summary_builds", {
+  projectId: integer("project_id")
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  through: bigint("through", { mode: "number" }).notNull().default(0),
+});

@@ -93,11 +93,19 @@ export function alertStore(db: Db, searching: () => Db) {
     },
 
     /** Each question's events with from <= time < to, counted as a chart's bucket is. */
-    counts(questions: WindowQuestion[]): number[] {
-      return questions.map(
-        ({ filter, from, to }) =>
-          analytics.series({ filter, bounds: [from, to], measure: "events", groupBy: null, limit: 1 })[0]?.total ?? 0,
-      );
+    async counts(questions: WindowQuestion[]): Promise<number[]> {
+      const out: number[] = [];
+      for (const { filter, from, to } of questions) {
+        const lines = await analytics.series({
+          filter,
+          bounds: [from, to],
+          measure: "events",
+          groupBy: null,
+          limit: 1,
+        });
+        out.push(lines[0]?.total ?? 0);
+      }
+      return out;
     },
 
     /** When each filter's latest event up to `until` happened; null when none did. */

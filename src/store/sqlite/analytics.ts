@@ -13,40 +13,19 @@ import { bucketOf, combine, DistinctUsers, narrowsEvents, zeros } from "../serie
 import type { Db } from "./db.ts";
 import { conditions } from "./events.ts";
 import { funnelStore } from "./funnel.ts";
+import { eventSource, groupColumn, type Source } from "./event-source.ts";
 import { eventTags } from "./manual-tables.ts";
+import { summaryReads } from "./summary-reads.ts";
+import { summarySeries } from "../summary/series.ts";
 
 const dialect = new SQLiteSyncDialect();
 type Bind = string | number | null;
-
-/** Where a series' events are read from: a FROM clause, its conditions, and the time column to bound. */
-type Source = { db: Db; from: string; where: SQL; ts: string };
 
 /** Past this many, a tag's values are not counted one by one: its events are read once instead. */
 const MAX_VALUES = 1000;
 
 export function analyticsStore(db: Db, searching: () => Db) {
-  /** The events of `filter` (without its range: the buckets bound it), driven as the feed drives them. */
-  function sourceOf(filter: EventFilter, needsEvents: boolean): Source {
-    const scoped: EventFilter = { ...filter, from: undefined, to: undefined };
-    const from = filter.terms?.length ? searching() : db;
-    const [first, ...others] = scoped.tags ?? [];
-    if (!first) return { db: from, from: "events", where: and(...conditions(scoped, []))!, ts: "events.ts" };
-    // The first tag drives from its index (project, key, value, ts): a range per bucket.
-    const byTag = and(
-      eq(eventTags.projectId, scoped.projectId!),
-      eq(eventTags.key, first[0]),
-      eq(eventTags.value, first[1]),
-    )!;
-    const rest = { ...scoped, tags: others, projectId: undefined };
-    if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined)
-      return { db: from, from: "event_tags", where: byTag, ts: "event_tags.ts" };
-    return {
-      db: from,
-      from: "event_tags JOIN events ON events.id = event_tags.event_id",
-      where: and(byTag, ...conditions(scoped, others))!,
-      ts: "event_tags.ts",
-    };
-  }
+  const sourceOf = (filter: EventFilter, needsEvents: boolean) => eventSource(db, searching, filter, needsEvents);
 
   /** Per bucket: few events are read and placed, many are counted a bucket at a time. */
   function countLine(source: Source, bounds: number[]): { total: number; counts: number[] } {
@@ -198,33 +177,45 @@ export function analyticsStore(db: Db, searching: () => Db) {
     return [{ group: null, other: false, total, counts }];
   }
 
+  const summaries = summaryReads(db, searching);
+
+  /** The series from the events themselves: what the summaries answer, when they cannot. */
+  function rawSeries(q: SeriesQuery): SeriesLine[] {
+    const { filter, groupBy, measure } = q;
+    // Words are looked up in the search index by each statement that asks for them: a count per
+    // bucket would look them up once a bucket (720 times by hour over 30 days), so they are read once.
+    if (measure === "events" && !groupBy && !filter.terms?.length)
+      return [{ group: null, other: false, ...countLine(sourceOf(filter, false), q.bounds) }];
+    if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined) {
+      const lines = usersOfProject(q);
+      if (lines) return lines;
+    }
+    const plain = measure === "events" && !narrowsEvents(filter);
+    if (plain && groupBy?.by === "channel") return byChannel(q);
+    if (plain && groupBy?.by === "tag" && filter.channel === undefined) return byTag(q, groupBy.key) ?? scan(q);
+    return scan(q);
+  }
+
   return {
-    series(q: SeriesQuery): SeriesLine[] {
-      const { filter, groupBy, measure } = q;
-      // Words are looked up in the search index by each statement that asks for them: a count per
-      // bucket would look them up once a bucket (720 times by hour over 30 days), so they are read once.
-      if (measure === "events" && !groupBy && !filter.terms?.length)
-        return [{ group: null, other: false, ...countLine(sourceOf(filter, false), q.bounds) }];
-      if (measure === "users" && !groupBy && !narrowsEvents(filter) && filter.channel === undefined) {
-        const lines = usersOfProject(q);
-        if (lines) return lines;
-      }
-      const plain = measure === "events" && !narrowsEvents(filter);
-      if (plain && groupBy?.by === "channel") return byChannel(q);
-      if (plain && groupBy?.by === "tag" && filter.channel === undefined) return byTag(q, groupBy.key) ?? scan(q);
-      return scan(q);
+    async series(q: SeriesQuery): Promise<SeriesLine[]> {
+      if (q.raw) return rawSeries(q);
+      return snapshot(db, async () => (await summarySeries(q, summaries)) ?? rawSeries(q));
     },
     ...funnelStore(db),
   };
 }
 
-/** A group's value for each event: a channel's id (named afterwards), the name, or a tag's value as event_tags holds it. */
-function groupColumn(groupBy: GroupBy | null): string {
-  if (!groupBy) return "NULL";
-  if (groupBy.by === "channel") return "events.channel_id";
-  if (groupBy.by === "event") return "events.event";
-  if (!/^[a-z0-9-]{1,64}$/.test(groupBy.key)) throw new Error(`not a tag key: ${JSON.stringify(groupBy.key)}`); // it is written into the statement
-  // The tags column is JSON.stringify's text: ->> gives a string as sent, -> a number or boolean as its JSON text (what tagText() stores).
-  const path = `'$."${groupBy.key}"'`;
-  return `CASE json_type(events.tags, ${path}) WHEN 'text' THEN events.tags ->> ${path} ELSE events.tags -> ${path} END`;
+/**
+ * Runs `read` in one read transaction, so its statements see one state of the database (the
+ * summaries and the events they were read beside), unless one is open on this connection already.
+ */
+export async function snapshot<T>(db: Db, read: () => Promise<T>): Promise<T> {
+  const client = db.$client;
+  if (client.inTransaction) return read();
+  client.exec("BEGIN");
+  try {
+    return await read();
+  } finally {
+    if (client.inTransaction) client.exec("COMMIT");
+  }
 }

@@ -5,6 +5,7 @@ import { and, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "dri
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { EventFilter, Position } from "../../model/filter.ts";
 import type { Db } from "./db.ts";
+import type { SummaryKeeper, Victim } from "./summaries.ts";
 import { eventTags } from "./manual-tables.ts";
 import { channels, events } from "./schema.ts";
 import { ftsQuery } from "../search-tokens.ts";
@@ -36,8 +37,11 @@ const columns = {
 
 type Bind = string | number | null;
 
-/** `searching` is the connection that can see the full-text index (see search.ts). */
-export function eventStore(db: Db, searching: () => Db) {
+/**
+ * `searching` is the connection that can see the full-text index (see search.ts); `summaries`, the
+ * writer's, keeps the summaries of what is written and deleted (summaries.ts).
+ */
+export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeeper) {
   // The ingest path: plain prepared statements (a query builder would cost more than the insert).
   const insertEvent = db.$client.prepare<never, Bind[]>(
     "INSERT INTO events (project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -81,6 +85,7 @@ export function eventStore(db: Db, searching: () => Db) {
         for (const key in e.tags) insertTag.run(e.projectId, key, tagText(e.tags[key]!), e.ts, id);
       }
       row.id = id;
+      summaries?.note(row);
       return row;
     },
 
@@ -277,8 +282,9 @@ export function eventStore(db: Db, searching: () => Db) {
      */
     deleteBatch(where: { projectId: number; channelId?: number; before?: number }, limit: number): number {
       const victims = db.$client
-        .query<{ id: number; ts: number; tags: string | null }, [number, number | null, number | null, number]>(
-          `SELECT id, ts, tags FROM events WHERE project_id = ?1 AND (?2 IS NULL OR channel_id = ?2) AND (?3 IS NULL OR ts < ?3) ORDER BY ts LIMIT ?4`,
+        .query<Omit<Victim, "tags"> & { tags: string | null }, [number, number | null, number | null, number]>(
+          `SELECT id, project_id AS projectId, channel_id AS channelId, event AS name, user_id AS userId, ts, tags FROM events
+            WHERE project_id = ?1 AND (?2 IS NULL OR channel_id = ?2) AND (?3 IS NULL OR ts < ?3) ORDER BY ts LIMIT ?4`,
         )
         .all(where.projectId, where.channelId ?? null, where.before ?? null, limit);
       if (!victims.length) return 0;
@@ -293,7 +299,15 @@ export function eventStore(db: Db, searching: () => Db) {
             dropTag.run(where.projectId, key, tagText(value), v.ts, v.id);
         dropEvent.run(v.id);
       }
+      summaries?.removed(
+        victims.map((v) => ({ ...v, tags: v.tags ? (JSON.parse(v.tags) as Tags) : null })),
+        where,
+      );
       return victims.length;
+    },
+
+    buildSummaries(limit: number): boolean {
+      return summaries?.buildStep(limit) ?? false;
     },
 
     lastId(): number {

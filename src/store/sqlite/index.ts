@@ -16,6 +16,7 @@ import { snapshotEvents } from "./snapshot.ts";
 import { usersThrough } from "./users-index.ts";
 import { startIndexer } from "./indexer.ts";
 import { Writer } from "./writer.ts";
+import { summaryKeeper } from "./summaries.ts";
 import { type AccessChanges, repositories, syncRepositories } from "./repositories.ts";
 import { ReaderPool } from "./readers.ts";
 import { gated, ReadGate } from "../reads.ts";
@@ -50,7 +51,8 @@ export function openSqliteStore(
   // Bumped by this process's writes that can take access away: a token revoked, a project (and its
   // public tokens) deleted, a session ended, a member removed.
   const accessChanges: AccessChanges = { count: 0 };
-  const written = repositories(syncRepositories(db, searching, accessChanges));
+  const summaries = summaryKeeper(sqlite);
+  const written = repositories(syncRepositories(db, searching, accessChanges, summaries));
   const inline = repositories(syncRepositories(readerDb, searching, accessChanges));
   // The server's expensive reads run in reader processes, through the gate (store/reads.ts).
   const pool = background ? new ReaderPool(path, readers) : null;
@@ -59,7 +61,7 @@ export function openSqliteStore(
     : null;
   const read = gate ? gated(inline, gate) : inline;
   pool?.warm(500);
-  const writer = new Writer<Repositories>(sqlite, written);
+  const writer = new Writer<Repositories>(sqlite, written, summaries.hooks);
   const tx: Store["tx"] = (work, signal) => writer.submit(work, signal);
 
   // The store's own methods: reads on the reader; each write a transaction of its own in the group commit.

@@ -20,6 +20,7 @@ import m0010 from "../../../drizzle/sqlite/0010_charts.sql" with { type: "text" 
 import m0011 from "../../../drizzle/sqlite/0011_integrations_routing_digests.sql" with { type: "text" };
 import m0012 from "../../../drizzle/sqlite/0012_alerts.sql" with { type: "text" };
 import m0013 from "../../../drizzle/sqlite/0013_teams.sql" with { type: "text" };
+import m0014 from "../../../drizzle/sqlite/0014_summaries.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -36,6 +37,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0011_integrations_routing_digests": m0011,
   "0012_alerts": m0012,
   "0013_teams": m0013,
+  "0014_summaries": m0014,
 };
 
 export { MigrationError };

@@ -1,13 +1,15 @@
 // Projects and their channels.
 import { and, asc, count, eq } from "drizzle-orm";
 import type { Db } from "./db.ts";
+import type { SummaryKeeper } from "./summaries.ts";
 import { eventTags } from "./manual-tables.ts";
 import { channels, events, projects } from "./schema.ts";
 import type { Channel, Project } from "../../model/project.ts";
 
 export type ChannelSummary = Channel & { events: number };
 
-export function projectStore(db: Db, accessChanges: { count: number }) {
+/** `summaries`: the writer's, whose project's summaries go with it. */
+export function projectStore(db: Db, accessChanges: { count: number }, summaries?: SummaryKeeper) {
   // The ingest path runs these for every event: plain prepared statements, no query builder.
   const byName = db.$client.prepare<Project, [string]>(
     "SELECT id, name, retention_days AS retentionDays, created_at AS createdAt FROM projects WHERE name = ?",
@@ -44,6 +46,7 @@ export function projectStore(db: Db, accessChanges: { count: number }) {
     /** Deletes the project with its channels, metrics and tokens; delete its events first (events.deleteBatch). */
     delete(id: number): void {
       db.delete(eventTags).where(eq(eventTags.projectId, id)).run();
+      summaries?.forget(id);
       db.delete(projects).where(eq(projects.id, id)).run();
       accessChanges.count++; // its public tokens went with it
     },

@@ -2,6 +2,7 @@
 // connection (the writer's, the reader's, or a reader process's), and the same as the seam's promises.
 import type { Repositories } from "../store.ts";
 import type { Db } from "./db.ts";
+import type { SummaryKeeper } from "./summaries.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { auditStore } from "./audit.ts";
@@ -20,10 +21,11 @@ import { userStore } from "./users.ts";
 export type SyncRepositories = ReturnType<typeof syncRepositories>;
 export type AccessChanges = { count: number };
 
-export function syncRepositories(db: Db, searching: () => Db, accessChanges: AccessChanges) {
+/** `summaries`: on the writer's connection, what keeps the summaries of its writes (summaries.ts). */
+export function syncRepositories(db: Db, searching: () => Db, accessChanges: AccessChanges, summaries?: SummaryKeeper) {
   return {
-    projects: projectStore(db, accessChanges),
-    events: eventStore(db, searching),
+    projects: projectStore(db, accessChanges, summaries),
+    events: eventStore(db, searching, summaries),
     metrics: metricStore(db),
     profiles: profileStore(db, searching),
     tokens: tokenStore(db, accessChanges),

@@ -19,6 +19,9 @@
 import type { Database } from "bun:sqlite";
 import { AppError, Conflict, StorageUnavailable } from "../../errors.ts";
 import { GroupCommit, type Outcome, type Pending } from "../group-commit.ts";
+import type { TxHooks } from "./summaries.ts";
+
+const NO_HOOKS: TxHooks = { begin() {}, mark: () => 0, undo() {}, beforeCommit() {} };
 
 /** How long a batch waits for another process's write lock before it fails as busy (as long as busy_timeout waited). */
 export const LOCK_WAIT_MS = 5000;
@@ -30,9 +33,11 @@ export class Writer<R> extends GroupCommit<R> {
   /** Batches that found the write lock taken, and the pauses they waited (for the tests). */
   readonly lockWaits = { batches: 0, tries: 0 };
 
+  /** `hooks`: what else the transaction keeps (the summaries of the events it wrote: store/sqlite/summaries.ts). */
   constructor(
     private readonly sqlite: Database,
     private readonly repos: R,
+    private readonly hooks: TxHooks = NO_HOOKS,
   ) {
     super();
     sqlite.exec("PRAGMA busy_timeout = 0"); // waiting for the lock is begin()'s, off the loop
@@ -49,13 +54,16 @@ export class Writer<R> extends GroupCommit<R> {
   protected async commit(batch: Pending<R>[]): Promise<Outcome[]> {
     try {
       if (!this.tryBegin()) await this.waitForLock();
+      this.hooks.begin();
       let outcomes = await this.runAll(batch);
       if (!outcomes) {
         this.stmt.rollback.run();
         if (!this.tryBegin()) await this.waitForLock(); // another process may have taken the lock in between
+        this.hooks.begin();
         outcomes = [];
         for (const pending of batch) outcomes.push(await this.runOne(pending));
       }
+      this.hooks.beforeCommit();
       this.stmt.commit.run();
       this.failing = false;
       return outcomes;
@@ -112,6 +120,7 @@ export class Writer<R> extends GroupCommit<R> {
 
   private async runOne(pending: Pending<R>): Promise<Outcome> {
     this.stmt.savepoint.run();
+    const mark = this.hooks.mark();
     try {
       const value = await pending.run(this.repos);
       this.stmt.release.run();
@@ -120,6 +129,7 @@ export class Writer<R> extends GroupCommit<R> {
       if (!(error instanceof AppError) && isStorageFailure(error)) throw error; // the whole batch fails
       this.stmt.rollbackTo.run();
       this.stmt.release.run();
+      this.hooks.undo(mark);
       return { ok: false, error: raced(error) };
     }
   }

@@ -1,0 +1,164 @@
+// Keeping the summaries on PostgreSQL (store/summary/deltas.ts). Inserted events are added by the
+// trigger on events (drizzle/pg/0008_summaries.sql), whoever inserts them; here, what the writes
+// of this store do beside: deleted events taken out (as store/sqlite/summaries.ts does on SQLite),
+// and the summaries of projects that had events before them built from their events, a step at a
+// time, each step in a batch that holds the cluster-wide order (no event is written meanwhile).
+import { sql } from "drizzle-orm";
+import { MAX_VALUES, place, type Summarized, SummaryDeltas } from "../summary/deltas.ts";
+import type { PgDb } from "./db.ts";
+
+export type Victim = Summarized & { id: number };
+
+const SUMMARY_TABLES = ["event_counts", "tag_counts", "activity", "summary_keys", "summary_values"];
+
+async function rows<T>(db: PgDb, query: ReturnType<typeof sql>): Promise<T[]> {
+  return [...((await db.execute(query)) as unknown as T[])];
+}
+
+/**
+ * Deleted events taken out: counted ones at once; their users' activity by what is left. When the
+ * oldest events of a project go (retention, a project emptied), every event before the last one
+ * deleted is gone: each row of theirs loses its hours up to that event's, and that hour's events
+ * left put theirs back. A project whose users are in a deleted channel has its summaries built again.
+ */
+export async function removeSummaries(
+  db: PgDb,
+  victims: Victim[],
+  where: { projectId: number; channelId?: number },
+): Promise<void> {
+  if (!victims.length) return;
+  const projectId = where.projectId;
+  const [build] = await rows<{ through: number }>(
+    db,
+    sql`SELECT through::float8 AS through FROM summary_builds WHERE project_id = ${projectId}`,
+  );
+  if (build && build.through < 0) return;
+  const through = build ? build.through : Number.MAX_SAFE_INTEGER;
+  const counted = victims.filter((v) => v.id <= through);
+  if (!counted.length) return;
+  const minus = new SummaryDeltas();
+  for (const v of counted) minus.add(v, -1);
+  const counts = [...minus.counts.values()].map((c) => ({
+    hour: c.hour,
+    channel_id: c.channelId,
+    event: c.name,
+    n: -c.n,
+  }));
+  const tags = [...minus.tags.values()].map((t) => ({ key: t.key, value: t.value, hour: t.hour, n: -t.n }));
+  // A name counted before the project's names became too many keeps its row: taken out there first.
+  await db.execute(sql`
+    WITH d AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(counts)}::text::jsonb) AS d(hour int, channel_id int, event text, n int)),
+    named AS (
+      UPDATE event_counts c SET n = c.n - d.n FROM d
+       WHERE c.project_id = ${projectId} AND c.hour = d.hour AND c.channel_id = d.channel_id AND c.event = d.event
+      RETURNING d.hour, d.channel_id, d.event)
+    UPDATE event_counts c SET n = c.n - r.n
+      FROM (SELECT hour, channel_id, sum(n)::int AS n FROM d
+             WHERE NOT EXISTS (SELECT 1 FROM named WHERE named.hour = d.hour AND named.channel_id = d.channel_id AND named.event = d.event)
+             GROUP BY 1, 2) r
+     WHERE c.project_id = ${projectId} AND c.hour = r.hour AND c.channel_id = r.channel_id AND c.event = ''`);
+  if (tags.length)
+    await db.execute(sql`
+      UPDATE tag_counts c SET n = c.n - d.n
+        FROM jsonb_to_recordset(${JSON.stringify(tags)}::text::jsonb) AS d(key text, value text, hour int, n int)
+       WHERE c.project_id = ${projectId} AND c.key = d.key AND c.value = d.value AND c.hour = d.hour
+         AND NOT EXISTS (SELECT 1 FROM summary_keys k WHERE k.project_id = ${projectId} AND k.kind = 1 AND k.key = d.key AND k.n > ${MAX_VALUES})`);
+  const hours = [...new Set(counted.map((v) => place(v.ts).hour))];
+  await db.execute(
+    sql`DELETE FROM event_counts WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
+  );
+  await db.execute(
+    sql`DELETE FROM tag_counts WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
+  );
+  const users = counted.filter((v) => v.userId !== null);
+  if (!users.length) return;
+  if (where.channelId !== undefined) {
+    await rebuildSummaries(db, projectId);
+    return;
+  }
+  const last = counted.reduce((a, v) => (v.ts > a.ts ? v : a));
+  const at = place(last.ts);
+  const touched = new SummaryDeltas();
+  for (const v of users) touched.add(v);
+  const keyOf = (a: { kind: number; key: string; value: string; userId: string }) => ({
+    kind: a.kind,
+    key: a.key,
+    value: a.value,
+    user_id: a.userId,
+  });
+  const all = [...touched.activity.values()];
+  const earlier = all.filter((a) => a.month < at.month).map((a) => ({ ...keyOf(a), month: a.month }));
+  const current = all.filter((a) => a.month === at.month).map(keyOf);
+  if (earlier.length)
+    await db.execute(sql`
+      DELETE FROM activity a USING jsonb_to_recordset(${JSON.stringify(earlier)}::text::jsonb) AS r(kind int, key text, value text, user_id text, month int)
+       WHERE a.project_id = ${projectId} AND a.kind = r.kind AND a.key = r.key AND a.value = r.value AND a.month = r.month AND a.user_id = r.user_id`);
+  if (current.length) {
+    const day = `d${at.day}`;
+    const before = Array.from({ length: at.day }, (_, i) => `d${i} = 0`);
+    const hoursLeft = ~((1 << (at.hourOfDay + 1)) - 1) & 0xffffff;
+    const daysLeft = ~((1 << (at.day + 1)) - 1);
+    const set = [...before, `${day} = a.${day} & ${hoursLeft}`].join(", ");
+    const rowsOf = sql`jsonb_to_recordset(${JSON.stringify(current)}::text::jsonb) AS r(kind int, key text, value text, user_id text)`;
+    const match = sql`a.project_id = ${projectId} AND a.month = ${at.month} AND a.kind = r.kind AND a.key = r.key AND a.value = r.value AND a.user_id = r.user_id`;
+    await db.execute(sql`
+      UPDATE activity a SET ${sql.raw(set)}, days = (a.days & ${daysLeft}) | CASE WHEN a.${sql.raw(day)} & ${hoursLeft} <> 0 THEN ${1 << at.day} ELSE 0 END
+        FROM ${rowsOf} WHERE ${match}`);
+    await db.execute(sql`DELETE FROM activity a USING ${rowsOf} WHERE ${match} AND a.days = 0`);
+  }
+  // The hour of the last one deleted: what its events left put back.
+  const hour = at.hour * 3_600_000;
+  await db.execute(
+    sql`SELECT summarize(${`(SELECT * FROM events WHERE project_id = ${projectId} AND ts >= ${hour} AND ts < ${hour + 3_600_000} AND id <= ${through})`}, false)`,
+  );
+}
+
+/** The project's summaries to be made again from its events: cleared first (a step at a time), then built. */
+export async function rebuildSummaries(db: PgDb, projectId: number): Promise<void> {
+  await db.execute(
+    sql`INSERT INTO summary_builds (project_id, through) VALUES (${projectId}, -1) ON CONFLICT (project_id) DO UPDATE SET through = -1`,
+  );
+}
+
+/**
+ * One step of building: the rows of a cleared project deleted (up to `limit` of a table), or the
+ * next `limit` events (by id) of the projects being built added. A project whose events are all in
+ * is kept from then on by the trigger, in the same transaction. Returns whether there is more to do.
+ */
+export async function buildSummaries(db: PgDb, limit: number): Promise<boolean> {
+  const list = await rows<{ projectId: number; through: number }>(
+    db,
+    sql`SELECT project_id AS "projectId", through::float8 AS through FROM summary_builds ORDER BY through`,
+  );
+  if (!list.length) return false;
+  const clearing = list.find((b) => b.through < 0);
+  if (clearing) {
+    let left = 0;
+    for (const table of SUMMARY_TABLES) {
+      const deleted = await rows<{ n: number }>(
+        db,
+        sql`WITH d AS (DELETE FROM ${sql.raw(table)} WHERE ctid IN (SELECT ctid FROM ${sql.raw(table)} WHERE project_id = ${clearing.projectId} LIMIT ${limit}) RETURNING 1) SELECT count(*)::int AS n FROM d`,
+      );
+      left += deleted[0]?.n ?? 0;
+    }
+    if (left === 0)
+      await db.execute(sql`UPDATE summary_builds SET through = 0 WHERE project_id = ${clearing.projectId}`);
+    return true;
+  }
+  const from = list[0]!.through;
+  const [range] = await rows<{ to: number | null; n: number }>(
+    db,
+    sql`SELECT max(id)::float8 AS "to", count(*)::int AS n FROM (SELECT id FROM events WHERE id > ${from} ORDER BY id LIMIT ${limit}) x`,
+  );
+  if (range?.to != null) {
+    await db.execute(
+      sql`SELECT summarize(${`(SELECT e.* FROM events e JOIN summary_builds b ON b.project_id = e.project_id AND b.through >= 0 AND e.id > b.through WHERE e.id > ${from} AND e.id <= ${range.to})`}, true)`,
+    );
+  }
+  if ((range?.n ?? 0) === limit) {
+    await db.execute(sql`UPDATE summary_builds SET through = greatest(through, ${range!.to}) WHERE through >= 0`);
+    return true;
+  }
+  await db.execute(sql`DELETE FROM summary_builds WHERE through >= 0`);
+  return false;
+}

@@ -1,0 +1,123 @@
+// What events add to the summaries, the same for both stores: a count per hour × channel × name, a
+// count per hour × tag value, and who was active when (per UTC month and user, a bit per day and a
+// bit per hour). Worked out here for a whole group commit at once, so each summary row a batch
+// touches is written once, however many of its events fall in it (store/sqlite/summaries.ts applies
+// them; PostgreSQL's trigger does the same in SQL: drizzle/pg/0008_summaries.sql).
+import type { Tags } from "../../model/event.ts";
+import { tagText } from "../../model/event.ts";
+
+export const HOUR = 3_600_000;
+export const DAY = 86_400_000;
+
+/**
+ * A tag key (or a project's event names) with more distinct values than this is "wide": its
+ * summaries stop growing and questions about it read the events themselves. A key such as a
+ * request id would otherwise add a summary row per event.
+ */
+export const MAX_VALUES = 1000;
+
+/** What an activity row is about: every event of the user, events with one tag value, or events of one name. */
+export const ACTIVITY = { all: 0, tag: 1, event: 2 } as const;
+export type ActivityKind = (typeof ACTIVITY)[keyof typeof ACTIVITY];
+
+/** The summaries' kinds of values, as summary_keys and summary_values name them. */
+export const VALUES = { tag: 1, event: 2 } as const;
+
+/** Days in a month, at most: an activity row holds a bit per day (days) and 24 bits per day (d0 … d30). */
+export const MONTH_DAYS = 31;
+
+/** A UTC time as the summaries place it: its hour since 1970, its month (year × 12 + month from 0), day of the month from 0 and hour of the day. */
+export type Placed = { hour: number; month: number; day: number; hourOfDay: number };
+
+/** Civil date of a day since 1970 (proleptic Gregorian, UTC): H. Hinnant's days_from_civil, inverted. */
+export function civil(dayIndex: number): { year: number; month: number; day: number } {
+  const z = dayIndex + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month: month - 1, day };
+}
+
+export function place(ts: number): Placed {
+  const hour = Math.floor(ts / HOUR);
+  const dayIndex = Math.floor(hour / 24);
+  const { year, month, day } = civil(dayIndex);
+  return { hour, month: year * 12 + month, day: day - 1, hourOfDay: hour - dayIndex * 24 };
+}
+
+/** The first instant of a month index (UTC ms). */
+export const monthStart = (month: number): number => Date.UTC(Math.floor(month / 12), month % 12, 1);
+
+/** An event as the summaries see it. */
+export type Summarized = {
+  projectId: number;
+  channelId: number;
+  name: string;
+  ts: number;
+  userId: string | null;
+  tags: Tags | null;
+};
+
+export type CountDelta = { projectId: number; hour: number; channelId: number; name: string; n: number };
+export type TagDelta = { projectId: number; key: string; value: string; hour: number; n: number };
+export type ActivityDelta = {
+  projectId: number;
+  kind: ActivityKind;
+  key: string;
+  value: string;
+  month: number;
+  userId: string;
+  days: number;
+  /** A day's hours, by day of the month (d0 … d30); zero where the user did nothing. */
+  d: number[];
+};
+
+/** Summary rows to add, merged: one per row touched, whatever the number of events in it. */
+export class SummaryDeltas {
+  readonly counts = new Map<string, CountDelta>();
+  readonly tags = new Map<string, TagDelta>();
+  readonly activity = new Map<string, ActivityDelta>();
+
+  get empty(): boolean {
+    return this.counts.size === 0 && this.tags.size === 0 && this.activity.size === 0;
+  }
+
+  add(e: Summarized, n = 1): void {
+    const at = place(e.ts);
+    // The name is last in its key (and a tag's value in its): no two rows share a key.
+    const ck = `${e.projectId}:${at.hour}:${e.channelId}:${e.name}`;
+    const count = this.counts.get(ck);
+    if (count) count.n += n;
+    else this.counts.set(ck, { projectId: e.projectId, hour: at.hour, channelId: e.channelId, name: e.name, n });
+    if (e.tags) {
+      for (const key in e.tags) {
+        const value = tagText(e.tags[key]!);
+        const tk = `${e.projectId}:${at.hour}:${key}:${value}`;
+        const tag = this.tags.get(tk);
+        if (tag) tag.n += n;
+        else this.tags.set(tk, { projectId: e.projectId, key, value, hour: at.hour, n });
+      }
+    }
+    if (e.userId === null || n < 0) return;
+    this.active(e.projectId, ACTIVITY.all, "", "", e.userId, at);
+    this.active(e.projectId, ACTIVITY.event, "", e.name, e.userId, at);
+    if (e.tags)
+      for (const key in e.tags) this.active(e.projectId, ACTIVITY.tag, key, tagText(e.tags[key]!), e.userId, at);
+  }
+
+  private active(projectId: number, kind: ActivityKind, key: string, value: string, userId: string, at: Placed): void {
+    // Lengths make the key unambiguous whatever the value and user hold.
+    const k = `${projectId}:${kind}:${at.month}:${key}:${value.length}:${value}${userId}`;
+    let row = this.activity.get(k);
+    if (!row) {
+      row = { projectId, kind, key, value, month: at.month, userId, days: 0, d: new Array<number>(MONTH_DAYS).fill(0) };
+      this.activity.set(k, row);
+    }
+    row.days |= 1 << at.day;
+    row.d[at.day]! |= 1 << at.hourOfDay;
+  }
+}
