@@ -42,7 +42,15 @@ export type FunnelStep = { event: string; channel?: string; tags?: [string, stri
  * user do not count. At equal times, an event of only the earlier step comes first, one of only
  * the later step last, and events of both in the order they were stored.
  */
-export type FunnelQuery = { projectId: number; steps: FunnelStep[]; from: number; to: number; window: number };
+export type FunnelQuery = {
+  projectId: number;
+  steps: FunnelStep[];
+  from: number;
+  to: number;
+  window: number;
+  /** Walk every event of the range at once, not the latest first (what a test holds the usual walk equal to). */
+  raw?: boolean;
+};
 
 /**
  * Per step: the users who reached it, and the median of the time each took from the step before

@@ -6,6 +6,10 @@ import { and, type SQL, sql } from "drizzle-orm";
 import type { DroppedQuery, FunnelCounts, FunnelQuery } from "../../model/analytics.ts";
 import type { AnalyticsRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
+import { funnelCounts, type StepEvent } from "../funnel-walk.ts";
+
+/** A row of a funnel's step events: some users (by their id's hash), with their events' count, times, ids and steps in order. */
+type BucketRow = { users: string[]; counts: ArrayLike<number>; ts: ArrayLike<number>; ids: ArrayLike<number>; ms: ArrayLike<number> };
 import { conditions } from "./events.ts";
 
 /**
@@ -13,7 +17,7 @@ import { conditions } from "./events.ts";
  * others' until `window` after), from the (project, name, time) index: `m` holds the steps each
  * matches as bits (j's, and another step's of the same name when its channel and tags match too).
  */
-function stepEvents(q: FunnelQuery, j: number): SQL {
+function stepEvents(q: FunnelQuery, j: number, any = false): SQL {
   const step = q.steps[j]!;
   const matches = (k: number) =>
     and(
@@ -29,8 +33,9 @@ function stepEvents(q: FunnelQuery, j: number): SQL {
         ? [sql`${1 << j}`]
         : [sql`(CASE WHEN ${matches(k)} THEN ${1 << k} ELSE 0 END)`],
   );
+  const end = j === 0 && !any ? q.to : q.to + q.window;
   return sql`SELECT events.user_id AS u, events.ts, events.id, ${sql.join(bits, sql` + `)} AS m FROM events
-    WHERE ${matches(j)} AND events.user_id IS NOT NULL AND events.ts >= ${q.from} AND events.ts < ${j === 0 ? q.to : q.to + q.window}`;
+    WHERE ${matches(j)} AND events.user_id IS NOT NULL AND events.ts >= ${q.from} AND events.ts < ${end}`;
 }
 
 /**
@@ -106,8 +111,44 @@ export function funnelQueries(ctx: Ctx): Pick<AnalyticsRepository, "funnel" | "d
 
   return {
     async funnel(q): Promise<FunnelCounts> {
-      const [row] = await rows<Record<string, number | null>>(funnelSql(q));
-      return q.steps.map((_, j) => ({ users: Number(row![`u${j}`] ?? 0), medianMs: row![`m${j}`] ?? null }));
+      return funnelCounts(q, {
+        async latest(q, before) {
+          const [row] = await rows<{ ts: number | null }>(sql`
+            SELECT max(ts)::float8 AS ts FROM (${sql.join(
+              q.steps.map((_, j) => sql`SELECT max(e.ts) AS ts FROM (${stepEvents({ ...q, to: before, window: 0 }, j)}) e`),
+              sql` UNION ALL `,
+            )}) x`);
+          return row?.ts ?? null;
+        },
+        async stepEvents(q, lo, hi, each) {
+          // Each user's events in order, in 64 rows (users by their id's hash): arrays of numbers
+          // travel as typed arrays, and a row is a few milliseconds of this thread's time.
+          const found = await rows<BucketRow>(sql`
+            WITH e AS (SELECT DISTINCT ON (id) u, ts, id, m, hashtext(u) & 63 AS b FROM (${sql.join(
+              q.steps.map((_, j) => stepEvents({ ...q, from: lo, to: hi, window: 0 }, j, true)),
+              sql` UNION ALL `,
+            )}) x WHERE ts >= ${lo} AND ts < ${hi}),
+            us AS (SELECT b, u, count(*)::int AS c FROM e GROUP BY b, u)
+            SELECT (SELECT array_agg(u ORDER BY u) FROM us WHERE us.b = e.b) AS users,
+                   (SELECT array_agg(c ORDER BY u) FROM us WHERE us.b = e.b) AS counts,
+                   array_agg(ts::float8 ORDER BY u, ts, id) AS ts, array_agg(id::float8 ORDER BY u, ts, id) AS ids,
+                   array_agg(m ORDER BY u, ts, id) AS ms
+              FROM e GROUP BY b`);
+          for (const row of found) {
+            const page: [string, StepEvent[]][] = [];
+            let at = 0;
+            row.users.forEach((user, i) => {
+              const events: StepEvent[] = [];
+              for (const end = at + row.counts[i]!; at < end; at++)
+                events.push({ ts: row.ts[at]!, id: row.ids[at]!, m: row.ms[at]! });
+              page.push([user, events]);
+            });
+            each(page);
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        },
+        pause: () => new Promise((resolve) => setImmediate(resolve)),
+      });
     },
 
     async dropped(q: DroppedQuery): Promise<string[]> {

@@ -51,7 +51,8 @@ export function openSqliteStore(
   // Bumped by this process's writes that can take access away: a token revoked, a project (and its
   // public tokens) deleted, a session ended, a member removed.
   const accessChanges: AccessChanges = { count: 0 };
-  const summaries = summaryKeeper(sqlite);
+  // Another process's commits (their deletions) may clear what the summaries' writer remembers as written.
+  const summaries = summaryKeeper(sqlite, () => otherProcesses());
   const written = repositories(syncRepositories(db, searching, accessChanges, summaries));
   const inline = repositories(syncRepositories(readerDb, searching, accessChanges));
   // The server's expensive reads run in reader processes, through the gate (store/reads.ts).

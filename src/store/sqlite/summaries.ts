@@ -35,6 +35,8 @@ export type TxHooks = {
   mark(): number;
   undo(mark: number): void;
   beforeCommit(): void;
+  /** The transaction committed (not called when it failed). */
+  committed(): void;
 };
 
 /** An event being deleted, as its summaries need it. */
@@ -42,7 +44,14 @@ export type Victim = Summarized & { id: number };
 
 export type SummaryKeeper = ReturnType<typeof summaryKeeper>;
 
-export function summaryKeeper(sqlite: Database) {
+/** Activity bits known to be in the database, at most this many rows' days of them (then forgotten). */
+const KNOWN_ROWS = 200_000;
+
+/**
+ * `othersWrote`: a number that changes when another process commits (their deletions may clear
+ * bits this process remembers as set).
+ */
+export function summaryKeeper(sqlite: Database, othersWrote: () => number = () => 0) {
   const q = <T = unknown>(sql: string) => sqlite.prepare<T, Bind[]>(sql);
   const s = {
     building: q<{ through: number }>("SELECT through FROM summary_builds WHERE project_id = ?"),
@@ -90,6 +99,14 @@ export function summaryKeeper(sqlite: Database) {
   /** Per transaction: whether a project's summaries are kept as its events come (not while built). */
   let keeping = new Map<number, boolean>();
   let pending: Summarized[] = [];
+  /**
+   * The hours of a day (by activity row and day) this process knows the database holds: most events
+   * of a user fall in an hour already marked, and then write nothing. Learned at commit; forgotten
+   * when anything may have cleared bits (a deletion, a rebuild, another process's commit).
+   */
+  let known = new Map<string, number>();
+  let learned: [string, number][] = [];
+  let othersSeen = othersWrote();
   /** Statements clearing the hours of a month up to a day and hour, by day: made when first needed. */
   const clearers = new Map<number, Statement>();
 
@@ -185,6 +202,7 @@ export function summaryKeeper(sqlite: Database) {
   function removed(victims: Victim[], where: { projectId: number; channelId?: number }): void {
     if (!victims.length) return;
     flush();
+    forgetKnown();
     const projectId = where.projectId;
     const build = s.building.get(projectId);
     if (build && build.through < 0) return; // cleared, to be built from scratch
@@ -238,8 +256,14 @@ export function summaryKeeper(sqlite: Database) {
     s.dropIdle.run(...key);
   }
 
+  function forgetKnown(): void {
+    known = new Map();
+    learned = [];
+  }
+
   /** The project's summaries to be made again from its events: cleared first (a batch at a time), then built. */
   function rebuild(projectId: number): void {
+    forgetKnown();
     sqlite
       .prepare<never, [number]>(
         "INSERT INTO summary_builds (project_id, through) VALUES (?, -1) ON CONFLICT DO UPDATE SET through = -1",
@@ -314,6 +338,17 @@ export function summaryKeeper(sqlite: Database) {
     begin() {
       keeping = new Map();
       pending = [];
+      learned = [];
+      const others = othersWrote();
+      if (others !== othersSeen) {
+        othersSeen = others;
+        known = new Map();
+      }
+    },
+    committed() {
+      if (known.size + learned.length > KNOWN_ROWS) known = new Map();
+      for (const [key, hours] of learned) known.set(key, (known.get(key) ?? 0) | hours);
+      learned = [];
     },
     mark: () => pending.length,
     undo(mark) {

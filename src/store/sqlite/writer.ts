@@ -21,7 +21,7 @@ import { AppError, Conflict, StorageUnavailable } from "../../errors.ts";
 import { GroupCommit, type Outcome, type Pending } from "../group-commit.ts";
 import type { TxHooks } from "./summaries.ts";
 
-const NO_HOOKS: TxHooks = { begin() {}, mark: () => 0, undo() {}, beforeCommit() {} };
+const NO_HOOKS: TxHooks = { begin() {}, mark: () => 0, undo() {}, beforeCommit() {}, committed() {} };
 
 /** How long a batch waits for another process's write lock before it fails as busy (as long as busy_timeout waited). */
 export const LOCK_WAIT_MS = 5000;
@@ -65,6 +65,7 @@ export class Writer<R> extends GroupCommit<R> {
       }
       this.hooks.beforeCommit();
       this.stmt.commit.run();
+      this.hooks.committed();
       this.failing = false;
       return outcomes;
     } catch (error) {
