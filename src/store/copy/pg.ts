@@ -122,6 +122,9 @@ export async function pgTarget(url: string, mark: CopySource["mark"]): Promise<C
         [[...tables.map((t) => t.name), ...REBUILT]],
       )) as { table: string; name: string; definition: string }[];
       for (const index of indexes) await connection.unsafe(`DROP INDEX ${quote(index.name)}`);
+      // The summaries are copied as they are (of the same snapshot as the events): the trigger
+      // that adds inserted events to them would count the copied events twice.
+      await connection.unsafe("ALTER TABLE events DISABLE TRIGGER events_summaries");
     },
     async write(table, rows) {
       const columns = table.write.map((c) => quote(c.name)).join(", ");
@@ -149,6 +152,7 @@ export async function pgTarget(url: string, mark: CopySource["mark"]): Promise<C
         "UPDATE event_ids SET last_id = greatest($1::bigint, (SELECT coalesce(max(id), 0) FROM events))",
         [counters.get("events") ?? 0],
       );
+      await connection.unsafe("ALTER TABLE events ENABLE TRIGGER events_summaries");
       await remake((table) => !REBUILT.includes(table)); // the users search is filled from the events' user index
       await fillUserSearch(connection);
       await remake(() => true);

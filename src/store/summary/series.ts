@@ -8,7 +8,8 @@
 import type { GroupBy, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import { combine, otherLine, topGroups, zeros } from "../series.ts";
-import { ACTIVITY, type ActivityKind, HOUR, MONTH_DAYS, monthStart, place, VALUES } from "./deltas.ts";
+import { crossingMonths, monthMaps, walkActivity } from "./activity.ts";
+import { ACTIVITY, type ActivityKind, HOUR, VALUES } from "./deltas.ts";
 
 export type Group = string | null;
 /** A span of time: [lo, hi), in hours since 1970 for the summaries, in ms for the events. */
@@ -222,12 +223,6 @@ async function someWithout(q: SeriesQuery, key: string, reads: SummaryReads): Pr
 }
 
 /**
- * Where a month's hours fall among the buckets: a whole day in one bucket (`day`, its bucket), or a
- * day the buckets cut (-2: its hours in `slot`); -1 outside every bucket.
- */
-type MonthMap = { day: Int32Array; slot: Int32Array };
-
-/**
  * Distinct users per bucket from the activity rows: a user is in a bucket when one of their rows
  * has a bit of it (a day wholly in it, or an hour of a day it holds in part), or an event in a part
  * of an hour at its ends. A bucket within one month, with no such part, counts its rows (a user
@@ -240,17 +235,8 @@ async function userSeries(q: SeriesQuery, reads: SummaryReads): Promise<SeriesLi
   const b = bucketed(q.bounds);
   if (b.rawSpans.length > MAX_RAW_USER_SPANS) return null;
   const maps = monthMaps(b.covers);
-  const shared = new Set<number>(b.rawOf);
-  const monthsOf = new Map<number, Set<number>>();
-  for (const [month, map] of maps)
-    for (const bucket of map.slot)
-      if (bucket >= 0) (monthsOf.get(bucket) ?? monthsOf.set(bucket, new Set()).get(bucket)!).add(month);
-  for (const [bucket, months] of monthsOf) if (months.size > 1) shared.add(bucket);
-  const columns = [...new Set([...maps.values()].flatMap((m) => [...m.day.keys()].filter((k) => m.day[k] === -2)))];
-  const position = new Int32Array(MONTH_DAYS).fill(-1);
-  columns.forEach((k, i) => (position[k] = 4 + i));
+  const shared = new Set<number>([...b.rawOf, ...crossingMonths(maps)]);
   const raw = await reads.rawUsers(q.filter, q.groupBy, b.rawSpans);
-  const hits: number[] = [];
 
   /** One pass over the rows (of `only` groups, or all): each group's users, or those of `only` as one group. */
   const pass = async (only?: Set<string>) => {
@@ -264,31 +250,8 @@ async function userSeries(q: SeriesQuery, reads: SummaryReads): Promise<SeriesLi
     };
     for (const [i, group, user] of raw)
       if (!only || (group !== null && only.has(group))) of(group).see(user, [b.rawOf[i]!]);
-    if (!maps.size) return groups;
-    const months: Span = [Math.min(...maps.keys()), Math.max(...maps.keys())];
-    await reads.activity(
-      { projectId: q.filter.projectId, kind: spec.kind, key: spec.key, value: spec.value, months, columns, only },
-      (rows) => {
-        for (const row of rows) {
-          const map = maps.get(row[1]);
-          if (!map) continue;
-          hits.length = 0;
-          // Days in time order, and hours within them: a row's buckets come in order, each once.
-          for (let days = row[3]; days !== 0; days &= days - 1) {
-            const k = 31 - Math.clz32(days & -days);
-            const whole = map.day[k]!;
-            if (whole >= 0) {
-              if (hits.at(-1) !== whole) hits.push(whole);
-            } else if (whole === -2) {
-              for (let hours = row[position[k]!] as number; hours !== 0; hours &= hours - 1) {
-                const bucket = map.slot[k * 24 + 31 - Math.clz32(hours & -hours)]!;
-                if (bucket >= 0 && hits.at(-1) !== bucket) hits.push(bucket);
-              }
-            }
-          }
-          if (hits.length) of(spec.value === undefined ? row[0] : null).see(row[2], hits);
-        }
-      },
+    await walkActivity(reads, { projectId: q.filter.projectId, ...spec, only }, maps, (value, user, hits) =>
+      of(spec.value === undefined ? value : null).see(user, hits),
     );
     return groups;
   };
@@ -335,33 +298,4 @@ class UserCounts {
     for (const [bucket, users] of this.seen) counts[bucket] = users.size;
     return { total: this.all.size, counts };
   }
-}
-
-/** Each month's map of the buckets' whole hours. */
-function monthMaps(covers: Cover[]): Map<number, MonthMap> {
-  const maps = new Map<number, MonthMap>();
-  covers.forEach((c, bucket) => {
-    if (!c.hours) return;
-    const [h0, h1] = c.hours;
-    for (let month = place(h0 * HOUR).month; month <= place((h1 - 1) * HOUR).month; month++) {
-      const base = monthStart(month) / HOUR;
-      let map = maps.get(month);
-      if (!map) {
-        map = { day: new Int32Array(MONTH_DAYS).fill(-1), slot: new Int32Array(MONTH_DAYS * 24).fill(-1) };
-        maps.set(month, map);
-      }
-      const a = Math.max(h0, base) - base;
-      const z = Math.min(h1, monthStart(month + 1) / HOUR) - base;
-      for (let h = a; h < z; h++) map.slot[h] = bucket;
-    }
-  });
-  for (const map of maps.values()) {
-    for (let k = 0; k < MONTH_DAYS; k++) {
-      const first = map.slot[k * 24]!;
-      let same = true;
-      for (let h = 1; h < 24 && same; h++) same = map.slot[k * 24 + h] === first;
-      map.day[k] = same ? first : -2;
-    }
-  }
-  return maps;
 }
