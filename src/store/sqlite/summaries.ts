@@ -106,7 +106,7 @@ export function summaryKeeper(sqlite: Database, othersWrote: () => number = () =
    */
   let known = new Map<string, number>();
   let learned: [string, number][] = [];
-  let othersSeen = othersWrote();
+  let othersSeen: number | null = null;
   /** Statements clearing the hours of a month up to a day and hour, by day: made when first needed. */
   const clearers = new Map<number, Statement>();
 
