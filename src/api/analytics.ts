@@ -4,6 +4,10 @@
 import { z } from "zod";
 import {
   DEFAULT_GROUPS,
+  DEFAULT_PERIODS,
+  MAX_PERIODS,
+  RETENTION_INTERVALS,
+  type RetentionAnswer,
   type FunnelAnswer,
   INTERVALS,
   MAX_DROPPED_PAGE,
@@ -74,6 +78,19 @@ export const funnelQuery = z.object({
   ),
 });
 
+export const retentionQuery = z.object({
+  ...range,
+  start_event: doc(rule.eventName, "The event that puts a user in the cohort of its period."),
+  return_event: doc(rule.eventName, "The event that counts a user of a cohort as back in a period."),
+  interval: doc(z.string().optional(), "The periods (default day).", { enum: RETENTION_INTERVALS }),
+  periods: whole(`Periods after the cohort's own (default ${DEFAULT_PERIODS}, at most ${MAX_PERIODS}).`).optional(),
+  tz: seriesQuery.shape.tz,
+  channel: seriesQuery.shape.channel,
+  tag: seriesQuery.shape.tag,
+  user_id: seriesQuery.shape.user_id,
+  q: seriesQuery.shape.q,
+});
+
 export const droppedQuery = funnelQuery.extend({
   at: whole("The step (from 2): its users are those who reached the step before and not this one."),
   cursor: doc(z.string().max(400).optional(), "next_cursor of the previous page."),
@@ -112,6 +129,25 @@ export function apiFunnel(a: FunnelAnswer) {
       conversion_from_previous: s.conversionFromPrevious,
       dropped: s.dropped,
       median_seconds: s.medianMs === null ? null : seconds(s.medianMs),
+    })),
+  };
+}
+
+/** Retention as the API answers it: times in Unix seconds; per cohort the users back in each period and their percentage. */
+export function apiRetention(a: RetentionAnswer) {
+  return {
+    interval: a.interval,
+    tz: a.tz,
+    from: seconds(a.from),
+    to: seconds(a.to),
+    periods: a.periods,
+    start_event: a.startEvent,
+    return_event: a.returnEvent,
+    cohorts: a.cohorts.map((c) => ({
+      start: seconds(c.start),
+      users: c.users,
+      returned: c.returned,
+      percent: c.returned.map((n) => (n === null ? null : c.users ? Math.round((1000 * n) / c.users) / 10 : 0)),
     })),
   };
 }
@@ -162,6 +198,22 @@ const FUNNEL_EXAMPLE = {
       dropped: 150,
       median_seconds: 86400,
     },
+  ],
+};
+
+const RETENTION_EXAMPLE = {
+  success: true,
+  statusCode: 200,
+  interval: "day",
+  tz: "UTC",
+  from: 1767225600,
+  to: 1767398400,
+  periods: 2,
+  start_event: "Signed up",
+  return_event: "Opened app",
+  cohorts: [
+    { start: 1767225600, users: 120, returned: [120, 54, 40], percent: [100, 45, 33.3] },
+    { start: 1767312000, users: 80, returned: [80, 30, null], percent: [100, 37.5, null] },
   ],
 };
 
@@ -223,6 +275,39 @@ export function analyticsRoutes({ analytics, config }: Services): Route[] {
       async handle({ request }) {
         const q = validate(funnelQuery, queryOf(request, ["step"]), "query");
         return ok(apiFunnel(await analytics.funnel(funnelInput(q))));
+      },
+    }),
+    route({
+      method: "GET",
+      path: "/v1/analytics/retention",
+      access: "full",
+      project: projectInQuery(config.defaultProject),
+      doc: {
+        summary: "Retention by cohort",
+        description:
+          "Cohorts are the periods (days or weeks from Monday, in tz) that overlap from … to: a cohort's users did start_event in its period. " +
+          "For each cohort, returned[k] counts those who did return_event in the k-th period after it (0: its own), with percent of the cohort; null for a period not begun yet. " +
+          "The filters (those of GET /v1/analytics/series) apply to both events; events without user_id do not count. Full-access tokens only.",
+        query: retentionQuery,
+        example: RETENTION_EXAMPLE,
+      },
+      async handle({ request }) {
+        const q = validate(retentionQuery, queryOf(request, ["tag"]), "query");
+        const answer = await analytics.retention({
+          project: q.project ?? config.defaultProject,
+          startEvent: q.start_event,
+          returnEvent: q.return_event,
+          interval: q.interval,
+          periods: q.periods,
+          from: q.from,
+          to: q.to,
+          tz: q.tz,
+          channel: q.channel,
+          tags: q.tag,
+          userId: q.user_id,
+          q: q.q,
+        });
+        return ok(apiRetention(answer));
       },
     }),
     route({

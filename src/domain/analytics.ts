@@ -95,6 +95,33 @@ export type FunnelAnswer = { from: number; to: number; window: number; steps: Fu
 
 export type DroppedInput = FunnelInput & { at: number; cursor?: string; limit?: number };
 
+export const RETENTION_INTERVALS: Interval[] = ["day", "week"];
+export const DEFAULT_PERIODS = 7;
+export const MAX_PERIODS = 90;
+/** A retention grid holds at most this many cells (cohorts times their periods). */
+export const MAX_CELLS = 20_000;
+
+/** Retention, asked with the API's names for things (times in Unix ms); the filters apply to both events. */
+export type RetentionInput = Omit<SeriesInput, "event" | "measure" | "groupBy" | "limit"> & {
+  startEvent: string;
+  returnEvent: string;
+  periods?: number;
+};
+
+/** A cohort: its period's start, its users, and per period from 0 (its own) how many came back; null for a period not begun yet. */
+export type Cohort = { start: number; users: number; returned: (number | null)[] };
+
+export type RetentionAnswer = {
+  interval: Interval;
+  tz: string;
+  from: number;
+  to: number;
+  periods: number;
+  startEvent: string;
+  returnEvent: string;
+  cohorts: Cohort[];
+};
+
 export type DroppedPage = { at: number; users: string[]; nextCursor: string | null };
 
 const issue = (path: string, message: string): FieldIssue => ({ path, type: "custom", message: `${path}: ${message}` });
@@ -299,6 +326,36 @@ export function analyticsService(store: Store, feed: FeedService) {
       return { from: query.from, to: query.to, window: query.window, steps };
     },
 
+    planRetention,
+
+    /** Of the users who did the start event in each period, how many did the return event in that period and each after. */
+    async retention(input: RetentionInput, now = Date.now()): Promise<RetentionAnswer> {
+      const plan = planRetention(input, now);
+      const filter = await filterOf({ ...input, event: undefined });
+      const counts = await store.analytics.retention({
+        filter,
+        startEvent: input.startEvent,
+        returnEvent: input.returnEvent,
+        bounds: plan.bounds,
+        cohorts: plan.cohorts,
+        periods: plan.periods,
+      });
+      return {
+        interval: plan.interval,
+        tz: plan.tz,
+        from: plan.from,
+        to: plan.to,
+        periods: plan.periods,
+        startEvent: input.startEvent,
+        returnEvent: input.returnEvent,
+        cohorts: counts.map((c, i) => ({
+          start: plan.bounds[i]!,
+          users: c.users,
+          returned: c.returned.map((n, k) => (plan.bounds[i + k]! > now ? null : n)),
+        })),
+      };
+    },
+
     /** The users who reached the step before `at` (1-based) but not `at`, a page at a time by id. */
     async funnelDropped(input: DroppedInput, now = Date.now()): Promise<DroppedPage> {
       const issues = new Issues();
@@ -320,6 +377,50 @@ export function analyticsService(store: Store, feed: FeedService) {
       };
     },
   };
+}
+
+/** A retention's periods: the cohorts' (each period of `interval` that overlaps from … to), then `periods` more; checked. */
+export function planRetention(input: RetentionInput, now: number) {
+  const issues = new Issues();
+  const interval = (input.interval ?? "day") as Interval;
+  if (!RETENTION_INTERVALS.includes(interval))
+    issues.add("interval", `must be day or week; got ${JSON.stringify(String(input.interval).slice(0, 40))}`);
+  const tz = zoneName(input.tz ?? "UTC");
+  if (!tz)
+    issues.add(
+      "tz",
+      `${JSON.stringify(String(input.tz).slice(0, 60))} is not a time zone; use an IANA name such as Europe/Paris or America/New_York, or UTC`,
+    );
+  const periods = input.periods ?? DEFAULT_PERIODS;
+  if (!Number.isInteger(periods) || periods < 1 || periods > MAX_PERIODS)
+    issues.add("periods", `must be a whole number from 1 to ${MAX_PERIODS}`);
+  for (const [name, value] of [
+    ["start_event", input.startEvent],
+    ["return_event", input.returnEvent],
+  ] as const) {
+    if (typeof value !== "string" || !value.length || value.length > 200 || value.includes("\u0000"))
+      issues.add(name, "must be an event name of 1 to 200 characters");
+  }
+  const { from, to } = range(issues, input.from, input.to, now);
+  issues.throwIfAny();
+  const step = interval === "day" ? 25 * 3_600_000 : 7 * 86_400_000 + 3_600_000;
+  const cohorts = bucketStarts(from, to, interval, tz!, MAX_CELLS);
+  if (!cohorts || cohorts.length * (periods + 1) > MAX_CELLS) {
+    issues.add(
+      "from",
+      `from ${from / 1000} to ${to / 1000} makes too many cohorts for ${periods} periods of ${interval === "day" ? "a day" : "a week"}: a grid holds at most ${MAX_CELLS.toLocaleString("en-US")} cells; choose a shorter range or fewer periods`,
+    );
+    issues.throwIfAny();
+  }
+  const all = bucketStarts(
+    cohorts![0]!,
+    cohorts!.at(-1)! + (periods + 2) * step,
+    interval,
+    tz!,
+    cohorts!.length + periods + 4,
+  )!;
+  const bounds = all.slice(0, cohorts!.length + periods + 1);
+  return { interval, tz: tz!, from, to, periods, cohorts: cohorts!.length, bounds };
 }
 
 /** The user id a cursor continues after; undefined when it is not one this server made. */

@@ -61,3 +61,23 @@ export type FunnelCounts = { users: number; medianMs: number | null }[];
 
 /** The users who reached step `step - 1` (1-based, at least 2) but not `step`, by id after `after`, at most `limit`. */
 export type DroppedQuery = FunnelQuery & { step: number; after: string | null; limit: number };
+
+/**
+ * Retention: the users who did `startEvent` in each of the first `cohorts` periods (a cohort each),
+ * and of them, those who did `returnEvent` in that period and each of the `periods` after it. The
+ * filter (its project always set) applies to both events. `bounds` are the periods' edges
+ * (ascending Unix ms; period i holds bounds[i] <= ts < bounds[i + 1]): cohorts + periods of them.
+ */
+export type RetentionQuery = {
+  filter: EventFilter & { projectId: number };
+  startEvent: string;
+  returnEvent: string;
+  bounds: number[];
+  cohorts: number;
+  periods: number;
+  /** Read the events themselves, not their summaries (what a test holds the summaries' answers equal to). */
+  raw?: boolean;
+};
+
+/** Per cohort: its users, and per period k from 0 (its own) to `periods`, those of them who did the return event then. */
+export type RetentionCounts = { users: number; returned: number[] }[];

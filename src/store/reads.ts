@@ -17,7 +17,7 @@ export const GATED_READS: { [R in keyof Repositories]?: { [M in keyof Repositori
   profiles: { listUsers: "users", summary: "user" },
   metrics: { history: "history", buckets: "history", pointBefore: "history" },
   projects: { countEvents: "count" },
-  analytics: { series: "chart", funnel: "funnel", dropped: "funnel" },
+  analytics: { series: "chart", funnel: "funnel", dropped: "funnel", retention: "funnel" },
   alerts: { counts: "alert", latest: "alert" },
 };
 

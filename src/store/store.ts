@@ -4,7 +4,15 @@
 // DATA_DIR (store/sqlite/), PostgreSQL for several instances (store/pg/).
 import type { AuditEntry, NewAuditEntry } from "../model/audit.ts";
 import type { Alert, AlertChanges, AlertState, AlertTransition, NewAlert } from "../model/alert.ts";
-import type { DroppedQuery, FunnelCounts, FunnelQuery, SeriesLine, SeriesQuery } from "../model/analytics.ts";
+import type {
+  DroppedQuery,
+  FunnelCounts,
+  FunnelQuery,
+  RetentionCounts,
+  RetentionQuery,
+  SeriesLine,
+  SeriesQuery,
+} from "../model/analytics.ts";
 import type { CardRef, Chart, ChartChanges, NewChart } from "../model/chart.ts";
 import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
@@ -315,6 +323,8 @@ export interface AnalyticsRepository {
   funnel(q: FunnelQuery): Promise<FunnelCounts>;
   /** Users who reached the step before `q.step` but not it, in the order of their ids' code points, after `q.after`. */
   dropped(q: DroppedQuery): Promise<string[]>;
+  /** Each cohort's users and how many of them came back in each period after (the rule of RetentionQuery). */
+  retention(q: RetentionQuery): Promise<RetentionCounts>;
 }
 
 export interface ChartRepository {

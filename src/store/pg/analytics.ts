@@ -7,7 +7,7 @@
 // else is one statement that places each event in its bucket (width_bucket), keeps the groups with
 // the most and adds up the rest.
 import { and, type SQL, sql } from "drizzle-orm";
-import type { SeriesLine, SeriesQuery } from "../../model/analytics.ts";
+import type { RetentionCounts, RetentionQuery, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import { combine, narrowsEvents, otherLine, topGroups, zeros } from "../series.ts";
 import type { AnalyticsRepository } from "../store.ts";
@@ -16,6 +16,7 @@ import { tsQuery } from "./events.ts";
 import { funnelQueries } from "./funnel.ts";
 import { summaryReads } from "./summary-reads.ts";
 import { summarySeries } from "../summary/series.ts";
+import { summaryRetention } from "../summary/retention.ts";
 import { type Source, eventSource as sourceOf, groupOf, within } from "./event-source.ts";
 
 /** Channels or tag values counted one by one, at most: past it (or past this many counts in all), one statement groups them. */
@@ -293,6 +294,36 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     async series(q) {
       if (q.raw) return rawSeries(q);
       return (await summarySeries(q, summaries)) ?? rawSeries(q);
+    },
+
+    async retention(q: RetentionQuery): Promise<RetentionCounts> {
+      if (!q.raw) {
+        const answer = await summaryRetention(q, summaries);
+        if (answer) return answer;
+      }
+      // Each user's periods with each event (distinct), joined by user: only the counts come back.
+      const source = sourceOf({ ...q.filter, event: undefined }, true);
+      const lo = q.bounds[0]!;
+      const hi = q.bounds.at(-1)!;
+      const periods = (name: string) => sql`
+        SELECT DISTINCT events.user_id AS u, width_bucket(${source.ts}, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1 AS p
+          FROM ${source.from} WHERE ${source.where} AND events.user_id IS NOT NULL AND events.event = ${name}
+           AND ${within(source, lo, hi)}`;
+      const found = await rows<{ c: number; k: number; n: number }>(sql`
+        WITH s AS MATERIALIZED (${periods(q.startEvent)}), r AS MATERIALIZED (${periods(q.returnEvent)})
+        SELECT p AS c, -1 AS k, count(*)::int AS n FROM s WHERE p < ${q.cohorts} GROUP BY 1
+        UNION ALL
+        SELECT s.p, r.p - s.p, count(*)::int FROM s JOIN r ON r.u = s.u AND r.p >= s.p AND r.p <= s.p + ${q.periods}
+         WHERE s.p < ${q.cohorts} GROUP BY 1, 2`);
+      const out: RetentionCounts = Array.from({ length: q.cohorts }, () => ({
+        users: 0,
+        returned: new Array<number>(q.periods + 1).fill(0),
+      }));
+      for (const { c, k, n } of found) {
+        if (k < 0) out[c]!.users = n;
+        else out[c]!.returned[k] = n;
+      }
+      return out;
     },
     ...funnelQueries(ctx),
   };

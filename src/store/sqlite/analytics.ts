@@ -7,7 +7,7 @@
 // counts them here.
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import type { GroupBy, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
+import type { GroupBy, RetentionCounts, RetentionQuery, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import { bucketOf, combine, DistinctUsers, narrowsEvents, zeros } from "../series.ts";
 import type { Db } from "./db.ts";
@@ -17,6 +17,7 @@ import { eventSource, groupColumn, type Source } from "./event-source.ts";
 import { eventTags } from "./manual-tables.ts";
 import { summaryReads } from "./summary-reads.ts";
 import { summarySeries } from "../summary/series.ts";
+import { cohortCounts, summaryRetention, type UserPeriods } from "../summary/retention.ts";
 
 const dialect = new SQLiteSyncDialect();
 type Bind = string | number | null;
@@ -200,6 +201,35 @@ export function analyticsStore(db: Db, searching: () => Db) {
     async series(q: SeriesQuery): Promise<SeriesLine[]> {
       if (q.raw) return rawSeries(q);
       return snapshot(db, async () => (await summarySeries(q, summaries)) ?? rawSeries(q));
+    },
+
+    async retention(q: RetentionQuery): Promise<RetentionCounts> {
+      if (!q.raw) {
+        const answer = await snapshot(db, () => summaryRetention(q, summaries));
+        if (answer) return answer;
+      }
+      // The events of the two names, each placed in its period, per user.
+      const source = sourceOf({ ...q.filter, event: undefined }, true);
+      const where = dialect.sqlToQuery(
+        and(source.where, sql`events.user_id IS NOT NULL AND events.event IN (${q.startEvent}, ${q.returnEvent})`)!,
+      );
+      const rows = source.db.$client
+        .prepare(
+          `SELECT events.user_id, ${source.ts}, events.event FROM ${source.from} WHERE ${where.sql} AND ${source.ts} >= ? AND ${source.ts} < ?`,
+        )
+        .values(...(where.params as Bind[]), q.bounds[0]!, q.bounds.at(-1)!) as [string, number, string][];
+      const users: UserPeriods = { starts: new Map(), returns: new Map() };
+      const add = (map: Map<string, Iterable<number>>, user: string, period: number) => {
+        const known = map.get(user) as Set<number> | undefined;
+        if (known) known.add(period);
+        else map.set(user, new Set([period]));
+      };
+      for (const [user, ts, name] of rows) {
+        const period = bucketOf(q.bounds, ts);
+        if (name === q.startEvent) add(users.starts, user, period);
+        if (name === q.returnEvent) add(users.returns, user, period);
+      }
+      return cohortCounts(q, users);
     },
     ...funnelStore(db),
   };
