@@ -9,7 +9,13 @@ import { postgresBin, startCluster } from "../test/pg-cluster.ts";
 const bun = process.execPath;
 const TIMEOUT = ["--timeout", "60000"];
 /** What runs on PostgreSQL too: everything that reads or writes the store, over HTTP and live. */
-const ON_POSTGRES = ["test/http", "test/unit/filter.test.ts", "test/unit/sse.test.ts", "test/pg"];
+const ON_POSTGRES = [
+  "test/http",
+  "test/unit/filter.test.ts",
+  "test/unit/sse.test.ts",
+  "test/unit/summaries.test.ts",
+  "test/pg",
+];
 
 function run(args: string[], env: Record<string, string> = {}): number {
   const result = Bun.spawnSync([bun, "test", ...TIMEOUT, ...args], {
