@@ -45,7 +45,7 @@ export { VERSION };
 export type { CopyProgress, CopyResult } from "./store/copy/index.ts";
 
 /** Events summed by one step of building the summaries: a few milliseconds of the writer's time. */
-const SUMMARY_STEP = 2000;
+const SUMMARY_STEP = 1000;
 const DELIVERIES_KEPT_MS = 7 * 86_400_000;
 
 export type AnyStore = SqliteStore | PgStore;

@@ -51,7 +51,13 @@ CREATE TABLE "event_counts" (
 --> statement-breakpoint
 CREATE TABLE "summary_builds" (
 	"project_id" integer PRIMARY KEY NOT NULL,
-	"through" bigint DEFAULT 0 NOT NULL
+	"through" bigint DEFAULT 0 NOT NULL,
+	"counted" integer DEFAULT 0 NOT NULL,
+	"active_through" bigint,
+	"active_user" text,
+	"active_ts" bigint,
+	"active_id" bigint,
+	"active_done" integer DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "summary_keys" (
@@ -85,12 +91,12 @@ ALTER TABLE "summary_builds" ADD CONSTRAINT "summary_builds_project_id_projects_
 ALTER TABLE "summary_keys" ADD CONSTRAINT "summary_keys_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "summary_values" ADD CONSTRAINT "summary_values_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tag_counts" ADD CONSTRAINT "tag_counts_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;
-
 --> statement-breakpoint
 -- What a set of events adds to the summaries (the same as store/summary/deltas.ts adds on SQLite),
 -- as statements over `source`: a relation, such as a trigger's table of new rows, or a subquery of
--- events. `with_counts` false: their users' activity only (put back after a deletion).
-CREATE FUNCTION summary_statements(source text, with_counts boolean) RETURNS text[]
+-- events. `parts`: 'counts' (the counts, and the names and tag values seen), 'activity' (who was
+-- active), or 'all'.
+CREATE FUNCTION summary_statements(source text, parts text) RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE AS $fn$
 DECLARE
   max_values constant integer := 1000;
@@ -204,31 +210,39 @@ BEGIN
         d28 = activity.d28 | excluded.d28,
         d29 = activity.d29 | excluded.d29,
         d30 = activity.d30 | excluded.d30$q$, source, max_values);
-  IF with_counts THEN
-    RETURN ARRAY[registry, counts, tags, active];
+  IF parts = 'counts' THEN
+    RETURN ARRAY[registry, counts, tags];
+  ELSIF parts = 'activity' THEN
+    RETURN ARRAY[active];
   END IF;
-  RETURN ARRAY[active];
+  RETURN ARRAY[registry, counts, tags, active];
 END $fn$;
 --> statement-breakpoint
-CREATE FUNCTION summarize(source text, with_counts boolean) RETURNS void
+CREATE FUNCTION summarize(source text, parts text) RETURNS void
 LANGUAGE plpgsql AS $fn$
 DECLARE
   statement text;
 BEGIN
-  FOREACH statement IN ARRAY summary_statements(source, with_counts) LOOP
+  FOREACH statement IN ARRAY summary_statements(source, parts) LOOP
     EXECUTE statement;
   END LOOP;
 END $fn$;
 --> statement-breakpoint
--- Every statement that inserts events adds them to the summaries of their projects (but those being
--- built, which the build adds), whatever inserts them: each writer's batch in one go.
+-- Every statement that inserts events adds them to the summaries of their projects, whatever
+-- inserts them: each writer's batch in one go. A project whose summaries are being built (summary_builds:
+-- store/sqlite/summaries.ts says how) has the counts of its new events added once its build counted
+-- the rest, and their activity once what it had is cleared.
 CREATE FUNCTION events_summarize() RETURNS trigger
 LANGUAGE plpgsql AS $fn$
 DECLARE
   statement text;
 BEGIN
   FOREACH statement IN ARRAY summary_statements(
-    '(SELECT n.* FROM new_events n WHERE NOT EXISTS (SELECT 1 FROM summary_builds b WHERE b.project_id = n.project_id))', true) LOOP
+    '(SELECT n.* FROM new_events n WHERE NOT EXISTS (SELECT 1 FROM summary_builds b WHERE b.project_id = n.project_id AND b.counted = 0))', 'counts') LOOP
+    EXECUTE statement;
+  END LOOP;
+  FOREACH statement IN ARRAY summary_statements(
+    '(SELECT n.* FROM new_events n WHERE NOT EXISTS (SELECT 1 FROM summary_builds b WHERE b.project_id = n.project_id AND b.through < 0))', 'activity') LOOP
     EXECUTE statement;
   END LOOP;
   RETURN NULL;
@@ -238,4 +252,5 @@ CREATE TRIGGER events_summaries AFTER INSERT ON events REFERENCING NEW TABLE AS 
   FOR EACH STATEMENT EXECUTE FUNCTION events_summarize();
 --> statement-breakpoint
 -- The projects that have events now get their summaries built in the background.
-INSERT INTO summary_builds (project_id, through) SELECT id, 0 FROM projects;
+INSERT INTO summary_builds (project_id, through, active_through)
+SELECT id, 0, (SELECT coalesce(max(id), 0) FROM events) FROM projects;

@@ -89,12 +89,22 @@ CREATE TABLE `summary_values` (
 ) WITHOUT ROWID;
 --> statement-breakpoint
 -- Projects whose summaries are being built from their events (the server does it in the background,
--- a batch at a time, `through` the last event id done); questions about them read the events
--- meanwhile. A project without a row here has its summaries up to date. Every project that exists
--- when this migration runs starts here.
+-- a step at a time: store/sqlite/summaries.ts); questions about them read the events meanwhile. A
+-- project without a row here has its summaries up to date. `through`: the events counted, by id (-1:
+-- what the project had is being cleared first); `counted`: all of them (the writer counts the next);
+-- `active_*`: who was active, marked from the events up to active_through in the order of the
+-- users' index, up to (active_user, active_ts, active_id); `active_done`: all of them. Every project
+-- that exists when this migration runs starts here.
 CREATE TABLE `summary_builds` (
 	`project_id` integer PRIMARY KEY NOT NULL,
-	`through` integer NOT NULL DEFAULT 0
+	`through` integer NOT NULL DEFAULT 0,
+	`counted` integer NOT NULL DEFAULT 0,
+	`active_through` integer,
+	`active_user` text,
+	`active_ts` integer,
+	`active_id` integer,
+	`active_done` integer NOT NULL DEFAULT 0
 );
 --> statement-breakpoint
-INSERT INTO `summary_builds` (`project_id`, `through`) SELECT `id`, 0 FROM `projects`;
+INSERT INTO `summary_builds` (`project_id`, `through`, `active_through`)
+SELECT `id`, 0, (SELECT coalesce(max(`id`), 0) FROM `events`) FROM `projects`;

@@ -9,7 +9,13 @@ import type { Ctx } from "./context.ts";
 import { funnelCounts, type StepEvent } from "../funnel-walk.ts";
 
 /** A row of a funnel's step events: some users (by their id's hash), with their events' count, times, ids and steps in order. */
-type BucketRow = { users: string[]; counts: ArrayLike<number>; ts: ArrayLike<number>; ids: ArrayLike<number>; ms: ArrayLike<number> };
+type BucketRow = {
+  users: string[];
+  counts: ArrayLike<number>;
+  ts: ArrayLike<number>;
+  ids: ArrayLike<number>;
+  ms: ArrayLike<number>;
+};
 import { conditions } from "./events.ts";
 
 /**
@@ -115,7 +121,9 @@ export function funnelQueries(ctx: Ctx): Pick<AnalyticsRepository, "funnel" | "d
         async latest(q, before) {
           const [row] = await rows<{ ts: number | null }>(sql`
             SELECT max(ts)::float8 AS ts FROM (${sql.join(
-              q.steps.map((_, j) => sql`SELECT max(e.ts) AS ts FROM (${stepEvents({ ...q, to: before, window: 0 }, j)}) e`),
+              q.steps.map(
+                (_, j) => sql`SELECT max(e.ts) AS ts FROM (${stepEvents({ ...q, to: before, window: 0 }, j)}) e`,
+              ),
               sql` UNION ALL `,
             )}) x`);
           return row?.ts ?? null;

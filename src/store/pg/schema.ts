@@ -572,10 +572,16 @@ export const summaryValues = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.kind, t.key, t.value] })],
 );
 
-/** Projects whose summaries are being built from their events, and how far (-1: being cleared first). */
+/** Projects whose summaries are being built from their events, and how far (as SQLite's: store/sqlite/summaries.ts). */
 export const summaryBuilds = pgTable("summary_builds", {
   projectId: integer("project_id")
     .primaryKey()
     .references(() => projects.id, { onDelete: "cascade" }),
   through: bigint("through", { mode: "number" }).notNull().default(0),
+  counted: integer("counted").notNull().default(0),
+  activeThrough: bigint("active_through", { mode: "number" }),
+  activeUser: text("active_user"),
+  activeTs: bigint("active_ts", { mode: "number" }),
+  activeId: bigint("active_id", { mode: "number" }),
+  activeDone: integer("active_done").notNull().default(0),
 });

@@ -1,8 +1,9 @@
 // Keeping the summaries on PostgreSQL (store/summary/deltas.ts). Inserted events are added by the
 // trigger on events (drizzle/pg/0008_summaries.sql), whoever inserts them; here, what the writes
-// of this store do beside: deleted events taken out (as store/sqlite/summaries.ts does on SQLite),
-// and the summaries of projects that had events before them built from their events, a step at a
-// time, each step in a batch that holds the cluster-wide order (no event is written meanwhile).
+// of this store do beside: deleted events taken out, and the summaries of projects that had events
+// before them built from their events, a step at a time (each in a batch that holds the
+// cluster-wide order: no event is written meanwhile), as store/sqlite/summaries.ts does on SQLite
+// and explains.
 import { sql } from "drizzle-orm";
 import { MAX_VALUES, place, type Summarized, SummaryDeltas } from "../summary/deltas.ts";
 import type { PgDb } from "./db.ts";
@@ -28,16 +29,15 @@ export async function removeSummaries(
 ): Promise<void> {
   if (!victims.length) return;
   const projectId = where.projectId;
-  const [build] = await rows<{ through: number }>(
+  const [build] = await rows<{ through: number; counted: number }>(
     db,
-    sql`SELECT through::float8 AS through FROM summary_builds WHERE project_id = ${projectId}`,
+    sql`SELECT through::float8 AS through, counted FROM summary_builds WHERE project_id = ${projectId}`,
   );
   if (build && build.through < 0) return;
-  const through = build ? build.through : Number.MAX_SAFE_INTEGER;
-  const counted = victims.filter((v) => v.id <= through);
-  if (!counted.length) return;
+  // Counted: by the build up to `through`, by the trigger once the build caught up.
+  const counted = build && !build.counted ? victims.filter((v) => v.id <= build.through) : victims;
   const minus = new SummaryDeltas();
-  for (const v of counted) minus.add(v, -1);
+  for (const v of counted) minus.add(v, -1, "counts");
   const counts = [...minus.counts.values()].map((c) => ({
     hour: c.hour,
     channel_id: c.channelId,
@@ -64,29 +64,31 @@ export async function removeSummaries(
        WHERE c.project_id = ${projectId} AND c.key = d.key AND c.value = d.value AND c.hour = d.hour
          AND NOT EXISTS (SELECT 1 FROM summary_keys k WHERE k.project_id = ${projectId} AND k.kind = 1 AND k.key = d.key AND k.n > ${MAX_VALUES})`);
   const hours = [...new Set(counted.map((v) => place(v.ts).hour))];
-  await db.execute(
-    sql`DELETE FROM event_counts WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
-  );
-  await db.execute(
-    sql`DELETE FROM tag_counts WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
-  );
-  const users = counted.filter((v) => v.userId !== null);
+  if (hours.length) {
+    await db.execute(
+      sql`DELETE FROM event_counts WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
+    );
+    await db.execute(
+      sql`DELETE FROM tag_counts WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
+    );
+  }
+  const users = victims.filter((v) => v.userId !== null);
   if (!users.length) return;
   if (where.channelId !== undefined) {
     await rebuildSummaries(db, projectId);
     return;
   }
-  const last = counted.reduce((a, v) => (v.ts > a.ts ? v : a));
+  const last = victims.reduce((a, v) => (v.ts > a.ts ? v : a));
   const at = place(last.ts);
   const touched = new SummaryDeltas();
-  for (const v of users) touched.add(v);
+  for (const v of users) touched.add(v, 1, "activity");
   const keyOf = (a: { kind: number; key: string; value: string; userId: string }) => ({
     kind: a.kind,
     key: a.key,
     value: a.value,
     user_id: a.userId,
   });
-  const all = [...touched.activity.values()];
+  const all = touched.activity;
   const earlier = all.filter((a) => a.month < at.month).map((a) => ({ ...keyOf(a), month: a.month }));
   const current = all.filter((a) => a.month === at.month).map(keyOf);
   if (earlier.length)
@@ -106,29 +108,44 @@ export async function removeSummaries(
         FROM ${rowsOf} WHERE ${match}`);
     await db.execute(sql`DELETE FROM activity a USING ${rowsOf} WHERE ${match} AND a.days = 0`);
   }
-  // The hour of the last one deleted: what its events left put back.
+  // The hour of the last one deleted: what its events left put back (activity is ORed: marking a
+  // user a build has not reached yet is harmless).
   const hour = at.hour * 3_600_000;
   await db.execute(
-    sql`SELECT summarize(${`(SELECT * FROM events WHERE project_id = ${projectId} AND ts >= ${hour} AND ts < ${hour + 3_600_000} AND id <= ${through})`}, false)`,
+    sql`SELECT summarize(${`(SELECT * FROM events WHERE project_id = ${projectId} AND ts >= ${hour} AND ts < ${hour + 3_600_000})`}, 'activity')`,
   );
 }
 
 /** The project's summaries to be made again from its events: cleared first (a step at a time), then built. */
 export async function rebuildSummaries(db: PgDb, projectId: number): Promise<void> {
   await db.execute(
-    sql`INSERT INTO summary_builds (project_id, through) VALUES (${projectId}, -1) ON CONFLICT (project_id) DO UPDATE SET through = -1`,
+    sql`INSERT INTO summary_builds (project_id, through) VALUES (${projectId}, -1) ON CONFLICT (project_id)
+        DO UPDATE SET through = -1, counted = 0, active_through = NULL, active_user = NULL, active_ts = NULL, active_id = NULL, active_done = 0`,
   );
 }
 
+type Build = {
+  projectId: number;
+  through: number;
+  counted: number;
+  activeThrough: number | null;
+  activeUser: string | null;
+  activeTs: number | null;
+  activeId: number | null;
+  activeDone: number;
+};
+
 /**
- * One step of building: the rows of a cleared project deleted (up to `limit` of a table), or the
- * next `limit` events (by id) of the projects being built added. A project whose events are all in
- * is kept from then on by the trigger, in the same transaction. Returns whether there is more to do.
+ * One step of building (store/sqlite/summaries.ts says how): up to `limit` rows of a table of a
+ * cleared project deleted, or `limit` events counted, or `limit` events' activity marked. Returns
+ * whether there is more to do.
  */
 export async function buildSummaries(db: PgDb, limit: number): Promise<boolean> {
-  const list = await rows<{ projectId: number; through: number }>(
+  const list = await rows<Build>(
     db,
-    sql`SELECT project_id AS "projectId", through::float8 AS through FROM summary_builds ORDER BY through`,
+    sql`SELECT project_id AS "projectId", through::float8 AS through, counted, active_through::float8 AS "activeThrough",
+               active_user AS "activeUser", active_ts::float8 AS "activeTs", active_id::float8 AS "activeId", active_done AS "activeDone"
+          FROM summary_builds ORDER BY through`,
   );
   if (!list.length) return false;
   const clearing = list.find((b) => b.through < 0);
@@ -142,23 +159,56 @@ export async function buildSummaries(db: PgDb, limit: number): Promise<boolean> 
       left += deleted[0]?.n ?? 0;
     }
     if (left === 0)
-      await db.execute(sql`UPDATE summary_builds SET through = 0 WHERE project_id = ${clearing.projectId}`);
+      await db.execute(
+        sql`UPDATE summary_builds SET through = 0, active_through = (SELECT coalesce(max(id), 0) FROM events) WHERE project_id = ${clearing.projectId}`,
+      );
     return true;
   }
-  const from = list[0]!.through;
-  const [range] = await rows<{ to: number | null; n: number }>(
-    db,
-    sql`SELECT max(id)::float8 AS "to", count(*)::int AS n FROM (SELECT id FROM events WHERE id > ${from} ORDER BY id LIMIT ${limit}) x`,
-  );
-  if (range?.to != null) {
-    await db.execute(
-      sql`SELECT summarize(${`(SELECT e.* FROM events e JOIN summary_builds b ON b.project_id = e.project_id AND b.through >= 0 AND e.id > b.through WHERE e.id > ${from} AND e.id <= ${range.to})`}, true)`,
+  const counting = list.filter((b) => !b.counted);
+  if (counting.length) {
+    // The next events by id counted, for every project still counting; caught up, the trigger counts from here.
+    const from = Math.min(...counting.map((b) => b.through));
+    const [range] = await rows<{ to: number | null; n: number }>(
+      db,
+      sql`SELECT max(id)::float8 AS "to", count(*)::int AS n FROM (SELECT id FROM events WHERE id > ${from} ORDER BY id LIMIT ${limit}) x`,
     );
-  }
-  if ((range?.n ?? 0) === limit) {
-    await db.execute(sql`UPDATE summary_builds SET through = greatest(through, ${range!.to}) WHERE through >= 0`);
+    const to = range?.to ?? from;
+    if (range?.to != null)
+      await db.execute(
+        sql`SELECT summarize(${`(SELECT e.* FROM events e JOIN summary_builds b ON b.project_id = e.project_id AND b.through >= 0 AND b.counted = 0 AND e.id > b.through WHERE e.id > ${from} AND e.id <= ${to})`}, 'counts')`,
+      );
+    await db.execute(
+      sql`UPDATE summary_builds SET through = greatest(through, ${to}), counted = ${(range?.n ?? 0) < limit ? 1 : 0} WHERE through >= 0 AND counted = 0`,
+    );
     return true;
   }
-  await db.execute(sql`DELETE FROM summary_builds WHERE through >= 0`);
+  const marking = list.find((b) => !b.activeDone);
+  if (marking) {
+    // The next events of the project's users (theirs together, from the users' index) marked active, up to where its build began.
+    const after = sql`project_id = ${marking.projectId} AND user_id IS NOT NULL AND id <= ${marking.activeThrough ?? 0}
+      AND (user_id, ts, id) > (${marking.activeUser ?? ""}, ${marking.activeTs ?? -1}, ${marking.activeId ?? -1})`;
+    const [last] = await rows<{ u: string; ts: number; id: number; n: number }>(
+      db,
+      sql`SELECT u, ts::float8 AS ts, id::float8 AS id, n FROM (
+            SELECT user_id AS u, ts, id, row_number() OVER () AS n FROM (
+              SELECT user_id, ts, id FROM events WHERE ${after} ORDER BY user_id, ts, id LIMIT ${limit}) x) y
+          ORDER BY n DESC LIMIT 1`,
+    );
+    if (last) {
+      const source = await rows<{ q: string }>(
+        db,
+        sql`SELECT format('(SELECT * FROM events WHERE project_id = %s AND user_id IS NOT NULL AND id <= %s AND (user_id, ts, id) > (%L, %s, %s) AND (user_id, ts, id) <= (%L, %s, %s))',
+              ${marking.projectId}::int, ${marking.activeThrough ?? 0}::bigint, ${marking.activeUser ?? ""}::text, ${marking.activeTs ?? -1}::bigint, ${marking.activeId ?? -1}::bigint,
+              ${last.u}::text, ${last.ts}::bigint, ${last.id}::bigint) AS q`,
+      );
+      await db.execute(sql`SELECT summarize(${source[0]!.q}, 'activity')`);
+    }
+    await db.execute(
+      sql`UPDATE summary_builds SET active_user = ${last?.u ?? marking.activeUser}, active_ts = ${last?.ts ?? marking.activeTs},
+            active_id = ${last?.id ?? marking.activeId}, active_done = ${(last?.n ?? 0) < limit ? 1 : 0} WHERE project_id = ${marking.projectId}`,
+    );
+    return true;
+  }
+  await db.execute(sql`DELETE FROM summary_builds WHERE counted = 1 AND active_done = 1`);
   return false;
 }

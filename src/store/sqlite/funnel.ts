@@ -16,7 +16,8 @@ type Bind = string | number | null;
 /** Each step's conditions on an event. */
 const stepMatches = (q: FunnelQuery) =>
   q.steps.map(
-    (step) => and(...conditions({ projectId: q.projectId, event: step.event, channel: step.channel }, step.tags ?? []))!,
+    (step) =>
+      and(...conditions({ projectId: q.projectId, event: step.event, channel: step.channel }, step.tags ?? []))!,
   );
 
 /** An event of any step. */

@@ -94,4 +94,10 @@ export const summaryValues = sqliteTable(
 export const summaryBuilds = sqliteTable("summary_builds", {
   projectId: integer("project_id").primaryKey(),
   through: integer("through").notNull().default(0),
+  counted: integer("counted").notNull().default(0),
+  activeThrough: integer("active_through"),
+  activeUser: text("active_user"),
+  activeTs: integer("active_ts"),
+  activeId: integer("active_id"),
+  activeDone: integer("active_done").notNull().default(0),
 });

@@ -23,9 +23,17 @@ export function searchPath(databasePath: string): string {
   return join(dirname(databasePath), SEARCH_FILE);
 }
 
+/**
+ * Contentless (the text stays in events), with contentless_delete so deleted events can leave.
+ * detail=none: the index keeps which events hold a word, not where: a search asks for words (each
+ * a token of this tokenizer, the last as a prefix), never a phrase, and the index is less than
+ * half the size (31 against 72 bytes an event, for the benchmark's events).
+ */
+const EVENTS_FTS =
+  "CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(event, description, content='', contentless_delete=1, detail=none, tokenize='unicode61 remove_diacritics 2')";
+
 const SCHEMA = [
-  // Contentless (the text stays in events), with contentless_delete so deleted events can leave.
-  "CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(event, description, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')",
+  EVENTS_FTS,
   "CREATE TABLE IF NOT EXISTS search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
   ...USERS_SCHEMA,
 ];
@@ -71,6 +79,19 @@ export function prepareSearch(main: Database, databasePath: string): void {
   db.query(
     "INSERT INTO search_state (key, value) VALUES ('lineage', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
   ).run(lineage);
+  // An index made before detail=none is made again from the events, in the background as any.
+  const made = db.query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE name = 'events_fts'").get()?.sql;
+  if (made && !made.includes("detail=none")) {
+    db.transaction(() => {
+      db.exec("DROP TABLE events_fts");
+      db.exec(EVENTS_FTS);
+      const save = db.query(
+        "INSERT INTO search_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      );
+      save.run("indexed_through", "0");
+      save.run("deleted_through", String(sequence("deleted_events")));
+    })();
+  }
   db.close();
 }
 

@@ -12,6 +12,7 @@ import {
   MAX_VALUES,
   MONTH_DAYS,
   place,
+  type Parts,
   type Summarized,
   SummaryDeltas,
   VALUES,
@@ -42,7 +43,50 @@ export type TxHooks = {
 /** An event being deleted, as its summaries need it. */
 export type Victim = Summarized & { id: number };
 
+/** A build under way (summary_builds): see the top of this file. */
+type Build = {
+  projectId: number;
+  through: number;
+  counted: number;
+  activeThrough: number | null;
+  activeUser: string | null;
+  activeTs: number | null;
+  activeId: number | null;
+  activeDone: number;
+};
+
+/** What the writer keeps of a project's new events while its summaries are built: its counts, its activity. */
+type Kept = { counts: boolean; activity: boolean };
+const KEPT_ALL: Kept = { counts: true, activity: true };
+
+const EVENT = "id, project_id AS projectId, channel_id AS channelId, event AS name, ts, user_id AS userId, tags";
+type EventRow = Omit<Victim, "tags"> & { tags: string | null };
+/** The tags of the last few events read, parsed: a build reads many events with the same tags (read only). */
+const parsedTags = new Map<string, Tags>();
+const fromRow = (e: EventRow): Victim => {
+  if (!e.tags) return { ...e, tags: null };
+  let tags = parsedTags.get(e.tags);
+  if (!tags) {
+    if (parsedTags.size >= 1000) parsedTags.clear();
+    parsedTags.set(e.tags, (tags = JSON.parse(e.tags) as Tags));
+  }
+  return { ...e, tags };
+};
+
 export type SummaryKeeper = ReturnType<typeof summaryKeeper>;
+
+/** Near the activity table's key order (project, kind, key, value, month, user): writes in it land beside each other. */
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+function byActivityKey(a: ActivityDelta, b: ActivityDelta): number {
+  return (
+    a.projectId - b.projectId ||
+    a.kind - b.kind ||
+    cmp(a.key, b.key) ||
+    cmp(a.value, b.value) ||
+    a.month - b.month ||
+    cmp(a.userId, b.userId)
+  );
+}
 
 /** Activity bits known to be in the database, at most this many rows' days of them (then forgotten). */
 const KNOWN_ROWS = 200_000;
@@ -54,7 +98,12 @@ const KNOWN_ROWS = 200_000;
 export function summaryKeeper(sqlite: Database, othersWrote: () => number = () => 0) {
   const q = <T = unknown>(sql: string) => sqlite.prepare<T, Bind[]>(sql);
   const s = {
-    building: q<{ through: number }>("SELECT through FROM summary_builds WHERE project_id = ?"),
+    building: q<Build>(
+      "SELECT project_id AS projectId, through, counted, active_through AS activeThrough, active_user AS activeUser, active_ts AS activeTs, active_id AS activeId, active_done AS activeDone FROM summary_builds WHERE project_id = ?",
+    ),
+    builds: q<Build>(
+      "SELECT project_id AS projectId, through, counted, active_through AS activeThrough, active_user AS activeUser, active_ts AS activeTs, active_id AS activeId, active_done AS activeDone FROM summary_builds ORDER BY through",
+    ),
     keyCount: q<{ n: number }>("SELECT n FROM summary_keys WHERE project_id = ? AND kind = ? AND key = ?"),
     addValue: q("INSERT OR IGNORE INTO summary_values (project_id, kind, key, value) VALUES (?, ?, ?, ?)"),
     bumpKey: q<{ n: number }>(
@@ -80,8 +129,14 @@ export function summaryKeeper(sqlite: Database, othersWrote: () => number = () =
     dropIdle: q(
       "DELETE FROM activity WHERE project_id = ? AND kind = ? AND key = ? AND value = ? AND month = ? AND user_id = ? AND days = 0",
     ),
-    eventsOfHour: q<Victim & { tags: string | null }>(
-      "SELECT id, project_id AS projectId, channel_id AS channelId, event AS name, ts, user_id AS userId, tags FROM events WHERE project_id = ? AND ts >= ? AND ts < ? AND user_id IS NOT NULL AND id <= ?",
+    eventsOfHour: q<EventRow>(
+      `SELECT ${EVENT} FROM events WHERE project_id = ? AND ts >= ? AND ts < ? AND user_id IS NOT NULL`,
+    ),
+    byId: q<EventRow>(`SELECT ${EVENT} FROM events WHERE id > ? ORDER BY id LIMIT ?`),
+    // The users' index holds (project, user, time, id): a user's events together, read from where the last step ended.
+    byUser: q<EventRow>(
+      `SELECT ${EVENT} FROM events INDEXED BY events_user_ts WHERE project_id = ?1 AND user_id IS NOT NULL AND id <= ?2
+        AND (user_id, ts, id) > (?3, ?4, ?5) ORDER BY user_id, ts, id LIMIT ?6`,
     ),
   };
   const oneDayStatements = new Map<number, Statement>();
@@ -96,9 +151,9 @@ export function summaryKeeper(sqlite: Database, othersWrote: () => number = () =
     }
     return statement;
   };
-  /** Per transaction: whether a project's summaries are kept as its events come (not while built). */
-  let keeping = new Map<number, boolean>();
-  let pending: Summarized[] = [];
+  /** Per transaction: what of a project's summaries the writer keeps as its events come (all but while it is built). */
+  let keeping = new Map<number, Kept>();
+  let pending: { e: Summarized; parts: Parts }[] = [];
   /**
    * The hours of a day (by activity row and day) this process knows the database holds: most events
    * of a user fall in an hour already marked, and then write nothing. Learned at commit; forgotten
@@ -110,9 +165,13 @@ export function summaryKeeper(sqlite: Database, othersWrote: () => number = () =
   /** Statements clearing the hours of a month up to a day and hour, by day: made when first needed. */
   const clearers = new Map<number, Statement>();
 
-  const keeps = (projectId: number): boolean => {
+  const keeps = (projectId: number): Kept => {
     let kept = keeping.get(projectId);
-    if (kept === undefined) keeping.set(projectId, (kept = s.building.get(projectId) === null));
+    if (kept === undefined) {
+      const build = s.building.get(projectId);
+      kept = !build ? KEPT_ALL : { counts: build.counted === 1, activity: build.through >= 0 };
+      keeping.set(projectId, kept);
+    }
     return kept;
   };
 
@@ -144,7 +203,8 @@ export function summaryKeeper(sqlite: Database, othersWrote: () => number = () =
     return true;
   }
 
-  function apply(d: SummaryDeltas): void {
+  /** Writes the deltas; `remember`: learn the activity bits written (a build's are too many to be worth it). */
+  function apply(d: SummaryDeltas, remember = true): void {
     const wide = new Map<string, boolean>();
     const hours = new Set<string>();
     for (const c of d.counts.values()) {
@@ -173,9 +233,13 @@ export function summaryKeeper(sqlite: Database, othersWrote: () => number = () =
       s.dropCounts.run(projectId, hour);
       s.dropTags.run(projectId, hour);
     }
-    for (const a of d.activity.values()) {
+    // In the order of the table's key: each write lands beside the last (a build writes many).
+    const rows = [...d.activity];
+    if (rows.length > 64) rows.sort(byActivityKey);
+    for (const a of rows) {
       if (a.kind === ACTIVITY.event && !summarized(wide, a.projectId, VALUES.event, "", a.value)) continue;
       if (a.kind === ACTIVITY.tag && !summarized(wide, a.projectId, VALUES.tag, a.key, a.value)) continue;
+      if (remember && !fresh(a)) continue;
       const day = 31 - Math.clz32(a.days);
       // Most rows a batch touches gain hours of one day: a statement that writes that day's column only.
       if (a.days === 1 << day)
@@ -184,10 +248,26 @@ export function summaryKeeper(sqlite: Database, othersWrote: () => number = () =
     }
   }
 
+  /** Whether `a` marks an hour this process does not know to be marked; remembered at commit. */
+  function fresh(a: ActivityDelta): boolean {
+    const row = `${a.projectId}:${a.kind}:${a.month}:${a.key}:${a.value.length}:${a.value}${a.userId}`;
+    let unknown = false;
+    for (let days = a.days; days !== 0; days &= days - 1) {
+      const k = 31 - Math.clz32(days & -days);
+      const key = `${k}:${row}`;
+      const hours = a.d[k]!;
+      if (((known.get(key) ?? 0) & hours) !== hours) {
+        unknown = true;
+        learned.push([key, hours]);
+      }
+    }
+    return unknown;
+  }
+
   function flush(): void {
     if (!pending.length) return;
     const deltas = new SummaryDeltas();
-    for (const e of pending) deltas.add(e);
+    for (const { e, parts } of pending) deltas.add(e, 1, parts);
     pending = [];
     apply(deltas);
   }
@@ -206,30 +286,26 @@ export function summaryKeeper(sqlite: Database, othersWrote: () => number = () =
     const projectId = where.projectId;
     const build = s.building.get(projectId);
     if (build && build.through < 0) return; // cleared, to be built from scratch
-    const through = build ? build.through : Number.MAX_SAFE_INTEGER;
-    const counted = victims.filter((v) => v.id <= through);
-    if (!counted.length) return;
+    // Counted: by the build up to `through`, by the writer once the build caught up.
+    const counted = build && !build.counted ? victims.filter((v) => v.id <= build.through) : victims;
     const minus = new SummaryDeltas();
-    for (const v of counted) minus.add(v, -1);
+    for (const v of counted) minus.add(v, -1, "counts");
     apply(minus);
-    const users = counted.filter((v) => v.userId !== null);
+    const users = victims.filter((v) => v.userId !== null);
     if (!users.length) return;
     if (where.channelId !== undefined) {
       rebuild(projectId);
       return;
     }
-    const last = counted.reduce((a, v) => (v.ts > a.ts ? v : a));
+    const last = victims.reduce((a, v) => (v.ts > a.ts ? v : a));
     const at = place(last.ts);
     const touched = new SummaryDeltas();
-    for (const v of users) touched.add(v);
-    for (const a of touched.activity.values()) clearUpTo(a, at);
+    for (const v of users) touched.add(v, 1, "activity");
+    for (const a of touched.activity) clearUpTo(a, at);
+    // What that hour's events left put back (activity is ORed: marking a user a build has not reached yet is harmless).
     const hour = at.hour * HOUR;
     const back = new SummaryDeltas();
-    for (const e of s.eventsOfHour.all(projectId, hour, hour + HOUR, through))
-      back.add({ ...e, tags: e.tags ? (JSON.parse(e.tags as unknown as string) as Tags) : null });
-    // Their activity only: their counts are there already.
-    back.counts.clear();
-    back.tags.clear();
+    for (const e of s.eventsOfHour.all(projectId, hour, hour + HOUR)) back.add(fromRow(e), 1, "activity");
     apply(back);
   }
 
@@ -266,65 +342,97 @@ export function summaryKeeper(sqlite: Database, othersWrote: () => number = () =
     forgetKnown();
     sqlite
       .prepare<never, [number]>(
-        "INSERT INTO summary_builds (project_id, through) VALUES (?, -1) ON CONFLICT DO UPDATE SET through = -1",
+        `INSERT INTO summary_builds (project_id, through) VALUES (?, -1)
+         ON CONFLICT DO UPDATE SET through = -1, counted = 0, active_through = NULL, active_user = NULL, active_ts = NULL, active_id = NULL, active_done = 0`,
       )
       .run(projectId);
-    keeping.set(projectId, false);
-    pending = pending.filter((e) => e.projectId !== projectId);
+    keeping.set(projectId, { counts: false, activity: false });
+    pending = pending.filter(({ e }) => e.projectId !== projectId);
   }
 
   /**
-   * One step of building: the rows of a cleared project deleted (up to `limit` of a table), or the
-   * next `limit` events (by id) of the projects being built added. A project whose events are all
-   * in is kept from then on, in the same transaction (its next event is summed as it commits).
-   * Returns whether there is more to do.
+   * One step of building (see the top of this file): up to `limit` rows of a table of a cleared
+   * project deleted, or `limit` events counted, or `limit` events' activity marked. Returns whether
+   * there is more to do.
    */
   function buildStep(limit: number): boolean {
     flush();
-    const builds = sqlite.query<{ projectId: number; through: number }, []>(
-      "SELECT project_id AS projectId, through FROM summary_builds ORDER BY through",
-    );
-    const list = builds.all();
+    const list = s.builds.all();
     if (!list.length) return false;
+    keeping = new Map(); // what this step changes holds for the writes after it
     const clearing = list.find((b) => b.through < 0);
-    if (clearing) {
-      let left = 0;
-      for (const [table, key] of Object.entries(SUMMARY_TABLES)) {
-        left += sqlite
-          .prepare<never, [number, number]>(
-            `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE project_id = ? LIMIT ?)`,
-          )
-          .run(clearing.projectId, limit).changes;
-      }
-      if (left === 0)
-        sqlite
-          .prepare<never, [number]>("UPDATE summary_builds SET through = 0 WHERE project_id = ?")
-          .run(clearing.projectId);
-      return true;
+    if (clearing) return clear(clearing.projectId, limit);
+    const counting = list.filter((b) => !b.counted);
+    if (counting.length) return count(counting, limit);
+    const marking = list.find((b) => !b.activeDone);
+    if (marking) return mark(marking, limit);
+    sqlite.exec("DELETE FROM summary_builds WHERE counted = 1 AND active_done = 1");
+    return false;
+  }
+
+  function clear(projectId: number, limit: number): boolean {
+    forgetKnown();
+    let left = 0;
+    for (const [table, key] of Object.entries(SUMMARY_TABLES)) {
+      left += sqlite
+        .prepare<never, [number, number]>(
+          `DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE project_id = ? LIMIT ?)`,
+        )
+        .run(projectId, limit).changes;
     }
-    const from = list[0]!.through;
-    const through = new Map(list.map((b) => [b.projectId, b.through]));
-    const rows = sqlite
-      .prepare<Victim & { tags: string | null }, [number, number]>(
-        "SELECT id, project_id AS projectId, channel_id AS channelId, event AS name, ts, user_id AS userId, tags FROM events WHERE id > ? ORDER BY id LIMIT ?",
-      )
-      .all(from, limit);
+    if (left === 0)
+      sqlite
+        .prepare<never, [number]>(
+          "UPDATE summary_builds SET through = 0, active_through = (SELECT coalesce(max(id), 0) FROM events) WHERE project_id = ?",
+        )
+        .run(projectId);
+    return true;
+  }
+
+  /** The next events by id counted, for every project still counting; caught up, the writer counts from here. */
+  function count(counting: Build[], limit: number): boolean {
+    const from = Math.min(...counting.map((b) => b.through));
+    const through = new Map(counting.map((b) => [b.projectId, b.through]));
+    const rows = s.byId.all(from, limit);
     const deltas = new SummaryDeltas();
     for (const e of rows) {
       const done = through.get(e.projectId);
-      if (done === undefined || e.id <= done) continue;
-      deltas.add({ ...e, tags: e.tags ? (JSON.parse(e.tags as unknown as string) as Tags) : null });
+      if (done !== undefined && e.id > done) deltas.add(fromRow(e), 1, "counts");
     }
     apply(deltas);
-    if (rows.length === limit) {
-      sqlite
-        .prepare<never, [number]>("UPDATE summary_builds SET through = max(through, ?) WHERE through >= 0")
-        .run(rows.at(-1)!.id);
-      return true;
-    }
-    sqlite.exec("DELETE FROM summary_builds WHERE through >= 0");
-    keeping = new Map();
-    return false;
+    const update = sqlite.prepare<never, [number, number]>(
+      "UPDATE summary_builds SET through = max(through, ?), counted = ? WHERE through >= 0 AND counted = 0",
+    );
+    update.run(rows.at(-1)?.id ?? from, rows.length < limit ? 1 : 0);
+    return true;
+  }
+
+  /** The next events of a project's users (theirs together) marked active, up to where its build began. */
+  function mark(build: Build, limit: number): boolean {
+    const rows = s.byUser.all(
+      build.projectId,
+      build.activeThrough ?? 0,
+      build.activeUser ?? "",
+      build.activeTs ?? -1,
+      build.activeId ?? -1,
+      limit,
+    );
+    const deltas = new SummaryDeltas();
+    for (const e of rows) deltas.add(fromRow(e), 1, "activity");
+    apply(deltas, false);
+    const last = rows.at(-1);
+    sqlite
+      .prepare<never, [string | null, number | null, number | null, number, number]>(
+        "UPDATE summary_builds SET active_user = ?, active_ts = ?, active_id = ?, active_done = ? WHERE project_id = ?",
+      )
+      .run(
+        last?.userId ?? build.activeUser,
+        last?.ts ?? build.activeTs,
+        last?.id ?? build.activeId,
+        rows.length < limit ? 1 : 0,
+        build.projectId,
+      );
+    return true;
   }
 
   /** A deleted project's summaries go with it. */
@@ -361,7 +469,9 @@ export function summaryKeeper(sqlite: Database, othersWrote: () => number = () =
     hooks,
     /** An event inserted in this transaction, summed at its commit if its project's summaries are kept. */
     note(e: Summarized): void {
-      if (keeps(e.projectId)) pending.push(e);
+      const kept = keeps(e.projectId);
+      if (kept.counts || kept.activity)
+        pending.push({ e, parts: kept.counts ? (kept.activity ? "all" : "counts") : "activity" });
     },
     removed,
     buildStep,

@@ -76,18 +76,36 @@ export type ActivityDelta = {
   d: number[];
 };
 
+/** Which summaries: the counts (per hour of each channel and name, of each tag value), who was active, or both. */
+export type Parts = "all" | "counts" | "activity";
+
 /** Summary rows to add, merged: one per row touched, whatever the number of events in it. */
 export class SummaryDeltas {
   readonly counts = new Map<string, CountDelta>();
   readonly tags = new Map<string, TagDelta>();
-  readonly activity = new Map<string, ActivityDelta>();
+  /** The activity rows, each once. */
+  readonly activity: ActivityDelta[] = [];
+  /** The rows by project and user, then by what they are about and their month (a user's events come together). */
+  private readonly byUser = new Map<string, Map<string, ActivityDelta>>();
+  private lastUser = "";
+  private lastRows: Map<string, ActivityDelta> | null = null;
 
   get empty(): boolean {
-    return this.counts.size === 0 && this.tags.size === 0 && this.activity.size === 0;
+    return this.counts.size === 0 && this.tags.size === 0 && this.activity.length === 0;
   }
 
-  add(e: Summarized, n = 1): void {
+  /** What `e` adds (`n` of it: -1 takes a deleted event's counts out), to the counts, the activity or both. */
+  add(e: Summarized, n = 1, parts: Parts = "all"): void {
     const at = place(e.ts);
+    if (parts !== "activity") this.count(e, n, at);
+    if (e.userId === null || n < 0 || parts === "counts") return;
+    this.active(e.projectId, ACTIVITY.all, "", "", e.userId, at);
+    this.active(e.projectId, ACTIVITY.event, "", e.name, e.userId, at);
+    if (e.tags)
+      for (const key in e.tags) this.active(e.projectId, ACTIVITY.tag, key, tagText(e.tags[key]!), e.userId, at);
+  }
+
+  private count(e: Summarized, n: number, at: Placed): void {
     // The name is last in its key (and a tag's value in its): no two rows share a key.
     const ck = `${e.projectId}:${at.hour}:${e.channelId}:${e.name}`;
     const count = this.counts.get(ck);
@@ -102,20 +120,23 @@ export class SummaryDeltas {
         else this.tags.set(tk, { projectId: e.projectId, key, value, hour: at.hour, n });
       }
     }
-    if (e.userId === null || n < 0) return;
-    this.active(e.projectId, ACTIVITY.all, "", "", e.userId, at);
-    this.active(e.projectId, ACTIVITY.event, "", e.name, e.userId, at);
-    if (e.tags)
-      for (const key in e.tags) this.active(e.projectId, ACTIVITY.tag, key, tagText(e.tags[key]!), e.userId, at);
   }
 
   private active(projectId: number, kind: ActivityKind, key: string, value: string, userId: string, at: Placed): void {
-    // Lengths make the key unambiguous whatever the value and user hold.
-    const k = `${projectId}:${kind}:${at.month}:${key}:${value.length}:${value}${userId}`;
-    let row = this.activity.get(k);
+    const user = `${projectId}:${userId}`;
+    let rows = this.lastRows;
+    if (user !== this.lastUser || !rows) {
+      rows = this.byUser.get(user) ?? null;
+      if (!rows) this.byUser.set(user, (rows = new Map()));
+      [this.lastUser, this.lastRows] = [user, rows];
+    }
+    // A tag key has no ":" (lowercase letters, digits and dashes): the value, last, cannot be mistaken.
+    const k = `${kind}:${at.month}:${key}:${value}`;
+    let row = rows.get(k);
     if (!row) {
       row = { projectId, kind, key, value, month: at.month, userId, days: 0, d: new Array<number>(MONTH_DAYS).fill(0) };
-      this.activity.set(k, row);
+      rows.set(k, row);
+      this.activity.push(row);
     }
     row.days |= 1 << at.day;
     row.d[at.day]! |= 1 << at.hourOfDay;

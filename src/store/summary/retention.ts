@@ -41,11 +41,16 @@ export async function summaryRetention(q: RetentionQuery, reads: SummaryReads): 
   const maps = monthMaps(covers);
   const periodsOf = async (name: string) => {
     const found = new Map<string, number[]>();
-    await walkActivity(reads, { projectId: f.projectId, kind: ACTIVITY.event, key: "", value: name }, maps, (_, user, hits) => {
-      const known = found.get(user);
-      if (known) known.push(...hits);
-      else found.set(user, [...hits]);
-    });
+    await walkActivity(
+      reads,
+      { projectId: f.projectId, kind: ACTIVITY.event, key: "", value: name },
+      maps,
+      (_, user, hits) => {
+        const known = found.get(user);
+        if (known) known.push(...hits);
+        else found.set(user, [...hits]);
+      },
+    );
     return found;
   };
   const starts = await periodsOf(q.startEvent);
