@@ -11,9 +11,11 @@ import { VERSION } from "../version.ts";
 /**
  * The oldest version that may run on the schema this version leaves. Raise it (to the version
  * before this one, at most) in a release whose migrations contract: drop or change what an older
- * version still reads or writes.
+ * version still reads or writes. 0.3.0 raised it to itself: its summaries of the events must be
+ * kept by every writer, and on SQLite an older binary would write events without them (on
+ * PostgreSQL a trigger keeps them, so older instances already running may go on until replaced).
  */
-export const OLDEST_COMPATIBLE = "0.2.0";
+export const OLDEST_COMPATIBLE = "0.3.0";
 
 /** Where it is recorded: the meta table of both stores. */
 export const SCHEMA_META = { migratedBy: "schema.migrated_by", oldestCompatible: "schema.oldest_compatible" } as const;

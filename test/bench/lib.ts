@@ -215,3 +215,31 @@ function statOf(pid: string): string[] | null {
     return null; // gone
   }
 }
+
+/**
+ * The most resident memory (MB) of process `pid` alone and of any one of its children (a server's
+ * reader processes), sampled every 100 ms from now until the returned function is called.
+ */
+export function treeRss(pid: number): () => { serverMb: number; childMb: number } {
+  const rssOf = (p: string) => {
+    try {
+      const line = readFileSync(`/proc/${p}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
+      return line ? Number(line[1]) / 1024 : 0;
+    } catch {
+      return 0;
+    }
+  };
+  const most = { serverMb: 0, childMb: 0 };
+  const sample = () => {
+    most.serverMb = Math.max(most.serverMb, rssOf(String(pid)));
+    for (const child of readdirSync("/proc").filter((d) => /^\d+$/.test(d)))
+      if (statOf(child)?.[1] === String(pid)) most.childMb = Math.max(most.childMb, rssOf(child));
+  };
+  sample();
+  const timer = setInterval(sample, 100);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return most;
+  };
+}

@@ -9,12 +9,22 @@ import { cpus, release } from "node:os";
 import { join } from "node:path";
 import { alertsBenchmark, alertsRows } from "./alerts.ts";
 import { alertsLoopBenchmark, alertsLoopRows } from "./alerts-loop.ts";
-import { analyticsBenchmark, analyticsRows, sqliteStore } from "./analytics.ts";
+import {
+  type AnalyticsResult,
+  analyticsBenchmark,
+  analyticsRows,
+  growthNote,
+  growthRows,
+  modelNote,
+  modelRows,
+  sqliteStore,
+  storageRows,
+} from "./analytics.ts";
 import { throughputChart } from "./chart.ts";
 import { fanoutBenchmark } from "./fanout.ts";
 import { feedBenchmark } from "./feed.ts";
 import { ingestBenchmark } from "./ingest.ts";
-import { postgresBenchmark, seedPostgres } from "./postgres.ts";
+import { postgresBenchmark, postgresBytes, seedPostgres } from "./postgres.ts";
 import { createDatabase, postgresBin, startCluster } from "../pg-cluster.ts";
 import { stallBenchmark, stallRows } from "./stall.ts";
 import { BUN, ensureWrk, ROOT, table, tempDir } from "./lib.ts";
@@ -144,25 +154,32 @@ if (only.has("pg-ingest") || only.has("pg-read")) {
 
 if (only.has("analytics")) {
   console.error("asking the data...");
-  const options = { events, samples: Number(process.env.BENCH_SAMPLES ?? 15), stallSeconds: 15 };
+  const options = { samples: Number(process.env.BENCH_SAMPLES ?? 15), stallSeconds: 15 };
+  // Each store at BENCH_EVENTS and at a tenth of it: the growth of each answer's cost with the history.
+  const sizes = [Math.round(events / 10), events];
   // BENCH_STORES=sqlite or postgres asks one store only (a change to one store's queries, measured in half the time).
   const stores = (process.env.BENCH_STORES ?? "sqlite,postgres").split(",");
-  const results = stores.includes("sqlite") ? [await analyticsBenchmark(binary, sqliteStore(events), options)] : [];
+  const results: AnalyticsResult[] = [];
+  if (stores.includes("sqlite"))
+    for (const n of sizes) results.push(await analyticsBenchmark(binary, sqliteStore(n), { ...options, events: n }));
   if (stores.includes("postgres") && postgresBin()) {
     const cluster = await startCluster();
     try {
-      const url = await createDatabase(cluster.url, "analytics");
-      results.push(
-        await analyticsBenchmark(
-          binary,
-          {
-            name: "PostgreSQL",
-            args: ["--data-dir", tempDir(), "--database-url", url],
-            seed: () => seedPostgres(binary, url, events),
-          },
-          options,
-        ),
-      );
+      for (const n of sizes) {
+        const url = await createDatabase(cluster.url, "analytics");
+        results.push(
+          await analyticsBenchmark(
+            binary,
+            {
+              name: "PostgreSQL",
+              args: ["--data-dir", tempDir(), "--database-url", url],
+              seed: () => seedPostgres(binary, url, n),
+              bytes: () => postgresBytes(url),
+            },
+            { ...options, events: n },
+          ),
+        );
+      }
     } finally {
       await cluster.stop();
     }
@@ -170,15 +187,23 @@ if (only.has("analytics")) {
     console.error(
       "PostgreSQL is not installed (apt-get install -y postgresql): its half of the analytics section is left out",
     );
-  const rows = analyticsRows(results);
+  const large = results.filter((r) => r.events === events);
+  const rows = analyticsRows(large);
   section(
-    "Asking the data (charts and funnels)",
-    `${events.toLocaleString("en-US")} events over 50,000 users and 60 days (seeded as for Reading at scale; an event about every 3 days per user, one in 7 a checkout and one in 7 a payment), the questions of GET /v1/analytics/series and /funnel over the last 30 days; ${options.samples} sequential requests each after 2 warm-ups, on loopback, against the compiled binary (SQLite with its 2 reader processes; PostgreSQL 15 in a throwaway cluster on this machine, VACUUM ANALYZE after the seed).`,
+    "Asking the data (charts, funnels and retention)",
+    `${events.toLocaleString("en-US")} events over 50,000 users and 60 days (an event about every ${Math.max(1, Math.round((60 * 50_000) / events))} days per user at this size, one in 7 a checkout and one in 7 a payment), the questions of GET /v1/analytics/series, /funnel and /retention over the last 30 days; ${options.samples} sequential requests each after 2 warm-ups, on loopback, against the compiled binary (SQLite with its 2 reader processes; PostgreSQL 15 in a throwaway cluster on this machine, VACUUM ANALYZE after the seed). Series, retention and funnels' users read the summaries (docs/operations.md#performance); the last three questions are ones they cannot answer, read from the events.`,
     rows.timings,
   );
+  section("Growth with the history", growthNote(sizes), growthRows(results, sizes));
+  section(
+    "Storage and memory",
+    "Bytes an event: the database's files and the search index (SQLite: signalboard.db, its WAL and search.db; PostgreSQL: pg_database_size) over the events. Seeded: the events written through the store (SQLite) or in a few statements (PostgreSQL), then their summaries built as after an upgrade, in steps of 50,000 events. Memory: the most resident memory of the server, and of a reader process (SQLite), sampled every 100 ms while the questions above were answered.",
+    storageRows(results),
+  );
+  section("A model for 100 million events", modelNote(), modelRows(results, sizes));
   section(
     "Questions beside writes",
-    `The first four questions above asked in a loop at once for ${options.stallSeconds} s (each answered before it is asked again), while /healthz is probed every 20 ms on new connections and an event is posted every 100 ms, as in the stall test. A /healthz answered while no event was being written could not have waited for a write's commit (SQLite commits on the event loop): its longest is what the reads left of the loop, and the machine's other processes. The event loop held: the same four questions for 10 s against the server run from source with test/bench/loop-hold.ts preloaded, the most CPU its main thread used between two ticks of a 10 ms timer (a tick late while the thread was idle is the process waiting for a core, not the loop held).`,
+    `Four of the questions above (series by day, split by a tag, distinct users, the funnel) asked in a loop at once for ${options.stallSeconds} s at ${events.toLocaleString("en-US")} events (each answered before it is asked again), while /healthz is probed every 20 ms on new connections and an event is posted every 100 ms, as in the stall test. A /healthz answered while no event was being written could not have waited for a write's commit (SQLite commits on the event loop): its longest is what the reads left of the loop, and the machine's other processes. The event loop held: the same four questions for 10 s against the server run from source with test/bench/loop-hold.ts preloaded, the most CPU its main thread used between two ticks of a 10 ms timer (a tick late while the thread was idle is the process waiting for a core, not the loop held).`,
     rows.stall,
   );
 }
