@@ -4,7 +4,7 @@
 // and the few events of the parts of an hour at a bucket's ends.
 import { and, type SQL, sql } from "drizzle-orm";
 import { MAX_VALUES } from "../summary/deltas.ts";
-import type { ActivityRow, Group, Span, SummaryReads } from "../summary/series.ts";
+import type { ActivityRow, Group, Span, SummaryReads } from "../summary/reads.ts";
 import type { Ctx } from "./context.ts";
 import { eventSource, groupOf, within } from "./event-source.ts";
 

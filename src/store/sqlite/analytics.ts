@@ -5,13 +5,12 @@
 // way, when nothing else narrows the events. Whatever needs the events themselves (distinct users,
 // a split by name, a split under filters) reads the matching events once, in one statement, and
 // counts them here.
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import type { GroupBy, RetentionCounts, RetentionQuery, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
+import type { RetentionCounts, RetentionQuery, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import { bucketOf, combine, DistinctUsers, narrowsEvents, zeros } from "../series.ts";
 import type { Db } from "./db.ts";
-import { conditions } from "./events.ts";
 import { funnelStore } from "./funnel.ts";
 import { eventSource, groupColumn, type Source } from "./event-source.ts";
 import { eventTags } from "./manual-tables.ts";

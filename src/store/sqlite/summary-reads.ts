@@ -5,7 +5,7 @@ import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type { GroupBy } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import { MAX_VALUES } from "../summary/deltas.ts";
-import type { ActivityRow, Group, Span, SummaryReads } from "../summary/series.ts";
+import type { ActivityRow, Group, SummaryReads } from "../summary/reads.ts";
 import type { Db } from "./db.ts";
 import { eventSource, groupColumn } from "./event-source.ts";
 

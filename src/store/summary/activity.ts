@@ -2,7 +2,7 @@
 // days lie wholly in one bucket, which the buckets cut (and so need their hours), and each row's
 // buckets, in order, each once. Series of users (series.ts) and retention (retention.ts) count on it.
 import { HOUR, MONTH_DAYS, monthStart, place } from "./deltas.ts";
-import type { ActivityAsk, Cover, Span, SummaryReads } from "./series.ts";
+import type { ActivityAsk, Cover, Span, SummaryReads } from "./reads.ts";
 
 /**
  * Where a month's hours fall among the buckets: a whole day in one bucket (`day`, its bucket), or a

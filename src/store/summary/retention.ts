@@ -4,7 +4,7 @@
 import type { RetentionCounts, RetentionQuery } from "../../model/analytics.ts";
 import { monthMaps, walkActivity } from "./activity.ts";
 import { ACTIVITY, VALUES } from "./deltas.ts";
-import { cover, type SummaryReads } from "./series.ts";
+import { cover, type SummaryReads } from "./reads.ts";
 
 /** Each user's periods (indexes into the query's bounds) with the start event and with the return event. */
 export type UserPeriods = { starts: Map<string, Iterable<number>>; returns: Map<string, Iterable<number>> };
