@@ -22,7 +22,8 @@ import { openSqliteStore } from "../../src/store/sqlite/index.ts";
 import { summaryReads as sqliteSummaryReads } from "../../src/store/sqlite/summary-reads.ts";
 import type { Store } from "../../src/store/store.ts";
 import { MAX_VALUES } from "../../src/store/summary/deltas.ts";
-import { summarySeries, type SummaryReads } from "../../src/store/summary/series.ts";
+import type { SummaryReads } from "../../src/store/summary/reads.ts";
+import { summarySeries } from "../../src/store/summary/series.ts";
 import { createDatabase, dropDatabase } from "../pg-cluster.ts";
 import { POSTGRES, tempDir } from "../helpers.ts";
 
