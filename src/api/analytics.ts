@@ -8,6 +8,7 @@ import {
   MAX_PERIODS,
   RETENTION_INTERVALS,
   type RetentionAnswer,
+  retentionPercent,
   type FunnelAnswer,
   INTERVALS,
   MAX_DROPPED_PAGE,
@@ -147,7 +148,7 @@ export function apiRetention(a: RetentionAnswer) {
       start: seconds(c.start),
       users: c.users,
       returned: c.returned,
-      percent: c.returned.map((n) => (n === null ? null : c.users ? Math.round((1000 * n) / c.users) / 10 : 0)),
+      percent: c.returned.map((n) => (n === null ? null : retentionPercent(n, c.users))),
     })),
   };
 }

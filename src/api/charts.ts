@@ -1,4 +1,4 @@
-// Saved charts and funnels for full-access tokens: listed, read with their data, and made, changed
+// Saved charts, funnels, metric charts and retention grids for full-access tokens: listed, read with their data, and made, changed
 // and deleted (for provisioning scripts; the dashboard uses the same service).
 import { z } from "zod";
 import { type ChartData, chartChanges, chartInput, type PlacedChart } from "../domain/charts.ts";
@@ -7,7 +7,7 @@ import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
 import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
-import { apiFunnel, apiSeries } from "./analytics.ts";
+import { apiFunnel, apiRetention, apiSeries } from "./analytics.ts";
 import { apiBucket, apiMetric, ok } from "./views.ts";
 
 export const chartsQuery = z.object({
@@ -37,6 +37,7 @@ export function apiChart(chart: PlacedChart, project: string) {
 function apiData(data: ChartData) {
   if (data.kind === "series") return apiSeries(data.series);
   if (data.kind === "funnel") return apiFunnel(data.funnel);
+  if (data.kind === "retention") return apiRetention(data.retention);
   const m = data.metric;
   return {
     metric: apiMetric(m.metric),
@@ -68,7 +69,7 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       access: "full",
       project: projectInQuery(config.defaultProject),
       doc: {
-        summary: "A project's saved charts and funnels",
+        summary: "A project's saved charts, funnels, metric charts and retention grids",
         description:
           "Those on the project's dashboard first, by position; then the rest, in the order they were made. Full-access tokens only.",
         query: chartsQuery,
@@ -85,9 +86,9 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       access: "full",
       project: projectInBody(config.bodyLimit),
       doc: {
-        summary: "Save a chart, funnel or metric chart",
+        summary: "Save a chart, funnel, metric chart or retention grid",
         description:
-          "definition holds the question as the API's parameters: for a series those of GET /v1/analytics/series (tag a list), for a funnel steps (names, or {event, channel, tag}) and window, for a metric its title; " +
+          "definition holds the question as the API's parameters: for a series those of GET /v1/analytics/series (tag a list), for a funnel steps (names, or {event, channel, tag}) and window, for a metric its title, for retention those of GET /v1/analytics/retention (start_event and return_event, tag a list); " +
           "a range as last_days, or from and to. position pins it to the project's dashboard. It is checked as it would be asked. Full-access tokens only.",
         body: chartInput,
         example: { success: true, statusCode: 200, chart: CHART_EXAMPLE },
@@ -160,7 +161,7 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       doc: {
         summary: "What a saved chart shows now",
         description:
-          "The answer of its question, as GET /v1/analytics/series, GET /v1/analytics/funnel or GET /v1/metrics/history (with interval=auto) answer it, with the chart. Full-access tokens only.",
+          "The answer of its question, as GET /v1/analytics/series, GET /v1/analytics/funnel, GET /v1/analytics/retention or GET /v1/metrics/history (with interval=auto) answer it, with the chart. Full-access tokens only.",
         params: chartParams,
         example: {
           success: true,

@@ -124,6 +124,10 @@ export type RetentionAnswer = {
 
 export type DroppedPage = { at: number; users: string[]; nextCursor: string | null };
 
+/** The share of a cohort's users (percent, to one decimal) that `returned` is; 0 of a cohort of none. */
+export const retentionPercent = (returned: number, users: number): number =>
+  users ? Math.round((1000 * returned) / users) / 10 : 0;
+
 const issue = (path: string, message: string): FieldIssue => ({ path, type: "custom", message: `${path}: ${message}` });
 
 /** Checks what was asked; the first problem of each parameter is kept. */

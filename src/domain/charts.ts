@@ -1,8 +1,8 @@
-// Saved questions: a project's charts (a series), funnels and metric charts, each with a name and its
-// question (the API's own parameters, as JSON: what GET /v1/analytics/series or /funnel or
-// /v1/metrics/history takes); and the project's dashboard, the cards its team arranged: the
-// activity chart and pinned charts. A question is checked when it is saved, as it would be when
-// asked, so a saved chart always has an answer.
+// Saved questions: a project's charts (a series), funnels, metric charts and retention grids, each
+// with a name and its question (the API's own parameters, as JSON: what GET /v1/analytics/series,
+// /funnel, /retention or /v1/metrics/history takes); and the project's dashboard, the cards its team
+// arranged: the activity chart and pinned charts. A question is checked when it is saved, as it
+// would be when asked, so a saved chart always has an answer.
 import { z } from "zod";
 import { type FieldIssue, NotFound, ValidationError } from "../errors.ts";
 import {
@@ -20,6 +20,8 @@ import {
   type DroppedPage,
   type FunnelAnswer,
   type FunnelInput,
+  type RetentionAnswer,
+  type RetentionInput,
   type SeriesAnswer,
   type SeriesInput,
   planSeries,
@@ -31,7 +33,7 @@ import * as rule from "./rules.ts";
 import { validate } from "./validation.ts";
 
 const DAY = 86_400_000;
-export const CHART_KINDS: ChartKind[] = ["series", "funnel", "metric"];
+export const CHART_KINDS: ChartKind[] = ["series", "funnel", "metric", "retention"];
 export const MAX_POSITION = 10_000;
 /** Cards a dashboard holds at most. */
 export const MAX_CARDS = 50;
@@ -95,7 +97,29 @@ export const metricDefinition = z
   .strict()
   .refine(oneRange, rangeMessage);
 
-const DEFINITIONS = { series: seriesDefinition, funnel: funnelDefinition, metric: metricDefinition };
+/** Retention: the parameters of GET /v1/analytics/retention, its filters as a series has them. */
+export const retentionDefinition = z
+  .object({
+    start_event: rule.eventName,
+    return_event: rule.eventName,
+    channel: rule.channelName.optional(),
+    tag: tagFilters.optional(),
+    user_id: rule.userId.optional(),
+    q: rule.text(200).optional(),
+    ...range,
+    interval: z.string().optional(),
+    periods: z.number().optional(),
+    tz: z.string().optional(),
+  })
+  .strict()
+  .refine(oneRange, rangeMessage);
+
+const DEFINITIONS = {
+  series: seriesDefinition,
+  funnel: funnelDefinition,
+  metric: metricDefinition,
+  retention: retentionDefinition,
+};
 
 export const chartName = rule.text(100, { nonEmpty: true });
 const position = z
@@ -107,7 +131,7 @@ const position = z
 
 const definition = z.record(z.string(), z.unknown(), { error: "must be an object: the question's parameters" }).meta({
   description:
-    "The question: the parameters of GET /v1/analytics/series (series), steps and window (funnel) or title (metric), with last_days, or from and to.",
+    "The question: the parameters of GET /v1/analytics/series (series), steps and window (funnel), title (metric) or those of GET /v1/analytics/retention (retention), with last_days, or from and to.",
   examples: [{ event: "Signed up", group_by: "tag:plan", last_days: 30 }],
 });
 const where = position.meta({ description: "Its place on the project's dashboard (0 first); null: not pinned." });
@@ -115,8 +139,11 @@ const where = position.meta({ description: "Its place on the project's dashboard
 export const chartInput = z.object({
   project: rule.projectName,
   kind: z
-    .enum(["series", "funnel", "metric"], { error: "must be series, funnel or metric" })
-    .meta({ description: "series (counts per bucket), funnel, or metric (a metric's history)." }),
+    .enum(["series", "funnel", "metric", "retention"], { error: "must be series, funnel, metric or retention" })
+    .meta({
+      description:
+        "series (counts per bucket), funnel, metric (a metric's history) or retention (cohorts and their returns).",
+    }),
   name: chartName,
   definition,
   position: where.optional(),
@@ -141,7 +168,8 @@ export type Card = { kind: typeof ACTIVITY_CARD } | { kind: "chart"; chart: Char
 export type ChartAnswer =
   | { kind: "series"; series: SeriesAnswer }
   | { kind: "funnel"; funnel: FunnelAnswer }
-  | { kind: "metric"; metric: HistoryPage };
+  | { kind: "metric"; metric: HistoryPage }
+  | { kind: "retention"; retention: RetentionAnswer };
 export type ChartData = { chart: Chart } & ChartAnswer;
 
 const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
@@ -171,6 +199,22 @@ export function seriesInput(project: string, d: z.output<typeof seriesDefinition
 export function funnelInput(project: string, d: z.output<typeof funnelDefinition>, now: number): FunnelInput {
   const steps = d.steps.map((s) => (typeof s === "string" ? s : { event: s.event, channel: s.channel, tags: s.tag }));
   return { project, steps, ...rangeOf(d, now), window: ms(d.window) };
+}
+
+export function retentionInput(project: string, d: z.output<typeof retentionDefinition>, now: number): RetentionInput {
+  return {
+    project,
+    startEvent: d.start_event,
+    returnEvent: d.return_event,
+    channel: d.channel,
+    tags: d.tag,
+    userId: d.user_id,
+    q: d.q,
+    ...rangeOf(d, now),
+    interval: d.interval,
+    periods: d.periods,
+    tz: d.tz,
+  };
 }
 
 /** Runs `check` with the problems it finds named as fields of the definition. */
@@ -226,6 +270,17 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
       await inDefinition(() =>
         analytics.planFunnel(funnelInput(project.name, parsed as z.output<typeof funnelDefinition>, now), now),
       );
+    if (kind === "retention") {
+      const input = retentionInput(project.name, parsed as z.output<typeof retentionDefinition>, now);
+      await inDefinition(() => analytics.planRetention(input, now));
+      await feed.filterOf({
+        project: input.project,
+        channel: input.channel,
+        userId: input.userId,
+        tags: input.tags,
+        q: input.q,
+      });
+    }
     const title = kind === "metric" ? (parsed as z.output<typeof metricDefinition>).title : null;
     if (title !== null && !(await store.metrics.find(project.id, title)))
       throw new NotFound(`Metric "${title}" does not exist in project "${project.name}".`);
@@ -252,6 +307,14 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
         kind,
         funnel: await analytics.funnel(
           funnelInput(project, await inDefinition(() => validate(funnelDefinition, definition)), now),
+          now,
+        ),
+      };
+    if (kind === "retention")
+      return {
+        kind,
+        retention: await analytics.retention(
+          retentionInput(project, await inDefinition(() => validate(retentionDefinition, definition)), now),
           now,
         ),
       };

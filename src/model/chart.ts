@@ -1,6 +1,7 @@
-// Saved questions: charts and funnels a team keeps, and the cards of a project's dashboard.
+// Saved questions: charts, funnels, metric charts and retention grids a team keeps, and the cards of a
+// project's dashboard.
 
-export type ChartKind = "series" | "funnel" | "metric";
+export type ChartKind = "series" | "funnel" | "metric" | "retention";
 
 /** A saved question about one project: what it asks (`definition`, the API's own parameters as JSON). */
 export type Chart = {

@@ -39,13 +39,13 @@ export const list = (f: FormFields, name: string): string[] => {
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 };
 
-const KINDS: readonly string[] = ["series", "funnel", "metric"] satisfies ChartKind[];
+const KINDS: readonly string[] = ["series", "funnel", "metric", "retention"] satisfies ChartKind[];
 
 /** The kind of chart the form asks for (series when it names none); another word is refused, naming `kind`. */
 export function kindOf(f: FormFields): ChartKind {
   const kind = one(f, "kind") || "series";
   if (!KINDS.includes(kind))
-    throw ValidationError.field("kind", "invalid_value", "kind: must be series, funnel or metric");
+    throw ValidationError.field("kind", "invalid_value", "kind: must be series, funnel, metric or retention");
   return kind as ChartKind;
 }
 
@@ -93,15 +93,29 @@ export function definitionOf(f: FormFields): Record<string, unknown> {
       .map((s) => (s.channel ? { event: s.event, channel: s.channel } : s.event));
     return { steps, ...set("window", numberOr(one(f, "window"))), ...rangeOf(f) };
   }
-  const groupBy = one(f, "group_by");
   const tags = tagsOf(f);
-  return {
-    ...set("measure", one(f, "measure") === "users" ? "users" : undefined),
-    ...set("event", one(f, "event")),
+  // The filters a series and a retention grid both take.
+  const filters = {
     ...set("channel", one(f, "channel")),
     ...(tags.length ? { tag: tags } : {}),
     ...set("user_id", one(f, "user_id")),
     ...set("q", one(f, "q")),
+  };
+  if (kind === "retention")
+    return {
+      ...set("start_event", one(f, "start_event")),
+      ...set("return_event", one(f, "return_event")),
+      ...filters,
+      ...rangeOf(f),
+      ...set("interval", one(f, "interval") || undefined),
+      ...set("periods", numberOr(one(f, "periods"))),
+      ...set("tz", one(f, "tz") || undefined),
+    };
+  const groupBy = one(f, "group_by");
+  return {
+    ...set("measure", one(f, "measure") === "users" ? "users" : undefined),
+    ...set("event", one(f, "event")),
+    ...filters,
     ...rangeOf(f),
     ...set("interval", one(f, "interval") || undefined),
     ...set("tz", one(f, "tz") || undefined),
@@ -130,15 +144,28 @@ export function fieldsOfDefinition(kind: ChartKind, d: Record<string, unknown>, 
       window: str(d.window),
     };
   }
+  const filters: FormFields = {
+    channel: str(d.channel),
+    tag: Array.isArray(d.tag) ? (d.tag as string[]) : undefined,
+    user_id: str(d.user_id),
+    q: str(d.q),
+  };
+  if (kind === "retention")
+    return {
+      ...base,
+      start_event: str(d.start_event),
+      return_event: str(d.return_event),
+      ...filters,
+      interval: str(d.interval),
+      periods: str(d.periods),
+      tz: str(d.tz),
+    };
   const groupBy = str(d.group_by) ?? "";
   return {
     ...base,
     measure: str(d.measure),
     event: str(d.event),
-    channel: str(d.channel),
-    tag: Array.isArray(d.tag) ? (d.tag as string[]) : undefined,
-    user_id: str(d.user_id),
-    q: str(d.q),
+    ...filters,
     interval: str(d.interval),
     tz: str(d.tz),
     group_by: groupBy.startsWith("tag:") ? "tag" : groupBy || undefined,

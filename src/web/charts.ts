@@ -1,4 +1,4 @@
-// Dashboard routes for charts, funnels and metric charts: the list, the builder (its preview asked
+// Dashboard routes for charts, funnels, metric charts and retention grids: the list, the builder (its preview asked
 // as the form changes, its URL the question, so it can be shared), a chart's page, the cards of a
 // project's dashboard and their arrangement, and the users who dropped at a step of a funnel.
 import type { ChartAnswer, PlacedChart } from "../domain/charts.ts";
@@ -63,6 +63,11 @@ function formErrors(error: unknown, fields: FormFields): Record<string, string> 
     delete errors.group_by;
   }
   if (errors.from?.startsWith("must be before to")) errors.from = "must be before “To”";
+  // A range of the last N days has no From field: what is wrong with its start is the range's.
+  if (errors.from && one(fields, "range") !== "custom") {
+    errors.range ??= errors.from;
+    delete errors.from;
+  }
   return errors;
 }
 
@@ -93,6 +98,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       channels: channels.map((c) => c.name),
       metrics: metrics.map((m) => m.title),
       eventNames,
+      zones: Intl.supportedValuesOf("timeZone"),
       csrf: session.csrfToken,
     });
     return kit.page(session, body, {

@@ -5,7 +5,7 @@
 // out), funnels by trying every chain of events. Every refusal is a 400 naming its parameter, and a
 // question past its budget is the 503 query_timeout of the read path.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { call, eventually, post, type TestServer, startTestServer } from "../helpers.ts";
+import { call, eventually, post, searchIndexed, type TestServer, startTestServer } from "../helpers.ts";
 
 const TZ = "Europe/Paris";
 const FROM = Date.UTC(2026, 2, 25, 6) / 1000; // a morning in Paris: the first day is a part of one
@@ -437,6 +437,192 @@ describe("a funnel", () => {
   });
 });
 
+describe("retention", () => {
+  const DAY = 86_400;
+  const B = Date.UTC(2026, 0, 5) / 1000; // a Monday
+  const S = "Signed up";
+  const R = "Opened app";
+  /** At `hour` UTC of day `day` from B. */
+  const at = (day: number, hour = 12) => B + day * DAY + hour * 3600;
+  type Sent = {
+    event: string;
+    user?: string;
+    day: number;
+    hour?: number;
+    channel?: string;
+    pro?: boolean;
+    kettle?: boolean;
+  };
+  // Cohorts by UTC day: day 0 a, b, c, d (d at 02:00, the evening before in Bogotá); day 1 e (in #app) and f.
+  // Returns by UTC day: a 0 1 3 (1 in #app), b 1 8, c 2, e 1 2, f 4; x returns without starting.
+  const SENT: Sent[] = [
+    { event: S, user: "a", day: 0, pro: true, kettle: true },
+    { event: S, user: "b", day: 0, pro: true },
+    { event: S, user: "c", day: 0 },
+    { event: S, user: "d", day: 0, hour: 2 },
+    { event: S, user: "e", day: 1, channel: "app" },
+    { event: S, user: "f", day: 1 },
+    { event: S, day: 0 }, // no user: never counted
+    { event: R, day: 0 },
+    { event: R, user: "a", day: 0, hour: 18, pro: true, kettle: true },
+    { event: R, user: "a", day: 1, channel: "app", pro: true, kettle: true },
+    { event: R, user: "a", day: 3, pro: true, kettle: true },
+    { event: R, user: "b", day: 1, pro: true },
+    { event: R, user: "b", day: 8 },
+    { event: R, user: "c", day: 2 },
+    { event: R, user: "e", day: 1, hour: 18 },
+    { event: R, user: "e", day: 2 },
+    { event: R, user: "f", day: 4 },
+    { event: R, user: "x", day: 1 },
+  ];
+  const ask = (query: string, token?: string) =>
+    call(server, {
+      path: `/v1/analytics/retention?project=cohorts&start_event=Signed%20up&return_event=Opened%20app&${query}`,
+      token,
+    });
+  const cohorts = async (query: string) => {
+    const res = await ask(query);
+    expect({ query, status: res.status, body: res.status === 200 ? null : res.json }).toEqual({
+      query,
+      status: 200,
+      body: null,
+    });
+    return res.json.cohorts as {
+      start: number;
+      users: number;
+      returned: (number | null)[];
+      percent: (number | null)[];
+    }[];
+  };
+  const days = `from=${B}&to=${B + 3 * DAY}&periods=3`;
+
+  beforeAll(async () => {
+    await server.services.projects.create("cohorts");
+    for (const e of SENT) {
+      const res = await post(server, "/v1/log", {
+        project: "cohorts",
+        channel: e.channel ?? "web",
+        event: e.event,
+        ...(e.user ? { user_id: e.user } : {}),
+        tags: e.pro ? { plan: "pro" } : {},
+        description: e.kettle ? "made with the kettle" : "plain",
+        timestamp: at(e.day, e.hour),
+      });
+      expect(res.status).toBe(200);
+    }
+    await searchIndexed(server);
+  });
+
+  test("counts each day's cohort and who of it came back in each day after, with percent", async () => {
+    const res = await ask(days);
+    expect(res.json).toEqual({
+      success: true,
+      statusCode: 200,
+      interval: "day",
+      tz: "UTC",
+      from: B,
+      to: B + 3 * DAY,
+      periods: 3,
+      start_event: S,
+      return_event: R,
+      cohorts: [
+        { start: B, users: 4, returned: [1, 2, 1, 1], percent: [25, 50, 25, 25] },
+        { start: B + DAY, users: 2, returned: [1, 1, 0, 1], percent: [50, 50, 0, 50] },
+        { start: B + 2 * DAY, users: 0, returned: [0, 0, 0, 0], percent: [0, 0, 0, 0] },
+      ],
+    });
+  });
+
+  test("the filters apply to both events: channel, tag, user, words", async () => {
+    const cases: [string, { users: number; returned: number[]; percent: number[] }[]][] = [
+      [
+        "channel=web",
+        [
+          { users: 4, returned: [1, 1, 1, 1], percent: [25, 25, 25, 25] },
+          { users: 1, returned: [0, 0, 0, 1], percent: [0, 0, 0, 100] },
+        ],
+      ],
+      ["tag=plan:pro", [{ users: 2, returned: [1, 2, 0, 1], percent: [50, 100, 0, 50] }]],
+      ["tag=plan:pro&channel=web", [{ users: 2, returned: [1, 1, 0, 1], percent: [50, 50, 0, 50] }]],
+      ["user_id=a", [{ users: 1, returned: [1, 1, 0, 1], percent: [100, 100, 0, 100] }]],
+      ["q=kettle", [{ users: 1, returned: [1, 1, 0, 1], percent: [100, 100, 0, 100] }]],
+    ];
+    const none = { users: 0, returned: [0, 0, 0, 0], percent: [0, 0, 0, 0] };
+    for (const [filter, expected] of cases) {
+      const found = (await cohorts(`${days}&${filter}`)).map(({ start: _, ...c }) => c);
+      expect({ filter, found }).toEqual({ filter, found: [...expected, none, none].slice(0, 3) });
+    }
+  });
+
+  test("in a time zone: cohorts are its days, from its midnight", async () => {
+    // Bogotá is UTC-5 all year: from and to (UTC midnights) fall at 19:00 of its days, so four of them overlap.
+    const found = await cohorts(`${days}&tz=America/Bogota`);
+    expect(found).toEqual([
+      { start: B - DAY + 5 * 3600, users: 1, returned: [0, 0, 0, 0], percent: [0, 0, 0, 0] },
+      { start: B + 5 * 3600, users: 3, returned: [1, 2, 1, 1], percent: [33.3, 66.7, 33.3, 33.3] },
+      { start: B + DAY + 5 * 3600, users: 2, returned: [1, 1, 0, 1], percent: [50, 50, 0, 50] },
+      { start: B + 2 * DAY + 5 * 3600, users: 0, returned: [0, 0, 0, 0], percent: [0, 0, 0, 0] },
+    ]);
+  });
+
+  test("by week: cohorts from Mondays, periods of a week", async () => {
+    const res = await ask(`from=${B}&to=${B + 14 * DAY}&interval=week&periods=2`);
+    expect(res.json).toMatchObject({ interval: "week", periods: 2 });
+    expect(res.json.cohorts).toEqual([
+      { start: B, users: 6, returned: [5, 1, 0], percent: [83.3, 16.7, 0] },
+      { start: B + 7 * DAY, users: 0, returned: [0, 0, 0], percent: [0, 0, 0] },
+    ]);
+  });
+
+  test("a period that has not begun yet is null, in returned and percent", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(
+      (
+        await post(server, "/v1/log", {
+          project: "cohorts",
+          channel: "web",
+          event: S,
+          user_id: "late",
+          timestamp: now - 60,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await post(server, "/v1/log", {
+          project: "cohorts",
+          channel: "web",
+          event: R,
+          user_id: "late",
+          timestamp: now - 30,
+        })
+      ).status,
+    ).toBe(200);
+    const found = await cohorts(`from=${now - 7200}&to=${now}&periods=3`);
+    const asked = Date.now() / 1000;
+    expect(found.length).toBeGreaterThanOrEqual(1);
+    for (const c of found) {
+      const begun = [0, 1, 2, 3].map((k) => c.start + k * DAY <= asked);
+      expect(c.returned.map((n) => n !== null)).toEqual(begun);
+      expect(c.percent.map((n) => n !== null)).toEqual(begun);
+    }
+    // The last cohort is today's: its own day has begun, the three after have not.
+    expect(found.at(-1)!.returned.slice(1)).toEqual([null, null, null]);
+    const mine = found.findLast((c) => c.start <= now - 60)!;
+    expect([mine.users, mine.returned[0], mine.percent[0]]).toEqual([1, 1, 100]);
+  });
+
+  test("a token limited to another project is refused; an unknown project or channel is a 404", async () => {
+    const limited = (await server.services.tokens.create({ name: "shop only", projects: ["shop"] })).token;
+    const res = await ask(days, limited);
+    expect(res.status).toBe(403);
+    expect(res.json.success).toBe(false);
+    expect((await ask(`${days}&channel=nope`)).status).toBe(404);
+    const elsewhere = await call(server, { path: "/v1/analytics/retention?project=nope&start_event=A&return_event=B" });
+    expect(elsewhere.status).toBe(404);
+  });
+});
+
 describe("bad parameters", () => {
   const cases: [string, string, string][] = [
     ["series", "interval=year", "interval"],
@@ -469,6 +655,18 @@ describe("bad parameters", () => {
     ["funnel/dropped", "step=A&step=B&at=3", "at"],
     ["funnel/dropped", "step=A&step=B&at=2&cursor=%21%21", "cursor"],
     ["funnel/dropped", "step=A&step=B&at=2&limit=0", "limit"],
+    ["retention", "return_event=B", "start_event"],
+    ["retention", "start_event=A", "return_event"],
+    ["retention", "start_event=A&return_event=", "return_event"],
+    ["retention", "start_event=A&return_event=B&interval=month", "interval"],
+    ["retention", "start_event=A&return_event=B&interval=hour", "interval"],
+    ["retention", "start_event=A&return_event=B&periods=0", "periods"],
+    ["retention", "start_event=A&return_event=B&periods=91", "periods"],
+    ["retention", "start_event=A&return_event=B&periods=two", "periods"],
+    ["retention", "start_event=A&return_event=B&tz=Mars/Olympus", "tz"],
+    ["retention", `start_event=A&return_event=B&from=${TO}&to=${FROM}`, "from"],
+    // A grid of more than 20,000 cells: 366 days of cohorts, 90 days after each.
+    ["retention", `start_event=A&return_event=B&periods=90&from=${FROM - 365 * 86_400}&to=${FROM}`, "from"],
   ];
   test("each is a 400 that names the parameter", async () => {
     for (const [route, query, field] of cases) {

@@ -222,7 +222,7 @@ describe("a kind of chart that is none", () => {
       });
       expect({ kind, status: res.status }).toEqual({ kind, status: 400 });
       expect(res.json.validation.body).toEqual([
-        expect.objectContaining({ path: "kind", message: "kind: must be series, funnel or metric" }),
+        expect.objectContaining({ path: "kind", message: "kind: must be series, funnel, metric or retention" }),
       ]);
     }
     expect((await call(server, { path: "/v1/charts?project=shop" })).json.charts.length).toBe(before);

@@ -245,12 +245,12 @@ describe("the builder's form", () => {
       const res = await send();
       const page = await res.text();
       expect({ what, status: res.status }).toEqual({ what, status: 400 });
-      expect(page).toContain("kind: must be series, funnel or metric");
+      expect(page).toContain("kind: must be series, funnel, metric or retention");
     }
     // htmx and API-style clients are told the same, in their own shapes.
     const fragment = await agent.request("/p/shop/charts/preview?kind=zzz", { headers: { "HX-Request": "true" } });
     expect(fragment.status).toBe(400);
-    expect(await fragment.text()).toContain("kind: must be series, funnel or metric");
+    expect(await fragment.text()).toContain("kind: must be series, funnel, metric or retention");
     expect((await server.services.charts.list("shop")).length).toBe(before);
     // No kind is a series chart, as the builder's first tab is.
     expect((await agent.request("/p/shop/charts/new")).status).toBe(200);

@@ -439,7 +439,7 @@ export const charts = pgTable(
     projectId: integer("project_id")
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["series", "funnel", "metric"] }).notNull(),
+    kind: text("kind", { enum: ["series", "funnel", "metric", "retention"] }).notNull(),
     name: text("name").notNull(),
     definition: text("definition").notNull(),
     createdAt: millis("created_at").notNull(),

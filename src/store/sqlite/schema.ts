@@ -401,7 +401,7 @@ export const charts = sqliteTable(
     projectId: integer("project_id")
       .notNull()
       .references(() => projects.id, { onDelete: "cascade" }),
-    kind: text("kind", { enum: ["series", "funnel", "metric"] }).notNull(),
+    kind: text("kind", { enum: ["series", "funnel", "metric", "retention"] }).notNull(),
     name: text("name").notNull(),
     definition: text("definition").notNull(),
     createdAt: integer("created_at").notNull(),

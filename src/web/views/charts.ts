@@ -1,7 +1,8 @@
-// Charts, funnels and metric charts as the dashboard shows them: what each answers (the body of a
-// card, of a chart's page and of the builder's preview), the list of a project's charts, and a
-// chart's page. Series are drawn by public/app.js (uPlot) from the JSON they carry, with a legend
-// and a table in the HTML; funnels are HTML and SVG alone.
+// Charts, funnels, metric charts and retention grids as the dashboard shows them: what each answers
+// (the body of a card, of a chart's page and of the builder's preview), the list of a project's
+// charts, and a chart's page. Series are drawn by public/app.js (uPlot) from the JSON they carry,
+// with a legend and a table in the HTML; funnels are HTML and SVG alone, retention a table
+// (views/retention.ts).
 import type { ChartAnswer, PlacedChart } from "../../domain/charts.ts";
 import type { FunnelAnswer, SeriesAnswer } from "../../domain/analytics.ts";
 import type { HistoryPage } from "../../domain/metric-history.ts";
@@ -11,16 +12,23 @@ import type { Project } from "../../model/project.ts";
 import { type FormFields, fieldsOfDefinition, kindOf, queryOfFields } from "../chart-form.ts";
 import { colorSlots } from "../colors.ts";
 import { type Html, html, seg } from "../html.ts";
+import { filterFields, rangeFields, value } from "./chart-fields.ts";
 import { fieldRow, options } from "./fields.ts";
+import { describeRetention, retentionBody, retentionFields } from "./retention.ts";
 import { formatValue } from "./project.ts";
 
-export const KIND_NAMES: Record<ChartKind, string> = { series: "Chart", funnel: "Funnel", metric: "Metric chart" };
+export const KIND_NAMES: Record<ChartKind, string> = {
+  series: "Chart",
+  funnel: "Funnel",
+  metric: "Metric chart",
+  retention: "Retention",
+};
 
 const count = (n: number) => n.toLocaleString("en-US");
 const percent = (ratio: number) =>
   `${(ratio * 100).toLocaleString("en-US", { maximumFractionDigits: ratio < 0.1 ? 1 : 0 })}%`;
 
-/** What a question answers, drawn: a series, a funnel or a metric's history. */
+/** What a question answers, drawn: a series, a funnel, a metric's history or a retention grid. */
 export function chartBody(
   project: Project,
   answer: ChartAnswer,
@@ -29,6 +37,7 @@ export function chartBody(
   if (answer.kind === "series")
     return seriesBody(answer.series, opts.display === "bar" ? "bar" : "line", opts.compact ?? false, opts.channels);
   if (answer.kind === "funnel") return funnelBody(project, answer.funnel, opts.fields ?? {});
+  if (answer.kind === "retention") return retentionBody(answer.retention, opts.compact ?? false);
   return metricBody(answer.metric, opts.compact ?? false);
 }
 
@@ -132,6 +141,7 @@ export function describeChart(chart: Pick<PlacedChart, "kind" | "definition">): 
         : "last 30 days";
   if (chart.kind === "metric") return `${String(d.title)}, ${range}`;
   if (chart.kind === "funnel") return `${Array.isArray(d.steps) ? d.steps.length : 0} steps, ${range}`;
+  if (chart.kind === "retention") return [...describeRetention(d), range].filter(Boolean).join(", ");
   // Every filter it has: a chart of one plan's events must not read as a chart of all of them.
   const tags = Array.isArray(d.tag) ? (d.tag as unknown[]).map(String).join(" ") : "";
   const parts = [
@@ -157,6 +167,7 @@ export function chartsListPage(project: Project, charts: PlacedChart[]): Html {
     <a class="button small needs-member" href="${base}/charts/new">New chart</a>
     <a class="button secondary small needs-member" href="${base}/charts/new?kind=funnel">New funnel</a>
     <a class="button secondary small needs-member" href="${base}/charts/new?kind=metric">New metric chart</a>
+    <a class="button secondary small needs-member" href="${base}/charts/new?kind=retention">New retention</a>
   </div>
 </header>
 ${
@@ -168,7 +179,7 @@ ${
   <span class="badge">${KIND_NAMES[c.kind]}</span>${c.position !== null ? html` <span class="badge pinned">On the dashboard</span>` : ""}
   <p class="muted small">${describeChart(c)}</p></li>`,
       )}</ul>`
-    : html`<div class="card empty-charts"><p>No charts yet. A chart counts events (or users) per hour, day, week or month, with the search's filters, split by channel, name or a tag; a funnel follows users through steps. Build one, save it, and pin it to the project's dashboard.</p></div>`
+    : html`<div class="card empty-charts"><p>No charts yet. A chart counts events (or users) per hour, day, week or month, with the search's filters, split by channel, name or a tag; a funnel follows users through steps; retention shows how many of the users who did one thing came back to do another, day by day or week by week. Build one, save it, and pin it to the project's dashboard.</p></div>`
 }`;
 }
 
@@ -242,6 +253,10 @@ const FIELDS: Record<string, [string, string]> = {
   step: ["step-1", "Steps"],
   window: ["chart-window", "Within"],
   title: ["chart-title", "Metric"],
+  start_event: ["chart-start", "Start event"],
+  return_event: ["chart-return", "Return event"],
+  periods: ["chart-periods", "Periods after"],
+  tz: ["chart-tz", "Time zone"],
 };
 
 export type BuilderOptions = {
@@ -253,22 +268,10 @@ export type BuilderOptions = {
   metrics: string[];
   /** Event names seen lately, offered as you type. */
   eventNames: string[];
+  /** Time zones offered as you type (a retention grid's). */
+  zones: string[];
   csrf: string;
 };
-
-const value = (f: FormFields, name: string): string => {
-  const v = f[name];
-  return (Array.isArray(v) ? v[0] : v) ?? "";
-};
-
-function rangeFields(f: FormFields, errors: Record<string, string>): Html {
-  const range = value(f, "range") || "30";
-  return html`${fieldRow("chart-range", "Range", (a) => html`<select id="chart-range"${a} name="range">${options([...[1, 7, 14, 30, 90, 180, 365].map((d): [string, string] => [String(d), d === 1 ? "Last 24 hours" : `Last ${d} days`]), ["custom", "From … to …"]], range)}</select>`, errors.range)}
-  <div class="field-pair" data-range="custom"${range === "custom" ? "" : html` hidden`}>
-    ${fieldRow("chart-from", "From", (a) => html`<input type="date" id="chart-from"${a} name="from" value="${value(f, "from")}">`, errors.from)}
-    ${fieldRow("chart-to", "To (included)", (a) => html`<input type="date" id="chart-to"${a} name="to" value="${value(f, "to")}">`, errors.to)}
-  </div>`;
-}
 
 function seriesFields(f: FormFields, o: BuilderOptions, errors: Record<string, string>): Html {
   const groupBy = value(f, "group_by");
@@ -287,10 +290,7 @@ function seriesFields(f: FormFields, o: BuilderOptions, errors: Record<string, s
     errors.measure,
   )}
   ${fieldRow("chart-event", "Event name", (a) => html`<input id="chart-event"${a} name="event" value="${value(f, "event")}" list="event-names" autocomplete="off" placeholder="any">`, errors.event)}
-  ${fieldRow("chart-channel", "Channel", (a) => html`<select id="chart-channel"${a} name="channel"><option value="">All channels</option>${o.channels.map((c) => html`<option value="${c}"${c === value(f, "channel") ? " selected" : ""}>#${c}</option>`)}</select>`, errors.channel)}
-  ${fieldRow("chart-tag", "Tags", (a) => html`<input id="chart-tag"${a} name="tag" value="${(Array.isArray(f.tag) ? f.tag : f.tag ? [f.tag] : []).join(" ")}" autocomplete="off" placeholder="plan:pro region:eu">`, errors.tag, "key:value, several separated by spaces; every one must match.")}
-  ${fieldRow("chart-user", "User id", (a) => html`<input id="chart-user"${a} name="user_id" value="${value(f, "user_id")}" autocomplete="off">`, errors.user_id)}
-  ${fieldRow("chart-q", "Words", (a) => html`<input id="chart-q"${a} name="q" value="${value(f, "q")}" autocomplete="off" placeholder="in the name or description">`, errors.q)}
+  ${filterFields(f, o.channels, errors)}
 </fieldset>
 <fieldset><legend>How</legend>
   ${rangeFields(f, errors)}
@@ -403,6 +403,7 @@ export function builderPage(project: Project, o: BuilderOptions): Html {
     ["series", "Chart"],
     ["funnel", "Funnel"],
     ["metric", "Metric chart"],
+    ["retention", "Retention"],
   ];
   const problems = Object.entries(errors);
   return html`<header class="page-header">
@@ -427,7 +428,7 @@ ${o.chart ? "" : html`<nav class="tabs" aria-label="Kind of chart">${tabs.map(([
   <input type="hidden" name="path" value="${path}">
   <input type="hidden" name="tzo" value="${value(o.fields, "tzo")}" data-viewer="offset">
   ${fieldRow("chart-name", "Name", (a) => html`<input id="chart-name"${a} name="name" value="${value(o.fields, "name")}" maxlength="100" autocomplete="off" required>`, errors.name)}
-  ${kind === "funnel" ? funnelFields(o.fields, o, errors) : kind === "metric" ? metricFields(o.fields, o, errors) : seriesFields(o.fields, o, errors)}
+  ${kind === "funnel" ? funnelFields(o.fields, o, errors) : kind === "metric" ? metricFields(o.fields, o, errors) : kind === "retention" ? retentionFields(o.fields, o, errors) : seriesFields(o.fields, o, errors)}
   <datalist id="event-names">${o.eventNames.map((n) => html`<option value="${n}"></option>`)}</datalist>
   <div class="actions">
     <button type="submit" data-testid="save-chart">${o.chart ? "Save changes" : "Save"}</button>
