@@ -1180,8 +1180,16 @@
             last = Date.now();
             window.dispatchEvent(new CustomEvent("sb-refresh"));
             if (window.htmx)
-              for (const el of this.$root.querySelectorAll("[data-live-url]"))
-                window.htmx.ajax("GET", el.dataset.liveUrl, { target: el, swap: "innerHTML" });
+              for (const el of this.$root.querySelectorAll("[data-live-url]")) {
+                // A grid scrolled inside its card (retention) is where it was once drawn again:
+                // cards are redrawn every few seconds while events arrive.
+                const kept = [...el.querySelectorAll("[data-keep-scroll]")].map((s) => [s.scrollLeft, s.scrollTop]);
+                window.htmx.ajax("GET", el.dataset.liveUrl, { target: el, swap: "innerHTML" }).then(() => {
+                  el.querySelectorAll("[data-keep-scroll]").forEach((s, i) => {
+                    if (kept[i]) [s.scrollLeft, s.scrollTop] = kept[i];
+                  });
+                });
+              }
           };
           if (timer) return;
           const wait = last + every - Date.now();

@@ -37,13 +37,13 @@ export function retentionBody(a: RetentionAnswer, compact: boolean): Html {
   const periods = Array.from({ length: a.periods + 1 }, (_, k) => k);
   return html`<div class="retention" data-testid="retention">
   <p class="chart-total">${said}</p>
-  <div class="retention-wrap${compact ? " compact" : ""}" role="region" tabindex="0" aria-label="Retention by ${word}: cohorts in rows, ${word}s after in columns">
+  <div class="retention-wrap${compact ? " compact" : ""}" role="region" tabindex="0" data-keep-scroll aria-label="Retention by ${word}: cohorts in rows, ${word}s after in columns">
   <table class="retention-grid">
     <caption class="visually-hidden">${said}</caption>
-    <thead><tr><th scope="col">${word === "week" ? "Week of" : "Day"}</th><th scope="col" class="users">Users</th>${periods.map((k) => html`<th scope="col">${Word} ${String(k)}</th>`)}</tr></thead>
+    <thead><tr><th scope="col">${word === "week" ? "Week of" : "Day"}</th><th scope="col">Users</th>${periods.map((k) => html`<th scope="col">${Word} ${String(k)}</th>`)}</tr></thead>
     <tbody>${a.cohorts.map((c) => {
       const date = dateOf(c.start, a.tz);
-      return html`<tr data-testid="cohort"><th scope="row"><time datetime="${date.iso}">${date.shown}</time></th><td class="users">${count(c.users)}</td>${c.returned.map((n) => cell(n, c.users))}</tr>`;
+      return html`<tr data-testid="cohort"><th scope="row"><time datetime="${date.iso}">${date.shown}</time></th><td class="cohort-users">${count(c.users)}</td>${c.returned.map((n) => cell(n, c.users))}</tr>`;
     })}</tbody>
   </table>
   </div>
