@@ -52,7 +52,7 @@ const VIEWS = [
   { name: "375 px dark", viewport: { width: 375, height: 800 }, colorScheme: "dark" },
 ] as const;
 
-/** Content on every page: events (markdown with links, a quote and a blocked link; a historical one), tags, a user, metrics, an integration. */
+/** Content on every page: events (markdown with links, a quote and a blocked link; a historical one), tags, a user, metrics, an integration, a chart of each kind. */
 async function seed(server: TestServer): Promise<{ eventId: number }> {
   const first = await ok(
     sendEvent(server, {
@@ -108,6 +108,30 @@ async function seed(server: TestServer): Promise<{ eventId: number }> {
     definition: { steps: ["Payment received", "Deployed"], last_days: 7 },
     position: 2,
   });
+  // Ten users sign up on one day and come back fewer each day after: a retention grid with every shade.
+  const day = Date.UTC(2026, 0, 5) / 1000;
+  for (let i = 0; i < 10; i++)
+    for (const [event, days] of [
+      ["Signed up", [0]],
+      ["Opened app", Array.from({ length: 10 - i }, (_, d) => d)],
+    ] as const)
+      for (const d of days)
+        await ok(
+          sendEvent(server, {
+            project: "default",
+            channel: "signups",
+            event,
+            user_id: `user-${i}`,
+            timestamp: day + d * 86_400 + 43_200,
+          }),
+        );
+  await server.services.charts.create({
+    project: "default",
+    kind: "retention",
+    name: "Back after sign-up",
+    definition: { start_event: "Signed up", return_event: "Opened app", from: day, to: day + 2 * 86_400, periods: 10 },
+    position: 3,
+  });
   await server.services.alerts.create({
     project: "default",
     name: "Payments stopped",
@@ -146,6 +170,9 @@ describeBrowser("accessibility (axe-core)", () => {
       "/p/default/charts/1",
       "/p/default/charts/2",
       "/p/default/charts/1/edit",
+      "/p/default/charts/new?kind=retention",
+      "/p/default/charts/3",
+      "/p/default/charts/3/edit",
       "/p/default/funnel/dropped?step=Payment+received&step=Deployed&at=2&range=7",
       "/p/default/alerts",
       "/p/default/alerts/new",
