@@ -86,6 +86,16 @@ function questions(now: number): [string, string, string][] {
     ["distinct users by hour", `/v1/analytics/series?${range}&measure=users&interval=hour`, ""],
     ["events with a word all hold (q=took), by hour", `/v1/analytics/series?${range}&q=took&interval=hour`, ""],
     ["tag plan:pro, split by channel, by day", `/v1/analytics/series?${range}&tag=plan:pro&group_by=channel`, ""],
+    [
+      "retention by week in Europe/Paris, 4 weeks after",
+      `/v1/analytics/retention?${range}&start_event=Page%20viewed&return_event=Payment%20received&interval=week&periods=4&tz=Europe/Paris`,
+      "",
+    ],
+    [
+      "retention by day, tag plan:pro (read from the events)",
+      `/v1/analytics/retention?${range}&start_event=Page%20viewed&return_event=Payment%20received&periods=7&tag=plan:pro`,
+      "",
+    ],
   ];
 }
 
@@ -244,7 +254,7 @@ function summary(body: string | null): string {
   };
   if (json.steps) return `users ${json.steps.map((s) => s.users).join(" → ")}`;
   if (json.cohorts)
-    return `${json.cohorts.length} cohorts of ${json.cohorts.reduce((sum, c) => sum + c.users, 0).toLocaleString("en-US")} users, ${json.cohorts[0]?.percent[1] ?? "-"}% back the next day`;
+    return `${json.cohorts.length} cohorts, first ${json.cohorts[0]?.users.toLocaleString("en-US")} users, back ${json.cohorts[0]?.percent.map((p) => (p === null ? "-" : `${p}%`)).join(" ")}`;
   return `${json.series!.length} line(s), total ${json.series!.reduce((sum, s) => sum + s.total, 0).toLocaleString("en-US")}`;
 }
 
