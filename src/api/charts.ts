@@ -1,5 +1,6 @@
-// Saved charts, funnels, metric charts and retention grids for full-access tokens: listed, read with their data, and made, changed
-// and deleted (for provisioning scripts; the dashboard uses the same service).
+// Saved charts, funnels, metric charts and retention grids for full-access tokens: listed, read with
+// their data, and made, changed and deleted (for provisioning scripts; the dashboard uses the same
+// service).
 import { z } from "zod";
 import { type ChartData, chartChanges, chartInput, type PlacedChart } from "../domain/charts.ts";
 import * as rule from "../domain/rules.ts";

@@ -1,6 +1,7 @@
-// Dashboard routes for charts, funnels, metric charts and retention grids: the list, the builder (its preview asked
-// as the form changes, its URL the question, so it can be shared), a chart's page, the cards of a
-// project's dashboard and their arrangement, and the users who dropped at a step of a funnel.
+// Dashboard routes for charts, funnels, metric charts and retention grids: the list, the builder
+// (its preview asked as the form changes, its URL the question, so it can be shared), a chart's
+// page, the cards of a project's dashboard and their arrangement, and the users who dropped at a
+// step of a funnel.
 import type { ChartAnswer, PlacedChart } from "../domain/charts.ts";
 import { MAX_POSITION } from "../domain/charts.ts";
 import { hasRole } from "../domain/access.ts";

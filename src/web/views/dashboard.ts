@@ -1,6 +1,6 @@
 // A project's dashboard: its cards in the order its team arranged them (the activity chart, there
-// by default, and pinned charts, funnels, metric charts and retention grids), each refreshed when events arrive, and
-// the controls to add, remove and reorder them, by keyboard as well as by pointer.
+// by default, and pinned charts, funnels, metric charts and retention grids), each refreshed when
+// events arrive, and the controls to add, remove and reorder them, by keyboard as well as by pointer.
 import type { Card, PlacedChart } from "../../domain/charts.ts";
 import { ACTIVITY_CARD, type CardRef } from "../../model/chart.ts";
 import type { Project } from "../../model/project.ts";

@@ -1,8 +1,8 @@
 // Retention as the dashboard shows it: a grid with a row per cohort (its day or week, in the chart's
 // time zone, and its users) and a column per period from the cohort's own on. Each cell is the share
 // of the cohort that came back then, shaded by it (one hue, stronger for more: app.css's shades), its
-// count in its title; a period not begun yet is an empty cell. HTML alone, no script. And the
-// builder's fields for it.
+// count in its title; a period not begun yet is an empty cell. HTML alone (public/app.js only keeps
+// where a card's grid was scrolled to when the card is drawn again). And the builder's fields for it.
 import { type RetentionAnswer, retentionPercent } from "../../domain/analytics.ts";
 import type { FormFields } from "../chart-form.ts";
 import { type Html, html } from "../html.ts";
@@ -11,12 +11,11 @@ import { fieldRow, options } from "./fields.ts";
 
 const count = (n: number) => n.toLocaleString("en-US");
 
-/** A cohort's start as its date in the chart's time zone: its ISO form and as read (5 Jan 2026). */
-function dateOf(ms: number, tz: string): { iso: string; shown: string } {
-  const part = (options: Intl.DateTimeFormatOptions) =>
-    new Intl.DateTimeFormat("en-GB", { timeZone: tz, ...options }).format(ms);
+/** Cohorts' starts as their dates in the chart's time zone: the ISO form and as read (5 Jan 2026). */
+function datesIn(tz: string): (ms: number) => { iso: string; shown: string } {
   const iso = new Intl.DateTimeFormat("en-CA", { timeZone: tz, year: "numeric", month: "2-digit", day: "2-digit" });
-  return { iso: iso.format(ms), shown: part({ day: "numeric", month: "short", year: "numeric" }) };
+  const shown = new Intl.DateTimeFormat("en-GB", { timeZone: tz, day: "numeric", month: "short", year: "numeric" });
+  return (ms) => ({ iso: iso.format(ms), shown: shown.format(ms) });
 }
 
 /** One cell: the share that came back (shaded by it, its count in the title), or empty for a period not begun yet. */
@@ -30,19 +29,20 @@ function cell(returned: number | null, users: number): Html {
 
 export function retentionBody(a: RetentionAnswer, compact: boolean): Html {
   const word = a.interval === "week" ? "week" : "day";
-  const Word = word === "week" ? "Week" : "Day";
+  const heading = word === "week" ? "Week" : "Day";
   const said = html`Of those who did “${a.startEvent}” each ${word}, the share who did “${a.returnEvent}” that ${word} (${word} 0) and each ${word} after.`;
   if (a.cohorts.every((c) => c.users === 0))
     return html`<div class="retention" data-testid="retention"><p class="chart-total" data-testid="chart-total">No users did “${a.startEvent}” in this range.</p></div>`;
   const periods = Array.from({ length: a.periods + 1 }, (_, k) => k);
+  const dateOf = datesIn(a.tz);
   return html`<div class="retention" data-testid="retention">
   <p class="chart-total">${said}</p>
   <div class="retention-wrap${compact ? " compact" : ""}" role="region" tabindex="0" data-keep-scroll aria-label="Retention by ${word}: cohorts in rows, ${word}s after in columns">
   <table class="retention-grid">
     <caption class="visually-hidden">${said}</caption>
-    <thead><tr><th scope="col">${word === "week" ? "Week of" : "Day"}</th><th scope="col">Users</th>${periods.map((k) => html`<th scope="col">${Word} ${String(k)}</th>`)}</tr></thead>
+    <thead><tr><th scope="col">${word === "week" ? "Week of" : "Day"}</th><th scope="col">Users</th>${periods.map((k) => html`<th scope="col">${heading} ${String(k)}</th>`)}</tr></thead>
     <tbody>${a.cohorts.map((c) => {
-      const date = dateOf(c.start, a.tz);
+      const date = dateOf(c.start);
       return html`<tr data-testid="cohort"><th scope="row"><time datetime="${date.iso}">${date.shown}</time></th><td class="cohort-users">${count(c.users)}</td>${c.returned.map((n) => cell(n, c.users))}</tr>`;
     })}</tbody>
   </table>
