@@ -7,6 +7,7 @@ import { MAX_VALUES } from "../summary/deltas.ts";
 import type { ActivityRow, Group, Span, SummaryReads } from "../summary/reads.ts";
 import type { Ctx } from "./context.ts";
 import { eventSource, groupOf, within } from "./event-source.ts";
+import { usersCounter } from "./summary-users.ts";
 
 const PAGE = 5000;
 
@@ -28,6 +29,8 @@ export function summaryReads(ctx: Ctx): SummaryReads {
   };
 
   return {
+    users: usersCounter(ctx),
+
     async ready(projectId) {
       const [row] = await rows<{ n: number }>(
         sql`SELECT count(*)::int AS n FROM summary_builds WHERE project_id = ${projectId}`,

@@ -2,13 +2,9 @@
 // days lie wholly in one bucket, which the buckets cut (and so need their hours), and each row's
 // buckets, in order, each once. Series of users (series.ts) and retention (retention.ts) count on it.
 import { HOUR, MONTH_DAYS, monthStart, place } from "./deltas.ts";
-import type { ActivityAsk, Cover, Span, SummaryReads } from "./reads.ts";
+import type { ActivityAsk, Cover, MonthMap, Span, SummaryReads } from "./reads.ts";
 
-/**
- * Where a month's hours fall among the buckets: a whole day in one bucket (`day`, its bucket), or a
- * day the buckets cut (-2: its hours in `slot`); -1 outside every bucket.
- */
-export type MonthMap = { day: Int32Array; slot: Int32Array };
+export type { MonthMap };
 
 /** Each month's map of the buckets' whole hours. */
 export function monthMaps(covers: Cover[]): Map<number, MonthMap> {

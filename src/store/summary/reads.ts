@@ -1,7 +1,7 @@
 // What the summaries' answers (series.ts, activity.ts, retention.ts) read through each store: the
 // reads' interface and the shapes they take, and how a bucket splits into whole hours and the parts
 // of an hour at its ends. Apart from series.ts, so the modules that use them do not import each other.
-import type { GroupBy } from "../../model/analytics.ts";
+import type { GroupBy, SeriesLine } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import { type ActivityKind, HOUR } from "./deltas.ts";
 
@@ -29,6 +29,30 @@ export type ActivityAsk = {
   only?: Set<string>;
 };
 
+/**
+ * Where a month's hours fall among the buckets: a whole day in one bucket (`day`, its bucket), or a
+ * day the buckets cut (-2: its hours in `slot`); -1 outside every bucket.
+ */
+export type MonthMap = { day: Int32Array; slot: Int32Array };
+
+/**
+ * Distinct users to count from the activity rows of a kind, key and value (or every value, a group
+ * each), in buckets mapped month by month, and from the events of the parts of an hour at their ends.
+ */
+export type UsersAsk = {
+  projectId: number;
+  kind: ActivityKind;
+  key: string;
+  value?: string;
+  n: number;
+  maps: Map<number, MonthMap>;
+  rawSpans: Span[];
+  rawOf: number[];
+  filter: EventFilter & { projectId: number };
+  groupBy: GroupBy | null;
+  limit: number;
+};
+
 /** What a store reads for the summaries to answer: plain range reads, each dialect's SQL. */
 export interface SummaryReads {
   /** False while the project's summaries are being built: its questions read the events meanwhile. */
@@ -51,6 +75,11 @@ export interface SummaryReads {
     by: GroupBy | null,
     spans: Span[],
   ): Promise<Map<Group, number>[]>;
+  /**
+   * The users counted by the database (a store whose rows are read on the thread that acknowledges
+   * writes: only the counts come back); without it, the rows are read and counted here.
+   */
+  users?(ask: UsersAsk): Promise<SeriesLine[]>;
   /** The users of the events of `filter` in each span of ms, with their group: [span index, group, user]. */
   rawUsers(
     filter: EventFilter & { projectId: number },

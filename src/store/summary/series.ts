@@ -169,6 +169,18 @@ async function userSeries(q: SeriesQuery, reads: SummaryReads): Promise<SeriesLi
   const b = bucketed(q.bounds);
   if (b.rawSpans.length > MAX_RAW_USER_SPANS) return null;
   const maps = monthMaps(b.covers);
+  if (reads.users)
+    return reads.users({
+      projectId: q.filter.projectId,
+      ...spec,
+      n,
+      maps,
+      rawSpans: b.rawSpans,
+      rawOf: b.rawOf,
+      filter: q.filter,
+      groupBy: q.groupBy,
+      limit: q.limit,
+    });
   const shared = new Set<number>([...b.rawOf, ...crossingMonths(maps)]);
   const raw = await reads.rawUsers(q.filter, q.groupBy, b.rawSpans);
 
