@@ -7,7 +7,7 @@ import { MAX_VALUES } from "../summary/deltas.ts";
 import type { ActivityRow, Group, Span, SummaryReads } from "../summary/reads.ts";
 import type { Ctx } from "./context.ts";
 import { eventSource, groupOf, within } from "./event-source.ts";
-import { usersCounter } from "./summary-users.ts";
+import { cohortCounter, usersCounter } from "./summary-users.ts";
 
 const PAGE = 5000;
 
@@ -30,6 +30,7 @@ export function summaryReads(ctx: Ctx): SummaryReads {
 
   return {
     users: usersCounter(ctx),
+    cohorts: cohortCounter(ctx),
 
     async ready(projectId) {
       const [row] = await rows<{ n: number }>(

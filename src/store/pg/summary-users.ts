@@ -5,7 +5,7 @@
 // answers is what store/summary/series.ts counts in JavaScript from the same rows (the SQLite store
 // does that, in a reader process); the property test holds both to a scan of the events.
 import { and, type SQL, sql } from "drizzle-orm";
-import type { SeriesLine } from "../../model/analytics.ts";
+import type { RetentionCounts, RetentionQuery, SeriesLine } from "../../model/analytics.ts";
 import { byTotal, zeros } from "../series.ts";
 import type { MonthMap } from "../summary/activity.ts";
 import { MONTH_DAYS } from "../summary/deltas.ts";
@@ -138,6 +138,38 @@ export function usersCounter(ctx: Ctx) {
       out.push({ group: null, other: true, ...other });
     }
     return out;
+  };
+}
+
+/** Retention from the activity rows of its two names: each user's periods of each as a bigint's bits, then counted per cohort and period. */
+export function cohortCounter(ctx: Ctx) {
+  const { db } = ctx;
+  return async function cohorts(q: RetentionQuery & { maps: Map<number, MonthMap> }): Promise<RetentionCounts | null> {
+    const n = q.bounds.length - 1;
+    if (n > BITS) return null;
+    const { mask, months } = maskOf(q.maps, (b) => b);
+    const periods = (name: string) => sql`SELECT user_id AS u, bit_or(${sql.raw(mask)}) AS bits FROM activity
+      WHERE project_id = ${q.filter.projectId} AND kind = 2 AND key = '' AND value = ${name}
+        AND month = ANY(${`{${months.join(",")}}`}::int[]) GROUP BY user_id`;
+    const cells: string[] = [];
+    for (let c = 0; c < q.cohorts; c++) {
+      cells.push(`count(*) FILTER (WHERE s.bits & ${bit(c)} <> 0)::int`);
+      for (let k = 0; k <= q.periods; k++)
+        cells.push(`count(*) FILTER (WHERE s.bits & ${bit(c)} <> 0 AND r.bits & ${bit(c + k)} <> 0)::int`);
+    }
+    const [row] = [
+      ...((await db.execute(sql`
+        WITH s AS MATERIALIZED (${periods(q.startEvent)}), r AS MATERIALIZED (${periods(q.returnEvent)})
+        SELECT ARRAY[${sql.raw(cells.join(", "))}] AS cells FROM s LEFT JOIN r ON r.u = s.u`)) as unknown as {
+        cells: ArrayLike<number>;
+      }[]),
+    ];
+    const all = Array.from(row?.cells ?? []);
+    const width = q.periods + 2;
+    return Array.from({ length: q.cohorts }, (_, c) => ({
+      users: all[c * width] ?? 0,
+      returned: Array.from({ length: q.periods + 1 }, (_, k) => all[c * width + 1 + k] ?? 0),
+    }));
   };
 }
 

@@ -1,7 +1,7 @@
 // What the summaries' answers (series.ts, activity.ts, retention.ts) read through each store: the
 // reads' interface and the shapes they take, and how a bucket splits into whole hours and the parts
 // of an hour at its ends. Apart from series.ts, so the modules that use them do not import each other.
-import type { GroupBy, SeriesLine } from "../../model/analytics.ts";
+import type { GroupBy, RetentionCounts, RetentionQuery, SeriesLine } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import { type ActivityKind, HOUR } from "./deltas.ts";
 
@@ -80,6 +80,8 @@ export interface SummaryReads {
    * writes: only the counts come back); without it, the rows are read and counted here.
    */
   users?(ask: UsersAsk): Promise<SeriesLine[]>;
+  /** Retention counted by the database (as `users`), its periods mapped month by month; null when it cannot (too many periods). */
+  cohorts?(ask: RetentionQuery & { maps: Map<number, MonthMap> }): Promise<RetentionCounts | null>;
   /** The users of the events of `filter` in each span of ms, with their group: [span index, group, user]. */
   rawUsers(
     filter: EventFilter & { projectId: number },

@@ -39,6 +39,7 @@ export async function summaryRetention(q: RetentionQuery, reads: SummaryReads): 
   const covers = q.bounds.slice(0, -1).map((lo, i) => cover(lo, q.bounds[i + 1]!));
   if (covers.some((c) => c.raw.length)) return null;
   const maps = monthMaps(covers);
+  if (reads.cohorts) return reads.cohorts({ ...q, maps });
   const periodsOf = async (name: string) => {
     const found = new Map<string, number[]>();
     await walkActivity(
