@@ -1,21 +1,17 @@
-// Funnels on PostgreSQL, in SQL, by the rule and order of store/sqlite/funnel.ts (chains()): each
+// Funnels on PostgreSQL, in SQL, by the rule and order of store/funnel-walk.ts (chains()): each
 // step is one window over the user's events of the step before (with the latest start that
 // reached it there) and of this step, in time order, each step's events read from the (project,
-// name, time) index. Only the counts come back.
+// name, time) index. As the walk on SQLite, a funnel reads backwards from its latest event, in
+// spans that double: each round walks the users not settled yet on the events of its span to the
+// end, and settles those who reach the last step there (their latest conversion is in it, so
+// nothing earlier can change their answer); the last round walks the rest on the whole range. Only
+// counts and each step's times from the step before come back (a float8 array decodes at once).
 import { and, type SQL, sql } from "drizzle-orm";
 import type { DroppedQuery, FunnelCounts, FunnelQuery } from "../../model/analytics.ts";
 import type { AnalyticsRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
-import { funnelCounts, type StepEvent } from "../funnel-walk.ts";
+import { median } from "../funnel-walk.ts";
 
-/** A row of a funnel's step events: some users (by their id's hash), with their events' count, times, ids and steps in order. */
-type BucketRow = {
-  users: string[];
-  counts: ArrayLike<number>;
-  ts: ArrayLike<number>;
-  ids: ArrayLike<number>;
-  ms: ArrayLike<number>;
-};
 import { conditions } from "./events.ts";
 
 /**
@@ -23,7 +19,10 @@ import { conditions } from "./events.ts";
  * others' until `window` after), from the (project, name, time) index: `m` holds the steps each
  * matches as bits (j's, and another step's of the same name when its channel and tags match too).
  */
-function stepEvents(q: FunnelQuery, j: number, any = false): SQL {
+/** A funnel walked in a round: its events from `lo` on (else from `from`), of users not in `settled`. */
+type Round = FunnelQuery & { lo?: number; settled?: string[] };
+
+function stepEvents(q: Round, j: number): SQL {
   const step = q.steps[j]!;
   const matches = (k: number) =>
     and(
@@ -39,9 +38,11 @@ function stepEvents(q: FunnelQuery, j: number, any = false): SQL {
         ? [sql`${1 << j}`]
         : [sql`(CASE WHEN ${matches(k)} THEN ${1 << k} ELSE 0 END)`],
   );
-  const end = j === 0 && !any ? q.to : q.to + q.window;
+  const end = j === 0 ? q.to : q.to + q.window;
+  const lo = Math.max(q.from, q.lo ?? q.from);
+  const unsettled = q.settled?.length ? sql`AND NOT (events.user_id = ANY(${toArray(q.settled)}::text[]))` : sql``;
   return sql`SELECT events.user_id AS u, events.ts, events.id, ${sql.join(bits, sql` + `)} AS m FROM events
-    WHERE ${matches(j)} AND events.user_id IS NOT NULL AND events.ts >= ${q.from} AND events.ts < ${end}`;
+    WHERE ${matches(j)} AND events.user_id IS NOT NULL AND events.ts >= ${lo} AND events.ts < ${end} ${unsettled}`;
 }
 
 /**
@@ -52,7 +53,7 @@ function stepEvents(q: FunnelQuery, j: number, any = false): SQL {
  * l1 also keeps each user's first event of step 1 (not `nxt`): step 1's users, counted from the
  * same pass instead of a second read of its events.
  */
-function levels(q: FunnelQuery, last: number): SQL {
+function levels(q: Round, last: number): SQL {
   // Only an event of both steps' name can be of both: else, at equal times, the step before's come first.
   const both = (j: number) => j >= 1 && j <= last && q.steps[j - 1]!.event === q.steps[j]!.event;
   // Events carry their id and steps (m) only into a step whose tie-break reads them: narrower rows to sort.
@@ -111,52 +112,75 @@ export function funnelSql(q: FunnelQuery): SQL {
   )}`;
 }
 
+/** The first span read back from the latest event, and the share of a span's users it must settle for the next to double. */
+const FIRST_SPAN = 86_400_000;
+const MIN_SETTLED = 0.2;
+
+type RoundRow = { seen: number; settled: string[]; counts: ArrayLike<number> } & Record<string, unknown>;
+
+const toArray = (texts: string[]) =>
+  `{${texts.map((t) => `"${t.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
+
+/**
+ * One round: the users walked on the events of its span (`seen`), those who reached the last step
+ * (`settled`: not walked again), and per step the users counted and their times from the step
+ * before (d1 …, ms) in the chain with the latest start, of the settled users (or, in the final
+ * round, of every user walked).
+ */
+function roundSql(q: Round, last: number, final: boolean): SQL {
+  const counted = final ? sql`true` : sql`u IN (SELECT u FROM settled)`;
+  const best = (j: number) =>
+    sql`(SELECT coalesce(array_agg(d), '{}') FROM (SELECT DISTINCT ON (hashtext(u), u) u, (ts - p)::float8 AS d FROM ${sql.raw(`l${j}`)}
+          WHERE nxt AND ${counted} ORDER BY hashtext(u), u, s DESC, ts) b) AS ${sql.raw(`d${j}`)}`;
+  const count = (j: number) =>
+    j === 0
+      ? sql`(SELECT count(*) FROM l1 WHERE NOT nxt AND ${counted})::int`
+      : sql`(SELECT count(DISTINCT u) FROM ${sql.raw(`l${j}`)} WHERE nxt AND ${counted})::int`;
+  return sql`WITH ${levels(q, last)},
+      settled AS (SELECT DISTINCT u FROM ${sql.raw(`l${last}`)} WHERE nxt)
+    SELECT (SELECT count(*) FROM l1 WHERE NOT nxt)::int AS seen,
+           ${final ? sql`'{}'::text[]` : sql`(SELECT coalesce(array_agg(u), '{}') FROM settled)`} AS settled,
+           ARRAY[${sql.join(
+             q.steps.map((_, j) => count(j)),
+             sql`, `,
+           )}] AS counts
+           ${sql.join(
+             q.steps.slice(1).map((_, i) => sql`, ${best(i + 1)}`),
+             sql``,
+           )}`;
+}
+
 export function funnelQueries(ctx: Ctx): Pick<AnalyticsRepository, "funnel" | "dropped"> {
   const { db } = ctx;
   const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
 
   return {
     async funnel(q): Promise<FunnelCounts> {
-      return funnelCounts(q, {
-        async latest(q, before) {
-          const [row] = await rows<{ ts: number | null }>(sql`
-            SELECT max(ts)::float8 AS ts FROM (${sql.join(
-              q.steps.map(
-                (_, j) => sql`SELECT max(e.ts) AS ts FROM (${stepEvents({ ...q, to: before, window: 0 }, j)}) e`,
-              ),
-              sql` UNION ALL `,
-            )}) x`);
-          return row?.ts ?? null;
-        },
-        async stepEvents(q, lo, hi, each) {
-          // Each user's events in order, in 64 rows (users by their id's hash): arrays of numbers
-          // travel as typed arrays, and a row is a few milliseconds of this thread's time.
-          const found = await rows<BucketRow>(sql`
-            WITH e AS (SELECT DISTINCT ON (id) u, ts, id, m, hashtext(u) & 63 AS b FROM (${sql.join(
-              q.steps.map((_, j) => stepEvents({ ...q, from: lo, to: hi, window: 0 }, j, true)),
-              sql` UNION ALL `,
-            )}) x WHERE ts >= ${lo} AND ts < ${hi}),
-            us AS (SELECT b, u, count(*)::int AS c FROM e GROUP BY b, u)
-            SELECT (SELECT array_agg(u ORDER BY u) FROM us WHERE us.b = e.b) AS users,
-                   (SELECT array_agg(c ORDER BY u) FROM us WHERE us.b = e.b) AS counts,
-                   array_agg(ts::float8 ORDER BY u, ts, id) AS ts, array_agg(id::float8 ORDER BY u, ts, id) AS ids,
-                   array_agg(m ORDER BY u, ts, id) AS ms
-              FROM e GROUP BY b`);
-          for (const row of found) {
-            const page: [string, StepEvent[]][] = [];
-            let at = 0;
-            row.users.forEach((user, i) => {
-              const events: StepEvent[] = [];
-              for (const end = at + row.counts[i]!; at < end; at++)
-                events.push({ ts: row.ts[at]!, id: row.ids[at]!, m: row.ms[at]! });
-              page.push([user, events]);
-            });
-            each(page);
-            await new Promise((resolve) => setImmediate(resolve));
-          }
-        },
-        pause: () => new Promise((resolve) => setImmediate(resolve)),
-      });
+      const last = q.steps.length - 1;
+      const users = new Array<number>(q.steps.length).fill(0);
+      const deltas = q.steps.map(() => [] as number[]);
+      const [newest] = await rows<{ ts: number | null }>(sql`
+        SELECT max(ts)::float8 AS ts FROM (${sql.join(
+          q.steps.map((_, j) => sql`SELECT max(e.ts) AS ts FROM (${stepEvents({ ...q, to: q.to + q.window }, j)}) e`),
+          sql` UNION ALL `,
+        )}) x`);
+      if (newest?.ts != null && newest.ts >= q.from) {
+        const settled: string[] = [];
+        let span = q.raw ? Number.POSITIVE_INFINITY : FIRST_SPAN;
+        for (let lo = newest.ts + 1 - span; ; ) {
+          const final = lo <= q.from;
+          const [round] = await rows<RoundRow>(roundSql({ ...q, lo, settled }, last, final));
+          if (!round) break;
+          Array.from(round.counts).forEach((n, j) => (users[j]! += n));
+          for (let j = 1; j <= last; j++) deltas[j]!.push(...Array.from(round[`d${j}`] as ArrayLike<number>));
+          if (final) break;
+          settled.push(...round.settled);
+          // Users whose last conversions lie further back than most spans would reach: the rest at once.
+          span = round.settled.length < round.seen * MIN_SETTLED ? Number.POSITIVE_INFINITY : span * 2;
+          lo = newest.ts + 1 - span;
+        }
+      }
+      return users.map((n, j) => ({ users: n, medianMs: j > 0 ? median(deltas[j]!) : null }));
     },
 
     async dropped(q: DroppedQuery): Promise<string[]> {
