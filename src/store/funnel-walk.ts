@@ -2,10 +2,15 @@
 // (chains), read backwards from the latest in spans of time that double, until every user's
 // latest chain that reaches the last step lies in what was read. Such a chain, and each step's
 // chain with the latest start, start at or after the span read: nothing before it can change
-// them. So a funnel reads the recent events of users who convert often, not the whole range,
-// and its cost follows how far back its users' last conversions lie, not the history's size.
-// Users who never reach the last step are walked on all their events of the range.
+// them. A user with no event of the first step's name before the span (the summaries' activity
+// rows tell, a day at a time) is settled too: every chain of theirs starts in what was read. Once
+// every user who did the first step before the span is settled, the rest of the range is not read.
+// So a funnel reads the recent events of users who convert often, not the whole range, and its
+// cost follows how far back its users' last conversions lie, not the history's size. The rest of
+// the range, when it must be read, comes user by user (memory for one user's events, not the range's).
 import type { FunnelCounts, FunnelQuery } from "../model/analytics.ts";
+import { ACTIVITY, monthStart, place, VALUES } from "./summary/deltas.ts";
+import type { SummaryReads } from "./summary/reads.ts";
 
 /** An event of one of the steps: which ones it matches are the bits of `m` (step j, from 0: bit j). */
 export type StepEvent = { ts: number; id: number; m: number };
@@ -17,19 +22,36 @@ type Reached = StepEvent & { s: number; p: number };
 export interface FunnelReads {
   /** When the latest event of one of the steps happened before `before` (null when none did). */
   latest(q: FunnelQuery, before: number): Promise<number | null>;
-  /** Each user's events of the steps with lo <= time < hi, handed to `each` some users at a time (each user once). */
-  stepEvents(q: FunnelQuery, lo: number, hi: number, each: (users: [string, StepEvent[]][]) => void): Promise<void>;
-  /** A turn for other work, every so many users walked (where the walk shares its thread with requests). */
-  pause?(): Promise<void>;
+  /**
+   * Each user's events of the steps with lo <= time < hi, oldest first, but those of users in
+   * `skip`; only those of `only`'s users when it is given (read user by user).
+   */
+  stepEvents(
+    q: FunnelQuery,
+    lo: number,
+    hi: number,
+    skip: Set<string>,
+    only: string[] | undefined,
+    each: (user: string, events: StepEvent[]) => void,
+  ): Promise<void>;
+  /** The same, user after user (each user's events handed at once, one user held at a time). */
+  userEvents(
+    q: FunnelQuery,
+    lo: number,
+    hi: number,
+    skip: Set<string>,
+    each: (user: string, events: StepEvent[]) => void,
+  ): Promise<void>;
+  /** The summaries, which tell who did the first step before a span (without them, the range is read to its start). */
+  summaries?: SummaryReads;
 }
 
-/** A span that settles fewer of the users it saw than this leaves the rest of the range to be read at once. */
-const MIN_SETTLED = 0.2;
-/** Users walked between two pauses. */
-const USERS_PER_TURN = 2000;
+/** Events held for users not settled yet past which the rest of the range is read user by user. */
+const MAX_HELD = 1_000_000;
 
 /** The first span read back from the latest event; each next one doubles. */
 const FIRST_SPAN = 86_400_000;
+const DAY = 86_400_000;
 
 export async function funnelCounts(q: FunnelQuery, reads: FunnelReads): Promise<FunnelCounts> {
   const last = q.steps.length - 1;
@@ -43,46 +65,89 @@ export async function funnelCounts(q: FunnelQuery, reads: FunnelReads): Promise<
         deltas[j]!.push(best.ts - best.p);
       }
     });
-  const end = q.to + q.window;
-  const newest = await reads.latest(q, end);
-  if (newest !== null && newest >= q.from) {
-    /** Users still walked: their events read so far, oldest first. */
-    const open = new Map<string, StepEvent[]>();
-    const done = new Set<string>();
-    let hi = newest + 1;
-    // `raw`: everything at once, what the walk backwards is held equal to.
-    let span = q.raw ? Number.POSITIVE_INFINITY : FIRST_SPAN;
-    while (hi > q.from) {
-      const lo = Math.max(q.from, hi - span);
-      const touched = new Set<string>();
-      await reads.stepEvents(q, lo, hi, (page) => {
-        for (const [user, events] of page) {
-          if (done.has(user)) continue;
-          const known = open.get(user);
-          open.set(user, known ? [...events, ...known] : events);
-          touched.add(user);
-        }
+  const newest = await reads.latest(q, q.to + q.window);
+  if (newest === null || newest < q.from) return users.map((n) => ({ users: n, medianMs: null }));
+  /** Users still walked: their events read so far, oldest first. */
+  const open = new Map<string, StepEvent[]>();
+  const done = new Set<string>();
+  let held = 0;
+  const settle = (user: string, levels: Reached[][]) => {
+    count(levels);
+    held -= open.get(user)?.length ?? 0;
+    open.delete(user);
+    done.add(user);
+  };
+  // When each user first did the first step in the range, to the day (null: the summaries cannot tell).
+  const firstDays = q.raw || !reads.summaries ? null : await firstStepDays(reads.summaries, q);
+  const lastBit = 1 << last;
+  let hi = newest + 1;
+  // `raw`: the whole range at once, what the walk backwards is held equal to.
+  let span = q.raw ? Number.POSITIVE_INFINITY : FIRST_SPAN;
+  /** The users left, once they are few beside those settled: read one by one, not in the span's events. */
+  let few: string[] | undefined;
+  while (hi > q.from) {
+    const lo = Math.max(q.from, hi - span);
+    if (lo === q.from && !few) {
+      // The rest of the range, user by user, with what was read of each already.
+      await reads.userEvents(q, q.from, hi, done, (user, events) => {
+        const known = open.get(user);
+        settle(user, chains(known ? events.concat(known) : events, q));
       });
-      const final = lo <= q.from;
-      const before = open.size;
-      let walked = 0;
-      for (const user of final ? [...open.keys()] : touched) {
-        if (reads.pause && ++walked % USERS_PER_TURN === 0) await reads.pause();
-        const events = open.get(user)!;
-        events.sort((a, b) => a.ts - b.ts || a.id - b.id);
-        const levels = chains(events, q);
-        if (levels.length - 1 === last || final) {
-          count(levels);
-          open.delete(user);
-          done.add(user);
-        }
-      }
-      hi = lo;
-      // Users whose last conversions are further back than most spans would reach: the rest at once.
-      span = open.size > 0 && before - open.size < touched.size * MIN_SETTLED ? Number.POSITIVE_INFINITY : span * 2;
+      for (const [user, events] of open) settle(user, chains(events, q));
+      break;
     }
+    const touched = new Set<string>();
+    await reads.stepEvents(q, lo, hi, done, few, (user, events) => {
+      const known = open.get(user);
+      open.set(user, known ? events.concat(known) : events);
+      held += events.length;
+      touched.add(user);
+    });
+    /** Whether a user did the first step before `lo` (always, when the summaries cannot tell). */
+    const older = (user: string) => lo > q.from && (!firstDays || (firstDays.get(user) ?? Infinity) < lo);
+    for (const user of touched) {
+      const events = open.get(user)!;
+      if (older(user) && !events.some((e) => e.m & lastBit)) continue;
+      const levels = chains(events, q);
+      if (levels.length - 1 === last || !older(user)) settle(user, levels);
+    }
+    if (firstDays) {
+      for (const [user, events] of open) if (!older(user)) settle(user, chains(events, q));
+      // Who did the first step before `lo` and is not settled: once none, nothing before `lo` counts.
+      const left: string[] = [];
+      for (const [user, day] of firstDays) if (day < lo && !done.has(user)) left.push(user);
+      if (!left.length) break;
+      if (left.length * 4 <= done.size) few = left;
+    }
+    hi = lo;
+    span = held > MAX_HELD ? Number.POSITIVE_INFINITY : span * 2;
   }
   return users.map((n, j) => ({ users: n, medianMs: j > 0 ? median(deltas[j]!) : null }));
+}
+
+/**
+ * When each user who may have done the funnel's first step in its range first did so: the start of
+ * the first UTC day of the range with an event of its name, from the activity rows (its channel and
+ * tags are not asked: more users, never fewer). Null while the summaries cannot tell.
+ */
+export async function firstStepDays(reads: SummaryReads, q: FunnelQuery): Promise<Map<string, number> | null> {
+  if (!(await reads.ready(q.projectId)) || (await reads.wide(q.projectId, VALUES.event, ""))) return null;
+  const first = place(q.from);
+  const end = place(q.to - 1);
+  const found = new Map<string, number>();
+  const ask = { projectId: q.projectId, kind: ACTIVITY.event, key: "", value: q.steps[0]!.event };
+  await reads.activity({ ...ask, months: [first.month, end.month], columns: [] }, (rows) => {
+    for (const [, month, user, days] of rows) {
+      let mask = days;
+      if (month === first.month) mask &= ~((1 << first.day) - 1);
+      if (month === end.month) mask &= end.day >= 30 ? 0x7fffffff : (1 << (end.day + 1)) - 1;
+      if (!mask) continue;
+      const day = monthStart(month) + (31 - Math.clz32(mask & -mask)) * DAY;
+      const known = found.get(user);
+      if (known === undefined || day < known) found.set(user, day);
+    }
+  });
+  return found;
 }
 
 /**

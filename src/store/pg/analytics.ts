@@ -325,6 +325,6 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
       }
       return out;
     },
-    ...funnelQueries(ctx),
+    ...funnelQueries(ctx, summaries),
   };
 }

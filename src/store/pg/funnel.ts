@@ -10,7 +10,8 @@ import { and, type SQL, sql } from "drizzle-orm";
 import type { DroppedQuery, FunnelCounts, FunnelQuery } from "../../model/analytics.ts";
 import type { AnalyticsRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
-import { median } from "../funnel-walk.ts";
+import { firstStepDays, median } from "../funnel-walk.ts";
+import type { SummaryReads } from "../summary/reads.ts";
 
 import { conditions } from "./events.ts";
 
@@ -20,7 +21,7 @@ import { conditions } from "./events.ts";
  * matches as bits (j's, and another step's of the same name when its channel and tags match too).
  */
 /** A funnel walked in a round: its events from `lo` on (else from `from`), of users not in `settled`. */
-type Round = FunnelQuery & { lo?: number; settled?: string[] };
+type Round = FunnelQuery & { lo?: number; settled?: string[]; whole?: string[] };
 
 function stepEvents(q: Round, j: number): SQL {
   const step = q.steps[j]!;
@@ -112,9 +113,8 @@ export function funnelSql(q: FunnelQuery): SQL {
   )}`;
 }
 
-/** The first span read back from the latest event, and the share of a span's users it must settle for the next to double. */
+/** The first span read back from the latest event; each next one doubles. */
 const FIRST_SPAN = 86_400_000;
-const MIN_SETTLED = 0.2;
 
 type RoundRow = { seen: number; settled: string[]; counts: ArrayLike<number> } & Record<string, unknown>;
 
@@ -137,7 +137,8 @@ function roundSql(q: Round, last: number, final: boolean): SQL {
       ? sql`(SELECT count(*) FROM l1 WHERE NOT nxt AND ${counted})::int`
       : sql`(SELECT count(DISTINCT u) FROM ${sql.raw(`l${j}`)} WHERE nxt AND ${counted})::int`;
   return sql`WITH ${levels(q, last)},
-      settled AS (SELECT DISTINCT u FROM ${sql.raw(`l${last}`)} WHERE nxt)
+      settled AS (SELECT DISTINCT u FROM ${sql.raw(`l${last}`)} WHERE nxt
+        ${q.whole?.length ? sql`UNION SELECT u FROM l1 WHERE NOT nxt AND u = ANY(${toArray(q.whole)}::text[])` : sql``})
     SELECT (SELECT count(*) FROM l1 WHERE NOT nxt)::int AS seen,
            ${final ? sql`'{}'::text[]` : sql`(SELECT coalesce(array_agg(u), '{}') FROM settled)`} AS settled,
            ARRAY[${sql.join(
@@ -150,7 +151,12 @@ function roundSql(q: Round, last: number, final: boolean): SQL {
            )}`;
 }
 
-export function funnelQueries(ctx: Ctx): Pick<AnalyticsRepository, "funnel" | "dropped"> {
+const someUser = (days: Map<string, number>, test: (user: string, day: number) => boolean): boolean => {
+  for (const [user, day] of days) if (test(user, day)) return true;
+  return false;
+};
+
+export function funnelQueries(ctx: Ctx, summaries: SummaryReads): Pick<AnalyticsRepository, "funnel" | "dropped"> {
   const { db } = ctx;
   const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
 
@@ -165,18 +171,24 @@ export function funnelQueries(ctx: Ctx): Pick<AnalyticsRepository, "funnel" | "d
           sql` UNION ALL `,
         )}) x`);
       if (newest?.ts != null && newest.ts >= q.from) {
-        const settled: string[] = [];
+        // When each user first did the first step in the range, to the day (null: the summaries cannot tell).
+        const firstDays = q.raw ? null : await firstStepDays(summaries, q);
+        const settled = new Set<string>();
         let span = q.raw ? Number.POSITIVE_INFINITY : FIRST_SPAN;
         for (let lo = newest.ts + 1 - span; ; ) {
           const final = lo <= q.from;
-          const [round] = await rows<RoundRow>(roundSql({ ...q, lo, settled }, last, final));
+          // Users with no first step before `lo`: every chain of theirs is in the round, which settles them.
+          const whole: string[] = [];
+          if (firstDays && !final) for (const [user, day] of firstDays) if (day >= lo) whole.push(user);
+          const [round] = await rows<RoundRow>(roundSql({ ...q, lo, settled: [...settled], whole }, last, final));
           if (!round) break;
           Array.from(round.counts).forEach((n, j) => (users[j]! += n));
           for (let j = 1; j <= last; j++) deltas[j]!.push(...Array.from(round[`d${j}`] as ArrayLike<number>));
           if (final) break;
-          settled.push(...round.settled);
-          // Users whose last conversions lie further back than most spans would reach: the rest at once.
-          span = round.settled.length < round.seen * MIN_SETTLED ? Number.POSITIVE_INFINITY : span * 2;
+          for (const user of round.settled) settled.add(user);
+          // Everyone who did the first step before `lo` is settled: nothing before it counts.
+          if (firstDays && !someUser(firstDays, (user, day) => day < lo && !settled.has(user))) break;
+          span *= 2;
           lo = newest.ts + 1 - span;
         }
       }

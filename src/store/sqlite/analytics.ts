@@ -7,7 +7,14 @@
 // counts them here.
 import { and, eq, sql } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import type { RetentionCounts, RetentionQuery, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
+import type {
+  DroppedQuery,
+  FunnelQuery,
+  RetentionCounts,
+  RetentionQuery,
+  SeriesLine,
+  SeriesQuery,
+} from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import { bucketOf, combine, DistinctUsers, narrowsEvents, zeros } from "../series.ts";
 import type { Db } from "./db.ts";
@@ -178,6 +185,7 @@ export function analyticsStore(db: Db, searching: () => Db) {
   }
 
   const summaries = summaryReads(db, searching);
+  const funnels = funnelStore(db, summaries);
 
   /** The series from the events themselves: what the summaries answer, when they cannot. */
   function rawSeries(q: SeriesQuery): SeriesLine[] {
@@ -230,7 +238,9 @@ export function analyticsStore(db: Db, searching: () => Db) {
       }
       return cohortCounts(q, users);
     },
-    ...funnelStore(db),
+    // A funnel's reads (the activity rows that end its walk, then the events) see one state too.
+    funnel: (q: FunnelQuery) => snapshot(db, () => funnels.funnel(q)),
+    dropped: (q: DroppedQuery) => funnels.dropped(q),
   };
 }
 
