@@ -3,7 +3,7 @@
 // sequential requests; then four of them asked in a loop at once while /healthz is probed every
 // 20 ms on new connections and an event is posted every 100 ms (the stall test's probes), for both
 // stores, against the compiled binary.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { BUN, median, pgCpu, ROOT, startProcess, tempDir, treeCpu, treeRss } from "./lib.ts";
@@ -382,12 +382,36 @@ export function sqliteStore(events: number): Store {
   return {
     name: "SQLite",
     args: ["--data-dir", dataDir],
-    seed: () => seed(dataDir, events),
+    seed: () => seedOrReuse(dataDir, events),
     bytes: async () =>
       readdirSync(dataDir)
         .filter((f) => f.endsWith(".db") || f.endsWith(".db-wal"))
         .reduce((sum, f) => sum + statSync(join(dataDir, f)).size, 0),
   };
+}
+
+/**
+ * A data set of `events` in `dataDir`: with BENCH_SEEDS=DIR, a copy of DIR/sqlite-EVENTS when an
+ * earlier run left one there (seeding ten million events takes about an hour here), else seeded
+ * and then kept there; the times reported are those of its seeding.
+ */
+async function seedOrReuse(dataDir: string, events: number): Promise<{ seconds: number; summarySeconds: number }> {
+  const kept = process.env.BENCH_SEEDS ? join(process.env.BENCH_SEEDS, `sqlite-${events}`) : null;
+  const copy = (from: string, to: string) => {
+    mkdirSync(to, { recursive: true });
+    for (const f of ["signalboard.db", "search.db"]) copyFileSync(join(from, f), join(to, f));
+  };
+  if (kept && existsSync(join(kept, "seeded.json"))) {
+    console.error(`  reusing the data set in ${kept}`);
+    copy(kept, dataDir);
+    return JSON.parse(readFileSync(join(kept, "seeded.json"), "utf8"));
+  }
+  const seeded = await seed(dataDir, events);
+  if (kept) {
+    copy(dataDir, kept);
+    writeFileSync(join(kept, "seeded.json"), JSON.stringify(seeded));
+  }
+  return seeded;
 }
 
 const ratio = (a: number, b: number) => (a > 0 ? (b / a).toFixed(1) : "-");

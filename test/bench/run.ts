@@ -4,6 +4,7 @@
 //   pg-ingest and pg-read; BENCH_ONLY=pg-ingest alone is PostgreSQL's ingest beside SQLite, a few minutes)
 //   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune (defaults 3, 5, 1000000)
 //   BENCH_STORES=sqlite|postgres   the analytics section on one store only (default both)
+//   BENCH_SEEDS=DIR   the analytics section keeps its SQLite data sets in DIR and reuses them (sqlite-N, N events)
 //   BENCH_PG_DROP_INDEXES=events_name_ts,...   pg-ingest without these indexes (what they cost ingest)
 import { cpus, release } from "node:os";
 import { join } from "node:path";
