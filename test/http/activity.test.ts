@@ -2,7 +2,7 @@
 // most events by name and the rest as "other", and the feed's filters (the chart counts what the
 // feed shows). Runs on SQLite and, in npm test's second pass, on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, eventually, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { type Agent, eventually, post, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 const DAY = 86_400;
@@ -18,7 +18,7 @@ type Activity = {
 };
 
 describe("activity.json", () => {
-  let server: TestServer;
+  let server: TestApp;
   let agent: Agent;
   const now = Math.floor(Date.now() / 1000);
   /** The chart's data for `params` (days and tz=0 unless given). */
@@ -32,7 +32,7 @@ describe("activity.json", () => {
   const log = async (body: Record<string, unknown>) => expect((await post(server, "/v1/log", body)).status).toBe(200);
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestApp();
     await server.services.accounts.createUser(OWNER, "owner");
     agent = await signedIn(server, OWNER);
 

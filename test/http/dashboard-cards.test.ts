@@ -3,16 +3,16 @@
 // the builder's form becomes a chart (or says which field is wrong); the cards are arranged one
 // move at a time; and what names another project's chart, or nothing, is refused.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { type Agent, post, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
-let server: TestServer;
+let server: TestApp;
 let agent: Agent;
 let csrf: string;
 let chartId: number;
 
 beforeAll(async () => {
-  server = await startTestServer({ "card-refresh": "300ms" });
+  server = await startTestApp({ "card-refresh": "300ms" });
   await server.services.accounts.createUser(OWNER, "owner");
   await server.services.projects.create("shop");
   await server.services.projects.create("other");

@@ -1,14 +1,14 @@
 // GET /v1/users and GET /v1/users/:user_id: the people /v1/identify describes, and everyone with
 // events, read by a script; first seen the same in the list, on one user, and on the user's page.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { call, post, searchIndexed, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { call, post, searchIndexed, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
-let server: TestServer;
+let server: TestApp;
 const T0 = 1_700_000_000;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.accounts.createUser(OWNER, "owner");
   // alice: an old event, then identified; bob: identified only; carol: events only.
   await post(server, "/v1/log", {
