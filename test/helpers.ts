@@ -30,8 +30,11 @@ type Extras = {
 /** A server listening on 127.0.0.1: for streams, sockets, processes and browsers. */
 export type TestServer = Running & Extras;
 
-/** The app in this process, not listening: `url` is where its links point, and nothing answers there; `fetch` reaches it. */
-export type TestApp = Omit<Opened, "stop"> & { url: string } & Extras;
+/**
+ * The app in this process, not listening: `url` is where its links point, and nothing answers there;
+ * `fetch` reaches it. stop() stops it as a server stops (a restart starts another on its dataDir).
+ */
+export type TestApp = Omit<Opened, "stop"> & { url: string; stop: () => Promise<void> } & Extras;
 
 /** What the HTTP helpers need of either (or of a server process: without `fetch`, over HTTP to `url`). */
 export type Target = { url: string; token: string; fetch?: Fetch };
@@ -119,16 +122,17 @@ export async function startTestApp(
     throw error;
   });
   const handle: Fetch = (input, init) => opened.app.handle(new Request(at(url, input), init));
-  let closing: Promise<void> | null = null;
+  let stopping: Promise<void> | null = null;
+  const stop = () => (stopping ??= opened.stop());
   return {
     ...opened,
     url,
+    stop,
     ...(await extras(opened, dataDir, clock, handle)),
-    close: () =>
-      (closing ??= (async () => {
-        await opened.stop();
-        await release();
-      })()),
+    close: async () => {
+      await stop();
+      await release();
+    },
   };
 }
 
