@@ -172,7 +172,7 @@ function servicesOf(
     hub,
     fanout: new Fanout(hub, config.liveInterval),
     /** Dashboard cards' answers, worked out once per refresh for everyone looking. */
-    answers: new SharedAnswers(hub, config.cardRefresh),
+    answers: new SharedAnswers(hub, config.cardRefresh, () => clock.now()),
     metrics,
     tokens,
     accounts,
