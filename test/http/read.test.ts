@@ -166,7 +166,7 @@ describe("GET /v1/events", () => {
         );
       expect(indexed()).toBe(1);
       await server.services.projects.deleteProject("zoo");
-      await eventually(() => expect(indexed()).toBe(0));
+      await eventually(() => expect(indexed()).toBe(0), 30_000);
     },
   );
 
