@@ -21,30 +21,24 @@ export type Running = {
   stop: () => Promise<void>;
 };
 
-/** `options.lookup`: how outbound destinations' names are resolved (tests give their own resolver). */
-export async function startServer(loaded: Config, options: Pick<ServiceOptions, "lookup"> = {}): Promise<Running> {
-  const phase = (name: string) => log.debug("start-up", { phase: name, ms: Math.round(performance.now()) });
+/** What a server is given beside its configuration: tests give their own resolver of names, clock and password cost. */
+export type ServerOptions = Pick<ServiceOptions, "lookup" | "clock" | "passwordCost">;
+
+/** openServer's parts, listening on the configuration's host and port. */
+export async function startServer(loaded: Config, options: ServerOptions = {}): Promise<Running> {
   phase("modules loaded");
   // The port is taken before anything is wired: with --port 0 it is known only once bound, and
   // links (notifications, the set-up link, BASE_URL's default) must name it. A port in use fails here, early.
   const reserved = reservePort(loaded);
   const config = settle(loaded, reserved.port);
-  let store: AnyStore;
+  let opened: Opened;
   try {
-    store = await openStore(config, { serving: true });
+    opened = await openServer(config, options);
   } catch (error) {
     reserved.stop(true);
     throw error;
   }
-  phase("database open and migrated");
-  const services = await createServices(config, { store, serving: true, lookup: options.lookup });
-  phase("services ready");
-  await services.projects.ensure(config.defaultProject);
-  await services.start(); // live views follow the database, the notifier works the queue
-  const assets = await Assets.load();
-  phase("assets loaded");
-  const { app, edge, routes } = createApp(services, assets);
-  phase("routes composed");
+  const { app, services } = opened;
   reserved.stop(true);
   try {
     app.listen({
@@ -58,12 +52,10 @@ export async function startServer(loaded: Config, options: Pick<ServiceOptions, 
       reusePort: false,
     });
   } catch (error) {
-    await services.close();
+    await opened.stop();
     throw new Error(listenProblem(error as NodeJS.ErrnoException, config));
   }
   const server = app.server!;
-  const jobs = startJobs(services);
-  edge.streams.watch(() => services.accessVersion()); // a revoked token or ended session closes its streams
   const url = `http://${config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host}:${server.port}`;
   // Where the data is, once: the data directory on SQLite, the database (password masked) on PostgreSQL.
   const where = config.databaseUrl
@@ -88,28 +80,60 @@ export async function startServer(loaded: Config, options: Pick<ServiceOptions, 
   }
 
   let stopping: Promise<void> | null = null;
-  async function stop(): Promise<void> {
-    stopping ??= (async () => {
-      edge.streams.closeAll(); // open streams would keep stop() pending forever; new ones are refused
-      services.fanout.close();
-      // No new sends from now on; the sends under way get their grace beside the requests', not after it.
-      const notifierStopped = services.notifier.stop();
+  const stop = (): Promise<void> =>
+    (stopping ??= opened.stop(async () => {
       const closed = server.stop(false); // no new connections; in-flight requests finish
       await Promise.race([closed, Bun.sleep(3000)]);
       await server.stop(true); // whatever is still open after the grace period is cut
-      jobs.stop();
-      await notifierStopped;
-      await services.close(); // the writes under way commit, token use is recorded, the store closes
-      log.info("stopped");
-    })();
-    return stopping;
-  }
+    }));
 
-  return { url, port: server.port ?? config.port, services, edge, routes, app, store, stop };
+  return { ...opened, url, port: server.port ?? config.port, stop };
 }
 
-/** Work that runs beside requests: token last-used times, housekeeping, and the digests that are due (checked each minute). */
-function startJobs({ tokens, housekeep, runDigests, buildSummaries }: Services) {
+/** A server that does not listen: what openServer gives. */
+export type Opened = Omit<Running, "url" | "port" | "stop"> & {
+  /** Stops it all, losing nothing; `drain` runs once nothing new starts (streams closed, no new sends). */
+  stop: (drain?: () => Promise<void>) => Promise<void>;
+};
+
+/**
+ * Everything of a server but its socket: the store open, the default project in place, the
+ * services and background jobs started, the app composed. startServer listens with it; tests
+ * call `app.handle(request)` on it where no socket matters.
+ */
+export async function openServer(config: Config, options: ServerOptions = {}): Promise<Opened> {
+  const store = await openStore(config, { serving: true });
+  phase("database open and migrated");
+  const services = await createServices(config, { ...options, store, serving: true });
+  phase("services ready");
+  await services.projects.ensure(config.defaultProject);
+  await services.start(); // live views follow the database, the notifier works the queue
+  const assets = await Assets.load();
+  phase("assets loaded");
+  const { app, edge, routes } = createApp(services, assets);
+  phase("routes composed");
+  const jobs = startJobs(services);
+  edge.streams.watch(() => services.accessVersion()); // a revoked token or ended session closes its streams
+
+  async function stop(drain?: () => Promise<void>): Promise<void> {
+    edge.streams.closeAll(); // open streams would keep a server's stop() pending forever; new ones are refused
+    services.fanout.close();
+    // No new sends from now on; the sends under way get their grace beside the requests', not after it.
+    const notifierStopped = services.notifier.stop();
+    await drain?.();
+    jobs.stop();
+    await notifierStopped;
+    await services.close(); // the writes under way commit, token use is recorded, the store closes
+    log.info("stopped");
+  }
+
+  return { services, edge, routes, app, store, stop };
+}
+
+const phase = (name: string) => log.debug("start-up", { phase: name, ms: Math.round(performance.now()) });
+
+/** Work that runs beside requests, on the services' clock: token last-used times, housekeeping, and the digests that are due (checked each minute). */
+function startJobs({ tokens, housekeep, runDigests, buildSummaries, clock }: Services) {
   const flushTokens = () => tokens.flushLastUsed().catch((error) => log.warn("could not record token use", { error }));
   const housekeeping = async () => {
     try {
@@ -145,18 +169,19 @@ function startJobs({ tokens, housekeep, runDigests, buildSummaries }: Services) 
     }
   };
   const timers = [
-    setTimeout(summaries, 1_000),
-    setInterval(summaries, 10_000),
-    setInterval(flushTokens, 10_000),
-    setInterval(housekeeping, 3_600_000),
-    setTimeout(housekeeping, 30_000),
-    setInterval(digests, 60_000),
-    setTimeout(digests, 5_000),
+    clock.every(10_000, flushTokens),
+    clock.every(3_600_000, housekeeping),
+    clock.after(30_000, housekeeping),
+    clock.every(60_000, digests),
+    clock.after(5_000, digests),
   ];
+  // Catching up on summaries is not work that falls due at a time: the system's timers, whatever the clock.
+  const catchUp = [setTimeout(summaries, 1_000), setInterval(summaries, 10_000)];
   return {
     stop: () => {
       stopped = true;
-      timers.forEach((t) => clearInterval(t));
+      timers.forEach((t) => t.cancel());
+      catchUp.forEach((t) => clearInterval(t));
     },
   };
 }

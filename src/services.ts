@@ -1,8 +1,9 @@
 // Composition: the store the configuration names, and the services over it. The server and every
 // command build their services here, so a command does exactly what the dashboard does. Routes
 // and commands receive services; only this file sees the store.
+import { type Clock, systemClock } from "./clock.ts";
 import { type Config, safeUrl } from "./config.ts";
-import { accountService } from "./domain/accounts.ts";
+import { accountService, type PasswordCost } from "./domain/accounts.ts";
 import { AlertRunner } from "./domain/alert-runner.ts";
 import { alertService } from "./domain/alerts.ts";
 import { analyticsService } from "./domain/analytics.ts";
@@ -90,17 +91,30 @@ export type ServiceOptions = {
   serving?: boolean;
   /** How outbound destinations' names are resolved (the system's resolver unless a test gives its own). */
   lookup?: Lookup;
+  /** The time sessions, alert rules, digests and retention go by, and the timers of the server's jobs (the system's unless a test gives its own). */
+  clock?: Clock;
+  /** The cost of new password hashes (Bun.password's default unless a test asks for less). */
+  passwordCost?: PasswordCost;
 };
 
 export async function createServices(
   config: Config,
-  { store, serving = false, lookup = systemLookup }: ServiceOptions = {},
+  { store, serving = false, lookup = systemLookup, clock = systemClock, passwordCost }: ServiceOptions = {},
 ) {
   const opened = store ?? (await openStore(config));
-  return servicesOf(config, opened, serving, lookup);
+  return servicesOf(config, opened, { serving, lookup, clock, passwordCost });
 }
 
-function servicesOf(config: Config, store: AnyStore, serving: boolean, lookup: Lookup) {
+function servicesOf(
+  config: Config,
+  store: AnyStore,
+  {
+    serving,
+    lookup,
+    clock,
+    passwordCost,
+  }: { serving: boolean; lookup: Lookup; clock: Clock; passwordCost?: PasswordCost },
+) {
   const hub = new Hub();
   const metrics = createMetrics();
   // Ingest's writes run in this thread's group commit, or on a writer thread (SIGNALBOARD_WRITER).
@@ -124,9 +138,9 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean, lookup: L
     lookup,
   };
   const tokens = tokenService(store);
-  const accounts = accountService(store, { sessionTtlMs: config.sessionTtl });
+  const accounts = accountService(store, { sessionTtlMs: config.sessionTtl, clock, passwordCost });
   const audit = auditService(store);
-  const projects = projectService(store, { announce, defaultProject: config.defaultProject });
+  const projects = projectService(store, { announce, defaultProject: config.defaultProject, clock });
   const notifier = new Notifier(
     store,
     vapid,
@@ -147,23 +161,25 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean, lookup: L
   const alertRunner = new AlertRunner(store, hub, announce, {
     intervalMs: config.alertInterval * 1000,
     baseUrl: config.baseUrl,
+    clock,
   });
   const running: { stop(): Promise<void> }[] = [];
-  const digests = digestService(store, { baseUrl: config.baseUrl });
+  const digests = digestService(store, { baseUrl: config.baseUrl, clock });
 
   return {
     config,
+    clock,
     version: VERSION,
     dialect: store.dialect,
     hub,
     fanout: new Fanout(hub, config.liveInterval),
     /** Dashboard cards' answers, worked out once per refresh for everyone looking. */
-    answers: new SharedAnswers(hub, config.cardRefresh),
+    answers: new SharedAnswers(hub, config.cardRefresh, () => clock.now()),
     metrics,
     tokens,
     accounts,
     /** Adding, changing and removing other people's accounts. */
-    members: memberService(store),
+    members: memberService(store, { passwordCost }),
     audit,
     /** Sign-in attempts per client address (SIGNALBOARD_RATE_LIMIT_LOGIN), counted across every instance of a shared database. */
     signIns: loginRate
@@ -176,7 +192,7 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean, lookup: L
     feed,
     analytics,
     charts: chartService(store, analytics, feed),
-    alerts: { ...alertService(store), runner: alertRunner },
+    alerts: { ...alertService(store, { clock }), runner: alertRunner },
     transfer: transferService(store),
     devices: deviceService(store, outbound),
     deviceAdmin: deviceAdmin(store),
@@ -208,7 +224,7 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean, lookup: L
     },
 
     /** Queues the digests whose period ended (on a shared database, one instance at a time runs them); how many went. */
-    async runDigests(now = Date.now()): Promise<number> {
+    async runDigests(now = clock.now()): Promise<number> {
       let sent = 0;
       const work = async () => void (sent = await digests.runDue(now));
       if (store.shared) await store.shared.asLeader("digests", work);
@@ -226,7 +242,7 @@ function servicesOf(config: Config, store: AnyStore, serving: boolean, lookup: L
     accessVersion: () => store.accessVersion(),
 
     /** Forgets what has served its time: ended sessions, events past retention, old deliveries, audit entries past the newest 10,000. On a shared database, one instance at a time does it. */
-    async housekeep(now = Date.now()): Promise<{ expiredEvents: number }> {
+    async housekeep(now = clock.now()): Promise<{ expiredEvents: number }> {
       let expiredEvents = 0;
       const work = async () => {
         await accounts.pruneSessions(now);

@@ -1,19 +1,50 @@
-// Shared test plumbing: a real server on an ephemeral port with a fresh data directory, tokens,
-// and small HTTP helpers. No mocks: every test talks HTTP to the real thing.
+// Shared test plumbing: the server, on an ephemeral port or in this process (no socket: requests go
+// through app.handle), with a fresh data directory, a full-access token and a clock the test moves;
+// and small HTTP helpers that talk to either. No mocks: every test talks HTTP to the real thing.
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../src/config.ts";
+import { type Config, loadConfig } from "../src/config.ts";
+import type { PasswordCost } from "../src/domain/accounts.ts";
 import { setLogLevel } from "../src/logger.ts";
 import { Conflict } from "../src/errors.ts";
-import { type Running, startServer } from "../src/server.ts";
-import type { ServiceOptions } from "../src/services.ts";
+import { type Opened, openServer, type Running, type ServerOptions, startServer } from "../src/server.ts";
+import { TestClock } from "./clock.ts";
 import { createDatabase, dropDatabase } from "./pg-cluster.ts";
 
 setLogLevel("silent");
 
-export type TestServer = Running & { dataDir: string; token: string; close: () => Promise<void> };
+/** Sends a request (a path, or a whole URL) to a test server, over HTTP or in-process. */
+export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
+
+type Extras = {
+  dataDir: string;
+  token: string;
+  /** The time the services go by; timers set on it (the server's jobs) fire only when the test advances it. */
+  clock: TestClock;
+  fetch: Fetch;
+  close: () => Promise<void>;
+};
+
+/** A server listening on 127.0.0.1: for streams, sockets, processes and browsers. */
+export type TestServer = Running & Extras;
+
+/**
+ * The app in this process, not listening: `url` is where its links point, and nothing answers there;
+ * `fetch` reaches it. stop() stops it as a server stops (a restart starts another on its dataDir).
+ */
+export type TestApp = Omit<Opened, "stop"> & { url: string; stop: () => Promise<void> } & Extras;
+
+/** What the HTTP helpers need of either (or of a server process: without `fetch`, over HTTP to `url`). */
+export type Target = { url: string; token: string; fetch?: Fetch };
+
+/** How to reach a target: its own fetch, or HTTP to its URL. */
+export const sender = (target: Pick<Target, "url" | "fetch">): Fetch =>
+  target.fetch ?? ((input, init) => fetch(at(target.url, input), init));
+
+/** A whole URL stays as it is; a path (kept as written, "//x" too) is put after `base`. */
+const at = (base: string, input: string): string => (/^[a-z][a-z0-9+.-]*:/i.test(input) ? input : base + input);
 
 /**
  * In the PostgreSQL pass of npm test (scripts/test.ts), the throwaway cluster's URL: each test
@@ -27,19 +58,89 @@ export function tempDir(prefix = "signalboard-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/**
+ * Argon2id at a cost of about a millisecond: at the production cost each hash and each sign-in
+ * takes half a second on a busy machine, and the suite makes hundreds. A test of what the cost
+ * itself does passes `passwordCost: null` (Bun.password's default).
+ */
+export const TEST_PASSWORD_COST: PasswordCost = { memoryCost: 1024, timeCost: 1 };
+
+/**
+ * `lookup` resolves outbound destinations' names in place of the system; `clock` is the test's
+ * (a new TestClock at the real time unless given); `passwordCost`, TEST_PASSWORD_COST unless given.
+ */
+export type TestOptions = Pick<ServerOptions, "lookup"> & { clock?: TestClock; passwordCost?: PasswordCost | null };
+
 /** On PostgreSQL, the database of each data directory: a server started again on its directory (a restart) finds its data. */
 const databases = new Map<string, string>();
+
+/** Where in-process apps' links point (their BASE_URL unless a test sets one): nothing answers there. */
+const IN_PROCESS_URL = "http://signalboard.test";
 
 /**
  * A server on 127.0.0.1:0 with its own data dir and a full-access token. Like an operator's, it
  * sends nowhere the outbound rules refuse: a test whose receivers listen on 127.0.0.1 says so in
- * `"outbound-allow"`. `options.lookup` resolves outbound destinations' names in place of the system.
+ * `"outbound-allow"`.
  */
 export async function startTestServer(
   settings: Record<string, string | undefined> = {},
   dataDir = tempDir(),
-  options: Pick<ServiceOptions, "lookup"> = {},
+  options: TestOptions = {},
 ): Promise<TestServer> {
+  const { config, release } = await testConfig(settings, dataDir);
+  const clock = options.clock ?? new TestClock();
+  const running = await startServer(config, serverOptions(options, clock)).catch(async (error) => {
+    await release();
+    throw error;
+  });
+  const fetchOver: Fetch = (input, init) => fetch(at(running.url, input), init);
+  return {
+    ...running,
+    ...(await extras(running, dataDir, clock, fetchOver)),
+    close: async () => {
+      await running.stop();
+      await release();
+    },
+  };
+}
+
+/**
+ * The same server in this process, not listening: requests go through `app.handle`, with no socket,
+ * port or HTTP parsing between. For scenarios of requests and answers; streams, sockets, processes
+ * and browsers need startTestServer. The client's address is unknown to it (there is no peer).
+ */
+export async function startTestApp(
+  settings: Record<string, string | undefined> = {},
+  dataDir = tempDir(),
+  options: TestOptions = {},
+): Promise<TestApp> {
+  const url = settings["base-url"] ?? IN_PROCESS_URL;
+  const { config, release } = await testConfig({ "base-url": url, ...settings }, dataDir);
+  const clock = options.clock ?? new TestClock();
+  const opened = await openServer(config, serverOptions(options, clock)).catch(async (error) => {
+    await release();
+    throw error;
+  });
+  const handle: Fetch = (input, init) => opened.app.handle(new Request(at(url, input), init));
+  let stopping: Promise<void> | null = null;
+  const stop = () => (stopping ??= opened.stop());
+  return {
+    ...opened,
+    url,
+    stop,
+    ...(await extras(opened, dataDir, clock, handle)),
+    close: async () => {
+      await stop();
+      await release();
+    },
+  };
+}
+
+/** A test server's configuration, on its own PostgreSQL database in the PostgreSQL pass; `release` drops it and the data dir. */
+async function testConfig(
+  settings: Record<string, string | undefined>,
+  dataDir: string,
+): Promise<{ config: Config; release: () => Promise<void> }> {
   let own: string | null = null;
   if (POSTGRES && !("database-url" in settings)) {
     own = databases.get(dataDir) ?? (await createDatabase(POSTGRES));
@@ -49,28 +150,36 @@ export async function startTestServer(
     { port: "0", host: "127.0.0.1", "data-dir": dataDir, ...(own ? { "database-url": own } : {}), ...settings },
     {},
   );
-  const running = await startServer(config, options);
+  const release = async () => {
+    if (own) {
+      databases.delete(dataDir);
+      await dropDatabase(POSTGRES!, own);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { config, release };
+}
+
+function serverOptions(options: TestOptions, clock: TestClock): ServerOptions {
+  const passwordCost = options.passwordCost === undefined ? TEST_PASSWORD_COST : (options.passwordCost ?? undefined);
+  return { lookup: options.lookup, clock, passwordCost };
+}
+
+async function extras(
+  server: Pick<Opened, "services">,
+  dataDir: string,
+  clock: TestClock,
+  fetcher: Fetch,
+): Promise<Omit<Extras, "close">> {
   // Live tokens' names are unique: started again on its data (a restart), or beside another instance
   // on one database (started at the same moment, so counting the others would not do), it names its own.
   const token = (
-    await running.services.tokens.create({ name: "test" }).catch((error) => {
+    await server.services.tokens.create({ name: "test" }).catch((error) => {
       if (!(error instanceof Conflict)) throw error;
-      return running.services.tokens.create({ name: `test ${crypto.randomUUID().slice(0, 8)}` });
+      return server.services.tokens.create({ name: `test ${crypto.randomUUID().slice(0, 8)}` });
     })
   ).token;
-  return {
-    ...running,
-    dataDir,
-    token,
-    close: async () => {
-      await running.stop();
-      if (own) {
-        databases.delete(dataDir);
-        await dropDatabase(POSTGRES!, own);
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return { dataDir, token, clock, fetch: fetcher };
 }
 
 /** The flags that point a command at a test server's database (its data directory, or its PostgreSQL database). */
@@ -106,7 +215,7 @@ export type Call = {
 
 /** One HTTP request; JSON bodies are serialised and sent with Content-Type: application/json. */
 export async function call(
-  server: { url: string; token: string },
+  server: Target,
   c: Call,
 ): Promise<{ status: number; headers: Headers; json: any; text: string }> {
   const headers: Record<string, string> = { ...c.headers };
@@ -117,7 +226,7 @@ export async function call(
     body = typeof c.body === "string" ? c.body : JSON.stringify(c.body);
     headers["Content-Type"] ??= "application/json";
   }
-  const response = await fetch(server.url + c.path, {
+  const response = await sender(server)(c.path, {
     method: c.method ?? (c.body === undefined ? "GET" : "POST"),
     headers,
     body,
@@ -132,11 +241,15 @@ export async function call(
   return { status: response.status, headers: response.headers, json, text };
 }
 
-export const post = (server: { url: string; token: string }, path: string, body: unknown, token?: string | null) =>
+export const post = (server: Target, path: string, body: unknown, token?: string | null) =>
   call(server, { path, body, token });
 
-/** Retries `check` until it stops throwing or `timeoutMs` passes (for things promised "within a second"). */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 3000): Promise<T> {
+/**
+ * Retries `check` until it stops throwing or `timeoutMs` passes. The default is long: a wait on a
+ * condition costs only what it waits, and a busy machine may take seconds for what takes
+ * milliseconds here. A promise of the product's ("within a second") names its own limit.
+ */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -203,7 +316,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
       return ended;
     },
     /** Resolves once at least `count` data frames arrived (or rejects after `timeoutMs`). */
-    async waitFor(count: number, timeoutMs = 3000): Promise<SseFrame[]> {
+    async waitFor(count: number, timeoutMs = 10_000): Promise<SseFrame[]> {
       const deadline = Date.now() + timeoutMs;
       while (frames.length < count) {
         if (ended) throw new Error(`stream ended after ${frames.length} frames`);
@@ -224,7 +337,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
  * send has been sent and answered. After a marker notification arrived, this is the moment to
  * assert that another one was not sent.
  */
-export async function notifierIdle(server: Pick<TestServer, "store">, timeoutMs = 5000): Promise<void> {
+export async function notifierIdle(server: Pick<TestServer, "store">, timeoutMs = 15_000): Promise<void> {
   await eventually(async () => {
     const pending = await server.store.notifications.pendingCount();
     if (pending) throw new Error(`${pending} deliveries still pending after ${timeoutMs} ms`);
@@ -245,7 +358,7 @@ export function withDatabase<T>(file: string, use: (db: Database) => T, { write 
 }
 
 /** Waits until `get` returns something (not undefined or null), and returns it. */
-export async function found<T>(get: () => T | undefined | null, timeoutMs = 3000): Promise<T> {
+export async function found<T>(get: () => T | undefined | null, timeoutMs = 10_000): Promise<T> {
   return eventually(() => {
     const value = get();
     if (value === undefined || value === null) throw new Error(`nothing found within ${timeoutMs} ms`);
@@ -284,10 +397,15 @@ export async function searchIndexed(server: Pick<TestServer, "store" | "dataDir"
   }, timeoutMs);
 }
 
-/** A client that keeps cookies, like a browser would. */
+/** A client that keeps cookies, like a browser would; of a server (over HTTP or in-process), or of a URL. */
 export class Agent {
   cookies = new Map<string, string>();
-  constructor(readonly base: string) {}
+  readonly base: string;
+  private readonly send: Fetch;
+  constructor(target: string | Pick<Target, "url" | "fetch">) {
+    this.base = typeof target === "string" ? target : target.url;
+    this.send = typeof target === "string" ? (input, init) => fetch(this.base + input, init) : sender(target);
+  }
 
   async request(path: string, init: RequestInit & { form?: Record<string, string> } = {}): Promise<Response> {
     const headers = new Headers(init.headers);
@@ -297,7 +415,7 @@ export class Agent {
       body = new URLSearchParams(init.form).toString();
       headers.set("Content-Type", "application/x-www-form-urlencoded");
     }
-    const response = await fetch(this.base + path, { ...init, headers, body, redirect: "manual" });
+    const response = await this.send(path, { ...init, headers, body, redirect: "manual" });
     for (const line of response.headers.getSetCookie()) {
       const [pair] = line.split(";");
       const at = pair!.indexOf("=");
@@ -332,8 +450,11 @@ export class Agent {
 }
 
 /** An Agent signed in as `user` (which must exist); throws unless the sign-in succeeded. */
-export async function signedIn(server: { url: string }, user: { username: string; password: string }): Promise<Agent> {
-  const agent = new Agent(server.url);
+export async function signedIn(
+  server: Pick<Target, "url" | "fetch">,
+  user: { username: string; password: string },
+): Promise<Agent> {
+  const agent = new Agent(server);
   const res = await agent.login(user.username, user.password);
   if (res.status !== 303) throw new Error(`signing in as ${user.username} answered ${res.status}, not 303`);
   return agent;

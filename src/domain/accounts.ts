@@ -8,6 +8,7 @@ import { Conflict, Forbidden, NotFound, ValidationError } from "../errors.ts";
 import { type Actor, COMMAND_LINE } from "../model/audit.ts";
 import type { Credential } from "../model/credential.ts";
 import type { Role, Session, User } from "../model/user.ts";
+import { type Clock, systemClock } from "../clock.ts";
 import type { Store } from "../store/store.ts";
 import { audited, recordAudit } from "./audit.ts";
 import { within } from "./access.ts";
@@ -29,10 +30,27 @@ const credentials = z.object({ username: usernameRule, password: passwordRule })
 
 export type NewSession = { token: string; csrfToken: string; expiresAt: number; user: User };
 
-// Verifying against this when the username is unknown keeps a failed login's timing the same.
-// Made on first use: argon2 takes a few hundred milliseconds, which start-up should not pay.
-let dummyHash: Promise<string> | null = null;
-const DUMMY_HASH = () => (dummyHash ??= Bun.password.hash("signalboard-dummy-password"));
+/**
+ * Argon2id's cost for new password hashes: Bun.password's default unless given. Tests ask for less
+ * (a sign-in at the default cost takes a few hundred milliseconds); a hash names its own cost, so
+ * it verifies the same either way.
+ */
+export type PasswordCost = { memoryCost: number; timeCost: number };
+
+function hashPassword(password: string, cost: PasswordCost | undefined): Promise<string> {
+  return cost ? Bun.password.hash(password, { algorithm: "argon2id", ...cost }) : Bun.password.hash(password);
+}
+
+// Verifying against this when the username is unknown keeps a failed login's timing the same (at
+// the same cost as real hashes). Made on first use: argon2 takes a few hundred milliseconds, which
+// start-up should not pay.
+const dummyHashes = new Map<string, Promise<string>>();
+function dummyHash(cost: PasswordCost | undefined): Promise<string> {
+  const key = JSON.stringify(cost ?? null);
+  let made = dummyHashes.get(key);
+  if (!made) dummyHashes.set(key, (made = hashPassword("signalboard-dummy-password", cost)));
+  return made;
+}
 
 function sha256(text: string): string {
   return new Bun.CryptoHasher("sha256").update(text).digest("hex");
@@ -65,9 +83,10 @@ export async function createAccount(
   actor: Actor,
   roleOf: (first: boolean) => Role = () => input.role,
   now = Date.now(),
+  cost?: PasswordCost,
 ): Promise<User> {
   const { username, password } = validate(credentials, input);
-  const passwordHash = await Bun.password.hash(password);
+  const passwordHash = await hashPassword(password, cost);
   const user = await audited(
     store,
     actor,
@@ -88,7 +107,11 @@ export async function createAccount(
   return user;
 }
 
-export function accountService(store: Store, options: { sessionTtlMs: number }) {
+export type AccountOptions = { sessionTtlMs: number; clock?: Clock; passwordCost?: PasswordCost };
+
+export function accountService(store: Store, options: AccountOptions) {
+  const clock = options.clock ?? systemClock;
+  const cost = options.passwordCost;
   async function startSession(user: User, now: number): Promise<NewSession> {
     const token = randomToken().slice(3);
     const csrfToken = randomToken().slice(3);
@@ -132,7 +155,7 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       code: string,
       input: { username: string; password: string },
       ip: string | null = null,
-      now = Date.now(),
+      now = clock.now(),
     ): Promise<NewSession> {
       if (!(await this.checkSetupCode(code))) throw new Forbidden(SETUP_USED);
       const firstOnly = (first: boolean): Role => {
@@ -140,7 +163,14 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
         return "owner";
       };
       const name = usernameRule.safeParse(input.username).data ?? input.username.slice(0, 64);
-      const owner = await createAccount(store, { ...input, role: "owner" }, { userId: null, name, ip }, firstOnly, now);
+      const owner = await createAccount(
+        store,
+        { ...input, role: "owner" },
+        { userId: null, name, ip },
+        firstOnly,
+        now,
+        cost,
+      );
       return startSession(owner, now);
     },
 
@@ -152,7 +182,7 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       input: { username: string; password: string },
       role?: Role,
       options: { projects?: string[] | null; by?: Actor } = {},
-      now = Date.now(),
+      now = clock.now(),
     ): Promise<User> {
       const by = options.by ?? COMMAND_LINE;
       return createAccount(
@@ -161,15 +191,21 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
         by,
         (first) => role ?? (first ? "owner" : "member"),
         now,
+        cost,
       );
     },
 
     /** From the command line: a new password, and every session of theirs ends. */
-    async resetPassword(username: string, password: string, by: Actor = COMMAND_LINE, now = Date.now()): Promise<User> {
+    async resetPassword(
+      username: string,
+      password: string,
+      by: Actor = COMMAND_LINE,
+      now = clock.now(),
+    ): Promise<User> {
       const valid = validate(credentials, { username, password });
       const user = await store.users.findByUsername(valid.username);
       if (!user) throw new NotFound(`No user named "${username}".`);
-      const hash = await Bun.password.hash(valid.password);
+      const hash = await hashPassword(valid.password, cost);
       await audited(
         store,
         by,
@@ -192,7 +228,7 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       session: Session,
       input: { current: string; password: string; confirm: string },
       ip: string | null = null,
-      now = Date.now(),
+      now = clock.now(),
     ): Promise<void> {
       const record = await store.users.findByUsername(session.user.username);
       if (!record || record.id !== session.user.id) throw new NotFound("Your account no longer exists.");
@@ -205,7 +241,7 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       else if (input.password !== input.confirm)
         issues.push({ path: "confirm", type: "mismatch", message: "confirm: the two new passwords differ" });
       if (issues.length) throw new ValidationError(issues);
-      const hash = await Bun.password.hash(input.password);
+      const hash = await hashPassword(input.password, cost);
       const actor = { userId: session.user.id, name: session.user.username, ip };
       await audited(
         store,
@@ -235,11 +271,11 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       username: string,
       password: string,
       ip: string | null = null,
-      now = Date.now(),
+      now = clock.now(),
     ): Promise<NewSession | null> {
       const parsed = usernameRule.safeParse(username);
       const user = parsed.success ? await store.users.findByUsername(parsed.data) : null;
-      const ok = await Bun.password.verify(password.slice(0, 256), user?.passwordHash ?? (await DUMMY_HASH()));
+      const ok = await Bun.password.verify(password.slice(0, 256), user?.passwordHash ?? (await dummyHash(cost)));
       const name = parsed.success ? parsed.data : username.slice(0, 64);
       const actor = { userId: user?.id ?? null, name, ip };
       if (!user || !ok) {
@@ -269,14 +305,14 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       const seen = session.user.projects;
       const key = `session:${session.sessionId}:${seen === null ? "*" : seen.join(",")}`;
       const valid = async () => {
-        if (!(await store.users.sessionActive(session.sessionId, Date.now()))) return false;
+        if (!(await store.users.sessionActive(session.sessionId, clock.now()))) return false;
         const user = await store.users.findById(session.user.id);
         return user !== null && within(seen, user.projects);
       };
       return { key, expiresAt: session.expiresAt, valid };
     },
 
-    session(token: string, now = Date.now()): Promise<Session | null> {
+    session(token: string, now = clock.now()): Promise<Session | null> {
       return store.users.findSession(sha256(token), now);
     },
 
@@ -284,7 +320,7 @@ export function accountService(store: Store, options: { sessionTtlMs: number }) 
       await store.users.deleteSession(sha256(token));
     },
 
-    async pruneSessions(now = Date.now()): Promise<number> {
+    async pruneSessions(now = clock.now()): Promise<number> {
       return store.users.deleteExpiredSessions(now);
     },
   };

@@ -10,6 +10,7 @@
 // read path; for metric rules, the metric's value. A matching event settles a firing absence rule
 // at once, without waiting for the next round.
 import { Cron } from "croner";
+import { type Clock, systemClock, type Timer } from "../clock.ts";
 import { log } from "../logger.ts";
 import type { Alert, AlertFilter, AlertTransition } from "../model/alert.ts";
 import type { StoredEvent } from "../model/event.ts";
@@ -23,7 +24,8 @@ import { ingestWrites } from "./ingest-writes.ts";
 /** The channel where a project's alerts are recorded. */
 export const ALERTS_CHANNEL = "alerts";
 
-export type RunnerOptions = { intervalMs: number; baseUrl: string; now?: () => number };
+/** `clock`: the time rounds see, and what runs them every `intervalMs` (the system's unless given). */
+export type RunnerOptions = { intervalMs: number; baseUrl: string; clock?: Clock };
 
 /**
  * The events that absence rules with one filter watch: when the latest happened (undefined until
@@ -66,9 +68,9 @@ export class AlertRunner {
   private readonly filterOf = new Map<number, string>();
   /** Filters by project, channel and name (empty for "any"): an event looks at four lists, not at every rule. */
   private readonly byKey = new Map<string, Set<string>>();
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private startedAt = 0;
-  private timer: ReturnType<typeof setInterval> | null = null;
+  private timer: Timer | null = null;
   private unsubscribe: (() => void) | null = null;
   private running: Promise<unknown> | null = null;
   private settling = new Set<number>();
@@ -81,7 +83,11 @@ export class AlertRunner {
     private readonly announce: Announce,
     private readonly options: RunnerOptions,
   ) {
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  private now(): number {
+    return this.clock.now();
   }
 
   /** Starts watching: silence before now was not watched, so absence rules count from here at the earliest. */
@@ -90,12 +96,11 @@ export class AlertRunner {
     this.unsubscribe = this.hub.subscribe((message) => {
       if (message.type === "event") this.seen(message.event);
     });
-    this.timer = setInterval(() => void this.tick(), this.options.intervalMs);
-    this.timer.unref?.();
+    this.timer = this.clock.every(this.options.intervalMs, () => this.tick(), { background: true });
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
     this.unsubscribe?.();
     await this.running?.catch(() => {});
   }

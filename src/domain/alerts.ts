@@ -5,6 +5,7 @@
 // field); alert-runner.ts watches them.
 import { Cron } from "croner";
 import { z } from "zod";
+import { type Clock, systemClock } from "../clock.ts";
 import { type FieldIssue, NotFound, ValidationError } from "../errors.ts";
 import type { Alert, AlertChanges, AlertKind, AlertSpec } from "../model/alert.ts";
 import { type Actor, COMMAND_LINE } from "../model/audit.ts";
@@ -173,7 +174,8 @@ export function fieldsOf(a: Alert): z.output<typeof alertChanges> & { name: stri
   };
 }
 
-export function alertService(store: Store) {
+/** `clock`: the time a rule is made, paused or resumed at (the system's unless given). */
+export function alertService(store: Store, { clock = systemClock }: { clock?: Clock } = {}) {
   async function requireAlert(id: number): Promise<Alert> {
     const alert = await store.alerts.find(id);
     if (!alert) throw new NotFound(`Alert rule ${id} does not exist.`);
@@ -196,7 +198,7 @@ export function alertService(store: Store) {
       return store.alerts.list(project.id);
     },
 
-    async create(input: AlertInput, actor: Actor = COMMAND_LINE, now = Date.now()): Promise<Alert> {
+    async create(input: AlertInput, actor: Actor = COMMAND_LINE, now = clock.now()): Promise<Alert> {
       const f = validate(alertInput, input);
       const project = await store.projects.findByName(f.project);
       // The rule names its project: one that is not there is a field to fix, as any other.
@@ -222,7 +224,7 @@ export function alertService(store: Store) {
       id: number,
       input: AlertChangesInput | Record<string, unknown>,
       actor: Actor = COMMAND_LINE,
-      now = Date.now(),
+      now = clock.now(),
     ): Promise<Alert> {
       // A field sent as null is taken out (a repeat no longer wanted); the rest is merged over the rule.
       const sent =

@@ -8,6 +8,7 @@
 // it read, and queues the deliveries. A restart, a second instance or a run that overlaps another
 // finds the period taken and sends nothing; a crash before the commit leaves it to the next run.
 import { z } from "zod";
+import { type Clock, systemClock } from "../clock.ts";
 import { NotFound, ValidationError } from "../errors.ts";
 import type { SeriesLine } from "../model/analytics.ts";
 import type { MetricValue } from "../model/metric.ts";
@@ -132,7 +133,8 @@ export function digestMarkdown(r: DigestReport, link: string): string {
   return lines.join("\n");
 }
 
-export function digestService(store: Store, { baseUrl }: { baseUrl: string }) {
+/** `clock`: when a period ended and a digest is due (the system's unless given). */
+export function digestService(store: Store, { baseUrl, clock = systemClock }: { baseUrl: string; clock?: Clock }) {
   async function find(id: number): Promise<{ digest: Digest; project: Project }> {
     const digest = await store.digests.find(id);
     const project = digest && (await store.projects.findById(digest.projectId));
@@ -239,7 +241,7 @@ export function digestService(store: Store, { baseUrl }: { baseUrl: string }) {
     },
 
     /** The first one goes at the next due time, not for the period that just ended. */
-    async create(input: unknown, now = Date.now()): Promise<Digest> {
+    async create(input: unknown, now = clock.now()): Promise<Digest> {
       const i = validate(digestInput, input);
       const project = await requireProject(store, i.project);
       await checkIntegrations(project, i.integrations);
@@ -269,14 +271,14 @@ export function digestService(store: Store, { baseUrl }: { baseUrl: string }) {
     },
 
     /** Sends the last period's digest now, whether or not it went already (the dashboard's "Send now"). */
-    async sendNow(id: number, now = Date.now()): Promise<number> {
+    async sendNow(id: number, now = clock.now()): Promise<number> {
       const { digest, project } = await find(id);
       const rows = await deliveries(digest, project, await report(project, lastPeriod(digest, now)));
       return store.notifications.enqueue(rows, now);
     },
 
     /** Queues every digest whose period ended and was not sent; how many went. Run by one leader at a time. */
-    async runDue(now = Date.now()): Promise<number> {
+    async runDue(now = clock.now()): Promise<number> {
       let sent = 0;
       for (const d of await store.digests.enabled()) {
         const period = lastPeriod(d, now);

@@ -6,7 +6,7 @@ import { type Actor, COMMAND_LINE } from "../model/audit.ts";
 import { GIVEN_ROLES, type Role, type User } from "../model/user.ts";
 import type { Store } from "../store/store.ts";
 import { hasRole, within } from "./access.ts";
-import { createAccount, projectsText } from "./accounts.ts";
+import { createAccount, type PasswordCost, projectsText } from "./accounts.ts";
 import { projectIdsOf } from "./projects.ts";
 import { audited } from "./audit.ts";
 
@@ -29,7 +29,8 @@ function checkRole(role: string): Role {
   throw ValidationError.field("role", "invalid_role", "role: choose admin, member or viewer");
 }
 
-export function memberService(store: Store) {
+/** `passwordCost`: as the accounts service's (see PasswordCost). */
+export function memberService(store: Store, { passwordCost }: { passwordCost?: PasswordCost } = {}) {
   async function existing(id: number): Promise<User> {
     const user = await store.users.findById(id);
     if (!user) throw new NotFound("That user no longer exists.");
@@ -63,6 +64,7 @@ export function memberService(store: Store) {
         actor,
         () => role,
         now,
+        passwordCost,
       );
     },
 

@@ -1,5 +1,6 @@
 // Projects and channels: creation with clear refusals, deletion that says what goes with it.
 import { z } from "zod";
+import { type Clock, systemClock } from "../clock.ts";
 import { Conflict, Forbidden, NotFound, UnknownProject, ValidationError } from "../errors.ts";
 import type { Announce } from "../live/hub.ts";
 import { type Actor, COMMAND_LINE } from "../model/audit.ts";
@@ -65,7 +66,7 @@ const unusable = (name: string) => `“${name}” cannot be used for a new proje
 /** `defaultProject`: the one that takes metrics sent without a project; it cannot be deleted. */
 export function projectService(
   store: Store,
-  { announce, defaultProject }: { announce?: Announce; defaultProject: string },
+  { announce, defaultProject, clock = systemClock }: { announce?: Announce; defaultProject: string; clock?: Clock },
 ) {
   const requireProjectNamed = (name: string): Promise<Project> => requireProject(store, name);
 
@@ -193,7 +194,7 @@ export function projectService(
     },
 
     /** Deletes the events of projects with a retention period that are older than it, and records the run. */
-    async pruneExpired(now = Date.now()): Promise<number> {
+    async pruneExpired(now = clock.now()): Promise<number> {
       const run: RetentionRun = { at: now, deleted: {} };
       for (const p of await store.projects.list()) {
         if (p.retentionDays)

@@ -9,7 +9,7 @@ export function createEdge(services: Services) {
   return {
     guard: createGuard(services.tokens, services.config),
     web: createWebGuard(services.accounts, services.config),
-    streams: new StreamRegistry(),
+    streams: new StreamRegistry(services.clock),
   };
 }
 

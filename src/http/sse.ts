@@ -6,6 +6,7 @@
 // expired session (see StreamRegistry.sweep). Live frames come from the fan-out (live/fanout.ts),
 // which writes one chunk per view per flush to each stream following it.
 
+import { type Clock, systemClock } from "../clock.ts";
 import type { Fanout, Framed, Member, View } from "../live/fanout.ts";
 import type { Credential } from "../model/credential.ts";
 import { ShuttingDown } from "../errors.ts";
@@ -70,6 +71,9 @@ export class StreamRegistry {
   /** Set by closeAll: a stream asked for on a connection that was already open is refused. */
   closing = false;
 
+  /** `clock`: when a credential has expired (the system's unless given). */
+  constructor(private readonly clock: Clock = systemClock) {}
+
   add(close: () => void, credential?: Credential): void {
     this.open.set(close, { close, credential });
     this.opened++;
@@ -90,7 +94,7 @@ export class StreamRegistry {
    * have been revoked, here or by another process), those whose credential no longer holds. Each
    * distinct credential is checked once, however many streams it holds open.
    */
-  async sweep(version: string, now = Date.now()): Promise<void> {
+  async sweep(version: string, now = this.clock.now()): Promise<void> {
     const changed = version !== this.seen;
     this.seen = version;
     const verdicts = new Map<string, Promise<boolean>>();

@@ -6,7 +6,18 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { eventually, type TestServer } from "../helpers.ts";
-import { CHROMIUM, describeBrowser, launch, ok, path, sendEvent, serverPool, signIn, withPage } from "./browser.ts";
+import {
+  CHROMIUM,
+  describeBrowser,
+  launch,
+  ok,
+  path,
+  sendEvent,
+  serverPool,
+  signIn,
+  STEP_TIMEOUT,
+  withPage,
+} from "./browser.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -65,7 +76,7 @@ async function seedShop(server: TestServer): Promise<{ signups: number; byPlan: 
 }
 
 /** Waits until what `read` gives passes `check` (the page updates on its own). */
-const settles = <T>(read: () => Promise<T> | T, check: (value: T) => void, timeoutMs = 4000) =>
+const settles = <T>(read: () => Promise<T> | T, check: (value: T) => void, timeoutMs = STEP_TIMEOUT) =>
   eventually(async () => check(await read()), timeoutMs);
 
 const cardNames = (page: Page) =>

@@ -34,14 +34,14 @@ const feedNames = (page: Page) =>
   page.$$eval("#events > li.event .event-name", (els) => els.map((el) => el.textContent ?? ""));
 
 /** Waits until the first event of the feed has this name. */
-async function waitForFeedTop(page: Page, name: string, timeout = 3000): Promise<void> {
+async function waitForFeedTop(page: Page, name: string, timeout = STEP_TIMEOUT): Promise<void> {
   await page.waitForFunction((n) => document.querySelector("#events > li.event .event-name")?.textContent === n, name, {
     timeout,
   });
 }
 
 /** Waits until an event with this name is in the feed. */
-async function waitForEvent(page: Page, name: string, timeout = 3000): Promise<void> {
+async function waitForEvent(page: Page, name: string, timeout = STEP_TIMEOUT): Promise<void> {
   await page.waitForFunction(
     (n) => [...document.querySelectorAll("#events .event-name")].some((el) => el.textContent === n),
     name,
@@ -51,7 +51,7 @@ async function waitForEvent(page: Page, name: string, timeout = 3000): Promise<v
 
 async function openFeed(page: Page, server: TestServer, at = "/p/default"): Promise<void> {
   await page.goto(server.url + at);
-  await page.waitForSelector(".live-status.live", { timeout: 5000 });
+  await page.waitForSelector(".live-status.live", { timeout: STEP_TIMEOUT });
 }
 
 /** A variable set on the page: still there later means the page was not reloaded. */
@@ -71,20 +71,20 @@ describeBrowser("set-up of the owner", () => {
     await withPage(browser, "setup-with-code", async (page, context) => {
       await page.goto(server.url + "/");
       expect(path(page)).toBe("/setup");
-      await page.getByRole("heading", { name: "Set-up code needed" }).waitFor({ timeout: 3000 });
+      await page.getByRole("heading", { name: "Set-up code needed" }).waitFor({ timeout: STEP_TIMEOUT });
       expect(await page.locator("#username").count()).toBe(0);
 
       const wrong = await page.goto(`${server.url}/setup?code=WRONG`);
       expect(wrong?.status()).toBe(403);
-      await page.getByRole("heading", { name: "Set-up code needed" }).waitFor({ timeout: 3000 });
+      await page.getByRole("heading", { name: "Set-up code needed" }).waitFor({ timeout: STEP_TIMEOUT });
       expect(await page.locator("form[action='/setup']").count()).toBe(0);
 
       await page.goto(`${server.url}/setup?code=${code}`);
-      await page.getByRole("heading", { name: "Welcome to Signalboard" }).waitFor({ timeout: 3000 });
+      await page.getByRole("heading", { name: "Welcome to Signalboard" }).waitFor({ timeout: STEP_TIMEOUT });
       await page.fill("#username", "founder");
       await page.fill("#password", "a long enough password");
       await page.click("form button[type=submit]");
-      await page.waitForURL((url) => url.pathname === "/p/default", { timeout: 5000 });
+      await page.waitForURL((url) => url.pathname === "/p/default", { timeout: STEP_TIMEOUT });
       expect(await page.locator("h1").textContent()).toBe("default");
       expect(await page.getByRole("button", { name: /Sign out/ }).textContent()).toContain("founder");
 
@@ -92,7 +92,7 @@ describeBrowser("set-up of the owner", () => {
       await context.clearCookies();
       await page.goto(`${server.url}/setup?code=${code}`);
       expect(path(page)).toBe("/login");
-      await page.getByRole("heading", { name: "Sign in" }).waitFor({ timeout: 3000 });
+      await page.getByRole("heading", { name: "Sign in" }).waitFor({ timeout: STEP_TIMEOUT });
       expect(await server.services.accounts.needsSetup()).toBe(false);
     });
   }, 30_000);
@@ -109,18 +109,18 @@ describeBrowser("sign-in and sign-out", () => {
       await page.fill("#username", OWNER.username);
       await page.fill("#password", "not the password");
       await page.click("form button[type=submit]");
-      await page.locator(".alert", { hasText: "Wrong username or password." }).waitFor({ timeout: 3000 });
+      await page.locator(".alert", { hasText: "Wrong username or password." }).waitFor({ timeout: STEP_TIMEOUT });
       expect(path(page)).toBe("/login");
       expect(await page.inputValue("#username")).toBe(OWNER.username);
 
       await page.fill("#password", OWNER.password);
       await page.click("form button[type=submit]");
-      await page.waitForURL((url) => url.pathname === "/p/default", { timeout: 5000 });
+      await page.waitForURL((url) => url.pathname === "/p/default", { timeout: STEP_TIMEOUT });
       expect(await page.locator("h1").textContent()).toBe("default");
 
       await page.getByRole("button", { name: /Sign out/ }).click();
-      await page.waitForURL((url) => url.pathname === "/login", { timeout: 5000 });
-      await page.getByRole("heading", { name: "Sign in" }).waitFor({ timeout: 3000 });
+      await page.waitForURL((url) => url.pathname === "/login", { timeout: STEP_TIMEOUT });
+      await page.getByRole("heading", { name: "Sign in" }).waitFor({ timeout: STEP_TIMEOUT });
 
       await page.goto(server.url + "/p/default");
       expect(path(page)).toBe("/login");
@@ -133,7 +133,7 @@ describeBrowser("sign-in and sign-out", () => {
       await page.fill("#password", OWNER.password);
       await page.click("form button[type=submit]");
       await page.waitForURL((url) => url.pathname === "/p/default" && url.searchParams.get("q") === "plan:pro", {
-        timeout: 5000,
+        timeout: STEP_TIMEOUT,
       });
       expect(await page.inputValue("#q")).toBe("plan:pro");
     });
@@ -151,39 +151,45 @@ describeBrowser("projects and channels", () => {
       await page.goto(server.url + "/p/default");
       await page.click("[data-testid=new-project]");
       const input = page.locator("#new-project-name");
-      await input.waitFor({ state: "visible", timeout: 3000 });
+      await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
       expect(await page.evaluate(() => document.activeElement?.id)).toBe("new-project-name");
 
       await input.pressSequentially("Bad Name", { delay: 20 });
       await page
         .locator("#new-project-name-hint.hint.error", { hasText: "lowercase letters, digits or dashes" })
-        .waitFor({ timeout: 3000 });
+        .waitFor({ timeout: STEP_TIMEOUT });
 
       await input.fill("");
       await input.pressSequentially("reports", { delay: 20 });
       await page
         .locator("#new-project-name-hint.hint.ok", { hasText: "“reports” is available." })
-        .waitFor({ timeout: 3000 });
+        .waitFor({ timeout: STEP_TIMEOUT });
       await input.press("Enter");
-      await page.waitForURL((url) => url.pathname === "/p/reports", { timeout: 5000 });
+      await page.waitForURL((url) => url.pathname === "/p/reports", { timeout: STEP_TIMEOUT });
       expect(await page.locator("h1").textContent()).toBe("reports");
-      await page.locator("#project-list a[href='/p/reports']", { hasText: "reports" }).waitFor({ timeout: 3000 });
+      await page
+        .locator("#project-list a[href='/p/reports']", { hasText: "reports" })
+        .waitFor({ timeout: STEP_TIMEOUT });
 
       // Again with the same name: the hint says so, and submitting anyway is refused.
       await page.click("[data-testid=new-project]");
-      await page.waitForFunction(() => document.activeElement?.id === "new-project-name", null, { timeout: 3000 });
+      await page.waitForFunction(() => document.activeElement?.id === "new-project-name", null, {
+        timeout: STEP_TIMEOUT,
+      });
       await input.pressSequentially("reports", { delay: 20 });
-      await page.locator("#new-project-name-hint.hint.error", { hasText: "already exists" }).waitFor({ timeout: 3000 });
+      await page
+        .locator("#new-project-name-hint.hint.error", { hasText: "already exists" })
+        .waitFor({ timeout: STEP_TIMEOUT });
       const [refused] = await Promise.all([
         page.waitForResponse((r) => r.url().endsWith("/projects") && r.request().method() === "POST", {
-          timeout: 5000,
+          timeout: STEP_TIMEOUT,
         }),
         page.locator("form.name-form:has(#new-project-name) button[type=submit]").click(),
       ]);
       expect(refused.status()).toBe(422);
       await page
         .locator("#new-project-name-hint.hint.error", { hasText: "A project named “reports” already exists." })
-        .waitFor({ timeout: 3000 });
+        .waitFor({ timeout: STEP_TIMEOUT });
       expect(path(page)).toBe("/p/reports");
       expect(await page.locator("#project-list a", { hasText: "reports" }).count()).toBe(1);
     });
@@ -197,14 +203,14 @@ describeBrowser("projects and channels", () => {
       expect(await page.locator("#channel-list li").count()).toBe(0);
       await page.click("[data-testid=new-channel]");
       const input = page.locator("#new-channel-name");
-      await input.waitFor({ state: "visible", timeout: 3000 });
+      await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
       await input.pressSequentially("backups", { delay: 20 });
-      await page.locator("#new-channel-name-hint.hint.ok", { hasText: "available" }).waitFor({ timeout: 3000 });
+      await page.locator("#new-channel-name-hint.hint.ok", { hasText: "available" }).waitFor({ timeout: STEP_TIMEOUT });
       await page.locator("form.name-form:has(#new-channel-name) button[type=submit]").click();
-      await page.waitForURL((url) => url.pathname === "/p/default/c/backups", { timeout: 5000 });
+      await page.waitForURL((url) => url.pathname === "/p/default/c/backups", { timeout: STEP_TIMEOUT });
       expect(await page.locator("h1").textContent()).toBe("# backups");
       const link = page.locator("#channel-list a", { hasText: "# backups" });
-      await link.waitFor({ timeout: 3000 });
+      await link.waitFor({ timeout: STEP_TIMEOUT });
       expect(await link.getAttribute("href")).toBe("/p/default/c/backups");
       expect(await link.getAttribute("aria-current")).toBe("page");
     });
@@ -221,11 +227,11 @@ describeBrowser("projects and channels", () => {
       expect(await feedNames(page)).toEqual(["Old stuff 3", "Old stuff 2", "Old stuff 1"]);
       await page.click("[data-testid=delete-channel]");
       const dialog = page.locator("dialog.dialog[open]");
-      await dialog.waitFor({ timeout: 3000 });
+      await dialog.waitFor({ timeout: STEP_TIMEOUT });
       expect(await dialog.textContent()).toContain("3 events");
       expect(await dialog.locator("[data-testid=confirm]").textContent()).toBe("Delete channel");
       await dialog.locator("[data-testid=confirm]").click();
-      await page.waitForURL((url) => url.pathname === "/p/default", { timeout: 5000 });
+      await page.waitForURL((url) => url.pathname === "/p/default", { timeout: STEP_TIMEOUT });
       await page.waitForSelector("#events");
       expect(await page.locator("#channel-list a", { hasText: "# old-stuff" }).count()).toBe(0);
       expect(await page.locator("#channel-list a", { hasText: "# keep" }).count()).toBe(1);
@@ -246,12 +252,12 @@ describeBrowser("projects and channels", () => {
       expect(await page.locator("#project-list a", { hasText: "scratch" }).count()).toBe(1);
       await page.click("[data-testid=delete-project]");
       const dialog = page.locator("dialog.dialog[open]");
-      await dialog.waitFor({ timeout: 3000 });
+      await dialog.waitFor({ timeout: STEP_TIMEOUT });
       const text = await dialog.textContent();
       expect(text).toContain("2 events");
       expect(text).toContain("1 channel");
       await dialog.locator("[data-testid=confirm]").click();
-      await page.waitForURL((url) => url.pathname === "/p/default", { timeout: 5000 });
+      await page.waitForURL((url) => url.pathname === "/p/default", { timeout: STEP_TIMEOUT });
       await page.waitForSelector("#project-list");
       expect(await page.locator("#project-list a", { hasText: "scratch" }).count()).toBe(0);
       expect((await page.goto(server.url + "/p/scratch"))?.status()).toBe(404);
@@ -263,7 +269,7 @@ describeBrowser("the live feed", () => {
   const pool = serverPool();
   afterAll(() => pool.closeAll());
 
-  test("an event sent over HTTP appears at the top within a second, on the project page and its channel's page only", async () => {
+  test("an event sent over HTTP appears at the top live, on the project page and its channel's page only", async () => {
     const server = await pool.withOwner();
     await ok(sendEvent(server, { project: "default", channel: "orders", event: "Earlier order" }));
     await ok(sendEvent(server, { project: "default", channel: "signups", event: "Earlier signup" }));
@@ -287,7 +293,7 @@ describeBrowser("the live feed", () => {
         tags: { plan: "pro", items: 2 },
       };
       await ok(sendEvent(server, event));
-      await waitForFeedTop(page, "New order #1042", 1000);
+      await waitForFeedTop(page, "New order #1042");
       expect(await stillSamePage(page)).toBe(true);
       const item = page.locator("#events > li.event").first();
       expect(await item.getAttribute("class")).toContain("fresh");
@@ -307,14 +313,14 @@ describeBrowser("the live feed", () => {
       expect(await feedNames(page)).toEqual(["New order #1042", "Earlier signup", "Earlier order"]);
 
       // The channel's own page gets it too (without the channel link, it is implied there)...
-      await waitForFeedTop(channelPage, "New order #1042", 3000);
+      await waitForFeedTop(channelPage, "New order #1042");
       expect(await feedNames(channelPage)).toEqual(["New order #1042", "Earlier order"]);
       expect(await channelPage.locator("#events .channel-link").count()).toBe(0);
       // ...another channel's page does not: it shows the next event of its own channel, and only that.
       await ok(sendEvent(server, { project: "default", channel: "signups", event: "New signup" }));
-      await waitForFeedTop(otherChannelPage, "New signup", 3000);
+      await waitForFeedTop(otherChannelPage, "New signup");
       expect(await feedNames(otherChannelPage)).toEqual(["New signup", "Earlier signup"]);
-      await waitForFeedTop(page, "New signup", 3000);
+      await waitForFeedTop(page, "New signup");
       expect(problems.flat()).toEqual([]);
     });
   }, 30_000);
@@ -332,7 +338,7 @@ describeBrowser("the live feed", () => {
       await page.waitForFunction(
         () => document.querySelector(".metric [data-testid=metric-value]")?.textContent === "1,259",
         null,
-        { timeout: 3000 },
+        { timeout: STEP_TIMEOUT },
       );
       expect(await value.textContent()).toBe("1,259");
       expect(await page.locator(".metric").count()).toBe(1);
@@ -355,7 +361,7 @@ describeBrowser("the live feed", () => {
       await signIn(page, server);
       await openFeed(page, server);
       await page.evaluate(() => window.scrollTo(0, 2000));
-      await page.waitForFunction(() => window.scrollY > 500, null, { timeout: 3000 });
+      await page.waitForFunction(() => window.scrollY > 500, null, { timeout: STEP_TIMEOUT });
       const pill = page.locator("[data-testid=new-events-pill]");
       expect(await pill.isVisible()).toBe(false);
 
@@ -364,26 +370,26 @@ describeBrowser("the live feed", () => {
       await page.waitForFunction(
         () => document.querySelector("[data-testid=new-events-pill]")?.textContent?.includes("2 new events"),
         null,
-        { timeout: 3000 },
+        { timeout: STEP_TIMEOUT },
       );
-      await pill.waitFor({ state: "visible", timeout: 3000 }); // shown a frame after its count changes
+      await pill.waitFor({ state: "visible", timeout: STEP_TIMEOUT }); // shown a frame after its count changes
       expect((await feedNames(page))[0]).toBe("Old event 30");
       expect(await page.locator("#events .event-name", { hasText: "Pill event" }).count()).toBe(0);
       expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(500);
 
       await pill.click();
-      await waitForFeedTop(page, "Pill event B", 3000);
+      await waitForFeedTop(page, "Pill event B");
       expect((await feedNames(page)).slice(0, 3)).toEqual(["Pill event B", "Pill event A", "Old event 30"]);
-      await pill.waitFor({ state: "hidden", timeout: 3000 });
+      await pill.waitFor({ state: "hidden", timeout: STEP_TIMEOUT });
 
       // Now looking at the top of the feed (as the page's script counts it): the next event slides in directly, no pill.
       await page.waitForFunction(
         () => document.querySelector("[x-data=liveFeed]")!.getBoundingClientRect().top > -100,
         null,
-        { timeout: 3000 },
+        { timeout: STEP_TIMEOUT },
       );
       await ok(sendEvent(server, { project: "default", channel: "jobs", event: "Pill event C" }));
-      await waitForFeedTop(page, "Pill event C", 3000);
+      await waitForFeedTop(page, "Pill event C");
       expect(await pill.isVisible()).toBe(false);
 
       // At the very top of the page (metrics, chart) with events waiting, the page stays put.
@@ -392,10 +398,10 @@ describeBrowser("the live feed", () => {
       await page.waitForFunction(
         () => document.querySelector("[data-testid=new-events-pill]")?.textContent?.includes("1 new event"),
         null,
-        { timeout: 3000 },
+        { timeout: STEP_TIMEOUT },
       );
       await page.evaluate(() => window.scrollTo(0, 0));
-      await waitForFeedTop(page, "Pill event D", 3000);
+      await waitForFeedTop(page, "Pill event D");
       // The marker: two frames rendered after the insertion, by which any scroll it caused is applied.
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       expect(await page.evaluate(() => window.scrollY)).toBe(0);
@@ -403,19 +409,20 @@ describeBrowser("the live feed", () => {
   }, 30_000);
 
   test("a burst: the page shows the newest events and a pill counting the others; clicking it loads the feed as it is", async () => {
-    const server = await pool.withOwner();
+    // Flushes 3 s apart: the burst's first event goes out at once, the rest at the next flush, capped,
+    // however long a busy machine takes to send them.
+    const server = await pool.withOwner({ "live-interval": "3s" });
     await ok(sendEvent(server, { project: "default", channel: "burst", event: "Before the burst" }));
     await withPage(browser, "burst-pill", async (page) => {
       await signIn(page, server);
       await openFeed(page, server);
-      await page.waitForTimeout(400); // a quiet moment: the burst's first event goes out at once, the rest at the next flush
       await Promise.all(
         Array.from({ length: 30 }, (_, n) =>
           ok(sendEvent(server, { project: "default", channel: "burst", event: `Burst ${String(n).padStart(2, "0")}` })),
         ),
       );
       const pill = page.locator("[data-testid=new-events-pill]");
-      await pill.waitFor({ state: "visible", timeout: 3000 });
+      await pill.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
       // Every event of the burst is on the page or counted by the pill.
       await page.waitForFunction(
         () => {
@@ -429,7 +436,7 @@ describeBrowser("the live feed", () => {
           return shown + counted === 30;
         },
         null,
-        { timeout: 3000 },
+        { timeout: STEP_TIMEOUT },
       );
       expect(await page.locator("#events .event-name", { hasText: "Burst" }).count()).toBeLessThan(30);
       await pill.click();
@@ -439,7 +446,7 @@ describeBrowser("the live feed", () => {
           [...document.querySelectorAll("#events .event-name")].filter((e) => e.textContent?.startsWith("Burst"))
             .length === 30,
         null,
-        { timeout: 5000 },
+        { timeout: STEP_TIMEOUT },
       );
       expect(await pill.isVisible()).toBe(false);
     });
@@ -499,16 +506,16 @@ describeBrowser("the live feed", () => {
       await markPage(page);
 
       await first.stop();
-      await page.waitForSelector(".live-status.down", { timeout: 5000 });
+      await page.waitForSelector(".live-status.down", { timeout: STEP_TIMEOUT });
       expect(await page.locator(".live-status").textContent()).toBe("Reconnecting…");
       const second = pool.track(await startTestServer({ port: String(first.port) }, first.dataDir));
       expect(second.url).toBe(first.url);
       await ok(sendEvent(second, { project: "default", channel: "deploys", event: "During reconnect 1" }));
       await ok(sendEvent(second, { project: "default", channel: "deploys", event: "During reconnect 2" }));
 
-      await waitForEvent(page, "During reconnect 1", 10_000);
-      await waitForEvent(page, "During reconnect 2", 10_000);
-      await page.waitForSelector(".live-status.live", { timeout: 5000 });
+      await waitForEvent(page, "During reconnect 1");
+      await waitForEvent(page, "During reconnect 2");
+      await page.waitForSelector(".live-status.live", { timeout: STEP_TIMEOUT });
       await ok(sendEvent(second, { project: "default", channel: "deploys", event: "After reconnect" }));
       await waitForFeedTop(page, "After reconnect");
       expect(await feedNames(page)).toEqual([
@@ -546,7 +553,7 @@ describeBrowser("search", () => {
         await page.fill("input[name=from]", "2026-01-11");
         await page.fill("input[name=to]", "2026-01-11");
         await page.press("#q", "Enter");
-        await page.waitForURL((url) => url.searchParams.get("from") === "2026-01-11", { timeout: 5000 });
+        await page.waitForURL((url) => url.searchParams.get("from") === "2026-01-11", { timeout: STEP_TIMEOUT });
         expect(new URL(page.url()).searchParams.get("tz")).toBe("540");
         expect(await feedNames(page)).toEqual(["Late on the 10th UTC"]); // 05:00 on the 11th in Tokyo
       },
@@ -571,7 +578,7 @@ describeBrowser("search", () => {
       expect(await feedNames(page)).toHaveLength(5);
       await page.fill("#q", "plan:pro");
       await page.press("#q", "Enter");
-      await page.waitForURL((url) => url.searchParams.get("q") === "plan:pro", { timeout: 5000 });
+      await page.waitForURL((url) => url.searchParams.get("q") === "plan:pro", { timeout: STEP_TIMEOUT });
       expect(page.url()).toMatch(/[?&]q=plan(%3A|:)pro(&|$)/);
       expect(await feedNames(page)).toEqual(["Signup Eve", "Signup Cid", "Signup Ann"]);
       expect(await page.inputValue("#q")).toBe("plan:pro");
@@ -579,7 +586,7 @@ describeBrowser("search", () => {
       await page.goto(server.url + "/p/default");
       await page.locator("#events > li.event", { hasText: "Signup Bob" }).locator(".tag", { hasText: "free" }).click();
       await page.waitForURL((url) => url.pathname === "/p/default" && url.searchParams.get("q") === "plan:free", {
-        timeout: 5000,
+        timeout: STEP_TIMEOUT,
       });
       expect(await feedNames(page)).toEqual(["Signup Dee", "Signup Bob"]);
       expect(await page.inputValue("#q")).toBe("plan:free");
@@ -600,21 +607,21 @@ describeBrowser("settings: API tokens", () => {
       await page.fill("#token-name", "website");
       await page.check("input[name=kind][value=public]");
       const projectSelect = page.locator("#token-create select[name=project]");
-      await projectSelect.waitFor({ state: "visible", timeout: 3000 });
+      await projectSelect.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
       await projectSelect.selectOption("default");
       await page.click("#token-create button[type=submit]");
 
       const shown = page.locator("[data-testid=new-token-value]");
-      await shown.waitFor({ timeout: 3000 });
+      await shown.waitFor({ timeout: STEP_TIMEOUT });
       const token = await shown.inputValue();
       expect(token).toMatch(/^sb_[A-Za-z0-9]{40}$/);
-      await page.locator(".alert.success", { hasText: "shown only this once" }).waitFor({ timeout: 3000 });
+      await page.locator(".alert.success", { hasText: "shown only this once" }).waitFor({ timeout: STEP_TIMEOUT });
 
       // A second token created on the same visit replaces the first one's display.
       await page.fill("#token-name", "backend");
       await page.check("input[name=kind][value=full]");
       await page.click("#token-create button[type=submit]");
-      await page.locator(".alert.success", { hasText: "backend" }).waitFor({ timeout: 3000 });
+      await page.locator(".alert.success", { hasText: "backend" }).waitFor({ timeout: STEP_TIMEOUT });
       expect(await shown.count()).toBe(1);
       expect(await shown.inputValue()).not.toBe(token);
       expect(await page.locator("#token-create").count()).toBe(1);
@@ -631,7 +638,7 @@ describeBrowser("settings: API tokens", () => {
       expect((await other.json()).error).toBe("forbidden");
 
       const row = page.locator("#token-table tr", { hasText: "website" });
-      await row.waitFor({ timeout: 3000 });
+      await row.waitFor({ timeout: STEP_TIMEOUT });
       const cells = await row.locator("td").allTextContents();
       expect(cells.slice(0, 3)).toEqual(["website", "public", "default"]);
       expect(cells[3]!.trim()).toStartWith("no"); // a new public token may not notify
@@ -640,16 +647,16 @@ describeBrowser("settings: API tokens", () => {
 
       // Shown once: not on the page any more after a reload.
       await page.reload();
-      await row.waitFor({ timeout: 3000 });
+      await row.waitFor({ timeout: STEP_TIMEOUT });
       expect(await page.locator("[data-testid=new-token-value]").count()).toBe(0);
       expect(await page.content()).not.toContain(token);
 
       await page.click("[data-testid=revoke-website]");
       const dialog = page.locator("dialog.dialog[open]");
-      await dialog.waitFor({ timeout: 3000 });
+      await dialog.waitFor({ timeout: STEP_TIMEOUT });
       expect(await dialog.textContent()).toContain(token.slice(0, 11));
       await Promise.all([
-        page.waitForEvent("load", { timeout: 5000 }),
+        page.waitForEvent("load", { timeout: STEP_TIMEOUT }),
         dialog.locator("[data-testid=confirm]").click(),
       ]);
       expect(path(page)).toBe("/settings/api");
@@ -770,7 +777,7 @@ describeBrowser("hostile event content", () => {
 
       // The user's page, reached by its link.
       await page.locator(".facts a", { hasText: USER }).click();
-      await page.waitForURL((url) => url.pathname.startsWith("/p/default/users/"), { timeout: 5000 });
+      await page.waitForURL((url) => url.pathname.startsWith("/p/default/users/"), { timeout: STEP_TIMEOUT });
       expect(await page.locator("h1").textContent()).toBe(`👤 ${USER}`);
       await page.waitForSelector("#events > li.event");
       expect(await page.locator("#events > li.event").count()).toBe(4);
@@ -818,7 +825,7 @@ describeBrowser("small screens and dark mode", () => {
       async (page) => {
         await signIn(page, server);
         await openFeed(page, server);
-        await page.waitForSelector(".chart-card .chart canvas", { timeout: 5000 }); // the chart is drawn at its width
+        await page.waitForSelector(".chart-card .chart canvas", { timeout: STEP_TIMEOUT }); // the chart is drawn at its width
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
 
         const sidebarRight = () =>
@@ -829,7 +836,7 @@ describeBrowser("small screens and dark mode", () => {
         expect(await menu.getAttribute("aria-expanded")).toBe("false");
         await menu.click();
         await page.waitForFunction(() => document.getElementById("sidebar")!.getBoundingClientRect().left >= 0, null, {
-          timeout: 3000,
+          timeout: STEP_TIMEOUT,
         });
         expect(await menu.getAttribute("aria-expanded")).toBe("true");
         const projectLink = page.locator("#project-list a", { hasText: "default" });
@@ -838,7 +845,7 @@ describeBrowser("small screens and dark mode", () => {
         // Escape closes the menu again, wherever the focus is.
         await page.keyboard.press("Escape");
         await page.waitForFunction(() => document.getElementById("sidebar")!.getBoundingClientRect().right <= 0, null, {
-          timeout: 3000,
+          timeout: STEP_TIMEOUT,
         });
         expect(await menu.getAttribute("aria-expanded")).toBe("false");
 
@@ -881,9 +888,12 @@ describeBrowser("settings: members", () => {
       await page.goto(server.url + "/settings/members");
       await page.fill("#member-username", member.username);
       await page.fill("#member-password", member.password);
-      await Promise.all([page.waitForEvent("load", { timeout: 5000 }), page.click("#member-form button[type=submit]")]);
+      await Promise.all([
+        page.waitForEvent("load", { timeout: STEP_TIMEOUT }),
+        page.click("#member-form button[type=submit]"),
+      ]);
       const row = page.locator("table.members tr", { hasText: member.username });
-      await row.waitFor({ timeout: 3000 });
+      await row.waitFor({ timeout: STEP_TIMEOUT });
       expect(await row.locator("td").nth(1).textContent()).toBe("member");
 
       const memberContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -898,7 +908,7 @@ describeBrowser("settings: members", () => {
         // Managing members is for admins and the owner: a member is refused, and not offered the tab.
         const refused = await memberPage.goto(server.url + "/settings/members");
         expect(refused?.status()).toBe(403);
-        await memberPage.getByText("Only admins and the owner can do this.").waitFor({ timeout: 3000 });
+        await memberPage.getByText("Only admins and the owner can do this.").waitFor({ timeout: STEP_TIMEOUT });
         await memberPage.goto(server.url + "/settings/account");
         expect(
           await memberPage.getByRole("navigation", { name: "Settings" }).getByRole("link").allTextContents(),
@@ -906,10 +916,10 @@ describeBrowser("settings: members", () => {
 
         await page.click(`[data-testid=remove-${member.username}]`);
         const dialog = page.locator("dialog.dialog[open]");
-        await dialog.waitFor({ timeout: 3000 });
+        await dialog.waitFor({ timeout: STEP_TIMEOUT });
         expect(await dialog.textContent()).toContain(`Remove ${member.username}?`);
         await Promise.all([
-          page.waitForEvent("load", { timeout: 5000 }),
+          page.waitForEvent("load", { timeout: STEP_TIMEOUT }),
           dialog.locator("[data-testid=confirm]").click(),
         ]);
         expect(await page.locator("table.members tr", { hasText: member.username }).count()).toBe(0);
@@ -941,7 +951,7 @@ describeBrowser("keyboard", () => {
       expect(await page.inputValue("#q")).toBe("");
 
       await page.reload();
-      await page.waitForSelector(".live-status.live", { timeout: 5000 });
+      await page.waitForSelector(".live-status.live", { timeout: STEP_TIMEOUT });
       await page.keyboard.press("Tab");
       const focused = await page.evaluate(() => ({
         className: document.activeElement?.className,
@@ -951,7 +961,7 @@ describeBrowser("keyboard", () => {
       const box = await page.locator(".skip-link").boundingBox();
       expect(box && box.x >= 0).toBe(true);
       await page.keyboard.press("Enter");
-      await page.waitForFunction(() => location.hash === "#main", null, { timeout: 3000 });
+      await page.waitForFunction(() => location.hash === "#main", null, { timeout: STEP_TIMEOUT });
       expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
     });
   }, 30_000);

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { call, eventually, startTestServer, type TestServer } from "../helpers.ts";
-import { CHROMIUM, describeBrowser, launch, withPage } from "./browser.ts";
+import { CHROMIUM, describeBrowser, launch, STEP_TIMEOUT, withPage } from "./browser.ts";
 import { type HostSite, html, startHostSite } from "./host-site.ts";
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -291,7 +291,7 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
       expect(new URL(page.url()).pathname).toBe("/later");
       // It closes by itself after a moment.
       await page.waitForFunction(() => !document.querySelector("[data-signalboard-feedback]"), undefined, {
-        timeout: 6000,
+        timeout: STEP_TIMEOUT,
       });
     });
     expect(site.requests).not.toContain("/submitted");

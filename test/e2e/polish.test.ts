@@ -17,6 +17,7 @@ import {
   sendMetric,
   serverPool,
   signIn,
+  STEP_TIMEOUT,
   withPage,
 } from "./browser.ts";
 
@@ -186,7 +187,7 @@ describeBrowser("the Content-Security-Policy across every page and its htmx acti
         await item.locator("[data-testid=test-integration]").click();
         await item
           .locator("[data-testid=integration-outcome]", { hasText: "Last delivered" })
-          .waitFor({ timeout: 10_000 });
+          .waitFor({ timeout: STEP_TIMEOUT });
 
         // Settings → Members: a member added.
         await page.goto(server.url + "/settings/members");
@@ -383,12 +384,12 @@ describeBrowser("an integration's status after Send test", () => {
         await item("good").locator("[role=status]", { hasText: "Test queued" }).waitFor();
         await item("good")
           .locator("[data-testid=integration-outcome]", { hasText: "Last delivered" })
-          .waitFor({ timeout: 10_000 });
+          .waitFor({ timeout: STEP_TIMEOUT });
         await item("good").locator("[role=status]", { hasText: "Test delivered." }).waitFor();
         expect(good.hits).toHaveLength(1);
 
         await item("bad").locator("[data-testid=test-integration]").click();
-        await item("bad").locator("[data-testid=last-error]").waitFor({ timeout: 10_000 });
+        await item("bad").locator("[data-testid=last-error]").waitFor({ timeout: STEP_TIMEOUT });
         expect(await item("bad").locator("[data-testid=last-error]").textContent()).toContain("500");
         await item("bad").locator("[role=status]", { hasText: "Test failed" }).waitFor();
         expect(await page.evaluate(() => (window as any).__notReloaded)).toBe(true);

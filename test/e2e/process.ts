@@ -79,7 +79,7 @@ export function collect(stream: ReadableStream<Uint8Array>) {
   return {
     text: () => text,
     /** The first match of `pattern` in what was written; rejects if the pipe closes first, or after `timeoutMs`. */
-    async waitFor(pattern: RegExp, timeoutMs = 5000): Promise<RegExpExecArray> {
+    async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const match = pattern.exec(text);

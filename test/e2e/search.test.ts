@@ -30,10 +30,12 @@ const feedNames = (page: Page) =>
   page.$$eval("#events > li.event .event-name", (els) => els.map((el) => el.textContent ?? ""));
 /** Waits until the search index (filled a moment after an event is stored) finds `count` events for `q`. */
 const indexed = (server: TestServer, q: string, count: number) =>
-  eventually(async () =>
-    expect(
-      (await call(server, { path: `/v1/events?project=default&q=${encodeURIComponent(q)}` })).json.events,
-    ).toHaveLength(count),
+  eventually(
+    async () =>
+      expect(
+        (await call(server, { path: `/v1/events?project=default&q=${encodeURIComponent(q)}` })).json.events,
+      ).toHaveLength(count),
+    30_000,
   );
 const top = async (page: Page, selector: string) => (await page.locator(selector).first().boundingBox())!.y;
 

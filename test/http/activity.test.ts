@@ -2,7 +2,7 @@
 // most events by name and the rest as "other", and the feed's filters (the chart counts what the
 // feed shows). Runs on SQLite and, in npm test's second pass, on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, eventually, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { type Agent, post, searchIndexed, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 const DAY = 86_400;
@@ -18,7 +18,7 @@ type Activity = {
 };
 
 describe("activity.json", () => {
-  let server: TestServer;
+  let server: TestApp;
   let agent: Agent;
   const now = Math.floor(Date.now() / 1000);
   /** The chart's data for `params` (days and tz=0 unless given). */
@@ -32,7 +32,7 @@ describe("activity.json", () => {
   const log = async (body: Record<string, unknown>) => expect((await post(server, "/v1/log", body)).status).toBe(200);
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestApp();
     await server.services.accounts.createUser(OWNER, "owner");
     agent = await signedIn(server, OWNER);
 
@@ -147,7 +147,8 @@ describe("activity.json", () => {
     expect(today(dated)).toEqual({ orders: 1, signups: 1 });
     expect(dated.series[dated.channels.indexOf("orders")]!.at(-3)).toBe(1);
     // Words are matched as the search index reads them (it follows the writes a moment later).
-    await eventually(async () => expect(today(await activity("shop", { q: "refund" }))).toEqual({ orders: 1 }));
+    await searchIndexed(server);
+    expect(today(await activity("shop", { q: "refund" }))).toEqual({ orders: 1 });
     expect(today(await activity("shop", { q: "sign plan:pro" }))).toEqual({ signups: 1 });
     for (const params of [{ q: "plan:pro" }, { user: "alice" }, { channel: "orders" }, { q: "refund" }] as Record<
       string,

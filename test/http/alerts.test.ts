@@ -1,19 +1,21 @@
 // Alert rules over the API, and what the runner makes of them: each kind fires once and is back
 // once, as events in the project's alerts channel with notify (delivered like any notice), a repeat
 // while it keeps firing, pause and resume, a matching event settling an absence rule at once, and
-// every bad field a 400 that names it. Rounds are run with a chosen clock (the runner's own timer
-// is slowed to an hour), so nothing here waits for real periods.
+// every bad field a 400 that names it. Rounds are run at chosen times, and the service's clock is
+// the test's (the runner's own timer fires only when it is moved on), so nothing here waits for
+// real periods. In-process: requests go through app.handle.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AlertRunner } from "../../src/domain/alert-runner.ts";
-import { call, eventually, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { TestClock } from "../clock.ts";
+import { call, eventually, post, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 
 const MIN = 60_000;
-let server: TestServer;
+let server: TestApp;
 let hook: Receiver;
 
 beforeAll(async () => {
-  server = await startTestServer({
+  server = await startTestApp({
     "alert-interval": "3600",
     "notify-retry-base": "100ms",
     "outbound-allow": "127.0.0.1", // the test receiver
@@ -261,8 +263,8 @@ describe("the runner", () => {
     await round(Date.now());
     const firing = (await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert;
     expect(firing.state).toBe("firing");
-    await Bun.sleep(1100);
-    const before = Math.floor(Date.now() / 1000);
+    await server.clock.advance(1100);
+    const before = Math.floor(server.clock.now() / 1000);
     const paused = (await call(server, { method: "PATCH", path: `/v1/alerts/${rule.id}`, body: { paused: true } })).json
       .alert;
     expect(paused.state).toBe("paused");
@@ -281,19 +283,20 @@ describe("the runner", () => {
     ).json.alert;
     expect((await post(server, "/v1/log", { project: "ops", channel: "cron-job", event: "ran" })).status).toBe(200);
     // As if the server had been stopped for an hour and started again: a new runner, its clock an hour on.
-    let clock = Date.now() + 60 * MIN;
+    const clock = new TestClock(Date.now() + 60 * MIN, { stopped: true });
     const restarted = new AlertRunner(server.store, server.services.hub, () => {}, {
       intervalMs: 3_600_000,
       baseUrl: server.url,
-      now: () => clock,
+      clock,
     });
     restarted.start();
     try {
-      await restarted.round(clock + 30_000);
-      await restarted.round(clock + 69_000);
+      const started = clock.now();
+      await restarted.round(started + 30_000);
+      await restarted.round(started + 69_000);
       expect(await noticesOf(rule.id)).toEqual([]);
-      clock += 71_000;
-      await restarted.round(clock);
+      await clock.advance(71_000);
+      await restarted.round();
       const fired = await noticesOf(rule.id);
       expect(fired.map((n) => n.tags.state)).toEqual(["firing"]);
       // It says how long the last event is: over an hour, though it watched for 71 s.

@@ -7,7 +7,7 @@
 // begun yet). Every refusal is a 400 naming its parameter, and a question past its budget is the
 // 503 query_timeout of the read path.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { call, eventually, post, searchIndexed, type TestServer, startTestServer } from "../helpers.ts";
+import { call, eventually, post, searchIndexed, type TestApp, startTestApp } from "../helpers.ts";
 
 const TZ = "Europe/Paris";
 const FROM = Date.UTC(2026, 2, 25, 6) / 1000; // a morning in Paris: the first day is a part of one
@@ -107,7 +107,7 @@ function countByDay(events: Posted[], tz: string, users = false): Map<string, nu
   return new Map([...sets].map(([d, s]) => [d, s.size]));
 }
 
-let server: TestServer;
+let server: TestApp;
 const series = async (query: string) => {
   const res = await call(server, { path: `/v1/analytics/series?project=shop&from=${FROM}&to=${TO}&${query}` });
   expect({ status: res.status, body: res.status === 200 ? null : res.json }).toEqual({ status: 200, body: null });
@@ -115,7 +115,7 @@ const series = async (query: string) => {
 };
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.projects.create("shop");
   for (let i = 0; i < EVENTS.length; i += 25) {
     await Promise.all(
@@ -716,9 +716,9 @@ describe("bad parameters", () => {
 });
 
 describe("a question past its budget", () => {
-  let slow: TestServer;
+  let slow: TestApp;
   beforeAll(async () => {
-    slow = await startTestServer({ "query-timeout": "1ms" });
+    slow = await startTestApp({ "query-timeout": "1ms" });
     const project = (await slow.services.projects.list()).find((p) => p.name === "default")!;
     const { id: channelId } = await slow.store.projects.ensureChannel(project.id, "c", Date.now());
     const now = Date.now();
@@ -750,7 +750,7 @@ describe("a question past its budget", () => {
   test("is the 503 query_timeout, and the loop stays free", async () => {
     for (const path of ["/v1/analytics/series?measure=users&group_by=event", "/v1/analytics/funnel?step=A&step=B"]) {
       const pending = call(slow, { path });
-      expect((await fetch(`${slow.url}/healthz`)).status).toBe(200);
+      expect((await slow.fetch(`/healthz`)).status).toBe(200);
       const res = await pending;
       expect({ path, status: res.status, error: res.json.error }).toEqual({
         path,

@@ -1,14 +1,14 @@
 // Tokens and their scopes: full tokens do everything; public tokens only ingest, only into their
 // project (and channel); revoked tokens stop at once; browsers get CORS answers on ingest routes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { call, post, startTestServer, type TestServer } from "../helpers.ts";
+import { call, post, startTestApp, type TestApp } from "../helpers.ts";
 
-let server: TestServer;
+let server: TestApp;
 let publicToken: string;
 let channelToken: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.projects.create("site");
   await server.services.projects.create("other");
   publicToken = (await server.services.tokens.create({ name: "web", kind: "public", project: "site" })).token;
@@ -229,7 +229,7 @@ describe("CORS for web pages", () => {
     "/v1/page",
   ]) {
     test(`preflight on ${path}`, async () => {
-      const res = await fetch(server.url + path, {
+      const res = await server.fetch(path, {
         method: "OPTIONS",
         headers: {
           Origin: "https://example.com",
@@ -257,7 +257,7 @@ describe("CORS for web pages", () => {
 
 describe("rate limits", () => {
   test("public tokens get 429 with Retry-After and RateLimit headers past their limit", async () => {
-    const limited = await startTestServer({ "rate-limit-public": "3/m" });
+    const limited = await startTestApp({ "rate-limit-public": "3/m" });
     try {
       const { token } = await limited.services.tokens.create({ name: "web", kind: "public", project: "default" });
       const statuses = [];
@@ -276,7 +276,7 @@ describe("rate limits", () => {
   });
 
   test("guessing tokens from one address runs into 429", async () => {
-    const limited = await startTestServer({ "rate-limit-ip": "2/m" });
+    const limited = await startTestApp({ "rate-limit-ip": "2/m" });
     try {
       const statuses = [];
       for (let i = 0; i < 4; i++)
@@ -291,7 +291,7 @@ describe("rate limits", () => {
 describe("operations", () => {
   test("/metrics is off by default, and with it on needs a full-access token", async () => {
     expect((await call(server, { path: "/metrics" })).status).toBe(404);
-    const observed = await startTestServer({ metrics: "true" });
+    const observed = await startTestApp({ metrics: "true" });
     try {
       await post(observed, "/v1/log", { project: "default", channel: "m", event: "counted" });
       await post(observed, "/v1/log", { project: "nope", channel: "m", event: "refused" });
@@ -364,7 +364,7 @@ describe("operations", () => {
     expect(res.json.paths["/v1/events/{id}"].get.parameters).toEqual([
       expect.objectContaining({ name: "id", in: "path", required: true }),
     ]);
-    const docs = await fetch(`${server.url}/docs`, { headers: { Accept: "text/html" } });
+    const docs = await server.fetch(`/docs`, { headers: { Accept: "text/html" } });
     const page = await docs.text();
     expect(docs.status).toBe(200);
     for (const text of ["/v1/log", "PATCH", "Idempotency-Key", "project", "pattern ^[a-z0-9-]{1,64}$"])

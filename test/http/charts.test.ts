@@ -2,14 +2,14 @@
 // changed, arranged and deleted; their data is what the analytics routes answer for the same
 // question; and a question that could not be answered is refused when it is saved.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { call, post, type TestServer, startTestServer } from "../helpers.ts";
+import { call, post, type TestApp, startTestApp } from "../helpers.ts";
 
 const DAY = 86_400;
-let server: TestServer;
+let server: TestApp;
 const now = Math.floor(Date.now() / 1000);
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.projects.create("shop");
   for (let i = 0; i < 40; i++) {
     const res = await post(server, "/v1/log", {

@@ -1,18 +1,19 @@
 // The dashboard's charts over HTTP, as the pages ask them: a card's answer is worked out once for
 // everyone looking and again only when events arrive (at most every SIGNALBOARD_CARD_REFRESH);
 // the builder's form becomes a chart (or says which field is wrong); the cards are arranged one
-// move at a time; and what names another project's chart, or nothing, is refused.
+// move at a time; and what names another project's chart, or nothing, is refused. Time is the
+// test's clock: a refresh passes when the test moves it on.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { type Agent, post, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
-let server: TestServer;
+let server: TestApp;
 let agent: Agent;
 let csrf: string;
 let chartId: number;
 
 beforeAll(async () => {
-  server = await startTestServer({ "card-refresh": "300ms" });
+  server = await startTestApp({ "card-refresh": "300ms" });
   await server.services.accounts.createUser(OWNER, "owner");
   await server.services.projects.create("shop");
   await server.services.projects.create("other");
@@ -47,7 +48,7 @@ describe("a dashboard card", () => {
     expect(stats.computed - before).toBe(1);
     for (const body of bodies) expect(body).toContain("5 events in the range");
 
-    await Bun.sleep(350);
+    await server.clock.advance(350); // past the refresh
     const quiet = stats.computed;
     expect(await (await agent.request(`/p/shop/cards/${chartId}`)).text()).toContain("5 events in the range");
     expect(stats.computed).toBe(quiet); // nothing arrived: the answer stands
@@ -56,7 +57,7 @@ describe("a dashboard card", () => {
       (await post(server, "/v1/log", { project: "shop", channel: "web", event: "Paid", user_id: "u9" })).status,
     ).toBe(200);
     await post(server, "/v1/log", { project: "other", channel: "web", event: "Paid" });
-    await Bun.sleep(350);
+    await server.clock.advance(350);
     const again = await Promise.all(
       Array.from({ length: 8 }, () => agent.request(`/p/shop/cards/${chartId}`).then((r) => r.text())),
     );

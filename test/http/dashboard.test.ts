@@ -1,19 +1,19 @@
 // The dashboard over plain HTTP: set-up, sign-in, sessions, CSRF, headers, and escaping. The
 // browser tests (test/e2e) cover what people click; these cover what an attacker would send.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Agent, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { Agent, post, signedIn, startTestApp, startTestServer, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 
 describe("set-up", () => {
-  let server: TestServer;
+  let server: TestApp;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestApp();
   });
   afterAll(() => server.close());
 
   test("without an owner, pages send you to /setup, and /setup needs the code", async () => {
-    const agent = new Agent(server.url);
+    const agent = new Agent(server);
     const home = await agent.request("/p/default");
     expect(home.status).toBe(303);
     expect(home.headers.get("location")).toBe("/setup");
@@ -24,7 +24,7 @@ describe("set-up", () => {
   test("the code creates the owner once, signs them in, and then stops working", async () => {
     const code = (await server.services.accounts.setupCode())!;
     expect(code).toBeTruthy();
-    const agent = new Agent(server.url);
+    const agent = new Agent(server);
     const token = await agent.formToken(`/setup?code=${code}`);
     const weak = await agent.request("/setup", {
       method: "POST",
@@ -37,7 +37,7 @@ describe("set-up", () => {
     expect(agent.cookies.has("sb_session")).toBe(true);
     expect((await agent.request("/p/default")).status).toBe(200);
     expect(await server.services.accounts.setupCode()).toBeNull();
-    const again = new Agent(server.url);
+    const again = new Agent(server);
     expect((await again.request(`/setup?code=${code}`)).headers.get("location")).toBe("/login?setup=used");
     const replay = await again.request("/setup", {
       method: "POST",
@@ -47,10 +47,10 @@ describe("set-up", () => {
   });
 
   test("sent several times at once (a double click, or a race), the code still makes one owner", async () => {
-    const fresh = await startTestServer();
+    const fresh = await startTestApp();
     try {
       const code = (await fresh.services.accounts.setupCode())!;
-      const agents = Array.from({ length: 4 }, () => new Agent(fresh.url));
+      const agents = Array.from({ length: 4 }, () => new Agent(fresh));
       const tokens = await Promise.all(agents.map((a) => a.formToken(`/setup?code=${code}`)));
       const answers = await Promise.all(
         agents.map((a, i) =>
@@ -69,21 +69,21 @@ describe("set-up", () => {
 });
 
 describe("sessions", () => {
-  let server: TestServer;
+  let server: TestApp;
   beforeAll(async () => {
-    server = await startTestServer({ "rate-limit-login": "3/m", "session-ttl": "2s" });
+    server = await startTestApp({ "rate-limit-login": "3/m", "session-ttl": "2s" });
     await server.services.accounts.createUser(OWNER, "owner");
   });
   afterAll(() => server.close());
 
   test("a page needs sign-in and remembers where you were going", async () => {
-    const res = await new Agent(server.url).request("/p/default/c/x?q=hi");
+    const res = await new Agent(server).request("/p/default/c/x?q=hi");
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe(`/login?next=${encodeURIComponent("/p/default/c/x?q=hi")}`);
   });
 
   test("the session cookie is HttpOnly and SameSite=Lax; a new one is issued at every sign-in", async () => {
-    const agent = new Agent(server.url);
+    const agent = new Agent(server);
     const first = await agent.login(OWNER.username, OWNER.password);
     expect(first.status).toBe(303);
     const cookie = first.headers.getSetCookie().find((c) => c.startsWith("sb_session="))!;
@@ -91,7 +91,7 @@ describe("sessions", () => {
     expect(cookie).toContain("SameSite=Lax");
     expect(cookie).not.toContain("Secure"); // plain http here; see the https test below
     // A session id planted before sign-in (session fixation) is replaced, never adopted.
-    const victim = new Agent(server.url);
+    const victim = new Agent(server);
     victim.cookies.set("sb_session", "planted-by-attacker");
     await victim.login(OWNER.username, OWNER.password);
     expect(victim.cookies.get("sb_session")).not.toBe("planted-by-attacker");
@@ -99,7 +99,7 @@ describe("sessions", () => {
   });
 
   test("the next parameter cannot send you to another site", async () => {
-    const agent = new Agent(server.url);
+    const agent = new Agent(server);
     const token = await agent.formToken("/login");
     const res = await agent.request("/login", {
       method: "POST",
@@ -129,7 +129,7 @@ describe("sessions", () => {
     const csrf = await agent.csrf();
     const out = await agent.request("/logout", { method: "POST", form: { _csrf: csrf } });
     expect(out.headers.get("location")).toBe("/login");
-    const thief = new Agent(server.url);
+    const thief = new Agent(server);
     thief.cookies.set("sb_session", stolen);
     expect((await thief.request("/p/default")).status).toBe(303);
   });
@@ -137,12 +137,12 @@ describe("sessions", () => {
   test("sessions expire", async () => {
     const agent = await signedIn(server, OWNER);
     expect((await agent.request("/p/default")).status).toBe(200);
-    await Bun.sleep(2100);
+    await server.clock.advance(2100);
     expect((await agent.request("/p/default")).status).toBe(303);
   });
 
   test("failed sign-ins are rate-limited per address, and then even the right password waits", async () => {
-    const agent = new Agent(server.url);
+    const agent = new Agent(server);
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await agent.login(OWNER.username, "wrong password")).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
@@ -152,10 +152,11 @@ describe("sessions", () => {
   });
 
   test("guesses sent in parallel are limited too: no more passwords are checked than the limit allows", async () => {
-    const fresh = await startTestServer({ "rate-limit-login": "3/m" });
+    // Passwords hashed at the production cost: each check takes long enough for all ten to overlap.
+    const fresh = await startTestApp({ "rate-limit-login": "3/m" }, undefined, { passwordCost: null });
     try {
       await fresh.services.accounts.createUser(OWNER, "owner");
-      const agents = Array.from({ length: 10 }, () => new Agent(fresh.url));
+      const agents = Array.from({ length: 10 }, () => new Agent(fresh));
       const tokens = await Promise.all(agents.map((a) => a.formToken("/login")));
       // Ten guesses at once, every one of them right: were the limit checked before the (slow)
       // password check and charged after it, all ten would be checked, and any right one let in.
@@ -170,11 +171,11 @@ describe("sessions", () => {
   });
 
   test("a right password does not use up the limit", async () => {
-    const fresh = await startTestServer({ "rate-limit-login": "2/m" });
+    const fresh = await startTestApp({ "rate-limit-login": "2/m" });
     try {
       await fresh.services.accounts.createUser(OWNER, "owner");
       for (let i = 0; i < 4; i++)
-        expect((await new Agent(fresh.url).login(OWNER.username, OWNER.password)).status).toBe(303);
+        expect((await new Agent(fresh).login(OWNER.username, OWNER.password)).status).toBe(303);
     } finally {
       await fresh.close();
     }
@@ -182,9 +183,9 @@ describe("sessions", () => {
 });
 
 describe("request bodies", () => {
-  let server: TestServer;
+  let server: TestApp;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestApp();
     await server.services.accounts.createUser(OWNER, "owner");
   });
   afterAll(() => server.close());
@@ -203,7 +204,7 @@ describe("request bodies", () => {
   };
 
   test("a form sent chunked without sign-in is cut off at the dashboard's limit with a 413, not read whole", async () => {
-    const agent = new Agent(server.url);
+    const agent = new Agent(server);
     for (const path of ["/login", "/setup"]) {
       const res = await agent.request(path, {
         method: "POST",
@@ -234,11 +235,11 @@ describe("request bodies", () => {
 });
 
 describe("CSRF", () => {
-  let server: TestServer;
+  let server: TestApp;
   let agent: Agent;
   let csrf: string;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestApp();
     await server.services.accounts.createUser(OWNER, "owner");
     agent = await signedIn(server, OWNER);
     csrf = await agent.csrf();
@@ -277,7 +278,7 @@ describe("CSRF", () => {
   });
 
   test("the sign-in form needs its own token too", async () => {
-    const res = await new Agent(server.url).request("/login", { method: "POST", form: { ...OWNER } });
+    const res = await new Agent(server).request("/login", { method: "POST", form: { ...OWNER } });
     expect(res.status).toBe(403);
   });
 
@@ -300,10 +301,10 @@ describe("CSRF", () => {
 });
 
 describe("pages", () => {
-  let server: TestServer;
+  let server: TestApp;
   let agent: Agent;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestApp();
     await server.services.accounts.createUser(OWNER, "owner");
     agent = await signedIn(server, OWNER);
   });
@@ -441,7 +442,7 @@ describe("pages", () => {
     const page = await agent.request("/no/such/page", { headers: { Accept: "text/html" } });
     expect(page.status).toBe(404);
     expect(page.headers.get("content-type")).toContain("text/html");
-    const api = await fetch(`${server.url}/no/such/page`);
+    const api = await server.fetch(`/no/such/page`);
     expect(api.status).toBe(404);
     expect((await api.json()).error).toBe("not_found");
   });
@@ -452,18 +453,18 @@ describe("pages", () => {
     expect(urls.some((u) => /\/assets\/htmx\.[0-9a-f]{12}\.js$/.test(u))).toBe(true);
     expect(urls.some((u) => /\/assets\/alpine\.[0-9a-f]{12}\.js$/.test(u))).toBe(true);
     for (const url of urls) {
-      const res = await fetch(server.url + url, { headers: { "Accept-Encoding": "gzip" } });
+      const res = await server.fetch(url, { headers: { "Accept-Encoding": "gzip" } });
       expect(res.status).toBe(200);
       expect(res.headers.get("cache-control")).toContain("immutable");
     }
-    expect((await fetch(`${server.url}/assets/app.000000000000.js`)).status).toBe(404);
+    expect((await server.fetch(`/assets/app.000000000000.js`)).status).toBe(404);
   });
 
   test("the session cookie is Secure when the dashboard is served over https", async () => {
-    const secure = await startTestServer({ "base-url": "https://signalboard.example.com" });
+    const secure = await startTestApp({ "base-url": "https://signalboard.example.com" });
     try {
       await secure.services.accounts.createUser(OWNER, "owner");
-      const a = new Agent(secure.url);
+      const a = new Agent(secure);
       const res = await a.login(OWNER.username, OWNER.password);
       expect(res.headers.getSetCookie().find((c) => c.startsWith("sb_session="))).toContain("Secure");
     } finally {
@@ -472,6 +473,7 @@ describe("pages", () => {
   });
 
   test("behind a trusted proxy that says https, the sign-in form's cookie is Secure too", async () => {
+    // Listening: the proxy is trusted by the address the request comes from.
     const proxied = await startTestServer({ "trust-proxy": "127.0.0.1" });
     try {
       await proxied.services.accounts.createUser(OWNER, "owner");
@@ -506,7 +508,7 @@ describe("pages", () => {
 
 describe("odd names in URLs", () => {
   test("user ids and metric titles with %, /, spaces and emoji open their pages", async () => {
-    const server = await startTestServer();
+    const server = await startTestApp();
     try {
       await server.services.accounts.createUser(OWNER, "owner");
       const agent = await signedIn(server, OWNER);

@@ -4,7 +4,7 @@
 // and (on PostgreSQL) by two instances at once, it is sent once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createDatabase } from "../pg-cluster.ts";
-import { found, notifierIdle, peek, POSTGRES, post, startTestServer, type TestServer } from "../helpers.ts";
+import { found, notifierIdle, peek, POSTGRES, post, startTestApp, type TestApp } from "../helpers.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 import { type SmtpSink, startSmtpSink } from "../smtp-sink.ts";
 
@@ -32,7 +32,7 @@ const settings = () => ({
   "notify-retry-base": "100ms",
 });
 
-async function seed(server: TestServer, project: string): Promise<void> {
+async function seed(server: TestApp, project: string): Promise<void> {
   const at = (ms: number) => ms / 1000;
   const events = [
     { channel: "payments", event: "Paid", timestamp: at(BASE + 20 * HOUR) }, // the period before
@@ -57,11 +57,11 @@ async function seed(server: TestServer, project: string): Promise<void> {
 }
 
 describe("a daily digest", () => {
-  let server: TestServer;
+  let server: TestApp;
   const dataDir = { path: "" };
   let digestId = 0;
   beforeAll(async () => {
-    server = await startTestServer(settings());
+    server = await startTestApp(settings());
     dataDir.path = server.dataDir;
     await server.services.projects.create("shop");
     await seed(server, "shop");
@@ -152,7 +152,7 @@ describe("a daily digest", () => {
     ]);
     expect(sent.reduce((a, b) => a + b, 0)).toBe(1);
     await server.stop();
-    server = await startTestServer(settings(), dataDir.path);
+    server = await startTestApp(settings(), dataDir.path);
     expect(await server.services.runDigests(due)).toBe(0);
     const rows = await peek<{ n: number | string }>(
       server,
@@ -164,13 +164,13 @@ describe("a daily digest", () => {
 });
 
 describe.skipIf(!POSTGRES)("on PostgreSQL, two instances", () => {
-  let a: TestServer;
-  let b: TestServer;
+  let a: TestApp;
+  let b: TestApp;
   beforeAll(async () => {
     const url = await createDatabase(POSTGRES!);
     [a, b] = await Promise.all([
-      startTestServer({ ...settings(), "database-url": url }),
-      startTestServer({ ...settings(), "database-url": url }),
+      startTestApp({ ...settings(), "database-url": url }),
+      startTestApp({ ...settings(), "database-url": url }),
     ]);
   });
   afterAll(async () => {

@@ -3,15 +3,15 @@
 // are described as what the API takes, on the page and in /openapi.json.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { call, startTestServer, type TestServer } from "../helpers.ts";
+import { call, startTestApp, type TestApp } from "../helpers.ts";
 
-let server: TestServer;
+let server: TestApp;
 let page: string;
 let openapi: any;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  page = await (await fetch(`${server.url}/docs`)).text();
+  server = await startTestApp();
+  page = await (await server.fetch(`/docs`)).text();
   openapi = (await call(server, { path: "/openapi.json", token: null })).json;
 });
 afterAll(() => server.close());

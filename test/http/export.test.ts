@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { FROM_SOURCE, run } from "../e2e/process.ts";
-import { post, startTestServer, storeArgs, type TestServer } from "../helpers.ts";
+import { eventually, post, startTestApp, storeArgs, type TestApp } from "../helpers.ts";
 
 const SEEDED = 4000;
 /** The seeded events' times (Unix seconds), ten seconds apart from FIRST on. */
@@ -14,9 +14,9 @@ const FIRST = 1_600_000_000;
 /** An old event of a pair falls among the first tenth of them: on the export's first page, read before it is written. */
 const oldTime = () => FIRST + Math.floor(Math.random() * SEEDED);
 
-let server: TestServer;
+let server: TestApp;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.projects.create("shop");
   const send = async (i: number) => {
     const sent = await post(server, "/v1/log", {
@@ -55,7 +55,7 @@ test("export while pairs are written: every event acknowledged before it began i
       acked.push({ name: `live-${n}`, at: performance.now() });
     }
   })();
-  while (pairs < 20) await Bun.sleep(5);
+  await eventually(() => expect(pairs).toBeGreaterThanOrEqual(20), 30_000);
 
   const began = performance.now();
   const [command, ...args] = FROM_SOURCE;
@@ -69,8 +69,11 @@ test("export while pairs are written: every event acknowledged before it began i
   const exited = new Promise<number>((resolve) => proc.on("close", (code) => resolve(code ?? -1)));
   let text = "";
   for await (const chunk of proc.stdout) {
+    // Read slowly: the next piece only once more writes were acknowledged (more than 40 after the
+    // first). The export waits on its full pipe meanwhile, however fast or slow this machine is.
+    const next = acked.length + (text ? 10 : 41);
     text += chunk;
-    await Bun.sleep(80);
+    await eventually(() => expect(acked.length).toBeGreaterThanOrEqual(next), 30_000);
   }
   const code = await exited;
   const ended = performance.now();

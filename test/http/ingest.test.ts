@@ -1,11 +1,11 @@
 // Ingest routes over real HTTP: every route, its happy path, and the ways a body can be wrong.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { call, onPostgres, peek, post, startTestServer, type TestServer } from "../helpers.ts";
+import { call, onPostgres, peek, post, startTestApp, type TestApp } from "../helpers.ts";
 import type { SqliteStore } from "../../src/store/sqlite/index.ts";
 
-let server: TestServer;
+let server: TestApp;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
 });
 afterAll(() => server.close());
 

@@ -1,12 +1,12 @@
 // LogSnag's insights: a boolean value is kept as a boolean; $inc may be negative and starts a
 // missing insight at 0; what cannot be incremented is refused and left as it was.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { call, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { call, post, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
-let server: TestServer;
+let server: TestApp;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.accounts.createUser(OWNER, "owner");
 });
 afterAll(() => server.close());

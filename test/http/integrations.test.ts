@@ -5,7 +5,7 @@
 // when saved); priority in each receiver's terms; write-only secrets; retries that repeat nothing.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { call, eventually, found, notifierIdle, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { call, eventually, found, notifierIdle, post, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 import { type FakeServices, startFakeServices } from "../fake-services.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
@@ -27,7 +27,7 @@ const HOSTILE = {
   tags: { plan: "<i>pro</i>", env: "prod" },
 };
 
-let server: TestServer;
+let server: TestApp;
 let smtp: SmtpSink;
 let fakes: FakeServices;
 let hook: Receiver;
@@ -44,7 +44,7 @@ beforeAll(async () => {
   fakes.pushover.apps.add(PO_APP);
   fakes.pushover.users.add(PO_USER);
   fakes.joinMatrix(MX_TOKEN, "@signalboard:matrix.example.org", ROOM);
-  server = await startTestServer({
+  server = await startTestApp({
     "notify-retry-base": "100ms",
     "base-url": "https://sb.example.com",
     "smtp-url": smtp.url,

@@ -26,15 +26,17 @@ const burst = (n: number, prefix: string) =>
 describe("a burst of events", () => {
   test(`reaches a dashboard as at most ${FEED_CAP} events per flush and a count of the rest`, async () => {
     const page = await openSse(`${server.url}/p/busy/live`, { Cookie: cookie });
-    await Bun.sleep(500); // a quiet moment before the burst
+    await eventually(() => expect(page.comments).toContain("connected"));
+    const flushes = server.services.fanout.flushes;
     const sent = await burst(150, "dash");
     expect(sent.every((r) => r.status === 200)).toBe(true);
     const feed = () => page.frames.filter((f) => f.event === "feed");
     const skipped = () =>
       page.frames.filter((f) => f.event === "skipped").reduce((n, f) => n + JSON.parse(f.data).count, 0);
-    await eventually(() => expect(feed().length + skipped()).toBe(150), 3000);
+    await eventually(() => expect(feed().length + skipped()).toBe(150), 5000);
     expect(skipped()).toBeGreaterThan(0);
-    expect(feed().length).toBeLessThanOrEqual(2 * FEED_CAP); // the first event after the quiet moment, then one capped flush
+    // However many flushes the burst took on this machine, none sent the page more than its cap.
+    expect(feed().length).toBeLessThanOrEqual(FEED_CAP * (server.services.fanout.flushes - flushes));
     // What is sent is the newest: the last event of the burst is on the page.
     const newest = Math.max(...sent.map((r) => r.json.id));
     expect(feed().some((f) => Number(f.id) === newest)).toBe(true);

@@ -2,7 +2,7 @@
 // reader can use (spans a chart shows, pages of at most 10,000 points behind a cursor), not every
 // point at once; a single spike survives the reduction.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, call, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { type Agent, call, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 const MINUTE = 60_000;
@@ -10,7 +10,7 @@ const POINTS = 200_000;
 const SPIKE = { i: 123_457, value: 1000 };
 const DIP = { i: 45_678, value: -7.5 };
 
-let server: TestServer;
+let server: TestApp;
 let agent: Agent;
 /** The newest point's minute (Unix ms); point i (0 the oldest) is at last - (POINTS - 1 - i) minutes. */
 let last: number;
@@ -37,7 +37,7 @@ async function seedHistory(metricId: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.accounts.createUser(OWNER, "owner");
   agent = await signedIn(server, OWNER);
   last = Date.now() - (Date.now() % MINUTE) - MINUTE;

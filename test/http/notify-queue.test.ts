@@ -1,7 +1,7 @@
 // The delivery queue when a receiver misbehaves: one that never answers must not hold up anyone
 // else, and a server stopped with sends in flight must neither hang nor lose them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eventually, found, post, startTestServer, type TestServer } from "../helpers.ts";
+import { eventually, found, post, startTestApp, type TestApp } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 
@@ -13,7 +13,7 @@ afterAll(() => push.stop());
 
 const FAST = { "notify-retry-base": "100ms", "outbound-allow": "127.0.0.1" }; // receivers on 127.0.0.1
 
-async function phone(server: TestServer) {
+async function phone(server: TestApp) {
   const user = await server.services.accounts.createUser(
     { username: `u${Math.random().toString(36).slice(2, 8)}`, password: "password 123456" },
     "owner",
@@ -25,7 +25,7 @@ async function phone(server: TestServer) {
 
 describe("a receiver that never answers", () => {
   test("holds two sends at most, and devices and other integrations are served meanwhile", async () => {
-    const server = await startTestServer(FAST);
+    const server = await startTestApp(FAST);
     const stuck = await startReceiver();
     const fine = await startReceiver();
     stuck.hold();
@@ -74,7 +74,7 @@ describe("a receiver that never answers", () => {
 
 describe("several receivers that never answer", () => {
   test("four of them together still do not hold up a healthy one", async () => {
-    const server = await startTestServer(FAST);
+    const server = await startTestApp(FAST);
     const stuck = await Promise.all([1, 2, 3, 4].map(() => startReceiver()));
     const fine = await startReceiver();
     for (const s of stuck) s.hold();
@@ -112,7 +112,7 @@ describe("several receivers that never answer", () => {
 
 describe("stopping with a send in flight", () => {
   async function hooked() {
-    const server = await startTestServer(FAST);
+    const server = await startTestApp(FAST);
     const hook = await startReceiver();
     const { integration } = await server.services.integrations.create({
       project: "default",
@@ -133,7 +133,7 @@ describe("stopping with a send in flight", () => {
       await found(() => hook.requests[0]);
       setTimeout(() => hook.release(), 1000); // a receiver that takes a second
       await server.stop();
-      const again = await startTestServer(FAST, server.dataDir);
+      const again = await startTestApp(FAST, server.dataDir);
       try {
         const [delivery] = await again.store.notifications.deliveriesFor("integration", [integrationId]);
         expect(delivery).toMatchObject({ status: "sent", attempts: 1 });
@@ -159,7 +159,7 @@ describe("stopping with a send in flight", () => {
       await server.stop();
       expect(performance.now() - stopping).toBeLessThan(6000); // a 3 s grace, not the send's 10 s timeout
       hook.release();
-      const again = await startTestServer(FAST, server.dataDir);
+      const again = await startTestApp(FAST, server.dataDir);
       try {
         await eventually(() => expect(hook.requests).toHaveLength(2), 5000);
         const [first, second] = deliveryIds(hook);

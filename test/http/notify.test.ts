@@ -12,8 +12,8 @@ import {
   peek,
   post,
   signedIn,
-  startTestServer,
-  type TestServer,
+  startTestApp,
+  type TestApp,
 } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
@@ -25,14 +25,14 @@ beforeAll(async () => {
 });
 afterAll(() => push.stop());
 
-async function withUser(server: TestServer): Promise<User> {
+async function withUser(server: TestApp): Promise<User> {
   return await server.services.accounts.createUser(
     { username: `u${Math.random().toString(36).slice(2, 8)}`, password: "password 123456" },
     "owner",
   );
 }
 
-async function device(server: TestServer, user: User, name = "Test phone") {
+async function device(server: TestApp, user: User, name = "Test phone") {
   const sub = push.subscribe();
   const row = await server.services.devices.register(user, {
     endpoint: sub.endpoint,
@@ -47,10 +47,10 @@ const LOCAL = { "outbound-allow": "127.0.0.1" };
 const FAST = { "notify-retry-base": "100ms", "base-url": "https://sb.example.com", ...LOCAL };
 
 describe("Web Push", () => {
-  let server: TestServer;
+  let server: TestApp;
   let user: User;
   beforeAll(async () => {
-    server = await startTestServer(FAST);
+    server = await startTestApp(FAST);
     user = await withUser(server);
   });
   afterAll(() => server.close());
@@ -184,7 +184,7 @@ describe("Web Push", () => {
 
 describe("restarts", () => {
   test("notifications queued before a restart are delivered after it", async () => {
-    const server = await startTestServer({ "notify-retry-base": "30s", ...LOCAL });
+    const server = await startTestApp({ "notify-retry-base": "30s", ...LOCAL });
     const dataDir = server.dataDir;
     const user = await withUser(server);
     const phone = await device(server, user, "Patient");
@@ -194,13 +194,13 @@ describe("restarts", () => {
     await server.stop();
 
     // The same data directory, a restart: the retry is not lost, it is still due in 30 s...
-    const pending = (await startTestServer({ "notify-retry-base": "30s", ...LOCAL }, dataDir)) as TestServer;
+    const pending = (await startTestApp({ "notify-retry-base": "30s", ...LOCAL }, dataDir)) as TestApp;
     const queued = await pending.store.notifications.deliveriesFor("push", [phone.row.id]);
     expect(queued.map((d) => d.status)).toEqual(["pending"]);
     await pending.stop();
 
     // ...and once due (here: moved to now), the new process sends it.
-    const after = await startTestServer(LOCAL, dataDir);
+    const after = await startTestApp(LOCAL, dataDir);
     await peek(after, "UPDATE deliveries SET next_attempt_at = 0 WHERE status = 'pending'");
     try {
       await eventually(
@@ -215,10 +215,10 @@ describe("restarts", () => {
 });
 
 describe("integrations", () => {
-  let server: TestServer;
+  let server: TestApp;
   let hook: Receiver;
   beforeAll(async () => {
-    server = await startTestServer(FAST);
+    server = await startTestApp(FAST);
     hook = await startReceiver();
   });
   afterAll(async () => {
@@ -399,9 +399,9 @@ describe("integrations", () => {
 describe("device registration over HTTP", () => {
   const OWNER = { username: "owner", password: "password 123456" };
   const OTHER = { username: "other", password: "password 123456" };
-  let server: TestServer;
+  let server: TestApp;
   beforeAll(async () => {
-    server = await startTestServer(LOCAL);
+    server = await startTestApp(LOCAL);
     await server.services.accounts.createUser(OWNER, "owner");
     await server.services.accounts.createUser(OTHER, "member");
   });

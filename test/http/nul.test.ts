@@ -2,15 +2,15 @@
 // or a filter naming one finds nothing, the same on SQLite and PostgreSQL (which cannot even
 // compare with it): a 404 or an empty result, never a 500.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, call, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { type Agent, call, post, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 
 describe("NUL in URLs", () => {
-  let server: TestServer;
+  let server: TestApp;
   let agent: Agent;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestApp();
     await server.services.accounts.createUser(OWNER, "owner");
     agent = await signedIn(server, OWNER);
     expect(

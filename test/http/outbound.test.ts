@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Lookup } from "../../src/domain/outbound.ts";
 import type { User } from "../../src/model/user.ts";
 import { FROM_SOURCE, run } from "../e2e/process.ts";
-import { call, eventually, post, signedIn, startTestServer, storeArgs, type TestServer } from "../helpers.ts";
+import { call, eventually, post, signedIn, startTestApp, storeArgs, type TestApp } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type SmtpSink, startSmtpSink } from "../smtp-sink.ts";
 
@@ -40,7 +40,7 @@ function listener(hostname: string, port = 0) {
 }
 
 const dns = resolver();
-let server: TestServer;
+let server: TestApp;
 let push: PushService;
 let trap: ReturnType<typeof listener>;
 let smtp: SmtpSink;
@@ -51,7 +51,7 @@ beforeAll(async () => {
   smtp = await startSmtpSink();
   // The SMTP server's name resolves to this machine, which is not allowed: no e-mail may go there.
   dns.answers.set("mail.example.test", [["127.0.0.1"]]);
-  server = await startTestServer(
+  server = await startTestApp(
     {
       "notify-retry-base": "100ms",
       // 127.0.0.2 stands in for a public address that the rules let through (it is the operator's to allow).
@@ -395,9 +395,9 @@ describe("integrations, when sent", () => {
 });
 
 describe("SIGNALBOARD_OUTBOUND_PRIVATE=deny", () => {
-  let strict: TestServer;
+  let strict: TestApp;
   beforeAll(async () => {
-    strict = await startTestServer({ "outbound-private": "deny", "outbound-allow": "192.168.1.0/24,gotify.lan" });
+    strict = await startTestApp({ "outbound-private": "deny", "outbound-allow": "192.168.1.0/24,gotify.lan" });
   });
   afterAll(() => strict.close());
 

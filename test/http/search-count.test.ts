@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { newEvent } from "../../src/domain/ingest.ts";
 import { SEARCH_COUNT_CAP } from "../../src/domain/feed.ts";
 import { GATED_READS } from "../../src/store/reads.ts";
-import { type Agent, post, searchIndexed, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { type Agent, post, searchIndexed, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
-let server: TestServer;
+let server: TestApp;
 let agent: Agent;
 
 const OWNER = { username: "owner", password: "correct horse battery" };
@@ -45,7 +45,7 @@ async function summary(path: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.accounts.createUser(OWNER, "owner");
   agent = await signedIn(server, OWNER);
   const sent = [

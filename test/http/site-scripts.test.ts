@@ -1,14 +1,15 @@
 // The scripts other sites load: the tracker at /web/ls.js and the feedback widget at
 // /feedback/ls.js, LogSnag's CDN paths. Served as JavaScript that any origin may read, compressed
 // when the browser accepts it, cached briefly with a validator: a browser that has the current
-// version gets a 304, one with an older version gets the new one.
+// version gets a 304, one with an older version gets the new one. In-process: answers come as the
+// app made them, compressed or not (no client in between unpacks them).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { startTestServer, type TestServer } from "../helpers.ts";
+import { startTestApp, type TestApp } from "../helpers.ts";
 
-let server: TestServer;
+let server: TestApp;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
 });
 afterAll(() => server.close());
 
@@ -20,10 +21,7 @@ for (const [path, file] of [
 ] as const) {
   describe(`GET ${path}`, () => {
     test("is the script from public/, as JavaScript that any origin may read, cached briefly with a validator", async () => {
-      const res = await fetch(server.url + path, {
-        headers: { Origin: "https://shop.example.com" },
-        decompress: false,
-      });
+      const res = await server.fetch(path, { headers: { Origin: "https://shop.example.com" } });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe(await Bun.file(join(PUBLIC, file)).text());
       expect(res.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
@@ -36,11 +34,8 @@ for (const [path, file] of [
     });
 
     test("gzipped when the browser accepts it, with the same validator", async () => {
-      const plain = await fetch(server.url + path);
-      const res = await fetch(server.url + path, {
-        headers: { "Accept-Encoding": "gzip, deflate, br" },
-        decompress: false,
-      });
+      const plain = await server.fetch(path);
+      const res = await server.fetch(path, { headers: { "Accept-Encoding": "gzip, deflate, br" } });
       expect(res.headers.get("content-encoding")).toBe("gzip");
       expect(res.headers.get("vary")).toBe("Accept-Encoding");
       expect(res.headers.get("etag")).toBe(plain.headers.get("etag"));
@@ -50,15 +45,15 @@ for (const [path, file] of [
     });
 
     test("a 304 for the version the browser has, the script for any other", async () => {
-      const etag = (await fetch(server.url + path)).headers.get("etag")!;
+      const etag = (await server.fetch(path)).headers.get("etag")!;
       for (const header of [etag, etag.replace(/^W\//, ""), `"0000000000000000", ${etag}`, "*"]) {
-        const res = await fetch(server.url + path, { headers: { "If-None-Match": header } });
+        const res = await server.fetch(path, { headers: { "If-None-Match": header } });
         expect({ header, status: res.status }).toEqual({ header, status: 304 });
         expect(await res.text()).toBe("");
         expect(res.headers.get("etag")).toBe(etag);
         expect(res.headers.get("cache-control")).toBe("public, max-age=300");
       }
-      const stale = await fetch(server.url + path, { headers: { "If-None-Match": 'W/"0000000000000000"' } });
+      const stale = await server.fetch(path, { headers: { "If-None-Match": 'W/"0000000000000000"' } });
       expect(stale.status).toBe(200);
       expect((await stale.text()).length).toBeGreaterThan(1000);
     });

@@ -1,14 +1,14 @@
 // GET /v1/users and GET /v1/users/:user_id: the people /v1/identify describes, and everyone with
 // events, read by a script; first seen the same in the list, on one user, and on the user's page.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { call, post, searchIndexed, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { call, eventually, post, searchIndexed, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
-let server: TestServer;
+let server: TestApp;
 const T0 = 1_700_000_000;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.accounts.createUser(OWNER, "owner");
   // alice: an old event, then identified; bob: identified only; carol: events only.
   await post(server, "/v1/log", {
@@ -118,7 +118,8 @@ describe("GET /v1/users/:user_id", () => {
   test("first seen is the earliest of the first event and the first identify, the same in the list, on one user and on both pages", async () => {
     // dave: identified, then an event; erin: identified, then an event dated before that; frank: events only.
     await post(server, "/v1/identify", { project: "default", user_id: "dave", properties: { name: "Dave" } });
-    await Bun.sleep(5);
+    const identified = Date.now();
+    await eventually(() => expect(Date.now()).toBeGreaterThan(identified)); // the event comes a millisecond later at least
     await post(server, "/v1/log", { project: "default", channel: "c", event: "dave acts", user_id: "dave" });
     await post(server, "/v1/identify", { project: "default", user_id: "erin", properties: { name: "Erin" } });
     await post(server, "/v1/log", {

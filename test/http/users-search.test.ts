@@ -18,15 +18,15 @@ import {
   post,
   searchIndexed,
   signedIn,
-  startTestServer,
+  startTestApp,
   tempDir,
-  type TestServer,
+  type TestApp,
   withDatabase,
 } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 
-let server: TestServer;
+let server: TestApp;
 let agent: Agent;
 
 async function ok(res: Promise<{ status: number; json: unknown }>) {
@@ -72,7 +72,7 @@ function bigProfile(i: number): Record<string, string> {
 
 beforeAll(async () => {
   // The review wrote its profiles with a public token; its rate limit is not what is tested here.
-  server = await startTestServer({ "rate-limit-public": "0" });
+  server = await startTestApp({ "rate-limit-public": "0" });
   await server.services.accounts.createUser(OWNER, "owner");
   agent = await signedIn(server, OWNER);
   for (const name of ["big", "life", "crowd", "gone"]) await server.services.projects.create(name);
@@ -261,7 +261,7 @@ describe("a database from before the index", () => {
     "INSERT INTO events (id, project_id, channel_id, event, user_id, ts, received_at) VALUES (1, 1, 1, 'Signed in', 'legacy-42', 2000, 2000)",
   ];
 
-  async function searchesOld(running: TestServer): Promise<void> {
+  async function searchesOld(running: TestApp): Promise<void> {
     await running.services.accounts.createUser(OWNER, "owner");
     const owner = await signedIn(running, OWNER);
     await searchIndexed(running);
@@ -294,7 +294,7 @@ describe("a database from before the index", () => {
         },
         { write: true },
       );
-      const running = await startTestServer({}, dataDir);
+      const running = await startTestApp({}, dataDir);
       try {
         await searchesOld(running);
       } finally {
@@ -322,7 +322,7 @@ describe("a database from before the index", () => {
       } finally {
         await sql.close();
       }
-      const running = await startTestServer({ "database-url": url });
+      const running = await startTestApp({ "database-url": url });
       try {
         await searchesOld(running);
       } finally {

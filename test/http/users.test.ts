@@ -2,12 +2,12 @@
 // identified profiles, of this project only), what each row says, the order, the pages, the
 // search, and the answers to bad parameters. Runs on PostgreSQL too.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, post, searchIndexed, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { type Agent, post, searchIndexed, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 const DAY = 86_400;
 
-let server: TestServer;
+let server: TestApp;
 let agent: Agent;
 const now = Math.floor(Date.now() / 1000);
 
@@ -66,7 +66,7 @@ async function page(path: string, headers: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.accounts.createUser(OWNER, "owner");
   agent = await signedIn(server, OWNER);
   for (const name of ["shop", "other", "many", "empty"]) await server.services.projects.create(name);

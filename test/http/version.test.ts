@@ -4,11 +4,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json";
-import { call, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { call, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
-let server: TestServer;
+let server: TestApp;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestApp();
   await server.services.accounts.createUser({ username: "owner", password: "correct horse battery staple" }, "owner");
 });
 afterAll(() => server.close());
@@ -33,7 +33,7 @@ test("every dashboard page shows the version at its foot, once signed in", async
     );
   }
   // The sign-in page does not need it.
-  expect(await (await fetch(`${server.url}/login`)).text()).not.toContain("app-foot");
+  expect(await (await server.fetch(`/login`)).text()).not.toContain("app-foot");
 });
 
 test("CHANGELOG.md begins with this version", () => {
