@@ -50,6 +50,8 @@ export type FunnelQuery = {
   window: number;
   /** Walk every event of the range at once, not the latest first (what a test holds the usual walk equal to). */
   raw?: boolean;
+  /** How many events of the steps the first span back holds, about (a test's few events walk back in rounds too). */
+  spanEvents?: number;
 };
 
 /**

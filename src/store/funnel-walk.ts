@@ -9,8 +9,8 @@
 // cost follows how far back its users' last conversions lie, not the history's size. The rest of
 // the range, when it must be read, comes user by user (memory for one user's events, not the range's).
 import type { FunnelCounts, FunnelQuery } from "../model/analytics.ts";
-import { ACTIVITY, monthStart, place, VALUES } from "./summary/deltas.ts";
-import type { SummaryReads } from "./summary/reads.ts";
+import { ACTIVITY, HOUR, monthStart, place, VALUES } from "./summary/deltas.ts";
+import type { Span, SummaryReads } from "./summary/reads.ts";
 
 /** An event of one of the steps: which ones it matches are the bits of `m` (step j, from 0: bit j). */
 export type StepEvent = { ts: number; id: number; m: number };
@@ -49,8 +49,8 @@ export interface FunnelReads {
 /** Events held for users not settled yet past which the rest of the range is read user by user. */
 const MAX_HELD = 1_000_000;
 
-/** The first span read back from the latest event; each next one doubles. */
-const FIRST_SPAN = 86_400_000;
+/** The first span read back from the latest event holds about this many events of the steps (at least a day); each next one doubles. */
+const FIRST_EVENTS = 400_000;
 const DAY = 86_400_000;
 
 export async function funnelCounts(q: FunnelQuery, reads: FunnelReads): Promise<FunnelCounts> {
@@ -82,7 +82,7 @@ export async function funnelCounts(q: FunnelQuery, reads: FunnelReads): Promise<
   const lastBit = 1 << last;
   let hi = newest + 1;
   // `raw`: the whole range at once, what the walk backwards is held equal to.
-  let span = q.raw ? Number.POSITIVE_INFINITY : FIRST_SPAN;
+  let span = q.raw ? Number.POSITIVE_INFINITY : await firstSpan(reads.summaries, q, hi);
   /** The users left, once they are few beside those settled: read one by one, not in the span's events. */
   let few: string[] | undefined;
   while (hi > q.from) {
@@ -123,6 +123,26 @@ export async function funnelCounts(q: FunnelQuery, reads: FunnelReads): Promise<
     span = held > MAX_HELD ? Number.POSITIVE_INFINITY : span * 2;
   }
   return users.map((n, j) => ({ users: n, medianMs: j > 0 ? median(deltas[j]!) : null }));
+}
+
+/**
+ * The first span to read back from `hi`: whole days, as many as hold about FIRST_EVENTS events of
+ * the steps' names by the hourly counts (so a round reads what it can hold, in a busy project or a
+ * quiet one); a day without them.
+ */
+export async function firstSpan(reads: SummaryReads | undefined, q: FunnelQuery, hi: number): Promise<number> {
+  if (!reads || !(await reads.ready(q.projectId)) || (await reads.wide(q.projectId, VALUES.event, ""))) return DAY;
+  const names = new Set(q.steps.map((s) => s.event));
+  const days = Math.ceil((hi - q.from) / DAY);
+  const end = Math.ceil(hi / HOUR);
+  const spans: Span[] = Array.from({ length: days }, (_, d) => [end - (d + 1) * 24, end - d * 24]);
+  const counts = await reads.counts({ projectId: q.projectId, by: "event" }, spans);
+  let events = 0;
+  for (let d = 0; d < days; d++) {
+    for (const [name, n] of counts[d]!) if (names.has(name as string)) events += n;
+    if (events >= (q.spanEvents ?? FIRST_EVENTS)) return (d + 1) * DAY;
+  }
+  return days * DAY;
 }
 
 /**

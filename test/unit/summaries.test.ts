@@ -197,6 +197,8 @@ const arbFunnel = fc.record({
   from: arbTs.map((t) => t - 5 * DAY),
   span: fc.integer({ min: HOUR, max: 30 * DAY }),
   window: fc.integer({ min: 0, max: 10 * DAY }),
+  // The first span back holds about this many events: a few, so that these small sets walk back in rounds.
+  spanEvents: fc.integer({ min: 1, max: 40 }),
 });
 
 const arbRetention = fc.record({
@@ -229,6 +231,7 @@ describe("the summaries answer as a scan of the events does", () => {
               from: f.from,
               to: f.from + f.span,
               window: f.window,
+              spanEvents: f.spanEvents,
             };
             expect({ f, answer: await store.analytics.funnel(q) }).toEqual({
               f,
@@ -296,6 +299,7 @@ describe("the summaries answer as a scan of the events does", () => {
               from: f.from,
               to: f.from + f.span,
               window: f.window,
+              spanEvents: f.spanEvents,
             };
             expect({ f, answer: await store.analytics.funnel(q) }).toEqual({
               f,

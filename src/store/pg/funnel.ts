@@ -10,7 +10,7 @@ import { and, type SQL, sql } from "drizzle-orm";
 import type { DroppedQuery, FunnelCounts, FunnelQuery } from "../../model/analytics.ts";
 import type { AnalyticsRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
-import { firstStepDays, median } from "../funnel-walk.ts";
+import { firstSpan, firstStepDays, median } from "../funnel-walk.ts";
 import type { SummaryReads } from "../summary/reads.ts";
 
 import { conditions } from "./events.ts";
@@ -113,9 +113,6 @@ export function funnelSql(q: FunnelQuery): SQL {
   )}`;
 }
 
-/** The first span read back from the latest event; each next one doubles. */
-const FIRST_SPAN = 86_400_000;
-
 type RoundRow = { seen: number; settled: string[]; counts: ArrayLike<number> } & Record<string, unknown>;
 
 const toArray = (texts: string[]) =>
@@ -174,7 +171,7 @@ export function funnelQueries(ctx: Ctx, summaries: SummaryReads): Pick<Analytics
         // When each user first did the first step in the range, to the day (null: the summaries cannot tell).
         const firstDays = q.raw ? null : await firstStepDays(summaries, q);
         const settled = new Set<string>();
-        let span = q.raw ? Number.POSITIVE_INFINITY : FIRST_SPAN;
+        let span = q.raw ? Number.POSITIVE_INFINITY : await firstSpan(summaries, q, newest.ts + 1);
         for (let lo = newest.ts + 1 - span; ; ) {
           const final = lo <= q.from;
           // Users with no first step before `lo`: every chain of theirs is in the round, which settles them.
