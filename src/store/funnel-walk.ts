@@ -86,7 +86,8 @@ export async function funnelCounts(q: FunnelQuery, reads: FunnelReads): Promise<
   /** The users left, once they are few beside those settled: read one by one, not in the span's events. */
   let few: string[] | undefined;
   while (hi > q.from) {
-    const lo = Math.max(q.from, hi - span);
+    // A span past half of what is left reads all of it: the next would reach the start anyway.
+    const lo = hi - 2 * span <= q.from ? q.from : hi - span;
     if (lo === q.from && !few) {
       // The rest of the range, user by user, with what was read of each already.
       await reads.userEvents(q, q.from, hi, done, (user, events) => {

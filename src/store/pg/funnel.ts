@@ -172,8 +172,10 @@ export function funnelQueries(ctx: Ctx, summaries: SummaryReads): Pick<Analytics
         const firstDays = q.raw ? null : await firstStepDays(summaries, q);
         const settled = new Set<string>();
         let span = q.raw ? Number.POSITIVE_INFINITY : await firstSpan(summaries, q, newest.ts + 1);
-        for (let lo = newest.ts + 1 - span; ; ) {
-          const final = lo <= q.from;
+        for (;;) {
+          // A span past half of the range reads all of it: the next round would read it all again anyway.
+          const final = newest.ts + 1 - 2 * span <= q.from;
+          const lo = final ? q.from : newest.ts + 1 - span;
           // Users with no first step before `lo`: every chain of theirs is in the round, which settles them.
           const whole: string[] = [];
           if (firstDays && !final) for (const [user, day] of firstDays) if (day >= lo) whole.push(user);
@@ -186,7 +188,6 @@ export function funnelQueries(ctx: Ctx, summaries: SummaryReads): Pick<Analytics
           // Everyone who did the first step before `lo` is settled: nothing before it counts.
           if (firstDays && !someUser(firstDays, (user, day) => day < lo && !settled.has(user))) break;
           span *= 2;
-          lo = newest.ts + 1 - span;
         }
       }
       return users.map((n, j) => ({ users: n, medianMs: j > 0 ? median(deltas[j]!) : null }));

@@ -96,6 +96,7 @@ export async function openPgStore(
     max,
     statementTimeoutMs: queryTimeoutMs + 1000,
     noJit: true,
+    customPlans: true,
     onQuery: (query) => {
       const current = inFlight.getStore();
       if (!current) return;
