@@ -43,7 +43,7 @@ export class AppError extends Error {
 
 export class ValidationError extends AppError {
   constructor(issues: FieldIssue[], location: "body" | "query" = "body") {
-    super("invalid", "validation_error", summarise(issues), { issues, location });
+    super("invalid", "validation_error", summarise(issues, location), { issues, location });
   }
 
   get issues(): FieldIssue[] {
@@ -55,9 +55,9 @@ export class ValidationError extends AppError {
   }
 }
 
-function summarise(issues: FieldIssue[]): string {
-  const first = issues[0]?.message ?? "the request body is invalid";
-  return issues.length > 1 ? `${first} (and ${issues.length - 1} more: see validation.body)` : first;
+function summarise(issues: FieldIssue[], location: "body" | "query"): string {
+  const first = issues[0]?.message ?? (location === "body" ? "the request body is invalid" : "the query is invalid");
+  return issues.length > 1 ? `${first} (and ${issues.length - 1} more: see validation.${location})` : first;
 }
 
 export class InvalidJson extends AppError {

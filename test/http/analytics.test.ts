@@ -683,6 +683,13 @@ describe("bad parameters", () => {
     }
   });
 
+  test("several bad parameters: the message names the first and points at the others where they are listed", async () => {
+    const res = await call(server, { path: "/v1/analytics/retention?project=shop" });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toBe("start_event: is required (a string) (and 1 more: see validation.query)");
+    expect(res.json.validation.query.map((i: { path: string }) => i.path)).toEqual(["start_event", "return_event"]);
+  });
+
   test("a split series at its most points is answered, with the limit's message saying how many groups fit", async () => {
     const most = await call(server, {
       path: `/v1/analytics/series?project=shop&interval=hour&from=${FROM - 9_999 * 3_600}&to=${FROM}&group_by=tag:plan&limit=8`,
