@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { ValidationError } from "../errors.ts";
 
 // Reading submitted forms: every field is a string or absent (an unchecked box is absent).
@@ -6,6 +7,15 @@ export function field(body: unknown, name: string): string {
   const value = (body as Record<string, unknown>)[name];
   return typeof value === "string" ? value : "";
 }
+
+/** A form field in a route's `form` schema, as field() reads it: its text, or "" (absent, or sent twice). */
+export const text = z.unknown().transform((value) => (typeof value === "string" ? value : ""));
+
+/** A field that may repeat in a route's `form` schema, as fields() reads it: its values that are not empty. */
+export const list = z.unknown().transform((value) => fields({ value }, "value"));
+
+/** A query parameter in a route's `query` schema: its first value (as URLSearchParams.get), or undefined. */
+export const param = z.array(z.string()).transform((values) => values[0]);
 
 /** Every value of a field that may repeat (ticked boxes of one name). */
 export function fields(body: unknown, name: string): string[] {
