@@ -9,10 +9,10 @@ export function field(body: unknown, name: string): string {
 }
 
 /** A form field in a route's `form` schema, as field() reads it: its text, or "" (absent, or sent twice). */
-export const text = z.unknown().transform((value) => (typeof value === "string" ? value : ""));
+export const text = z.preprocess((value) => (typeof value === "string" ? value : ""), z.string());
 
 /** A field that may repeat in a route's `form` schema, as fields() reads it: its values that are not empty. */
-export const list = z.unknown().transform((value) => fields({ value }, "value"));
+export const list = z.preprocess((value) => fields({ value }, "value"), z.array(z.string()));
 
 /** A query parameter in a route's `query` schema: its first value (as URLSearchParams.get), or undefined. */
 export const param = z.array(z.string()).transform((values) => values[0]);
