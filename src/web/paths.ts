@@ -23,6 +23,9 @@ export const paths = {
   projectSettings: "/p/:project/settings",
   retention: "/p/:project/retention",
   projectDelete: "/p/:project/delete",
+  charts: "/p/:project/charts",
+  newChart: "/p/:project/charts/new",
+  alerts: "/p/:project/alerts",
 
   settings: "/settings",
   account: "/settings/account",
