@@ -111,3 +111,16 @@ describe("charts", () => {
     expect(await store.charts.layout(projectId)).toEqual(["activity", 3, 1, 7]);
   });
 });
+
+describe("meta", () => {
+  test("keeps a value by key, replaced by the next, and a probe leaves nothing", async () => {
+    expect(await store.meta.get("contract.none")).toBeNull();
+    await store.meta.set("contract.key", "one");
+    expect(await store.meta.get("contract.key")).toBe("one");
+    await store.meta.set("contract.key", "two ü");
+    expect(await store.meta.get("contract.key")).toBe("two ü");
+    await store.meta.probe();
+    await store.tx((r) => r.meta.probe());
+    expect(await store.meta.get("readiness.probe")).toBeNull();
+  });
+});

@@ -2,12 +2,14 @@
 // (events, metrics, profiles, analytics, and the reads of alerts) stay in store/sqlite and store/pg.
 import type { Repositories } from "../store.ts";
 import { chartStore } from "./charts.ts";
+import { metaStore } from "./meta.ts";
 import type { Sql } from "./sql.ts";
 
-export type PlainAggregate = "charts";
+export type PlainAggregate = "charts" | "meta";
 
 export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> {
   return {
     charts: chartStore(sql),
+    meta: metaStore(sql),
   };
 }

@@ -14,7 +14,6 @@ import { auditStore } from "./audit.ts";
 import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
-import { metaStore } from "./meta.ts";
 import { metricStore } from "./metrics.ts";
 import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
@@ -51,7 +50,6 @@ export function repositories(
     notifications: promised(notificationStore(db)),
     digests: promised(digestStore(db)),
     idempotency: promised(idempotencyStore(db)),
-    meta: promised(metaStore(db)),
     analytics: promised(analyticsStore(db, searching)),
     alerts: promised(alertStore(db, searching)),
     audit: promised(auditStore(db)),
