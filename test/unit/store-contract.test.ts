@@ -124,3 +124,28 @@ describe("meta", () => {
     expect(await store.meta.get("readiness.probe")).toBeNull();
   });
 });
+
+describe("audit", () => {
+  test("lists newest first, pages by id, and prunes all but the newest", async () => {
+    const entry = (subject: string) => ({
+      at: NOW,
+      action: "token.created" as const,
+      actor: "ann",
+      actorUserId: null,
+      ip: "192.0.2.1",
+      subject,
+      detail: null,
+    });
+    for (const subject of ["a", "b", "c"]) await store.audit.record(entry(subject));
+    const [c, b] = await store.audit.list({ limit: 2 });
+    expect([c?.subject, b?.subject]).toEqual(["c", "b"]);
+    expect(c).toEqual({ id: c!.id, ...entry("c") });
+    expect((await store.audit.list({ before: c!.id, limit: 10 })).map((e) => e.subject).slice(0, 2)).toEqual([
+      "b",
+      "a",
+    ]);
+    expect(await store.audit.prune(1)).toBeGreaterThanOrEqual(2);
+    expect((await store.audit.list({ limit: 10 })).map((e) => e.subject)).toEqual(["c"]);
+    expect(await store.audit.prune(1)).toBe(0);
+  });
+});

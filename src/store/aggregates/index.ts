@@ -3,13 +3,15 @@
 import type { Repositories } from "../store.ts";
 import { chartStore } from "./charts.ts";
 import { metaStore } from "./meta.ts";
+import { auditStore } from "./audit.ts";
 import type { Sql } from "./sql.ts";
 
-export type PlainAggregate = "charts" | "meta";
+export type PlainAggregate = "charts" | "meta" | "audit";
 
 export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> {
   return {
     charts: chartStore(sql),
     meta: metaStore(sql),
+    audit: auditStore(sql),
   };
 }

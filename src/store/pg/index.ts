@@ -20,7 +20,6 @@ import * as schema from "./schema.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
-import { auditStore } from "./audit.ts";
 import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
@@ -71,7 +70,6 @@ function repositories(ctx: Ctx): Repositories {
     idempotency: idempotencyStore(ctx),
     analytics: analyticsStore(ctx),
     alerts: alertStore(ctx),
-    audit: auditStore(ctx),
   };
 }
 

@@ -10,7 +10,6 @@ import * as schema from "./schema.ts";
 import type { SummaryKeeper } from "./summaries.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
-import { auditStore } from "./audit.ts";
 import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
@@ -52,7 +51,6 @@ export function repositories(
     idempotency: promised(idempotencyStore(db)),
     analytics: promised(analyticsStore(db, searching)),
     alerts: promised(alertStore(db, searching)),
-    audit: promised(auditStore(db)),
   };
 }
 
