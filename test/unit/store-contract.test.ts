@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openPgStore } from "../../src/store/pg/index.ts";
 import { openSqliteStore } from "../../src/store/sqlite/index.ts";
+import { IDEMPOTENCY_TTL_MS } from "../../src/store/aggregates/idempotency.ts";
 import { ACCESS, type Store } from "../../src/store/store.ts";
 import { createDatabase, dropDatabase } from "../pg-cluster.ts";
 import { POSTGRES, tempDir } from "../helpers.ts";
@@ -147,5 +148,34 @@ describe("audit", () => {
     expect(await store.audit.prune(1)).toBeGreaterThanOrEqual(2);
     expect((await store.audit.list({ limit: 10 })).map((e) => e.subject)).toEqual(["c"]);
     expect(await store.audit.prune(1)).toBe(0);
+  });
+});
+
+describe("idempotency", () => {
+  test("a key is claimed once per token, keeps its answer, and is free again after a day", async () => {
+    const [token, other] = [900_001, 900_002];
+    expect(await store.idempotency.claim(token, "k", "fp1", NOW)).toBeNull();
+    expect(await store.idempotency.claim(token, "k", "fp2", NOW + 1)).toEqual({ fingerprint: "fp1", response: "" });
+    expect(await store.idempotency.claim(other, "k", "fp2", NOW + 1)).toBeNull();
+    await store.idempotency.complete(token, "k", '{"ok":true}');
+    expect(await store.idempotency.claim(token, "k", "fp2", NOW + 2)).toEqual({
+      fingerprint: "fp1",
+      response: '{"ok":true}',
+    });
+    expect(await store.idempotency.claim(token, "k", "fp3", NOW + IDEMPOTENCY_TTL_MS - 1)).not.toBeNull();
+    expect(await store.idempotency.claim(token, "k", "fp3", NOW + IDEMPOTENCY_TTL_MS)).toBeNull();
+    expect(await store.idempotency.claim(token, "k", "fp4", NOW + IDEMPOTENCY_TTL_MS)).toEqual({
+      fingerprint: "fp3",
+      response: "",
+    });
+  });
+
+  test("prune forgets the keys older than a day", async () => {
+    const token = 900_003;
+    await store.idempotency.claim(token, "old", "fp", NOW - 10);
+    await store.idempotency.claim(token, "new", "fp", NOW);
+    expect(await store.idempotency.prune(NOW + IDEMPOTENCY_TTL_MS - 5)).toBeGreaterThanOrEqual(1);
+    expect(await store.idempotency.claim(token, "new", "again", NOW + 1)).toEqual({ fingerprint: "fp", response: "" });
+    expect(await store.idempotency.claim(token, "old", "again", NOW + 1)).toBeNull();
   });
 });

@@ -4,14 +4,16 @@ import type { Repositories } from "../store.ts";
 import { chartStore } from "./charts.ts";
 import { metaStore } from "./meta.ts";
 import { auditStore } from "./audit.ts";
+import { idempotencyStore } from "./idempotency.ts";
 import type { Sql } from "./sql.ts";
 
-export type PlainAggregate = "charts" | "meta" | "audit";
+export type PlainAggregate = "charts" | "meta" | "audit" | "idempotency";
 
 export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> {
   return {
     charts: chartStore(sql),
     meta: metaStore(sql),
     audit: auditStore(sql),
+    idempotency: idempotencyStore(sql),
   };
 }

@@ -22,7 +22,6 @@ import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
-import { idempotencyStore } from "./idempotency.ts";
 import { NameCache } from "./names.ts";
 import { metricStore } from "./metrics.ts";
 import { migrate } from "./migrate.ts";
@@ -67,7 +66,6 @@ function repositories(ctx: Ctx): Repositories {
     users: userStore(ctx),
     notifications: notificationStore(ctx),
     digests: digestStore(ctx),
-    idempotency: idempotencyStore(ctx),
     analytics: analyticsStore(ctx),
     alerts: alertStore(ctx),
   };

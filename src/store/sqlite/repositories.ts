@@ -12,7 +12,6 @@ import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
-import { idempotencyStore } from "./idempotency.ts";
 import { metricStore } from "./metrics.ts";
 import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
@@ -48,7 +47,6 @@ export function repositories(
     users: promised(userStore(db, accessChanges)),
     notifications: promised(notificationStore(db)),
     digests: promised(digestStore(db)),
-    idempotency: promised(idempotencyStore(db)),
     analytics: promised(analyticsStore(db, searching)),
     alerts: promised(alertStore(db, searching)),
   };
