@@ -179,3 +179,63 @@ describe("idempotency", () => {
     expect(await store.idempotency.claim(token, "old", "again", NOW + 1)).toBeNull();
   });
 });
+
+describe("digests", () => {
+  const digest = (projectId: number, name: string) => ({
+    projectId,
+    name,
+    frequency: "weekly" as const,
+    hour: 8,
+    weekday: 1,
+    timeZone: "Europe/Berlin",
+    integrationIds: [3, 1],
+    emails: ["ann@example.com"],
+    lastPeriod: null,
+  });
+
+  test("are created, found, listed in order, changed and deleted", async () => {
+    const projectId = await project();
+    const a = await store.digests.create(digest(projectId, "Weekly"), NOW);
+    const b = await store.digests.create({ ...digest(projectId, "Daily"), frequency: "daily", weekday: null }, NOW);
+    expect(a).toEqual({
+      id: a.id,
+      ...digest(projectId, "Weekly"),
+      enabled: true,
+      createdAt: NOW,
+      lastSentAt: null,
+      lastSuccessAt: null,
+      lastError: null,
+      lastErrorAt: null,
+    });
+    expect(await store.digests.find(a.id)).toEqual(a);
+    expect(await store.digests.find(999_999)).toBeNull();
+    expect((await store.digests.list(projectId)).map((d) => d.id)).toEqual([a.id, b.id]);
+
+    const changed = await store.digests.update(a.id, { name: "Mondays", emails: [], enabled: false });
+    expect(changed).toEqual({ ...a, name: "Mondays", emails: [], enabled: false });
+    expect(await store.digests.update(999_999, { name: "none" })).toBeNull();
+    const enabled = (await store.digests.enabled()).map((d) => d.id);
+    expect([enabled.includes(a.id), enabled.includes(b.id)]).toEqual([false, true]);
+
+    await store.digests.delete(a.id);
+    expect(await store.digests.find(a.id)).toBeNull();
+    expect((await store.digests.list(projectId)).map((d) => d.id)).toEqual([b.id]);
+  });
+
+  test("claim a period once, only from the period they last sent, and record outcomes", async () => {
+    const { id } = await store.digests.create(digest(await project(), "Weekly"), NOW);
+    expect(await store.digests.claimPeriod(id, "2026-10-26", "2026-11-02", NOW)).toBe(false);
+    expect(await store.digests.claimPeriod(id, null, "2026-11-02", NOW + 1)).toBe(true);
+    expect(await store.digests.claimPeriod(id, null, "2026-11-02", NOW + 2)).toBe(false);
+    expect(await store.digests.claimPeriod(id, "2026-11-02", "2026-11-09", NOW + 3)).toBe(true);
+    await store.digests.recordOutcome(id, { ok: false, error: "refused" }, NOW + 4);
+    await store.digests.recordOutcome(id, { ok: true, error: null }, NOW + 5);
+    expect(await store.digests.find(id)).toMatchObject({
+      lastPeriod: "2026-11-09",
+      lastSentAt: NOW + 3,
+      lastSuccessAt: NOW + 5,
+      lastError: "refused",
+      lastErrorAt: NOW + 4,
+    });
+  });
+});

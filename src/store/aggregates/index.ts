@@ -5,9 +5,10 @@ import { chartStore } from "./charts.ts";
 import { metaStore } from "./meta.ts";
 import { auditStore } from "./audit.ts";
 import { idempotencyStore } from "./idempotency.ts";
+import { digestStore } from "./digests.ts";
 import type { Sql } from "./sql.ts";
 
-export type PlainAggregate = "charts" | "meta" | "audit" | "idempotency";
+export type PlainAggregate = "charts" | "meta" | "audit" | "idempotency" | "digests";
 
 export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> {
   return {
@@ -15,5 +16,6 @@ export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> 
     meta: metaStore(sql),
     audit: auditStore(sql),
     idempotency: idempotencyStore(sql),
+    digests: digestStore(sql),
   };
 }

@@ -20,7 +20,6 @@ import * as schema from "./schema.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
-import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
 import { NameCache } from "./names.ts";
 import { metricStore } from "./metrics.ts";
@@ -65,7 +64,6 @@ function repositories(ctx: Ctx): Repositories {
     tokens: tokenStore(ctx),
     users: userStore(ctx),
     notifications: notificationStore(ctx),
-    digests: digestStore(ctx),
     analytics: analyticsStore(ctx),
     alerts: alertStore(ctx),
   };

@@ -10,7 +10,6 @@ import * as schema from "./schema.ts";
 import type { SummaryKeeper } from "./summaries.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
-import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
 import { metricStore } from "./metrics.ts";
 import { notificationStore } from "./notifications.ts";
@@ -46,7 +45,6 @@ export function repositories(
     tokens: promised(tokenStore(db, accessChanges)),
     users: promised(userStore(db, accessChanges)),
     notifications: promised(notificationStore(db)),
-    digests: promised(digestStore(db)),
     analytics: promised(analyticsStore(db, searching)),
     alerts: promised(alertStore(db, searching)),
   };
