@@ -239,3 +239,223 @@ describe("digests", () => {
     });
   });
 });
+
+describe("notifications", () => {
+  const device = (userId: number, endpoint: string) => ({
+    userId,
+    endpoint,
+    p256dh: "key",
+    auth: "secret",
+    deviceName: "Phone",
+  });
+
+  async function user(): Promise<number> {
+    const made = await store.users.create({ username: `contract-${++names}`, passwordHash: "x", role: "member" }, NOW);
+    return made!.id;
+  }
+
+  test("devices are saved once per endpoint, refreshed by their owner, routed, and pruned", async () => {
+    const [ann, bob] = [await user(), await user()];
+    const endpoint = `https://push.example/${ann}`;
+    const a = await store.notifications.saveSubscription(device(ann, endpoint), NOW);
+    expect(a).toEqual({
+      id: a.id,
+      ...device(ann, endpoint),
+      filters: null,
+      tags: null,
+      minPriority: 1,
+      createdAt: NOW,
+      refreshedAt: NOW,
+      lastSuccessAt: null,
+      lastError: null,
+      lastErrorAt: null,
+    });
+    const again = await store.notifications.saveSubscription({ ...device(ann, endpoint), p256dh: "new" }, NOW + 5);
+    expect(again).toEqual({ ...a, p256dh: "new", refreshedAt: NOW + 5 });
+    const b = await store.notifications.saveSubscription(device(ann, `${endpoint}/b`), NOW + 1);
+
+    expect(await store.notifications.refreshSubscription(bob, endpoint, NOW + 6)).toBe(false);
+    expect(await store.notifications.refreshSubscription(ann, endpoint, NOW + 7)).toBe(true);
+    expect((await store.notifications.subscriptionsOf(ann)).map((s) => s.id)).toEqual([a.id, b.id]);
+    expect(await store.notifications.subscriptionsOf(bob)).toEqual([]);
+    expect((await store.notifications.allSubscriptions()).map((s) => s.id)).toContain(b.id);
+    expect(await store.notifications.subscriptionsWithOwner(b.id)).toEqual([
+      { ...b, username: `contract-${names - 1}` },
+    ]);
+
+    await store.notifications.setFilters(a.id, '[{"project":"shop","channels":null}]');
+    await store.notifications.setSubscriptionRoute(a.id, { tags: '{"plan":"pro"}', minPriority: 3 });
+    await store.notifications.recordSubscriptionOutcome(a.id, { ok: false, error: "410" }, NOW + 8);
+    expect(await store.notifications.subscription(a.id)).toEqual({
+      ...again,
+      refreshedAt: NOW + 7,
+      filters: '[{"project":"shop","channels":null}]',
+      tags: '{"plan":"pro"}',
+      minPriority: 3,
+      lastError: "410",
+      lastErrorAt: NOW + 8,
+    });
+    expect(await store.notifications.subscription(999_999)).toBeNull();
+
+    expect(await store.notifications.pruneSubscriptions(NOW + 2)).toBeGreaterThanOrEqual(1);
+    expect((await store.notifications.subscriptionsOf(ann)).map((s) => s.id)).toEqual([a.id]);
+    await store.notifications.deleteSubscription(a.id);
+    expect(await store.notifications.subscription(a.id)).toBeNull();
+  });
+
+  test("integrations are created, listed in order, changed, counted by their maker and turned off", async () => {
+    const [projectId, maker] = [await project(), await user()];
+    const made = {
+      projectId,
+      kind: "webhook" as const,
+      name: "Hook",
+      config: { url: "https://hooks.example/a", method: "POST" },
+      secrets: { secret: "s3cr3t" },
+      filter: { channels: ["orders"], min_priority: 2 },
+      template: { title: "{{event}}" },
+      createdByUserId: maker,
+    };
+    const a = await store.notifications.createIntegration(made, NOW);
+    const b = await store.notifications.createIntegration(
+      { ...made, name: "Other", filter: null, template: null },
+      NOW,
+    );
+    expect(a).toEqual({
+      id: a.id,
+      ...made,
+      enabled: true,
+      createdAt: NOW,
+      lastSuccessAt: null,
+      lastError: null,
+      lastErrorAt: null,
+    });
+    expect(await store.notifications.integration(a.id)).toEqual(a);
+    expect(await store.notifications.integration(999_999)).toBeNull();
+    expect((await store.notifications.integrationsOf(projectId)).map((i) => i.id)).toEqual([a.id, b.id]);
+
+    const changed = await store.notifications.updateIntegration(a.id, { name: "Hook 2", filter: null, secrets: {} });
+    expect(changed).toEqual({ ...a, name: "Hook 2", filter: null, secrets: {} });
+    expect(await store.notifications.updateIntegration(999_999, { name: "none" })).toBeNull();
+
+    expect(await store.notifications.integrationsCreatedBy(maker)).toBe(2);
+    await store.notifications.setIntegrationEnabled(b.id, false);
+    expect(await store.notifications.integrationsCreatedBy(maker)).toBe(1);
+    expect(await store.notifications.disableCreatedBy(maker)).toBe(1);
+    expect(await store.notifications.disableCreatedBy(maker)).toBe(0);
+    expect(await store.notifications.integration(a.id)).toMatchObject({ enabled: false });
+
+    await store.notifications.recordIntegrationOutcome(a.id, { ok: true, error: null }, NOW + 3);
+    expect(await store.notifications.integration(a.id)).toMatchObject({ lastSuccessAt: NOW + 3, lastError: null });
+    await store.notifications.deleteIntegration(a.id);
+    expect((await store.notifications.integrationsOf(projectId)).map((i) => i.id)).toEqual([b.id]);
+  });
+
+  test("the queue leases due deliveries once, one per target, and settles them only under the lease", async () => {
+    const T = NOW + 1_000_000;
+    const queued = (targetId: number, payload: string) => ({
+      target: "integration" as const,
+      targetId,
+      eventId: null,
+      payload,
+    });
+    expect(await store.notifications.enqueue([], T)).toBe(0);
+    expect(await store.notifications.enqueue([queued(1, "a1"), queued(1, "a2"), queued(2, "b1")], T)).toBe(3);
+    await store.notifications.enqueue([queued(3, "c1")], T + 1);
+    const pending = await store.notifications.pendingCount();
+    expect(pending).toBeGreaterThanOrEqual(4);
+
+    const lease = (owner: string) => ({ owner, until: T + 100 });
+    const except = [{ target: "integration" as const, targetId: 3 }];
+    const [first, second] = await Promise.all([
+      store.notifications.claim(T + 1, 10, lease("w1"), except),
+      store.notifications.claim(T + 1, 10, lease("w2"), except),
+    ]);
+    // Each claim takes one per target (the oldest), none of `except`'s; two claims at once never
+    // take the same delivery (on PostgreSQL the second may skip what the first holds).
+    const ids = [...first!, ...second!].map((d) => d.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const claim of [first!, second!]) expect(new Set(claim.map((d) => d.targetId)).size).toBe(claim.length);
+    const byPayload = new Map([...first!, ...second!].map((d) => [d.payload, d]));
+    expect(byPayload.has("a1") && byPayload.has("b1") && !byPayload.has("c1")).toBe(true);
+    for (const d of byPayload.values()) expect(d).toMatchObject({ status: "pending", leaseUntil: T + 100 });
+    const a1 = byPayload.get("a1")!;
+    expect(a1.leaseOwner).toBe(first!.includes(a1) ? "w1" : "w2");
+    const b1 = byPayload.get("b1")!;
+
+    // What is leased is not due again while the lease lasts.
+    const rest = await store.notifications.claim(T + 2, 10, lease("w3"), []);
+    expect([...byPayload.keys(), ...rest.map((d) => d.payload)].sort()).toEqual(["a1", "a2", "b1", "c1"]);
+    expect(await store.notifications.claim(T + 3, 10, lease("w3"), [])).toEqual([]);
+
+    expect(
+      await store.notifications.settle(
+        a1.id,
+        "someone else",
+        { ok: true, status: 200, error: null },
+        { status: "sent" },
+        T + 4,
+      ),
+    ).toBe(false);
+    expect(await store.notifications.attemptsOf(a1.id)).toEqual([]);
+    const attempt = { ok: false, status: 500, error: "HTTP 500" };
+    expect(
+      await store.notifications.settle(
+        a1.id,
+        a1.leaseOwner!,
+        attempt,
+        { status: "pending", nextAttemptAt: T + 500 },
+        T + 5,
+      ),
+    ).toBe(true);
+    expect(await store.notifications.delivery(a1.id)).toEqual({
+      ...a1,
+      attempts: 1,
+      nextAttemptAt: T + 500,
+      lastError: "HTTP 500",
+      finishedAt: null,
+      leaseOwner: null,
+      leaseUntil: null,
+    });
+    const [kept] = await store.notifications.attemptsOf(a1.id);
+    expect(kept).toEqual({ id: kept!.id, deliveryId: a1.id, at: T + 5, ...attempt });
+    expect(await store.notifications.delivery(999_999_999)).toBeNull();
+
+    // A lease that ran out (its worker died) is due again; released leases are free at once.
+    expect((await store.notifications.claim(T + 101, 10, lease("w4"), [])).map((d) => d.id)).toContain(b1.id);
+    expect(await store.notifications.releaseLeases("w4")).toBeGreaterThanOrEqual(1);
+    expect(await store.notifications.releaseLeases("w4")).toBe(0);
+    const again = await store.notifications.claim(T + 102, 10, lease("w5"), []);
+    expect(again.map((d) => d.id)).toContain(b1.id);
+    expect(
+      await store.notifications.settle(
+        b1.id,
+        "w5",
+        { ok: true, status: 204, error: null },
+        { status: "sent" },
+        T + 103,
+      ),
+    ).toBe(true);
+    expect(await store.notifications.delivery(b1.id)).toMatchObject({
+      status: "sent",
+      attempts: 1,
+      finishedAt: T + 103,
+    });
+
+    // A gone target's pending deliveries are dropped; finished ones are listed, then pruned with their attempts.
+    await store.notifications.releaseLeases();
+    await store.notifications.abandon("integration", 3, T + 104);
+    expect(await store.notifications.delivery(again.find((d) => d.payload === "c1")?.id ?? -1)).toMatchObject({
+      status: "gone",
+    });
+    expect((await store.notifications.deliveriesFor("integration", [1, 2, 3], 2)).map((d) => d.payload)).toEqual([
+      "c1",
+      "b1",
+    ]);
+    expect(await store.notifications.deliveriesFor("integration", [])).toEqual([]);
+    expect(await store.notifications.pendingCount()).toBe(pending - 2);
+    expect(await store.notifications.pruneDeliveries(T + 104)).toBe(1);
+    expect(await store.notifications.delivery(b1.id)).toBeNull();
+    expect(await store.notifications.attemptsOf(b1.id)).toEqual([]);
+    expect(await store.notifications.pruneDeliveries(T + 105)).toBe(1);
+  });
+});

@@ -6,9 +6,10 @@ import { metaStore } from "./meta.ts";
 import { auditStore } from "./audit.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { digestStore } from "./digests.ts";
+import { notificationStore } from "./notifications.ts";
 import type { Sql } from "./sql.ts";
 
-export type PlainAggregate = "charts" | "meta" | "audit" | "idempotency" | "digests";
+export type PlainAggregate = "charts" | "meta" | "audit" | "idempotency" | "digests" | "notifications";
 
 export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> {
   return {
@@ -17,5 +18,6 @@ export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> 
     audit: auditStore(sql),
     idempotency: idempotencyStore(sql),
     digests: digestStore(sql),
+    notifications: notificationStore(sql),
   };
 }

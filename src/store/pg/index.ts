@@ -24,7 +24,6 @@ import { eventStore } from "./events.ts";
 import { NameCache } from "./names.ts";
 import { metricStore } from "./metrics.ts";
 import { migrate } from "./migrate.ts";
-import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
 import { snapshotEvents } from "./snapshot.ts";
@@ -43,13 +42,16 @@ export type PgStore = Store & { url: string; sql: SQL };
 
 type Cancellable = { cancel(): unknown };
 
+type Lockable<Q> = { for(strength: "update", options?: { skipLocked?: boolean }): Q };
+
 /** What the plain aggregates (store/aggregates) work with, over this connection. */
 function sqlOf(ctx: Ctx): Sql {
   return {
     db: ctx.db,
     t: schema,
     dialect: "postgresql",
-    forUpdate: (query) => (query as unknown as { for(strength: "update"): typeof query }).for("update"),
+    forUpdate: (query) => (query as unknown as Lockable<typeof query>).for("update"),
+    skipLocked: (query) => (query as unknown as Lockable<typeof query>).for("update", { skipLocked: true }),
     accessChanged: () => batchOf(ctx).accessChanged(),
   };
 }
@@ -63,7 +65,6 @@ function repositories(ctx: Ctx): Repositories {
     profiles: profileStore(ctx),
     tokens: tokenStore(ctx),
     users: userStore(ctx),
-    notifications: notificationStore(ctx),
     analytics: analyticsStore(ctx),
     alerts: alertStore(ctx),
   };

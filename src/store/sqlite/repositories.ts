@@ -12,7 +12,6 @@ import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { eventStore } from "./events.ts";
 import { metricStore } from "./metrics.ts";
-import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
 import { tokenStore } from "./tokens.ts";
@@ -34,6 +33,7 @@ export function repositories(
     dialect: "sqlite",
     // The writer runs one write at a time, holding the database: nothing to lock.
     forUpdate: (query) => query,
+    skipLocked: (query) => query,
     accessChanged: () => void accessChanges.count++,
   };
   return {
@@ -44,7 +44,6 @@ export function repositories(
     profiles: promised(profileStore(db, searching)),
     tokens: promised(tokenStore(db, accessChanges)),
     users: promised(userStore(db, accessChanges)),
-    notifications: promised(notificationStore(db)),
     analytics: promised(analyticsStore(db, searching)),
     alerts: promised(alertStore(db, searching)),
   };
