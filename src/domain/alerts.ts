@@ -286,6 +286,4 @@ export function alertService(store: Store, { clock = systemClock }: { clock?: Cl
   };
 }
 
-export type AlertService = ReturnType<typeof alertService>;
-
 const ruleSubject = (a: Alert, project: string) => `alert rule “${a.name}” (${a.id}) of ${project}`;

@@ -303,5 +303,3 @@ export function digestService(store: Store, { baseUrl, clock = systemClock }: { 
     },
   };
 }
-
-export type DigestService = ReturnType<typeof digestService>;

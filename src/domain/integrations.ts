@@ -330,5 +330,3 @@ export function integrationService(store: Store, outbound: OutboundRules) {
     },
   };
 }
-
-export type IntegrationService = ReturnType<typeof integrationService>;

@@ -216,5 +216,3 @@ export function projectService(
     },
   };
 }
-
-export type ProjectService = ReturnType<typeof projectService>;
