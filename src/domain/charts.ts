@@ -29,7 +29,7 @@ import {
 import type { FeedService } from "./feed.ts";
 import { type HistoryPage, MAX_HISTORY_PAGE } from "./metric-history.ts";
 import { requireProject } from "./projects.ts";
-import * as rule from "./rules.ts";
+import * as rule from "./input-fields.ts";
 import { validate } from "./validation.ts";
 
 const DAY = 86_400_000;
