@@ -33,5 +33,3 @@ export function idempotencyStore(db: Db) {
     },
   };
 }
-
-export type IdempotencyStore = ReturnType<typeof idempotencyStore>;

@@ -30,5 +30,3 @@ export function metaStore(db: Db) {
     },
   };
 }
-
-export type MetaStore = ReturnType<typeof metaStore>;

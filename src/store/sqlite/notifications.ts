@@ -299,5 +299,3 @@ export function notificationStore(db: Db) {
     },
   };
 }
-
-export type NotificationStore = ReturnType<typeof notificationStore>;
