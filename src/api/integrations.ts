@@ -3,7 +3,7 @@
 // same service. Secrets are write-only: every answer shows them masked.
 import { z } from "zod";
 import { integrationChangesInput, integrationInput, type IntegrationView } from "../domain/integrations.ts";
-import * as rule from "../domain/rules.ts";
+import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
 import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";

@@ -18,7 +18,7 @@ import type { Store } from "../store/store.ts";
 import { instantOf, wallOf, zoneName } from "./calendar.ts";
 import type { Payload } from "./notifications.ts";
 import { requireProject } from "./projects.ts";
-import * as rule from "./rules.ts";
+import * as rule from "./input-fields.ts";
 import { escapeMarkdown, renderDocument } from "./templates.ts";
 import { validate } from "./validation.ts";
 
@@ -303,5 +303,3 @@ export function digestService(store: Store, { baseUrl, clock = systemClock }: { 
     },
   };
 }
-
-export type DigestService = ReturnType<typeof digestService>;

@@ -25,7 +25,7 @@ import { destinationProblem, type OutboundRules } from "./outbound.ts";
 import { testPayload } from "./notifications.ts";
 import { requireProject } from "./projects.ts";
 import { routeFilter } from "./routing.ts";
-import * as rule from "./rules.ts";
+import * as rule from "./input-fields.ts";
 import { LIMITS, type Message, renderMessage, sampleEvent, templateProblems, templateView } from "./templates.ts";
 import { audited } from "./audit.ts";
 import { randomToken } from "./tokens.ts";
@@ -330,5 +330,3 @@ export function integrationService(store: Store, outbound: OutboundRules) {
     },
   };
 }
-
-export type IntegrationService = ReturnType<typeof integrationService>;

@@ -12,7 +12,7 @@ import { eventJson, type EventJson } from "./event-json.ts";
 import { destinationProblem, type OutboundRules } from "./outbound.ts";
 import { authProblem, p256dhProblem, pushKey } from "./push-keys.ts";
 import { matchesRoute, routeFilter } from "./routing.ts";
-import { onlyStrings, PRIORITY } from "./rules.ts";
+import { onlyStrings, PRIORITY } from "./input-fields.ts";
 import { type Message, renderMessage, templateView } from "./templates.ts";
 import { validate } from "./validation.ts";
 import type { StoredEvent } from "../model/event.ts";
@@ -178,7 +178,7 @@ export async function queueNotifications(
 
 // --- devices --------------------------------------------------------------------------------------
 
-// A browser's subscription arrives as JSON: its length checks see strings only (rules.ts, onlyStrings).
+// A browser's subscription arrives as JSON: its length checks see strings only (input-fields.ts, onlyStrings).
 export const subscriptionInput = z.object({
   endpoint: onlyStrings(z.url({ protocol: /^https?$/, error: "must be the push service's URL" }).max(2048)),
   keys: z.object({ p256dh: pushKey(p256dhProblem), auth: pushKey(authProblem) }),

@@ -5,7 +5,8 @@
 import { createHmac } from "node:crypto";
 import type { Payload } from "../domain/notifications.ts";
 import { DEFAULT_API } from "../domain/integration-kinds.ts";
-import { escapeHtml, escapeSlack, htmlText } from "../domain/templates.ts";
+import { escapeHtml, htmlText } from "../domain/safe-html.ts";
+import { escapeSlack } from "../domain/templates.ts";
 import type { Delivery, Integration } from "../model/notification.ts";
 import { gotifyPriority, ntfyPriority, PUSHOVER_EMERGENCY, pushoverPriority, silentOnTelegram } from "./priority.ts";
 

@@ -1,5 +1,6 @@
-// The rules every input obeys, wherever it comes from (API, dashboard, CLI). docs/api.md's "Limits"
-// section documents exactly these numbers.
+// Every input field's schema and limits (names, text, icons, tags, properties, timestamps,
+// priorities, metric values), whatever the input comes from (API, dashboard, CLI). docs/api.md's
+// "Limits" section documents exactly these numbers.
 import { get as emojiByShortcode } from "node-emoji";
 import { z } from "zod";
 import type { TagValue } from "../model/event.ts";
