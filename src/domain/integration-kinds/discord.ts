@@ -1,6 +1,6 @@
 // A Discord channel's webhook: one embed per message. The webhook's URL is its secret.
 import { z } from "zod";
-import { cut, defineKind, httpUrl, jsonRequest, origin } from "./kind.ts";
+import { cut, defineKind, httpUrl, jsonRequest, origin, secretUrl } from "./kind.ts";
 
 export const discord = defineKind({
   label: "Discord",
@@ -13,10 +13,7 @@ export const discord = defineKind({
       ),
     })
     .strict(),
-  secrets: ["webhook_url"],
-  destinationKeys: [],
-  urlKeys: ["webhook_url"],
-  destination: (c) => String(c.webhook_url ?? "…"),
+  ...secretUrl("webhook_url"),
   fields: [
     {
       key: "webhook_url",

@@ -52,7 +52,10 @@ export type IntegrationKindModule<C extends Record<string, unknown>> = {
   send: Transport<C>;
 };
 
-export const defineKind = <C extends Record<string, unknown>>(kind: IntegrationKindModule<C>) => kind;
+/** A kind's module, its config's type `C` taken from its schema alone. */
+export const defineKind = <C extends Record<string, unknown>>(
+  kind: { schema: z.ZodType<C, Record<string, unknown>> } & IntegrationKindModule<NoInfer<C>>,
+): IntegrationKindModule<C> => kind;
 
 // --- config checks ----------------------------------------------------------------------------------
 
@@ -67,6 +70,14 @@ export const apiToken = (what: string) =>
     .min(1, `is required: ${what}`)
     .max(512, "must be at most 512 characters")
     .regex(/^\S+$/, `must be ${what}, without spaces`);
+
+/** A kind whose URL is its secret (a chat service's webhook): masked like any secret, checked by the outbound rules. */
+export const secretUrl = <K extends string>(key: K) => ({
+  secrets: [key],
+  destinationKeys: [],
+  urlKeys: [key],
+  destination: (c: Partial<Record<K, unknown>>) => String(c[key] ?? "…"),
+});
 
 // --- requests ---------------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 // A Slack app's incoming webhook, in Slack's mrkdwn. The webhook's URL is its secret.
 import { z } from "zod";
 import { escapeSlack } from "../templates.ts";
-import { defineKind, httpUrl, jsonRequest, LINK_TEXT, origin } from "./kind.ts";
+import { defineKind, httpUrl, jsonRequest, LINK_TEXT, origin, secretUrl } from "./kind.ts";
 
 export const slack = defineKind({
   label: "Slack",
@@ -13,10 +13,7 @@ export const slack = defineKind({
       ),
     })
     .strict(),
-  secrets: ["webhook_url"],
-  destinationKeys: [],
-  urlKeys: ["webhook_url"],
-  destination: (c) => String(c.webhook_url ?? "…"),
+  ...secretUrl("webhook_url"),
   fields: [
     { key: "webhook_url", label: "Slack webhook URL", type: "url", placeholder: "https://hooks.slack.com/services/…" },
   ],
