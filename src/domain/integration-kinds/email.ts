@@ -34,6 +34,5 @@ export const email = defineKind({
   formatHint: "HTML (values are escaped; the result is sanitised)",
   format: "html",
   finish: (body) => ({ body: htmlText(body), html: emailHtml(body) }),
-  priority: emailPriority,
   send: { mail: (c) => c.to },
 });

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { apiToken, defineKind, httpUrl, jsonRequest, level, withoutSlash } from "./kind.ts";
 
-export const gotifyPriority = (p: number) => level([1, 3, 5, 8, 10], p);
+const gotifyPriority = (p: number) => level([1, 3, 5, 8, 10], p);
 
 export const gotify = defineKind({
   label: "Gotify",
@@ -19,7 +19,6 @@ export const gotify = defineKind({
   hint: "In Gotify: Apps → Create application, copy its token.",
   formatHint: "plain text",
   format: "text",
-  priority: gotifyPriority,
   send: {
     request: (c, p) =>
       jsonRequest(

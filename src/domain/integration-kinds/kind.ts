@@ -7,17 +7,15 @@ import type { Payload } from "../payload.ts";
 import type { Format } from "../templates.ts";
 
 /** A setting of the form that adds one (named KIND.KEY); `list`: commas or spaces between values. */
-export type Field = { key: string; label: string; type?: "password" | "url"; placeholder?: string; list?: boolean };
+type Field = { key: string; label: string; type?: "password" | "url"; placeholder?: string; list?: boolean };
 
-export type HttpRequest = { url: string; init: RequestInit };
+type HttpRequest = { url: string; init: RequestInit };
 
 /** Which delivery a request is for: a kind that can tell a repeat from a new message is given what it needs. */
-export type DeliveryRef = Pick<Delivery, "id" | "createdAt">;
+type DeliveryRef = Pick<Delivery, "id" | "createdAt">;
 
 /** How a kind sends: an HTTP request, or e-mail over SMTP to these addresses. */
-export type Transport<C> =
-  | { request(config: C, p: Payload, d: DeliveryRef): HttpRequest }
-  | { mail(config: C): string[] };
+type Transport<C> = { request(config: C, p: Payload, d: DeliveryRef): HttpRequest } | { mail(config: C): string[] };
 
 /** `C` is the kind's config as its schema makes it: what is shown and its secrets together. */
 export type IntegrationKindModule<C extends Record<string, unknown>> = {
@@ -45,8 +43,6 @@ export type IntegrationKindModule<C extends Record<string, unknown>> = {
   format: Format;
   /** A body in its format as it is queued: HTML beside it for the kinds that send HTML. */
   finish?(body: string): { body: string; html: string };
-  /** An event's priority (1 to 5) in the receiver's terms, where it has them. */
-  priority?(p: number): number | boolean | string;
   /** A secret made when none was given, returned once: its key and prefix. */
   generatedSecret?: { key: keyof C & string; prefix: string };
   send: Transport<C>;

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { defineKind, httpUrl, jsonRequest, level } from "./kind.ts";
 
-export const ntfyPriority = (p: number) => level([1, 2, 3, 4, 5], p);
+const ntfyPriority = (p: number) => level([1, 2, 3, 4, 5], p);
 
 export const ntfy = defineKind({
   label: "ntfy topic",
@@ -29,7 +29,6 @@ export const ntfy = defineKind({
   hint: "The server only, such as https://ntfy.sh or your own; subscribe to the topic in the ntfy app.",
   formatHint: "plain text",
   format: "text",
-  priority: ntfyPriority,
   send: {
     request: (c, p) =>
       jsonRequest(

@@ -7,7 +7,7 @@ import { cut, defineKind, httpUrl, level, LINK_TEXT, USER_AGENT, withoutSlash } 
 const API = "https://api.pushover.net";
 const EMERGENCY = { retry: 60, expire: 3600 } as const;
 
-export const pushoverPriority = (p: number) => level([-2, -1, 0, 1, 2], p);
+const pushoverPriority = (p: number) => level([-2, -1, 0, 1, 2], p);
 
 /** Pushover's keys and tokens: 30 letters and digits. */
 const key = (required: string, wanted: string) =>
@@ -36,7 +36,6 @@ export const pushover = defineKind({
   hint: "Your user key is on pushover.net's front page once signed in; create an application there for its API token.",
   formatHint: "plain text",
   format: "text",
-  priority: pushoverPriority,
   send: {
     request(c, p) {
       const priority = pushoverPriority(p.priority ?? 3);

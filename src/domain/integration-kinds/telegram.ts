@@ -6,7 +6,7 @@ import { defineKind, httpUrl, jsonRequest, level, LINK_TEXT, withoutSlash } from
 
 const API = "https://api.telegram.org";
 
-export const silentOnTelegram = (p: number) => level([true, true, false, false, false], p);
+const silentOnTelegram = (p: number) => level([true, true, false, false, false], p);
 
 export const telegram = defineKind({
   label: "Telegram",
@@ -44,7 +44,6 @@ export const telegram = defineKind({
   formatHint: "Markdown (values are escaped)",
   format: "markdown",
   finish: (body) => ({ body, html: telegramHtml(body.slice(0, 3500)) }),
-  priority: silentOnTelegram,
   send: {
     request(c, p) {
       const text = `<b>${escapeHtml(p.title)}</b>\n${p.html ?? escapeHtml(p.body)}\n\n<a href="${escapeHtml(p.url)}">${LINK_TEXT}</a>`;
