@@ -8,23 +8,11 @@
 import Mustache from "mustache";
 import type { FieldIssue } from "../errors.ts";
 import type { Tags } from "../model/event.ts";
-import type { IntegrationKind, Template } from "../model/notification.ts";
-import { emailHtml, escapeHtml, htmlText, markdownEmailHtml, matrixHtml, telegramHtml } from "./safe-html.ts";
+import type { Template } from "../model/notification.ts";
+import { escapeHtml, htmlText, markdownEmailHtml } from "./safe-html.ts";
 
-/** How a kind's body is written: what its values are escaped for. */
+/** How a kind's body is written: what its values are escaped for (each kind names its own). */
 export type Format = "text" | "markdown" | "slack" | "html" | "json";
-
-export const FORMATS: Record<IntegrationKind, Format> = {
-  email: "html",
-  telegram: "markdown",
-  discord: "markdown",
-  matrix: "markdown",
-  slack: "slack",
-  webhook: "json",
-  ntfy: "text",
-  gotify: "text",
-  pushover: "text",
-};
 
 export const LIMITS = { title: 250, body: 4000 } as const;
 
@@ -104,16 +92,16 @@ const oneLine = (text: string) => text.replace(/\s+/g, " ").trim().slice(0, LIMI
 // --- messages -------------------------------------------------------------------------------------
 
 /**
- * The message a kind gets: its templates over `view` where it has them, else the default wording
- * (`fallback`, plain text, escaped for the kind's format), and the HTML of the kinds that send it.
+ * A message in a format: its templates over `view` where it has them, else the default wording
+ * (`fallback`, plain text, escaped for the format). The kinds that send HTML add it
+ * (integration-kinds/messages.ts).
  */
 export function renderMessage(
-  kind: IntegrationKind,
+  format: Format,
   template: Template | null,
   view: Record<string, unknown>,
   fallback: { title: string; body: string },
 ): Message {
-  const format = FORMATS[kind];
   const title = template?.title ? oneLine(render(template.title, view, String)) || fallback.title : fallback.title;
   if (format === "json")
     return template?.body
@@ -122,19 +110,14 @@ export function renderMessage(
   const body = template?.body
     ? render(template.body, view, ESCAPES[format]).trim()
     : defaultBody(format, fallback.body);
-  if (kind === "email") return { title, body: htmlText(body), html: emailHtml(body) };
-  if (kind === "telegram") return { title, body, html: telegramHtml(body.slice(0, 3500)) };
-  if (kind === "matrix") return { title, body, html: matrixHtml(body) };
   return { title, body };
 }
 
 /**
  * A document written as Markdown (its values escaped with escapeMarkdown), such as a digest, in a
- * kind's format: Markdown where the kind reads it, HTML for e-mail, its words elsewhere.
+ * format that is not Markdown: HTML for e-mail, its words elsewhere.
  */
-export function renderDocument(kind: IntegrationKind, title: string, markdown: string): Message {
-  const format = FORMATS[kind];
-  if (format === "markdown") return renderMessage(kind, { body: "{{{markdown}}}" }, { markdown }, { title, body: "" });
+export function renderDocument(format: Exclude<Format, "markdown">, title: string, markdown: string): Message {
   const html = markdownEmailHtml(markdown);
   if (format === "html") return { title, body: htmlText(html), html };
   const text = htmlText(html);
@@ -179,8 +162,8 @@ export function sampleEvent(project: string): TemplateEvent {
   };
 }
 
-/** What is wrong with a kind's templates, each naming its field (template.title, template.body); none when they are fine. */
-export function templateProblems(kind: IntegrationKind, template: Template): FieldIssue[] {
+/** What is wrong with templates in a format, each naming its field (template.title, template.body); none when they are fine. */
+export function templateProblems(format: Format, template: Template): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const field of ["title", "body"] as const) {
     const source = template[field];
@@ -191,7 +174,7 @@ export function templateProblems(kind: IntegrationKind, template: Template): Fie
       issues.push({ path, type: "invalid_template", message: `${path}: ${problem}` });
       continue;
     }
-    if (field === "body" && FORMATS[kind] === "json") {
+    if (field === "body" && format === "json") {
       const view = templateView(sampleEvent("my-app"), "https://signalboard.example.com/p/my-app/events/1");
       try {
         JSON.parse(render(source, view, escapeJson));
