@@ -145,3 +145,33 @@ export function swatch(color: string): HTMLSpanElement {
   mark.style.background = color; // CSSOM, which the CSP allows (no style attribute)
   return mark;
 }
+
+/** A group of a stacked bar chart: its values per bucket. */
+export type StackedGroup = { label: string; color: string; values: (number | null)[] };
+
+/**
+ * Stacked bars: each group's bar is the running sum up to it, and the top of the stack is drawn
+ * first, so each group's bar shows above the ones below it. `align`: bars on their bucket's start
+ * (1) or centred on it (0).
+ */
+export function stackedBars(
+  groups: StackedGroup[],
+  buckets: number,
+  align: 0 | 1 = 0,
+): { series: uPlot.Series[]; values: number[][] } {
+  let run = Array.from({ length: buckets }, () => 0);
+  const stacked = groups.map((g) => (run = run.map((v, i) => v + (g.values[i] || 0))));
+  const order = groups.map((_, i) => groups.length - 1 - i);
+  const paths = window.uPlot && window.uPlot.paths.bars!({ size: [0.8, 40], gap: 1, align });
+  return {
+    series: order.map((i) => ({
+      label: groups[i]!.label,
+      fill: groups[i]!.color,
+      stroke: groups[i]!.color,
+      width: 0,
+      paths,
+      points: { show: false },
+    })),
+    values: order.map((i) => stacked[i]!),
+  };
+}

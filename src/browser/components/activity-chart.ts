@@ -2,7 +2,7 @@ import type uPlot from "uplot";
 import { component, ref } from "../alpine.ts";
 import { COUNT_STEPS, dayAxis } from "../charts/buckets.ts";
 import { channelColor, otherColor } from "../charts/colors.ts";
-import { axes, DAY_S, type DrawnChart, drawChart, placeTip, swatch } from "../charts/draw.ts";
+import { axes, DAY_S, type DrawnChart, drawChart, placeTip, stackedBars, swatch } from "../charts/draw.ts";
 
 /** What /p/:project/activity.json answers: events per channel per day. */
 type Activity = {
@@ -84,28 +84,17 @@ export const activityChart = component(() => {
         item.append(swatch(g.color), name, total);
         legend.appendChild(item);
       }
-      // Each series is the running sum up to its group; the top of the stack is drawn first, so
-      // each group's bar shows above the ones below it.
-      let run = data.days.map(() => 0);
-      const stacked = groups.map((g) => (run = run.map((v, d) => v + g.counts[d]!)));
-      const order = groups.map((_, i) => groups.length - 1 - i);
-      const bars = window.uPlot && window.uPlot.paths.bars!({ size: [0.8, 40], gap: 1 });
+      const bars = stackedBars(
+        groups.map((g) => ({ label: g.label, color: g.color, values: g.counts })),
+        data.days.length,
+      );
       const start = data.days[0]!;
       const end = data.days[data.days.length - 1]! + DAY_S;
       const ax = axes();
       Object.assign(ax[0], dayAxis(data.days));
       ax[1].incrs = COUNT_STEPS;
       const opts: Omit<uPlot.Options, "width" | "height"> = {
-        series: [{} as uPlot.Series].concat(
-          order.map((i) => ({
-            label: groups[i]!.label,
-            fill: groups[i]!.color,
-            stroke: groups[i]!.color,
-            width: 0,
-            paths: bars,
-            points: { show: false },
-          })),
-        ),
+        series: [{}, ...bars.series],
         legend: { show: false },
         cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
         scales: {
@@ -115,7 +104,7 @@ export const activityChart = component(() => {
         hooks: { setCursor: [(u) => this.showTip(u, groups, data.days)] },
         axes: ax,
       };
-      handle = drawChart(el, opts, [data.days.map((d) => d + DAY_S / 2), ...order.map((i) => stacked[i]!)]);
+      handle = drawChart(el, opts, [data.days.map((d) => d + DAY_S / 2), ...bars.values]);
     },
     showTip(u: uPlot, groups: Group[], days: number[]) {
       const tip = ref(this, "tip");

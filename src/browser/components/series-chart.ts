@@ -2,7 +2,7 @@ import type uPlot from "uplot";
 import { component } from "../alpine.ts";
 import { type Buckets, bucketZone, COUNT_STEPS, intervalAxis } from "../charts/buckets.ts";
 import { channelColor, otherColor } from "../charts/colors.ts";
-import { axes, DAY_S, type DrawnChart, drawChart, placeTip, swatch } from "../charts/draw.ts";
+import { axes, DAY_S, type DrawnChart, drawChart, placeTip, stackedBars, swatch } from "../charts/draw.ts";
 
 /** A saved question's answer, as views/charts.ts writes it in data-chart. */
 type Series = Buckets & {
@@ -43,20 +43,7 @@ export const seriesChart = component(() => {
       let values: (number | null)[][];
       let x = data.t;
       if (bar) {
-        // Stacked: each line is the running sum up to it, drawn from the top of the stack down.
-        let run = data.t.map(() => 0);
-        const stacked = lines.map((l) => (run = run.map((v, i) => v + (l.values[i] || 0))));
-        const order = lines.map((_, i) => lines.length - 1 - i);
-        const paths = window.uPlot && window.uPlot.paths.bars!({ size: [0.8, 40], gap: 1, align: 1 });
-        series = order.map((i) => ({
-          label: lines[i]!.label,
-          fill: lines[i]!.color,
-          stroke: lines[i]!.color,
-          width: 0,
-          paths: paths,
-          points: { show: false },
-        }));
-        values = order.map((i) => stacked[i]!);
+        ({ series, values } = stackedBars(lines, data.t.length, 1));
       } else {
         const few = data.t.length <= 48;
         series = lines.map((l) => ({
@@ -74,7 +61,7 @@ export const seriesChart = component(() => {
       // By hour, day, week or month the x-axis names buckets, as the builder's preview does at any width.
       if (["hour", "day", "week", "month"].includes(data.interval)) Object.assign(ax[0], intervalAxis(data, x));
       const opts: Omit<uPlot.Options, "width" | "height"> = {
-        series: [{} as uPlot.Series].concat(series),
+        series: [{}, ...series],
         legend: { show: false },
         axes: ax,
         cursor: { y: false, points: { show: !bar }, drag: { x: false, y: false } },
