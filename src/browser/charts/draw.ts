@@ -175,3 +175,15 @@ export function stackedBars(
     values: order.map((i) => stacked[i]!),
   };
 }
+
+/** A line of a chart's tooltip: a group's swatch, its name and its number. */
+export function tipRow(color: string, label: string, count: string): HTMLLIElement {
+  const row = document.createElement("li");
+  const name = document.createElement("span");
+  name.textContent = label;
+  const n = document.createElement("span");
+  n.className = "tip-count";
+  n.textContent = count;
+  row.append(swatch(color), name, n);
+  return row;
+}

@@ -2,7 +2,7 @@ import type uPlot from "uplot";
 import { component, ref } from "../alpine.ts";
 import { COUNT_STEPS, dayAxis } from "../charts/buckets.ts";
 import { channelColor, otherColor } from "../charts/colors.ts";
-import { axes, DAY_S, type DrawnChart, drawChart, placeTip, stackedBars, swatch } from "../charts/draw.ts";
+import { axes, DAY_S, type DrawnChart, drawChart, placeTip, stackedBars, swatch, tipRow } from "../charts/draw.ts";
 
 /** What /p/:project/activity.json answers: events per channel per day. */
 type Activity = {
@@ -124,15 +124,8 @@ export const activityChart = component(() => {
       const list = document.createElement("ul");
       let sum = 0;
       for (const g of groups) {
-        const row = document.createElement("li");
-        const name = document.createElement("span");
-        name.textContent = g.label;
-        const n = document.createElement("span");
-        n.className = "tip-count";
-        n.textContent = g.counts[idx]!.toLocaleString();
+        list.appendChild(tipRow(g.color, g.label, g.counts[idx]!.toLocaleString()));
         sum += g.counts[idx]!;
-        row.append(swatch(g.color), name, n);
-        list.appendChild(row);
       }
       const total = document.createElement("div");
       total.className = "tip-total";

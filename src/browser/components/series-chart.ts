@@ -2,7 +2,7 @@ import type uPlot from "uplot";
 import { component } from "../alpine.ts";
 import { type Buckets, bucketZone, COUNT_STEPS, intervalAxis } from "../charts/buckets.ts";
 import { channelColor, otherColor } from "../charts/colors.ts";
-import { axes, DAY_S, type DrawnChart, drawChart, placeTip, stackedBars, swatch } from "../charts/draw.ts";
+import { axes, DAY_S, type DrawnChart, drawChart, placeTip, stackedBars, tipRow } from "../charts/draw.ts";
 
 /** A saved question's answer, as views/charts.ts writes it in data-chart. */
 type Series = Buckets & {
@@ -107,15 +107,14 @@ export const seriesChart = component(() => {
           });
       const list = document.createElement("ul");
       for (const l of lines) {
-        const row = document.createElement("li");
-        const name = document.createElement("span");
-        name.textContent = l.label;
-        const n = document.createElement("span");
-        n.className = "tip-count";
         const v = l.values[idx];
-        n.textContent = v == null ? "—" : Number(v).toLocaleString(undefined, { maximumSignificantDigits: 15 });
-        row.append(swatch(l.color), name, n);
-        list.appendChild(row);
+        list.appendChild(
+          tipRow(
+            l.color,
+            l.label,
+            v == null ? "—" : Number(v).toLocaleString(undefined, { maximumSignificantDigits: 15 }),
+          ),
+        );
       }
       tip.append(head, list);
       placeTip(tip, u);
