@@ -31,8 +31,3 @@ export function ref<E extends HTMLElement = HTMLElement>(self: Magics, name: str
   if (!el) throw new Error(`x-ref="${name}" is missing`);
   return el as E;
 }
-
-/** The element a listener was bound to or the event came from: a form field that changed, a link clicked. */
-export function eventTarget<E extends Element = HTMLInputElement>(event: Event): E {
-  return event.target as E;
-}
