@@ -14,7 +14,7 @@ export function description(e: StoredEvent): Html | string {
 
 // One way to write a date and time on every page: a medium date and a long time (with its zone),
 // "Jan 15, 2026, 12:00:00 PM UTC", or the date alone where a day is enough. The page says it in
-// UTC; public/app.js says it again, in the same format, in the viewer's zone and language.
+// UTC; the browser (src/browser/times.ts) says it again, in the same format, in the viewer's zone and language.
 const DATE_TIME = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "long", timeZone: "UTC" });
 const DATE = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
 
