@@ -1,7 +1,7 @@
 // Creating and deleting projects and channels from the dashboard.
 import { z } from "zod";
 import { mayKnowProject } from "../domain/projects.ts";
-import { isName } from "../domain/rules.ts";
+import { isName } from "../domain/input-fields.ts";
 import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { User } from "../model/user.ts";

@@ -10,22 +10,20 @@ import { log } from "../../logger.ts";
 import type { StoredEvent } from "../../model/event.ts";
 import { BadRequest } from "../../errors.ts";
 import type { Repositories, SharedStore, Store } from "../store.ts";
-import { WRITES } from "../store.ts";
+import { storeFront } from "../front.ts";
 import { gated, ReadGate, type Runner } from "../reads.ts";
-import type { Batch, Ctx } from "./context.ts";
+import { plainRepositories } from "../aggregates/index.ts";
+import { metaStore } from "../aggregates/meta.ts";
+import type { Sql } from "../aggregates/sql.ts";
+import { type Batch, batchOf, type Ctx } from "./context.ts";
+import * as schema from "./schema.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
-import { auditStore } from "./audit.ts";
-import { chartStore } from "./charts.ts";
-import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
-import { idempotencyStore } from "./idempotency.ts";
-import { metaStore } from "./meta.ts";
 import { NameCache } from "./names.ts";
 import { metricStore } from "./metrics.ts";
 import { migrate } from "./migrate.ts";
-import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
 import { snapshotEvents } from "./snapshot.ts";
@@ -44,22 +42,31 @@ export type PgStore = Store & { url: string; sql: SQL };
 
 type Cancellable = { cancel(): unknown };
 
+type Lockable<Q> = { for(strength: "update", options?: { skipLocked?: boolean }): Q };
+
+/** What the plain aggregates (store/aggregates) work with, over this connection. */
+function sqlOf(ctx: Ctx): Sql {
+  return {
+    db: ctx.db,
+    t: schema,
+    dialect: "postgresql",
+    forUpdate: (query) => (query as unknown as Lockable<typeof query>).for("update"),
+    skipLocked: (query) => (query as unknown as Lockable<typeof query>).for("update", { skipLocked: true }),
+    accessChanged: () => batchOf(ctx).accessChanged(),
+  };
+}
+
 function repositories(ctx: Ctx): Repositories {
   return {
+    ...plainRepositories(sqlOf(ctx)),
     projects: projectStore(ctx),
     events: eventStore(ctx),
     metrics: metricStore(ctx),
     profiles: profileStore(ctx),
     tokens: tokenStore(ctx),
     users: userStore(ctx),
-    notifications: notificationStore(ctx),
-    digests: digestStore(ctx),
-    idempotency: idempotencyStore(ctx),
-    meta: metaStore(ctx),
     analytics: analyticsStore(ctx),
-    charts: chartStore(ctx),
     alerts: alertStore(ctx),
-    audit: auditStore(ctx),
   };
 }
 
@@ -113,7 +120,7 @@ export async function openPgStore(
   }
 
   // The access version: bumped by every batch that takes access away, on any instance.
-  const meta = metaStore({ db, batch: null, names: new NameCache(() => "") });
+  const meta = metaStore(sqlOf({ db, batch: null, names: new NameCache(() => "") }));
   let accessVersion = (await meta.get("access_version")) ?? "0";
   const listeners = new Set<(payload: string) => void>();
   const wakers = new Set<() => void>();
@@ -176,20 +183,7 @@ export async function openPgStore(
   );
   const tx: Store["tx"] = (work, signal) => writer.submit(work, signal);
 
-  const front = {} as Repositories;
-  for (const aggregate of Object.keys(read) as (keyof Repositories)[]) {
-    const writes = new Set<string>(WRITES[aggregate] as string[]);
-    const methods: Record<string, unknown> = {};
-    for (const [name, fn] of Object.entries(mapped(read[aggregate]))) {
-      methods[name] = writes.has(name)
-        ? (...args: unknown[]) =>
-            tx((r) =>
-              (r[aggregate] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]!(...args),
-            )
-        : fn;
-    }
-    (front as Record<string, unknown>)[aggregate] = methods;
-  }
+  const front = storeFront(read, tx, (fn) => mapped({ fn }).fn);
 
   const followers = new Set<{ stop(): Promise<void> }>();
   const shared: SharedStore = {
