@@ -186,8 +186,8 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "GET",
       path: "/p/:project/alerts",
       access: "viewer",
-      async handle({ params, session }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ project, session }) {
         const [rules, channels] = await Promise.all([alerts.list(project.name), projects.channels(project.name)]);
         const hasNotices = channels.some((c) => c.name === "alerts");
         return kit.page(
@@ -204,8 +204,8 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "GET",
       path: "/p/:project/alerts/list",
       access: "viewer",
-      async handle({ params, session }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ project, session }) {
         return kit.fragment(
           alertRows(project, await alerts.list(project.name), session.csrfToken, hasRole(session.user, "member")),
         );
@@ -215,25 +215,27 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "GET",
       path: "/p/:project/alerts/new",
       access: "member",
-      async handle({ params, session }) {
-        return form(session, await kit.project(params.project!), { kind: "absence", schedule: "period" });
+      needs: "project",
+      async handle({ project, session }) {
+        return form(session, project, { kind: "absence", schedule: "period" });
       },
     }),
     route({
       method: "POST",
       path: "/p/:project/alerts",
       access: "member",
-      async handle({ request, params, session, body, actor }) {
-        return save(request, session, actor, await kit.project(params.project!), body);
+      needs: "project",
+      async handle({ request, project, session, body, actor }) {
+        return save(request, session, actor, project, body);
       },
     }),
     route({
       method: "GET",
       path: "/p/:project/alerts/:id",
       access: "member",
-      async handle({ params, session }) {
-        const project = await kit.project(params.project!);
-        const rule = await ruleOf(project, params.id!);
+      needs: "project",
+      async handle({ project, params, session }) {
+        const rule = await ruleOf(project, params.id);
         return form(session, project, formOfRule(rule), rule);
       },
     }),
@@ -241,9 +243,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "POST",
       path: "/p/:project/alerts/:id",
       access: "member",
-      async handle({ request, params, session, body, actor }) {
-        const project = await kit.project(params.project!);
-        return save(request, session, actor, project, body, await ruleOf(project, params.id!));
+      needs: "project",
+      async handle({ request, project, params, session, body, actor }) {
+        return save(request, session, actor, project, body, await ruleOf(project, params.id));
       },
     }),
     ...(["pause", "resume"] as const).map((action) =>
@@ -251,9 +253,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
         method: "POST",
         path: `/p/:project/alerts/:id/${action}`,
         access: "member",
-        async handle({ params, session, actor }) {
-          const project = await kit.project(params.project!);
-          const rule = await ruleOf(project, params.id!);
+        needs: "project",
+        async handle({ project, params, session, actor }) {
+          const rule = await ruleOf(project, params.id);
           await alerts.update(rule.id, { paused: action === "pause" }, actor);
           return kit.fragment(
             alertRows(project, await alerts.list(project.name), session.csrfToken, hasRole(session.user, "member")),
@@ -265,9 +267,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "POST",
       path: "/p/:project/alerts/:id/test",
       access: "member",
-      async handle({ params }) {
-        const project = await kit.project(params.project!);
-        const rule = await ruleOf(project, params.id!);
+      needs: "project",
+      async handle({ project, params }) {
+        const rule = await ruleOf(project, params.id);
         await alerts.runner.test(rule);
         // A header holds ASCII: the rule's name travels as JSON escapes.
         const trigger = JSON.stringify({
@@ -280,9 +282,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "GET",
       path: "/p/:project/alerts/:id/delete",
       access: "member",
-      async handle({ params }) {
-        const project = await kit.project(params.project!);
-        const rule = await ruleOf(project, params.id!);
+      needs: "project",
+      async handle({ project, params }) {
+        const rule = await ruleOf(project, params.id);
         return kit.fragment(
           confirmDialog({
             title: `Delete “${rule.name}”?`,
@@ -298,9 +300,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "POST",
       path: "/p/:project/alerts/:id/delete",
       access: "member",
-      async handle({ request, params, actor }) {
-        const project = await kit.project(params.project!);
-        const rule = await ruleOf(project, params.id!);
+      needs: "project",
+      async handle({ request, project, params, actor }) {
+        const rule = await ruleOf(project, params.id);
         await alerts.remove(rule.id, actor);
         return kit.redirect(request, `/p/${seg(project.name)}/alerts`);
       },

@@ -162,8 +162,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts",
       access: "viewer",
-      async handle({ params, session }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ project, session }) {
         return kit.page(session, chartsListPage(project, await charts.list(project.name)), {
           title: `Charts · ${project.name}`,
           nav: { project },
@@ -174,8 +174,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts/new",
       access: "member",
-      async handle({ request, params, session }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ request, project, session }) {
         const fields = fieldsOf(new URL(request.url).searchParams);
         kindOf(fields); // a kind that is none is refused before the builder is drawn
         return builder(session, project, fields);
@@ -185,8 +185,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts/preview",
       access: "member",
-      async handle({ request, params }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ request, project }) {
         const fields = fieldsOf(new URL(request.url).searchParams);
         // The builder's own page (new, or a chart's edit): anything else (a line break, which no header may hold) is not followed.
         const base = `/p/${seg(project.name)}/charts/`;
@@ -218,8 +218,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "POST",
       path: "/p/:project/charts",
       access: "member",
-      async handle({ request, params, session, body }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ request, project, session, body }) {
         const fields = body as FormFields;
         const kind = kindOf(fields); // refused as it is, not shown again in a builder of no kind
         try {
@@ -243,9 +243,9 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts/:id",
       access: "viewer",
-      async handle({ params, session }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ project, params, session }) {
+        const chart = await chartOf(project, params.id);
         return kit.page(session, chartPage(project, chart), {
           title: `${chart.name} · ${project.name}`,
           nav: { project },
@@ -257,9 +257,9 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts/:id/edit",
       access: "member",
-      async handle({ request, params, session }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ request, project, params, session }) {
+        const chart = await chartOf(project, params.id);
         const asked = fieldsOf(new URL(request.url).searchParams);
         // The URL holds the question as it was being changed (a reload, a shared link); else the saved one.
         const fields = asked.kind
@@ -272,9 +272,9 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "POST",
       path: "/p/:project/charts/:id",
       access: "member",
-      async handle({ request, params, session, body }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ request, project, params, session, body }) {
+        const chart = await chartOf(project, params.id);
         const fields = { ...(body as FormFields), kind: chart.kind };
         const pinned = Boolean(field(body, "pin"));
         try {
@@ -292,9 +292,9 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts/:id/delete",
       access: "member",
-      async handle({ params }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ project, params }) {
+        const chart = await chartOf(project, params.id);
         return kit.fragment(
           confirmDialog({
             title: `Delete “${chart.name}”?`,
@@ -310,9 +310,9 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "POST",
       path: "/p/:project/charts/:id/delete",
       access: "member",
-      async handle({ request, params }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ request, project, params }) {
+        const chart = await chartOf(project, params.id);
         await charts.remove(chart.id);
         return kit.redirect(request, `/p/${seg(project.name)}/charts`);
       },
@@ -321,9 +321,9 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/cards/:id",
       access: "viewer",
-      async handle({ request, params }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ request, project, params }) {
+        const chart = await chartOf(project, params.id);
         const asked = new URL(request.url).searchParams;
         return cardBody(project, chart, asked.get("compact") === "1", asked.get("live") === "1");
       },
@@ -332,8 +332,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "POST",
       path: "/p/:project/dashboard",
       access: "member",
-      async handle({ request, params, body }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ request, project, body }) {
         const text = field(body, "card");
         const card: CardRef = text === ACTIVITY_CARD ? ACTIVITY_CARD : /^\d{1,9}$/.test(text) ? Number(text) : -1;
         const move = field(body, "move");
@@ -355,8 +355,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/funnel/dropped",
       access: "viewer",
-      async handle({ request, params, session }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ request, project, session }) {
         const fields = fieldsOf(new URL(request.url).searchParams);
         const at = Number(one(fields, "at"));
         const cursor = one(fields, "cursor") || undefined;
