@@ -5,16 +5,13 @@ import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Project } from "../model/project.ts";
 import type { Services } from "../services.ts";
-import { param, text } from "./form.ts";
+import { projectQuery, text } from "./form.ts";
 import { type Html, html } from "./html.ts";
 import type { Kit } from "./kit.ts";
 import { idOf } from "./notifications.ts";
 import { paths } from "./paths.ts";
 import { confirmDialog } from "./views/dialogs.ts";
 import { digestsCard } from "./views/digests.ts";
-
-/** The digests' routes name their project in the query string (`?project=`). */
-const projectQuery = z.object({ project: param.transform((project) => project ?? "") });
 
 const digestForm = z.object({
   name: text,

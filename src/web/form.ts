@@ -17,6 +17,9 @@ export const list = z.preprocess((value) => fields({ value }, "value"), z.array(
 /** A query parameter in a route's `query` schema: its first value (as URLSearchParams.get), or undefined. */
 export const param = z.array(z.string()).transform((values) => values[0]);
 
+/** The query of a route whose project is named in it (`?project=`, "" without one). */
+export const projectQuery = z.object({ project: param.transform((project) => project ?? "") });
+
 /** Every value of a field that may repeat (ticked boxes of one name). */
 export function fields(body: unknown, name: string): string[] {
   if (typeof body !== "object" || body === null) return [];
