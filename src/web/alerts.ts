@@ -4,6 +4,7 @@ import type { AlertInput } from "../domain/alerts.ts";
 import { hasRole } from "../domain/access.ts";
 import { formatDuration, parseSeconds } from "../domain/units.ts";
 import { NotFound, ValidationError } from "../errors.ts";
+import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Alert } from "../model/alert.ts";
 import type { Actor } from "../model/audit.ts";
@@ -12,8 +13,8 @@ import type { Session } from "../model/user.ts";
 import type { Services } from "../services.ts";
 import { readSearch, tagTerm } from "./filters.ts";
 import { field } from "./form.ts";
-import { seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
+import { paths } from "./paths.ts";
 import { type AlertFormFields, alertFormPage, alertRows, alertsPage } from "./views/alerts.ts";
 import { confirmDialog } from "./views/dialogs.ts";
 
@@ -178,7 +179,7 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       if (!(error instanceof ValidationError)) throw error;
       return form(session, project, fields, rule, formErrors(error), 422);
     }
-    return kit.redirect(request, `/p/${seg(project.name)}/alerts`);
+    return kit.redirect(request, href(paths.alerts, { project: project.name }));
   }
 
   return [
@@ -289,7 +290,7 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
           confirmDialog({
             title: `Delete “${rule.name}”?`,
             body: "Its past notices stay in the alerts channel.",
-            action: `/p/${seg(project.name)}/alerts/${rule.id}/delete`,
+            action: href(paths.alertDelete, { project: project.name, id: rule.id }),
             confirm: "Delete",
             danger: true,
           }),
@@ -304,7 +305,7 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       async handle({ request, project, params, actor }) {
         const rule = await ruleOf(project, params.id);
         await alerts.remove(rule.id, actor);
-        return kit.redirect(request, `/p/${seg(project.name)}/alerts`);
+        return kit.redirect(request, href(paths.alerts, { project: project.name }));
       },
     }),
   ];

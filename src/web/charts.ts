@@ -6,6 +6,7 @@ import type { ChartAnswer, PlacedChart } from "../domain/charts.ts";
 import { MAX_POSITION } from "../domain/charts.ts";
 import { hasRole } from "../domain/access.ts";
 import { BadRequest, NotFound, QueryTimeout, ValidationError } from "../errors.ts";
+import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
 import { ACTIVITY_CARD, type CardRef } from "../model/chart.ts";
 import type { Project } from "../model/project.ts";
@@ -25,6 +26,7 @@ import { type Filters, readFilters } from "./filters.ts";
 import { field } from "./form.ts";
 import { seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
+import { paths } from "./paths.ts";
 import {
   builderPage,
   chartBody,
@@ -231,7 +233,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
             definition: definitionOf(fields),
             position,
           });
-          return kit.redirect(request, `/p/${seg(project.name)}/charts/${chart.id}`);
+          return kit.redirect(request, href(paths.chart, { project: project.name, id: chart.id }));
         } catch (error) {
           const errors = formErrors(error, fields);
           if (!errors) throw error;
@@ -280,7 +282,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
         try {
           const position = pinned === (chart.position !== null) ? undefined : pinned ? MAX_POSITION : null;
           await charts.update(chart.id, { name: one(fields, "name"), definition: definitionOf(fields), position });
-          return kit.redirect(request, `/p/${seg(project.name)}/charts/${chart.id}`);
+          return kit.redirect(request, href(paths.chart, { project: project.name, id: chart.id }));
         } catch (error) {
           const errors = formErrors(error, fields);
           if (!errors) throw error;
@@ -299,7 +301,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
           confirmDialog({
             title: `Delete “${chart.name}”?`,
             body: deleteChartBody(chart),
-            action: `/p/${seg(project.name)}/charts/${chart.id}/delete`,
+            action: href(paths.chartDelete, { project: project.name, id: chart.id }),
             confirm: "Delete",
             danger: true,
           }),
@@ -314,7 +316,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       async handle({ request, project, params }) {
         const chart = await chartOf(project, params.id);
         await charts.remove(chart.id);
-        return kit.redirect(request, `/p/${seg(project.name)}/charts`);
+        return kit.redirect(request, href(paths.charts, { project: project.name }));
       },
     }),
     route({
@@ -376,7 +378,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
               href: `/p/${seg(project.name)}/charts/new${queryOfFields({ ...question, kind: "funnel" })}`,
               label: "funnel",
             }
-          : { href: `/p/${seg(project.name)}/charts`, label: "charts" };
+          : { href: href(paths.charts, { project: project.name }), label: "charts" };
         return kit.page(session, droppedPage(project, { funnel, at, users: page.users, next, back }), {
           title: `Dropped · ${project.name}`,
           nav: { project },

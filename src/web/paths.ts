@@ -26,6 +26,9 @@ export const paths = {
   charts: "/p/:project/charts",
   newChart: "/p/:project/charts/new",
   alerts: "/p/:project/alerts",
+  alertDelete: "/p/:project/alerts/:id/delete",
+  chart: "/p/:project/charts/:id",
+  chartDelete: "/p/:project/charts/:id/delete",
 
   settings: "/settings",
   account: "/settings/account",
