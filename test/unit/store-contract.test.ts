@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { openPgStore } from "../../src/store/pg/index.ts";
 import { openSqliteStore } from "../../src/store/sqlite/index.ts";
 import { ACCESS, type Store } from "../../src/store/store.ts";
+import type { NewToken } from "../../src/model/token.ts";
 import { createDatabase, dropDatabase } from "../pg-cluster.ts";
 import { POSTGRES, tempDir } from "../helpers.ts";
 
@@ -31,6 +32,8 @@ beforeAll(async () => {
   }
 });
 afterAll(() => close());
+
+const nameOf = async (projectId: number) => (await store.projects.findById(projectId))!.name;
 
 /** A project of its own for each test. */
 async function project(): Promise<number> {
@@ -109,5 +112,232 @@ describe("charts", () => {
       await r.charts.setLayout(projectId, [...(cards ?? []), 7], NOW + 1);
     });
     expect(await store.charts.layout(projectId)).toEqual(["activity", 3, 1, 7]);
+  });
+});
+
+describe("tokens", () => {
+  const token = (name: string, more: Partial<NewToken> = {}): NewToken => ({
+    name,
+    kind: "full",
+    projectId: null,
+    channel: null,
+    prefix: `sb_${name}`,
+    hash: `hash of ${name}`,
+    mayNotify: false,
+    createdBy: null,
+    createdByUserId: null,
+    createdAt: NOW,
+    projectIds: null,
+    ...more,
+  });
+
+  test("are inserted with their project and limits, found by prefix and id, listed newest first", async () => {
+    const a = await project();
+    const b = await project();
+    const names = [await nameOf(a), await nameOf(b)].sort();
+    const full = await store.tokens.insert(token(`full${a}`, { createdBy: "ann", createdByUserId: 7 }));
+    expect(full).toEqual({
+      id: full.id,
+      name: `full${a}`,
+      kind: "full",
+      projectId: null,
+      project: null,
+      projects: null,
+      channel: null,
+      prefix: `sb_full${a}`,
+      hash: `hash of full${a}`,
+      mayNotify: false,
+      createdBy: "ann",
+      createdByUserId: 7,
+      createdAt: NOW,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    const limited = await store.tokens.insert(token(`limited${a}`, { projectIds: [b, a], createdAt: NOW + 1 }));
+    expect(limited.projects).toEqual(names);
+    const none = await store.tokens.insert(token(`none${a}`, { projectIds: [], createdAt: NOW + 1 }));
+    expect(none.projects).toEqual([]);
+    const pub = await store.tokens.insert(
+      token(`public${a}`, { kind: "public", projectId: a, channel: "web", mayNotify: true, createdAt: NOW + 2 }),
+    );
+    expect(pub).toMatchObject({ projectId: a, project: await nameOf(a), channel: "web", mayNotify: true });
+
+    expect(await store.tokens.findByPrefix(`sb_limited${a}`)).toEqual(limited);
+    expect(await store.tokens.findByPrefix(`sb_public${a}`)).toEqual(pub);
+    expect(await store.tokens.findById(full.id)).toEqual(full);
+    expect(await store.tokens.findByPrefix("sb_nobody")).toBeNull();
+    expect(await store.tokens.findById(999_999)).toBeNull();
+
+    const mine = (list: { id: number }[]) =>
+      list.map((t) => t.id).filter((id) => [full.id, limited.id, none.id, pub.id].includes(id));
+    expect(mine(await store.tokens.list())).toEqual([pub.id, none.id, limited.id, full.id]);
+    expect((await store.tokens.list()).find((t) => t.id === limited.id)).toEqual(limited);
+  });
+
+  test("are revoked once, by id or by maker, and leave the list of live ones", async () => {
+    const a = await project();
+    const one = await store.tokens.insert(token(`one${a}`));
+    expect(await store.tokens.activeNamed(`one${a}`)).toBe(true);
+    expect(await store.tx((r) => r.tokens.activeNamed(`one${a}`))).toBe(true);
+    expect(await store.tx((r) => r.tokens.activeNamed(`two${a}`))).toBe(false);
+    expect(await store.tokens.revoke(one.id, NOW + 5)).toBe(true);
+    expect(await store.tokens.revoke(one.id, NOW + 6)).toBe(false);
+    expect((await store.tokens.findById(one.id))!.revokedAt).toBe(NOW + 5);
+    expect(await store.tokens.activeNamed(`one${a}`)).toBe(false);
+    expect((await store.tokens.list()).some((t) => t.id === one.id)).toBe(false);
+    expect((await store.tokens.list(true)).some((t) => t.id === one.id)).toBe(true);
+
+    const maker = 1000 + a;
+    await store.tokens.insert(token(`m1${a}`, { createdByUserId: maker }));
+    await store.tokens.insert(token(`m2${a}`, { createdByUserId: maker }));
+    expect(await store.tokens.revokeCreatedBy(maker, NOW)).toBe(2);
+    expect(await store.tokens.revokeCreatedBy(maker, NOW)).toBe(0);
+  });
+
+  test("of a maker narrowed to some projects: public ones elsewhere revoked, full ones limited", async () => {
+    const a = await project();
+    const b = await project();
+    const c = await project();
+    const maker = 2000 + a;
+    const mine = { createdByUserId: maker };
+    const pubA = await store.tokens.insert(token(`pa${a}`, { ...mine, kind: "public", projectId: a }));
+    const pubB = await store.tokens.insert(token(`pb${a}`, { ...mine, kind: "public", projectId: b }));
+    const every = await store.tokens.insert(token(`every${a}`, mine));
+    const some = await store.tokens.insert(token(`some${a}`, { ...mine, projectIds: [a, c] }));
+    const other = await store.tokens.insert(token(`other${a}`, { createdByUserId: maker + 1 }));
+
+    expect(await store.tokens.narrowCreatedBy(maker, [a, b], NOW + 9)).toBe(0);
+    expect(await store.tokens.narrowCreatedBy(maker, [a], NOW + 9)).toBe(1);
+    expect((await store.tokens.findById(pubA.id))!.revokedAt).toBeNull();
+    expect((await store.tokens.findById(pubB.id))!.revokedAt).toBe(NOW + 9);
+    expect((await store.tokens.findById(every.id))!.projects).toEqual([await nameOf(a)]);
+    expect((await store.tokens.findById(some.id))!.projects).toEqual([await nameOf(a)]);
+    expect((await store.tokens.findById(other.id))!.projects).toBeNull();
+    expect(await store.tokens.narrowCreatedBy(maker, [], NOW)).toBe(1);
+    expect((await store.tokens.findById(every.id))!.projects).toEqual([]);
+  });
+
+  test("keep whether they may notify and when they were last used", async () => {
+    const a = await project();
+    const pub = await store.tokens.insert(token(`n${a}`, { kind: "public", projectId: a }));
+    await store.tokens.setMayNotify(pub.id, true);
+    await store.tokens.touch(pub.id, NOW + 77);
+    expect(await store.tokens.findById(pub.id)).toEqual({ ...pub, mayNotify: true, lastUsedAt: NOW + 77 });
+    await store.tokens.setMayNotify(pub.id, false);
+    expect((await store.tokens.findByPrefix(pub.prefix))!.mayNotify).toBe(false);
+  });
+
+  test("a revocation changes the access version; a touch does not", async () => {
+    const a = await project();
+    const one = await store.tokens.insert(token(`v${a}`));
+    const before = store.accessVersion();
+    await store.tokens.touch(one.id, NOW);
+    expect(store.accessVersion()).toBe(before);
+    await store.tokens.revoke(one.id, NOW);
+    expect(store.accessVersion()).not.toBe(before);
+  });
+});
+
+describe("users", () => {
+  let people = 0;
+  const username = () => `person-${++people}-${Math.random().toString(36).slice(2, 8)}`;
+
+  test("are created once per name, found, listed by name, and limited to projects by name", async () => {
+    const a = await project();
+    const b = await project();
+    const before = await store.users.count();
+    const name = username();
+    const ann = await store.users.create({ username: name, passwordHash: "h1", role: "admin" }, NOW);
+    expect(ann).toEqual({ id: ann!.id, username: name, role: "admin", projects: null, createdAt: NOW, updatedAt: NOW });
+    expect(await store.users.create({ username: name, passwordHash: "h2", role: "viewer" }, NOW)).toBeNull();
+    expect(await store.users.count()).toBe(before + 1);
+    expect(await store.users.findByUsername(name)).toEqual({ ...ann!, passwordHash: "h1" });
+    expect(await store.users.findByUsername("nobody at all")).toBeNull();
+    expect(await store.users.findById(ann!.id)).toEqual(ann);
+    expect(await store.users.findById(999_999)).toBeNull();
+
+    const bob = await store.users.create(
+      { username: `0${username()}`, passwordHash: "h", role: "member", projectIds: [b, a] },
+      NOW + 1,
+    );
+    expect(bob!.projects).toEqual([await nameOf(a), await nameOf(b)].sort());
+    const none = await store.users.create(
+      { username: username(), passwordHash: "h", role: "viewer", projectIds: [] },
+      NOW,
+    );
+    expect(none!.projects).toEqual([]);
+    const list = await store.users.list();
+    expect(list.map((u) => u.username)).toEqual(list.map((u) => u.username).sort());
+    expect(list.find((u) => u.id === bob!.id)).toEqual(bob);
+  });
+
+  test("change their password, role and projects; a project is added only to a limited user", async () => {
+    const a = await project();
+    const b = await project();
+    const name = username();
+    const u = (await store.users.create({ username: name, passwordHash: "old", role: "member" }, NOW))!;
+    await store.users.setPassword(u.id, "new", NOW + 1);
+    expect(await store.users.findByUsername(name)).toMatchObject({ passwordHash: "new", updatedAt: NOW + 1 });
+    await store.users.setRole(u.id, "viewer", NOW + 2);
+    expect(await store.users.findById(u.id)).toMatchObject({ role: "viewer", updatedAt: NOW + 2 });
+
+    await store.users.addProject(u.id, a);
+    expect((await store.users.findById(u.id))!.projects).toBeNull();
+    await store.users.setProjects(u.id, [a], NOW + 3);
+    expect(await store.users.findById(u.id)).toMatchObject({ projects: [await nameOf(a)], updatedAt: NOW + 3 });
+    await store.users.addProject(u.id, b);
+    await store.users.addProject(u.id, b);
+    expect((await store.users.findById(u.id))!.projects).toEqual([await nameOf(a), await nameOf(b)].sort());
+    expect((await store.users.limitedReach()).find((r) => r.userId === u.id)!.projectIds.sort()).toEqual([a, b].sort());
+    await store.users.setProjects(u.id, [], NOW + 4);
+    expect((await store.users.findById(u.id))!.projects).toEqual([]);
+    expect((await store.users.limitedReach()).find((r) => r.userId === u.id)).toEqual({ userId: u.id, projectIds: [] });
+    await store.users.setProjects(u.id, null, NOW + 5);
+    expect((await store.users.findById(u.id))!.projects).toBeNull();
+    expect((await store.users.limitedReach()).some((r) => r.userId === u.id)).toBe(false);
+  });
+
+  test("keep sessions until they expire, end, or their user goes", async () => {
+    const a = await project();
+    const u = (await store.users.create(
+      { username: username(), passwordHash: "h", role: "member", projectIds: [a] },
+      NOW,
+    ))!;
+    const session = (hash: string, expiresAt: number) =>
+      store.users.createSession({
+        tokenHash: `${hash}-${u.id}`,
+        userId: u.id,
+        csrfToken: `csrf ${hash}`,
+        createdAt: NOW,
+        expiresAt,
+      });
+    await session("one", NOW + 100);
+    await session("two", NOW + 200);
+    await session("old", NOW - 1);
+
+    const found = (await store.users.findSession(`one-${u.id}`, NOW))!;
+    expect(found).toEqual({ sessionId: found.sessionId, csrfToken: "csrf one", expiresAt: NOW + 100, user: u });
+    expect(await store.users.findSession(`one-${u.id}`, NOW + 100)).toBeNull();
+    expect(await store.users.findSession(`old-${u.id}`, NOW)).toBeNull();
+    expect(await store.users.findSession("unknown", NOW)).toBeNull();
+    expect(await store.users.sessionActive(found.sessionId, NOW)).toBe(true);
+    expect(await store.users.sessionActive(found.sessionId, NOW + 100)).toBe(false);
+    expect(await store.users.activeSessions(u.id, NOW)).toBe(2);
+    expect(await store.users.activeSessions(u.id, NOW + 150)).toBe(1);
+
+    expect(await store.users.deleteExpiredSessions(NOW)).toBeGreaterThanOrEqual(1);
+    expect(await store.users.deleteExpiredSessions(NOW)).toBe(0);
+
+    const before = store.accessVersion();
+    await store.users.deleteSessionsOf(u.id, found.sessionId);
+    expect(store.accessVersion()).not.toBe(before);
+    expect(await store.users.activeSessions(u.id, NOW)).toBe(1);
+    await store.users.deleteSession(`one-${u.id}`);
+    expect(await store.users.sessionActive(found.sessionId, NOW)).toBe(false);
+
+    await session("three", NOW + 100);
+    await store.users.delete(u.id);
+    expect(await store.users.findById(u.id)).toBeNull();
+    expect(await store.users.findSession(`three-${u.id}`, NOW)).toBeNull();
   });
 });

@@ -3,11 +3,15 @@
 import type { Repositories } from "../store.ts";
 import { chartStore } from "./charts.ts";
 import type { Sql } from "./sql.ts";
+import { tokenStore } from "./tokens.ts";
+import { userStore } from "./users.ts";
 
-export type PlainAggregate = "charts";
+export type PlainAggregate = "charts" | "tokens" | "users";
 
 export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> {
   return {
     charts: chartStore(sql),
+    tokens: tokenStore(sql),
+    users: userStore(sql),
   };
 }

@@ -20,6 +20,12 @@ export type Sql = {
    * instances changing the same row wait for each other; SQLite's writer already holds the database.
    */
   forUpdate<Q>(query: Q): Q;
+  /**
+   * In a write, holds `key` to the end of the transaction: another instance's write taking the same
+   * key waits (PostgreSQL's advisory transaction lock), so a check-then-create on a name cannot race.
+   * SQLite's writer already holds the database; a read takes nothing.
+   */
+  lockName(key: string): Promise<void>;
   /** This write takes access away (a token revoked, a session ended): readers' caches must forget. */
   accessChanged(): void;
 };

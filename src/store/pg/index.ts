@@ -5,6 +5,7 @@
 // LISTEN/NOTIFY, with a poll behind it (a lost notification, or a lost LISTEN connection, delays a
 // change by at most a poll, never loses it).
 import type { SQL } from "bun";
+import { sql as sqlText } from "drizzle-orm";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { log } from "../../logger.ts";
 import type { StoredEvent } from "../../model/event.ts";
@@ -31,8 +32,6 @@ import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
 import { snapshotEvents } from "./snapshot.ts";
-import { tokenStore } from "./tokens.ts";
-import { userStore } from "./users.ts";
 import { ACCESS_CHANNEL, EVENTS_CHANNEL, PgWriter } from "./writer.ts";
 
 const LIVE_CHANNEL = "signalboard_live";
@@ -53,6 +52,9 @@ function repositories(ctx: Ctx): Repositories {
     dialect: "postgresql",
     forUpdate: (query) => (query as unknown as { for(strength: "update"): typeof query }).for("update"),
     accessChanged: () => batchOf(ctx).accessChanged(),
+    async lockName(key) {
+      if (ctx.batch) await ctx.db.execute(sqlText`SELECT pg_advisory_xact_lock(hashtext(${key}))`);
+    },
   };
   return {
     ...plainRepositories(sql),
@@ -60,8 +62,6 @@ function repositories(ctx: Ctx): Repositories {
     events: eventStore(ctx),
     metrics: metricStore(ctx),
     profiles: profileStore(ctx),
-    tokens: tokenStore(ctx),
-    users: userStore(ctx),
     notifications: notificationStore(ctx),
     digests: digestStore(ctx),
     idempotency: idempotencyStore(ctx),

@@ -19,8 +19,6 @@ import { metricStore } from "./metrics.ts";
 import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
-import { tokenStore } from "./tokens.ts";
-import { userStore } from "./users.ts";
 
 export type AccessChanges = { count: number };
 
@@ -39,6 +37,7 @@ export function repositories(
     // The writer runs one write at a time, holding the database: nothing to lock.
     forUpdate: (query) => query,
     accessChanged: () => void accessChanges.count++,
+    lockName: async () => {},
   };
   return {
     ...plainRepositories(sql),
@@ -46,8 +45,6 @@ export function repositories(
     events: promised(eventStore(db, searching, summaries)),
     metrics: promised(metricStore(db)),
     profiles: promised(profileStore(db, searching)),
-    tokens: promised(tokenStore(db, accessChanges)),
-    users: promised(userStore(db, accessChanges)),
     notifications: promised(notificationStore(db)),
     digests: promised(digestStore(db)),
     idempotency: promised(idempotencyStore(db)),
