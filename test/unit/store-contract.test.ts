@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { openPgStore } from "../../src/store/pg/index.ts";
 import { openSqliteStore } from "../../src/store/sqlite/index.ts";
 import { ACCESS, type Store } from "../../src/store/store.ts";
+import type { NewEvent } from "../../src/model/event.ts";
 import type { NewToken } from "../../src/model/token.ts";
 import { createDatabase, dropDatabase } from "../pg-cluster.ts";
 import { POSTGRES, tempDir } from "../helpers.ts";
@@ -268,7 +269,7 @@ describe("users", () => {
     expect(none!.projects).toEqual([]);
     const list = await store.users.list();
     expect(list.map((u) => u.username)).toEqual(list.map((u) => u.username).sort());
-    expect(list.find((u) => u.id === bob!.id)).toEqual(bob);
+    expect(list.find((u) => u.id === bob!.id)).toEqual(bob!);
   });
 
   test("change their password, role and projects; a project is added only to a limited user", async () => {
@@ -339,5 +340,111 @@ describe("users", () => {
     await store.users.delete(u.id);
     expect(await store.users.findById(u.id)).toBeNull();
     expect(await store.users.findSession(`three-${u.id}`, NOW)).toBeNull();
+  });
+});
+
+describe("projects", () => {
+  const event = (p: { id: number; name: string }, channel: { id: number; name: string }, n: number): NewEvent => ({
+    projectId: p.id,
+    project: p.name,
+    channelId: channel.id,
+    channel: channel.name,
+    name: `event ${n}`,
+    description: null,
+    icon: null,
+    notify: false,
+    parser: "text",
+    userId: null,
+    tags: { n },
+    ts: NOW + n,
+    receivedAt: NOW + n,
+    historical: false,
+  });
+
+  test("are created once per name, found by name and id, listed by name, and keep a retention", async () => {
+    const name = `contract-p-${++names}`;
+    const made = (await store.projects.create(name, NOW))!;
+    expect(made).toEqual({ id: made.id, name, retentionDays: null, createdAt: NOW });
+    expect(await store.projects.create(name, NOW)).toBeNull();
+    expect(await store.projects.findByName(name)).toEqual(made);
+    expect(await store.projects.findById(made.id)).toEqual(made);
+    expect(await store.projects.findByName("no such project")).toBeNull();
+    expect(await store.projects.findByName("nul\u0000name")).toBeNull();
+    expect(await store.projects.findById(999_999)).toBeNull();
+    const listed = (await store.projects.list()).map((p) => p.name);
+    expect(listed).toEqual([...listed].sort());
+    expect(listed).toContain(name);
+
+    await store.projects.setRetention(made.id, 30);
+    expect(await store.projects.findByName(name)).toEqual({ ...made, retentionDays: 30 });
+    expect(await store.projects.findById(made.id)).toEqual({ ...made, retentionDays: 30 });
+    await store.projects.setRetention(made.id, null);
+    expect((await store.projects.findByName(name))!.retentionDays).toBeNull();
+  });
+
+  test("have channels, made once, found, listed by name, counted and deleted", async () => {
+    const id = await project();
+    const p = (await store.projects.findById(id))!;
+    const shop = (await store.projects.createChannel(id, "shop", NOW))!;
+    expect(shop).toEqual({ id: shop.id, projectId: id, name: "shop", createdAt: NOW });
+    expect(await store.projects.createChannel(id, "shop", NOW)).toBeNull();
+    expect(await store.projects.ensureChannel(id, "shop", NOW)).toEqual({ id: shop.id, created: false });
+    const made = await store.projects.ensureChannel(id, "app", NOW + 1);
+    expect(made.created).toBe(true);
+    expect(await store.projects.ensureChannel(id, "app", NOW + 2)).toEqual({ id: made.id, created: false });
+    expect(await store.tx((r) => r.projects.ensureChannel(id, "ops", NOW))).toMatchObject({ created: true });
+    expect(await store.projects.findChannel(id, "app")).toEqual({
+      id: made.id,
+      projectId: id,
+      name: "app",
+      createdAt: NOW + 1,
+    });
+    expect(await store.projects.findChannel(id, "none")).toBeNull();
+    expect(await store.projects.findChannel(id, "a\u0000b")).toBeNull();
+    expect((await store.projects.listChannels(id)).map((c) => c.name)).toEqual(["app", "ops", "shop"]);
+
+    await store.events.insert(event(p, shop, 1));
+    await store.events.insert(event(p, shop, 2));
+    await store.events.insert(event(p, { id: made.id, name: "app" }, 3));
+    expect(await store.projects.countEvents({ projectId: id })).toBe(3);
+    expect(await store.projects.countEvents({ channelId: shop.id })).toBe(2);
+    expect(await store.projects.countEvents({ channelId: (await store.projects.findChannel(id, "ops"))!.id })).toBe(0);
+
+    const ops = (await store.projects.findChannel(id, "ops"))!;
+    await store.projects.deleteChannel(ops);
+    expect(await store.projects.findChannel(id, "ops")).toBeNull();
+    expect(await store.projects.ensureChannel(id, "ops", NOW)).toMatchObject({ created: true });
+  });
+
+  test("are deleted with their channels and tokens, and found no more by name", async () => {
+    const id = await project();
+    const p = (await store.projects.findById(id))!;
+    const channel = await store.projects.ensureChannel(id, "gone", NOW);
+    await store.events.insert(event(p, { id: channel.id, name: "gone" }, 1));
+    const token = await store.tokens.insert({
+      name: `pub${id}`,
+      kind: "public",
+      projectId: id,
+      channel: null,
+      prefix: `sb_pub${id}`,
+      hash: "h",
+      mayNotify: false,
+      createdBy: null,
+      createdByUserId: null,
+      createdAt: NOW,
+      projectIds: null,
+    });
+    expect(await store.projects.findByName(p.name)).toEqual(p); // remembered, where a store remembers
+    const before = store.accessVersion();
+    await store.events.deleteBatch({ projectId: id }, 1000);
+    await store.projects.delete(id);
+    expect(store.accessVersion()).not.toBe(before);
+    expect(await store.projects.findByName(p.name)).toBeNull();
+    expect(await store.projects.findById(id)).toBeNull();
+    expect(await store.projects.listChannels(id)).toEqual([]);
+    expect(await store.tokens.findById(token.id)).toBeNull();
+    const again = (await store.projects.create(p.name, NOW))!;
+    expect(await store.projects.findByName(p.name)).toEqual(again);
+    expect(await store.projects.ensureChannel(again.id, "gone", NOW)).toMatchObject({ created: true });
   });
 });

@@ -28,4 +28,21 @@ export type Sql = {
   lockName(key: string): Promise<void>;
   /** This write takes access away (a token revoked, a session ended): readers' caches must forget. */
   accessChanged(): void;
+  /**
+   * This write changes what a store may remember of projects and channels by name (a retention, a
+   * channel deleted): PostgreSQL's name cache (pg/names.ts), per instance, is forgotten by every one.
+   * SQLite remembers none.
+   */
+  namesChanged(): void;
+  /**
+   * Before a project's row goes: what goes with it that no foreign key takes, its events' tags (each
+   * store's tuned tag index), and on SQLite's writer the summaries it remembers of the project.
+   */
+  projectGone(projectId: number): Promise<void>;
 };
+
+/**
+ * Text holding the NUL character: no name or id holds one (every one with it is refused), and
+ * PostgreSQL cannot even compare with it, so a lookup by it finds nothing, on either store.
+ */
+export const hasNul = (text: string): boolean => text.includes("\u0000");

@@ -5,7 +5,7 @@
 // LISTEN/NOTIFY, with a poll behind it (a lost notification, or a lost LISTEN connection, delays a
 // change by at most a poll, never loses it).
 import type { SQL } from "bun";
-import { sql as sqlText } from "drizzle-orm";
+import { eq, sql as sqlText } from "drizzle-orm";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { log } from "../../logger.ts";
 import type { StoredEvent } from "../../model/event.ts";
@@ -14,6 +14,7 @@ import type { Repositories, SharedStore, Store } from "../store.ts";
 import { storeFront } from "../front.ts";
 import { gated, ReadGate, type Runner } from "../reads.ts";
 import { plainRepositories } from "../aggregates/index.ts";
+import { projectStore } from "../aggregates/projects.ts";
 import type { Sql } from "../aggregates/sql.ts";
 import { type Batch, batchOf, type Ctx } from "./context.ts";
 import * as schema from "./schema.ts";
@@ -30,7 +31,7 @@ import { metricStore } from "./metrics.ts";
 import { migrate } from "./migrate.ts";
 import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
-import { projectStore } from "./projects.ts";
+import { projectLookups } from "./projects.ts";
 import { snapshotEvents } from "./snapshot.ts";
 import { ACCESS_CHANNEL, EVENTS_CHANNEL, PgWriter } from "./writer.ts";
 
@@ -55,10 +56,15 @@ function repositories(ctx: Ctx): Repositories {
     async lockName(key) {
       if (ctx.batch) await ctx.db.execute(sqlText`SELECT pg_advisory_xact_lock(hashtext(${key}))`);
     },
+    // Remembered projects and channels are forgotten whenever the access version moves.
+    namesChanged: () => batchOf(ctx).accessChanged(),
+    async projectGone(projectId) {
+      await ctx.db.delete(schema.eventTags).where(eq(schema.eventTags.projectId, projectId));
+    },
   };
   return {
     ...plainRepositories(sql),
-    projects: projectStore(ctx),
+    projects: { ...projectStore(sql), ...projectLookups(ctx) },
     events: eventStore(ctx),
     metrics: metricStore(ctx),
     profiles: profileStore(ctx),

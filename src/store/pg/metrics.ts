@@ -1,6 +1,6 @@
 // Metrics: the current value per (project, title), and a per-minute history for charts.
 import { type EndRow, endsOf, metricColumns, metricValue, type SpanRow, toBuckets, toMetric } from "../rows.ts";
-import { hasNul } from "./db.ts";
+import { hasNul } from "../aggregates/sql.ts";
 import { and, asc, desc, eq, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { MetricRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";

@@ -1,7 +1,7 @@
 // User profiles (identify) and groups. Properties merge: a new value replaces the old one, null
 // removes the key (the JSON is kept as text, as sent; jsonb only does the merge). identify keeps
 // the users search's rows of the properties it sends in the same statement (users-search.ts).
-import { hasNul } from "./db.ts";
+import { hasNul } from "../aggregates/sql.ts";
 import { and, eq, sql } from "drizzle-orm";
 import type { Properties } from "../../model/profile.ts";
 import { listUsers, userSummary } from "../user-list.ts";

@@ -2,10 +2,13 @@
 // the plain aggregates' one implementation (store/aggregates), and the tuned ones' synchronous
 // queries as the seam's promises.
 import { plainRepositories } from "../aggregates/index.ts";
+import { projectStore } from "../aggregates/projects.ts";
 import type { Sql, Tables } from "../aggregates/sql.ts";
 import type { PgDb } from "../pg/db.ts";
 import type { Repositories } from "../store.ts";
+import { eq } from "drizzle-orm";
 import type { Db } from "./db.ts";
+import { eventTags } from "./manual-tables.ts";
 import * as schema from "./schema.ts";
 import type { SummaryKeeper } from "./summaries.ts";
 import { alertStore } from "./alerts.ts";
@@ -18,7 +21,7 @@ import { metaStore } from "./meta.ts";
 import { metricStore } from "./metrics.ts";
 import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
-import { projectStore } from "./projects.ts";
+import { projectLookups } from "./projects.ts";
 
 export type AccessChanges = { count: number };
 
@@ -38,10 +41,15 @@ export function repositories(
     forUpdate: (query) => query,
     accessChanged: () => void accessChanges.count++,
     lockName: async () => {},
+    namesChanged: () => {},
+    async projectGone(projectId) {
+      db.delete(eventTags).where(eq(eventTags.projectId, projectId)).run();
+      summaries?.forget(projectId);
+    },
   };
   return {
     ...plainRepositories(sql),
-    projects: promised(projectStore(db, accessChanges, summaries)),
+    projects: { ...projectStore(sql), ...promised(projectLookups(db)) },
     events: promised(eventStore(db, searching, summaries)),
     metrics: promised(metricStore(db)),
     profiles: promised(profileStore(db, searching)),
