@@ -448,3 +448,54 @@ describe("projects", () => {
     expect(await store.projects.ensureChannel(again.id, "gone", NOW)).toMatchObject({ created: true });
   });
 });
+
+describe("profiles", () => {
+  test("merge what identify sends: a new value replaces the old, null removes the key", async () => {
+    const id = await project();
+    expect(await store.profiles.find(id, "ann")).toBeNull();
+    await store.profiles.identify(id, "ann", { plan: "free", name: "Ann", gone: null }, NOW);
+    expect(await store.profiles.find(id, "ann")).toEqual({
+      projectId: id,
+      userId: "ann",
+      properties: { plan: "free", name: "Ann" },
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
+    await store.profiles.identify(id, "ann", { plan: "pro", name: null, seats: 3, beta: true }, NOW + 1);
+    expect(await store.profiles.find(id, "ann")).toEqual({
+      projectId: id,
+      userId: "ann",
+      properties: { plan: "pro", seats: 3, beta: true },
+      createdAt: NOW,
+      updatedAt: NOW + 1,
+    });
+    expect(await store.profiles.find(id, "bob")).toBeNull();
+    expect(await store.profiles.find(id, "a\u0000n")).toBeNull();
+    expect(await store.profiles.find(await project(), "ann")).toBeNull();
+  });
+
+  test("have groups, merged alike, and members added once", async () => {
+    const id = await project();
+    await store.profiles.group(id, "acme", { tier: "gold", size: 10 }, NOW);
+    await store.profiles.group(id, "acme", { size: null, region: "eu" }, NOW + 1);
+    await store.profiles.group(id, "umbrella", {}, NOW);
+    await store.profiles.addMember(id, "acme", "ann", NOW);
+    await store.profiles.addMember(id, "acme", "ann", NOW + 1);
+    await store.profiles.addMember(id, "umbrella", "ann", NOW);
+    await store.profiles.addMember(id, "umbrella", "bob", NOW);
+    const groups = await store.profiles.groupsOf(id, "ann");
+    expect(groups.sort((a, b) => a.groupId.localeCompare(b.groupId))).toEqual([
+      { groupId: "acme", properties: { tier: "gold", region: "eu" } },
+      { groupId: "umbrella", properties: {} },
+    ]);
+    expect(await store.profiles.groupsOf(id, "bob")).toEqual([{ groupId: "umbrella", properties: {} }]);
+    expect(await store.profiles.groupsOf(id, "carol")).toEqual([]);
+  });
+
+  test("identify's profile is what the users list shows of them", async () => {
+    const id = await project();
+    await store.profiles.identify(id, "dana", { plan: "pro" }, NOW);
+    expect(await store.profiles.summary(id, "dana")).toMatchObject({ userId: "dana", properties: { plan: "pro" } });
+    expect(await store.profiles.summary(id, "nobody")).toBeNull();
+  });
+});

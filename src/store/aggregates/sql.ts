@@ -6,6 +6,7 @@
 // (test/unit/schema-parity.test.ts), and PostgreSQL's builders only run when awaited, which is how
 // SQLite's run too. So an aggregate awaits every query, reads one row as `.limit(1)` and the first
 // element, counts what changed with `.returning()`, and never calls `.get()`, `.all()` or `.run()`.
+import type { SQL, SQLWrapper } from "drizzle-orm";
 import type { PgDb } from "../pg/db.ts";
 import type * as schema from "../pg/schema.ts";
 
@@ -39,6 +40,11 @@ export type Sql = {
    * store's tuned tag index), and on SQLite's writer the summaries it remembers of the project.
    */
   projectGone(projectId: number): Promise<void>;
+  /**
+   * JSON text `old` (a column, or null for none) with the JSON text `patch` merged in, a null in it
+   * removing the key, with each store's JSON functions: SQLite's json_patch, PostgreSQL's jsonb.
+   */
+  mergeJson(old: SQLWrapper | null, patch: string): SQL;
 };
 
 /**

@@ -14,6 +14,7 @@ import type { Repositories, SharedStore, Store } from "../store.ts";
 import { storeFront } from "../front.ts";
 import { gated, ReadGate, type Runner } from "../reads.ts";
 import { plainRepositories } from "../aggregates/index.ts";
+import { profileReads, profileStore } from "../aggregates/profiles.ts";
 import { projectStore } from "../aggregates/projects.ts";
 import type { Sql } from "../aggregates/sql.ts";
 import { type Batch, batchOf, type Ctx } from "./context.ts";
@@ -30,7 +31,8 @@ import { NameCache } from "./names.ts";
 import { metricStore } from "./metrics.ts";
 import { migrate } from "./migrate.ts";
 import { notificationStore } from "./notifications.ts";
-import { profileStore } from "./profiles.ts";
+import { identify, mergeJson } from "./profiles.ts";
+import { userListSource } from "./users-list.ts";
 import { projectLookups } from "./projects.ts";
 import { snapshotEvents } from "./snapshot.ts";
 import { ACCESS_CHANNEL, EVENTS_CHANNEL, PgWriter } from "./writer.ts";
@@ -61,13 +63,14 @@ function repositories(ctx: Ctx): Repositories {
     async projectGone(projectId) {
       await ctx.db.delete(schema.eventTags).where(eq(schema.eventTags.projectId, projectId));
     },
+    mergeJson,
   };
   return {
     ...plainRepositories(sql),
     projects: { ...projectStore(sql), ...projectLookups(ctx) },
     events: eventStore(ctx),
     metrics: metricStore(ctx),
-    profiles: profileStore(ctx),
+    profiles: { ...profileStore(sql), ...profileReads(userListSource(ctx.db)), ...identify(ctx) },
     notifications: notificationStore(ctx),
     digests: digestStore(ctx),
     idempotency: idempotencyStore(ctx),

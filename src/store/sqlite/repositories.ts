@@ -2,11 +2,12 @@
 // the plain aggregates' one implementation (store/aggregates), and the tuned ones' synchronous
 // queries as the seam's promises.
 import { plainRepositories } from "../aggregates/index.ts";
+import { profileReads, profileStore } from "../aggregates/profiles.ts";
 import { projectStore } from "../aggregates/projects.ts";
 import type { Sql, Tables } from "../aggregates/sql.ts";
 import type { PgDb } from "../pg/db.ts";
 import type { Repositories } from "../store.ts";
-import { eq } from "drizzle-orm";
+import { eq, sql as sqlText } from "drizzle-orm";
 import type { Db } from "./db.ts";
 import { eventTags } from "./manual-tables.ts";
 import * as schema from "./schema.ts";
@@ -20,7 +21,7 @@ import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
 import { metricStore } from "./metrics.ts";
 import { notificationStore } from "./notifications.ts";
-import { profileStore } from "./profiles.ts";
+import { userListSource } from "./users-list.ts";
 import { projectLookups } from "./projects.ts";
 
 export type AccessChanges = { count: number };
@@ -46,13 +47,14 @@ export function repositories(
       db.delete(eventTags).where(eq(eventTags.projectId, projectId)).run();
       summaries?.forget(projectId);
     },
+    mergeJson: (old, patch) => sqlText`json_patch(${old ?? sqlText`'{}'`}, ${patch})`,
   };
   return {
     ...plainRepositories(sql),
     projects: { ...projectStore(sql), ...promised(projectLookups(db)) },
     events: promised(eventStore(db, searching, summaries)),
     metrics: promised(metricStore(db)),
-    profiles: promised(profileStore(db, searching)),
+    profiles: { ...profileStore(sql), ...profileReads(userListSource(db, searching)) },
     notifications: promised(notificationStore(db)),
     digests: promised(digestStore(db)),
     idempotency: promised(idempotencyStore(db)),
