@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { openPgStore } from "../../src/store/pg/index.ts";
 import { openSqliteStore } from "../../src/store/sqlite/index.ts";
 import { ACCESS, type Store } from "../../src/store/store.ts";
+import type { NewAlert } from "../../src/model/alert.ts";
 import type { NewEvent } from "../../src/model/event.ts";
 import type { NewToken } from "../../src/model/token.ts";
 import { createDatabase, dropDatabase } from "../pg-cluster.ts";
@@ -497,5 +498,91 @@ describe("profiles", () => {
     await store.profiles.identify(id, "dana", { plan: "pro" }, NOW);
     expect(await store.profiles.summary(id, "dana")).toMatchObject({ userId: "dana", properties: { plan: "pro" } });
     expect(await store.profiles.summary(id, "nobody")).toBeNull();
+  });
+});
+
+describe("alert rules", () => {
+  /** A count rule as the API makes one (the rows' shape is the model's: see model/alert.ts). */
+  const rule = (projectId: number, name: string, paused = false): NewAlert => ({
+    projectId,
+    paused,
+    kind: "count",
+    name,
+    filter: { channel: "shop", tags: { plan: "pro" } },
+    period: null,
+    cron: null,
+    tz: null,
+    grace: 0,
+    window: 60_000,
+    metric: null,
+    above: 10,
+    below: null,
+    repeat: null,
+  });
+
+  test("are created ok, found, listed in order, changed and deleted; the paused ones are not active", async () => {
+    const projectId = await project();
+    const a = await store.alerts.create(rule(projectId, "Too many"), NOW);
+    expect(a).toEqual({
+      ...rule(projectId, "Too many"),
+      id: a.id,
+      state: "ok",
+      since: NOW,
+      lastChecked: null,
+      lastNotified: null,
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
+    const b = await store.alerts.create(rule(projectId, "Paused", true), NOW + 1);
+    expect(await store.alerts.find(a.id)).toEqual(a);
+    expect(await store.alerts.find(999_999)).toBeNull();
+    expect((await store.alerts.list(projectId)).map((r) => r.id)).toEqual([a.id, b.id]);
+    const active = (await store.alerts.active()).map((r) => r.id);
+    expect(active).toContain(a.id);
+    expect(active).not.toContain(b.id);
+    expect(active).toEqual([...active].sort((x, y) => x - y));
+
+    const changed = await store.alerts.update(a.id, { name: "Too few", filter: { event: "x" }, below: 2 }, NOW + 5);
+    expect(changed).toEqual({ ...a, name: "Too few", filter: { event: "x" }, below: 2, updatedAt: NOW + 5 });
+    expect(await store.alerts.update(a.id, { state: "firing", since: NOW + 6 }, NOW + 6)).toMatchObject({
+      state: "firing",
+      since: NOW + 6,
+      filter: { event: "x" },
+    });
+    expect(await store.alerts.update(999_999, { name: "none" }, NOW)).toBeNull();
+    expect(await store.alerts.delete(b.id)).toBe(true);
+    expect(await store.alerts.delete(b.id)).toBe(false);
+    expect(await store.alerts.find(b.id)).toBeNull();
+  });
+
+  test("change state only from the state a round saw, once, and never while paused", async () => {
+    const projectId = await project();
+    const a = await store.alerts.create(rule(projectId, "Once"), NOW);
+    const from = { state: "ok" as const, since: NOW, lastNotified: null };
+    const to = { state: "firing" as const, since: NOW + 10, lastNotified: NOW + 10 };
+    expect(await store.alerts.transition({ id: a.id, from, to }, NOW + 10)).toBe(true);
+    expect(await store.alerts.transition({ id: a.id, from, to }, NOW + 11)).toBe(false);
+    expect(await store.alerts.find(a.id)).toMatchObject({ ...to, lastChecked: NOW + 10 });
+    const back = { state: "ok" as const, since: NOW + 20, lastNotified: NOW + 20 };
+    expect(await store.alerts.transition({ id: a.id, from: { ...to, lastNotified: null }, to: back }, NOW)).toBe(false);
+    expect(await store.alerts.transition({ id: a.id, from: to, to: back }, NOW + 20)).toBe(true);
+
+    await store.alerts.update(a.id, { paused: true }, NOW + 21);
+    expect(await store.alerts.transition({ id: a.id, from: back, to }, NOW + 22)).toBe(false);
+    expect(await store.alerts.find(a.id)).toMatchObject({ ...back, paused: true });
+  });
+
+  test("record when a round checked them, all at once", async () => {
+    const projectId = await project();
+    const a = await store.alerts.create(rule(projectId, "A"), NOW);
+    const b = await store.alerts.create(rule(projectId, "B"), NOW);
+    const c = await store.alerts.create(rule(projectId, "C"), NOW);
+    await store.alerts.checked([a.id, c.id], NOW + 30);
+    await store.alerts.checked([], NOW + 31);
+    expect((await store.alerts.list(projectId)).map((r) => [r.id, r.lastChecked])).toEqual([
+      [a.id, NOW + 30],
+      [b.id, null],
+      [c.id, NOW + 30],
+    ]);
   });
 });

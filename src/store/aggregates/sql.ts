@@ -45,6 +45,11 @@ export type Sql = {
    * removing the key, with each store's JSON functions: SQLite's json_patch, PostgreSQL's jsonb.
    */
   mergeJson(old: SQLWrapper | null, patch: string): SQL;
+  /**
+   * `column` is one of `ids`, however many: SQLite's json_each over one parameter (a statement
+   * holds at most 32,766), PostgreSQL's IN list.
+   */
+  idIn(column: SQLWrapper, ids: number[]): SQL;
 };
 
 /**

@@ -5,7 +5,7 @@
 // LISTEN/NOTIFY, with a poll behind it (a lost notification, or a lost LISTEN connection, delays a
 // change by at most a poll, never loses it).
 import type { SQL } from "bun";
-import { eq, sql as sqlText } from "drizzle-orm";
+import { eq, inArray, sql as sqlText } from "drizzle-orm";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { log } from "../../logger.ts";
 import type { StoredEvent } from "../../model/event.ts";
@@ -13,6 +13,7 @@ import { BadRequest } from "../../errors.ts";
 import type { Repositories, SharedStore, Store } from "../store.ts";
 import { storeFront } from "../front.ts";
 import { gated, ReadGate, type Runner } from "../reads.ts";
+import { alertRules } from "../aggregates/alerts.ts";
 import { plainRepositories } from "../aggregates/index.ts";
 import { profileReads, profileStore } from "../aggregates/profiles.ts";
 import { projectStore } from "../aggregates/projects.ts";
@@ -20,7 +21,7 @@ import type { Sql } from "../aggregates/sql.ts";
 import { type Batch, batchOf, type Ctx } from "./context.ts";
 import * as schema from "./schema.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
-import { alertStore } from "./alerts.ts";
+import { alertReads } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { auditStore } from "./audit.ts";
 import { digestStore } from "./digests.ts";
@@ -64,6 +65,7 @@ function repositories(ctx: Ctx): Repositories {
       await ctx.db.delete(schema.eventTags).where(eq(schema.eventTags.projectId, projectId));
     },
     mergeJson,
+    idIn: inArray,
   };
   return {
     ...plainRepositories(sql),
@@ -76,7 +78,7 @@ function repositories(ctx: Ctx): Repositories {
     idempotency: idempotencyStore(ctx),
     meta: metaStore(ctx),
     analytics: analyticsStore(ctx),
-    alerts: alertStore(ctx),
+    alerts: { ...alertRules(sql), ...alertReads(ctx) },
     audit: auditStore(ctx),
   };
 }

@@ -1,6 +1,7 @@
 // The SQLite repositories over one connection (the writer's, the reader's, or a reader process's):
 // the plain aggregates' one implementation (store/aggregates), and the tuned ones' synchronous
 // queries as the seam's promises.
+import { alertRules } from "../aggregates/alerts.ts";
 import { plainRepositories } from "../aggregates/index.ts";
 import { profileReads, profileStore } from "../aggregates/profiles.ts";
 import { projectStore } from "../aggregates/projects.ts";
@@ -12,7 +13,7 @@ import type { Db } from "./db.ts";
 import { eventTags } from "./manual-tables.ts";
 import * as schema from "./schema.ts";
 import type { SummaryKeeper } from "./summaries.ts";
-import { alertStore } from "./alerts.ts";
+import { alertReads } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { auditStore } from "./audit.ts";
 import { digestStore } from "./digests.ts";
@@ -48,6 +49,7 @@ export function repositories(
       summaries?.forget(projectId);
     },
     mergeJson: (old, patch) => sqlText`json_patch(${old ?? sqlText`'{}'`}, ${patch})`,
+    idIn: (column, ids) => sqlText`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
   };
   return {
     ...plainRepositories(sql),
@@ -60,7 +62,7 @@ export function repositories(
     idempotency: promised(idempotencyStore(db)),
     meta: promised(metaStore(db)),
     analytics: promised(analyticsStore(db, searching)),
-    alerts: promised(alertStore(db, searching)),
+    alerts: { ...alertRules(sql), ...promised(alertReads(db, searching)) },
     audit: promised(auditStore(db)),
   };
 }
