@@ -586,3 +586,72 @@ describe("alert rules", () => {
     ]);
   });
 });
+
+describe("metrics", () => {
+  const MINUTE = 60_000;
+
+  test("keep a current value and a point a minute, listed by title, found, deleted", async () => {
+    const projectId = await project();
+    const name = await nameOf(projectId);
+    const saved = await store.metrics.save({ projectId, title: "users", value: 5, icon: "👥", now: NOW });
+    expect(saved).toEqual({ id: saved.id, icon: "👥" });
+    expect(await store.metrics.current(projectId, "users")).toEqual({ id: saved.id, value: 5, icon: "👥" });
+    // A later value in the same minute replaces its point; an icon left out keeps the last one.
+    await store.metrics.save({ projectId, title: "users", value: 6, icon: null, now: NOW + 1000 });
+    await store.metrics.save({ projectId, title: "users", value: 9, icon: null, now: NOW + 2 * MINUTE });
+    await store.metrics.save({ projectId, title: "mode", value: "maintenance", icon: null, now: NOW });
+    await store.metrics.save({ projectId, title: "flag", value: true, icon: null, now: NOW });
+    expect(await store.metrics.current(projectId, "nothing")).toBeNull();
+
+    const users = {
+      id: saved.id,
+      projectId,
+      project: name,
+      title: "users",
+      value: 9,
+      icon: "👥",
+      updatedAt: NOW + 2 * MINUTE,
+    };
+    expect(await store.metrics.find(projectId, "users")).toEqual(users);
+    expect(await store.metrics.find(projectId, "nothing")).toBeNull();
+    expect(await store.metrics.find(projectId, "a\u0000b")).toBeNull();
+    expect((await store.metrics.list(projectId)).map((m) => [m.title, m.value])).toEqual([
+      ["flag", true],
+      ["mode", "maintenance"],
+      ["users", 9],
+    ]);
+
+    const early = { at: NOW, value: 6 };
+    const late = { at: NOW + 2 * MINUTE, value: 9 };
+    const points = [early, late];
+    expect(await store.metrics.history(saved.id, NOW, NOW + 10 * MINUTE, 10)).toEqual(points);
+    expect(await store.metrics.history(saved.id, NOW, NOW + 10 * MINUTE, 10, "desc")).toEqual([...points].reverse());
+    expect(await store.metrics.history(saved.id, NOW, NOW + 10 * MINUTE, 1)).toEqual([early]);
+    expect(await store.metrics.history(saved.id, NOW + MINUTE, NOW + 10 * MINUTE, 10)).toEqual([late]);
+    expect(await store.metrics.pointBefore(saved.id, NOW + 2 * MINUTE)).toEqual(early);
+    expect(await store.metrics.pointBefore(saved.id, NOW)).toBeNull();
+    expect((await store.metrics.buckets(saved.id, NOW, NOW + 10 * MINUTE, 10 * MINUTE)).length).toBeGreaterThan(0);
+
+    await store.metrics.delete(saved.id);
+    expect(await store.metrics.find(projectId, "users")).toBeNull();
+    expect(await store.metrics.history(saved.id, NOW, NOW + 10 * MINUTE, 10)).toEqual([]);
+  });
+
+  test("add to a number, start a new one at the delta, and leave text alone", async () => {
+    const projectId = await project();
+    const first = await store.metrics.increment({ projectId, title: "hits", delta: 2, icon: null, now: NOW });
+    expect(first).toEqual({ id: (first as { id: number }).id, value: 2, icon: null });
+    expect(
+      await store.metrics.increment({ projectId, title: "hits", delta: 3.5, icon: "🎯", now: NOW + MINUTE }),
+    ).toEqual({ id: (first as { id: number }).id, value: 5.5, icon: "🎯" });
+    expect(await store.metrics.history((first as { id: number }).id, NOW, NOW + MINUTE, 10)).toEqual([
+      { at: NOW, value: 2 },
+      { at: NOW + MINUTE, value: 5.5 },
+    ]);
+    await store.metrics.save({ projectId, title: "mode", value: "on", icon: null, now: NOW });
+    expect(await store.metrics.increment({ projectId, title: "mode", delta: 1, icon: null, now: NOW })).toEqual({
+      holds: "on",
+    });
+    expect((await store.metrics.current(projectId, "mode"))!.value).toBe("on");
+  });
+});

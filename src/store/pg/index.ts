@@ -15,6 +15,7 @@ import { storeFront } from "../front.ts";
 import { gated, ReadGate, type Runner } from "../reads.ts";
 import { alertRules } from "../aggregates/alerts.ts";
 import { plainRepositories } from "../aggregates/index.ts";
+import { metricStore } from "../aggregates/metrics.ts";
 import { profileReads, profileStore } from "../aggregates/profiles.ts";
 import { projectStore } from "../aggregates/projects.ts";
 import type { Sql } from "../aggregates/sql.ts";
@@ -29,7 +30,7 @@ import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
 import { NameCache } from "./names.ts";
-import { metricStore } from "./metrics.ts";
+import { tunedMetrics } from "./metrics.ts";
 import { migrate } from "./migrate.ts";
 import { notificationStore } from "./notifications.ts";
 import { identify, mergeJson } from "./profiles.ts";
@@ -71,7 +72,7 @@ function repositories(ctx: Ctx): Repositories {
     ...plainRepositories(sql),
     projects: { ...projectStore(sql), ...projectLookups(ctx) },
     events: eventStore(ctx),
-    metrics: metricStore(ctx),
+    metrics: { ...metricStore(sql), ...tunedMetrics(ctx) },
     profiles: { ...profileStore(sql), ...profileReads(userListSource(ctx.db)), ...identify(ctx) },
     notifications: notificationStore(ctx),
     digests: digestStore(ctx),

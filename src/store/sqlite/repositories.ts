@@ -3,6 +3,7 @@
 // queries as the seam's promises.
 import { alertRules } from "../aggregates/alerts.ts";
 import { plainRepositories } from "../aggregates/index.ts";
+import { metricStore } from "../aggregates/metrics.ts";
 import { profileReads, profileStore } from "../aggregates/profiles.ts";
 import { projectStore } from "../aggregates/projects.ts";
 import type { Sql, Tables } from "../aggregates/sql.ts";
@@ -20,7 +21,7 @@ import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { metaStore } from "./meta.ts";
-import { metricStore } from "./metrics.ts";
+import { tunedMetrics } from "./metrics.ts";
 import { notificationStore } from "./notifications.ts";
 import { userListSource } from "./users-list.ts";
 import { projectLookups } from "./projects.ts";
@@ -55,7 +56,7 @@ export function repositories(
     ...plainRepositories(sql),
     projects: { ...projectStore(sql), ...promised(projectLookups(db)) },
     events: promised(eventStore(db, searching, summaries)),
-    metrics: promised(metricStore(db)),
+    metrics: { ...metricStore(sql), ...promised(tunedMetrics(db)) },
     profiles: { ...profileStore(sql), ...profileReads(userListSource(db, searching)) },
     notifications: promised(notificationStore(db)),
     digests: promised(digestStore(db)),
