@@ -3,7 +3,7 @@
 // Sql.mergeJson). The users list and a user's summary are tuned per store (user-list.ts), and so
 // is PostgreSQL's identify, which keeps its users search in the same statement (pg/profiles.ts)
 // and replaces this one.
-import { and, eq } from "drizzle-orm";
+import { and, eq, type SQLWrapper } from "drizzle-orm";
 import type { Properties } from "../../model/profile.ts";
 import type { ProfileRepository } from "../store.ts";
 import { listUsers, type UserListSource, userSummary } from "../user-list.ts";
@@ -25,16 +25,21 @@ export function profileStore({ db, t, mergeJson }: Sql): Omit<ProfileRepository,
     ...row,
     properties: JSON.parse(row.properties) as Properties,
   });
+  /** A new row's properties and times, and what merges `properties` into a row already there. */
+  const merging = (column: SQLWrapper, properties: Properties, now: number) => {
+    const patch = JSON.stringify(properties);
+    return {
+      values: { properties: mergeJson(null, patch), createdAt: now, updatedAt: now },
+      set: { properties: mergeJson(column, patch), updatedAt: now },
+    };
+  };
   return {
     async identify(projectId, userId, properties, now) {
-      const patch = JSON.stringify(properties);
+      const { values, set } = merging(profiles.properties, properties, now);
       await db
         .insert(profiles)
-        .values({ projectId, userId, properties: mergeJson(null, patch), createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({
-          target: [profiles.projectId, profiles.userId],
-          set: { properties: mergeJson(profiles.properties, patch), updatedAt: now },
-        });
+        .values({ projectId, userId, ...values })
+        .onConflictDoUpdate({ target: [profiles.projectId, profiles.userId], set });
     },
 
     async find(projectId, userId) {
@@ -48,14 +53,11 @@ export function profileStore({ db, t, mergeJson }: Sql): Omit<ProfileRepository,
     },
 
     async group(projectId, groupId, properties, now) {
-      const patch = JSON.stringify(properties);
+      const { values, set } = merging(groups.properties, properties, now);
       await db
         .insert(groups)
-        .values({ projectId, groupId, properties: mergeJson(null, patch), createdAt: now, updatedAt: now })
-        .onConflictDoUpdate({
-          target: [groups.projectId, groups.groupId],
-          set: { properties: mergeJson(groups.properties, patch), updatedAt: now },
-        });
+        .values({ projectId, groupId, ...values })
+        .onConflictDoUpdate({ target: [groups.projectId, groups.groupId], set });
     },
 
     async addMember(projectId, groupId, userId, now) {

@@ -1,6 +1,7 @@
 // What SQLite tunes of metrics (the rest is store/aggregates/metrics.ts): the current value and an
 // increment as ingest writes them, with this minute's point, and the history's buckets.
-import type { MetricBucket, MetricValue } from "../../model/metric.ts";
+import type { MetricBucket } from "../../model/metric.ts";
+import type { TunedMetrics } from "../aggregates/metrics.ts";
 import { type EndRow, endsOf, metricColumns, metricValue, type SpanRow, toBuckets } from "../rows.ts";
 import type { Db } from "./db.ts";
 
@@ -67,29 +68,20 @@ export function tunedMetrics(db: Db) {
   }
 
   return {
-    current(projectId: number, title: string): { id: number; value: MetricValue | null; icon: string | null } | null {
+    current(projectId: number, title: string) {
       const row = find.get(projectId, title);
       return row ? { id: row.id, value: metricValue(row.valueNum, row.valueText), icon: row.icon } : null;
     },
 
     /** Stores the value as current and as this minute's point in the history. */
-    save(m: { projectId: number; title: string; value: MetricValue; icon: string | null; now: number }): {
-      id: number;
-      icon: string | null;
-    } {
+    save(m: Parameters<TunedMetrics["save"]>[0]): { id: number; icon: string | null } {
       const { valueNum, valueText } = metricColumns(m.value);
       const saved = upsert.get(m.projectId, m.title, valueNum, valueText, m.icon, m.now)!;
       record.run(saved.id, m.now - (m.now % MINUTE), valueNum, valueText);
       return saved;
     },
 
-    increment(m: {
-      projectId: number;
-      title: string;
-      delta: number;
-      icon: string | null;
-      now: number;
-    }): { id: number; value: number; icon: string | null } | { holds: MetricValue } {
+    increment(m: Parameters<TunedMetrics["increment"]>[0]): Awaited<ReturnType<TunedMetrics["increment"]>> {
       const saved = increment.get(m.projectId, m.title, m.delta, m.icon, m.now);
       if (!saved) {
         const row = find.get(m.projectId, m.title)!;
