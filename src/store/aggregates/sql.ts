@@ -22,6 +22,12 @@ export type Sql = {
    */
   forUpdate<Q>(query: Q): Q;
   /**
+   * `query` locking the rows it reads and passing over those another transaction holds:
+   * PostgreSQL's FOR UPDATE SKIP LOCKED, so workers of several instances claiming from one queue
+   * take different rows without waiting for each other; SQLite's writer already holds the database.
+   */
+  skipLocked<Q>(query: Q): Q;
+  /**
    * In a write, holds `key` to the end of the transaction: another instance's write taking the same
    * key waits (PostgreSQL's advisory transaction lock), so a check-then-create on a name cannot race.
    * SQLite's writer already holds the database; a read takes nothing.

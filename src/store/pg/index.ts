@@ -18,21 +18,17 @@ import { plainRepositories } from "../aggregates/index.ts";
 import { metricStore } from "../aggregates/metrics.ts";
 import { profileReads, profileStore } from "../aggregates/profiles.ts";
 import { projectStore } from "../aggregates/projects.ts";
+import { metaStore } from "../aggregates/meta.ts";
 import type { Sql } from "../aggregates/sql.ts";
 import { type Batch, batchOf, type Ctx } from "./context.ts";
 import * as schema from "./schema.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
 import { alertReads } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
-import { auditStore } from "./audit.ts";
-import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
-import { idempotencyStore } from "./idempotency.ts";
-import { metaStore } from "./meta.ts";
 import { NameCache } from "./names.ts";
 import { tunedMetrics } from "./metrics.ts";
 import { migrate } from "./migrate.ts";
-import { notificationStore } from "./notifications.ts";
 import { identify, mergeJson } from "./profiles.ts";
 import { userListSource } from "./users-list.ts";
 import { projectLookups } from "./projects.ts";
@@ -50,12 +46,16 @@ export type PgStore = Store & { url: string; sql: SQL };
 
 type Cancellable = { cancel(): unknown };
 
-function repositories(ctx: Ctx): Repositories {
-  const sql: Sql = {
+type Lockable<Q> = { for(strength: "update", options?: { skipLocked?: boolean }): Q };
+
+/** What the plain aggregates (store/aggregates) work with, over this connection. */
+function sqlOf(ctx: Ctx): Sql {
+  return {
     db: ctx.db,
     t: schema,
     dialect: "postgresql",
-    forUpdate: (query) => (query as unknown as { for(strength: "update"): typeof query }).for("update"),
+    forUpdate: (query) => (query as unknown as Lockable<typeof query>).for("update"),
+    skipLocked: (query) => (query as unknown as Lockable<typeof query>).for("update", { skipLocked: true }),
     accessChanged: () => batchOf(ctx).accessChanged(),
     async lockName(key) {
       if (ctx.batch) await ctx.db.execute(sqlText`SELECT pg_advisory_xact_lock(hashtext(${key}))`);
@@ -68,19 +68,18 @@ function repositories(ctx: Ctx): Repositories {
     mergeJson,
     idIn: inArray,
   };
+}
+
+function repositories(ctx: Ctx): Repositories {
+  const sql = sqlOf(ctx);
   return {
     ...plainRepositories(sql),
     projects: { ...projectStore(sql), ...projectLookups(ctx) },
     events: eventStore(ctx),
     metrics: { ...metricStore(sql), ...tunedMetrics(ctx) },
     profiles: { ...profileStore(sql), ...profileReads(userListSource(ctx.db)), ...identify(ctx) },
-    notifications: notificationStore(ctx),
-    digests: digestStore(ctx),
-    idempotency: idempotencyStore(ctx),
-    meta: metaStore(ctx),
     analytics: analyticsStore(ctx),
     alerts: { ...alertRules(sql), ...alertReads(ctx) },
-    audit: auditStore(ctx),
   };
 }
 
@@ -134,7 +133,7 @@ export async function openPgStore(
   }
 
   // The access version: bumped by every batch that takes access away, on any instance.
-  const meta = metaStore({ db, batch: null, names: new NameCache(() => "") });
+  const meta = metaStore(sqlOf({ db, batch: null, names: new NameCache(() => "") }));
   let accessVersion = (await meta.get("access_version")) ?? "0";
   const listeners = new Set<(payload: string) => void>();
   const wakers = new Set<() => void>();

@@ -16,13 +16,8 @@ import * as schema from "./schema.ts";
 import type { SummaryKeeper } from "./summaries.ts";
 import { alertReads } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
-import { auditStore } from "./audit.ts";
-import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
-import { idempotencyStore } from "./idempotency.ts";
-import { metaStore } from "./meta.ts";
 import { tunedMetrics } from "./metrics.ts";
-import { notificationStore } from "./notifications.ts";
 import { userListSource } from "./users-list.ts";
 import { projectLookups } from "./projects.ts";
 
@@ -42,6 +37,7 @@ export function repositories(
     dialect: "sqlite",
     // The writer runs one write at a time, holding the database: nothing to lock.
     forUpdate: (query) => query,
+    skipLocked: (query) => query,
     accessChanged: () => void accessChanges.count++,
     lockName: async () => {},
     namesChanged: () => {},
@@ -58,13 +54,8 @@ export function repositories(
     events: promised(eventStore(db, searching, summaries)),
     metrics: { ...metricStore(sql), ...promised(tunedMetrics(db)) },
     profiles: { ...profileStore(sql), ...profileReads(userListSource(db, searching)) },
-    notifications: promised(notificationStore(db)),
-    digests: promised(digestStore(db)),
-    idempotency: promised(idempotencyStore(db)),
-    meta: promised(metaStore(db)),
     analytics: promised(analyticsStore(db, searching)),
     alerts: { ...alertRules(sql), ...promised(alertReads(db, searching)) },
-    audit: promised(auditStore(db)),
   };
 }
 
