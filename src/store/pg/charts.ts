@@ -1,13 +1,13 @@
 // Saved charts and funnels, and the cards of each project's dashboard.
 import { asc, eq } from "drizzle-orm";
-import type { CardRef, Chart } from "../../model/chart.ts";
+import { type CardRef, type Chart, chartOfRow } from "../../model/chart.ts";
 import type { ChartRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
 import { charts, dashboards } from "./schema.ts";
 
 type ChartRow = typeof charts.$inferSelect;
 
-const toChart = (row: ChartRow): Chart => ({ ...row, definition: JSON.parse(row.definition) as Chart["definition"] });
+const toChart = (row: ChartRow): Chart => chartOfRow(row);
 
 export function chartStore(ctx: Ctx): ChartRepository {
   const { db } = ctx;

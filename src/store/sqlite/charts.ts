@@ -1,12 +1,12 @@
 // Saved charts and funnels, and the cards of each project's dashboard.
 import { asc, eq } from "drizzle-orm";
-import type { CardRef, Chart, ChartChanges, NewChart } from "../../model/chart.ts";
+import { type CardRef, type Chart, type ChartChanges, chartOfRow, type NewChart } from "../../model/chart.ts";
 import type { Db } from "./db.ts";
 import { charts, dashboards } from "./schema.ts";
 
 type ChartRow = typeof charts.$inferSelect;
 
-const toChart = (row: ChartRow): Chart => ({ ...row, definition: JSON.parse(row.definition) as Chart["definition"] });
+const toChart = (row: ChartRow): Chart => chartOfRow(row);
 
 export function chartStore(db: Db) {
   return {

@@ -1,0 +1,45 @@
+// A metric chart: a metric's history, as GET /v1/metrics/history answers it (interval=auto).
+import { z } from "zod";
+import { NotFound } from "../../errors.ts";
+import { MAX_HISTORY_PAGE } from "../metric-history.ts";
+import * as rule from "../rules.ts";
+import { formOfRange, one, rangeOfForm, set, str } from "./form.ts";
+import { type ChartKindModule, DAY, oneRange, range, rangeMessage, rangeOf } from "./kind.ts";
+
+export const metricDefinition = z
+  .object({ title: rule.metricTitle, ...range })
+  .strict()
+  .refine(oneRange, rangeMessage);
+
+export const metricChart = {
+  kind: "metric",
+  name: "Metric chart",
+  definition: metricDefinition,
+
+  async check(project, d, { store }) {
+    if (!(await store.metrics.find(project.id, d.title)))
+      throw new NotFound(`Metric "${d.title}" does not exist in project "${project.name}".`);
+  },
+
+  async answer(project, d, { feed }, now) {
+    const { from = now - 7 * DAY, to = now } = rangeOf(d, now);
+    return {
+      kind: "metric",
+      metric: await feed.metricHistory({
+        project,
+        title: d.title,
+        from,
+        to,
+        limit: MAX_HISTORY_PAGE,
+        interval: "auto",
+      }),
+    };
+  },
+
+  describe: (d) => [d.title],
+
+  form: {
+    definition: (f) => ({ ...set("title", one(f, "title")), ...rangeOfForm(f) }),
+    fields: (d) => ({ ...formOfRange(d), title: str(d.title) }),
+  },
+} satisfies ChartKindModule<"metric">;
