@@ -14,6 +14,7 @@ const ON_POSTGRES = [
   "test/unit/filter.test.ts",
   "test/unit/sse.test.ts",
   "test/unit/summaries.test.ts",
+  "test/unit/store-contract.test.ts",
   "test/pg",
 ];
 
