@@ -1,6 +1,6 @@
 // A rule as the stores keep it, one column per field of every kind (those of other kinds null), and
 // as the API answers it: flat. The one place a rule is taken apart into columns and put together.
-import type { Alert, AlertChanges, AlertFilter, AlertKind, AlertSpec, AlertState } from "./alert.ts";
+import type { Alert, AlertChanges, AlertFilter, AlertKind, AlertRecord, AlertSpec, AlertState } from "./alert.ts";
 
 /** A rule's fields as columns (times in ms; the filter as JSON where the store keeps it as text). */
 export type AlertColumns = {
@@ -19,18 +19,7 @@ export type AlertColumns = {
 };
 
 /** A stored row: the columns, the filter as text, the state and times. */
-export type AlertRow = Omit<AlertColumns, "filter"> & {
-  filter: string;
-  id: number;
-  projectId: number;
-  paused: boolean;
-  state: AlertState;
-  since: number;
-  lastChecked: number | null;
-  lastNotified: number | null;
-  createdAt: number;
-  updatedAt: number;
-};
+export type AlertRow = Omit<AlertColumns, "filter"> & { filter: string } & AlertRecord;
 
 /** A rule's fields, flat: the kind's own, and null (0 for grace) for those of the other kinds. */
 export function columnsOf(spec: AlertSpec): AlertColumns {

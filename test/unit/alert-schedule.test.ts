@@ -7,31 +7,31 @@ import type { AlertOf } from "../../src/model/alert.ts";
 import { type AlertRow, alertOfRow } from "../../src/model/alert-row.ts";
 
 const MIN = 60_000;
-const rule = (over: Partial<AlertRow>) =>
-  alertOfRow({
-    id: 1,
-    projectId: 1,
-    kind: "absence",
-    name: "r",
-    filter: "{}",
-    period: null,
-    cron: null,
-    tz: null,
-    grace: 10 * MIN,
-    window: null,
-    metric: null,
-    above: null,
-    below: null,
-    repeat: null,
-    paused: false,
-    state: "ok",
-    since: 0,
-    lastChecked: null,
-    lastNotified: null,
-    createdAt: 0,
-    updatedAt: 0,
-    ...over,
-  }) as AlertOf<"absence">;
+const row = (over: Partial<AlertRow>): AlertRow => ({
+  id: 1,
+  projectId: 1,
+  kind: "absence",
+  name: "r",
+  filter: "{}",
+  period: null,
+  cron: null,
+  tz: null,
+  grace: 10 * MIN,
+  window: null,
+  metric: null,
+  above: null,
+  below: null,
+  repeat: null,
+  paused: false,
+  state: "ok",
+  since: 0,
+  lastChecked: null,
+  lastNotified: null,
+  createdAt: 0,
+  updatedAt: 0,
+  ...over,
+});
+const rule = (over: Partial<AlertRow>) => alertOfRow(row(over)) as AlertOf<"absence">;
 const utc = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000", "");
 

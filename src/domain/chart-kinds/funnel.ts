@@ -4,8 +4,8 @@ import { z } from "zod";
 import type { FunnelDefinition } from "../../model/chart.ts";
 import type { FunnelInput } from "../analytics.ts";
 import * as rule from "../rules.ts";
-import { formOfRange, list, numberOr, one, rangeOfForm, set, str } from "./form.ts";
-import { type ChartKindModule, inDefinition, ms, oneRange, range, rangeMessage, rangeOf, tagFilters } from "./kind.ts";
+import * as forms from "./form.ts";
+import { type ChartKindModule, inDefinition, ms, range, ranged, rangeOf, tagFilters } from "./kind.ts";
 
 const funnelStep = z.union(
   [
@@ -17,10 +17,7 @@ const funnelStep = z.union(
   },
 );
 
-export const funnelDefinition = z
-  .object({ steps: z.array(funnelStep), ...range, window: z.number().optional() })
-  .strict()
-  .refine(oneRange, rangeMessage);
+export const funnelDefinition = ranged({ steps: z.array(funnelStep), ...range, window: z.number().optional() });
 
 export function funnelInput(project: string, d: FunnelDefinition, now: number): FunnelInput {
   const steps = d.steps.map((s) => (typeof s === "string" ? s : { event: s.event, channel: s.channel, tags: s.tag }));
@@ -45,18 +42,19 @@ export const funnel = {
 
   form: {
     definition(f) {
-      const channels = list(f, "step_channel");
-      const steps = list(f, "step")
+      const channels = forms.list(f, "step_channel");
+      const steps = forms
+        .list(f, "step")
         .map((event, i) => ({ event: event.trim(), channel: channels[i]?.trim() ?? "" }))
         .filter((s) => s.event)
         .map((s) => (s.channel ? { event: s.event, channel: s.channel } : s.event));
-      return { steps, ...set("window", numberOr(one(f, "window"))), ...rangeOfForm(f) };
+      return { steps, ...forms.set("window", forms.numberOr(forms.one(f, "window"))), ...forms.rangeOfForm(f) };
     },
     fields: (d) => ({
-      ...formOfRange(d),
+      ...forms.formOfRange(d),
       step: d.steps.map((s) => (typeof s === "string" ? s : s.event)),
       step_channel: d.steps.map((s) => (typeof s === "string" ? "" : (s.channel ?? ""))),
-      window: str(d.window),
+      window: forms.str(d.window),
     }),
   },
 } satisfies ChartKindModule<"funnel">;

@@ -47,6 +47,22 @@ const tagFilter = rule.text(400).refine((t) => t.indexOf(":") > 0 && rule.isTagK
 });
 export const tagFilters = z.array(tagFilter).max(8, "at most 8 tag filters");
 
+/** The search's filters, as a series and a retention grid take them. */
+export const filters = {
+  channel: rule.channelName.optional(),
+  tag: tagFilters.optional(),
+  user_id: rule.userId.optional(),
+  q: rule.text(200).optional(),
+};
+
+/** Those filters as the analytics service takes them. */
+export const filtersInput = (d: { channel?: string; tag?: string[]; user_id?: string; q?: string }) => ({
+  channel: d.channel,
+  tags: d.tag,
+  userId: d.user_id,
+  q: d.q,
+});
+
 /** A fixed range (Unix seconds), or the last N days up to when it is read. */
 export const range = {
   from: z.number().optional(),
@@ -58,8 +74,14 @@ export const range = {
     .max(3660, "must be at most 3660")
     .optional(),
 };
-export const oneRange = (d: ChartRange) => d.last_days === undefined || (d.from === undefined && d.to === undefined);
-export const rangeMessage = { message: "give last_days or from and to, not both", path: ["last_days"] };
+const oneRange = (d: ChartRange) => d.last_days === undefined || (d.from === undefined && d.to === undefined);
+
+/** A definition's schema: its parameters and no others, a range given one way. */
+export const ranged = <T extends z.ZodRawShape>(shape: T) =>
+  z
+    .object(shape)
+    .strict()
+    .refine(oneRange, { message: "give last_days or from and to, not both", path: ["last_days"] });
 
 export const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
 

@@ -1,15 +1,11 @@
 // A metric chart: a metric's history, as GET /v1/metrics/history answers it (interval=auto).
-import { z } from "zod";
 import { NotFound } from "../../errors.ts";
 import { MAX_HISTORY_PAGE } from "../metric-history.ts";
 import * as rule from "../rules.ts";
-import { formOfRange, one, rangeOfForm, set, str } from "./form.ts";
-import { type ChartKindModule, DAY, oneRange, range, rangeMessage, rangeOf } from "./kind.ts";
+import * as forms from "./form.ts";
+import { type ChartKindModule, DAY, range, ranged, rangeOf } from "./kind.ts";
 
-export const metricDefinition = z
-  .object({ title: rule.metricTitle, ...range })
-  .strict()
-  .refine(oneRange, rangeMessage);
+export const metricDefinition = ranged({ title: rule.metricTitle, ...range });
 
 export const metricChart = {
   kind: "metric",
@@ -39,7 +35,7 @@ export const metricChart = {
   describe: (d) => [d.title],
 
   form: {
-    definition: (f) => ({ ...set("title", one(f, "title")), ...rangeOfForm(f) }),
-    fields: (d) => ({ ...formOfRange(d), title: str(d.title) }),
+    definition: (f) => ({ ...forms.set("title", forms.one(f, "title")), ...forms.rangeOfForm(f) }),
+    fields: (d) => ({ ...forms.formOfRange(d), title: forms.str(d.title) }),
   },
 } satisfies ChartKindModule<"metric">;

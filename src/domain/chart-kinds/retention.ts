@@ -4,44 +4,25 @@ import { z } from "zod";
 import type { RetentionDefinition } from "../../model/chart.ts";
 import type { RetentionInput } from "../analytics.ts";
 import * as rule from "../rules.ts";
-import {
-  describeFilters,
-  filtersOfForm,
-  formOfFilters,
-  formOfRange,
-  numberOr,
-  one,
-  rangeOfForm,
-  set,
-  str,
-} from "./form.ts";
-import { type ChartKindModule, inDefinition, oneRange, range, rangeMessage, rangeOf, tagFilters } from "./kind.ts";
+import * as forms from "./form.ts";
+import { type ChartKindModule, filters, filtersInput, inDefinition, range, ranged, rangeOf } from "./kind.ts";
 
-export const retentionDefinition = z
-  .object({
-    start_event: rule.eventName,
-    return_event: rule.eventName,
-    channel: rule.channelName.optional(),
-    tag: tagFilters.optional(),
-    user_id: rule.userId.optional(),
-    q: rule.text(200).optional(),
-    ...range,
-    interval: z.string().optional(),
-    periods: z.number().optional(),
-    tz: z.string().optional(),
-  })
-  .strict()
-  .refine(oneRange, rangeMessage);
+export const retentionDefinition = ranged({
+  start_event: rule.eventName,
+  return_event: rule.eventName,
+  ...filters,
+  ...range,
+  interval: z.string().optional(),
+  periods: z.number().optional(),
+  tz: z.string().optional(),
+});
 
 export function retentionInput(project: string, d: RetentionDefinition, now: number): RetentionInput {
   return {
     project,
     startEvent: d.start_event,
     returnEvent: d.return_event,
-    channel: d.channel,
-    tags: d.tag,
-    userId: d.user_id,
-    q: d.q,
+    ...filtersInput(d),
     ...rangeOf(d, now),
     interval: d.interval,
     periods: d.periods,
@@ -57,13 +38,7 @@ export const retention = {
   async check(project, d, { analytics, feed }, now) {
     const input = retentionInput(project.name, d, now);
     await inDefinition(() => analytics.planRetention(input, now));
-    await feed.filterOf({
-      project: input.project,
-      channel: input.channel,
-      userId: input.userId,
-      tags: input.tags,
-      q: input.q,
-    });
+    await feed.filterOf({ project: input.project, ...filtersInput(d) });
   },
 
   answer: async (project, d, { analytics }, now) => ({
@@ -77,28 +52,28 @@ export const retention = {
     return [
       `“${d.start_event}”, back with “${d.return_event}”`,
       `by ${word} for ${periods} ${periods === 1 ? word : `${word}s`}`,
-      ...describeFilters(d),
+      ...forms.describeFilters(d),
     ];
   },
 
   form: {
     definition: (f) => ({
-      ...set("start_event", one(f, "start_event")),
-      ...set("return_event", one(f, "return_event")),
-      ...filtersOfForm(f),
-      ...rangeOfForm(f),
-      ...set("interval", one(f, "interval") || undefined),
-      ...set("periods", numberOr(one(f, "periods"))),
-      ...set("tz", one(f, "tz") || undefined),
+      ...forms.set("start_event", forms.one(f, "start_event")),
+      ...forms.set("return_event", forms.one(f, "return_event")),
+      ...forms.filtersOfForm(f),
+      ...forms.rangeOfForm(f),
+      ...forms.set("interval", forms.one(f, "interval") || undefined),
+      ...forms.set("periods", forms.numberOr(forms.one(f, "periods"))),
+      ...forms.set("tz", forms.one(f, "tz") || undefined),
     }),
     fields: (d) => ({
-      ...formOfRange(d),
-      start_event: str(d.start_event),
-      return_event: str(d.return_event),
-      ...formOfFilters(d),
-      interval: str(d.interval),
-      periods: str(d.periods),
-      tz: str(d.tz),
+      ...forms.formOfRange(d),
+      start_event: forms.str(d.start_event),
+      return_event: forms.str(d.return_event),
+      ...forms.formOfFilters(d),
+      interval: forms.str(d.interval),
+      periods: forms.str(d.periods),
+      tz: forms.str(d.tz),
     }),
   },
 } satisfies ChartKindModule<"retention">;

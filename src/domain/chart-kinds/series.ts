@@ -4,46 +4,30 @@ import { z } from "zod";
 import type { SeriesDefinition } from "../../model/chart.ts";
 import { planSeries, type SeriesInput } from "../analytics.ts";
 import * as rule from "../rules.ts";
-import {
-  describeFilters,
-  filtersOfForm,
-  formOfFilters,
-  formOfRange,
-  numberOr,
-  one,
-  rangeOfForm,
-  set,
-  str,
-} from "./form.ts";
-import { type ChartKindModule, inDefinition, oneRange, range, rangeMessage, rangeOf, tagFilters } from "./kind.ts";
+import * as forms from "./form.ts";
+import { type ChartKindModule, filters, filtersInput, inDefinition, range, ranged, rangeOf } from "./kind.ts";
 
-export const seriesDefinition = z
-  .object({
-    channel: rule.channelName.optional(),
-    event: rule.eventName.optional(),
-    tag: tagFilters.optional(),
-    user_id: rule.userId.optional(),
-    q: rule.text(200).optional(),
-    ...range,
-    interval: z.string().optional(),
-    tz: z.string().optional(),
-    measure: z.string().optional(),
-    group_by: z.string().optional(),
-    limit: z.number().optional(),
-    /** How the dashboard draws it. */
-    display: z.enum(["line", "bar"], { error: 'must be "line" or "bar"' }).optional(),
-  })
-  .strict()
-  .refine(oneRange, rangeMessage);
+const { channel, ...otherFilters } = filters;
+
+export const seriesDefinition = ranged({
+  channel,
+  event: rule.eventName.optional(),
+  ...otherFilters,
+  ...range,
+  interval: z.string().optional(),
+  tz: z.string().optional(),
+  measure: z.string().optional(),
+  group_by: z.string().optional(),
+  limit: z.number().optional(),
+  /** How the dashboard draws it. */
+  display: z.enum(["line", "bar"], { error: 'must be "line" or "bar"' }).optional(),
+});
 
 export function seriesInput(project: string, d: SeriesDefinition, now: number): SeriesInput {
   return {
     project,
-    channel: d.channel,
+    ...filtersInput(d),
     event: d.event,
-    tags: d.tag,
-    userId: d.user_id,
-    q: d.q,
     ...rangeOf(d, now),
     interval: d.interval,
     tz: d.tz,
@@ -62,14 +46,7 @@ export const series = {
     const input = seriesInput(project.name, d, now);
     await inDefinition(() => planSeries(input, now));
     // Its names resolved as the series route resolves them: a channel that does not exist is a 404.
-    await feed.filterOf({
-      project: input.project,
-      channel: input.channel,
-      event: input.event,
-      userId: input.userId,
-      tags: input.tags,
-      q: input.q,
-    });
+    await feed.filterOf({ project: input.project, event: input.event, ...filtersInput(d) });
   },
 
   answer: async (project, d, { analytics }, now) => ({
@@ -80,39 +57,39 @@ export const series = {
   describe: (d) => [
     d.measure === "users" ? "users" : "events",
     d.event ? `“${d.event}”` : "",
-    ...describeFilters(d),
+    ...forms.describeFilters(d),
     `per ${d.interval ?? "day"}`,
     d.group_by ? `by ${d.group_by.replace(/^tag:/, "tag ")}` : "",
   ],
 
   form: {
     definition(f) {
-      const groupBy = one(f, "group_by");
+      const groupBy = forms.one(f, "group_by");
       return {
-        ...set("measure", one(f, "measure") === "users" ? "users" : undefined),
-        ...set("event", one(f, "event")),
-        ...filtersOfForm(f),
-        ...rangeOfForm(f),
-        ...set("interval", one(f, "interval") || undefined),
-        ...set("tz", one(f, "tz") || undefined),
-        ...set("group_by", groupBy === "tag" ? `tag:${one(f, "group_tag")}` : groupBy || undefined),
-        ...set("limit", groupBy ? numberOr(one(f, "limit")) : undefined),
-        ...set("display", one(f, "display") === "bar" ? "bar" : undefined),
+        ...forms.set("measure", forms.one(f, "measure") === "users" ? "users" : undefined),
+        ...forms.set("event", forms.one(f, "event")),
+        ...forms.filtersOfForm(f),
+        ...forms.rangeOfForm(f),
+        ...forms.set("interval", forms.one(f, "interval") || undefined),
+        ...forms.set("tz", forms.one(f, "tz") || undefined),
+        ...forms.set("group_by", groupBy === "tag" ? `tag:${forms.one(f, "group_tag")}` : groupBy || undefined),
+        ...forms.set("limit", groupBy ? forms.numberOr(forms.one(f, "limit")) : undefined),
+        ...forms.set("display", forms.one(f, "display") === "bar" ? "bar" : undefined),
       };
     },
     fields(d) {
-      const groupBy = str(d.group_by) ?? "";
+      const groupBy = forms.str(d.group_by) ?? "";
       return {
-        ...formOfRange(d),
-        measure: str(d.measure),
-        event: str(d.event),
-        ...formOfFilters(d),
-        interval: str(d.interval),
-        tz: str(d.tz),
+        ...forms.formOfRange(d),
+        measure: forms.str(d.measure),
+        event: forms.str(d.event),
+        ...forms.formOfFilters(d),
+        interval: forms.str(d.interval),
+        tz: forms.str(d.tz),
         group_by: groupBy.startsWith("tag:") ? "tag" : groupBy || undefined,
         group_tag: groupBy.startsWith("tag:") ? groupBy.slice(4) : undefined,
-        limit: str(d.limit),
-        display: str(d.display),
+        limit: forms.str(d.limit),
+        display: forms.str(d.display),
       };
     },
   },
