@@ -1,7 +1,8 @@
 // Alert rules, and the two reads their rounds make of the events: how many matched in a window, and
 // when the latest one happened.
 import { and, asc, eq, inArray, max, sql } from "drizzle-orm";
-import type { Alert, AlertChanges, AlertFilter } from "../../model/alert.ts";
+import type { Alert, AlertChanges } from "../../model/alert.ts";
+import { alertOfRow, alertRow } from "../../model/alert-row.ts";
 import type { AlertRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
 import { analyticsStore } from "./analytics.ts";
@@ -10,15 +11,12 @@ import { alerts, events } from "./schema.ts";
 
 type Row = typeof alerts.$inferSelect;
 
-const toAlert = (row: Row): Alert => ({ ...row, filter: JSON.parse(row.filter) as AlertFilter });
+const toAlert = (row: Row): Alert => alertOfRow(row);
 
 export function alertStore(ctx: Ctx): AlertRepository {
   const { db } = ctx;
   const analytics = analyticsStore(ctx);
-  const row = (changes: AlertChanges) => {
-    const { filter, ...rest } = changes;
-    return { ...rest, ...(filter === undefined ? {} : { filter: JSON.stringify(filter) }) };
-  };
+  const row = (changes: AlertChanges) => alertRow(changes);
   return {
     async create(alert, now) {
       const [created] = await db

@@ -2,7 +2,8 @@
 // index range per rule, as a chart's bucket is counted), and when the latest one happened.
 import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import type { Alert, AlertChanges, AlertFilter, AlertTransition, NewAlert } from "../../model/alert.ts";
+import type { Alert, AlertChanges, AlertTransition, NewAlert } from "../../model/alert.ts";
+import { alertOfRow, alertRow } from "../../model/alert-row.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import type { WindowQuestion } from "../store.ts";
 import type { Db } from "./db.ts";
@@ -13,14 +14,11 @@ import { alerts } from "./schema.ts";
 const dialect = new SQLiteSyncDialect();
 type Row = typeof alerts.$inferSelect;
 
-const toAlert = (row: Row): Alert => ({ ...row, filter: JSON.parse(row.filter) as AlertFilter });
+const toAlert = (row: Row): Alert => alertOfRow(row);
 
 export function alertStore(db: Db, searching: () => Db) {
   const analytics = analyticsStore(db, searching);
-  const row = (changes: AlertChanges) => {
-    const { filter, ...rest } = changes;
-    return { ...rest, ...(filter === undefined ? {} : { filter: JSON.stringify(filter) }) };
-  };
+  const row = (changes: AlertChanges) => alertRow(changes);
   return {
     create(alert: NewAlert, now: number): Alert {
       return toAlert(
