@@ -503,22 +503,16 @@ describe("profiles", () => {
 });
 
 describe("alert rules", () => {
-  /** A count rule as the API makes one (the rows' shape is the model's: see model/alert.ts). */
+  /** A count rule as the API makes one. */
   const rule = (projectId: number, name: string, paused = false): NewAlert => ({
     projectId,
     paused,
     kind: "count",
     name,
-    filter: { channel: "shop", tags: { plan: "pro" } },
-    period: null,
-    cron: null,
-    tz: null,
-    grace: 0,
-    window: 60_000,
-    metric: null,
-    above: 10,
-    below: null,
     repeat: null,
+    filter: { channel: "shop", tags: { plan: "pro" } },
+    window: 60_000,
+    threshold: { compare: "above", limit: 10 },
   });
 
   test("are created ok, found, listed in order, changed and deleted; the paused ones are not active", async () => {
@@ -543,14 +537,53 @@ describe("alert rules", () => {
     expect(active).not.toContain(b.id);
     expect(active).toEqual([...active].sort((x, y) => x - y));
 
-    const changed = await store.alerts.update(a.id, { name: "Too few", filter: { event: "x" }, below: 2 }, NOW + 5);
-    expect(changed).toEqual({ ...a, name: "Too few", filter: { event: "x" }, below: 2, updatedAt: NOW + 5 });
+    const fewer = {
+      kind: "count" as const,
+      name: "Too few",
+      repeat: 60_000,
+      filter: { event: "x" },
+      window: 120_000,
+      threshold: { compare: "below" as const, limit: 2 },
+    };
+    const changed = await store.alerts.update(a.id, fewer, NOW + 5);
+    expect(changed).toEqual({ ...a, ...fewer, updatedAt: NOW + 5 });
     expect(await store.alerts.update(a.id, { state: "firing", since: NOW + 6 }, NOW + 6)).toMatchObject({
+      ...fewer,
       state: "firing",
       since: NOW + 6,
-      filter: { event: "x" },
     });
-    expect(await store.alerts.update(999_999, { name: "none" }, NOW)).toBeNull();
+    // A rule of another kind keeps nothing of the last one's fields.
+    const absence = {
+      kind: "absence" as const,
+      name: "Quiet",
+      repeat: null,
+      filter: { channel: "cron" },
+      schedule: { cron: "0 3 * * *", tz: "Europe/Paris" },
+      grace: 300_000,
+    };
+    expect(await store.alerts.update(a.id, { ...absence, paused: true }, NOW + 7)).toEqual({
+      ...absence,
+      id: a.id,
+      projectId,
+      paused: true,
+      state: "firing",
+      since: NOW + 6,
+      lastChecked: null,
+      lastNotified: null,
+      createdAt: NOW,
+      updatedAt: NOW + 7,
+    });
+    const metric = {
+      kind: "metric" as const,
+      name: "Disk",
+      repeat: null,
+      filter: {},
+      metric: "disk",
+      threshold: { compare: "above" as const, limit: 0.9 },
+    };
+    expect(await store.alerts.update(a.id, metric, NOW + 8)).toMatchObject(metric);
+    expect(await store.alerts.find(a.id)).toMatchObject({ ...metric, paused: true });
+    expect(await store.alerts.update(999_999, { paused: true }, NOW)).toBeNull();
     expect(await store.alerts.delete(b.id)).toBe(true);
     expect(await store.alerts.delete(b.id)).toBe(false);
     expect(await store.alerts.find(b.id)).toBeNull();

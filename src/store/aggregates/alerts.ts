@@ -2,7 +2,7 @@
 // many matched in a window, when the latest one happened) are tuned per store (sqlite/alerts.ts,
 // pg/alerts.ts).
 import { and, asc, eq, isNull } from "drizzle-orm";
-import type { Alert, AlertChanges, AlertFilter } from "../../model/alert.ts";
+import { alertOfRow as toAlert, alertRow as toRow } from "../../model/alert-row.ts";
 import type { AlertRepository } from "../store.ts";
 import type { Sql } from "./sql.ts";
 
@@ -11,14 +11,6 @@ export type AlertReads = Pick<AlertRepository, "counts" | "latest">;
 
 export function alertRules({ db, t, idIn }: Sql): Omit<AlertRepository, keyof AlertReads> {
   const { alerts } = t;
-  const toAlert = (row: typeof alerts.$inferSelect): Alert => ({
-    ...row,
-    filter: JSON.parse(row.filter) as AlertFilter,
-  });
-  const toRow = ({ filter, ...rest }: AlertChanges) => ({
-    ...rest,
-    ...(filter === undefined ? {} : { filter: JSON.stringify(filter) }),
-  });
   return {
     async create(alert, now) {
       const [created] = await db
