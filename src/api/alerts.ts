@@ -7,6 +7,7 @@ import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
 import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
 import type { Alert } from "../model/alert.ts";
+import { columnsOf } from "../model/alert-row.ts";
 import type { Services } from "../services.ts";
 import { ok } from "./views.ts";
 
@@ -22,22 +23,23 @@ export const alertParams = z.object({
 
 const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
 
-/** A rule as the API answers it: what it expects, and its state (paused shows as paused). */
+/** A rule as the API answers it: what it expects (every kind's fields, null where not its kind's), and its state (paused shows as paused). */
 export function apiAlert(a: Alert, project: string) {
+  const c = columnsOf(a);
   return {
     id: a.id,
     project,
     name: a.name,
     kind: a.kind,
-    filter: a.filter,
-    period: seconds(a.period),
-    cron: a.cron,
-    tz: a.tz,
+    filter: c.filter,
+    period: seconds(c.period),
+    cron: c.cron,
+    tz: c.tz,
     grace: a.kind === "absence" ? a.grace / 1000 : null,
-    window: seconds(a.window),
-    metric: a.metric,
-    above: a.above,
-    below: a.below,
+    window: seconds(c.window),
+    metric: c.metric,
+    above: c.above,
+    below: c.below,
     repeat: seconds(a.repeat),
     paused: a.paused,
     state: a.paused ? "paused" : a.state,

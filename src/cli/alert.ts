@@ -1,5 +1,6 @@
+import { kindOf } from "../domain/alert-kinds/index.ts";
 import type { AlertInput } from "../domain/alerts.ts";
-import { formatDuration, parseSeconds } from "../domain/units.ts";
+import { parseSeconds } from "../domain/units.ts";
 import type { Alert } from "../model/alert.ts";
 import { parseTags } from "./client.ts";
 import {
@@ -34,16 +35,8 @@ function number(flag: string, text: string | undefined): number | undefined {
   return Number(text);
 }
 
-const span = (ms: number | null) => (ms === null ? "" : formatDuration(ms));
-
-function describe(a: Alert): string {
-  if (a.kind === "absence")
-    return a.cron
-      ? `cron "${a.cron}" ${a.tz}, grace ${span(a.grace)}`
-      : `every ${span(a.period)}, grace ${span(a.grace)}`;
-  const limit = a.above !== null ? `above ${a.above}` : `below ${a.below}`;
-  return a.kind === "count" ? `${limit} in ${span(a.window)}` : `${a.metric} ${limit}`;
-}
+/** What a rule expects, in its kind's words. */
+const describe = (a: Alert) => kindOf(a).brief(a);
 
 export const alert: Command = {
   summary: "list, create, pause, resume, test or delete alert rules",

@@ -9,7 +9,6 @@
 // for a new rule); for count rules, the matching events of the window, an index range read on the
 // read path; for metric rules, the metric's value. A matching event settles a firing absence rule
 // at once, without waiting for the next round.
-import { Cron } from "croner";
 import { type Clock, systemClock, type Timer } from "../clock.ts";
 import { log } from "../logger.ts";
 import type { Alert, AlertFilter, AlertTransition } from "../model/alert.ts";
@@ -17,9 +16,13 @@ import type { StoredEvent } from "../model/event.ts";
 import type { EventFilter } from "../model/filter.ts";
 import type { Announce, Hub } from "../live/hub.ts";
 import type { Store, WindowQuestion } from "../store/store.ts";
+import { kindOf } from "./alert-kinds/index.ts";
+import type { Finding, Reads } from "./alert-kinds/kind.ts";
 import { type Notice, notice, testNotice } from "./alert-notices.ts";
 import { eventMatcher } from "./filter.ts";
 import { ingestWrites } from "./ingest-writes.ts";
+
+export { deadline } from "./alert-kinds/absence.ts";
 
 /** The channel where a project's alerts are recorded. */
 export const ALERTS_CHANNEL = "alerts";
@@ -40,9 +43,6 @@ type Watched = {
   early: number | null;
   rules: Map<number, Alert>;
 };
-
-/** What a rule's check found: the state it should be in, and what the notice says of it. */
-export type Finding = { firing: boolean; facts: Record<string, number | string | null> };
 
 /** Questions asked of the read path in one read, at most: a round of many rules makes few reads. */
 const BATCH = 100;
@@ -122,11 +122,11 @@ export class AlertRunner {
       const rules = await this.store.alerts.active();
       this.refresh(rules);
       const counts = await this.countWindows(
-        rules.filter((r) => r.kind === "count"),
+        rules.filter((r) => kindOf(r).window),
         now,
       );
       await this.learnLatest(
-        rules.filter((r) => r.kind === "absence"),
+        rules.filter((r) => kindOf(r).watches),
         now,
       );
       for (const alert of rules) if (await this.check(alert, now, counts)) result.changed++;
@@ -162,7 +162,7 @@ export class AlertRunner {
         continue;
       }
       this.unwatch(alert.id);
-      if (alert.kind === "absence") this.watch(alert);
+      if (kindOf(alert).watches) this.watch(alert);
     }
   }
 
@@ -237,18 +237,30 @@ export class AlertRunner {
 
   /** The count rules' windows, counted in reads of a hundred questions, each question asked once however many rules ask it. */
   private async countWindows(rules: Alert[], now: number): Promise<Prefetched> {
-    const keyOfRule = (r: Alert) => JSON.stringify([r.projectId, r.filter, r.window]);
     const questions = new Map<string, WindowQuestion>();
-    for (const r of rules)
-      questions.set(keyOfRule(r), { filter: watchedFilter(r.projectId, r.filter), from: now - r.window!, to: now });
-    const keys = [...questions.keys()];
+    const keys = new Map<number, string>();
+    for (const r of rules) {
+      const question = this.windowOf(r, now);
+      if (!question) continue;
+      const key = JSON.stringify([r.projectId, question.filter, question.from]);
+      keys.set(r.id, key);
+      questions.set(key, question);
+    }
+    const asked = [...questions.keys()];
     const answers = new Map<string, number>();
-    for (let i = 0; i < keys.length; i += BATCH) {
-      const batch = keys.slice(i, i + BATCH);
+    for (let i = 0; i < asked.length; i += BATCH) {
+      const batch = asked.slice(i, i + BATCH);
       const counted = await this.store.alerts.counts(batch.map((k) => questions.get(k)!));
       batch.forEach((k, j) => answers.set(k, counted[j]!));
     }
-    return new Map(rules.map((r) => [r.id, answers.get(keyOfRule(r))!]));
+    return new Map([...keys].map(([id, key]) => [id, answers.get(key)!]));
+  }
+
+  /** The window a rule counts at `now`, if its kind counts one. */
+  private windowOf(r: Alert, now: number): WindowQuestion | null {
+    const window = kindOf(r).window?.(r);
+    if (window === undefined) return null;
+    return { filter: watchedFilter(r.projectId, r.filter), from: now - window, to: now };
   }
 
   /** When each absence rule's latest event happened, for the rules not known yet (after a start, a new rule), in reads of a hundred. */
@@ -303,31 +315,17 @@ export class AlertRunner {
   }
 
   /** What the rule sees at `now`; null when it cannot tell (a metric that holds no number). */
-  private async find(alert: Alert, now: number, counts: Prefetched): Promise<Finding | null> {
-    if (alert.kind === "metric") {
-      const metric = await this.store.metrics.find(alert.projectId, alert.metric!);
-      if (typeof metric?.value !== "number") return null;
-      return { firing: beyond(alert, metric.value), facts: { value: metric.value, at: metric.updatedAt } };
-    }
+  private find(alert: Alert, now: number, counts: Prefetched): Promise<Finding | null> {
     const filter = watchedFilter(alert.projectId, alert.filter);
-    if (alert.kind === "count") {
-      const n =
-        counts.get(alert.id) ?? (await this.store.alerts.counts([{ filter, from: now - alert.window!, to: now }]))[0]!;
-      // Too few events is told only once a whole window was watched.
-      const watchedSince = Math.max(this.startedAt, alert.state === "ok" ? alert.since : -Infinity);
-      if (alert.below !== null && alert.state === "ok" && now - watchedSince < alert.window!) return null;
-      // The latest matching event is told only in a notice of firing, read when it is written.
-      const firing = beyond(alert, n);
-      const last = firing && alert.state !== "firing" ? (await this.store.alerts.latest([filter], now))[0]! : null;
-      return { firing, facts: { count: n, last } };
-    }
-    const lastSeen = await this.lastSeen(alert, filter, now);
-    // Firing, only an event brings it back; otherwise silence is counted from the rule's start, the
-    // server's start (it did not watch before) or the last event, whichever is latest.
-    const base = alert.state === "firing" ? lastSeen : Math.max(lastSeen ?? -Infinity, alert.since, this.startedAt);
-    if (base === null) return { firing: true, facts: { last: null, watched: alert.since } };
-    const due = deadline(alert, base);
-    return { firing: now > due, facts: { last: lastSeen, watched: base, due } };
+    const reads: Reads = {
+      now,
+      startedAt: this.startedAt,
+      count: async () => counts.get(alert.id) ?? (await this.store.alerts.counts([this.windowOf(alert, now)!]))[0]!,
+      latest: async () => (await this.store.alerts.latest([filter], now))[0] ?? null,
+      lastSeen: () => this.lastSeen(alert, filter, now),
+      metric: (title) => this.store.metrics.find(alert.projectId, title),
+    };
+    return kindOf(alert).find(alert, reads);
   }
 
   private watchedOf(id: number): Watched | undefined {
@@ -390,20 +388,6 @@ export class AlertRunner {
     log.info("alert", { rule: alert.id, project: project.name, name: alert.name, state: n.tags.state });
     return result.event;
   }
-}
-
-/** Past its limit: above it, or below it. */
-function beyond(alert: Alert, value: number): boolean {
-  return alert.above !== null ? value > alert.above : value < alert.below!;
-}
-
-/** When silence after `base` becomes a problem: a period after it, or the next scheduled time after it; plus the grace. */
-export function deadline(alert: Alert, base: number): number {
-  if (alert.cron) {
-    const next = new Cron(alert.cron, { timezone: alert.tz ?? "UTC", paused: true }).nextRun(new Date(base));
-    return (next ? next.getTime() : Infinity) + alert.grace;
-  }
-  return base + alert.period! + alert.grace;
 }
 
 function keyOf(projectId: number, channel?: string, event?: string): string {

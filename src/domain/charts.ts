@@ -10,115 +10,27 @@ import {
   type CardRef,
   type Chart,
   type ChartChanges,
+  type ChartDefinition,
   type ChartKind,
   DEFAULT_CARDS,
+  type NewChart,
 } from "../model/chart.ts";
 import type { Project } from "../model/project.ts";
 import type { Repositories, Store } from "../store/store.ts";
-import {
-  type AnalyticsService,
-  type DroppedPage,
-  type FunnelAnswer,
-  type FunnelInput,
-  type RetentionAnswer,
-  type RetentionInput,
-  type SeriesAnswer,
-  type SeriesInput,
-  planSeries,
-} from "./analytics.ts";
+import type { AnalyticsService, DroppedPage, FunnelAnswer } from "./analytics.ts";
+import { CHART_KIND_CHOICES, CHART_KINDS, chartKind } from "./chart-kinds/index.ts";
+import { type ChartAnswer, type ChartDeps, inDefinition } from "./chart-kinds/kind.ts";
+import { funnelDefinition, funnelInput } from "./chart-kinds/funnel.ts";
 import type { FeedService } from "./feed.ts";
-import { type HistoryPage, MAX_HISTORY_PAGE } from "./metric-history.ts";
 import { requireProject } from "./projects.ts";
 import * as rule from "./input-fields.ts";
 import { validate } from "./validation.ts";
 
-const DAY = 86_400_000;
+export type { ChartAnswer } from "./chart-kinds/kind.ts";
+
 export const MAX_POSITION = 10_000;
 /** Cards a dashboard holds at most. */
 export const MAX_CARDS = 50;
-
-/** A tag filter as GET /v1/events takes it: key:value, the key as tag keys are. */
-const tagFilter = rule.text(400).refine((t) => t.indexOf(":") > 0 && rule.isTagKey(t.slice(0, t.indexOf(":"))), {
-  message: "must look like key:value with a key of lowercase letters, digits or dashes, for example plan:pro",
-});
-const tagFilters = z.array(tagFilter).max(8, "at most 8 tag filters");
-/** A fixed range (Unix seconds), or the last N days up to when it is read. */
-const range = {
-  from: z.number().optional(),
-  to: z.number().optional(),
-  last_days: z
-    .number()
-    .int("must be a whole number of days")
-    .min(1, "must be at least 1")
-    .max(3660, "must be at most 3660")
-    .optional(),
-};
-const oneRange = (d: { from?: number; to?: number; last_days?: number }) =>
-  d.last_days === undefined || (d.from === undefined && d.to === undefined);
-const rangeMessage = { message: "give last_days or from and to, not both", path: ["last_days"] };
-
-export const seriesDefinition = z
-  .object({
-    channel: rule.channelName.optional(),
-    event: rule.eventName.optional(),
-    tag: tagFilters.optional(),
-    user_id: rule.userId.optional(),
-    q: rule.text(200).optional(),
-    ...range,
-    interval: z.string().optional(),
-    tz: z.string().optional(),
-    measure: z.string().optional(),
-    group_by: z.string().optional(),
-    limit: z.number().optional(),
-    /** How the dashboard draws it. */
-    display: z.enum(["line", "bar"], { error: 'must be "line" or "bar"' }).optional(),
-  })
-  .strict()
-  .refine(oneRange, rangeMessage);
-
-const funnelStep = z.union(
-  [
-    rule.eventName,
-    z.object({ event: rule.eventName, channel: rule.channelName.optional(), tag: tagFilters.optional() }).strict(),
-  ],
-  {
-    error: 'each step is an event name, or {"event": NAME, "channel": NAME, "tag": ["key:value"]}',
-  },
-);
-
-export const funnelDefinition = z
-  .object({ steps: z.array(funnelStep), ...range, window: z.number().optional() })
-  .strict()
-  .refine(oneRange, rangeMessage);
-
-export const metricDefinition = z
-  .object({ title: rule.metricTitle, ...range })
-  .strict()
-  .refine(oneRange, rangeMessage);
-
-/** Retention: the parameters of GET /v1/analytics/retention, its filters as a series has them. */
-export const retentionDefinition = z
-  .object({
-    start_event: rule.eventName,
-    return_event: rule.eventName,
-    channel: rule.channelName.optional(),
-    tag: tagFilters.optional(),
-    user_id: rule.userId.optional(),
-    q: rule.text(200).optional(),
-    ...range,
-    interval: z.string().optional(),
-    periods: z.number().optional(),
-    tz: z.string().optional(),
-  })
-  .strict()
-  .refine(oneRange, rangeMessage);
-
-const DEFINITIONS = {
-  series: seriesDefinition,
-  funnel: funnelDefinition,
-  metric: metricDefinition,
-  retention: retentionDefinition,
-};
 
 export const chartName = rule.text(100, { nonEmpty: true });
 const position = z
@@ -137,12 +49,10 @@ const where = position.meta({ description: "Its place on the project's dashboard
 
 export const chartInput = z.object({
   project: rule.projectName,
-  kind: z
-    .enum(["series", "funnel", "metric", "retention"], { error: "must be series, funnel, metric or retention" })
-    .meta({
-      description:
-        "series (counts per bucket), funnel, metric (a metric's history) or retention (cohorts and their returns).",
-    }),
+  kind: z.enum(CHART_KINDS, { error: `must be ${CHART_KIND_CHOICES}` }).meta({
+    description:
+      "series (counts per bucket), funnel, metric (a metric's history) or retention (cohorts and their returns).",
+  }),
   name: chartName,
   definition,
   position: where.optional(),
@@ -163,73 +73,7 @@ export type PlacedChart = Chart & { position: number | null };
 /** A dashboard's card: the activity chart, or a pinned chart. */
 export type Card = { kind: typeof ACTIVITY_CARD } | { kind: "chart"; chart: Chart };
 
-/** What a chart shows now: its kind's answer. */
-export type ChartAnswer =
-  | { kind: "series"; series: SeriesAnswer }
-  | { kind: "funnel"; funnel: FunnelAnswer }
-  | { kind: "metric"; metric: HistoryPage }
-  | { kind: "retention"; retention: RetentionAnswer };
 export type ChartData = { chart: Chart } & ChartAnswer;
-
-const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
-
-/** A range in Unix ms: the last N days to `now`, or from and to as saved. */
-function rangeOf(d: { from?: number; to?: number; last_days?: number }, now: number): { from?: number; to?: number } {
-  return d.last_days === undefined ? { from: ms(d.from), to: ms(d.to) } : { from: now - d.last_days * DAY, to: now };
-}
-
-export function seriesInput(project: string, d: z.output<typeof seriesDefinition>, now: number): SeriesInput {
-  return {
-    project,
-    channel: d.channel,
-    event: d.event,
-    tags: d.tag,
-    userId: d.user_id,
-    q: d.q,
-    ...rangeOf(d, now),
-    interval: d.interval,
-    tz: d.tz,
-    measure: d.measure,
-    groupBy: d.group_by,
-    limit: d.limit,
-  };
-}
-
-export function funnelInput(project: string, d: z.output<typeof funnelDefinition>, now: number): FunnelInput {
-  const steps = d.steps.map((s) => (typeof s === "string" ? s : { event: s.event, channel: s.channel, tags: s.tag }));
-  return { project, steps, ...rangeOf(d, now), window: ms(d.window) };
-}
-
-export function retentionInput(project: string, d: z.output<typeof retentionDefinition>, now: number): RetentionInput {
-  return {
-    project,
-    startEvent: d.start_event,
-    returnEvent: d.return_event,
-    channel: d.channel,
-    tags: d.tag,
-    userId: d.user_id,
-    q: d.q,
-    ...rangeOf(d, now),
-    interval: d.interval,
-    periods: d.periods,
-    tz: d.tz,
-  };
-}
-
-/** Runs `check` with the problems it finds named as fields of the definition. */
-async function inDefinition<T>(check: () => T | Promise<T>): Promise<T> {
-  try {
-    return await check();
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    const issues = error.issues.map((i): FieldIssue => {
-      const path = i.path ? `definition.${i.path}` : "definition";
-      const said = i.message.replace(/^(the request (body|query)|[^:]*): /, "");
-      return { ...i, path, message: `${path}: ${said}` };
-    });
-    throw new ValidationError(issues, "body");
-  }
-}
 
 export function chartService(store: Store, analytics: AnalyticsService, feed: FeedService) {
   async function projectOf(chart: Chart): Promise<Project> {
@@ -244,46 +88,19 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
     return chart;
   }
 
+  const deps: ChartDeps = { store, analytics, feed };
+
   /** The definition, checked for its kind as it would be asked now (a 400 names its field, a 404 what it names that is not there). */
   async function checkDefinition(
     project: Project,
     kind: ChartKind,
     definition: Record<string, unknown>,
     now: number,
-  ): Promise<Record<string, unknown>> {
-    const parsed = await inDefinition(() => validate(DEFINITIONS[kind], definition));
-    if (kind === "series") {
-      const input = seriesInput(project.name, parsed as z.output<typeof seriesDefinition>, now);
-      await inDefinition(() => planSeries(input, now));
-      // Its names resolved as the series route resolves them: a channel that does not exist is a 404.
-      await feed.filterOf({
-        project: input.project,
-        channel: input.channel,
-        event: input.event,
-        userId: input.userId,
-        tags: input.tags,
-        q: input.q,
-      });
-    }
-    if (kind === "funnel")
-      await inDefinition(() =>
-        analytics.planFunnel(funnelInput(project.name, parsed as z.output<typeof funnelDefinition>, now), now),
-      );
-    if (kind === "retention") {
-      const input = retentionInput(project.name, parsed as z.output<typeof retentionDefinition>, now);
-      await inDefinition(() => analytics.planRetention(input, now));
-      await feed.filterOf({
-        project: input.project,
-        channel: input.channel,
-        userId: input.userId,
-        tags: input.tags,
-        q: input.q,
-      });
-    }
-    const title = kind === "metric" ? (parsed as z.output<typeof metricDefinition>).title : null;
-    if (title !== null && !(await store.metrics.find(project.id, title)))
-      throw new NotFound(`Metric "${title}" does not exist in project "${project.name}".`);
-    return parsed as Record<string, unknown>;
+  ): Promise<ChartDefinition> {
+    const k = chartKind(kind);
+    const parsed = await inDefinition(() => validate(k.definition, definition));
+    await k.check(project, parsed, deps, now);
+    return parsed;
   }
 
   /** What `definition` (of a chart of `kind` in `project`) shows now: the chart builder's preview, and a saved chart's data. */
@@ -293,43 +110,8 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
     definition: Record<string, unknown>,
     now: number,
   ): Promise<ChartAnswer> {
-    if (kind === "series")
-      return {
-        kind,
-        series: await analytics.series(
-          seriesInput(project, await inDefinition(() => validate(seriesDefinition, definition)), now),
-          now,
-        ),
-      };
-    if (kind === "funnel")
-      return {
-        kind,
-        funnel: await analytics.funnel(
-          funnelInput(project, await inDefinition(() => validate(funnelDefinition, definition)), now),
-          now,
-        ),
-      };
-    if (kind === "retention")
-      return {
-        kind,
-        retention: await analytics.retention(
-          retentionInput(project, await inDefinition(() => validate(retentionDefinition, definition)), now),
-          now,
-        ),
-      };
-    const d = await inDefinition(() => validate(metricDefinition, definition));
-    const { from = now - 7 * DAY, to = now } = rangeOf(d, now);
-    return {
-      kind,
-      metric: await feed.metricHistory({
-        project,
-        title: d.title,
-        from,
-        to,
-        limit: MAX_HISTORY_PAGE,
-        interval: "auto",
-      }),
-    };
+    const k = chartKind(kind);
+    return k.answer(project, await inDefinition(() => validate(k.definition, definition)), deps, now);
   }
 
   /** The project's cards as arranged (the default when never arranged), without charts since deleted. */
@@ -428,7 +210,7 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
       // Made and pinned in one transaction: a kill in between left an unpinned chart the client was never told of (and made again when it retried).
       const chart = await store.tx(async (tx) => {
         const made = await tx.charts.create(
-          { projectId: project.id, kind: c.kind, name, definition, createdAt: now },
+          { projectId: project.id, kind: c.kind, name, definition, createdAt: now } as NewChart,
           now,
         );
         if (c.position !== undefined && c.position !== null)
@@ -509,7 +291,7 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
     async data(id: number, now = Date.now()): Promise<ChartData> {
       const chart = await requireChart(id);
       const project = await projectOf(chart);
-      return { chart, ...(await answer(project.name, chart.kind, chart.definition, now)) };
+      return { chart, ...(await answer(project.name, chart.kind, chart.definition as Record<string, unknown>, now)) };
     },
 
     /** A funnel's answer and a page of the users who dropped before step `at` (from 2). */

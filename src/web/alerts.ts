@@ -1,12 +1,13 @@
 // Dashboard routes for a project's alert rules: the list (kept current while open), the form that
 // makes or changes a rule, and pause, resume, test and delete.
-import type { AlertInput } from "../domain/alerts.ts";
+import { ALERT_KIND_MODULES, ALERT_KINDS, kindOf } from "../domain/alert-kinds/index.ts";
+import { type AlertInput, KINDS_FIELDS } from "../domain/alerts.ts";
 import { hasRole } from "../domain/access.ts";
 import { formatDuration, parseSeconds } from "../domain/units.ts";
 import { NotFound, ValidationError } from "../errors.ts";
 import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
-import type { Alert } from "../model/alert.ts";
+import type { Alert, AlertKind } from "../model/alert.ts";
 import type { Actor } from "../model/audit.ts";
 import type { Project } from "../model/project.ts";
 import type { Session } from "../model/user.ts";
@@ -41,27 +42,28 @@ function formOf(body: unknown): AlertFormFields {
   return Object.fromEntries(FIELDS.map((name) => [name, field(body, name).trim()]));
 }
 
-/** A rule's fields as the form shows them. */
+/** A rule's fields as the form shows them: every field (empty where not of its kind), its kind's filled in. */
 function formOfRule(a: Alert): AlertFormFields {
   const s = (ms: number | null) => (ms === null ? "" : formatDuration(ms));
+  const empty = Object.fromEntries(FIELDS.map((name) => [name, ""]));
   return {
+    ...empty,
     name: a.name,
     kind: a.kind,
-    schedule: a.cron ? "cron" : "period",
-    channel: a.filter.channel ?? "",
-    event: a.filter.event ?? "",
-    // Written as the search writes a tag (a value with a space in quotes), so it reads back the same.
-    tags: Object.entries(a.filter.tags ?? {})
-      .map(([k, v]) => tagTerm(k, String(v)))
-      .join(" "),
-    period: s(a.period),
-    cron: a.cron ?? "",
-    tz: a.tz ?? "",
-    grace: a.kind === "absence" ? s(a.grace) : "",
-    window: s(a.window),
-    metric: a.metric ?? "",
-    compare: a.below !== null ? "below" : "above",
-    limit: a.above !== null ? String(a.above) : a.below !== null ? String(a.below) : "",
+    schedule: "period",
+    ...(kindOf(a).takes.filter
+      ? {
+          channel: a.filter.channel ?? "",
+          event: a.filter.event ?? "",
+          // Written as the search writes a tag (a value with a space in quotes), so it reads back the same.
+          tags: Object.entries(a.filter.tags ?? {})
+            .map(([k, v]) => tagTerm(k, String(v)))
+            .join(" "),
+        }
+      : {}),
+    ...kindOf(a).form.fields(a, s),
+    compare: "threshold" in a ? a.threshold.compare : "above",
+    limit: "threshold" in a ? String(a.threshold.limit) : "",
     repeat: s(a.repeat),
   };
 }
@@ -85,15 +87,13 @@ function inputOf(f: AlertFormFields): { input: Record<string, unknown>; errors: 
       errors.tags = `“${term.word}” is not key:value (a value with a space goes in double quotes: host:"db 1")`;
     else tags[term.tag[0]] = term.tag[1];
   }
-  const kind = f.kind;
-  const events = kind === "absence" || kind === "count";
-  const onSchedule = kind === "absence" && f.schedule === "cron";
+  const kind = ALERT_KINDS.includes(f.kind as AlertKind) ? ALERT_KIND_MODULES[f.kind as AlertKind] : null;
   const limit = f.limit === "" ? undefined : Number(f.limit);
   if (limit !== undefined && !Number.isFinite(limit)) errors.limit = "must be a number";
   const input: Record<string, unknown> = {
     name: f.name,
-    kind,
-    ...(events
+    kind: f.kind,
+    ...(kind?.takes.filter
       ? {
           filter: {
             ...(f.channel ? { channel: f.channel } : {}),
@@ -102,12 +102,8 @@ function inputOf(f: AlertFormFields): { input: Record<string, unknown>; errors: 
           },
         }
       : {}),
-    ...(kind === "absence" && !onSchedule ? { period: duration("period") } : {}),
-    ...(onSchedule ? { cron: f.cron || undefined, tz: f.tz || undefined } : {}),
-    ...(kind === "absence" ? { grace: duration("grace") } : {}),
-    ...(kind === "count" ? { window: duration("window") } : {}),
-    ...(kind === "metric" ? { metric: f.metric || undefined } : {}),
-    ...(kind !== "absence" && limit !== undefined ? { [f.compare === "below" ? "below" : "above"]: limit } : {}),
+    ...kind?.form.input(f, duration),
+    ...(kind?.takes.threshold && limit !== undefined ? { [f.compare === "below" ? "below" : "above"]: limit } : {}),
     repeat: duration("repeat"),
   };
   return { input: JSON.parse(JSON.stringify(input)) as Record<string, unknown>, errors };
@@ -169,9 +165,7 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       if (rule) {
         // Fields the form leaves out of this kind are taken out of the rule.
         const cleared = Object.fromEntries(
-          ["period", "cron", "tz", "grace", "window", "metric", "above", "below", "repeat"]
-            .filter((k) => !(k in input))
-            .map((k) => [k, null]),
+          [...KINDS_FIELDS, "repeat"].filter((k) => !(k in input)).map((k) => [k, null]),
         );
         await alerts.update(rule.id, { ...cleared, ...input }, actor);
       } else await alerts.create({ project: project.name, ...input } as AlertInput, actor);

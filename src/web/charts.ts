@@ -133,8 +133,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       });
       return kit.fragment(
         chartBody(project, data, {
-          display: String(chart.definition.display ?? ""),
-          fields: fieldsOfDefinition(chart.kind, chart.definition),
+          display: chart.kind === "series" ? (chart.definition.display ?? "") : "",
+          fields: fieldsOfDefinition(chart),
           compact,
           channels: await channelsFor(project, data),
         }),
@@ -264,9 +264,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
         const chart = await chartOf(project, params.id);
         const asked = fieldsOf(new URL(request.url).searchParams);
         // The URL holds the question as it was being changed (a reload, a shared link); else the saved one.
-        const fields = asked.kind
-          ? { ...asked, kind: chart.kind }
-          : fieldsOfDefinition(chart.kind, chart.definition, chart.name);
+        const fields = asked.kind ? { ...asked, kind: chart.kind } : fieldsOfDefinition(chart, chart.name);
         return builder(session, project, fields, chart);
       },
     }),

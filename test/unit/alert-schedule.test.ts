@@ -3,15 +3,16 @@
 // autumn change repeats is due once (its first), and a plain period is a period, whatever the clocks.
 import { describe, expect, test } from "bun:test";
 import { deadline } from "../../src/domain/alert-runner.ts";
-import type { Alert } from "../../src/model/alert.ts";
+import type { AlertOf } from "../../src/model/alert.ts";
+import { type AlertRow, alertOfRow } from "../../src/model/alert-row.ts";
 
 const MIN = 60_000;
-const rule = (over: Partial<Alert>): Alert => ({
+const row = (over: Partial<AlertRow>): AlertRow => ({
   id: 1,
   projectId: 1,
   kind: "absence",
   name: "r",
-  filter: {},
+  filter: "{}",
   period: null,
   cron: null,
   tz: null,
@@ -30,6 +31,7 @@ const rule = (over: Partial<Alert>): Alert => ({
   updatedAt: 0,
   ...over,
 });
+const rule = (over: Partial<AlertRow>) => alertOfRow(row(over)) as AlertOf<"absence">;
 const utc = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000", "");
 

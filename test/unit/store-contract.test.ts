@@ -7,6 +7,9 @@ import { openPgStore } from "../../src/store/pg/index.ts";
 import { openSqliteStore } from "../../src/store/sqlite/index.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../src/store/aggregates/idempotency.ts";
 import { ACCESS, type Store } from "../../src/store/store.ts";
+import type { NewAlert } from "../../src/model/alert.ts";
+import type { NewEvent } from "../../src/model/event.ts";
+import type { NewToken } from "../../src/model/token.ts";
 import { createDatabase, dropDatabase } from "../pg-cluster.ts";
 import { POSTGRES, tempDir } from "../helpers.ts";
 
@@ -32,6 +35,8 @@ beforeAll(async () => {
   }
 });
 afterAll(() => close());
+
+const nameOf = async (projectId: number) => (await store.projects.findById(projectId))!.name;
 
 /** A project of its own for each test. */
 async function project(): Promise<number> {
@@ -110,6 +115,578 @@ describe("charts", () => {
       await r.charts.setLayout(projectId, [...(cards ?? []), 7], NOW + 1);
     });
     expect(await store.charts.layout(projectId)).toEqual(["activity", 3, 1, 7]);
+  });
+});
+
+describe("tokens", () => {
+  const token = (name: string, more: Partial<NewToken> = {}): NewToken => ({
+    name,
+    kind: "full",
+    projectId: null,
+    channel: null,
+    prefix: `sb_${name}`,
+    hash: `hash of ${name}`,
+    mayNotify: false,
+    createdBy: null,
+    createdByUserId: null,
+    createdAt: NOW,
+    projectIds: null,
+    ...more,
+  });
+
+  test("are inserted with their project and limits, found by prefix and id, listed newest first", async () => {
+    const a = await project();
+    const b = await project();
+    const names = [await nameOf(a), await nameOf(b)].sort();
+    const full = await store.tokens.insert(token(`full${a}`, { createdBy: "ann", createdByUserId: 7 }));
+    expect(full).toEqual({
+      id: full.id,
+      name: `full${a}`,
+      kind: "full",
+      projectId: null,
+      project: null,
+      projects: null,
+      channel: null,
+      prefix: `sb_full${a}`,
+      hash: `hash of full${a}`,
+      mayNotify: false,
+      createdBy: "ann",
+      createdByUserId: 7,
+      createdAt: NOW,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    const limited = await store.tokens.insert(token(`limited${a}`, { projectIds: [b, a], createdAt: NOW + 1 }));
+    expect(limited.projects).toEqual(names);
+    const none = await store.tokens.insert(token(`none${a}`, { projectIds: [], createdAt: NOW + 1 }));
+    expect(none.projects).toEqual([]);
+    const pub = await store.tokens.insert(
+      token(`public${a}`, { kind: "public", projectId: a, channel: "web", mayNotify: true, createdAt: NOW + 2 }),
+    );
+    expect(pub).toMatchObject({ projectId: a, project: await nameOf(a), channel: "web", mayNotify: true });
+
+    expect(await store.tokens.findByPrefix(`sb_limited${a}`)).toEqual(limited);
+    expect(await store.tokens.findByPrefix(`sb_public${a}`)).toEqual(pub);
+    expect(await store.tokens.findById(full.id)).toEqual(full);
+    expect(await store.tokens.findByPrefix("sb_nobody")).toBeNull();
+    expect(await store.tokens.findById(999_999)).toBeNull();
+
+    const mine = (list: { id: number }[]) =>
+      list.map((t) => t.id).filter((id) => [full.id, limited.id, none.id, pub.id].includes(id));
+    expect(mine(await store.tokens.list())).toEqual([pub.id, none.id, limited.id, full.id]);
+    expect((await store.tokens.list()).find((t) => t.id === limited.id)).toEqual(limited);
+  });
+
+  test("are revoked once, by id or by maker, and leave the list of live ones", async () => {
+    const a = await project();
+    const one = await store.tokens.insert(token(`one${a}`));
+    expect(await store.tokens.activeNamed(`one${a}`)).toBe(true);
+    expect(await store.tx((r) => r.tokens.activeNamed(`one${a}`))).toBe(true);
+    expect(await store.tx((r) => r.tokens.activeNamed(`two${a}`))).toBe(false);
+    expect(await store.tokens.revoke(one.id, NOW + 5)).toBe(true);
+    expect(await store.tokens.revoke(one.id, NOW + 6)).toBe(false);
+    expect((await store.tokens.findById(one.id))!.revokedAt).toBe(NOW + 5);
+    expect(await store.tokens.activeNamed(`one${a}`)).toBe(false);
+    expect((await store.tokens.list()).some((t) => t.id === one.id)).toBe(false);
+    expect((await store.tokens.list(true)).some((t) => t.id === one.id)).toBe(true);
+
+    const maker = 1000 + a;
+    await store.tokens.insert(token(`m1${a}`, { createdByUserId: maker }));
+    await store.tokens.insert(token(`m2${a}`, { createdByUserId: maker }));
+    expect(await store.tokens.revokeCreatedBy(maker, NOW)).toBe(2);
+    expect(await store.tokens.revokeCreatedBy(maker, NOW)).toBe(0);
+  });
+
+  test("of a maker narrowed to some projects: public ones elsewhere revoked, full ones limited", async () => {
+    const a = await project();
+    const b = await project();
+    const c = await project();
+    const maker = 2000 + a;
+    const mine = { createdByUserId: maker };
+    const pubA = await store.tokens.insert(token(`pa${a}`, { ...mine, kind: "public", projectId: a }));
+    const pubB = await store.tokens.insert(token(`pb${a}`, { ...mine, kind: "public", projectId: b }));
+    const every = await store.tokens.insert(token(`every${a}`, mine));
+    const some = await store.tokens.insert(token(`some${a}`, { ...mine, projectIds: [a, c] }));
+    const other = await store.tokens.insert(token(`other${a}`, { createdByUserId: maker + 1 }));
+
+    expect(await store.tokens.narrowCreatedBy(maker, [a, b], NOW + 9)).toBe(0);
+    expect(await store.tokens.narrowCreatedBy(maker, [a], NOW + 9)).toBe(1);
+    expect((await store.tokens.findById(pubA.id))!.revokedAt).toBeNull();
+    expect((await store.tokens.findById(pubB.id))!.revokedAt).toBe(NOW + 9);
+    expect((await store.tokens.findById(every.id))!.projects).toEqual([await nameOf(a)]);
+    expect((await store.tokens.findById(some.id))!.projects).toEqual([await nameOf(a)]);
+    expect((await store.tokens.findById(other.id))!.projects).toBeNull();
+    expect(await store.tokens.narrowCreatedBy(maker, [], NOW)).toBe(1);
+    expect((await store.tokens.findById(every.id))!.projects).toEqual([]);
+  });
+
+  test("keep whether they may notify and when they were last used", async () => {
+    const a = await project();
+    const pub = await store.tokens.insert(token(`n${a}`, { kind: "public", projectId: a }));
+    await store.tokens.setMayNotify(pub.id, true);
+    await store.tokens.touch(pub.id, NOW + 77);
+    expect(await store.tokens.findById(pub.id)).toEqual({ ...pub, mayNotify: true, lastUsedAt: NOW + 77 });
+    await store.tokens.setMayNotify(pub.id, false);
+    expect((await store.tokens.findByPrefix(pub.prefix))!.mayNotify).toBe(false);
+  });
+
+  test("a revocation changes the access version; a touch does not", async () => {
+    const a = await project();
+    const one = await store.tokens.insert(token(`v${a}`));
+    const before = store.accessVersion();
+    await store.tokens.touch(one.id, NOW);
+    expect(store.accessVersion()).toBe(before);
+    await store.tokens.revoke(one.id, NOW);
+    expect(store.accessVersion()).not.toBe(before);
+  });
+});
+
+describe("users", () => {
+  let people = 0;
+  const username = () => `person-${++people}-${Math.random().toString(36).slice(2, 8)}`;
+
+  test("are created once per name, found, listed by name, and limited to projects by name", async () => {
+    const a = await project();
+    const b = await project();
+    const before = await store.users.count();
+    const name = username();
+    const ann = await store.users.create({ username: name, passwordHash: "h1", role: "admin" }, NOW);
+    expect(ann).toEqual({ id: ann!.id, username: name, role: "admin", projects: null, createdAt: NOW, updatedAt: NOW });
+    expect(await store.users.create({ username: name, passwordHash: "h2", role: "viewer" }, NOW)).toBeNull();
+    expect(await store.users.count()).toBe(before + 1);
+    expect(await store.users.findByUsername(name)).toEqual({ ...ann!, passwordHash: "h1" });
+    expect(await store.users.findByUsername("nobody at all")).toBeNull();
+    expect(await store.users.findById(ann!.id)).toEqual(ann);
+    expect(await store.users.findById(999_999)).toBeNull();
+
+    const bob = await store.users.create(
+      { username: `0${username()}`, passwordHash: "h", role: "member", projectIds: [b, a] },
+      NOW + 1,
+    );
+    expect(bob!.projects).toEqual([await nameOf(a), await nameOf(b)].sort());
+    const none = await store.users.create(
+      { username: username(), passwordHash: "h", role: "viewer", projectIds: [] },
+      NOW,
+    );
+    expect(none!.projects).toEqual([]);
+    const list = await store.users.list();
+    expect(list.map((u) => u.username)).toEqual(list.map((u) => u.username).sort());
+    expect(list.find((u) => u.id === bob!.id)).toEqual(bob!);
+  });
+
+  test("change their password, role and projects; a project is added only to a limited user", async () => {
+    const a = await project();
+    const b = await project();
+    const name = username();
+    const u = (await store.users.create({ username: name, passwordHash: "old", role: "member" }, NOW))!;
+    await store.users.setPassword(u.id, "new", NOW + 1);
+    expect(await store.users.findByUsername(name)).toMatchObject({ passwordHash: "new", updatedAt: NOW + 1 });
+    await store.users.setRole(u.id, "viewer", NOW + 2);
+    expect(await store.users.findById(u.id)).toMatchObject({ role: "viewer", updatedAt: NOW + 2 });
+
+    await store.users.addProject(u.id, a);
+    expect((await store.users.findById(u.id))!.projects).toBeNull();
+    await store.users.setProjects(u.id, [a], NOW + 3);
+    expect(await store.users.findById(u.id)).toMatchObject({ projects: [await nameOf(a)], updatedAt: NOW + 3 });
+    await store.users.addProject(u.id, b);
+    await store.users.addProject(u.id, b);
+    expect((await store.users.findById(u.id))!.projects).toEqual([await nameOf(a), await nameOf(b)].sort());
+    expect((await store.users.limitedReach()).find((r) => r.userId === u.id)!.projectIds.sort()).toEqual([a, b].sort());
+    await store.users.setProjects(u.id, [], NOW + 4);
+    expect((await store.users.findById(u.id))!.projects).toEqual([]);
+    expect((await store.users.limitedReach()).find((r) => r.userId === u.id)).toEqual({ userId: u.id, projectIds: [] });
+    await store.users.setProjects(u.id, null, NOW + 5);
+    expect((await store.users.findById(u.id))!.projects).toBeNull();
+    expect((await store.users.limitedReach()).some((r) => r.userId === u.id)).toBe(false);
+  });
+
+  test("keep sessions until they expire, end, or their user goes", async () => {
+    const a = await project();
+    const u = (await store.users.create(
+      { username: username(), passwordHash: "h", role: "member", projectIds: [a] },
+      NOW,
+    ))!;
+    const session = (hash: string, expiresAt: number) =>
+      store.users.createSession({
+        tokenHash: `${hash}-${u.id}`,
+        userId: u.id,
+        csrfToken: `csrf ${hash}`,
+        createdAt: NOW,
+        expiresAt,
+      });
+    await session("one", NOW + 100);
+    await session("two", NOW + 200);
+    await session("old", NOW - 1);
+
+    const found = (await store.users.findSession(`one-${u.id}`, NOW))!;
+    expect(found).toEqual({ sessionId: found.sessionId, csrfToken: "csrf one", expiresAt: NOW + 100, user: u });
+    expect(await store.users.findSession(`one-${u.id}`, NOW + 100)).toBeNull();
+    expect(await store.users.findSession(`old-${u.id}`, NOW)).toBeNull();
+    expect(await store.users.findSession("unknown", NOW)).toBeNull();
+    expect(await store.users.sessionActive(found.sessionId, NOW)).toBe(true);
+    expect(await store.users.sessionActive(found.sessionId, NOW + 100)).toBe(false);
+    expect(await store.users.activeSessions(u.id, NOW)).toBe(2);
+    expect(await store.users.activeSessions(u.id, NOW + 150)).toBe(1);
+
+    expect(await store.users.deleteExpiredSessions(NOW)).toBeGreaterThanOrEqual(1);
+    expect(await store.users.deleteExpiredSessions(NOW)).toBe(0);
+
+    const before = store.accessVersion();
+    await store.users.deleteSessionsOf(u.id, found.sessionId);
+    expect(store.accessVersion()).not.toBe(before);
+    expect(await store.users.activeSessions(u.id, NOW)).toBe(1);
+    await store.users.deleteSession(`one-${u.id}`);
+    expect(await store.users.sessionActive(found.sessionId, NOW)).toBe(false);
+
+    await session("three", NOW + 100);
+    await store.users.delete(u.id);
+    expect(await store.users.findById(u.id)).toBeNull();
+    expect(await store.users.findSession(`three-${u.id}`, NOW)).toBeNull();
+  });
+});
+
+describe("projects", () => {
+  const event = (p: { id: number; name: string }, channel: { id: number; name: string }, n: number): NewEvent => ({
+    projectId: p.id,
+    project: p.name,
+    channelId: channel.id,
+    channel: channel.name,
+    name: `event ${n}`,
+    description: null,
+    icon: null,
+    notify: false,
+    parser: "text",
+    userId: null,
+    tags: { n },
+    ts: NOW + n,
+    receivedAt: NOW + n,
+    historical: false,
+  });
+
+  test("are created once per name, found by name and id, listed by name, and keep a retention", async () => {
+    const name = `contract-p-${++names}`;
+    const made = (await store.projects.create(name, NOW))!;
+    expect(made).toEqual({ id: made.id, name, retentionDays: null, createdAt: NOW });
+    expect(await store.projects.create(name, NOW)).toBeNull();
+    expect(await store.projects.findByName(name)).toEqual(made);
+    expect(await store.projects.findById(made.id)).toEqual(made);
+    expect(await store.projects.findByName("no such project")).toBeNull();
+    expect(await store.projects.findByName("nul\u0000name")).toBeNull();
+    expect(await store.projects.findById(999_999)).toBeNull();
+    const listed = (await store.projects.list()).map((p) => p.name);
+    expect(listed).toEqual([...listed].sort());
+    expect(listed).toContain(name);
+
+    await store.projects.setRetention(made.id, 30);
+    expect(await store.projects.findByName(name)).toEqual({ ...made, retentionDays: 30 });
+    expect(await store.projects.findById(made.id)).toEqual({ ...made, retentionDays: 30 });
+    await store.projects.setRetention(made.id, null);
+    expect((await store.projects.findByName(name))!.retentionDays).toBeNull();
+  });
+
+  test("have channels, made once, found, listed by name, counted and deleted", async () => {
+    const id = await project();
+    const p = (await store.projects.findById(id))!;
+    const shop = (await store.projects.createChannel(id, "shop", NOW))!;
+    expect(shop).toEqual({ id: shop.id, projectId: id, name: "shop", createdAt: NOW });
+    expect(await store.projects.createChannel(id, "shop", NOW)).toBeNull();
+    expect(await store.projects.ensureChannel(id, "shop", NOW)).toEqual({ id: shop.id, created: false });
+    const made = await store.projects.ensureChannel(id, "app", NOW + 1);
+    expect(made.created).toBe(true);
+    expect(await store.projects.ensureChannel(id, "app", NOW + 2)).toEqual({ id: made.id, created: false });
+    expect(await store.tx((r) => r.projects.ensureChannel(id, "ops", NOW))).toMatchObject({ created: true });
+    expect(await store.projects.findChannel(id, "app")).toEqual({
+      id: made.id,
+      projectId: id,
+      name: "app",
+      createdAt: NOW + 1,
+    });
+    expect(await store.projects.findChannel(id, "none")).toBeNull();
+    expect(await store.projects.findChannel(id, "a\u0000b")).toBeNull();
+    expect((await store.projects.listChannels(id)).map((c) => c.name)).toEqual(["app", "ops", "shop"]);
+
+    await store.events.insert(event(p, shop, 1));
+    await store.events.insert(event(p, shop, 2));
+    await store.events.insert(event(p, { id: made.id, name: "app" }, 3));
+    expect(await store.projects.countEvents({ projectId: id })).toBe(3);
+    expect(await store.projects.countEvents({ channelId: shop.id })).toBe(2);
+    expect(await store.projects.countEvents({ channelId: (await store.projects.findChannel(id, "ops"))!.id })).toBe(0);
+
+    const ops = (await store.projects.findChannel(id, "ops"))!;
+    await store.projects.deleteChannel(ops);
+    expect(await store.projects.findChannel(id, "ops")).toBeNull();
+    expect(await store.projects.ensureChannel(id, "ops", NOW)).toMatchObject({ created: true });
+  });
+
+  test("are deleted with their channels and tokens, and found no more by name", async () => {
+    const id = await project();
+    const p = (await store.projects.findById(id))!;
+    const channel = await store.projects.ensureChannel(id, "gone", NOW);
+    await store.events.insert(event(p, { id: channel.id, name: "gone" }, 1));
+    const token = await store.tokens.insert({
+      name: `pub${id}`,
+      kind: "public",
+      projectId: id,
+      channel: null,
+      prefix: `sb_pub${id}`,
+      hash: "h",
+      mayNotify: false,
+      createdBy: null,
+      createdByUserId: null,
+      createdAt: NOW,
+      projectIds: null,
+    });
+    expect(await store.projects.findByName(p.name)).toEqual(p); // remembered, where a store remembers
+    const before = store.accessVersion();
+    await store.events.deleteBatch({ projectId: id }, 1000);
+    await store.projects.delete(id);
+    expect(store.accessVersion()).not.toBe(before);
+    expect(await store.projects.findByName(p.name)).toBeNull();
+    expect(await store.projects.findById(id)).toBeNull();
+    expect(await store.projects.listChannels(id)).toEqual([]);
+    expect(await store.tokens.findById(token.id)).toBeNull();
+    const again = (await store.projects.create(p.name, NOW))!;
+    expect(await store.projects.findByName(p.name)).toEqual(again);
+    expect(await store.projects.ensureChannel(again.id, "gone", NOW)).toMatchObject({ created: true });
+  });
+});
+
+describe("profiles", () => {
+  test("merge what identify sends: a new value replaces the old, null removes the key", async () => {
+    const id = await project();
+    expect(await store.profiles.find(id, "ann")).toBeNull();
+    await store.profiles.identify(id, "ann", { plan: "free", name: "Ann", gone: null }, NOW);
+    expect(await store.profiles.find(id, "ann")).toEqual({
+      projectId: id,
+      userId: "ann",
+      properties: { plan: "free", name: "Ann" },
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
+    await store.profiles.identify(id, "ann", { plan: "pro", name: null, seats: 3, beta: true }, NOW + 1);
+    expect(await store.profiles.find(id, "ann")).toEqual({
+      projectId: id,
+      userId: "ann",
+      properties: { plan: "pro", seats: 3, beta: true },
+      createdAt: NOW,
+      updatedAt: NOW + 1,
+    });
+    expect(await store.profiles.find(id, "bob")).toBeNull();
+    expect(await store.profiles.find(id, "a\u0000n")).toBeNull();
+    expect(await store.profiles.find(await project(), "ann")).toBeNull();
+  });
+
+  test("have groups, merged alike, and members added once", async () => {
+    const id = await project();
+    await store.profiles.group(id, "acme", { tier: "gold", size: 10 }, NOW);
+    await store.profiles.group(id, "acme", { size: null, region: "eu" }, NOW + 1);
+    await store.profiles.group(id, "umbrella", {}, NOW);
+    await store.profiles.addMember(id, "acme", "ann", NOW);
+    await store.profiles.addMember(id, "acme", "ann", NOW + 1);
+    await store.profiles.addMember(id, "umbrella", "ann", NOW);
+    await store.profiles.addMember(id, "umbrella", "bob", NOW);
+    const groups = await store.profiles.groupsOf(id, "ann");
+    expect(groups.sort((a, b) => a.groupId.localeCompare(b.groupId))).toEqual([
+      { groupId: "acme", properties: { tier: "gold", region: "eu" } },
+      { groupId: "umbrella", properties: {} },
+    ]);
+    expect(await store.profiles.groupsOf(id, "bob")).toEqual([{ groupId: "umbrella", properties: {} }]);
+    expect(await store.profiles.groupsOf(id, "carol")).toEqual([]);
+  });
+
+  test("identify's profile is what the users list shows of them", async () => {
+    const id = await project();
+    await store.profiles.identify(id, "dana", { plan: "pro" }, NOW);
+    expect(await store.profiles.summary(id, "dana")).toMatchObject({ userId: "dana", properties: { plan: "pro" } });
+    expect(await store.profiles.summary(id, "nobody")).toBeNull();
+  });
+});
+
+describe("alert rules", () => {
+  /** A count rule as the API makes one. */
+  const rule = (projectId: number, name: string, paused = false): NewAlert => ({
+    projectId,
+    paused,
+    kind: "count",
+    name,
+    repeat: null,
+    filter: { channel: "shop", tags: { plan: "pro" } },
+    window: 60_000,
+    threshold: { compare: "above", limit: 10 },
+  });
+
+  test("are created ok, found, listed in order, changed and deleted; the paused ones are not active", async () => {
+    const projectId = await project();
+    const a = await store.alerts.create(rule(projectId, "Too many"), NOW);
+    expect(a).toEqual({
+      ...rule(projectId, "Too many"),
+      id: a.id,
+      state: "ok",
+      since: NOW,
+      lastChecked: null,
+      lastNotified: null,
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
+    const b = await store.alerts.create(rule(projectId, "Paused", true), NOW + 1);
+    expect(await store.alerts.find(a.id)).toEqual(a);
+    expect(await store.alerts.find(999_999)).toBeNull();
+    expect((await store.alerts.list(projectId)).map((r) => r.id)).toEqual([a.id, b.id]);
+    const active = (await store.alerts.active()).map((r) => r.id);
+    expect(active).toContain(a.id);
+    expect(active).not.toContain(b.id);
+    expect(active).toEqual([...active].sort((x, y) => x - y));
+
+    const fewer = {
+      kind: "count" as const,
+      name: "Too few",
+      repeat: 60_000,
+      filter: { event: "x" },
+      window: 120_000,
+      threshold: { compare: "below" as const, limit: 2 },
+    };
+    const changed = await store.alerts.update(a.id, fewer, NOW + 5);
+    expect(changed).toEqual({ ...a, ...fewer, updatedAt: NOW + 5 });
+    expect(await store.alerts.update(a.id, { state: "firing", since: NOW + 6 }, NOW + 6)).toMatchObject({
+      ...fewer,
+      state: "firing",
+      since: NOW + 6,
+    });
+    // A rule of another kind keeps nothing of the last one's fields.
+    const absence = {
+      kind: "absence" as const,
+      name: "Quiet",
+      repeat: null,
+      filter: { channel: "cron" },
+      schedule: { cron: "0 3 * * *", tz: "Europe/Paris" },
+      grace: 300_000,
+    };
+    expect(await store.alerts.update(a.id, { ...absence, paused: true }, NOW + 7)).toEqual({
+      ...absence,
+      id: a.id,
+      projectId,
+      paused: true,
+      state: "firing",
+      since: NOW + 6,
+      lastChecked: null,
+      lastNotified: null,
+      createdAt: NOW,
+      updatedAt: NOW + 7,
+    });
+    const metric = {
+      kind: "metric" as const,
+      name: "Disk",
+      repeat: null,
+      filter: {},
+      metric: "disk",
+      threshold: { compare: "above" as const, limit: 0.9 },
+    };
+    expect(await store.alerts.update(a.id, metric, NOW + 8)).toMatchObject(metric);
+    expect(await store.alerts.find(a.id)).toMatchObject({ ...metric, paused: true });
+    expect(await store.alerts.update(999_999, { paused: true }, NOW)).toBeNull();
+    expect(await store.alerts.delete(b.id)).toBe(true);
+    expect(await store.alerts.delete(b.id)).toBe(false);
+    expect(await store.alerts.find(b.id)).toBeNull();
+  });
+
+  test("change state only from the state a round saw, once, and never while paused", async () => {
+    const projectId = await project();
+    const a = await store.alerts.create(rule(projectId, "Once"), NOW);
+    const from = { state: "ok" as const, since: NOW, lastNotified: null };
+    const to = { state: "firing" as const, since: NOW + 10, lastNotified: NOW + 10 };
+    expect(await store.alerts.transition({ id: a.id, from, to }, NOW + 10)).toBe(true);
+    expect(await store.alerts.transition({ id: a.id, from, to }, NOW + 11)).toBe(false);
+    expect(await store.alerts.find(a.id)).toMatchObject({ ...to, lastChecked: NOW + 10 });
+    const back = { state: "ok" as const, since: NOW + 20, lastNotified: NOW + 20 };
+    expect(await store.alerts.transition({ id: a.id, from: { ...to, lastNotified: null }, to: back }, NOW)).toBe(false);
+    expect(await store.alerts.transition({ id: a.id, from: to, to: back }, NOW + 20)).toBe(true);
+
+    await store.alerts.update(a.id, { paused: true }, NOW + 21);
+    expect(await store.alerts.transition({ id: a.id, from: back, to }, NOW + 22)).toBe(false);
+    expect(await store.alerts.find(a.id)).toMatchObject({ ...back, paused: true });
+  });
+
+  test("record when a round checked them, all at once", async () => {
+    const projectId = await project();
+    const a = await store.alerts.create(rule(projectId, "A"), NOW);
+    const b = await store.alerts.create(rule(projectId, "B"), NOW);
+    const c = await store.alerts.create(rule(projectId, "C"), NOW);
+    await store.alerts.checked([a.id, c.id], NOW + 30);
+    await store.alerts.checked([], NOW + 31);
+    expect((await store.alerts.list(projectId)).map((r) => [r.id, r.lastChecked])).toEqual([
+      [a.id, NOW + 30],
+      [b.id, null],
+      [c.id, NOW + 30],
+    ]);
+  });
+});
+
+describe("metrics", () => {
+  const MINUTE = 60_000;
+
+  test("keep a current value and a point a minute, listed by title, found, deleted", async () => {
+    const projectId = await project();
+    const name = await nameOf(projectId);
+    const saved = await store.metrics.save({ projectId, title: "users", value: 5, icon: "👥", now: NOW });
+    expect(saved).toEqual({ id: saved.id, icon: "👥" });
+    expect(await store.metrics.current(projectId, "users")).toEqual({ id: saved.id, value: 5, icon: "👥" });
+    // A later value in the same minute replaces its point; an icon left out keeps the last one.
+    await store.metrics.save({ projectId, title: "users", value: 6, icon: null, now: NOW + 1000 });
+    await store.metrics.save({ projectId, title: "users", value: 9, icon: null, now: NOW + 2 * MINUTE });
+    await store.metrics.save({ projectId, title: "mode", value: "maintenance", icon: null, now: NOW });
+    await store.metrics.save({ projectId, title: "flag", value: true, icon: null, now: NOW });
+    expect(await store.metrics.current(projectId, "nothing")).toBeNull();
+
+    const users = {
+      id: saved.id,
+      projectId,
+      project: name,
+      title: "users",
+      value: 9,
+      icon: "👥",
+      updatedAt: NOW + 2 * MINUTE,
+    };
+    expect(await store.metrics.find(projectId, "users")).toEqual(users);
+    expect(await store.metrics.find(projectId, "nothing")).toBeNull();
+    expect(await store.metrics.find(projectId, "a\u0000b")).toBeNull();
+    expect((await store.metrics.list(projectId)).map((m) => [m.title, m.value])).toEqual([
+      ["flag", true],
+      ["mode", "maintenance"],
+      ["users", 9],
+    ]);
+
+    const early = { at: NOW, value: 6 };
+    const late = { at: NOW + 2 * MINUTE, value: 9 };
+    const points = [early, late];
+    expect(await store.metrics.history(saved.id, NOW, NOW + 10 * MINUTE, 10)).toEqual(points);
+    expect(await store.metrics.history(saved.id, NOW, NOW + 10 * MINUTE, 10, "desc")).toEqual([...points].reverse());
+    expect(await store.metrics.history(saved.id, NOW, NOW + 10 * MINUTE, 1)).toEqual([early]);
+    expect(await store.metrics.history(saved.id, NOW + MINUTE, NOW + 10 * MINUTE, 10)).toEqual([late]);
+    expect(await store.metrics.pointBefore(saved.id, NOW + 2 * MINUTE)).toEqual(early);
+    expect(await store.metrics.pointBefore(saved.id, NOW)).toBeNull();
+    expect((await store.metrics.buckets(saved.id, NOW, NOW + 10 * MINUTE, 10 * MINUTE)).length).toBeGreaterThan(0);
+
+    await store.metrics.delete(saved.id);
+    expect(await store.metrics.find(projectId, "users")).toBeNull();
+    expect(await store.metrics.history(saved.id, NOW, NOW + 10 * MINUTE, 10)).toEqual([]);
+  });
+
+  test("add to a number, start a new one at the delta, and leave text alone", async () => {
+    const projectId = await project();
+    const first = await store.metrics.increment({ projectId, title: "hits", delta: 2, icon: null, now: NOW });
+    expect(first).toEqual({ id: (first as { id: number }).id, value: 2, icon: null });
+    expect(
+      await store.metrics.increment({ projectId, title: "hits", delta: 3.5, icon: "🎯", now: NOW + MINUTE }),
+    ).toEqual({ id: (first as { id: number }).id, value: 5.5, icon: "🎯" });
+    expect(await store.metrics.history((first as { id: number }).id, NOW, NOW + MINUTE, 10)).toEqual([
+      { at: NOW, value: 2 },
+      { at: NOW + MINUTE, value: 5.5 },
+    ]);
+    await store.metrics.save({ projectId, title: "mode", value: "on", icon: null, now: NOW });
+    expect(await store.metrics.increment({ projectId, title: "mode", delta: 1, icon: null, now: NOW })).toEqual({
+      holds: "on",
+    });
+    expect((await store.metrics.current(projectId, "mode"))!.value).toBe("on");
   });
 });
 

@@ -1,14 +1,11 @@
 // Saved charts and funnels, and the cards of each project's dashboard.
 import { asc, eq } from "drizzle-orm";
-import type { CardRef, Chart } from "../../model/chart.ts";
+import { type CardRef, type Chart, chartOfRow } from "../../model/chart.ts";
 import type { ChartRepository } from "../store.ts";
 import type { Sql } from "./sql.ts";
 
 export function chartStore({ db, t, forUpdate }: Sql): ChartRepository {
-  const toChart = (row: typeof t.charts.$inferSelect): Chart => ({
-    ...row,
-    definition: JSON.parse(row.definition) as Chart["definition"],
-  });
+  const toChart = (row: typeof t.charts.$inferSelect): Chart => chartOfRow(row);
   return {
     async create(chart, now) {
       const [row] = await db

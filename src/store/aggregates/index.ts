@@ -1,5 +1,6 @@
-// The plain aggregates: one implementation each for both stores (sql.ts says how). The tuned ones
-// (events, metrics, profiles, analytics, and the reads of alerts) stay in store/sqlite and store/pg.
+// The plain aggregates: one implementation each for both stores (sql.ts says how). Those with a tuned
+// part (projects, metrics, profiles, alerts) are their one implementation here with each store's
+// tuned methods over it, put together in the stores' wiring; events and analytics stay per store.
 import type { Repositories } from "../store.ts";
 import { chartStore } from "./charts.ts";
 import { metaStore } from "./meta.ts";
@@ -8,8 +9,18 @@ import { idempotencyStore } from "./idempotency.ts";
 import { digestStore } from "./digests.ts";
 import { notificationStore } from "./notifications.ts";
 import type { Sql } from "./sql.ts";
+import { tokenStore } from "./tokens.ts";
+import { userStore } from "./users.ts";
 
-export type PlainAggregate = "charts" | "meta" | "audit" | "idempotency" | "digests" | "notifications";
+export type PlainAggregate =
+  | "charts"
+  | "meta"
+  | "audit"
+  | "idempotency"
+  | "digests"
+  | "notifications"
+  | "tokens"
+  | "users";
 
 export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> {
   return {
@@ -19,5 +30,7 @@ export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> 
     idempotency: idempotencyStore(sql),
     digests: digestStore(sql),
     notifications: notificationStore(sql),
+    tokens: tokenStore(sql),
+    users: userStore(sql),
   };
 }

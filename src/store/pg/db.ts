@@ -94,9 +94,6 @@ export function toStorageError(error: unknown): AppError {
   return new StorageUnavailable("the database could not commit");
 }
 
-/** Text PostgreSQL cannot hold (the NUL character): nothing stored has it, so a lookup by it finds nothing. */
-export const hasNul = (text: string): boolean => text.includes("\u0000");
-
 /** Text with the NUL character that reached a query anyway: the request's fault (400), never a 500. */
 export function nulRefused(error: unknown): unknown {
   if (cause(error).errno === "22021")

@@ -5,6 +5,7 @@
 // LISTEN/NOTIFY, with a poll behind it (a lost notification, or a lost LISTEN connection, delays a
 // change by at most a poll, never loses it).
 import type { SQL } from "bun";
+import { eq, inArray, sql as sqlText } from "drizzle-orm";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { log } from "../../logger.ts";
 import type { StoredEvent } from "../../model/event.ts";
@@ -12,23 +13,26 @@ import { BadRequest } from "../../errors.ts";
 import type { Repositories, SharedStore, Store } from "../store.ts";
 import { storeFront } from "../front.ts";
 import { gated, ReadGate, type Runner } from "../reads.ts";
+import { alertRules } from "../aggregates/alerts.ts";
 import { plainRepositories } from "../aggregates/index.ts";
+import { metricStore } from "../aggregates/metrics.ts";
+import { profileReads, profileStore } from "../aggregates/profiles.ts";
+import { projectStore } from "../aggregates/projects.ts";
 import { metaStore } from "../aggregates/meta.ts";
 import type { Sql } from "../aggregates/sql.ts";
 import { type Batch, batchOf, type Ctx } from "./context.ts";
 import * as schema from "./schema.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
-import { alertStore } from "./alerts.ts";
+import { alertReads } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { eventStore } from "./events.ts";
 import { NameCache } from "./names.ts";
-import { metricStore } from "./metrics.ts";
+import { tunedMetrics } from "./metrics.ts";
 import { migrate } from "./migrate.ts";
-import { profileStore } from "./profiles.ts";
-import { projectStore } from "./projects.ts";
+import { identify, mergeJson } from "./profiles.ts";
+import { userListSource } from "./users-list.ts";
+import { projectLookups } from "./projects.ts";
 import { snapshotEvents } from "./snapshot.ts";
-import { tokenStore } from "./tokens.ts";
-import { userStore } from "./users.ts";
 import { ACCESS_CHANNEL, EVENTS_CHANNEL, PgWriter } from "./writer.ts";
 
 const LIVE_CHANNEL = "signalboard_live";
@@ -53,20 +57,29 @@ function sqlOf(ctx: Ctx): Sql {
     forUpdate: (query) => (query as unknown as Lockable<typeof query>).for("update"),
     skipLocked: (query) => (query as unknown as Lockable<typeof query>).for("update", { skipLocked: true }),
     accessChanged: () => batchOf(ctx).accessChanged(),
+    async lockName(key) {
+      if (ctx.batch) await ctx.db.execute(sqlText`SELECT pg_advisory_xact_lock(hashtext(${key}))`);
+    },
+    // Remembered projects and channels are forgotten whenever the access version moves.
+    namesChanged: () => batchOf(ctx).accessChanged(),
+    async projectGone(projectId) {
+      await ctx.db.delete(schema.eventTags).where(eq(schema.eventTags.projectId, projectId));
+    },
+    mergeJson,
+    idIn: inArray,
   };
 }
 
 function repositories(ctx: Ctx): Repositories {
+  const sql = sqlOf(ctx);
   return {
-    ...plainRepositories(sqlOf(ctx)),
-    projects: projectStore(ctx),
+    ...plainRepositories(sql),
+    projects: { ...projectStore(sql), ...projectLookups(ctx) },
     events: eventStore(ctx),
-    metrics: metricStore(ctx),
-    profiles: profileStore(ctx),
-    tokens: tokenStore(ctx),
-    users: userStore(ctx),
+    metrics: { ...metricStore(sql), ...tunedMetrics(ctx) },
+    profiles: { ...profileStore(sql), ...profileReads(userListSource(ctx.db)), ...identify(ctx) },
     analytics: analyticsStore(ctx),
-    alerts: alertStore(ctx),
+    alerts: { ...alertRules(sql), ...alertReads(ctx) },
   };
 }
 

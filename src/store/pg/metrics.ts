@@ -1,25 +1,15 @@
-// Metrics: the current value per (project, title), and a per-minute history for charts.
-import { type EndRow, endsOf, metricColumns, metricValue, type SpanRow, toBuckets, toMetric } from "../rows.ts";
-import { hasNul } from "./db.ts";
-import { and, asc, desc, eq, gte, lt, lte, type SQL, sql } from "drizzle-orm";
-import type { MetricRepository } from "../store.ts";
+// What PostgreSQL tunes of metrics (the rest is store/aggregates/metrics.ts): the current value and
+// an increment as ingest writes them (one statement each, race-free between instances), with this
+// minute's point, and the history's buckets.
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { TunedMetrics } from "../aggregates/metrics.ts";
+import { type EndRow, endsOf, metricColumns, metricValue, type SpanRow, toBuckets } from "../rows.ts";
 import type { Ctx } from "./context.ts";
-import { metricHistory, metrics, projects } from "./schema.ts";
+import { metricHistory, metrics } from "./schema.ts";
 
 const MINUTE = 60_000;
 
-const selectRow = {
-  id: metrics.id,
-  projectId: metrics.projectId,
-  project: projects.name,
-  title: metrics.title,
-  valueNum: metrics.valueNum,
-  valueText: metrics.valueText,
-  icon: metrics.icon,
-  updatedAt: metrics.updatedAt,
-};
-
-export function metricStore({ db }: Ctx): MetricRepository {
+export function tunedMetrics({ db }: Ctx): TunedMetrics {
   const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
   const record = (metricId: number, now: number, valueNum: number | null, valueText: string | null) =>
     db
@@ -99,40 +89,6 @@ export function metricStore({ db }: Ctx): MetricRepository {
       return { id: sum.id, value: sum.value!, icon: sum.icon };
     },
 
-    async list(projectId) {
-      return (
-        await db
-          .select(selectRow)
-          .from(metrics)
-          .innerJoin(projects, eq(projects.id, metrics.projectId))
-          .where(eq(metrics.projectId, projectId))
-          .orderBy(asc(metrics.title))
-      ).map(toMetric);
-    },
-
-    async find(projectId, title) {
-      if (hasNul(title)) return null;
-      const [row] = await db
-        .select(selectRow)
-        .from(metrics)
-        .innerJoin(projects, eq(projects.id, metrics.projectId))
-        .where(and(eq(metrics.projectId, projectId), eq(metrics.title, title)))
-        .limit(1);
-      return row ? toMetric(row) : null;
-    },
-
-    async history(metricId, since, until, limit, order = "asc") {
-      const rows = await db
-        .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
-        .from(metricHistory)
-        .where(
-          and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)),
-        )
-        .orderBy(order === "desc" ? desc(metricHistory.minute) : asc(metricHistory.minute))
-        .limit(limit);
-      return rows.map((p) => ({ at: p.at, value: metricValue(p.valueNum, p.valueText) }));
-    },
-
     async buckets(metricId, since, until, width) {
       const spans = await rows<SpanRow>(sql`
         select minute - ((minute % ${width}::bigint) + ${width}::bigint) % ${width}::bigint as at, count(*) as count,
@@ -146,20 +102,6 @@ export function metricStore({ db }: Ctx): MetricRepository {
         select minute, value_num as num, value_text as text from metric_history
         where metric_id = ${metricId} and minute in (select value::bigint from jsonb_array_elements_text(${JSON.stringify(endsOf(spans))}::text::jsonb))`);
       return toBuckets(spans, ends);
-    },
-
-    async pointBefore(metricId, before) {
-      const [row] = await db
-        .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
-        .from(metricHistory)
-        .where(and(eq(metricHistory.metricId, metricId), lt(metricHistory.minute, before)))
-        .orderBy(desc(metricHistory.minute))
-        .limit(1);
-      return row ? { at: row.at, value: metricValue(row.valueNum, row.valueText) } : null;
-    },
-
-    async delete(metricId) {
-      await db.delete(metrics).where(eq(metrics.id, metricId));
     },
   };
 }

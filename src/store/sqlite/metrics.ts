@@ -1,13 +1,13 @@
-// Metrics: the current value per (project, title), and a per-minute history for charts.
-import { type EndRow, endsOf, metricColumns, metricValue, type SpanRow, toBuckets, toMetric } from "../rows.ts";
-import { and, asc, desc, eq, gte, lt, lte } from "drizzle-orm";
+// What SQLite tunes of metrics (the rest is store/aggregates/metrics.ts): the current value and an
+// increment as ingest writes them, with this minute's point, and the history's buckets.
+import type { MetricBucket } from "../../model/metric.ts";
+import type { TunedMetrics } from "../aggregates/metrics.ts";
+import { type EndRow, endsOf, metricColumns, metricValue, type SpanRow, toBuckets } from "../rows.ts";
 import type { Db } from "./db.ts";
-import { metricHistory, metrics, projects } from "./schema.ts";
-import type { Metric, MetricBucket, MetricPoint, MetricValue } from "../../model/metric.ts";
 
 const MINUTE = 60_000;
 
-export function metricStore(db: Db) {
+export function tunedMetrics(db: Db) {
   // The ingest path: plain prepared statements.
   const find = db.$client.prepare<
     { id: number; valueNum: number | null; valueText: string | null; icon: string | null },
@@ -67,41 +67,21 @@ export function metricStore(db: Db) {
     return spans;
   }
 
-  const selectRow = {
-    id: metrics.id,
-    projectId: metrics.projectId,
-    project: projects.name,
-    title: metrics.title,
-    valueNum: metrics.valueNum,
-    valueText: metrics.valueText,
-    icon: metrics.icon,
-    updatedAt: metrics.updatedAt,
-  };
-
   return {
-    current(projectId: number, title: string): { id: number; value: MetricValue | null; icon: string | null } | null {
+    current(projectId: number, title: string) {
       const row = find.get(projectId, title);
       return row ? { id: row.id, value: metricValue(row.valueNum, row.valueText), icon: row.icon } : null;
     },
 
     /** Stores the value as current and as this minute's point in the history. */
-    save(m: { projectId: number; title: string; value: MetricValue; icon: string | null; now: number }): {
-      id: number;
-      icon: string | null;
-    } {
+    save(m: Parameters<TunedMetrics["save"]>[0]): { id: number; icon: string | null } {
       const { valueNum, valueText } = metricColumns(m.value);
       const saved = upsert.get(m.projectId, m.title, valueNum, valueText, m.icon, m.now)!;
       record.run(saved.id, m.now - (m.now % MINUTE), valueNum, valueText);
       return saved;
     },
 
-    increment(m: {
-      projectId: number;
-      title: string;
-      delta: number;
-      icon: string | null;
-      now: number;
-    }): { id: number; value: number; icon: string | null } | { holds: MetricValue } {
+    increment(m: Parameters<TunedMetrics["increment"]>[0]): Awaited<ReturnType<TunedMetrics["increment"]>> {
       const saved = increment.get(m.projectId, m.title, m.delta, m.icon, m.now);
       if (!saved) {
         const row = find.get(m.projectId, m.title)!;
@@ -111,65 +91,10 @@ export function metricStore(db: Db) {
       return saved;
     },
 
-    list(projectId: number): Metric[] {
-      return db
-        .select(selectRow)
-        .from(metrics)
-        .innerJoin(projects, eq(projects.id, metrics.projectId))
-        .where(eq(metrics.projectId, projectId))
-        .orderBy(asc(metrics.title))
-        .all()
-        .map(toMetric);
-    },
-
-    find(projectId: number, title: string): Metric | null {
-      const row = db
-        .select(selectRow)
-        .from(metrics)
-        .innerJoin(projects, eq(projects.id, metrics.projectId))
-        .where(and(eq(metrics.projectId, projectId), eq(metrics.title, title)))
-        .get();
-      return row ? toMetric(row) : null;
-    },
-
-    history(
-      metricId: number,
-      since: number,
-      until: number,
-      limit: number,
-      order: "asc" | "desc" = "asc",
-    ): MetricPoint[] {
-      return db
-        .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
-        .from(metricHistory)
-        .where(
-          and(eq(metricHistory.metricId, metricId), gte(metricHistory.minute, since), lte(metricHistory.minute, until)),
-        )
-        .orderBy(order === "desc" ? desc(metricHistory.minute) : asc(metricHistory.minute))
-        .limit(limit)
-        .all()
-        .map((p) => ({ at: p.at, value: metricValue(p.valueNum, p.valueText) }));
-    },
-
     buckets(metricId: number, since: number, until: number, width: number): MetricBucket[] {
       const spans =
         width >= WALKED ? spansWalked(metricId, since, until, width) : spansGrouped.all(width, metricId, since, until);
       return spans.length ? toBuckets(spans, pointsAt.all(metricId, JSON.stringify(endsOf(spans)))) : [];
-    },
-
-    pointBefore(metricId: number, before: number): MetricPoint | null {
-      const row = db
-        .select({ at: metricHistory.minute, valueNum: metricHistory.valueNum, valueText: metricHistory.valueText })
-        .from(metricHistory)
-        .where(and(eq(metricHistory.metricId, metricId), lt(metricHistory.minute, before)))
-        .orderBy(desc(metricHistory.minute))
-        .limit(1)
-        .get();
-      return row ? { at: row.at, value: metricValue(row.valueNum, row.valueText) } : null;
-    },
-
-    delete(metricId: number): void {
-      db.delete(metrics).where(eq(metrics.id, metricId)).run();
     },
   };
 }

@@ -1,21 +1,25 @@
 // The SQLite repositories over one connection (the writer's, the reader's, or a reader process's):
 // the plain aggregates' one implementation (store/aggregates), and the tuned ones' synchronous
 // queries as the seam's promises.
+import { alertRules } from "../aggregates/alerts.ts";
 import { plainRepositories } from "../aggregates/index.ts";
+import { metricStore } from "../aggregates/metrics.ts";
+import { profileReads, profileStore } from "../aggregates/profiles.ts";
+import { projectStore } from "../aggregates/projects.ts";
 import type { Sql, Tables } from "../aggregates/sql.ts";
 import type { PgDb } from "../pg/db.ts";
 import type { Repositories } from "../store.ts";
+import { eq, sql as sqlText } from "drizzle-orm";
 import type { Db } from "./db.ts";
+import { eventTags } from "./manual-tables.ts";
 import * as schema from "./schema.ts";
 import type { SummaryKeeper } from "./summaries.ts";
-import { alertStore } from "./alerts.ts";
+import { alertReads } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { eventStore } from "./events.ts";
-import { metricStore } from "./metrics.ts";
-import { profileStore } from "./profiles.ts";
-import { projectStore } from "./projects.ts";
-import { tokenStore } from "./tokens.ts";
-import { userStore } from "./users.ts";
+import { tunedMetrics } from "./metrics.ts";
+import { userListSource } from "./users-list.ts";
+import { projectLookups } from "./projects.ts";
 
 export type AccessChanges = { count: number };
 
@@ -35,17 +39,23 @@ export function repositories(
     forUpdate: (query) => query,
     skipLocked: (query) => query,
     accessChanged: () => void accessChanges.count++,
+    lockName: async () => {},
+    namesChanged: () => {},
+    async projectGone(projectId) {
+      db.delete(eventTags).where(eq(eventTags.projectId, projectId)).run();
+      summaries?.forget(projectId);
+    },
+    mergeJson: (old, patch) => sqlText`json_patch(${old ?? sqlText`'{}'`}, ${patch})`,
+    idIn: (column, ids) => sqlText`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
   };
   return {
     ...plainRepositories(sql),
-    projects: promised(projectStore(db, accessChanges, summaries)),
+    projects: { ...projectStore(sql), ...promised(projectLookups(db)) },
     events: promised(eventStore(db, searching, summaries)),
-    metrics: promised(metricStore(db)),
-    profiles: promised(profileStore(db, searching)),
-    tokens: promised(tokenStore(db, accessChanges)),
-    users: promised(userStore(db, accessChanges)),
+    metrics: { ...metricStore(sql), ...promised(tunedMetrics(db)) },
+    profiles: { ...profileStore(sql), ...profileReads(userListSource(db, searching)) },
     analytics: promised(analyticsStore(db, searching)),
-    alerts: promised(alertStore(db, searching)),
+    alerts: { ...alertRules(sql), ...promised(alertReads(db, searching)) },
   };
 }
 

@@ -1,7 +1,7 @@
 // A project's alert rules as the dashboard shows them: the list with each rule's state, since when
 // and when it was last checked, with pause, resume, test and delete; and the form that makes or
 // changes a rule, its fields shown for the kind chosen.
-import { describeFilter, describeSchedule } from "../../domain/alert-notices.ts";
+import { ALERT_KIND_MODULES, ALERT_KINDS, kindOf } from "../../domain/alert-kinds/index.ts";
 import { formatDuration } from "../../domain/units.ts";
 import type { Alert } from "../../model/alert.ts";
 import type { Project } from "../../model/project.ts";
@@ -10,13 +10,7 @@ import { time } from "./events.ts";
 import { fieldRow, options } from "./fields.ts";
 
 /** What a rule expects, in words. */
-export function describeRule(a: Alert): string {
-  const limit =
-    a.above !== null ? `above ${a.above.toLocaleString("en-US")}` : `below ${(a.below ?? 0).toLocaleString("en-US")}`;
-  if (a.kind === "absence") return `${describeFilter(a)}: expected ${describeSchedule(a)}`;
-  if (a.kind === "count") return `${describeFilter(a)}: ${limit} in ${formatDuration(a.window!)}`;
-  return `${a.metric} ${limit}`;
-}
+export const describeRule = (a: Alert) => kindOf(a).describe(a);
 
 const STATES = { ok: "OK", firing: "Firing", paused: "Paused" } as const;
 
@@ -66,6 +60,11 @@ ${alertRows(project, rules, csrf, mayEdit)}`;
 
 export type AlertFormFields = Record<string, string>;
 
+/** The kinds that take a filter of events, or a threshold: the form shows those fields for them. */
+const taking = (what: "filter" | "threshold") => ALERT_KINDS.filter((k) => ALERT_KIND_MODULES[k].takes[what]);
+const hides = (what: "filter" | "threshold", kind: string) =>
+  (ALERT_KINDS as string[]).includes(kind) && !(taking(what) as string[]).includes(kind);
+
 export function alertFormPage(
   project: Project,
   o: {
@@ -99,16 +98,12 @@ export function alertFormPage(
     "Kind",
     (a) =>
       html`<select id="alert-kind"${a} name="kind" data-controls="kind">${options(
-        [
-          ["absence", "An event stops coming (a heartbeat)"],
-          ["count", "Too many or too few events"],
-          ["metric", "A metric past a limit"],
-        ],
+        ALERT_KINDS.map((k): [string, string] => [k, ALERT_KIND_MODULES[k].label]),
         kind,
       )}</select>`,
     e.kind,
   )}
-  <fieldset data-show="kind:absence,count"${kind === "metric" ? html` hidden` : ""}><legend>Which events</legend>
+  <fieldset data-show="kind:${taking("filter").join(",")}"${hides("filter", kind) ? html` hidden` : ""}><legend>Which events</legend>
     ${fieldRow("alert-channel", "Channel", (a) => html`<input id="alert-channel"${a} name="channel" value="${f.channel ?? ""}" list="alert-channels" placeholder="any" maxlength="64" autocomplete="off" spellcheck="false" autocapitalize="off">`, e.channel, "Empty for any channel. A channel with no events yet may be named (a job that has not reported): lowercase letters, digits and dashes.")}
     <datalist id="alert-channels">${o.channels.map((c) => html`<option value="${c}"></option>`)}</datalist>
     ${fieldRow("alert-event", "Event name", (a) => html`<input id="alert-event"${a} name="event" value="${f.event ?? ""}" placeholder="any" autocomplete="off">`, e.event)}
@@ -141,7 +136,7 @@ export function alertFormPage(
   <fieldset${show("kind", "metric")}><legend>Which metric</legend>
     ${fieldRow("alert-metric", "Metric", (a) => html`<select id="alert-metric"${a} name="metric">${options([...o.metrics.map((m): [string, string] => [m, m]), ...(f.metric && !o.metrics.includes(f.metric) ? [[f.metric, `${f.metric} (not set yet)`] as [string, string]] : [])], f.metric ?? "")}</select>`, e.metric, o.metrics.length || f.metric ? undefined : "This project has no metrics yet.")}
   </fieldset>
-  <div class="field-pair"${kind === "absence" ? html` hidden` : ""} data-show="kind:count,metric">
+  <div class="field-pair"${hides("threshold", kind) ? html` hidden` : ""} data-show="kind:${taking("threshold").join(",")}">
     ${fieldRow(
       "alert-compare",
       "Fires when",

@@ -3,6 +3,8 @@
 // charts, and a chart's page. Series are drawn in the browser (uPlot, src/browser/components/
 // series-chart.ts) from the JSON they carry, with a legend and a table in the HTML; funnels are
 // HTML and SVG alone, retention a table (views/retention.ts).
+import { CHART_KIND_MODULES, CHART_KINDS, chartKind } from "../../domain/chart-kinds/index.ts";
+import { describeRange } from "../../domain/chart-kinds/kind.ts";
 import type { ChartAnswer, PlacedChart } from "../../domain/charts.ts";
 import type { FunnelAnswer, SeriesAnswer } from "../../domain/analytics.ts";
 import type { HistoryPage } from "../../domain/metric-history.ts";
@@ -14,15 +16,11 @@ import { colorSlots } from "../colors.ts";
 import { type Html, html, seg } from "../html.ts";
 import { filterFields, rangeFields, value } from "./chart-fields.ts";
 import { fieldRow, options } from "./fields.ts";
-import { describeRetention, retentionBody, retentionFields } from "./retention.ts";
+import { retentionBody, retentionFields } from "./retention.ts";
 import { formatValue } from "./project.ts";
 
-export const KIND_NAMES: Record<ChartKind, string> = {
-  series: "Chart",
-  funnel: "Funnel",
-  metric: "Metric chart",
-  retention: "Retention",
-};
+/** What the pages call each kind. */
+const kindName = (kind: ChartKind) => CHART_KIND_MODULES[kind].name;
 
 const count = (n: number) => n.toLocaleString("en-US");
 const percent = (ratio: number) =>
@@ -132,30 +130,9 @@ export function chartProblem(message: string): Html {
 
 /** What a chart asks, in a few words. */
 export function describeChart(chart: Pick<PlacedChart, "kind" | "definition">): string {
-  const d = chart.definition;
-  const range =
-    d.last_days !== undefined
-      ? `last ${d.last_days} ${d.last_days === 1 ? "day" : "days"}`
-      : d.from !== undefined || d.to !== undefined
-        ? "fixed range"
-        : "last 30 days";
-  if (chart.kind === "metric") return `${String(d.title)}, ${range}`;
-  if (chart.kind === "funnel") return `${Array.isArray(d.steps) ? d.steps.length : 0} steps, ${range}`;
-  if (chart.kind === "retention") return [...describeRetention(d), range].filter(Boolean).join(", ");
-  // Every filter it has: a chart of one plan's events must not read as a chart of all of them.
-  const tags = Array.isArray(d.tag) ? (d.tag as unknown[]).map(String).join(" ") : "";
-  const parts = [
-    d.measure === "users" ? "users" : "events",
-    d.event ? `“${String(d.event)}”` : "",
-    d.channel ? `#${String(d.channel)}` : "",
-    tags,
-    d.user_id ? `user ${String(d.user_id)}` : "",
-    d.q ? `words “${String(d.q)}”` : "",
-    `per ${String(d.interval ?? "day")}`,
-    d.group_by ? `by ${String(d.group_by).replace(/^tag:/, "tag ")}` : "",
-    range,
-  ];
-  return parts.filter(Boolean).join(", ");
+  return [...chartKind(chart.kind).describe(chart.definition), describeRange(chart.definition)]
+    .filter(Boolean)
+    .join(", ");
 }
 
 export function chartsListPage(project: Project, charts: PlacedChart[]): Html {
@@ -176,7 +153,7 @@ ${
         (
           c,
         ) => html`<li class="card chart-row"><a href="${base}/charts/${String(c.id)}" class="chart-row-name">${c.name}</a>
-  <span class="badge">${KIND_NAMES[c.kind]}</span>${c.position !== null ? html` <span class="badge pinned">On the dashboard</span>` : ""}
+  <span class="badge">${kindName(c.kind)}</span>${c.position !== null ? html` <span class="badge pinned">On the dashboard</span>` : ""}
   <p class="muted small">${describeChart(c)}</p></li>`,
       )}</ul>`
     : html`<div class="card empty-charts"><p>No charts yet. A chart counts events (or users) per hour, day, week or month, with the search's filters, split by channel, name or a tag; a funnel follows users through steps; retention shows how many of the users who did one thing came back to do another, day by day or week by week. Build one, save it, and pin it to the project's dashboard.</p></div>`
@@ -197,11 +174,11 @@ export function chartPage(project: Project, chart: PlacedChart): Html {
       <button type="submit" class="small${pinned ? " secondary" : ""}" data-testid="pin">${pinned ? "Remove from dashboard" : "Add to dashboard"}</button>
     </form>
     <a class="button secondary small" href="${url}/edit" data-testid="edit-chart">Edit</a>
-    <a class="button secondary small" href="${base}/charts/new${queryOfFields(fieldsOfDefinition(chart.kind, chart.definition, `${chart.name} (copy)`))}">Copy</a>
+    <a class="button secondary small" href="${base}/charts/new${queryOfFields(fieldsOfDefinition(chart, `${chart.name} (copy)`))}">Copy</a>
     <button type="button" class="secondary small danger" hx-get="${url}/delete" hx-target="#modal" data-testid="delete-chart">Delete</button>
   </div>
 </header>
-<p class="muted small">${KIND_NAMES[chart.kind]}: ${describeChart(chart)}.${pinned ? " On the project's dashboard." : ""}</p>
+<p class="muted small">${kindName(chart.kind)}: ${describeChart(chart)}.${pinned ? " On the project's dashboard." : ""}</p>
 <section class="card chart-card big" aria-label="${chart.name}">
   <div class="card-body" hx-get="${base}/cards/${String(chart.id)}" hx-trigger="load" data-testid="card-body"><p class="muted small">Loading…</p></div>
 </section>`;
@@ -209,7 +186,7 @@ export function chartPage(project: Project, chart: PlacedChart): Html {
 
 /** The delete confirmation of a chart. */
 export function deleteChartBody(chart: PlacedChart): Html {
-  return html`<p>Delete the ${KIND_NAMES[chart.kind].toLowerCase()} <strong>${chart.name}</strong>${chart.position !== null ? " and its card on the dashboard" : ""}? Events are not touched.</p>`;
+  return html`<p>Delete the ${kindName(chart.kind).toLowerCase()} <strong>${chart.name}</strong>${chart.position !== null ? " and its card on the dashboard" : ""}? Events are not touched.</p>`;
 }
 
 export function droppedPage(
@@ -392,6 +369,14 @@ function metricFields(f: FormFields, o: BuilderOptions, errors: Record<string, s
 </fieldset>`;
 }
 
+/** Each kind's fields in the builder. */
+const KIND_FIELDS: Record<ChartKind, (f: FormFields, o: BuilderOptions, errors: Record<string, string>) => Html> = {
+  series: seriesFields,
+  funnel: funnelFields,
+  metric: metricFields,
+  retention: retentionFields,
+};
+
 /** The chart builder: the question's fields on one side, its answer (the preview) as they change. */
 export function builderPage(project: Project, o: BuilderOptions): Html {
   const base = `/p/${seg(project.name)}`;
@@ -399,16 +384,11 @@ export function builderPage(project: Project, o: BuilderOptions): Html {
   const errors = o.errors ?? {};
   const path = o.chart ? `${base}/charts/${String(o.chart.id)}/edit` : `${base}/charts/new`;
   const action = o.chart ? `${base}/charts/${String(o.chart.id)}` : `${base}/charts`;
-  const tabs: [ChartKind, string][] = [
-    ["series", "Chart"],
-    ["funnel", "Funnel"],
-    ["metric", "Metric chart"],
-    ["retention", "Retention"],
-  ];
+  const tabs = CHART_KINDS.map((k): [ChartKind, string] => [k, kindName(k)]);
   const problems = Object.entries(errors);
   return html`<header class="page-header">
   <p class="crumbs"><a href="${base}">${project.name}</a> / <a href="${base}/charts">charts</a></p>
-  <h1>${o.chart ? html`Edit “${o.chart.name}”` : `New ${KIND_NAMES[kind].toLowerCase()}`}</h1>
+  <h1>${o.chart ? html`Edit “${o.chart.name}”` : `New ${kindName(kind).toLowerCase()}`}</h1>
 </header>
 ${o.chart ? "" : html`<nav class="tabs" aria-label="Kind of chart">${tabs.map(([k, label]) => html`<a href="${base}/charts/new${k === "series" ? "" : `?kind=${k}`}"${k === kind ? html` aria-current="page"` : ""}>${label}</a>`)}</nav>`}
 <div class="builder">
@@ -428,7 +408,7 @@ ${o.chart ? "" : html`<nav class="tabs" aria-label="Kind of chart">${tabs.map(([
   <input type="hidden" name="path" value="${path}">
   <input type="hidden" name="tzo" value="${value(o.fields, "tzo")}" data-viewer="offset">
   ${fieldRow("chart-name", "Name", (a) => html`<input id="chart-name"${a} name="name" value="${value(o.fields, "name")}" maxlength="100" autocomplete="off" required>`, errors.name)}
-  ${kind === "funnel" ? funnelFields(o.fields, o, errors) : kind === "metric" ? metricFields(o.fields, o, errors) : kind === "retention" ? retentionFields(o.fields, o, errors) : seriesFields(o.fields, o, errors)}
+  ${KIND_FIELDS[kind](o.fields, o, errors)}
   <datalist id="event-names">${o.eventNames.map((n) => html`<option value="${n}"></option>`)}</datalist>
   <div class="actions">
     <button type="submit" data-testid="save-chart">${o.chart ? "Save changes" : "Save"}</button>

@@ -67,7 +67,7 @@ function cardItem(project: Project, card: Card, o: { first: boolean; last: boole
   if (card.kind === ACTIVITY_CARD)
     return html`<li class="card-item wide" id="card-activity" data-card="activity">${controls}${activityCard(base, o.filters)}</li>`;
   const chart = card.chart;
-  return html`<li class="card-item${chart.kind === "funnel" || chart.kind === "retention" || chart.definition.group_by ? " wide" : ""}" id="card-${ref}" data-card="${ref}">${controls}<section class="card chart-card" aria-labelledby="card-title-${ref}">
+  return html`<li class="card-item${chart.kind === "funnel" || chart.kind === "retention" || (chart.kind === "series" && chart.definition.group_by) ? " wide" : ""}" id="card-${ref}" data-card="${ref}">${controls}<section class="card chart-card" aria-labelledby="card-title-${ref}">
   <div class="chart-head"><h2 id="card-title-${ref}"><a href="${base}/charts/${ref}">${chart.name}</a></h2><span class="muted small">${describeChart(chart)}</span></div>
   <div class="card-body" hx-get="${base}/cards/${ref}?compact=1" hx-trigger="load" data-live-url="${base}/cards/${ref}?compact=1&live=1" data-testid="card-body"><p class="muted small">Loading…</p></div>
 </section></li>`;

@@ -51,21 +51,6 @@ export function retentionBody(a: RetentionAnswer, compact: boolean): Html {
 </div>`;
 }
 
-/** What a retention chart asks, in a few words (its range said by the caller). */
-export function describeRetention(d: Record<string, unknown>): string[] {
-  const word = d.interval === "week" ? "week" : "day";
-  const periods = typeof d.periods === "number" ? d.periods : 7;
-  const tags = Array.isArray(d.tag) ? (d.tag as unknown[]).map(String).join(" ") : "";
-  return [
-    `“${String(d.start_event)}”, back with “${String(d.return_event)}”`,
-    `by ${word} for ${periods} ${periods === 1 ? word : `${word}s`}`,
-    d.channel ? `#${String(d.channel)}` : "",
-    tags,
-    d.user_id ? `user ${String(d.user_id)}` : "",
-    d.q ? `words “${String(d.q)}”` : "",
-  ];
-}
-
 /** The builder's fields of a retention chart: the two events, the filters (on both), the periods. */
 export function retentionFields(
   f: FormFields,

@@ -1,44 +1,26 @@
 // Dashboard users, the projects a limited one may see, and their sessions.
-import { and, asc, count, eq, gt, inArray, lt, ne } from "drizzle-orm";
-import type { Role, User } from "../../model/user.ts";
+import { and, asc, count, eq, gt, lt, ne, type SQL } from "drizzle-orm";
+import type { User } from "../../model/user.ts";
 import type { UserRepository } from "../store.ts";
-import { batchOf, type Ctx } from "./context.ts";
-import { projects, sessions, userProjects, users } from "./schema.ts";
+import { withProjects } from "./reach.ts";
+import type { Sql } from "./sql.ts";
 
-const publicColumns = {
-  id: users.id,
-  username: users.username,
-  role: users.role,
-  limited: users.limited,
-  createdAt: users.createdAt,
-  updatedAt: users.updatedAt,
-};
-
-type Row = { id: number; limited: boolean };
-
-export function userStore(ctx: Ctx): UserRepository {
-  const { db } = ctx;
-
-  /** The names of each limited user's projects, sorted. */
-  async function namesOf(ids: number[]): Promise<Map<number, string[]>> {
-    const out = new Map<number, string[]>(ids.map((id) => [id, []]));
-    if (!ids.length) return out;
-    const rows = await db
-      .select({ userId: userProjects.userId, name: projects.name })
-      .from(userProjects)
-      .innerJoin(projects, eq(projects.id, userProjects.projectId))
-      .where(inArray(userProjects.userId, ids))
-      .orderBy(asc(projects.name));
-    for (const r of rows) out.get(r.userId)!.push(r.name);
-    return out;
-  }
-
-  async function withProjects<R extends Row>(
-    rows: R[],
-  ): Promise<(Omit<R, "limited"> & { projects: string[] | null })[]> {
-    const names = await namesOf(rows.filter((r) => r.limited).map((r) => r.id));
-    return rows.map(({ limited, ...row }) => ({ ...row, projects: limited ? names.get(row.id)! : null }));
-  }
+export function userStore(sql: Sql): UserRepository {
+  const { db, t, accessChanged } = sql;
+  const { sessions, userProjects, users } = t;
+  const columns = {
+    id: users.id,
+    username: users.username,
+    role: users.role,
+    limited: users.limited,
+    createdAt: users.createdAt,
+    updatedAt: users.updatedAt,
+  };
+  /** Rows as users: the names of a limited user's projects (every request of theirs asks: one indexed read). */
+  const withTheirs = <R extends { id: number; limited: boolean }>(rows: R[]) =>
+    withProjects(sql, { owner: userProjects.userId, project: userProjects.projectId }, rows);
+  const one = async (where: SQL) =>
+    (await withTheirs(await db.select(columns).from(users).where(where).limit(1)))[0] ?? null;
 
   async function limitTo(userId: number, projectIds: number[] | null): Promise<void> {
     await db.delete(userProjects).where(eq(userProjects.userId, userId));
@@ -49,10 +31,11 @@ export function userStore(ctx: Ctx): UserRepository {
         .onConflictDoNothing();
   }
 
+  /** What a `count()` query answered. */
+  const counted = async (rows: Promise<{ n: number }[]>) => (await rows)[0]?.n ?? 0;
+
   return {
-    async count() {
-      return (await db.select({ n: count() }).from(users))[0]?.n ?? 0;
-    },
+    count: () => counted(db.select({ n: count() }).from(users)),
 
     async create(u, now) {
       const { projectIds = null, ...fields } = u;
@@ -60,42 +43,38 @@ export function userStore(ctx: Ctx): UserRepository {
         .insert(users)
         .values({ ...fields, limited: projectIds !== null, createdAt: now, updatedAt: now })
         .onConflictDoNothing()
-        .returning(publicColumns);
+        .returning(columns);
       if (!row) return null;
       await limitTo(row.id, projectIds);
-      return (await withProjects([row]))[0]!;
+      return (await withTheirs([row]))[0]!;
     },
 
     async findByUsername(username) {
       const rows = await db
-        .select({ ...publicColumns, passwordHash: users.passwordHash })
+        .select({ ...columns, passwordHash: users.passwordHash })
         .from(users)
         .where(eq(users.username, username))
         .limit(1);
-      return (await withProjects(rows))[0] ?? null;
+      return (await withTheirs(rows))[0] ?? null;
     },
 
-    async findById(id) {
-      return (
-        (await withProjects(await db.select(publicColumns).from(users).where(eq(users.id, id)).limit(1)))[0] ?? null
-      );
-    },
+    findById: (id) => one(eq(users.id, id)),
 
     async list() {
-      return withProjects(await db.select(publicColumns).from(users).orderBy(asc(users.username)));
+      return withTheirs(await db.select(columns).from(users).orderBy(asc(users.username)));
     },
 
     async setPassword(id, passwordHash, now) {
       await db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, id));
     },
 
-    async setRole(id, role: Role, now) {
-      batchOf(ctx).accessChanged(); // open pages are checked again
+    async setRole(id, role, now) {
+      accessChanged(); // open pages are checked again
       await db.update(users).set({ role, updatedAt: now }).where(eq(users.id, id));
     },
 
     async setProjects(id, projectIds, now) {
-      batchOf(ctx).accessChanged();
+      accessChanged();
       await db
         .update(users)
         .set({ limited: projectIds !== null, updatedAt: now })
@@ -123,7 +102,7 @@ export function userStore(ctx: Ctx): UserRepository {
     },
 
     async delete(id) {
-      batchOf(ctx).accessChanged(); // their sessions go with them
+      accessChanged(); // their sessions go with them
       await db.delete(users).where(eq(users.id, id));
     },
 
@@ -132,42 +111,34 @@ export function userStore(ctx: Ctx): UserRepository {
     },
 
     async sessionActive(sessionId, now) {
-      return (
-        (
-          await db
-            .select({ id: sessions.id })
-            .from(sessions)
-            .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now)))
-            .limit(1)
-        ).length > 0
-      );
+      const [row] = await db
+        .select({ id: sessions.id })
+        .from(sessions)
+        .where(and(eq(sessions.id, sessionId), gt(sessions.expiresAt, now)))
+        .limit(1);
+      return row !== undefined;
     },
 
     async findSession(tokenHash, now) {
       const [row] = await db
-        .select({
-          sessionId: sessions.id,
-          csrfToken: sessions.csrfToken,
-          expiresAt: sessions.expiresAt,
-          ...publicColumns,
-        })
+        .select({ sessionId: sessions.id, csrfToken: sessions.csrfToken, expiresAt: sessions.expiresAt, ...columns })
         .from(sessions)
         .innerJoin(users, eq(users.id, sessions.userId))
         .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, now)))
         .limit(1);
       if (!row) return null;
       const { sessionId, csrfToken, expiresAt, ...rest } = row;
-      const user: User = (await withProjects([rest]))[0]!;
+      const user: User = (await withTheirs([rest]))[0]!;
       return { sessionId, csrfToken, expiresAt, user };
     },
 
     async deleteSession(tokenHash) {
-      batchOf(ctx).accessChanged();
+      accessChanged();
       await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
     },
 
     async deleteSessionsOf(userId, except) {
-      batchOf(ctx).accessChanged();
+      accessChanged();
       await db
         .delete(sessions)
         .where(and(eq(sessions.userId, userId), except === undefined ? undefined : ne(sessions.id, except)));
@@ -177,15 +148,12 @@ export function userStore(ctx: Ctx): UserRepository {
       return (await db.delete(sessions).where(lt(sessions.expiresAt, now)).returning({ id: sessions.id })).length;
     },
 
-    async activeSessions(userId, now) {
-      return (
-        (
-          await db
-            .select({ n: count() })
-            .from(sessions)
-            .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now)))
-        )[0]?.n ?? 0
-      );
-    },
+    activeSessions: (userId, now) =>
+      counted(
+        db
+          .select({ n: count() })
+          .from(sessions)
+          .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now))),
+      ),
   };
 }
