@@ -48,7 +48,9 @@ export function createApp(services: Services, assets: Assets, edge: Edge = creat
   const app = new Elysia()
     .use(accessLog(services.config.trustProxy))
     .use(errorHandler(() => registered.of(), apiPaths(api), renderWebError))
-    .use(mountRoutes(routes, { guard: edge.guard, web: edge.web, metrics: services.metrics }));
+    .use(
+      mountRoutes(routes, { guard: edge.guard, web: edge.web, metrics: services.metrics, projects: services.projects }),
+    );
   registered.of = () => app.routes;
   return { app: app as unknown as Elysia, routes, edge };
 }

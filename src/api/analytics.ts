@@ -18,8 +18,7 @@ import {
   type SeriesAnswer,
 } from "../domain/analytics.ts";
 import * as rule from "../domain/input-fields.ts";
-import { validate } from "../domain/validation.ts";
-import { projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
+import { projectInQuery, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { timeParam } from "./read.ts";
 import { ok } from "./views.ts";
@@ -232,16 +231,15 @@ export function analyticsRoutes({ analytics, config }: Services): Route[] {
       path: "/v1/analytics/series",
       access: "full",
       project: projectInQuery(config.defaultProject),
+      query: seriesQuery,
       doc: {
         summary: "Events (or users) per hour, day, week or month",
         description:
           "Counts the events matching the filters (those of GET /v1/events) with from <= time < to, in buckets that start at the time zone's hours, midnights, Mondays or first days of the month; " +
           'a point for every bucket, zeros included (the first starts at or before from). With group_by, one line per group, most first, and the rest as "other". Full-access tokens only.',
-        query: seriesQuery,
         example: SERIES_EXAMPLE,
       },
-      async handle({ request }) {
-        const q = validate(seriesQuery, queryOf(request, ["tag"]), "query");
+      async handle({ query: q }) {
         const answer = await analytics.series({
           project: q.project ?? config.defaultProject,
           channel: q.channel,
@@ -265,16 +263,15 @@ export function analyticsRoutes({ analytics, config }: Services): Route[] {
       path: "/v1/analytics/funnel",
       access: "full",
       project: projectInQuery(config.defaultProject),
+      query: funnelQuery,
       doc: {
         summary: "A funnel",
         description:
           "A user reaches step k with events of steps 1..k at t1 <= t2 <= ... <= tk, from <= t1 < to and tk - t1 <= window; events without user_id do not count. " +
           "Per step: its users, conversion from step 1 and from the step before, the users who dropped since the step before, and the median seconds from the step before. Full-access tokens only.",
-        query: funnelQuery,
         example: FUNNEL_EXAMPLE,
       },
-      async handle({ request }) {
-        const q = validate(funnelQuery, queryOf(request, ["step"]), "query");
+      async handle({ query: q }) {
         return ok(apiFunnel(await analytics.funnel(funnelInput(q))));
       },
     }),
@@ -283,17 +280,16 @@ export function analyticsRoutes({ analytics, config }: Services): Route[] {
       path: "/v1/analytics/retention",
       access: "full",
       project: projectInQuery(config.defaultProject),
+      query: retentionQuery,
       doc: {
         summary: "Retention by cohort",
         description:
           "Cohorts are the periods (days or weeks from Monday, in tz) that overlap from … to: a cohort's users did start_event in its period. " +
           "For each cohort, returned[k] counts those who did return_event in the k-th period after it (0: its own), with percent of the cohort; null for a period not begun yet. " +
           "The filters (those of GET /v1/analytics/series) apply to both events; events without user_id do not count. Full-access tokens only.",
-        query: retentionQuery,
         example: RETENTION_EXAMPLE,
       },
-      async handle({ request }) {
-        const q = validate(retentionQuery, queryOf(request, ["tag"]), "query");
+      async handle({ query: q }) {
         const answer = await analytics.retention({
           project: q.project ?? config.defaultProject,
           startEvent: q.start_event,
@@ -316,15 +312,14 @@ export function analyticsRoutes({ analytics, config }: Services): Route[] {
       path: "/v1/analytics/funnel/dropped",
       access: "full",
       project: projectInQuery(config.defaultProject),
+      query: droppedQuery,
       doc: {
         summary: "The users who dropped at a step of a funnel",
         description:
           "The users who reached the step before `at` but not `at`, by id, a page at a time behind next_cursor. Full-access tokens only.",
-        query: droppedQuery,
         example: { success: true, statusCode: 200, at: 2, users: ["user-17", "user-42"], next_cursor: null },
       },
-      async handle({ request }) {
-        const q = validate(droppedQuery, queryOf(request, ["step"]), "query");
+      async handle({ query: q }) {
         const page = await analytics.funnelDropped({ ...funnelInput(q), at: q.at, cursor: q.cursor, limit: q.limit });
         return ok({ at: page.at, users: page.users, next_cursor: page.nextCursor });
       },

@@ -116,7 +116,7 @@ export function healthRoutes(
       value: () => Math.round((Date.now() - started) / 1000),
     },
   ];
-  const routes = [
+  const routes: Route[] = [
     route({
       method: "GET",
       path: "/healthz",

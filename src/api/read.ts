@@ -4,7 +4,7 @@ import { MAX_PAGE } from "../domain/feed.ts";
 import { decodeHistoryCursor, MAX_HISTORY_PAGE } from "../domain/metric-history.ts";
 import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
-import { projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
+import { projectInQuery, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { EVENT_EXAMPLE } from "./ingest.ts";
 import { apiBucket, apiEvent, apiMetric, apiPoint, apiUser, ok } from "./views.ts";
@@ -124,14 +124,13 @@ export function readRoutes({ feed, config }: Services): Route[] {
       path: "/v1/events",
       access: "full",
       project: projectInQuery(),
+      query: eventsQuery,
       doc: {
         summary: "List events",
         description: "Newest first by event time; keyset pages behind next_cursor. Full-access tokens only.",
-        query: eventsQuery,
         example: { success: true, statusCode: 200, events: [EVENT_EXAMPLE], next_cursor: null },
       },
-      async handle({ request }) {
-        const q = validate(eventsQuery, queryOf(request, ["tag"]), "query");
+      async handle({ query: q }) {
         const page = await feed.listEvents({
           project: q.project,
           channel: q.channel,
@@ -152,14 +151,13 @@ export function readRoutes({ feed, config }: Services): Route[] {
       path: "/v1/events/:id",
       access: "full",
       project: async ({ params }) => (await feed.getEvent(validate(eventParams, params, "query").id)).project,
+      params: eventParams,
       doc: {
         summary: "One event",
         description: "The event with this id (404 when there is none). Full-access tokens only.",
-        params: eventParams,
         example: { success: true, statusCode: 200, event: EVENT_EXAMPLE },
       },
-      async handle({ params }) {
-        const { id } = validate(eventParams, params, "query");
+      async handle({ params: { id } }) {
         return ok({ event: apiEvent(await feed.getEvent(id)) });
       },
     }),
@@ -168,16 +166,15 @@ export function readRoutes({ feed, config }: Services): Route[] {
       path: "/v1/users",
       access: "full",
       project: projectInQuery(),
+      query: usersQuery,
       doc: {
         summary: "List a project's users",
         description:
           "Everyone with events or identified through /v1/identify, newest activity first; `q` searches ids and properties (words, and key:value for one property) as the dashboard's users page does. " +
           "first_seen and last_seen (Unix seconds) count events and identify calls alike. At most `limit` (50 by default, 200 at most) a page; follow next_cursor (null at the end). Full-access tokens only.",
-        query: usersQuery,
         example: { success: true, statusCode: 200, users: [USER_EXAMPLE], next_cursor: null },
       },
-      async handle({ request }) {
-        const q = validate(usersQuery, queryOf(request), "query");
+      async handle({ query: q }) {
         const page = await feed.usersOf(q.project, { q: q.q, cursor: q.cursor, limit: q.limit });
         return ok({ users: page.users.map(apiUser), next_cursor: page.nextCursor });
       },
@@ -187,18 +184,16 @@ export function readRoutes({ feed, config }: Services): Route[] {
       path: "/v1/users/:user_id",
       access: "full",
       project: projectInQuery(),
+      params: userParams,
+      query: userQuery,
       doc: {
         summary: "One user",
         description:
           "A user of the project, as the list shows them (404 when no event carries the id and it was never identified). Full-access tokens only.",
-        params: userParams,
-        query: userQuery,
         example: { success: true, statusCode: 200, user: USER_EXAMPLE },
       },
-      async handle({ request, params }) {
-        const { user_id } = validate(userParams, params, "query");
-        const q = validate(userQuery, queryOf(request), "query");
-        return ok({ user: apiUser(await feed.userOf(q.project, user_id)) });
+      async handle({ params, query }) {
+        return ok({ user: apiUser(await feed.userOf(query.project, params.user_id)) });
       },
     }),
     route({
@@ -206,18 +201,17 @@ export function readRoutes({ feed, config }: Services): Route[] {
       path: "/v1/metrics",
       access: "full",
       project: projectInQuery(config.defaultProject),
+      query: metricsQuery,
       doc: {
         summary: "List a project's metrics",
         description: "Current values. Full-access tokens only.",
-        query: metricsQuery,
         example: {
           success: true,
           statusCode: 200,
           metrics: [{ project: "my-saas", title: "Active users", value: 1259, icon: "👥", updated_at: 1767225600 }],
         },
       },
-      async handle({ request }) {
-        const q = validate(metricsQuery, queryOf(request), "query");
+      async handle({ query: q }) {
         return ok({ metrics: (await feed.listMetrics(q.project ?? config.defaultProject)).map(apiMetric) });
       },
     }),
@@ -226,13 +220,13 @@ export function readRoutes({ feed, config }: Services): Route[] {
       path: "/v1/metrics/history",
       access: "full",
       project: projectInQuery(config.defaultProject),
+      query: historyQuery,
       doc: {
         summary: "A metric's history",
         description:
           "The last value of each minute, oldest first, at most `limit` (10,000) points a page; follow next_cursor (null at the end). " +
           'With interval (seconds, or "auto": about 1,000 spans over the range), one point per span of that width instead: its first, min, max and last (value) values. ' +
           "Full-access tokens only.",
-        query: historyQuery,
         example: {
           success: true,
           statusCode: 200,
@@ -241,8 +235,7 @@ export function readRoutes({ feed, config }: Services): Route[] {
           next_cursor: null,
         },
       },
-      async handle({ request }) {
-        const q = validate(historyQuery, queryOf(request), "query");
+      async handle({ query: q }) {
         const to = q.to ?? Date.now();
         const page = await feed.metricHistory({
           project: q.project ?? config.defaultProject,

@@ -4,7 +4,6 @@
 import { z } from "zod";
 import { eventMatcher } from "../domain/filter.ts";
 import * as rule from "../domain/input-fields.ts";
-import { validate } from "../domain/validation.ts";
 import type { EventFilter } from "../model/filter.ts";
 import { ChannelNeedsProject } from "../errors.ts";
 import { type ResetReason, resume } from "../http/resume.ts";
@@ -53,7 +52,6 @@ export function streamRoutes({ fanout, feed, projects, tokens }: Services, { str
   const doc = {
     summary: "Stream events (SSE)",
     description: "Server-Sent Events of stored events as JSON; resumes after Last-Event-ID. Full-access tokens only.",
-    query: streamQuery,
     example: "id: 1\ndata: {...event...}",
     contentType: "text/event-stream",
   };
@@ -64,13 +62,17 @@ export function streamRoutes({ fanout, feed, projects, tokens }: Services, { str
       access: "full",
       doc,
       project: projectInQuery(),
-      handle: ({ request, server, scope }) => openStream(request, server, scope),
+      query: streamQuery,
+      handle: ({ request, server, scope, query }) => openStream(request, server, scope, query),
     }),
   ];
 
-  async function openStream(request: Request, server: BaseContext["server"], scope: Scope): Promise<Response> {
-    const url = new URL(request.url);
-    const q = validate(streamQuery, Object.fromEntries(url.searchParams), "query");
+  async function openStream(
+    request: Request,
+    server: BaseContext["server"],
+    scope: Scope,
+    q: z.output<typeof streamQuery>,
+  ): Promise<Response> {
     // A channel need not exist yet: tailing one before its first event is normal.
     if (q.channel && !q.project) throw new ChannelNeedsProject();
     const project = q.project ? await projects.requireProject(q.project) : null;

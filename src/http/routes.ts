@@ -9,14 +9,16 @@ import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { z } from "zod";
 import { assertCanRead, assertTokenReaches, hasRole, reaches } from "../domain/access.ts";
+import { validate } from "../domain/validation.ts";
+import { Forbidden, NotFound } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Scope } from "../model/access.ts";
 import type { Actor } from "../model/audit.ts";
+import type { Channel, Project } from "../model/project.ts";
 import type { Role, Session } from "../model/user.ts";
 import { forClient } from "../read-context.ts";
 import type { Guard } from "./auth.ts";
 import { readForm, readJson, WEB_BODY_LIMIT } from "./body.ts";
-import { Forbidden, NotFound } from "../errors.ts";
 import { errorOf } from "./on-error.ts";
 import { statusOf } from "./errors.ts";
 import type { WebGuard } from "./session.ts";
@@ -73,7 +75,7 @@ export type ProjectOf = (
   ctx: BaseContext & { scope: Scope },
 ) => string | string[] | null | Promise<string | string[] | null>;
 
-/** An API route's entry in the OpenAPI document and the /docs page. */
+/** An API route's entry in the OpenAPI document and the /docs page (a route's params and query schemas are added to it). */
 export type ApiDoc = {
   summary: string;
   description: string;
@@ -84,11 +86,29 @@ export type ApiDoc = {
   contentType?: string;
 };
 
-export type Route<A extends Access = Access> = {
+/**
+ * What a dashboard route on `:project` (and `:channel`) needs looked up before it runs: one place
+ * finds it, and answers 404 for one that does not exist.
+ */
+export type Needs = "project" | "channel";
+export type Found = { project: Project; channel?: Channel };
+type FoundOf<N> = N extends "channel"
+  ? { project: Project; channel: Channel }
+  : N extends "project"
+    ? { project: Project }
+    : unknown;
+
+/** How the routes' lookups are made (the projects service). */
+export type Finder = {
+  requireProject(name: string): Promise<Project>;
+  requireChannel(project: string, name: string): Promise<{ project: Project; channel: Channel }>;
+};
+
+/** The properties every route has, whatever its handler receives. */
+type RouteBase<A extends Access, Path extends string = string> = {
   method: Method;
-  path: string;
+  path: Path;
   access: A;
-  handle: (ctx: Context<A>) => Response | Promise<Response>;
   /** Dashboard: how the body of a state-changing request is read and checked; a form unless it says JSON (with its limit). */
   body?: "form" | { json: number };
   /** Dashboard, signed in: what a visitor without a session gets, instead of being sent to sign in. */
@@ -103,15 +123,120 @@ export type Route<A extends Access = Access> = {
   /** API: counted and timed by route and status (signalboard_ingest_*). */
   metered?: boolean;
   doc?: ApiDoc;
+  needs?: Needs;
 };
 
-/** A route, typed by its access (so its handler sees what that access provides). */
-export const route = <A extends Access>(r: Route<A>): Route => r as unknown as Route;
+/** A route as mountRoutes sees it: its handler takes the raw context (and what it needs, found). */
+type RouteOf<A extends Access> = RouteBase<A> & {
+  handle: (ctx: Context<A> & { found?: Found }) => Response | Promise<Response>;
+};
+
+/** A route of any access, as the route lists hold them. */
+export type Route<A extends Access = Access> = A extends Access ? RouteOf<A> : never;
+
+/** The names of a path's parameters: "/p/:project/c/:channel" → "project" | "channel". */
+export type PathParams<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | PathParams<`/${Rest}`>
+  : Path extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
+type Schema = z.ZodType;
+
+/**
+ * What a route's handler receives: the context of its access, its path parameters (as their schema
+ * parses them, or as strings), its query and body as their schemas parse them, and what it needs.
+ */
+export type Input<A extends Access, Path extends string, P, Q, B, N> = Omit<Context<A>, "params" | "body"> & {
+  params: P extends Schema ? z.output<P> : Record<PathParams<Path>, string>;
+} & (Q extends Schema ? { query: z.output<Q> } : unknown) &
+  (A extends SignedIn | "visitor" ? { body: B extends Schema ? z.output<B> : unknown } : unknown) &
+  FoundOf<N>;
+
+/** A route as it is written: its schemas, and a handler typed by them and by its access. */
+export type RouteDef<A extends Access, Path extends string, P, Q, B, N> = RouteBase<A, Path> & {
+  /** The path's parameters: an API answers 400 for one its schema refuses, the dashboard 404 (with the schema's message). */
+  params?: P;
+  /** The query string, repeated names as lists where the schema takes a list; refused with 400. */
+  query?: Q;
+  /** The dashboard form's fields (its values are strings, or lists of them; form.ts has lenient field schemas); refused with 400. */
+  form?: B;
+  needs?: N;
+  handle: (ctx: Input<A, Path, P, Q, B, N>) => Response | Promise<Response>;
+};
+
+/**
+ * A route, typed by its access and its schemas: the handler receives its input parsed, and the
+ * context its access provides (a token's scope, or a session with its role).
+ */
+export function route<
+  A extends Access,
+  Path extends string,
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+  N extends Needs | undefined = undefined,
+>(def: RouteDef<A, Path, P, Q, B, N>): RouteOf<A> {
+  const { params, query, form, handle, doc, ...rest } = def;
+  const api = def.access === "token" || def.access === "full";
+  // A route that declares nothing to parse (the ingest routes) gets its context as it comes: no copy on the hot path.
+  const plain = !params && !query && !form && !def.needs;
+  const lists = query ? listsOf(query) : [];
+  return {
+    ...rest,
+    ...(doc && { doc: { ...(params && { params }), ...(query && { query }), ...doc } }),
+    handle(ctx) {
+      if (plain) return handle(ctx as Input<A, Path, P, Q, B, N>);
+      const { found, ...raw } = ctx;
+      const input = {
+        ...raw,
+        ...found,
+        params: params ? parseParams(params, raw.params, api) : raw.params,
+        ...(query && { query: validate(query, queryOf(raw.request, lists), "query") }),
+        ...(form && "body" in raw && { body: validate(form, raw.body) }),
+      };
+      // The one place the parsed input meets its declared types: each part was parsed by its own schema above.
+      return handle(input as Input<A, Path, P, Q, B, N>);
+    },
+  };
+}
+
+/** An API's path parameter refused is a 400 (as a query parameter's); on the dashboard, a path that names nothing is a 404. */
+function parseParams(schema: Schema, params: Record<string, string>, api: boolean): unknown {
+  if (api) return validate(schema, params, "query");
+  const parsed = schema.safeParse(params);
+  if (parsed.success) return parsed.data;
+  throw new NotFound(parsed.error.issues[0]?.message ?? "Nothing here by that name.");
+}
+
+/** The names a query schema takes as lists (a name the query may repeat: `tag`, `step`). */
+function listsOf(schema: Schema): string[] {
+  const shape = shapeOf(schema);
+  return Object.keys(shape).filter((name) => isList(shape[name]!));
+}
+
+type Def = { type: string; shape?: Record<string, Schema>; innerType?: Schema; in?: Schema };
+
+/** The fields of an object schema, through what wraps it (optional, a transform's input). */
+function shapeOf(schema: Schema): Record<string, Schema> {
+  const def = schema._zod.def as Def;
+  if (def.shape) return def.shape;
+  const inner = def.innerType ?? def.in;
+  return inner ? shapeOf(inner) : {};
+}
+
+function isList(schema: Schema): boolean {
+  const def = schema._zod.def as Def;
+  if (def.type === "array") return true;
+  const inner = def.innerType ?? def.in;
+  return inner ? isList(inner) : false;
+}
 
 export type RouteChecks = {
   guard: Guard;
   web: WebGuard;
   metrics: Metrics;
+  projects: Finder;
 };
 
 const CORS_PREFLIGHT = {
@@ -163,18 +288,31 @@ function forEachClient(
   return (c) => forClient(c.request.signal, () => handle(c));
 }
 
-function guarded(r: Route, { guard, web, metrics }: RouteChecks): (c: BaseContext) => Promise<Response> | Response {
-  const handle = r.handle as (ctx: BaseContext & Record<string, unknown>) => Response | Promise<Response>;
+function guarded(
+  r: Route,
+  { guard, web, metrics, projects }: RouteChecks,
+): (c: BaseContext) => Promise<Response> | Response {
+  const find = r.needs ? finder(r, projects) : null;
   switch (r.access) {
-    case "none":
-      return handle;
-    case "token":
+    case "none": {
+      const handle = r.handle;
+      return find ? async (c) => handle({ ...c, found: await find(c.params) }) : handle;
+    }
+    case "token": {
+      const handle = r.handle;
+      const authorized = async (c: BaseContext) =>
+        handle({
+          ...c,
+          scope: await guard.authenticate(c.request, c.server),
+          ...(find && { found: await find(c.params) }),
+        });
+      return r.metered ? metered(`${r.method} ${r.path}`, authorized, metrics) : authorized;
+    }
     case "full": {
-      const full = r.access === "full";
       const projectOf = r.project;
+      const handle = r.handle;
       const authorized = async (c: BaseContext) => {
         const scope = await guard.authenticate(c.request, c.server);
-        if (!full) return handle({ ...c, scope });
         assertCanRead(scope);
         if (scope.kind === "full" && scope.projects) {
           // Limited to some projects: the route must say which it reaches.
@@ -189,40 +327,52 @@ function guarded(r: Route, { guard, web, metrics }: RouteChecks): (c: BaseContex
           name: `token “${scope.name ?? scope.tokenId}”`,
           ip: guard.ip(c.request, c.server),
         };
-        return handle({ ...c, scope, actor });
+        return handle({ ...c, scope, actor, ...(find && { found: await find(c.params) }) });
       };
       return r.metered ? metered(`${r.method} ${r.path}`, authorized, metrics) : authorized;
     }
-    case "visitor":
+    case "visitor": {
+      const handle = r.handle;
       return async (c) => {
-        if (r.method === "GET") return handle({ ...c, body: null });
+        if (r.method === "GET") return handle({ ...c, body: null, ...(find && { found: await find(c.params) }) });
         const body = await readForm(c.request, WEB_BODY_LIMIT);
-        web.verifyFormToken(c.request, (body as Record<string, unknown>)._form);
-        return handle({ ...c, body });
+        web.verifyFormToken(c.request, body._form);
+        return handle({ ...c, body, ...(find && { found: await find(c.params) }) });
       };
+    }
     default: {
       const least = LEAST[r.access];
-      const bodyOf = r.body;
+      const { signedOut, handle } = r;
+      const json = typeof r.body === "object" ? r.body.json : null;
       return async (c) => {
         // Without a session, the visitor is sent to sign in (or to set up the owner), then back here.
-        const session = r.signedOut ? await web.session(c.request) : await web.requireSession(c.request);
-        if (!session) return r.signedOut!(c);
+        const session = signedOut ? await web.session(c.request) : await web.requireSession(c.request);
+        if (!session) return signedOut!(c);
         // A project beyond theirs does not exist for them, whatever the route: first, so nothing else tells.
-        const projects = session.user.projects;
-        if (projects) assertSees(projects, c.params?.project, new URL(c.request.url).searchParams.getAll("project"));
+        const mine = session.user.projects;
+        if (mine) assertSees(mine, c.params?.project, new URL(c.request.url).searchParams.getAll("project"));
         if (!hasRole(session.user, least)) throw new Forbidden(ROLE_NEEDED[least]);
         const actor = { userId: session.user.id, name: session.user.username, ip: guard.ip(c.request, c.server) };
-        if (r.method === "GET") return handle({ ...c, session, body: null, actor });
+        if (r.method === "GET")
+          return handle({ ...c, session, body: null, actor, ...(find && { found: await find(c.params) }) });
         // The body read (capped), the session checked again (it may have ended meanwhile), then its CSRF token.
-        const body =
-          typeof bodyOf === "object"
-            ? await web.json(c.request, session, bodyOf.json)
-            : await web.form(c.request, session);
-        if (projects && typeof bodyOf !== "object") assertSees(projects, (body as Record<string, unknown>).project);
-        return handle({ ...c, session, body, actor });
+        const body = json ? await web.json(c.request, session, json) : await web.form(c.request, session);
+        if (mine && !json) assertSees(mine, (body as Record<string, unknown>).project);
+        return handle({ ...c, session, body, actor, ...(find && { found: await find(c.params) }) });
       };
     }
   }
+}
+
+/** The lookup a route needs, from its path's parameters (a project or channel that does not exist is a 404). */
+function finder(r: Route, projects: Finder): (params: Record<string, string>) => Promise<Found> {
+  const needed = r.needs === "channel" ? [":project", ":channel"] : [":project"];
+  if (!needed.every((name) => r.path.split("/").includes(name)))
+    throw new Error(
+      `${r.method} ${r.path}: a route that needs its ${r.needs} names it in its path (${needed.join(", ")})`,
+    );
+  if (r.needs === "channel") return (params) => projects.requireChannel(params.project!, params.channel!);
+  return async (params) => ({ project: await projects.requireProject(params.project!) });
 }
 
 const ROLE_NEEDED: Record<Role, string> = {

@@ -5,6 +5,7 @@ import { type AlertInput, KINDS_FIELDS } from "../domain/alerts.ts";
 import { hasRole } from "../domain/access.ts";
 import { formatDuration, parseSeconds } from "../domain/units.ts";
 import { NotFound, ValidationError } from "../errors.ts";
+import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Alert, AlertKind } from "../model/alert.ts";
 import type { Actor } from "../model/audit.ts";
@@ -13,8 +14,8 @@ import type { Session } from "../model/user.ts";
 import type { Services } from "../services.ts";
 import { readSearch, tagTerm } from "./filters.ts";
 import { field } from "./form.ts";
-import { seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
+import { paths } from "./paths.ts";
 import { type AlertFormFields, alertFormPage, alertRows, alertsPage } from "./views/alerts.ts";
 import { confirmDialog } from "./views/dialogs.ts";
 
@@ -172,7 +173,7 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       if (!(error instanceof ValidationError)) throw error;
       return form(session, project, fields, rule, formErrors(error), 422);
     }
-    return kit.redirect(request, `/p/${seg(project.name)}/alerts`);
+    return kit.redirect(request, href(paths.alerts, { project: project.name }));
   }
 
   return [
@@ -180,8 +181,8 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "GET",
       path: "/p/:project/alerts",
       access: "viewer",
-      async handle({ params, session }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ project, session }) {
         const [rules, channels] = await Promise.all([alerts.list(project.name), projects.channels(project.name)]);
         const hasNotices = channels.some((c) => c.name === "alerts");
         return kit.page(
@@ -198,8 +199,8 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "GET",
       path: "/p/:project/alerts/list",
       access: "viewer",
-      async handle({ params, session }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ project, session }) {
         return kit.fragment(
           alertRows(project, await alerts.list(project.name), session.csrfToken, hasRole(session.user, "member")),
         );
@@ -209,25 +210,27 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "GET",
       path: "/p/:project/alerts/new",
       access: "member",
-      async handle({ params, session }) {
-        return form(session, await kit.project(params.project!), { kind: "absence", schedule: "period" });
+      needs: "project",
+      async handle({ project, session }) {
+        return form(session, project, { kind: "absence", schedule: "period" });
       },
     }),
     route({
       method: "POST",
       path: "/p/:project/alerts",
       access: "member",
-      async handle({ request, params, session, body, actor }) {
-        return save(request, session, actor, await kit.project(params.project!), body);
+      needs: "project",
+      async handle({ request, project, session, body, actor }) {
+        return save(request, session, actor, project, body);
       },
     }),
     route({
       method: "GET",
       path: "/p/:project/alerts/:id",
       access: "member",
-      async handle({ params, session }) {
-        const project = await kit.project(params.project!);
-        const rule = await ruleOf(project, params.id!);
+      needs: "project",
+      async handle({ project, params, session }) {
+        const rule = await ruleOf(project, params.id);
         return form(session, project, formOfRule(rule), rule);
       },
     }),
@@ -235,9 +238,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "POST",
       path: "/p/:project/alerts/:id",
       access: "member",
-      async handle({ request, params, session, body, actor }) {
-        const project = await kit.project(params.project!);
-        return save(request, session, actor, project, body, await ruleOf(project, params.id!));
+      needs: "project",
+      async handle({ request, project, params, session, body, actor }) {
+        return save(request, session, actor, project, body, await ruleOf(project, params.id));
       },
     }),
     ...(["pause", "resume"] as const).map((action) =>
@@ -245,9 +248,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
         method: "POST",
         path: `/p/:project/alerts/:id/${action}`,
         access: "member",
-        async handle({ params, session, actor }) {
-          const project = await kit.project(params.project!);
-          const rule = await ruleOf(project, params.id!);
+        needs: "project",
+        async handle({ project, params, session, actor }) {
+          const rule = await ruleOf(project, params.id);
           await alerts.update(rule.id, { paused: action === "pause" }, actor);
           return kit.fragment(
             alertRows(project, await alerts.list(project.name), session.csrfToken, hasRole(session.user, "member")),
@@ -259,9 +262,9 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "POST",
       path: "/p/:project/alerts/:id/test",
       access: "member",
-      async handle({ params }) {
-        const project = await kit.project(params.project!);
-        const rule = await ruleOf(project, params.id!);
+      needs: "project",
+      async handle({ project, params }) {
+        const rule = await ruleOf(project, params.id);
         await alerts.runner.test(rule);
         // A header holds ASCII: the rule's name travels as JSON escapes.
         const trigger = JSON.stringify({
@@ -274,14 +277,14 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "GET",
       path: "/p/:project/alerts/:id/delete",
       access: "member",
-      async handle({ params }) {
-        const project = await kit.project(params.project!);
-        const rule = await ruleOf(project, params.id!);
+      needs: "project",
+      async handle({ project, params }) {
+        const rule = await ruleOf(project, params.id);
         return kit.fragment(
           confirmDialog({
             title: `Delete “${rule.name}”?`,
             body: "Its past notices stay in the alerts channel.",
-            action: `/p/${seg(project.name)}/alerts/${rule.id}/delete`,
+            action: href(paths.alertDelete, { project: project.name, id: rule.id }),
             confirm: "Delete",
             danger: true,
           }),
@@ -292,11 +295,11 @@ export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Rou
       method: "POST",
       path: "/p/:project/alerts/:id/delete",
       access: "member",
-      async handle({ request, params, actor }) {
-        const project = await kit.project(params.project!);
-        const rule = await ruleOf(project, params.id!);
+      needs: "project",
+      async handle({ request, project, params, actor }) {
+        const rule = await ruleOf(project, params.id);
         await alerts.remove(rule.id, actor);
-        return kit.redirect(request, `/p/${seg(project.name)}/alerts`);
+        return kit.redirect(request, href(paths.alerts, { project: project.name }));
       },
     }),
   ];

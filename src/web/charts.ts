@@ -6,6 +6,7 @@ import type { ChartAnswer, PlacedChart } from "../domain/charts.ts";
 import { MAX_POSITION } from "../domain/charts.ts";
 import { hasRole } from "../domain/access.ts";
 import { BadRequest, NotFound, QueryTimeout, ValidationError } from "../errors.ts";
+import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
 import { ACTIVITY_CARD, type CardRef } from "../model/chart.ts";
 import type { Project } from "../model/project.ts";
@@ -25,6 +26,7 @@ import { type Filters, readFilters } from "./filters.ts";
 import { field } from "./form.ts";
 import { seg } from "./html.ts";
 import type { Kit } from "./kit.ts";
+import { paths } from "./paths.ts";
 import {
   builderPage,
   chartBody,
@@ -162,8 +164,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts",
       access: "viewer",
-      async handle({ params, session }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ project, session }) {
         return kit.page(session, chartsListPage(project, await charts.list(project.name)), {
           title: `Charts · ${project.name}`,
           nav: { project },
@@ -174,8 +176,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts/new",
       access: "member",
-      async handle({ request, params, session }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ request, project, session }) {
         const fields = fieldsOf(new URL(request.url).searchParams);
         kindOf(fields); // a kind that is none is refused before the builder is drawn
         return builder(session, project, fields);
@@ -185,8 +187,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts/preview",
       access: "member",
-      async handle({ request, params }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ request, project }) {
         const fields = fieldsOf(new URL(request.url).searchParams);
         // The builder's own page (new, or a chart's edit): anything else (a line break, which no header may hold) is not followed.
         const base = `/p/${seg(project.name)}/charts/`;
@@ -218,8 +220,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "POST",
       path: "/p/:project/charts",
       access: "member",
-      async handle({ request, params, session, body }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ request, project, session, body }) {
         const fields = body as FormFields;
         const kind = kindOf(fields); // refused as it is, not shown again in a builder of no kind
         try {
@@ -231,7 +233,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
             definition: definitionOf(fields),
             position,
           });
-          return kit.redirect(request, `/p/${seg(project.name)}/charts/${chart.id}`);
+          return kit.redirect(request, href(paths.chart, { project: project.name, id: chart.id }));
         } catch (error) {
           const errors = formErrors(error, fields);
           if (!errors) throw error;
@@ -243,9 +245,9 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts/:id",
       access: "viewer",
-      async handle({ params, session }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ project, params, session }) {
+        const chart = await chartOf(project, params.id);
         return kit.page(session, chartPage(project, chart), {
           title: `${chart.name} · ${project.name}`,
           nav: { project },
@@ -257,9 +259,9 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts/:id/edit",
       access: "member",
-      async handle({ request, params, session }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ request, project, params, session }) {
+        const chart = await chartOf(project, params.id);
         const asked = fieldsOf(new URL(request.url).searchParams);
         // The URL holds the question as it was being changed (a reload, a shared link); else the saved one.
         const fields = asked.kind ? { ...asked, kind: chart.kind } : fieldsOfDefinition(chart, chart.name);
@@ -270,15 +272,15 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "POST",
       path: "/p/:project/charts/:id",
       access: "member",
-      async handle({ request, params, session, body }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ request, project, params, session, body }) {
+        const chart = await chartOf(project, params.id);
         const fields = { ...(body as FormFields), kind: chart.kind };
         const pinned = Boolean(field(body, "pin"));
         try {
           const position = pinned === (chart.position !== null) ? undefined : pinned ? MAX_POSITION : null;
           await charts.update(chart.id, { name: one(fields, "name"), definition: definitionOf(fields), position });
-          return kit.redirect(request, `/p/${seg(project.name)}/charts/${chart.id}`);
+          return kit.redirect(request, href(paths.chart, { project: project.name, id: chart.id }));
         } catch (error) {
           const errors = formErrors(error, fields);
           if (!errors) throw error;
@@ -290,14 +292,14 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/charts/:id/delete",
       access: "member",
-      async handle({ params }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ project, params }) {
+        const chart = await chartOf(project, params.id);
         return kit.fragment(
           confirmDialog({
             title: `Delete “${chart.name}”?`,
             body: deleteChartBody(chart),
-            action: `/p/${seg(project.name)}/charts/${chart.id}/delete`,
+            action: href(paths.chartDelete, { project: project.name, id: chart.id }),
             confirm: "Delete",
             danger: true,
           }),
@@ -308,20 +310,20 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "POST",
       path: "/p/:project/charts/:id/delete",
       access: "member",
-      async handle({ request, params }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ request, project, params }) {
+        const chart = await chartOf(project, params.id);
         await charts.remove(chart.id);
-        return kit.redirect(request, `/p/${seg(project.name)}/charts`);
+        return kit.redirect(request, href(paths.charts, { project: project.name }));
       },
     }),
     route({
       method: "GET",
       path: "/p/:project/cards/:id",
       access: "viewer",
-      async handle({ request, params }) {
-        const project = await kit.project(params.project!);
-        const chart = await chartOf(project, params.id!);
+      needs: "project",
+      async handle({ request, project, params }) {
+        const chart = await chartOf(project, params.id);
         const asked = new URL(request.url).searchParams;
         return cardBody(project, chart, asked.get("compact") === "1", asked.get("live") === "1");
       },
@@ -330,8 +332,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "POST",
       path: "/p/:project/dashboard",
       access: "member",
-      async handle({ request, params, body }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ request, project, body }) {
         const text = field(body, "card");
         const card: CardRef = text === ACTIVITY_CARD ? ACTIVITY_CARD : /^\d{1,9}$/.test(text) ? Number(text) : -1;
         const move = field(body, "move");
@@ -353,8 +355,8 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
       method: "GET",
       path: "/p/:project/funnel/dropped",
       access: "viewer",
-      async handle({ request, params, session }) {
-        const project = await kit.project(params.project!);
+      needs: "project",
+      async handle({ request, project, session }) {
         const fields = fieldsOf(new URL(request.url).searchParams);
         const at = Number(one(fields, "at"));
         const cursor = one(fields, "cursor") || undefined;
@@ -374,7 +376,7 @@ export function chartRoutes(services: Services, kit: Kit): Route[] {
               href: `/p/${seg(project.name)}/charts/new${queryOfFields({ ...question, kind: "funnel" })}`,
               label: "funnel",
             }
-          : { href: `/p/${seg(project.name)}/charts`, label: "charts" };
+          : { href: href(paths.charts, { project: project.name }), label: "charts" };
         return kit.page(session, droppedPage(project, { funnel, at, users: page.users, next, back }), {
           title: `Dropped · ${project.name}`,
           nav: { project },

@@ -5,6 +5,7 @@ import { type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { type Html, html } from "./html.ts";
 import type { Kit } from "./kit.ts";
+import { paths } from "./paths.ts";
 
 type Field = { name: string; required: boolean; type: string; description: string; rules: string };
 type Schema = Record<string, unknown>;
@@ -114,7 +115,7 @@ export function docsRoutes({ config }: Services, { web }: Edge, kit: Kit, api: R
   return [
     route({
       method: "GET",
-      path: "/docs",
+      path: paths.docs,
       access: "none",
       async handle({ request }) {
         const session = await web.session(request);

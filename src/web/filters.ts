@@ -5,7 +5,9 @@
 // an empty one, or one that starts with a double quote is written in quotes, with backslash
 // escapes inside: key:"a value", key:"", key:"say \"hi\"", key:"C:\\dir\nnext line". Any stored
 // value can be written so (tagTerm), and reads back as it was (readSearch).
+import { z } from "zod";
 import type { EventQuery } from "../domain/feed.ts";
+import { param } from "./form.ts";
 
 export type Filters = {
   /** The search as it reads, in the order typed: words as typed, tag filters as tagTerm writes them. */
@@ -102,9 +104,45 @@ export function searchText(terms: SearchTerm[]): string {
   return terms.map((t) => ("word" in t ? t.word : tagTerm(...t.tag))).join(" ");
 }
 
+/** The query parameters a feed's filters are read from (first of each, as a browser's form sends one). */
+export const filterFields = {
+  q: param,
+  tag: z.array(z.string()),
+  user: param,
+  channel: param,
+  from: param,
+  to: param,
+  tz: param,
+};
+type FilterInput = {
+  q?: string;
+  tag: string[];
+  user?: string;
+  channel?: string;
+  from?: string;
+  to?: string;
+  tz?: string;
+};
+
+/** A page's query that holds only filters. */
+export const filtersQuery = z.object(filterFields).transform((q) => filtersOf(q));
+
 export function readFilters(params: URLSearchParams): Filters {
-  const terms = readSearch(params.get("q") ?? "");
-  for (const t of params.getAll("tag")) {
+  const first = (name: string) => params.get(name) ?? undefined;
+  return filtersOf({
+    q: first("q"),
+    tag: params.getAll("tag"),
+    user: first("user"),
+    channel: first("channel"),
+    from: first("from"),
+    to: first("to"),
+    tz: first("tz"),
+  });
+}
+
+export function filtersOf(params: FilterInput): Filters {
+  const terms = readSearch(params.q ?? "");
+  for (const t of params.tag) {
     const m = TAG.exec(t);
     if (m) terms.push({ tag: [m[1]!, m[2]!] });
   }
@@ -123,18 +161,18 @@ export function readFilters(params: URLSearchParams): Filters {
     if (word) kept.push({ word });
     room -= word ? word.length + space : room;
   }
-  const tz = viewerOffset(params);
+  const tz = viewerOffset(params.tz);
   const { from, to, errors } = readRange(
-    (params.get("from") ?? "").trim().slice(0, 64),
-    (params.get("to") ?? "").trim().slice(0, 64),
+    (params.from ?? "").trim().slice(0, 64),
+    (params.to ?? "").trim().slice(0, 64),
     tz,
   );
   return {
     q: searchText(kept),
     text: kept.flatMap((t) => ("word" in t ? [t.word] : [])).join(" "),
     tags: kept.flatMap((t) => ("tag" in t ? [t.tag] : [])),
-    user: (params.get("user") ?? "").trim().slice(0, 256),
-    channel: (params.get("channel") ?? "").trim(),
+    user: (params.user ?? "").trim().slice(0, 256),
+    channel: (params.channel ?? "").trim(),
     from,
     to,
     tz,
@@ -155,8 +193,8 @@ function readRange(from: string, to: string, tz: number): { from: string; to: st
 }
 
 /** `tz`: the viewer's offset from UTC in minutes (east positive), as the pages send it. */
-export function viewerOffset(params: URLSearchParams): number {
-  return Math.max(-14 * 60, Math.min(14 * 60, Math.round(Number(params.get("tz")) || 0)));
+export function viewerOffset(tz: string | undefined): number {
+  return Math.max(-14 * 60, Math.min(14 * 60, Math.round(Number(tz ?? null) || 0)));
 }
 
 export function isFiltered(f: Filters): boolean {

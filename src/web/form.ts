@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { ValidationError } from "../errors.ts";
 
 // Reading submitted forms: every field is a string or absent (an unchecked box is absent).
@@ -6,6 +7,18 @@ export function field(body: unknown, name: string): string {
   const value = (body as Record<string, unknown>)[name];
   return typeof value === "string" ? value : "";
 }
+
+/** A form field in a route's `form` schema, as field() reads it: its text, or "" (absent, or sent twice). */
+export const text = z.preprocess((value) => (typeof value === "string" ? value : ""), z.string());
+
+/** A field that may repeat in a route's `form` schema, as fields() reads it: its values that are not empty. */
+export const list = z.preprocess((value) => fields({ value }, "value"), z.array(z.string()));
+
+/** A query parameter in a route's `query` schema: its first value (as URLSearchParams.get), or undefined. */
+export const param = z.array(z.string()).transform((values) => values[0]);
+
+/** The query of a route whose project is named in it (`?project=`, "" without one). */
+export const projectQuery = z.object({ project: param.transform((project) => project ?? "") });
 
 /** Every value of a field that may repeat (ticked boxes of one name). */
 export function fields(body: unknown, name: string): string[] {

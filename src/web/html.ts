@@ -31,12 +31,4 @@ export function trusted(markup: string): Html {
 /** A path segment or query value, percent-encoded (and then escaped by html`` as usual). */
 export const seg = (value: string | number) => encodeURIComponent(String(value));
 
-export function query(params: Record<string, string | number | undefined | null | (string | number)[]>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (Array.isArray(value)) for (const v of value) search.append(key, String(v));
-    else if (value !== undefined && value !== null && value !== "") search.set(key, String(value));
-  }
-  const text = search.toString();
-  return text ? `?${text}` : "";
-}
+export { query } from "../http/href.ts";

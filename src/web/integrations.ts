@@ -4,14 +4,16 @@
 import { visibleTo } from "../domain/access.ts";
 import { type IntegrationKind, isIntegrationKind, KINDS } from "../domain/integration-kinds/registry.ts";
 import { AppError, NotFound, ValidationError } from "../errors.ts";
+import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { digestSection } from "./digests.ts";
 import { readSearch } from "./filters.ts";
-import { field } from "./form.ts";
+import { field, param, projectQuery } from "./form.ts";
 import { html } from "./html.ts";
 import type { Kit } from "./kit.ts";
-import { idOf } from "./notifications.ts";
+import { itemParams } from "./notifications.ts";
+import { paths } from "./paths.ts";
 import { confirmDialog } from "./views/dialogs.ts";
 import {
   integrationForm,
@@ -25,8 +27,6 @@ import {
 
 /** How long the page keeps asking for the result of "Send test". */
 const TEST_WAIT_MS = 60_000;
-
-const projectParam = (request: Request) => new URL(request.url).searchParams.get("project") ?? "";
 
 const words = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
@@ -88,8 +88,8 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
   const { integrations, projects, config } = services;
   const nav = { section: "settings" as const };
 
-  async function existing(project: string, id: string | undefined) {
-    const integration = await integrations.get(idOf(id));
+  async function existing(project: string, id: number) {
+    const integration = await integrations.get(id);
     if (integration.project !== project) throw new NotFound("That integration does not exist.");
     return integration;
   }
@@ -97,10 +97,11 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
   return [
     route({
       method: "GET",
-      path: "/settings/integrations",
+      path: paths.integrations,
       access: "admin",
-      async handle({ request, session }) {
-        const wanted = projectParam(request);
+      query: projectQuery,
+      async handle({ query, session }) {
+        const wanted = query.project;
         const list = visibleTo(session.user, await projects.list(), (p) => p.name);
         const project =
           (wanted && list.find((p) => p.name === wanted)) ||
@@ -116,19 +117,20 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     }),
     route({
       method: "GET",
-      path: "/settings/integrations/list",
+      path: paths.integrationList,
       access: "admin",
-      async handle({ request }) {
-        const project = await kit.project(projectParam(request));
+      query: projectQuery,
+      async handle({ query }) {
+        const project = await projects.requireProject(query.project);
         return kit.fragment(integrationList(project, await integrations.list(project.name)));
       },
     }),
     route({
       method: "POST",
-      path: "/settings/integrations",
+      path: paths.integrations,
       access: "admin",
       async handle({ session, body, actor }) {
-        const project = await kit.project(field(body, "project"));
+        const project = await projects.requireProject(field(body, "project"));
         const kind = kindOf(body);
         try {
           const input = {
@@ -159,7 +161,7 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     }),
     route({
       method: "POST",
-      path: "/settings/integrations/preview",
+      path: paths.integrationPreview,
       access: "admin",
       async handle({ body }) {
         const kind = kindOf(body) ?? "webhook";
@@ -179,10 +181,11 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     }),
     route({
       method: "POST",
-      path: "/settings/integrations/:id/edit",
+      path: paths.integrationEdit,
       access: "admin",
-      async handle({ request, params, body, actor }) {
-        const project = projectParam(request);
+      params: itemParams,
+      query: projectQuery,
+      async handle({ request, params, query: { project }, body, actor }) {
         const current = await existing(project, params.id);
         try {
           await integrations.update(
@@ -197,33 +200,36 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
             422,
           );
         }
-        return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project)}`);
+        return kit.redirect(request, href(paths.integrations, {}, { project }));
       },
     }),
     route({
       method: "POST",
-      path: "/settings/integrations/:id/test",
+      path: paths.integrationTest,
       access: "admin",
-      async handle({ request, params }) {
+      params: itemParams,
+      query: projectQuery,
+      async handle({ params, query: { project } }) {
         const queuedAt = Date.now();
-        const integration = await existing(projectParam(request), params.id);
+        const integration = await existing(project, params.id);
         try {
           await integrations.sendTest(integration.id, config.baseUrl, queuedAt);
         } catch (error) {
           if (error instanceof AppError && error.kind === "forbidden") return kit.fragment(error.message);
           throw error;
         }
-        return kit.fragment(integrationTestQueued(projectParam(request), integration.id, queuedAt));
+        return kit.fragment(integrationTestQueued(project, integration.id, queuedAt));
       },
     }),
     route({
       method: "GET",
-      path: "/settings/integrations/:id/outcome",
+      path: paths.integrationOutcome,
       access: "admin",
-      async handle({ request, params }) {
+      params: itemParams,
+      query: projectQuery.extend({ since: param.transform((since) => Number(since ?? null) || 0) }),
+      async handle({ params, query: { project, since } }) {
         // Asked every second after "Send test": nothing to swap (204) until a result newer than the test is in.
-        const integration = await existing(projectParam(request), params.id);
-        const since = Number(new URL(request.url).searchParams.get("since")) || 0;
+        const integration = await existing(project, params.id);
         const succeeded = (integration.lastSuccessAt ?? 0) >= since;
         const failed = (integration.lastErrorAt ?? 0) >= since;
         if (succeeded || failed)
@@ -239,27 +245,29 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     }),
     route({
       method: "POST",
-      path: "/settings/integrations/:id/toggle",
+      path: paths.integrationToggle,
       access: "admin",
-      async handle({ request, params, actor }) {
-        const project = projectParam(request);
+      params: itemParams,
+      query: projectQuery,
+      async handle({ request, params, query: { project }, actor }) {
         const current = await existing(project, params.id);
         await integrations.setEnabled(current.id, !current.enabled, actor);
-        return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project)}`);
+        return kit.redirect(request, href(paths.integrations, {}, { project }));
       },
     }),
     route({
       method: "GET",
-      path: "/settings/integrations/:id/delete",
+      path: paths.integrationDelete,
       access: "admin",
-      async handle({ request, params }) {
-        const project = projectParam(request);
+      params: itemParams,
+      query: projectQuery,
+      async handle({ params, query: { project } }) {
         const integration = await existing(project, params.id);
         return kit.fragment(
           confirmDialog({
             title: `Delete “${integration.name}”?`,
             body: html`<p>It stops getting ${project}'s notify events. Its stored secrets are deleted with it.</p>`,
-            action: `/settings/integrations/${integration.id}/delete?project=${encodeURIComponent(project)}`,
+            action: href(paths.integrationDelete, { id: integration.id }, { project }),
             confirm: "Delete integration",
             danger: true,
           }),
@@ -268,13 +276,14 @@ export function integrationRoutes(services: Services, kit: Kit): Route[] {
     }),
     route({
       method: "POST",
-      path: "/settings/integrations/:id/delete",
+      path: paths.integrationDelete,
       access: "admin",
-      async handle({ request, params, actor }) {
-        const project = projectParam(request);
+      params: itemParams,
+      query: projectQuery,
+      async handle({ request, params, query: { project }, actor }) {
         const integration = await existing(project, params.id);
         await integrations.remove(integration.id, actor);
-        return kit.redirect(request, `/settings/integrations?project=${encodeURIComponent(project)}`);
+        return kit.redirect(request, href(paths.integrations, {}, { project }));
       },
     }),
   ];

@@ -2,7 +2,6 @@
 // work for htmx requests.
 import { visibleTo } from "../domain/access.ts";
 import { PAGE_HEADERS } from "../http/security.ts";
-import type { Project } from "../model/project.ts";
 import type { Session } from "../model/user.ts";
 import type { Services } from "../services.ts";
 import type { Assets } from "./assets.ts";
@@ -45,10 +44,6 @@ export function webKit({ projects }: Services, assets: Assets) {
       if (isHtmx(request))
         return new Response(null, { status: 200, headers: { ...PAGE_HEADERS, ...headers, "HX-Redirect": location } });
       return new Response(null, { status: 303, headers: { ...PAGE_HEADERS, ...headers, Location: location } });
-    },
-
-    project(name: string): Promise<Project> {
-      return projects.requireProject(name);
     },
   };
 }

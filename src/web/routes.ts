@@ -36,7 +36,7 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...notificationRoutes(services, kit),
     ...integrationRoutes(services, kit),
     ...digestRoutes(services, kit),
-    ...liveRoutes(services, edge, kit),
+    ...liveRoutes(services, edge),
     ...docsRoutes(services, edge, kit, api),
   ];
 }

@@ -1,26 +1,28 @@
 // The users page of a project: the list, its search, and its next pages (a fragment for htmx).
-import type { Route } from "../http/routes.ts";
-import { route } from "../http/routes.ts";
+import { z } from "zod";
+import { href } from "../http/href.ts";
+import { type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
+import { param } from "./form.ts";
 import { isHtmx, type Kit } from "./kit.ts";
-import { seg, query } from "./html.ts";
+import { paths } from "./paths.ts";
 import { userRows, usersPage } from "./views/users.ts";
 
 export function userListRoutes({ feed, config }: Services, kit: Kit): Route[] {
   return [
     route({
       method: "GET",
-      path: "/p/:project/users",
+      path: paths.users,
       access: "viewer",
-      async handle({ request, params, session }) {
-        const project = await kit.project(params.project!);
-        const url = new URL(request.url);
-        const q = (url.searchParams.get("q") ?? "").trim();
-        const cursor = url.searchParams.get("cursor") ?? undefined;
+      needs: "project",
+      query: z.object({ q: param.transform((q) => (q ?? "").trim()), cursor: param }),
+      async handle({ request, project, query: { q, cursor }, session }) {
         const page = await feed.users(project, { q, cursor });
         const vary = { Vary: "HX-Request" };
         if (isHtmx(request) && cursor) {
-          const next = page.nextCursor ? `/p/${seg(project.name)}/users${query({ q, cursor: page.nextCursor })}` : null;
+          const next = page.nextCursor
+            ? href(paths.users, { project: project.name }, { q, cursor: page.nextCursor })
+            : null;
           return kit.fragment(userRows(project.name, page.users, next), 200, vary);
         }
         const body = usersPage(project, { q, users: page.users, nextCursor: page.nextCursor, baseUrl: config.baseUrl });

@@ -1,5 +1,7 @@
 // Settings → Account (one's own password) and Settings → Audit (the owner's view of the trail).
-import { type Html, html, query } from "../html.ts";
+import { paths } from "../paths.ts";
+import { href } from "../../http/href.ts";
+import { type Html, html } from "../html.ts";
 import { time } from "./events.ts";
 import { ROLE_TEXT } from "./members.ts";
 import { settingsNav } from "./settings.ts";
@@ -8,7 +10,7 @@ import type { User } from "../../model/user.ts";
 
 export function accountPage(user: User, form?: Html): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
-${settingsNav("/settings/account")}
+${settingsNav(paths.account)}
 <section class="card" aria-labelledby="account-title">
   <h2 id="account-title">Your account</h2>
   <dl class="facts">
@@ -28,7 +30,7 @@ export function passwordForm(opts: { errors?: Record<string, string>; changed?: 
     opts.errors?.[name] ? html`<p class="hint error" id="${name}-error" role="alert">${opts.errors[name]}</p>` : "";
   const described = (name: string) =>
     opts.errors?.[name] ? html` aria-invalid="true" aria-describedby="${name}-error"` : "";
-  return html`<form id="password-form" class="stack" method="post" action="/settings/account/password" hx-post="/settings/account/password" hx-target="this" hx-swap="outerHTML">
+  return html`<form id="password-form" class="stack" method="post" action="${paths.password}" hx-post="${paths.password}" hx-target="this" hx-swap="outerHTML">
   ${opts.changed ? html`<p class="alert success" role="status" data-testid="password-changed">Your password was changed. Your other sessions were signed out; this one stays.</p>` : ""}
   <label for="current-password">Current password</label>
   <input id="current-password" name="current" type="password" autocomplete="current-password" required${described("current")}>
@@ -66,7 +68,7 @@ const ACTION_TEXT: Record<AuditAction, string> = {
 /** `older`: the id to ask the next page before, when there is one. */
 export function auditPage(entries: AuditEntry[], opts: { older: number | null; kept: number; first: boolean }): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
-${settingsNav("/settings/audit")}
+${settingsNav(paths.audit)}
 <section class="card" aria-labelledby="audit-title">
   <h2 id="audit-title">Audit trail</h2>
   <p class="muted small">Sign-ins, passwords, API tokens, members, deleted projects, retention, integrations and alert rules: who, what, when and from where (the client's address as this server sees it). The newest ${opts.kept.toLocaleString("en")} entries are kept; each is also logged at the info level.</p>
@@ -86,6 +88,6 @@ ${settingsNav("/settings/audit")}
   </table></div>`
       : html`<p class="empty">Nothing yet.</p>`
   }
-  <nav class="pager" aria-label="Audit pages">${opts.first ? "" : html`<a href="/settings/audit">Newest</a>`}${opts.older !== null ? html`<a href="/settings/audit${query({ before: String(opts.older) })}" rel="next">Older entries</a>` : ""}</nav>
+  <nav class="pager" aria-label="Audit pages">${opts.first ? "" : html`<a href="${paths.audit}">Newest</a>`}${opts.older !== null ? html`<a href="${href(paths.audit, {}, { before: String(opts.older) })}" rel="next">Older entries</a>` : ""}</nav>
 </section>`;
 }

@@ -1,4 +1,5 @@
 // The pages shown before sign-in: the one-time setup of the owner, and login.
+import { paths } from "../paths.ts";
 import { type Html, html } from "../html.ts";
 
 function field(
@@ -22,7 +23,7 @@ export function setupPage(opts: {
 <h1>Welcome to Signalboard</h1>
 <p>Create the owner account. You can add team members later in Settings → Members.</p>
 ${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
-<form method="post" action="/setup" class="stack">
+<form method="post" action="${paths.setup}" class="stack">
   <input type="hidden" name="_form" value="${opts.formToken}">
   <input type="hidden" name="code" value="${opts.code}">
   ${field("username", "Username", { value: opts.username, autocomplete: "username", error: opts.errors?.username })}
@@ -52,7 +53,7 @@ export function loginPage(opts: {
 <h1>Sign in</h1>
 ${opts.notice ? html`<p class="alert notice" role="status" data-testid="stale-setup">${opts.notice}</p>` : ""}
 ${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
-<form method="post" action="/login" class="stack">
+<form method="post" action="${paths.login}" class="stack">
   <input type="hidden" name="_form" value="${opts.formToken}">
   <input type="hidden" name="next" value="${opts.next}">
   ${field("username", "Username", { value: opts.username, autocomplete: "username" })}

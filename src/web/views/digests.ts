@@ -1,8 +1,10 @@
 // The digests of a project, on Settings → Integrations: the list and the form that adds one.
+import { paths } from "../paths.ts";
+import { href } from "../../http/href.ts";
 import type { IntegrationView } from "../../domain/integrations.ts";
 import type { Digest } from "../../model/notification.ts";
 import type { Project } from "../../model/project.ts";
-import { type Html, html, seg } from "../html.ts";
+import { type Html, html } from "../html.ts";
 import { time } from "./events.ts";
 import { outcome } from "./notifications.ts";
 
@@ -29,14 +31,14 @@ function digestItem(project: Project, d: Digest & { schedule: string }, integrat
     ...d.integrationIds.map((id) => integrations.find((i) => i.id === id)?.name ?? `integration ${id}`),
     ...d.emails,
   ];
-  const q = `?project=${seg(project.name)}`;
+  const q = { project: project.name };
   return html`<li class="device card-inner" id="digest-${d.id}">
   <div class="device-head"><strong>${d.name}</strong> <span class="muted small">${d.schedule} · to ${to.join(", ")}</span></div>
   <div class="small">${d.lastSentAt ? html`<span>Last sent ${time(d.lastSentAt)} (period ending ${d.lastPeriod})</span>` : html`<span class="muted">Not sent yet</span>`}</div>
   ${d.emails.length ? html`<div class="small">${outcome(d.lastSuccessAt, d.lastError, d.lastErrorAt)}</div>` : ""}
   <div class="actions wrap">
-    <button type="button" class="secondary small" hx-post="/settings/digests/${d.id}/send${q}" hx-target="#digest-${d.id}-status" data-testid="send-digest">Send the last one now</button>
-    <button type="button" class="secondary danger small" hx-get="/settings/digests/${d.id}/delete${q}" hx-target="#modal" data-testid="delete-digest">Delete</button>
+    <button type="button" class="secondary small" hx-post="${href(paths.digestSend, { id: d.id }, q)}" hx-target="#digest-${d.id}-status" data-testid="send-digest">Send the last one now</button>
+    <button type="button" class="secondary danger small" hx-get="${href(paths.digestDelete, { id: d.id }, q)}" hx-target="#modal" data-testid="delete-digest">Delete</button>
   </div>
   <p class="hint" id="digest-${d.id}-status" role="status"></p>
 </li>`;
@@ -54,7 +56,7 @@ function digestForm(opts: {
   const hour = one("hour") || "8";
   return html`<details${opts.error ? " open" : ""}>
   <summary>Add a digest</summary>
-  <form class="stack" method="post" action="/settings/digests?project=${seg(opts.project.name)}" hx-post="/settings/digests?project=${seg(opts.project.name)}" hx-target="#digests" hx-swap="outerHTML">
+  <form class="stack" method="post" action="${href(paths.digests, {}, { project: opts.project.name })}" hx-post="${href(paths.digests, {}, { project: opts.project.name })}" hx-target="#digests" hx-swap="outerHTML">
     ${opts.error ? html`<p class="alert" role="alert">${opts.error}</p>` : ""}
     <label>Name <input name="name" value="${one("name")}" maxlength="100" placeholder="Daily digest"></label>
     <div class="grid-2">

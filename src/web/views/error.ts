@@ -1,3 +1,4 @@
+import { paths } from "../paths.ts";
 import { type Html, html } from "../html.ts";
 
 export function errorPage(status: number, message: string): Html {
@@ -12,6 +13,6 @@ export function errorPage(status: number, message: string): Html {
   return html`<section class="auth card error-page">
 <h1>${title}</h1>
 <p>${message}</p>
-<p><a href="/">Back to the dashboard</a></p>
+<p><a href="${paths.home}">Back to the dashboard</a></p>
 </section>`;
 }

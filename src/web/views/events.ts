@@ -1,5 +1,7 @@
 // Events as the dashboard shows them: feed items, the endless feed, and the detail view.
-import { type Html, html, query, seg, trusted } from "../html.ts";
+import { href } from "../../http/href.ts";
+import { paths } from "../paths.ts";
+import { type Html, html, query, trusted } from "../html.ts";
 import { tagTerm } from "../filters.ts";
 import { eventJson } from "../../domain/event-json.ts";
 import { dashboardHtml } from "../../domain/safe-html.ts";
@@ -50,7 +52,7 @@ export function relative(ms: number, now: number): string {
 export function tagChips(project: string, tags: StoredEvent["tags"], channel?: string): Html | string {
   const entries = Object.entries(tags ?? {});
   if (!entries.length) return "";
-  const feed = `/p/${seg(project)}${channel === undefined ? "" : `/c/${seg(channel)}`}`;
+  const feed = channel === undefined ? href(paths.project, { project }) : href(paths.channel, { project, channel });
   return html`<ul class="tags" aria-label="Tags">${entries.map(([k, v]) => {
     const value = tagText(v);
     // A long key or value is cut on screen (CSS): the tooltip has them whole.
@@ -74,25 +76,24 @@ function tagTable(project: string, tags: StoredEvent["tags"]): Html | string {
     <thead><tr><th scope="col">Key</th><th scope="col">Value</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${entries.map(([k, v]) => {
       const value = tagText(v);
-      return html`<tr x-data="copyButton"><th scope="row" class="tag-name">${k}</th><td><span class="tag-value" x-ref="source">${value}</span></td><td class="tag-actions"><button type="button" class="secondary small" x-on:click="copy"><span x-text="label">Copy</span><span class="visually-hidden"> ${k}</span></button> <a href="/p/${seg(project)}${query({ q: tagTerm(k, value) })}">Filter<span class="visually-hidden"> by ${k}</span></a></td></tr>`;
+      return html`<tr x-data="copyButton"><th scope="row" class="tag-name">${k}</th><td><span class="tag-value" x-ref="source">${value}</span></td><td class="tag-actions"><button type="button" class="secondary small" x-on:click="copy"><span x-text="label">Copy</span><span class="visually-hidden"> ${k}</span></button> <a href="${href(paths.project, { project }, { q: tagTerm(k, value) })}">Filter<span class="visually-hidden"> by ${k}</span></a></td></tr>`;
     })}</tbody>
   </table>
 </section>`;
 }
 
 export function eventItem(e: StoredEvent, opts: { showChannel?: boolean; fresh?: boolean } = {}): Html {
-  const project = seg(e.project);
   return html`<li class="event${opts.fresh ? " fresh" : ""}${e.notify ? " notify" : ""}" id="event-${e.id}" data-id="${e.id}" data-ts="${e.ts}">
   <div class="event-icon" aria-hidden="true">${e.icon ?? "•"}</div>
   <div class="event-body">
     <div class="event-head">
-      <a class="event-name" href="/p/${project}/events/${e.id}">${e.name}</a>
+      <a class="event-name" href="${href(paths.event, { project: e.project, id: e.id })}">${e.name}</a>
       ${time(e.ts)}
     </div>
     ${e.description ? html`<div class="event-description${e.parser === "markdown" ? " markdown" : " plain"}">${description(e)}</div>` : ""}
     <div class="event-meta">
-      ${opts.showChannel !== false ? html`<a class="channel-link" href="/p/${project}/c/${seg(e.channel)}">#${e.channel}</a>` : ""}
-      ${e.userId ? html`<a class="user-link" href="/p/${project}/users/${seg(e.userId)}">👤 ${e.userId}</a>` : ""}
+      ${opts.showChannel !== false ? html`<a class="channel-link" href="${href(paths.channel, { project: e.project, channel: e.channel })}">#${e.channel}</a>` : ""}
+      ${e.userId ? html`<a class="user-link" href="${href(paths.user, { project: e.project, userId: e.userId })}">👤 ${e.userId}</a>` : ""}
       ${e.historical ? historicalMark() : ""}
       ${priorityBadge(e.priority)}
     </div>
@@ -139,16 +140,15 @@ export function feed(opts: {
 }
 
 export function eventDetail(e: StoredEvent): Html {
-  const project = seg(e.project);
   const rows: [string, Html | string][] = [
-    ["Project", html`<a href="/p/${project}">${e.project}</a>`],
-    ["Channel", html`<a href="/p/${project}/c/${seg(e.channel)}">#${e.channel}</a>`],
+    ["Project", html`<a href="${href(paths.project, { project: e.project })}">${e.project}</a>`],
+    ["Channel", html`<a href="${href(paths.channel, { project: e.project, channel: e.channel })}">#${e.channel}</a>`],
     ["Event time", html`${absoluteTime(e.ts)} <span class="muted">(${time(e.ts)})</span>`],
     ["Received", html`${absoluteTime(e.receivedAt)} <span class="muted">(${time(e.receivedAt)})</span>`],
     [
       "User",
       e.userId
-        ? html`<a href="/p/${project}/users/${seg(e.userId)}">${e.userId}</a>`
+        ? html`<a href="${href(paths.user, { project: e.project, userId: e.userId })}">${e.userId}</a>`
         : html`<span class="muted">none</span>`,
     ],
     ["Notify", e.notify ? (e.historical ? "requested, but not sent (historical event)" : "yes") : "no"],
@@ -161,7 +161,7 @@ export function eventDetail(e: StoredEvent): Html {
   ];
   return html`<article class="event-detail" id="event-${e.id}">
   <header class="page-header">
-    <p class="crumbs"><a href="/p/${project}">${e.project}</a> / <a href="/p/${project}/c/${seg(e.channel)}">#${e.channel}</a></p>
+    <p class="crumbs"><a href="${href(paths.project, { project: e.project })}">${e.project}</a> / <a href="${href(paths.channel, { project: e.project, channel: e.channel })}">#${e.channel}</a></p>
     <h1><span class="event-icon big" aria-hidden="true">${e.icon ?? "•"}</span> ${e.name}</h1>
   </header>
   ${e.description ? html`<div class="card event-description${e.parser === "markdown" ? " markdown" : " plain"}">${description(e)}</div>` : ""}

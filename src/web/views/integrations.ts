@@ -1,6 +1,8 @@
 // Settings → Integrations, per project: the list (with each one's routing and template, editable),
 // the form that adds one (a fieldset per kind, named KIND.KEY so only the chosen kind's are read),
 // template previews, and the project's digests (views/digests.ts).
+import { href } from "../../http/href.ts";
+import { paths } from "../paths.ts";
 import { describeFilter } from "../../domain/routing.ts";
 import { destination } from "../../domain/integration-kinds/configs.ts";
 import {
@@ -14,7 +16,7 @@ import type { Message } from "../../domain/templates.ts";
 import type { RouteFilter, Template } from "../../model/notification.ts";
 import type { Project } from "../../model/project.ts";
 import { tagTerm } from "../filters.ts";
-import { type Html, html, seg } from "../html.ts";
+import { type Html, html } from "../html.ts";
 import { outcome } from "./notifications.ts";
 import { prioritySelect } from "./priority.ts";
 import { settingsNav } from "./settings.ts";
@@ -26,8 +28,8 @@ export function integrationsPage(opts: {
   digests: Html;
 }): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
-${settingsNav("/settings/integrations")}
-<form method="get" action="/settings/integrations" class="inline-form" x-data="autoSubmit">
+${settingsNav(paths.integrations)}
+<form method="get" action="${paths.integrations}" class="inline-form" x-data="autoSubmit">
   <label>Project <select name="project" x-on:change="submit">${opts.projects.map((p) => html`<option value="${p.name}"${p.id === opts.project.id ? " selected" : ""}>${p.name}</option>`)}</select></label>
   <noscript><button type="submit" class="small">Show</button></noscript>
 </form>
@@ -41,7 +43,7 @@ ${opts.digests}`;
 
 /** The list reloads itself when one is added (the form stays, showing the new secret once). */
 export function integrationList(project: Project, integrations: IntegrationView[]): Html {
-  return html`<section class="card" aria-labelledby="integrations-title" id="integration-list" hx-get="/settings/integrations/list?project=${seg(project.name)}" hx-trigger="integration-added from:body" hx-swap="outerHTML" hx-disinherit="*">
+  return html`<section class="card" aria-labelledby="integrations-title" id="integration-list" hx-get="${href(paths.integrationList, {}, { project: project.name })}" hx-trigger="integration-added from:body" hx-swap="outerHTML" hx-disinherit="*">
   <h2 id="integrations-title">Integrations of ${project.name}</h2>
   <p class="muted small">Each gets the project's notify events its routing lets through (all of them unless limited), with the same queue, retries and records as push.</p>
   ${integrations.length ? html`<ul class="devices plain">${integrations.map((i) => integrationItem(project, i))}</ul>` : html`<p class="empty">No integrations yet.</p>`}
@@ -49,22 +51,21 @@ export function integrationList(project: Project, integrations: IntegrationView[
 }
 
 function integrationItem(project: Project, i: IntegrationView): Html {
-  const path = `/settings/integrations/${i.id}`;
-  const q = `?project=${seg(project.name)}`;
+  const [id, q] = [{ id: i.id }, { project: project.name }];
   return html`<li class="device card-inner" id="integration-${i.id}">
   <div class="device-head"><strong>${i.name}</strong> <span class="badge">${KINDS[i.kind].label}</span> ${i.enabled ? "" : html`<span class="badge">disabled</span>`}</div>
   <div class="small"><code data-testid="integration-destination">${destination(i.kind, i.config)}</code>${i.hasSecret ? html` <span class="muted">· secret stored</span>` : ""}</div>
   <div class="small muted" data-testid="integration-routing">Gets ${describeFilter(i.filter)}${i.template ? " · own template" : ""}</div>
   ${integrationOutcome(i)}
   <div class="actions wrap">
-    <button type="button" class="secondary small" hx-post="${path}/test${q}" hx-target="#integration-${i.id}-status" data-testid="test-integration"${i.enabled ? "" : " disabled"}>Send test</button>
-    <button type="button" class="secondary small" hx-post="${path}/toggle${q}" data-testid="toggle-integration">${i.enabled ? "Disable" : "Enable"}</button>
-    <button type="button" class="secondary danger small" hx-get="${path}/delete${q}" hx-target="#modal" data-testid="delete-integration">Delete</button>
+    <button type="button" class="secondary small" hx-post="${href(paths.integrationTest, id, q)}" hx-target="#integration-${i.id}-status" data-testid="test-integration"${i.enabled ? "" : " disabled"}>Send test</button>
+    <button type="button" class="secondary small" hx-post="${href(paths.integrationToggle, id, q)}" data-testid="toggle-integration">${i.enabled ? "Disable" : "Enable"}</button>
+    <button type="button" class="secondary danger small" hx-get="${href(paths.integrationDelete, id, q)}" hx-target="#modal" data-testid="delete-integration">Delete</button>
   </div>
   <p class="hint" id="integration-${i.id}-status" role="status"></p>
   <details>
     <summary>Routing and template</summary>
-    <form class="stack" hx-post="${path}/edit${q}" hx-target="#integration-${i.id}-edit-status" data-testid="edit-integration">
+    <form class="stack" hx-post="${href(paths.integrationEdit, id, q)}" hx-target="#integration-${i.id}-edit-status" data-testid="edit-integration">
       <input type="hidden" name="kind" value="${i.kind}">
       <input type="hidden" name="project" value="${project.name}">
       <label>Name <input name="name" value="${i.name}" maxlength="100"></label>
@@ -84,7 +85,7 @@ export function integrationOutcome(i: IntegrationView): Html {
 
 /** "Test queued", with a poller that swaps in the new result (and a message) once the test was delivered or failed. */
 export function integrationTestQueued(project: string, id: number, queuedAt: number): Html {
-  return html`Test queued; it should arrive within seconds.<span hx-get="/settings/integrations/${id}/outcome?project=${seg(project)}&amp;since=${queuedAt}" hx-trigger="every 1s" hx-target="#integration-${id}-outcome" hx-swap="outerHTML"></span>`;
+  return html`Test queued; it should arrive within seconds.<span hx-get="${href(paths.integrationOutcome, { id }, { project, since: queuedAt })}" hx-trigger="every 1s" hx-target="#integration-${id}-outcome" hx-swap="outerHTML"></span>`;
 }
 
 export function integrationTestDone(i: IntegrationView, delivered: boolean | null): Html {
@@ -126,7 +127,7 @@ function templateFields(
   <p class="muted small">Variables: <code>{{event}}</code> <code>{{description}}</code> <code>{{channel}}</code> <code>{{project}}</code> <code>{{icon}}</code> <code>{{user_id}}</code> <code>{{tags.plan}}</code> <code>{{url}}</code> <code>{{priority}}</code>. The body is ${kind ? KINDS[kind].formatHint : "in the kind's format"}.</p>
   <label>Title <input name="template_title" value="${values.template_title ?? template?.title ?? ""}" maxlength="250" placeholder="{{icon}} {{event}}" autocomplete="off"></label>
   <label>Body <textarea name="template_body" rows="3" maxlength="4000" placeholder="{{description}}">${values.template_body ?? template?.body ?? ""}</textarea></label>
-  <div><button type="button" class="secondary small" hx-post="/settings/integrations/preview" hx-include="closest form" hx-target="#${id}-preview" data-testid="preview-template">Preview</button></div>
+  <div><button type="button" class="secondary small" hx-post="${paths.integrationPreview}" hx-include="closest form" hx-target="#${id}-preview" data-testid="preview-template">Preview</button></div>
   <div id="${id}-preview" class="template-preview" aria-live="polite"></div>
 </fieldset>`;
 }
@@ -160,7 +161,7 @@ export function integrationForm(opts: {
   <div class="copy-row" x-data="copyButton"><input type="text" readonly value="${opts.secret.value}" x-ref="source" aria-label="Signing secret" data-testid="webhook-secret"><button type="button" x-on:click="copy" x-text="label">Copy</button></div>`
       : ""
   }
-  <form class="stack" hx-post="/settings/integrations" hx-target="#integration-create" hx-swap="outerHTML" x-data="integrationForm" data-kind="${kind}">
+  <form class="stack" hx-post="${paths.integrations}" hx-target="#integration-create" hx-swap="outerHTML" x-data="integrationForm" data-kind="${kind}">
     ${opts.error ? html`<p class="alert" role="alert">${opts.error}</p>` : ""}
     <input type="hidden" name="project" value="${opts.project}">
     <label>Kind <select name="kind" x-on:change="pick">${INTEGRATION_KINDS.map((k) => html`<option value="${k}"${k === kind ? " selected" : ""}>${KINDS[k].label}</option>`)}</select></label>

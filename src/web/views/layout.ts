@@ -1,4 +1,6 @@
 // The page shell: head, top bar, sidebar of projects and channels, main area, toasts.
+import { paths } from "../paths.ts";
+import { href } from "../../http/href.ts";
 import type { Assets } from "../assets.ts";
 import { type Html, html, seg } from "../html.ts";
 import type { Channel, Project } from "../../model/project.ts";
@@ -69,14 +71,14 @@ function shell(ctx: PageContext, nav: Nav, body: Html): Html {
   return html`<div class="shell" x-data="shell" x-bind:class="shellClass">
 <header class="topbar">
   <button type="button" class="icon-button menu-button" x-on:click="toggleNav" aria-label="Menu" x-bind:aria-expanded="navOpenText">☰</button>
-  <a class="brand" href="/"><img src="${ctx.assets.url("icon.svg")}" alt="" width="24" height="24"><span>Signalboard</span></a>
+  <a class="brand" href="${paths.home}"><img src="${ctx.assets.url("icon.svg")}" alt="" width="24" height="24"><span>Signalboard</span></a>
   <nav class="topnav" aria-label="Account" x-data="accountMenu" x-bind:class="menuClass" x-on:keydown.escape="closeMenu" x-on:click.outside="dismissMenu">
     <button type="button" class="icon-button account-button" x-ref="button" x-on:click="toggleMenu" aria-controls="account-links" x-bind:aria-expanded="menuOpenText" aria-label="Account: ${user.username}" data-testid="account-menu"><span class="avatar" aria-hidden="true">${user.username.slice(0, 1).toUpperCase()}</span></button>
     <div class="account-links" id="account-links">
       <p class="account-name">Signed in as <strong>${user.username}</strong></p>
-      <a href="/docs">API docs</a>
-      <a href="/settings"${nav.section === "settings" ? html` aria-current="page"` : ""}>Settings</a>
-      <form method="post" action="/logout" class="inline"><input type="hidden" name="_csrf" value="${ctx.session!.csrfToken}"><button type="submit" class="link-button">Sign out <span class="muted">${user.username}</span></button></form>
+      <a href="${paths.docs}">API docs</a>
+      <a href="${paths.settings}"${nav.section === "settings" ? html` aria-current="page"` : ""}>Settings</a>
+      <form method="post" action="${paths.logout}" class="inline"><input type="hidden" name="_csrf" value="${ctx.session!.csrfToken}"><button type="submit" class="link-button">Sign out <span class="muted">${user.username}</span></button></form>
     </div>
   </nav>
 </header>
@@ -99,7 +101,7 @@ export function sidebar(nav: Nav): Html {
     ${nav.projects.map(
       (
         p,
-      ) => html`<li><a href="/p/${seg(p.name)}"${nav.project?.id === p.id && !nav.channel ? html` aria-current="page"` : ""} class="${nav.project?.id === p.id ? "active" : ""}">${p.name}</a>
+      ) => html`<li><a href="${href(paths.project, { project: p.name })}"${nav.project?.id === p.id && !nav.channel ? html` aria-current="page"` : ""} class="${nav.project?.id === p.id ? "active" : ""}">${p.name}</a>
       ${nav.project?.id === p.id ? channelList(p, nav) : ""}</li>`,
     )}
   </ul>
@@ -111,16 +113,16 @@ function channelList(project: Project, nav: Nav): Html {
   <div class="nav-heading sub" x-data="toggle" x-on:keydown.escape="close">
     <h3>Channels</h3>
     <button type="button" class="icon-button add needs-member" x-ref="button" x-on:click="flip" x-bind:aria-expanded="openText" aria-label="New channel in ${project.name}" title="New channel" data-testid="new-channel">+</button>
-    <div class="nav-form" x-show="open" x-cloak>${newNameForm({ kind: "channel", action: `/p/${seg(project.name)}/channels`, project: project.name })}</div>
+    <div class="nav-form" x-show="open" x-cloak>${newNameForm({ kind: "channel", action: href(paths.channels, { project: project.name }), project: project.name })}</div>
   </div>
-  <ul class="nav-list" id="channel-list" data-project="${project.name}" x-data="channelList" data-channels-url="/p/${seg(project.name)}/live?feed=0&amp;toasts=0">
+  <ul class="nav-list" id="channel-list" data-project="${project.name}" x-data="channelList" data-channels-url="${href(paths.live, { project: project.name }, { feed: "0", toasts: "0" })}">
     ${(nav.channels ?? []).map((c) => channelLink(project.name, c.name, nav.channel === c.name))}
   </ul>
 </div>`;
 }
 
 export function channelLink(project: string, channel: string, current = false): Html {
-  return html`<li id="channel-${seg(project)}-${seg(channel)}"><a href="/p/${seg(project)}/c/${seg(channel)}"${current ? html` aria-current="page"` : ""}># ${channel}</a></li>`;
+  return html`<li id="channel-${seg(project)}-${seg(channel)}"><a href="${href(paths.channel, { project, channel })}"${current ? html` aria-current="page"` : ""}># ${channel}</a></li>`;
 }
 
 /** The "+" forms: checked as you type (htmx asks the server), refused with a message on submit. */

@@ -1,5 +1,7 @@
 // Settings → Members: who has an account, their role and the projects they see; adding people
 // (admins and the owner), changing a role or a person's projects (the owner), removing people.
+import { paths } from "../paths.ts";
+import { href } from "../../http/href.ts";
 import { type Html, html } from "../html.ts";
 import { time } from "./events.ts";
 import { settingsNav } from "./settings.ts";
@@ -37,7 +39,7 @@ function projectsOf(u: User, me: User): string {
 export function membersPage(v: MembersView): Html {
   const owner = v.me.role === "owner";
   return html`<header class="page-header"><h1>Settings</h1></header>
-${settingsNav("/settings/members")}
+${settingsNav(paths.members)}
 <section class="card" aria-labelledby="members-title">
   <h2 id="members-title">Members</h2>
   ${v.changed ? html`<p class="alert success" role="status" data-testid="member-saved">Saved: ${v.changed.username} is ${v.changed.role === "admin" ? "an" : "a"} ${v.changed.role} and sees ${v.changed.projects === null ? "every project" : v.changed.projects.join(", ") || "no project"}, from their next click (their open pages stop showing what they may no longer see).</p>` : ""}
@@ -50,7 +52,7 @@ ${settingsNav("/settings/members")}
       <td data-label="Role" data-testid="role-${u.username}">${u.role}</td>
       <td data-label="Projects" data-testid="projects-${u.username}">${projectsOf(u, v.me)}</td>
       <td data-label="Since">${time(u.createdAt)}</td>
-      <td class="row-actions">${v.removable(u) ? html`<button type="button" class="secondary danger small" hx-get="/settings/members/${u.id}/remove" hx-target="#modal" data-testid="remove-${u.username}">Remove</button>` : ""}
+      <td class="row-actions">${v.removable(u) ? html`<button type="button" class="secondary danger small" hx-get="${href(paths.memberRemove, { id: u.id })}" hx-target="#modal" data-testid="remove-${u.username}">Remove</button>` : ""}
       ${owner && u.role !== "owner" ? memberChangeForm(u, v.projects) : ""}</td></tr>`,
     )}</tbody>
   </table></div>
@@ -100,7 +102,7 @@ export function memberForm(opts: {
 }): Html {
   const v = opts.values ?? {};
   const role = v.role ?? "member";
-  return html`<form id="member-form" class="stack" hx-post="/settings/members" hx-target="this" hx-swap="outerHTML">
+  return html`<form id="member-form" class="stack" hx-post="${paths.members}" hx-target="this" hx-swap="outerHTML">
   <label for="member-username">Username</label>
   <input id="member-username" name="username" value="${v.username ?? ""}" autocomplete="off" required>
   ${opts.errors?.username ? html`<p class="hint error" role="alert">${opts.errors.username}</p>` : ""}
@@ -119,7 +121,7 @@ export function memberForm(opts: {
 export function memberChangeForm(u: User, projects: Project[], opts: { errors?: Record<string, string> } = {}): Html {
   return html`<details id="change-${u.id}" class="member-change"${opts.errors ? " open" : ""}>
   <summary data-testid="change-${u.username}">Change<span class="visually-hidden"> ${u.username}'s</span> role or projects</summary>
-  <form class="stack" hx-post="/settings/members/${u.id}" hx-target="#change-${u.id}" hx-swap="outerHTML">
+  <form class="stack" hx-post="${href(paths.member, { id: u.id })}" hx-target="#change-${u.id}" hx-swap="outerHTML">
     <label for="role-${u.id}">Role</label>
     <select id="role-${u.id}" name="role" data-testid="change-role-${u.username}">${(["admin", "member", "viewer"] as Role[]).map((r) => html`<option value="${r}"${r === u.role ? " selected" : ""}>${r}: ${ROLE_TEXT[r]}</option>`)}</select>
     ${opts.errors?.role ? html`<p class="hint error" role="alert">${opts.errors.role}</p>` : ""}

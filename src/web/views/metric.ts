@@ -1,8 +1,10 @@
 // A metric's page: the value now, and its history over a window as a chart (numbers) or a list of
 // its newest values (text), both following new values live.
+import { href } from "../../http/href.ts";
+import { paths } from "../paths.ts";
 import type { MetricChart } from "../../domain/metric-history.ts";
 import type { Metric, MetricBucket } from "../../model/metric.ts";
-import { type Html, html, seg } from "../html.ts";
+import { type Html, html } from "../html.ts";
 import { time } from "./events.ts";
 import { formatValue, valueClass } from "./project.ts";
 
@@ -15,7 +17,7 @@ export function metricPage(
   const window = days === 1 ? "the last 24 hours" : `the last ${days} days`;
   const drawn = !recent && (buckets.length > 0 || before !== null || typeof m.value === "number");
   return html`<header class="page-header">
-  <p class="crumbs"><a href="/p/${seg(m.project)}">${m.project}</a> / metrics</p>
+  <p class="crumbs"><a href="${href(paths.project, { project: m.project })}">${m.project}</a> / metrics</p>
   <h1>${m.icon ? html`<span aria-hidden="true">${m.icon}</span> ` : ""}${m.title}</h1>
 </header>
 <div x-data="metricPage" data-live-url="${liveUrl}" data-metric-id="${String(m.id)}">

@@ -1,4 +1,6 @@
 // Settings → Notifications: this user's devices.
+import { paths } from "../paths.ts";
+import { href } from "../../http/href.ts";
 import type { DeviceView } from "../../domain/notifications.ts";
 import { type Html, html } from "../html.ts";
 import { time } from "./events.ts";
@@ -20,7 +22,7 @@ export function notificationsPage(opts: {
   managesIntegrations: boolean;
 }): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
-${settingsNav("/settings/notifications")}
+${settingsNav(paths.notifications)}
 <section class="card" aria-labelledby="this-device" x-data="pushDevice" data-vapid-key="${opts.vapidKey}">
   <h2 id="this-device">This device</h2>
   <p class="muted small">Events sent with <code>"notify": true</code> (and no timestamp) arrive as notifications on every device enabled here, even with no tab open.</p>
@@ -45,7 +47,7 @@ ${settingsNav("/settings/notifications")}
     <li><strong>Android</strong> (Chrome, Firefox, Edge): open the dashboard, press <em>Enable on this device</em>, allow notifications. Installing it (menu → Add to Home screen) is optional.</li>
     <li><strong>iPhone and iPad</strong> (iOS 16.4 or later): open the dashboard in Safari, Share → <em>Add to Home Screen</em>, open Signalboard from the Home Screen, then enable it here. iOS delivers web push only to apps on the Home Screen.</li>
     <li><strong>Desktop</strong> (Chrome, Edge, Firefox, Safari 16+): enable it here; notifications arrive while the browser runs, even with no Signalboard tab open.</li>
-    <li>Push needs the dashboard on https (or http://localhost). Phones that already run Telegram, ntfy, Gotify, Pushover, Matrix, Discord or Slack, and e-mail, can use ${opts.managesIntegrations ? html`<a href="/settings/integrations">Integrations</a>` : "integrations (an admin adds them)"} instead.</li>
+    <li>Push needs the dashboard on https (or http://localhost). Phones that already run Telegram, ntfy, Gotify, Pushover, Matrix, Discord or Slack, and e-mail, can use ${opts.managesIntegrations ? html`<a href="${paths.integrations}">Integrations</a>` : "integrations (an admin adds them)"} instead.</li>
   </ul>
 </section>`;
 }
@@ -74,13 +76,13 @@ function deviceItem(d: DeviceView, projects: { project: Project; channels: Chann
   <div class="device-head"><strong>${d.deviceName}</strong> <span class="muted small">added ${time(d.createdAt)} · notifies about ${summary}</span></div>
   <div class="small">${outcome(d.lastSuccessAt, d.lastError, d.lastErrorAt)}</div>
   <div class="actions wrap">
-    <button type="button" class="secondary small" hx-post="/settings/notifications/devices/${d.id}/test" hx-target="#device-${d.id}-status" data-testid="test-device">Send a test notification</button>
-    <button type="button" class="secondary danger small" hx-get="/settings/notifications/devices/${d.id}/remove" hx-target="#modal" data-testid="remove-device">Remove</button>
+    <button type="button" class="secondary small" hx-post="${href(paths.deviceTest, { id: d.id })}" hx-target="#device-${d.id}-status" data-testid="test-device">Send a test notification</button>
+    <button type="button" class="secondary danger small" hx-get="${href(paths.deviceRemove, { id: d.id })}" hx-target="#modal" data-testid="remove-device">Remove</button>
   </div>
   <p class="hint" id="device-${d.id}-status" role="status"></p>
   <details>
     <summary>Choose projects and channels, tags and a least priority</summary>
-    <form hx-post="/settings/notifications/devices/${d.id}/filters" hx-target="#device-${d.id}-filter-status" class="stack filters-form">
+    <form hx-post="${href(paths.deviceFilters, { id: d.id })}" hx-target="#device-${d.id}-filter-status" class="stack filters-form">
       <p class="muted small">Nothing ticked means every project and channel.</p>
       ${projects.map(
         ({

@@ -1,7 +1,9 @@
 // The project and channel pages: header, metric widgets, activity chart, filters, the live feed.
+import { href } from "../../http/href.ts";
+import { paths } from "../paths.ts";
 import { SEARCH_COUNT_CAP } from "../../domain/feed.ts";
 import { type FilterErrors, type Filters, filterParams, isFiltered, isSearch, toEventQuery } from "../filters.ts";
-import { type Html, html, query, seg } from "../html.ts";
+import { type Html, html, query } from "../html.ts";
 import { feed, time } from "./events.ts";
 import type { StoredEvent } from "../../model/event.ts";
 import type { Metric } from "../../model/metric.ts";
@@ -24,7 +26,7 @@ export function valueClass(value: Metric["value"]): string {
 
 export function metricWidget(m: Metric, opts: { fresh?: boolean } = {}): Html {
   return html`<li class="metric${opts.fresh ? " fresh" : ""}" id="metric-${m.id}" data-value="${JSON.stringify(m.value)}" data-updated="${String(m.updatedAt)}">
-  <a href="/p/${seg(m.project)}/metrics/${seg(m.title)}">
+  <a href="${href(paths.metric, { project: m.project, title: m.title })}">
     <span class="metric-title">${m.icon ? html`<span aria-hidden="true">${m.icon}</span> ` : ""}${m.title}</span>
     <span class="${valueClass(m.value)}" data-testid="metric-value">${formatValue(m.value)}</span>
     <span class="metric-time">${time(m.updatedAt)}</span>
@@ -146,15 +148,15 @@ export function projectPage(
   p: Project,
   opts: { metrics: Metric[]; channels: Channel[]; filters: Filters; feed: FeedView; baseUrl: string; dashboard: Html },
 ): Html {
-  const base = `/p/${seg(p.name)}`;
+  const base = href(paths.project, { project: p.name });
   const search = isSearch(opts.filters);
   return html`<header class="page-header">
   <h1>${p.name}</h1>
   <div class="actions">
-    <a class="button secondary small" href="${base}/charts" data-testid="project-charts"><span aria-hidden="true">📊</span> Charts</a>
-    <a class="button secondary small" href="${base}/alerts" data-testid="project-alerts"><span aria-hidden="true">🔔</span> Alerts</a>
-    <a class="button secondary small" href="${base}/users" data-testid="project-users"><span aria-hidden="true">👤</span> Users</a>
-    <a class="button secondary small needs-member" href="${base}/settings" data-testid="project-settings"><span aria-hidden="true">⚙</span> Project settings</a>
+    <a class="button secondary small" href="${href(paths.charts, { project: p.name })}" data-testid="project-charts"><span aria-hidden="true">📊</span> Charts</a>
+    <a class="button secondary small" href="${href(paths.alerts, { project: p.name })}" data-testid="project-alerts"><span aria-hidden="true">🔔</span> Alerts</a>
+    <a class="button secondary small" href="${href(paths.users, { project: p.name })}" data-testid="project-users"><span aria-hidden="true">👤</span> Users</a>
+    <a class="button secondary small needs-member" href="${href(paths.projectSettings, { project: p.name })}" data-testid="project-settings"><span aria-hidden="true">⚙</span> Project settings</a>
   </div>
 </header>
 ${
@@ -173,16 +175,16 @@ ${feed({ ...opts.feed, showChannel: true, empty: emptyFeed(opts.baseUrl, p.name,
 
 /** A project's settings: how long it keeps events, and deleting it (kept off the project page, away from the feed). */
 export function projectSettingsPage(p: Project, opts: { deletable: boolean; channels: number; saved?: boolean }): Html {
-  const base = `/p/${seg(p.name)}`;
+  const project = { project: p.name };
   return html`<header class="page-header">
-  <p class="crumbs"><a href="${base}">${p.name}</a> / settings</p>
+  <p class="crumbs"><a href="${href(paths.project, project)}">${p.name}</a> / settings</p>
   <h1>Project settings</h1>
 </header>
 <section class="card" aria-labelledby="retention-title">
   <h2 id="retention-title">Retention</h2>
   <p class="muted small" id="retention-now">${p.retentionDays ? `Events older than ${p.retentionDays} days are deleted.` : "Events are kept forever."}</p>
   ${opts.saved ? html`<p class="alert success" role="status">Saved.</p>` : ""}
-  <form hx-post="${base}/retention" class="stack" data-testid="retention-form">
+  <form hx-post="${href(paths.retention, project)}" class="stack" data-testid="retention-form">
     <label for="retention-days">Keep events for (days; empty: forever)</label>
     <input id="retention-days" class="narrow" type="number" name="days" min="1" max="36500" value="${p.retentionDays ?? ""}" placeholder="forever" aria-describedby="retention-now">
     <button type="submit" class="small">Save</button>
@@ -193,7 +195,7 @@ ${
     ? html`<section class="card danger-zone" aria-labelledby="delete-title">
   <h2 id="delete-title">Delete project</h2>
   <p>Deletes ${p.name}, its ${opts.channels === 1 ? "channel" : `${opts.channels} channels`}, their events, its metrics and its public tokens. You are asked to confirm first.</p>
-  <button type="button" class="secondary danger" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-project">Delete project</button>
+  <button type="button" class="secondary danger" hx-get="${href(paths.projectDelete, project)}" hx-target="#modal" data-testid="delete-project">Delete project</button>
 </section>`
     : html`<p class="muted small" data-testid="not-deletable">The default project cannot be deleted.</p>`
 }`;
@@ -204,13 +206,13 @@ export function channelPage(
   channel: Channel,
   opts: { filters: Filters; feed: FeedView; baseUrl: string },
 ): Html {
-  const base = `/p/${seg(p.name)}/c/${seg(channel.name)}`;
+  const base = href(paths.channel, { project: p.name, channel: channel.name });
   return html`<header class="page-header">
-  <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a></p>
+  <p class="crumbs"><a href="${href(paths.project, { project: p.name })}">${p.name}</a></p>
   <h1># ${channel.name}</h1>
   <div class="actions">
-    <a class="button secondary" href="/p/${seg(p.name)}/users" data-testid="project-users"><span aria-hidden="true">👤</span> Users</a>
-    <button type="button" class="secondary danger needs-member" hx-get="${base}/delete" hx-target="#modal" data-testid="delete-channel">Delete channel</button>
+    <a class="button secondary" href="${href(paths.users, { project: p.name })}" data-testid="project-users"><span aria-hidden="true">👤</span> Users</a>
+    <button type="button" class="secondary danger needs-member" hx-get="${href(paths.channelDelete, { project: p.name, channel: channel.name })}" hx-target="#modal" data-testid="delete-channel">Delete channel</button>
   </div>
 </header>
 ${filterBar(base, opts.filters, null)}
@@ -221,7 +223,7 @@ ${feed({ ...opts.feed, showChannel: false, empty: emptyFeed(opts.baseUrl, p.name
 function emptyFeed(baseUrl: string, project: string, filtered: boolean, channel?: string): Html {
   if (filtered) return html`<p>No events match these filters.</p>`;
   const body = JSON.stringify({ project, channel: channel ?? "general", event: "Hello", icon: "👋" });
-  return html`<p>No events yet. They appear here the moment they arrive. Create a token in <a href="/settings/api">Settings → API</a>, then:</p>
+  return html`<p>No events yet. They appear here the moment they arrive. Create a token in <a href="${paths.api}">Settings → API</a>, then:</p>
 <pre class="snippet">curl ${baseUrl}/v1/log -H "Authorization: Bearer $TOKEN" \\
   -H "Content-Type: application/json" -d '${body}'</pre>`;
 }

@@ -1,4 +1,6 @@
 // Settings: the tabs, and API tokens.
+import { paths } from "../paths.ts";
+import { href } from "../../http/href.ts";
 import { type Html, html } from "../html.ts";
 import { time } from "./events.ts";
 import type { Project } from "../../model/project.ts";
@@ -7,12 +9,12 @@ import type { Role } from "../../model/user.ts";
 
 /** The tabs, each with the least role it is for: the page shell hides the others (the server refuses them anyway). */
 const TABS: [string, string, Role][] = [
-  ["/settings/account", "Account", "viewer"],
-  ["/settings/notifications", "Notifications", "viewer"],
-  ["/settings/api", "API", "admin"],
-  ["/settings/integrations", "Integrations", "admin"],
-  ["/settings/members", "Members", "admin"],
-  ["/settings/audit", "Audit", "owner"],
+  [paths.account, "Account", "viewer"],
+  [paths.notifications, "Notifications", "viewer"],
+  [paths.api, "API", "admin"],
+  [paths.integrations, "Integrations", "admin"],
+  [paths.members, "Members", "admin"],
+  [paths.audit, "Audit", "owner"],
 ];
 
 export function settingsNav(current: string): Html {
@@ -28,7 +30,7 @@ export type SnippetTarget = { baseUrl: string; project: string; channel: string 
 
 export function apiPage(opts: { tokens: Token[]; projects: Project[]; mine: string[] | null; form?: Html }): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
-${settingsNav("/settings/api")}
+${settingsNav(paths.api)}
 <section class="card" aria-labelledby="new-token">
   <h2 id="new-token">Create a token</h2>
   ${opts.form ?? tokenCreator({ projects: opts.projects, mine: opts.mine })}
@@ -61,7 +63,7 @@ function tokenForm(opts: {
   error?: string;
 }): Html {
   const v = opts.values ?? {};
-  return html`<form class="stack" hx-post="/settings/api/tokens" hx-target="#token-create" hx-swap="outerHTML" x-data="tokenForm">
+  return html`<form class="stack" hx-post="${paths.tokens}" hx-target="#token-create" hx-swap="outerHTML" x-data="tokenForm">
   ${opts.error ? html`<p class="alert" role="alert" data-testid="token-error">${opts.error}</p>` : ""}
   <label for="token-name">Name</label>
   <input id="token-name" name="name" value="${v.name ?? ""}" placeholder="website, backend, cron…" required maxlength="100" autocomplete="off">
@@ -89,8 +91,8 @@ function createdToken(token: string, info: Token, target: SnippetTarget): Html {
   </div>
   ${snippet("Try it with curl", "snippet-curl", curlSnippet(token, target))}
   ${snippet("Or from Node.js, with LogSnag's client (@logsnag/node)", "snippet-sdk", sdkSnippet(token, target))}
-  <p class="muted small">More in the <a href="/docs">API docs</a>.</p>
-  <div hx-get="/settings/api/tokens/list" hx-trigger="load" hx-target="#token-table" hx-swap="outerHTML"></div>`;
+  <p class="muted small">More in the <a href="${paths.docs}">API docs</a>.</p>
+  <div hx-get="${paths.tokenList}" hx-trigger="load" hx-target="#token-table" hx-swap="outerHTML"></div>`;
 }
 
 function snippet(title: string, id: string, text: string): Html {
@@ -132,11 +134,11 @@ export function tokenTable(tokens: Token[]): Html {
     <td class="card-title">${t.name}</td>
     <td data-label="Access"><span class="badge ${t.kind}">${t.kind === "full" ? "full" : "public"}</span></td>
     <td data-label="Scope">${t.kind === "full" ? (t.projects ? t.projects.join(", ") || "no project" : "all projects") : `${t.project}${t.channel ? ` / #${t.channel}` : ""}`}</td>
-    <td data-label="Notifies">${t.kind === "full" ? "yes" : html`${t.mayNotify ? "yes" : "no"} <button type="button" class="secondary small" hx-post="/settings/api/tokens/${t.id}/notify" hx-vals='${JSON.stringify({ may_notify: t.mayNotify ? "off" : "on" })}' hx-target="#token-table" hx-swap="outerHTML" data-testid="notify-${t.name}">${t.mayNotify ? "Stop" : "Allow"}</button>`}</td>
+    <td data-label="Notifies">${t.kind === "full" ? "yes" : html`${t.mayNotify ? "yes" : "no"} <button type="button" class="secondary small" hx-post="${href(paths.tokenNotify, { id: t.id })}" hx-vals='${JSON.stringify({ may_notify: t.mayNotify ? "off" : "on" })}' hx-target="#token-table" hx-swap="outerHTML" data-testid="notify-${t.name}">${t.mayNotify ? "Stop" : "Allow"}</button>`}</td>
     <td data-label="Prefix"><code>${t.prefix}…</code></td>
     <td data-label="Created">${time(t.createdAt)}<br><span class="muted">by ${t.createdBy ?? "the command line"}</span></td>
     <td data-label="Last used">${t.lastUsedAt ? time(t.lastUsedAt) : html`<span class="muted">never</span>`}</td>
-    <td class="row-actions"><button type="button" class="secondary danger small" hx-get="/settings/api/tokens/${t.id}/revoke" hx-target="#modal" data-testid="revoke-${t.name}">Revoke</button></td>
+    <td class="row-actions"><button type="button" class="secondary danger small" hx-get="${href(paths.tokenRevoke, { id: t.id })}" hx-target="#modal" data-testid="revoke-${t.name}">Revoke</button></td>
   </tr>`,
   )}</tbody></table></div>`;
 }

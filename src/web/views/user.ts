@@ -1,5 +1,7 @@
 // A user's page: their identify properties, groups, and event timeline.
-import { type Html, html, seg } from "../html.ts";
+import { href } from "../../http/href.ts";
+import { paths } from "../paths.ts";
+import { type Html, html } from "../html.ts";
 import { type FeedView } from "./project.ts";
 import { feed, time } from "./events.ts";
 import type { Properties, Profile, UserSummary } from "../../model/profile.ts";
@@ -23,7 +25,7 @@ export function userPage(
   },
 ): Html {
   return html`<header class="page-header">
-  <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a> / <a href="/p/${seg(p.name)}/users">users</a></p>
+  <p class="crumbs"><a href="${href(paths.project, { project: p.name })}">${p.name}</a> / <a href="${href(paths.users, { project: p.name })}">users</a></p>
   <h1>👤 ${userId}</h1>
   ${
     opts.summary

@@ -1,5 +1,7 @@
 // A project's users page: the search, the list (newest activity first), and the next page's link.
-import { type Html, html, query, seg } from "../html.ts";
+import { href } from "../../http/href.ts";
+import { paths } from "../paths.ts";
+import { type Html, html } from "../html.ts";
 import { time } from "./events.ts";
 import type { Properties, UserSummary } from "../../model/profile.ts";
 import type { Project } from "../../model/project.ts";
@@ -16,7 +18,7 @@ function highlights(properties: Properties | null): [string, string][] {
 export function userRow(project: string, u: UserSummary): Html {
   const props = highlights(u.properties);
   return html`<li class="user-row">
-  <a class="user-id" href="/p/${seg(project)}/users/${seg(u.userId)}">${u.userId}</a>
+  <a class="user-id" href="${href(paths.user, { project, userId: u.userId })}">${u.userId}</a>
   ${props.length ? html`<p class="user-props">${props.map(([k, v]) => html`<span><span class="muted">${k}</span> ${v}</span>`)}</p>` : ""}
   <dl class="user-stats">
     <div><dt>Last seen</dt><dd>${time(u.lastSeen)}</dd></div>
@@ -39,10 +41,10 @@ export function usersPage(
   p: Project,
   opts: { q: string; users: UserSummary[]; nextCursor: string | null; baseUrl: string },
 ): Html {
-  const base = `/p/${seg(p.name)}/users`;
-  const next = opts.nextCursor ? `${base}${query({ q: opts.q, cursor: opts.nextCursor })}` : null;
+  const base = href(paths.users, { project: p.name });
+  const next = opts.nextCursor ? href(paths.users, { project: p.name }, { q: opts.q, cursor: opts.nextCursor }) : null;
   return html`<header class="page-header">
-  <p class="crumbs"><a href="/p/${seg(p.name)}">${p.name}</a> / users</p>
+  <p class="crumbs"><a href="${href(paths.project, { project: p.name })}">${p.name}</a> / users</p>
   <h1>Users</h1>
 </header>
 <form class="filters users-search" method="get" action="${base}" role="search">
