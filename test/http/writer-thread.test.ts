@@ -83,7 +83,7 @@ describe("with the writer thread", () => {
         config: { url: `${hook.url}/hook` },
       });
       await post(server, "/v1/log", { project: "app", channel: "alerts", event: "Ring", notify: true });
-      await eventually(() => expect(hook.requests.some((r) => JSON.parse(r.body).title === "Ring")).toBe(true), 5000);
+      await eventually(() => expect(hook.requests.some((r) => JSON.parse(r.body).title === "Ring")).toBe(true));
     } finally {
       hook.stop();
     }

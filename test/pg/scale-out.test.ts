@@ -90,7 +90,7 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
     const ids: number[] = [];
     for (let i = 0; i < 12; i++)
       ids.push((await (await send({ project: "default", channel: "rr", event: `rr ${i}` })).json()).id);
-    const frames = await stream.waitFor(12, 3000);
+    const frames = await stream.waitFor(12);
     stream.close();
     expect(frames.map((f) => Number(f.id))).toEqual(ids);
   });
