@@ -139,8 +139,9 @@ describe("stopping with a send in flight", () => {
       hook.hold();
       await post(server, "/v1/log", { project: "default", channel: "c", event: "Slow", notify: true });
       await found(() => hook.requests[0]);
-      setTimeout(() => hook.release(), 1000); // a receiver that takes a second
-      await server.stop();
+      const stopping = server.stop();
+      hook.release(); // it answers while the server stops
+      await stopping;
       const again = await startTestApp(FAST, server.dataDir);
       try {
         const [delivery] = await again.store.notifications.deliveriesFor("integration", [integrationId]);
