@@ -11,7 +11,7 @@ import { setLogLevel } from "../src/logger.ts";
 import { Conflict } from "../src/errors.ts";
 import { type Opened, openServer, type Running, type ServerOptions, startServer } from "../src/server.ts";
 import { TestClock } from "./clock.ts";
-import { createDatabase, dropDatabase } from "./pg-cluster.ts";
+import { createMigratedDatabase, dropDatabase } from "./pg-cluster.ts";
 
 setLogLevel("silent");
 
@@ -143,7 +143,7 @@ async function testConfig(
 ): Promise<{ config: Config; release: () => Promise<void> }> {
   let own: string | null = null;
   if (POSTGRES && !("database-url" in settings)) {
-    own = databases.get(dataDir) ?? (await createDatabase(POSTGRES));
+    own = databases.get(dataDir) ?? (await createMigratedDatabase(POSTGRES));
     databases.set(dataDir, own);
   }
   const config = loadConfig(
