@@ -46,7 +46,7 @@ async function holdHistoryLock(
 
 /**
  * SQLite's reads do not wait for locks (WAL), and its indexed reads are quick, so a read is made
- * longer than its budget by data and a tiny budget: 200,000 events a text search walks through.
+ * longer than its budget by data and a tiny budget: 50,000 events a text search walks through.
  */
 async function seedEvents(server: TestServer, count: number): Promise<void> {
   const project = (await server.services.projects.list()).find((p) => p.name === "default")!;
@@ -81,7 +81,7 @@ describe("a read past its budget", () => {
   beforeAll(async () => {
     server = await startTestServer({ "query-timeout": onPostgres ? "300ms" : "1ms" });
     await post(server, "/send-metric", { project: "default", title: "Queue", value: 3 });
-    if (!onPostgres) await seedEvents(server, 200_000);
+    if (!onPostgres) await seedEvents(server, 50_000);
   }, 60_000);
   afterAll(() => server.close());
 
@@ -154,12 +154,14 @@ describe.skipIf(!onPostgres)("a read whose client leaves", () => {
 describe("many expensive reads at once", () => {
   let server: TestServer;
   let agent: Agent;
-  const USERS = 1500;
+  // A fifth of the benchmark's stall test (1,500 users), which measures what this checks: enough for
+  // searches that walk every property, while what they answer stays exact.
+  const USERS = 300;
   beforeAll(async () => {
     server = await startTestServer();
     await server.services.accounts.createUser(OWNER, "owner");
     agent = await signedIn(server, OWNER);
-    // The review's data: users with 100 properties of 600 characters, the last one alone holding the word searched for.
+    // The stall test's data: users with 100 properties of 600 characters, the last one alone holding the word searched for.
     const filler = "lorem ipsum dolor sit amet ".repeat(23).slice(0, 600);
     for (let batch = 0; batch < USERS; batch += 50) {
       await Promise.all(
