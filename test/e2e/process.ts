@@ -113,7 +113,7 @@ export function serve(command: string[], args: string[], options: RunOptions = {
 export async function listen(argv: string[], options: RunOptions = {}): Promise<ServerProcess> {
   const proc = start(argv, [], options);
   const logs = collect(proc.stderr);
-  const [, url] = await logs.waitFor(/"msg":"listening","url":"([^"]+)"/, 10_000).catch((error: Error) => {
+  const [, url] = await logs.waitFor(/"msg":"listening","url":"([^"]+)"/).catch((error: Error) => {
     proc.kill();
     throw new Error(`server did not start: ${error.message}`);
   });
