@@ -8,7 +8,7 @@
 // The files are independent (each starts its own servers on free ports, data directories and
 // databases), so both passes run at once: each file is one `bun test` process, SIGNALBOARD_TEST_JOBS
 // of them at a time (twice the cores unless set), the longest first (as long as it took the last
-// time here, test-results/timings.json, or a guess by its directory). What a process prints is
+// time here, test-results/timings.json, or a guess by what it starts). What a process prints is
 // shown whole when it ends, under a line naming its file and pass; a summary of each pass follows,
 // and the exit code fails if any file failed.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -47,10 +47,15 @@ let timings: Record<string, number> = {};
 try {
   timings = JSON.parse(readFileSync(TIMINGS, "utf8"));
 } catch {
-  // no run yet here: guesses by directory
+  // no run yet here: guesses
 }
-const guess = (file: string) =>
-  file.startsWith("test/e2e/") ? 20 : file.startsWith("test/pg/") ? 15 : file.startsWith("test/http/") ? 3 : 1;
+/** Without a time of its own: what it starts says most (a build, a browser), then its directory. */
+function guess(file: string): number {
+  const source = readFileSync(join(ROOT, file), "utf8");
+  if (/scripts\/(build|image)\.ts/.test(source)) return 90;
+  if (source.includes("describeBrowser")) return 60;
+  return file.startsWith("test/e2e/") ? 20 : file.startsWith("test/pg/") ? 15 : file.startsWith("test/http/") ? 4 : 1;
+}
 const cost = (job: Job) => timings[key(job)] ?? guess(job.file);
 
 const jobs: Job[] = files.map((file) => ({ file, pass: "SQLite", env: {} }));
