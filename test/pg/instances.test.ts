@@ -39,7 +39,7 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
         ),
       ),
     );
-    await stream.waitFor(300, 10_000);
+    await stream.waitFor(300);
     const seen = stream.frames.map((f) => Number(f.id));
     stream.close();
     expect(seen).toEqual([...seen].sort((x, y) => x - y)); // in id order
@@ -211,9 +211,8 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
         ),
       );
       const ids = new Set(sent.map((r) => r.json.id as number));
-      await eventually(
-        () => expect(receiver.requests.filter((r) => r.path === "/hook").length).toBeGreaterThanOrEqual(30),
-        10_000,
+      await eventually(() =>
+        expect(receiver.requests.filter((r) => r.path === "/hook").length).toBeGreaterThanOrEqual(30),
       );
       // Every delivery settled (the queue is the instances' one database): a duplicate would have been sent by now.
       await notifierIdle(a);
