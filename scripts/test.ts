@@ -25,6 +25,7 @@ const ON_POSTGRES = [
   "test/unit/filter.test.ts",
   "test/unit/sse.test.ts",
   "test/unit/summaries.test.ts",
+  "test/unit/store-contract.test.ts",
   "test/pg/",
 ];
 /** A file that runs longer than this is stopped, and fails: a hang shows as a failure, not a stuck run. */

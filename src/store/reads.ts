@@ -7,19 +7,16 @@
 // a stopped read is cancelled in the database.
 import { ClientGone, QueryTimeout } from "../errors.ts";
 import { clientSignal } from "../read-context.ts";
-import type { GateStats, Repositories } from "./store.ts";
+import { ACCESS, type GateStats, type ReadKind, type Repositories } from "./store.ts";
 
-export type ReadKind = "feed" | "replay" | "chart" | "funnel" | "users" | "user" | "history" | "count" | "alert";
-
-/** The repository methods that go through the gate, by kind. Every other read is a point lookup. */
-export const GATED_READS: { [R in keyof Repositories]?: { [M in keyof Repositories[R]]?: ReadKind } } = {
-  events: { list: "feed", count: "count", range: "replay", activity: "chart" },
-  profiles: { listUsers: "users", summary: "user" },
-  metrics: { history: "history", buckets: "history", pointBefore: "history" },
-  projects: { countEvents: "count" },
-  analytics: { series: "chart", funnel: "funnel", dropped: "funnel", retention: "funnel" },
-  alerts: { counts: "alert", latest: "alert" },
-};
+/** The repository methods that go through the gate, by kind (from ACCESS). Every other read is a point lookup. */
+export const GATED_READS: { [R in keyof Repositories]?: { [M in keyof Repositories[R]]?: ReadKind } } =
+  Object.fromEntries(
+    Object.entries(ACCESS).map(([aggregate, methods]) => [
+      aggregate,
+      Object.fromEntries(Object.entries(methods).filter(([, access]) => access !== "read" && access !== "write")),
+    ]),
+  );
 
 /** One read, as data: a repository method by name and its (structured-cloneable) arguments. */
 export type Read = { aggregate: string; method: string; args: unknown[] };

@@ -10,14 +10,16 @@ import { log } from "../../logger.ts";
 import type { StoredEvent } from "../../model/event.ts";
 import { BadRequest } from "../../errors.ts";
 import type { Repositories, SharedStore, Store } from "../store.ts";
-import { WRITES } from "../store.ts";
+import { storeFront } from "../front.ts";
 import { gated, ReadGate, type Runner } from "../reads.ts";
-import type { Batch, Ctx } from "./context.ts";
+import { plainRepositories } from "../aggregates/index.ts";
+import type { Sql } from "../aggregates/sql.ts";
+import { type Batch, batchOf, type Ctx } from "./context.ts";
+import * as schema from "./schema.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { auditStore } from "./audit.ts";
-import { chartStore } from "./charts.ts";
 import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
@@ -45,7 +47,15 @@ export type PgStore = Store & { url: string; sql: SQL };
 type Cancellable = { cancel(): unknown };
 
 function repositories(ctx: Ctx): Repositories {
+  const sql: Sql = {
+    db: ctx.db,
+    t: schema,
+    dialect: "postgresql",
+    forUpdate: (query) => (query as unknown as { for(strength: "update"): typeof query }).for("update"),
+    accessChanged: () => batchOf(ctx).accessChanged(),
+  };
   return {
+    ...plainRepositories(sql),
     projects: projectStore(ctx),
     events: eventStore(ctx),
     metrics: metricStore(ctx),
@@ -57,7 +67,6 @@ function repositories(ctx: Ctx): Repositories {
     idempotency: idempotencyStore(ctx),
     meta: metaStore(ctx),
     analytics: analyticsStore(ctx),
-    charts: chartStore(ctx),
     alerts: alertStore(ctx),
     audit: auditStore(ctx),
   };
@@ -176,20 +185,7 @@ export async function openPgStore(
   );
   const tx: Store["tx"] = (work, signal) => writer.submit(work, signal);
 
-  const front = {} as Repositories;
-  for (const aggregate of Object.keys(read) as (keyof Repositories)[]) {
-    const writes = new Set<string>(WRITES[aggregate] as string[]);
-    const methods: Record<string, unknown> = {};
-    for (const [name, fn] of Object.entries(mapped(read[aggregate]))) {
-      methods[name] = writes.has(name)
-        ? (...args: unknown[]) =>
-            tx((r) =>
-              (r[aggregate] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]!(...args),
-            )
-        : fn;
-    }
-    (front as Record<string, unknown>)[aggregate] = methods;
-  }
+  const front = storeFront(read, tx, (fn) => mapped({ fn }).fn);
 
   const followers = new Set<{ stop(): Promise<void> }>();
   const shared: SharedStore = {

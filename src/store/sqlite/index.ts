@@ -3,12 +3,13 @@
 // for point lookups, which sees only what is committed (and, attached at the first search, the
 // full-text index in search.db: see search.ts); and, in the server, reader processes for the reads
 // whose cost depends on their parameters or the data (readers.ts, through the gate of
-// store/reads.ts), so none of them runs on the thread that acknowledges writes. Each aggregate's
-// queries are plain synchronous functions of a connection; the seam's promises wrap them.
+// store/reads.ts), so none of them runs on the thread that acknowledges writes. The plain
+// aggregates are one implementation for both stores (store/aggregates); the tuned ones' queries
+// here are plain synchronous functions of a connection, which the seam's promises wrap.
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { Repositories, Store } from "../store.ts";
-import { WRITES } from "../store.ts";
+import { storeFront } from "../front.ts";
 import { backupDatabase, refuseDatabaseFiles } from "./backup.ts";
 import { openDatabase, openReader, type SyncMode } from "./db.ts";
 import { deletedThrough, prepareSearch, searchPath } from "./search.ts";
@@ -17,7 +18,7 @@ import { usersThrough } from "./users-index.ts";
 import { startIndexer } from "./indexer.ts";
 import { Writer } from "./writer.ts";
 import { summaryKeeper } from "./summaries.ts";
-import { type AccessChanges, repositories, syncRepositories } from "./repositories.ts";
+import { type AccessChanges, repositories } from "./repositories.ts";
 import { ReaderPool } from "./readers.ts";
 import { gated, ReadGate } from "../reads.ts";
 
@@ -53,8 +54,8 @@ export function openSqliteStore(
   const accessChanges: AccessChanges = { count: 0 };
   // Another process's commits (their deletions) may clear what the summaries' writer remembers as written.
   const summaries = summaryKeeper(sqlite, () => otherProcesses());
-  const written = repositories(syncRepositories(db, searching, accessChanges, summaries));
-  const inline = repositories(syncRepositories(readerDb, searching, accessChanges));
+  const written = repositories(db, searching, accessChanges, summaries);
+  const inline = repositories(readerDb, searching, accessChanges);
   // The server's expensive reads run in reader processes, through the gate (store/reads.ts).
   const pool = background ? new ReaderPool(path, readers) : null;
   const gate = pool
@@ -65,21 +66,7 @@ export function openSqliteStore(
   const writer = new Writer<Repositories>(sqlite, written, summaries.hooks);
   const tx: Store["tx"] = (work, signal) => writer.submit(work, signal);
 
-  // The store's own methods: reads on the reader; each write a transaction of its own in the group commit.
-  const front = {} as Repositories;
-  for (const aggregate of Object.keys(read) as (keyof Repositories)[]) {
-    const writes = new Set<string>(WRITES[aggregate] as string[]);
-    const methods: Record<string, unknown> = {};
-    for (const [name, fn] of Object.entries(read[aggregate]) as [string, (...a: unknown[]) => unknown][]) {
-      methods[name] = writes.has(name)
-        ? (...args: unknown[]) =>
-            tx((r) =>
-              (r[aggregate] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]!(...args),
-            )
-        : fn;
-    }
-    (front as Record<string, unknown>)[aggregate] = methods;
-  }
+  const front = storeFront(read, tx);
 
   // Another process's commits show in data_version (of the writer's connection: our own commits do
   // not change it there). Reading it costs a lock round trip: at most every few milliseconds.

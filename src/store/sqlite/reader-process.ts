@@ -4,7 +4,7 @@
 // doing (a worker thread cannot be stopped inside a query).
 import { toPlain } from "../../errors.ts";
 import { openReader } from "./db.ts";
-import { syncRepositories } from "./repositories.ts";
+import { repositories } from "./repositories.ts";
 import { searchPath } from "./search.ts";
 
 export type ReaderRequest = { id: number; aggregate: string; method: string; args: unknown[] };
@@ -17,7 +17,7 @@ export type ReaderAnswer =
 export function serveReads(databasePath: string): Promise<void> {
   const { db, searching } = openReader(databasePath, searchPath(databasePath));
   // Access changes are the writer's business: nothing here takes access away.
-  const repos = syncRepositories(db, searching, { count: 0 }) as unknown as Record<
+  const repos = repositories(db, searching, { count: 0 }) as unknown as Record<
     string,
     Record<string, (...a: unknown[]) => unknown>
   >;

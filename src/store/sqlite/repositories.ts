@@ -1,12 +1,16 @@
-// The SQLite repositories: each aggregate's queries as plain synchronous functions of a
-// connection (the writer's, the reader's, or a reader process's), and the same as the seam's promises.
+// The SQLite repositories over one connection (the writer's, the reader's, or a reader process's):
+// the plain aggregates' one implementation (store/aggregates), and the tuned ones' synchronous
+// queries as the seam's promises.
+import { plainRepositories } from "../aggregates/index.ts";
+import type { Sql, Tables } from "../aggregates/sql.ts";
+import type { PgDb } from "../pg/db.ts";
 import type { Repositories } from "../store.ts";
 import type { Db } from "./db.ts";
+import * as schema from "./schema.ts";
 import type { SummaryKeeper } from "./summaries.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { auditStore } from "./audit.ts";
-import { chartStore } from "./charts.ts";
 import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
 import { idempotencyStore } from "./idempotency.ts";
@@ -18,26 +22,39 @@ import { projectStore } from "./projects.ts";
 import { tokenStore } from "./tokens.ts";
 import { userStore } from "./users.ts";
 
-export type SyncRepositories = ReturnType<typeof syncRepositories>;
 export type AccessChanges = { count: number };
 
 /** `summaries`: on the writer's connection, what keeps the summaries of its writes (summaries.ts). */
-export function syncRepositories(db: Db, searching: () => Db, accessChanges: AccessChanges, summaries?: SummaryKeeper) {
+export function repositories(
+  db: Db,
+  searching: () => Db,
+  accessChanges: AccessChanges,
+  summaries?: SummaryKeeper,
+): Repositories {
+  const sql: Sql = {
+    // Typed as PostgreSQL's (aggregates/sql.ts): the same tables, and every query awaited.
+    db: db as unknown as PgDb,
+    t: schema as unknown as Tables,
+    dialect: "sqlite",
+    // The writer runs one write at a time, holding the database: nothing to lock.
+    forUpdate: (query) => query,
+    accessChanged: () => void accessChanges.count++,
+  };
   return {
-    projects: projectStore(db, accessChanges, summaries),
-    events: eventStore(db, searching, summaries),
-    metrics: metricStore(db),
-    profiles: profileStore(db, searching),
-    tokens: tokenStore(db, accessChanges),
-    users: userStore(db, accessChanges),
-    notifications: notificationStore(db),
-    digests: digestStore(db),
-    idempotency: idempotencyStore(db),
-    meta: metaStore(db),
-    analytics: analyticsStore(db, searching),
-    charts: chartStore(db),
-    alerts: alertStore(db, searching),
-    audit: auditStore(db),
+    ...plainRepositories(sql),
+    projects: promised(projectStore(db, accessChanges, summaries)),
+    events: promised(eventStore(db, searching, summaries)),
+    metrics: promised(metricStore(db)),
+    profiles: promised(profileStore(db, searching)),
+    tokens: promised(tokenStore(db, accessChanges)),
+    users: promised(userStore(db, accessChanges)),
+    notifications: promised(notificationStore(db)),
+    digests: promised(digestStore(db)),
+    idempotency: promised(idempotencyStore(db)),
+    meta: promised(metaStore(db)),
+    analytics: promised(analyticsStore(db, searching)),
+    alerts: promised(alertStore(db, searching)),
+    audit: promised(auditStore(db)),
   };
 }
 
@@ -56,23 +73,4 @@ function promised<T extends object>(
     };
   }
   return out as never;
-}
-
-export function repositories(sync: SyncRepositories): Repositories {
-  return {
-    projects: promised(sync.projects),
-    events: promised(sync.events),
-    metrics: promised(sync.metrics),
-    profiles: promised(sync.profiles),
-    tokens: promised(sync.tokens),
-    users: promised(sync.users),
-    notifications: promised(sync.notifications),
-    digests: promised(sync.digests),
-    idempotency: promised(sync.idempotency),
-    meta: promised(sync.meta),
-    analytics: promised(sync.analytics),
-    charts: promised(sync.charts),
-    alerts: promised(sync.alerts),
-    audit: promised(sync.audit),
-  };
 }
