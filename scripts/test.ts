@@ -43,6 +43,10 @@ type Job = { file: string; pass: Pass; env: Record<string, string> };
 type Done = Job & { code: number; seconds: number; passed: number; failed: number };
 
 const files = [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: ROOT })].sort();
+if (!files.length) {
+  console.log(`==== no test files under ${join(ROOT, "test")} ====`);
+  process.exit(1);
+}
 const key = (job: Pick<Job, "file" | "pass">) => `${job.pass} ${job.file}`;
 let timings: Record<string, number> = {};
 try {
