@@ -20,6 +20,14 @@ const RULES: { layer: string; forbidden: string[] }[] = [
   { layer: "http/", forbidden: ["cli/", "store/", "app.ts", "server.ts"] },
   { layer: "cli/", forbidden: ["store/", "http/", "web/", "app.ts"] },
 ];
+// The browser code (bundled into the dashboard's script) and the server share no module: browser/
+// imports only browser/, and nothing else imports it.
+const BROWSER = "browser/";
+const SERVER = readdirSync(SRC)
+  .filter((name) => `${name}/` !== BROWSER)
+  .map((name) => (statSync(join(SRC, name)).isDirectory() ? `${name}/` : name));
+RULES.push({ layer: BROWSER, forbidden: SERVER });
+for (const layer of SERVER) RULES.push({ layer, forbidden: [BROWSER] });
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -2,7 +2,7 @@
 // they can be provisioned as code. Durations are seconds and times Unix seconds, as elsewhere.
 import { z } from "zod";
 import { alertChanges, alertInput } from "../domain/alerts.ts";
-import * as rule from "../domain/rules.ts";
+import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
 import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";

@@ -17,7 +17,7 @@ import {
   MEASURES,
   type SeriesAnswer,
 } from "../domain/analytics.ts";
-import * as rule from "../domain/rules.ts";
+import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";

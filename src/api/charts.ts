@@ -3,7 +3,7 @@
 // service).
 import { z } from "zod";
 import { type ChartData, chartChanges, chartInput, type PlacedChart } from "../domain/charts.ts";
-import * as rule from "../domain/rules.ts";
+import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
 import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";

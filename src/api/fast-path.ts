@@ -4,7 +4,7 @@
 // of the right type and within its limits. test/unit/fast-path.test.ts holds it to zod's answers
 // on random bodies. (zod's object parsing costs a few microseconds a request; ingest is the hot path.)
 import type { LogInput } from "../domain/ingest.ts";
-import { isName, isPriority, isTagKey, LIMITS, normalizeIcon, timestampProblem } from "../domain/rules.ts";
+import { isName, isPriority, isTagKey, LIMITS, normalizeIcon, timestampProblem } from "../domain/input-fields.ts";
 
 type Names = { event: "event" | "title"; description: "description" | "message" };
 

@@ -3,7 +3,7 @@
 // An Idempotency-Key makes a retried request return the first answer instead of writing again.
 import type { z } from "zod";
 import { canonicalJson } from "../domain/canonical.ts";
-import { type AnswerKind, answer as answerOf } from "../domain/answers.ts";
+import { type AnswerKind, answer as answerOf } from "../domain/ingest-answers.ts";
 import type { Idempotency, WriteOptions, Written } from "../domain/ingest.ts";
 import { validate } from "../domain/validation.ts";
 import { checkShape, readJsonUnchecked } from "../http/body.ts";

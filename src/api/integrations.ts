@@ -2,8 +2,10 @@
 // made, changed, tested and removed. The dashboard (Settings → Integrations) and the CLI use the
 // same service. Secrets are write-only: every answer shows them masked.
 import { z } from "zod";
+import { configKeys } from "../domain/integration-kinds/configs.ts";
+import { INTEGRATION_KINDS } from "../domain/integration-kinds/registry.ts";
 import { integrationChangesInput, integrationInput, type IntegrationView } from "../domain/integrations.ts";
-import * as rule from "../domain/rules.ts";
+import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
 import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
@@ -38,6 +40,10 @@ export function apiIntegration(i: IntegrationView) {
     last_error_at: seconds(i.lastErrorAt),
   };
 }
+
+/** "a, b or c" */
+const oneOf = (names: string[]) => `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
+const KIND_SETTINGS = INTEGRATION_KINDS.map((kind) => `${kind} ${configKeys(kind)}`).join(", ");
 
 const EXAMPLE = {
   id: 3,
@@ -83,8 +89,8 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
       doc: {
         summary: "Add an integration",
         description:
-          "kind is email, telegram, gotify, pushover, matrix, webhook, ntfy, discord or slack; config holds that kind's settings (email {to}, telegram {bot_token, chat_id, api_url?}, gotify {url, token}, pushover {user_key, app_token, api_url?}, " +
-          "matrix {homeserver, room_id, access_token}, webhook {url, secret?}, ntfy {url, topic, token?}, discord {webhook_url}, slack {webhook_url}). filter limits it to channels, tags and a least priority; template gives its own title and body. " +
+          `kind is ${oneOf(INTEGRATION_KINDS)}; config holds that kind's settings (${KIND_SETTINGS}). ` +
+          "filter limits it to channels, tags and a least priority; template gives its own title and body. " +
           "A webhook without a secret gets one, answered here once as secret. A bad setting is a 400 naming it (config.chat_id). Full-access tokens only.",
         body: integrationInput,
         example: { success: true, statusCode: 200, integration: EXAMPLE, secret: null },

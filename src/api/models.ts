@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { GroupInput, IdentifyInput, LogInput, MetricInput } from "../domain/ingest.ts";
 import { type PageViewInput, referrerHost } from "../domain/page-views.ts";
-import * as rule from "../domain/rules.ts";
+import * as rule from "../domain/input-fields.ts";
 
 // null is accepted as "absent" (some clients send every field); the transforms below drop it.
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
@@ -15,8 +15,9 @@ const body = <T extends z.ZodRawShape>(shape: T) =>
 const doc = <T extends z.ZodType>(schema: T, description: string, example?: unknown) =>
   schema.meta(example === undefined ? { description } : { description, examples: [example] });
 
-// Tags and properties are checked by hand (rules.ts), which JSON Schema cannot read: their shape is
-// told here, on the object itself, so that null stays a choice beside it (anyOf) as for every field.
+// Tags and properties are checked by hand (domain/input-fields.ts), which JSON Schema cannot read:
+// their shape is told here, on the object itself, so that null stays a choice beside it (anyOf) as
+// for every field.
 const tagsDoc = {
   type: "object",
   propertyNames: { pattern: "^[a-z0-9-]{1,64}$" },

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { MAX_PAGE } from "../domain/feed.ts";
 import { decodeHistoryCursor, MAX_HISTORY_PAGE } from "../domain/metric-history.ts";
-import * as rule from "../domain/rules.ts";
+import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";

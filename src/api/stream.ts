@@ -3,7 +3,7 @@
 // (up to REPLAY_LIMIT events; see http/resume.ts for when it gets `event: reset` instead).
 import { z } from "zod";
 import { eventMatcher } from "../domain/filter.ts";
-import * as rule from "../domain/rules.ts";
+import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import type { EventFilter } from "../model/filter.ts";
 import { ChannelNeedsProject } from "../errors.ts";

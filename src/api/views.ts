@@ -1,5 +1,5 @@
 // What the API returns: times in Unix seconds (the unit clients send), snake_case like LogSnag.
-import { metricJson } from "../domain/answers.ts";
+import { metricJson } from "../domain/ingest-answers.ts";
 import { eventJson } from "../domain/event-json.ts";
 import { API_HEADERS } from "../http/on-error.ts";
 import type { MetricBucket, MetricPoint } from "../model/metric.ts";

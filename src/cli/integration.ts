@@ -2,7 +2,8 @@
 // the dashboard and /v1/integrations, on the server's database (a running server sends what is
 // queued, tests included). Secrets show masked, as everywhere; a webhook's generated signing
 // secret is printed once, on its own last line.
-import { destination, KIND_LABEL } from "../domain/integration-kinds.ts";
+import { destination } from "../domain/integration-kinds/configs.ts";
+import { KINDS } from "../domain/integration-kinds/registry.ts";
 import { describeFilter } from "../domain/routing.ts";
 import {
   type Command,
@@ -80,7 +81,7 @@ export const integration: Command = {
         const rows = (await integrations.list(values.project ?? config.defaultProject)).map((i) => [
           String(i.id),
           printable(i.name),
-          KIND_LABEL[i.kind],
+          KINDS[i.kind].label,
           printable(destination(i.kind, i.config)),
           describeFilter(i.filter),
           i.enabled ? "yes" : "no",
@@ -98,7 +99,7 @@ export const integration: Command = {
         const created = await integrations.create(input);
         const i = created.integration;
         console.log(
-          `Added ${KIND_LABEL[i.kind]} integration "${printable(i.name)}" to ${i.project}, id ${i.id}; it gets ${describeFilter(i.filter)}.`,
+          `Added ${KINDS[i.kind].label} integration "${printable(i.name)}" to ${i.project}, id ${i.id}; it gets ${describeFilter(i.filter)}.`,
         );
         console.log(`Settings: ${JSON.stringify(i.config)}`);
         if (created.secret) {

@@ -12,7 +12,7 @@ import { type Actor, COMMAND_LINE } from "../model/audit.ts";
 import type { Store } from "../store/store.ts";
 import { audited } from "./audit.ts";
 import { zoneName } from "./calendar.ts";
-import * as rule from "./rules.ts";
+import * as rule from "./input-fields.ts";
 import { validate } from "./validation.ts";
 
 export const ALERT_KINDS: AlertKind[] = ["absence", "count", "metric"];
@@ -285,7 +285,5 @@ export function alertService(store: Store, { clock = systemClock }: { clock?: Cl
     },
   };
 }
-
-export type AlertService = ReturnType<typeof alertService>;
 
 const ruleSubject = (a: Alert, project: string) => `alert rule “${a.name}” (${a.id}) of ${project}`;

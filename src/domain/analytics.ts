@@ -9,7 +9,7 @@ import type { Store } from "../store/store.ts";
 import { bucketStarts, zoneName } from "./calendar.ts";
 import { type FeedService, parseTagFilter } from "./feed.ts";
 import { requireProject } from "./projects.ts";
-import { isTagKey } from "./rules.ts";
+import { isTagKey } from "./input-fields.ts";
 
 export const INTERVALS: Interval[] = ["hour", "day", "week", "month"];
 export const MEASURES: Measure[] = ["events", "users"];

@@ -78,7 +78,5 @@ export function auditService(store: Store) {
   };
 }
 
-export type AuditService = ReturnType<typeof auditService>;
-
 /** How a token is named in the trail: its name and prefix (never the token). */
 export const tokenSubject = (t: { name: string; prefix: string }) => `token “${t.name}” (${t.prefix}…)`;

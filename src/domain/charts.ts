@@ -29,11 +29,10 @@ import {
 import type { FeedService } from "./feed.ts";
 import { type HistoryPage, MAX_HISTORY_PAGE } from "./metric-history.ts";
 import { requireProject } from "./projects.ts";
-import * as rule from "./rules.ts";
+import * as rule from "./input-fields.ts";
 import { validate } from "./validation.ts";
 
 const DAY = 86_400_000;
-export const CHART_KINDS: ChartKind[] = ["series", "funnel", "metric", "retention"];
 export const MAX_POSITION = 10_000;
 /** Cards a dashboard holds at most. */
 export const MAX_CARDS = 50;
@@ -534,5 +533,3 @@ export function chartService(store: Store, analytics: AnalyticsService, feed: Fe
       answer(project, kind, definition, now),
   };
 }
-
-export type ChartService = ReturnType<typeof chartService>;

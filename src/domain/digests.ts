@@ -16,10 +16,11 @@ import type { Digest, NewDelivery } from "../model/notification.ts";
 import type { Project } from "../model/project.ts";
 import type { Store } from "../store/store.ts";
 import { instantOf, wallOf, zoneName } from "./calendar.ts";
-import type { Payload } from "./notifications.ts";
+import type { Payload } from "./payload.ts";
 import { requireProject } from "./projects.ts";
-import * as rule from "./rules.ts";
-import { escapeMarkdown, renderDocument } from "./templates.ts";
+import * as rule from "./input-fields.ts";
+import { kindDocument } from "./integration-kinds/messages.ts";
+import { escapeMarkdown } from "./templates.ts";
 import { validate } from "./validation.ts";
 
 const HOUR = 3_600_000;
@@ -210,7 +211,7 @@ export function digestService(store: Store, { baseUrl, clock = systemClock }: { 
           target: "integration",
           targetId: i.id,
           eventId: null,
-          payload: JSON.stringify({ ...base, ...renderDocument(i.kind, title, markdown) }),
+          payload: JSON.stringify({ ...base, ...kindDocument(i.kind, title, markdown) }),
         });
     }
     if (d.emails.length)
@@ -218,7 +219,7 @@ export function digestService(store: Store, { baseUrl, clock = systemClock }: { 
         target: "digest",
         targetId: d.id,
         eventId: null,
-        payload: JSON.stringify({ ...base, ...renderDocument("email", title, markdown), to: d.emails }),
+        payload: JSON.stringify({ ...base, ...kindDocument("email", title, markdown), to: d.emails }),
       });
     return rows;
   }
@@ -303,5 +304,3 @@ export function digestService(store: Store, { baseUrl, clock = systemClock }: { 
     },
   };
 }
-
-export type DigestService = ReturnType<typeof digestService>;

@@ -6,7 +6,7 @@ import { eventMatcher } from "./filter.ts";
 import { listUsers, type UserPage } from "./user-list.ts";
 import { requireProject } from "./projects.ts";
 import { searchTerms } from "../store/search-tokens.ts";
-import { isTagKey } from "./rules.ts";
+import { isTagKey } from "./input-fields.ts";
 import type { StoredEvent } from "../model/event.ts";
 import type { Metric } from "../model/metric.ts";
 import { type HistoryPage, type HistoryQuery, historyPage, type MetricChart, metricChart } from "./metric-history.ts";

@@ -5,11 +5,11 @@
 import { createHash } from "node:crypto";
 import { IdempotencyKeyReused, ValidationError } from "../errors.ts";
 import type { Repositories } from "../store/store.ts";
-import { type AnswerKind, answer } from "./answers.ts";
+import { type AnswerKind, answer } from "./ingest-answers.ts";
 import { canonicalJson } from "./canonical.ts";
 import { queueNotifications } from "./notifications.ts";
 import { requireProject } from "./projects.ts";
-import { PRIORITY } from "./rules.ts";
+import { PRIORITY } from "./input-fields.ts";
 import type { Properties } from "../model/profile.ts";
 import type { EventContent, NewEvent, StoredEvent, Tags } from "../model/event.ts";
 import type { Metric, MetricValue } from "../model/metric.ts";

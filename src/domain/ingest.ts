@@ -143,5 +143,3 @@ export function ingestService({ run, announce, defaultProject, baseUrl }: Ingest
     },
   };
 }
-
-export type IngestService = ReturnType<typeof ingestService>;

@@ -1,6 +1,6 @@
 // A project's integrations: made, changed, tested and removed from the dashboard, the API
 // (/v1/integrations) and the CLI alike. Input is the API's body: {project, kind, name, config,
-// filter, template}. A config is checked by its kind (integration-kinds.ts), a filter by the
+// filter, template}. A config is checked by its kind (integration-kinds/), a filter by the
 // routing rules (routing.ts), templates by rendering them (templates.ts): each problem is a 400
 // naming its field, as is a URL the outbound rules refuse (outbound.ts: this machine, link-local
 // addresses, ...). Secrets are write-only: every answer carries them masked, and a change that
@@ -8,25 +8,18 @@
 import { z } from "zod";
 import { Forbidden, NotFound, ValidationError } from "../errors.ts";
 import { type Actor, COMMAND_LINE } from "../model/audit.ts";
-import type { Integration, IntegrationKind, RouteFilter, Template } from "../model/notification.ts";
-import { INTEGRATION_KINDS } from "../model/notification.ts";
+import type { Integration, RouteFilter, Template } from "../model/notification.ts";
 import type { User } from "../model/user.ts";
 import type { Store } from "../store/store.ts";
-import {
-  DESTINATION_KEYS,
-  KIND_CONFIG,
-  maskedConfig,
-  maskSecret,
-  SECRET_KEYS,
-  splitConfig,
-  URL_KEYS,
-} from "./integration-kinds.ts";
+import { maskedConfig, maskSecret, splitConfig } from "./integration-kinds/configs.ts";
+import { kindMessage } from "./integration-kinds/messages.ts";
+import { INTEGRATION_KINDS, type IntegrationKind, kindNamed } from "./integration-kinds/registry.ts";
 import { destinationProblem, type OutboundRules } from "./outbound.ts";
 import { testPayload } from "./notifications.ts";
 import { requireProject } from "./projects.ts";
 import { routeFilter } from "./routing.ts";
-import * as rule from "./rules.ts";
-import { LIMITS, type Message, renderMessage, sampleEvent, templateProblems, templateView } from "./templates.ts";
+import * as rule from "./input-fields.ts";
+import { LIMITS, type Message, sampleEvent, templateProblems, templateView } from "./templates.ts";
 import { audited } from "./audit.ts";
 import { randomToken } from "./tokens.ts";
 import { validate } from "./validation.ts";
@@ -106,12 +99,17 @@ export const integrationChangesInput = z
   .strict();
 
 /** An integration as every answer shows it: its secrets masked, with its project's name. */
-export type IntegrationView = Omit<Integration, "secrets"> & { project: string; hasSecret: boolean };
+export type IntegrationView = Omit<Integration, "secrets" | "kind"> & {
+  kind: IntegrationKind;
+  project: string;
+  hasSecret: boolean;
+};
 
 export function viewOf(i: Integration, project: string): IntegrationView {
   const { secrets, ...rest } = i;
   return {
     ...rest,
+    kind: i.kind as IntegrationKind,
     project,
     config: maskedConfig(i.kind, i.config, secrets),
     hasSecret: Object.keys(secrets).length > 0,
@@ -123,10 +121,11 @@ export function viewOf(i: Integration, project: string): IntegrationView {
  * what is shown and the secrets. A refusal names the host, never the whole URL (a Discord or
  * Slack URL is a secret).
  */
-async function checkedConfig(kind: IntegrationKind, config: Record<string, unknown>, outbound: OutboundRules) {
-  const checked = validate(z.object({ config: KIND_CONFIG[kind] }), { config }).config as Record<string, unknown>;
+async function checkedConfig(kind: string, config: Record<string, unknown>, outbound: OutboundRules) {
+  const { schema, urlKeys } = kindNamed(kind);
+  const checked = validate(z.object({ config: schema }), { config }).config;
   const issues = [];
-  for (const key of URL_KEYS[kind]) {
+  for (const key of urlKeys) {
     const url = checked[key];
     const problem = typeof url === "string" ? await destinationProblem(outbound, "integration", url) : null;
     if (problem)
@@ -136,14 +135,14 @@ async function checkedConfig(kind: IntegrationKind, config: Record<string, unkno
   return splitConfig(kind, checked);
 }
 
-function checkTemplate(kind: IntegrationKind, template: Template | null): void {
+function checkTemplate(kind: string, template: Template | null): void {
   if (!template) return;
-  const issues = templateProblems(kind, template);
+  const issues = templateProblems(kindNamed(kind).format, template);
   if (issues.length) throw new ValidationError(issues);
 }
 
 /**
- * A change of where an integration sends (DESTINATION_KEYS) must carry its stored secrets anew: a
+ * A change of where an integration sends (its kind's destinationKeys) must carry its stored secrets anew: a
  * secret is written once and never shown, and sending it to a server of the caller's choosing
  * would show it there (a full-access token could read a bot's token that way).
  */
@@ -154,7 +153,7 @@ function assertSecretsFollow(
   secrets: Record<string, string>,
 ): void {
   // Back to the kind's own service (api_url removed) is where its secrets belong.
-  const moved = DESTINATION_KEYS[current.kind].find(
+  const moved = kindNamed(current.kind).destinationKeys.find(
     (key) => shown[key] !== undefined && shown[key] !== current.config[key],
   );
   if (!moved) return;
@@ -196,7 +195,7 @@ export function integrationService(store: Store, outbound: OutboundRules) {
       return viewOf(integration, project);
     },
 
-    /** A webhook made without a signing secret gets one, returned here once. `by`: the member adding it. */
+    /** A kind that makes a secret (a webhook's signing secret) gets one when none is given, returned here once. `by`: the member adding it. */
     async create(
       input: unknown,
       by: User | null = null,
@@ -207,8 +206,9 @@ export function integrationService(store: Store, outbound: OutboundRules) {
       const project = await requireProject(store, i.project);
       const { shown, secrets } = await checkedConfig(i.kind, i.config, outbound);
       checkTemplate(i.kind, i.template);
-      const generated = i.kind === "webhook" && !secrets.secret ? `whsec_${randomToken().slice(3)}` : null;
-      if (generated) secrets.secret = generated;
+      const generate = kindNamed(i.kind).generatedSecret;
+      const generated = generate && !secrets[generate.key] ? `${generate.prefix}${randomToken().slice(3)}` : null;
+      if (generate && generated) secrets[generate.key] = generated;
       const row = await audited(
         store,
         actor,
@@ -257,7 +257,7 @@ export function integrationService(store: Store, outbound: OutboundRules) {
       if (c.config !== undefined) {
         const merged: Record<string, unknown> = { ...current.config, ...current.secrets };
         for (const [key, value] of Object.entries(c.config)) {
-          const secret = SECRET_KEYS[current.kind].includes(key);
+          const secret = (kindNamed(current.kind).secrets as readonly string[]).includes(key);
           // A secret sent back as an answer showed it is the stored one, not a new value.
           if (
             secret &&
@@ -318,7 +318,7 @@ export function integrationService(store: Store, outbound: OutboundRules) {
       checkTemplate(kind, t);
       const sample = sampleEvent(project);
       const url = `${baseUrl}/p/${encodeURIComponent(project)}/events/1`;
-      return renderMessage(kind, t, templateView(sample, url), {
+      return kindMessage(kind, t, templateView(sample, url), {
         title: `${sample.icon} ${sample.name}`,
         body: sample.description ?? "",
       });
@@ -330,5 +330,3 @@ export function integrationService(store: Store, outbound: OutboundRules) {
     },
   };
 }
-
-export type IntegrationService = ReturnType<typeof integrationService>;

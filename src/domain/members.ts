@@ -158,5 +158,3 @@ export function memberService(store: Store, { passwordCost }: { passwordCost?: P
     },
   };
 }
-
-export type MemberService = ReturnType<typeof memberService>;

@@ -8,37 +8,19 @@ import { z } from "zod";
 import { NotFound, ValidationError } from "../errors.ts";
 import type { Repositories, Store } from "../store/store.ts";
 import { reaches } from "./access.ts";
-import { eventJson, type EventJson } from "./event-json.ts";
+import { eventJson } from "./event-json.ts";
 import { destinationProblem, type OutboundRules } from "./outbound.ts";
 import { authProblem, p256dhProblem, pushKey } from "./push-keys.ts";
 import { matchesRoute, routeFilter } from "./routing.ts";
-import { onlyStrings, PRIORITY } from "./rules.ts";
-import { type Message, renderMessage, templateView } from "./templates.ts";
+import { onlyStrings, PRIORITY } from "./input-fields.ts";
+import { kindMessage } from "./integration-kinds/messages.ts";
+import type { Payload } from "./payload.ts";
+import { type Message, templateView } from "./templates.ts";
 import { validate } from "./validation.ts";
 import type { StoredEvent } from "../model/event.ts";
-import type { Integration, IntegrationKind, NewDelivery, Subscription } from "../model/notification.ts";
+import type { Integration, NewDelivery, Subscription } from "../model/notification.ts";
 import type { User } from "../model/user.ts";
 import { log } from "../logger.ts";
-
-/**
- * A delivery's message. For an integration, title and body are in its kind's format (templates.ts:
- * `html` for e-mail, Telegram and Matrix, `json` for a webhook's templated body); `to` holds a
- * digest's e-mail recipients.
- */
-export type Payload = {
-  title: string;
-  body: string;
-  url: string;
-  tag: string;
-  icon: string | null;
-  event: EventJson | null;
-  priority: number;
-  test?: boolean;
-  digest?: boolean;
-  html?: string;
-  json?: string;
-  to?: string[];
-};
 
 /** Which projects (and channels) notify a device; null means everything. */
 export type Filters = { project: string; channels: string[] | null }[] | null;
@@ -65,7 +47,7 @@ export function eventPayload(e: StoredEvent, baseUrl: string): Payload {
 }
 
 /** A test message; for an integration, in its kind's format. */
-export function testPayload(target: string, baseUrl: string, kind?: IntegrationKind): Payload {
+export function testPayload(target: string, baseUrl: string, kind?: string): Payload {
   const base: Payload = {
     title: "🔔 Test notification",
     body: `Signalboard can reach ${target}.`,
@@ -76,7 +58,7 @@ export function testPayload(target: string, baseUrl: string, kind?: IntegrationK
     priority: PRIORITY.normal,
     test: true,
   };
-  return kind ? { ...base, ...renderMessage(kind, null, {}, base) } : base;
+  return kind ? { ...base, ...kindMessage(kind, null, {}, base) } : base;
 }
 
 /** An event's message for one integration: its templates, or the default wording, in its kind's format. */
@@ -88,14 +70,14 @@ export function integrationPayload(
   const fallback = { title: base.title, body: base.body };
   let message: Message;
   try {
-    message = renderMessage(i.kind, i.template, templateView(e, base.url), fallback);
+    message = kindMessage(i.kind, i.template, templateView(e, base.url), fallback);
   } catch (error) {
     // Templates are checked when saved; should one still fail, the event goes out in the default wording rather than not at all.
     log.warn("an integration's template failed; sent in the default wording", {
       integration: i.id,
       error: (error as Error).message,
     });
-    message = renderMessage(i.kind, null, {}, fallback);
+    message = kindMessage(i.kind, null, {}, fallback);
   }
   return { ...base, ...message };
 }
@@ -178,7 +160,7 @@ export async function queueNotifications(
 
 // --- devices --------------------------------------------------------------------------------------
 
-// A browser's subscription arrives as JSON: its length checks see strings only (rules.ts, onlyStrings).
+// A browser's subscription arrives as JSON: its length checks see strings only (input-fields.ts, onlyStrings).
 export const subscriptionInput = z.object({
   endpoint: onlyStrings(z.url({ protocol: /^https?$/, error: "must be the push service's URL" }).max(2048)),
   keys: z.object({ p256dh: pushKey(p256dhProblem), auth: pushKey(authProblem) }),

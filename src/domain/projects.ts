@@ -8,7 +8,7 @@ import type { Channel, Project } from "../model/project.ts";
 import type { User } from "../model/user.ts";
 import type { Repositories, Store } from "../store/store.ts";
 import { audited } from "./audit.ts";
-import { channelName, projectName } from "./rules.ts";
+import { channelName, projectName } from "./input-fields.ts";
 import { validate } from "./validation.ts";
 
 const projectInput = z.object({ name: projectName });
@@ -216,5 +216,3 @@ export function projectService(
     },
   };
 }
-
-export type ProjectService = ReturnType<typeof projectService>;

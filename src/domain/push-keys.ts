@@ -3,7 +3,7 @@
 // so a bad key is refused here, where the sender can still be told.
 import { createPublicKey } from "node:crypto";
 import { z } from "zod";
-import { onlyStrings } from "./rules.ts";
+import { onlyStrings } from "./input-fields.ts";
 
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 const AUTH_BYTES = 16;

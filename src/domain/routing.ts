@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { tagText, type Tags } from "../model/event.ts";
 import type { RouteFilter } from "../model/notification.ts";
-import * as rule from "./rules.ts";
+import * as rule from "./input-fields.ts";
 
 const MAX_CHANNELS = 50;
 const MAX_TAGS = 10;

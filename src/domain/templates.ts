@@ -5,27 +5,14 @@
 // for Slack, JSON for a webhook's body. A title is plain text everywhere (each sender escapes it
 // as its receiver needs). A template is checked when it is saved (its syntax, its names, and the
 // text it makes from a hostile sample), so a send never fails for its template.
-import { Marked, type Tokens } from "marked";
 import Mustache from "mustache";
-import sanitizeHtml from "sanitize-html";
 import type { FieldIssue } from "../errors.ts";
 import type { Tags } from "../model/event.ts";
-import type { IntegrationKind, Template } from "../model/notification.ts";
+import type { Template } from "../model/notification.ts";
+import { escapeHtml, htmlText, markdownEmailHtml } from "./safe-html.ts";
 
-/** How a kind's body is written: what its values are escaped for. */
+/** How a kind's body is written: what its values are escaped for (each kind names its own). */
 export type Format = "text" | "markdown" | "slack" | "html" | "json";
-
-export const FORMATS: Record<IntegrationKind, Format> = {
-  email: "html",
-  telegram: "markdown",
-  discord: "markdown",
-  matrix: "markdown",
-  slack: "slack",
-  webhook: "json",
-  ntfy: "text",
-  gotify: "text",
-  pushover: "text",
-};
 
 export const LIMITS = { title: 250, body: 4000 } as const;
 
@@ -76,15 +63,6 @@ export function templateView(e: TemplateEvent, url: string): Record<string, unkn
 
 // --- escaping -------------------------------------------------------------------------------------
 
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
-
 /** Every ASCII punctuation character backslashed: CommonMark and Discord both read each as itself. */
 export function escapeMarkdown(text: string): string {
   return text.replace(/[!-/:-@[-`{-~]/g, "\\$&");
@@ -111,148 +89,19 @@ function render(source: string, view: Record<string, unknown>, escape: (text: st
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim().slice(0, LIMITS.title);
 
-// --- HTML for the kinds that send it ---------------------------------------------------------------
-
-/** Markdown to HTML: raw HTML in it is shown as text, images become links (nothing loads when read). */
-const standard = new Marked({
-  gfm: true,
-  breaks: true,
-  async: false,
-  renderer: {
-    html: ({ text }) => escapeHtml(text),
-    image: ({ href, text }) => `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>`,
-  },
-});
-
-// Telegram's HTML has no paragraphs, lists or headings: they become lines (its parser keeps newlines).
-const telegram = new Marked({
-  gfm: true,
-  breaks: true,
-  async: false,
-  renderer: {
-    html: ({ text }) => escapeHtml(text),
-    image: ({ href, text }) => `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>`,
-    paragraph(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { tokens }: Tokens.Paragraph) {
-      return `${this.parser.parseInline(tokens)}\n\n`;
-    },
-    heading(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { tokens }: Tokens.Heading) {
-      return `<b>${this.parser.parseInline(tokens)}</b>\n\n`;
-    },
-    list(this: { parser: { parse(t: Tokens.Generic[]): string } }, token: Tokens.List) {
-      const start = typeof token.start === "number" ? token.start : 1;
-      return `${token.items.map((item, i) => `${token.ordered ? `${start + i}.` : "•"} ${this.parser.parse(item.tokens).trim()}`).join("\n")}\n\n`;
-    },
-    code: ({ text }) => `<pre>${escapeHtml(text)}</pre>\n\n`,
-    hr: () => "\n",
-    br: () => "\n",
-    strong(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { tokens }: Tokens.Strong) {
-      return `<b>${this.parser.parseInline(tokens)}</b>`;
-    },
-    em(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { tokens }: Tokens.Em) {
-      return `<i>${this.parser.parseInline(tokens)}</i>`;
-    },
-    del(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { tokens }: Tokens.Del) {
-      return `<s>${this.parser.parseInline(tokens)}</s>`;
-    },
-  },
-});
-
-const LINKS: Pick<sanitizeHtml.IOptions, "allowedSchemes" | "allowProtocolRelative"> = {
-  allowedSchemes: ["http", "https", "mailto"],
-  allowProtocolRelative: false,
-};
-
-// What Telegram's parse_mode HTML accepts (core.telegram.org/bots/api#html-style); the rest is dropped, its text kept.
-const TELEGRAM: sanitizeHtml.IOptions = {
-  ...LINKS,
-  allowedTags: ["b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a", "code", "pre", "blockquote"],
-  allowedAttributes: { a: ["href"] },
-  disallowedTagsMode: "discard",
-};
-
-// What Matrix clients are asked to show of org.matrix.custom.html (the spec's list, less images and colours).
-const MATRIX_TAGS = [
-  "p",
-  "br",
-  "hr",
-  "strong",
-  "b",
-  "em",
-  "i",
-  "u",
-  "del",
-  "s",
-  "strike",
-  "code",
-  "pre",
-  "blockquote",
-  "ul",
-  "ol",
-  "li",
-  "a",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "sup",
-  "sub",
-  "table",
-  "thead",
-  "tbody",
-  "tr",
-  "th",
-  "td",
-  "caption",
-];
-const MATRIX: sanitizeHtml.IOptions = {
-  ...LINKS,
-  allowedTags: MATRIX_TAGS,
-  allowedAttributes: { a: ["href"], ol: ["start"] },
-  disallowedTagsMode: "discard",
-};
-
-// E-mail: the usual formatting, links, no images or styles (nothing loads or tracks when it is read).
-const EMAIL: sanitizeHtml.IOptions = {
-  ...LINKS,
-  allowedTags: [...MATRIX_TAGS, "div", "span"],
-  allowedAttributes: { a: ["href", "title"], ol: ["start"], th: ["align"], td: ["align"] },
-  disallowedTagsMode: "discard",
-};
-
-export const telegramHtml = (markdown: string) =>
-  sanitizeHtml(telegram.parse(markdown) as string, TELEGRAM)
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
-export const matrixHtml = (markdown: string) => sanitizeHtml(standard.parse(markdown) as string, MATRIX).trim();
-export const emailHtml = (html: string) => sanitizeHtml(html, EMAIL).trim();
-/** The words of HTML, for a plain-text part: tags dropped (the sanitiser keeps their text), entities decoded. */
-export const htmlText = (html: string) =>
-  sanitizeHtml(html.replace(/<br\s*\/?>/gi, "\n").replace(/<\/(p|div|li|h\d|tr|blockquote|pre)>/gi, "$&\n"), {
-    allowedTags: [],
-    allowedAttributes: {},
-  })
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&amp;/g, "&")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
-
 // --- messages -------------------------------------------------------------------------------------
 
 /**
- * The message a kind gets: its templates over `view` where it has them, else the default wording
- * (`fallback`, plain text, escaped for the kind's format), and the HTML of the kinds that send it.
+ * A message in a format: its templates over `view` where it has them, else the default wording
+ * (`fallback`, plain text, escaped for the format). The kinds that send HTML add it
+ * (integration-kinds/messages.ts).
  */
 export function renderMessage(
-  kind: IntegrationKind,
+  format: Format,
   template: Template | null,
   view: Record<string, unknown>,
   fallback: { title: string; body: string },
 ): Message {
-  const format = FORMATS[kind];
   const title = template?.title ? oneLine(render(template.title, view, String)) || fallback.title : fallback.title;
   if (format === "json")
     return template?.body
@@ -261,20 +110,15 @@ export function renderMessage(
   const body = template?.body
     ? render(template.body, view, ESCAPES[format]).trim()
     : defaultBody(format, fallback.body);
-  if (kind === "email") return { title, body: htmlText(body), html: emailHtml(body) };
-  if (kind === "telegram") return { title, body, html: telegramHtml(body.slice(0, 3500)) };
-  if (kind === "matrix") return { title, body, html: matrixHtml(body) };
   return { title, body };
 }
 
 /**
  * A document written as Markdown (its values escaped with escapeMarkdown), such as a digest, in a
- * kind's format: Markdown where the kind reads it, HTML for e-mail, its words elsewhere.
+ * format that is not Markdown: HTML for e-mail, its words elsewhere.
  */
-export function renderDocument(kind: IntegrationKind, title: string, markdown: string): Message {
-  const format = FORMATS[kind];
-  if (format === "markdown") return renderMessage(kind, { body: "{{{markdown}}}" }, { markdown }, { title, body: "" });
-  const html = emailHtml(standard.parse(markdown) as string);
+export function renderDocument(format: Exclude<Format, "markdown">, title: string, markdown: string): Message {
+  const html = markdownEmailHtml(markdown);
   if (format === "html") return { title, body: htmlText(html), html };
   const text = htmlText(html);
   return { title, body: format === "slack" ? escapeSlack(text) : text };
@@ -318,8 +162,8 @@ export function sampleEvent(project: string): TemplateEvent {
   };
 }
 
-/** What is wrong with a kind's templates, each naming its field (template.title, template.body); none when they are fine. */
-export function templateProblems(kind: IntegrationKind, template: Template): FieldIssue[] {
+/** What is wrong with templates in a format, each naming its field (template.title, template.body); none when they are fine. */
+export function templateProblems(format: Format, template: Template): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const field of ["title", "body"] as const) {
     const source = template[field];
@@ -330,7 +174,7 @@ export function templateProblems(kind: IntegrationKind, template: Template): Fie
       issues.push({ path, type: "invalid_template", message: `${path}: ${problem}` });
       continue;
     }
-    if (field === "body" && FORMATS[kind] === "json") {
+    if (field === "body" && format === "json") {
       const view = templateView(sampleEvent("my-app"), "https://signalboard.example.com/p/my-app/events/1");
       try {
         JSON.parse(render(source, view, escapeJson));

@@ -13,7 +13,7 @@ import type { User } from "../model/user.ts";
 import { reaches, within } from "./access.ts";
 import { projectIdsOf } from "./projects.ts";
 import { audited, tokenSubject } from "./audit.ts";
-import { channelName, projectName } from "./rules.ts";
+import { channelName, projectName } from "./input-fields.ts";
 import { validate } from "./validation.ts";
 import type { TokenRecord } from "../model/token.ts";
 import type { Token } from "../model/token.ts";

@@ -1,5 +1,5 @@
 // Export of a project's events as NDJSON: one event per line, the API's JSON shape, oldest first.
-// (Import is ingest's: IngestService.importEvents.)
+// (Import is ingest's: importEvents in ingest.ts.)
 import { NotFound } from "../errors.ts";
 import type { Store } from "../store/store.ts";
 import { eventJson } from "./event-json.ts";

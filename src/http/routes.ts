@@ -37,8 +37,6 @@ export type Access = "none" | "token" | "full" | "visitor" | SignedIn;
 /** The dashboard's access kinds: a signed-in session, and what its role must be. */
 export type SignedIn = "viewer" | "self" | "member" | "admin" | "owner";
 
-const SIGNED_IN: readonly string[] = ["viewer", "self", "member", "admin", "owner"] satisfies SignedIn[];
-
 /** The least role each signed-in access kind needs. */
 const LEAST: Record<SignedIn, Role> = {
   viewer: "viewer",
@@ -47,8 +45,6 @@ const LEAST: Record<SignedIn, Role> = {
   admin: "admin",
   owner: "owner",
 };
-
-export const isSignedIn = (access: Access): access is SignedIn => SIGNED_IN.includes(access);
 
 export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 

@@ -20,19 +20,6 @@ export type Subscription = {
   lastErrorAt: number | null;
 };
 
-export const INTEGRATION_KINDS = [
-  "email",
-  "telegram",
-  "gotify",
-  "pushover",
-  "matrix",
-  "webhook",
-  "ntfy",
-  "discord",
-  "slack",
-] as const;
-export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
-
 /** Which notify events a receiver gets; every field optional, and an empty filter lets every one through. */
 export type RouteFilter = {
   /** Only these channels (empty or absent: any). */
@@ -51,7 +38,8 @@ export type Template = { title?: string; body?: string };
 export type Integration = {
   id: number;
   projectId: number;
-  kind: IntegrationKind;
+  /** The name of one of the kinds in domain/integration-kinds/registry.ts, whose module says what config and secrets hold. */
+  kind: string;
   name: string;
   /** What may be shown: the kind's settings but its secrets (a URL, a chat id, recipients). */
   config: Record<string, unknown>;

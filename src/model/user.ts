@@ -7,8 +7,6 @@
  */
 export type Role = "owner" | "admin" | "member" | "viewer";
 
-export const ROLES: readonly Role[] = ["owner", "admin", "member", "viewer"];
-
 /** The roles someone is given: an instance's owner is made, not given (at setup, or `user create --owner`). */
 export const GIVEN_ROLES: readonly Role[] = ["admin", "member", "viewer"];
 

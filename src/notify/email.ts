@@ -8,11 +8,11 @@
 // and, for smtps:// or STARTTLS, verifies the server's certificate for the name in the URL.
 import nodemailer from "nodemailer";
 import type SMTPTransport from "nodemailer/lib/smtp-transport/index.js";
-import type { Payload } from "../domain/notifications.ts";
+import { emailPriority } from "../domain/integration-kinds/email.ts";
+import type { Payload } from "../domain/payload.ts";
 import { hostOf, type OutboundRules } from "../domain/outbound.ts";
 import { mailParts } from "../domain/templates.ts";
 import type { Delivery } from "../model/notification.ts";
-import { emailPriority } from "./priority.ts";
 import { DestinationRefused, outboundSocket, Unresolved } from "./outbound.ts";
 import type { SendResult } from "./result.ts";
 

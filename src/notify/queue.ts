@@ -5,8 +5,8 @@
 // a restart loses none: it resends what was pending (at least once). A worker leases what it
 // sends (notifications.claim): several instances on one database never send the same delivery at
 // once, and a lease that runs out (its instance died mid-send) makes the delivery due again.
-import { maskSecret } from "../domain/integration-kinds.ts";
-import type { Payload } from "../domain/notifications.ts";
+import { maskSecret } from "../domain/integration-kinds/configs.ts";
+import type { Payload } from "../domain/payload.ts";
 import type { OutboundRules } from "../domain/outbound.ts";
 import type { Hub } from "../live/hub.ts";
 import { log } from "../logger.ts";

@@ -1,15 +1,15 @@
 // Sending one delivery: a Web Push message (encrypted and signed by the web-push library), an
-// integration's HTTP request (requests.ts) or an e-mail (email.ts), each through the outbound
-// guard (outbound.ts). Every answer is classified the same way: 2xx delivered; 429, 5xx and
+// integration's HTTP request (its kind's module: domain/integration-kinds/) or an e-mail (email.ts),
+// each through the outbound guard (outbound.ts). Every answer is classified the same way: 2xx delivered; 429, 5xx and
 // network errors retried (honouring Retry-After); 404/410 from a push service means the device is
 // gone; any other 4xx, and a destination the outbound rules refuse, will not get better by retrying.
 import webpush from "web-push";
-import type { Payload } from "../domain/notifications.ts";
+import { kindNamed } from "../domain/integration-kinds/registry.ts";
+import type { Payload } from "../domain/payload.ts";
 import type { Destination, OutboundRules } from "../domain/outbound.ts";
 import type { Mailer } from "./email.ts";
 import { DestinationRefused, outboundFetch, Unresolved } from "./outbound.ts";
 import { pushUrgency } from "./priority.ts";
-import { integrationRequest } from "./requests.ts";
 import type { SendResult } from "./result.ts";
 import type { Vapid } from "./vapid.ts";
 import type { Delivery, Integration, Subscription } from "../model/notification.ts";
@@ -55,7 +55,7 @@ export async function sendPush(
   return result;
 }
 
-/** An integration's message: over SMTP for e-mail (null `mailer`: none configured), else its HTTP request. */
+/** An integration's message: over SMTP for e-mail (null `mailer`: none configured), else its kind's HTTP request. */
 export async function sendIntegration(
   integration: Integration,
   payload: Payload,
@@ -64,9 +64,11 @@ export async function sendIntegration(
   mailer: Mailer | null,
   rules: OutboundRules,
 ): Promise<SendResult> {
-  if (integration.kind === "email")
-    return sendMail(mailer, (integration.config as { to: string[] }).to, payload, delivery);
-  const { url, init } = integrationRequest(integration, payload, delivery);
+  const { send } = kindNamed(integration.kind);
+  // Checked by the kind's schema when it was saved.
+  const config = { ...integration.config, ...integration.secrets };
+  if ("mail" in send) return sendMail(mailer, send.mail(config), payload, delivery);
+  const { url, init } = send.request(config, payload, delivery);
   return post(rules, "integration", url, init, signal);
 }
 

@@ -1,19 +1,23 @@
-// Static assets, embedded in the binary (imported as files) and served under content-hashed URLs,
-// cached forever. htmx, Alpine (its CSP build) and uPlot come from node_modules; nothing from a CDN.
+// Static assets, embedded in the binary (imported as files, or the dashboard's script as its text)
+// and served under content-hashed URLs, cached forever. htmx, Alpine (its CSP build) and uPlot come
+// from node_modules; nothing from a CDN.
 import { type Route, route } from "../http/routes.ts";
 import alpineJs from "@alpinejs/csp/dist/cdn.min.js" with { type: "file" };
 import htmxJs from "htmx.org/dist/htmx.min.js" with { type: "file" };
 import uplotCss from "uplot/dist/uPlot.min.css" with { type: "file" };
 import uplotJs from "uplot/dist/uPlot.iife.min.js" with { type: "file" };
 import appCss from "../../public/app.css" with { type: "file" };
-import appJs from "../../public/app.js" with { type: "file" };
 import appleTouchIcon from "../../public/apple-touch-icon.png" with { type: "file" };
 import icon192 from "../../public/icon-192.png" with { type: "file" };
 import icon512 from "../../public/icon-512.png" with { type: "file" };
 import iconMaskable from "../../public/icon-maskable-512.png" with { type: "file" };
 import iconSvg from "../../public/icon.svg" with { type: "file" };
 import serviceWorker from "../../public/sw.js" with { type: "file" };
+import { appBundle } from "./app-bundle.ts" with { type: "macro" };
 import { loadSiteScripts, siteScriptRoutes } from "./site-scripts.ts";
+
+/** The dashboard's script, bundled from src/browser/ when this module is transpiled (app-bundle.ts). */
+const appJs = new Blob([appBundle()], { type: "text/javascript;charset=utf-8" });
 
 const SOURCES = {
   "htmx.js": htmxJs,
@@ -50,8 +54,8 @@ export class Assets {
   static async load(): Promise<Assets> {
     const byName = new Map<string, Asset>();
     const byUrl = new Map<string, Asset>();
-    for (const [name, path] of Object.entries(SOURCES)) {
-      const file = Bun.file(path);
+    for (const [name, source] of Object.entries(SOURCES)) {
+      const file = typeof source === "string" ? Bun.file(source) : source;
       const body = await file.bytes();
       const hash = new Bun.CryptoHasher("sha256").update(body).digest("hex").slice(0, 12);
       const dot = name.lastIndexOf(".");

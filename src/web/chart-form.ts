@@ -6,17 +6,6 @@ import type { ChartKind } from "../model/chart.ts";
 
 export type FormFields = Record<string, string | string[] | undefined>;
 
-/** The ranges the builder offers, in days; "custom" takes from and to. */
-export const RANGES = [1, 7, 14, 30, 90, 180, 365];
-export const WINDOWS: [number, string][] = [
-  [3600, "1 hour"],
-  [86_400, "1 day"],
-  [7 * 86_400, "7 days"],
-  [14 * 86_400, "14 days"],
-  [30 * 86_400, "30 days"],
-];
-export const MAX_STEP_FIELDS = 10;
-
 const DAY = 86_400;
 
 /** The form's fields read from a URL's query or a posted form. */

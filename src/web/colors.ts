@@ -1,9 +1,9 @@
 // The colours of channels, event names and tags' values on every chart and legend of the
-// dashboard: a slot of the palette public/app.js has for each theme (the same slot in light and
-// dark mode), derived from the name, so a name has one colour on every chart of a page.
+// dashboard: a slot of the palette src/browser/charts/colors.ts has for each theme (the same slot
+// in light and dark mode), derived from the name, so a name has one colour on every chart of a page.
 import type { Channel } from "../model/project.ts";
 
-/** Colours in each of public/app.js's palettes. */
+/** Colours in each of the palettes of src/browser/charts/colors.ts. */
 export const PALETTE_SIZE = 9;
 
 /**

@@ -1,25 +1,13 @@
 // HTML templates that escape by default. Every interpolation is escaped unless it is already Html
 // (another template, or the sanitiser's output wrapped with trusted()). Attribute values must be
 // quoted in templates; escaping covers both quote kinds.
+import { escapeHtml } from "../domain/safe-html.ts";
 
 export class Html {
   constructor(readonly value: string) {}
   toString(): string {
     return this.value;
   }
-}
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-  "`": "&#96;",
-};
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"'`]/g, (c) => ESCAPES[c]!);
 }
 
 function render(value: unknown): string {

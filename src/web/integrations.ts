@@ -2,9 +2,9 @@
 // template, change routing and templates, test, disable, delete; and the project's digests
 // (digests.ts). The same services as the API (/v1/integrations).
 import { visibleTo } from "../domain/access.ts";
+import { type IntegrationKind, isIntegrationKind, KINDS } from "../domain/integration-kinds/registry.ts";
 import { AppError, NotFound, ValidationError } from "../errors.ts";
 import { type Route, route } from "../http/routes.ts";
-import { INTEGRATION_KINDS, type IntegrationKind } from "../model/notification.ts";
 import type { Services } from "../services.ts";
 import { digestSection } from "./digests.ts";
 import { readSearch } from "./filters.ts";
@@ -14,7 +14,6 @@ import type { Kit } from "./kit.ts";
 import { idOf } from "./notifications.ts";
 import { confirmDialog } from "./views/dialogs.ts";
 import {
-  CONFIG_FIELDS,
   integrationForm,
   integrationList,
   integrationsPage,
@@ -64,15 +63,15 @@ function routingOf(body: unknown) {
 
 const kindOf = (body: unknown): IntegrationKind | null => {
   const kind = field(body, "kind");
-  return (INTEGRATION_KINDS as readonly string[]).includes(kind) ? (kind as IntegrationKind) : null;
+  return isIntegrationKind(kind) ? kind : null;
 };
 
-/** The chosen kind's settings (fields named KIND.KEY); recipients split into a list. */
+/** The chosen kind's settings (fields named KIND.KEY); a list (recipients) split into its values. */
 function configOf(body: unknown, kind: IntegrationKind | null): Record<string, unknown> {
   const config: Record<string, unknown> = {};
-  for (const f of kind ? CONFIG_FIELDS[kind] : []) {
+  for (const f of kind ? KINDS[kind].fields : []) {
     const value = field(body, `${kind}.${f.key}`).trim();
-    if (value) config[f.key] = f.key === "to" ? words(value) : value;
+    if (value) config[f.key] = f.list ? words(value) : value;
   }
   return config;
 }

@@ -1,6 +1,6 @@
 // Creating and deleting projects and channels from the dashboard.
 import { mayKnowProject } from "../domain/projects.ts";
-import { isName } from "../domain/rules.ts";
+import { isName } from "../domain/input-fields.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { User } from "../model/user.ts";
 import type { Services } from "../services.ts";

@@ -10,7 +10,7 @@ import { type FakeServices, startFakeServices } from "../fake-services.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 import { type SmtpSink, startSmtpSink } from "../smtp-sink.ts";
-import { escapeHtml } from "../../src/domain/templates.ts";
+import { escapeHtml } from "../../src/domain/safe-html.ts";
 
 const BOT = "123456789:AAH-test_token_for_the_fake_bot_0123";
 const CHAT = "-1001234567890";

@@ -20,6 +20,12 @@ export type Sql = {
    * instances changing the same row wait for each other; SQLite's writer already holds the database.
    */
   forUpdate<Q>(query: Q): Q;
+  /**
+   * `query` locking the rows it reads and passing over those another transaction holds:
+   * PostgreSQL's FOR UPDATE SKIP LOCKED, so workers of several instances claiming from one queue
+   * take different rows without waiting for each other; SQLite's writer already holds the database.
+   */
+  skipLocked<Q>(query: Q): Q;
   /** This write takes access away (a token revoked, a session ended): readers' caches must forget. */
   accessChanged(): void;
 };

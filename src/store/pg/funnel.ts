@@ -93,26 +93,6 @@ function levels(q: Round, last: number): SQL {
   return sql.join(parts, sql`, `);
 }
 
-/**
- * Step j's users, and the median time from the step before: per user, the chain that reached step
- * j with the latest start, at its earliest event there, from when that chain did the step before.
- */
-function stepCounts(j: number): SQL {
-  const [level, a, u, m] = [`l${j}`, `a${j}`, `u${j}`, `m${j}`].map((name) => sql.raw(name));
-  if (j === 0) return sql`(SELECT count(*)::int AS u0, NULL::float8 AS m0 FROM l1 WHERE NOT nxt) a0`;
-  // The latest start, then the earliest time; by the id's hash first, as the steps' windows are.
-  const best = sql`SELECT DISTINCT ON (hashtext(u), u) ts - p AS d FROM ${level} WHERE nxt ORDER BY hashtext(u), u, s DESC, ts`;
-  return sql`(SELECT count(*)::int AS ${u}, percentile_cont(0.5) WITHIN GROUP (ORDER BY d) AS ${m} FROM (${best}) c) ${a}`;
-}
-
-/** The funnel's statement: one row, each step's users (u0, u1, …) and median (m0, m1, …). */
-export function funnelSql(q: FunnelQuery): SQL {
-  return sql`WITH ${levels(q, q.steps.length - 1)} SELECT * FROM ${sql.join(
-    q.steps.map((_, j) => stepCounts(j)),
-    sql` CROSS JOIN `,
-  )}`;
-}
-
 type RoundRow = { seen: number; settled: string[]; counts: ArrayLike<number> } & Record<string, unknown>;
 
 const toArray = (texts: string[]) =>

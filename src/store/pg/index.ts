@@ -13,21 +13,17 @@ import type { Repositories, SharedStore, Store } from "../store.ts";
 import { storeFront } from "../front.ts";
 import { gated, ReadGate, type Runner } from "../reads.ts";
 import { plainRepositories } from "../aggregates/index.ts";
+import { metaStore } from "../aggregates/meta.ts";
 import type { Sql } from "../aggregates/sql.ts";
 import { type Batch, batchOf, type Ctx } from "./context.ts";
 import * as schema from "./schema.ts";
 import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
-import { auditStore } from "./audit.ts";
-import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
-import { idempotencyStore } from "./idempotency.ts";
-import { metaStore } from "./meta.ts";
 import { NameCache } from "./names.ts";
 import { metricStore } from "./metrics.ts";
 import { migrate } from "./migrate.ts";
-import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
 import { snapshotEvents } from "./snapshot.ts";
@@ -46,29 +42,31 @@ export type PgStore = Store & { url: string; sql: SQL };
 
 type Cancellable = { cancel(): unknown };
 
-function repositories(ctx: Ctx): Repositories {
-  const sql: Sql = {
+type Lockable<Q> = { for(strength: "update", options?: { skipLocked?: boolean }): Q };
+
+/** What the plain aggregates (store/aggregates) work with, over this connection. */
+function sqlOf(ctx: Ctx): Sql {
+  return {
     db: ctx.db,
     t: schema,
     dialect: "postgresql",
-    forUpdate: (query) => (query as unknown as { for(strength: "update"): typeof query }).for("update"),
+    forUpdate: (query) => (query as unknown as Lockable<typeof query>).for("update"),
+    skipLocked: (query) => (query as unknown as Lockable<typeof query>).for("update", { skipLocked: true }),
     accessChanged: () => batchOf(ctx).accessChanged(),
   };
+}
+
+function repositories(ctx: Ctx): Repositories {
   return {
-    ...plainRepositories(sql),
+    ...plainRepositories(sqlOf(ctx)),
     projects: projectStore(ctx),
     events: eventStore(ctx),
     metrics: metricStore(ctx),
     profiles: profileStore(ctx),
     tokens: tokenStore(ctx),
     users: userStore(ctx),
-    notifications: notificationStore(ctx),
-    digests: digestStore(ctx),
-    idempotency: idempotencyStore(ctx),
-    meta: metaStore(ctx),
     analytics: analyticsStore(ctx),
     alerts: alertStore(ctx),
-    audit: auditStore(ctx),
   };
 }
 
@@ -122,7 +120,7 @@ export async function openPgStore(
   }
 
   // The access version: bumped by every batch that takes access away, on any instance.
-  const meta = metaStore({ db, batch: null, names: new NameCache(() => "") });
+  const meta = metaStore(sqlOf({ db, batch: null, names: new NameCache(() => "") }));
   let accessVersion = (await meta.get("access_version")) ?? "0";
   const listeners = new Set<(payload: string) => void>();
   const wakers = new Set<() => void>();

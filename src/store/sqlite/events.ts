@@ -3,16 +3,15 @@
 import { toEvent } from "../rows.ts";
 import { and, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { EventFilter, Position } from "../../model/filter.ts";
+import type { EventFilter } from "../../model/filter.ts";
 import type { Db } from "./db.ts";
 import type { SummaryKeeper, Victim } from "./summaries.ts";
 import { eventTags } from "./manual-tables.ts";
 import { channels, events } from "./schema.ts";
 import { ftsQuery } from "../search-tokens.ts";
+import { narrowsEvents } from "../series.ts";
+import type { Page } from "../store.ts";
 import { type EventContent, type NewEvent, type StoredEvent, type Tags, tagText } from "../../model/event.ts";
-
-/** A page of a feed: newest first from `before`, or oldest first from `after`. */
-export type Page = { before?: Position; after?: Position; limit: number };
 
 // Names come from scalar subqueries, not joins: a join lets the planner put the small table first,
 // and then ORDER BY ts can no longer walk an index (a 250k-row sort instead of a 51-row seek).
@@ -196,7 +195,7 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
         "SELECT id, name FROM channels WHERE project_id = ? ORDER BY name",
       );
       const list = channelsOf.all(projectId);
-      if (!narrowsRows(filter)) {
+      if (!narrowsEvents(filter)) {
         // Read from the (channel_id, ts) index alone: no event row is read and nothing is sorted (a
         // GROUP BY over the day would sort every event). A channel's count over the window comes
         // first; a channel with few events in it has their times bucketed here, one with many a
@@ -348,17 +347,6 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
       .all()
       .map(toEvent);
   }
-}
-
-/** Whether a filter asks about more than an event's channel and time (which the (channel_id, ts) index answers). */
-export function narrowsRows(f: EventFilter): boolean {
-  return (
-    f.userId !== undefined ||
-    f.event !== undefined ||
-    (f.tags?.length ?? 0) > 0 ||
-    (f.terms?.length ?? 0) > 0 ||
-    Boolean(f.liveOnly)
-  );
 }
 
 /** `+column`: the same value, but SQLite will not pick an index for it. */

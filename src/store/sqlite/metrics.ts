@@ -173,5 +173,3 @@ export function metricStore(db: Db) {
     },
   };
 }
-
-export type MetricStore = ReturnType<typeof metricStore>;

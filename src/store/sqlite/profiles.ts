@@ -78,5 +78,3 @@ export function profileStore(db: Db, searching: () => Db) {
     },
   };
 }
-
-export type ProfileStore = ReturnType<typeof profileStore>;

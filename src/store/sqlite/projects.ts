@@ -6,8 +6,6 @@ import { eventTags } from "./manual-tables.ts";
 import { channels, events, projects } from "./schema.ts";
 import type { Channel, Project } from "../../model/project.ts";
 
-export type ChannelSummary = Channel & { events: number };
-
 /** `summaries`: the writer's, whose project's summaries go with it. */
 export function projectStore(db: Db, accessChanges: { count: number }, summaries?: SummaryKeeper) {
   // The ingest path runs these for every event: plain prepared statements, no query builder.
@@ -93,5 +91,3 @@ export function projectStore(db: Db, accessChanges: { count: number }, summaries
     },
   };
 }
-
-export type ProjectStore = ReturnType<typeof projectStore>;

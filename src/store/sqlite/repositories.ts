@@ -10,13 +10,8 @@ import * as schema from "./schema.ts";
 import type { SummaryKeeper } from "./summaries.ts";
 import { alertStore } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
-import { auditStore } from "./audit.ts";
-import { digestStore } from "./digests.ts";
 import { eventStore } from "./events.ts";
-import { idempotencyStore } from "./idempotency.ts";
-import { metaStore } from "./meta.ts";
 import { metricStore } from "./metrics.ts";
-import { notificationStore } from "./notifications.ts";
 import { profileStore } from "./profiles.ts";
 import { projectStore } from "./projects.ts";
 import { tokenStore } from "./tokens.ts";
@@ -38,6 +33,7 @@ export function repositories(
     dialect: "sqlite",
     // The writer runs one write at a time, holding the database: nothing to lock.
     forUpdate: (query) => query,
+    skipLocked: (query) => query,
     accessChanged: () => void accessChanges.count++,
   };
   return {
@@ -48,13 +44,8 @@ export function repositories(
     profiles: promised(profileStore(db, searching)),
     tokens: promised(tokenStore(db, accessChanges)),
     users: promised(userStore(db, accessChanges)),
-    notifications: promised(notificationStore(db)),
-    digests: promised(digestStore(db)),
-    idempotency: promised(idempotencyStore(db)),
-    meta: promised(metaStore(db)),
     analytics: promised(analyticsStore(db, searching)),
     alerts: promised(alertStore(db, searching)),
-    audit: promised(auditStore(db)),
   };
 }
 

@@ -148,5 +148,3 @@ export function tokenStore(db: Db, accessChanges: { count: number }) {
     },
   };
 }
-
-export type TokenStore = ReturnType<typeof tokenStore>;

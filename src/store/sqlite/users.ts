@@ -4,8 +4,6 @@ import type { Db } from "./db.ts";
 import { sessions, userProjects, users } from "./schema.ts";
 import type { Role, User, UserRecord } from "../../model/user.ts";
 
-export type SessionRow = typeof sessions.$inferSelect;
-
 const publicColumns = {
   id: users.id,
   username: users.username,
@@ -192,5 +190,3 @@ export function userStore(db: Db, accessChanges: { count: number }) {
     },
   };
 }
-
-export type UserStore = ReturnType<typeof userStore>;

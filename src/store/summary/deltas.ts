@@ -7,7 +7,6 @@ import type { Tags } from "../../model/event.ts";
 import { tagText } from "../../model/event.ts";
 
 export const HOUR = 3_600_000;
-export const DAY = 86_400_000;
 
 /**
  * A tag key (or a project's event names) with more distinct values than this is "wide": its

@@ -1,8 +1,8 @@
 // Charts, funnels, metric charts and retention grids as the dashboard shows them: what each answers
 // (the body of a card, of a chart's page and of the builder's preview), the list of a project's
-// charts, and a chart's page. Series are drawn by public/app.js (uPlot) from the JSON they carry,
-// with a legend and a table in the HTML; funnels are HTML and SVG alone, retention a table
-// (views/retention.ts).
+// charts, and a chart's page. Series are drawn in the browser (uPlot, src/browser/components/
+// series-chart.ts) from the JSON they carry, with a legend and a table in the HTML; funnels are
+// HTML and SVG alone, retention a table (views/retention.ts).
 import type { ChartAnswer, PlacedChart } from "../../domain/charts.ts";
 import type { FunnelAnswer, SeriesAnswer } from "../../domain/analytics.ts";
 import type { HistoryPage } from "../../domain/metric-history.ts";

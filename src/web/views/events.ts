@@ -1,19 +1,20 @@
 // Events as the dashboard shows them: feed items, the endless feed, and the detail view.
-import { type Html, html, query, seg } from "../html.ts";
-import { renderMarkdown, renderPlain } from "../markdown.ts";
+import { type Html, html, query, seg, trusted } from "../html.ts";
 import { tagTerm } from "../filters.ts";
 import { eventJson } from "../../domain/event-json.ts";
+import { dashboardHtml } from "../../domain/safe-html.ts";
 import { tagText, type StoredEvent } from "../../model/event.ts";
 import { PRIORITY_NAMES, priorityBadge } from "./priority.ts";
 
 export function description(e: StoredEvent): Html | string {
   if (!e.description) return "";
-  return e.parser === "markdown" ? renderMarkdown(e.description) : renderPlain(e.description);
+  // Plain text keeps its line breaks (the CSS keeps whitespace); html`` escapes it.
+  return e.parser === "markdown" ? trusted(dashboardHtml(e.description)) : e.description;
 }
 
 // One way to write a date and time on every page: a medium date and a long time (with its zone),
 // "Jan 15, 2026, 12:00:00 PM UTC", or the date alone where a day is enough. The page says it in
-// UTC; public/app.js says it again, in the same format, in the viewer's zone and language.
+// UTC; the browser (src/browser/times.ts) says it again, in the same format, in the viewer's zone and language.
 const DATE_TIME = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "long", timeZone: "UTC" });
 const DATE = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
 

@@ -2,93 +2,22 @@
 // the form that adds one (a fieldset per kind, named KIND.KEY so only the chosen kind's are read),
 // template previews, and the project's digests (views/digests.ts).
 import { describeFilter } from "../../domain/routing.ts";
-import { destination, KIND_LABEL } from "../../domain/integration-kinds.ts";
+import { destination } from "../../domain/integration-kinds/configs.ts";
+import {
+  INTEGRATION_KINDS,
+  type IntegrationKind,
+  isIntegrationKind,
+  KINDS,
+} from "../../domain/integration-kinds/registry.ts";
 import type { IntegrationView } from "../../domain/integrations.ts";
 import type { Message } from "../../domain/templates.ts";
-import { INTEGRATION_KINDS, type IntegrationKind, type RouteFilter, type Template } from "../../model/notification.ts";
+import type { RouteFilter, Template } from "../../model/notification.ts";
 import type { Project } from "../../model/project.ts";
 import { tagTerm } from "../filters.ts";
 import { type Html, html, seg } from "../html.ts";
 import { outcome } from "./notifications.ts";
 import { prioritySelect } from "./priority.ts";
 import { settingsNav } from "./settings.ts";
-
-type Field = { key: string; label: string; type?: "password" | "url"; placeholder?: string };
-
-export const CONFIG_FIELDS: Record<IntegrationKind, Field[]> = {
-  email: [
-    { key: "to", label: "Recipients (commas between addresses)", placeholder: "ops@example.com, me@example.com" },
-  ],
-  telegram: [
-    { key: "bot_token", label: "Bot token", type: "password", placeholder: "123456789:AAH…" },
-    { key: "chat_id", label: "Chat id", placeholder: "-1001234567890 or @channelname" },
-    { key: "api_url", label: "Bot API server (optional)", type: "url", placeholder: "https://api.telegram.org" },
-  ],
-  gotify: [
-    { key: "url", label: "Gotify server", type: "url", placeholder: "https://gotify.example.com" },
-    { key: "token", label: "Application token", type: "password" },
-  ],
-  pushover: [
-    { key: "user_key", label: "User key", type: "password" },
-    { key: "app_token", label: "Application API token", type: "password" },
-    { key: "api_url", label: "API server (optional)", type: "url", placeholder: "https://api.pushover.net" },
-  ],
-  matrix: [
-    { key: "homeserver", label: "Homeserver", type: "url", placeholder: "https://matrix.example.org" },
-    { key: "room_id", label: "Room id", placeholder: "!abc123:example.org" },
-    { key: "access_token", label: "Access token", type: "password" },
-  ],
-  webhook: [
-    { key: "url", label: "URL", type: "url", placeholder: "https://" },
-    { key: "secret", label: "Signing secret (optional: one is made for you)", type: "password" },
-  ],
-  ntfy: [
-    { key: "url", label: "ntfy server", type: "url", placeholder: "https://ntfy.sh" },
-    { key: "topic", label: "Topic", placeholder: "my-alerts" },
-    { key: "token", label: "Access token (optional)", type: "password" },
-  ],
-  discord: [
-    {
-      key: "webhook_url",
-      label: "Discord webhook URL",
-      type: "url",
-      placeholder: "https://discord.com/api/webhooks/…",
-    },
-  ],
-  slack: [
-    { key: "webhook_url", label: "Slack webhook URL", type: "url", placeholder: "https://hooks.slack.com/services/…" },
-  ],
-};
-
-/** What to make on the other side, per kind. */
-const HINTS: Record<IntegrationKind, string> = {
-  email: "Sent through the server's SMTP settings (SIGNALBOARD_SMTP_URL).",
-  telegram:
-    "Talk to @BotFather, /newbot, copy its token; add the bot to the chat; the chat id is a number (groups start with -100) or a public channel's @name.",
-  gotify: "In Gotify: Apps → Create application, copy its token.",
-  pushover:
-    "Your user key is on pushover.net's front page once signed in; create an application there for its API token.",
-  matrix:
-    "An account for Signalboard, invited to the room: its access token (Settings → Help & About in Element) and the room id (Room settings → Advanced).",
-  webhook:
-    "Any https endpoint of yours. Each request is a JSON POST signed with X-Signalboard-Signature: sha256=HMAC-SHA256(secret, body).",
-  ntfy: "The server only, such as https://ntfy.sh or your own; subscribe to the topic in the ntfy app.",
-  discord: "Server settings → Integrations → Webhooks → New webhook → Copy webhook URL.",
-  slack: "An Incoming Webhook of a Slack app: https://hooks.slack.com/services/…",
-};
-
-/** How a kind's body template is written. */
-const FORMAT_HINT: Record<IntegrationKind, string> = {
-  email: "HTML (values are escaped; the result is sanitised)",
-  telegram: "Markdown (values are escaped)",
-  discord: "Markdown (values are escaped)",
-  matrix: "Markdown (values are escaped)",
-  slack: "Slack's mrkdwn (values are escaped)",
-  webhook: "the whole JSON body (values are escaped for JSON strings)",
-  ntfy: "plain text",
-  gotify: "plain text",
-  pushover: "plain text",
-};
 
 export function integrationsPage(opts: {
   projects: Project[];
@@ -123,7 +52,7 @@ function integrationItem(project: Project, i: IntegrationView): Html {
   const path = `/settings/integrations/${i.id}`;
   const q = `?project=${seg(project.name)}`;
   return html`<li class="device card-inner" id="integration-${i.id}">
-  <div class="device-head"><strong>${i.name}</strong> <span class="badge">${KIND_LABEL[i.kind]}</span> ${i.enabled ? "" : html`<span class="badge">disabled</span>`}</div>
+  <div class="device-head"><strong>${i.name}</strong> <span class="badge">${KINDS[i.kind].label}</span> ${i.enabled ? "" : html`<span class="badge">disabled</span>`}</div>
   <div class="small"><code data-testid="integration-destination">${destination(i.kind, i.config)}</code>${i.hasSecret ? html` <span class="muted">· secret stored</span>` : ""}</div>
   <div class="small muted" data-testid="integration-routing">Gets ${describeFilter(i.filter)}${i.template ? " · own template" : ""}</div>
   ${integrationOutcome(i)}
@@ -194,7 +123,7 @@ function templateFields(
   values: Record<string, string> = {},
 ): Html {
   return html`<fieldset class="stack"><legend>Template (empty: the default wording)</legend>
-  <p class="muted small">Variables: <code>{{event}}</code> <code>{{description}}</code> <code>{{channel}}</code> <code>{{project}}</code> <code>{{icon}}</code> <code>{{user_id}}</code> <code>{{tags.plan}}</code> <code>{{url}}</code> <code>{{priority}}</code>. The body is ${kind ? FORMAT_HINT[kind] : "in the kind's format"}.</p>
+  <p class="muted small">Variables: <code>{{event}}</code> <code>{{description}}</code> <code>{{channel}}</code> <code>{{project}}</code> <code>{{icon}}</code> <code>{{user_id}}</code> <code>{{tags.plan}}</code> <code>{{url}}</code> <code>{{priority}}</code>. The body is ${kind ? KINDS[kind].formatHint : "in the kind's format"}.</p>
   <label>Title <input name="template_title" value="${values.template_title ?? template?.title ?? ""}" maxlength="250" placeholder="{{icon}} {{event}}" autocomplete="off"></label>
   <label>Body <textarea name="template_body" rows="3" maxlength="4000" placeholder="{{description}}">${values.template_body ?? template?.body ?? ""}</textarea></label>
   <div><button type="button" class="secondary small" hx-post="/settings/integrations/preview" hx-include="closest form" hx-target="#${id}-preview" data-testid="preview-template">Preview</button></div>
@@ -205,7 +134,7 @@ function templateFields(
 /** What a template makes of the sample event, as it is sent (shown as text). */
 export function templatePreview(kind: IntegrationKind, message: Message): Html {
   return html`<div class="card-inner small" data-testid="template-preview">
-  <p class="muted">${KIND_LABEL[kind]}, of a sample event (its text tries markup of every kind):</p>
+  <p class="muted">${KINDS[kind].label}, of a sample event (its text tries markup of every kind):</p>
   <p><strong>Title</strong></p><pre>${message.title}</pre>
   <p><strong>Body</strong></p><pre>${message.json ?? message.body}</pre>
   ${message.html ? html`<p><strong>HTML</strong></p><pre>${message.html}</pre>` : ""}
@@ -223,9 +152,7 @@ export function integrationForm(opts: {
   secret?: { name: string; value: string };
 }): Html {
   const v = opts.values ?? {};
-  const kind = (INTEGRATION_KINDS as readonly string[]).includes(v.kind ?? "")
-    ? (v.kind as IntegrationKind)
-    : "webhook";
+  const kind: IntegrationKind = v.kind && isIntegrationKind(v.kind) ? v.kind : "webhook";
   return html`<div id="integration-create">
   ${
     opts.secret
@@ -236,13 +163,13 @@ export function integrationForm(opts: {
   <form class="stack" hx-post="/settings/integrations" hx-target="#integration-create" hx-swap="outerHTML" x-data="integrationForm" data-kind="${kind}">
     ${opts.error ? html`<p class="alert" role="alert">${opts.error}</p>` : ""}
     <input type="hidden" name="project" value="${opts.project}">
-    <label>Kind <select name="kind" x-on:change="pick">${INTEGRATION_KINDS.map((k) => html`<option value="${k}"${k === kind ? " selected" : ""}>${KIND_LABEL[k]}</option>`)}</select></label>
+    <label>Kind <select name="kind" x-on:change="pick">${INTEGRATION_KINDS.map((k) => html`<option value="${k}"${k === kind ? " selected" : ""}>${KINDS[k].label}</option>`)}</select></label>
     <label>Name <input name="name" value="${v.name ?? ""}" required maxlength="100" placeholder="phone, #ops channel…"></label>
     ${INTEGRATION_KINDS.map(
       (k) => html`<fieldset class="stack" data-kind="${k}" x-show="isKind"${k === kind ? "" : html` x-cloak`}>
-      <legend>${KIND_LABEL[k]}</legend>
-      ${CONFIG_FIELDS[k].map((f) => html`<label>${f.label} <input name="${k}.${f.key}" type="${f.type ?? "text"}" value="${f.type === "password" ? "" : (v[`${k}.${f.key}`] ?? "")}" placeholder="${f.placeholder ?? ""}" autocomplete="off"></label>`)}
-      <p class="muted small">${HINTS[k]}</p>
+      <legend>${KINDS[k].label}</legend>
+      ${KINDS[k].fields.map((f) => html`<label>${f.label} <input name="${k}.${f.key}" type="${f.type ?? "text"}" value="${f.type === "password" ? "" : (v[`${k}.${f.key}`] ?? "")}" placeholder="${f.placeholder ?? ""}" autocomplete="off"></label>`)}
+      <p class="muted small">${KINDS[k].hint}</p>
     </fieldset>`,
     )}
     <details>

@@ -36,7 +36,7 @@ export function metricPage(
 
 /**
  * A span as the chart takes it: [minute, value] when it holds one point, else [first minute, first,
- * lowest, highest, last minute, last] (public/app.js draws the line through all four).
+ * lowest, highest, last minute, last] (src/browser/components/metric-page.ts draws the line through all four).
  */
 function chartSpan(b: MetricBucket): unknown[] {
   return b.count === 1

@@ -1,8 +1,9 @@
 // Retention as the dashboard shows it: a grid with a row per cohort (its day or week, in the chart's
 // time zone, and its users) and a column per period from the cohort's own on. Each cell is the share
 // of the cohort that came back then, shaded by it (one hue, stronger for more: app.css's shades), its
-// count in its title; a period not begun yet is an empty cell. HTML alone (public/app.js only keeps
-// where a card's grid was scrolled to when the card is drawn again). And the builder's fields for it.
+// count in its title; a period not begun yet is an empty cell. HTML alone (the browser code only
+// keeps where a card's grid was scrolled to when the card is drawn again, src/browser/components/
+// dashboard.ts). And the builder's fields for it.
 import { type RetentionAnswer, retentionPercent } from "../../domain/analytics.ts";
 import type { FormFields } from "../chart-form.ts";
 import { type Html, html } from "../html.ts";

@@ -1,3 +1,0 @@
-// Imported `with { type: "file" }` by src/web/assets.ts: the import is the file's path.
-declare const path: string;
-export default path;
