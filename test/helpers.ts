@@ -89,10 +89,12 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const { config, release } = await testConfig(settings, dataDir);
   const clock = options.clock ?? new TestClock();
-  const running = await startServer(config, serverOptions(options, clock)).catch(async (error) => {
-    await release();
-    throw error;
-  });
+  const running = await listenOnFreePort(() => startServer(config, serverOptions(options, clock))).catch(
+    async (error) => {
+      await release();
+      throw error;
+    },
+  );
   const fetchOver: Fetch = (input, init) => fetch(at(running.url, input), init);
   return {
     ...running,
@@ -134,6 +136,21 @@ export async function startTestApp(
       await release();
     },
   };
+}
+
+/**
+ * With port 0 the server takes a free port, lets it go while it starts, and listens on it again;
+ * with several test files at once, another process's connection can take it meanwhile. Then it is
+ * started again (on another free port): a race of the tests' making, not the server's to answer.
+ */
+async function listenOnFreePort(start: () => Promise<Running>): Promise<Running> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= 3 || !/^port \d+ in use/.test((error as Error).message)) throw error;
+    }
+  }
 }
 
 /** A test server's configuration, on its own PostgreSQL database in the PostgreSQL pass; `release` drops it and the data dir. */
