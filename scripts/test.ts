@@ -1,56 +1,159 @@
-// npm test: the whole suite on SQLite (the default store), then the storage, API and live tests
+// npm test: the whole suite on SQLite (the default store), and the storage, API and live tests
 // again on PostgreSQL, in a throwaway cluster started here on 127.0.0.1 and removed afterwards,
 // with the tests that only several instances on one database can run. Without PostgreSQL
 // installed, that second pass is skipped, and says so (SIGNALBOARD_REQUIRE_POSTGRES=1 makes it a
-// failure, as in CI). Arguments go to `bun test` (then only the first pass runs them, on the
+// failure, as in CI). Arguments go to one `bun test` (then only the first pass runs them, on the
 // store that SIGNALBOARD_TEST_POSTGRES names, if any).
+//
+// The files are independent (each starts its own servers on free ports, data directories and
+// databases), so both passes run at once: each file is one `bun test` process, SIGNALBOARD_TEST_JOBS
+// of them at a time (twice the cores unless set), the longest first (as long as it took the last
+// time here, test-results/timings.json, or a guess by what it starts). What a process prints is
+// shown whole when it ends, under a line naming its file and pass; a summary of each pass follows,
+// and the exit code fails if any file failed.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { postgresBin, startCluster } from "../test/pg-cluster.ts";
 
 const bun = process.execPath;
+const ROOT = join(import.meta.dir, "..");
 const TIMEOUT = ["--timeout", "60000"];
 /** What runs on PostgreSQL too: everything that reads or writes the store, over HTTP and live. */
 const ON_POSTGRES = [
-  "test/http",
+  "test/http/",
   "test/unit/filter.test.ts",
   "test/unit/sse.test.ts",
   "test/unit/summaries.test.ts",
   "test/unit/store-contract.test.ts",
-  "test/pg",
+  "test/pg/",
 ];
-
-function run(args: string[], env: Record<string, string> = {}): number {
-  const result = Bun.spawnSync([bun, "test", ...TIMEOUT, ...args], {
-    stdio: ["inherit", "inherit", "inherit"],
-    env: { ...process.env, ...env },
-  });
-  return result.exitCode ?? 1;
-}
+/** A file that runs longer than this is stopped, and fails: a hang shows as a failure, not a stuck run. */
+const FILE_LIMIT_MS = 10 * 60_000;
+const TIMINGS = join(ROOT, "test-results", "timings.json");
 
 const args = process.argv.slice(2);
-if (args.length) process.exit(run(args));
-
-console.log("\n==== the suite, on SQLite ====\n");
-const sqlite = run([], {});
-
-let postgres = 0;
-if (!postgresBin()) {
-  const required = process.env.SIGNALBOARD_REQUIRE_POSTGRES === "1";
-  console.log(
-    `\n==== PostgreSQL pass ${required ? "FAILED" : "SKIPPED"}: PostgreSQL is not installed (apt-get install -y postgresql) ====\n`,
-  );
-  postgres = required ? 1 : 0;
-} else {
-  console.log("\n==== the storage, API and live tests, on PostgreSQL ====\n");
-  const cluster = await startCluster();
-  const stop = () => cluster.stop();
-  process.on("SIGINT", () => void stop().then(() => process.exit(130)));
-  try {
-    postgres = run(ON_POSTGRES, { SIGNALBOARD_TEST_POSTGRES: cluster.url });
-  } finally {
-    await stop();
-  }
+if (args.length) {
+  const result = Bun.spawnSync([bun, "test", ...TIMEOUT, ...args], { stdio: ["inherit", "inherit", "inherit"] });
+  process.exit(result.exitCode ?? 1);
 }
+
+type Pass = "SQLite" | "PostgreSQL";
+type Job = { file: string; pass: Pass; env: Record<string, string> };
+type Done = Job & { code: number; seconds: number; passed: number; failed: number };
+
+const files = [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: ROOT })].sort();
+if (!files.length) {
+  console.log(`==== no test files under ${join(ROOT, "test")} ====`);
+  process.exit(1);
+}
+const key = (job: Pick<Job, "file" | "pass">) => `${job.pass} ${job.file}`;
+let timings: Record<string, number> = {};
+try {
+  timings = JSON.parse(readFileSync(TIMINGS, "utf8"));
+} catch {
+  // no run yet here: guesses
+}
+/** Without a time of its own: what it starts says most (a build, a browser), then its directory. */
+function guess(file: string): number {
+  const source = readFileSync(join(ROOT, file), "utf8");
+  if (/scripts\/(build|image)\.ts/.test(source)) return 90;
+  if (source.includes("describeBrowser")) return 60;
+  return file.startsWith("test/e2e/") ? 20 : file.startsWith("test/pg/") ? 15 : file.startsWith("test/http/") ? 4 : 1;
+}
+const cost = (job: Job) => timings[key(job)] ?? guess(job.file);
+
+const jobs: Job[] = files.map((file) => ({ file, pass: "SQLite", env: {} }));
+const started = performance.now();
+let cluster: Awaited<ReturnType<typeof startCluster>> | null = null;
+let postgres: "ran" | "skipped" | "missing" = "ran";
+if (!postgresBin()) {
+  postgres = process.env.SIGNALBOARD_REQUIRE_POSTGRES === "1" ? "missing" : "skipped";
+  console.log(
+    `==== PostgreSQL pass ${postgres === "missing" ? "FAILED" : "SKIPPED"}: PostgreSQL is not installed (apt-get install -y postgresql) ====\n`,
+  );
+} else {
+  cluster = await startCluster();
+  const env = { SIGNALBOARD_TEST_POSTGRES: cluster.url };
+  for (const file of files)
+    if (ON_POSTGRES.some((on) => (on.endsWith("/") ? file.startsWith(on) : file === on)))
+      jobs.push({ file, pass: "PostgreSQL", env });
+}
+const stopCluster = async () => {
+  const c = cluster;
+  cluster = null;
+  await c?.stop();
+};
+process.on("SIGINT", () => void stopCluster().then(() => process.exit(130)));
+
+const workers = Number(process.env.SIGNALBOARD_TEST_JOBS) || Math.max(2, 2 * availableParallelism());
+const queue = jobs.sort((a, b) => cost(b) - cost(a));
 console.log(
-  `\n==== SQLite: ${sqlite === 0 ? "passed" : "FAILED"}; PostgreSQL: ${postgres === 0 ? (postgresBin() ? "passed" : "skipped") : "FAILED"} ====`,
+  `==== ${queue.length} test files (${jobs.filter((j) => j.pass === "SQLite").length} on SQLite, ${jobs.filter((j) => j.pass === "PostgreSQL").length} on PostgreSQL), ${workers} at a time ====\n`,
 );
-process.exit(sqlite || postgres);
+
+async function runJob(job: Job): Promise<Done> {
+  const began = performance.now();
+  const proc = Bun.spawn([bun, "test", ...TIMEOUT, `./${job.file}`], {
+    cwd: ROOT,
+    env: { ...process.env, ...job.env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const limit = setTimeout(() => proc.kill("SIGKILL"), FILE_LIMIT_MS);
+  // Both pipes into one text, in the order they were written (near enough: bun test reports on stderr).
+  let output = "";
+  const decoder = new TextDecoder();
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
+  };
+  await Promise.all([drain(proc.stdout), drain(proc.stderr)]);
+  const code = await proc.exited;
+  clearTimeout(limit);
+  const seconds = (performance.now() - began) / 1000;
+  const count = (word: string) => Number(new RegExp(`^ (\\d+) ${word}$`, "m").exec(output)?.[1] ?? 0);
+  const done: Done = { ...job, code, seconds, passed: count("pass"), failed: count("fail") };
+  const note = proc.signalCode === "SIGKILL" ? `, stopped after ${FILE_LIMIT_MS / 60_000} min` : "";
+  console.log(
+    `---- ${job.file} on ${job.pass}: ${code ? "FAILED" : "passed"} (${done.passed} pass, ${done.failed} fail, ${seconds.toFixed(1)} s${note}) ----`,
+  );
+  console.log(output.trimEnd());
+  console.log("");
+  return done;
+}
+
+const results: Done[] = [];
+await Promise.all(
+  Array.from({ length: Math.min(workers, queue.length) }, async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) results.push(await runJob(job));
+  }),
+);
+await stopCluster();
+
+mkdirSync(join(ROOT, "test-results"), { recursive: true });
+writeFileSync(
+  TIMINGS,
+  `${JSON.stringify(Object.fromEntries(results.map((r) => [key(r), Math.round(r.seconds * 10) / 10])), null, 2)}\n`,
+);
+
+const wall = (performance.now() - started) / 1000;
+console.log(`==== done in ${wall.toFixed(0)} s ====`);
+const summary = (pass: Pass): boolean => {
+  const ran = results.filter((r) => r.pass === pass);
+  const failed = ran.filter((r) => r.code !== 0);
+  const tests = ran.reduce((n, r) => n + r.passed + r.failed, 0);
+  const fails = ran.reduce((n, r) => n + r.failed, 0);
+  const seconds = ran.reduce((n, r) => n + r.seconds, 0);
+  console.log(
+    `==== ${pass}: ${failed.length ? "FAILED" : "passed"}: ${ran.length} files, ${tests} tests, ${fails} failed, ${seconds.toFixed(0)} s in its processes ====`,
+  );
+  for (const r of failed) console.log(`     failed: ${r.file} (exit code ${r.code})`);
+  return failed.length === 0;
+};
+const sqliteOk = summary("SQLite");
+let postgresOk = postgres !== "missing";
+if (postgres === "ran") postgresOk = summary("PostgreSQL");
+else
+  console.log(`==== PostgreSQL: ${postgres === "missing" ? "FAILED (not installed)" : "skipped (not installed)"} ====`);
+process.exit(sqliteOk && postgresOk ? 0 : 1);

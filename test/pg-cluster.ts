@@ -5,6 +5,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { SQL } from "bun";
+import { MIGRATIONS, migrate } from "../src/store/pg/migrate.ts";
 
 export type Cluster = {
   url: string;
@@ -120,6 +121,47 @@ export async function dropDatabase(clusterUrl: string, url: string): Promise<voi
   const admin = new SQL(clusterUrl, { max: 1 });
   try {
     await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.close();
+  }
+}
+
+/** The template of migrated databases: named by the migrations it holds, so a change to them makes another. */
+const TEMPLATE = `signalboard_template_${Bun.hash(Object.entries(MIGRATIONS).flat().join("\n")).toString(36)}`;
+/** Any number, the same in every process: the lock under which the template is made, once per cluster. */
+const TEMPLATE_LOCK = 0x5167_7470;
+
+/**
+ * A new database with the schema already migrated: a copy of a template made once per cluster
+ * (copying it takes a fraction of what running the migrations takes). For a test server; a test
+ * of the migrations themselves uses createDatabase.
+ */
+export async function createMigratedDatabase(clusterUrl: string): Promise<string> {
+  const admin = new SQL(clusterUrl, { max: 1 });
+  try {
+    const exists = async () =>
+      ((await admin`SELECT 1 FROM pg_database WHERE datname = ${TEMPLATE}`) as unknown[]).length > 0;
+    if (!(await exists())) {
+      await admin`SELECT pg_advisory_lock(${TEMPLATE_LOCK})`;
+      try {
+        if (!(await exists())) {
+          // Made under another name and renamed once whole: a process stopped half-way leaves no template.
+          const making = await createDatabase(clusterUrl, "template_making");
+          const sql = new SQL(making, { max: 1 });
+          try {
+            await migrate(sql);
+          } finally {
+            await sql.close();
+          }
+          await admin.unsafe(`ALTER DATABASE ${making.slice(making.lastIndexOf("/") + 1)} RENAME TO ${TEMPLATE}`);
+        }
+      } finally {
+        await admin`SELECT pg_advisory_unlock(${TEMPLATE_LOCK})`;
+      }
+    }
+    const name = `t_${process.pid}_${++made}_${Date.now() % 100000}`;
+    await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}`);
+    return clusterUrl.replace(/\/[^/]*$/, `/${name}`);
   } finally {
     await admin.close();
   }

@@ -6,6 +6,7 @@
 // renders it once, and writes that one chunk to each of its streams. So the cost of ingest does
 // not grow with the number of open dashboards: a thousand dashboards on one page cost one render
 // and a thousand socket writes per flush, not per event.
+import { type Clock, systemClock, type Timer } from "../clock.ts";
 import { log } from "../logger.ts";
 import type { Hub, LiveMessage } from "./hub.ts";
 
@@ -45,13 +46,16 @@ class Group {
   }
 }
 
+/** The time flushes go by: the monotonic clock and the system's timers, unless a test gives its own. */
+const monotonic: Pick<Clock, "now" | "after"> = { now: () => performance.now(), after: systemClock.after };
+
 export class Fanout {
   private readonly groups = new Map<string, Group>();
   /** Groups by the project they show ("*" for all), so a message is offered only to groups that may want it. */
   private readonly byProject = new Map<number | "*", Set<Group>>();
   private readonly toastGroups = new Set<Group>();
   private readonly dirty = new Set<Group>();
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: Timer | null = null;
   private lastFlush = -Infinity;
   private readonly unsubscribe: () => void;
   flushes = 0;
@@ -59,6 +63,7 @@ export class Fanout {
   constructor(
     hub: Hub,
     private readonly intervalMs: number,
+    private readonly clock: Pick<Clock, "now" | "after"> = monotonic,
   ) {
     this.unsubscribe = hub.subscribe((message) => this.note(message));
   }
@@ -94,7 +99,7 @@ export class Fanout {
 
   close(): void {
     this.unsubscribe();
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = null;
   }
 
@@ -136,16 +141,16 @@ export class Fanout {
   /** At most one flush per interval; the first message after a quiet interval goes out at once. */
   private schedule(): void {
     if (this.timer) return;
-    const wait = Math.max(0, this.lastFlush + this.intervalMs - performance.now());
-    this.timer = setTimeout(() => {
+    const wait = Math.max(0, this.lastFlush + this.intervalMs - this.clock.now());
+    this.timer = this.clock.after(wait, () => {
       this.timer = null;
       this.flush();
-    }, wait);
+    });
   }
 
   /** Renders each dirty group's frames once and writes them to its streams. */
   flush(): void {
-    this.lastFlush = performance.now();
+    this.lastFlush = this.clock.now();
     this.flushes++;
     const groups = [...this.dirty];
     this.dirty.clear();

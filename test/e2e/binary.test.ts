@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, cpSync, existsSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { openSse, tempDir } from "../helpers.ts";
+import { eventually, openSse, tempDir } from "../helpers.ts";
 import { type Cluster, createDatabase, postgresBin, startCluster } from "../pg-cluster.ts";
 import { lastLine, ROOT, run, serve } from "./process.ts";
 
@@ -50,9 +50,7 @@ describe("the compiled binary", () => {
       body: JSON.stringify({ project: "default", channel: "bin", event: "From the binary", icon: ":rocket:" }),
     });
     expect(sent.status).toBe(200);
-    const started = performance.now();
     expect(await first.stop("SIGTERM")).toBe(0);
-    expect(performance.now() - started).toBeLessThan(5000);
 
     const second = await serve([binary], [], { cwd: dir });
     const list = await fetch(`${second.url}/v1/events?project=default`, { headers }).then((r) => r.json());
@@ -99,16 +97,16 @@ describe("the compiled binary", () => {
         method: "POST",
         headers,
         body: JSON.stringify({ project: "default", channel: "bin", event: "Wombat from a thread" }),
-        signal: AbortSignal.timeout(5000),
+        signal: AbortSignal.timeout(30_000),
       });
       expect(sent.status).toBe(200);
-      let found: { event: string }[] = [];
-      for (let i = 0; i < 40 && !found.length; i++) {
-        await Bun.sleep(100);
-        found = (await fetch(`${server.url}/v1/events?project=default&q=wombat`, { headers }).then((r) => r.json()))
-          .events;
-      }
-      expect(found.map((e) => e.event)).toEqual(["Wombat from a thread"]);
+      // Found once the search index (its own thread) has it.
+      await eventually(async () => {
+        const found = (
+          await fetch(`${server.url}/v1/events?project=default&q=wombat`, { headers }).then((r) => r.json())
+        ).events as { event: string }[];
+        expect(found.map((e) => e.event)).toEqual(["Wombat from a thread"]);
+      });
       expect(server.logs()).not.toContain('"level":"error"');
     } finally {
       await server.stop();

@@ -62,7 +62,7 @@ describe("logs", () => {
       expect(response.status, path).toBe(status);
       ids.push(id);
     }
-    await eventually(() => expect(lines(server.logs()).filter((l) => l.id === ids.at(-1))).toHaveLength(1), 5000);
+    await eventually(() => expect(lines(server.logs()).filter((l) => l.id === ids.at(-1))).toHaveLength(1));
     const logged = lines(server.logs());
     for (const [i, { path, status, error }] of asked.entries()) {
       const about = logged.filter((l) => l.id === ids[i]);

@@ -283,7 +283,7 @@ describeBrowser("Settings → Notifications", () => {
       await page
         .locator(`#device-${id}-status`, { hasText: "Test notification queued" })
         .waitFor({ timeout: STEP_TIMEOUT });
-      await eventually(() => expect(titlesFor(sub)).toEqual(["🔔 Test notification"]), 5000);
+      await eventually(() => expect(titlesFor(sub)).toEqual(["🔔 Test notification"]));
       const [message] = push.messagesFor(sub.id);
       expect(message!.body).toContain("Kitchen tablet");
       expect(message!.url).toEndWith("/settings/notifications");
@@ -337,7 +337,7 @@ describeBrowser("Settings → Notifications", () => {
         sendEvent(server, { project: "shop", channel: "orders", event: "Shop order", icon: "🛒", notify: true }),
       );
       // The shop order, sent after the other, is the marker; once the queue is empty, nothing else is coming.
-      await eventually(() => expect(titlesFor(sub)).toEqual(["🛒 Shop order"]), 5000);
+      await eventually(() => expect(titlesFor(sub)).toEqual(["🛒 Shop order"]));
       await notifierIdle(server);
       expect(titlesFor(sub)).toEqual(["🛒 Shop order"]);
       expect(push.attempts.filter((a) => a.device === sub.id).length).toBe(1);
@@ -370,7 +370,7 @@ describeBrowser("Settings → Notifications", () => {
         deviceName: "Other phone",
       });
       await ok(sendEvent(server, { project: "default", channel: "alerts", event: "After the removal", notify: true }));
-      await eventually(() => expect(titlesFor(other)).toEqual(["After the removal"]), 5000);
+      await eventually(() => expect(titlesFor(other)).toEqual(["After the removal"]));
       await notifierIdle(server);
       expect(push.messagesFor(sub.id)).toEqual([]);
       expect(push.attempts.filter((a) => a.device === sub.id)).toEqual([]);
@@ -531,7 +531,7 @@ describeBrowser("Settings → Integrations", () => {
         // "Send test": a signed JSON POST of type "test".
         await hook.locator("[data-testid=test-integration]").click();
         await hook.locator("[role=status]", { hasText: "Test queued" }).waitFor({ timeout: STEP_TIMEOUT });
-        await eventually(() => expect(at("/hook").length).toBe(1), 5000);
+        await eventually(() => expect(at("/hook").length).toBe(1));
         const testHit = at("/hook")[0]!;
         expect(testHit.method).toBe("POST");
         expect(testHit.headers["content-type"]).toContain("application/json");
@@ -548,7 +548,7 @@ describeBrowser("Settings → Integrations", () => {
             notify: true,
           }),
         );
-        await eventually(() => expect(at("/hook").length).toBe(2), 5000);
+        await eventually(() => expect(at("/hook").length).toBe(2));
         const eventHit = at("/hook")[1]!;
         const payload = JSON.parse(eventHit.body);
         expect(payload.type).toBe("event.notify");
@@ -606,9 +606,8 @@ describeBrowser("Settings → Integrations", () => {
         expect(await hook.locator("[data-testid=test-integration]").isDisabled()).toBe(true);
         const hookCount = at("/hook").length;
         await ok(sendEvent(server, { project: "default", channel: "builds", event: "While disabled", notify: true }));
-        await eventually(
-          () => expect(titlesAt(DISCORD_PATH).map((p) => p.embeds?.[0]?.title)).toContain("While disabled"),
-          5000,
+        await eventually(() =>
+          expect(titlesAt(DISCORD_PATH).map((p) => p.embeds?.[0]?.title)).toContain("While disabled"),
         );
         await notifierIdle(server);
         expect(at("/hook").length).toBe(hookCount);
@@ -620,7 +619,7 @@ describeBrowser("Settings → Integrations", () => {
           .waitFor({ timeout: STEP_TIMEOUT });
         expect(await hook.locator(".badge", { hasText: "disabled" }).count()).toBe(0);
         await ok(sendEvent(server, { project: "default", channel: "builds", event: "Enabled again", notify: true }));
-        await eventually(() => expect(titlesAt("/hook").map((p) => p.title)).toContain("Enabled again"), 5000);
+        await eventually(() => expect(titlesAt("/hook").map((p) => p.title)).toContain("Enabled again"));
 
         // Delete Discord: asks first, then it is gone and gets nothing more.
         await discord.locator("[data-testid=delete-integration]").click();
@@ -633,7 +632,7 @@ describeBrowser("Settings → Integrations", () => {
         expect(await page.locator("li[id^=integration-]").count()).toBe(1);
         const discordCount = at(DISCORD_PATH).length;
         await ok(sendEvent(server, { project: "default", channel: "builds", event: "After the delete", notify: true }));
-        await eventually(() => expect(titlesAt("/hook").map((p) => p.title)).toContain("After the delete"), 5000);
+        await eventually(() => expect(titlesAt("/hook").map((p) => p.title)).toContain("After the delete"));
         await notifierIdle(server);
         expect(at(DISCORD_PATH).length).toBe(discordCount);
       });
@@ -704,12 +703,10 @@ describeBrowser("Settings → Integrations: the new kinds, routing, templates an
         await ok(
           sendEvent(server, { project: "default", channel: "alerts", event: "Disk <full>", notify: true, priority: 5 }),
         );
-        await eventually(
-          () =>
-            expect(fakes.telegram.messages.map((m) => m.text)).toEqual([
-              expect.stringContaining("Disk <full> on #alerts"),
-            ]),
-          5000,
+        await eventually(() =>
+          expect(fakes.telegram.messages.map((m) => m.text)).toEqual([
+            expect.stringContaining("Disk <full> on #alerts"),
+          ]),
         );
         await notifierIdle(server);
         expect(fakes.telegram.messages).toHaveLength(1);
@@ -738,9 +735,8 @@ describeBrowser("Settings → Integrations: the new kinds, routing, templates an
         expect(await item.textContent()).toContain("weekly on Monday at 09:00 Europe/Paris");
         expect(await item.textContent()).toContain("Ops bot, team@example.com");
         await item.locator("[data-testid=send-digest]").click();
-        await eventually(
-          () => expect(fakes.telegram.messages.some((m) => m.text.includes("weekly digest"))).toBe(true),
-          5000,
+        await eventually(() =>
+          expect(fakes.telegram.messages.some((m) => m.text.includes("weekly digest"))).toBe(true),
         );
         expect(problems).toEqual([]);
       });

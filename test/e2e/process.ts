@@ -113,7 +113,8 @@ export function serve(command: string[], args: string[], options: RunOptions = {
 export async function listen(argv: string[], options: RunOptions = {}): Promise<ServerProcess> {
   const proc = start(argv, [], options);
   const logs = collect(proc.stderr);
-  const [, url] = await logs.waitFor(/"msg":"listening","url":"([^"]+)"/, 10_000).catch((error: Error) => {
+  // A start takes a second here, and tens of seconds on a machine busy with much else.
+  const [, url] = await logs.waitFor(/"msg":"listening","url":"([^"]+)"/, 60_000).catch((error: Error) => {
     proc.kill();
     throw new Error(`server did not start: ${error.message}`);
   });

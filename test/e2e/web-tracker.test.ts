@@ -341,9 +341,8 @@ window.ls("track", { channel: "app", event: "Refused" });`),
           ls("setConfig", 42);
         });
         if (expected)
-          await eventually(
-            () => expect(lines.filter((l) => l.includes("answered")).length).toBeGreaterThanOrEqual(expected),
-            5000,
+          await eventually(() =>
+            expect(lines.filter((l) => l.includes("answered")).length).toBeGreaterThanOrEqual(expected),
           );
         else await Bun.sleep(500);
       });

@@ -183,9 +183,8 @@ describe("the runner", () => {
     await round(Date.now() + 1000);
     expect(await noticesOf(rule.id)).toHaveLength(2);
     // Each notice was queued and delivered like any notify event.
-    await eventually(
-      () => expect(hook.requests.filter((r) => JSON.parse(r.body).event?.tags?.alert === rule.id)).toHaveLength(2),
-      5000,
+    await eventually(() =>
+      expect(hook.requests.filter((r) => JSON.parse(r.body).event?.tags?.alert === rule.id)).toHaveLength(2),
     );
   });
 

@@ -116,7 +116,7 @@ describe("a daily digest", () => {
     expect(await server.services.runDigests(BASE + 2 * DAY + 9 * HOUR + 120_000)).toBe(0);
 
     const key = dateOf(BASE + 2 * DAY);
-    const mail = await found(() => smtp.mails.find((m) => m.parsed.subject === `shop: daily digest, ${key}`), 5000);
+    const mail = await found(() => smtp.mails.find((m) => m.parsed.subject === `shop: daily digest, ${key}`));
     expect(mail.to).toEqual(["team@example.com"]);
     const text = mail.parsed.text!;
     expect(text).toContain("5 events (▲ 400% from 1)");
@@ -130,7 +130,7 @@ describe("a daily digest", () => {
     expect(String(mail.parsed.html)).toContain("Refund &lt;b&gt;x&lt;/b&gt;");
     expect(String(mail.parsed.html)).not.toContain("<b>x</b>");
     // The integration gets it whatever its routing says (routing is for events).
-    const hit = await found(() => hook.requests.find((r) => r.path === "/digest"), 5000);
+    const hit = await found(() => hook.requests.find((r) => r.path === "/digest"));
     const body = JSON.parse(hit.body);
     expect(body).toMatchObject({
       type: "digest",

@@ -1918,11 +1918,9 @@ describe("reproductions", () => {
 
   test("a body nested far deeper than any request needs is refused before anything walks it", async () => {
     const deep = `{"project":"default","channel":"repro","event":"x","z":${"[".repeat(30_000)}${"]".repeat(30_000)}}`;
-    const started = performance.now();
     const answer = await postRaw("POST", "/v1/log", deep);
     expect(answer.status).toBe(400);
     expect(answer.json.message).toContain("nested more than");
-    expect(performance.now() - started).toBeLessThan(500);
   });
 
   test("a body over 1 MiB still gets our JSON 413", async () => {

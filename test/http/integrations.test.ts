@@ -236,7 +236,7 @@ describe("each kind, with hostile event text", () => {
   });
 
   test("e-mail: multipart through the real SMTP server, the HTML escaped and sanitised, the text as sent, the link in both", async () => {
-    const mail = await found(() => smtp.mails.find((m) => m.parsed.subject?.includes("Deploy")), 5000);
+    const mail = await found(() => smtp.mails.find((m) => m.parsed.subject?.includes("Deploy")));
     expect(mail.to).toEqual(["ops@example.com", "me@example.com"]);
     expect(mail.from).toBe("alerts@sb.example.com");
     expect(mail.parsed.subject).toBe(`[kinds] ${HOSTILE.event}`);
@@ -322,7 +322,7 @@ describe("each kind, with hostile event text", () => {
   });
 
   test("webhook: a template shapes the JSON body, each value a JSON string whatever it holds; still signed", async () => {
-    const request = await found(() => hook.requests.find((r) => r.path === "/kinds"), 5000);
+    const request = await found(() => hook.requests.find((r) => r.path === "/kinds"));
     expect(JSON.parse(request.body)).toEqual({ text: HOSTILE.event, plan: "<i>pro</i>", priority: 5 });
     const integration = (await server.services.integrations.list(p)).find((i) => i.kind === "webhook")!;
     const secret = (await server.store.notifications.integration(integration.id))!.secrets.secret!;
@@ -345,7 +345,7 @@ describe("e-mail", () => {
       notify: true,
     });
     expect(sent.status).toBe(200);
-    const mail = await found(() => smtp.mails.find((m) => m.to.includes("heading@example.com")), 5000);
+    const mail = await found(() => smtp.mails.find((m) => m.to.includes("heading@example.com")));
     expect(mail.parsed.subject).toBe("💾 Backup failed");
     // A forward or a preview shows the body without the subject: the body says what happened first.
     const html = String(mail.parsed.html).trimStart();
@@ -583,7 +583,7 @@ describe("at least once, never twice by choice", () => {
     const before = fakes.matrix.events.length;
     fakes.failures.matrix.push({ status: 502 });
     await post(server, "/v1/log", { project: p, channel: "c", event: "retried once", notify: true });
-    await eventually(() => expect(fakes.matrix.events.length).toBe(before + 1), 5000);
+    await eventually(() => expect(fakes.matrix.events.length).toBe(before + 1));
     const event = fakes.matrix.events.at(-1)!;
     const integration = (await server.services.integrations.list(p))[0]!;
     const [delivery] = await server.store.notifications.deliveriesFor("integration", [integration.id]);
@@ -606,26 +606,22 @@ describe("at least once, never twice by choice", () => {
     const { json } = await add({ project: p, kind: "email", name: "mail", config: { to: ["retry@example.com"] } });
     smtp.refusals.push({ code: 451, message: "try again later" });
     await post(server, "/v1/log", { project: p, channel: "c", event: "Mail retried", notify: true });
-    const mail = await found(() => smtp.mails.find((m) => m.parsed.subject === "Mail retried"), 5000);
+    const mail = await found(() => smtp.mails.find((m) => m.parsed.subject === "Mail retried"));
     const [delivery] = await server.store.notifications.deliveriesFor("integration", [json.integration.id]);
     // The mail is in before its attempt is recorded (the server hears the 250 after the sink has it).
-    await eventually(
-      async () =>
-        expect((await server.store.notifications.attemptsOf(delivery!.id)).map((a) => [a.ok, a.status])).toEqual([
-          [false, 451],
-          [true, 250],
-        ]),
-      5000,
+    await eventually(async () =>
+      expect((await server.store.notifications.attemptsOf(delivery!.id)).map((a) => [a.ok, a.status])).toEqual([
+        [false, 451],
+        [true, 250],
+      ]),
     );
     expect(mail.parsed.messageId).toBe(`<delivery-${delivery!.id}.${delivery!.createdAt.toString(36)}@sb.example.com>`);
     smtp.refusals.push({ code: 550, message: "no such user" });
     await post(server, "/v1/log", { project: p, channel: "c", event: "Mail refused", notify: true });
-    await eventually(
-      async () =>
-        expect((await call(server, { path: `/v1/integrations?project=${p}` })).json.integrations[0].last_error).toBe(
-          "SMTP 550 (EMESSAGE)",
-        ),
-      5000,
+    await eventually(async () =>
+      expect((await call(server, { path: `/v1/integrations?project=${p}` })).json.integrations[0].last_error).toBe(
+        "SMTP 550 (EMESSAGE)",
+      ),
     );
   });
 
@@ -639,9 +635,8 @@ describe("at least once, never twice by choice", () => {
     });
     const res = await call(server, { method: "POST", path: `/v1/integrations/${json.integration.id}/test` });
     expect(res.json).toEqual({ success: true, statusCode: 200, queued: true });
-    await eventually(
-      () => expect(fakes.telegram.messages.some((m) => m.text.includes("Signalboard can reach t."))).toBe(true),
-      5000,
+    await eventually(() =>
+      expect(fakes.telegram.messages.some((m) => m.text.includes("Signalboard can reach t."))).toBe(true),
     );
     await eventually(async () =>
       expect(

@@ -360,7 +360,7 @@ describe("a retention card", () => {
     expect(
       (await post(server, "/v1/log", { project: "shop", channel: "web", event: "Came back", user_id: "j1" })).status,
     ).toBe(200);
-    await eventually(async () => expect(own(await card())).toMatchObject({ text: "100%", shade: "10" }), 10_000);
+    await eventually(async () => expect(own(await card())).toMatchObject({ text: "100%", shade: "10" }));
     // On the chart's own page the grid is not cut short.
     expect(await (await agent.request(`/p/shop/cards/${chart.id}`)).text()).toContain('class="retention-wrap"');
     // Another project's chart is not this project's card.

@@ -13,9 +13,9 @@ const auth = () => ({ Authorization: `Bearer ${server.token}` });
 
 describe("GET /v1/stream", () => {
   test("answers with SSE headers at once, before any event", async () => {
-    const started = performance.now();
+    // Nothing is posted: the headers came on their own (openSse resolves once they have arrived).
     const stream = await openSse(`${server.url}/v1/stream?project=app`, auth());
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(stream.frames).toHaveLength(0);
     expect(stream.response.status).toBe(200);
     expect(stream.response.headers.get("content-type")).toContain("text/event-stream");
     expect(stream.response.headers.get("cache-control")).toBe("no-store");
@@ -84,6 +84,6 @@ describe("GET /v1/stream", () => {
     const stream = await openSse(`${server.url}/v1/stream`, auth());
     expect(server.services.fanout.size).toBe(before + 1);
     stream.close();
-    await eventually(() => expect(server.services.fanout.size).toBe(before), 1000);
+    await eventually(() => expect(server.services.fanout.size).toBe(before));
   });
 });

@@ -410,7 +410,7 @@ describe("roles and project limits", () => {
     await eventually(() => expect(server.services.fanout.size).toBe(before + 2)); // both follow new events
     const leoUser = (await server.services.accounts.list()).find((u) => u.username === "leo")!;
     await server.services.members.change(null, leoUser.id, { role: "member", projects: ["blog"] });
-    await eventually(() => expect(stream.ended).toBe(true), 1500);
+    await eventually(() => expect(stream.ended).toBe(true));
     // A page of a project still theirs goes on (reconnecting, as a browser does, if it was ended), and
     // its toasts no longer tell of the project taken.
     const following = server.services.fanout.size;
@@ -437,7 +437,7 @@ describe("roles and project limits", () => {
     expect([shop.response.status, everything.response.status, blog.response.status]).toEqual([200, 200, 200]);
     const tomUser = (await server.services.accounts.list()).find((u) => u.username === "tom")!;
     await server.services.members.change(null, tomUser.id, { role: "admin", projects: ["blog"] });
-    await eventually(() => expect([shop.ended, everything.ended]).toEqual([true, true]), 1500);
+    await eventually(() => expect([shop.ended, everything.ended]).toEqual([true, true]));
     await post(server, "/v1/log", { project: "shop", channel: "sales", event: "Sale tom's token lost" });
     await post(server, "/v1/log", { project: "blog", channel: "posts", event: "Post tom's token keeps" });
     await eventually(() => expect(blog.frames.some((f) => f.data.includes("Post tom's token keeps"))).toBe(true));

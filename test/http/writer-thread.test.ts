@@ -83,7 +83,7 @@ describe("with the writer thread", () => {
         config: { url: `${hook.url}/hook` },
       });
       await post(server, "/v1/log", { project: "app", channel: "alerts", event: "Ring", notify: true });
-      await eventually(() => expect(hook.requests.some((r) => JSON.parse(r.body).title === "Ring")).toBe(true), 5000);
+      await eventually(() => expect(hook.requests.some((r) => JSON.parse(r.body).title === "Ring")).toBe(true));
     } finally {
       hook.stop();
     }
@@ -118,7 +118,7 @@ test("a server stopped under load keeps every event it acknowledged", async () =
     }
   });
   // Stopped once the load is real: some answered, more in flight.
-  await eventually(() => expect(acked.length).toBeGreaterThanOrEqual(2000), 10_000);
+  await eventually(() => expect(acked.length).toBeGreaterThanOrEqual(200));
   await stopping.stop();
   sending = false;
   await Promise.all(senders);

@@ -48,7 +48,7 @@ describe.skipIf(!CLUSTER)("alert rules on instances sharing one database", () =>
       a.services.alerts.runner.round(),
       b.services.alerts.runner.round(),
     ]);
-    await eventually(async () => expect(await states()).toEqual(Array(RULES).fill("firing")), 10_000);
+    await eventually(async () => expect(await states()).toEqual(Array(RULES).fill("firing")));
     expect((await post(a, "/send-metric", { title: "Queue depth", value: 80 })).status).toBe(200);
     // The runners' timers follow the tests' clocks, which stand still: the rounds are asked here.
     await eventually(async () => {

@@ -364,7 +364,7 @@ describe.skipIf(!CLUSTER)("signalboard copy between SQLite and PostgreSQL", () =
         });
         expect(sent.status).toBe(200);
         expect(sent.json.id).toBeGreaterThan(lastEventId);
-        await eventually(() => expect(push.messagesFor(seeded.device.id).length).toBe(heard + 1), 10_000);
+        await eventually(() => expect(push.messagesFor(seeded.device.id).length).toBe(heard + 1));
         const message = push.received.filter((r) => r.device === seeded.device.id).at(-1)!;
         expect(message.message.title).toContain("After the copy");
         expect(message.headers.authorization).toEndWith(`k=${vapidKey}`);

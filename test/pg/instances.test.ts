@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { createDatabase } from "../pg-cluster.ts";
-import { Agent, call, eventually, openSse, post, startTestServer, type TestServer } from "../helpers.ts";
+import { Agent, call, eventually, notifierIdle, openSse, post, startTestServer, type TestServer } from "../helpers.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 
 const CLUSTER = process.env.SIGNALBOARD_TEST_POSTGRES;
@@ -39,7 +39,7 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
         ),
       ),
     );
-    await stream.waitFor(300, 10_000);
+    await stream.waitFor(300);
     const seen = stream.frames.map((f) => Number(f.id));
     stream.close();
     expect(seen).toEqual([...seen].sort((x, y) => x - y)); // in id order
@@ -71,26 +71,23 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
       ),
     );
     writing = false;
-    await Promise.race([tail, Bun.sleep(10_000)]);
+    await Promise.race([tail, Bun.sleep(30_000)]); // what it has not seen by then it will not see
     await sql.close();
     expect(seen.filter((id) => sent.includes(id)).sort((x, y) => x - y)).toEqual([...sent].sort((x, y) => x - y));
   });
 
-  test("an event posted to A is on B's stream and B's dashboard within a second, and Last-Event-ID from A resumes on B", async () => {
+  test("an event posted to A is on B's stream and B's dashboard, and Last-Event-ID from A resumes on B", async () => {
     await a.services.accounts.createUser({ username: "owner", password: "owner password 1" }, "owner").catch(() => {});
     const browser = new Agent(b.url);
     await browser.login("owner", "owner password 1");
     const dashboard = await openSse(`${b.url}/p/default/live`, { Cookie: browser.cookieHeader() });
     const stream = await openSse(`${b.url}/v1/stream?project=default&channel=cross`, auth(b));
-    const started = performance.now();
     const sent = await post(a, "/v1/log", { project: "default", channel: "cross", event: "From A" });
-    const [frame] = await stream.waitFor(1, 1000);
+    const [frame] = await stream.waitFor(1);
     expect(JSON.parse(frame!.data).id).toBe(sent.json.id);
-    await eventually(
-      () => expect(dashboard.frames.some((f) => f.event === "feed" && f.data.includes("From A"))).toBe(true),
-      1000,
+    await eventually(() =>
+      expect(dashboard.frames.some((f) => f.event === "feed" && f.data.includes("From A"))).toBe(true),
     );
-    expect(performance.now() - started).toBeLessThan(1000);
     stream.close();
     dashboard.close();
 
@@ -103,7 +100,7 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
       ...auth(b),
       "Last-Event-ID": String(sent.json.id),
     });
-    const frames = await resumed.waitFor(2, 2000);
+    const frames = await resumed.waitFor(2);
     resumed.close();
     expect(frames.map((f) => JSON.parse(f.data).event)).toEqual(["Missed 1", "Missed 2"]);
     expect(frames.map((f) => Number(f.id))).toEqual(missed.map((m) => m.json.id));
@@ -144,14 +141,10 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
     expect((await post(b, "/v1/log", { project: "default", channel: "x", event: "before" }, token)).status).toBe(200); // B has it cached now
     const stream = await openSse(`${b.url}/v1/stream`, auth(b, token));
     await a.services.tokens.revoke(String(info.id));
-    await eventually(
-      async () =>
-        expect((await post(b, "/v1/log", { project: "default", channel: "x", event: "after" }, token)).status).toBe(
-          401,
-        ),
-      1000,
+    await eventually(async () =>
+      expect((await post(b, "/v1/log", { project: "default", channel: "x", event: "after" }, token)).status).toBe(401),
     );
-    await eventually(() => expect(stream.ended).toBe(true), 1500);
+    await eventually(() => expect(stream.ended).toBe(true));
   });
 
   test("a member removed on A is signed out on B", async () => {
@@ -218,11 +211,11 @@ describe.skipIf(!CLUSTER)("instances sharing one PostgreSQL database", () => {
         ),
       );
       const ids = new Set(sent.map((r) => r.json.id as number));
-      await eventually(
-        () => expect(receiver.requests.filter((r) => r.path === "/hook").length).toBeGreaterThanOrEqual(30),
-        10_000,
+      await eventually(() =>
+        expect(receiver.requests.filter((r) => r.path === "/hook").length).toBeGreaterThanOrEqual(30),
       );
-      await Bun.sleep(300); // a duplicate would arrive right behind
+      // Every delivery settled (the queue is the instances' one database): a duplicate would have been sent by now.
+      await notifierIdle(a);
       const delivered = receiver.requests
         .filter((r) => r.path === "/hook")
         .map((r) => JSON.parse(r.body).event.id as number);

@@ -90,7 +90,7 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
     const ids: number[] = [];
     for (let i = 0; i < 12; i++)
       ids.push((await (await send({ project: "default", channel: "rr", event: `rr ${i}` })).json()).id);
-    const frames = await stream.waitFor(12, 3000);
+    const frames = await stream.waitFor(12);
     stream.close();
     expect(frames.map((f) => Number(f.id))).toEqual(ids);
   });
@@ -113,15 +113,12 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
           send({ project: "default", channel: "alerts", event: `alert ${i}`, notify: true }).then((r) => r.json()),
         ),
       );
-      await eventually(() => expect(sink.requests.length).toBeGreaterThanOrEqual(45), 15_000);
+      await eventually(() => expect(sink.requests.length).toBeGreaterThanOrEqual(45));
       // A marker sent last, and delivered: anything sent twice would have arrived by now.
       const marker = await (
         await send({ project: "default", channel: "alerts", event: "marker", notify: true })
       ).json();
-      await eventually(
-        () => expect(sink.requests.some((r) => JSON.parse(r.body).event?.id === marker.id)).toBe(true),
-        15_000,
-      );
+      await eventually(() => expect(sink.requests.some((r) => JSON.parse(r.body).event?.id === marker.id)).toBe(true));
       const delivered = sink.requests
         .map((r) => JSON.parse(r.body).event.id as number)
         .filter((id) => id !== marker.id);
@@ -152,12 +149,12 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
       }
     });
     // Killed once the load is real (on a busy machine that takes longer than on a quiet one).
-    await eventually(() => expect(acked.size).toBeGreaterThan(200), 15_000);
+    await eventually(() => expect(acked.size).toBeGreaterThan(200));
     const victim = instances[1]!;
     instances[1] = null; // the balancer stops sending to it, as a health check would
     await victim.stop("SIGKILL");
     const ackedAtKill = acked.size;
-    await eventually(() => expect(acked.size).toBeGreaterThan(ackedAtKill + 50), 10_000); // the others carry on
+    await eventually(() => expect(acked.size).toBeGreaterThan(ackedAtKill + 50)); // the others carry on
     stop = true;
     await Promise.all(clients);
 

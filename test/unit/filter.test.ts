@@ -93,14 +93,12 @@ beforeAll(async () => {
   }
   // The index is written by its own thread, a moment after the commit.
   const last = stored.at(-1)!.id;
-  await eventually(
-    async () =>
-      expect(
-        (await server.store.events.list({ projectId, terms: searchTokens(stored.at(-1)!.name), limit: 500 })).some(
-          (e) => e.id === last,
-        ),
-      ).toBe(true),
-    10_000,
+  await eventually(async () =>
+    expect(
+      (await server.store.events.list({ projectId, terms: searchTokens(stored.at(-1)!.name), limit: 500 })).some(
+        (e) => e.id === last,
+      ),
+    ).toBe(true),
   );
 }, 60_000);
 afterAll(() => server.close());

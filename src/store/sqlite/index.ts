@@ -57,7 +57,7 @@ export function openSqliteStore(
   const written = repositories(db, searching, accessChanges, summaries);
   const inline = repositories(readerDb, searching, accessChanges);
   // The server's expensive reads run in reader processes, through the gate (store/reads.ts).
-  const pool = background ? new ReaderPool(path, readers) : null;
+  const pool = background ? new ReaderPool(path, readers, queryTimeoutMs) : null;
   const gate = pool
     ? new ReadGate(pool.run, { slots: readers, perKind: Math.max(1, readers - 1), budgetMs: queryTimeoutMs })
     : null;

@@ -12,6 +12,7 @@ import { readerCommand } from "../../workers.ts";
 import type { Read, Runner, StopReason } from "../reads.ts";
 import type { ReaderAnswer, ReaderRequest } from "./reader-process.ts";
 
+/** How long a reader may take to start, at the least: as long as a read may wait, if that is longer. */
 const START_TIMEOUT_MS = 10_000;
 
 type Reader = {
@@ -29,11 +30,16 @@ export class ReaderPool {
   /** Readers started, and reads stopped by killing their reader. */
   started = 0;
   stopped = 0;
+  private readonly startTimeoutMs: number;
 
   constructor(
     private readonly databasePath: string,
     private readonly size: number,
-  ) {}
+    /** The reads' budget, waiting included (SIGNALBOARD_QUERY_TIMEOUT). */
+    budgetMs = 0,
+  ) {
+    this.startTimeoutMs = Math.max(START_TIMEOUT_MS, budgetMs);
+  }
 
   /**
    * Starts one reader ahead of the first read (the first search does not wait for a process to
@@ -108,7 +114,7 @@ export class ReaderPool {
     reader.ready.catch(() => {}); // a reader that never starts fails the read that waits for it, not the process
     const timer = setTimeout(
       () => failed(new StorageUnavailable("a reader process did not start", { read: true })),
-      START_TIMEOUT_MS,
+      this.startTimeoutMs,
     );
     reader.process = Bun.spawn(readerCommand(this.databasePath), {
       stdio: ["ignore", "inherit", "inherit"],
