@@ -283,5 +283,5 @@ describeBrowser("accessibility (axe-core)", () => {
       );
     }
     expect(found).toEqual({});
-  }, 60_000);
+  }, 240_000);
 });
