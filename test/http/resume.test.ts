@@ -77,7 +77,7 @@ describe("GET /v1/stream resume", () => {
     const frames = await stream.waitFor(2);
     expect(JSON.parse(frames[1]!.data).id).toBe(sent.json.id);
     stream.close();
-  }, 60_000);
+  }, 240_000);
 
   test(`a client that missed more than ${REPLAY_LIMIT} matching events gets at most that many, then a reset`, async () => {
     const before = await server.services.feed.newestId();
@@ -98,7 +98,7 @@ describe("GET /v1/stream resume", () => {
     expect(reset.id).toBe(String(newest));
     expect(JSON.parse(reset.data).reason).toBe("too_many");
     stream.close();
-  }, 60_000);
+  }, 240_000);
 
   test("a resume that fits is replayed whole, in order, once, then live events follow without a gap", async () => {
     const before = await server.services.feed.newestId();
