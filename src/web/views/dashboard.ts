@@ -69,8 +69,9 @@ function cardItem(project: Project, card: Card, o: { first: boolean; last: boole
   if (card.kind === ACTIVITY_CARD)
     return html`<li class="card-item wide" id="card-activity" data-card="activity">${controls}${activityCard(project.name, o.filters)}</li>`;
   const chart = card.chart;
+  // The live URL's "&" is written as the markup always had it (interpolated, it would read &amp;).
   return html`<li class="card-item${chart.kind === "funnel" || chart.kind === "retention" || (chart.kind === "series" && chart.definition.group_by) ? " wide" : ""}" id="card-${ref}" data-card="${ref}">${controls}<section class="card chart-card" aria-labelledby="card-title-${ref}">
   <div class="chart-head"><h2 id="card-title-${ref}"><a href="${href(paths.chart, { ...p, id: ref })}">${chart.name}</a></h2><span class="muted small">${describeChart(chart)}</span></div>
-  <div class="card-body" hx-get="${href(paths.card, { ...p, id: ref }, { compact: 1 })}" hx-trigger="load" data-live-url="${href(paths.card, { ...p, id: ref }, { compact: 1, live: 1 })}" data-testid="card-body"><p class="muted small">Loading…</p></div>
+  <div class="card-body" hx-get="${href(paths.card, { ...p, id: ref }, { compact: 1 })}" hx-trigger="load" data-live-url="${href(paths.card, { ...p, id: ref }, { compact: 1 })}&live=1" data-testid="card-body"><p class="muted small">Loading…</p></div>
 </section></li>`;
 }
