@@ -263,8 +263,8 @@ const createChart = (services: Services, kit: Kit) =>
     form: fieldsForm,
     async handle({ request, project, session, body: fields }) {
       const kind = kindOf(fields); // refused as it is, not shown again in a builder of no kind
-      try {
-        const position = field(fields, "pin") ? MAX_POSITION : undefined;
+      const position = field(fields, "pin") ? MAX_POSITION : undefined;
+      return saved(services, kit, { request, session, project, fields }, async () => {
         const chart = await services.charts.create({
           project: project.name,
           kind,
@@ -272,14 +272,32 @@ const createChart = (services: Services, kit: Kit) =>
           definition: definitionOf(fields),
           position,
         });
-        return kit.redirect(request, href(paths.chart, { project: project.name, id: chart.id }));
-      } catch (error) {
-        const errors = formErrors(error, fields);
-        if (!errors) throw error;
-        return builder(services, kit, session, project, fields, undefined, errors, 422);
-      }
+        return chart.id;
+      });
     },
   });
+
+/** The chart `write` saved (its id), or the builder shown again with why it could not be. */
+async function saved(
+  services: Services,
+  kit: Kit,
+  {
+    request,
+    session,
+    project,
+    fields,
+    chart,
+  }: { request: Request; session: Session; project: Project; fields: FormFields; chart?: PlacedChart },
+  write: () => Promise<number>,
+): Promise<Response> {
+  try {
+    return kit.redirect(request, href(paths.chart, { project: project.name, id: await write() }));
+  } catch (error) {
+    const errors = formErrors(error, fields);
+    if (!errors) throw error;
+    return builder(services, kit, session, project, fields, chart, errors, 422);
+  }
+}
 
 const showChart = (services: Services, kit: Kit) =>
   route({
@@ -323,19 +341,15 @@ const saveChart = (services: Services, kit: Kit) =>
       const chart = await chartOf(services, project, params.id);
       const fields = { ...body, kind: chart.kind };
       const pinned = Boolean(field(body, "pin"));
-      try {
+      return saved(services, kit, { request, session, project, fields, chart }, async () => {
         const position = pinned === (chart.position !== null) ? undefined : pinned ? MAX_POSITION : null;
         await services.charts.update(chart.id, {
           name: one(fields, "name"),
           definition: definitionOf(fields),
           position,
         });
-        return kit.redirect(request, href(paths.chart, { project: project.name, id: chart.id }));
-      } catch (error) {
-        const errors = formErrors(error, fields);
-        if (!errors) throw error;
-        return builder(services, kit, session, project, fields, chart, errors, 422);
-      }
+        return chart.id;
+      });
     },
   });
 
