@@ -5,7 +5,7 @@ import { alertChanges, alertInput } from "../domain/alerts.ts";
 import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
-import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
+import { type ProjectOf, projectInBody, projectInQuery, type Route, route } from "../http/routes.ts";
 import type { Alert } from "../model/alert.ts";
 import { columnsOf } from "../model/alert-row.ts";
 import type { Services } from "../services.ts";
@@ -75,23 +75,23 @@ const EXAMPLE = {
 
 export function alertRoutes({ alerts, config }: Services): Route[] {
   const answer = async (a: Alert) => ok({ alert: apiAlert(a, await alerts.projectName(a)) });
-  const id = (params: Record<string, string>) => validate(alertParams, params, "query").id;
-  const ruleProject: ProjectOf = async ({ params }) => alerts.projectName(await alerts.get(id(params)));
+  const ruleProject: ProjectOf = async ({ params }) =>
+    alerts.projectName(await alerts.get(validate(alertParams, params, "query").id));
   return [
     route({
       method: "GET",
       path: "/v1/alerts",
       access: "full",
       project: projectInQuery(config.defaultProject),
+      query: alertsQuery,
       doc: {
         summary: "A project's alert rules",
         description:
           "With their state (ok, firing or paused), since when, and when each was last checked. Full-access tokens only.",
-        query: alertsQuery,
         example: { success: true, statusCode: 200, alerts: [EXAMPLE] },
       },
-      async handle({ request }) {
-        const project = validate(alertsQuery, queryOf(request), "query").project ?? config.defaultProject;
+      async handle({ query }) {
+        const project = query.project ?? config.defaultProject;
         return ok({ alerts: (await alerts.list(project)).map((a) => apiAlert(a, project)) });
       },
     }),
@@ -119,14 +119,14 @@ export function alertRoutes({ alerts, config }: Services): Route[] {
       path: "/v1/alerts/:id",
       access: "full",
       project: ruleProject,
+      params: alertParams,
       doc: {
         summary: "An alert rule",
         description: "Full-access tokens only.",
-        params: alertParams,
         example: { success: true, statusCode: 200, alert: EXAMPLE },
       },
       async handle({ params }) {
-        return answer(await alerts.get(id(params)));
+        return answer(await alerts.get(params.id));
       },
     }),
     route({
@@ -134,18 +134,17 @@ export function alertRoutes({ alerts, config }: Services): Route[] {
       path: "/v1/alerts/:id",
       access: "full",
       project: ruleProject,
+      params: alertParams,
       doc: {
         summary: "Change an alert rule",
         description:
           'Any of its fields; {"paused": true} pauses it, {"paused": false} resumes it; a field sent as null is removed (a repeat). Full-access tokens only.',
-        params: alertParams,
         body: alertChanges,
         example: { success: true, statusCode: 200, alert: EXAMPLE },
       },
       async handle({ request, params, actor }) {
-        const alertId = id(params);
         return answer(
-          await alerts.update(alertId, (await readJson(request, config.bodyLimit)) as Record<string, unknown>, actor),
+          await alerts.update(params.id, (await readJson(request, config.bodyLimit)) as Record<string, unknown>, actor),
         );
       },
     }),
@@ -154,14 +153,14 @@ export function alertRoutes({ alerts, config }: Services): Route[] {
       path: "/v1/alerts/:id",
       access: "full",
       project: ruleProject,
+      params: alertParams,
       doc: {
         summary: "Delete an alert rule",
         description: "Its past notices stay in the alerts channel. Full-access tokens only.",
-        params: alertParams,
         example: { success: true, statusCode: 200 },
       },
       async handle({ params, actor }) {
-        await alerts.remove(id(params), actor);
+        await alerts.remove(params.id, actor);
         return ok();
       },
     }),

@@ -6,7 +6,7 @@ import { type ChartData, chartChanges, chartInput, type PlacedChart } from "../d
 import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
-import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
+import { type ProjectOf, projectInBody, projectInQuery, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { apiFunnel, apiRetention, apiSeries } from "./analytics.ts";
 import { apiBucket, apiMetric, ok } from "./views.ts";
@@ -61,23 +61,23 @@ const CHART_EXAMPLE = {
 
 export function chartRoutes({ charts, config }: Services): Route[] {
   const named = async (chart: PlacedChart) => apiChart(chart, (await charts.projectOf(chart)).name);
-  const id = (params: Record<string, string>) => validate(chartParams, params, "query").id;
-  const chartProject: ProjectOf = async ({ params }) => (await charts.projectOf(await charts.get(id(params)))).name;
+  const chartProject: ProjectOf = async ({ params }) =>
+    (await charts.projectOf(await charts.get(validate(chartParams, params, "query").id))).name;
   return [
     route({
       method: "GET",
       path: "/v1/charts",
       access: "full",
       project: projectInQuery(config.defaultProject),
+      query: chartsQuery,
       doc: {
         summary: "A project's saved charts, funnels, metric charts and retention grids",
         description:
           "Those on the project's dashboard first, by position; then the rest, in the order they were made. Full-access tokens only.",
-        query: chartsQuery,
         example: { success: true, statusCode: 200, charts: [CHART_EXAMPLE] },
       },
-      async handle({ request }) {
-        const project = validate(chartsQuery, queryOf(request), "query").project ?? config.defaultProject;
+      async handle({ query }) {
+        const project = query.project ?? config.defaultProject;
         return ok({ charts: (await charts.list(project)).map((c) => apiChart(c, project)) });
       },
     }),
@@ -107,14 +107,14 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       path: "/v1/charts/:id",
       access: "full",
       project: chartProject,
+      params: chartParams,
       doc: {
         summary: "A saved chart",
         description: "Full-access tokens only.",
-        params: chartParams,
         example: { success: true, statusCode: 200, chart: CHART_EXAMPLE },
       },
       async handle({ params }) {
-        return ok({ chart: await named(await charts.get(id(params))) });
+        return ok({ chart: await named(await charts.get(params.id)) });
       },
     }),
     route({
@@ -122,18 +122,17 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       path: "/v1/charts/:id",
       access: "full",
       project: chartProject,
+      params: chartParams,
       doc: {
         summary: "Change a saved chart",
         description: "Its name, definition or position (null unpins it). Full-access tokens only.",
-        params: chartParams,
         body: chartChanges,
         example: { success: true, statusCode: 200, chart: CHART_EXAMPLE },
       },
       async handle({ request, params }) {
-        const chartId = id(params);
         return ok({
           chart: await named(
-            await charts.update(chartId, (await readJson(request, config.bodyLimit)) as z.input<typeof chartChanges>),
+            await charts.update(params.id, (await readJson(request, config.bodyLimit)) as z.input<typeof chartChanges>),
           ),
         });
       },
@@ -143,14 +142,14 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       path: "/v1/charts/:id",
       access: "full",
       project: chartProject,
+      params: chartParams,
       doc: {
         summary: "Delete a saved chart",
         description: "Full-access tokens only.",
-        params: chartParams,
         example: { success: true, statusCode: 200 },
       },
       async handle({ params }) {
-        await charts.remove(id(params));
+        await charts.remove(params.id);
         return ok();
       },
     }),
@@ -159,11 +158,11 @@ export function chartRoutes({ charts, config }: Services): Route[] {
       path: "/v1/charts/:id/data",
       access: "full",
       project: chartProject,
+      params: chartParams,
       doc: {
         summary: "What a saved chart shows now",
         description:
           "The answer of its question, as GET /v1/analytics/series, GET /v1/analytics/funnel, GET /v1/analytics/retention or GET /v1/metrics/history (with interval=auto) answer it, with the chart. Full-access tokens only.",
-        params: chartParams,
         example: {
           success: true,
           statusCode: 200,
@@ -176,7 +175,7 @@ export function chartRoutes({ charts, config }: Services): Route[] {
         },
       },
       async handle({ params }) {
-        const data = await charts.data(id(params));
+        const data = await charts.data(params.id);
         return ok({ chart: await named(await charts.get(data.chart.id)), kind: data.kind, ...apiData(data) });
       },
     }),

@@ -8,7 +8,7 @@ import { integrationChangesInput, integrationInput, type IntegrationView } from 
 import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
-import { type ProjectOf, projectInBody, projectInQuery, queryOf, type Route, route } from "../http/routes.ts";
+import { type ProjectOf, projectInBody, projectInQuery, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { ok } from "./views.ts";
 
@@ -61,23 +61,23 @@ const EXAMPLE = {
 };
 
 export function integrationRoutes({ integrations, config }: Services): Route[] {
-  const id = (params: Record<string, string>) => validate(integrationParams, params, "query").id;
   // A token limited to some projects reaches the integrations of those.
-  const integrationProject: ProjectOf = async ({ params }) => (await integrations.get(id(params))).project;
+  const integrationProject: ProjectOf = async ({ params }) =>
+    (await integrations.get(validate(integrationParams, params, "query").id)).project;
   return [
     route({
       method: "GET",
       path: "/v1/integrations",
       access: "full",
       project: projectInQuery(config.defaultProject),
+      query: integrationsQuery,
       doc: {
         summary: "A project's integrations",
         description: "In the order they were added; secrets masked. Full-access tokens only.",
-        query: integrationsQuery,
         example: { success: true, statusCode: 200, integrations: [EXAMPLE] },
       },
-      async handle({ request }) {
-        const project = validate(integrationsQuery, queryOf(request), "query").project ?? config.defaultProject;
+      async handle({ query }) {
+        const project = query.project ?? config.defaultProject;
         return ok({ integrations: (await integrations.list(project)).map(apiIntegration) });
       },
     }),
@@ -105,19 +105,18 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
       path: "/v1/integrations/:id",
       access: "full",
       project: integrationProject,
+      params: integrationParams,
       doc: {
         summary: "Change an integration",
         description:
           "Its name, config (merged: keys left out stay, a secret too; null removes an optional key), filter or template (null removes either) and enabled. Its kind cannot change. Full-access tokens only.",
-        params: integrationParams,
         body: integrationChangesInput,
         example: { success: true, statusCode: 200, integration: EXAMPLE },
       },
       async handle({ request, params, actor }) {
-        const integrationId = id(params);
         return ok({
           integration: apiIntegration(
-            await integrations.update(integrationId, await readJson(request, config.bodyLimit), actor),
+            await integrations.update(params.id, await readJson(request, config.bodyLimit), actor),
           ),
         });
       },
@@ -127,14 +126,14 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
       path: "/v1/integrations/:id",
       access: "full",
       project: integrationProject,
+      params: integrationParams,
       doc: {
         summary: "Delete an integration",
         description: "With its stored secrets. Full-access tokens only.",
-        params: integrationParams,
         example: { success: true, statusCode: 200 },
       },
       async handle({ params, actor }) {
-        await integrations.remove(id(params), actor);
+        await integrations.remove(params.id, actor);
         return ok();
       },
     }),
@@ -143,15 +142,15 @@ export function integrationRoutes({ integrations, config }: Services): Route[] {
       path: "/v1/integrations/:id/test",
       access: "full",
       project: integrationProject,
+      params: integrationParams,
       doc: {
         summary: "Send a test message",
         description:
           "Queued like any notification (with its retries); its outcome shows in the integration's last_success_at or last_error. A disabled integration is refused (403). Full-access tokens only.",
-        params: integrationParams,
         example: { success: true, statusCode: 200, queued: true },
       },
       async handle({ params }) {
-        await integrations.sendTest(id(params), config.baseUrl);
+        await integrations.sendTest(params.id, config.baseUrl);
         return ok({ queued: true });
       },
     }),

@@ -209,13 +209,26 @@ function parseParams(schema: Schema, params: Record<string, string>, api: boolea
   throw new NotFound(parsed.error.issues[0]?.message ?? "Nothing here by that name.");
 }
 
-/** The names a query schema takes as lists (a name the query may repeat: `tag`, `step`). */
-function listsOf(schema: Schema): string[] {
+/**
+ * The names a query schema takes as lists (a name the query may repeat: `tag`, `step`), or "all"
+ * for a record of lists (every name read with all its values: the chart builder's fields).
+ */
+function listsOf(schema: Schema): string[] | "all" {
+  const values = valuesOf(schema);
+  if (values) return isList(values) ? "all" : [];
   const shape = shapeOf(schema);
   return Object.keys(shape).filter((name) => isList(shape[name]!));
 }
 
-type Def = { type: string; shape?: Record<string, Schema>; innerType?: Schema; in?: Schema };
+type Def = { type: string; shape?: Record<string, Schema>; innerType?: Schema; in?: Schema; valueType?: Schema };
+
+/** The values' schema of a record schema, through what wraps it; undefined for another schema. */
+function valuesOf(schema: Schema): Schema | undefined {
+  const def = schema._zod.def as Def;
+  if (def.type === "record") return def.valueType;
+  const inner = def.innerType ?? def.in;
+  return inner ? valuesOf(inner) : undefined;
+}
 
 /** The fields of an object schema, through what wraps it (optional, a transform's input). */
 function shapeOf(schema: Schema): Record<string, Schema> {
@@ -429,10 +442,14 @@ function metered(name: string, handle: (c: BaseContext) => Promise<Response>, me
   };
 }
 
-/** The query string's parameters, repeated ones (`tag`) as lists. */
-export function queryOf(request: Request, lists: string[] = []): Record<string, string | string[]> {
+/** The query string's parameters, repeated ones (`tag`) as lists ("all": every one, in the order they come). */
+export function queryOf(request: Request, lists: string[] | "all" = []): Record<string, string | string[]> {
   const params = new URL(request.url).searchParams;
   const out: Record<string, string | string[]> = {};
+  if (lists === "all") {
+    for (const name of new Set(params.keys())) out[name] = params.getAll(name);
+    return out;
+  }
   for (const name of lists) out[name] = params.getAll(name);
   for (const [key, value] of params) if (!lists.includes(key)) out[key] = value;
   return out;

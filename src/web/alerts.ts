@@ -1,5 +1,6 @@
 // Dashboard routes for a project's alert rules: the list (kept current while open), the form that
 // makes or changes a rule, and pause, resume, test and delete.
+import { z } from "zod";
 import { ALERT_KIND_MODULES, ALERT_KINDS, kindOf } from "../domain/alert-kinds/index.ts";
 import { type AlertInput, KINDS_FIELDS } from "../domain/alerts.ts";
 import { hasRole } from "../domain/access.ts";
@@ -13,7 +14,7 @@ import type { Project } from "../model/project.ts";
 import type { Session } from "../model/user.ts";
 import type { Services } from "../services.ts";
 import { readSearch, tagTerm } from "./filters.ts";
-import { field } from "./form.ts";
+import { text } from "./form.ts";
 import type { Kit } from "./kit.ts";
 import { paths } from "./paths.ts";
 import { type AlertFormFields, alertFormPage, alertRows, alertsPage } from "./views/alerts.ts";
@@ -37,10 +38,10 @@ const FIELDS = [
   "repeat",
 ];
 
-/** The form's fields as typed. */
-function formOf(body: unknown): AlertFormFields {
-  return Object.fromEntries(FIELDS.map((name) => [name, field(body, name).trim()]));
-}
+/** The form's fields as typed (each one's text, trimmed; "" when absent). */
+const alertForm = z
+  .object(Object.fromEntries(FIELDS.map((name) => [name, text])))
+  .transform((f): AlertFormFields => Object.fromEntries(FIELDS.map((name) => [name, (f[name] ?? "").trim()])));
 
 /** A rule's fields as the form shows them: every field (empty where not of its kind), its kind's filled in. */
 function formOfRule(a: Alert): AlertFormFields {
@@ -120,187 +121,226 @@ function formErrors(error: ValidationError): Record<string, string> {
   return out;
 }
 
-export function alertRoutes({ alerts, projects, feed }: Services, kit: Kit): Route[] {
-  async function ruleOf(project: Project, id: string): Promise<Alert> {
-    const rule = /^\d{1,9}$/.test(id) ? await alerts.get(Number(id)).catch(() => null) : null;
-    if (!rule || rule.projectId !== project.id)
-      throw new NotFound(`Alert rule ${id} does not exist in project "${project.name}".`);
-    return rule;
-  }
-
-  async function form(
-    session: Session,
-    project: Project,
-    fields: AlertFormFields,
-    rule?: Alert,
-    errors?: Record<string, string>,
-    status = 200,
-  ): Promise<Response> {
-    const [channels, metrics] = await Promise.all([projects.channels(project.name), feed.listMetrics(project.name)]);
-    const body = alertFormPage(project, {
-      fields,
-      rule,
-      errors,
-      channels: channels.map((c) => c.name),
-      metrics: metrics.map((m) => m.title),
-      zones: Intl.supportedValuesOf("timeZone"),
-      csrf: session.csrfToken,
-    });
-    return kit.page(session, body, { title: rule ? `Edit ${rule.name}` : "New alert rule", nav: { project }, status });
-  }
-
-  /** Saves what the form says (a new rule, or changes to `rule`), or shows it again with its problems. */
-  async function save(
-    request: Request,
-    session: Session,
-    actor: Actor,
-    project: Project,
-    body: unknown,
-    rule?: Alert,
-  ): Promise<Response> {
-    const fields = formOf(body);
-    const { input, errors } = inputOf(fields);
-    if (Object.keys(errors).length) return form(session, project, fields, rule, errors, 422);
-    try {
-      if (rule) {
-        // Fields the form leaves out of this kind are taken out of the rule.
-        const cleared = Object.fromEntries(
-          [...KINDS_FIELDS, "repeat"].filter((k) => !(k in input)).map((k) => [k, null]),
-        );
-        await alerts.update(rule.id, { ...cleared, ...input }, actor);
-      } else await alerts.create({ project: project.name, ...input } as AlertInput, actor);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      return form(session, project, fields, rule, formErrors(error), 422);
-    }
-    return kit.redirect(request, href(paths.alerts, { project: project.name }));
-  }
-
+export function alertRoutes(services: Services, kit: Kit): Route[] {
   return [
-    route({
-      method: "GET",
-      path: "/p/:project/alerts",
-      access: "viewer",
-      needs: "project",
-      async handle({ project, session }) {
-        const [rules, channels] = await Promise.all([alerts.list(project.name), projects.channels(project.name)]);
-        const hasNotices = channels.some((c) => c.name === "alerts");
-        return kit.page(
-          session,
-          alertsPage(project, rules, session.csrfToken, hasRole(session.user, "member"), hasNotices),
-          {
-            title: `Alerts · ${project.name}`,
-            nav: { project },
-          },
-        );
-      },
-    }),
-    route({
-      method: "GET",
-      path: "/p/:project/alerts/list",
-      access: "viewer",
-      needs: "project",
-      async handle({ project, session }) {
-        return kit.fragment(
-          alertRows(project, await alerts.list(project.name), session.csrfToken, hasRole(session.user, "member")),
-        );
-      },
-    }),
-    route({
-      method: "GET",
-      path: "/p/:project/alerts/new",
-      access: "member",
-      needs: "project",
-      async handle({ project, session }) {
-        return form(session, project, { kind: "absence", schedule: "period" });
-      },
-    }),
-    route({
-      method: "POST",
-      path: "/p/:project/alerts",
-      access: "member",
-      needs: "project",
-      async handle({ request, project, session, body, actor }) {
-        return save(request, session, actor, project, body);
-      },
-    }),
-    route({
-      method: "GET",
-      path: "/p/:project/alerts/:id",
-      access: "member",
-      needs: "project",
-      async handle({ project, params, session }) {
-        const rule = await ruleOf(project, params.id);
-        return form(session, project, formOfRule(rule), rule);
-      },
-    }),
-    route({
-      method: "POST",
-      path: "/p/:project/alerts/:id",
-      access: "member",
-      needs: "project",
-      async handle({ request, project, params, session, body, actor }) {
-        return save(request, session, actor, project, body, await ruleOf(project, params.id));
-      },
-    }),
-    ...(["pause", "resume"] as const).map((action) =>
-      route({
-        method: "POST",
-        path: `/p/:project/alerts/:id/${action}`,
-        access: "member",
-        needs: "project",
-        async handle({ project, params, session, actor }) {
-          const rule = await ruleOf(project, params.id);
-          await alerts.update(rule.id, { paused: action === "pause" }, actor);
-          return kit.fragment(
-            alertRows(project, await alerts.list(project.name), session.csrfToken, hasRole(session.user, "member")),
-          );
-        },
-      }),
-    ),
-    route({
-      method: "POST",
-      path: "/p/:project/alerts/:id/test",
-      access: "member",
-      needs: "project",
-      async handle({ project, params }) {
-        const rule = await ruleOf(project, params.id);
-        await alerts.runner.test(rule);
-        // A header holds ASCII: the rule's name travels as JSON escapes.
-        const trigger = JSON.stringify({
-          "sb-toast": { text: `Sent a test notice of “${rule.name}” to the alerts channel.` },
-        }).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-        return kit.fragment("", 200, { "HX-Trigger": trigger });
-      },
-    }),
-    route({
-      method: "GET",
-      path: "/p/:project/alerts/:id/delete",
-      access: "member",
-      needs: "project",
-      async handle({ project, params }) {
-        const rule = await ruleOf(project, params.id);
-        return kit.fragment(
-          confirmDialog({
-            title: `Delete “${rule.name}”?`,
-            body: "Its past notices stay in the alerts channel.",
-            action: href(paths.alertDelete, { project: project.name, id: rule.id }),
-            confirm: "Delete",
-            danger: true,
-          }),
-        );
-      },
-    }),
-    route({
-      method: "POST",
-      path: "/p/:project/alerts/:id/delete",
-      access: "member",
-      needs: "project",
-      async handle({ request, project, params, actor }) {
-        const rule = await ruleOf(project, params.id);
-        await alerts.remove(rule.id, actor);
-        return kit.redirect(request, href(paths.alerts, { project: project.name }));
-      },
-    }),
+    listAlerts(services, kit),
+    alertList(services, kit),
+    newAlert(services, kit),
+    createAlert(services, kit),
+    editAlert(services, kit),
+    saveAlert(services, kit),
+    pauseOrResume(services, kit, "pause"),
+    pauseOrResume(services, kit, "resume"),
+    testAlert(services, kit),
+    confirmDeleteAlert(services, kit),
+    deleteAlert(services, kit),
   ];
 }
+
+async function ruleOf({ alerts }: Services, project: Project, id: string): Promise<Alert> {
+  const rule = /^\d{1,9}$/.test(id) ? await alerts.get(Number(id)).catch(() => null) : null;
+  if (!rule || rule.projectId !== project.id)
+    throw new NotFound(`Alert rule ${id} does not exist in project "${project.name}".`);
+  return rule;
+}
+
+/** The form of a new rule or of `rule`, with its problems by field. */
+async function form(
+  { projects, feed }: Services,
+  kit: Kit,
+  session: Session,
+  project: Project,
+  fields: AlertFormFields,
+  rule?: Alert,
+  errors?: Record<string, string>,
+  status = 200,
+): Promise<Response> {
+  const [channels, metrics] = await Promise.all([projects.channels(project.name), feed.listMetrics(project.name)]);
+  const body = alertFormPage(project, {
+    fields,
+    rule,
+    errors,
+    channels: channels.map((c) => c.name),
+    metrics: metrics.map((m) => m.title),
+    zones: Intl.supportedValuesOf("timeZone"),
+    csrf: session.csrfToken,
+  });
+  return kit.page(session, body, { title: rule ? `Edit ${rule.name}` : "New alert rule", nav: { project }, status });
+}
+
+/** Saves what the form says (a new rule, or changes to `rule`), or shows it again with its problems. */
+async function save(
+  services: Services,
+  kit: Kit,
+  { request, session, actor, project, fields }: SaveInput,
+  rule?: Alert,
+): Promise<Response> {
+  const { alerts } = services;
+  const { input, errors } = inputOf(fields);
+  if (Object.keys(errors).length) return form(services, kit, session, project, fields, rule, errors, 422);
+  try {
+    if (rule) {
+      // Fields the form leaves out of this kind are taken out of the rule.
+      const cleared = Object.fromEntries(
+        [...KINDS_FIELDS, "repeat"].filter((k) => !(k in input)).map((k) => [k, null]),
+      );
+      await alerts.update(rule.id, { ...cleared, ...input }, actor);
+    } else await alerts.create({ project: project.name, ...input } as AlertInput, actor);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    return form(services, kit, session, project, fields, rule, formErrors(error), 422);
+  }
+  return kit.redirect(request, href(paths.alerts, { project: project.name }));
+}
+
+type SaveInput = { request: Request; session: Session; actor: Actor; project: Project; fields: AlertFormFields };
+
+/** The rules' list as a fragment (the list's own refresh, and its answer to pause and resume). */
+async function rows({ alerts }: Services, kit: Kit, project: Project, session: Session): Promise<Response> {
+  return kit.fragment(
+    alertRows(project, await alerts.list(project.name), session.csrfToken, hasRole(session.user, "member")),
+  );
+}
+
+const listAlerts = ({ alerts, projects }: Services, kit: Kit) =>
+  route({
+    method: "GET",
+    path: paths.alerts,
+    access: "viewer",
+    needs: "project",
+    async handle({ project, session }) {
+      const [rules, channels] = await Promise.all([alerts.list(project.name), projects.channels(project.name)]);
+      const hasNotices = channels.some((c) => c.name === "alerts");
+      return kit.page(
+        session,
+        alertsPage(project, rules, session.csrfToken, hasRole(session.user, "member"), hasNotices),
+        {
+          title: `Alerts · ${project.name}`,
+          nav: { project },
+        },
+      );
+    },
+  });
+
+const alertList = (services: Services, kit: Kit) =>
+  route({
+    method: "GET",
+    path: paths.alertList,
+    access: "viewer",
+    needs: "project",
+    async handle({ project, session }) {
+      return rows(services, kit, project, session);
+    },
+  });
+
+const newAlert = (services: Services, kit: Kit) =>
+  route({
+    method: "GET",
+    path: paths.newAlert,
+    access: "member",
+    needs: "project",
+    async handle({ project, session }) {
+      return form(services, kit, session, project, { kind: "absence", schedule: "period" });
+    },
+  });
+
+const createAlert = (services: Services, kit: Kit) =>
+  route({
+    method: "POST",
+    path: paths.alerts,
+    access: "member",
+    needs: "project",
+    form: alertForm,
+    async handle({ request, project, session, body: fields, actor }) {
+      return save(services, kit, { request, session, actor, project, fields });
+    },
+  });
+
+const editAlert = (services: Services, kit: Kit) =>
+  route({
+    method: "GET",
+    path: paths.alert,
+    access: "member",
+    needs: "project",
+    async handle({ project, params, session }) {
+      const rule = await ruleOf(services, project, params.id);
+      return form(services, kit, session, project, formOfRule(rule), rule);
+    },
+  });
+
+const saveAlert = (services: Services, kit: Kit) =>
+  route({
+    method: "POST",
+    path: paths.alert,
+    access: "member",
+    needs: "project",
+    form: alertForm,
+    async handle({ request, project, params, session, body: fields, actor }) {
+      const rule = await ruleOf(services, project, params.id);
+      return save(services, kit, { request, session, actor, project, fields }, rule);
+    },
+  });
+
+const pauseOrResume = (services: Services, kit: Kit, action: "pause" | "resume") =>
+  route({
+    method: "POST",
+    path: action === "pause" ? paths.alertPause : paths.alertResume,
+    access: "member",
+    needs: "project",
+    async handle({ project, params, session, actor }) {
+      const rule = await ruleOf(services, project, params.id);
+      await services.alerts.update(rule.id, { paused: action === "pause" }, actor);
+      return rows(services, kit, project, session);
+    },
+  });
+
+/** A test notice of the rule sent to the alerts channel, and a toast that says so. */
+const testAlert = (services: Services, kit: Kit) =>
+  route({
+    method: "POST",
+    path: paths.alertTest,
+    access: "member",
+    needs: "project",
+    async handle({ project, params }) {
+      const rule = await ruleOf(services, project, params.id);
+      await services.alerts.runner.test(rule);
+      // A header holds ASCII: the rule's name travels as JSON escapes.
+      const trigger = JSON.stringify({
+        "sb-toast": { text: `Sent a test notice of “${rule.name}” to the alerts channel.` },
+      }).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+      return kit.fragment("", 200, { "HX-Trigger": trigger });
+    },
+  });
+
+const confirmDeleteAlert = (services: Services, kit: Kit) =>
+  route({
+    method: "GET",
+    path: paths.alertDelete,
+    access: "member",
+    needs: "project",
+    async handle({ project, params }) {
+      const rule = await ruleOf(services, project, params.id);
+      return kit.fragment(
+        confirmDialog({
+          title: `Delete “${rule.name}”?`,
+          body: "Its past notices stay in the alerts channel.",
+          action: href(paths.alertDelete, { project: project.name, id: rule.id }),
+          confirm: "Delete",
+          danger: true,
+        }),
+      );
+    },
+  });
+
+const deleteAlert = (services: Services, kit: Kit) =>
+  route({
+    method: "POST",
+    path: paths.alertDelete,
+    access: "member",
+    needs: "project",
+    async handle({ request, project, params, actor }) {
+      const rule = await ruleOf(services, project, params.id);
+      await services.alerts.remove(rule.id, actor);
+      return kit.redirect(request, href(paths.alerts, { project: project.name }));
+    },
+  });

@@ -4,21 +4,25 @@
 // fields (tag, step).
 import { CHART_KIND_CHOICES, CHART_KINDS, chartKind } from "../domain/chart-kinds/index.ts";
 import { type FormFields, list, one } from "../domain/chart-kinds/form.ts";
+import { z } from "zod";
 import { ValidationError } from "../errors.ts";
 import type { Chart, ChartKind } from "../model/chart.ts";
 
 export { type FormFields, list, one } from "../domain/chart-kinds/form.ts";
 
-/** The form's fields read from a URL's query or a posted form. */
-export function fieldsOf(source: URLSearchParams | Record<string, string | string[]>): FormFields {
-  if (!(source instanceof URLSearchParams)) return source;
+/**
+ * The builder's fields in a route's `query`: every name with all its values (a route reads a record
+ * of lists so), one value as itself and more as a list; tag and the steps are always lists.
+ */
+export const fieldsQuery = z.record(z.string(), z.array(z.string())).transform((asked) => {
   const out: FormFields = {};
-  for (const key of new Set(source.keys())) {
-    const all = source.getAll(key);
+  for (const [key, all] of Object.entries(asked))
     out[key] = all.length > 1 || key === "tag" || key === "step" || key === "step_channel" ? all : all[0];
-  }
   return out;
-}
+});
+
+/** The builder's fields in a route's `form`: as posted (a field sent more than once is a list). */
+export const fieldsForm = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
 
 /** The kind of chart the form asks for (series when it names none); another word is refused, naming `kind`. */
 export function kindOf(f: FormFields): ChartKind {

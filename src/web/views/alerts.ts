@@ -5,7 +5,9 @@ import { ALERT_KIND_MODULES, ALERT_KINDS, kindOf } from "../../domain/alert-kind
 import { formatDuration } from "../../domain/units.ts";
 import type { Alert } from "../../model/alert.ts";
 import type { Project } from "../../model/project.ts";
-import { type Html, html, seg } from "../html.ts";
+import { href } from "../../http/href.ts";
+import { type Html, html } from "../html.ts";
+import { paths } from "../paths.ts";
 import { time } from "./events.ts";
 import { fieldRow, options } from "./fields.ts";
 
@@ -16,22 +18,21 @@ const STATES = { ok: "OK", firing: "Firing", paused: "Paused" } as const;
 
 /** `mayEdit`: whether the reader may change rules (members and above); a viewer's names are not links to the form. */
 export function alertRows(project: Project, rules: Alert[], csrf: string, mayEdit: boolean): Html {
-  const base = `/p/${seg(project.name)}/alerts`;
+  const at = (id: number) => ({ project: project.name, id });
   if (!rules.length)
     return html`<div class="card" id="alert-list"><p>No alert rules yet. A rule watches this project for you: an event that stops coming (a nightly job), too many events (errors), or a metric past a limit; each change is an event in the <strong>alerts</strong> channel, with a notification.</p></div>`;
-  return html`<ul class="alert-list plain" id="alert-list" hx-get="${base}/list" hx-trigger="every 10s" hx-swap="outerHTML">${rules.map(
+  return html`<ul class="alert-list plain" id="alert-list" hx-get="${href(paths.alertList, { project: project.name })}" hx-trigger="every 10s" hx-swap="outerHTML">${rules.map(
     (a) => {
       const state = a.paused ? "paused" : a.state;
-      const id = String(a.id);
       return html`<li class="card alert-row" data-testid="alert-row" data-state="${state}">
-  <div class="alert-head">${mayEdit ? html`<a class="alert-name" href="${base}/${id}">${a.name}</a>` : html`<span class="alert-name">${a.name}</span>`}<span class="badge state-${state}" data-testid="alert-state">${STATES[state]}</span></div>
+  <div class="alert-head">${mayEdit ? html`<a class="alert-name" href="${href(paths.alert, at(a.id))}">${a.name}</a>` : html`<span class="alert-name">${a.name}</span>`}<span class="badge state-${state}" data-testid="alert-state">${STATES[state]}</span></div>
   <p class="muted small">${describeRule(a)}${a.repeat ? `; repeats every ${formatDuration(a.repeat)} while firing` : ""}</p>
   <p class="small alert-times"><span>${STATES[state]} since ${time(a.since)}</span> <span>checked ${a.lastChecked ? time(a.lastChecked) : "not yet"}</span></p>
   <div class="actions wrap needs-member">
-    <form hx-post="${base}/${id}/${a.paused ? "resume" : "pause"}" hx-target="#alert-list" hx-swap="outerHTML" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="secondary small">${a.paused ? "Resume" : "Pause"}<span class="visually-hidden"> ${a.name}</span></button></form>
-    <form hx-post="${base}/${id}/test" hx-swap="none" class="inline"><button type="submit" class="secondary small">Test<span class="visually-hidden"> ${a.name}</span></button></form>
-    <a class="button secondary small" href="${base}/${id}">Edit<span class="visually-hidden"> ${a.name}</span></a>
-    <button type="button" class="secondary small danger" hx-get="${base}/${id}/delete" hx-target="#modal">Delete<span class="visually-hidden"> ${a.name}</span></button>
+    <form hx-post="${href(a.paused ? paths.alertResume : paths.alertPause, at(a.id))}" hx-target="#alert-list" hx-swap="outerHTML" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="secondary small">${a.paused ? "Resume" : "Pause"}<span class="visually-hidden"> ${a.name}</span></button></form>
+    <form hx-post="${href(paths.alertTest, at(a.id))}" hx-swap="none" class="inline"><button type="submit" class="secondary small">Test<span class="visually-hidden"> ${a.name}</span></button></form>
+    <a class="button secondary small" href="${href(paths.alert, at(a.id))}">Edit<span class="visually-hidden"> ${a.name}</span></a>
+    <button type="button" class="secondary small danger" hx-get="${href(paths.alertDelete, at(a.id))}" hx-target="#modal">Delete<span class="visually-hidden"> ${a.name}</span></button>
   </div>
 </li>`;
     },
@@ -46,13 +47,13 @@ export function alertsPage(
   mayEdit: boolean,
   hasNotices: boolean,
 ): Html {
-  const base = `/p/${seg(project.name)}`;
+  const p = { project: project.name };
   return html`<header class="page-header">
-  <p class="crumbs"><a href="${base}">${project.name}</a></p>
+  <p class="crumbs"><a href="${href(paths.project, p)}">${project.name}</a></p>
   <h1>Alerts</h1>
   <div class="actions">
-    <a class="button small needs-member" href="${base}/alerts/new" data-testid="new-alert">New alert rule</a>
-    <a class="button secondary small" href="${base}/c/alerts" data-shows-with-channel="alerts" data-testid="notices"${hasNotices ? "" : html` hidden`}>Notices</a>
+    <a class="button small needs-member" href="${href(paths.newAlert, p)}" data-testid="new-alert">New alert rule</a>
+    <a class="button secondary small" href="${href(paths.channel, { ...p, channel: "alerts" })}" data-shows-with-channel="alerts" data-testid="notices"${hasNotices ? "" : html` hidden`}>Notices</a>
   </div>
 </header>
 ${alertRows(project, rules, csrf, mayEdit)}`;
@@ -77,7 +78,8 @@ export function alertFormPage(
     csrf: string;
   },
 ): Html {
-  const base = `/p/${seg(project.name)}/alerts`;
+  const p = { project: project.name };
+  const list = href(paths.alerts, p);
   const f = o.fields;
   const e = o.errors ?? {};
   const kind = f.kind || "absence";
@@ -86,10 +88,10 @@ export function alertFormPage(
     html` data-show="${on}:${value}"${(on === "kind" ? kind : schedule) === value ? "" : html` hidden`}`;
   const problems = Object.entries(e);
   return html`<header class="page-header">
-  <p class="crumbs"><a href="/p/${seg(project.name)}">${project.name}</a> / <a href="${base}">alerts</a></p>
+  <p class="crumbs"><a href="${href(paths.project, p)}">${project.name}</a> / <a href="${list}">alerts</a></p>
   <h1>${o.rule ? html`Edit “${o.rule.name}”` : "New alert rule"}</h1>
 </header>
-<form class="card stack alert-form" method="post" action="${o.rule ? `${base}/${String(o.rule.id)}` : base}" x-data="showFor" x-on:change="changed" novalidate>
+<form class="card stack alert-form" method="post" action="${o.rule ? href(paths.alert, { ...p, id: o.rule.id }) : list}" x-data="showFor" x-on:change="changed" novalidate>
   ${problems.length ? html`<div class="alert error-summary" role="alert"><p>The rule cannot be saved yet:</p><ul>${problems.map(([name, message]) => html`<li><a href="#alert-${name}">${message}</a></li>`)}</ul></div>` : ""}
   <input type="hidden" name="_csrf" value="${o.csrf}">
   ${fieldRow("alert-name", "Name", (a) => html`<input id="alert-name"${a} name="name" value="${f.name ?? ""}" maxlength="100" required>`, e.name)}
@@ -156,7 +158,7 @@ export function alertFormPage(
   <datalist id="time-zones">${o.zones.map((z) => html`<option value="${z}"></option>`)}</datalist>
   <div class="actions">
     <button type="submit" data-testid="save-alert">${o.rule ? "Save changes" : "Save"}</button>
-    <a class="button secondary" href="${base}">Cancel</a>
+    <a class="button secondary" href="${list}">Cancel</a>
   </div>
 </form>`;
 }

@@ -10,10 +10,12 @@ import type { FunnelAnswer, SeriesAnswer } from "../../domain/analytics.ts";
 import type { HistoryPage } from "../../domain/metric-history.ts";
 import { formatElapsed } from "../../domain/units.ts";
 import type { ChartKind } from "../../model/chart.ts";
+import { href } from "../../http/href.ts";
 import type { Project } from "../../model/project.ts";
 import { type FormFields, fieldsOfDefinition, kindOf, queryOfFields } from "../chart-form.ts";
 import { colorSlots } from "../colors.ts";
-import { type Html, html, seg } from "../html.ts";
+import { type Html, html } from "../html.ts";
+import { paths } from "../paths.ts";
 import { filterFields, rangeFields, value } from "./chart-fields.ts";
 import { fieldRow, options } from "./fields.ts";
 import { retentionBody, retentionFields } from "./retention.ts";
@@ -89,7 +91,8 @@ function seriesBody(a: SeriesAnswer, display: "line" | "bar", compact: boolean, 
 function funnelBody(project: Project, f: FunnelAnswer, fields: FormFields): Html {
   const first = f.steps[0]?.users ?? 0;
   const dropped = (at: number) =>
-    `/p/${seg(project.name)}/funnel/dropped${queryOfFields({ ...fields, kind: "funnel", at: String(at), name: undefined })}`;
+    href(paths.dropped, { project: project.name }) +
+    queryOfFields({ ...fields, kind: "funnel", at: String(at), name: undefined });
   return html`<ol class="funnel" data-testid="funnel">${f.steps.map((s, i) => {
     const width = first ? Math.max((s.users / first) * 100, s.users ? 0.5 : 0) : 0;
     return html`<li class="funnel-step" data-testid="funnel-step">
@@ -136,15 +139,15 @@ export function describeChart(chart: Pick<PlacedChart, "kind" | "definition">): 
 }
 
 export function chartsListPage(project: Project, charts: PlacedChart[]): Html {
-  const base = `/p/${seg(project.name)}`;
+  const p = { project: project.name };
   return html`<header class="page-header">
-  <p class="crumbs"><a href="${base}">${project.name}</a></p>
+  <p class="crumbs"><a href="${href(paths.project, p)}">${project.name}</a></p>
   <h1>Charts</h1>
   <div class="actions">
-    <a class="button small needs-member" href="${base}/charts/new">New chart</a>
-    <a class="button secondary small needs-member" href="${base}/charts/new?kind=funnel">New funnel</a>
-    <a class="button secondary small needs-member" href="${base}/charts/new?kind=metric">New metric chart</a>
-    <a class="button secondary small needs-member" href="${base}/charts/new?kind=retention">New retention</a>
+    <a class="button small needs-member" href="${href(paths.newChart, p)}">New chart</a>
+    <a class="button secondary small needs-member" href="${href(paths.newChart, p, { kind: "funnel" })}">New funnel</a>
+    <a class="button secondary small needs-member" href="${href(paths.newChart, p, { kind: "metric" })}">New metric chart</a>
+    <a class="button secondary small needs-member" href="${href(paths.newChart, p, { kind: "retention" })}">New retention</a>
   </div>
 </header>
 ${
@@ -152,7 +155,7 @@ ${
     ? html`<ul class="chart-list plain" data-testid="chart-list">${charts.map(
         (
           c,
-        ) => html`<li class="card chart-row"><a href="${base}/charts/${String(c.id)}" class="chart-row-name">${c.name}</a>
+        ) => html`<li class="card chart-row"><a href="${href(paths.chart, { ...p, id: c.id })}" class="chart-row-name">${c.name}</a>
   <span class="badge">${kindName(c.kind)}</span>${c.position !== null ? html` <span class="badge pinned">On the dashboard</span>` : ""}
   <p class="muted small">${describeChart(c)}</p></li>`,
       )}</ul>`
@@ -162,25 +165,26 @@ ${
 
 /** A saved chart's page: the chart, what it asks, and what can be done with it. */
 export function chartPage(project: Project, chart: PlacedChart): Html {
-  const base = `/p/${seg(project.name)}`;
-  const url = `${base}/charts/${String(chart.id)}`;
+  const p = { project: project.name };
+  const at = { ...p, id: chart.id };
+  const url = href(paths.chart, at);
   const pinned = chart.position !== null;
   return html`<header class="page-header">
-  <p class="crumbs"><a href="${base}">${project.name}</a> / <a href="${base}/charts">charts</a></p>
+  <p class="crumbs"><a href="${href(paths.project, p)}">${project.name}</a> / <a href="${href(paths.charts, p)}">charts</a></p>
   <h1>${chart.name}</h1>
   <div class="actions needs-member">
-    <form hx-post="${base}/dashboard" hx-swap="none" class="inline">
+    <form hx-post="${href(paths.dashboard, p)}" hx-swap="none" class="inline">
       <input type="hidden" name="card" value="${String(chart.id)}"><input type="hidden" name="move" value="${pinned ? "remove" : "add"}"><input type="hidden" name="back" value="${url}">
       <button type="submit" class="small${pinned ? " secondary" : ""}" data-testid="pin">${pinned ? "Remove from dashboard" : "Add to dashboard"}</button>
     </form>
-    <a class="button secondary small" href="${url}/edit" data-testid="edit-chart">Edit</a>
-    <a class="button secondary small" href="${base}/charts/new${queryOfFields(fieldsOfDefinition(chart, `${chart.name} (copy)`))}">Copy</a>
-    <button type="button" class="secondary small danger" hx-get="${url}/delete" hx-target="#modal" data-testid="delete-chart">Delete</button>
+    <a class="button secondary small" href="${href(paths.chartEdit, at)}" data-testid="edit-chart">Edit</a>
+    <a class="button secondary small" href="${href(paths.newChart, p)}${queryOfFields(fieldsOfDefinition(chart, `${chart.name} (copy)`))}">Copy</a>
+    <button type="button" class="secondary small danger" hx-get="${href(paths.chartDelete, at)}" hx-target="#modal" data-testid="delete-chart">Delete</button>
   </div>
 </header>
 <p class="muted small">${kindName(chart.kind)}: ${describeChart(chart)}.${pinned ? " On the project's dashboard." : ""}</p>
 <section class="card chart-card big" aria-label="${chart.name}">
-  <div class="card-body" hx-get="${base}/cards/${String(chart.id)}" hx-trigger="load" data-testid="card-body"><p class="muted small">Loading…</p></div>
+  <div class="card-body" hx-get="${href(paths.card, at)}" hx-trigger="load" data-testid="card-body"><p class="muted small">Loading…</p></div>
 </section>`;
 }
 
@@ -199,15 +203,15 @@ export function droppedPage(
     back: { href: string; label: string };
   },
 ): Html {
-  const base = `/p/${seg(project.name)}`;
+  const p = { project: project.name };
   const step = opts.funnel.steps[opts.at - 1];
   const before = opts.funnel.steps[opts.at - 2];
   return html`<header class="page-header">
-  <p class="crumbs"><a href="${base}">${project.name}</a> / <a href="${opts.back.href}">${opts.back.label}</a></p>
+  <p class="crumbs"><a href="${href(paths.project, p)}">${project.name}</a> / <a href="${opts.back.href}">${opts.back.label}</a></p>
   <h1>Dropped before “${step?.event ?? ""}”</h1>
 </header>
 <p>${count(step?.dropped ?? 0)} users did “${before?.event ?? ""}” (step ${String(opts.at - 1)}) but not “${step?.event ?? ""}” (step ${String(opts.at)}) within the funnel's window. Each links to their journey.</p>
-<ul class="dropped-users plain card" data-testid="dropped-users">${opts.users.map((u) => html`<li><a href="${base}/users/${seg(u)}">${u}</a></li>`)}</ul>
+<ul class="dropped-users plain card" data-testid="dropped-users">${opts.users.map((u) => html`<li><a href="${href(paths.user, { ...p, userId: u })}">${u}</a></li>`)}</ul>
 ${opts.next ? html`<p><a class="button secondary small" href="${opts.next}" data-testid="dropped-next">Next page</a></p>` : ""}`;
 }
 
@@ -379,18 +383,19 @@ const KIND_FIELDS: Record<ChartKind, (f: FormFields, o: BuilderOptions, errors: 
 
 /** The chart builder: the question's fields on one side, its answer (the preview) as they change. */
 export function builderPage(project: Project, o: BuilderOptions): Html {
-  const base = `/p/${seg(project.name)}`;
+  const p = { project: project.name };
   const kind = kindOf(o.fields);
   const errors = o.errors ?? {};
-  const path = o.chart ? `${base}/charts/${String(o.chart.id)}/edit` : `${base}/charts/new`;
-  const action = o.chart ? `${base}/charts/${String(o.chart.id)}` : `${base}/charts`;
+  const path = o.chart ? href(paths.chartEdit, { ...p, id: o.chart.id }) : href(paths.newChart, p);
+  // The form's action, and where Cancel goes: the chart, or the list for a new one.
+  const action = o.chart ? href(paths.chart, { ...p, id: o.chart.id }) : href(paths.charts, p);
   const tabs = CHART_KINDS.map((k): [ChartKind, string] => [k, kindName(k)]);
   const problems = Object.entries(errors);
   return html`<header class="page-header">
-  <p class="crumbs"><a href="${base}">${project.name}</a> / <a href="${base}/charts">charts</a></p>
+  <p class="crumbs"><a href="${href(paths.project, p)}">${project.name}</a> / <a href="${href(paths.charts, p)}">charts</a></p>
   <h1>${o.chart ? html`Edit “${o.chart.name}”` : `New ${kindName(kind).toLowerCase()}`}</h1>
 </header>
-${o.chart ? "" : html`<nav class="tabs" aria-label="Kind of chart">${tabs.map(([k, label]) => html`<a href="${base}/charts/new${k === "series" ? "" : `?kind=${k}`}"${k === kind ? html` aria-current="page"` : ""}>${label}</a>`)}</nav>`}
+${o.chart ? "" : html`<nav class="tabs" aria-label="Kind of chart">${tabs.map(([k, label]) => html`<a href="${href(paths.newChart, p, { kind: k === "series" ? undefined : k })}"${k === kind ? html` aria-current="page"` : ""}>${label}</a>`)}</nav>`}
 <div class="builder">
 <form id="chart-form" class="builder-form stack" method="post" action="${action}" x-data="chartForm" x-on:change="changed" novalidate>
   ${
@@ -413,12 +418,12 @@ ${o.chart ? "" : html`<nav class="tabs" aria-label="Kind of chart">${tabs.map(([
   <div class="actions">
     <button type="submit" data-testid="save-chart">${o.chart ? "Save changes" : "Save"}</button>
     ${o.chart ? html`<label class="choice"><input type="checkbox" name="pin" value="1"${o.chart.position !== null ? " checked" : ""}> On the project's dashboard</label>` : html`<label class="choice"><input type="checkbox" name="pin" value="1" checked> Add to the project's dashboard</label>`}
-    <a class="button secondary" href="${o.chart ? `${base}/charts/${String(o.chart.id)}` : `${base}/charts`}">Cancel</a>
+    <a class="button secondary" href="${action}">Cancel</a>
   </div>
 </form>
 <section class="card chart-card preview" aria-labelledby="preview-title">
   <h2 id="preview-title">Preview</h2>
-  <div id="chart-preview" class="card-body" aria-live="polite" hx-get="${base}/charts/preview" hx-include="#chart-form" hx-params="not _csrf" hx-trigger="load, change from:#chart-form, input changed delay:700ms from:#chart-form, sb-viewer from:body" hx-sync="this:replace" data-testid="preview"><p class="muted small">Loading…</p></div>
+  <div id="chart-preview" class="card-body" aria-live="polite" hx-get="${href(paths.chartPreview, p)}" hx-include="#chart-form" hx-params="not _csrf" hx-trigger="load, change from:#chart-form, input changed delay:700ms from:#chart-form, sb-viewer from:body" hx-sync="this:replace" data-testid="preview"><p class="muted small">Loading…</p></div>
 </section>
 </div>`;
 }

@@ -3,7 +3,7 @@ import { href } from "../../http/href.ts";
 import { paths } from "../paths.ts";
 import { SEARCH_COUNT_CAP } from "../../domain/feed.ts";
 import { type FilterErrors, type Filters, filterParams, isFiltered, isSearch, toEventQuery } from "../filters.ts";
-import { type Html, html, query } from "../html.ts";
+import { type Html, html } from "../html.ts";
 import { feed, time } from "./events.ts";
 import type { StoredEvent } from "../../model/event.ts";
 import type { Metric } from "../../model/metric.ts";
@@ -118,7 +118,7 @@ function resultSummary(clear: string, f: FeedView, extra: Html | string = ""): H
 }
 
 /** The chart builder, asked what the search shows: its words, tags, user, channel and dates. */
-function saveAsChart(base: string, f: Filters): Html {
+function saveAsChart(project: string, f: Filters): Html {
   const q = toEventQuery("", f);
   const custom = q.from !== undefined || q.to !== undefined;
   const fields = {
@@ -131,7 +131,7 @@ function saveAsChart(base: string, f: Filters): Html {
     to: f.to ? f.to.slice(0, 10) : undefined,
     tzo: custom ? String(f.tz) : undefined,
   };
-  return html`<a class="button secondary small needs-member" href="${base}/charts/new${query(fields)}" data-testid="save-as-chart">Save as chart</a>`;
+  return html`<a class="button secondary small needs-member" href="${href(paths.newChart, { project }, fields)}" data-testid="save-as-chart">Save as chart</a>`;
 }
 
 export type FeedView = {
@@ -163,7 +163,7 @@ ${
   /* With a search, the search bar and its results come first; the metrics and the chart fold. */
   search
     ? html`${filterBar(base, opts.filters, opts.channels)}
-${isFiltered(opts.filters) ? resultSummary(base, opts.feed, saveAsChart(base, opts.filters)) : ""}
+${isFiltered(opts.filters) ? resultSummary(base, opts.feed, saveAsChart(p.name, opts.filters)) : ""}
 <details class="overview"><summary>${opts.metrics.length ? "Metrics and dashboard" : "Dashboard"}</summary>`
     : ""
 }
@@ -232,9 +232,9 @@ function emptyFeed(baseUrl: string, project: string, filtered: boolean, channel?
  * The activity chart: events per channel per day, as stacked bars, with the feed's filters (the
  * chart counts what the feed below it shows).
  */
-export function activityCard(base: string, f: Filters): Html {
+export function activityCard(project: string, f: Filters): Html {
   const filtered = isFiltered(f) || Boolean(f.channel);
-  return html`<section class="card chart-card" aria-labelledby="activity-title" x-data="activityChart" data-url="${base}/activity.json${query(filterParams(f))}" x-on:sb-refresh.window="refresh">
+  return html`<section class="card chart-card" aria-labelledby="activity-title" x-data="activityChart" data-url="${href(paths.activity, { project }, filterParams(f))}" x-on:sb-refresh.window="refresh">
   <div class="chart-head">
     <h2 id="activity-title">Activity</h2>
     <label>Range <select x-on:change="setRange" aria-label="Chart range"><option value="7">7 days</option><option value="30" selected>30 days</option><option value="90">90 days</option></select></label>
