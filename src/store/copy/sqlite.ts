@@ -4,9 +4,9 @@
 // signalboard.db only once complete and checked, so the directory never holds part of a copy.
 import { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { databaseFiles } from "../sqlite/backup.ts";
+import { databaseFiles, fsyncPath } from "../sqlite/backup.ts";
 import { openDatabase } from "../sqlite/db.ts";
 import { databasePath } from "../sqlite/index.ts";
 import type { CopyTable } from "./plan.ts";
@@ -185,14 +185,5 @@ async function* pages(db: Database, table: CopyTable, size: number): AsyncGenera
     if (rows.length) yield rows;
     if (rows.length < size) return;
     last = rows.at(-1)!;
-  }
-}
-
-function fsyncPath(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }

@@ -179,19 +179,14 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
              CASE WHEN c.rest THEN ${users ? sql`(SELECT count(DISTINCT u)::int FROM k WHERE rest)` : sql`(SELECT sum(total)::int FROM t WHERE NOT EXISTS (SELECT 1 FROM top WHERE coalesce(top.g, '') = coalesce(t.g, '') AND (top.g IS NULL) = (t.g IS NULL)))`}
                   ELSE (SELECT top.total FROM top WHERE coalesce(top.g, '') = coalesce(c.g, '') AND (top.g IS NULL) = (c.g IS NULL)) END AS total
         FROM c GROUP BY c.rest, c.g`);
-    const lines = found.map((row) => {
-      const counts = zeros(n);
-      row.b.forEach((b, i) => (counts[b] = row.n[i]!));
-      return { group: row.g, total: row.total, counts, rest: row.rest };
-    });
-    const { top } = topGroups(
-      lines.filter((l) => !l.rest),
-      q.limit,
+    return seriesOf(
+      found.map((row) => {
+        const counts = zeros(n);
+        row.b.forEach((b, i) => (counts[b] = row.n[i]!));
+        return { group: row.g, total: row.total, counts, rest: row.rest };
+      }),
+      q,
     );
-    const out: SeriesLine[] = top.map(({ group, total, counts }) => ({ group, other: false, total, counts }));
-    const rest = lines.find((l) => l.rest);
-    if (rest) out.push(otherLine(rest.counts, rest.total));
-    return q.groupBy || out.length ? out : [{ group: null, other: false, total: 0, counts: zeros(n) }];
   }
 
   /**
@@ -204,14 +199,7 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     const n = q.bounds.length - 1;
     const source = sourceOf(q.filter, true);
     const { from, group } = groupOf(q.groupBy, source.from);
-    const bits = sql.join(
-      Array.from(
-        { length: n },
-        (_, b) =>
-          sql`count(*) FILTER (WHERE mask & ${sql.raw(`(${BigInt.asIntN(64, 1n << BigInt(b))})`)}::bigint <> 0)::int`,
-      ),
-      sql`, `,
-    );
+    const bits = bitCounts(n);
     const same = (a: string, b: string) =>
       sql.raw(`coalesce(${a}.g, '') = coalesce(${b}.g, '') AND (${a}.g IS NULL) = (${b}.g IS NULL)`);
     const found = await rows<{ rest: boolean; g: string | null; total: number; counts: number[] }>(sql`
@@ -224,20 +212,10 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
       SELECT false AS rest, r.g, count(*)::int AS total, ARRAY[${bits}] AS counts FROM r JOIN top ON ${same("top", "r")} GROUP BY r.g
       UNION ALL
       SELECT true, NULL, count(*)::int, ARRAY[${bits}] FROM (SELECT bit_or(mask) AS mask FROM r WHERE NOT EXISTS (SELECT 1 FROM top WHERE ${same("top", "r")}) GROUP BY u) x HAVING count(*) > 0`);
-    const lines = found.map((row) => ({
-      group: row.g,
-      total: row.total,
-      counts: Array.from(row.counts),
-      rest: row.rest,
-    }));
-    const { top } = topGroups(
-      lines.filter((l) => !l.rest),
-      q.limit,
+    return seriesOf(
+      found.map((row) => ({ group: row.g, total: row.total, counts: Array.from(row.counts), rest: row.rest })),
+      q,
     );
-    const out: SeriesLine[] = top.map(({ group, total, counts }) => ({ group, other: false, total, counts }));
-    const rest = lines.find((l) => l.rest);
-    if (rest) out.push(otherLine(rest.counts, rest.total));
-    return q.groupBy || out.length ? out : [{ group: null, other: false, total: 0, counts: zeros(n) }];
   }
 
   /**
@@ -251,13 +229,8 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     const bucket = sql`width_bucket(ts, ${`{${q.bounds.join(",")}}`}::bigint[]) - 1`;
     const events = sql`FROM events WHERE project_id = ${q.filter.projectId} AND user_id IS NOT NULL AND ts >= ${q.bounds[0]} AND ts < ${q.bounds[n]}`;
     if (n <= 64) {
-      const bits = Array.from(
-        { length: n },
-        (_, b) =>
-          sql`count(*) FILTER (WHERE mask & ${sql.raw(`(${BigInt.asIntN(64, 1n << BigInt(b))})`)}::bigint <> 0)::int`,
-      );
       const [row] = await rows<{ users: number; counts: number[] }>(sql`
-        SELECT count(*)::int AS users, ARRAY[${sql.join(bits, sql`, `)}] AS counts
+        SELECT count(*)::int AS users, ARRAY[${bitCounts(n)}] AS counts
           FROM (SELECT bit_or(1::bigint << ${bucket}) AS mask ${events} GROUP BY user_id) u`);
       return [{ group: null, other: false, total: row?.users ?? 0, counts: row ? Array.from(row.counts) : zeros(n) }];
     }
@@ -327,4 +300,27 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
     },
     ...funnelQueries(ctx, summaries),
   };
+}
+
+/** How many rows' `mask` has each of the first n bits set: a bucket's users, when a user's buckets are one bigint's bits. */
+const bitCounts = (n: number) =>
+  sql.join(
+    Array.from(
+      { length: n },
+      (_, b) =>
+        sql`count(*) FILTER (WHERE mask & ${sql.raw(`(${BigInt.asIntN(64, 1n << BigInt(b))})`)}::bigint <> 0)::int`,
+    ),
+    sql`, `,
+  );
+
+/** The series of a statement's lines: its top groups, and the rest as one line; one empty line when it found nothing ungrouped. */
+function seriesOf(lines: { group: string | null; total: number; counts: number[]; rest: boolean }[], q: SeriesQuery) {
+  const { top } = topGroups(
+    lines.filter((l) => !l.rest),
+    q.limit,
+  );
+  const out: SeriesLine[] = top.map(({ group, total, counts }) => ({ group, other: false, total, counts }));
+  const rest = lines.find((l) => l.rest);
+  if (rest) out.push(otherLine(rest.counts, rest.total));
+  return q.groupBy || out.length ? out : [{ group: null, other: false, total: 0, counts: zeros(q.bounds.length - 1) }];
 }

@@ -1,9 +1,10 @@
 // Where a question's events are read from on PostgreSQL, driven as the feed drives them: the
 // events' indexes, or the tag index for a first tag. Shared by the raw series (analytics.ts) and
 // the summaries' reads of the parts of an hour at a bucket's ends (summary-reads.ts).
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, type SQL, sql } from "drizzle-orm";
 import type { GroupBy } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
+import { tagIs } from "../feed.ts";
 import { narrowsEvents } from "../series.ts";
 import { conditions } from "./events.ts";
 import { eventTags } from "./schema.ts";
@@ -23,11 +24,7 @@ export function eventSource(filter: EventFilter, needsEvents: boolean): Source {
   const scoped: EventFilter = { ...filter, from: undefined, to: undefined };
   const [first, ...others] = scoped.tags ?? [];
   if (!first) return { from: sql`events`, where: and(...conditions(scoped, []))!, ts: sql`events.ts` };
-  const byTag = and(
-    eq(eventTags.projectId, scoped.projectId!),
-    eq(eventTags.key, first[0]),
-    eq(eventTags.value, first[1]),
-  )!;
+  const byTag = tagIs(eventTags, scoped.projectId!, first);
   const rest: EventFilter = { ...scoped, tags: others, projectId: undefined };
   if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined)
     return { from: sql`event_tags`, where: byTag, ts: sql`event_tags.ts` };

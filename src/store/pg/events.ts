@@ -1,11 +1,11 @@
 // Events on PostgreSQL: written a batch at a time with ids in commit order (see writer.ts), listed by
 // event time with keyset pagination, searched through the tsvector of their folded words.
 import { type EventRow, toEvent } from "../rows.ts";
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import type { PgColumn } from "drizzle-orm/pg-core";
+import { and, asc, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { EventContent, NewEvent, StoredEvent, Tags } from "../../model/event.ts";
 import { tagText } from "../../model/event.ts";
-import type { EventFilter, Position } from "../../model/filter.ts";
+import type { EventFilter } from "../../model/filter.ts";
+import { eventConditions, keyset, tagIs } from "../feed.ts";
 import { searchTokens } from "../search-tokens.ts";
 import type { EventRepository, Page } from "../store.ts";
 import type { SQL as SQL_ } from "bun";
@@ -189,7 +189,6 @@ export function eventStore(ctx: Ctx): EventRepository {
       const [firstTag, ...otherTags] = filter.tags ?? [];
       if (firstTag && filter.projectId !== undefined) {
         // The first tag drives the query from its index, in feed order; the rest are checked per row.
-        const [key, value] = firstTag;
         const page = keyset(eventTags.ts, eventTags.eventId, filter);
         const order = newestFirst
           ? [desc(eventTags.ts), desc(eventTags.eventId)]
@@ -198,15 +197,7 @@ export function eventStore(ctx: Ctx): EventRepository {
           .select(columns)
           .from(eventTags)
           .innerJoin(events, eq(events.id, eventTags.eventId))
-          .where(
-            and(
-              eq(eventTags.projectId, filter.projectId),
-              eq(eventTags.key, key),
-              eq(eventTags.value, value),
-              page,
-              ...conditions(filter, otherTags),
-            ),
-          )
+          .where(and(tagIs(eventTags, filter.projectId, firstTag), page, ...conditions(filter, otherTags)))
           .orderBy(...order)
           .limit(filter.limit);
         return rows.map(toEvent);
@@ -229,14 +220,7 @@ export function eventStore(ctx: Ctx): EventRepository {
               .select({ one: sql`1` })
               .from(eventTags)
               .innerJoin(events, eq(events.id, eventTags.eventId))
-              .where(
-                and(
-                  eq(eventTags.projectId, filter.projectId),
-                  eq(eventTags.key, firstTag[0]),
-                  eq(eventTags.value, firstTag[1]),
-                  ...conditions(filter, otherTags),
-                ),
-              )
+              .where(and(tagIs(eventTags, filter.projectId, firstTag), ...conditions(filter, otherTags)))
           : db
               .select({ one: sql`1` })
               .from(events)
@@ -280,9 +264,7 @@ export function eventStore(ctx: Ctx): EventRepository {
             .innerJoin(events, eq(events.id, eventTags.eventId))
             .where(
               and(
-                eq(eventTags.projectId, projectId),
-                eq(eventTags.key, firstTag[0]),
-                eq(eventTags.value, firstTag[1]),
+                tagIs(eventTags, projectId, firstTag),
                 gte(eventTags.ts, start),
                 lt(eventTags.ts, end),
                 ...conditions(scoped, otherTags),
@@ -372,19 +354,7 @@ export function eventStore(ctx: Ctx): EventRepository {
 }
 
 export function conditions(filter: EventFilter, tags: [string, string][]): (SQL | undefined)[] {
-  const channelId =
-    filter.channel === undefined
-      ? undefined
-      : sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${filter.projectId ?? -1} and ${channels.name} = ${filter.channel})`;
-  const list: (SQL | undefined)[] = [
-    filter.projectId === undefined ? undefined : eq(events.projectId, filter.projectId),
-    channelId === undefined ? undefined : eq(events.channelId, channelId),
-    filter.userId === undefined ? undefined : eq(events.userId, filter.userId),
-    filter.event === undefined ? undefined : eq(events.name, filter.event),
-    filter.from === undefined ? undefined : gte(events.ts, filter.from),
-    filter.to === undefined ? undefined : lt(events.ts, filter.to),
-    filter.liveOnly ? eq(events.historical, false) : undefined,
-  ];
+  const list = eventConditions(filter, events, channels);
   for (const [key, value] of tags) {
     // A lookup per row of the page: `offset 0` keeps the planner from turning it into a join over
     // every event with that tag (half a second at a million events, instead of two milliseconds).
@@ -395,22 +365,4 @@ export function conditions(filter: EventFilter, tags: [string, string][]): (SQL 
   const query = tsQuery(filter.terms ?? []);
   if (query) list.push(sql`${events.search} @@ ${query}::tsquery`);
   return list;
-}
-
-// The bound on time alone repeats what the OR says, because the planner cannot seek on an OR:
-// without it, a page far into a big project walked the index past every row before the position.
-function keyset(
-  tsColumn: PgColumn,
-  idColumn: PgColumn,
-  filter: Page & { before?: Position; after?: Position },
-): SQL | undefined {
-  if (filter.before) {
-    const { ts, id } = filter.before;
-    return and(lte(tsColumn, ts), or(lt(tsColumn, ts), and(eq(tsColumn, ts), lt(idColumn, id))));
-  }
-  if (filter.after) {
-    const { ts, id } = filter.after;
-    return and(gte(tsColumn, ts), or(gt(tsColumn, ts), and(eq(tsColumn, ts), gt(idColumn, id))));
-  }
-  return undefined;
 }

@@ -5,10 +5,8 @@
 // cluster-wide order: no event is written meanwhile), as store/sqlite/summaries.ts does on SQLite
 // and explains.
 import { sql } from "drizzle-orm";
-import { MAX_VALUES, place, type Summarized, SummaryDeltas } from "../summary/deltas.ts";
+import { type Build, MAX_VALUES, place, SummaryDeltas, type Victim } from "../summary/deltas.ts";
 import type { PgDb } from "./db.ts";
-
-export type Victim = Summarized & { id: number };
 
 const SUMMARY_TABLES = ["event_counts", "tag_counts", "activity", "summary_keys", "summary_values"];
 
@@ -123,17 +121,6 @@ export async function rebuildSummaries(db: PgDb, projectId: number): Promise<voi
         DO UPDATE SET through = -1, counted = 0, active_through = NULL, active_user = NULL, active_ts = NULL, active_id = NULL, active_done = 0`,
   );
 }
-
-type Build = {
-  projectId: number;
-  through: number;
-  counted: number;
-  activeThrough: number | null;
-  activeUser: string | null;
-  activeTs: number | null;
-  activeId: number | null;
-  activeDone: number;
-};
 
 /**
  * One step of building (store/sqlite/summaries.ts says how): up to `limit` rows of a table of a

@@ -5,7 +5,7 @@
 // way, when nothing else narrows the events. Whatever needs the events themselves (distinct users,
 // a split by name, a split under filters) reads the matching events once, in one statement, and
 // counts them here.
-import { and, eq, sql } from "drizzle-orm";
+import { and, sql } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type {
   DroppedQuery,
@@ -16,6 +16,7 @@ import type {
   SeriesQuery,
 } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
+import { tagIs } from "../feed.ts";
 import { bucketOf, combine, DistinctUsers, narrowsEvents, zeros } from "../series.ts";
 import type { Db } from "./db.ts";
 import { funnelStore } from "./funnel.ts";
@@ -133,7 +134,7 @@ export function analyticsStore(db: Db, searching: () => Db) {
         {
           db,
           from: "event_tags",
-          where: and(eq(eventTags.projectId, projectId), eq(eventTags.key, key), eq(eventTags.value, value))!,
+          where: tagIs(eventTags, projectId, [key, value]),
           ts: "event_tags.ts",
         },
         q.bounds,

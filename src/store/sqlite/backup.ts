@@ -97,7 +97,8 @@ export function copyDatabase(sqlite: Database, target: string): void {
   fsyncPath(dir); // the rename is on disk only once its directory is
 }
 
-function fsyncPath(path: string): void {
+/** Waits until what is written to the file (or a directory's entries) at `path` is on disk. */
+export function fsyncPath(path: string): void {
   const fd = openSync(path, "r");
   try {
     fsyncSync(fd);

@@ -1,9 +1,10 @@
 // Where a question's events are read from on SQLite, driven as the feed drives them: the events'
 // time index, or the tag index for a first tag. Shared by the raw series (analytics.ts) and the
 // summaries' reads of the parts of an hour at a bucket's ends (summary-reads.ts).
-import { and, eq, type SQL } from "drizzle-orm";
+import { and, type SQL } from "drizzle-orm";
 import type { GroupBy } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
+import { tagIs } from "../feed.ts";
 import { narrowsEvents } from "../series.ts";
 import type { Db } from "./db.ts";
 import { conditions } from "./events.ts";
@@ -19,11 +20,7 @@ export function eventSource(db: Db, searching: () => Db, filter: EventFilter, ne
   const [first, ...others] = scoped.tags ?? [];
   if (!first) return { db: from, from: "events", where: and(...conditions(scoped, []))!, ts: "events.ts" };
   // The first tag drives from its index (project, key, value, ts): a range per bucket.
-  const byTag = and(
-    eq(eventTags.projectId, scoped.projectId!),
-    eq(eventTags.key, first[0]),
-    eq(eventTags.value, first[1]),
-  )!;
+  const byTag = tagIs(eventTags, scoped.projectId!, first);
   const rest = { ...scoped, tags: others, projectId: undefined };
   if (!needsEvents && !narrowsEvents(rest) && rest.channel === undefined)
     return { db: from, from: "event_tags", where: byTag, ts: "event_tags.ts" };

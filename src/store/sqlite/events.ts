@@ -1,13 +1,14 @@
 // Events: the insert on the ingest path (prepared once), and keyset-paginated listing by event
 // time. Never OFFSET: every page is an index seek from the last row of the previous one.
 import { toEvent } from "../rows.ts";
-import { and, desc, eq, gt, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, type Column, desc, eq, gt, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { EventFilter } from "../../model/filter.ts";
 import type { Db } from "./db.ts";
-import type { SummaryKeeper, Victim } from "./summaries.ts";
+import type { Victim } from "../summary/deltas.ts";
+import type { SummaryKeeper } from "./summaries.ts";
 import { eventTags } from "./manual-tables.ts";
 import { channels, events } from "./schema.ts";
+import { eventConditions, keyset, tagIs } from "../feed.ts";
 import { ftsQuery } from "../search-tokens.ts";
 import { narrowsEvents } from "../series.ts";
 import type { Page } from "../store.ts";
@@ -146,14 +147,7 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
               .select({ one: sql`1` })
               .from(eventTags)
               .innerJoin(events, eq(events.id, eventTags.eventId))
-              .where(
-                and(
-                  eq(eventTags.projectId, filter.projectId),
-                  eq(eventTags.key, firstTag[0]),
-                  eq(eventTags.value, firstTag[1]),
-                  ...conditions(filter, otherTags),
-                ),
-              )
+              .where(and(tagIs(eventTags, filter.projectId, firstTag), ...conditions(filter, otherTags)))
           : db
               .select({ one: sql`1` })
               .from(events)
@@ -250,9 +244,7 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
             .innerJoin(events, eq(events.id, eventTags.eventId))
             .where(
               and(
-                eq(eventTags.projectId, projectId),
-                eq(eventTags.key, firstTag[0]),
-                eq(eventTags.value, firstTag[1]),
+                tagIs(eventTags, projectId, firstTag),
                 gte(eventTags.ts, start),
                 lt(eventTags.ts, end),
                 ...conditions(scoped, otherTags),
@@ -323,7 +315,7 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
   function listByTag(
     from: Db,
     filter: EventFilter & Page,
-    [key, value]: [string, string],
+    tag: [string, string],
     where: SQL | undefined,
     newestFirst: boolean,
   ): StoredEvent[] {
@@ -333,15 +325,7 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
       .select(columns)
       .from(eventTags)
       .innerJoin(events, eq(events.id, eventTags.eventId))
-      .where(
-        and(
-          eq(eventTags.projectId, filter.projectId!),
-          eq(eventTags.key, key),
-          eq(eventTags.value, value),
-          page,
-          where,
-        ),
-      )
+      .where(and(tagIs(eventTags, filter.projectId!, tag), page, where))
       .orderBy(...order)
       .limit(filter.limit)
       .all()
@@ -350,27 +334,15 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
 }
 
 /** `+column`: the same value, but SQLite will not pick an index for it. */
-const unindexed = (column: AnySQLiteColumn): SQL => sql`+${column}`;
-const indexed = (column: AnySQLiteColumn): SQL => sql`${column}`;
+const unindexed = (column: Column): SQL => sql`+${column}`;
+const indexed = (column: Column): SQL => sql`${column}`;
 
 export function conditions(
   filter: EventFilter,
   tags: [string, string][],
-  col: (c: AnySQLiteColumn) => SQL = indexed,
+  col: (c: Column) => SQL = indexed,
 ): (SQL | undefined)[] {
-  const channelId =
-    filter.channel === undefined
-      ? undefined
-      : sql`(select ${channels.id} from ${channels} where ${channels.projectId} = ${filter.projectId ?? -1} and ${channels.name} = ${filter.channel})`;
-  const list: (SQL | undefined)[] = [
-    filter.projectId === undefined ? undefined : eq(col(events.projectId), filter.projectId),
-    channelId === undefined ? undefined : eq(col(events.channelId), channelId),
-    filter.userId === undefined ? undefined : eq(col(events.userId), filter.userId),
-    filter.event === undefined ? undefined : eq(col(events.name), filter.event),
-    filter.from === undefined ? undefined : gte(col(events.ts), filter.from),
-    filter.to === undefined ? undefined : lt(col(events.ts), filter.to),
-    filter.liveOnly ? eq(col(events.historical), false) : undefined,
-  ];
+  const list = eventConditions(filter, events, channels, col);
   for (const [key, value] of tags) {
     // Every column of event_tags' key is known per row: a point lookup, not a scan.
     list.push(
@@ -401,18 +373,4 @@ function fewMatches(db: Db, match: string): boolean {
     )
     .get(match, FEW_MATCHES + 1);
   return (row?.n ?? 0) <= FEW_MATCHES;
-}
-
-// The bound on time alone repeats what the OR says, because the planner cannot seek on an OR:
-// without it, a page far into a big project walked the index past every row before the position.
-function keyset(tsColumn: SQL, idColumn: SQL, filter: Page): SQL | undefined {
-  if (filter.before) {
-    const { ts, id } = filter.before;
-    return and(lte(tsColumn, ts), or(lt(tsColumn, ts), and(eq(tsColumn, ts), lt(idColumn, id))));
-  }
-  if (filter.after) {
-    const { ts, id } = filter.after;
-    return and(gte(tsColumn, ts), or(gt(tsColumn, ts), and(eq(tsColumn, ts), gt(idColumn, id))));
-  }
-  return undefined;
 }

@@ -12,9 +12,8 @@ import type { Repositories, Store } from "../store.ts";
 import { storeFront } from "../front.ts";
 import { backupDatabase, refuseDatabaseFiles } from "./backup.ts";
 import { openDatabase, openReader, type SyncMode } from "./db.ts";
-import { deletedThrough, prepareSearch, searchPath } from "./search.ts";
+import { indexedThrough, prepareSearch, searchPath } from "./search.ts";
 import { snapshotEvents } from "./snapshot.ts";
-import { usersThrough } from "./users-index.ts";
 import { startIndexer } from "./indexer.ts";
 import { Writer } from "./writer.ts";
 import { summaryKeeper } from "./summaries.ts";
@@ -96,8 +95,8 @@ export function openSqliteStore(
       reader.query("SELECT 1").get();
     },
     async prune(now, limits) {
-      const unindexed = searched() || background ? deletedThrough(searching().$client) : 0;
-      const followed = searched() || background ? usersThrough(searching().$client) : 0;
+      const unindexed = searched() || background ? indexedThrough(searching().$client, "deleted_through") : 0;
+      const followed = searched() || background ? indexedThrough(searching().$client, "users_through") : 0;
       await tx(async (r) => {
         await r.notifications.pruneDeliveries(limits.deliveriesBefore);
         await r.notifications.pruneSubscriptions(limits.subscriptionsBefore);

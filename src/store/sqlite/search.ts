@@ -149,10 +149,11 @@ export function searchIndexer(db: Database) {
   };
 }
 
-/** How far the index has removed deleted events: their records up to here can go. */
-export function deletedThrough(reader: Database): number {
-  return Number(
-    reader.query<{ value: string }, []>("SELECT value FROM search.search_state WHERE key = 'deleted_through'").get()
-      ?.value ?? 0,
-  );
+/**
+ * How far the index has gone ("deleted_through": deleted events it dropped; "users_through": changed
+ * profiles it followed): their records up to here can go.
+ */
+export function indexedThrough(reader: Database, key: "deleted_through" | "users_through"): number {
+  const query = reader.query<{ value: string }, [string]>("SELECT value FROM search.search_state WHERE key = ?");
+  return Number(query.get(key)?.value ?? 0);
 }

@@ -8,6 +8,7 @@ import type { Tags } from "../../model/event.ts";
 import {
   ACTIVITY,
   type ActivityDelta,
+  type Build,
   HOUR,
   MAX_VALUES,
   MONTH_DAYS,
@@ -16,6 +17,7 @@ import {
   type Summarized,
   SummaryDeltas,
   VALUES,
+  type Victim,
 } from "../summary/deltas.ts";
 
 type Bind = string | number | null;
@@ -40,25 +42,12 @@ export type TxHooks = {
   committed(): void;
 };
 
-/** An event being deleted, as its summaries need it. */
-export type Victim = Summarized & { id: number };
-
-/** A build under way (summary_builds): see the top of this file. */
-type Build = {
-  projectId: number;
-  through: number;
-  counted: number;
-  activeThrough: number | null;
-  activeUser: string | null;
-  activeTs: number | null;
-  activeId: number | null;
-  activeDone: number;
-};
-
 /** What the writer keeps of a project's new events while its summaries are built: its counts, its activity. */
 type Kept = { counts: boolean; activity: boolean };
 const KEPT_ALL: Kept = { counts: true, activity: true };
 
+const BUILD =
+  "project_id AS projectId, through, counted, active_through AS activeThrough, active_user AS activeUser, active_ts AS activeTs, active_id AS activeId, active_done AS activeDone";
 const EVENT = "id, project_id AS projectId, channel_id AS channelId, event AS name, ts, user_id AS userId, tags";
 type EventRow = Omit<Victim, "tags"> & { tags: string | null };
 /** The tags of the last few events read, parsed: a build reads many events with the same tags (read only). */
@@ -98,12 +87,8 @@ const KNOWN_ROWS = 200_000;
 export function summaryKeeper(sqlite: Database, othersWrote: () => number = () => 0) {
   const q = <T = unknown>(sql: string) => sqlite.prepare<T, Bind[]>(sql);
   const s = {
-    building: q<Build>(
-      "SELECT project_id AS projectId, through, counted, active_through AS activeThrough, active_user AS activeUser, active_ts AS activeTs, active_id AS activeId, active_done AS activeDone FROM summary_builds WHERE project_id = ?",
-    ),
-    builds: q<Build>(
-      "SELECT project_id AS projectId, through, counted, active_through AS activeThrough, active_user AS activeUser, active_ts AS activeTs, active_id AS activeId, active_done AS activeDone FROM summary_builds ORDER BY through",
-    ),
+    building: q<Build>(`SELECT ${BUILD} FROM summary_builds WHERE project_id = ?`),
+    builds: q<Build>(`SELECT ${BUILD} FROM summary_builds ORDER BY through`),
     keyCount: q<{ n: number }>("SELECT n FROM summary_keys WHERE project_id = ? AND kind = ? AND key = ?"),
     addValue: q("INSERT OR IGNORE INTO summary_values (project_id, kind, key, value) VALUES (?, ?, ?, ?)"),
     bumpKey: q<{ n: number }>(

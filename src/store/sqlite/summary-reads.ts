@@ -57,14 +57,7 @@ export function summaryReads(db: Db, searching: () => Db): SummaryReads {
       );
       const extra = [q.channelId, q.name].filter((v) => v !== undefined) as Bind[];
       const names = q.by === "channel" ? channelNames(q.projectId) : null;
-      return spans.map(([lo, hi]) => {
-        const found = new Map<Group, number>();
-        for (const [g, n] of statement.values(...params, lo, hi, ...extra) as [number | string | null, number][]) {
-          const group = names ? (names.get(g as number) ?? null) : (g as Group);
-          found.set(group, (found.get(group) ?? 0) + n);
-        }
-        return found;
-      });
+      return spans.map(([lo, hi]) => summed(statement.values(...params, lo, hi, ...extra), names));
     },
 
     async tagCounts(q, spans) {
@@ -104,14 +97,7 @@ export function summaryReads(db: Db, searching: () => Db): SummaryReads {
     async rawCounts(filter, by, spans) {
       if (!spans.length) return [];
       const { statement, names } = rawStatement(filter, by, "count(*)", "GROUP BY 1");
-      return spans.map(([lo, hi]) => {
-        const found = new Map<Group, number>();
-        for (const [g, n] of statement.values(lo, hi) as [number | string | null, number][]) {
-          const group = names ? (names.get(g as number) ?? null) : (g as Group);
-          found.set(group, (found.get(group) ?? 0) + n);
-        }
-        return found;
-      });
+      return spans.map(([lo, hi]) => summed(statement.values(lo, hi), names));
     },
 
     async rawUsers(filter, by, spans) {
@@ -140,4 +126,14 @@ export function summaryReads(db: Db, searching: () => Db): SummaryReads {
       names,
     };
   }
+}
+
+/** Sums per group from rows of (group, n); `names`: a channel's name for its id, when the groups are channels. */
+function summed(rows: unknown[][], names: Map<number, string> | null): Map<Group, number> {
+  const found = new Map<Group, number>();
+  for (const [g, n] of rows as [number | string | null, number][]) {
+    const group = names ? (names.get(g as number) ?? null) : (g as Group);
+    found.set(group, (found.get(group) ?? 0) + n);
+  }
+  return found;
 }

@@ -221,11 +221,3 @@ export function usersIndexer(db: Database) {
     },
   };
 }
-
-/** How far the index has followed profile_changes: the records up to here can go. */
-export function usersThrough(reader: Database): number {
-  return Number(
-    reader.query<{ value: string }, []>("SELECT value FROM search.search_state WHERE key = 'users_through'").get()
-      ?.value ?? 0,
-  );
-}

@@ -61,6 +61,21 @@ export type Summarized = {
   tags: Tags | null;
 };
 
+/** An event being deleted, as its summaries need it. */
+export type Victim = Summarized & { id: number };
+
+/** A build under way (summary_builds): store/sqlite/summaries.ts says how it goes. */
+export type Build = {
+  projectId: number;
+  through: number;
+  counted: number;
+  activeThrough: number | null;
+  activeUser: string | null;
+  activeTs: number | null;
+  activeId: number | null;
+  activeDone: number;
+};
+
 export type CountDelta = { projectId: number; hour: number; channelId: number; name: string; n: number };
 export type TagDelta = { projectId: number; key: string; value: string; hour: number; n: number };
 export type ActivityDelta = {
