@@ -151,8 +151,8 @@ describeBrowser("projects and channels", () => {
       await page.goto(server.url + "/p/default");
       await page.click("[data-testid=new-project]");
       const input = page.locator("#new-project-name");
-      await input.waitFor({ state: "visible", timeout: STEP_TIMEOUT });
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe("new-project-name");
+      // The cursor goes into the form on the tick after it shows: wait for it, as a user would.
+      await page.waitForFunction(() => document.activeElement?.id === "new-project-name", null, { timeout: STEP_TIMEOUT });
 
       await input.pressSequentially("Bad Name", { delay: 20 });
       await page

@@ -395,8 +395,8 @@ describeBrowser("the “+” name forms", () => {
       await signIn(page, server);
       const plus = page.locator("[data-testid=new-project]");
       await plus.click();
-      await page.locator("#new-project-name").waitFor({ state: "visible" });
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe("new-project-name");
+      // The cursor goes into the form on the tick after it shows: wait for it, as a user would.
+      await page.waitForFunction(() => document.activeElement?.id === "new-project-name");
       expect(await plus.getAttribute("aria-expanded")).toBe("true");
       await page.keyboard.type("half");
       await page.keyboard.press("Escape");
