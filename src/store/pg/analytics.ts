@@ -12,7 +12,7 @@ import type { EventFilter } from "../../model/filter.ts";
 import { combine, narrowsEvents, otherLine, topGroups, zeros } from "../series.ts";
 import type { AnalyticsRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
-import { tsQuery } from "./events.ts";
+import { tsQuery } from "./event-source.ts";
 import { funnelQueries } from "./funnel.ts";
 import { summaryReads } from "./summary-reads.ts";
 import { summarySeries } from "../summary/series.ts";

@@ -4,6 +4,7 @@
 import { SQL } from "bun";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/bun-sql";
+import type { SQL as Query } from "drizzle-orm";
 import { AppError, BadRequest, Conflict, StorageUnavailable } from "../../errors.ts";
 import * as schema from "./schema.ts";
 
@@ -94,6 +95,10 @@ export function toStorageError(error: unknown): AppError {
   return new StorageUnavailable("the database could not commit");
 }
 
+/** What a failed read becomes: the database being unreachable is the service's trouble (503, retry later), not a bug (500). */
+export const readFailure = (error: unknown): unknown =>
+  isStorageFailure(error) ? toStorageError(error) : nulRefused(error);
+
 /** Text with the NUL character that reached a query anyway: the request's fault (400), never a 500. */
 export function nulRefused(error: unknown): unknown {
   if (cause(error).errno === "22021")
@@ -108,6 +113,11 @@ export function raced(error: unknown): unknown {
       "Something this refers to was deleted a moment ago (a project, a channel or a member). Reload and try again.",
     );
   return error;
+}
+
+/** A query's rows, as a plain array. */
+export async function rows<T>(db: PgDb, query: Query): Promise<T[]> {
+  return [...((await db.execute(query)) as unknown as T[])];
 }
 
 /** A plain-text description of a connection problem, for the start-up error; `named`: where the URL was given. */

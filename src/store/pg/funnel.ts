@@ -13,7 +13,7 @@ import type { Ctx } from "./context.ts";
 import { firstSpan, firstStepDays, median } from "../funnel-walk.ts";
 import type { SummaryReads } from "../summary/reads.ts";
 
-import { conditions } from "./events.ts";
+import { conditions } from "./event-source.ts";
 
 /**
  * The events of step j in its range with their user (the first step's from `from` to `to`, the
