@@ -7,6 +7,7 @@
 // else is one statement that places each event in its bucket (width_bucket), keeps the groups with
 // the most and adds up the rest.
 import { and, type SQL, sql } from "drizzle-orm";
+import { rowsOn } from "./db.ts";
 import type { RetentionCounts, RetentionQuery, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import { combine, narrowsEvents, otherLine, topGroups, zeros } from "../series.ts";
@@ -27,7 +28,7 @@ const MAX_CELLS = 100_000;
 
 export function analyticsStore(ctx: Ctx): AnalyticsRepository {
   const { db } = ctx;
-  const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
+  const rows = rowsOn(db);
 
   /** One count per bucket, each an index range. */
   const perBucket = (source: Source, bounds: number[], extra?: SQL) => sql`(

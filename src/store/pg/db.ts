@@ -99,6 +99,12 @@ export function toStorageError(error: unknown): AppError {
 export const readFailure = (error: unknown): unknown =>
   isStorageFailure(error) ? toStorageError(error) : nulRefused(error);
 
+/** A read whose failure becomes what it means (readFailure). */
+export const asRead =
+  (fn: (...args: unknown[]) => Promise<unknown>) =>
+  (...args: unknown[]): Promise<unknown> =>
+    fn(...args).catch((error) => Promise.reject(readFailure(error)));
+
 /** Text with the NUL character that reached a query anyway: the request's fault (400), never a 500. */
 export function nulRefused(error: unknown): unknown {
   if (cause(error).errno === "22021")
@@ -115,10 +121,10 @@ export function raced(error: unknown): unknown {
   return error;
 }
 
-/** A query's rows, as a plain array. */
-export async function rows<T>(db: PgDb, query: Query): Promise<T[]> {
-  return [...((await db.execute(query)) as unknown as T[])];
-}
+/** How a raw query's rows are read on `db`: as a plain array. */
+export const rowsOn =
+  (db: PgDb) =>
+  async <T>(query: Query): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
 
 /** A plain-text description of a connection problem, for the start-up error; `named`: where the URL was given. */
 export function connectionProblem(error: unknown, url: string, named = "DATABASE_URL / --database-url"): string {

@@ -10,7 +10,7 @@ import { searchTokens } from "../search-tokens.ts";
 import type { EventRepository, Page } from "../store.ts";
 import type { SQL as SQL_ } from "bun";
 import { batchOf, type Ctx } from "./context.ts";
-import { rows } from "./db.ts";
+import { rowsOn } from "./db.ts";
 import { conditions, eventSource, within } from "./event-source.ts";
 import { idWords } from "./users-search.ts";
 import { buildSummaries, removeSummaries } from "./summaries.ts";
@@ -122,6 +122,7 @@ export async function onDisk(client: Pick<SQL_, "unsafe">, wal: string): Promise
 export function eventStore(ctx: Ctx): EventRepository {
   const { db } = ctx;
   const select = () => db.select(columns).from(events);
+  const rows = rowsOn(db);
 
   return {
     async insert(e: NewEvent, options?: { idNow?: boolean }) {
@@ -192,7 +193,6 @@ export function eventStore(ctx: Ctx): EventRepository {
       const source = eventSource(filter, true);
       const where = and(source.where, ...conditions({ from: filter.from, to: filter.to }, []));
       const [row] = await rows<{ n: number }>(
-        db,
         sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${source.from} ${where ? sql`WHERE ${where}` : sql``} LIMIT ${cap + 1}) m`,
       );
       return row?.n ?? 0;
@@ -225,7 +225,6 @@ export function eventStore(ctx: Ctx): EventRepository {
       const window = within(source, start, start + days * 86_400_000);
       const range = conditions({ from: filter.from, to: filter.to }, []);
       const found = await rows<{ channelId: number; day: number; n: number }>(
-        db,
         sql`SELECT events.channel_id AS "channelId", floor((${source.ts} - ${start}) / 86400000)::int AS day, count(*)::int AS n
               FROM ${source.from} WHERE ${and(source.where, window, ...range)} GROUP BY 1, 2`,
       );

@@ -1,7 +1,8 @@
 // What PostgreSQL tunes of metrics (the rest is store/aggregates/metrics.ts): the current value and
 // an increment as ingest writes them (one statement each, race-free between instances), with this
 // minute's point, and the history's buckets.
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { rowsOn } from "./db.ts";
 import type { TunedMetrics } from "../aggregates/metrics.ts";
 import { type EndRow, endsOf, metricColumns, metricValue, type SpanRow, toBuckets } from "../rows.ts";
 import type { Ctx } from "./context.ts";
@@ -10,7 +11,7 @@ import { metricHistory, metrics } from "./schema.ts";
 const MINUTE = 60_000;
 
 export function tunedMetrics({ db }: Ctx): TunedMetrics {
-  const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
+  const rows = rowsOn(db);
   const record = (metricId: number, now: number, valueNum: number | null, valueText: string | null) =>
     db
       .insert(metricHistory)

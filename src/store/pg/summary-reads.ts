@@ -2,7 +2,8 @@
 // the hourly counts per span (one statement for every span), the monthly activity rows a page at a
 // time (rows are read on the thread that acknowledges writes: a page is a few milliseconds of it),
 // and the few events of the parts of an hour at a bucket's ends.
-import { and, type SQL, sql } from "drizzle-orm";
+import { and, sql } from "drizzle-orm";
+import { rowsOn } from "./db.ts";
 import { MAX_VALUES } from "../summary/deltas.ts";
 import type { ActivityRow, Group, Span, SummaryReads } from "../summary/reads.ts";
 import type { Ctx } from "./context.ts";
@@ -19,7 +20,7 @@ const spanArrays = (spans: Span[]) => [
 
 export function summaryReads(ctx: Ctx): SummaryReads {
   const { db } = ctx;
-  const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
+  const rows = rowsOn(db);
 
   /** Sums per span and group, from rows of (span index, group, n). */
   const perSpan = <G>(n: number, found: { i: number; g: G; n: number }[]) => {
