@@ -5,10 +5,8 @@
 // cluster-wide order: no event is written meanwhile), as store/sqlite/summaries.ts does on SQLite
 // and explains.
 import { sql } from "drizzle-orm";
-import { type Build, MAX_VALUES, place, SummaryDeltas, type Victim } from "../summary/deltas.ts";
+import { type Build, MAX_VALUES, place, SUMMARY_TABLES, SummaryDeltas, type Victim } from "../summary/deltas.ts";
 import { type PgDb, rowsOn } from "./db.ts";
-
-const SUMMARY_TABLES = ["event_counts", "tag_counts", "activity", "summary_keys", "summary_values"];
 
 /**
  * Deleted events taken out: counted ones at once; their users' activity by what is left. When the
@@ -58,14 +56,10 @@ export async function removeSummaries(
        WHERE c.project_id = ${projectId} AND c.key = d.key AND c.value = d.value AND c.hour = d.hour
          AND NOT EXISTS (SELECT 1 FROM summary_keys k WHERE k.project_id = ${projectId} AND k.kind = 1 AND k.key = d.key AND k.n > ${MAX_VALUES})`);
   const hours = [...new Set(counted.map((v) => place(v.ts).hour))];
-  if (hours.length) {
+  for (const table of hours.length ? ["event_counts", "tag_counts"] : [])
     await db.execute(
-      sql`DELETE FROM event_counts WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
+      sql`DELETE FROM ${sql.raw(table)} WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
     );
-    await db.execute(
-      sql`DELETE FROM tag_counts WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
-    );
-  }
   const users = victims.filter((v) => v.userId !== null);
   if (!users.length) return;
   if (where.channelId !== undefined) {
@@ -134,7 +128,7 @@ export async function buildSummaries(db: PgDb, limit: number): Promise<boolean> 
   const clearing = list.find((b) => b.through < 0);
   if (clearing) {
     let left = 0;
-    for (const table of SUMMARY_TABLES) {
+    for (const table of Object.keys(SUMMARY_TABLES)) {
       const deleted = await rows<{ n: number }>(
         sql`WITH d AS (DELETE FROM ${sql.raw(table)} WHERE ctid IN (SELECT ctid FROM ${sql.raw(table)} WHERE project_id = ${clearing.projectId} LIMIT ${limit}) RETURNING 1) SELECT count(*)::int AS n FROM d`,
       );
