@@ -14,6 +14,7 @@ import type {
   SeriesQuery,
 } from "../model/analytics.ts";
 import type { CardRef, Chart, ChartChanges, NewChart } from "../model/chart.ts";
+import type { Check, CheckChanges, CheckKey, CheckMark, NewCheck } from "../model/check.ts";
 import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
 import type { Metric, MetricBucket, MetricPoint, MetricValue } from "../model/metric.ts";
@@ -372,6 +373,32 @@ export interface AlertRepository {
   latest(filters: (EventFilter & { projectId: number })[], until: number): Promise<(number | null)[]>;
 }
 
+export interface CheckRepository {
+  create(check: NewCheck, now: number): Promise<Check>;
+  find(id: number): Promise<Check | null>;
+  /**
+   * The checks a ping URL names, at most two (two: a slug that is not unique). With `lock`, in a
+   * write, they are held to the end of its transaction: another ping of the same check waits.
+   */
+  findBy(key: CheckKey, options?: { lock?: boolean }): Promise<Check[]>;
+  /** A project's checks, in the order they were made. */
+  list(projectId: number): Promise<Check[]>;
+  /** Null when there is no such check. */
+  update(id: number, changes: CheckChanges, now: number): Promise<Check | null>;
+  /** False when there was no such check. */
+  delete(id: number): Promise<boolean>;
+  /** The checks whose next_due is `now` or earlier, soonest first, at most `limit` (a range of an index). */
+  due(now: number, limit: number): Promise<Check[]>;
+  /** Writes `changes` only if the check still is at `from`; false when it was not. */
+  transition(id: number, from: CheckMark, changes: CheckChanges, now: number): Promise<boolean>;
+  /** In a write: holds checks' names (slugs, UUIDs, push tokens) to the end of the transaction, so a check-then-create cannot race. */
+  lockNames(): Promise<void>;
+  /** The project's ping key; null until one is made. */
+  pingKey(projectId: number): Promise<string | null>;
+  setPingKey(projectId: number, key: string, now: number): Promise<void>;
+  projectOfPingKey(key: string): Promise<number | null>;
+}
+
 export interface AuditRepository {
   record(entry: NewAuditEntry): Promise<void>;
   /** Newest first, before the entry with id `before` when given. */
@@ -401,6 +428,7 @@ export type Repositories = {
   analytics: AnalyticsRepository;
   charts: ChartRepository;
   alerts: AlertRepository;
+  checks: CheckRepository;
   audit: AuditRepository;
 };
 
@@ -559,6 +587,20 @@ export const ACCESS: { [R in keyof Repositories]: { [M in keyof Repositories[R]]
     checked: "write",
     counts: "alert",
     latest: "alert",
+  },
+  checks: {
+    create: "write",
+    find: "read",
+    findBy: "read",
+    list: "read",
+    update: "write",
+    delete: "write",
+    due: "read",
+    transition: "write",
+    lockNames: "write",
+    pingKey: "read",
+    setPingKey: "write",
+    projectOfPingKey: "read",
   },
   audit: { record: "write", list: "read", prune: "write" },
 };

@@ -8,6 +8,7 @@ import { openSqliteStore } from "../../src/store/sqlite/index.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../src/store/aggregates/idempotency.ts";
 import { ACCESS, type Store } from "../../src/store/store.ts";
 import type { NewAlert } from "../../src/model/alert.ts";
+import type { NewCheck } from "../../src/model/check.ts";
 import type { NewEvent } from "../../src/model/event.ts";
 import type { NewToken } from "../../src/model/token.ts";
 import { createDatabase, dropDatabase } from "../pg-cluster.ts";
@@ -618,6 +619,116 @@ describe("alert rules", () => {
       [b.id, null],
       [c.id, NOW + 30],
     ]);
+  });
+});
+
+describe("checks", () => {
+  let n = 0;
+  const check = (projectId: number, slug: string, more: Partial<NewCheck> = {}): NewCheck => ({
+    projectId,
+    name: `Job ${slug}`,
+    slug,
+    schedule: { kind: "period", seconds: 60 },
+    grace: 30,
+    channel: "checks",
+    uuid: `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`,
+    pushToken: `push-token-${String(n).padStart(21, "0")}`,
+    paused: false,
+    ...more,
+  });
+
+  test("are created new (or paused), found by id, UUID, push token and slug, listed, changed and deleted", async () => {
+    const projectId = await project();
+    const a = await store.checks.create(check(projectId, "backup"), NOW);
+    expect(a).toMatchObject({
+      state: "new",
+      since: NOW,
+      lastPing: null,
+      nextDue: null,
+      runs: {},
+      lastDurationMs: null,
+    });
+    const b = await store.checks.create(
+      check(projectId, "report", { schedule: { kind: "cron", expr: "0 3 * * *", tz: "Europe/Berlin" }, paused: true }),
+      NOW + 1,
+    );
+    expect(b).toMatchObject({ state: "paused", schedule: { kind: "cron", expr: "0 3 * * *", tz: "Europe/Berlin" } });
+    expect(await store.checks.find(a.id)).toEqual(a);
+    expect(await store.checks.find(999_999)).toBeNull();
+    expect(await store.checks.findBy({ uuid: a.uuid })).toEqual([a]);
+    expect(await store.checks.findBy({ pushToken: b.pushToken })).toEqual([b]);
+    expect(await store.checks.findBy({ projectId, slug: "report" })).toEqual([b]);
+    expect(await store.checks.findBy({ projectId, slug: "nothing" })).toEqual([]);
+    expect(await store.checks.findBy({ uuid: "\u0000" })).toEqual([]);
+    expect(await store.tx((r) => r.checks.findBy({ uuid: a.uuid }, { lock: true }))).toEqual([a]);
+    expect((await store.checks.list(projectId)).map((c) => c.id)).toEqual([a.id, b.id]);
+
+    const changed = await store.checks.update(
+      a.id,
+      { schedule: { kind: "cron", expr: "*/5 * * * *", tz: "UTC" }, state: "up", lastPing: NOW + 5, runs: { r1: NOW } },
+      NOW + 5,
+    );
+    expect(changed).toMatchObject({
+      schedule: { kind: "cron", expr: "*/5 * * * *", tz: "UTC" },
+      state: "up",
+      lastPing: NOW + 5,
+      runs: { r1: NOW },
+      name: "Job backup",
+      updatedAt: NOW + 5,
+    });
+    expect(await store.checks.update(a.id, { schedule: { kind: "period", seconds: 90 } }, NOW + 6)).toMatchObject({
+      schedule: { kind: "period", seconds: 90 },
+    });
+    expect(await store.checks.update(999_999, { paused: true }, NOW)).toBeNull();
+    expect(await store.checks.delete(b.id)).toBe(true);
+    expect(await store.checks.delete(b.id)).toBe(false);
+    expect(await store.checks.find(b.id)).toBeNull();
+  });
+
+  test("a slug left twice by hand is found twice; names are locked in a write", async () => {
+    const projectId = await project();
+    await store.checks.create(check(projectId, "twice"), NOW);
+    await store.checks.create(check(projectId, "twice"), NOW);
+    expect(await store.checks.findBy({ projectId, slug: "twice" })).toHaveLength(2);
+    await store.tx(async (r) => {
+      await r.checks.lockNames();
+    });
+  });
+
+  test("due ones come soonest first, up to a limit; a transition happens once", async () => {
+    const projectId = await project();
+    const a = await store.checks.create(check(projectId, "a"), NOW);
+    const b = await store.checks.create(check(projectId, "b"), NOW);
+    const c = await store.checks.create(check(projectId, "c"), NOW);
+    await store.checks.update(a.id, { state: "up", nextDue: NOW + 300 }, NOW);
+    await store.checks.update(b.id, { state: "up", nextDue: NOW + 100 }, NOW);
+    await store.checks.update(c.id, { state: "up", nextDue: NOW + 10_000_000 }, NOW);
+    const mine = async (now: number, limit = 100) =>
+      (await store.checks.due(now, limit)).filter((x) => x.projectId === projectId).map((x) => x.id);
+    expect(await mine(NOW + 50)).toEqual([]);
+    expect(await mine(NOW + 300)).toEqual([b.id, a.id]);
+    expect(await mine(NOW + 1_000)).toEqual([b.id, a.id]);
+    const from = { state: "up" as const, nextDue: NOW + 100 };
+    expect(
+      await store.checks.transition(b.id, from, { state: "down", nextDue: null, since: NOW + 200 }, NOW + 200),
+    ).toBe(true);
+    expect(
+      await store.checks.transition(b.id, from, { state: "down", nextDue: null, since: NOW + 201 }, NOW + 201),
+    ).toBe(false);
+    expect(await store.checks.find(b.id)).toMatchObject({ state: "down", nextDue: null, since: NOW + 200 });
+    expect(await mine(NOW + 1_000)).toEqual([a.id]);
+  });
+
+  test("a project's ping key is made, found, replaced, and names its project", async () => {
+    const projectId = await project();
+    expect(await store.checks.pingKey(projectId)).toBeNull();
+    await store.checks.setPingKey(projectId, "key-one-aaaaaaaaaaaaaa", NOW);
+    expect(await store.checks.pingKey(projectId)).toBe("key-one-aaaaaaaaaaaaaa");
+    expect(await store.checks.projectOfPingKey("key-one-aaaaaaaaaaaaaa")).toBe(projectId);
+    await store.checks.setPingKey(projectId, "key-two-bbbbbbbbbbbbbb", NOW + 1);
+    expect(await store.checks.pingKey(projectId)).toBe("key-two-bbbbbbbbbbbbbb");
+    expect(await store.checks.projectOfPingKey("key-one-aaaaaaaaaaaaaa")).toBeNull();
+    expect(await store.checks.projectOfPingKey("key-two-bbbbbbbbbbbbbb")).toBe(projectId);
   });
 });
 

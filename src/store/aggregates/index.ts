@@ -3,6 +3,7 @@
 // tuned methods over it, put together in the stores' wiring; events and analytics stay per store.
 import type { Repositories } from "../store.ts";
 import { chartStore } from "./charts.ts";
+import { checkStore } from "./checks.ts";
 import { metaStore } from "./meta.ts";
 import { auditStore } from "./audit.ts";
 import { idempotencyStore } from "./idempotency.ts";
@@ -14,6 +15,7 @@ import { userStore } from "./users.ts";
 
 export type PlainAggregate =
   | "charts"
+  | "checks"
   | "meta"
   | "audit"
   | "idempotency"
@@ -25,6 +27,7 @@ export type PlainAggregate =
 export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> {
   return {
     charts: chartStore(sql),
+    checks: checkStore(sql),
     meta: metaStore(sql),
     audit: auditStore(sql),
     idempotency: idempotencyStore(sql),

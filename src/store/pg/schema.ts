@@ -489,6 +489,56 @@ export const alerts = pgTable(
   (t) => [index("alerts_project").on(t.projectId)],
 );
 
+// Checks (domain/checks.ts), the same table as SQLite's (store/sqlite/schema.ts says why it is so).
+export const checks = pgTable(
+  "checks",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    uuid: text("uuid").notNull(),
+    pushToken: text("push_token").notNull(),
+    channel: text("channel").notNull(),
+    period: bigint("period", { mode: "number" }),
+    cron: text("cron"),
+    tz: text("tz"),
+    grace: bigint("grace", { mode: "number" }).notNull(),
+    paused: boolean("paused").notNull(),
+    state: text("state", { enum: ["new", "up", "started", "down", "paused"] }).notNull(),
+    since: millis("since").notNull(),
+    lastPing: millis("last_ping"),
+    lastStart: millis("last_start"),
+    lastStartRid: text("last_start_rid"),
+    runs: text("runs").notNull(),
+    nextDue: millis("next_due"),
+    lastDuration: millis("last_duration"),
+    createdAt: millis("created_at").notNull(),
+    updatedAt: millis("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("checks_uuid").on(t.uuid),
+    uniqueIndex("checks_push_token").on(t.pushToken),
+    index("checks_project_slug").on(t.projectId, t.slug),
+    index("checks_next_due").on(t.nextDue),
+  ],
+);
+
+// A project's ping key (store/sqlite/schema.ts).
+export const checkKeys = pgTable(
+  "check_keys",
+  {
+    projectId: integer("project_id")
+      .primaryKey()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    pingKey: text("ping_key").notNull(),
+    createdAt: millis("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("check_keys_ping_key").on(t.pingKey)],
+);
+
 // Summaries of the events (store/summary/deltas.ts), the same tables as SQLite's (drizzle/sqlite/
 // 0014_summaries.sql): kept by a trigger on events in the statement that inserts them, so every
 // writer keeps them (drizzle/pg/0008_summaries.sql); built in the background for events from before

@@ -450,3 +450,56 @@ export const alerts = sqliteTable(
   },
   (t) => [index("alerts_project").on(t.projectId)],
 );
+
+// Checks (domain/checks.ts): what each expects of its pings and what they made of it, changed with
+// the ping's event in one transaction. Silence is found by next_due (the round reads the due ones
+// in its order); a slug is unique in its project by the service, not here, so a duplicate left by
+// hand answers 409 rather than picking one.
+export const checks = sqliteTable(
+  "checks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    uuid: text("uuid").notNull(),
+    pushToken: text("push_token").notNull(),
+    channel: text("channel").notNull(),
+    period: integer("period"),
+    cron: text("cron"),
+    tz: text("tz"),
+    grace: integer("grace").notNull(),
+    paused: integer("paused", { mode: "boolean" }).notNull(),
+    state: text("state", { enum: ["new", "up", "started", "down", "paused"] }).notNull(),
+    since: integer("since").notNull(),
+    lastPing: integer("last_ping"),
+    lastStart: integer("last_start"),
+    lastStartRid: text("last_start_rid"),
+    runs: text("runs").notNull(),
+    nextDue: integer("next_due"),
+    lastDuration: integer("last_duration"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("checks_uuid").on(t.uuid),
+    uniqueIndex("checks_push_token").on(t.pushToken),
+    index("checks_project_slug").on(t.projectId, t.slug),
+    index("checks_next_due").on(t.nextDue),
+  ],
+);
+
+// A project's ping key: /ping/<key>/<slug> names its checks by slug. Made when first asked for.
+export const checkKeys = sqliteTable(
+  "check_keys",
+  {
+    projectId: integer("project_id")
+      .primaryKey()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    pingKey: text("ping_key").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("check_keys_ping_key").on(t.pingKey)],
+);
