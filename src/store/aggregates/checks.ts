@@ -5,7 +5,7 @@
 import { and, asc, eq, isNotNull, isNull, lte, type SQL } from "drizzle-orm";
 import type { Check, CheckChanges, CheckKey, CheckMark, NewCheck } from "../../model/check.ts";
 import type { CheckRepository } from "../store.ts";
-import type { Sql } from "./sql.ts";
+import { hasNul, type Sql } from "./sql.ts";
 
 type Row = Sql["t"]["checks"]["$inferSelect"];
 type RowChanges = Partial<Row>;
@@ -86,6 +86,7 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
     },
 
     async findBy(key, options) {
+      if (Object.values(key).some((v) => typeof v === "string" && hasNul(v))) return [];
       // Two at most: one is the check, two say the slug is not unique.
       const read = db.select().from(checks).where(where(key)).orderBy(asc(checks.id)).limit(2);
       return (options?.lock ? await forUpdate(read) : await read).map(toCheck);
@@ -156,6 +157,7 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
     },
 
     async projectOfPingKey(key) {
+      if (hasNul(key)) return null;
       const [row] = await db
         .select({ projectId: checkKeys.projectId })
         .from(checkKeys)
