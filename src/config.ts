@@ -97,6 +97,12 @@ export const settings = {
     bytes,
     "largest request body accepted by the API (bytes, or with KiB/MiB)",
   ),
+  pingBodyLimit: spec(
+    "SIGNALBOARD_PING_BODY_LIMIT",
+    "10000",
+    bytes,
+    "how much of a check's ping body is kept as its event's description (bytes, or with KiB); the rest is cut off, and a body over 100 KB is refused",
+  ),
   writer: spec(
     "SIGNALBOARD_WRITER",
     "inline",
@@ -121,6 +127,12 @@ export const settings = {
     "120/m",
     rate,
     "API requests with a missing or bad token, per client IP",
+  ),
+  rateLimitPing: spec(
+    "SIGNALBOARD_RATE_LIMIT_PING",
+    "60/m",
+    rate,
+    "pings per check URL (a UUID, a ping key and slug, or a push token), per instance; 0 turns it off",
   ),
   rateLimitLogin: spec("SIGNALBOARD_RATE_LIMIT_LOGIN", "10/m", rate, "failed dashboard logins per client IP"),
   sessionTtl: spec("SIGNALBOARD_SESSION_TTL", "30d", duration, "how long a dashboard sign-in lasts"),

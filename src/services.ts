@@ -5,6 +5,9 @@ import { type Clock, systemClock } from "./clock.ts";
 import { type Config, safeUrl } from "./config.ts";
 import { accountService, type PasswordCost } from "./domain/accounts.ts";
 import { AlertRunner } from "./domain/alert-runner.ts";
+import { pingService } from "./domain/check-pings.ts";
+import { checkRunner } from "./domain/check-runner.ts";
+import { checkService } from "./domain/checks.ts";
 import { alertService } from "./domain/alerts.ts";
 import { analyticsService } from "./domain/analytics.ts";
 import { auditService } from "./domain/audit.ts";
@@ -158,10 +161,12 @@ function servicesOf(
   const loginRate = config.rateLimitLogin;
   const feed = feedService(store);
   const analytics = analyticsService(store, feed);
+  const checksSilence = checkRunner(store, announce, { baseUrl: config.baseUrl });
   const alertRunner = new AlertRunner(store, hub, announce, {
     intervalMs: config.alertInterval * 1000,
     baseUrl: config.baseUrl,
     clock,
+    alsoEachRound: (now) => checksSilence.round(now),
   });
   const running: { stop(): Promise<void> }[] = [];
   const digests = digestService(store, { baseUrl: config.baseUrl, clock });
@@ -193,6 +198,10 @@ function servicesOf(
     analytics,
     charts: chartService(store, analytics, feed),
     alerts: { ...alertService(store, { clock }), runner: alertRunner },
+    checks: {
+      ...checkService(store, { clock }),
+      pings: pingService(store, announce, { baseUrl: config.baseUrl, clock }),
+    },
     transfer: transferService(store),
     devices: deviceService(store, outbound),
     deviceAdmin: deviceAdmin(store),

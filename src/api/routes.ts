@@ -10,6 +10,7 @@ import { healthRoutes } from "./health.ts";
 import { ingestRoutes } from "./ingest.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { openApiRoute } from "./openapi.ts";
+import { pingRoutes } from "./pings.ts";
 import { readRoutes } from "./read.ts";
 import { streamRoutes } from "./stream.ts";
 
@@ -23,6 +24,7 @@ export function apiRoutes(services: Services, edge: Edge): Route[] {
     ...integrationRoutes(services),
     ...streamRoutes(services, edge),
     ...healthRoutes(services, edge),
+    ...pingRoutes(services),
   ];
   return [...routes, openApiRoute(routes, services.config.baseUrl, services.version)];
 }

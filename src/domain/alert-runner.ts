@@ -27,8 +27,16 @@ export { deadline } from "./alert-kinds/absence.ts";
 /** The channel where a project's alerts are recorded. */
 export const ALERTS_CHANNEL = "alerts";
 
-/** `clock`: the time rounds see, and what runs them every `intervalMs` (the system's unless given). */
-export type RunnerOptions = { intervalMs: number; baseUrl: string; clock?: Clock };
+/**
+ * `clock`: the time rounds see, and what runs them every `intervalMs` (the system's unless given).
+ * `alsoEachRound`: what else is watched on the rules' round, on the same turn (the checks' silence).
+ */
+export type RunnerOptions = {
+  intervalMs: number;
+  baseUrl: string;
+  clock?: Clock;
+  alsoEachRound?: (now: number) => Promise<unknown>;
+};
 
 /**
  * The events that absence rules with one filter watch: when the latest happened (undefined until
@@ -135,6 +143,7 @@ export class AlertRunner {
           rules.map((r) => r.id),
           now,
         );
+      await this.options.alsoEachRound?.(now);
       result = { ...result, checked: rules.length };
       this.stats.rounds++;
       this.stats.lastRoundMs = performance.now() - started;

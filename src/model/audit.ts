@@ -26,7 +26,11 @@ export type AuditAction =
   | "integration.deleted"
   | "alert.created"
   | "alert.changed"
-  | "alert.deleted";
+  | "alert.deleted"
+  | "check.created"
+  | "check.changed"
+  | "check.deleted"
+  | "check.ping-key";
 
 /** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */
 export type AuditEntry = {

@@ -37,6 +37,9 @@ const PUBLIC = [
   "GET /apple-touch-icon.png",
   "GET /web/ls.js",
   "GET /feedback/ls.js",
+  ...["GET", "POST"].flatMap((method) =>
+    ["/ping/:a", "/ping/:a/:b", "/ping/:a/:b/:c", "/api/push/:token"].map((path) => `${method} ${path}`),
+  ),
 ];
 
 const name = (r: Pick<Route, "method" | "path">) => `${r.method} ${r.path}`;

@@ -63,6 +63,10 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "alert.created": "Alert rule created",
   "alert.changed": "Alert rule changed",
   "alert.deleted": "Alert rule deleted",
+  "check.created": "Check created",
+  "check.changed": "Check changed",
+  "check.deleted": "Check deleted",
+  "check.ping-key": "Ping key made anew",
 };
 
 /** `older`: the id to ask the next page before, when there is one. */

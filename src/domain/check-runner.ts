@@ -1,0 +1,65 @@
+// Silence: on each round of the alert runner (SIGNALBOARD_ALERT_INTERVAL, on one instance at a time
+// when several share PostgreSQL), the checks whose next_due has passed go down: no success within
+// their period (or by their next scheduled time) plus grace, or a start with no finish within grace.
+// They are read from the next_due index a batch at a time, and each is changed only if it still is
+// where the round saw it (a ping may have come meanwhile), with its notice in the same transaction.
+import { log } from "../logger.ts";
+import type { Announce } from "../live/hub.ts";
+import type { Check } from "../model/check.ts";
+import type { Project } from "../model/project.ts";
+import type { Store } from "../store/store.ts";
+import type { CheckChange } from "./check-notices.ts";
+import { announceWritten, writeNotice } from "./check-pings.ts";
+
+/** Checks read and changed in one transaction; a round takes as many batches as are due. */
+const BATCH = 100;
+/** A round stops after this many batches (the next round goes on): a round has an end, whatever is due. */
+const MAX_BATCHES = 100;
+
+export function checkRunner(store: Store, announce: Announce, { baseUrl }: { baseUrl: string }) {
+  /** Down, for a check due at `now`: why it is. */
+  const changeOf = (c: Check): CheckChange => ({ to: "down", why: c.state === "started" ? "unfinished" : "silent" });
+
+  async function downBatch(due: Check[], now: number): Promise<number> {
+    const written = { events: [], channels: [] } as Parameters<typeof announceWritten>[1];
+    const projects = new Map<number, Project | null>();
+    for (const c of due)
+      if (!projects.has(c.projectId)) projects.set(c.projectId, await store.projects.findById(c.projectId));
+    const changed = await store.tx(async (tx) => {
+      written.events = [];
+      written.channels = [];
+      let n = 0;
+      for (const c of due) {
+        const project = projects.get(c.projectId);
+        if (!project || c.paused || (c.state !== "up" && c.state !== "started")) continue;
+        const down = { state: "down" as const, since: now, nextDue: null };
+        if (!(await tx.checks.transition(c.id, { state: c.state, nextDue: c.nextDue }, down, now))) continue;
+        await writeNotice(tx, project, c, changeOf(c), { baseUrl, now }, written);
+        n++;
+      }
+      return n;
+    });
+    announceWritten(announce, written);
+    for (const event of written.events)
+      log.info("check", { project: event.projectId, name: event.name, state: event.tags?.state ?? null });
+    return changed;
+  }
+
+  return {
+    /** Every check due by `now` goes down, once; how many did. Call it on the alert runner's turn. */
+    async round(now: number): Promise<number> {
+      let changed = 0;
+      for (let i = 0; i < MAX_BATCHES; i++) {
+        const due = await store.checks.due(now, BATCH);
+        if (!due.length) break;
+        const n = await downBatch(due, now);
+        changed += n;
+        // Nothing of a batch could change (each changed meanwhile, or cannot be down): the rest waits for the next round.
+        if (n === 0) break;
+      }
+      return changed;
+    },
+  };
+}
+
+export type CheckRunner = ReturnType<typeof checkRunner>;

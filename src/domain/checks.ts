@@ -1,0 +1,291 @@
+// Checks: jobs and services that report by pinging (check-pings.ts takes the pings, check-runner.ts
+// notices silence). Made and changed here, with the API's names for things (seconds, push_token) and
+// a 400 naming the field for anything wrong; and each project's ping key, made when first asked for.
+import { randomBytes, randomUUID } from "node:crypto";
+import { Cron } from "croner";
+import { z } from "zod";
+import { type Clock, systemClock } from "../clock.ts";
+import { type FieldIssue, NotFound, ValidationError } from "../errors.ts";
+import { type Actor, COMMAND_LINE } from "../model/audit.ts";
+import { CHECKS_CHANNEL, type Check, type CheckSchedule, type CheckSpec } from "../model/check.ts";
+import type { Project } from "../model/project.ts";
+import type { Repositories, Store } from "../store/store.ts";
+import { cronProblem } from "./alert-kinds/absence.ts";
+import { audited } from "./audit.ts";
+import { zoneName } from "./calendar.ts";
+import * as rule from "./input-fields.ts";
+import { validate } from "./validation.ts";
+
+/** The shortest period (and silence round) a check may have, as for alert rules. */
+export const MIN_PERIOD = 5;
+const MAX_SECONDS = 366 * 86_400;
+/** What `?create=1` on a slug URL makes, as Healthchecks does: a ping a day, an hour late at most. */
+export const CREATED_BY_PING = { period: 86_400, grace: 3_600 } as const;
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const SLUG = /^[a-z0-9-]{1,100}$/;
+/** A ping key: 22 URL-safe characters, as Healthchecks' (16 random bytes in base64url). */
+export const PING_KEY = /^[A-Za-z0-9_-]{22}$/;
+export const PUSH_TOKEN = /^[A-Za-z0-9_.~-]{32}$/;
+
+const seconds = (what: string, min: number) =>
+  z
+    .number({ error: "must be a number of seconds" })
+    .min(min, `must be at least ${min}`)
+    .max(MAX_SECONDS, "must be at most 366 days")
+    .meta({ description: what });
+
+export const checkFields = {
+  name: rule.text(100, { nonEmpty: true }),
+  slug: z
+    .string({ error: "must be a string" })
+    .regex(SLUG, "must be 1-100 lowercase letters, digits or dashes")
+    .optional(),
+  period: seconds("Seconds between two pings at most.", MIN_PERIOD).optional(),
+  cron: rule.text(100).optional(),
+  tz: rule.text(64).optional(),
+  grace: seconds("Seconds a ping may be late, or a run may take.", 0).optional(),
+  channel: rule.channelName.optional(),
+  uuid: z.string({ error: "must be a string" }).regex(UUID, "must be a UUID").optional(),
+  push_token: z
+    .string({ error: "must be a string" })
+    .regex(PUSH_TOKEN, "must be 32 letters, digits or - _ . ~")
+    .optional(),
+  paused: z.boolean({ error: "must be true or false" }).optional(),
+};
+
+export const checkInput = z.object({ project: rule.projectName, ...checkFields }).strict();
+export const checkChanges = z.object({ ...checkFields, name: checkFields.name.optional() }).strict();
+
+export type CheckInput = z.input<typeof checkInput>;
+export type CheckChangesInput = z.input<typeof checkChanges>;
+type Fields = z.output<typeof checkChanges>;
+
+/** The slug a name makes: its letters and digits, lowercase, dashes between. */
+export function slugOf(name: string): string {
+  return name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 100);
+}
+
+/** When silence after `base` makes a check down: a period after it, or its next scheduled time; plus grace. */
+export function deadlineOf(schedule: CheckSchedule, grace: number, base: number): number | null {
+  if (schedule.kind === "period") return base + (schedule.seconds + grace) * 1000;
+  const next = new Cron(schedule.expr, { timezone: schedule.tz, paused: true }).nextRun(new Date(base));
+  return next ? next.getTime() + grace * 1000 : null;
+}
+
+/** The schedule the fields say, or their problems (each naming its field). */
+function scheduleOf(f: Fields, issues: FieldIssue[]): CheckSchedule {
+  if (f.period !== undefined && f.cron !== undefined)
+    issues.push({ path: "cron", type: "custom", message: "cron: give a period or a cron schedule, not both" });
+  if (f.cron === undefined) return { kind: "period", seconds: f.period ?? CREATED_BY_PING.period };
+  const tz = zoneName(f.tz ?? "UTC");
+  if (!tz) {
+    const message = `tz: ${JSON.stringify(f.tz)} is not a time zone; use an IANA name such as Europe/Berlin`;
+    issues.push({ path: "tz", type: "custom", message });
+    return { kind: "cron", expr: f.cron, tz: "UTC" };
+  }
+  const problem = cronProblem(f.cron, tz);
+  if (problem) issues.push({ path: "cron", type: "custom", message: `cron: ${problem}` });
+  return { kind: "cron", expr: f.cron, tz };
+}
+
+/** A new push token: 32 letters and digits, as Uptime Kuma makes them. */
+export function newPushToken(): string {
+  const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  return Array.from(randomBytes(32), (b) => letters[b % letters.length]).join("");
+}
+
+export const newPingKey = (): string => randomBytes(16).toString("base64url");
+
+/** The UUID, push token and slug are not another check's (in a write, with the names locked). */
+async function assertFree(
+  tx: Repositories,
+  spec: Pick<CheckSpec, "uuid" | "pushToken" | "slug">,
+  projectId: number,
+  self: number | null,
+): Promise<void> {
+  const issues: FieldIssue[] = [];
+  const taken = async (key: Parameters<Repositories["checks"]["findBy"]>[0]) =>
+    (await tx.checks.findBy(key)).some((c) => c.id !== self);
+  if (await taken({ projectId, slug: spec.slug }))
+    issues.push({ path: "slug", type: "custom", message: `slug: "${spec.slug}" is another check's in this project` });
+  if (await taken({ uuid: spec.uuid }))
+    issues.push({ path: "uuid", type: "custom", message: "uuid: another check has this UUID" });
+  if (await taken({ pushToken: spec.pushToken }))
+    issues.push({ path: "push_token", type: "custom", message: "push_token: another check has this push token" });
+  if (issues.length) throw new ValidationError(issues, "body");
+}
+
+/** The spec the fields make, over `base` (a check's, when changing one). */
+function specOf(f: Fields, base: CheckSpec | null): CheckSpec {
+  const issues: FieldIssue[] = [];
+  // A new time zone alone keeps the schedule's expression.
+  const cron = f.cron ?? (f.tz !== undefined && base?.schedule.kind === "cron" ? base.schedule.expr : undefined);
+  const schedule =
+    f.period === undefined && cron === undefined && base ? base.schedule : scheduleOf({ ...f, cron }, issues);
+  const name = f.name ?? base!.name;
+  const slug = f.slug ?? base?.slug ?? slugOf(name);
+  if (!SLUG.test(slug))
+    issues.push({
+      path: "slug",
+      type: "custom",
+      message: "slug: the name makes none; give one (lowercase letters, digits, dashes)",
+    });
+  if (issues.length) throw new ValidationError(issues, "body");
+  return {
+    name,
+    slug,
+    schedule,
+    grace: f.grace ?? base?.grace ?? CREATED_BY_PING.grace,
+    channel: f.channel ?? base?.channel ?? CHECKS_CHANNEL,
+    uuid: (f.uuid ?? base?.uuid ?? randomUUID()).toLowerCase(),
+    pushToken: f.push_token ?? base?.pushToken ?? newPushToken(),
+    paused: f.paused ?? base?.paused ?? false,
+  };
+}
+
+/** Makes a check in a write (the names locked first): what a ping's `?create=1` calls too. */
+export async function createCheck(
+  tx: Repositories,
+  project: Project,
+  f: Fields & { name: string },
+  now: number,
+): Promise<Check> {
+  const spec = specOf(f, null);
+  await tx.checks.lockNames();
+  await assertFree(tx, spec, project.id, null);
+  return tx.checks.create({ ...spec, projectId: project.id }, now);
+}
+
+/** When a changed check is due: its schedule and grace counted again from its last ping, or its open start. */
+function dueAfterChange(check: Check, spec: CheckSpec): number | null {
+  if (check.state === "up" && check.lastPing !== null) return deadlineOf(spec.schedule, spec.grace, check.lastPing);
+  if (check.state === "started" && check.lastStart !== null) return check.lastStart + spec.grace * 1000;
+  return check.nextDue;
+}
+
+const subject = (c: Check, project: string) => `check “${c.name}” (${c.slug}) of ${project}`;
+
+/** `clock`: the time checks are made and changed at (the system's unless given). */
+export function checkService(store: Store, { clock = systemClock }: { clock?: Clock } = {}) {
+  async function requireCheck(id: number): Promise<Check> {
+    const check = await store.checks.find(id);
+    if (!check) throw new NotFound(`Check ${id} does not exist.`);
+    return check;
+  }
+
+  async function projectOf(check: Check): Promise<Project> {
+    const project = await store.projects.findById(check.projectId);
+    if (!project) throw new NotFound(`Check ${check.id} does not exist.`);
+    return project;
+  }
+
+  async function requireProjectNamed(name: string): Promise<Project> {
+    const project = await store.projects.findByName(name);
+    if (!project) throw new NotFound(`Project "${name}" does not exist.`);
+    return project;
+  }
+
+  return {
+    get: requireCheck,
+    projectOf,
+
+    async list(projectName: string): Promise<Check[]> {
+      return store.checks.list((await requireProjectNamed(projectName)).id);
+    },
+
+    async create(input: CheckInput, actor: Actor = COMMAND_LINE, now = clock.now()): Promise<Check> {
+      const f = validate(checkInput, input);
+      const project = await store.projects.findByName(f.project);
+      if (!project)
+        throw ValidationError.field("project", "custom", `project: "${f.project}" does not exist; create it first`);
+      return audited(
+        store,
+        actor,
+        async (tx, note) => {
+          const check = await createCheck(tx, project, f, now);
+          note("check.created", subject(check, project.name), check.paused ? "paused" : null);
+          return check;
+        },
+        now,
+      );
+    },
+
+    /** Changes a check; pausing it stops watching, resuming makes it new (watched again from its next ping). */
+    async update(id: number, input: CheckChangesInput, actor: Actor = COMMAND_LINE, now = clock.now()): Promise<Check> {
+      const f = validate(checkChanges, input);
+      const check = await requireCheck(id);
+      const project = await projectOf(check);
+      const spec = specOf(f, check);
+      const paused = spec.paused && !check.paused;
+      const resumed = !spec.paused && check.paused;
+      const state = paused
+        ? { state: "paused" as const, nextDue: null, since: now }
+        : resumed
+          ? { state: "new" as const, nextDue: null, since: now, runs: {} }
+          : { nextDue: dueAfterChange(check, spec) };
+      const changed = await audited(
+        store,
+        actor,
+        async (tx, note) => {
+          await tx.checks.lockNames();
+          await assertFree(tx, spec, check.projectId, id);
+          const saved = await tx.checks.update(id, { ...spec, ...state }, now);
+          if (saved)
+            note("check.changed", subject(saved, project.name), paused ? "paused" : resumed ? "resumed" : null);
+          return saved;
+        },
+        now,
+      );
+      return changed ?? requireCheck(id);
+    },
+
+    async remove(id: number, actor: Actor = COMMAND_LINE): Promise<void> {
+      const check = await requireCheck(id);
+      const project = await projectOf(check);
+      const removed = await audited(store, actor, async (tx, note) => {
+        if (!(await tx.checks.delete(id))) return false;
+        note("check.deleted", subject(check, project.name));
+        return true;
+      });
+      if (!removed) throw new NotFound(`Check ${id} does not exist.`);
+    },
+
+    /** The project's ping key, made at the first ask. */
+    async pingKey(projectName: string, now = clock.now()): Promise<string> {
+      const project = await requireProjectNamed(projectName);
+      const known = await store.checks.pingKey(project.id);
+      if (known) return known;
+      return store.tx(async (tx) => {
+        await tx.checks.lockNames();
+        const made = (await tx.checks.pingKey(project.id)) ?? newPingKey();
+        await tx.checks.setPingKey(project.id, made, now);
+        return made;
+      });
+    },
+
+    /** A new ping key for the project: URLs with the old one answer 404 from now on. */
+    async regeneratePingKey(projectName: string, actor: Actor = COMMAND_LINE, now = clock.now()): Promise<string> {
+      const project = await requireProjectNamed(projectName);
+      return audited(
+        store,
+        actor,
+        async (tx, note) => {
+          const key = newPingKey();
+          await tx.checks.setPingKey(project.id, key, now);
+          note("check.ping-key", `ping key of ${project.name}`);
+          return key;
+        },
+        now,
+      );
+    },
+  };
+}
+
+export type CheckService = ReturnType<typeof checkService>;
