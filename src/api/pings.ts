@@ -159,7 +159,7 @@ export function pingRoutes(services: Services): Route[] {
  * or has a ping key's exact shape (and is none of the dashboard's own first segments), so they
  * shadow no other route.
  */
-export function prefixlessPings(services: Services, routes: Route[]): Elysia {
+export function prefixlessPings(services: Services, routes: Route[]) {
   const pings = pingHandlers(services);
   const taken = new Set(routes.map((r) => r.path.split("/")[1]).filter((s) => s && !s.startsWith(":")));
   return new Elysia({ name: "prefixless-pings" }).onRequest(({ request }) => {

@@ -36,12 +36,28 @@ function toCheck(r: Row): Check {
   };
 }
 
+/** The fields kept in a column of their own name. */
+const SAME = [
+  "name",
+  "slug",
+  "uuid",
+  "pushToken",
+  "channel",
+  "grace",
+  "paused",
+  "state",
+  "since",
+  "lastPing",
+  "lastStart",
+  "lastStartRid",
+  "nextDue",
+] as const satisfies (keyof CheckChanges & keyof Row)[];
+
 /** The columns a change writes: only those it names. */
 function toRow(c: CheckChanges): RowChanges {
   const row: RowChanges = {};
-  const { schedule, runs, lastDurationMs, ...same } = c;
-  for (const [key, value] of Object.entries(same))
-    if (value !== undefined) (row as Record<string, unknown>)[key] = value;
+  for (const key of SAME) if (c[key] !== undefined) (row as Record<string, unknown>)[key] = c[key];
+  const { schedule, runs, lastDurationMs } = c;
   if (schedule)
     Object.assign(
       row,
