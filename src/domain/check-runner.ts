@@ -11,10 +11,14 @@ import type { Store } from "../store/store.ts";
 import type { CheckChange } from "./check-notices.ts";
 import { announceWritten, writeNotice } from "./check-pings.ts";
 
-/** Checks read and changed in one transaction; a round takes as many batches as are due. */
-const BATCH = 100;
+/**
+ * Checks read and changed in one transaction; a round takes as many batches as are due. Small: on
+ * SQLite a transaction's body holds the event loop, and a check's change with its notice (an event
+ * with notify, queued for delivery) costs most of a millisecond on a busy 2-core machine.
+ */
+const BATCH = 10;
 /** A round stops after this many batches (the next round goes on): a round has an end, whatever is due. */
-const MAX_BATCHES = 100;
+const MAX_BATCHES = 1000;
 
 export function checkRunner(store: Store, announce: Announce, { baseUrl }: { baseUrl: string }) {
   /** Down, for a check due at `now`: why it is. */
