@@ -3,7 +3,7 @@
 // pings of one check, on two instances, take turns; the silence round changes a check only if it is
 // still where the round saw it.
 import { and, asc, eq, isNotNull, isNull, lte, type SQL } from "drizzle-orm";
-import type { Check, CheckChanges, CheckKey, CheckMark, NewCheck } from "../../model/check.ts";
+import type { Check, CheckChanges, CheckKey, CheckMark } from "../../model/check.ts";
 import type { CheckRepository } from "../store.ts";
 import { hasNul, type Sql } from "./sql.ts";
 
