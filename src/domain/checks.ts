@@ -12,6 +12,7 @@ import type { Project } from "../model/project.ts";
 import type { Repositories, Store } from "../store/store.ts";
 import { cronProblem } from "./alert-kinds/absence.ts";
 import { audited } from "./audit.ts";
+import { requireProject } from "./projects.ts";
 import { zoneName } from "./calendar.ts";
 import * as rule from "./input-fields.ts";
 import { validate } from "./validation.ts";
@@ -186,11 +187,7 @@ export function checkService(store: Store, { clock = systemClock }: { clock?: Cl
     return project;
   }
 
-  async function requireProjectNamed(name: string): Promise<Project> {
-    const project = await store.projects.findByName(name);
-    if (!project) throw new NotFound(`Project "${name}" does not exist.`);
-    return project;
-  }
+  const requireProjectNamed = (name: string): Promise<Project> => requireProject(store, name);
 
   return {
     get: requireCheck,

@@ -79,6 +79,8 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
         ? eq(checks.pushToken, key.pushToken)
         : and(eq(checks.projectId, key.projectId), eq(checks.slug, key.slug))!;
 
+  const keyRow = async (condition: SQL) => (await db.select().from(checkKeys).where(condition).limit(1))[0] ?? null;
+
   return {
     async create(check, now) {
       const [created] = await db
@@ -157,12 +159,7 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
     lockNames: () => lockName("checks"),
 
     async pingKey(projectId) {
-      const [row] = await db
-        .select({ key: checkKeys.pingKey })
-        .from(checkKeys)
-        .where(eq(checkKeys.projectId, projectId))
-        .limit(1);
-      return row?.key ?? null;
+      return (await keyRow(eq(checkKeys.projectId, projectId)))?.pingKey ?? null;
     },
 
     async setPingKey(projectId, key, now) {
@@ -174,12 +171,7 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
 
     async projectOfPingKey(key) {
       if (hasNul(key)) return null;
-      const [row] = await db
-        .select({ projectId: checkKeys.projectId })
-        .from(checkKeys)
-        .where(eq(checkKeys.pingKey, key))
-        .limit(1);
-      return row?.projectId ?? null;
+      return (await keyRow(eq(checkKeys.pingKey, key)))?.projectId ?? null;
     },
   };
 }
