@@ -100,7 +100,7 @@ export const settings = {
   pingBodyLimit: spec(
     "SIGNALBOARD_PING_BODY_LIMIT",
     "10000",
-    bytes,
+    bytes.refine((n) => n <= 100 * 1024, "must be at most 100KiB: a larger ping body is refused whole"),
     "how much of a check's ping body is kept as its event's description (bytes, or with KiB); the rest is cut off, and a body over 100 KB is refused",
   ),
   writer: spec(

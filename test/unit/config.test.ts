@@ -22,6 +22,7 @@ describe("configuration", () => {
       BASE_URL: "https://sb.example.com/",
       SIGNALBOARD_SQLITE_SYNC: "normal",
       SIGNALBOARD_BODY_LIMIT: "1MiB",
+      SIGNALBOARD_PING_BODY_LIMIT: "2KiB",
       SIGNALBOARD_DEFAULT_PROJECT: "home",
     };
     const c = loadConfig({}, env);
@@ -32,6 +33,7 @@ describe("configuration", () => {
       baseUrl: "https://sb.example.com",
       sqliteSync: "normal",
       bodyLimit: 1024 * 1024,
+      pingBodyLimit: 2048,
       defaultProject: "home",
     });
     expect(loadConfig({ port: "7000" }, env).port).toBe(7000);
@@ -147,6 +149,8 @@ describe("configuration", () => {
     [{}, { PORT: "70000" }, "PORT"],
     [{}, { SIGNALBOARD_SQLITE_SYNC: "sometimes" }, "SIGNALBOARD_SQLITE_SYNC"],
     [{}, { SIGNALBOARD_BODY_LIMIT: "lots" }, "SIGNALBOARD_BODY_LIMIT"],
+    [{}, { SIGNALBOARD_PING_BODY_LIMIT: "200KiB" }, "SIGNALBOARD_PING_BODY_LIMIT"],
+    [{ "rate-limit-ping": "often" }, {}, "SIGNALBOARD_RATE_LIMIT_PING"],
     [{}, { SIGNALBOARD_DEFAULT_PROJECT: "My Project" }, "SIGNALBOARD_DEFAULT_PROJECT"],
     [{}, { BASE_URL: "not a url" }, "BASE_URL"],
     [{}, { SIGNALBOARD_RATE_LIMIT_PUBLIC: "fast" }, "SIGNALBOARD_RATE_LIMIT_PUBLIC"],
