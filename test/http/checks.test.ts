@@ -349,6 +349,41 @@ describe("Uptime Kuma push", () => {
   });
 });
 
+describe("the ping key and changes", () => {
+  test("a ping key made anew: URLs with the old one answer 404, with the new one OK", async () => {
+    await server.services.projects.create("keys");
+    const first = await server.services.checks.pingKey("keys");
+    expect(await server.services.checks.pingKey("keys")).toBe(first);
+    await server.services.checks.create({ project: "keys", name: "Rotated", period: 60 });
+    expect((await ping(`/ping/${first}/rotated`)).status).toBe(200);
+    const second = await server.services.checks.regeneratePingKey("keys");
+    expect(second).not.toBe(first);
+    expect(second).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect((await ping(`/ping/${first}/rotated`)).status).toBe(404);
+    expect((await ping(`/${second}/rotated`)).status).toBe(200);
+  });
+
+  test("a changed schedule moves when it is due; a slug another check has is refused, and nothing changes", async () => {
+    const c = await check({ slug: "mover" });
+    const other = await check({ slug: "other" });
+    await ping(`/ping/${c.uuid}`);
+    const pinged = (await server.services.checks.get(c.id)).lastPing!;
+    const changed = await server.services.checks.update(c.id, { period: 600, grace: 60 });
+    expect(changed.nextDue).toBe(pinged + 660_000);
+    const refused = await server.services.checks.update(other.id, { slug: "mover" }).catch((e) => e);
+    expect(refused.issues[0].path).toBe("slug");
+    expect((await server.services.checks.get(other.id)).slug).toBe("other");
+    // A new time zone alone keeps the expression.
+    const cron = await server.services.checks.update(c.id, { cron: "0 3 * * *", tz: "UTC" });
+    expect((await server.services.checks.update(c.id, { tz: "Europe/Berlin" })).schedule).toEqual({
+      kind: "cron",
+      expr: "0 3 * * *",
+      tz: "Europe/Berlin",
+    });
+    expect(cron.schedule.kind).toBe("cron");
+  });
+});
+
 describe("checks are made with their fields checked", () => {
   test("each bad field is a 400 naming it, and nothing is made", async () => {
     const before = (await server.services.checks.list("ops")).length;
