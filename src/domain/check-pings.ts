@@ -152,6 +152,10 @@ export function pingService(
     const key = { projectId, slug: target.slug };
     const found = await tx.checks.findBy(key, { lock: true });
     if (found.length || !target.create) return found;
+    // Two first pings at once (two instances): the second, once the first committed, finds its check.
+    await tx.checks.lockNames();
+    const made = await tx.checks.findBy(key, { lock: true });
+    if (made.length) return made;
     const project = await tx.projects.findById(projectId);
     if (!project) return [];
     await createCheck(tx, project, { name: target.slug, slug: target.slug, ...CREATED_BY_PING }, now);

@@ -48,4 +48,13 @@ describe.skipIf(!CLUSTER)("checks on instances sharing one database", () => {
     await once("silent");
     for (const c of checks) expect((await a.services.checks.get(c.id)).state).toBe("down");
   }, 30_000);
+
+  test("first pings with ?create=1 on both at once make one check", async () => {
+    const key = await a.services.checks.pingKey("default");
+    const statuses = await Promise.all(
+      [a, b, a, b, a, b].map((s) => s.fetch(`/ping/${key}/made-twice?create=1`).then((r) => r.status)),
+    );
+    expect(statuses).toEqual(Array(6).fill(200));
+    expect((await a.services.checks.list("default")).filter((c) => c.slug === "made-twice")).toHaveLength(1);
+  });
 });
