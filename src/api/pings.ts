@@ -5,12 +5,13 @@
 // /api/push/<token>?status=up|down&msg=&ping=. Answers are those services' own: "OK", "not found",
 // {"ok":true}; each check URL has a rate limit of its own (SIGNALBOARD_RATE_LIMIT_PING).
 import { Elysia } from "elysia";
+import { z } from "zod";
 import type { Ping, PingKind, PingOutcome, PingTarget } from "../domain/check-pings.ts";
 import { PING_KEY, PUSH_TOKEN, SLUG, UUID } from "../domain/checks.ts";
 import { RateLimiter } from "../domain/limits.ts";
 import { PayloadTooLarge, RateLimited } from "../errors.ts";
 import { readBytes } from "../http/body.ts";
-import { type Method, type Route, route } from "../http/routes.ts";
+import { type ApiDoc, type Method, type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 
 /** A body larger than this is refused (413), as Healthchecks refuses one. */
@@ -132,6 +133,42 @@ export type PingHandlers = ReturnType<typeof pingHandlers>;
 
 const METHODS: Method[] = ["GET", "POST"];
 
+const pingQuery = z.object({
+  rid: z.string().regex(UUID).optional().meta({ description: "Pairs a start with its finish when runs overlap." }),
+  create: z
+    .literal("1")
+    .optional()
+    .meta({ description: "On a slug URL: makes the check (a ping a day, an hour's grace) when there is none." }),
+});
+
+/** The path's parts, for the reference: what each may be. */
+const PART = {
+  a: z.string().meta({ description: "The check's UUID, or the project's ping key." }),
+  b: z
+    .string()
+    .meta({ description: "start, fail, log or an exit status (after a UUID), or a slug (after a ping key)." }),
+  c: z.string().meta({ description: "start, fail, log or an exit status." }),
+};
+const partsOf = (path: string) =>
+  z.object(Object.fromEntries(Object.entries(PART).filter(([name]) => path.includes(`:${name}`))));
+
+const PING_DOCS: Record<string, Pick<ApiDoc, "summary" | "description">> = {
+  "/ping/:a": {
+    summary: "Ping a check by its UUID (Healthchecks)",
+    description:
+      "A success. No token: the UUID is the secret. HEAD, GET or POST; the body (POST) is the event's description, its first SIGNALBOARD_PING_BODY_LIMIT bytes. Also without /ping: /<uuid>. Answers OK, or 404 not found.",
+  },
+  "/ping/:a/:b": {
+    summary: "Ping a check: /<uuid>/start|fail|log|<0-255>, or /<ping key>/<slug>",
+    description:
+      "A start, a failure, a log line (state unchanged) or an exit status (0 a success, others failures) of the check with this UUID; or a success of the project's check with this slug. 400 for an exit status over 255 or a rid that is not a UUID; 409 for a slug two checks share; 413 beyond 100 KB; 429 with Retry-After past SIGNALBOARD_RATE_LIMIT_PING.",
+  },
+  "/ping/:a/:b/:c": {
+    summary: "Ping a check by ping key and slug: /<ping key>/<slug>/start|fail|log|<0-255>",
+    description: "The same actions as by UUID, naming the check by its project's ping key and its slug.",
+  },
+};
+
 export function pingRoutes(services: Services): Route[] {
   const pings = pingHandlers(services);
   const segmentsOf = (params: Record<string, string>) =>
@@ -142,6 +179,15 @@ export function pingRoutes(services: Services): Route[] {
         method,
         path,
         access: "none",
+        ...(method === "GET" && {
+          doc: {
+            ...PING_DOCS[path]!,
+            params: partsOf(path),
+            query: pingQuery,
+            example: "OK",
+            contentType: "text/plain",
+          },
+        }),
         handle: ({ request, params }) => pings.healthchecks(request, segmentsOf(params)),
       }),
     ),
@@ -149,6 +195,20 @@ export function pingRoutes(services: Services): Route[] {
       method,
       path: "/api/push/:token",
       access: "none",
+      ...(method === "GET" && {
+        doc: {
+          summary: "Push to a check (Uptime Kuma)",
+          description:
+            'No token: the push token is the secret. GET or POST. status=up (or none) is a success, any other a failure; msg (default OK) is the event\'s description; ping (ms) a number tag. Unknown token: 404 {"ok":false,"msg":"Monitor not found or not active."}.',
+          params: z.object({ token: z.string().meta({ description: "The check's push token (32 characters)." }) }),
+          query: z.object({
+            status: z.string().optional().meta({ description: "up, or anything else for down." }),
+            msg: z.string().optional().meta({ description: "The event's description (default OK)." }),
+            ping: z.string().optional().meta({ description: "A response time in ms, kept as the tag ping." }),
+          }),
+          example: { ok: true },
+        },
+      }),
       handle: ({ request, params }) => pings.kuma(request, params.token),
     }),
   ]);
