@@ -51,6 +51,15 @@ function bodyText(bytes: Uint8Array, limit: number): string {
   return new TextDecoder().decode(bytes.subarray(0, end)).replaceAll("\u0000", "");
 }
 
+/** One set of handlers per server: the /ping URLs and those without /ping share their rate limits. */
+const handlersOf = new WeakMap<Services, PingHandlers>();
+
+function handlers(services: Services): PingHandlers {
+  let made = handlersOf.get(services);
+  if (!made) handlersOf.set(services, (made = pingHandlers(services)));
+  return made;
+}
+
 export function pingHandlers({ checks, config }: Pick<Services, "checks" | "config">) {
   const limiter = config.rateLimitPing ? new RateLimiter(config.rateLimitPing) : null;
   const headers = {
@@ -95,7 +104,8 @@ export function pingHandlers({ checks, config }: Pick<Services, "checks" | "conf
       const rid = url.searchParams.get("rid");
       if (rid !== null && !UUID.test(rid)) return text({ status: 400, body: "invalid rid: it must be a UUID" });
       if ("slug" in named.target && !SLUG.test(named.target.slug)) return text(OUTCOMES["not found"]);
-      const over = limited(segments.slice(0, "slug" in named.target ? 2 : 1).join("/"));
+      const t = named.target;
+      const over = limited("uuid" in t ? t.uuid : "slug" in t ? `${t.pingKey}/${t.slug}` : t.pushToken);
       if (over) return text({ status: 429, body: "rate limited", headers: { "Retry-After": String(over.retryAfter) } });
       let bytes: Uint8Array;
       try {
@@ -170,7 +180,7 @@ const PING_DOCS: Record<string, Pick<ApiDoc, "summary" | "description">> = {
 };
 
 export function pingRoutes(services: Services): Route[] {
-  const pings = pingHandlers(services);
+  const pings = handlers(services);
   const segmentsOf = (params: Record<string, string>) =>
     ["a", "b", "c"].map((k) => params[k]).filter((s) => s !== undefined) as string[];
   return METHODS.flatMap((method) => [
@@ -220,7 +230,7 @@ export function pingRoutes(services: Services): Route[] {
  * shadow no other route.
  */
 export function prefixlessPings(services: Services, routes: Route[]) {
-  const pings = pingHandlers(services);
+  const pings = handlers(services);
   const taken = new Set(routes.map((r) => r.path.split("/")[1]).filter((s) => s && !s.startsWith(":")));
   return new Elysia({ name: "prefixless-pings" }).onRequest(({ request }) => {
     if (request.method !== "GET" && request.method !== "POST" && request.method !== "HEAD") return;
