@@ -105,7 +105,7 @@ export function pingHandlers({ checks, config }: Pick<Services, "checks" | "conf
       if (rid !== null && !UUID.test(rid)) return text({ status: 400, body: "invalid rid: it must be a UUID" });
       if ("slug" in named.target && !SLUG.test(named.target.slug)) return text(OUTCOMES["not found"]);
       const t = named.target;
-      const over = limited("uuid" in t ? t.uuid : "slug" in t ? `${t.pingKey}/${t.slug}` : t.pushToken);
+      const over = limited("uuid" in t ? t.uuid : "pingKey" in t ? `${t.pingKey}/${t.slug}` : JSON.stringify(t));
       if (over) return text({ status: 429, body: "rate limited", headers: { "Retry-After": String(over.retryAfter) } });
       let bytes: Uint8Array;
       try {
