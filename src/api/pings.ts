@@ -35,7 +35,7 @@ function actionOf(segment: string | undefined): { kind: PingKind; exitStatus: nu
 export function pingPath(
   segments: string[],
   query: URLSearchParams,
-): { target: PingTarget; segment: string | undefined } | null {
+): { target: { uuid: string } | Extract<PingTarget, { pingKey: string }>; segment: string | undefined } | null {
   const [first = "", second, third] = segments;
   if (UUID.test(first) && segments.length <= 2) return { target: { uuid: first.toLowerCase() }, segment: second };
   if (PING_KEY.test(first) && second !== undefined && segments.length <= 3)
@@ -105,7 +105,7 @@ export function pingHandlers({ checks, config }: Pick<Services, "checks" | "conf
       if (rid !== null && !UUID.test(rid)) return text({ status: 400, body: "invalid rid: it must be a UUID" });
       if ("slug" in named.target && !SLUG.test(named.target.slug)) return text(OUTCOMES["not found"]);
       const t = named.target;
-      const over = limited("uuid" in t ? t.uuid : "pingKey" in t ? `${t.pingKey}/${t.slug}` : JSON.stringify(t));
+      const over = limited("uuid" in t ? t.uuid : `${t.pingKey}/${t.slug}`);
       if (over) return text({ status: 429, body: "rate limited", headers: { "Retry-After": String(over.retryAfter) } });
       let bytes: Uint8Array;
       try {
