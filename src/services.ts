@@ -199,7 +199,7 @@ function servicesOf(
     charts: chartService(store, analytics, feed),
     alerts: { ...alertService(store, { clock }), runner: alertRunner },
     checks: {
-      ...checkService(store, { clock }),
+      ...checkService(store, { clock, baseUrl: config.baseUrl }),
       pings: pingService(store, announce, { baseUrl: config.baseUrl, clock }),
     },
     transfer: transferService(store),

@@ -173,8 +173,17 @@ function dueAfterChange(check: Check, spec: CheckSpec): number | null {
 
 const subject = (c: Check, project: string) => `check “${c.name}” (${c.slug}) of ${project}`;
 
-/** `clock`: the time checks are made and changed at (the system's unless given). */
-export function checkService(store: Store, { clock = systemClock }: { clock?: Clock } = {}) {
+/** Where a check is pinged: by UUID, by the project's ping key and its slug, and Uptime Kuma's push URL. */
+export type CheckUrls = { ping: string; slug: string; push: string };
+
+/**
+ * `clock`: the time checks are made and changed at (the system's unless given); `baseUrl`: where
+ * its ping URLs point.
+ */
+export function checkService(
+  store: Store,
+  { clock = systemClock, baseUrl = "" }: { clock?: Clock; baseUrl?: string } = {},
+) {
   async function requireCheck(id: number): Promise<Check> {
     const check = await store.checks.find(id);
     if (!check) throw new NotFound(`Check ${id} does not exist.`);
@@ -265,6 +274,16 @@ export function checkService(store: Store, { clock = systemClock }: { clock?: Cl
         await tx.checks.setPingKey(project.id, made, now);
         return made;
       });
+    },
+
+    /** The check's ping URLs (its project's ping key made if it has none yet). */
+    async urls(check: Check): Promise<CheckUrls> {
+      const key = await this.pingKey((await projectOf(check)).name);
+      return {
+        ping: `${baseUrl}/ping/${check.uuid}`,
+        slug: `${baseUrl}/ping/${key}/${check.slug}`,
+        push: `${baseUrl}/api/push/${check.pushToken}?status=up&msg=OK&ping=`,
+      };
     },
 
     /** A new ping key for the project: URLs with the old one answer 404 from now on. */

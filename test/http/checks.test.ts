@@ -355,7 +355,14 @@ describe("the ping key and changes", () => {
     await server.services.projects.create("keys");
     const first = await server.services.checks.pingKey("keys");
     expect(await server.services.checks.pingKey("keys")).toBe(first);
-    await server.services.checks.create({ project: "keys", name: "Rotated", period: 60 });
+    const c = await server.services.checks.create({ project: "keys", name: "Rotated", period: 60 });
+    const urls = await server.services.checks.urls(c);
+    expect(urls).toEqual({
+      ping: `${server.url}/ping/${c.uuid}`,
+      slug: `${server.url}/ping/${first}/rotated`,
+      push: `${server.url}/api/push/${c.pushToken}?status=up&msg=OK&ping=`,
+    });
+    for (const url of Object.values(urls)) expect((await ping(url.slice(server.url.length))).status).toBe(200);
     expect((await ping(`/ping/${first}/rotated`)).status).toBe(200);
     const second = await server.services.checks.regeneratePingKey("keys");
     expect(second).not.toBe(first);
