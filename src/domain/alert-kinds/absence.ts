@@ -32,7 +32,7 @@ export function describeSchedule(a: Absence): string {
 }
 
 /** A cron schedule's problem, if it has one: five fields, as crontab has them, and a time that comes. */
-function cronProblem(cron: string, tz: string): string | null {
+export function cronProblem(cron: string, tz: string): string | null {
   const fields = cron.trim().split(/\s+/).length;
   try {
     // croner also takes seconds (a sixth, "every second"), which no rule can mean.

@@ -6,6 +6,7 @@ import { chartStore } from "./charts.ts";
 import { metaStore } from "./meta.ts";
 import { auditStore } from "./audit.ts";
 import { idempotencyStore } from "./idempotency.ts";
+import { maintenanceStore } from "./maintenance.ts";
 import { digestStore } from "./digests.ts";
 import { notificationStore } from "./notifications.ts";
 import type { Sql } from "./sql.ts";
@@ -17,6 +18,7 @@ export type PlainAggregate =
   | "meta"
   | "audit"
   | "idempotency"
+  | "maintenance"
   | "digests"
   | "notifications"
   | "tokens"
@@ -28,6 +30,7 @@ export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> 
     meta: metaStore(sql),
     audit: auditStore(sql),
     idempotency: idempotencyStore(sql),
+    maintenance: maintenanceStore(sql),
     digests: digestStore(sql),
     notifications: notificationStore(sql),
     tokens: tokenStore(sql),

@@ -15,6 +15,7 @@ import m0005 from "../../../drizzle/pg/0005_integrations_routing_digests.sql" wi
 import m0006 from "../../../drizzle/pg/0006_alerts.sql" with { type: "text" };
 import m0007 from "../../../drizzle/pg/0007_teams.sql" with { type: "text" };
 import m0008 from "../../../drizzle/pg/0008_summaries.sql" with { type: "text" };
+import m0009 from "../../../drizzle/pg/0009_quiet.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -26,6 +27,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0006_alerts": m0006,
   "0007_teams": m0007,
   "0008_summaries": m0008,
+  "0009_quiet": m0009,
 };
 
 export { MigrationError };

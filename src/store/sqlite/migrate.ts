@@ -21,6 +21,7 @@ import m0011 from "../../../drizzle/sqlite/0011_integrations_routing_digests.sql
 import m0012 from "../../../drizzle/sqlite/0012_alerts.sql" with { type: "text" };
 import m0013 from "../../../drizzle/sqlite/0013_teams.sql" with { type: "text" };
 import m0014 from "../../../drizzle/sqlite/0014_summaries.sql" with { type: "text" };
+import m0015 from "../../../drizzle/sqlite/0015_quiet.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -38,6 +39,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0012_alerts": m0012,
   "0013_teams": m0013,
   "0014_summaries": m0014,
+  "0015_quiet": m0015,
 };
 
 export { MigrationError };
