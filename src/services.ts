@@ -6,6 +6,7 @@ import { type Config, safeUrl } from "./config.ts";
 import { accountService, type PasswordCost } from "./domain/accounts.ts";
 import { AlertRunner } from "./domain/alert-runner.ts";
 import { alertService } from "./domain/alerts.ts";
+import { maintenanceService } from "./domain/maintenance.ts";
 import { analyticsService } from "./domain/analytics.ts";
 import { auditService } from "./domain/audit.ts";
 import { chartService } from "./domain/charts.ts";
@@ -193,6 +194,8 @@ function servicesOf(
     analytics,
     charts: chartService(store, analytics, feed),
     alerts: { ...alertService(store, { clock }), runner: alertRunner },
+    /** Maintenance windows: when alert rules notify nobody (domain/quiet.ts). */
+    maintenance: maintenanceService(store, { clock }),
     transfer: transferService(store),
     devices: deviceService(store, outbound),
     deviceAdmin: deviceAdmin(store),

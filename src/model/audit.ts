@@ -26,7 +26,9 @@ export type AuditAction =
   | "integration.deleted"
   | "alert.created"
   | "alert.changed"
-  | "alert.deleted";
+  | "alert.deleted"
+  | "maintenance.created"
+  | "maintenance.deleted";
 
 /** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */
 export type AuditEntry = {

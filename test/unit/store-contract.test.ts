@@ -639,7 +639,11 @@ describe("alert rules", () => {
     expect(await store.alerts.find(a.id)).toMatchObject(told);
     await store.alerts.update(a.id, { paused: true }, NOW + 4);
     expect(
-      await store.alerts.update(a.id, { paused: false, state: "ok", since: NOW + 5, streak: 0, notified: "ok" }, NOW + 5),
+      await store.alerts.update(
+        a.id,
+        { paused: false, state: "ok", since: NOW + 5, streak: 0, notified: "ok" },
+        NOW + 5,
+      ),
     ).toMatchObject({ paused: false, state: "ok", since: NOW + 5, streak: 0, notified: "ok", lastNotified: NOW + 3 });
   });
 

@@ -451,7 +451,9 @@ export const alerts = sqliteTable(
     // up to it), and what the last notice told ("ok" or "firing"), so a late notice goes out once.
     notifyAfter: integer("notify_after").notNull().default(1),
     streak: integer("streak").notNull().default(0),
-    notified: text("notified", { enum: ["ok", "firing"] }).notNull().default("ok"),
+    notified: text("notified", { enum: ["ok", "firing"] })
+      .notNull()
+      .default("ok"),
   },
   (t) => [index("alerts_project").on(t.projectId)],
 );
