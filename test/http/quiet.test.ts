@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AlertRunner } from "../../src/domain/alert-runner.ts";
 import { TestClock } from "../clock.ts";
-import { call, eventually, notifierIdle, post, startTestApp, type TestApp } from "../helpers.ts";
+import { call, eventually, notifierIdle, post, signedIn, startTestApp, type TestApp } from "../helpers.ts";
 import { type Receiver, startReceiver } from "../receiver.ts";
 
 const MIN = 60_000;
@@ -384,5 +384,163 @@ describe("across a restart and a second runner", () => {
     await set("Held", 0);
     await round(base + 13 * MIN);
     await call(server, { method: "DELETE", path: `/v1/maintenance/${made.json.maintenance.id}` });
+  });
+});
+
+describe("the Alerts page", () => {
+  const owner = { username: "owner", password: "correct horse battery staple" };
+  const viewer = { username: "viewer", password: "another horse battery staple" };
+  beforeAll(async () => {
+    await server.services.accounts.createUser(owner, "owner");
+    await server.services.accounts.createUser(viewer, "viewer");
+  });
+  const form = (fields: Record<string, string>) => ({
+    name: "",
+    kind: "once",
+    start: "",
+    end: "",
+    cron: "",
+    length: "",
+    tz: "",
+    ...fields,
+  });
+
+  test("lists the windows; a member adds one (times in a time zone, or a schedule) and deletes one", async () => {
+    const agent = await signedIn(server, owner);
+    const csrf = await agent.csrf();
+    const page = await (await agent.request("/p/ops/alerts")).text();
+    expect(page).toContain('id="maintenance"');
+    expect(page).toContain('data-testid="no-maintenance"');
+    const added = await agent.request("/p/ops/maintenance", {
+      method: "POST",
+      form: {
+        _csrf: csrf,
+        ...form({ name: "Upgrade", start: "2031-03-01T03:00", end: "2031-03-01T05:30", tz: "Asia/Tokyo" }),
+      },
+    });
+    expect(added.status).toBe(200);
+    const fragment = await added.text();
+    expect(fragment).toStartWith('<section class="card stack" id="maintenance"');
+    expect(fragment).toContain("Upgrade");
+    // 03:00 in Tokyo is 18:00 UTC the day before.
+    expect(fragment).toContain("2031-02-28 18:00:00 UTC to 2031-02-28 20:30:00 UTC");
+    const nightly = await agent.request("/p/ops/maintenance", {
+      method: "POST",
+      form: { _csrf: csrf, ...form({ kind: "cron", cron: "30 2 * * 0", length: "45m", tz: "Europe/Berlin" }) },
+    });
+    expect(await nightly.text()).toContain("“30 2 * * 0” (Europe/Berlin) for 45m");
+    const windows = (await call(server, { path: "/v1/maintenance?project=ops" })).json.maintenance;
+    expect(windows.map((w: { name: string; starts_at: number | null }) => [w.name, w.starts_at])).toEqual([
+      ["Upgrade", Date.UTC(2031, 1, 28, 18) / 1000],
+      ["", null],
+    ]);
+    const deleted = await agent.request(`/p/ops/maintenance/${windows[0].id}/delete`, {
+      method: "POST",
+      form: { _csrf: csrf },
+    });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.text()).not.toContain("Upgrade");
+    // A window of another project is not this project's to delete.
+    const theirs = await call(server, {
+      path: "/v1/maintenance",
+      body: { project: "elsewhere", cron: "0 1 * * *", length: 60 },
+    });
+    const other = await agent.request(`/p/ops/maintenance/${theirs.json.maintenance.id}/delete`, {
+      method: "POST",
+      form: { _csrf: csrf },
+    });
+    expect(other.status).toBe(404);
+    for (const w of [windows[1], theirs.json.maintenance])
+      await call(server, { method: "DELETE", path: `/v1/maintenance/${w.id}` });
+  });
+
+  test("a window that cannot be made comes back with its problems next to their fields, and nothing made", async () => {
+    const agent = await signedIn(server, owner);
+    const csrf = await agent.csrf();
+    const cases: [Record<string, string>, string, string][] = [
+      [{ start: "2031-03-01T05:00", end: "2031-03-01T03:00" }, "maintenance-end", "must be after starts_at"],
+      [{ start: "soon", end: "2031-03-01T03:00" }, "maintenance-start", "use a date and a time"],
+      [
+        { start: "2031-03-01T03:00", end: "2031-03-01T05:00", tz: "Mars/Olympus" },
+        "maintenance-tz",
+        "is not a time zone",
+      ],
+      [{ kind: "cron", cron: "nightly", length: "1h" }, "maintenance-cron", "is not a cron schedule"],
+      [{ kind: "cron", cron: "0 3 * * *", length: "a while" }, "maintenance-length", "use seconds"],
+      [{ kind: "cron", cron: "0 3 * * *" }, "maintenance-length", "needs how long it lasts"],
+    ];
+    for (const [fields, id, message] of cases) {
+      const answer = await agent.request("/p/ops/maintenance", {
+        method: "POST",
+        form: { _csrf: csrf, ...form(fields) },
+      });
+      expect({ fields, status: answer.status }).toEqual({ fields, status: 422 });
+      const text = await answer.text();
+      expect({ fields, error: new RegExp(`id="${id}-error">[^<]*${message}`).test(text) }).toEqual({
+        fields,
+        error: true,
+      });
+    }
+    expect((await call(server, { path: "/v1/maintenance?project=ops" })).json.maintenance).toEqual([]);
+  });
+
+  test("a viewer sees the windows without the controls, and cannot add or delete", async () => {
+    const made = await window({ name: "Visible", cron: "0 4 * * *", length: 600 });
+    const agent = await signedIn(server, viewer);
+    const page = await (await agent.request("/p/ops/alerts")).text();
+    expect(page).toContain("Visible");
+    expect(page).not.toContain('data-testid="add-maintenance"');
+    expect(page).not.toContain(`/p/ops/maintenance/${made.json.maintenance.id}/delete`);
+    const csrf = await agent.csrf();
+    expect(
+      (
+        await agent.request(`/p/ops/maintenance/${made.json.maintenance.id}/delete`, {
+          method: "POST",
+          form: { _csrf: csrf },
+        })
+      ).status,
+    ).toBe(403);
+    await call(server, { method: "DELETE", path: `/v1/maintenance/${made.json.maintenance.id}` });
+  });
+
+  test("the rule form keeps notify_after, shows it, and refuses one that is not a whole number", async () => {
+    const agent = await signedIn(server, owner);
+    const csrf = await agent.csrf();
+    const fields = {
+      _csrf: csrf,
+      name: "Form flappy",
+      kind: "metric",
+      metric: "Form flappy",
+      compare: "above",
+      limit: "10",
+      notify_after: "4",
+    };
+    expect((await agent.request("/p/ops/alerts", { method: "POST", form: fields })).status).toBe(303);
+    const rule = (await call(server, { path: "/v1/alerts?project=ops" })).json.alerts.find(
+      (a: { name: string }) => a.name === "Form flappy",
+    );
+    expect(rule.notify_after).toBe(4);
+    const page = await (await agent.request(`/p/ops/alerts/${rule.id}`)).text();
+    expect(page).toMatch(/<input id="alert-notify_after"[^>]* value="4"/);
+    expect(await (await agent.request("/p/ops/alerts")).text()).toContain("notifies after 4 rounds firing");
+    const bad = await agent.request(`/p/ops/alerts/${rule.id}`, {
+      method: "POST",
+      form: { ...fields, notify_after: "2.5" },
+    });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("must be a whole number of rounds");
+    const zero = await agent.request(`/p/ops/alerts/${rule.id}`, {
+      method: "POST",
+      form: { ...fields, notify_after: "0" },
+    });
+    expect(zero.status).toBe(422);
+    expect(await zero.text()).toContain("must be at least 1");
+    // Emptied, it notifies at once again.
+    expect(
+      (await agent.request(`/p/ops/alerts/${rule.id}`, { method: "POST", form: { ...fields, notify_after: "" } }))
+        .status,
+    ).toBe(303);
+    expect((await call(server, { path: `/v1/alerts/${rule.id}` })).json.alert.notify_after).toBe(1);
+    await call(server, { method: "DELETE", path: `/v1/alerts/${rule.id}` });
   });
 });
