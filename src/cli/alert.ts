@@ -1,11 +1,11 @@
 import { kindOf } from "../domain/alert-kinds/index.ts";
 import type { AlertInput } from "../domain/alerts.ts";
-import { parseSeconds } from "../domain/units.ts";
 import type { Alert } from "../model/alert.ts";
 import { parseTags } from "./client.ts";
 import {
   type Command,
   configFrom,
+  durationFlag as seconds,
   managementOptions,
   parse,
   table,
@@ -17,16 +17,6 @@ import {
 const USAGE =
   "signalboard alert list [--project P] | alert create --project P --name N --kind absence|count|metric [--channel C] [--event E] [--tag key=value ...] " +
   "[--period 1d] [--grace 10m] [--cron '0 3 * * *' [--tz Europe/Berlin]] [--window 5m] [--metric TITLE] [--above N | --below N] [--repeat 1h] [--notify-after N] [--paused] | alert pause|resume|test|delete ID";
-
-/** A duration as the API takes it (seconds): a number of seconds, or with a unit (90s, 15m, 12h, 1d). */
-function seconds(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return parseSeconds(text);
-  } catch {
-    throw new UsageError(`--${flag} takes seconds or a duration such as 90s, 15m, 12h or 1d; got "${text}"`);
-  }
-}
 
 function number(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;

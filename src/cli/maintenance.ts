@@ -1,9 +1,9 @@
 import { describeSchedule, type MaintenanceInput, standing } from "../domain/maintenance.ts";
-import { parseSeconds } from "../domain/units.ts";
 import type { Maintenance } from "../model/maintenance.ts";
 import {
   type Command,
   configFrom,
+  durationFlag,
   managementOptions,
   parse,
   table,
@@ -27,15 +27,6 @@ function time(flag: string, text: string | undefined): number | undefined {
       `--${flag} takes Unix seconds or an ISO 8601 time such as 2026-12-01T03:00:00Z; got "${text}"`,
     );
   return parsed / 1000;
-}
-
-function length(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return parseSeconds(text);
-  } catch {
-    throw new UsageError(`--length takes seconds or a duration such as 90s, 15m, 12h or 1d; got "${text}"`);
-  }
 }
 
 /** Whether it holds now, or when it comes next. */
@@ -81,7 +72,7 @@ export const maintenance: Command = {
           ends_at: time("end", values.end),
           cron: values.cron,
           tz: values.tz,
-          length: length(values.length),
+          length: durationFlag("length", values.length),
         };
         const made = await windows.create(JSON.parse(JSON.stringify(input)) as MaintenanceInput);
         console.log(

@@ -7,6 +7,7 @@ import { type FieldIssue, NotFound, ValidationError } from "../errors.ts";
 import type { Alert, AlertChanges, AlertSpec } from "../model/alert.ts";
 import type { AlertMarkWrite } from "../model/alert-row.ts";
 import { type Actor, COMMAND_LINE } from "../model/audit.ts";
+import type { Project } from "../model/project.ts";
 import type { Store } from "../store/store.ts";
 import { ALERT_KIND_MODULES, ALERT_KINDS, KIND_FIELDS, kindOf } from "./alert-kinds/index.ts";
 import { type AlertFields, issue, ms, seconds, thresholdOf } from "./alert-kinds/kind.ts";
@@ -105,6 +106,16 @@ export function fieldsOf(a: Alert): AlertFields {
   };
 }
 
+/** The project a new rule (or window) names: one that is not there is a field to fix, as any other. */
+export async function namedProject(store: Store, name: string): Promise<Project> {
+  const project = await store.projects.findByName(name);
+  if (!project)
+    throw new ValidationError([
+      issue("project", `project "${name}" does not exist; create it first or check its name`),
+    ]);
+  return project;
+}
+
 /** `clock`: the time a rule is made, paused or resumed at (the system's unless given). */
 export function alertService(store: Store, { clock = systemClock }: { clock?: Clock } = {}) {
   async function requireAlert(id: number): Promise<Alert> {
@@ -131,13 +142,7 @@ export function alertService(store: Store, { clock = systemClock }: { clock?: Cl
 
     async create(input: AlertInput, actor: Actor = COMMAND_LINE, now = clock.now()): Promise<Alert> {
       const f = validate(alertInput, input) as AlertFields & { project: string };
-      const project = await store.projects.findByName(f.project);
-      // The rule names its project: one that is not there is a field to fix, as any other.
-      if (!project)
-        throw new ValidationError(
-          [issue("project", `project "${f.project}" does not exist; create it first or check its name`)],
-          "body",
-        );
+      const project = await namedProject(store, f.project);
       return audited(
         store,
         actor,

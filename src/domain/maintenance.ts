@@ -10,6 +10,7 @@ import type { Maintenance, MaintenanceSchedule } from "../model/maintenance.ts";
 import type { Store } from "../store/store.ts";
 import { cronProblem } from "./alert-kinds/absence.ts";
 import { at, issue, seconds } from "./alert-kinds/kind.ts";
+import { namedProject } from "./alerts.ts";
 import { audited } from "./audit.ts";
 import { zoneName } from "./calendar.ts";
 import * as rule from "./input-fields.ts";
@@ -110,12 +111,7 @@ export function maintenanceService(store: Store, { clock = systemClock }: { cloc
     async create(input: MaintenanceInput, actor: Actor = COMMAND_LINE, now = clock.now()): Promise<Maintenance> {
       const f = validate(maintenanceInput, input);
       const schedule = scheduleOf(f);
-      const project = await store.projects.findByName(f.project);
-      if (!project)
-        throw new ValidationError(
-          [issue("project", `project "${f.project}" does not exist; create it first or check its name`)],
-          "body",
-        );
+      const project = await namedProject(store, f.project);
       return audited(
         store,
         actor,
