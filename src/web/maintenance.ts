@@ -27,7 +27,7 @@ const maintenanceForm = z
 const FORM_NAME: Record<string, string> = { starts_at: "start", ends_at: "end" };
 
 /** The API's fields for what the form says (only those of the kind chosen), or the problems by form field. */
-export function maintenanceInputOf(
+function maintenanceInputOf(
   project: string,
   f: MaintenanceFormFields,
 ): { input: MaintenanceInput; errors: Record<string, string> } {
