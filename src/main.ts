@@ -16,6 +16,7 @@ import { serve } from "./cli/serve.ts";
 import { tail } from "./cli/tail.ts";
 import { token } from "./cli/token.ts";
 import { alert } from "./cli/alert.ts";
+import { maintenance } from "./cli/maintenance.ts";
 import { exportCommand, importCommand } from "./cli/transfer.ts";
 import { nearest } from "./cli/suggest.ts";
 import { user } from "./cli/user.ts";
@@ -39,6 +40,7 @@ const commands: Record<string, Command> = {
   log: logCommand,
   metric,
   alert,
+  maintenance,
   tail,
   backup,
   export: exportCommand,

@@ -9,6 +9,7 @@ import { pingService } from "./domain/check-pings.ts";
 import { checkRunner } from "./domain/check-runner.ts";
 import { checkService } from "./domain/checks.ts";
 import { alertService } from "./domain/alerts.ts";
+import { maintenanceService } from "./domain/maintenance.ts";
 import { analyticsService } from "./domain/analytics.ts";
 import { auditService } from "./domain/audit.ts";
 import { chartService } from "./domain/charts.ts";
@@ -202,6 +203,8 @@ function servicesOf(
       ...checkService(store, { clock, baseUrl: config.baseUrl }),
       pings: pingService(store, announce, { baseUrl: config.baseUrl, clock }),
     },
+    /** Maintenance windows: when alert rules notify nobody (domain/quiet.ts). */
+    maintenance: maintenanceService(store, { clock }),
     transfer: transferService(store),
     devices: deviceService(store, outbound),
     deviceAdmin: deviceAdmin(store),

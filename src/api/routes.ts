@@ -9,6 +9,7 @@ import { chartRoutes } from "./charts.ts";
 import { healthRoutes } from "./health.ts";
 import { ingestRoutes } from "./ingest.ts";
 import { integrationRoutes } from "./integrations.ts";
+import { maintenanceRoutes } from "./maintenance.ts";
 import { openApiRoute } from "./openapi.ts";
 import { pingRoutes } from "./pings.ts";
 import { readRoutes } from "./read.ts";
@@ -21,6 +22,7 @@ export function apiRoutes(services: Services, edge: Edge): Route[] {
     ...analyticsRoutes(services),
     ...chartRoutes(services),
     ...alertRoutes(services),
+    ...maintenanceRoutes(services),
     ...integrationRoutes(services),
     ...streamRoutes(services, edge),
     ...healthRoutes(services, edge),

@@ -1,11 +1,11 @@
 import { kindOf } from "../domain/alert-kinds/index.ts";
 import type { AlertInput } from "../domain/alerts.ts";
-import { parseSeconds } from "../domain/units.ts";
 import type { Alert } from "../model/alert.ts";
 import { parseTags } from "./client.ts";
 import {
   type Command,
   configFrom,
+  durationFlag as seconds,
   managementOptions,
   parse,
   table,
@@ -16,17 +16,7 @@ import {
 
 const USAGE =
   "signalboard alert list [--project P] | alert create --project P --name N --kind absence|count|metric [--channel C] [--event E] [--tag key=value ...] " +
-  "[--period 1d] [--grace 10m] [--cron '0 3 * * *' [--tz Europe/Berlin]] [--window 5m] [--metric TITLE] [--above N | --below N] [--repeat 1h] [--paused] | alert pause|resume|test|delete ID";
-
-/** A duration as the API takes it (seconds): a number of seconds, or with a unit (90s, 15m, 12h, 1d). */
-function seconds(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return parseSeconds(text);
-  } catch {
-    throw new UsageError(`--${flag} takes seconds or a duration such as 90s, 15m, 12h or 1d; got "${text}"`);
-  }
-}
+  "[--period 1d] [--grace 10m] [--cron '0 3 * * *' [--tz Europe/Berlin]] [--window 5m] [--metric TITLE] [--above N | --below N] [--repeat 1h] [--notify-after N] [--paused] | alert pause|resume|test|delete ID";
 
 function number(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -59,6 +49,7 @@ export const alert: Command = {
       above: { type: "string" },
       below: { type: "string" },
       repeat: { type: "string" },
+      "notify-after": { type: "string" },
       paused: { type: "boolean" },
     });
     const [action, ref] = positionals;
@@ -99,11 +90,13 @@ export const alert: Command = {
           above: number("above", values.above),
           below: number("below", values.below),
           repeat: seconds("repeat", values.repeat),
+          notify_after: number("notify-after", values["notify-after"]),
           paused: values.paused,
         };
         const made = await alerts.create(JSON.parse(JSON.stringify(input)) as AlertInput);
+        const after = made.notifyAfter > 1 ? `, notifies after ${made.notifyAfter} rounds firing` : "";
         console.log(
-          `Created alert rule ${made.id} "${made.name}" (${made.kind}: ${describe(made)})${made.paused ? ", paused" : ""}.`,
+          `Created alert rule ${made.id} "${made.name}" (${made.kind}: ${describe(made)})${after}${made.paused ? ", paused" : ""}.`,
         );
         return 0;
       }

@@ -7,6 +7,7 @@ import { AppError } from "../errors.ts";
 import { createServices, databasePath, type Services } from "../services.ts";
 import { existsSync } from "node:fs";
 import { didYouMean } from "./suggest.ts";
+import { parseSeconds } from "../domain/units.ts";
 
 export type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -119,6 +120,16 @@ export function table(rows: string[][]): string {
         .trimEnd(),
     )
     .join("\n");
+}
+
+/** A duration flag as the API takes it (seconds): a number of seconds, or with a unit (90s, 15m, 12h, 1d). */
+export function durationFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parseSeconds(text);
+  } catch {
+    throw new UsageError(`--${flag} takes seconds or a duration such as 90s, 15m, 12h or 1d; got "${text}"`);
+  }
 }
 
 export function when(ms: number | null | undefined): string {

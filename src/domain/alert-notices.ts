@@ -6,8 +6,10 @@ import type { Alert } from "../model/alert.ts";
 import type { Tags } from "../model/event.ts";
 import { kindOf } from "./alert-kinds/index.ts";
 import type { Facts } from "./alert-kinds/kind.ts";
+import type { Hush } from "./quiet.ts";
 
-export type Notice = { event: string; description: string; icon: string; tags: Tags };
+/** `notify`: false for a change recorded but told to nobody (quiet.ts); a notice otherwise. */
+export type Notice = { event: string; description: string; icon: string; tags: Tags; notify?: boolean };
 
 export function notice(a: Alert, what: "firing" | "resolved" | "repeat", facts: Facts, now: number): Notice {
   const firing = what !== "resolved";
@@ -19,6 +21,11 @@ export function notice(a: Alert, what: "firing" | "resolved" | "repeat", facts: 
   };
   const words = kindOf(a).notice(a, firing, what === "repeat" ? "still " : "", facts, now);
   return { ...words, icon: firing ? "🚨" : "✅", tags };
+}
+
+/** The change recorded without notify, tagged with why it was not told (quiet.ts's reason). */
+export function quietly(n: Notice, why: Hush | null): Notice {
+  return { ...n, notify: false, tags: { ...n.tags, quiet: why ?? "held" } };
 }
 
 /** A notice sent on request, to see where a rule's notices go. */

@@ -1,8 +1,10 @@
 // The alert runner: every SIGNALBOARD_ALERT_INTERVAL it checks each rule that is not paused (on one
 // instance at a time when several share PostgreSQL), and records each change of a rule's state as
-// an event in its project's `alerts` channel, with notify, in the transaction that writes the rule's
-// new state: the notice goes through the delivery queue, appears live, and happens once, whoever
-// sees the change first and whatever stops in the middle.
+// an event in its project's `alerts` channel, in the transaction that writes the rule's new state:
+// with notify unless quiet.ts holds it back (a maintenance window, notify_after not reached, a
+// recovery from a firing never told), then later a notice of its own when it is due. A notice goes
+// through the delivery queue, appears live, and happens once, whoever sees the change first and
+// whatever stops in the middle.
 //
 // What it reads: for absence rules, when the latest matching event happened, which it learns from
 // the live hub as events are stored (a database read only when it does not know yet: at start, or
@@ -11,16 +13,17 @@
 // at once, without waiting for the next round.
 import { type Clock, systemClock, type Timer } from "../clock.ts";
 import { log } from "../logger.ts";
-import type { Alert, AlertFilter, AlertTransition } from "../model/alert.ts";
+import type { Alert, AlertFilter, AlertMark, AlertTransition } from "../model/alert.ts";
 import type { StoredEvent } from "../model/event.ts";
 import type { EventFilter } from "../model/filter.ts";
 import type { Announce, Hub } from "../live/hub.ts";
 import type { Store, WindowQuestion } from "../store/store.ts";
 import { kindOf } from "./alert-kinds/index.ts";
 import type { Finding, Reads } from "./alert-kinds/kind.ts";
-import { type Notice, notice, testNotice } from "./alert-notices.ts";
+import { type Notice, notice, quietly, testNotice } from "./alert-notices.ts";
 import { eventMatcher } from "./filter.ts";
 import { ingestWrites } from "./ingest-writes.ts";
+import { type Decision, quietRound, type Standing } from "./quiet.ts";
 
 export { deadline } from "./alert-kinds/absence.ts";
 
@@ -137,7 +140,8 @@ export class AlertRunner {
         rules.filter((r) => kindOf(r).watches),
         now,
       );
-      for (const alert of rules) if (await this.check(alert, now, counts)) result.changed++;
+      const quiet = quietRound(this.store);
+      for (const alert of rules) if (await this.check(alert, now, counts, quiet)) result.changed++;
       if (rules.length)
         await this.store.alerts.checked(
           rules.map((r) => r.id),
@@ -294,24 +298,60 @@ export class AlertRunner {
     w.lastSeen = latest === -Infinity ? null : latest;
   }
 
-  /** Checks one rule; true when its state changed (or a repeat went out). */
-  private async check(alert: Alert, now: number, counts: Prefetched = new Map()): Promise<boolean> {
+  /**
+   * Checks one rule; true when a notice was recorded (a change of state, a notice held back until
+   * now, or a repeat). Whether it notifies is quiet.ts's decision; the streak and what was told are
+   * written with the state, so the decision holds across restarts and instances.
+   */
+  private async check(
+    alert: Alert,
+    now: number,
+    counts: Prefetched = new Map(),
+    quiet: (s: Standing) => Promise<Decision> = quietRound(this.store),
+  ): Promise<boolean> {
     const finding = await this.find(alert, now, counts);
     if (!finding) return false;
-    const from = { state: alert.state, since: alert.since, lastNotified: alert.lastNotified };
-    if (finding.firing !== (alert.state === "firing")) {
-      const to = { state: finding.firing ? ("firing" as const) : ("ok" as const), since: now, lastNotified: now };
-      return (
-        (await this.record(
-          alert,
-          notice(alert, finding.firing ? "firing" : "resolved", finding.facts, now),
-          { id: alert.id, from, to },
-          now,
-        )) !== null
-      );
+    const { firing } = finding;
+    const changed = firing !== (alert.state === "firing");
+    const streak = firing ? Math.min((changed ? 0 : alert.streak) + 1, alert.notifyAfter) : 0;
+    const decision = await quiet({
+      projectId: alert.projectId,
+      failing: firing,
+      streak,
+      notifyAfter: alert.notifyAfter,
+      toldFailing: alert.notified === "firing",
+      now,
+    });
+    const from: AlertMark = {
+      state: alert.state,
+      since: alert.since,
+      lastNotified: alert.lastNotified,
+      streak: alert.streak,
+      notified: alert.notified,
+    };
+    const to: AlertMark = {
+      state: firing ? "firing" : "ok",
+      since: changed ? now : alert.since,
+      lastNotified: decision.notify ? now : alert.lastNotified,
+      streak,
+      notified: decision.toldFailing ? "firing" : "ok",
+    };
+    const transition = { id: alert.id, from, to };
+    if (changed || decision.notify) {
+      const n = notice(alert, firing ? "firing" : "resolved", finding.facts, now);
+      return (await this.record(alert, decision.notify ? n : quietly(n, decision.quiet), transition, now)) !== null;
+    }
+    if (streak !== alert.streak) {
+      // Counting towards notify_after: nothing to record but the count.
+      if (await this.store.alerts.transition(transition, now)) alert.streak = streak;
+      return false;
     }
     const repeatDue =
-      finding.firing && alert.repeat !== null && now - (alert.lastNotified ?? alert.since) >= alert.repeat;
+      firing &&
+      alert.notified === "firing" &&
+      decision.quiet === null &&
+      alert.repeat !== null &&
+      now - (alert.lastNotified ?? alert.since) >= alert.repeat;
     if (!repeatDue) return false;
     return (
       (await this.record(
@@ -374,7 +414,7 @@ export class AlertRunner {
         if (transition && !(await tx.alerts.transition(transition, now))) throw new Raced();
         // The notice is written when it is written (a round asked about another moment, as tests do, included).
         const { written, newChannel } = await ingestWrites.logEvent(tx, {
-          input: { project: project.name, channel: ALERTS_CHANNEL, ...n, notify: true },
+          input: { project: project.name, channel: ALERTS_CHANNEL, notify: true, ...n },
           baseUrl: this.options.baseUrl,
           now: this.now(),
         });
@@ -385,16 +425,20 @@ export class AlertRunner {
       throw error;
     }
     if (transition) {
-      alert.state = transition.to.state;
-      alert.since = transition.to.since;
-      alert.lastNotified = transition.to.lastNotified;
+      Object.assign(alert, transition.to);
       const watched = this.watchedOf(alert.id)?.rules.get(alert.id);
-      if (watched) Object.assign(watched, { state: alert.state, since: alert.since, lastNotified: alert.lastNotified });
+      if (watched) Object.assign(watched, transition.to);
     }
     if (result.newChannel)
       this.announce({ type: "channel", projectId: project.id, project: project.name, channel: ALERTS_CHANNEL });
     this.announce({ type: "event", event: result.event });
-    log.info("alert", { rule: alert.id, project: project.name, name: alert.name, state: n.tags.state });
+    log.info("alert", {
+      rule: alert.id,
+      project: project.name,
+      name: alert.name,
+      state: n.tags.state,
+      ...(n.notify === false ? { quiet: n.tags.quiet } : {}),
+    });
     return result.event;
   }
 }

@@ -5,7 +5,9 @@ import { z } from "zod";
 import { type Clock, systemClock } from "../clock.ts";
 import { type FieldIssue, NotFound, ValidationError } from "../errors.ts";
 import type { Alert, AlertChanges, AlertSpec } from "../model/alert.ts";
+import type { AlertMarkWrite } from "../model/alert-row.ts";
 import { type Actor, COMMAND_LINE } from "../model/audit.ts";
+import type { Project } from "../model/project.ts";
 import type { Store } from "../store/store.ts";
 import { ALERT_KIND_MODULES, ALERT_KINDS, KIND_FIELDS, kindOf } from "./alert-kinds/index.ts";
 import { type AlertFields, issue, ms, seconds, thresholdOf } from "./alert-kinds/kind.ts";
@@ -14,6 +16,9 @@ import * as rule from "./input-fields.ts";
 import { validate } from "./validation.ts";
 
 export { MIN_SECONDS } from "./alert-kinds/kind.ts";
+
+/** The most rounds a rule may wait before it notifies: beyond this a rule means something else. */
+export const MAX_NOTIFY_AFTER = 1000;
 
 const limit = (what: string) =>
   z
@@ -50,6 +55,13 @@ export const alertFields = {
   above: limit("count, metric: fires when above this.").optional(),
   below: limit("count, metric: fires when below this.").optional(),
   repeat: seconds("Notify again this often while it keeps firing.").optional(),
+  notify_after: z
+    .number({ error: "must be a whole number of rounds" })
+    .int("must be a whole number of rounds")
+    .min(1, "must be at least 1")
+    .max(MAX_NOTIFY_AFTER, `must be at most ${MAX_NOTIFY_AFTER}`)
+    .optional()
+    .meta({ description: "Notify of firing only after this many rounds firing in a row (default 1: at once)." }),
   paused: z.boolean({ error: "must be true or false" }).optional(),
 };
 
@@ -69,7 +81,14 @@ export function specOf(f: AlertFields): AlertSpec {
   const threshold = kind.takes.threshold ? { threshold: thresholdOf(f, issues) } : {};
   if (issues.length) throw new ValidationError(issues, "body");
   const filter = kind.takes.filter ? { filter: f.filter ?? {} } : {};
-  return { ...own, name: f.name, ...filter, ...threshold, repeat: ms(f.repeat) } as AlertSpec;
+  return {
+    ...own,
+    name: f.name,
+    ...filter,
+    ...threshold,
+    repeat: ms(f.repeat),
+    notifyAfter: f.notify_after ?? 1,
+  } as AlertSpec;
 }
 
 /** A rule's fields as the API sends them: what PATCH merges its changes into. */
@@ -82,8 +101,19 @@ export function fieldsOf(a: Alert): AlertFields {
     ...kind.fieldsOf(a),
     ...("threshold" in a ? { [a.threshold.compare]: a.threshold.limit } : {}),
     ...(a.repeat === null ? {} : { repeat: a.repeat / 1000 }),
+    notify_after: a.notifyAfter,
     paused: a.paused,
   };
+}
+
+/** The project a new rule (or window) names: one that is not there is a field to fix, as any other. */
+export async function namedProject(store: Store, name: string): Promise<Project> {
+  const project = await store.projects.findByName(name);
+  if (!project)
+    throw new ValidationError([
+      issue("project", `project "${name}" does not exist; create it first or check its name`),
+    ]);
+  return project;
 }
 
 /** `clock`: the time a rule is made, paused or resumed at (the system's unless given). */
@@ -112,13 +142,7 @@ export function alertService(store: Store, { clock = systemClock }: { clock?: Cl
 
     async create(input: AlertInput, actor: Actor = COMMAND_LINE, now = clock.now()): Promise<Alert> {
       const f = validate(alertInput, input) as AlertFields & { project: string };
-      const project = await store.projects.findByName(f.project);
-      // The rule names its project: one that is not there is a field to fix, as any other.
-      if (!project)
-        throw new ValidationError(
-          [issue("project", `project "${f.project}" does not exist; create it first or check its name`)],
-          "body",
-        );
+      const project = await namedProject(store, f.project);
       return audited(
         store,
         actor,
@@ -157,10 +181,11 @@ export function alertService(store: Store, { clock = systemClock }: { clock?: Cl
       const resumed = alert.paused && changes.paused === false;
       // Paused since now: `since` says when the state shown began, and a paused rule shows paused.
       const paused = !alert.paused && changes.paused === true;
-      const update: AlertChanges & { state?: "ok"; since?: number } = {
+      // Resumed, it starts afresh: ok, nothing counted, nothing told (what it told before the pause is not followed up).
+      const update: AlertChanges & Partial<AlertMarkWrite> = {
         ...spec,
         paused: changes.paused ?? alert.paused,
-        ...(resumed ? { state: "ok", since: now } : paused ? { since: now } : {}),
+        ...(resumed ? { state: "ok", since: now, streak: 0, notified: "ok" } : paused ? { since: now } : {}),
       };
       const project = await this.projectName(alert);
       const onlyPaused = Object.keys(changes).every((key) => key === "paused") && !cleared.length;

@@ -16,6 +16,7 @@ export type AlertColumns = {
   above: number | null;
   below: number | null;
   repeat: number | null;
+  notifyAfter: number;
 };
 
 /** A stored row: the columns, the filter as text, the state and times. */
@@ -43,19 +44,21 @@ export function columnsOf(spec: AlertSpec): AlertColumns {
     metric: spec.kind === "metric" ? spec.metric : null,
     ...threshold,
     repeat: spec.repeat,
+    notifyAfter: spec.notifyAfter,
   };
 }
+
+/** What a change of a rule may set of where it stands beside its fields (a resume starts it afresh). */
+export type AlertMarkWrite = { state: AlertState; since: number; streak: number; notified: AlertState };
 
 /** What a store writes: columns of the rule's fields, and of its pause, state and times. */
 export type AlertWrite = Partial<Omit<AlertRow, "id">>;
 
 /** The values a store writes for a new rule or a change (a whole spec flattened; the rest as it is). */
-export function alertRow(
-  changes: AlertChanges & { projectId?: number; state?: AlertState; since?: number },
-): AlertWrite {
-  const { paused, projectId, state, since } = changes;
+export function alertRow(changes: AlertChanges & { projectId?: number } & Partial<AlertMarkWrite>): AlertWrite {
+  const { paused, projectId, state, since, streak, notified } = changes;
   const rest = Object.fromEntries(
-    Object.entries({ paused, projectId, state, since }).filter(([, value]) => value !== undefined),
+    Object.entries({ paused, projectId, state, since, streak, notified }).filter(([, value]) => value !== undefined),
   ) as AlertWrite;
   if (changes.kind === undefined) return rest;
   const columns = columnsOf(changes);
@@ -64,7 +67,8 @@ export function alertRow(
 
 /** A stored row as the rule it is. */
 export function alertOfRow(row: AlertRow): Alert {
-  const { kind, name, filter, period, cron, tz, grace, window, metric, above, below, repeat, ...record } = row;
+  const { kind, name, filter, period, cron, tz, grace, window, metric, above, below, repeat, notifyAfter, ...record } =
+    row;
   const threshold = { compare: above !== null ? "above" : "below", limit: above ?? below ?? 0 } as const;
   const spec: AlertSpec =
     kind === "absence"
@@ -72,12 +76,13 @@ export function alertOfRow(row: AlertRow): Alert {
           kind,
           name,
           repeat,
+          notifyAfter,
           filter: JSON.parse(filter) as AlertFilter,
           schedule: cron !== null ? { cron, tz: tz ?? "UTC" } : { period: period ?? 0 },
           grace,
         }
       : kind === "count"
-        ? { kind, name, repeat, filter: JSON.parse(filter) as AlertFilter, window: window ?? 0, threshold }
-        : { kind, name, repeat, filter: {}, metric: metric ?? "", threshold };
+        ? { kind, name, repeat, notifyAfter, filter: JSON.parse(filter) as AlertFilter, window: window ?? 0, threshold }
+        : { kind, name, repeat, notifyAfter, filter: {}, metric: metric ?? "", threshold };
   return { ...spec, ...record };
 }

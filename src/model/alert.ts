@@ -12,8 +12,11 @@ export type AlertSchedule = { period: number } | { cron: string; tz: string };
 /** Where a count or metric rule fires: above a number, or below one. */
 export type Threshold = { compare: "above" | "below"; limit: number };
 
-/** What every rule has: a name, and how often to notify again while it keeps firing (ms). */
-type SpecBase = { name: string; repeat: number | null };
+/**
+ * What every rule has: a name, how often to notify again while it keeps firing (ms), and after how
+ * many rounds firing in a row its firing notifies (1: at once; domain/quiet.ts).
+ */
+type SpecBase = { name: string; repeat: number | null; notifyAfter: number };
 
 /** An event at least as often as `schedule` says, `grace` (ms) late at most. */
 export type AbsenceSpec = SpecBase & { kind: "absence"; filter: AlertFilter; schedule: AlertSchedule; grace: number };
@@ -40,6 +43,10 @@ export type AlertRecord = {
   lastChecked: number | null;
   /** When its last notice went out (a change of state, or a repeat). */
   lastNotified: number | null;
+  /** Rounds firing in a row, counted up to notifyAfter (0 while ok). */
+  streak: number;
+  /** What its last notice said: "firing" once its firing was told, "ok" before and once its recovery was. */
+  notified: AlertState;
   createdAt: number;
   updatedAt: number;
 };
@@ -57,5 +64,11 @@ export type AlertChanges = (AlertSpec | { kind?: undefined }) & { paused?: boole
 /** A rule's new state, written only if it still is in `from` (so a change happens once, whoever sees it). */
 export type AlertTransition = { id: number; from: AlertMark; to: AlertMark };
 
-/** Where a rule stands: its state, since when, and when its last notice went out. */
-export type AlertMark = { state: AlertState; since: number; lastNotified: number | null };
+/** Where a rule stands: its state, since when, when its last notice went out, its streak and what it told. */
+export type AlertMark = {
+  state: AlertState;
+  since: number;
+  lastNotified: number | null;
+  streak: number;
+  notified: AlertState;
+};

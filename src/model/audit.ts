@@ -30,7 +30,9 @@ export type AuditAction =
   | "check.created"
   | "check.changed"
   | "check.deleted"
-  | "check.ping-key";
+  | "check.ping-key"
+  | "maintenance.created"
+  | "maintenance.deleted";
 
 /** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */
 export type AuditEntry = {

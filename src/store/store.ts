@@ -3,7 +3,9 @@
 // all. Reads outside a transaction see what is committed. Each dialect implements this: SQLite in
 // DATA_DIR (store/sqlite/), PostgreSQL for several instances (store/pg/).
 import type { AuditEntry, NewAuditEntry } from "../model/audit.ts";
-import type { Alert, AlertChanges, AlertState, AlertTransition, NewAlert } from "../model/alert.ts";
+import type { Alert, AlertChanges, AlertTransition, NewAlert } from "../model/alert.ts";
+import type { AlertMarkWrite } from "../model/alert-row.ts";
+import type { Maintenance, NewMaintenance } from "../model/maintenance.ts";
 import type {
   DroppedQuery,
   FunnelCounts,
@@ -356,11 +358,7 @@ export interface AlertRepository {
   /** Every rule that is not paused, of every project: what a round checks. */
   active(): Promise<Alert[]>;
   /** Null when there is no such rule. */
-  update(
-    id: number,
-    changes: AlertChanges & { state?: AlertState; since?: number },
-    now: number,
-  ): Promise<Alert | null>;
+  update(id: number, changes: AlertChanges & Partial<AlertMarkWrite>, now: number): Promise<Alert | null>;
   /** False when there was no such rule. */
   delete(id: number): Promise<boolean>;
   /** Writes the rule's new state only if it is still `t.from` (and not paused); false when it was not. */
@@ -399,6 +397,15 @@ export interface CheckRepository {
   projectOfPingKey(key: string): Promise<number | null>;
 }
 
+export interface MaintenanceRepository {
+  create(window: NewMaintenance, now: number): Promise<Maintenance>;
+  find(id: number): Promise<Maintenance | null>;
+  /** A project's windows, in the order they were made. */
+  list(projectId: number): Promise<Maintenance[]>;
+  /** False when there was no such window. */
+  delete(id: number): Promise<boolean>;
+}
+
 export interface AuditRepository {
   record(entry: NewAuditEntry): Promise<void>;
   /** Newest first, before the entry with id `before` when given. */
@@ -429,6 +436,7 @@ export type Repositories = {
   charts: ChartRepository;
   alerts: AlertRepository;
   checks: CheckRepository;
+  maintenance: MaintenanceRepository;
   audit: AuditRepository;
 };
 
@@ -602,6 +610,7 @@ export const ACCESS: { [R in keyof Repositories]: { [M in keyof Repositories[R]]
     setPingKey: "write",
     projectOfPingKey: "read",
   },
+  maintenance: { create: "write", find: "read", list: "read", delete: "write" },
   audit: { record: "write", list: "read", prune: "write" },
 };
 

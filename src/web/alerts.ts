@@ -19,6 +19,7 @@ import type { Kit } from "./kit.ts";
 import { paths } from "./paths.ts";
 import { type AlertFormFields, alertFormPage, alertRows, alertsPage } from "./views/alerts.ts";
 import { confirmDialog } from "./views/dialogs.ts";
+import { maintenanceSection } from "./views/maintenance.ts";
 
 const FIELDS = [
   "name",
@@ -36,6 +37,7 @@ const FIELDS = [
   "compare",
   "limit",
   "repeat",
+  "notify_after",
 ];
 
 /** The form's fields as typed (each one's text, trimmed; "" when absent). */
@@ -66,6 +68,7 @@ function formOfRule(a: Alert): AlertFormFields {
     compare: "threshold" in a ? a.threshold.compare : "above",
     limit: "threshold" in a ? String(a.threshold.limit) : "",
     repeat: s(a.repeat),
+    notify_after: a.notifyAfter === 1 ? "" : String(a.notifyAfter),
   };
 }
 
@@ -91,6 +94,9 @@ function inputOf(f: AlertFormFields): { input: Record<string, unknown>; errors: 
   const kind = ALERT_KINDS.includes(f.kind as AlertKind) ? ALERT_KIND_MODULES[f.kind as AlertKind] : null;
   const limit = f.limit === "" ? undefined : Number(f.limit);
   if (limit !== undefined && !Number.isFinite(limit)) errors.limit = "must be a number";
+  const notifyAfter = f.notify_after ? Number(f.notify_after) : undefined;
+  if (notifyAfter !== undefined && !Number.isInteger(notifyAfter))
+    errors.notify_after = "must be a whole number of rounds";
   const input: Record<string, unknown> = {
     name: f.name,
     kind: f.kind,
@@ -106,6 +112,7 @@ function inputOf(f: AlertFormFields): { input: Record<string, unknown>; errors: 
     ...kind?.form.input(f, duration),
     ...(kind?.takes.threshold && limit !== undefined ? { [f.compare === "below" ? "below" : "above"]: limit } : {}),
     repeat: duration("repeat"),
+    notify_after: notifyAfter,
   };
   return { input: JSON.parse(JSON.stringify(input)) as Record<string, unknown>, errors };
 }
@@ -182,7 +189,7 @@ async function save(
     if (rule) {
       // Fields the form leaves out of this kind are taken out of the rule.
       const cleared = Object.fromEntries(
-        [...KINDS_FIELDS, "repeat"].filter((k) => !(k in input)).map((k) => [k, null]),
+        [...KINDS_FIELDS, "repeat", "notify_after"].filter((k) => !(k in input)).map((k) => [k, null]),
       );
       await alerts.update(rule.id, { ...cleared, ...input }, actor);
     } else await alerts.create({ project: project.name, ...input } as AlertInput, actor);
@@ -202,23 +209,25 @@ async function rows({ alerts }: Services, kit: Kit, project: Project, session: S
   );
 }
 
-const listAlerts = ({ alerts, projects }: Services, kit: Kit) =>
+const listAlerts = ({ alerts, projects, maintenance }: Services, kit: Kit) =>
   route({
     method: "GET",
     path: paths.alerts,
     access: "viewer",
     needs: "project",
     async handle({ project, session }) {
-      const [rules, channels] = await Promise.all([alerts.list(project.name), projects.channels(project.name)]);
+      const [rules, channels, windows] = await Promise.all([
+        alerts.list(project.name),
+        projects.channels(project.name),
+        maintenance.list(project.name),
+      ]);
       const hasNotices = channels.some((c) => c.name === "alerts");
-      return kit.page(
-        session,
-        alertsPage(project, rules, session.csrfToken, hasRole(session.user, "member"), hasNotices),
-        {
-          title: `Alerts · ${project.name}`,
-          nav: { project },
-        },
-      );
+      const mayEdit = hasRole(session.user, "member");
+      const quiet = maintenanceSection(project, { windows, now: maintenance.now(), csrf: session.csrfToken, mayEdit });
+      return kit.page(session, alertsPage(project, rules, session.csrfToken, mayEdit, hasNotices, quiet), {
+        title: `Alerts · ${project.name}`,
+        nav: { project },
+      });
     },
   });
 

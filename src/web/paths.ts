@@ -40,6 +40,8 @@ export const paths = {
   alertResume: "/p/:project/alerts/:id/resume",
   alertTest: "/p/:project/alerts/:id/test",
   alertDelete: "/p/:project/alerts/:id/delete",
+  maintenance: "/p/:project/maintenance",
+  maintenanceDelete: "/p/:project/maintenance/:id/delete",
 
   settings: "/settings",
   account: "/settings/account",

@@ -6,6 +6,7 @@ import type { Services } from "../services.ts";
 import { accountRoutes } from "./account.ts";
 import { type Assets, assetRoutes } from "./assets.ts";
 import { alertRoutes } from "./alerts.ts";
+import { maintenanceRoutes } from "./maintenance.ts";
 import { authRoutes } from "./auth.ts";
 import { chartRoutes } from "./charts.ts";
 import { docsRoutes } from "./docs.ts";
@@ -29,6 +30,7 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...userListRoutes(services, kit),
     ...chartRoutes(services, kit),
     ...alertRoutes(services, kit),
+    ...maintenanceRoutes(services, kit),
     ...manageRoutes(services, kit),
     ...settingsRoutes(services, kit),
     ...memberRoutes(services, kit),

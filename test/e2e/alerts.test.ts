@@ -144,4 +144,36 @@ describeBrowser("the Alerts page", () => {
       { viewport: { width: 375, height: 812 }, colorScheme: "dark" },
     );
   }, 60_000);
+
+  test("maintenance windows are added (once, or on a schedule) and deleted in the page's own section", async () => {
+    const server = await pool.withOwner();
+    await withPage(browser, "alerts-maintenance", async (page) => {
+      await signIn(page, server);
+      await page.goto(`${server.url}/p/default/alerts`);
+      await page.locator("[data-testid=no-maintenance]").waitFor();
+      // The time zone starts as the browser's; the schedule's fields show when it is chosen.
+      expect(await page.inputValue("#maintenance-tz")).not.toBe("");
+      expect(await page.isVisible("#maintenance-cron")).toBe(false);
+      await page.fill("#maintenance-name", "Upgrade");
+      await page.fill("#maintenance-start", "2031-03-01T03:00");
+      await page.fill("#maintenance-end", "2031-03-01T01:00");
+      await page.fill("#maintenance-tz", "UTC");
+      await page.click("[data-testid=add-maintenance]");
+      expect(await page.locator("#maintenance-end-error").textContent()).toContain("must be after starts_at");
+      await page.fill("#maintenance-end", "2031-03-01T05:00");
+      await page.click("[data-testid=add-maintenance]");
+      await page.locator("[data-testid=maintenance-row]", { hasText: "Upgrade" }).waitFor();
+      await page.selectOption("#maintenance-kind", "cron");
+      expect(await page.isVisible("#maintenance-start")).toBe(false);
+      await page.fill("#maintenance-name", "Nightly");
+      await page.fill("#maintenance-cron", "0 3 * * *");
+      await page.fill("#maintenance-length", "1h");
+      await page.click("[data-testid=add-maintenance]");
+      await page.locator("[data-testid=maintenance-row]", { hasText: "Nightly" }).waitFor();
+      expect(await page.locator("[data-testid=maintenance-row]").count()).toBe(2);
+      await page.getByRole("button", { name: "Delete Upgrade" }).click();
+      await page.locator("[data-testid=maintenance-row]", { hasText: "Upgrade" }).waitFor({ state: "detached" });
+      expect((await server.services.maintenance.list("default")).map((w) => w.name)).toEqual(["Nightly"]);
+    });
+  }, 60_000);
 });

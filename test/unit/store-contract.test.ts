@@ -511,6 +511,7 @@ describe("alert rules", () => {
     kind: "count",
     name,
     repeat: null,
+    notifyAfter: 1,
     filter: { channel: "shop", tags: { plan: "pro" } },
     window: 60_000,
     threshold: { compare: "above", limit: 10 },
@@ -526,6 +527,8 @@ describe("alert rules", () => {
       since: NOW,
       lastChecked: null,
       lastNotified: null,
+      streak: 0,
+      notified: "ok",
       createdAt: NOW,
       updatedAt: NOW,
     });
@@ -542,6 +545,7 @@ describe("alert rules", () => {
       kind: "count" as const,
       name: "Too few",
       repeat: 60_000,
+      notifyAfter: 3,
       filter: { event: "x" },
       window: 120_000,
       threshold: { compare: "below" as const, limit: 2 },
@@ -558,6 +562,7 @@ describe("alert rules", () => {
       kind: "absence" as const,
       name: "Quiet",
       repeat: null,
+      notifyAfter: 1,
       filter: { channel: "cron" },
       schedule: { cron: "0 3 * * *", tz: "Europe/Paris" },
       grace: 300_000,
@@ -571,6 +576,8 @@ describe("alert rules", () => {
       since: NOW + 6,
       lastChecked: null,
       lastNotified: null,
+      streak: 0,
+      notified: "ok",
       createdAt: NOW,
       updatedAt: NOW + 7,
     });
@@ -578,6 +585,7 @@ describe("alert rules", () => {
       kind: "metric" as const,
       name: "Disk",
       repeat: null,
+      notifyAfter: 2,
       filter: {},
       metric: "disk",
       threshold: { compare: "above" as const, limit: 0.9 },
@@ -593,18 +601,51 @@ describe("alert rules", () => {
   test("change state only from the state a round saw, once, and never while paused", async () => {
     const projectId = await project();
     const a = await store.alerts.create(rule(projectId, "Once"), NOW);
-    const from = { state: "ok" as const, since: NOW, lastNotified: null };
-    const to = { state: "firing" as const, since: NOW + 10, lastNotified: NOW + 10 };
+    const from = { state: "ok" as const, since: NOW, lastNotified: null, streak: 0, notified: "ok" as const };
+    const to = {
+      state: "firing" as const,
+      since: NOW + 10,
+      lastNotified: NOW + 10,
+      streak: 1,
+      notified: "firing" as const,
+    };
     expect(await store.alerts.transition({ id: a.id, from, to }, NOW + 10)).toBe(true);
     expect(await store.alerts.transition({ id: a.id, from, to }, NOW + 11)).toBe(false);
     expect(await store.alerts.find(a.id)).toMatchObject({ ...to, lastChecked: NOW + 10 });
-    const back = { state: "ok" as const, since: NOW + 20, lastNotified: NOW + 20 };
+    const back = { state: "ok" as const, since: NOW + 20, lastNotified: NOW + 20, streak: 0, notified: "ok" as const };
     expect(await store.alerts.transition({ id: a.id, from: { ...to, lastNotified: null }, to: back }, NOW)).toBe(false);
     expect(await store.alerts.transition({ id: a.id, from: to, to: back }, NOW + 20)).toBe(true);
 
     await store.alerts.update(a.id, { paused: true }, NOW + 21);
     expect(await store.alerts.transition({ id: a.id, from: back, to }, NOW + 22)).toBe(false);
     expect(await store.alerts.find(a.id)).toMatchObject({ ...back, paused: true });
+  });
+
+  test("count a streak and what was told only from what a round saw, and start afresh when resumed", async () => {
+    const projectId = await project();
+    const a = await store.alerts.create({ ...rule(projectId, "Flaps"), notifyAfter: 3 }, NOW);
+    expect(a).toMatchObject({ notifyAfter: 3, streak: 0, notified: "ok" });
+    const first = { state: "firing" as const, since: NOW + 1, lastNotified: null, streak: 1, notified: "ok" as const };
+    const from = { state: "ok" as const, since: NOW, lastNotified: null, streak: 0, notified: "ok" as const };
+    expect(await store.alerts.transition({ id: a.id, from, to: first }, NOW + 1)).toBe(true);
+    const second = { ...first, streak: 2 };
+    // Two writers that saw the first round: one counts the second.
+    expect(await store.alerts.transition({ id: a.id, from: first, to: second }, NOW + 2)).toBe(true);
+    expect(await store.alerts.transition({ id: a.id, from: first, to: second }, NOW + 2)).toBe(false);
+    const told = { ...second, streak: 3, notified: "firing" as const, lastNotified: NOW + 3 };
+    expect(await store.alerts.transition({ id: a.id, from: { ...second, notified: "firing" }, to: told }, NOW)).toBe(
+      false,
+    );
+    expect(await store.alerts.transition({ id: a.id, from: second, to: told }, NOW + 3)).toBe(true);
+    expect(await store.alerts.find(a.id)).toMatchObject(told);
+    await store.alerts.update(a.id, { paused: true }, NOW + 4);
+    expect(
+      await store.alerts.update(
+        a.id,
+        { paused: false, state: "ok", since: NOW + 5, streak: 0, notified: "ok" },
+        NOW + 5,
+      ),
+    ).toMatchObject({ paused: false, state: "ok", since: NOW + 5, streak: 0, notified: "ok", lastNotified: NOW + 3 });
   });
 
   test("record when a round checked them, all at once", async () => {
@@ -729,6 +770,41 @@ describe("checks", () => {
     expect(await store.checks.pingKey(projectId)).toBe("key-two-bbbbbbbbbbbbbb");
     expect(await store.checks.projectOfPingKey("key-one-aaaaaaaaaaaaaa")).toBeNull();
     expect(await store.checks.projectOfPingKey("key-two-bbbbbbbbbbbbbb")).toBe(projectId);
+  });
+});
+
+describe("maintenance windows", () => {
+  test("are created (once or on a schedule), found, listed by project in order, and deleted; a project's go with it", async () => {
+    const projectId = await project();
+    const other = await project();
+    const once = await store.maintenance.create(
+      { projectId, name: "Upgrade", schedule: { kind: "once", startsAt: NOW + 1000, endsAt: NOW + 5000 } },
+      NOW,
+    );
+    expect(once).toEqual({
+      id: once.id,
+      projectId,
+      name: "Upgrade",
+      schedule: { kind: "once", startsAt: NOW + 1000, endsAt: NOW + 5000 },
+      createdAt: NOW,
+    });
+    const nightly = await store.maintenance.create(
+      { projectId, name: "", schedule: { kind: "cron", cron: "0 3 * * *", tz: "Europe/Berlin", length: 3_600_000 } },
+      NOW + 1,
+    );
+    expect(nightly.schedule).toEqual({ kind: "cron", cron: "0 3 * * *", tz: "Europe/Berlin", length: 3_600_000 });
+    const elsewhere = await store.maintenance.create(
+      { projectId: other, name: "x", schedule: { kind: "once", startsAt: NOW, endsAt: NOW + 1 } },
+      NOW,
+    );
+    expect(await store.maintenance.find(nightly.id)).toEqual(nightly);
+    expect(await store.maintenance.find(999_999)).toBeNull();
+    expect((await store.maintenance.list(projectId)).map((w) => w.id)).toEqual([once.id, nightly.id]);
+    expect(await store.maintenance.delete(once.id)).toBe(true);
+    expect(await store.maintenance.delete(once.id)).toBe(false);
+    expect(await store.maintenance.list(projectId)).toEqual([nightly]);
+    await store.projects.delete(other);
+    expect(await store.maintenance.find(elsewhere.id)).toBeNull();
   });
 });
 

@@ -39,6 +39,7 @@ export type AlertFields = {
   above?: number;
   below?: number;
   repeat?: number;
+  notify_after?: number;
   paused?: boolean;
 };
 
@@ -76,11 +77,11 @@ export type AlertKindModule<K extends AlertKind> = {
   takes: { filter: boolean; threshold: boolean };
   /** Its own fields in the API (seconds), beside name, filter, above, below, repeat and paused. */
   fields: Record<string, z.ZodType>;
-  /** Its rule from the API's fields (name, repeat, filter and threshold are filled in by the caller), its problems pushed. */
+  /** Its rule from the API's fields (name, repeat, notify_after, filter and threshold are filled in by the caller), its problems pushed. */
   spec(
     f: AlertFields,
     issues: FieldIssue[],
-  ): Omit<Extract<AlertSpec, { kind: K }>, "name" | "repeat" | "filter" | "threshold">;
+  ): Omit<Extract<AlertSpec, { kind: K }>, "name" | "repeat" | "notifyAfter" | "filter" | "threshold">;
   /** Its own fields back as the API has them (seconds). */
   fieldsOf(a: AlertOf<K>): Partial<AlertFields>;
   /** Reads: its window (ms), counted for all such rules of a round at once; or whether it follows events live. */

@@ -57,13 +57,22 @@ export function alertRules({ db, t, idIn }: Sql): Omit<AlertRepository, keyof Al
       // Compared and set in one statement: of two writers that saw the same state, one changes it.
       const changed = await db
         .update(alerts)
-        .set({ state: to.state, since: to.since, lastNotified: to.lastNotified, lastChecked: now })
+        .set({
+          state: to.state,
+          since: to.since,
+          lastNotified: to.lastNotified,
+          streak: to.streak,
+          notified: to.notified,
+          lastChecked: now,
+        })
         .where(
           and(
             eq(alerts.id, id),
             eq(alerts.paused, false),
             eq(alerts.state, from.state),
             eq(alerts.since, from.since),
+            eq(alerts.streak, from.streak),
+            eq(alerts.notified, from.notified),
             from.lastNotified === null ? isNull(alerts.lastNotified) : eq(alerts.lastNotified, from.lastNotified),
           ),
         )

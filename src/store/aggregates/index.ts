@@ -7,6 +7,7 @@ import { checkStore } from "./checks.ts";
 import { metaStore } from "./meta.ts";
 import { auditStore } from "./audit.ts";
 import { idempotencyStore } from "./idempotency.ts";
+import { maintenanceStore } from "./maintenance.ts";
 import { digestStore } from "./digests.ts";
 import { notificationStore } from "./notifications.ts";
 import type { Sql } from "./sql.ts";
@@ -19,6 +20,7 @@ export type PlainAggregate =
   | "meta"
   | "audit"
   | "idempotency"
+  | "maintenance"
   | "digests"
   | "notifications"
   | "tokens"
@@ -31,6 +33,7 @@ export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> 
     meta: metaStore(sql),
     audit: auditStore(sql),
     idempotency: idempotencyStore(sql),
+    maintenance: maintenanceStore(sql),
     digests: digestStore(sql),
     notifications: notificationStore(sql),
     tokens: tokenStore(sql),

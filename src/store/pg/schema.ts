@@ -485,6 +485,13 @@ export const alerts = pgTable(
     lastNotified: millis("last_notified"),
     createdAt: millis("created_at").notNull(),
     updatedAt: millis("updated_at").notNull(),
+    // Quiet (domain/quiet.ts): notify only after this many rounds firing in a row (the streak, counted
+    // up to it), and what the last notice told ("ok" or "firing"), so a late notice goes out once.
+    notifyAfter: integer("notify_after").notNull().default(1),
+    streak: integer("streak").notNull().default(0),
+    notified: text("notified", { enum: ["ok", "firing"] })
+      .notNull()
+      .default("ok"),
   },
   (t) => [index("alerts_project").on(t.projectId)],
 );
@@ -537,6 +544,26 @@ export const checkKeys = pgTable(
     createdAt: millis("created_at").notNull(),
   },
   (t) => [uniqueIndex("check_keys_ping_key").on(t.pingKey)],
+);
+
+// Maintenance windows (domain/maintenance.ts): when a project's rules record changes of state but
+// notify nobody. One-off (starts_at, ends_at) or recurring (cron in tz, for length ms).
+export const maintenanceWindows = pgTable(
+  "maintenance_windows",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    startsAt: millis("starts_at"),
+    endsAt: millis("ends_at"),
+    cron: text("cron"),
+    tz: text("tz"),
+    length: bigint("length", { mode: "number" }),
+    createdAt: millis("created_at").notNull(),
+  },
+  (t) => [index("maintenance_windows_project").on(t.projectId)],
 );
 
 // Summaries of the events (store/summary/deltas.ts), the same tables as SQLite's (drizzle/sqlite/

@@ -447,6 +447,13 @@ export const alerts = sqliteTable(
     lastNotified: integer("last_notified"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    // Quiet (domain/quiet.ts): notify only after this many rounds firing in a row (the streak, counted
+    // up to it), and what the last notice told ("ok" or "firing"), so a late notice goes out once.
+    notifyAfter: integer("notify_after").notNull().default(1),
+    streak: integer("streak").notNull().default(0),
+    notified: text("notified", { enum: ["ok", "firing"] })
+      .notNull()
+      .default("ok"),
   },
   (t) => [index("alerts_project").on(t.projectId)],
 );
@@ -502,4 +509,24 @@ export const checkKeys = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("check_keys_ping_key").on(t.pingKey)],
+);
+
+// Maintenance windows (domain/maintenance.ts): when a project's rules record changes of state but
+// notify nobody. One-off (starts_at, ends_at) or recurring (cron in tz, for length ms).
+export const maintenanceWindows = sqliteTable(
+  "maintenance_windows",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    startsAt: integer("starts_at"),
+    endsAt: integer("ends_at"),
+    cron: text("cron"),
+    tz: text("tz"),
+    length: integer("length"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("maintenance_windows_project").on(t.projectId)],
 );

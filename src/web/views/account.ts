@@ -67,6 +67,8 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "check.changed": "Check changed",
   "check.deleted": "Check deleted",
   "check.ping-key": "Ping key made anew",
+  "maintenance.created": "Maintenance window added",
+  "maintenance.deleted": "Maintenance window deleted",
 };
 
 /** `older`: the id to ask the next page before, when there is one. */
@@ -75,7 +77,7 @@ export function auditPage(entries: AuditEntry[], opts: { older: number | null; k
 ${settingsNav(paths.audit)}
 <section class="card" aria-labelledby="audit-title">
   <h2 id="audit-title">Audit trail</h2>
-  <p class="muted small">Sign-ins, passwords, API tokens, members, deleted projects, retention, integrations and alert rules: who, what, when and from where (the client's address as this server sees it). The newest ${opts.kept.toLocaleString("en")} entries are kept; each is also logged at the info level.</p>
+  <p class="muted small">Sign-ins, passwords, API tokens, members, deleted projects, retention, integrations, alert rules and maintenance windows: who, what, when and from where (the client's address as this server sees it). The newest ${opts.kept.toLocaleString("en")} entries are kept; each is also logged at the info level.</p>
   ${
     entries.length
       ? html`<div class="table-wrap"><table class="audit cards">

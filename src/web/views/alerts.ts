@@ -26,7 +26,7 @@ export function alertRows(project: Project, rules: Alert[], csrf: string, mayEdi
       const state = a.paused ? "paused" : a.state;
       return html`<li class="card alert-row" data-testid="alert-row" data-state="${state}">
   <div class="alert-head">${mayEdit ? html`<a class="alert-name" href="${href(paths.alert, at(a.id))}">${a.name}</a>` : html`<span class="alert-name">${a.name}</span>`}<span class="badge state-${state}" data-testid="alert-state">${STATES[state]}</span></div>
-  <p class="muted small">${describeRule(a)}${a.repeat ? `; repeats every ${formatDuration(a.repeat)} while firing` : ""}</p>
+  <p class="muted small">${describeRule(a)}${a.notifyAfter > 1 ? `; notifies after ${a.notifyAfter} rounds firing` : ""}${a.repeat ? `; repeats every ${formatDuration(a.repeat)} while firing` : ""}</p>
   <p class="small alert-times"><span>${STATES[state]} since ${time(a.since)}</span> <span>checked ${a.lastChecked ? time(a.lastChecked) : "not yet"}</span></p>
   <div class="actions wrap needs-member">
     <form hx-post="${href(a.paused ? paths.alertResume : paths.alertPause, at(a.id))}" hx-target="#alert-list" hx-swap="outerHTML" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="secondary small">${a.paused ? "Resume" : "Pause"}<span class="visually-hidden"> ${a.name}</span></button></form>
@@ -46,6 +46,7 @@ export function alertsPage(
   csrf: string,
   mayEdit: boolean,
   hasNotices: boolean,
+  maintenance: Html,
 ): Html {
   const p = { project: project.name };
   return html`<header class="page-header">
@@ -56,7 +57,8 @@ export function alertsPage(
     <a class="button secondary small" href="${href(paths.channel, { ...p, channel: "alerts" })}" data-shows-with-channel="alerts" data-testid="notices"${hasNotices ? "" : html` hidden`}>Notices</a>
   </div>
 </header>
-${alertRows(project, rules, csrf, mayEdit)}`;
+${alertRows(project, rules, csrf, mayEdit)}
+${maintenance}`;
 }
 
 export type AlertFormFields = Record<string, string>;
@@ -154,6 +156,7 @@ export function alertFormPage(
     )}
     ${fieldRow("alert-limit", "Limit", (a) => html`<input id="alert-limit"${a} name="limit" type="number" step="any" value="${f.limit ?? ""}">`, e.limit)}
   </div>
+  ${fieldRow("alert-notify_after", "Notify after", (a) => html`<input id="alert-notify_after"${a} name="notify_after" type="number" min="1" step="1" value="${f.notify_after ?? ""}" placeholder="1" inputmode="numeric">`, e.notify_after, "Rounds firing in a row before it notifies (flapping jobs); empty: at once. Its recovery notifies only if its firing did.")}
   ${fieldRow("alert-repeat", "Repeat while firing", (a) => html`<input id="alert-repeat"${a} name="repeat" value="${f.repeat ?? ""}" placeholder="never" autocomplete="off">`, e.repeat, "Notify again this often while it keeps firing (empty: once).")}
   <datalist id="time-zones">${o.zones.map((z) => html`<option value="${z}"></option>`)}</datalist>
   <div class="actions">
