@@ -17,9 +17,6 @@ import { validate } from "./validation.ts";
 
 export { MIN_SECONDS } from "./alert-kinds/kind.ts";
 
-/** The most rounds a rule may wait before it notifies: beyond this a rule means something else. */
-export const MAX_NOTIFY_AFTER = 1000;
-
 const limit = (what: string) =>
   z
     .number({ error: "must be a number" })
@@ -55,13 +52,10 @@ export const alertFields = {
   above: limit("count, metric: fires when above this.").optional(),
   below: limit("count, metric: fires when below this.").optional(),
   repeat: seconds("Notify again this often while it keeps firing.").optional(),
-  notify_after: z
-    .number({ error: "must be a whole number of rounds" })
-    .int("must be a whole number of rounds")
-    .min(1, "must be at least 1")
-    .max(MAX_NOTIFY_AFTER, `must be at most ${MAX_NOTIFY_AFTER}`)
-    .optional()
-    .meta({ description: "Notify of firing only after this many rounds firing in a row (default 1: at once)." }),
+  notify_after: rule.notifyAfter(
+    "rounds",
+    "Notify of firing only after this many rounds firing in a row (default 1: at once).",
+  ),
   paused: z.boolean({ error: "must be true or false" }).optional(),
 };
 

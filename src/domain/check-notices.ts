@@ -1,10 +1,15 @@
 // What a check's notices say: the event recorded in the project's `alerts` channel, with notify,
 // when a check goes down (a failure reported, silence past its schedule and grace, a run that never
-// finished) and when it comes back up, written in the transaction that records its new state.
+// finished) and when it comes back up, written in the transaction that records its new state; and
+// whether it notifies (quiet.ts: maintenance windows, notify_after), with what was told kept beside
+// the check's state.
 import type { Tags } from "../model/event.ts";
 import type { Check } from "../model/check.ts";
+import type { Maintenance } from "../model/maintenance.ts";
 import { at } from "./alert-kinds/kind.ts";
 import type { Notice } from "./alert-notices.ts";
+import { deadlineOf } from "./checks.ts";
+import { type Decision, decide, occurrence } from "./quiet.ts";
 import { formatDuration, formatElapsed } from "./units.ts";
 
 /** Why a check changed: a ping that reported a failure, silence, a start with no finish, or a success. */
@@ -13,13 +18,59 @@ export type CheckChange =
   | { to: "down"; why: "silent" | "unfinished" }
   | { to: "up"; why: "success" };
 
+/** A failure counted (a failure ping, a deadline missed): the streak, up to notifyAfter, and when. */
+export const countFailure = (c: Check, now: number): Pick<Check, "streak" | "counted"> => ({
+  streak: Math.min(c.streak + 1, c.notifyAfter),
+  counted: now,
+});
+
 /**
- * Whether this change notifies. Every change does today; this is the one place where quiet hours
- * (maintenance windows) and "after N failures in a row" decide for checks, as they do for alert
- * rules: a change that does not notify is still recorded, as an event without notify.
+ * Whether `c`, as it is after a ping or a round, notifies now: quiet.ts's decision (maintenance
+ * windows of its project, notify_after, a recovery from a down never told). The windows are read
+ * only when what was told differs from where it stands, so most pings read nothing more.
  */
-export function notifies(_check: Check, _change: CheckChange, _now: number): boolean {
-  return true;
+export async function decideCheck(c: Check, now: number, windows: () => Promise<Maintenance[]>): Promise<Decision> {
+  const failing = c.state === "down";
+  const toldFailing = c.notified === "down";
+  const standing = { projectId: c.projectId, failing, streak: c.streak, notifyAfter: c.notifyAfter, toldFailing, now };
+  // Nothing to tell: no window changes that (quiet.ts), so none is read.
+  return decide(failing === toldFailing ? [] : await windows(), standing);
+}
+
+/** When a down check's next missed deadline counts another failure: from the last one counted. */
+export function nextFailureAt(c: Check, now: number): number | null {
+  return deadlineOf(c.schedule, c.grace, c.counted ?? now);
+}
+
+/**
+ * When the silence round looks at `c` (as it is after a change) again: its own deadline (`due`,
+ * null when down); for a down not yet told, the next deadline that counts a failure; and for a
+ * notice held by a maintenance window, that window's end, when it goes out if still due.
+ */
+export function revisitAt(
+  c: Check,
+  due: number | null,
+  decision: Decision,
+  windows: Maintenance[],
+  now: number,
+): number | null {
+  let at = due;
+  const soonest = (t: number | null) => {
+    if (t !== null && (at === null || t < at)) at = t;
+  };
+  if (c.state === "down" && !decision.toldFailing && c.streak < c.notifyAfter) soonest(nextFailureAt(c, now));
+  if (decision.quiet === "maintenance")
+    for (const w of windows) {
+      const o = occurrence(w, now);
+      if (o && o.start <= now && o.end > now) soonest(o.end);
+    }
+  return at;
+}
+
+/** The change a notice tells when it goes out late (a window ended, the streak grew): where it stands. */
+export function standingChange(c: Check, failed: { exitStatus: number | null } | null = null): CheckChange {
+  if (c.state !== "down") return { to: "up", why: "success" };
+  return failed ? { to: "down", why: "failed", exitStatus: failed.exitStatus } : { to: "down", why: "silent" };
 }
 
 export function describeSchedule(c: Pick<Check, "schedule" | "grace">): string {

@@ -1,17 +1,27 @@
 // Pings: what a check's ping (Healthchecks' /ping/..., Uptime Kuma's /api/push/...) does. Each is
 // one write: the check read locked, its new state, the ping as an event of the check's channel, and
-// the notice when it went down or came back up, in one transaction; so a ping retried, or two at
-// once on two instances, notify once.
+// the notice when it went down or came back up (with notify unless quiet.ts holds it back), and what
+// was told, in one transaction; so a ping retried, or two at once on two instances, notify once.
 import { type Clock, systemClock } from "../clock.ts";
 import type { Check, CheckChanges, CheckKey } from "../model/check.ts";
 import type { StoredEvent, Tags } from "../model/event.ts";
+import type { Maintenance } from "../model/maintenance.ts";
 import type { Project } from "../model/project.ts";
 import type { Announce } from "../live/hub.ts";
 import type { Repositories, Store } from "../store/store.ts";
 import { ALERTS_CHANNEL } from "./alert-runner.ts";
-import { type CheckChange, checkNotice, notifies } from "./check-notices.ts";
+import { quietly } from "./alert-notices.ts";
+import {
+  type CheckChange,
+  checkNotice,
+  countFailure,
+  decideCheck,
+  revisitAt,
+  standingChange,
+} from "./check-notices.ts";
 import { CREATED_BY_PING, createCheck, deadlineOf } from "./checks.ts";
 import { ingestWrites } from "./ingest-writes.ts";
+import type { Decision } from "./quiet.ts";
 
 /** success (exit status 0 too), start, fail (a non-zero exit status too), log (state unchanged). */
 export type PingKind = "success" | "start" | "fail" | "log";
@@ -75,7 +85,13 @@ export function stepOf(
   const finished = { lastPing: now, runs, lastDurationMs: durationMs };
   if (p.kind === "fail")
     return {
-      changes: { ...finished, state: "down", since: c.state === "down" ? c.since : now, nextDue: null },
+      changes: {
+        ...finished,
+        state: "down",
+        since: c.state === "down" ? c.since : now,
+        nextDue: null,
+        ...countFailure(c, now),
+      },
       durationMs,
       change: c.state === "down" ? null : { to: "down", why: "failed", exitStatus: p.exitStatus },
     };
@@ -85,6 +101,8 @@ export function stepOf(
       state: "up",
       since: c.state === "up" ? c.since : now,
       nextDue: deadlineOf(c.schedule, c.grace, now),
+      streak: 0,
+      counted: null,
     },
     durationMs,
     change: c.state === "down" ? { to: "up", why: "success" } : null,
@@ -111,20 +129,22 @@ function tagsOf(c: Check, p: Ping, durationMs: number | null): Tags {
 type Written = { events: StoredEvent[]; channels: { project: Project; channel: string }[] };
 
 /**
- * Writes `change`'s notice in the project's alerts channel (with notify unless notifies() says
- * otherwise), in the transaction `tx` that records the check's new state.
+ * Writes `change`'s notice in the project's alerts channel, in the transaction `tx` that records
+ * the check's new state: with notify when `decision` says so, else recorded quietly (tagged why).
  */
 export async function writeNotice(
   tx: Repositories,
   project: Project,
   c: Check,
   change: CheckChange,
+  decision: Decision,
   { baseUrl, now }: { baseUrl: string; now: number },
   written: Written,
 ): Promise<void> {
-  const n = checkNotice(c, change, now);
+  const told = checkNotice(c, change, now);
+  const n = decision.notify ? { ...told, notify: true } : quietly(told, decision.quiet);
   const { written: w, newChannel } = await ingestWrites.logEvent(tx, {
-    input: { project: project.name, channel: ALERTS_CHANNEL, ...n, notify: notifies(c, change, now) },
+    input: { project: project.name, channel: ALERTS_CHANNEL, ...n },
     baseUrl,
     now,
   });
@@ -175,7 +195,15 @@ export function pingService(
         const project = await tx.projects.findById(c.projectId);
         if (!project) return "not found";
         const { changes, durationMs, change } = stepOf(c, p, now);
-        if (Object.keys(changes).length) await tx.checks.update(c.id, changes, now);
+        let decision: Decision | null = null;
+        if (Object.keys(changes).length) {
+          const after = { ...c, ...changes };
+          let windows: Maintenance[] = [];
+          decision = await decideCheck(after, now, async () => (windows = await tx.maintenance.list(c.projectId)));
+          changes.notified = decision.toldFailing ? "down" : "up";
+          changes.nextDue = revisitAt(after, after.state === "down" ? null : after.nextDue, decision, windows, now);
+          await tx.checks.update(c.id, changes, now);
+        }
         const { written: w, newChannel } = await ingestWrites.logEvent(tx, {
           input: {
             project: project.name,
@@ -189,7 +217,10 @@ export function pingService(
         });
         written.events.push(w.result!);
         if (newChannel) written.channels.push({ project, channel: c.channel });
-        if (change) await writeNotice(tx, project, c, change, { baseUrl, now }, written);
+        if (decision && (change || decision.notify)) {
+          const told = change ?? standingChange({ ...c, ...changes }, p.kind === "fail" ? p : null);
+          await writeNotice(tx, project, c, told, decision, { baseUrl, now }, written);
+        }
         return "ok";
       });
       announceWritten(announce, written);

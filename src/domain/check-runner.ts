@@ -3,12 +3,25 @@
 // their period (or by their next scheduled time) plus grace, or a start with no finish within grace.
 // They are read from the next_due index a batch at a time, and each is changed only if it still is
 // where the round saw it (a ping may have come meanwhile), with its notice in the same transaction.
+// Quiet (quiet.ts) decides whether the notice notifies; a notice held back by a maintenance window
+// brings the check back on the round at the window's end, and a down not yet told (notify_after)
+// at each further deadline it misses, each one more failure in a row.
 import { log } from "../logger.ts";
 import type { Announce } from "../live/hub.ts";
 import type { Check } from "../model/check.ts";
 import type { Project } from "../model/project.ts";
 import type { Store } from "../store/store.ts";
-import type { CheckChange } from "./check-notices.ts";
+import type { Maintenance } from "../model/maintenance.ts";
+import {
+  type CheckChange,
+  countFailure,
+  decideCheck,
+  nextFailureAt,
+  revisitAt,
+  standingChange,
+} from "./check-notices.ts";
+import { deadlineOf } from "./checks.ts";
+import type { Decision } from "./quiet.ts";
 import { announceWritten, writeNotice } from "./check-pings.ts";
 
 /**
@@ -24,21 +37,64 @@ export function checkRunner(store: Store, announce: Announce, { baseUrl }: { bas
   /** Down, for a check due at `now`: why it is. */
   const changeOf = (c: Check): CheckChange => ({ to: "down", why: c.state === "started" ? "unfinished" : "silent" });
 
+  /** When silence makes `c` down, or (down already) counts one more failure. */
+  const silentAt = (c: Check, now: number): number | null =>
+    c.state === "up"
+      ? deadlineOf(c.schedule, c.grace, c.lastPing ?? c.since)
+      : c.state === "started"
+        ? (c.lastStart ?? c.since) + c.grace * 1000
+        : c.state === "down"
+          ? nextFailureAt(c, now)
+          : null;
+
+  /**
+   * What the round does to a due check: down by silence (or one more failure counted while down),
+   * or only a notice held back that may go out now (a window ended); what quiet.ts decides, and when
+   * to look again.
+   */
+  function stepOf(c: Check, now: number, windows: Maintenance[], decision: Decision) {
+    const after = { ...c, notified: decision.toldFailing ? ("down" as const) : ("up" as const) };
+    const due = after.state === "down" ? null : silentAt(after, now);
+    return { ...after, nextDue: revisitAt(after, due, decision, windows, now) };
+  }
+
   async function downBatch(due: Check[], now: number): Promise<number> {
     const written = { events: [], channels: [] } as Parameters<typeof announceWritten>[1];
     const projects = new Map<number, Project | null>();
+    const windows = new Map<number, Maintenance[]>();
     for (const c of due)
-      if (!projects.has(c.projectId)) projects.set(c.projectId, await store.projects.findById(c.projectId));
+      if (!projects.has(c.projectId)) {
+        projects.set(c.projectId, await store.projects.findById(c.projectId));
+        windows.set(c.projectId, await store.maintenance.list(c.projectId));
+      }
     const changed = await store.tx(async (tx) => {
       written.events = [];
       written.channels = [];
       let n = 0;
       for (const c of due) {
         const project = projects.get(c.projectId);
-        if (!project || c.paused || (c.state !== "up" && c.state !== "started")) continue;
-        const down = { state: "down" as const, since: now, nextDue: null };
-        if (!(await tx.checks.transition(c.id, { state: c.state, nextDue: c.nextDue }, down, now))) continue;
-        await writeNotice(tx, project, c, changeOf(c), { baseUrl, now }, written);
+        if (!project || c.paused || (c.state !== "up" && c.state !== "started" && c.state !== "down")) continue;
+        const ws = windows.get(c.projectId) ?? [];
+        const at = silentAt(c, now);
+        const missed = at !== null && at <= now;
+        const counted: Check = missed
+          ? { ...c, state: "down", since: c.state === "down" ? c.since : now, ...countFailure(c, now) }
+          : c;
+        const decision = await decideCheck(counted, now, async () => ws);
+        const after = stepOf(counted, now, ws, decision);
+        const mark = { state: c.state, nextDue: c.nextDue, streak: c.streak, notified: c.notified };
+        const changes = {
+          state: after.state,
+          since: after.since,
+          streak: after.streak,
+          counted: after.counted,
+          notified: after.notified,
+          nextDue: after.nextDue,
+        };
+        if (!(await tx.checks.transition(c.id, mark, changes, now))) continue;
+        const change = missed && c.state !== "down" ? changeOf(c) : null;
+        if (change || decision.notify)
+          await writeNotice(tx, project, c, change ?? standingChange(after), decision, { baseUrl, now }, written);
         n++;
       }
       return n;

@@ -53,6 +53,10 @@ export const checkFields = {
     .regex(PUSH_TOKEN, "must be 32 letters, digits or - _ . ~")
     .optional(),
   paused: z.boolean({ error: "must be true or false" }).optional(),
+  notify_after: rule.notifyAfter(
+    "failures",
+    "Notify of down only after this many failures in a row: failure pings, and deadlines missed (default 1: at once).",
+  ),
 };
 
 export const checkInput = z.object({ project: rule.projectName, ...checkFields }).strict();
@@ -148,6 +152,7 @@ function specOf(f: Fields, base: CheckSpec | null): CheckSpec {
     uuid: (f.uuid ?? base?.uuid ?? randomUUID()).toLowerCase(),
     pushToken: f.push_token ?? base?.pushToken ?? newPushToken(),
     paused: f.paused ?? base?.paused ?? false,
+    notifyAfter: f.notify_after ?? base?.notifyAfter ?? 1,
   };
 }
 
@@ -232,9 +237,9 @@ export function checkService(
       const paused = spec.paused && !check.paused;
       const resumed = !spec.paused && check.paused;
       const state = paused
-        ? { state: "paused" as const, nextDue: null, since: now }
+        ? { state: "paused" as const, nextDue: null, since: now, streak: 0, counted: null }
         : resumed
-          ? { state: "new" as const, nextDue: null, since: now, runs: {} }
+          ? { state: "new" as const, nextDue: null, since: now, runs: {}, streak: 0, counted: null }
           : { nextDue: dueAfterChange(check, spec) };
       const changed = await audited(
         store,

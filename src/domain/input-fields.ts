@@ -191,6 +191,19 @@ export const priority = z
   .number({ error: "must be a whole number from 1 (min) to 5 (urgent); 3 is the default" })
   .refine(isPriority, "must be a whole number from 1 (min) to 5 (urgent); 3 is the default");
 
+/** The most a rule or check may wait (rounds firing, failures in a row) before it notifies (quiet.ts). */
+export const MAX_NOTIFY_AFTER = 1000;
+
+/** notify_after: a whole number of `what` (rounds, failures) from 1 to MAX_NOTIFY_AFTER. */
+export const notifyAfter = (what: string, description: string) =>
+  z
+    .number({ error: `must be a whole number of ${what}` })
+    .int(`must be a whole number of ${what}`)
+    .min(1, "must be at least 1")
+    .max(MAX_NOTIFY_AFTER, `must be at most ${MAX_NOTIFY_AFTER}`)
+    .optional()
+    .meta({ description });
+
 export const metricTitle = text(LIMITS.metricTitle, { nonEmpty: true });
 
 export const metricValue = z.union(

@@ -24,6 +24,8 @@ export type CheckSpec = {
   /** The secret in its Uptime Kuma push URL (/api/push/<token>), 32 characters. */
   pushToken: string;
   paused: boolean;
+  /** Failures in a row (failure pings, deadlines missed) before a notice goes out (1: at once). */
+  notifyAfter: number;
 };
 
 /** What its pings made of it. */
@@ -42,6 +44,12 @@ export type CheckProgress = {
   nextDue: number | null;
   /** How long its latest finished run took (ms), from the start it closed. */
   lastDurationMs: number | null;
+  /** Quiet (domain/quiet.ts): failures in a row, counted up to notifyAfter (0 while not down). */
+  streak: number;
+  /** What its last notice told: up (also before any) or down. */
+  notified: "up" | "down";
+  /** When the streak last counted a failure; the next deadline missed from then counts one more. */
+  counted: number | null;
 };
 
 export type Check = CheckSpec &
@@ -57,7 +65,7 @@ export type NewCheck = CheckSpec & { projectId: number };
 export type CheckChanges = Partial<CheckSpec> & Partial<CheckProgress>;
 
 /** Where a check stands for a change decided elsewhere: written only if it still stands there. */
-export type CheckMark = { state: CheckState; nextDue: number | null };
+export type CheckMark = Pick<CheckProgress, "state" | "nextDue" | "streak" | "notified">;
 
 /** How a check's ping URL may name it. */
 export type CheckKey = { uuid: string } | { pushToken: string } | { projectId: number; slug: string };

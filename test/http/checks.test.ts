@@ -303,6 +303,7 @@ describe("states", () => {
             schedule: { kind: "period", seconds: 60 },
             grace: 0,
             channel: "bulk",
+            notifyAfter: 1,
             uuid: crypto.randomUUID(),
             pushToken: crypto.randomUUID().replaceAll("-", ""),
             paused: false,

@@ -675,6 +675,7 @@ describe("checks", () => {
     uuid: `00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`,
     pushToken: `push-token-${String(n).padStart(21, "0")}`,
     paused: false,
+    notifyAfter: 1,
     ...more,
   });
 
@@ -688,6 +689,10 @@ describe("checks", () => {
       nextDue: null,
       runs: {},
       lastDurationMs: null,
+      notifyAfter: 1,
+      streak: 0,
+      notified: "up",
+      counted: null,
     });
     const b = await store.checks.create(
       check(projectId, "report", { schedule: { kind: "cron", expr: "0 3 * * *", tz: "Europe/Berlin" }, paused: true }),
@@ -749,15 +754,18 @@ describe("checks", () => {
     expect(await mine(NOW + 50)).toEqual([]);
     expect(await mine(NOW + 300)).toEqual([b.id, a.id]);
     expect(await mine(NOW + 1_000)).toEqual([b.id, a.id]);
-    const from = { state: "up" as const, nextDue: NOW + 100 };
-    expect(
-      await store.checks.transition(b.id, from, { state: "down", nextDue: null, since: NOW + 200 }, NOW + 200),
-    ).toBe(true);
-    expect(
-      await store.checks.transition(b.id, from, { state: "down", nextDue: null, since: NOW + 201 }, NOW + 201),
-    ).toBe(false);
-    expect(await store.checks.find(b.id)).toMatchObject({ state: "down", nextDue: null, since: NOW + 200 });
+    const from = { state: "up" as const, nextDue: NOW + 100, streak: 0, notified: "up" as const };
+    const down = { state: "down" as const, nextDue: null, streak: 1, counted: NOW + 200, notified: "down" as const };
+    expect(await store.checks.transition(b.id, from, { ...down, since: NOW + 200 }, NOW + 200)).toBe(true);
+    expect(await store.checks.transition(b.id, from, { ...down, since: NOW + 201 }, NOW + 201)).toBe(false);
+    expect(await store.checks.find(b.id)).toMatchObject({ ...down, since: NOW + 200 });
     expect(await mine(NOW + 1_000)).toEqual([a.id]);
+    // What was told and the streak are part of where it stands: a writer that saw others changes nothing.
+    const stale = { state: "up" as const, nextDue: NOW + 300, streak: 1, notified: "up" as const };
+    expect(await store.checks.transition(a.id, stale, { state: "down" }, NOW + 300)).toBe(false);
+    const notYetTold = { state: "up" as const, nextDue: NOW + 300, streak: 0, notified: "down" as const };
+    expect(await store.checks.transition(a.id, notYetTold, { state: "down" }, NOW + 300)).toBe(false);
+    expect(await store.checks.find(a.id)).toMatchObject({ state: "up", notifyAfter: 1, streak: 0, notified: "up" });
   });
 
   test("a project's ping key is made, found, replaced, and names its project", async () => {

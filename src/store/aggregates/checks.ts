@@ -31,6 +31,10 @@ function toCheck(r: Row): Check {
     runs: JSON.parse(r.runs) as Record<string, number>,
     nextDue: r.nextDue,
     lastDurationMs: r.lastDuration,
+    notifyAfter: r.notifyAfter,
+    streak: r.streak,
+    notified: r.notified,
+    counted: r.counted,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
@@ -51,6 +55,10 @@ const SAME = [
   "lastStart",
   "lastStartRid",
   "nextDue",
+  "notifyAfter",
+  "streak",
+  "notified",
+  "counted",
 ] as const satisfies (keyof CheckChanges & keyof Row)[];
 
 /** The columns a change writes: only those it names. */
@@ -150,6 +158,8 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
             eq(checks.id, id),
             eq(checks.state, from.state),
             from.nextDue === null ? isNull(checks.nextDue) : eq(checks.nextDue, from.nextDue),
+            eq(checks.streak, from.streak),
+            eq(checks.notified, from.notified),
           ),
         )
         .returning({ id: checks.id });

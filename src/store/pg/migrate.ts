@@ -17,6 +17,7 @@ import m0007 from "../../../drizzle/pg/0007_teams.sql" with { type: "text" };
 import m0008 from "../../../drizzle/pg/0008_summaries.sql" with { type: "text" };
 import m0009 from "../../../drizzle/pg/0009_checks.sql" with { type: "text" };
 import m0010 from "../../../drizzle/pg/0010_quiet.sql" with { type: "text" };
+import m0011 from "../../../drizzle/pg/0011_check_quiet.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -30,6 +31,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0008_summaries": m0008,
   "0009_checks": m0009,
   "0010_quiet": m0010,
+  "0011_check_quiet": m0011,
 };
 
 export { MigrationError };

@@ -23,6 +23,7 @@ import m0013 from "../../../drizzle/sqlite/0013_teams.sql" with { type: "text" }
 import m0014 from "../../../drizzle/sqlite/0014_summaries.sql" with { type: "text" };
 import m0015 from "../../../drizzle/sqlite/0015_checks.sql" with { type: "text" };
 import m0016 from "../../../drizzle/sqlite/0016_quiet.sql" with { type: "text" };
+import m0017 from "../../../drizzle/sqlite/0017_check_quiet.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -42,6 +43,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0014_summaries": m0014,
   "0015_checks": m0015,
   "0016_quiet": m0016,
+  "0017_check_quiet": m0017,
 };
 
 export { MigrationError };

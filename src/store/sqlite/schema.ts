@@ -489,6 +489,14 @@ export const checks = sqliteTable(
     lastDuration: integer("last_duration"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    // Quiet (domain/quiet.ts): notify after this many failures in a row (the streak, counted up to
+    // it; counted: when it last counted one), and what the last notice told ("up" or "down").
+    notifyAfter: integer("notify_after").notNull().default(1),
+    streak: integer("streak").notNull().default(0),
+    notified: text("notified", { enum: ["up", "down"] })
+      .notNull()
+      .default("up"),
+    counted: integer("counted"),
   },
   (t) => [
     uniqueIndex("checks_uuid").on(t.uuid),
