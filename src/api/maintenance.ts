@@ -5,7 +5,14 @@ import { type MaintenanceInput, maintenanceInput, standing } from "../domain/mai
 import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
-import { type ProjectOf, projectInQuery, type Route, route } from "../http/routes.ts";
+import {
+  type ProjectOf,
+  projectInBodyOrQuery,
+  projectInQuery,
+  type Route,
+  route,
+  withProject,
+} from "../http/routes.ts";
 import type { Maintenance } from "../model/maintenance.ts";
 import type { Services } from "../services.ts";
 import { ok } from "./views.ts";
@@ -60,11 +67,6 @@ const EXAMPLE = {
 export function maintenanceRoutes({ maintenance, config }: Services): Route[] {
   const windowProject: ProjectOf = async ({ params }) =>
     maintenance.projectName(await maintenance.get(validate(maintenanceParams, params, "query").id));
-  /** The body's project, else the query's, else the default project: the one a new window is checked against and made in. */
-  const bodyProject = (body: unknown, query: { project?: string }) => {
-    const named = (body as Record<string, unknown> | null)?.project;
-    return typeof named === "string" ? named : (query.project ?? config.defaultProject);
-  };
   return [
     route({
       method: "GET",
@@ -88,10 +90,7 @@ export function maintenanceRoutes({ maintenance, config }: Services): Route[] {
       method: "POST",
       path: "/v1/maintenance",
       access: "full",
-      project: async (c) => {
-        const body = await readJson(c.request.clone(), config.bodyLimit);
-        return bodyProject(body, { project: new URL(c.request.url).searchParams.get("project") ?? undefined });
-      },
+      project: projectInBodyOrQuery(config.bodyLimit, config.defaultProject),
       query: maintenanceQuery,
       doc: {
         summary: "Add a maintenance window",
@@ -104,9 +103,7 @@ export function maintenanceRoutes({ maintenance, config }: Services): Route[] {
       },
       async handle({ request, query, actor }) {
         const body = await readJson(request, config.bodyLimit);
-        // A body that is not an object is left as it is, for the validation to say so.
-        const object = typeof body === "object" && body !== null && !Array.isArray(body);
-        const input = (object ? { ...body, project: bodyProject(body, query) } : body) as MaintenanceInput;
+        const input = withProject(body, query.project, config.defaultProject) as MaintenanceInput;
         const made = await maintenance.create(input, actor);
         return ok({ maintenance: apiMaintenance(made, await maintenance.projectName(made), maintenance.now()) });
       },

@@ -6,6 +6,7 @@ import type { Services } from "../services.ts";
 import { alertRoutes } from "./alerts.ts";
 import { analyticsRoutes } from "./analytics.ts";
 import { chartRoutes } from "./charts.ts";
+import { checkRoutes } from "./checks.ts";
 import { healthRoutes } from "./health.ts";
 import { ingestRoutes } from "./ingest.ts";
 import { integrationRoutes } from "./integrations.ts";
@@ -23,6 +24,7 @@ export function apiRoutes(services: Services, edge: Edge): Route[] {
     ...chartRoutes(services),
     ...alertRoutes(services),
     ...maintenanceRoutes(services),
+    ...checkRoutes(services),
     ...integrationRoutes(services),
     ...streamRoutes(services, edge),
     ...healthRoutes(services, edge),

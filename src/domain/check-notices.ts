@@ -37,6 +37,13 @@ export async function decideCheck(c: Check, now: number, windows: () => Promise<
   return decide(failing === toldFailing ? [] : await windows(), standing);
 }
 
+/** When silence makes `c` down: a period (or its next cron time) and grace after its last ping, or grace after its open start; null when it cannot (new, down, paused). */
+export function dueAt(c: Check): number | null {
+  if (c.state === "up") return deadlineOf(c.schedule, c.grace, c.lastPing ?? c.since);
+  if (c.state === "started") return (c.lastStart ?? c.since) + c.grace * 1000;
+  return null;
+}
+
 /** When a down check's next missed deadline counts another failure: from the last one counted. */
 export function nextFailureAt(c: Check, now: number): number | null {
   return deadlineOf(c.schedule, c.grace, c.counted ?? now);

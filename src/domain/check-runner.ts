@@ -16,11 +16,11 @@ import {
   type CheckChange,
   countFailure,
   decideCheck,
+  dueAt,
   nextFailureAt,
   revisitAt,
   standingChange,
 } from "./check-notices.ts";
-import { deadlineOf } from "./checks.ts";
 import type { Decision } from "./quiet.ts";
 import { announceWritten, writeNotice } from "./check-pings.ts";
 
@@ -38,14 +38,7 @@ export function checkRunner(store: Store, announce: Announce, { baseUrl }: { bas
   const changeOf = (c: Check): CheckChange => ({ to: "down", why: c.state === "started" ? "unfinished" : "silent" });
 
   /** When silence makes `c` down, or (down already) counts one more failure. */
-  const silentAt = (c: Check, now: number): number | null =>
-    c.state === "up"
-      ? deadlineOf(c.schedule, c.grace, c.lastPing ?? c.since)
-      : c.state === "started"
-        ? (c.lastStart ?? c.since) + c.grace * 1000
-        : c.state === "down"
-          ? nextFailureAt(c, now)
-          : null;
+  const silentAt = (c: Check, now: number): number | null => (c.state === "down" ? nextFailureAt(c, now) : dueAt(c));
 
   /**
    * What the round does to a due check: down by silence (or one more failure counted while down),

@@ -423,6 +423,27 @@ export const projectInBody =
     return typeof project === "string" ? project : fallback;
   };
 
+/** The project a body names, else the query's `project`, else `fallback`. */
+const projectNamed = (body: unknown, query: string | null, fallback: string): string => {
+  const named = (body as Record<string, unknown> | null)?.project;
+  return typeof named === "string" ? named : (query ?? fallback);
+};
+
+/** API: a route's project is its JSON body's `project`, else its `project` query parameter, else `fallback`. */
+export const projectInBodyOrQuery =
+  (limit: number, fallback: string): ProjectOf =>
+  async ({ request }) =>
+    projectNamed(await readJson(request.clone(), limit), new URL(request.url).searchParams.get("project"), fallback);
+
+/**
+ * The body with the project projectInBodyOrQuery found; a body that is not an object is left as
+ * it is, for the validation to say so.
+ */
+export function withProject(body: unknown, query: string | undefined, fallback: string): unknown {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  return { ...body, project: projectNamed(body, query ?? null, fallback) };
+}
+
 /** Counts each answer by route and status, and times it (the counter of a success is kept at hand: one addition). */
 function metered(name: string, handle: (c: BaseContext) => Promise<Response>, metrics: Metrics) {
   const answered = metrics.ingestRequests.cell({ route: name, status: "200" });

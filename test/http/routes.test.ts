@@ -20,7 +20,7 @@ const as = {} as Record<Role, Agent>;
 /** An admin limited to project "a" (the highest role a limit applies to), and the ids of what project "b" holds. */
 let limited: Agent;
 let limitedToken: string;
-const inB = { event: 0, chart: 0, alert: 0, integration: 0, maintenance: 0 };
+const inB = { event: 0, chart: 0, alert: 0, integration: 0, maintenance: 0, check: 0 };
 
 /** The routes anyone may call, on purpose: making another one public means adding it here. */
 const PUBLIC = [
@@ -77,6 +77,7 @@ beforeAll(async () => {
     });
     const alert = await server.services.alerts.create({ project: name, name: "quiet", kind: "absence", period: 3600 });
     const window = await server.services.maintenance.create({ project: name, starts_at: 0, ends_at: 60 });
+    const check = await server.services.checks.create({ project: name, name: "Nightly backup" });
     const { integration } = await server.services.integrations.create({
       project: name,
       kind: "webhook",
@@ -91,6 +92,7 @@ beforeAll(async () => {
         alert: alert.id,
         integration: integration.id,
         maintenance: window.id,
+        check: check.id,
       });
   }
   await server.services.accounts.createUser({ username: "limited", password: "limited password 1" }, "admin", {
@@ -199,6 +201,7 @@ describe("API routes", () => {
         .replace("/v1/alerts/:id", `/v1/alerts/${ids.alert}`)
         .replace("/v1/integrations/:id", `/v1/integrations/${ids.integration}`)
         .replace("/v1/maintenance/:id", `/v1/maintenance/${ids.maintenance}`)
+        .replace("/v1/checks/:id", `/v1/checks/${ids.check}`)
         .replace(":user_id", "u1");
     const inA = {
       event: inB.event - 1,
@@ -206,6 +209,7 @@ describe("API routes", () => {
       alert: inB.alert - 1,
       integration: inB.integration - 1,
       maintenance: inB.maintenance - 1,
+      check: inB.check - 1,
     };
     for (const [project, ids, refused] of [
       ["b", inB, true],
