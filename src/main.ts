@@ -16,6 +16,7 @@ import { serve } from "./cli/serve.ts";
 import { tail } from "./cli/tail.ts";
 import { token } from "./cli/token.ts";
 import { alert } from "./cli/alert.ts";
+import { check } from "./cli/check.ts";
 import { maintenance } from "./cli/maintenance.ts";
 import { exportCommand, importCommand } from "./cli/transfer.ts";
 import { nearest } from "./cli/suggest.ts";
@@ -41,6 +42,7 @@ const commands: Record<string, Command> = {
   metric,
   alert,
   maintenance,
+  check,
   tail,
   backup,
   export: exportCommand,

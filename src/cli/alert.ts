@@ -7,6 +7,7 @@ import {
   configFrom,
   durationFlag as seconds,
   managementOptions,
+  numberFlag as number,
   parse,
   table,
   UsageError,
@@ -17,13 +18,6 @@ import {
 const USAGE =
   "signalboard alert list [--project P] | alert create --project P --name N --kind absence|count|metric [--channel C] [--event E] [--tag key=value ...] " +
   "[--period 1d] [--grace 10m] [--cron '0 3 * * *' [--tz Europe/Berlin]] [--window 5m] [--metric TITLE] [--above N | --below N] [--repeat 1h] [--notify-after N] [--paused] | alert pause|resume|test|delete ID";
-
-function number(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!Number.isFinite(Number(text)) || text.trim() === "")
-    throw new UsageError(`--${flag} takes a number; got "${text}"`);
-  return Number(text);
-}
 
 /** What a rule expects, in its kind's words. */
 const describe = (a: Alert) => kindOf(a).brief(a);

@@ -132,6 +132,13 @@ export function durationFlag(flag: string, text: string | undefined): number | u
   }
 }
 
+export function numberFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!Number.isFinite(Number(text)) || text.trim() === "")
+    throw new UsageError(`--${flag} takes a number; got "${text}"`);
+  return Number(text);
+}
+
 export function when(ms: number | null | undefined): string {
   return ms ? new Date(ms).toISOString().replace("T", " ").slice(0, 19) : "-";
 }
