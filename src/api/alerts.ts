@@ -2,24 +2,16 @@
 // they can be provisioned as code. Durations are seconds and times Unix seconds, as elsewhere.
 import { z } from "zod";
 import { alertChanges, alertInput } from "../domain/alerts.ts";
-import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
 import { type ProjectOf, projectInBody, projectInQuery, type Route, route } from "../http/routes.ts";
 import type { Alert } from "../model/alert.ts";
 import { columnsOf } from "../model/alert-row.ts";
 import type { Services } from "../services.ts";
-import { ok } from "./views.ts";
+import { idParams, ok, projectQuery } from "./views.ts";
 
-export const alertsQuery = z.object({
-  project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }),
-});
-export const alertParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,9}$/, "must be an alert rule's id (a positive integer)")
-    .transform(Number),
-});
+export const alertsQuery = projectQuery;
+export const alertParams = idParams("an alert rule");
 
 const seconds = (ms: number | null) => (ms === null ? null : ms / 1000);
 

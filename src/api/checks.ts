@@ -1,11 +1,5 @@
-// Checks for full-access tokens: listed, made, read, changed (paused, resumed) and deleted, so cron
-// jobs can be provisioned as code; and the project's ping key, read and made anew. Each check is
-// answered with its ping URLs (by UUID, by ping key and slug, Uptime Kuma's push) and where it
-// stands; schedules and durations are seconds, times Unix seconds.
-import { z } from "zod";
 import { dueAt } from "../domain/check-notices.ts";
 import { type CheckInput, checkChanges, checkInput } from "../domain/checks.ts";
-import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
 import {
@@ -18,17 +12,10 @@ import {
 } from "../http/routes.ts";
 import type { Check } from "../model/check.ts";
 import type { Services } from "../services.ts";
-import { ok } from "./views.ts";
+import { idParams, ok, projectQuery } from "./views.ts";
 
-export const checksQuery = z.object({
-  project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }),
-});
-export const checkParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,9}$/, "must be a check's id (a positive integer)")
-    .transform(Number),
-});
+export const checksQuery = projectQuery;
+export const checkParams = idParams("a check");
 
 const unix = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
 

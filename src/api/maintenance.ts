@@ -1,8 +1,4 @@
-// Maintenance windows for full-access tokens: listed, made and deleted, so they can be provisioned
-// as code (a deploy script opens one before it starts). Times are Unix seconds, lengths seconds.
-import { z } from "zod";
 import { type MaintenanceInput, maintenanceInput, standing } from "../domain/maintenance.ts";
-import * as rule from "../domain/input-fields.ts";
 import { validate } from "../domain/validation.ts";
 import { readJson } from "../http/body.ts";
 import {
@@ -15,17 +11,10 @@ import {
 } from "../http/routes.ts";
 import type { Maintenance } from "../model/maintenance.ts";
 import type { Services } from "../services.ts";
-import { ok } from "./views.ts";
+import { idParams, ok, projectQuery } from "./views.ts";
 
-export const maintenanceQuery = z.object({
-  project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }),
-});
-export const maintenanceParams = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,9}$/, "must be a maintenance window's id (a positive integer)")
-    .transform(Number),
-});
+export const maintenanceQuery = projectQuery;
+export const maintenanceParams = idParams("a maintenance window");
 
 const unix = (ms: number) => Math.floor(ms / 1000);
 

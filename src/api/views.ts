@@ -1,5 +1,7 @@
 // What the API returns: times in Unix seconds (the unit clients send), snake_case like LogSnag.
+import { z } from "zod";
 import { metricJson } from "../domain/ingest-answers.ts";
+import * as rule from "../domain/input-fields.ts";
 import { eventJson } from "../domain/event-json.ts";
 import { API_HEADERS } from "../http/on-error.ts";
 import type { MetricBucket, MetricPoint } from "../model/metric.ts";
@@ -33,3 +35,17 @@ export function apiUser(u: UserSummary) {
     events: u.events,
   };
 }
+
+/** ?project=: the project a route reads or writes (the default project without one). */
+export const projectQuery = z.object({
+  project: rule.projectName.optional().meta({ description: "The project (default: the default project)." }),
+});
+
+/** /:id of `what` ("an alert rule"): a positive integer. */
+export const idParams = (what: string) =>
+  z.object({
+    id: z
+      .string()
+      .regex(/^\d{1,9}$/, `must be ${what}'s id (a positive integer)`)
+      .transform(Number),
+  });

@@ -132,6 +132,11 @@ export function durationFlag(flag: string, text: string | undefined): number | u
   }
 }
 
+/** Options that each take a string: `...stringFlags("project", "name")`. */
+export function stringFlags<const N extends string>(...names: N[]): { [K in N]: { type: "string" } } {
+  return Object.fromEntries(names.map((name) => [name, { type: "string" }])) as { [K in N]: { type: "string" } };
+}
+
 export function numberFlag(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   if (!Number.isFinite(Number(text)) || text.trim() === "")
