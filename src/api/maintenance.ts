@@ -84,7 +84,7 @@ export function maintenanceRoutes({ maintenance, config }: Services): Route[] {
       doc: {
         summary: "Add a maintenance window",
         description:
-          "Inside it, alert rules that change state record it (an event in the alerts channel without notify) but notify nobody; a rule still firing when it ends notifies then. " +
+          "Inside it, alert rules and checks that change state record it (an event in the alerts channel without notify) but notify nobody; a rule still firing, or a check still down, when it ends notifies then. " +
           'One-off: {"starts_at": ..., "ends_at": ...} (Unix seconds); recurring: {"cron": "0 3 * * *", "tz": "Europe/Berlin", "length": 3600}. ' +
           "The project is the body's, else ?project=. Full-access tokens only.",
         body: maintenanceInput,

@@ -37,7 +37,7 @@ function status(w: Maintenance, now: number): string {
 }
 
 export const maintenance: Command = {
-  summary: "list, create or delete maintenance windows (alert rules notify nobody inside one)",
+  summary: "list, create or delete maintenance windows (alert rules and checks notify nobody inside one)",
   usage: USAGE,
   async run(argv) {
     const { values, positionals } = parse(argv, {
