@@ -1,6 +1,7 @@
 // Checks on instances sharing one PostgreSQL database: the same failure pinged to both at once, the
 // same success, and silence found by rounds asked on both at the same moment, each give one notice
-// per check, whichever instance took the ping or ran the round.
+// per check, whichever instance took the ping or ran the round; and so is a notice held by a
+// maintenance window and told at its end, or held until notify_after failures in a row.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Check } from "../../src/model/check.ts";
 import { createDatabase } from "../pg-cluster.ts";
@@ -57,4 +58,49 @@ describe.skipIf(!CLUSTER)("checks on instances sharing one database", () => {
     expect(statuses).toEqual(Array(6).fill(200));
     expect((await a.services.checks.list("default")).filter((c) => c.slug === "made-twice")).toHaveLength(1);
   });
+
+  const toldIn = async (project: string) =>
+    (
+      ((await call(a, { path: `/v1/events?project=${project}&channel=alerts&limit=200` })).json.events ?? []) as {
+        notify: boolean;
+        tags: { check: string; state: string };
+      }[]
+    )
+      .filter((n) => n.notify)
+      .map((n) => n.tags.check)
+      .sort();
+
+  test("a notice held by a maintenance window is told once at its end, by rounds on both", async () => {
+    await a.services.projects.create("quiet");
+    const start = Date.now();
+    await a.services.maintenance.create({
+      project: "quiet",
+      starts_at: start / 1000,
+      ends_at: (start + 300_000) / 1000,
+    });
+    const held: Check[] = [];
+    for (let i = 0; i < 10; i++)
+      held.push(await a.services.checks.create({ project: "quiet", name: `Held ${i}`, period: 60, grace: 0 }));
+    for (const c of held) expect((await a.fetch(`/ping/${c.uuid}`)).status).toBe(200);
+    const rounds = (at: number) => Promise.all([a, b, a, b].map((s) => s.services.alerts.runner.round(at)));
+    await rounds(start + 120_000); // silent inside the window: down, told to nobody
+    expect(await toldIn("quiet")).toEqual([]);
+    await rounds(start + 300_000); // the window's end: each told once
+    expect(await toldIn("quiet")).toEqual(held.map((c) => c.slug).sort());
+  }, 30_000);
+
+  test("failures sent to both at once count up to notify_after and notify once", async () => {
+    await a.services.projects.create("flappy");
+    const flappy: Check[] = [];
+    for (let i = 0; i < 10; i++)
+      flappy.push(
+        await a.services.checks.create({ project: "flappy", name: `Flappy ${i}`, period: 3600, notify_after: 3 }),
+      );
+    const statuses = await Promise.all(
+      flappy.flatMap((c) => [a, b, a, b].map((s) => s.fetch(`/ping/${c.uuid}/fail`).then((r) => r.status))),
+    );
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    expect(await toldIn("flappy")).toEqual(flappy.map((c) => c.slug).sort());
+    for (const c of flappy) expect(await a.services.checks.get(c.id)).toMatchObject({ streak: 3, notified: "down" });
+  }, 30_000);
 });
