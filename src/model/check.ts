@@ -61,3 +61,6 @@ export type CheckMark = { state: CheckState; nextDue: number | null };
 
 /** How a check's ping URL may name it. */
 export type CheckKey = { uuid: string } | { pushToken: string } | { projectId: number; slug: string };
+
+/** A finished run, from its ping event: when it ended, how (success, fail, exit N), and how long it took when its start was known. */
+export type CheckRun = { at: number; ok: boolean; label: string; durationMs: number | null };

@@ -16,6 +16,7 @@ import m0006 from "../../../drizzle/pg/0006_alerts.sql" with { type: "text" };
 import m0007 from "../../../drizzle/pg/0007_teams.sql" with { type: "text" };
 import m0008 from "../../../drizzle/pg/0008_summaries.sql" with { type: "text" };
 import m0009 from "../../../drizzle/pg/0009_checks.sql" with { type: "text" };
+import m0010 from "../../../drizzle/pg/0010_badge_keys.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -28,6 +29,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0007_teams": m0007,
   "0008_summaries": m0008,
   "0009_checks": m0009,
+  "0010_badge_keys": m0010,
 };
 
 export { MigrationError };

@@ -22,6 +22,7 @@ import m0012 from "../../../drizzle/sqlite/0012_alerts.sql" with { type: "text" 
 import m0013 from "../../../drizzle/sqlite/0013_teams.sql" with { type: "text" };
 import m0014 from "../../../drizzle/sqlite/0014_summaries.sql" with { type: "text" };
 import m0015 from "../../../drizzle/sqlite/0015_checks.sql" with { type: "text" };
+import m0016 from "../../../drizzle/sqlite/0016_badge_keys.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -40,6 +41,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0013_teams": m0013,
   "0014_summaries": m0014,
   "0015_checks": m0015,
+  "0016_badge_keys": m0016,
 };
 
 export { MigrationError };
