@@ -30,7 +30,8 @@ export type AuditAction =
   | "check.created"
   | "check.changed"
   | "check.deleted"
-  | "check.ping-key";
+  | "check.ping-key"
+  | "check.badge-key";
 
 /** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */
 export type AuditEntry = {

@@ -6,6 +6,8 @@ import type { Services } from "../services.ts";
 import { accountRoutes } from "./account.ts";
 import { type Assets, assetRoutes } from "./assets.ts";
 import { alertRoutes } from "./alerts.ts";
+import { badgeRoutes } from "./badges.ts";
+import { checkRoutes } from "./checks.ts";
 import { authRoutes } from "./auth.ts";
 import { chartRoutes } from "./charts.ts";
 import { docsRoutes } from "./docs.ts";
@@ -29,6 +31,8 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...userListRoutes(services, kit),
     ...chartRoutes(services, kit),
     ...alertRoutes(services, kit),
+    ...checkRoutes(services, kit),
+    ...badgeRoutes(services),
     ...manageRoutes(services, kit),
     ...settingsRoutes(services, kit),
     ...memberRoutes(services, kit),

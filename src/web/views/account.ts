@@ -67,6 +67,7 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "check.changed": "Check changed",
   "check.deleted": "Check deleted",
   "check.ping-key": "Ping key made anew",
+  "check.badge-key": "Badge key made anew",
 };
 
 /** `older`: the id to ask the next page before, when there is one. */
