@@ -58,7 +58,8 @@ export const badgeJson = (label: string, status: BadgeStatus): BadgeJson => ({
 /** About how wide Verdana 11px draws `text`, as shields.io measures it (narrow, wide and other characters). */
 function textWidth(text: string): number {
   let w = 0;
-  for (const ch of text) w += /[ilj.,:;'|!It\s]/.test(ch) ? 3.5 : /[mwMW@%]/.test(ch) ? 10 : /[A-Z]/.test(ch) ? 7.5 : 6.6;
+  for (const ch of text)
+    w += /[ilj.,:;'|!It\s]/.test(ch) ? 3.5 : /[mwMW@%]/.test(ch) ? 10 : /[A-Z]/.test(ch) ? 7.5 : 6.6;
   return Math.round(w);
 }
 
@@ -113,7 +114,11 @@ export function checkBadgeService(store: Store, { clock = systemClock }: { clock
      * The badge a public URL asks for: one check's (by slug) or, with `slug` null, the project's;
      * null for an unknown key or slug.
      */
-    async badge(key: string, slug: string | null, now = clock.now()): Promise<{ label: string; status: BadgeStatus } | null> {
+    async badge(
+      key: string,
+      slug: string | null,
+      now = clock.now(),
+    ): Promise<{ label: string; status: BadgeStatus } | null> {
       if (!BADGE_KEY.test(key) || (slug !== null && !SLUG.test(slug))) return null;
       const projectId = await store.checks.projectOfBadgeKey(key);
       if (projectId === null) return null;

@@ -27,7 +27,8 @@ async function answer({ checks }: Services, key: string, slug: string | null, fo
   });
 }
 
-const notFound = () => new Response("not found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+const notFound = () =>
+  new Response("not found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 
 export function badgeRoutes(services: Services): Route[] {
   return [

@@ -14,7 +14,14 @@ import type { Services } from "../services.ts";
 import { text } from "./form.ts";
 import type { Kit } from "./kit.ts";
 import { paths } from "./paths.ts";
-import { type CheckFormFields, checkLogPage, checkRow, checkRows, checksPage, type RowContext } from "./views/checks.ts";
+import {
+  type CheckFormFields,
+  checkLogPage,
+  checkRow,
+  checkRows,
+  checksPage,
+  type RowContext,
+} from "./views/checks.ts";
 import { confirmDialog } from "./views/dialogs.ts";
 
 /** Pings a check's log shows. */
@@ -209,7 +216,10 @@ const createCheck = (services: Services, kit: Kit) =>
       const { input, errors } = inputOf(fields);
       if (Object.keys(errors).length) return page(services, kit, session, project, { fields, errors }, 422);
       try {
-        await services.checks.create({ project: project.name, ...input } as Parameters<Services["checks"]["create"]>[0], actor);
+        await services.checks.create(
+          { project: project.name, ...input } as Parameters<Services["checks"]["create"]>[0],
+          actor,
+        );
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         return page(services, kit, session, project, { fields, errors: formErrors(error) }, 422);

@@ -38,7 +38,15 @@ const TOAST_CAP = 3;
 
 /** What the page asks to follow: its feed's filters, and which kinds of frames it wants. */
 const liveQuery = z
-  .object({ ...filterFields, hide: param, metrics: param, feed: param, toasts: param, checks: param, last_event_id: param })
+  .object({
+    ...filterFields,
+    hide: param,
+    metrics: param,
+    feed: param,
+    toasts: param,
+    checks: param,
+    last_event_id: param,
+  })
   .transform((q) => ({
     filters: filtersOf(q),
     showChannel: q.hide !== "channel",

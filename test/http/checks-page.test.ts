@@ -90,7 +90,7 @@ describe("the Checks page", () => {
   test("a viewer sees the checks without controls", async () => {
     const c = await check();
     const html = await page(viewer);
-    expect(rowOf(html, c)).toContain("data-testid=\"check-state\"");
+    expect(rowOf(html, c)).toContain('data-testid="check-state"');
     expect(html).not.toContain('data-testid="check-controls"');
     expect(html).not.toContain('data-testid="save-check"');
     expect(html).not.toContain("Make a new ping key");
@@ -104,21 +104,46 @@ describe("the Checks page", () => {
     const token = await csrf(member);
     const add = (form: Record<string, string>) =>
       member.request("/p/ops/checks", { method: "POST", form: { _csrf: token, ...form } });
-    const res = await add({ name: "Nightly backup", slug: "", schedule: "period", period: "1d", grace: "1h", channel: "" });
+    const res = await add({
+      name: "Nightly backup",
+      slug: "",
+      schedule: "period",
+      period: "1d",
+      grace: "1h",
+      channel: "",
+    });
     expect(res.status).toBe(303);
     const [made] = (await server.services.checks.list("ops")).filter((c) => c.slug === "nightly-backup");
     expect(made).toMatchObject({ schedule: { kind: "period", seconds: 86400 }, grace: 3600, channel: "checks" });
-    const cron = await add({ name: "Report", slug: "weekly-report", schedule: "cron", cron: "0 3 * * 1", tz: "Europe/Berlin", grace: "", channel: "reports" });
+    const cron = await add({
+      name: "Report",
+      slug: "weekly-report",
+      schedule: "cron",
+      cron: "0 3 * * 1",
+      tz: "Europe/Berlin",
+      grace: "",
+      channel: "reports",
+    });
     expect(cron.status).toBe(303);
     const [report] = (await server.services.checks.list("ops")).filter((c) => c.slug === "weekly-report");
-    expect(report).toMatchObject({ schedule: { kind: "cron", expr: "0 3 * * 1", tz: "Europe/Berlin" }, channel: "reports" });
+    expect(report).toMatchObject({
+      schedule: { kind: "cron", expr: "0 3 * * 1", tz: "Europe/Berlin" },
+      channel: "reports",
+    });
 
     const bad = await add({ name: "", slug: "Not A Slug", schedule: "period", period: "soon", grace: "", channel: "" });
     expect(bad.status).toBe(422);
     const text = await bad.text();
     expect(text).toContain('id="check-period-error"');
     expect(text).toContain("use seconds, or a duration");
-    const taken = await add({ name: "Again", slug: "weekly-report", schedule: "period", period: "60", grace: "", channel: "" });
+    const taken = await add({
+      name: "Again",
+      slug: "weekly-report",
+      schedule: "period",
+      period: "60",
+      grace: "",
+      channel: "",
+    });
     expect(taken.status).toBe(422);
     expect(await taken.text()).toContain("is another check");
     expect((await server.services.checks.list("ops")).filter((c) => c.slug === "weekly-report")).toHaveLength(1);
@@ -128,7 +153,9 @@ describe("the Checks page", () => {
     expect((await server.services.checks.get(made!.id)).state).toBe("paused");
     await member.request(`/p/ops/checks/${made!.id}/resume`, { method: "POST", form: { _csrf: token } });
     expect((await server.services.checks.get(made!.id)).state).toBe("new");
-    expect(await (await member.request(`/p/ops/checks/${made!.id}/delete`)).text()).toContain("Delete “Nightly backup”?");
+    expect(await (await member.request(`/p/ops/checks/${made!.id}/delete`)).text()).toContain(
+      "Delete “Nightly backup”?",
+    );
     await member.request(`/p/ops/checks/${made!.id}/delete`, { method: "POST", form: { _csrf: token } });
     expect((await server.services.checks.list("ops")).some((c) => c.id === made!.id)).toBe(false);
     expect((await member.request(`/p/ops/checks/${made!.id}`)).status).toBe(404);
@@ -226,7 +253,12 @@ describe("status badges", () => {
       expect(drawn).toContain(`fill="${hex}"`);
     }
     // The project's badge: down while any is down.
-    expect(await json(`/badge/${key}.json`)).toEqual({ schemaVersion: 1, label: "badges", message: "down", color: "red" });
+    expect(await json(`/badge/${key}.json`)).toEqual({
+      schemaVersion: 1,
+      label: "badges",
+      message: "down",
+      color: "red",
+    });
     expect(await svg(`/badge/${key}.svg`)).toContain('aria-label="badges: down"');
     await ping(`/ping/${down.uuid}`);
     expect((await json(`/badge/${key}.json`)).message).toBe("late");

@@ -49,7 +49,8 @@ const schedule = (c: Check) =>
 
 /** The latest runs as bars: height by duration, colour and a label by outcome, each with its words for a screen reader. */
 export function runBar(c: Check, runs: CheckRun[]): Html {
-  if (!runs.length) return html`<p class="muted small run-bar-empty" data-testid="run-bar" data-runs="0">No runs yet.</p>`;
+  if (!runs.length)
+    return html`<p class="muted small run-bar-empty" data-testid="run-bar" data-runs="0">No runs yet.</p>`;
   const longest = Math.max(1, ...runs.map((r) => r.durationMs ?? 0));
   const failed = runs.filter((r) => !r.ok).length;
   const summary = `Last ${runs.length} runs of ${c.name}: ${runs.length - failed} succeeded, ${failed} failed`;
@@ -110,7 +111,13 @@ export function checkRows(checks: Check[], rowOf: (c: Check) => RowContext): Htm
 
 export type CheckFormFields = Record<string, string>;
 
-function checkForm(project: Project, f: CheckFormFields, e: Record<string, string>, csrf: string, zones: string[]): Html {
+function checkForm(
+  project: Project,
+  f: CheckFormFields,
+  e: Record<string, string>,
+  csrf: string,
+  zones: string[],
+): Html {
   const kind = f.schedule === "cron" ? "cron" : "period";
   const show = (value: string) => html` data-show="schedule:${value}"${kind === value ? "" : html` hidden`}`;
   const problems = Object.entries(e);
@@ -120,7 +127,19 @@ function checkForm(project: Project, f: CheckFormFields, e: Record<string, strin
   <input type="hidden" name="_csrf" value="${csrf}">
   ${fieldRow("check-name", "Name", (a) => html`<input id="check-name"${a} name="name" value="${f.name ?? ""}" maxlength="100" required>`, e.name)}
   ${fieldRow("check-slug", "Slug", (a) => html`<input id="check-slug"${a} name="slug" value="${f.slug ?? ""}" placeholder="made from the name" maxlength="100" autocomplete="off" spellcheck="false" autocapitalize="off">`, e.slug, "Lowercase letters, digits and dashes; names the check in slug URLs.")}
-  ${fieldRow("check-schedule", "Expected", (a) => html`<select id="check-schedule"${a} name="schedule" data-controls="schedule">${options([["period", "At least every…"], ["cron", "On a schedule (cron)"]], kind)}</select>`, undefined)}
+  ${fieldRow(
+    "check-schedule",
+    "Expected",
+    (a) =>
+      html`<select id="check-schedule"${a} name="schedule" data-controls="schedule">${options(
+        [
+          ["period", "At least every…"],
+          ["cron", "On a schedule (cron)"],
+        ],
+        kind,
+      )}</select>`,
+    undefined,
+  )}
   <div${show("period")}>${fieldRow("check-period", "Every", (a) => html`<input id="check-period"${a} name="period" value="${f.period ?? ""}" placeholder="1d" autocomplete="off">`, e.period, "Seconds, or 90s, 15m, 12h, 1d.")}</div>
   <div${show("cron")} class="field-pair">
     ${fieldRow("check-cron", "Schedule", (a) => html`<input id="check-cron"${a} name="cron" value="${f.cron ?? ""}" placeholder="0 3 * * *" autocomplete="off">`, e.cron, "minute hour day month weekday")}
