@@ -27,28 +27,24 @@ async function answer({ checks }: Services, key: string, slug: string | null, fo
   });
 }
 
-const notFound = () =>
-  new Response("not found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+/** A check's badge (/badge/<key>/<slug>.svg) or the project's (/badge/<key>.svg): its key, slug and format. */
+function asked(params: { key: string; file?: string }): [string, string | null, string] | null {
+  const m = FILE.exec(params.file ?? params.key);
+  if (!m) return null;
+  return params.file === undefined ? [m[1]!, null, m[2]!] : [params.key, m[1]!, m[2]!];
+}
 
 export function badgeRoutes(services: Services): Route[] {
-  return [
+  return [paths.badge, paths.projectBadge].map((path) =>
     route({
       method: "GET",
-      path: paths.badge,
+      path,
       access: "none",
       async handle({ params }) {
-        const m = FILE.exec(params.file);
-        return m ? answer(services, params.key, m[1]!, m[2]!) : notFound();
+        const badge = asked(params);
+        // A name that is no badge is answered as an unknown key is: 404.
+        return answer(services, ...(badge ?? (["", null, "svg"] as const)));
       },
     }),
-    route({
-      method: "GET",
-      path: paths.projectBadge,
-      access: "none",
-      async handle({ params }) {
-        const m = FILE.exec(params.key);
-        return m ? answer(services, m[1]!, null, m[2]!) : notFound();
-      },
-    }),
-  ];
+  );
 }

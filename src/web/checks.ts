@@ -3,15 +3,15 @@
 // deleting checks and making new ping and badge keys (members and above; viewers see without controls).
 import { z } from "zod";
 import { hasRole } from "../domain/access.ts";
-import { parseSeconds } from "../domain/units.ts";
 import { NotFound, ValidationError } from "../errors.ts";
 import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
+import type { Actor } from "../model/audit.ts";
 import type { Check } from "../model/check.ts";
 import type { Project } from "../model/project.ts";
 import type { Session } from "../model/user.ts";
 import type { Services } from "../services.ts";
-import { text } from "./form.ts";
+import { durationField, text } from "./form.ts";
 import type { Kit } from "./kit.ts";
 import { paths } from "./paths.ts";
 import {
@@ -20,9 +20,9 @@ import {
   checkRow,
   checkRows,
   checksPage,
+  deleteCheckDialog,
   type RowContext,
 } from "./views/checks.ts";
-import { confirmDialog } from "./views/dialogs.ts";
 
 /** Pings a check's log shows. */
 const LOG_SIZE = 100;
@@ -36,15 +36,7 @@ const checkForm = z
 /** The API's fields for what the form says, or the problems by form field. */
 function inputOf(f: CheckFormFields): { input: Record<string, unknown>; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
-  const seconds = (name: string): number | undefined => {
-    if (!f[name]) return undefined;
-    try {
-      return parseSeconds(f[name]!);
-    } catch {
-      errors[name] = "use seconds, or a duration such as 90s, 15m, 12h or 1d";
-      return undefined;
-    }
-  };
+  const seconds = durationField(f, errors);
   const cron = f.schedule === "cron";
   const input = {
     name: f.name,
@@ -70,12 +62,8 @@ export function checkRoutes(services: Services, kit: Kit): Route[] {
     checkRowOf(services, kit),
     checkLog(services, kit),
     createCheck(services, kit),
-    pauseOrResume(services, kit, "pause"),
-    pauseOrResume(services, kit, "resume"),
     confirmDeleteCheck(services, kit),
-    deleteCheck(services, kit),
-    newKey(services, kit, "ping"),
-    newKey(services, kit, "badge"),
+    ...(Object.keys(ACTIONS) as (keyof typeof ACTIONS)[]).map((name) => action(services, kit, name)),
   ];
 }
 
@@ -228,62 +216,46 @@ const createCheck = (services: Services, kit: Kit) =>
     },
   });
 
-const pauseOrResume = (services: Services, kit: Kit, action: "pause" | "resume") =>
-  route({
-    method: "POST",
-    path: action === "pause" ? paths.checkPause : paths.checkResume,
-    access: "member",
-    needs: "project",
-    async handle({ request, project, params, actor }) {
-      const check = await checkOf(services, project, params.id);
-      await services.checks.update(check.id, { paused: action === "pause" }, actor);
-      return kit.redirect(request, href(paths.checks, { project: project.name }));
-    },
-  });
-
+/** The question before a check is deleted (in #modal); its answer posts to ACTIONS.delete. */
 const confirmDeleteCheck = (services: Services, kit: Kit) =>
   route({
     method: "GET",
     path: paths.checkDelete,
     access: "member",
     needs: "project",
-    async handle({ project, params }) {
-      const check = await checkOf(services, project, params.id);
-      return kit.fragment(
-        confirmDialog({
-          title: `Delete “${check.name}”?`,
-          body: "Its ping URLs answer 404 from now on; its past pings stay in their channel.",
-          action: href(paths.checkDelete, { project: project.name, id: check.id }),
-          confirm: "Delete",
-          danger: true,
-        }),
-      );
-    },
+    handle: async ({ project, params }) =>
+      kit.fragment(deleteCheckDialog(project, await checkOf(services, project, params.id))),
   });
 
-const deleteCheck = (services: Services, kit: Kit) =>
+type At = { project: Project; id: string; actor: Actor };
+/** The check a path names; every one of ACTIONS on a check looks it up first. */
+const on = (change: (s: Services, c: Check, a: Actor) => Promise<unknown>) => async (s: Services, at: At) =>
+  change(s, await checkOf(s, at.project, at.id), at.actor);
+
+/** The changes a member makes from the page, each a POST that goes back to the page. */
+const ACTIONS = {
+  pause: { path: paths.checkPause, run: on((s, c, a) => s.checks.update(c.id, { paused: true }, a)) },
+  resume: { path: paths.checkResume, run: on((s, c, a) => s.checks.update(c.id, { paused: false }, a)) },
+  delete: { path: paths.checkDelete, run: on((s, c, a) => s.checks.remove(c.id, a)) },
+  // A new ping key: URLs with the old one answer 404. A new badge key: badges with the old one too.
+  pingKey: {
+    path: paths.checkPingKey,
+    run: (s: Services, at: At) => s.checks.regeneratePingKey(at.project.name, at.actor),
+  },
+  badgeKey: {
+    path: paths.checkBadgeKey,
+    run: (s: Services, at: At) => s.checks.badges.regenerateBadgeKey(at.project.name, at.actor),
+  },
+} as const;
+
+const action = (services: Services, kit: Kit, name: keyof typeof ACTIONS) =>
   route({
     method: "POST",
-    path: paths.checkDelete,
+    path: ACTIONS[name].path,
     access: "member",
     needs: "project",
     async handle({ request, project, params, actor }) {
-      const check = await checkOf(services, project, params.id);
-      await services.checks.remove(check.id, actor);
-      return kit.redirect(request, href(paths.checks, { project: project.name }));
-    },
-  });
-
-/** A new ping key (URLs with the old one answer 404) or badge key (badges with the old one too). */
-const newKey = (services: Services, kit: Kit, which: "ping" | "badge") =>
-  route({
-    method: "POST",
-    path: which === "ping" ? paths.checkPingKey : paths.checkBadgeKey,
-    access: "member",
-    needs: "project",
-    async handle({ request, project, actor }) {
-      if (which === "ping") await services.checks.regeneratePingKey(project.name, actor);
-      else await services.checks.badges.regenerateBadgeKey(project.name, actor);
+      await ACTIONS[name].run(services, { project, id: "id" in params ? params.id : "", actor });
       return kit.redirect(request, href(paths.checks, { project: project.name }));
     },
   });

@@ -11,6 +11,7 @@ import type { Project } from "../../model/project.ts";
 import { type Html, html } from "../html.ts";
 import { paths } from "../paths.ts";
 import { time } from "./events.ts";
+import { confirmDialog } from "./dialogs.ts";
 import { fieldRow, options } from "./fields.ts";
 
 const STATES = { new: "New", up: "Up", started: "Started", down: "Down", paused: "Paused", late: "Late" } as const;
@@ -215,3 +216,12 @@ export function checkLogPage(project: Project, c: Check, pings: StoredEvent[], n
       : html`<p>No pings yet.</p>`
   }</section>`;
 }
+
+export const deleteCheckDialog = (project: Project, c: Check): Html =>
+  confirmDialog({
+    title: `Delete “${c.name}”?`,
+    body: "Its ping URLs answer 404 from now on; its past pings stay in their channel.",
+    action: href(paths.checkDelete, { project: project.name, id: c.id }),
+    confirm: "Delete",
+    danger: true,
+  });
