@@ -74,6 +74,13 @@ function copyRow(id: string, label: string, value: string): Html {
   return html`<div class="copy-row" x-data="copyButton"><input type="text" readonly value="${value}" x-ref="source" id="${id}" aria-label="${label}" data-testid="${id}"><button type="button" class="secondary small" x-on:click="copy"><span x-text="label">Copy</span><span class="visually-hidden"> ${label}</span></button></div>`;
 }
 
+/** When its next report is due (its grace on top), or by when a run it started must finish. */
+function due(c: Check, now: number): Html {
+  if (c.nextDue === null) return html`next due —`;
+  if (c.state === "started") return html`to finish by ${time(c.nextDue, now)}`;
+  return html`next due ${time(c.nextDue - c.grace * 1000, now)}`;
+}
+
 /** One check's row; `id` check-<id>, replaced whole when a ping changes it. */
 export function checkRow(c: Check, x: RowContext): Html {
   const status: BadgeStatus | "started" = c.state === "started" ? "started" : badgeStatus(c, x.now);
@@ -83,7 +90,7 @@ export function checkRow(c: Check, x: RowContext): Html {
   return html`<li class="card check-row" id="check-${c.id}" data-testid="check-row" data-slug="${c.slug}" data-state="${status}" data-row-url="${href(paths.checkRow, at)}">
   <div class="alert-head"><a class="alert-name" href="${href(paths.check, at)}">${c.name}</a><span class="badge state-${status}" data-testid="check-state">${words}</span></div>
   <p class="muted small">${c.slug} · ${schedule(c)}, grace ${formatDuration(c.grace * 1000)} · #${c.channel}</p>
-  <p class="small alert-times"><span>${words} since ${time(c.since, x.now)}</span> <span data-testid="last-ping">last ping ${c.lastPing === null ? "never" : time(c.lastPing, x.now)}</span> <span data-testid="next-due">next due ${c.nextDue === null ? "—" : time(c.nextDue - c.grace * 1000, x.now)}</span>${c.lastDurationMs === null ? "" : html` <span>last run took ${formatDuration(c.lastDurationMs)}</span>`}</p>
+  <p class="small alert-times"><span>${words} since ${time(c.since, x.now)}</span> <span data-testid="last-ping">last ping ${c.lastPing === null ? "never" : time(c.lastPing, x.now)}</span> <span data-testid="next-due">${due(c, x.now)}</span>${c.lastDurationMs === null ? "" : html` <span>last run took ${formatDuration(c.lastDurationMs)}</span>`}</p>
   ${runBar(c, x.runs)}
   ${copyRow(`ping-url-${c.id}`, `Ping URL of ${c.name}`, x.urls.ping)}
   <details class="check-more"><summary>Snippets, slug URL, push URL and badge<span class="visually-hidden"> of ${c.name}</span></summary>
