@@ -8,6 +8,7 @@ import { AlertRunner } from "./domain/alert-runner.ts";
 import { pingService } from "./domain/check-pings.ts";
 import { checkRunner } from "./domain/check-runner.ts";
 import { checkService } from "./domain/checks.ts";
+import { checkBadgeService } from "./domain/check-badges.ts";
 import { alertService } from "./domain/alerts.ts";
 import { maintenanceService } from "./domain/maintenance.ts";
 import { analyticsService } from "./domain/analytics.ts";
@@ -202,6 +203,7 @@ function servicesOf(
     checks: {
       ...checkService(store, { clock, baseUrl: config.baseUrl }),
       pings: pingService(store, announce, { baseUrl: config.baseUrl, clock }),
+      badges: checkBadgeService(store, { clock }),
     },
     /** Maintenance windows: when alert rules notify nobody (domain/quiet.ts). */
     maintenance: maintenanceService(store, { clock }),

@@ -6,6 +6,7 @@ import { accountMenu } from "./components/account-menu.ts";
 import { activityChart } from "./components/activity-chart.ts";
 import { autoSubmit } from "./components/auto-submit.ts";
 import { channelList } from "./components/channel-list.ts";
+import { checksPage } from "./components/checks-page.ts";
 import { chartForm } from "./components/chart-form.ts";
 import { copyButton } from "./components/copy-button.ts";
 import { dashboard } from "./components/dashboard.ts";
@@ -51,6 +52,7 @@ const COMPONENTS: Record<string, () => object> = {
   showFor,
   channelList,
   liveFeed,
+  checksPage,
 };
 
 keepValuesFitted();

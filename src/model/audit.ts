@@ -32,7 +32,8 @@ export type AuditAction =
   | "check.deleted"
   | "check.ping-key"
   | "maintenance.created"
-  | "maintenance.deleted";
+  | "maintenance.deleted"
+  | "check.badge-key";
 
 /** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */
 export type AuditEntry = {

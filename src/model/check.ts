@@ -69,3 +69,6 @@ export type CheckMark = Pick<CheckProgress, "state" | "nextDue" | "streak" | "no
 
 /** How a check's ping URL may name it. */
 export type CheckKey = { uuid: string } | { pushToken: string } | { projectId: number; slug: string };
+
+/** A finished run, from its ping event: when it ended, how (success, fail, exit N), and how long it took when its start was known. */
+export type CheckRun = { at: number; ok: boolean; label: string; durationMs: number | null };

@@ -16,7 +16,7 @@ import type {
   SeriesQuery,
 } from "../model/analytics.ts";
 import type { CardRef, Chart, ChartChanges, NewChart } from "../model/chart.ts";
-import type { Check, CheckChanges, CheckKey, CheckMark, NewCheck } from "../model/check.ts";
+import type { Check, CheckChanges, CheckKey, CheckMark, CheckRun, NewCheck } from "../model/check.ts";
 import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
 import type { Metric, MetricBucket, MetricPoint, MetricValue } from "../model/metric.ts";
@@ -395,6 +395,17 @@ export interface CheckRepository {
   pingKey(projectId: number): Promise<string | null>;
   setPingKey(projectId: number, key: string, now: number): Promise<void>;
   projectOfPingKey(key: string): Promise<number | null>;
+  /** The project's badge key (its public status badges' secret); null until one is made. */
+  badgeKey(projectId: number): Promise<string | null>;
+  /** Sets the project's badge key; its ping key must have been made (setPingKey) first. */
+  setBadgeKey(projectId: number, key: string): Promise<void>;
+  projectOfBadgeKey(key: string): Promise<number | null>;
+  /**
+   * The latest finished runs (success, fail, exit status) of each of the project's checks named by
+   * `slugs`, oldest first, at most `limit` each, from their ping events: one statement for all of
+   * them, each check's part a range of the tag index (a gated read).
+   */
+  runs(projectId: number, slugs: string[], limit: number): Promise<Record<string, CheckRun[]>>;
 }
 
 export interface MaintenanceRepository {
@@ -609,6 +620,10 @@ export const ACCESS: { [R in keyof Repositories]: { [M in keyof Repositories[R]]
     pingKey: "read",
     setPingKey: "write",
     projectOfPingKey: "read",
+    badgeKey: "read",
+    setBadgeKey: "write",
+    projectOfBadgeKey: "read",
+    runs: "feed",
   },
   maintenance: { create: "write", find: "read", list: "read", delete: "write" },
   audit: { record: "write", list: "read", prune: "write" },

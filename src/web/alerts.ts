@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ALERT_KIND_MODULES, ALERT_KINDS, kindOf } from "../domain/alert-kinds/index.ts";
 import { type AlertInput, KINDS_FIELDS } from "../domain/alerts.ts";
 import { hasRole } from "../domain/access.ts";
-import { formatDuration, parseSeconds } from "../domain/units.ts";
+import { formatDuration } from "../domain/units.ts";
 import { NotFound, ValidationError } from "../errors.ts";
 import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
@@ -14,7 +14,7 @@ import type { Project } from "../model/project.ts";
 import type { Session } from "../model/user.ts";
 import type { Services } from "../services.ts";
 import { readSearch, tagTerm } from "./filters.ts";
-import { text } from "./form.ts";
+import { durationField, text } from "./form.ts";
 import type { Kit } from "./kit.ts";
 import { paths } from "./paths.ts";
 import { type AlertFormFields, alertFormPage, alertRows, alertsPage } from "./views/alerts.ts";
@@ -75,15 +75,7 @@ function formOfRule(a: Alert): AlertFormFields {
 /** The API's fields for what the form says (only those of the kind and schedule chosen), or the problems by form field. */
 function inputOf(f: AlertFormFields): { input: Record<string, unknown>; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
-  const duration = (name: string): number | undefined => {
-    if (!f[name]) return undefined;
-    try {
-      return parseSeconds(f[name]!);
-    } catch {
-      errors[name] = "use seconds, or a duration such as 90s, 15m, 12h or 1d";
-      return undefined;
-    }
-  };
+  const duration = durationField(f, errors);
   const tags: Record<string, string> = {};
   // The search's syntax: key:value, or key:"a value with spaces".
   for (const term of readSearch(f.tags ?? "")) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseSeconds } from "../domain/units.ts";
 import { ValidationError } from "../errors.ts";
 
 // Reading submitted forms: every field is a string or absent (an unchecked box is absent).
@@ -40,4 +41,20 @@ export function safeNext(next: string): string {
 export function fieldErrors(error: unknown): Record<string, string> | null {
   if (!(error instanceof ValidationError)) return null;
   return Object.fromEntries(error.issues.map((i) => [i.path, i.message.replace(/^[^:]+: /, "")]));
+}
+
+/**
+ * A form's duration field in seconds (seconds, or 90s, 15m, 12h, 1d), undefined when empty; a
+ * field that is no duration is noted in `errors` under its name.
+ */
+export function durationField(f: Record<string, string>, errors: Record<string, string>) {
+  return (name: string): number | undefined => {
+    if (!f[name]) return undefined;
+    try {
+      return parseSeconds(f[name]!);
+    } catch {
+      errors[name] = "use seconds, or a duration such as 90s, 15m, 12h or 1d";
+      return undefined;
+    }
+  };
 }

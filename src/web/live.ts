@@ -2,7 +2,8 @@
 // the feed (matching its filters), metric widgets, toasts, new channels for the sidebar (on every
 // page of a project: a page without a feed or a metric asks for those alone). A reconnecting
 // page sends the last event id it has and first gets what it missed (http/resume.ts); when that is
-// too much to patch in, it is told to reload. Historical events are not pushed to the top of a
+// too much to patch in, it is told to reload. The Checks page is told which checks were pinged
+// (checks=1: any event of the project tagged `check`, a ping or a notice), and loads their rows. Historical events are not pushed to the top of a
 // feed: they appear in their place when that part of the feed is loaded.
 import { reaches } from "../domain/access.ts";
 import { eventMatcher } from "../domain/filter.ts";
@@ -37,7 +38,15 @@ const TOAST_CAP = 3;
 
 /** What the page asks to follow: its feed's filters, and which kinds of frames it wants. */
 const liveQuery = z
-  .object({ ...filterFields, hide: param, metrics: param, feed: param, toasts: param, last_event_id: param })
+  .object({
+    ...filterFields,
+    hide: param,
+    metrics: param,
+    feed: param,
+    toasts: param,
+    checks: param,
+    last_event_id: param,
+  })
   .transform((q) => ({
     filters: filtersOf(q),
     showChannel: q.hide !== "channel",
@@ -46,6 +55,7 @@ const liveQuery = z
     // toasts=0 too, new channels alone (the sidebar of a page with no stream of its own).
     withFeed: q.feed !== "0",
     withToasts: q.toasts !== "0",
+    withChecks: q.checks === "1",
     lastEventId: q.last_event_id,
   }));
 type Asked = z.output<typeof liveQuery>;
@@ -112,6 +122,8 @@ type Pending = {
   toasts: EventMessage[];
   metrics: Map<number, MetricMessage>;
   channels: LiveMessage[];
+  /** The slugs of the checks pinged (or noticed) since the last flush. */
+  checks: Set<string>;
 };
 
 const newest = <T>(list: T[], item: T, cap: number) => {
@@ -124,7 +136,7 @@ function dashboardView(
   project: Project,
   filter: EventFilter,
   mine: string[] | null,
-  { showChannel, withMetrics, withFeed, withToasts }: Omit<Asked, "filters" | "lastEventId">,
+  { showChannel, withMetrics, withFeed, withToasts, withChecks }: Omit<Asked, "filters" | "lastEventId">,
 ): View<Pending> {
   const wanted = eventMatcher(filter);
   const format = `feed:${showChannel ? "full" : "compact"}`;
@@ -132,15 +144,17 @@ function dashboardView(
     withToasts && m.event.notify && !m.event.historical && reaches(mine, m.event.project);
   // Dashboards showing the same page share its frames (live/fanout.ts); the key says what it shows.
   return {
-    key: `web ${project.id} ${format} ${withMetrics} ${withFeed} ${withToasts} ${JSON.stringify(filter)} ${mine ? mine.join(",") : "*"}`,
+    key: `web ${project.id} ${format} ${withMetrics} ${withFeed} ${withToasts} ${withChecks} ${JSON.stringify(filter)} ${mine ? mine.join(",") : "*"}`,
     projectId: project.id,
     toasts: withToasts, // a notify event, from any project, pops up as a toast while a dashboard is open
-    start: () => ({ events: [], skipped: 0, toasts: [], metrics: new Map(), channels: [] }),
+    start: () => ({ events: [], skipped: 0, toasts: [], metrics: new Map(), channels: [], checks: new Set() }),
     keep(p, m) {
       if (m.type === "event") {
         const toast = isToast(m);
         if (toast) newest(p.toasts, m, TOAST_CAP);
-        if (!withFeed || !wanted(m.event)) return toast;
+        const check = withChecks && m.event.projectId === project.id ? m.event.tags?.check : undefined;
+        if (typeof check === "string") p.checks.add(check);
+        if (!withFeed || !wanted(m.event)) return toast || typeof check === "string";
         if (p.events.length === FEED_CAP) p.skipped++; // the rest are counted, not sent
         newest(p.events, m, FEED_CAP);
         return true;
@@ -164,6 +178,7 @@ function dashboardView(
           shown(m, "channel", () => frame({ event: "channel", data: channelLink(m.project, m.channel).value }));
       for (const m of p.metrics.values()) shown(m, "metric", () => metricFrame(m.metric));
       for (const m of p.toasts) shown(m, "toast", () => toastFrame(m.event));
+      for (const slug of p.checks) out.push({ frame: frame({ event: "check", data: slug }), id: 0 });
       for (const m of p.events) shown(m, format, () => feedFrame(m.event, showChannel), m.event.id);
       // The page offers what was only counted (its "N new events" pill).
       if (p.skipped)

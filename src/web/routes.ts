@@ -7,6 +7,8 @@ import { accountRoutes } from "./account.ts";
 import { type Assets, assetRoutes } from "./assets.ts";
 import { alertRoutes } from "./alerts.ts";
 import { maintenanceRoutes } from "./maintenance.ts";
+import { badgeRoutes } from "./badges.ts";
+import { checkRoutes } from "./checks.ts";
 import { authRoutes } from "./auth.ts";
 import { chartRoutes } from "./charts.ts";
 import { docsRoutes } from "./docs.ts";
@@ -31,6 +33,8 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...chartRoutes(services, kit),
     ...alertRoutes(services, kit),
     ...maintenanceRoutes(services, kit),
+    ...checkRoutes(services, kit),
+    ...badgeRoutes(services),
     ...manageRoutes(services, kit),
     ...settingsRoutes(services, kit),
     ...memberRoutes(services, kit),

@@ -139,6 +139,10 @@ async function seed(server: TestServer): Promise<{ eventId: number }> {
     filter: { channel: "payments" },
     period: 3600,
   });
+  // A check that ran twice (a success with its start, a failure), for the Checks page and its ping log.
+  const check = await server.services.checks.create({ project: "default", name: "Nightly backup", period: 86400 });
+  for (const action of ["/start", "", "/fail"])
+    await fetch(`${server.url}/ping/${check.uuid}${action}`, { method: "POST", body: "backup: 12 files" });
   // Someone with a role and a project, for Settings → Members (and a failed sign-in for Settings → Audit).
   await server.services.accounts.createUser({ username: "vera", password: "vera's long password" }, "viewer", {
     projects: ["default"],
@@ -181,6 +185,8 @@ describeBrowser("accessibility (axe-core)", () => {
       "/p/default/alerts",
       "/p/default/alerts/new",
       "/p/default/alerts/1",
+      "/p/default/checks",
+      "/p/default/checks/1",
       "/settings/api",
       "/settings/notifications",
       "/settings/integrations",

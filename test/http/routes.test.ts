@@ -37,6 +37,9 @@ const PUBLIC = [
   "GET /apple-touch-icon.png",
   "GET /web/ls.js",
   "GET /feedback/ls.js",
+  // Status badges, public by the project's badge key.
+  "GET /badge/:key",
+  "GET /badge/:key/:file",
   ...["GET", "POST"].flatMap((method) =>
     ["/ping/:a", "/ping/:a/:b", "/ping/:a/:b/:c", "/api/push/:token"].map((path) => `${method} ${path}`),
   ),

@@ -779,6 +779,61 @@ describe("checks", () => {
     expect(await store.checks.projectOfPingKey("key-one-aaaaaaaaaaaaaa")).toBeNull();
     expect(await store.checks.projectOfPingKey("key-two-bbbbbbbbbbbbbb")).toBe(projectId);
   });
+
+  test("a project's badge key is kept beside its ping key, replaced, and names its project", async () => {
+    const projectId = await project();
+    await store.checks.setPingKey(projectId, "key-badge-aaaaaaaaaaaa", NOW);
+    expect(await store.checks.badgeKey(projectId)).toBeNull();
+    await store.checks.setBadgeKey(projectId, "badge-one");
+    expect(await store.checks.badgeKey(projectId)).toBe("badge-one");
+    expect(await store.checks.projectOfBadgeKey("badge-one")).toBe(projectId);
+    await store.checks.setBadgeKey(projectId, "badge-two");
+    expect(await store.checks.projectOfBadgeKey("badge-one")).toBeNull();
+    expect(await store.checks.projectOfBadgeKey("badge-two")).toBe(projectId);
+    expect(await store.checks.projectOfBadgeKey("\u0000")).toBeNull();
+    // A new ping key leaves the badge key as it was.
+    await store.checks.setPingKey(projectId, "key-badge-bbbbbbbbbbbb", NOW + 1);
+    expect(await store.checks.badgeKey(projectId)).toBe("badge-two");
+  });
+
+  test("runs: each check's latest finishes from its ping events, oldest first, in one read for all", async () => {
+    const projectId = await project();
+    const name = await nameOf(projectId);
+    const channel = await store.projects.ensureChannel(projectId, "checks", NOW);
+    let at = 0;
+    const ping = (slug: string, tags: Record<string, string | number>) =>
+      store.events.insert({
+        projectId,
+        project: name,
+        channelId: channel.id,
+        channel: "checks",
+        name: `${slug}: ${tags.kind}`,
+        description: null,
+        icon: null,
+        notify: false,
+        parser: "text",
+        userId: null,
+        tags: { check: slug, ...tags },
+        ts: NOW + ++at,
+        receivedAt: NOW + at,
+        historical: false,
+      });
+    await ping("backup", { kind: "start" });
+    await ping("backup", { kind: "success", duration: 1.5 });
+    await ping("backup", { kind: "log" });
+    await ping("backup", { kind: "exit", "exit-status": 3 });
+    await ping("report", { kind: "fail" });
+    for (let i = 0; i < 5; i++) await ping("often", { kind: "success" });
+    const runs = await store.checks.runs(projectId, ["backup", "report", "often", "never"], 3);
+    expect(runs.backup).toEqual([
+      { at: NOW + 2, ok: true, label: "success", durationMs: 1500 },
+      { at: NOW + 4, ok: false, label: "exit 3", durationMs: null },
+    ]);
+    expect(runs.report).toEqual([{ at: NOW + 5, ok: false, label: "fail", durationMs: null }]);
+    expect(runs.often!.map((r) => r.at)).toEqual([NOW + 8, NOW + 9, NOW + 10]);
+    expect(runs.never).toEqual([]);
+    expect(await store.checks.runs(projectId, [], 3)).toEqual({});
+  });
 });
 
 describe("maintenance windows", () => {

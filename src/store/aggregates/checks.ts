@@ -2,8 +2,8 @@
 // reads its check locked (PostgreSQL's FOR UPDATE) in the transaction that writes its event, so two
 // pings of one check, on two instances, take turns; the silence round changes a check only if it is
 // still where the round saw it.
-import { and, asc, eq, isNotNull, isNull, lte, type SQL } from "drizzle-orm";
-import type { Check, CheckChanges, CheckKey, CheckMark } from "../../model/check.ts";
+import { and, asc, desc, eq, isNotNull, isNull, lte, type SQL, sql } from "drizzle-orm";
+import type { Check, CheckChanges, CheckKey, CheckMark, CheckRun } from "../../model/check.ts";
 import type { CheckRepository } from "../store.ts";
 import { hasNul, type Sql } from "./sql.ts";
 
@@ -78,8 +78,21 @@ function toRow(c: CheckChanges): RowChanges {
   return row;
 }
 
+/** Ping events read per check for its runs: its latest finishes among its starts and logs. */
+const PINGS_PER_RUN = 4;
+
+/** A run from its ping event's tags (kind, exit-status, duration); null for a start, a log, or another event tagged `check`. */
+function runOf(ts: number, tags: Record<string, unknown>): CheckRun | null {
+  const kind = tags.kind;
+  if (kind !== "success" && kind !== "fail" && kind !== "exit") return null;
+  const duration = typeof tags.duration === "number" ? Math.round(tags.duration * 1000) : null;
+  const status = tags["exit-status"];
+  const label = kind === "exit" ? `exit ${String(status)}` : kind;
+  return { at: ts, ok: kind === "success" || (kind === "exit" && status === 0), label, durationMs: duration };
+}
+
 export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository {
-  const { checks, checkKeys } = t;
+  const { checks, checkKeys, events, eventTags } = t;
   const where = (key: CheckKey): SQL =>
     "uuid" in key
       ? eq(checks.uuid, key.uuid)
@@ -182,6 +195,50 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
     async projectOfPingKey(key) {
       if (hasNul(key)) return null;
       return (await keyRow(eq(checkKeys.pingKey, key)))?.projectId ?? null;
+    },
+
+    async badgeKey(projectId) {
+      return (await keyRow(eq(checkKeys.projectId, projectId)))?.badgeKey ?? null;
+    },
+
+    async setBadgeKey(projectId, key) {
+      await db.update(checkKeys).set({ badgeKey: key }).where(eq(checkKeys.projectId, projectId));
+    },
+
+    async projectOfBadgeKey(key) {
+      if (hasNul(key)) return null;
+      return (await keyRow(eq(checkKeys.badgeKey, key)))?.projectId ?? null;
+    },
+
+    async runs(projectId, slugs, limit) {
+      const out: Record<string, CheckRun[]> = Object.fromEntries(slugs.map((s) => [s, []]));
+      const wanted = slugs.filter((s) => !hasNul(s));
+      if (!wanted.length) return out;
+      // Each check's newest pings, a range of the tag index (project, key, value, ts) read backwards;
+      // all of them in one statement, whose events are then read by id.
+      const parts = wanted.map(
+        (slug, i) =>
+          sql`SELECT r${sql.raw(String(i))}.event_id FROM (${db
+            .select({ event_id: eventTags.eventId })
+            .from(eventTags)
+            .where(and(eq(eventTags.projectId, projectId), eq(eventTags.key, "check"), eq(eventTags.value, slug)))
+            .orderBy(desc(eventTags.ts), desc(eventTags.eventId))
+            .limit(limit * PINGS_PER_RUN)}) AS r${sql.raw(String(i))}`,
+      );
+      const rows = await db
+        .select({ ts: events.ts, id: events.id, tags: events.tags })
+        .from(events)
+        .where(sql`${events.id} IN (${sql.join(parts, sql` UNION ALL `)})`)
+        .orderBy(asc(events.ts), asc(events.id));
+      for (const row of rows) {
+        const tags = row.tags ? (JSON.parse(row.tags) as Record<string, unknown>) : {};
+        const slug = tags.check;
+        if (typeof slug !== "string" || !out[slug]) continue;
+        const run = runOf(row.ts, tags);
+        if (run) out[slug]!.push(run);
+      }
+      for (const slug of wanted) out[slug] = out[slug]!.slice(-limit);
+      return out;
     },
   };
 }

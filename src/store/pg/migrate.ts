@@ -18,6 +18,7 @@ import m0008 from "../../../drizzle/pg/0008_summaries.sql" with { type: "text" }
 import m0009 from "../../../drizzle/pg/0009_checks.sql" with { type: "text" };
 import m0010 from "../../../drizzle/pg/0010_quiet.sql" with { type: "text" };
 import m0011 from "../../../drizzle/pg/0011_check_quiet.sql" with { type: "text" };
+import m0012 from "../../../drizzle/pg/0012_badge_keys.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -32,6 +33,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0009_checks": m0009,
   "0010_quiet": m0010,
   "0011_check_quiet": m0011,
+  "0012_badge_keys": m0012,
 };
 
 export { MigrationError };

@@ -33,7 +33,7 @@ export function repositories(
   const sql: Sql = {
     // Typed as PostgreSQL's (aggregates/sql.ts): the same tables, and every query awaited.
     db: db as unknown as PgDb,
-    t: schema as unknown as Tables,
+    t: { ...schema, eventTags } as unknown as Tables,
     dialect: "sqlite",
     // The writer runs one write at a time, holding the database: nothing to lock.
     forUpdate: (query) => query,

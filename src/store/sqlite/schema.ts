@@ -515,8 +515,10 @@ export const checkKeys = sqliteTable(
       .references(() => projects.id, { onDelete: "cascade" }),
     pingKey: text("ping_key").notNull(),
     createdAt: integer("created_at").notNull(),
+    // The secret of the project's public status badges (/badge/<badge key>/...); null until one is asked for.
+    badgeKey: text("badge_key"),
   },
-  (t) => [uniqueIndex("check_keys_ping_key").on(t.pingKey)],
+  (t) => [uniqueIndex("check_keys_ping_key").on(t.pingKey), uniqueIndex("check_keys_badge_key").on(t.badgeKey)],
 );
 
 // Maintenance windows (domain/maintenance.ts): when a project's rules record changes of state but

@@ -69,6 +69,7 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "check.ping-key": "Ping key made anew",
   "maintenance.created": "Maintenance window added",
   "maintenance.deleted": "Maintenance window deleted",
+  "check.badge-key": "Badge key made anew",
 };
 
 /** `older`: the id to ask the next page before, when there is one. */

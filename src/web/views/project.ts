@@ -155,6 +155,7 @@ export function projectPage(
   <div class="actions">
     <a class="button secondary small" href="${href(paths.charts, { project: p.name })}" data-testid="project-charts"><span aria-hidden="true">📊</span> Charts</a>
     <a class="button secondary small" href="${href(paths.alerts, { project: p.name })}" data-testid="project-alerts"><span aria-hidden="true">🔔</span> Alerts</a>
+    <a class="button secondary small" href="${href(paths.checks, { project: p.name })}" data-testid="project-checks"><span aria-hidden="true">⏱</span> Checks</a>
     <a class="button secondary small" href="${href(paths.users, { project: p.name })}" data-testid="project-users"><span aria-hidden="true">👤</span> Users</a>
     <a class="button secondary small needs-member" href="${href(paths.projectSettings, { project: p.name })}" data-testid="project-settings"><span aria-hidden="true">⚙</span> Project settings</a>
   </div>
