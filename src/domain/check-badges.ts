@@ -8,6 +8,7 @@ import type { Check, CheckRun } from "../model/check.ts";
 import type { Project } from "../model/project.ts";
 import type { Store } from "../store/store.ts";
 import { audited } from "./audit.ts";
+import { dueAt } from "./check-notices.ts";
 import { newPingKey, SLUG } from "./checks.ts";
 import { requireProject } from "./projects.ts";
 import { escapeHtml } from "./safe-html.ts";
@@ -30,11 +31,16 @@ const COLORS: Record<BadgeStatus, { name: string; hex: string }> = {
 /** A badge key: 22 URL-safe characters, made as a ping key is. */
 export const BADGE_KEY = /^[A-Za-z0-9_-]{22}$/;
 
-/** Where a check stands for its badge at `now`: up, started, a success past due but within grace (late). */
+/**
+ * Where a check stands for its badge at `now`: up (or started), late once its period (or cron time)
+ * has passed with no success while its grace runs (dueAt is the end of the grace; past it the round
+ * records it down), down, new or paused.
+ */
 export function badgeStatus(c: Check, now: number): BadgeStatus {
   if (c.paused || c.state === "paused") return "paused";
   if (c.state === "new" || c.state === "down") return c.state;
-  if (c.state === "up" && c.nextDue !== null && now > c.nextDue - c.grace * 1000) return "late";
+  const due = c.state === "up" ? dueAt(c) : null;
+  if (due !== null && now > due - c.grace * 1000) return "late";
   return "up";
 }
 

@@ -88,6 +88,22 @@ describe("the Checks page", () => {
     expect(/data-testid="check-state">([^<]+)</.exec(rowOf(await page(member), c))![1]).toBe("Late");
   });
 
+  test("next due is the user's due time: a period after the last success, none while down, whenever the round looks next", async () => {
+    const c = await check({ notify_after: 3 });
+    await ping(`/ping/${c.uuid}`);
+    const pinged = (await server.services.checks.get(c.id)).lastPing!;
+    const dueShown = (html: string) =>
+      /data-testid="next-due">next due (?:<time datetime="([^"]+)"|—)/.exec(rowOf(html, c))!;
+    expect(dueShown(await page(member))[1]).toBe(new Date(pinged + MIN).toISOString());
+    // Down before its third failure: the round comes back at the next deadline to count one more,
+    // but nothing is due from the job.
+    await ping(`/ping/${c.uuid}/fail`);
+    expect((await server.services.checks.get(c.id)).nextDue).not.toBeNull();
+    const html = await page(member);
+    expect(dueShown(html)[0]).toEndWith("next due —");
+    expect(/data-testid="check-state">([^<]+)</.exec(rowOf(html, c))![1]).toBe("Down");
+  });
+
   test("a viewer sees the checks without controls", async () => {
     const c = await check();
     const html = await page(viewer);

@@ -2,6 +2,7 @@
 // ping, when it is next due, a bar of its latest runs, its ping URL with the crontab snippets, its
 // badge; the form that makes one, the project's ping and badge keys; and a check's ping log.
 import { type BadgeStatus, badgeStatus } from "../../domain/check-badges.ts";
+import { dueAt } from "../../domain/check-notices.ts";
 import type { CheckUrls } from "../../domain/checks.ts";
 import { formatDuration } from "../../domain/units.ts";
 import { href } from "../../http/href.ts";
@@ -74,11 +75,12 @@ function copyRow(id: string, label: string, value: string): Html {
   return html`<div class="copy-row" x-data="copyButton"><input type="text" readonly value="${value}" x-ref="source" id="${id}" aria-label="${label}" data-testid="${id}"><button type="button" class="secondary small" x-on:click="copy"><span x-text="label">Copy</span><span class="visually-hidden"> ${label}</span></button></div>`;
 }
 
-/** When its next report is due (its grace on top), or by when a run it started must finish. */
+/** When its next report is due (its grace on top: dueAt is the grace's end), or by when a run it started must finish. */
 function due(c: Check, now: number): Html {
-  if (c.nextDue === null) return html`next due —`;
-  if (c.state === "started") return html`to finish by ${time(c.nextDue, now)}`;
-  return html`next due ${time(c.nextDue - c.grace * 1000, now)}`;
+  const at = dueAt(c);
+  if (at === null) return html`next due —`;
+  if (c.state === "started") return html`to finish by ${time(at, now)}`;
+  return html`next due ${time(at - c.grace * 1000, now)}`;
 }
 
 /** One check's row; `id` check-<id>, replaced whole when a ping changes it. */
