@@ -27,7 +27,7 @@ import {
 /** Pings a check's log shows. */
 const LOG_SIZE = 100;
 
-const FIELDS = ["name", "slug", "schedule", "period", "cron", "tz", "grace", "channel"];
+const FIELDS = ["name", "slug", "schedule", "period", "cron", "tz", "grace", "channel", "notify_after"];
 
 const checkForm = z
   .object(Object.fromEntries(FIELDS.map((name) => [name, text])))
@@ -38,12 +38,16 @@ function inputOf(f: CheckFormFields): { input: Record<string, unknown>; errors: 
   const errors: Record<string, string> = {};
   const seconds = durationField(f, errors);
   const cron = f.schedule === "cron";
+  const notifyAfter = f.notify_after ? Number(f.notify_after) : undefined;
+  if (notifyAfter !== undefined && !Number.isInteger(notifyAfter))
+    errors.notify_after = "must be a whole number of failures";
   const input = {
     name: f.name,
     slug: f.slug || undefined,
     ...(cron ? { cron: f.cron, tz: f.tz || undefined } : { period: seconds("period") }),
     grace: seconds("grace"),
     channel: f.channel || undefined,
+    notify_after: notifyAfter,
   };
   return { input: JSON.parse(JSON.stringify(input)) as Record<string, unknown>, errors };
 }

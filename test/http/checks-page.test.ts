@@ -140,13 +140,27 @@ describe("the Checks page", () => {
       tz: "Europe/Berlin",
       grace: "",
       channel: "reports",
+      notify_after: "3",
     });
     expect(cron.status).toBe(303);
     const [report] = (await server.services.checks.list("ops")).filter((c) => c.slug === "weekly-report");
     expect(report).toMatchObject({
       schedule: { kind: "cron", expr: "0 3 * * 1", tz: "Europe/Berlin" },
       channel: "reports",
+      notifyAfter: 3,
     });
+    expect(made!.notifyAfter).toBe(1);
+    for (const [notifyAfter, words] of [
+      ["2.5", "must be a whole number of failures"],
+      ["0", ""],
+    ] as const) {
+      const refused = await add({ name: "Flappy", schedule: "period", period: "60", notify_after: notifyAfter });
+      expect(refused.status).toBe(422);
+      const text = await refused.text();
+      expect(text).toContain('id="check-notify_after-error"');
+      expect(text).toContain(words);
+    }
+    expect((await server.services.checks.list("ops")).some((c) => c.name === "Flappy")).toBe(false);
 
     const bad = await add({ name: "", slug: "Not A Slug", schedule: "period", period: "soon", grace: "", channel: "" });
     expect(bad.status).toBe(422);

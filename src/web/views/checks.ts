@@ -157,6 +157,7 @@ function checkForm(
   </div>
   ${fieldRow("check-grace", "Grace", (a) => html`<input id="check-grace"${a} name="grace" value="${f.grace ?? ""}" placeholder="1h" autocomplete="off">`, e.grace, "How late a ping may be, and how long a run may take.")}
   ${fieldRow("check-channel", "Channel", (a) => html`<input id="check-channel"${a} name="channel" value="${f.channel ?? ""}" placeholder="checks" maxlength="64" autocomplete="off" spellcheck="false" autocapitalize="off">`, e.channel, "Where its pings are logged.")}
+  ${fieldRow("check-notify_after", "Notify after", (a) => html`<input id="check-notify_after"${a} name="notify_after" type="number" min="1" step="1" value="${f.notify_after ?? ""}" placeholder="1" inputmode="numeric">`, e.notify_after, "Failures in a row before it notifies (flapping jobs); empty: at once. Its recovery notifies only if its failure did.")}
   <datalist id="time-zones">${zones.map((z) => html`<option value="${z}"></option>`)}</datalist>
   <div class="actions"><button type="submit" data-testid="save-check">Add check</button></div>
 </form>
