@@ -177,6 +177,7 @@ await Promise.all(
     for (let job = queue.shift(); job; job = queue.shift()) results.push(await runJob(job));
   }),
 );
+const serverCpu = cluster?.cpuSeconds() ?? 0;
 await stopCluster();
 rmSync(binaryDir, { recursive: true, force: true });
 
@@ -209,7 +210,9 @@ const summary = (pass: Pass): boolean => {
 };
 const sqliteOk = summary("SQLite");
 let postgresOk = postgres !== "missing";
-if (postgres === "ran") postgresOk = summary("PostgreSQL");
-else
+if (postgres === "ran") {
+  postgresOk = summary("PostgreSQL");
+  console.log(`==== the PostgreSQL server: ${serverCpu.toFixed(0)} s of CPU ====`);
+} else
   console.log(`==== PostgreSQL: ${postgres === "missing" ? "FAILED (not installed)" : "skipped (not installed)"} ====`);
 process.exit(sqliteOk && postgresOk ? 0 : 1);
