@@ -6,13 +6,15 @@
 // store that SIGNALBOARD_TEST_POSTGRES names, if any).
 //
 // The files are independent (each starts its own servers on free ports, data directories and
-// databases), so both passes run at once: each file is one `bun test` process, SIGNALBOARD_TEST_JOBS
-// of them at a time (twice the cores unless set), the longest first (as long as it took the last
-// time here, test-results/timings.json, or a guess by what it starts). What a process prints is
-// shown whole when it ends, under a line naming its file and pass; a summary of each pass follows,
-// and the exit code fails if any file failed.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+// databases), so both passes run at once: each long file is one `bun test` process, the short ones
+// share a process a few at a time, SIGNALBOARD_TEST_JOBS processes at a time (twice the cores unless
+// set), the longest first (as long as it took the last time here, test-results/timings.json, or a
+// guess by what it starts). What a process prints is shown whole when it ends, under a line naming
+// its files, pass and CPU; a summary of each pass follows, and the exit code fails if any file failed.
+// The tests that start Signalboard as a process start a binary compiled here first (PROGRAM in
+// test/e2e/process.ts).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { postgresBin, startCluster } from "../test/pg-cluster.ts";
 
@@ -39,15 +41,16 @@ if (args.length) {
 }
 
 type Pass = "SQLite" | "PostgreSQL";
-type Job = { file: string; pass: Pass; env: Record<string, string> };
-type Done = Job & { code: number; seconds: number; passed: number; failed: number };
+/** One `bun test` process: a file, or several short ones of one pass (see SHORT). */
+type Job = { files: string[]; pass: Pass; env: Record<string, string> };
+type Done = Job & { code: number; seconds: number; cpu: number; passed: number; failed: number };
 
 const files = [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: ROOT })].sort();
 if (!files.length) {
   console.log(`==== no test files under ${join(ROOT, "test")} ====`);
   process.exit(1);
 }
-const key = (job: Pick<Job, "file" | "pass">) => `${job.pass} ${job.file}`;
+const key = (pass: Pass, file: string) => `${pass} ${file}`;
 let timings: Record<string, number> = {};
 try {
   timings = JSON.parse(readFileSync(TIMINGS, "utf8"));
@@ -61,10 +64,44 @@ function guess(file: string): number {
   if (source.includes("describeBrowser")) return 60;
   return file.startsWith("test/e2e/") ? 20 : file.startsWith("test/pg/") ? 15 : file.startsWith("test/http/") ? 4 : 1;
 }
-const cost = (job: Job) => timings[key(job)] ?? guess(job.file);
+const fileCost = (pass: Pass, file: string) => timings[key(pass, file)] ?? guess(file);
+const cost = (job: Job) => job.files.reduce((n, file) => n + fileCost(job.pass, file), 0);
+/**
+ * Files that take less than SHORT seconds run together, BATCH seconds of them to a process: each
+ * process imports the whole app before its first test (half a second of CPU), and most files are short.
+ */
+const SHORT = 10;
+const BATCH = 30;
+function batched(pass: Pass, passFiles: string[], env: Record<string, string>): Job[] {
+  const out: Job[] = [];
+  let batch: Job | null = null;
+  for (const file of passFiles) {
+    if (fileCost(pass, file) >= SHORT) {
+      out.push({ files: [file], pass, env });
+      continue;
+    }
+    if (!batch || cost(batch) + fileCost(pass, file) > BATCH) out.push((batch = { files: [], pass, env }));
+    batch.files.push(file);
+  }
+  return out;
+}
 
-const jobs: Job[] = files.map((file) => ({ file, pass: "SQLite", env: {} }));
 const started = performance.now();
+// The program the tests start as a process (the CLI, servers killed mid-write) is compiled once here,
+// from this source, as npm run build does: it starts in a quarter of the time the source takes.
+const binaryDir = mkdtempSync(join(tmpdir(), "signalboard-test-binary-"));
+const binary = join(binaryDir, "signalboard");
+const built = Bun.spawnSync([bun, join(ROOT, "scripts/build.ts"), binary], {
+  cwd: ROOT,
+  stdout: "pipe",
+  stderr: "pipe",
+});
+if (!built.success) {
+  console.log(`==== the build failed, so no test ran ====\n${built.stdout}${built.stderr}`);
+  process.exit(1);
+}
+const shared = { SIGNALBOARD_TEST_BINARY: binary };
+const jobs: Job[] = batched("SQLite", files, shared);
 let cluster: Awaited<ReturnType<typeof startCluster>> | null = null;
 let postgres: "ran" | "skipped" | "missing" = "ran";
 if (!postgresBin()) {
@@ -74,27 +111,36 @@ if (!postgresBin()) {
   );
 } else {
   cluster = await startCluster();
-  const env = { SIGNALBOARD_TEST_POSTGRES: cluster.url };
-  for (const file of files)
-    if (ON_POSTGRES.some((on) => (on.endsWith("/") ? file.startsWith(on) : file === on)))
-      jobs.push({ file, pass: "PostgreSQL", env });
+  const env = { ...shared, SIGNALBOARD_TEST_POSTGRES: cluster.url };
+  const onPostgres = files.filter((file) =>
+    ON_POSTGRES.some((on) => (on.endsWith("/") ? file.startsWith(on) : file === on)),
+  );
+  jobs.push(...batched("PostgreSQL", onPostgres, env));
 }
 const stopCluster = async () => {
   const c = cluster;
   cluster = null;
   await c?.stop();
 };
-process.on("SIGINT", () => void stopCluster().then(() => process.exit(130)));
+process.on(
+  "SIGINT",
+  () =>
+    void stopCluster().then(() => {
+      rmSync(binaryDir, { recursive: true, force: true });
+      process.exit(130);
+    }),
+);
 
 const workers = Number(process.env.SIGNALBOARD_TEST_JOBS) || Math.max(2, 2 * availableParallelism());
 const queue = jobs.sort((a, b) => cost(b) - cost(a));
+const count = (pass: Pass) => jobs.filter((j) => j.pass === pass).reduce((n, j) => n + j.files.length, 0);
 console.log(
-  `==== ${queue.length} test files (${jobs.filter((j) => j.pass === "SQLite").length} on SQLite, ${jobs.filter((j) => j.pass === "PostgreSQL").length} on PostgreSQL), ${workers} at a time ====\n`,
+  `==== ${count("SQLite") + count("PostgreSQL")} test files (${count("SQLite")} on SQLite, ${count("PostgreSQL")} on PostgreSQL) in ${queue.length} processes, ${workers} at a time ====\n`,
 );
 
 async function runJob(job: Job): Promise<Done> {
   const began = performance.now();
-  const proc = Bun.spawn([bun, "test", ...TIMEOUT, `./${job.file}`], {
+  const proc = Bun.spawn([bun, "test", ...TIMEOUT, ...job.files.map((file) => `./${file}`)], {
     cwd: ROOT,
     env: { ...process.env, ...job.env },
     stdin: "ignore",
@@ -112,11 +158,13 @@ async function runJob(job: Job): Promise<Done> {
   const code = await proc.exited;
   clearTimeout(limit);
   const seconds = (performance.now() - began) / 1000;
-  const count = (word: string) => Number(new RegExp(`^ (\\d+) ${word}$`, "m").exec(output)?.[1] ?? 0);
-  const done: Done = { ...job, code, seconds, passed: count("pass"), failed: count("fail") };
+  // Its own CPU and that of what it started and waited for (servers, browsers, the CLI).
+  const cpu = Number(proc.resourceUsage()?.cpuTime.total ?? 0) / 1e6;
+  const tally = (word: string) => Number(new RegExp(`^ (\\d+) ${word}$`, "m").exec(output)?.[1] ?? 0);
+  const done: Done = { ...job, code, seconds, cpu, passed: tally("pass"), failed: tally("fail") };
   const note = proc.signalCode === "SIGKILL" ? `, stopped after ${FILE_LIMIT_MS / 60_000} min` : "";
   console.log(
-    `---- ${job.file} on ${job.pass}: ${code ? "FAILED" : "passed"} (${done.passed} pass, ${done.failed} fail, ${seconds.toFixed(1)} s${note}) ----`,
+    `---- ${job.files.join(", ")} on ${job.pass}: ${code ? "FAILED" : "passed"} (${done.passed} pass, ${done.failed} fail, ${seconds.toFixed(1)} s, ${cpu.toFixed(1)} s of CPU${note}) ----`,
   );
   console.log(output.trimEnd());
   console.log("");
@@ -129,13 +177,20 @@ await Promise.all(
     for (let job = queue.shift(); job; job = queue.shift()) results.push(await runJob(job));
   }),
 );
+const serverCpu = cluster?.cpuSeconds() ?? 0;
 await stopCluster();
+rmSync(binaryDir, { recursive: true, force: true });
 
+/** A process's time shared among its files as they were expected to share it. */
+function fileTimes(done: Done): [string, number][] {
+  const whole = cost(done);
+  return done.files.map((file) => [
+    key(done.pass, file),
+    Math.round(((done.seconds * fileCost(done.pass, file)) / whole) * 10) / 10,
+  ]);
+}
 mkdirSync(join(ROOT, "test-results"), { recursive: true });
-writeFileSync(
-  TIMINGS,
-  `${JSON.stringify(Object.fromEntries(results.map((r) => [key(r), Math.round(r.seconds * 10) / 10])), null, 2)}\n`,
-);
+writeFileSync(TIMINGS, `${JSON.stringify(Object.fromEntries(results.flatMap(fileTimes)), null, 2)}\n`);
 
 const wall = (performance.now() - started) / 1000;
 console.log(`==== done in ${wall.toFixed(0)} s ====`);
@@ -145,15 +200,19 @@ const summary = (pass: Pass): boolean => {
   const tests = ran.reduce((n, r) => n + r.passed + r.failed, 0);
   const fails = ran.reduce((n, r) => n + r.failed, 0);
   const seconds = ran.reduce((n, r) => n + r.seconds, 0);
+  const cpu = ran.reduce((n, r) => n + r.cpu, 0);
+  const files = ran.reduce((n, r) => n + r.files.length, 0);
   console.log(
-    `==== ${pass}: ${failed.length ? "FAILED" : "passed"}: ${ran.length} files, ${tests} tests, ${fails} failed, ${seconds.toFixed(0)} s in its processes ====`,
+    `==== ${pass}: ${failed.length ? "FAILED" : "passed"}: ${files} files, ${tests} tests, ${fails} failed, ${seconds.toFixed(0)} s in its processes, ${cpu.toFixed(0)} s of CPU ====`,
   );
-  for (const r of failed) console.log(`     failed: ${r.file} (exit code ${r.code})`);
+  for (const r of failed) console.log(`     failed: ${r.files.join(", ")} (exit code ${r.code})`);
   return failed.length === 0;
 };
 const sqliteOk = summary("SQLite");
 let postgresOk = postgres !== "missing";
-if (postgres === "ran") postgresOk = summary("PostgreSQL");
-else
+if (postgres === "ran") {
+  postgresOk = summary("PostgreSQL");
+  console.log(`==== the PostgreSQL server: ${serverCpu.toFixed(0)} s of CPU ====`);
+} else
   console.log(`==== PostgreSQL: ${postgres === "missing" ? "FAILED (not installed)" : "skipped (not installed)"} ====`);
 process.exit(sqliteOk && postgresOk ? 0 : 1);

@@ -3,7 +3,8 @@
 // lookup, or a read through the gate).
 import { ACCESS, type Repositories, type Store } from "./store.ts";
 
-type Methods = Record<string, (...args: unknown[]) => Promise<unknown>>;
+/** An aggregate's methods, as the front and the read gate call them: by name. */
+export type Methods = Record<string, (...args: unknown[]) => Promise<unknown>>;
 
 /** `outside`: what each read method is wrapped in (PostgreSQL: what a failure of the database means). */
 export function storeFront(

@@ -68,11 +68,11 @@ export function otherLine(counts: number[], total: number): SeriesLine {
   return { group: null, other: true, total, counts };
 }
 
+/** A group's events per bucket, and in all. */
+type GroupCounts = { group: string | null; total: number; counts: number[] };
+
 /** The `limit` groups with the most events, and the rest added up as one line. */
-export function combine(
-  groups: { group: string | null; total: number; counts: number[] }[],
-  limit: number,
-): SeriesLine[] {
+export function combine(groups: GroupCounts[], limit: number): SeriesLine[] {
   const { top, rest } = topGroups(groups, limit);
   const lines: SeriesLine[] = top.map((g) => ({ ...g, other: false }));
   if (rest.length) {
@@ -86,6 +86,16 @@ export function combine(
     );
   }
   return lines;
+}
+
+/** A tag's lines, and the events without it (the whole less each value's) as the line of no value. */
+export function withUntagged(lines: GroupCounts[], whole: Omit<GroupCounts, "group">, limit: number): SeriesLine[] {
+  const without = { group: null, total: whole.total, counts: [...whole.counts] };
+  for (const line of lines) {
+    without.total -= line.total;
+    line.counts.forEach((c, b) => (without.counts[b]! -= c));
+  }
+  return combine([...lines, without], limit);
 }
 
 /**

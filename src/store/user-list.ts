@@ -10,6 +10,7 @@
 // condition finds few rows, their users are checked against the rest and ordered by activity (a
 // seek or two each); when every condition finds many (`user-` among 100,000 users), the search
 // walks, checking the users it meets in rounds, since a page of them comes soon.
+import { type SQL, sql } from "drizzle-orm";
 import type { Properties, UserFilter, UserSummary } from "../model/profile.ts";
 import { userAtoms } from "./user-search.ts";
 
@@ -48,6 +49,45 @@ export type UserFacts = {
   createdAt: number | null;
   updatedAt: number | null;
 };
+
+/** How a dialect writes the list's order (latest activity first, then the ids' code points, last first). */
+export type ListOrder = {
+  /** A user's latest activity: their events' latest time, or their profile's (`p`) last identify. */
+  last: (projectId: number, id: SQL) => SQL;
+  /** Users after `before` in the list's order. */
+  after: (before: NonNullable<UserFilter["before"]>) => SQL;
+  /** The id as the order compares it. */
+  id: SQL;
+};
+
+/** The queries that give users in the list's order, as a dialect writes it. */
+export function listQueries(order: ListOrder) {
+  /**
+   * The ids of `listed` (a query, after the CTEs `ctes`) in the list's order, after the cursor, at
+   * most `limit`. A user's rows outlive their last event (retention deletes events, not rows): one
+   * with no activity left is not a user.
+   */
+  const ordered = ({ projectId, before, limit }: UserFilter, listed: SQL, ctes = sql``): SQL =>
+    sql`WITH RECURSIVE ${ctes}listed(id) AS (${listed}),
+      scored AS (
+        SELECT l.id, ${order.last(projectId, sql`l.id`)} AS last
+        FROM listed l LEFT JOIN profiles p ON p.project_id = ${projectId} AND p.user_id = l.id)
+      SELECT id FROM scored WHERE last IS NOT NULL${before ? sql` AND ${order.after(before)}` : sql``}
+      ORDER BY last DESC, ${order.id} DESC LIMIT ${limit}`;
+  return {
+    ordered,
+    /** Everyone (a walk that read too much): the users of the events, one seek each (a loose index scan), and the identified. */
+    everyone: (filter: UserFilter): SQL =>
+      ordered(
+        filter,
+        sql`SELECT id FROM seen WHERE id IS NOT NULL UNION SELECT user_id FROM profiles WHERE project_id = ${filter.projectId}`,
+        sql`seen(id) AS (
+          SELECT (SELECT min(user_id) FROM events WHERE project_id = ${filter.projectId} AND user_id IS NOT NULL)
+          UNION ALL
+          SELECT (SELECT min(user_id) FROM events WHERE project_id = ${filter.projectId} AND user_id > seen.id) FROM seen WHERE seen.id IS NOT NULL),`,
+      ),
+  };
+}
 
 const BATCH = 256;
 /** Rows of activity a walk may read before the full enumeration is cheaper (about 60 ms of work at 50,000 users). */

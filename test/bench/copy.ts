@@ -6,7 +6,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openDatabase } from "../../src/store/sqlite/db.ts";
-import { FROM_SOURCE, start } from "../e2e/process.ts";
+import { PROGRAM, start } from "../e2e/process.ts";
 import { tempDir } from "../helpers.ts";
 import { createDatabase, dropDatabase, startCluster } from "../pg-cluster.ts";
 
@@ -48,7 +48,7 @@ function fill(dataDir: string): void {
 /** Runs `copy` with `args`; its time, and its resident memory at its peak (sampled every 20 ms). */
 async function measure(args: string[]): Promise<{ seconds: number; peakMb: number; rows: number }> {
   const started = performance.now();
-  const proc = start(FROM_SOURCE, ["copy", ...args]);
+  const proc = start(PROGRAM, ["copy", ...args]);
   let peak = 0;
   const sampler = setInterval(() => {
     try {

@@ -4,14 +4,14 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { databaseFile, tempDir, withDatabase } from "../helpers.ts";
-import { FROM_SOURCE, run } from "./process.ts";
+import { PROGRAM, run } from "./process.ts";
 
 const dataDir = tempDir();
-const alert = (...args: string[]) => run(FROM_SOURCE, ["alert", ...args, "--data-dir", dataDir]);
+const alert = (...args: string[]) => run(PROGRAM, ["alert", ...args, "--data-dir", dataDir]);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 beforeAll(async () => {
-  expect((await run(FROM_SOURCE, ["project", "create", "default", "--data-dir", dataDir, "--init"])).code).toBe(0);
+  expect((await run(PROGRAM, ["project", "create", "default", "--data-dir", dataDir, "--init"])).code).toBe(0);
 });
 
 test("alert create, list, pause, resume, test and delete", async () => {

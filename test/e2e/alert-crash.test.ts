@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { databaseFile, eventually, tempDir, withDatabase } from "../helpers.ts";
-import { FROM_SOURCE, newToken, serve } from "./process.ts";
+import { PROGRAM, newToken, serve } from "./process.ts";
 
 const RULES = 40;
 const KILLS = 4;
@@ -21,7 +21,7 @@ test("a kill in the middle of alert transitions leaves one notice per change", a
       body: JSON.stringify(body),
     });
   const args = ["--data-dir", dataDir, "--alert-interval", "0.05"];
-  let server = await serve(FROM_SOURCE, args);
+  let server = await serve(PROGRAM, args);
   await api(server.url, "/send-metric", { title: "Queue depth", value: 0 });
   for (let i = 0; i < RULES; i++)
     expect(
@@ -51,7 +51,7 @@ test("a kill in the middle of alert transitions leaves one notice per change", a
     server.proc.kill("SIGKILL");
     await server.proc.exited;
     await flipping;
-    server = await serve(FROM_SOURCE, args);
+    server = await serve(PROGRAM, args);
   }
   // At rest: the value high, every rule firing.
   expect((await api(server.url, "/send-metric", { title: "Queue depth", value: 140 })).status).toBe(200);

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { databaseFile, tempDir, withDatabase } from "../helpers.ts";
-import { FROM_SOURCE, newToken, serve } from "./process.ts";
+import { PROGRAM, newToken, serve } from "./process.ts";
 
 const CLIENTS = 12;
 const KILLS = 6;
@@ -28,7 +28,7 @@ test("a kill among pinned chart saves leaves each chart saved and pinned, or not
   const dataDir = tempDir();
   const token = await newToken(dataDir, "crash");
   const acknowledged = new Set<number>();
-  let server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+  let server = await serve(PROGRAM, ["--data-dir", dataDir]);
   let n = 0;
   let untold = 0;
   for (let kill = 0; kill < KILLS; kill++) {
@@ -61,7 +61,7 @@ test("a kill among pinned chart saves leaves each chart saved and pinned, or not
     server.proc.kill("SIGKILL");
     await server.proc.exited;
     await Promise.all(clients);
-    server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+    server = await serve(PROGRAM, ["--data-dir", dataDir]);
     // The charts saved in this round that nobody was told of were the last saved: first on the dashboard.
     const { charts, cards } = saved(dataDir);
     for (const id of acknowledged) expect(charts).toContain(id);
@@ -75,7 +75,7 @@ test("a kill among pinned chart saves leaves each chart saved and pinned, or not
       (db) => db.run("UPDATE dashboards SET cards = ?", [JSON.stringify(cards.filter((c) => typeof c === "string"))]),
       { write: true },
     );
-    server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+    server = await serve(PROGRAM, ["--data-dir", dataDir]);
   }
   await server.stop();
   console.log(`${KILLS} kills: ${acknowledged.size} charts acknowledged, ${untold} saved untold, each pinned`);

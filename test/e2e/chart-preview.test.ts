@@ -6,7 +6,7 @@ import { existsSync, rmSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { eventually, tempDir } from "../helpers.ts";
 import { CHROMIUM, describeBrowser, launch, OWNER, withPage } from "./browser.ts";
-import { FROM_SOURCE, newToken, run, type ServerProcess, serve } from "./process.ts";
+import { PROGRAM, newToken, run, type ServerProcess, serve } from "./process.ts";
 
 let browser: Browser;
 let server: ServerProcess;
@@ -17,13 +17,13 @@ beforeAll(async () => {
   browser = await launch();
   dataDir = tempDir();
   const token = await newToken(dataDir, "preview");
-  const made = await run(FROM_SOURCE, ["user", "create", OWNER.username, "--owner", "--password-stdin"], {
+  const made = await run(PROGRAM, ["user", "create", OWNER.username, "--owner", "--password-stdin"], {
     stdin: OWNER.password,
     env: { DATA_DIR: dataDir },
   });
   expect(made.code).toBe(0);
-  expect((await run(FROM_SOURCE, ["project", "create", "shop", "--data-dir", dataDir])).code).toBe(0);
-  server = await serve(FROM_SOURCE, ["--data-dir", dataDir], { env: { SIGNALBOARD_LOG_LEVEL: "debug" } });
+  expect((await run(PROGRAM, ["project", "create", "shop", "--data-dir", dataDir])).code).toBe(0);
+  server = await serve(PROGRAM, ["--data-dir", dataDir], { env: { SIGNALBOARD_LOG_LEVEL: "debug" } });
   const sent = await fetch(`${server.url}/v1/log`, {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { tempDir, withDatabase } from "../helpers.ts";
 import { startReceiver } from "../receiver.ts";
-import { FROM_SOURCE, lastLine, listen, run, type ServerProcess, serve } from "./process.ts";
+import { PROGRAM, lastLine, listen, run, type ServerProcess, serve } from "./process.ts";
 
 let dataDir: string;
 let server: ServerProcess;
@@ -14,7 +14,7 @@ let files: string;
 beforeAll(async () => {
   dataDir = tempDir();
   files = tempDir();
-  server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+  server = await serve(PROGRAM, ["--data-dir", dataDir]);
 });
 afterAll(async () => {
   await server.stop();
@@ -33,7 +33,7 @@ describe("--env-file", () => {
       "server.env",
       `# as install.sh writes it\nPORT=8080\nHOST=0.0.0.0\nDATA_DIR=${dataDir}\nBASE_URL="https://sb.example.com"\n\n`,
     );
-    const created = await run(FROM_SOURCE, ["token", "create", "--name", "from-env-file", "--env-file", file], {
+    const created = await run(PROGRAM, ["token", "create", "--name", "from-env-file", "--env-file", file], {
       cwd: files,
     });
     expect(created.stderr).toBe("");
@@ -45,10 +45,10 @@ describe("--env-file", () => {
       body: JSON.stringify({ project: "default", channel: "c", event: "e" }),
     });
     expect(posted.status).toBe(200); // the token is the running server's
-    const listed = await run(FROM_SOURCE, ["--env-file", file, "token", "list"], { cwd: files });
+    const listed = await run(PROGRAM, ["--env-file", file, "token", "list"], { cwd: files });
     expect(listed.stdout).toContain("from-env-file");
     // A flag still wins over the file.
-    const elsewhere = await run(FROM_SOURCE, ["token", "list", "--env-file", file, "--data-dir", join(files, "none")]);
+    const elsewhere = await run(PROGRAM, ["token", "list", "--env-file", file, "--data-dir", join(files, "none")]);
     expect(elsewhere.code).toBe(2);
     expect(elsewhere.stderr).toContain(`there is no database in ${join(files, "none")}`);
   });
@@ -56,11 +56,11 @@ describe("--env-file", () => {
   test("serve and healthcheck read it too", async () => {
     const dir = tempDir();
     const file = envFile("serve.env", `PORT=0\nHOST=127.0.0.1\nDATA_DIR=${dir}\nSIGNALBOARD_LOG_LEVEL=info\n`);
-    const started = await listen([...FROM_SOURCE, "serve", "--env-file", file]);
+    const started = await listen([...PROGRAM, "serve", "--env-file", file]);
     try {
       expect(started.logs()).toContain(`"dataDir":"${dir}"`);
       const port = new URL(started.url).port;
-      const healthy = await run(FROM_SOURCE, [
+      const healthy = await run(PROGRAM, [
         "healthcheck",
         "--env-file",
         envFile("check.env", `PORT=${port}\nHOST=127.0.0.1\n`),
@@ -74,12 +74,10 @@ describe("--env-file", () => {
   });
 
   test("client commands take their URL and token from it", async () => {
-    const token = lastLine(
-      (await run(FROM_SOURCE, ["token", "create", "--name", "client", "--data-dir", dataDir])).stdout,
-    );
+    const token = lastLine((await run(PROGRAM, ["token", "create", "--name", "client", "--data-dir", dataDir])).stdout);
     const file = envFile("client.env", `SIGNALBOARD_URL=${server.url}\nSIGNALBOARD_TOKEN='${token}'\n`);
     const logged = await run(
-      FROM_SOURCE,
+      PROGRAM,
       ["log", "--env-file", file, "--project", "default", "--channel", "env", "--event", "From a file of settings"],
       { env: { SIGNALBOARD_TOKEN: "", SIGNALBOARD_URL: "" } },
     );
@@ -88,12 +86,12 @@ describe("--env-file", () => {
   });
 
   test("a file that cannot be read, or a line that is not a setting, is refused (exit 2) with what is wrong", async () => {
-    const missing = await run(FROM_SOURCE, ["token", "list", "--env-file", join(files, "nope.env")]);
+    const missing = await run(PROGRAM, ["token", "list", "--env-file", join(files, "nope.env")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(
       `error: The settings file ${join(files, "nope.env")} (--env-file) cannot be read: there is no such file or directory (ENOENT).`,
     );
-    const bad = await run(FROM_SOURCE, [
+    const bad = await run(PROGRAM, [
       "token",
       "list",
       "--env-file",
@@ -115,7 +113,7 @@ describe("a data directory without a database", () => {
       ["import", "-"],
       ["alert", "list"],
     ]) {
-      const refused = await run(FROM_SOURCE, [...command, "--data-dir", empty]);
+      const refused = await run(PROGRAM, [...command, "--data-dir", empty]);
       expect(refused.code, command.join(" ")).toBe(2);
       expect(refused.stderr).toContain(`there is no database in ${empty}`);
       expect(refused.stderr).toContain("--env-file");
@@ -123,19 +121,19 @@ describe("a data directory without a database", () => {
       expect(refused.stdout).toBe("");
       expect(existsSync(empty), command.join(" ")).toBe(false);
     }
-    const made = await run(FROM_SOURCE, ["token", "create", "--name", "first", "--data-dir", empty, "--init"]);
+    const made = await run(PROGRAM, ["token", "create", "--name", "first", "--data-dir", empty, "--init"]);
     expect(made.code).toBe(0);
     expect(made.stderr).toContain(`Made a new, empty database in ${empty} (--init).`);
     expect(lastLine(made.stdout)).toMatch(/^sb_/);
     // Once it is there, --init changes nothing and is not needed.
-    const again = await run(FROM_SOURCE, ["token", "list", "--data-dir", empty, "--init"]);
+    const again = await run(PROGRAM, ["token", "list", "--data-dir", empty, "--init"]);
     expect(again.stderr).toBe("");
-    expect((await run(FROM_SOURCE, ["token", "list", "--data-dir", empty])).stdout).toContain("first");
+    expect((await run(PROGRAM, ["token", "list", "--data-dir", empty])).stdout).toContain("first");
   });
 
   test("serve makes its database, as on a first start", async () => {
     const dir = join(files, "first-start");
-    const started = await serve(FROM_SOURCE, ["--data-dir", dir]);
+    const started = await serve(PROGRAM, ["--data-dir", dir]);
     await started.stop();
     expect(existsSync(join(dir, "signalboard.db"))).toBe(true);
   });
@@ -156,7 +154,7 @@ describe("mistakes, in plain words", () => {
       ],
     ];
     for (const [dir, said] of cases) {
-      const result = await run(FROM_SOURCE, ["serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dir]);
+      const result = await run(PROGRAM, ["serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dir]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`error: ${said}`);
       expect(result.stderr).not.toMatch(/: E[A-Z]+\s*$/m); // not ending in a bare error code
@@ -164,12 +162,12 @@ describe("mistakes, in plain words", () => {
   });
 
   test("a setting's bad value says what it must be", async () => {
-    const port = await run(FROM_SOURCE, ["serve", "--port", "abc"]);
+    const port = await run(PROGRAM, ["serve", "--port", "abc"]);
     expect(port.code).toBe(2);
     expect(port.stderr.trim()).toBe(
       'error: PORT (--port) is "abc": it must be a whole number from 0 to 65535 (0 picks a free port).',
     );
-    const several = await run(FROM_SOURCE, ["serve"], {
+    const several = await run(PROGRAM, ["serve"], {
       env: { PORT: "80.5", SIGNALBOARD_SQLITE_SYNC: "maybe", SIGNALBOARD_METRICS: "perhaps" },
     });
     expect(several.code).toBe(2);
@@ -180,18 +178,18 @@ describe("mistakes, in plain words", () => {
   });
 
   test("an unknown flag or command suggests the nearest one", async () => {
-    const prot = await run(FROM_SOURCE, ["serve", "--prot", "9000"]);
+    const prot = await run(PROGRAM, ["serve", "--prot", "9000"]);
     expect(prot.code).toBe(2);
     expect(prot.stderr).toContain("error: unknown option --prot; did you mean --port?");
-    const before = await run(FROM_SOURCE, ["--prot", "9000", "token", "list"]);
+    const before = await run(PROGRAM, ["--prot", "9000", "token", "list"]);
     expect(before.code).toBe(2);
     expect(before.stderr).toContain("--prot is not a setting; did you mean --port?");
-    const own = await run(FROM_SOURCE, ["token", "create", "--nmae", "x", "--data-dir", dataDir]);
+    const own = await run(PROGRAM, ["token", "create", "--nmae", "x", "--data-dir", dataDir]);
     expect(own.stderr).toContain("unknown option --nmae; did you mean --name?");
-    const command = await run(FROM_SOURCE, ["tokn", "list"]);
+    const command = await run(PROGRAM, ["tokn", "list"]);
     expect(command.code).toBe(2);
     expect(command.stderr).toContain('unknown command "tokn"; did you mean token?');
-    const far = await run(FROM_SOURCE, ["token", "list", "--zzzzzz"]);
+    const far = await run(PROGRAM, ["token", "list", "--zzzzzz"]);
     expect(far.stderr).toContain("unknown option --zzzzzz");
     expect(far.stderr).not.toContain("did you mean");
   });
@@ -200,7 +198,7 @@ describe("mistakes, in plain words", () => {
     const into = join(files, "backups");
     mkdirSync(into);
     for (const target of [`${into}/`, into]) {
-      const result = await run(FROM_SOURCE, ["backup", target, "--data-dir", dataDir]);
+      const result = await run(PROGRAM, ["backup", target, "--data-dir", dataDir]);
       expect(result.stderr).toBe("");
       expect(result.code).toBe(0);
       expect(lastLine(result.stdout)).toMatch(new RegExp(`^${into}/signalboard-\\d{8}-\\d{6}\\.db$`));
@@ -208,14 +206,14 @@ describe("mistakes, in plain words", () => {
     }
     expect(readdirSync(into).filter((f) => f.endsWith(".db"))).toHaveLength(2);
     // A directory that does not exist yet is made when the name ends in /.
-    const fresh = await run(FROM_SOURCE, ["backup", join(files, "new-backups") + "/", "--data-dir", dataDir]);
+    const fresh = await run(PROGRAM, ["backup", join(files, "new-backups") + "/", "--data-dir", dataDir]);
     expect(fresh.code).toBe(0);
     expect(readdirSync(join(files, "new-backups"))).toHaveLength(1);
   });
 
   test("a database a newer version migrated: one line, naming both versions, for the server and commands", async () => {
     const dir = join(files, "newer");
-    expect((await run(FROM_SOURCE, ["project", "list", "--data-dir", dir, "--init"])).code).toBe(0);
+    expect((await run(PROGRAM, ["project", "list", "--data-dir", dir, "--init"])).code).toBe(0);
     withDatabase(
       join(dir, "signalboard.db"),
       (db) => {
@@ -229,7 +227,7 @@ describe("mistakes, in plain words", () => {
       ["serve", "--port", "0", "--host", "127.0.0.1"],
       ["token", "list"],
     ]) {
-      const refused = await run(FROM_SOURCE, [...command, "--data-dir", dir]);
+      const refused = await run(PROGRAM, [...command, "--data-dir", dir]);
       expect(refused.code).toBe(1);
       expect(refused.stderr.trim().split("\n")).toEqual([
         expect.stringMatching(
@@ -243,7 +241,7 @@ describe("mistakes, in plain words", () => {
       (db) => db.query("UPDATE meta SET value = '0.0.1' WHERE key = 'schema.oldest_compatible'").run(),
       { write: true },
     );
-    const runs = await run(FROM_SOURCE, ["token", "list", "--data-dir", dir]);
+    const runs = await run(PROGRAM, ["token", "list", "--data-dir", dir]);
     expect(runs.code).toBe(0);
     // A sentence, as the command's own messages are; JSON lines are the server's.
     expect(runs.stderr).toStartWith("warning: the database was migrated by Signalboard 9.1.0; this binary");
@@ -254,7 +252,7 @@ describe("mistakes, in plain words", () => {
     const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     const port = probe.port;
     probe.stop(true);
-    const result = await run(FROM_SOURCE, ["healthcheck", "--port", String(port), "--host", "127.0.0.1"]);
+    const result = await run(PROGRAM, ["healthcheck", "--port", String(port), "--host", "127.0.0.1"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`http://127.0.0.1:${port}/healthz does not answer: nothing listens there`);
   });
@@ -264,7 +262,7 @@ describe("what commands print", () => {
   test("each command prints its own messages only: no log line of the server's, on either output", async () => {
     // The receiver is on this machine: allowed as an operator would (SIGNALBOARD_OUTBOUND_ALLOW).
     const at = ["--data-dir", dataDir, "--outbound-allow", "127.0.0.1"];
-    const token = lastLine((await run(FROM_SOURCE, ["token", "create", "--name", "quiet-cli", ...at])).stdout);
+    const token = lastLine((await run(PROGRAM, ["token", "create", "--name", "quiet-cli", ...at])).stdout);
     const exported = join(files, "quiet.ndjson");
     const client = { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token };
     const hook = await startReceiver();
@@ -292,7 +290,7 @@ describe("what commands print", () => {
     ];
     try {
       for (const [command, env] of commands) {
-        const result = await run(FROM_SOURCE, command, { env });
+        const result = await run(PROGRAM, command, { env });
         expect(result.code, `${command.join(" ")}: ${result.stderr}`).toBe(0);
         for (const line of `${result.stdout}\n${result.stderr}`.split("\n"))
           expect(line, command.join(" ")).not.toMatch(/^\s*\{.*"level":/);

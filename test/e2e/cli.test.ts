@@ -5,20 +5,20 @@ import { join } from "node:path";
 import { eventually, post, signedIn, tempDir } from "../helpers.ts";
 import { startPushService } from "../push-service.ts";
 import { startReceiver } from "../receiver.ts";
-import { collect, FROM_SOURCE, lastLine, listen, newToken, run, type ServerProcess, serve, start } from "./process.ts";
+import { collect, PROGRAM, lastLine, listen, newToken, run, type ServerProcess, serve, start } from "./process.ts";
 
 let dataDir: string;
 let server: ServerProcess;
 let token: string;
 /** The push service and the receivers listen on 127.0.0.1: allowed for the server and its commands, as on an operator's box. */
 const LOCAL = { SIGNALBOARD_OUTBOUND_ALLOW: "127.0.0.1" };
-const cli = (...args: string[]) => run(FROM_SOURCE, [...args, "--data-dir", dataDir], { env: LOCAL });
+const cli = (...args: string[]) => run(PROGRAM, [...args, "--data-dir", dataDir], { env: LOCAL });
 const client = (...args: string[]) =>
-  run(FROM_SOURCE, args, { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token } });
+  run(PROGRAM, args, { env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token } });
 
 beforeAll(async () => {
   dataDir = tempDir();
-  server = await serve(FROM_SOURCE, ["--data-dir", dataDir], { env: LOCAL });
+  server = await serve(PROGRAM, ["--data-dir", dataDir], { env: LOCAL });
   token = await newToken(dataDir, "ci");
 });
 afterAll(async () => {
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 describe("signalboard", () => {
   test("--help lists the commands and every setting", async () => {
-    const { code, stdout } = await run(FROM_SOURCE, ["--help"]);
+    const { code, stdout } = await run(PROGRAM, ["--help"]);
     expect(code).toBe(0);
     for (const word of [
       "serve",
@@ -48,19 +48,19 @@ describe("signalboard", () => {
   });
 
   test("version", async () => {
-    const { code, stdout } = await run(FROM_SOURCE, ["version"]);
+    const { code, stdout } = await run(PROGRAM, ["version"]);
     expect(code).toBe(0);
     expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   test("an invalid setting exits 2 and names it", async () => {
-    const { code, stderr } = await run(FROM_SOURCE, ["serve", "--port", "eighty"]);
+    const { code, stderr } = await run(PROGRAM, ["serve", "--port", "eighty"]);
     expect(code).toBe(2);
     expect(stderr).toContain("PORT");
-    const env = await run(FROM_SOURCE, ["serve"], { env: { SIGNALBOARD_SQLITE_SYNC: "maybe" } });
+    const env = await run(PROGRAM, ["serve"], { env: { SIGNALBOARD_SQLITE_SYNC: "maybe" } });
     expect(env.code).toBe(2);
     expect(env.stderr).toContain("SIGNALBOARD_SQLITE_SYNC");
-    const cidr = await run(FROM_SOURCE, ["serve", "--outbound-allow", "127.0.0.1/32,10.0.0.0/33"]);
+    const cidr = await run(PROGRAM, ["serve", "--outbound-allow", "127.0.0.1/32,10.0.0.0/33"]);
     expect(cidr.code).toBe(2);
     expect(cidr.stderr).toContain(
       'error: SIGNALBOARD_OUTBOUND_ALLOW (--outbound-allow) is "127.0.0.1/32,10.0.0.0/33": it must be addresses, CIDR ranges or host names separated by commas',
@@ -68,30 +68,30 @@ describe("signalboard", () => {
   });
 
   test("an unknown command or flag exits 2", async () => {
-    expect((await run(FROM_SOURCE, ["frobnicate"])).code).toBe(2);
+    expect((await run(PROGRAM, ["frobnicate"])).code).toBe(2);
     expect((await cli("project", "list", "--bogus")).code).toBe(2);
   });
 
   test("settings may come before the command, as --setting value or --setting=value", async () => {
     const dir = tempDir();
-    const created = await run(FROM_SOURCE, ["--data-dir", dir, "token", "create", "--name", "early", "--init"]);
+    const created = await run(PROGRAM, ["--data-dir", dir, "token", "create", "--name", "early", "--init"]);
     expect(created.code).toBe(0);
     expect(lastLine(created.stdout)).toMatch(/^sb_[A-Za-z0-9]{40}$/);
-    const list = await run(FROM_SOURCE, [`--data-dir=${dir}`, "token", "list"]);
+    const list = await run(PROGRAM, [`--data-dir=${dir}`, "token", "list"]);
     expect(list.code).toBe(0);
     expect(list.stdout).toContain("early");
     // Given again after the command, the later one wins.
-    const other = await run(FROM_SOURCE, ["--data-dir", dir, "token", "list", "--data-dir", tempDir(), "--init"]);
+    const other = await run(PROGRAM, ["--data-dir", dir, "token", "list", "--data-dir", tempDir(), "--init"]);
     expect(other.code).toBe(0);
     expect(other.stdout).not.toContain("early");
     rmSync(dir, { recursive: true, force: true });
   });
 
   test("a command's own option before the command is refused, and the message says what may come first", async () => {
-    const bogus = await run(FROM_SOURCE, ["--bogus", "token", "list"]);
+    const bogus = await run(PROGRAM, ["--bogus", "token", "list"]);
     expect(bogus.code).toBe(2);
     expect(bogus.stderr).toContain("--bogus is not a setting");
-    const misplaced = await run(FROM_SOURCE, ["--name", "x", "token", "create", "--data-dir", dataDir]);
+    const misplaced = await run(PROGRAM, ["--name", "x", "token", "create", "--data-dir", dataDir]);
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toContain("--name is not a setting");
     expect(misplaced.stderr).toContain("--data-dir");
@@ -101,7 +101,7 @@ describe("signalboard", () => {
 
   test("with only settings on the line, the server starts: serve is the default command", async () => {
     const dir = tempDir();
-    const started = await listen([...FROM_SOURCE, "--port", "0", "--host=127.0.0.1", "--data-dir", dir]);
+    const started = await listen([...PROGRAM, "--port", "0", "--host=127.0.0.1", "--data-dir", dir]);
     try {
       expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
       expect(started.logs()).toContain(dir);
@@ -204,7 +204,7 @@ describe("dashboard users from the shell", () => {
       return res.status;
     };
     expect(await login(password)).toBe(303);
-    const member = await run(FROM_SOURCE, ["user", "create", "bob", "--password-stdin", "--data-dir", dataDir], {});
+    const member = await run(PROGRAM, ["user", "create", "bob", "--password-stdin", "--data-dir", dataDir], {});
     expect(member.code).toBe(2); // empty stdin
     const reset = await cli("user", "reset-password", "alice");
     expect(reset.code).toBe(0);
@@ -466,7 +466,7 @@ describe("client commands", () => {
   });
 
   test("without a token, log explains how to get one", async () => {
-    const res = await run(FROM_SOURCE, ["log", "--project", "p", "--channel", "c", "--event", "e"], {
+    const res = await run(PROGRAM, ["log", "--project", "p", "--channel", "c", "--event", "e"], {
       env: { SIGNALBOARD_TOKEN: "" },
     });
     expect(res.code).toBe(2);
@@ -476,11 +476,11 @@ describe("client commands", () => {
   test("the token can come from a file (SIGNALBOARD_TOKEN_FILE)", async () => {
     const file = `${tempDir()}/token`;
     await Bun.write(file, `${token}\n`);
-    const res = await run(FROM_SOURCE, ["log", "--project", "default", "--channel", "cron", "--event", "From a file"], {
+    const res = await run(PROGRAM, ["log", "--project", "default", "--channel", "cron", "--event", "From a file"], {
       env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: "", SIGNALBOARD_TOKEN_FILE: file },
     });
     expect(res.code).toBe(0);
-    const missing = await run(FROM_SOURCE, ["log", "--project", "default", "--channel", "cron", "--event", "x"], {
+    const missing = await run(PROGRAM, ["log", "--project", "default", "--channel", "cron", "--event", "x"], {
       env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: "", SIGNALBOARD_TOKEN_FILE: "/nonexistent/token" },
     });
     expect(missing.code).toBe(2);
@@ -488,7 +488,7 @@ describe("client commands", () => {
   });
 
   test("tail prints events as they arrive", async () => {
-    const tail = start(FROM_SOURCE, ["tail", "--project", "default", "--channel", "live"], {
+    const tail = start(PROGRAM, ["tail", "--project", "default", "--channel", "live"], {
       env: { SIGNALBOARD_URL: server.url, SIGNALBOARD_TOKEN: token },
     });
     try {
@@ -528,7 +528,7 @@ describe("client commands", () => {
     ];
     try {
       for (const [how, args, env] of tries) {
-        const res = await run(FROM_SOURCE, args, { env: { SIGNALBOARD_URL: "", SIGNALBOARD_TOKEN: token, ...env } });
+        const res = await run(PROGRAM, args, { env: { SIGNALBOARD_URL: "", SIGNALBOARD_TOKEN: token, ...env } });
         expect(res.stderr, how).toBe("");
         expect(res.code, how).toBe(0);
       }
@@ -539,11 +539,11 @@ describe("client commands", () => {
         ["By --port", "By --url", "By PORT", "By URL", "By env file"].sort(),
       );
       // healthcheck asks the same place: SIGNALBOARD_URL when it is set.
-      const healthy = await run(FROM_SOURCE, ["healthcheck"], { env: { SIGNALBOARD_URL: server.url, PORT: nobody } });
+      const healthy = await run(PROGRAM, ["healthcheck"], { env: { SIGNALBOARD_URL: server.url, PORT: nobody } });
       expect(healthy.stdout).toContain(`answers at ${server.url}/healthz`);
       expect(healthy.code).toBe(0);
 
-      const tail = start(FROM_SOURCE, ["tail", "--project", "default", "--channel", "found"], {
+      const tail = start(PROGRAM, ["tail", "--project", "default", "--channel", "found"], {
         env: { SIGNALBOARD_URL: "", SIGNALBOARD_TOKEN: token, PORT: port },
       });
       try {

@@ -8,11 +8,11 @@ import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { copyPlan } from "../../src/store/copy/plan.ts";
 import { databaseFile, post, signedIn, startTestServer, type TestServer, tempDir } from "../helpers.ts";
-import { FROM_SOURCE, run } from "./process.ts";
+import { PROGRAM, run } from "./process.ts";
 
 const SQLITE = { "database-url": undefined };
 const OWNER = { username: "olive", password: "owner password 1" };
-const copy = (args: string[]) => run(FROM_SOURCE, ["copy", ...args]);
+const copy = (args: string[]) => run(PROGRAM, ["copy", ...args]);
 
 /** Every copied table's rows (meta's own keys left out), in one order. */
 function dump(dir: string): Record<string, string[]> {

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { databaseFile, eventually, tempDir, withDatabase } from "../helpers.ts";
-import { FROM_SOURCE, newToken, serve } from "./process.ts";
+import { PROGRAM, newToken, serve } from "./process.ts";
 
 const CLIENTS = 32;
 /** Events answered before the kill: enough that the load was real. */
@@ -40,7 +40,7 @@ for (const sync of ["full", "normal"] as const) {
     test("every acknowledged event is stored exactly once", async () => {
       const dataDir = tempDir();
       const token = await newToken(dataDir, "crash");
-      const server = await serve(FROM_SOURCE, ["--data-dir", dataDir, "--sqlite-sync", sync]);
+      const server = await serve(PROGRAM, ["--data-dir", dataDir, "--sqlite-sync", sync]);
       const acked = new Set<string>();
       const stop = { now: false };
       const clients = Array.from({ length: CLIENTS }, (_, i) => hammer(server.url, token, i, acked, stop));
@@ -52,7 +52,7 @@ for (const sync of ["full", "normal"] as const) {
       await Promise.all(clients);
 
       // A restart applies the write-ahead log; then read the database as it is on disk.
-      const again = await serve(FROM_SOURCE, ["--data-dir", dataDir, "--sqlite-sync", sync]);
+      const again = await serve(PROGRAM, ["--data-dir", dataDir, "--sqlite-sync", sync]);
       await again.stop();
       const { rows, tags, events, integrity } = withDatabase(databaseFile(dataDir), (db) => ({
         rows: db

@@ -152,7 +152,9 @@ describeBrowser("projects and channels", () => {
       await page.click("[data-testid=new-project]");
       const input = page.locator("#new-project-name");
       // The cursor goes into the form on the tick after it shows: wait for it, as a user would.
-      await page.waitForFunction(() => document.activeElement?.id === "new-project-name", null, { timeout: STEP_TIMEOUT });
+      await page.waitForFunction(() => document.activeElement?.id === "new-project-name", null, {
+        timeout: STEP_TIMEOUT,
+      });
 
       await input.pressSequentially("Bad Name", { delay: 20 });
       await page

@@ -5,13 +5,13 @@ import { basename, dirname, join } from "node:path";
 import type { SqliteStore } from "../../src/store/sqlite/index.ts";
 import { project as projectCommand } from "../../src/cli/project.ts";
 import { post, signedIn, startTestServer, tempDir, type TestServer, withDatabase } from "../helpers.ts";
-import { FROM_SOURCE, lastLine, newToken, run, serve, start } from "./process.ts";
+import { PROGRAM, lastLine, newToken, run, serve, start } from "./process.ts";
 
 describe("backup and restore", () => {
   test("a backup taken while the server takes writes is consistent, and restoring it brings the data back", async () => {
     const dataDir = tempDir();
     const token = await newToken(dataDir, "b");
-    const server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+    const server = await serve(PROGRAM, ["--data-dir", dataDir]);
     const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
     const send = (i: number) =>
       fetch(`${server.url}/v1/log`, {
@@ -27,7 +27,7 @@ describe("backup and restore", () => {
       for (let i = 200; writing; i++) await send(i);
     })();
     const file = join(tempDir(), "backup.db");
-    const backup = await run(FROM_SOURCE, ["backup", file, "--data-dir", dataDir]);
+    const backup = await run(PROGRAM, ["backup", file, "--data-dir", dataDir]);
     writing = false;
     await writer;
     expect(backup.code).toBe(0);
@@ -41,14 +41,14 @@ describe("backup and restore", () => {
     expect(integrity).toEqual({ integrity_check: "ok" });
     expect(events).toBeGreaterThanOrEqual(200);
     expect(tags).toBe(events); // one tag each: the copy is one moment, never half a batch
-    expect((await run(FROM_SOURCE, ["backup", file, "--data-dir", dataDir])).code).toBe(2); // no overwriting by accident
+    expect((await run(PROGRAM, ["backup", file, "--data-dir", dataDir])).code).toBe(2); // no overwriting by accident
 
     // Restore, as README.md says: stop, replace the database (and drop its -wal/-shm), start.
     expect(await server.stop()).toBe(0);
     const db = join(dataDir, "signalboard.db");
     for (const suffix of ["-wal", "-shm"]) rmSync(db + suffix, { force: true });
     copyFileSync(file, db);
-    const restored = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+    const restored = await serve(PROGRAM, ["--data-dir", dataDir]);
     const list = await fetch(`${restored.url}/v1/events?project=default&channel=backup&limit=1`, { headers }).then(
       (r) => r.json(),
     );
@@ -94,7 +94,7 @@ describe("a backup never costs data", () => {
   // RLIMIT_FSIZE binds root too (chmod would not): a write past it fails with EFBIG (Bun ignores SIGXFSZ).
   const backupWithin1MB = (file: string) =>
     run(
-      ["sh", "-c", 'ulimit -f 2048 && exec "$@"', "sh", ...FROM_SOURCE],
+      ["sh", "-c", 'ulimit -f 2048 && exec "$@"', "sh", ...PROGRAM],
       ["backup", file, "--force", "--data-dir", server.dataDir],
     );
 
@@ -107,7 +107,7 @@ describe("a backup never costs data", () => {
   test("--force over an older backup keeps it until the new one is complete, and a failed backup leaves it as it was", async () => {
     const dir = tempDir();
     const file = join(dir, "nightly.db");
-    expect((await run(FROM_SOURCE, ["backup", file, "--data-dir", server.dataDir])).code).toBe(0);
+    expect((await run(PROGRAM, ["backup", file, "--data-dir", server.dataDir])).code).toBe(0);
     const before = count(file);
     const total = await addEvents(1000);
 
@@ -121,7 +121,7 @@ describe("a backup never costs data", () => {
     expect((await backupWithin1MB(fresh)).code).toBe(1);
     expect(readdirSync(dir)).toEqual(["nightly.db"]); // not even an empty database under the name
 
-    const replaced = await run(FROM_SOURCE, ["backup", file, "--force", "--data-dir", server.dataDir]);
+    const replaced = await run(PROGRAM, ["backup", file, "--force", "--data-dir", server.dataDir]);
     expect(replaced.code).toBe(0);
     expect(count(file)).toBe(total);
     expect(readdirSync(dir)).toEqual(["nightly.db"]);
@@ -145,7 +145,7 @@ describe("a backup never costs data", () => {
         join(link, "search.db"),
       ];
       for (const target of targets) {
-        const refused = await run(FROM_SOURCE, ["backup", target, "--force", "--data-dir", dataDir]);
+        const refused = await run(PROGRAM, ["backup", target, "--force", "--data-dir", dataDir]);
         expect(refused.code, target).toBe(2);
         expect(refused.stderr).toMatch(/is (the live database|one of the live database's files)/);
       }
@@ -183,7 +183,7 @@ describe("export and import", () => {
         ).json,
       );
     const file = join(tempDir(), "old.ndjson");
-    const out = await run(FROM_SOURCE, ["export", "--project", "old", "--out", file, "--data-dir", from.dataDir]);
+    const out = await run(PROGRAM, ["export", "--project", "old", "--out", file, "--data-dir", from.dataDir]);
     expect(out.code).toBe(0);
     const lines = (await Bun.file(file).text()).trim().split("\n");
     expect(lines).toHaveLength(5);
@@ -191,7 +191,7 @@ describe("export and import", () => {
 
     const to = await startTestServer();
     try {
-      const imported = await run(FROM_SOURCE, ["import", file, "--project", "new", "--data-dir", to.dataDir]);
+      const imported = await run(PROGRAM, ["import", file, "--project", "new", "--data-dir", to.dataDir]);
       expect(imported.code).toBe(0);
       expect(imported.stdout).toContain("Imported 5 events");
       const list = await fetch(`${to.url}/v1/events?project=new`, {
@@ -220,7 +220,7 @@ describe("export and import", () => {
         file,
         `${lines[0]}\n{"project":"new","channel":"Bad Channel","event":"x","timestamp":1}\nnot json\n`,
       );
-      const bad = await run(FROM_SOURCE, ["import", file, "--data-dir", to.dataDir]);
+      const bad = await run(PROGRAM, ["import", file, "--data-dir", to.dataDir]);
       expect(bad.code).toBe(1);
       expect(bad.stderr).toContain("line 2");
       expect(bad.stderr).toContain("line 3");
@@ -238,7 +238,7 @@ describe("export's file", () => {
       await post(server, "/v1/log", { project: "default", channel: "a", event: "kept" });
       const dir = server.dataDir;
       const exportTo = (out: string, ...more: string[]) =>
-        run(FROM_SOURCE, ["export", "--project", "default", "--out", out, "--data-dir", dir, ...more]);
+        run(PROGRAM, ["export", "--project", "default", "--out", out, "--data-dir", dir, ...more]);
       for (const target of [
         join(dir, "signalboard.db"),
         join(dir, "signalboard.db-wal"),
@@ -258,16 +258,7 @@ describe("export's file", () => {
       const existing = await exportTo(file);
       expect(existing.code).toBe(2);
       expect(existing.stderr).toContain("already exists");
-      const unknown = await run(FROM_SOURCE, [
-        "export",
-        "--project",
-        "nope",
-        "--out",
-        file,
-        "--force",
-        "--data-dir",
-        dir,
-      ]);
+      const unknown = await run(PROGRAM, ["export", "--project", "nope", "--out", file, "--force", "--data-dir", dir]);
       expect(unknown.code).not.toBe(0);
       expect(await Bun.file(file).text()).toBe("precious\n"); // a failed export leaves it as it was
       const replaced = await exportTo(file, "--force");
@@ -318,7 +309,7 @@ describe("an import is safe to run again", () => {
         .get(project) as { n: number }
     ).n;
   const ndjson = (events: object[]) => events.map((e) => JSON.stringify(e)).join("\n") + "\n";
-  const importFile = (file: string) => run(FROM_SOURCE, ["import", file, "--data-dir", server.dataDir]);
+  const importFile = (file: string) => run(PROGRAM, ["import", file, "--data-dir", server.dataDir]);
 
   test("importing a file twice, or a part of it and then all of it, stores each event once", async () => {
     const at = 1_700_000_000;
@@ -430,7 +421,7 @@ describe("an import is safe to run again", () => {
     }
     const file = join(tempDir(), "shop.ndjson");
     expect(
-      (await run(FROM_SOURCE, ["export", "--project", "shop", "--out", file, "--data-dir", server.dataDir])).code,
+      (await run(PROGRAM, ["export", "--project", "shop", "--out", file, "--data-dir", server.dataDir])).code,
     ).toBe(0);
     const back = await importFile(file);
     expect(count("shop")).toBe(10);
@@ -457,7 +448,7 @@ describe("an import is safe to run again", () => {
         })),
       ),
     );
-    const proc = start(FROM_SOURCE, ["import", file, "--data-dir", server.dataDir]);
+    const proc = start(PROGRAM, ["import", file, "--data-dir", server.dataDir]);
     // Killed as soon as the first batches are on disk.
     const started = (server.store as SqliteStore).sqlite.query(
       "SELECT count(*) AS n FROM events WHERE project_id = (SELECT id FROM projects WHERE name = 'big')",
@@ -514,12 +505,12 @@ describe("retention and deletion", () => {
   });
 
   test("the CLI sets retention", async () => {
-    const res = await run(FROM_SOURCE, ["project", "retention", "default", "30", "--data-dir", server.dataDir]);
+    const res = await run(PROGRAM, ["project", "retention", "default", "30", "--data-dir", server.dataDir]);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("30 days");
-    expect(
-      (await run(FROM_SOURCE, ["project", "retention", "default", "soon", "--data-dir", server.dataDir])).code,
-    ).toBe(2);
+    expect((await run(PROGRAM, ["project", "retention", "default", "soon", "--data-dir", server.dataDir])).code).toBe(
+      2,
+    );
   });
 
   test("docs/operations.md says where retention is set, in the words the settings page and the CLI use", async () => {
@@ -536,7 +527,7 @@ describe("retention and deletion", () => {
     expect(projectCommand.usage).toContain("project retention NAME [DAYS|off]");
     expect(paragraph).toContain("`signalboard project retention NAME [DAYS|off]`");
     const example = /`signalboard (project retention \S+ \d+)`/.exec(paragraph)![1]!.split(" ");
-    const res = await run(FROM_SOURCE, [
+    const res = await run(PROGRAM, [
       ...example.map((word) => (word === "shop" ? "default" : word)),
       "--data-dir",
       server.dataDir,

@@ -4,13 +4,13 @@ import { heapStats } from "bun:jsc";
 import { describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { eventually, openSse, signedIn, startTestServer, tempDir } from "../helpers.ts";
-import { FROM_SOURCE, listen, newToken, run, serve } from "./process.ts";
+import { PROGRAM, listen, newToken, run, serve } from "./process.ts";
 
 describe("graceful shutdown", () => {
   test("SIGTERM with open streams and requests in flight: they finish, streams end, exit 0", async () => {
     const dataDir = tempDir();
     const token = await newToken(dataDir, "t");
-    const server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+    const server = await serve(PROGRAM, ["--data-dir", dataDir]);
     const auth = { Authorization: `Bearer ${token}` };
     const streams = await Promise.all(Array.from({ length: 20 }, () => openSse(`${server.url}/v1/stream`, auth)));
     const inFlight = Array.from({ length: 50 }, (_, i) =>
@@ -30,7 +30,7 @@ describe("graceful shutdown", () => {
     expect(statuses.every((s) => s === 200 || s === "refused")).toBe(true);
     for (const s of streams) await eventually(() => expect(s.ended).toBe(true));
     // What was answered 200 is stored.
-    const again = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+    const again = await serve(PROGRAM, ["--data-dir", dataDir]);
     const list = await fetch(`${again.url}/v1/events?project=default&channel=bye&limit=200`, { headers: auth }).then(
       (r) => r.json(),
     );
@@ -42,7 +42,7 @@ describe("graceful shutdown", () => {
   test("SIGINT (Ctrl-C) and SIGHUP (the terminal closed) stop it as SIGTERM does, exit 0", async () => {
     for (const signal of ["SIGINT", "SIGHUP"] as const) {
       const dataDir = tempDir();
-      const server = await serve(FROM_SOURCE, ["--data-dir", dataDir]);
+      const server = await serve(PROGRAM, ["--data-dir", dataDir]);
       expect(await server.stop(signal), signal).toBe(0);
       expect(server.logs()).toContain(`"msg":"stopping","reason":"${signal}"`);
       rmSync(dataDir, { recursive: true, force: true });
@@ -53,7 +53,7 @@ describe("graceful shutdown", () => {
     const dataDir = tempDir();
     const server = await listen([
       "nohup",
-      ...FROM_SOURCE,
+      ...PROGRAM,
       "serve",
       "--port",
       "0",
@@ -75,9 +75,9 @@ describe("one server per port", () => {
   test("a second server on a port in use exits 1 and says so; the first keeps every request", async () => {
     const [first, second] = [tempDir(), tempDir()];
     const token = await newToken(first, "t");
-    const server = await serve(FROM_SOURCE, ["--data-dir", first]);
+    const server = await serve(PROGRAM, ["--data-dir", first]);
     const port = new URL(server.url).port;
-    const refused = await run(FROM_SOURCE, ["serve", "--port", port, "--host", "127.0.0.1", "--data-dir", second]);
+    const refused = await run(PROGRAM, ["serve", "--port", port, "--host", "127.0.0.1", "--data-dir", second]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`port ${port} in use`);
     // Every request reaches the first server (a shared port would have sent some to the second).

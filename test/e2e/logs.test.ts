@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { eventually, tempDir } from "../helpers.ts";
-import { FROM_SOURCE, type ServerProcess, serve } from "./process.ts";
+import { PROGRAM, type ServerProcess, serve } from "./process.ts";
 
 type Line = Record<string, unknown>;
 const lines = (text: string): Line[] =>
@@ -17,7 +17,7 @@ let server: ServerProcess;
 
 beforeAll(async () => {
   dataDir = tempDir();
-  server = await serve(FROM_SOURCE, ["--data-dir", dataDir], { env: { SIGNALBOARD_LOG_LEVEL: "debug" } });
+  server = await serve(PROGRAM, ["--data-dir", dataDir], { env: { SIGNALBOARD_LOG_LEVEL: "debug" } });
 });
 afterAll(async () => {
   await server.stop();

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
+import { eventually } from "../helpers.ts";
 import {
   CHROMIUM,
   describeBrowser,
@@ -162,7 +163,9 @@ describeBrowser("metrics on a phone", () => {
           () => document.getElementById("metrics")!.querySelector(".metric:last-child")!.getBoundingClientRect().right,
         );
         expect(before).toBeGreaterThan(375);
-        await page.locator("#metrics .metric:last-child a").scrollIntoViewIfNeeded();
+        // The live stream's first frames redraw the metrics: the last one is scrolled to once it stays put.
+        await page.waitForSelector(".live-status.live");
+        await eventually(() => page.locator("#metrics .metric:last-child a").scrollIntoViewIfNeeded());
         await page.waitForFunction(() => document.getElementById("metrics")!.scrollLeft > 0);
         expect(await page.evaluate(() => window.scrollX)).toBe(0);
         expect(await onScreen(page, "#metrics .metric:last-child")).toBe(true);

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { databaseFile, eventually, tempDir, withDatabase } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
-import { FROM_SOURCE, newToken, run, serve } from "./process.ts";
+import { PROGRAM, newToken, run, serve } from "./process.ts";
 
 let push: PushService;
 beforeAll(async () => {
@@ -54,7 +54,7 @@ const healthz = (url: string) =>
 describe("a device whose keys web-push cannot use, left in the database by an older version", () => {
   test("each try is a failed attempt with its error; the server keeps answering, serves the other devices and stops on SIGTERM", async () => {
     const dataDir = tempDir();
-    const cli = (...args: string[]) => run(FROM_SOURCE, [...args, "--data-dir", dataDir]);
+    const cli = (...args: string[]) => run(PROGRAM, [...args, "--data-dir", dataDir]);
     const token = await newToken(dataDir, "t");
     expect((await cli("user", "create", "alice")).code).toBe(0);
     const good = push.subscribe();
@@ -73,7 +73,7 @@ describe("a device whose keys web-push cannot use, left in the database by an ol
       "Short auth",
     );
     insertDevice(dataDir, good.endpoint, good.keys, "Good phone");
-    const server = await serve(FROM_SOURCE, ["--data-dir", dataDir], {
+    const server = await serve(PROGRAM, ["--data-dir", dataDir], {
       env: {
         SIGNALBOARD_NOTIFY_RETRY_BASE: "100ms",
         SIGNALBOARD_NOTIFY_ATTEMPTS: "3",

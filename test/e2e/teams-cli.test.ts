@@ -5,10 +5,10 @@ import { rmSync } from "node:fs";
 import { loadConfig } from "../../src/config.ts";
 import { createServices } from "../../src/services.ts";
 import { databaseFile, tempDir, withDatabase } from "../helpers.ts";
-import { FROM_SOURCE, run } from "./process.ts";
+import { PROGRAM, run } from "./process.ts";
 
 let dataDir: string;
-const cli = (...args: string[]) => run(FROM_SOURCE, [...args, "--data-dir", dataDir]);
+const cli = (...args: string[]) => run(PROGRAM, [...args, "--data-dir", dataDir]);
 
 beforeAll(async () => {
   dataDir = tempDir();

@@ -3,7 +3,7 @@
 // removal, a sign-out, or the session's expiry, from this process or from the command line.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eventually, openSse, post, signedIn, startTestServer, storeArgs, type TestServer } from "../helpers.ts";
-import { FROM_SOURCE, run } from "../e2e/process.ts";
+import { PROGRAM, run } from "../e2e/process.ts";
 
 const OWNER = { username: "owner", password: "correct horse battery staple" };
 const MEMBER = { username: "member", password: "another good passphrase" };
@@ -40,7 +40,7 @@ describe("a token's stream", () => {
   test("ends within a second of the token being revoked from the command line (another process)", async () => {
     const { token, info } = await server.services.tokens.create({ name: "reader-cli" });
     const stream = await liveStream(`${server.url}/v1/stream`, { Authorization: `Bearer ${token}` });
-    const revoked = await run(FROM_SOURCE, ["token", "revoke", String(info.id), ...storeArgs(server)]);
+    const revoked = await run(PROGRAM, ["token", "revoke", String(info.id), ...storeArgs(server)]);
     expect(revoked.code).toBe(0);
     await ends(stream);
   });
@@ -83,7 +83,7 @@ describe("a dashboard's stream", () => {
 
   test("ends within a second of the password being reset from the command line (which signs out everywhere)", async () => {
     const m = await member("reset");
-    const reset = await run(FROM_SOURCE, ["user", "reset-password", "reset", ...storeArgs(server)]);
+    const reset = await run(PROGRAM, ["user", "reset-password", "reset", ...storeArgs(server)]);
     expect(reset.code).toBe(0);
     await ends(m.stream);
   });
@@ -128,9 +128,9 @@ describe("tokens and the members who made them", () => {
     const { agent } = await owner();
     const page = await (await agent.request("/settings/api")).text();
     expect(page).toContain("by maker");
-    const cli = await run(FROM_SOURCE, ["token", "create", "--name", "from-shell", ...storeArgs(server)]);
+    const cli = await run(PROGRAM, ["token", "create", "--name", "from-shell", ...storeArgs(server)]);
     expect(cli.code).toBe(0);
-    const list = await run(FROM_SOURCE, ["token", "list", ...storeArgs(server)]);
+    const list = await run(PROGRAM, ["token", "list", ...storeArgs(server)]);
     expect(list.stdout).toContain("CREATED BY");
     expect(list.stdout).toMatch(/maker's script.*maker/);
     expect(list.stdout).toMatch(/from-shell.*command line/);

@@ -5,7 +5,7 @@
 // written, yet reaches the live one, and so holds a live event without its older partner.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
-import { FROM_SOURCE, run } from "../e2e/process.ts";
+import { PROGRAM, run } from "../e2e/process.ts";
 import { eventually, post, startTestApp, storeArgs, type TestApp } from "../helpers.ts";
 
 const SEEDED = 4000;
@@ -58,7 +58,7 @@ test("export while pairs are written: every event acknowledged before it began i
   await eventually(() => expect(pairs).toBeGreaterThanOrEqual(20), 30_000);
 
   const began = performance.now();
-  const [command, ...args] = FROM_SOURCE;
+  const [command, ...args] = PROGRAM;
   // node:child_process, not Bun.spawn: its pipe pushes back (Bun's reads the whole output ahead),
   // so reading slowly keeps the export running, a page at a time, while the pairs go on.
   const proc = spawn(command!, [...args, "export", "--project", "shop", ...storeArgs(server)], {
@@ -113,7 +113,7 @@ test("export while pairs are written: every event acknowledged before it began i
 }, 60_000);
 
 test("a channel's export holds that channel's events, oldest first", async () => {
-  const [command, ...args] = FROM_SOURCE;
+  const [command, ...args] = PROGRAM;
   const proc = spawn(command!, [...args, "export", "--project", "shop", "--channel", "seed", ...storeArgs(server)], {
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -130,14 +130,14 @@ test("a channel's export holds that channel's events, oldest first", async () =>
 });
 
 test("an empty --channel (an unset variable in a script) is refused, not an export of nothing that succeeds", async () => {
-  const result = await run(FROM_SOURCE, ["export", "--project", "shop", "--channel", "", ...storeArgs(server)]);
+  const result = await run(PROGRAM, ["export", "--project", "shop", "--channel", "", ...storeArgs(server)]);
   expect(result.stdout).toBe("");
   expect(result.stderr).toMatch(/Channel "" does not exist/);
   expect(result.code).not.toBe(0);
 });
 
 test("a reader that goes away after the first lines ends the export quietly, and the database goes on", async () => {
-  const [command, ...args] = FROM_SOURCE;
+  const [command, ...args] = PROGRAM;
   const proc = spawn(command!, [...args, "export", "--project", "shop", ...storeArgs(server)], {
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Lookup } from "../../src/domain/outbound.ts";
 import type { User } from "../../src/model/user.ts";
-import { FROM_SOURCE, run } from "../e2e/process.ts";
+import { PROGRAM, run } from "../e2e/process.ts";
 import { call, eventually, post, signedIn, startTestApp, storeArgs, type TestApp } from "../helpers.ts";
 import { type PushService, startPushService } from "../push-service.ts";
 import { type SmtpSink, startSmtpSink } from "../smtp-sink.ts";
@@ -213,7 +213,7 @@ describe("integrations, when saved", () => {
   });
 
   test("signalboard integration add refuses it with exit code 2, naming config.url", async () => {
-    const res = await run(FROM_SOURCE, [
+    const res = await run(PROGRAM, [
       "integration",
       "add",
       "--project",

@@ -1,7 +1,7 @@
 // `signalboard project retention NAME`: the setting, and when retention last ran with what it
 // deleted of the project then, recorded by the run itself in the database. Runs on PostgreSQL too.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { FROM_SOURCE, run } from "../e2e/process.ts";
+import { PROGRAM, run } from "../e2e/process.ts";
 import { post, startTestApp, storeArgs, type TestApp } from "../helpers.ts";
 
 let server: TestApp;
@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const retention = (...args: string[]) => run(FROM_SOURCE, ["project", "retention", ...args, ...storeArgs(server)]);
+const retention = (...args: string[]) => run(PROGRAM, ["project", "retention", ...args, ...storeArgs(server)]);
 
 test("without days, it shows the setting and that retention has not run yet", async () => {
   const shown = await retention("shop");

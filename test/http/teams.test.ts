@@ -410,13 +410,14 @@ describe("roles and project limits", () => {
     await eventually(() => expect(server.services.fanout.size).toBe(before + 2)); // both follow new events
     const leoUser = (await server.services.accounts.list()).find((u) => u.username === "leo")!;
     await server.services.members.change(null, leoUser.id, { role: "member", projects: ["blog"] });
-    await eventually(() => expect(stream.ended).toBe(true));
-    // A page of a project still theirs goes on (reconnecting, as a browser does, if it was ended), and
-    // its toasts no longer tell of the project taken.
-    const following = server.services.fanout.size;
-    const live = kept.ended ? await openSse(`${server.url}/p/blog/live`, { Cookie: leo.cookieHeader() }) : kept;
+    // A session's streams hold while it reaches all it reached when they opened: every stream of it
+    // ends (each seen ending on its own connection, so each is waited for), and a page of a project
+    // still theirs reconnects, as a browser does; its toasts no longer tell of the project taken.
+    await eventually(() => expect([stream.ended, kept.ended]).toEqual([true, true]));
+    await eventually(() => expect(server.services.fanout.size).toBe(before));
+    const live = await openSse(`${server.url}/p/blog/live`, { Cookie: leo.cookieHeader() });
     expect(live.response.status).toBe(200);
-    if (live !== kept) await eventually(() => expect(server.services.fanout.size).toBe(following + 1));
+    await eventually(() => expect(server.services.fanout.size).toBe(before + 1));
     await post(server, "/v1/log", { project: "shop", channel: "sales", event: "Sale after leo left", notify: true });
     await post(server, "/v1/log", { project: "blog", channel: "posts", event: "Post leo sees", notify: true });
     await eventually(() => expect(live.frames.some((f) => f.data.includes("Post leo sees"))).toBe(true));

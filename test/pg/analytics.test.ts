@@ -4,7 +4,7 @@
 // bucket, and ran out of the read budget every time after the fifth.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { seedPostgres } from "../bench/postgres.ts";
-import { FROM_SOURCE } from "../e2e/process.ts";
+import { PROGRAM } from "../e2e/process.ts";
 import { startTestServer, type TestServer } from "../helpers.ts";
 import { createDatabase, dropDatabase } from "../pg-cluster.ts";
 
@@ -17,7 +17,7 @@ describe.skipIf(!CLUSTER)("a chart asked again and again on PostgreSQL", () => {
 
   beforeAll(async () => {
     url = await createDatabase(CLUSTER!);
-    await seedPostgres(FROM_SOURCE, url, EVENTS); // 60 days of events, each one's description saying it "took" so long
+    await seedPostgres(PROGRAM, url, EVENTS); // 60 days of events, each one's description saying it "took" so long
     server = await startTestServer({ "database-url": url, "query-timeout": "1s" });
   }, 120_000);
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { copyPlan, coverage } from "../../src/store/copy/plan.ts";
 import { migrate } from "../../src/store/pg/migrate.ts";
-import { FROM_SOURCE, run, start } from "../e2e/process.ts";
+import { PROGRAM, run, start } from "../e2e/process.ts";
 import {
   Agent,
   call,
@@ -75,7 +75,7 @@ const SEEDED = [
   "alerts",
 ];
 
-const copy = (args: string[]) => run(FROM_SOURCE, ["copy", ...args]);
+const copy = (args: string[]) => run(PROGRAM, ["copy", ...args]);
 const pgTables = copyPlan("sqlite", "postgresql").tables;
 
 /** Every copied table's rows (meta's own keys left out), values as SQLite holds them, in one order. */
@@ -317,7 +317,7 @@ describe.skipIf(!CLUSTER)("signalboard copy between SQLite and PostgreSQL", () =
             last_checked: null,
           })),
           integrations: (await ask("/v1/integrations?project=shop")).integrations,
-          export: (await run(FROM_SOURCE, ["export", "--project", "shop", ...storeArgs(server)])).stdout,
+          export: (await run(PROGRAM, ["export", "--project", "shop", ...storeArgs(server)])).stdout,
         };
       };
       const expected = await answers(original);
@@ -477,7 +477,7 @@ describe.skipIf(!CLUSTER)("signalboard copy between SQLite and PostgreSQL", () =
         }),
       );
       writeFileSync(file, lines.join("\n"));
-      expect((await run(FROM_SOURCE, ["import", file, "--data-dir", history, "--init"])).code).toBe(0);
+      expect((await run(PROGRAM, ["import", file, "--data-dir", history, "--init"])).code).toBe(0);
       const sourcePg = fromPg ? await newDatabase() : null;
       if (sourcePg) expect((await copy(["--data-dir", history, "--to", sourcePg])).code).toBe(0);
       const server = await startTestServer(sourcePg ? { ...SQLITE, "database-url": sourcePg } : SQLITE, history);
@@ -503,7 +503,7 @@ describe.skipIf(!CLUSTER)("signalboard copy between SQLite and PostgreSQL", () =
         await eventually(() => expect(acked.length).toBeGreaterThan(10));
         const began = performance.now();
         const ackedBefore = acked.map((a) => a.id);
-        const proc = start(FROM_SOURCE, ["copy", ...storeArgs(server), "--to", fromPg ? dir : pg!]);
+        const proc = start(PROGRAM, ["copy", ...storeArgs(server), "--to", fromPg ? dir : pg!]);
         const [stdout, stderr, code] = await Promise.all([
           new Response(proc.stdout).text(),
           new Response(proc.stderr).text(),

@@ -3,7 +3,7 @@
 // directory, import the file with DATABASE_URL set. A whole instance moves with copy (copy.test.ts).
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { FROM_SOURCE, run } from "../e2e/process.ts";
+import { PROGRAM, run } from "../e2e/process.ts";
 import { call, post, startTestServer, tempDir } from "../helpers.ts";
 import { createDatabase } from "../pg-cluster.ts";
 
@@ -27,13 +27,13 @@ describe.skipIf(!CLUSTER)("moving from SQLite to PostgreSQL", () => {
         expect(sent.status).toBe(200);
       }
       const file = join(tempDir(), "default.ndjson");
-      const out = await run(FROM_SOURCE, ["export", "--project", "default", "--out", file, "--data-dir", from.dataDir]);
+      const out = await run(PROGRAM, ["export", "--project", "default", "--out", file, "--data-dir", from.dataDir]);
       expect(out.code).toBe(0);
 
-      const imported = await run(FROM_SOURCE, ["import", file], { env: { DATABASE_URL: url } });
+      const imported = await run(PROGRAM, ["import", file], { env: { DATABASE_URL: url } });
       expect(imported.code).toBe(0);
       expect(imported.stdout).toContain("Imported 5 events");
-      const again = await run(FROM_SOURCE, ["import", file], { env: { DATABASE_URL: url } });
+      const again = await run(PROGRAM, ["import", file], { env: { DATABASE_URL: url } });
       expect(again.stdout).toContain("skipped 5 already present");
 
       const list = await call(to, { path: "/v1/events?project=default" });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FROM_SOURCE, lastLine, run, serve } from "../e2e/process.ts";
+import { PROGRAM, lastLine, run, serve } from "../e2e/process.ts";
 import { tempDir } from "../helpers.ts";
 import { createDatabase, dropDatabase } from "../pg-cluster.ts";
 
@@ -24,7 +24,7 @@ describe.skipIf(!CLUSTER)("instances on PostgreSQL, as an operator sees them", (
 
   test("the start-up line names the database (its password masked), not a data directory", async () => {
     const withPassword = database.replace("postgres://signalboard@", "postgres://signalboard:s3cret@");
-    const server = await serve(FROM_SOURCE, ["--data-dir", dir, "--database-url", withPassword], {
+    const server = await serve(PROGRAM, ["--data-dir", dir, "--database-url", withPassword], {
       env: { SIGNALBOARD_LOG_LEVEL: "info", PGPASSWORD: "" },
     });
     try {
@@ -50,18 +50,18 @@ describe.skipIf(!CLUSTER)("instances on PostgreSQL, as an operator sees them", (
     const file = join(dir, "signalboard.env");
     writeFileSync(join(dir, "database-url"), `${database}\n`);
     writeFileSync(file, `PORT=8080\nDATABASE_URL_FILE=${join(dir, "database-url")}\n`);
-    const created = await run(FROM_SOURCE, ["token", "create", "--name", "from-file", "--env-file", file], {
+    const created = await run(PROGRAM, ["token", "create", "--name", "from-file", "--env-file", file], {
       cwd: tempDir(),
     });
     expect(created.code).toBe(0);
     expect(lastLine(created.stdout)).toMatch(/^sb_/);
-    expect((await run(FROM_SOURCE, ["token", "list", "--database-url", database])).stdout).toContain("from-file");
+    expect((await run(PROGRAM, ["token", "list", "--database-url", database])).stdout).toContain("from-file");
   });
 
   test("a database a newer version migrated is refused in one line that says so, not as a connection problem", async () => {
     const newer = await createDatabase(CLUSTER!);
     try {
-      expect((await run(FROM_SOURCE, ["project", "list", "--database-url", newer])).code).toBe(0);
+      expect((await run(PROGRAM, ["project", "list", "--database-url", newer])).code).toBe(0);
       const sql = new SQL(newer, { max: 1 });
       await sql`INSERT INTO __migrations (tag, applied_at) VALUES ('0099_future', 0)`;
       await sql`UPDATE meta SET value = '9.1.0' WHERE key = 'schema.migrated_by'`;
@@ -71,7 +71,7 @@ describe.skipIf(!CLUSTER)("instances on PostgreSQL, as an operator sees them", (
         ["serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dir],
         ["token", "list"],
       ]) {
-        const refused = await run(FROM_SOURCE, [...command, "--database-url", newer]);
+        const refused = await run(PROGRAM, [...command, "--database-url", newer]);
         expect(refused.code).toBe(1);
         const lines = refused.stderr.trim().split("\n");
         expect(lines).toHaveLength(1);

@@ -2,7 +2,7 @@
 // /readyz that says so) while it is down, and recovery by itself, with nothing acknowledged lost.
 // A cluster of its own, so stopping it disturbs no other test.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { FROM_SOURCE, run } from "../e2e/process.ts";
+import { PROGRAM, run } from "../e2e/process.ts";
 import { call, eventually, openSse, post, startTestServer, tempDir, type TestServer } from "../helpers.ts";
 import { type Cluster, createDatabase, postgresBin, startCluster } from "../pg-cluster.ts";
 
@@ -62,11 +62,11 @@ describe.skipIf(!CLUSTER || !postgresBin())("when PostgreSQL is down", () => {
 describe.skipIf(!CLUSTER)("starting without a reachable database", () => {
   test("the server and commands exit with a clear error naming DATABASE_URL, without the password", async () => {
     const url = "postgres://signalboard:s3cret@127.0.0.1:1/none";
-    const served = await run(FROM_SOURCE, ["serve", "--port", "0", "--data-dir", tempDir(), "--database-url", url]);
+    const served = await run(PROGRAM, ["serve", "--port", "0", "--data-dir", tempDir(), "--database-url", url]);
     expect(served.code).toBe(1);
     expect(served.stderr).toContain("DATABASE_URL");
     expect(served.stderr).not.toContain("s3cret");
-    const listed = await run(FROM_SOURCE, ["token", "list", "--database-url", url]);
+    const listed = await run(PROGRAM, ["token", "list", "--database-url", url]);
     expect(listed.code).toBe(1);
     expect(listed.stderr).toContain(
       "cannot use the PostgreSQL database at postgres://signalboard:***@127.0.0.1:1/none",
@@ -74,7 +74,7 @@ describe.skipIf(!CLUSTER)("starting without a reachable database", () => {
   });
 
   test("a DATABASE_URL that is not a postgres:// URL is refused at start (exit 2), without repeating it", async () => {
-    const bad = await run(FROM_SOURCE, ["token", "list", "--database-url", "mysql://root:hunter2@db/x"]);
+    const bad = await run(PROGRAM, ["token", "list", "--database-url", "mysql://root:hunter2@db/x"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("DATABASE_URL (--database-url)");
     expect(bad.stderr).not.toContain("hunter2");
@@ -82,7 +82,7 @@ describe.skipIf(!CLUSTER)("starting without a reachable database", () => {
 
   test("backup is a SQLite command: on PostgreSQL it says which tools to use", async () => {
     const url = await createDatabase(CLUSTER!);
-    const result = await run(FROM_SOURCE, ["backup", "/tmp/never-written.db", "--database-url", url]);
+    const result = await run(PROGRAM, ["backup", "/tmp/never-written.db", "--database-url", url]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("pg_dump");
   });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { rmSync } from "node:fs";
-import { FROM_SOURCE, lastLine, run, type ServerProcess, serve } from "../e2e/process.ts";
+import { PROGRAM, lastLine, run, type ServerProcess, serve } from "../e2e/process.ts";
 import { eventually, openSse, tempDir } from "../helpers.ts";
 import { createDatabase } from "../pg-cluster.ts";
 import { startReceiver } from "../receiver.ts";
@@ -54,7 +54,7 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
       [0, 1, 2].map(() => {
         const dir = tempDir();
         dirs.push(dir);
-        return serve(FROM_SOURCE, ["--data-dir", dir, "--database-url", database, "--rate-limit-full", "0"], {
+        return serve(PROGRAM, ["--data-dir", dir, "--database-url", database, "--rate-limit-full", "0"], {
           // The notification sink listens on 127.0.0.1: allowed as an operator would allow a service on the box.
           env: { SIGNALBOARD_LOG_LEVEL: "info", SIGNALBOARD_OUTBOUND_ALLOW: "127.0.0.1" },
         });
@@ -62,9 +62,7 @@ describe.skipIf(!CLUSTER)("three instances behind a load balancer", () => {
     );
     proxy = roundRobin(() => instances.filter((i): i is ServerProcess => i !== null).map((i) => i.url));
     // The command line works on the shared database too.
-    token = lastLine(
-      (await run(FROM_SOURCE, ["token", "create", "--name", "load", "--database-url", database])).stdout,
-    );
+    token = lastLine((await run(PROGRAM, ["token", "create", "--name", "load", "--database-url", database])).stdout);
   });
   afterAll(async () => {
     proxy?.stop();

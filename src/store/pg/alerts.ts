@@ -4,7 +4,7 @@ import { and, max, sql } from "drizzle-orm";
 import type { AlertReads } from "../aggregates/alerts.ts";
 import type { Ctx } from "./context.ts";
 import { analyticsStore } from "./analytics.ts";
-import { conditions } from "./events.ts";
+import { conditions } from "./event-source.ts";
 import { events } from "./schema.ts";
 
 export function alertReads(ctx: Ctx): AlertReads {

@@ -7,12 +7,13 @@
 // else is one statement that places each event in its bucket (width_bucket), keeps the groups with
 // the most and adds up the rest.
 import { and, type SQL, sql } from "drizzle-orm";
+import { rowsOn } from "./db.ts";
 import type { RetentionCounts, RetentionQuery, SeriesLine, SeriesQuery } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
-import { combine, narrowsEvents, otherLine, topGroups, zeros } from "../series.ts";
+import { combine, narrowsEvents, otherLine, topGroups, withUntagged, zeros } from "../series.ts";
 import type { AnalyticsRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
-import { tsQuery } from "./events.ts";
+import { tsQuery } from "./event-source.ts";
 import { funnelQueries } from "./funnel.ts";
 import { summaryReads } from "./summary-reads.ts";
 import { summarySeries } from "../summary/series.ts";
@@ -27,7 +28,7 @@ const MAX_CELLS = 100_000;
 
 export function analyticsStore(ctx: Ctx): AnalyticsRepository {
   const { db } = ctx;
-  const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
+  const rows = rowsOn(db);
 
   /** One count per bucket, each an index range. */
   const perBucket = (source: Source, bounds: number[], extra?: SQL) => sql`(
@@ -121,12 +122,7 @@ export function analyticsStore(ctx: Ctx): AnalyticsRepository {
       total: c.counts.reduce((a, b) => a + b, 0),
     }));
     const all = await whole(q.filter, q.bounds);
-    const without = { group: null, total: all.total, counts: [...all.counts] };
-    for (const line of lines) {
-      without.total -= line.total;
-      for (let b = 0; b < n; b++) without.counts[b]! -= line.counts[b]!;
-    }
-    return combine([...lines, without], q.limit);
+    return withUntagged(lines, all, q.limit);
   }
 
   /** Split by name: each name's events counted from the (project, name, time) index; null when there are too many names. */

@@ -4,6 +4,7 @@
 import { SQL } from "bun";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/bun-sql";
+import type { SQL as Query } from "drizzle-orm";
 import { AppError, BadRequest, Conflict, StorageUnavailable } from "../../errors.ts";
 import * as schema from "./schema.ts";
 
@@ -94,6 +95,16 @@ export function toStorageError(error: unknown): AppError {
   return new StorageUnavailable("the database could not commit");
 }
 
+/** What a failed read becomes: the database being unreachable is the service's trouble (503, retry later), not a bug (500). */
+export const readFailure = (error: unknown): unknown =>
+  isStorageFailure(error) ? toStorageError(error) : nulRefused(error);
+
+/** A read whose failure becomes what it means (readFailure). */
+export const asRead =
+  (fn: (...args: unknown[]) => Promise<unknown>) =>
+  (...args: unknown[]): Promise<unknown> =>
+    fn(...args).catch((error) => Promise.reject(readFailure(error)));
+
 /** Text with the NUL character that reached a query anyway: the request's fault (400), never a 500. */
 export function nulRefused(error: unknown): unknown {
   if (cause(error).errno === "22021")
@@ -109,6 +120,11 @@ export function raced(error: unknown): unknown {
     );
   return error;
 }
+
+/** How a raw query's rows are read on `db`: as a plain array. */
+export const rowsOn =
+  (db: PgDb) =>
+  async <T>(query: Query): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
 
 /** A plain-text description of a connection problem, for the start-up error; `named`: where the URL was given. */
 export function connectionProblem(error: unknown, url: string, named = "DATABASE_URL / --database-url"): string {

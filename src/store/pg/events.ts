@@ -1,37 +1,22 @@
 // Events on PostgreSQL: written a batch at a time with ids in commit order (see writer.ts), listed by
 // event time with keyset pagination, searched through the tsvector of their folded words.
 import { type EventRow, toEvent } from "../rows.ts";
-import { and, asc, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { EventContent, NewEvent, StoredEvent, Tags } from "../../model/event.ts";
 import { tagText } from "../../model/event.ts";
 import type { EventFilter } from "../../model/filter.ts";
-import { eventConditions, keyset, tagIs } from "../feed.ts";
+import { feedColumns, keyset, tagIs } from "../feed.ts";
 import { searchTokens } from "../search-tokens.ts";
 import type { EventRepository, Page } from "../store.ts";
 import type { SQL as SQL_ } from "bun";
 import { batchOf, type Ctx } from "./context.ts";
+import { rowsOn } from "./db.ts";
+import { conditions, eventSource, within } from "./event-source.ts";
 import { idWords } from "./users-search.ts";
 import { buildSummaries, removeSummaries } from "./summaries.ts";
 import { channels, eventIds, events, eventTags } from "./schema.ts";
 
-const columns = {
-  id: events.id,
-  projectId: events.projectId,
-  project: sql<string>`(select p.name from projects p where p.id = ${events.projectId})`,
-  channelId: events.channelId,
-  channel: sql<string>`(select c.name from channels c where c.id = ${events.channelId})`,
-  name: events.name,
-  description: events.description,
-  icon: events.icon,
-  notify: events.notify,
-  parser: events.parser,
-  userId: events.userId,
-  tags: events.tags,
-  ts: events.ts,
-  receivedAt: events.receivedAt,
-  historical: events.historical,
-  priority: events.priority,
-};
+const columns = feedColumns(events);
 
 /** tsvector lexemes are at most 2047 bytes; searches are at most 200 characters, so a longer word is matched by its start. */
 const MAX_WORD = 500;
@@ -41,14 +26,6 @@ export function searchText(name: string, description: string | null): string {
   const words = new Set<string>();
   for (const word of [...searchTokens(name), ...searchTokens(description ?? "")]) words.add(word.slice(0, MAX_WORD));
   return [...words].join(" ");
-}
-
-/** Search words → a tsquery: every word, the last as a prefix (each quoted: nothing typed is tsquery syntax). */
-export function tsQuery(terms: string[]): string | null {
-  if (!terms.length) return null;
-  return terms
-    .map((t, i) => `'${t.replace(/\\/g, "\\\\").replace(/'/g, "''")}'${i === terms.length - 1 ? ":*" : ""}`)
-    .join(" & ");
 }
 
 /**
@@ -145,6 +122,7 @@ export async function onDisk(client: Pick<SQL_, "unsafe">, wal: string): Promise
 export function eventStore(ctx: Ctx): EventRepository {
   const { db } = ctx;
   const select = () => db.select(columns).from(events);
+  const rows = rowsOn(db);
 
   return {
     async insert(e: NewEvent, options?: { idNow?: boolean }) {
@@ -211,22 +189,13 @@ export function eventStore(ctx: Ctx): EventRepository {
     },
 
     async count(filter: EventFilter, cap: number) {
-      // The feed's conditions (a first tag driving the query from its index, as in list()), the rows
-      // read stopping at cap + 1.
-      const [firstTag, ...otherTags] = filter.tags ?? [];
-      const matching =
-        firstTag && filter.projectId !== undefined
-          ? db
-              .select({ one: sql`1` })
-              .from(eventTags)
-              .innerJoin(events, eq(events.id, eventTags.eventId))
-              .where(and(tagIs(eventTags, filter.projectId, firstTag), ...conditions(filter, otherTags)))
-          : db
-              .select({ one: sql`1` })
-              .from(events)
-              .where(and(...conditions(filter, filter.tags ?? [])));
-      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(matching.limit(cap + 1).as("matching"));
-      return Number(row?.n ?? 0);
+      // The feed's conditions, driven as the feed drives them (event-source.ts), the rows read stopping at cap + 1.
+      const source = eventSource(filter, true);
+      const where = and(source.where, ...conditions({ from: filter.from, to: filter.to }, []));
+      const [row] = await rows<{ n: number }>(
+        sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${source.from} ${where ? sql`WHERE ${where}` : sql``} LIMIT ${cap + 1}) m`,
+      );
+      return row?.n ?? 0;
     },
 
     async range(projectId, afterId, throughId, limit) {
@@ -252,37 +221,20 @@ export function eventStore(ctx: Ctx): EventRepository {
     async activity(projectId, start, days, filter = {}) {
       // The feed's own conditions (a first tag drives the query from the tag index, as in list()),
       // counted per channel and day in one pass over the window's matches.
-      const scoped: EventFilter = { ...filter, projectId };
-      const end = start + days * 86_400_000;
-      const [firstTag, ...otherTags] = scoped.tags ?? [];
-      const day = sql<number>`floor((${events.ts} - ${start}) / 86400000)::int`;
-      const fields = { channelId: events.channelId, day, n: sql<number>`count(*)::int` };
-      const rows = firstTag
-        ? await db
-            .select(fields)
-            .from(eventTags)
-            .innerJoin(events, eq(events.id, eventTags.eventId))
-            .where(
-              and(
-                tagIs(eventTags, projectId, firstTag),
-                gte(eventTags.ts, start),
-                lt(eventTags.ts, end),
-                ...conditions(scoped, otherTags),
-              ),
-            )
-            .groupBy(sql`1`, sql`2`)
-        : await db
-            .select(fields)
-            .from(events)
-            .where(and(...conditions(scoped, []), gte(events.ts, start), lt(events.ts, end)))
-            .groupBy(sql`1`, sql`2`);
+      const source = eventSource({ ...filter, projectId }, true);
+      const window = within(source, start, start + days * 86_400_000);
+      const range = conditions({ from: filter.from, to: filter.to }, []);
+      const found = await rows<{ channelId: number; day: number; n: number }>(
+        sql`SELECT events.channel_id AS "channelId", floor((${source.ts} - ${start}) / 86400000)::int AS day, count(*)::int AS n
+              FROM ${source.from} WHERE ${and(source.where, window, ...range)} GROUP BY 1, 2`,
+      );
       const list = await db
         .select({ id: channels.id, name: channels.name })
         .from(channels)
         .where(eq(channels.projectId, projectId))
         .orderBy(asc(channels.name));
       const counts = new Map(list.map((c) => [c.id, Array.from({ length: days }, () => 0)]));
-      for (const r of rows) {
+      for (const r of found) {
         const row = counts.get(Number(r.channelId));
         if (row && r.day >= 0 && r.day < days) row[r.day] = Number(r.n);
       }
@@ -351,18 +303,4 @@ export function eventStore(ctx: Ctx): EventRepository {
       return row?.id ?? 0;
     },
   };
-}
-
-export function conditions(filter: EventFilter, tags: [string, string][]): (SQL | undefined)[] {
-  const list = eventConditions(filter, events, channels);
-  for (const [key, value] of tags) {
-    // A lookup per row of the page: `offset 0` keeps the planner from turning it into a join over
-    // every event with that tag (half a second at a million events, instead of two milliseconds).
-    list.push(
-      sql`exists (select 1 from ${eventTags} where ${eventTags.projectId} = ${events.projectId} and ${eventTags.key} = ${key} and ${eventTags.value} = ${value} and ${eventTags.ts} = ${events.ts} and ${eventTags.eventId} = ${events.id} offset 0)`,
-    );
-  }
-  const query = tsQuery(filter.terms ?? []);
-  if (query) list.push(sql`${events.search} @@ ${query}::tsquery`);
-  return list;
 }

@@ -7,13 +7,14 @@
 // nothing earlier can change their answer); the last round walks the rest on the whole range. Only
 // counts and each step's times from the step before come back (a float8 array decodes at once).
 import { and, type SQL, sql } from "drizzle-orm";
+import { rowsOn } from "./db.ts";
 import type { DroppedQuery, FunnelCounts, FunnelQuery } from "../../model/analytics.ts";
 import type { AnalyticsRepository } from "../store.ts";
 import type { Ctx } from "./context.ts";
 import { firstSpan, firstStepDays, median } from "../funnel-walk.ts";
 import type { SummaryReads } from "../summary/reads.ts";
 
-import { conditions } from "./events.ts";
+import { conditions } from "./event-source.ts";
 
 /**
  * The events of step j in its range with their user (the first step's from `from` to `to`, the
@@ -135,7 +136,7 @@ const someUser = (days: Map<string, number>, test: (user: string, day: number) =
 
 export function funnelQueries(ctx: Ctx, summaries: SummaryReads): Pick<AnalyticsRepository, "funnel" | "dropped"> {
   const { db } = ctx;
-  const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
+  const rows = rowsOn(db);
 
   return {
     async funnel(q): Promise<FunnelCounts> {

@@ -11,7 +11,7 @@ import { log } from "../../logger.ts";
 import type { StoredEvent } from "../../model/event.ts";
 import { BadRequest } from "../../errors.ts";
 import type { Repositories, SharedStore, Store } from "../store.ts";
-import { storeFront } from "../front.ts";
+import { type Methods, storeFront } from "../front.ts";
 import { gated, ReadGate, type Runner } from "../reads.ts";
 import { alertRules } from "../aggregates/alerts.ts";
 import { plainRepositories } from "../aggregates/index.ts";
@@ -22,7 +22,7 @@ import { metaStore } from "../aggregates/meta.ts";
 import type { Sql } from "../aggregates/sql.ts";
 import { type Batch, batchOf, type Ctx } from "./context.ts";
 import * as schema from "./schema.ts";
-import { connectionProblem, isStorageFailure, nulRefused, openPg, type PgDb, toStorageError } from "./db.ts";
+import { asRead, connectionProblem, openPg, type PgDb } from "./db.ts";
 import { alertReads } from "./alerts.ts";
 import { analyticsStore } from "./analytics.ts";
 import { eventStore } from "./events.ts";
@@ -81,16 +81,6 @@ function repositories(ctx: Ctx): Repositories {
     analytics: analyticsStore(ctx),
     alerts: { ...alertRules(sql), ...alertReads(ctx) },
   };
-}
-
-/** The database being unreachable is the service's trouble (503, retry later), not a bug (500). */
-function mapped<T extends object>(repo: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [name, fn] of Object.entries(repo) as [string, (...a: unknown[]) => Promise<unknown>][]) {
-    out[name] = (...args: unknown[]) =>
-      fn(...args).catch((error) => Promise.reject(isStorageFailure(error) ? toStorageError(error) : nulRefused(error)));
-  }
-  return out as T;
 }
 
 /** Connections for writes, LISTEN, leader locks and shared counters: never taken by a read. */
@@ -171,13 +161,8 @@ export async function openPgStore(
       },
       { once: true },
     );
-    const fn = (
-      mapped(inline[read.aggregate as keyof Repositories]) as unknown as Record<
-        string,
-        (...a: unknown[]) => Promise<unknown>
-      >
-    )[read.method]!;
-    return inFlight.run(current, () => fn(...read.args));
+    const repo = inline[read.aggregate as keyof Repositories] as unknown as Methods;
+    return inFlight.run(current, () => asRead(repo[read.method]!)(...read.args));
   };
   const gate = new ReadGate(runner, {
     slots: Math.max(1, max - 2),
@@ -196,7 +181,7 @@ export async function openPgStore(
   );
   const tx: Store["tx"] = (work, signal) => writer.submit(work, signal);
 
-  const front = storeFront(read, tx, (fn) => mapped({ fn }).fn);
+  const front = storeFront(read, tx, asRead);
 
   const followers = new Set<{ stop(): Promise<void> }>();
   const shared: SharedStore = {

@@ -1,7 +1,8 @@
 // What PostgreSQL tunes of metrics (the rest is store/aggregates/metrics.ts): the current value and
 // an increment as ingest writes them (one statement each, race-free between instances), with this
 // minute's point, and the history's buckets.
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { rowsOn } from "./db.ts";
 import type { TunedMetrics } from "../aggregates/metrics.ts";
 import { type EndRow, endsOf, metricColumns, metricValue, type SpanRow, toBuckets } from "../rows.ts";
 import type { Ctx } from "./context.ts";
@@ -10,36 +11,41 @@ import { metricHistory, metrics } from "./schema.ts";
 const MINUTE = 60_000;
 
 export function tunedMetrics({ db }: Ctx): TunedMetrics {
-  const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
+  const rows = rowsOn(db);
   const record = (metricId: number, now: number, valueNum: number | null, valueText: string | null) =>
     db
       .insert(metricHistory)
       .values({ metricId, minute: now - (now % MINUTE), valueNum, valueText })
       .onConflictDoUpdate({ target: [metricHistory.metricId, metricHistory.minute], set: { valueNum, valueText } });
 
+  const find = async (projectId: number, title: string) => {
+    const [row] = await db
+      .select({ id: metrics.id, valueNum: metrics.valueNum, valueText: metrics.valueText, icon: metrics.icon })
+      .from(metrics)
+      .where(and(eq(metrics.projectId, projectId), eq(metrics.title, title)))
+      .limit(1);
+    return row;
+  };
+  /** The metric's row as ingest writes it (the same statement makes it or changes it). */
+  const upsert = (m: Omit<Parameters<TunedMetrics["save"]>[0], "value">, value: ReturnType<typeof metricColumns>) =>
+    db.insert(metrics).values({
+      projectId: m.projectId,
+      title: m.title,
+      ...value,
+      icon: m.icon,
+      createdAt: m.now,
+      updatedAt: m.now,
+    });
+
   return {
     async current(projectId, title) {
-      const [row] = await db
-        .select({ id: metrics.id, valueNum: metrics.valueNum, valueText: metrics.valueText, icon: metrics.icon })
-        .from(metrics)
-        .where(and(eq(metrics.projectId, projectId), eq(metrics.title, title)))
-        .limit(1);
+      const row = await find(projectId, title);
       return row ? { id: row.id, value: metricValue(row.valueNum, row.valueText), icon: row.icon } : null;
     },
 
     async save(m) {
       const { valueNum, valueText } = metricColumns(m.value);
-      const [saved] = await db
-        .insert(metrics)
-        .values({
-          projectId: m.projectId,
-          title: m.title,
-          valueNum,
-          valueText,
-          icon: m.icon,
-          createdAt: m.now,
-          updatedAt: m.now,
-        })
+      const [saved] = await upsert(m, { valueNum, valueText })
         .onConflictDoUpdate({
           target: [metrics.projectId, metrics.title],
           set: { valueNum, valueText, icon: sql`coalesce(excluded.icon, ${metrics.icon})`, updatedAt: m.now },
@@ -51,17 +57,7 @@ export function tunedMetrics({ db }: Ctx): TunedMetrics {
 
     async increment(m) {
       // One statement: concurrent increments (from any instance) each add to what the last one left.
-      const [sum] = await db
-        .insert(metrics)
-        .values({
-          projectId: m.projectId,
-          title: m.title,
-          valueNum: m.delta,
-          valueText: null,
-          icon: m.icon,
-          createdAt: m.now,
-          updatedAt: m.now,
-        })
+      const [sum] = await upsert(m, { valueNum: m.delta, valueText: null })
         .onConflictDoUpdate({
           target: [metrics.projectId, metrics.title],
           set: {
@@ -78,12 +74,8 @@ export function tunedMetrics({ db }: Ctx): TunedMetrics {
           throw error;
         });
       if (!sum) {
-        const [row] = await db
-          .select({ valueNum: metrics.valueNum, valueText: metrics.valueText })
-          .from(metrics)
-          .where(and(eq(metrics.projectId, m.projectId), eq(metrics.title, m.title)))
-          .limit(1);
-        return { holds: metricValue(row!.valueNum, row!.valueText)! };
+        const row = (await find(m.projectId, m.title))!;
+        return { holds: metricValue(row.valueNum, row.valueText)! };
       }
       if (Number.isFinite(sum.value)) await record(sum.id, m.now, sum.value, null); // an overflow is refused by the caller
       return { id: sum.id, value: sum.value!, icon: sum.icon };

@@ -7,7 +7,7 @@
 import type { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
 import type { StoredEvent } from "../../model/event.ts";
-import { isStorageFailure, nulRefused, type PgDb, toStorageError } from "./db.ts";
+import { type PgDb, readFailure } from "./db.ts";
 import { eventStore } from "./events.ts";
 import type { NameCache } from "./names.ts";
 import * as schema from "./schema.ts";
@@ -18,8 +18,7 @@ export async function* snapshotEvents(
   where: { projectId: number; channel?: string },
   pageSize: number,
 ): AsyncGenerator<StoredEvent[]> {
-  const failed = (error: unknown) => (isStorageFailure(error) ? toStorageError(error) : nulRefused(error));
-  const connection = await sql.reserve().catch((error) => Promise.reject(failed(error)));
+  const connection = await sql.reserve().catch((error) => Promise.reject(readFailure(error)));
   let open = false;
   try {
     await connection.unsafe("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
@@ -36,7 +35,7 @@ export async function* snapshotEvents(
     open = false;
     await connection.unsafe("COMMIT");
   } catch (error) {
-    throw failed(error);
+    throw readFailure(error);
   } finally {
     // A loop left early (a reader that went away) or a failure: the transaction only read.
     if (open) await connection.unsafe("ROLLBACK").catch(() => {});

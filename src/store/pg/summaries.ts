@@ -5,14 +5,8 @@
 // cluster-wide order: no event is written meanwhile), as store/sqlite/summaries.ts does on SQLite
 // and explains.
 import { sql } from "drizzle-orm";
-import { type Build, MAX_VALUES, place, SummaryDeltas, type Victim } from "../summary/deltas.ts";
-import type { PgDb } from "./db.ts";
-
-const SUMMARY_TABLES = ["event_counts", "tag_counts", "activity", "summary_keys", "summary_values"];
-
-async function rows<T>(db: PgDb, query: ReturnType<typeof sql>): Promise<T[]> {
-  return [...((await db.execute(query)) as unknown as T[])];
-}
+import { type Build, MAX_VALUES, place, SUMMARY_TABLES, SummaryDeltas, type Victim } from "../summary/deltas.ts";
+import { type PgDb, rowsOn } from "./db.ts";
 
 /**
  * Deleted events taken out: counted ones at once; their users' activity by what is left. When the
@@ -27,8 +21,8 @@ export async function removeSummaries(
 ): Promise<void> {
   if (!victims.length) return;
   const projectId = where.projectId;
+  const rows = rowsOn(db);
   const [build] = await rows<{ through: number; counted: number }>(
-    db,
     sql`SELECT through::float8 AS through, counted FROM summary_builds WHERE project_id = ${projectId}`,
   );
   if (build && build.through < 0) return;
@@ -62,14 +56,10 @@ export async function removeSummaries(
        WHERE c.project_id = ${projectId} AND c.key = d.key AND c.value = d.value AND c.hour = d.hour
          AND NOT EXISTS (SELECT 1 FROM summary_keys k WHERE k.project_id = ${projectId} AND k.kind = 1 AND k.key = d.key AND k.n > ${MAX_VALUES})`);
   const hours = [...new Set(counted.map((v) => place(v.ts).hour))];
-  if (hours.length) {
+  for (const table of hours.length ? ["event_counts", "tag_counts"] : [])
     await db.execute(
-      sql`DELETE FROM event_counts WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
+      sql`DELETE FROM ${sql.raw(table)} WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
     );
-    await db.execute(
-      sql`DELETE FROM tag_counts WHERE project_id = ${projectId} AND hour = ANY(${`{${hours.join(",")}}`}::int[]) AND n = 0`,
-    );
-  }
   const users = victims.filter((v) => v.userId !== null);
   if (!users.length) return;
   if (where.channelId !== undefined) {
@@ -128,8 +118,8 @@ export async function rebuildSummaries(db: PgDb, projectId: number): Promise<voi
  * whether there is more to do.
  */
 export async function buildSummaries(db: PgDb, limit: number): Promise<boolean> {
+  const rows = rowsOn(db);
   const list = await rows<Build>(
-    db,
     sql`SELECT project_id AS "projectId", through::float8 AS through, counted, active_through::float8 AS "activeThrough",
                active_user AS "activeUser", active_ts::float8 AS "activeTs", active_id::float8 AS "activeId", active_done AS "activeDone"
           FROM summary_builds ORDER BY through`,
@@ -138,9 +128,8 @@ export async function buildSummaries(db: PgDb, limit: number): Promise<boolean> 
   const clearing = list.find((b) => b.through < 0);
   if (clearing) {
     let left = 0;
-    for (const table of SUMMARY_TABLES) {
+    for (const table of Object.keys(SUMMARY_TABLES)) {
       const deleted = await rows<{ n: number }>(
-        db,
         sql`WITH d AS (DELETE FROM ${sql.raw(table)} WHERE ctid IN (SELECT ctid FROM ${sql.raw(table)} WHERE project_id = ${clearing.projectId} LIMIT ${limit}) RETURNING 1) SELECT count(*)::int AS n FROM d`,
       );
       left += deleted[0]?.n ?? 0;
@@ -156,7 +145,6 @@ export async function buildSummaries(db: PgDb, limit: number): Promise<boolean> 
     // The next events by id counted, for every project still counting; caught up, the trigger counts from here.
     const from = Math.min(...counting.map((b) => b.through));
     const [range] = await rows<{ to: number | null; n: number }>(
-      db,
       sql`SELECT max(id)::float8 AS "to", count(*)::int AS n FROM (SELECT id FROM events WHERE id > ${from} ORDER BY id LIMIT ${limit}) x`,
     );
     const to = range?.to ?? from;
@@ -175,7 +163,6 @@ export async function buildSummaries(db: PgDb, limit: number): Promise<boolean> 
     const after = sql`project_id = ${marking.projectId} AND user_id IS NOT NULL AND id <= ${marking.activeThrough ?? 0}
       AND (user_id, ts, id) > (${marking.activeUser ?? ""}, ${marking.activeTs ?? -1}, ${marking.activeId ?? -1})`;
     const [last] = await rows<{ u: string; ts: number; id: number; n: number }>(
-      db,
       sql`SELECT u, ts::float8 AS ts, id::float8 AS id, n FROM (
             SELECT user_id AS u, ts, id, row_number() OVER () AS n FROM (
               SELECT user_id, ts, id FROM events WHERE ${after} ORDER BY user_id, ts, id LIMIT ${limit}) x) y
@@ -183,7 +170,6 @@ export async function buildSummaries(db: PgDb, limit: number): Promise<boolean> 
     );
     if (last) {
       const source = await rows<{ q: string }>(
-        db,
         sql`SELECT format('(SELECT * FROM events WHERE project_id = %s AND user_id IS NOT NULL AND id <= %s AND (user_id, ts, id) > (%L, %s, %s) AND (user_id, ts, id) <= (%L, %s, %s))',
               ${marking.projectId}::int, ${marking.activeThrough ?? 0}::bigint, ${marking.activeUser ?? ""}::text, ${marking.activeTs ?? -1}::bigint, ${marking.activeId ?? -1}::bigint,
               ${last.u}::text, ${last.ts}::bigint, ${last.id}::bigint) AS q`,

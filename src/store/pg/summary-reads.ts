@@ -3,6 +3,7 @@
 // time (rows are read on the thread that acknowledges writes: a page is a few milliseconds of it),
 // and the few events of the parts of an hour at a bucket's ends.
 import { and, type SQL, sql } from "drizzle-orm";
+import { rowsOn } from "./db.ts";
 import { MAX_VALUES } from "../summary/deltas.ts";
 import type { ActivityRow, Group, Span, SummaryReads } from "../summary/reads.ts";
 import type { Ctx } from "./context.ts";
@@ -19,13 +20,25 @@ const spanArrays = (spans: Span[]) => [
 
 export function summaryReads(ctx: Ctx): SummaryReads {
   const { db } = ctx;
-  const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
+  const rows = rowsOn(db);
 
   /** Sums per span and group, from rows of (span index, group, n). */
   const perSpan = <G>(n: number, found: { i: number; g: G; n: number }[]) => {
     const out = Array.from({ length: n }, () => new Map<G, number>());
     for (const row of found) out[row.i - 1]!.set(row.g, (out[row.i - 1]!.get(row.g) ?? 0) + Number(row.n));
     return out;
+  };
+
+  /** Sums of a summary table's counts (c) of a project per span of hours and group, where `also` holds. */
+  const sums = async <G>(projectId: number, spans: Span[], group: SQL, table: SQL, also: SQL) => {
+    if (!spans.length) return [];
+    const [lo, hi] = spanArrays(spans);
+    const found = await rows<{ i: number; g: G; n: number }>(sql`
+      SELECT s.i::int AS i, ${group} AS g, sum(c.n)::float8 AS n
+        FROM unnest(${lo}::int[], ${hi}::int[]) WITH ORDINALITY AS s(lo, hi, i)
+        JOIN ${table} c ON c.project_id = ${projectId} AND c.hour >= s.lo AND c.hour < s.hi ${also}
+       GROUP BY 1, 2`);
+    return perSpan(spans.length, found);
   };
 
   return {
@@ -54,34 +67,20 @@ export function summaryReads(ctx: Ctx): SummaryReads {
     },
 
     async counts(q, spans) {
-      if (!spans.length) return [];
-      const [lo, hi] = spanArrays(spans);
       const group =
         q.by === "channel"
           ? sql`(SELECT ch.name FROM channels ch WHERE ch.id = c.channel_id)`
           : q.by === "event"
             ? sql`c.event`
             : sql`NULL::text`;
-      const found = await rows<{ i: number; g: Group; n: number }>(sql`
-        SELECT s.i::int AS i, ${group} AS g, sum(c.n)::float8 AS n
-          FROM unnest(${lo}::int[], ${hi}::int[]) WITH ORDINALITY AS s(lo, hi, i)
-          JOIN event_counts c ON c.project_id = ${q.projectId} AND c.hour >= s.lo AND c.hour < s.hi
-               ${q.channelId === undefined ? sql`` : sql`AND c.channel_id = ${q.channelId}`}
-               ${q.name === undefined ? sql`` : sql`AND c.event = ${q.name}`}
-         GROUP BY 1, 2`);
-      return perSpan(spans.length, found);
+      const channel = q.channelId === undefined ? sql`` : sql`AND c.channel_id = ${q.channelId}`;
+      const name = q.name === undefined ? sql`` : sql`AND c.event = ${q.name}`;
+      return sums<Group>(q.projectId, spans, group, sql`event_counts`, sql`${channel} ${name}`);
     },
 
     async tagCounts(q, spans) {
-      if (!spans.length) return [];
-      const [lo, hi] = spanArrays(spans);
-      const found = await rows<{ i: number; g: string; n: number }>(sql`
-        SELECT s.i::int AS i, c.value AS g, sum(c.n)::float8 AS n
-          FROM unnest(${lo}::int[], ${hi}::int[]) WITH ORDINALITY AS s(lo, hi, i)
-          JOIN tag_counts c ON c.project_id = ${q.projectId} AND c.key = ${q.key}
-               ${q.value === undefined ? sql`` : sql`AND c.value = ${q.value}`} AND c.hour >= s.lo AND c.hour < s.hi
-         GROUP BY 1, 2`);
-      return perSpan(spans.length, found);
+      const value = q.value === undefined ? sql`` : sql`AND c.value = ${q.value}`;
+      return sums<string>(q.projectId, spans, sql`c.value`, sql`tag_counts`, sql`AND c.key = ${q.key} ${value}`);
     },
 
     async activity(q, each) {

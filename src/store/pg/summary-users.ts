@@ -5,6 +5,7 @@
 // answers is what store/summary/series.ts counts in JavaScript from the same rows (the SQLite store
 // does that, in a reader process); the property test holds both to a scan of the events.
 import { and, type SQL, sql } from "drizzle-orm";
+import { rowsOn } from "./db.ts";
 import type { RetentionCounts, RetentionQuery, SeriesLine } from "../../model/analytics.ts";
 import { byTotal, zeros } from "../series.ts";
 import type { MonthMap } from "../summary/activity.ts";
@@ -49,7 +50,7 @@ function maskOf(
 
 export function usersCounter(ctx: Ctx) {
   const { db } = ctx;
-  const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
+  const rows = rowsOn(db);
 
   /** Each (group, user) with the bits of the buckets it was seen in, as a CTE `per`. */
   function per(ask: UsersAsk, bitOf: (bucket: number) => number | null): SQL {

@@ -2,15 +2,14 @@
 // a search reads the users index (users-search.ts).
 // User ids compare as "C" (code points) where the list's order depends on them, as in SQLite and
 // in the walk's own sort, whatever the database's collation.
-import { type SQL, sql } from "drizzle-orm";
-import type { UserFilter } from "../../model/profile.ts";
-import type { Seen, UserFacts, UserListSource } from "../user-list.ts";
+import { sql } from "drizzle-orm";
+import { listQueries, type Seen, type UserFacts, type UserListSource } from "../user-list.ts";
 import { userAtoms } from "../user-search.ts";
-import type { PgDb } from "./db.ts";
+import { type PgDb, rowsOn } from "./db.ts";
 import { type Condition, conditions, countOf, holds, rowsOf } from "./users-search.ts";
 
 export function userListSource(db: PgDb): UserListSource {
-  const rows = async <T>(query: SQL): Promise<T[]> => [...((await db.execute(query)) as unknown as T[])];
+  const rows = rowsOn(db);
 
   /** Those of `userIds` who meet every condition: each user's rows, by the primary key. */
   async function among(projectId: number, list: Condition[], userIds: string[]): Promise<string[]> {
@@ -65,7 +64,7 @@ export function userListSource(db: PgDb): UserListSource {
     },
 
     async everyone(filter) {
-      return (await rows<{ id: string }>(everyoneQuery(filter))).map((r) => r.id);
+      return (await rows<{ id: string }>(usersInOrder.everyone(filter))).map((r) => r.id);
     },
 
     async matching(filter, cap = Number.POSITIVE_INFINITY) {
@@ -98,7 +97,7 @@ export function userListSource(db: PgDb): UserListSource {
       if (others.length && ids.length) ids = await among(projectId, others, ids);
       return (
         await rows<{ id: string }>(
-          orderedQuery(filter, sql`select jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb)`),
+          usersInOrder.ordered(filter, sql`select jsonb_array_elements_text(${JSON.stringify(ids)}::text::jsonb)`),
         )
       ).map((r) => r.id);
     },
@@ -110,30 +109,10 @@ export function userListSource(db: PgDb): UserListSource {
   };
 }
 
-/**
- * `matched` in the list's order, after the cursor, at most `limit`. A user's rows outlive their last
- * event (retention deletes events, not rows): one with no activity left is not a user.
- */
-function orderedQuery({ projectId, before, limit }: UserFilter, matched: SQL): SQL {
-  const after = before ? sql` and (last, id collate "C") < (${before.lastSeen}, ${before.userId} collate "C")` : sql``;
-  return sql`with matched(id) as (${matched}),
-    scored as (
-      select m.id, greatest((select max(ts) from events where project_id = ${projectId} and user_id = m.id), p.updated_at) as last
-      from matched m left join profiles p on p.project_id = ${projectId} and p.user_id = m.id)
-    select id from scored where last is not null${after} order by last desc, id collate "C" desc limit ${limit}`;
-}
-
-/** Everyone, in the list's order (a walk that read too much): every user id of the project's events, one seek each (a loose index scan), and the identified. */
-function everyoneQuery({ projectId, before, limit }: UserFilter): SQL {
-  const after = before ? sql`where (last, id collate "C") < (${before.lastSeen}, ${before.userId} collate "C")` : sql``;
-  return sql`with recursive
-    seen(id) as (
-      select (select min(user_id) from events where project_id = ${projectId} and user_id is not null)
-      union all
-      select (select min(user_id) from events where project_id = ${projectId} and user_id > seen.id) from seen where seen.id is not null),
-    everyone(id) as (select id from seen where id is not null union select user_id from profiles where project_id = ${projectId}),
-    scored as (
-      select e.id, greatest((select max(ts) from events where project_id = ${projectId} and user_id = e.id), p.updated_at) as last
-      from everyone e left join profiles p on p.project_id = ${projectId} and p.user_id = e.id)
-    select id from scored ${after} order by last desc, id collate "C" desc limit ${limit}`;
-}
+/** The users in the list's order on PostgreSQL. */
+const usersInOrder = listQueries({
+  last: (projectId, id) =>
+    sql`greatest((select max(ts) from events where project_id = ${projectId} and user_id = ${id}), p.updated_at)`,
+  after: (before) => sql`(last, id collate "C") < (${before.lastSeen}, ${before.userId} collate "C")`,
+  id: sql`id collate "C"`,
+});

@@ -7,7 +7,7 @@ import type { EventFilter } from "../../model/filter.ts";
 import type { WindowQuestion } from "../store.ts";
 import type { Db } from "./db.ts";
 import { analyticsStore } from "./analytics.ts";
-import { conditions } from "./events.ts";
+import { conditions } from "./event-source.ts";
 
 const dialect = new SQLiteSyncDialect();
 

@@ -17,7 +17,7 @@ import type {
 } from "../../model/analytics.ts";
 import type { EventFilter } from "../../model/filter.ts";
 import { tagIs } from "../feed.ts";
-import { bucketOf, combine, DistinctUsers, narrowsEvents, zeros } from "../series.ts";
+import { bucketOf, combine, DistinctUsers, narrowsEvents, withUntagged, zeros } from "../series.ts";
 import type { Db } from "./db.ts";
 import { funnelStore } from "./funnel.ts";
 import { eventSource, groupColumn, type Source } from "./event-source.ts";
@@ -127,7 +127,6 @@ export function analyticsStore(db: Db, searching: () => Db) {
       )
       .get(projectId, key)!.n;
     if (first) values.unshift("");
-    const n = q.bounds.length - 1;
     const lines = values.map((value) => ({
       group: value as string | null,
       ...countLine(
@@ -141,12 +140,7 @@ export function analyticsStore(db: Db, searching: () => Db) {
       ),
     }));
     const whole = countLine(sourceOf(q.filter, false), q.bounds);
-    const without = { group: null, total: whole.total, counts: [...whole.counts] };
-    for (const line of lines) {
-      without.total -= line.total;
-      for (let b = 0; b < n; b++) without.counts[b]! -= line.counts[b]!;
-    }
-    return combine([...lines, without], q.limit);
+    return withUntagged(lines, whole, q.limit);
   }
 
   /**

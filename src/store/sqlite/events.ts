@@ -1,39 +1,21 @@
 // Events: the insert on the ingest path (prepared once), and keyset-paginated listing by event
 // time. Never OFFSET: every page is an index seek from the last row of the previous one.
 import { toEvent } from "../rows.ts";
-import { and, type Column, desc, eq, gt, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gt, lte, type SQL, sql } from "drizzle-orm";
 import type { EventFilter } from "../../model/filter.ts";
 import type { Db } from "./db.ts";
 import type { Victim } from "../summary/deltas.ts";
 import type { SummaryKeeper } from "./summaries.ts";
 import { eventTags } from "./manual-tables.ts";
-import { channels, events } from "./schema.ts";
-import { eventConditions, keyset, tagIs } from "../feed.ts";
+import { events } from "./schema.ts";
+import { conditions, eventSource, indexed, unindexed } from "./event-source.ts";
+import { feedColumns, keyset, tagIs } from "../feed.ts";
 import { ftsQuery } from "../search-tokens.ts";
 import { narrowsEvents } from "../series.ts";
 import type { Page } from "../store.ts";
 import { type EventContent, type NewEvent, type StoredEvent, type Tags, tagText } from "../../model/event.ts";
 
-// Names come from scalar subqueries, not joins: a join lets the planner put the small table first,
-// and then ORDER BY ts can no longer walk an index (a 250k-row sort instead of a 51-row seek).
-const columns = {
-  id: events.id,
-  projectId: events.projectId,
-  project: sql<string>`(select p.name from projects p where p.id = events.project_id)`,
-  channelId: events.channelId,
-  channel: sql<string>`(select c.name from channels c where c.id = events.channel_id)`,
-  name: events.name,
-  description: events.description,
-  icon: events.icon,
-  notify: events.notify,
-  parser: events.parser,
-  userId: events.userId,
-  tags: events.tags,
-  ts: events.ts,
-  receivedAt: events.receivedAt,
-  historical: events.historical,
-  priority: events.priority,
-};
+const columns = feedColumns(events);
 
 type Bind = string | number | null;
 
@@ -133,7 +115,6 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
      */
     count(filter: EventFilter, cap: number): number {
       const match = ftsQuery(filter.terms ?? []);
-      const [firstTag, ...otherTags] = filter.tags ?? [];
       if (match) {
         const where = and(...conditions({ ...filter, terms: undefined }, filter.tags ?? []));
         const [row] = searching().all<{ n: number }>(
@@ -141,23 +122,10 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
         );
         return row?.n ?? 0;
       }
-      const matching =
-        firstTag && filter.projectId !== undefined
-          ? db
-              .select({ one: sql`1` })
-              .from(eventTags)
-              .innerJoin(events, eq(events.id, eventTags.eventId))
-              .where(and(tagIs(eventTags, filter.projectId, firstTag), ...conditions(filter, otherTags)))
-          : db
-              .select({ one: sql`1` })
-              .from(events)
-              .where(and(...conditions(filter, filter.tags ?? [])));
-      return (
-        db
-          .select({ n: sql<number>`count(*)` })
-          .from(matching.limit(cap + 1).as("matching"))
-          .get()?.n ?? 0
-      );
+      const source = eventSource(db, searching, filter, true);
+      const where = and(source.where, ...conditions({ from: filter.from, to: filter.to }, []));
+      const query = sql`SELECT count(*) AS n FROM (SELECT 1 FROM ${sql.raw(source.from)} ${where ? sql`WHERE ${where}` : sql``} LIMIT ${cap + 1})`;
+      return source.db.all<{ n: number }>(query)[0]?.n ?? 0;
     },
 
     /**
@@ -230,34 +198,13 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
       }
       // Filtered: the feed's own conditions (a first tag drives the query from the tag index, as
       // in list()), counted per channel and day in one pass over the window's matches.
-      const scoped: EventFilter = { ...filter, projectId };
-      const end = start + days * 86_400_000;
-      const match = ftsQuery(scoped.terms ?? []);
-      const source = match ? searching() : db;
-      const [firstTag, ...otherTags] = scoped.tags ?? [];
-      const day = sql<number>`(${events.ts} - ${start}) / 86400000`;
-      const fields = { channelId: events.channelId, day, n: sql<number>`count(*)` };
-      const rows = firstTag
-        ? source
-            .select(fields)
-            .from(eventTags)
-            .innerJoin(events, eq(events.id, eventTags.eventId))
-            .where(
-              and(
-                tagIs(eventTags, projectId, firstTag),
-                gte(eventTags.ts, start),
-                lt(eventTags.ts, end),
-                ...conditions(scoped, otherTags),
-              ),
-            )
-            .groupBy(sql`1`, sql`2`)
-            .all()
-        : source
-            .select(fields)
-            .from(events)
-            .where(and(...conditions(scoped, []), gte(events.ts, start), lt(events.ts, end)))
-            .groupBy(sql`1`, sql`2`)
-            .all();
+      const source = eventSource(db, searching, { ...filter, projectId }, true);
+      const ts = sql.raw(source.ts);
+      const where = and(source.where, ...conditions({ from: filter.from, to: filter.to }, []));
+      const rows = source.db.all<{ channelId: number; day: number; n: number }>(
+        sql`SELECT events.channel_id AS channelId, (${ts} - ${start}) / 86400000 AS day, count(*) AS n FROM ${sql.raw(source.from)}
+              WHERE ${where} AND ${ts} >= ${start} AND ${ts} < ${start + days * 86_400_000} GROUP BY 1, 2`,
+      );
       const counts = new Map(list.map((c) => [c.id, Array.from({ length: days }, () => 0)]));
       for (const r of rows) {
         const row = counts.get(r.channelId);
@@ -331,32 +278,6 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
       .all()
       .map(toEvent);
   }
-}
-
-/** `+column`: the same value, but SQLite will not pick an index for it. */
-const unindexed = (column: Column): SQL => sql`+${column}`;
-const indexed = (column: Column): SQL => sql`${column}`;
-
-export function conditions(
-  filter: EventFilter,
-  tags: [string, string][],
-  col: (c: Column) => SQL = indexed,
-): (SQL | undefined)[] {
-  const list = eventConditions(filter, events, channels, col);
-  for (const [key, value] of tags) {
-    // Every column of event_tags' key is known per row: a point lookup, not a scan.
-    list.push(
-      sql`exists (select 1 from ${eventTags} where ${eventTags.projectId} = ${events.projectId} and ${eventTags.key} = ${key} and ${eventTags.value} = ${value} and ${eventTags.ts} = ${events.ts} and ${eventTags.eventId} = ${events.id})`,
-    );
-  }
-  const match = ftsQuery(filter.terms ?? []);
-  if (match) list.push(textSearch(match));
-  return list;
-}
-
-/** Full-text search: the matching ids come from the FTS5 index (in search.db, attached as search). */
-function textSearch(match: string): SQL {
-  return inArray(events.id, sql`(select rowid from search.events_fts where events_fts match ${match})`);
 }
 
 const FEW_MATCHES = 5000;

@@ -10,7 +10,7 @@ import type { Db } from "./db.ts";
 import { byCodePoint } from "../series.ts";
 import { chains, funnelCounts, type StepEvent } from "../funnel-walk.ts";
 import type { SummaryReads } from "../summary/reads.ts";
-import { conditions } from "./events.ts";
+import { conditions } from "./event-source.ts";
 
 const dialect = new SQLiteSyncDialect();
 type Bind = string | number | null;

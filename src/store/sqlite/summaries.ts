@@ -15,6 +15,7 @@ import {
   place,
   type Parts,
   type Summarized,
+  SUMMARY_TABLES,
   SummaryDeltas,
   VALUES,
   type Victim,
@@ -22,14 +23,6 @@ import {
 
 type Bind = string | number | null;
 const D = Array.from({ length: MONTH_DAYS }, (_, i) => `d${i}`);
-/** The summaries' tables, with their keys. */
-const SUMMARY_TABLES: Record<string, string> = {
-  event_counts: "project_id, hour, channel_id, event",
-  tag_counts: "project_id, key, value, hour",
-  activity: "project_id, kind, key, value, month, user_id",
-  summary_keys: "project_id, kind, key",
-  summary_values: "project_id, kind, key, value",
-};
 
 /** What the writer calls around a group commit (store/sqlite/writer.ts). */
 export type TxHooks = {

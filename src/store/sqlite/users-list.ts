@@ -2,8 +2,7 @@
 // A search reads the users index in search.db (users-index.ts), on the connection that has it
 // attached; it sees an identify a moment after it was stored, as the event search sees events.
 import { type SQL, sql } from "drizzle-orm";
-import type { UserFilter } from "../../model/profile.ts";
-import type { Seen, UserFacts, UserListSource } from "../user-list.ts";
+import { listQueries, type Seen, type UserFacts, type UserListSource } from "../user-list.ts";
 import { userAtoms } from "../user-search.ts";
 import type { Db } from "./db.ts";
 import { usersMatch } from "./users-index.ts";
@@ -41,7 +40,7 @@ export function userListSource(db: Db, searching: () => Db): UserListSource {
       return facts.all(projectId, JSON.stringify(userIds)).filter((f) => f.lastEvent !== null || f.updatedAt !== null);
     },
     async everyone(filter) {
-      return db.all<{ id: string }>(everyoneQuery(filter)).map((r) => r.id);
+      return db.all<{ id: string }>(usersInOrder.everyone(filter)).map((r) => r.id);
     },
     async matching(filter, cap = Number.POSITIVE_INFINITY) {
       const conditions = usersMatch(userAtoms(filter.terms));
@@ -60,7 +59,7 @@ export function userListSource(db: Db, searching: () => Db): UserListSource {
       const [driver, ...others] = counted.map((x) => x.c);
       const matched = sql`SELECT DISTINCT d.user_id AS id FROM (${rowsOf(driver!)}) r CROSS JOIN search.user_parts p ON p.id = r.id CROSS JOIN search.user_docs d ON d.id = p.doc
         WHERE d.project_id = ${filter.projectId}${sql.join(others.map((c) => sql` AND ${holds(c, sql`d.id`)}`))}`;
-      return index.all<{ id: string }>(orderedQuery(filter, matched)).map((r) => r.id);
+      return index.all<{ id: string }>(usersInOrder.ordered(filter, matched)).map((r) => r.id);
     },
     matcher({ projectId, terms }) {
       const conditions = usersMatch(userAtoms(terms));
@@ -102,34 +101,10 @@ function holds({ part, match }: Condition, doc: SQL): SQL {
   return sql`EXISTS (SELECT 1 FROM search.user_parts q WHERE q.doc = ${doc}${inPart} AND +q.id IN (SELECT rowid FROM search.users_fts WHERE users_fts MATCH ${match}))`;
 }
 
-/**
- * `matched` in the list's order, after the cursor, at most `limit`. A document outlives its user's
- * last event (retention deletes events, not documents): one with no activity left is not a user.
- */
-function orderedQuery({ projectId, before, limit }: UserFilter, matched: SQL): SQL {
-  const after = before
-    ? sql` AND (last < ${before.lastSeen} OR (last = ${before.lastSeen} AND id < ${before.userId}))`
-    : sql``;
-  return sql`WITH matched(id) AS (${matched}),
-    scored AS (
-      SELECT m.id, max(coalesce((SELECT max(ts) FROM events WHERE project_id = ${projectId} AND user_id = m.id), p.updated_at), coalesce(p.updated_at, 0)) AS last
-      FROM matched m LEFT JOIN profiles p ON p.project_id = ${projectId} AND p.user_id = m.id)
-    SELECT id FROM scored WHERE last IS NOT NULL${after} ORDER BY last DESC, id DESC LIMIT ${limit}`;
-}
-
-/** Everyone, in the list's order (a walk that read too much): the users of the events, one seek each, and the identified. */
-function everyoneQuery({ projectId, before, limit }: UserFilter): SQL {
-  const after = before
-    ? sql`WHERE last < ${before.lastSeen} OR (last = ${before.lastSeen} AND id < ${before.userId})`
-    : sql``;
-  return sql`WITH RECURSIVE
-    seen(id) AS (
-      SELECT (SELECT min(user_id) FROM events WHERE project_id = ${projectId} AND user_id IS NOT NULL)
-      UNION ALL
-      SELECT (SELECT min(user_id) FROM events WHERE project_id = ${projectId} AND user_id > seen.id) FROM seen WHERE seen.id IS NOT NULL),
-    everyone(id) AS (SELECT id FROM seen WHERE id IS NOT NULL UNION SELECT user_id FROM profiles WHERE project_id = ${projectId}),
-    scored AS (
-      SELECT e.id, max(coalesce((SELECT max(ts) FROM events WHERE project_id = ${projectId} AND user_id = e.id), p.updated_at), coalesce(p.updated_at, 0)) AS last
-      FROM everyone e LEFT JOIN profiles p ON p.project_id = ${projectId} AND p.user_id = e.id)
-    SELECT id FROM scored ${after} ORDER BY last DESC, id DESC LIMIT ${limit}`;
-}
+/** The users in the list's order on SQLite. */
+const usersInOrder = listQueries({
+  last: (projectId, id) =>
+    sql`max(coalesce((SELECT max(ts) FROM events WHERE project_id = ${projectId} AND user_id = ${id}), p.updated_at), coalesce(p.updated_at, 0))`,
+  after: (before) => sql`(last < ${before.lastSeen} OR (last = ${before.lastSeen} AND id < ${before.userId}))`,
+  id: sql`id`,
+});

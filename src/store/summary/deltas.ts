@@ -22,6 +22,15 @@ export type ActivityKind = (typeof ACTIVITY)[keyof typeof ACTIVITY];
 /** The summaries' kinds of values, as summary_keys and summary_values name them. */
 export const VALUES = { tag: 1, event: 2 } as const;
 
+/** The summaries' tables, with their keys. */
+export const SUMMARY_TABLES: Record<string, string> = {
+  event_counts: "project_id, hour, channel_id, event",
+  tag_counts: "project_id, key, value, hour",
+  activity: "project_id, kind, key, value, month, user_id",
+  summary_keys: "project_id, kind, key",
+  summary_values: "project_id, kind, key, value",
+};
+
 /** Days in a month, at most: an activity row holds a bit per day (days) and 24 bits per day (d0 … d30). */
 export const MONTH_DAYS = 31;
 
