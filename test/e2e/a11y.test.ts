@@ -189,7 +189,7 @@ describeBrowser("accessibility (axe-core)", () => {
       "/settings/audit",
       "/docs",
     ];
-  }, 120_000);
+  });
 
   for (const view of VIEWS)
     test(`no serious or critical violation on any signed-in page, ${view.name}`, async () => {
@@ -254,7 +254,7 @@ describeBrowser("accessibility (axe-core)", () => {
         { viewport: view.viewport, colorScheme: view.colorScheme },
       );
       expect(found).toEqual({});
-    }, 240_000);
+    });
 
   test("no serious or critical violation before sign-in: sign-in, set-up, a stale set-up link, /docs", async () => {
     const fresh = pool.track(await startTestServer());
@@ -283,5 +283,5 @@ describeBrowser("accessibility (axe-core)", () => {
       );
     }
     expect(found).toEqual({});
-  }, 240_000);
+  });
 });

@@ -106,7 +106,7 @@ describeBrowser("the top bar on a phone", () => {
       },
       PHONE,
     );
-  }, 30_000);
+  });
 
   test("on a desktop the links stay in the bar and the account button is not shown", async () => {
     const server = await pool.withOwner();
@@ -117,7 +117,7 @@ describeBrowser("the top bar on a phone", () => {
       expect(await page.locator(".topbar").getByRole("link", { name: "Settings", exact: true }).isVisible()).toBe(true);
       expect(await page.getByRole("button", { name: /Sign out/ }).textContent()).toContain(OWNER.username);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("metrics on a phone", () => {
@@ -172,7 +172,7 @@ describeBrowser("metrics on a phone", () => {
       },
       PHONE,
     );
-  }, 30_000);
+  });
 });
 
 describeBrowser("the project's settings page", () => {
@@ -219,7 +219,7 @@ describeBrowser("the project's settings page", () => {
       },
       PHONE,
     );
-  }, 30_000);
+  });
 
   test("the retention field fits a number of days; the dialogs' buttons say what goes, not a count; the default project has no danger box", async () => {
     const server = await pool.withOwner();
@@ -258,7 +258,7 @@ describeBrowser("the project's settings page", () => {
       expect(await page.locator(".danger-zone").count()).toBe(0);
       expect(await page.getByRole("heading", { name: "Delete project" }).count()).toBe(0);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("the Settings tabs on a phone", () => {
@@ -317,7 +317,7 @@ describeBrowser("the Settings tabs on a phone", () => {
       },
       PHONE,
     );
-  }, 30_000);
+  });
 
   test("on a desktop every tab fits and no fade is shown", async () => {
     const server = await pool.withOwner();
@@ -328,7 +328,7 @@ describeBrowser("the Settings tabs on a phone", () => {
       await page.waitForFunction(() => (window as any).Alpine !== undefined);
       expect(await hints(page)).toMatchObject({ start: "0", end: "0", overflows: false });
     });
-  }, 30_000);
+  });
 
   test("375 px: the tokens, the members and /docs's tables hide no column: each row is a card, Revoke and Remove in view", async () => {
     const server = await pool.withOwner();
@@ -385,7 +385,7 @@ describeBrowser("the Settings tabs on a phone", () => {
       },
       PHONE,
     );
-  }, 30_000);
+  });
 });
 
 describeBrowser("the “+” name forms", () => {
@@ -435,7 +435,7 @@ describeBrowser("the “+” name forms", () => {
       },
       PHONE,
     );
-  }, 30_000);
+  });
 
   test("a channel that appears live takes its place in the sidebar by name, as after a reload", async () => {
     const server = await pool.withOwner();
@@ -456,5 +456,5 @@ describeBrowser("the “+” name forms", () => {
       await page.reload();
       expect(await channels(page)).toEqual(["# alpha", "# beta", "# charlie", "# delta", "# zulu"]);
     });
-  }, 30_000);
+  });
 });
