@@ -57,11 +57,13 @@ try {
 } catch {
   // no run yet here: guesses
 }
+/** The files that drive Chromium (see `browsers` below). */
+const inBrowser = new Set(files.filter((file) => readFileSync(join(ROOT, file), "utf8").includes("describeBrowser")));
 /** Without a time of its own: what it starts says most (a build, a browser), then its directory. */
 function guess(file: string): number {
   const source = readFileSync(join(ROOT, file), "utf8");
   if (/scripts\/(build|image)\.ts/.test(source)) return 90;
-  if (source.includes("describeBrowser")) return 60;
+  if (inBrowser.has(file)) return 60;
   return file.startsWith("test/e2e/") ? 20 : file.startsWith("test/pg/") ? 15 : file.startsWith("test/http/") ? 4 : 1;
 }
 const fileCost = (pass: Pass, file: string) => timings[key(pass, file)] ?? guess(file);
@@ -179,8 +181,7 @@ const results: Done[] = [];
  * the other processes take the files without one meanwhile.
  */
 const browsers = Number(process.env.SIGNALBOARD_TEST_BROWSERS) || Math.max(1, Math.floor(availableParallelism() / 2));
-const drivesBrowser = (job: Job) =>
-  job.files.some((file) => readFileSync(join(ROOT, file), "utf8").includes("describeBrowser"));
+const drivesBrowser = (job: Job) => job.files.some((file) => inBrowser.has(file));
 let browsing = 0;
 const waiting: (() => void)[] = [];
 /** The longest job that may start now, or null to wait for a browser, or undefined when none is left. */
