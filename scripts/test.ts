@@ -57,11 +57,13 @@ try {
 } catch {
   // no run yet here: guesses
 }
+/** The files that drive Chromium (see `browsers` below). */
+const inBrowser = new Set(files.filter((file) => readFileSync(join(ROOT, file), "utf8").includes("describeBrowser")));
 /** Without a time of its own: what it starts says most (a build, a browser), then its directory. */
 function guess(file: string): number {
   const source = readFileSync(join(ROOT, file), "utf8");
   if (/scripts\/(build|image)\.ts/.test(source)) return 90;
-  if (source.includes("describeBrowser")) return 60;
+  if (inBrowser.has(file)) return 60;
   return file.startsWith("test/e2e/") ? 20 : file.startsWith("test/pg/") ? 15 : file.startsWith("test/http/") ? 4 : 1;
 }
 const fileCost = (pass: Pass, file: string) => timings[key(pass, file)] ?? guess(file);
@@ -172,11 +174,43 @@ async function runJob(job: Job): Promise<Done> {
 }
 
 const results: Done[] = [];
+/**
+ * Chromium draws with every core it gets: two browser files at once on two cores starve each other
+ * and everything beside them, and a test that runs out of time takes its browser with it. So at
+ * most SIGNALBOARD_TEST_BROWSERS files drive a browser at once (one for every two cores unless set);
+ * the other processes take the files without one meanwhile.
+ */
+const browsers = Number(process.env.SIGNALBOARD_TEST_BROWSERS) || Math.max(1, Math.floor(availableParallelism() / 2));
+const drivesBrowser = (job: Job) => job.files.some((file) => inBrowser.has(file));
+let browsing = 0;
+const waiting: (() => void)[] = [];
+/** The longest job that may start now, or null to wait for a browser, or undefined when none is left. */
+function next(): Job | null | undefined {
+  if (!queue.length) return undefined;
+  const i = queue.findIndex((job) => browsing < browsers || !drivesBrowser(job));
+  return i < 0 ? null : queue.splice(i, 1)[0];
+}
 await Promise.all(
   Array.from({ length: Math.min(workers, queue.length) }, async () => {
-    for (let job = queue.shift(); job; job = queue.shift()) results.push(await runJob(job));
+    for (let job = next(); job !== undefined; job = next()) {
+      if (job === null) {
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        continue;
+      }
+      const browser = drivesBrowser(job);
+      if (browser) browsing++;
+      try {
+        results.push(await runJob(job));
+      } finally {
+        if (browser) {
+          browsing--;
+          for (const wake of waiting.splice(0)) wake();
+        }
+      }
+    }
   }),
 );
+const serverCpu = cluster?.cpuSeconds() ?? 0;
 await stopCluster();
 rmSync(binaryDir, { recursive: true, force: true });
 
@@ -209,7 +243,9 @@ const summary = (pass: Pass): boolean => {
 };
 const sqliteOk = summary("SQLite");
 let postgresOk = postgres !== "missing";
-if (postgres === "ran") postgresOk = summary("PostgreSQL");
-else
+if (postgres === "ran") {
+  postgresOk = summary("PostgreSQL");
+  console.log(`==== the PostgreSQL server: ${serverCpu.toFixed(0)} s of CPU ====`);
+} else
   console.log(`==== PostgreSQL: ${postgres === "missing" ? "FAILED (not installed)" : "skipped (not installed)"} ====`);
 process.exit(sqliteOk && postgresOk ? 0 : 1);

@@ -195,7 +195,7 @@ describeBrowser("accessibility (axe-core)", () => {
       "/settings/audit",
       "/docs",
     ];
-  }, 120_000);
+  });
 
   for (const view of VIEWS)
     test(`no serious or critical violation on any signed-in page, ${view.name}`, async () => {
@@ -260,7 +260,7 @@ describeBrowser("accessibility (axe-core)", () => {
         { viewport: view.viewport, colorScheme: view.colorScheme },
       );
       expect(found).toEqual({});
-    }, 240_000);
+    });
 
   test("no serious or critical violation before sign-in: sign-in, set-up, a stale set-up link, /docs", async () => {
     const fresh = pool.track(await startTestServer());
@@ -289,5 +289,5 @@ describeBrowser("accessibility (axe-core)", () => {
       );
     }
     expect(found).toEqual({});
-  }, 240_000);
+  });
 });

@@ -77,7 +77,7 @@ describeBrowser("the Alerts page", () => {
       await page.click("dialog [data-testid=confirm]");
       await page.locator("#alert-list", { hasText: "No alert rules yet" }).waitFor();
     });
-  }, 60_000);
+  });
 
   test("a heartbeat for a job that has never reported names its channel: the channels there are offered, a new name is taken, a bad one refused", async () => {
     const server = await pool.withOwner();
@@ -115,7 +115,7 @@ describeBrowser("the Alerts page", () => {
       await page.waitForURL((url) => url.pathname === "/p/default/alerts");
       expect((await server.services.alerts.list("default"))[0]!.filter.channel).toBeUndefined();
     });
-  }, 60_000);
+  });
 
   test("a form with mistakes names each, and keeps what was typed", async () => {
     const server = await pool.withOwner();
@@ -143,7 +143,7 @@ describeBrowser("the Alerts page", () => {
       },
       { viewport: { width: 375, height: 812 }, colorScheme: "dark" },
     );
-  }, 60_000);
+  });
 
   test("maintenance windows are added (once, or on a schedule) and deleted in the page's own section", async () => {
     const server = await pool.withOwner();
@@ -175,5 +175,5 @@ describeBrowser("the Alerts page", () => {
       await page.locator("[data-testid=maintenance-row]", { hasText: "Upgrade" }).waitFor({ state: "detached" });
       expect((await server.services.maintenance.list("default")).map((w) => w.name)).toEqual(["Nightly"]);
     });
-  }, 60_000);
+  });
 });

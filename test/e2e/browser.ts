@@ -1,7 +1,7 @@
 // Real Chromium for dashboard tests: the system's /usr/bin/chromium through playwright-core.
 // Without it these tests are skipped, unless SIGNALBOARD_REQUIRE_BROWSER=1 (as in CI), where a
 // missing browser fails the run. A failing test leaves a screenshot in test-results/.
-import { describe, expect } from "bun:test";
+import { describe, expect, setDefaultTimeout } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -77,6 +77,13 @@ export async function signIn(page: Page, server: TestServer, user = OWNER): Prom
  * met costs only what it waited. How fast the dashboard follows is npm run bench's to measure.
  */
 export const STEP_TIMEOUT = 30_000;
+
+/**
+ * A browser test's own limit, for every test of a file that drives Chromium: a hang's, not a
+ * speed's. Generous, because a test that runs out is stopped with what it started (Chromium among
+ * them), and every test after it in the file fails with it.
+ */
+setDefaultTimeout(240_000);
 
 /**
  * Runs `fn` with a fresh page (its own cookies). Collects page errors and CSP violations: a test

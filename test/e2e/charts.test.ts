@@ -93,7 +93,7 @@ describeBrowser("a metric's history", () => {
       expect(await valueAt(page, 0.99)).toBe("7");
       expect(await page.locator("[data-testid=metric-value]").textContent()).toBe("7");
     });
-  }, 30_000);
+  });
 
   test("the value now and the chart follow a change without a reload", async () => {
     const server = await pool.withOwner();
@@ -131,7 +131,7 @@ describeBrowser("a metric's history", () => {
       expect(await page.evaluate(() => (window as any).__notReloaded)).toBe(true);
       expect(await page.locator(".metric").count()).toBe(1);
     });
-  }, 30_000);
+  });
 
   test("a value set once (or a few times in one minute) is a visible point with its line on to now, and the legend gives it", async () => {
     const server = await pool.withOwner();
@@ -155,7 +155,7 @@ describeBrowser("a metric's history", () => {
         }
       }
     });
-  }, 30_000);
+  });
 });
 
 /** Pixels drawn in the chart canvas's first two columns beside the plot: a label cut at the chart's left edge. */
@@ -254,7 +254,7 @@ describeBrowser("a metric's numbers", () => {
         { viewport },
       );
     }
-  }, 60_000);
+  });
 
   test("the value now keeps a number on one line and breaks text only between words, on the metric's page and the project's", async () => {
     const server = await pool.withOwner();
@@ -305,7 +305,7 @@ describeBrowser("a metric's numbers", () => {
         { viewport },
       );
     }
-  }, 60_000);
+  });
 });
 
 /** The chart's pixels in the line's colour (opaque): how many, and how tall the patch they make is. */
@@ -474,7 +474,7 @@ describeBrowser("the activity chart", () => {
       expect((await legend(page))[0]).toBe("#aaa-new 30");
       expect(await Promise.all(["#ch01", "#ch02", "#ch03"].map((name) => swatchOf(page, name)))).toEqual(colours);
     });
-  }, 60_000);
+  });
 
   test("the x-axis ends at today: its last label is today's, under today's bar, and none is for tomorrow", async () => {
     const server = await pool.withOwner();
@@ -513,7 +513,7 @@ describeBrowser("the activity chart", () => {
         { timezoneId },
       );
     }
-  }, 60_000);
+  });
 
   test("follows the feed's search: counts only matching events and says so", async () => {
     const server = await pool.withOwner();
@@ -556,7 +556,7 @@ describeBrowser("the activity chart", () => {
         "other (4 channels) 20",
       ]);
     });
-  }, 60_000);
+  });
 
   test("375 px wide, light and dark: no horizontal scroll, the legend wraps, colours suit the background", async () => {
     const server = await pool.withOwner();
@@ -606,5 +606,5 @@ describeBrowser("the activity chart", () => {
       return (Math.max(r!, g!, b!) + Math.min(r!, g!, b!)) / 2;
     };
     expect(lightness(colours.dark!)).toBeGreaterThan(lightness(colours.light!) + 30);
-  }, 60_000);
+  });
 });

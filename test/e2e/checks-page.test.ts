@@ -71,5 +71,5 @@ describeBrowser("the Checks page", () => {
       await page.click("dialog [data-testid=confirm]");
       await page.waitForFunction(() => document.querySelectorAll("[data-testid=check-row]").length === 1);
     });
-  }, 90_000);
+  });
 });

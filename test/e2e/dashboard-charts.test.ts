@@ -133,7 +133,7 @@ describeBrowser("charts and the dashboard", () => {
       await page.locator("#dashboard-cards .chart-legend li").first().waitFor();
       expect(await page.locator("#card-activity canvas").count()).toBe(1);
     });
-  }, 60_000);
+  });
 
   test("moved by keyboard to the end, a card keeps the focus on its own controls", async () => {
     const server = await pool.withOwner();
@@ -190,7 +190,7 @@ describeBrowser("charts and the dashboard", () => {
         (v) => expect(v).toBe("Move down: First"),
       );
     });
-  }, 60_000);
+  });
 
   test("arranged by keyboard: moved up and down, removed and added back, as a reload shows it", async () => {
     const server = await pool.withOwner();
@@ -252,7 +252,7 @@ describeBrowser("charts and the dashboard", () => {
         ["Paid a day", 1],
       ]);
     });
-  }, 60_000);
+  });
 
   test("a funnel: each step's users, and those who dropped at a step listed, each leading to their journey", async () => {
     const server = await pool.withOwner();
@@ -293,7 +293,7 @@ describeBrowser("charts and the dashboard", () => {
       expect(path(page)).toBe("/p/shop/users/u2");
       expect(await page.locator("#events .event").count()).toBe(2);
     });
-  }, 60_000);
+  });
 
   test("a pinned card grows when events arrive, without a reload", async () => {
     const server = await pool.withOwner();
@@ -331,7 +331,7 @@ describeBrowser("charts and the dashboard", () => {
         8000,
       );
     });
-  }, 60_000);
+  });
 
   test("a search saved as a chart asks what the search shows", async () => {
     const server = await pool.withOwner();
@@ -346,7 +346,7 @@ describeBrowser("charts and the dashboard", () => {
       // Four of the twelve sign-ups are on the free plan (u0, u3, u6, u9), all in #web.
       await page.locator("[data-testid=chart-total]", { hasText: "4 events in the range" }).waitFor();
     });
-  }, 60_000);
+  });
 
   test("at 375 px in dark mode: cards stack, nothing scrolls sideways, and the feed is within a screen's scroll", async () => {
     const server = await pool.withOwner();
@@ -401,5 +401,5 @@ describeBrowser("charts and the dashboard", () => {
       },
       { viewport: { width: 375, height: 812 }, colorScheme: "dark" },
     );
-  }, 60_000);
+  });
 });

@@ -95,7 +95,7 @@ describeBrowser("set-up of the owner", () => {
       await page.getByRole("heading", { name: "Sign in" }).waitFor({ timeout: STEP_TIMEOUT });
       expect(await server.services.accounts.needsSetup()).toBe(false);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("sign-in and sign-out", () => {
@@ -137,7 +137,7 @@ describeBrowser("sign-in and sign-out", () => {
       });
       expect(await page.inputValue("#q")).toBe("plan:pro");
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("projects and channels", () => {
@@ -195,7 +195,7 @@ describeBrowser("projects and channels", () => {
       expect(path(page)).toBe("/p/reports");
       expect(await page.locator("#project-list a", { hasText: "reports" }).count()).toBe(1);
     });
-  }, 30_000);
+  });
 
   test("the channel + creates a channel and opens it", async () => {
     const server = await pool.withOwner();
@@ -216,7 +216,7 @@ describeBrowser("projects and channels", () => {
       expect(await link.getAttribute("href")).toBe("/p/default/c/backups");
       expect(await link.getAttribute("aria-current")).toBe("page");
     });
-  }, 30_000);
+  });
 
   test("deleting a channel asks first, says how many events go with it, and removes them", async () => {
     const server = await pool.withOwner();
@@ -239,7 +239,7 @@ describeBrowser("projects and channels", () => {
       expect(await page.locator("#channel-list a", { hasText: "# keep" }).count()).toBe(1);
       expect(await feedNames(page)).toEqual(["Keep me"]);
     });
-  }, 30_000);
+  });
 
   test("deleting a project asks first, says how many events go with it; the default project cannot be deleted", async () => {
     const server = await pool.withOwner();
@@ -264,7 +264,7 @@ describeBrowser("projects and channels", () => {
       expect(await page.locator("#project-list a", { hasText: "scratch" }).count()).toBe(0);
       expect((await page.goto(server.url + "/p/scratch"))?.status()).toBe(404);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("the live feed", () => {
@@ -325,7 +325,7 @@ describeBrowser("the live feed", () => {
       await waitForFeedTop(page, "New signup");
       expect(problems.flat()).toEqual([]);
     });
-  }, 30_000);
+  });
 
   test("a metric increment updates its widget without a reload", async () => {
     const server = await pool.withOwner();
@@ -346,7 +346,7 @@ describeBrowser("the live feed", () => {
       expect(await page.locator(".metric").count()).toBe(1);
       expect(await stillSamePage(page)).toBe(true);
     });
-  }, 30_000);
+  });
 
   test("scrolled down, new events wait behind an “N new events” pill; clicking it shows them at the top", async () => {
     const server = await pool.withOwner();
@@ -408,7 +408,7 @@ describeBrowser("the live feed", () => {
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       expect(await page.evaluate(() => window.scrollY)).toBe(0);
     });
-  }, 30_000);
+  });
 
   test("a burst: the page shows the newest events and a pill counting the others; clicking it loads the feed as it is", async () => {
     // Flushes 3 s apart: the burst's first event goes out at once, the rest at the next flush, capped,
@@ -452,7 +452,7 @@ describeBrowser("the live feed", () => {
       );
       expect(await pill.isVisible()).toBe(false);
     });
-  }, 30_000);
+  });
 
   test("a historical event does not jump to the top live; after a reload it sits in event-time order", async () => {
     const server = await pool.withOwner();
@@ -496,7 +496,7 @@ describeBrowser("the live feed", () => {
       expect(await historical.locator(".historical").innerText()).toContain("historical");
       expect(await historical.locator("time").textContent()).toBe("3 d ago");
     });
-  }, 30_000);
+  });
 
   test("after a server restart the page reconnects by itself and shows what arrived meanwhile, once", async () => {
     const first = await pool.withOwner();
@@ -528,7 +528,7 @@ describeBrowser("the live feed", () => {
       ]);
       expect(await stillSamePage(page)).toBe(true);
     });
-  }, 40_000);
+  });
 });
 
 describeBrowser("search", () => {
@@ -593,7 +593,7 @@ describeBrowser("search", () => {
       expect(await feedNames(page)).toEqual(["Signup Dee", "Signup Bob"]);
       expect(await page.inputValue("#q")).toBe("plan:free");
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("settings: API tokens", () => {
@@ -666,7 +666,7 @@ describeBrowser("settings: API tokens", () => {
       const refused = await log("default");
       expect(refused.status).toBe(401);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("hostile event content", () => {
@@ -785,7 +785,7 @@ describeBrowser("hostile event content", () => {
       expect(await page.locator("#events > li.event").count()).toBe(4);
       await expectInert(page, dialogs, "#events");
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("small screens and dark mode", () => {
@@ -875,7 +875,7 @@ describeBrowser("small screens and dark mode", () => {
       },
       { viewport: { width: 375, height: 800 }, colorScheme: "dark" },
     );
-  }, 30_000);
+  });
 });
 
 describeBrowser("settings: members", () => {
@@ -934,7 +934,7 @@ describeBrowser("settings: members", () => {
         await memberContext.close();
       }
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("keyboard", () => {
@@ -966,5 +966,5 @@ describeBrowser("keyboard", () => {
       await page.waitForFunction(() => location.hash === "#main", null, { timeout: STEP_TIMEOUT });
       expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
     });
-  }, 30_000);
+  });
 });

@@ -197,7 +197,7 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
       user_id: "user-42",
     });
     expect(sent!.tags).toEqual({ username: "john.doe", beta: true, email: "ann@example.com" });
-  }, 30_000);
+  });
 
   test("in dark mode, with the mouse: dark colours, and Escape closes it with nothing sent", async () => {
     await withPage(
@@ -220,7 +220,7 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
       { colorScheme: "dark", viewport: { width: 375, height: 700 } },
     );
     expect((await feedback()).some((e) => e.description === "Never mind")).toBe(false);
-  }, 30_000);
+  });
 
   test("errors show in the widget, and nothing is thrown into the page", async () => {
     await withPage(browser, "feedback-errors", async (page) => {
@@ -264,7 +264,7 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
       );
     });
     expect((await feedback()).filter((e) => e.description === "Something")).toEqual([]);
-  }, 30_000);
+  });
 
   test("a button added after the script loaded works too, and a button inside a form does not submit it", async () => {
     await withPage(browser, "feedback-later", async (page) => {
@@ -297,5 +297,5 @@ describeBrowser("the feedback widget on a site of another origin, under a strict
     expect(site.requests).not.toContain("/submitted");
     const sent = (await feedback()).find((e) => e.description === "Added later");
     expect(sent).toMatchObject({ channel: "feedback", user_id: "late-user", tags: {} });
-  }, 30_000);
+  });
 });

@@ -122,7 +122,7 @@ describe("SSE churn", () => {
         eventually(() => {
           expect(server.edge.streams.size).toBe(0);
           expect(server.services.fanout.size).toBe(baseline);
-        }, 5000);
+        });
       await round(1000); // warm up, so memory settles
       await settled();
       Bun.gc(true);

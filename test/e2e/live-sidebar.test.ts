@@ -67,7 +67,7 @@ describeBrowser("the sidebar, live", () => {
       await page.waitForURL((url) => url.pathname === "/p/default/c/alerts");
       expect(await page.locator("#events .event").first().textContent()).toContain("Nightly backup: no event for");
     });
-  }, 60_000);
+  });
 
   test("a channel made by an event appears in its place on a page without a stream, a metric's page and the feed", async () => {
     const server = await pool.withOwner();
@@ -117,5 +117,5 @@ describeBrowser("the sidebar, live", () => {
       expect(await page.locator("#channel-list[data-following]").count()).toBe(0);
       expect(await notReloaded(page)).toBe(true);
     });
-  }, 60_000);
+  });
 });

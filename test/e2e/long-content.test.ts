@@ -96,7 +96,7 @@ describeBrowser("long content", () => {
       },
       { viewport: PHONE },
     );
-  }, 30_000);
+  });
 
   test("375 px: a saved chart's long name wraps in its card on the project's dashboard", async () => {
     const server = await pool.withOwner();
@@ -123,7 +123,7 @@ describeBrowser("long content", () => {
       },
       { viewport: PHONE },
     );
-  }, 30_000);
+  });
 
   test("a long tag value is cut in the feed's chip, with the whole key: value as its tooltip; the event page lists it whole, with a copy button", async () => {
     const server = await pool.withOwner();
@@ -161,7 +161,7 @@ describeBrowser("long content", () => {
       await page.waitForURL((url) => url.pathname === "/p/default" && url.searchParams.get("q") === "plan:pro");
       await page.locator("#events .event-name", { hasText: "Campaign visit" }).waitFor();
     });
-  }, 30_000);
+  });
 
   test("375 px: the event page stacks each tag, its key on a line, its value below at full width, Copy and Filter with it", async () => {
     const server = await pool.withOwner();
@@ -201,7 +201,7 @@ describeBrowser("long content", () => {
       },
       { viewport: PHONE },
     );
-  }, 30_000);
+  });
 });
 
 describeBrowser("times", () => {
@@ -267,7 +267,7 @@ describeBrowser("times", () => {
       },
       { timezoneId: "Asia/Kolkata" },
     );
-  }, 30_000);
+  });
 
   test("every page writes a date and time one way: in the viewer's zone once the script ran, in UTC as sent", async () => {
     const server = await pool.withOwner();
@@ -368,5 +368,5 @@ describeBrowser("times", () => {
       },
       { timezoneId: "Asia/Kolkata" },
     );
-  }, 60_000);
+  });
 });

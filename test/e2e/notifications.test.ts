@@ -197,7 +197,7 @@ describeBrowser("the installable web app", () => {
       const scope = await page.evaluate(() => navigator.serviceWorker.ready.then((r) => r.scope));
       expect(scope).toBe(`${server.url}/`);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("Settings → Notifications", () => {
@@ -260,7 +260,7 @@ describeBrowser("Settings → Notifications", () => {
         const messages = push.messagesFor(sub.id);
         expect(messages.length).toBe(1);
         return messages;
-      }, 5000);
+      });
       expect(message!.title).toBe("🚀 Deployed v2.0");
       expect(message!.body).toBe("All checks passed in 3 min, see the log");
       expect(message!.url).toEndWith(`/p/default/events/${event.id}`);
@@ -271,7 +271,7 @@ describeBrowser("Settings → Notifications", () => {
       );
       expect(await deviceItem(page, "Work laptop").textContent()).not.toContain("Nothing delivered yet");
     });
-  }, 30_000);
+  });
 
   test("“Send a test notification” confirms under the device and the push service receives it", async () => {
     const server = await pool.withOwner();
@@ -288,7 +288,7 @@ describeBrowser("Settings → Notifications", () => {
       expect(message!.body).toContain("Kitchen tablet");
       expect(message!.url).toEndWith("/settings/notifications");
     });
-  }, 30_000);
+  });
 
   test("a device whose push service refuses with 400 shows the last error", async () => {
     const server = await pool.withOwner();
@@ -308,7 +308,7 @@ describeBrowser("Settings → Notifications", () => {
       expect(await deviceItem(page, "Broken phone").textContent()).toContain("Nothing delivered yet");
       expect(push.messagesFor(sub.id)).toEqual([]);
     });
-  }, 30_000);
+  });
 
   test("choosing projects: a device limited to “shop” gets shop's notify events and not default's", async () => {
     const server = await pool.withOwner();
@@ -342,7 +342,7 @@ describeBrowser("Settings → Notifications", () => {
       expect(titlesFor(sub)).toEqual(["🛒 Shop order"]);
       expect(push.attempts.filter((a) => a.device === sub.id).length).toBe(1);
     });
-  }, 30_000);
+  });
 
   test("removing a device asks first, takes it off the list, and it gets no more notifications", async () => {
     const server = await pool.withOwner();
@@ -377,7 +377,7 @@ describeBrowser("Settings → Notifications", () => {
       await page.reload();
       expect(await deviceItem(page, "Old phone").count()).toBe(0);
     });
-  }, 30_000);
+  });
 
   test("a browser without push support is told so, with the Home Screen hint for iPhone", async () => {
     const server = await pool.withOwner();
@@ -395,7 +395,7 @@ describeBrowser("Settings → Notifications", () => {
       expect(text).toContain("Add to Home Screen");
       expect(await page.locator("[data-testid=enable-push]").isVisible()).toBe(false);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("in-page toasts", () => {
@@ -462,7 +462,7 @@ describeBrowser("in-page toasts", () => {
       await page.waitForURL((url) => url.pathname === `/p/default/events/${here.id}`, { timeout: STEP_TIMEOUT });
       await page.getByText("Payment received").first().waitFor();
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("Settings → Integrations", () => {
@@ -597,7 +597,7 @@ describeBrowser("Settings → Integrations", () => {
         await eventually(() => {
           expect(titlesAt("/hook").map((p) => p.title)).toContain("Both hear this");
           expect(titlesAt(DISCORD_PATH).map((p) => p.embeds?.[0]?.title)).toContain("Both hear this");
-        }, 5000);
+        });
 
         // Disable the webhook: it gets nothing, Discord still does.
         await hook.locator("[data-testid=toggle-integration]", { hasText: "Disable" }).click();
@@ -639,7 +639,7 @@ describeBrowser("Settings → Integrations", () => {
     } finally {
       receiver.stop();
     }
-  }, 30_000);
+  });
 });
 
 describeBrowser("Settings → Integrations: the new kinds, routing, templates and digests", () => {
@@ -743,5 +743,5 @@ describeBrowser("Settings → Integrations: the new kinds, routing, templates an
     } finally {
       fakes.stop();
     }
-  }, 60_000);
+  });
 });

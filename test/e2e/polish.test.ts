@@ -201,7 +201,7 @@ describeBrowser("the Content-Security-Policy across every page and its htmx acti
     } finally {
       hook.stop();
     }
-  }, 60_000);
+  });
 });
 
 describeBrowser("toasts", () => {
@@ -245,7 +245,7 @@ describeBrowser("toasts", () => {
       expect((await toasts.allTextContents()).filter((t) => t.startsWith("Cannot reach"))).toHaveLength(1);
       expect(await page.locator("#toasts .toast.error").count()).toBe(3);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("set-up links", () => {
@@ -282,7 +282,7 @@ describeBrowser("set-up links", () => {
       await page.goto(`${fresh.url}/setup`);
       expect(await page.locator("[data-testid=stale-setup]").count()).toBe(0);
     });
-  }, 30_000);
+  });
 
   test("the sign-in page shows the product's name", async () => {
     const server = await pool.withOwner();
@@ -296,7 +296,7 @@ describeBrowser("set-up links", () => {
       );
       await page.getByRole("heading", { name: "Sign in" }).waitFor();
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("markdown descriptions", () => {
@@ -347,7 +347,7 @@ describeBrowser("markdown descriptions", () => {
       expect(look.quote.padding).toBeGreaterThan(0);
       expect(look.quote.marginLeft).toBeLessThan(16);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("an integration's status after Send test", () => {
@@ -398,7 +398,7 @@ describeBrowser("an integration's status after Send test", () => {
       good.stop();
       bad.stop();
     }
-  }, 30_000);
+  });
 
   test("the Add an integration form's fields and placeholders are in normal weight, as in other forms; only the labels are bold", async () => {
     const server = await pool.withOwner();
@@ -429,7 +429,7 @@ describeBrowser("an integration's status after Send test", () => {
       await page.goto(server.url + "/settings/api");
       expect((await weights("#token-name")).map((f) => f.field)).toEqual(["400"]);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("meta tags", () => {
@@ -447,7 +447,7 @@ describeBrowser("meta tags", () => {
       expect(await page.locator('meta[name="mobile-web-app-capable"]').getAttribute("content")).toBe("yes");
       expect(policy.warnings.filter((w) => /deprecated/i.test(w))).toEqual([]);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("a historical event's mark", () => {
@@ -508,5 +508,5 @@ describeBrowser("a historical event's mark", () => {
         { colorScheme },
       );
     }
-  }, 30_000);
+  });
 });

@@ -152,7 +152,7 @@ describeBrowser("saved charts", () => {
         },
         { viewport: { width, height: 900 }, timezoneId: "America/Los_Angeles" },
       );
-  }, 90_000);
+  });
   test("a channel has one colour on the activity card, a chart split by channel and its page; a tag's value on every chart split by it; light and dark", async () => {
     const server = await pool.withOwner();
     await seedDays(server, 3);
@@ -200,7 +200,7 @@ describeBrowser("saved charts", () => {
       );
     // Each theme has its own shades.
     expect(seen.light).not.toEqual(seen.dark);
-  }, 60_000);
+  });
   test("the builder's address holds the question without its empty fields: a funnel's unused steps and a chart's blank filters are left out", async () => {
     const server = await pool.withOwner();
     await seedDays(server, 2);
@@ -240,5 +240,5 @@ describeBrowser("saved charts", () => {
       const series = await fields(page, (q) => q.get("event") === "Happened");
       expect(series.filter(([, v]) => v === "")).toEqual([]);
     });
-  }, 60_000);
+  });
 });

@@ -101,7 +101,7 @@ describeBrowser("search first", () => {
       },
       { viewport: PHONE },
     );
-  }, 30_000);
+  });
 
   test("the count is honest: every match counted, past the first page of results; none says so", async () => {
     const server = await pool.withOwner();
@@ -121,7 +121,7 @@ describeBrowser("search first", () => {
       expect(await count.textContent()).toBe("1 event matches");
       expect(await feedNames(page)).toEqual(["Lonely"]);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("share URLs", () => {
@@ -161,7 +161,7 @@ describeBrowser("share URLs", () => {
       },
       { timezoneId: "Asia/Tokyo" },
     );
-  }, 30_000);
+  });
 });
 
 describeBrowser("invalid dates", () => {
@@ -213,7 +213,7 @@ describeBrowser("invalid dates", () => {
       expect(await page.locator("#filter-errors").count()).toBe(0);
       expect(await page.locator("input[aria-invalid]").count()).toBe(0);
     });
-  }, 30_000);
+  });
 
   test("a bad date stays in view as typed; alone it filters nothing, so no count is shown; one Clear, level with the fields", async () => {
     const server = await pool.withOwner();
@@ -262,7 +262,7 @@ describeBrowser("invalid dates", () => {
       expect(await visibleClears()).toBe(1);
       expect(warnings).toEqual([]);
     });
-  }, 30_000);
+  });
 });
 
 describeBrowser("tag values as search terms", () => {
@@ -359,7 +359,7 @@ describeBrowser("tag values as search terms", () => {
       await page.waitForURL((url) => url.pathname === "/p/default" && url.searchParams.get("q") === "plan:pro");
       expect(await results(page)).toEqual(["Beta pro", "Alpha pro"]);
     });
-  }, 30_000);
+  });
 
   test("the search box keeps what was typed in the order it was typed", async () => {
     const server = await pool.withOwner();
@@ -384,5 +384,5 @@ describeBrowser("tag values as search terms", () => {
         expect(await page.inputValue("#q")).toBe(typed);
       }
     });
-  }, 30_000);
+  });
 });

@@ -131,5 +131,5 @@ describeBrowser("tables on a desktop", () => {
         },
         { viewport: { width, height: 900 } },
       );
-  }, 60_000);
+  });
 });

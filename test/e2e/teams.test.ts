@@ -98,7 +98,7 @@ describeBrowser("teams", () => {
         await other.close();
       }
     });
-  }, 60_000);
+  });
 
   test("Settings → Account changes one's password: a mistake is shown by its field, the other sessions end, this one stays", async () => {
     const server = await pool.withOwner();
@@ -132,7 +132,7 @@ describeBrowser("teams", () => {
     } finally {
       await elsewhere.close();
     }
-  }, 60_000);
+  });
 
   test("Settings → Audit lists sign-ins (failed ones too), tokens and members: who, what, when, from where", async () => {
     const server = await pool.withOwner();
@@ -148,7 +148,7 @@ describeBrowser("teams", () => {
       expect(await failed.locator("td").nth(4).textContent()).toBe("203.0.113.5");
       expect(await page.locator("tr.audit-owner-created").count()).toBe(1);
     });
-  }, 30_000);
+  });
 
   test("a new token comes with a curl command and LogSnag's client for this server, each with a copy button; the header says “API docs”", async () => {
     const server = await pool.withOwner({ "base-url": "https://signalboard.example.com" });
@@ -181,7 +181,7 @@ describeBrowser("teams", () => {
       );
       expect(await page.locator("table.tokens tbody tr", { hasText: "laptop" }).count()).toBe(1);
     });
-  }, 30_000);
+  });
 
   test("375 px: Settings → Account, Members (a person's change form open) and Audit fit the screen", async () => {
     const server = await pool.withOwner();
@@ -216,5 +216,5 @@ describeBrowser("teams", () => {
       },
       { viewport: { width: 375, height: 800 } },
     );
-  }, 30_000);
+  });
 });
