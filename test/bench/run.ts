@@ -1,6 +1,6 @@
 // npm run bench: every benchmark, measured in one run on loopback against the compiled binary,
 // printed as tables and written to BENCHMARKS.md (with docs/throughput.svg).
-//   BENCH_ONLY=ingest,fanout,startup,feed,stall,postgres,analytics,alerts,alerts-loop   run some sections only ("postgres" is
+//   BENCH_ONLY=ingest,fanout,startup,feed,stall,postgres,analytics,alerts,alerts-loop,checks   run some sections only ("postgres" is
 //   pg-ingest and pg-read; BENCH_ONLY=pg-ingest alone is PostgreSQL's ingest beside SQLite, a few minutes)
 //   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune (defaults 3, 5, 1000000)
 //   BENCH_STORES=sqlite|postgres   the analytics section on one store only (default both)
@@ -22,6 +22,7 @@ import {
   storageRows,
 } from "./analytics.ts";
 import { throughputChart } from "./chart.ts";
+import { checksBenchmark, checksRows } from "./checks.ts";
 import { fanoutBenchmark } from "./fanout.ts";
 import { feedBenchmark } from "./feed.ts";
 import { ingestBenchmark } from "./ingest.ts";
@@ -42,6 +43,7 @@ const ALL = [
   "analytics",
   "alerts",
   "alerts-loop",
+  "checks",
 ];
 const only = new Set(
   (process.env.BENCH_ONLY ?? ALL.join(","))
@@ -240,6 +242,25 @@ if (only.has("alerts-loop")) {
     "Alert rules beside an import and beside questions",
     `${options.rules.toLocaleString("en-US")} count rules over 366-day windows (never firing) on ${options.events.toLocaleString("en-US")} events seeded as for Reading at scale, checked every second, against the server run from source with test/bench/loop-hold.ts preloaded; meanwhile /healthz every 20 ms on new connections. Idle for ${options.seconds} s; then \`signalboard import\` of ${options.imported.toLocaleString("en-US")} events, another process writing the server's database; then the first four questions of Asking the data in a loop for ${options.seconds} s. The loop held: the most CPU the main thread used between two ticks of a 10 ms timer; stalled: the longest time it did not turn, running or blocked in a call (a lock waited for inside SQLite, a disk flush), the time it waited for a core left out. Rounds of checks: how many finished meanwhile (the rules' counts run on the reader processes, at a lower priority than the server).`,
     alertsLoopRows(await alertsLoopBenchmark(options)),
+  );
+}
+
+if (only.has("checks")) {
+  console.error("checks: pings, and a thousand due at once...");
+  const results = [await checksBenchmark(binary, { name: "SQLite", args: [] }, { rounds, seconds })];
+  if (postgresBin()) {
+    const cluster = await startCluster();
+    try {
+      const args = ["--database-url", await createDatabase(cluster.url, "checks")];
+      results.push(await checksBenchmark(binary, { name: "PostgreSQL", args }, { rounds, seconds }));
+    } finally {
+      await cluster.stop();
+    }
+  }
+  section(
+    "Checks: pings, and a thousand due at once",
+    `Pings: GET /ping/<uuid> of one of 1,000 checks at random per request (SIGNALBOARD_RATE_LIMIT_PING=0), against POST /v1/log with the README's event; 64 connections, ${rounds} alternating rounds of ${seconds} s against the compiled binary, medians. A ping is an event in the check's channel and its check's state, in one transaction. Due at once: 1,000 checks on the cron schedule \`* * * * *\` with 5 s of grace, each pinged once, so all are due at the same moment (as jobs at the top of the hour are); the server run from source with test/bench/loop-hold.ts preloaded and rounds every second (SIGNALBOARD_ALERT_INTERVAL=1). All down: from the moment they are due to the last of their notices; all up: from pinging them all again (32 at a time) to the last notice. Meanwhile /healthz every 20 ms on new connections. Notices: the events of the alerts channel afterwards, three seconds of rounds later.`,
+    checksRows(results),
   );
 }
 
