@@ -97,12 +97,17 @@ export function createMetrics() {
     "signalboard_notifications_total",
     "Notification delivery attempts by target and outcome.",
   );
+  const pings = new Counter(
+    "signalboard_pings_total",
+    "Pings of checks answered, by API (healthchecks: /ping/... and the same without /ping; uptime-kuma: /api/push/...) and status.",
+  );
   return {
     ingestRequests,
     ingestSeconds,
     notifications,
+    pings,
     async render(gauges: Gauge[]): Promise<string> {
-      const parts = [ingestRequests.render(), ingestSeconds.render(), notifications.render()];
+      const parts = [ingestRequests.render(), ingestSeconds.render(), notifications.render(), pings.render()];
       const values = await Promise.all(gauges.map((g) => g.value()));
       gauges.forEach((g, i) =>
         parts.push(

@@ -204,6 +204,8 @@ function servicesOf(
       ...checkService(store, { clock, baseUrl: config.baseUrl }),
       pings: pingService(store, announce, { baseUrl: config.baseUrl, clock }),
       badges: checkBadgeService(store, { clock }),
+      /** Silence, found on the alert rules' round (its stats for /metrics). */
+      silence: checksSilence,
     },
     /** Maintenance windows: when alert rules notify nobody (domain/quiet.ts). */
     maintenance: maintenanceService(store, { clock }),

@@ -8,7 +8,7 @@ import type { Services } from "../services.ts";
 import { ok } from "./views.ts";
 
 export function healthRoutes(
-  { version, config, fanout, notifier, metrics, health, dialect, alerts }: Services,
+  { version, config, fanout, notifier, metrics, health, dialect, alerts, checks }: Services,
   { streams }: Edge,
 ): Route[] {
   const started = Date.now();
@@ -87,7 +87,7 @@ export function healthRoutes(
     },
     {
       name: "signalboard_alert_rounds_total",
-      help: "Rounds of alert rule checks this instance ran since start (one instance at a time runs them).",
+      help: "Rounds of alert rule checks (and of checks' silence, on the same turn) this instance ran since start (one instance at a time runs them).",
       value: () => alerts.runner.stats.rounds,
     },
     {
@@ -97,8 +97,18 @@ export function healthRoutes(
     },
     {
       name: "signalboard_alert_round_seconds",
-      help: "How long this instance's last round of alert rule checks took.",
+      help: "How long this instance's last round of alert rule checks (and checks' silence) took.",
       value: () => alerts.runner.stats.lastRoundMs / 1000,
+    },
+    {
+      name: "signalboard_check_round_changes_total",
+      help: "Checks changed by this instance's rounds since start: down by silence or an unfinished start, a failure more counted, a notice held by a maintenance window told.",
+      value: () => checks.silence.stats.changed,
+    },
+    {
+      name: "signalboard_check_round_changes",
+      help: "Checks changed by this instance's last round.",
+      value: () => checks.silence.stats.lastChanged,
     },
     {
       name: "signalboard_events_last_id",

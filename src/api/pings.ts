@@ -60,7 +60,7 @@ function handlers(services: Services): PingHandlers {
   return made;
 }
 
-export function pingHandlers({ checks, config }: Pick<Services, "checks" | "config">) {
+export function pingHandlers({ checks, config, metrics }: Pick<Services, "checks" | "config" | "metrics">) {
   const limiter = config.rateLimitPing ? new RateLimiter(config.rateLimitPing) : null;
   const headers = {
     "Content-Type": "text/plain; charset=utf-8",
@@ -93,7 +93,7 @@ export function pingHandlers({ checks, config }: Pick<Services, "checks" | "conf
     "not unique": { status: 409, body: "ambiguous slug: more than one check has it" },
   };
 
-  return {
+  const answers = {
     /** A Healthchecks ping: `segments` are the path's after /ping (or after the host). */
     async healthchecks(request: Request, segments: string[]): Promise<Response> {
       const url = new URL(request.url);
@@ -137,6 +137,16 @@ export function pingHandlers({ checks, config }: Pick<Services, "checks" | "conf
       return outcome === "ok" ? json(200, { ok: true }) : json(404, KUMA_NOT_FOUND);
     },
   };
+
+  /** Each answer counted by API and status (signalboard_pings_total): 404s are jobs pinging what is not there, 429s the limit. */
+  const counted =
+    <A extends unknown[]>(api: string, answer: (...args: A) => Promise<Response>) =>
+    async (...args: A): Promise<Response> => {
+      const response = await answer(...args);
+      metrics.pings.inc({ api, status: String(response.status) });
+      return response;
+    };
+  return { healthchecks: counted("healthchecks", answers.healthchecks), kuma: counted("uptime-kuma", answers.kuma) };
 }
 
 export type PingHandlers = ReturnType<typeof pingHandlers>;

@@ -3,6 +3,7 @@
 // the notice when it went down or came back up (with notify unless quiet.ts holds it back), and what
 // was told, in one transaction; so a ping retried, or two at once on two instances, notify once.
 import { type Clock, systemClock } from "../clock.ts";
+import { log } from "../logger.ts";
 import type { Check, CheckChanges, CheckKey } from "../model/check.ts";
 import type { StoredEvent, Tags } from "../model/event.ts";
 import type { Maintenance } from "../model/maintenance.ts";
@@ -152,11 +153,30 @@ export async function writeNotice(
   if (newChannel) written.channels.push({ project, channel: ALERTS_CHANNEL });
 }
 
-/** What was written, told to live views after the commit. */
+/**
+ * What was written, told to live views after the commit; each notice (a change of a check's state,
+ * told or held) is also a log line, whether a ping or the round wrote it.
+ */
 export function announceWritten(announce: Announce, written: Written): void {
   for (const { project, channel } of written.channels)
     announce({ type: "channel", projectId: project.id, project: project.name, channel });
-  for (const event of written.events) announce({ type: "event", event });
+  for (const event of written.events) {
+    announce({ type: "event", event });
+    if (event.channel === ALERTS_CHANNEL && event.tags?.check !== undefined) logNotice(event);
+  }
+}
+
+/** A check's notice as a log line, as an alert rule's is: the project, the check, where it went and why, and what held it back. */
+function logNotice(event: StoredEvent): void {
+  const tags = event.tags ?? {};
+  log.info("check", {
+    project: event.project,
+    check: tags.check,
+    name: event.name,
+    state: tags.state ?? null,
+    why: tags.why ?? null,
+    ...(event.notify ? {} : { quiet: tags.quiet ?? null }),
+  });
 }
 
 export function pingService(

@@ -6,7 +6,6 @@
 // Quiet (quiet.ts) decides whether the notice notifies; a notice held back by a maintenance window
 // brings the check back on the round at the window's end, and a down not yet told (notify_after)
 // at each further deadline it misses, each one more failure in a row.
-import { log } from "../logger.ts";
 import type { Announce } from "../live/hub.ts";
 import type { Check } from "../model/check.ts";
 import type { Project } from "../model/project.ts";
@@ -93,12 +92,14 @@ export function checkRunner(store: Store, announce: Announce, { baseUrl }: { bas
       return n;
     });
     announceWritten(announce, written);
-    for (const event of written.events)
-      log.info("check", { project: event.projectId, name: event.name, state: event.tags?.state ?? null });
     return changed;
   }
 
+  /** For /metrics: checks this instance's rounds changed since start, and in its last round. */
+  const stats = { changed: 0, lastChanged: 0 };
+
   return {
+    stats,
     /** Every check due by `now` goes down, once; how many did. Call it on the alert runner's turn. */
     async round(now: number): Promise<number> {
       let changed = 0;
@@ -110,6 +111,8 @@ export function checkRunner(store: Store, announce: Announce, { baseUrl }: { bas
         // Nothing of a batch could change (each changed meanwhile, or cannot be down): the rest waits for the next round.
         if (n === 0) break;
       }
+      stats.changed += changed;
+      stats.lastChanged = changed;
       return changed;
     },
   };
