@@ -3,6 +3,7 @@
 // per check, whichever instance took the ping or ran the round; and so is a notice held by a
 // maintenance window and told at its end, or held until notify_after failures in a row.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
 import type { Check } from "../../src/model/check.ts";
 import { createDatabase } from "../pg-cluster.ts";
 import { call, startTestServer, type TestServer } from "../helpers.ts";
@@ -13,10 +14,11 @@ const CHECKS = 20;
 describe.skipIf(!CLUSTER)("checks on instances sharing one database", () => {
   let a: TestServer;
   let b: TestServer;
+  let url: string;
   const checks: Check[] = [];
 
   beforeAll(async () => {
-    const url = await createDatabase(CLUSTER!);
+    url = await createDatabase(CLUSTER!);
     [a, b] = (await Promise.all(
       [0, 1].map(() => startTestServer({ "database-url": url, "alert-interval": "3600", "rate-limit-ping": "0" })),
     )) as [TestServer, TestServer];
@@ -47,6 +49,8 @@ describe.skipIf(!CLUSTER)("checks on instances sharing one database", () => {
     const later = Date.now() + 120_000;
     await Promise.all([a, b, a, b].map((s) => s.services.alerts.runner.round(later)));
     await once("silent");
+    // Each change counted by the instance whose round made it (its /metrics), none twice.
+    expect(a.services.checks.silence.stats.changed + b.services.checks.silence.stats.changed).toBe(CHECKS);
     for (const c of checks) expect((await a.services.checks.get(c.id)).state).toBe("down");
   }, 30_000);
 
@@ -102,5 +106,30 @@ describe.skipIf(!CLUSTER)("checks on instances sharing one database", () => {
     expect(new Set(statuses)).toEqual(new Set([200]));
     expect(await toldIn("flappy")).toEqual(flappy.map((c) => c.slug).sort());
     for (const c of flappy) expect(await a.services.checks.get(c.id)).toMatchObject({ streak: 3, notified: "down" });
+  }, 30_000);
+
+  test("an instance killed in the middle of a round leaves its checks to the other: each down once", async () => {
+    await a.services.projects.create("killed");
+    const jobs: Check[] = [];
+    for (let i = 0; i < 5; i++)
+      jobs.push(await a.services.checks.create({ project: "killed", name: `Killed ${i}`, period: 60, grace: 0 }));
+    for (const c of jobs) expect((await a.fetch(`/ping/${c.uuid}`)).status).toBe(200);
+    // The dying instance: the rounds' lock taken, and half a round written, not committed.
+    const dying = new SQL(url, { max: 1 });
+    const [{ pid }] = await dying`SELECT pg_backend_pid() AS pid`;
+    await dying`SELECT pg_advisory_lock(hashtext('alerts'))`;
+    await dying`BEGIN`;
+    await dying`UPDATE checks SET state = 'down' WHERE id = ${jobs[0]!.id}`;
+    const later = Date.now() + 120_000;
+    await b.services.alerts.runner.round(later); // its turn is taken: nothing done
+    expect(await toldIn("killed")).toEqual([]);
+    // Killed: its connection ends, its transaction is undone and its lock let go.
+    const other = new SQL(url, { max: 1 });
+    await other`SELECT pg_terminate_backend(${pid})`;
+    await other.close();
+    await dying.close().catch(() => {});
+    await Promise.all([b, a, b].map((s) => s.services.alerts.runner.round(later)));
+    expect(await toldIn("killed")).toEqual(jobs.map((c) => c.slug).sort());
+    for (const c of jobs) expect((await b.services.checks.get(c.id)).state).toBe("down");
   }, 30_000);
 });
