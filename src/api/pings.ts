@@ -181,7 +181,7 @@ const PING_DOCS: Record<string, Pick<ApiDoc, "summary" | "description">> = {
   "/ping/:a/:b": {
     summary: "Ping a check: /<uuid>/start|fail|log|<0-255>, or /<ping key>/<slug>",
     description:
-      "A start, a failure, a log line (state unchanged) or an exit status (0 a success, others failures) of the check with this UUID; or a success of the project's check with this slug. 400 for an exit status over 255 or a rid that is not a UUID; 409 for a slug two checks share; 413 beyond 100 KB; 429 with Retry-After past SIGNALBOARD_RATE_LIMIT_PING.",
+      "A start, a failure, a log line (state unchanged) or an exit status (0 a success, others failures) of the check with this UUID; or a success of the project's check with this slug. 400 for an exit status over 255 or a rid that is not a UUID; 409 for a slug two checks share; 413 beyond 100 KiB; 429 with Retry-After past SIGNALBOARD_RATE_LIMIT_PING.",
   },
   "/ping/:a/:b/:c": {
     summary: "Ping a check by ping key and slug: /<ping key>/<slug>/start|fail|log|<0-255>",
