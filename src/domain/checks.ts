@@ -181,6 +181,14 @@ const subject = (c: Check, project: string) => `check “${c.name}” (${c.slug}
 /** Where a check is pinged: by UUID, by the project's ping key and its slug, and Uptime Kuma's push URL. */
 export type CheckUrls = { ping: string; slug: string; push: string };
 
+function urlsWith(baseUrl: string, check: Check, pingKey: string): CheckUrls {
+  return {
+    ping: `${baseUrl}/ping/${check.uuid}`,
+    slug: `${baseUrl}/ping/${pingKey}/${check.slug}`,
+    push: `${baseUrl}/api/push/${check.pushToken}?status=up&msg=OK&ping=`,
+  };
+}
+
 /**
  * `clock`: the time checks are made and changed at (the system's unless given); `baseUrl`: where
  * its ping URLs point.
@@ -202,9 +210,11 @@ export function checkService(
   }
 
   const requireProjectNamed = (name: string): Promise<Project> => requireProject(store, name);
+  const urlsOf = (check: Check, pingKey: string) => urlsWith(baseUrl, check, pingKey);
 
   return {
     get: requireCheck,
+    project: requireProjectNamed,
     projectOf,
 
     async list(projectName: string): Promise<Check[]> {
@@ -283,12 +293,14 @@ export function checkService(
 
     /** The check's ping URLs (its project's ping key made if it has none yet). */
     async urls(check: Check): Promise<CheckUrls> {
-      const key = await this.pingKey((await projectOf(check)).name);
-      return {
-        ping: `${baseUrl}/ping/${check.uuid}`,
-        slug: `${baseUrl}/ping/${key}/${check.slug}`,
-        push: `${baseUrl}/api/push/${check.pushToken}?status=up&msg=OK&ping=`,
-      };
+      return urlsOf(check, await this.pingKey((await projectOf(check)).name));
+    },
+
+    /** The ping URLs of checks of one project, its ping key read once (not once a check). */
+    async urlsIn(projectName: string, list: Check[]): Promise<CheckUrls[]> {
+      if (!list.length) return [];
+      const key = await this.pingKey(projectName);
+      return list.map((c) => urlsOf(c, key));
     },
 
     /** A new ping key for the project: URLs with the old one answer 404 from now on. */
