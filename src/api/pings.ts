@@ -148,7 +148,10 @@ const pingQuery = z.object({
   create: z
     .literal("1")
     .optional()
-    .meta({ description: "On a slug URL: makes the check (a ping a day, an hour's grace) when there is none." }),
+    .meta({
+      description:
+        "On a slug URL: makes the check (a ping a day, an hour's grace) when there is none, while the project has fewer than 1,000.",
+    }),
 });
 
 /** The path's parts, for the reference: what each may be. */

@@ -22,6 +22,11 @@ export const MIN_PERIOD = 5;
 const MAX_SECONDS = 366 * 86_400;
 /** What `?create=1` on a slug URL makes, as Healthchecks does: a ping a day, an hour late at most. */
 export const CREATED_BY_PING = { period: 86_400, grace: 3_600 } as const;
+/**
+ * The most checks a project may have for `?create=1` to make one more: anyone holding the ping key
+ * can make checks, and no more than this many (those made over the API or on the page have no limit).
+ */
+export const MOST_CHECKS_BY_PING = 1_000;
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const SLUG = /^[a-z0-9-]{1,100}$/;

@@ -4,6 +4,7 @@
 // moves, and each change to down and back to up noticed exactly once in the alerts channel.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Check } from "../../src/model/check.ts";
+import { MOST_CHECKS_BY_PING } from "../../src/domain/checks.ts";
 import { TestClock } from "../clock.ts";
 import { call, startTestApp, type TestApp } from "../helpers.ts";
 
@@ -391,6 +392,27 @@ describe("the ping key and changes", () => {
     });
     expect(cron.schedule.kind).toBe("cron");
   });
+
+  test(`?create=1 makes no more checks once the project has ${MOST_CHECKS_BY_PING}; existing ones and the API still work`, async () => {
+    // Whoever holds the ping key could otherwise make checks without end, each a row of the page.
+    await server.services.projects.create("crowded");
+    const key = await server.services.checks.pingKey("crowded");
+    for (let i = 0; i < MOST_CHECKS_BY_PING - 1; i += 50)
+      await Promise.all(
+        Array.from({ length: Math.min(50, MOST_CHECKS_BY_PING - 1 - i) }, (_, j) =>
+          server.services.checks.create({ project: "crowded", name: `Job ${i + j}` }),
+        ),
+      );
+    expect((await ping(`/ping/${key}/last-one?create=1`)).status).toBe(200);
+    const refused = await ping(`/ping/${key}/one-too-many?create=1`);
+    expect([refused.status, await refused.text()]).toEqual([404, "not found"]);
+    expect((await ping(`/${key}/one-too-many/start?create=1`)).status).toBe(404);
+    expect(await server.services.checks.list("crowded")).toHaveLength(MOST_CHECKS_BY_PING);
+    expect((await ping(`/ping/${key}/last-one?create=1`)).status).toBe(200);
+    expect((await ping(`/ping/${key}/job-0/fail?create=1`)).status).toBe(200);
+    await server.services.checks.create({ project: "crowded", name: "Chosen over the API" });
+    expect(await server.services.checks.list("crowded")).toHaveLength(MOST_CHECKS_BY_PING + 1);
+  }, 120_000);
 });
 
 describe("checks are made with their fields checked", () => {

@@ -2,7 +2,7 @@
 // reads its check locked (PostgreSQL's FOR UPDATE) in the transaction that writes its event, so two
 // pings of one check, on two instances, take turns; the silence round changes a check only if it is
 // still where the round saw it.
-import { and, asc, desc, eq, isNotNull, isNull, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNotNull, isNull, lte, type SQL, sql } from "drizzle-orm";
 import type { Check, CheckChanges, CheckKey, CheckMark, CheckRun } from "../../model/check.ts";
 import type { CheckRepository } from "../store.ts";
 import { hasNul, type Sql } from "./sql.ts";
@@ -124,6 +124,11 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
     async find(id) {
       const [found] = await db.select().from(checks).where(eq(checks.id, id)).limit(1);
       return found ? toCheck(found) : null;
+    },
+
+    async count(projectId) {
+      const [row] = await db.select({ n: count() }).from(checks).where(eq(checks.projectId, projectId));
+      return Number(row?.n ?? 0);
     },
 
     async findBy(key, options) {
