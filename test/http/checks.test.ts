@@ -122,6 +122,8 @@ describe("the Healthchecks ping API", () => {
       [`/ping/${pingKey}/Not_A_Slug`, 404, "not found"],
       [`/ping/${c.uuid}/256`, 400, "invalid exit status: it must be 0-255"],
       [`/${c.uuid}/1000`, 400, "invalid exit status: it must be 0-255"],
+      [`/ping/${c.uuid}/99999999999`, 400, "invalid exit status: it must be 0-255"],
+      [`/ping/${c.uuid}/${"9".repeat(400)}`, 400, "invalid exit status: it must be 0-255"],
       [`/ping/${c.uuid}?rid=not-a-uuid`, 400, "invalid rid: it must be a UUID"],
       [`/ping/${c.uuid}/start?rid=123`, 400, "invalid rid: it must be a UUID"],
     ];
@@ -146,12 +148,17 @@ describe("the Healthchecks ping API", () => {
     const c = await check();
     await ping(`/ping/${c.uuid}/fail`, { method: "POST", body: "disk full\nsecond line" });
     await ping(`/ping/${c.uuid}/log`, { method: "POST", body: "é".repeat(800) }); // 1,600 bytes
+    await ping(`/ping/${c.uuid}/log`, { method: "POST", body: `${"a".repeat(998)}€€` }); // the limit inside a €
+    // Bytes that are not UTF-8 (here 1,200 stray continuation bytes) are kept as U+FFFD, up to the limit.
+    await ping(`/ping/${c.uuid}/log`, { method: "POST", body: new Uint8Array(1200).fill(0x80) });
     const big = await ping(`/ping/${c.uuid}`, { method: "POST", body: "x".repeat(100 * 1024 + 1) });
     expect(big.status).toBe(413);
-    const [failed, logged, ...rest] = await pingsOf(c);
+    const [failed, logged, euro, binary, ...rest] = await pingsOf(c);
     expect(rest).toEqual([]);
     expect(failed!.description).toBe("disk full\nsecond line");
     expect(logged!.description).toBe("é".repeat(500)); // 1,000 bytes, cut at a character's edge
+    expect(euro!.description).toBe("a".repeat(998));
+    expect(binary!.description).toBe("\ufffd".repeat(1000));
     expect(await stateOf(c)).toBe("down");
   });
 
