@@ -337,4 +337,14 @@ describe("status badges", () => {
     expect(drawn).toContain("a&lt;b &amp; &quot;c&quot;");
     expect((await json(`/badge/${key}/${c.slug}.json`)).label).toBe(`a<b & "c"`);
   });
+
+  test("an SVG badge, served from the dashboard's own address, may run nothing and is never sniffed", async () => {
+    const c = await make("Sandboxed");
+    for (const file of [`${c.slug}.svg`, `${c.slug}.json`]) {
+      const res = await server.fetch(`/badge/${key}/${file}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors *");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+  });
 });
