@@ -103,10 +103,10 @@ export function checkRoutes({ checks, config }: Services): Route[] {
         example: { success: true, statusCode: 200, checks: [EXAMPLE] },
       },
       async handle({ query }) {
-        const list = await checks.list(query.project ?? config.defaultProject);
-        const answered = [];
-        for (const c of list) answered.push(await answer(c));
-        return ok({ checks: answered });
+        const project = await checks.project(query.project ?? config.defaultProject);
+        const list = await checks.list(project.name);
+        const urls = await checks.urlsIn(project.name, list);
+        return ok({ checks: list.map((c, i) => apiCheck(c, project.name, urls[i]!)) });
       },
     }),
     route({

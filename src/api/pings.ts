@@ -25,7 +25,7 @@ type Answer = { status: number; body: string; headers?: Record<string, string> }
 function actionOf(segment: string | undefined): { kind: PingKind; exitStatus: number | null } | Answer {
   if (segment === undefined || segment === "") return { kind: "success", exitStatus: null };
   if (segment === "start" || segment === "fail" || segment === "log") return { kind: segment, exitStatus: null };
-  if (!/^\d{1,10}$/.test(segment)) return { status: 404, body: "not found" };
+  if (!/^\d+$/.test(segment)) return { status: 404, body: "not found" };
   const status = Number(segment);
   if (status > 255) return { status: 400, body: "invalid exit status: it must be 0-255" };
   return { kind: status === 0 ? "success" : "fail", exitStatus: status };
@@ -45,10 +45,23 @@ export function pingPath(
 
 /** The first `limit` bytes of the body as text, cut at a character's edge; NUL characters (which no store keeps) left out. */
 function bodyText(bytes: Uint8Array, limit: number): string {
-  let end = Math.min(bytes.length, limit);
-  // Back to the start of a character that the cut would split.
-  if (end < bytes.length) while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return new TextDecoder().decode(bytes.subarray(0, end)).replaceAll("\u0000", "");
+  return new TextDecoder().decode(bytes.subarray(0, cutAt(bytes, limit))).replaceAll("\u0000", "");
+}
+
+/**
+ * Where to cut `bytes` to keep at most `limit`: before a character that the limit would split. Only
+ * the last three bytes are looked at (a character is four at most), so bytes that are not UTF-8
+ * (each kept as U+FFFD) are cut at the limit, not walked back over.
+ */
+function cutAt(bytes: Uint8Array, limit: number): number {
+  if (bytes.length <= limit) return bytes.length;
+  for (let at = limit - 1; at >= Math.max(0, limit - 3); at--) {
+    const b = bytes[at]!;
+    if ((b & 0xc0) === 0x80) continue; // inside a character: its first byte is further back
+    const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return at + length > limit ? at : limit;
+  }
+  return limit;
 }
 
 /** One set of handlers per server: the /ping URLs and those without /ping share their rate limits. */
@@ -155,10 +168,10 @@ const METHODS: Method[] = ["GET", "POST"];
 
 const pingQuery = z.object({
   rid: z.string().regex(UUID).optional().meta({ description: "Pairs a start with its finish when runs overlap." }),
-  create: z
-    .literal("1")
-    .optional()
-    .meta({ description: "On a slug URL: makes the check (a ping a day, an hour's grace) when there is none." }),
+  create: z.literal("1").optional().meta({
+    description:
+      "On a slug URL: makes the check (a ping a day, an hour's grace) when there is none, while the project has fewer than 1,000.",
+  }),
 });
 
 /** The path's parts, for the reference: what each may be. */

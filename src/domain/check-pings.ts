@@ -20,7 +20,7 @@ import {
   revisitAt,
   standingChange,
 } from "./check-notices.ts";
-import { CREATED_BY_PING, createCheck, deadlineOf } from "./checks.ts";
+import { CREATED_BY_PING, createCheck, deadlineOf, MOST_CHECKS_BY_PING } from "./checks.ts";
 import { ingestWrites } from "./ingest-writes.ts";
 import type { Decision } from "./quiet.ts";
 
@@ -197,7 +197,7 @@ export function pingService(
     const made = await tx.checks.findBy(key, { lock: true });
     if (made.length) return made;
     const project = await tx.projects.findById(projectId);
-    if (!project) return [];
+    if (!project || (await tx.checks.count(projectId)) >= MOST_CHECKS_BY_PING) return [];
     await createCheck(tx, project, { name: target.slug, slug: target.slug, ...CREATED_BY_PING }, now);
     return tx.checks.findBy(key, { lock: true });
   }

@@ -22,6 +22,11 @@ export const MIN_PERIOD = 5;
 const MAX_SECONDS = 366 * 86_400;
 /** What `?create=1` on a slug URL makes, as Healthchecks does: a ping a day, an hour late at most. */
 export const CREATED_BY_PING = { period: 86_400, grace: 3_600 } as const;
+/**
+ * The most checks a project may have for `?create=1` to make one more: anyone holding the ping key
+ * can make checks, and no more than this many (those made over the API or on the page have no limit).
+ */
+export const MOST_CHECKS_BY_PING = 1_000;
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const SLUG = /^[a-z0-9-]{1,100}$/;
@@ -181,6 +186,14 @@ const subject = (c: Check, project: string) => `check “${c.name}” (${c.slug}
 /** Where a check is pinged: by UUID, by the project's ping key and its slug, and Uptime Kuma's push URL. */
 export type CheckUrls = { ping: string; slug: string; push: string };
 
+function urlsWith(baseUrl: string, check: Check, pingKey: string): CheckUrls {
+  return {
+    ping: `${baseUrl}/ping/${check.uuid}`,
+    slug: `${baseUrl}/ping/${pingKey}/${check.slug}`,
+    push: `${baseUrl}/api/push/${check.pushToken}?status=up&msg=OK&ping=`,
+  };
+}
+
 /**
  * `clock`: the time checks are made and changed at (the system's unless given); `baseUrl`: where
  * its ping URLs point.
@@ -202,9 +215,11 @@ export function checkService(
   }
 
   const requireProjectNamed = (name: string): Promise<Project> => requireProject(store, name);
+  const urlsOf = (check: Check, pingKey: string) => urlsWith(baseUrl, check, pingKey);
 
   return {
     get: requireCheck,
+    project: requireProjectNamed,
     projectOf,
 
     async list(projectName: string): Promise<Check[]> {
@@ -283,12 +298,14 @@ export function checkService(
 
     /** The check's ping URLs (its project's ping key made if it has none yet). */
     async urls(check: Check): Promise<CheckUrls> {
-      const key = await this.pingKey((await projectOf(check)).name);
-      return {
-        ping: `${baseUrl}/ping/${check.uuid}`,
-        slug: `${baseUrl}/ping/${key}/${check.slug}`,
-        push: `${baseUrl}/api/push/${check.pushToken}?status=up&msg=OK&ping=`,
-      };
+      return urlsOf(check, await this.pingKey((await projectOf(check)).name));
+    },
+
+    /** The ping URLs of checks of one project, its ping key read once (not once a check). */
+    async urlsIn(projectName: string, list: Check[]): Promise<CheckUrls[]> {
+      if (!list.length) return [];
+      const key = await this.pingKey(projectName);
+      return list.map((c) => urlsOf(c, key));
     },
 
     /** A new ping key for the project: URLs with the old one answer 404 from now on. */

@@ -381,6 +381,8 @@ export interface CheckRepository {
   findBy(key: CheckKey, options?: { lock?: boolean }): Promise<Check[]>;
   /** A project's checks, in the order they were made. */
   list(projectId: number): Promise<Check[]>;
+  /** How many checks the project has. */
+  count(projectId: number): Promise<number>;
   /** Null when there is no such check. */
   update(id: number, changes: CheckChanges, now: number): Promise<Check | null>;
   /** False when there was no such check. */
@@ -611,6 +613,7 @@ export const ACCESS: { [R in keyof Repositories]: { [M in keyof Repositories[R]]
     create: "write",
     find: "read",
     findBy: "read",
+    count: "read",
     list: "read",
     update: "write",
     delete: "write",

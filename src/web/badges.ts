@@ -7,6 +7,15 @@ import type { Services } from "../services.ts";
 import { paths } from "./paths.ts";
 
 const CACHE = "public, max-age=60";
+/**
+ * An SVG opened on its own is a document of the dashboard's origin: it may run no script and load
+ * nothing, whatever a check's name says (names are escaped besides), and it is never read as
+ * another type. It may be shown in any page (a README, a wiki).
+ */
+const SANDBOX = {
+  "Content-Security-Policy": "default-src 'none'; frame-ancestors *",
+  "X-Content-Type-Options": "nosniff",
+};
 
 const FILE = /^(.+)\.(svg|json)$/;
 
@@ -20,10 +29,15 @@ async function answer({ checks }: Services, key: string, slug: string | null, fo
     });
   if (format === "json")
     return new Response(JSON.stringify(badgeJson(badge.label, badge.status)), {
-      headers: { "Content-Type": "application/json", "Cache-Control": CACHE, "Access-Control-Allow-Origin": "*" },
+      headers: {
+        "Content-Type": "application/json",
+        "Cache-Control": CACHE,
+        "Access-Control-Allow-Origin": "*",
+        ...SANDBOX,
+      },
     });
   return new Response(badgeSvg(badge.label, badge.status), {
-    headers: { "Content-Type": "image/svg+xml; charset=utf-8", "Cache-Control": CACHE },
+    headers: { "Content-Type": "image/svg+xml; charset=utf-8", "Cache-Control": CACHE, ...SANDBOX },
   });
 }
 

@@ -87,7 +87,7 @@ async function rowsOf(
 ): Promise<{ rowOf: (c: Check) => RowContext; badgeKey: string }> {
   const [runs, urls, badgeKey] = await Promise.all([
     checks.badges.runs(project, list),
-    Promise.all(list.map((c) => checks.urls(c))),
+    checks.urlsIn(project.name, list),
     checks.badges.badgeKey(project.name),
   ]);
   const urlOf = new Map(list.map((c, i) => [c.id, urls[i]!]));

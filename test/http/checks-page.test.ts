@@ -234,6 +234,25 @@ describe("the Checks page", () => {
     expect(row.startsWith(`<li class="card check-row" id="check-${c.id}"`)).toBe(true);
     expect(await page(member, "/p/ops/checks/list")).toContain(`id="check-${c.id}"`);
   });
+
+  test("a project with more checks than one statement reads (made by ?create=1) still shows them all, with their runs", async () => {
+    // Anyone with the ping key can make checks by slug: 501 of them once made the page a 500 on SQLite.
+    await server.services.projects.create("many");
+    const key = await server.services.checks.pingKey("many");
+    const slugs = Array.from({ length: 501 }, (_, i) => `job-${i}`);
+    for (let i = 0; i < slugs.length; i += 50)
+      await Promise.all(slugs.slice(i, i + 50).map((s) => ping(`/ping/${key}/${s}?create=1`)));
+    await ping(`/ping/${key}/job-500/fail`);
+    const html = await page(member, "/p/many/checks");
+    expect((html.match(/class="card check-row"/g) ?? []).length).toBe(501);
+    const [first, last] = await Promise.all(
+      ["job-0", "job-500"].map(async (s) => (await server.services.checks.list("many")).find((c) => c.slug === s)!),
+    );
+    expect(rowOf(html, first!)).toContain('data-runs="1"');
+    expect(rowOf(html, last!)).toContain('data-runs="2"');
+    expect(rowOf(html, last!)).toContain('class="run-fail"');
+    expect(await page(member, "/p/many/checks/list")).toContain(`id="check-${last!.id}"`);
+  }, 60_000);
 });
 
 describe("status badges", () => {
@@ -317,5 +336,15 @@ describe("status badges", () => {
     expect(drawn).not.toContain("a<b");
     expect(drawn).toContain("a&lt;b &amp; &quot;c&quot;");
     expect((await json(`/badge/${key}/${c.slug}.json`)).label).toBe(`a<b & "c"`);
+  });
+
+  test("an SVG badge, served from the dashboard's own address, may run nothing and is never sniffed", async () => {
+    const c = await make("Sandboxed");
+    for (const file of [`${c.slug}.svg`, `${c.slug}.json`]) {
+      const res = await server.fetch(`/badge/${key}/${file}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors *");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    }
   });
 });

@@ -4,6 +4,7 @@
 // moves, and each change to down and back to up noticed exactly once in the alerts channel.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Check } from "../../src/model/check.ts";
+import { MOST_CHECKS_BY_PING } from "../../src/domain/checks.ts";
 import { TestClock } from "../clock.ts";
 import { call, startTestApp, type TestApp } from "../helpers.ts";
 
@@ -121,6 +122,8 @@ describe("the Healthchecks ping API", () => {
       [`/ping/${pingKey}/Not_A_Slug`, 404, "not found"],
       [`/ping/${c.uuid}/256`, 400, "invalid exit status: it must be 0-255"],
       [`/${c.uuid}/1000`, 400, "invalid exit status: it must be 0-255"],
+      [`/ping/${c.uuid}/99999999999`, 400, "invalid exit status: it must be 0-255"],
+      [`/ping/${c.uuid}/${"9".repeat(400)}`, 400, "invalid exit status: it must be 0-255"],
       [`/ping/${c.uuid}?rid=not-a-uuid`, 400, "invalid rid: it must be a UUID"],
       [`/ping/${c.uuid}/start?rid=123`, 400, "invalid rid: it must be a UUID"],
     ];
@@ -145,12 +148,17 @@ describe("the Healthchecks ping API", () => {
     const c = await check();
     await ping(`/ping/${c.uuid}/fail`, { method: "POST", body: "disk full\nsecond line" });
     await ping(`/ping/${c.uuid}/log`, { method: "POST", body: "é".repeat(800) }); // 1,600 bytes
+    await ping(`/ping/${c.uuid}/log`, { method: "POST", body: `${"a".repeat(998)}€€` }); // the limit inside a €
+    // Bytes that are not UTF-8 (here 1,200 stray continuation bytes) are kept as U+FFFD, up to the limit.
+    await ping(`/ping/${c.uuid}/log`, { method: "POST", body: new Uint8Array(1200).fill(0x80) });
     const big = await ping(`/ping/${c.uuid}`, { method: "POST", body: "x".repeat(100 * 1024 + 1) });
     expect(big.status).toBe(413);
-    const [failed, logged, ...rest] = await pingsOf(c);
+    const [failed, logged, euro, binary, ...rest] = await pingsOf(c);
     expect(rest).toEqual([]);
     expect(failed!.description).toBe("disk full\nsecond line");
     expect(logged!.description).toBe("é".repeat(500)); // 1,000 bytes, cut at a character's edge
+    expect(euro!.description).toBe("a".repeat(998));
+    expect(binary!.description).toBe("\ufffd".repeat(1000));
     expect(await stateOf(c)).toBe("down");
   });
 
@@ -391,6 +399,27 @@ describe("the ping key and changes", () => {
     });
     expect(cron.schedule.kind).toBe("cron");
   });
+
+  test(`?create=1 makes no more checks once the project has ${MOST_CHECKS_BY_PING}; existing ones and the API still work`, async () => {
+    // Whoever holds the ping key could otherwise make checks without end, each a row of the page.
+    await server.services.projects.create("crowded");
+    const key = await server.services.checks.pingKey("crowded");
+    for (let i = 0; i < MOST_CHECKS_BY_PING - 1; i += 50)
+      await Promise.all(
+        Array.from({ length: Math.min(50, MOST_CHECKS_BY_PING - 1 - i) }, (_, j) =>
+          server.services.checks.create({ project: "crowded", name: `Job ${i + j}` }),
+        ),
+      );
+    expect((await ping(`/ping/${key}/last-one?create=1`)).status).toBe(200);
+    const refused = await ping(`/ping/${key}/one-too-many?create=1`);
+    expect([refused.status, await refused.text()]).toEqual([404, "not found"]);
+    expect((await ping(`/${key}/one-too-many/start?create=1`)).status).toBe(404);
+    expect(await server.services.checks.list("crowded")).toHaveLength(MOST_CHECKS_BY_PING);
+    expect((await ping(`/ping/${key}/last-one?create=1`)).status).toBe(200);
+    expect((await ping(`/ping/${key}/job-0/fail?create=1`)).status).toBe(200);
+    await server.services.checks.create({ project: "crowded", name: "Chosen over the API" });
+    expect(await server.services.checks.list("crowded")).toHaveLength(MOST_CHECKS_BY_PING + 1);
+  }, 120_000);
 });
 
 describe("checks are made with their fields checked", () => {

@@ -2,7 +2,7 @@
 // reads its check locked (PostgreSQL's FOR UPDATE) in the transaction that writes its event, so two
 // pings of one check, on two instances, take turns; the silence round changes a check only if it is
 // still where the round saw it.
-import { and, asc, desc, eq, isNotNull, isNull, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNotNull, isNull, lte, type SQL, sql } from "drizzle-orm";
 import type { Check, CheckChanges, CheckKey, CheckMark, CheckRun } from "../../model/check.ts";
 import type { CheckRepository } from "../store.ts";
 import { hasNul, type Sql } from "./sql.ts";
@@ -80,6 +80,8 @@ function toRow(c: CheckChanges): RowChanges {
 
 /** Ping events read per check for its runs: its latest finishes among its starts and logs. */
 const PINGS_PER_RUN = 4;
+/** Checks whose runs one statement reads: under SQLite's most parts of a compound SELECT (500). */
+const RUNS_READ_AT_ONCE = 200;
 
 /** A run from its ping event's tags (kind, exit-status, duration); null for a start, a log, or another event tagged `check`. */
 function runOf(ts: number, tags: Record<string, unknown>): CheckRun | null {
@@ -122,6 +124,11 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
     async find(id) {
       const [found] = await db.select().from(checks).where(eq(checks.id, id)).limit(1);
       return found ? toCheck(found) : null;
+    },
+
+    async count(projectId) {
+      const [row] = await db.select({ n: count() }).from(checks).where(eq(checks.projectId, projectId));
+      return Number(row?.n ?? 0);
     },
 
     async findBy(key, options) {
@@ -213,29 +220,31 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
     async runs(projectId, slugs, limit) {
       const out: Record<string, CheckRun[]> = Object.fromEntries(slugs.map((s) => [s, []]));
       const wanted = slugs.filter((s) => !hasNul(s));
-      if (!wanted.length) return out;
       // Each check's newest pings, a range of the tag index (project, key, value, ts) read backwards;
-      // all of them in one statement, whose events are then read by id.
-      const parts = wanted.map(
-        (slug, i) =>
-          sql`SELECT r${sql.raw(String(i))}.event_id FROM (${db
-            .select({ event_id: eventTags.eventId })
-            .from(eventTags)
-            .where(and(eq(eventTags.projectId, projectId), eq(eventTags.key, "check"), eq(eventTags.value, slug)))
-            .orderBy(desc(eventTags.ts), desc(eventTags.eventId))
-            .limit(limit * PINGS_PER_RUN)}) AS r${sql.raw(String(i))}`,
-      );
-      const rows = await db
-        .select({ ts: events.ts, id: events.id, tags: events.tags })
-        .from(events)
-        .where(sql`${events.id} IN (${sql.join(parts, sql` UNION ALL `)})`)
-        .orderBy(asc(events.ts), asc(events.id));
-      for (const row of rows) {
-        const tags = row.tags ? (JSON.parse(row.tags) as Record<string, unknown>) : {};
-        const slug = tags.check;
-        if (typeof slug !== "string" || !out[slug]) continue;
-        const run = runOf(row.ts, tags);
-        if (run) out[slug]!.push(run);
+      // a statement for each RUNS_READ_AT_ONCE checks (SQLite takes at most 500 parts in a UNION),
+      // whose events are then read by id.
+      for (let from = 0; from < wanted.length; from += RUNS_READ_AT_ONCE) {
+        const parts = wanted.slice(from, from + RUNS_READ_AT_ONCE).map(
+          (slug, i) =>
+            sql`SELECT r${sql.raw(String(i))}.event_id FROM (${db
+              .select({ event_id: eventTags.eventId })
+              .from(eventTags)
+              .where(and(eq(eventTags.projectId, projectId), eq(eventTags.key, "check"), eq(eventTags.value, slug)))
+              .orderBy(desc(eventTags.ts), desc(eventTags.eventId))
+              .limit(limit * PINGS_PER_RUN)}) AS r${sql.raw(String(i))}`,
+        );
+        const rows = await db
+          .select({ ts: events.ts, id: events.id, tags: events.tags })
+          .from(events)
+          .where(sql`${events.id} IN (${sql.join(parts, sql` UNION ALL `)})`)
+          .orderBy(asc(events.ts), asc(events.id));
+        for (const row of rows) {
+          const tags = row.tags ? (JSON.parse(row.tags) as Record<string, unknown>) : {};
+          const slug = tags.check;
+          if (typeof slug !== "string" || !out[slug]) continue;
+          const run = runOf(row.ts, tags);
+          if (run) out[slug]!.push(run);
+        }
       }
       for (const slug of wanted) out[slug] = out[slug]!.slice(-limit);
       return out;
