@@ -156,6 +156,17 @@ function specOf(f: Fields, base: CheckSpec | null): CheckSpec {
   };
 }
 
+/** A new check's problems, every one at once, short of a name another check has (that needs a write). */
+export function newCheckProblems(input: unknown): FieldIssue[] {
+  try {
+    specOf(validate(checkInput, input), null);
+    return [];
+  } catch (error) {
+    if (error instanceof ValidationError) return error.issues;
+    throw error;
+  }
+}
+
 /** Makes a check in a write (the names locked first): what a ping's `?create=1` calls too. */
 export async function createCheck(
   tx: Repositories,
@@ -210,6 +221,9 @@ export function checkService(
     async list(projectName: string): Promise<Check[]> {
       return store.checks.list((await requireProjectNamed(projectName)).id);
     },
+
+    /** What is wrong with a new check's fields, without making it (a form names every problem at once). */
+    problems: newCheckProblems,
 
     async create(input: CheckInput, actor: Actor = COMMAND_LINE, now = clock.now()): Promise<Check> {
       const f = validate(checkInput, input);

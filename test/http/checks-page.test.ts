@@ -192,6 +192,37 @@ describe("the Checks page", () => {
     expect((await member.request(`/p/ops/checks/${made!.id}`)).status).toBe(404);
   });
 
+  test("a form with several mistakes names each of them at once, not one per try", async () => {
+    const token = await csrf(member);
+    const res = await member.request("/p/ops/checks", {
+      method: "POST",
+      form: {
+        _csrf: token,
+        name: "",
+        slug: "Not A Slug",
+        schedule: "period",
+        period: "2",
+        grace: "soon",
+        notify_after: "0",
+      },
+    });
+    expect(res.status).toBe(422);
+    const text = await res.text();
+    for (const field of ["name", "slug", "period", "grace", "notify_after"])
+      expect(text).toContain(`id="check-${field}-error"`);
+    expect(text).toContain("use seconds, or a duration");
+    expect(text).toContain("must be at least 5");
+    // The schedule's own problems too, beside a bad grace.
+    const cron = await member.request("/p/ops/checks", {
+      method: "POST",
+      form: { _csrf: token, name: "Quarterly", schedule: "cron", cron: "61 * * * *", tz: "Mars/Base", grace: "soon" },
+    });
+    expect(cron.status).toBe(422);
+    const cronText = await cron.text();
+    for (const field of ["tz", "grace"]) expect(cronText).toContain(`id="check-${field}-error"`);
+    expect((await server.services.checks.list("ops")).some((c) => c.name === "Quarterly")).toBe(false);
+  });
+
   test("new ping and badge keys retire the old ones", async () => {
     const c = await check();
     const token = await csrf(member);
