@@ -81,6 +81,29 @@ describe("the Checks page", () => {
     expect(await page(member, "/p/ops")).toContain('href="/p/ops/checks" data-testid="project-checks"');
   });
 
+  test("the crontab lines run the job as often as its check expects it", async () => {
+    const lines = async (c: Check) =>
+      [...rowOf(await page(member), c).matchAll(/data-testid="snippet-[a-z]+"[^>]*>([^<]*)</g)].map((m) => m[1]!);
+    const when = async (more: Record<string, unknown>) => {
+      const all = await lines(await check(more));
+      expect(all).toHaveLength(3);
+      const at = all.map((l) => l.slice(0, l.search(/ (?:\/path|curl)/)));
+      expect(new Set(at).size).toBe(1);
+      return at[0];
+    };
+    expect(await when({ period: 60 })).toBe("* * * * *");
+    expect(await when({ period: 300 })).toBe("*/5 * * * *");
+    expect(await when({ period: 3600 })).toBe("0 * * * *");
+    expect(await when({ period: 6 * 3600 })).toBe("0 */6 * * *");
+    expect(await when({ period: 86400 })).toBe("0 3 * * *");
+    expect(await when({ period: 7 * 86400 })).toBe("0 3 * * 1");
+    // No cron interval is exactly 90 minutes: the longest that is not longer (more pings never make it late).
+    expect(await when({ period: 90 * 60 })).toBe("0 * * * *");
+    // Under a minute, cron can do no better than every minute.
+    expect(await when({ period: 5 })).toBe("* * * * *");
+    expect(await when({ period: undefined, cron: "30 2 * * 1-5", tz: "UTC" })).toBe("30 2 * * 1-5");
+  });
+
   test("a check past due but within its grace is late", async () => {
     const c = await check();
     await ping(`/ping/${c.uuid}`);

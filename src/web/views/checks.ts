@@ -31,16 +31,33 @@ export type RowContext = {
 
 export const CURL = "curl -fsS -m 10 --retry 5 -o /dev/null";
 
+/** Cron's intervals, longest first: what a crontab line can run a job every so often at. */
+const CRON_EVERY: [seconds: number, expr: string][] = [
+  [7 * 86_400, "0 3 * * 1"],
+  [86_400, "0 3 * * *"],
+  ...[12, 8, 6, 4, 3, 2].map((h): [number, string] => [h * 3600, `0 */${h} * * *`]),
+  [3600, "0 * * * *"],
+  ...[30, 20, 15, 10, 5, 2].map((m): [number, string] => [m * 60, `*/${m} * * * *`]),
+  [60, "* * * * *"],
+];
+
+/** When a crontab line should run the job: the check's cron expression, or as often as its period asks (never less often). */
+export function crontabTimes(c: Check): string {
+  if (c.schedule.kind === "cron") return c.schedule.expr;
+  const seconds = c.schedule.seconds;
+  return (CRON_EVERY.find(([every]) => every <= seconds) ?? CRON_EVERY[CRON_EVERY.length - 1]!)[1];
+}
+
 /** The crontab lines for a URL: after the job, a start/finish pair, the job's exit status. */
-export function snippets(url: string): { id: string; title: string; text: string }[] {
+export function snippets(url: string, when = "0 3 * * *"): { id: string; title: string; text: string }[] {
   return [
-    { id: "cron", title: "Crontab: after the job succeeds", text: `0 3 * * * /path/to/job.sh && ${CURL} ${url}` },
+    { id: "cron", title: "Crontab: after the job succeeds", text: `${when} /path/to/job.sh && ${CURL} ${url}` },
     {
       id: "pair",
       title: "Start and finish (the run's duration)",
-      text: `0 3 * * * ${CURL} ${url}/start && /path/to/job.sh && ${CURL} ${url}`,
+      text: `${when} ${CURL} ${url}/start && /path/to/job.sh && ${CURL} ${url}`,
     },
-    { id: "exit", title: "The job's exit status (0 is success)", text: `0 3 * * * /path/to/job.sh; ${CURL} ${url}/$?` },
+    { id: "exit", title: "The job's exit status (0 is success)", text: `${when} /path/to/job.sh; ${CURL} ${url}/$?` },
   ];
 }
 
@@ -96,7 +113,7 @@ export function checkRow(c: Check, x: RowContext): Html {
   ${runBar(c, x.runs)}
   ${copyRow(`ping-url-${c.id}`, `Ping URL of ${c.name}`, x.urls.ping)}
   <details class="check-more"><summary>Snippets, slug URL, push URL and badge<span class="visually-hidden"> of ${c.name}</span></summary>
-    ${snippets(x.urls.ping).map((s) => html`<div class="snippet-box" x-data="copyButton"><div class="snippet-head"><h3 id="snippet-${s.id}-${c.id}">${s.title}</h3><button type="button" class="secondary small" x-on:click="copy" x-text="label" aria-describedby="snippet-${s.id}-${c.id}">Copy</button></div><pre class="snippet" x-ref="source" data-testid="snippet-${s.id}" tabindex="0" aria-labelledby="snippet-${s.id}-${c.id}">${s.text}</pre></div>`)}
+    ${snippets(x.urls.ping, crontabTimes(c)).map((s) => html`<div class="snippet-box" x-data="copyButton"><div class="snippet-head"><h3 id="snippet-${s.id}-${c.id}">${s.title}</h3><button type="button" class="secondary small" x-on:click="copy" x-text="label" aria-describedby="snippet-${s.id}-${c.id}">Copy</button></div><pre class="snippet" x-ref="source" data-testid="snippet-${s.id}" tabindex="0" aria-labelledby="snippet-${s.id}-${c.id}">${s.text}</pre></div>`)}
     ${copyRow(`slug-url-${c.id}`, `Slug URL of ${c.name}`, x.urls.slug)}
     ${copyRow(`push-url-${c.id}`, `Uptime Kuma push URL of ${c.name}`, x.urls.push)}
     ${copyRow(`badge-svg-${c.id}`, `Badge (SVG) of ${c.name}`, badge.svg)}
