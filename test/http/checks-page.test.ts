@@ -61,7 +61,8 @@ describe("the Checks page", () => {
     const state = (c: Check) => /data-testid="check-state">([^<]+)</.exec(rowOf(html, c))![1];
     expect([fresh, up, down, started, paused].map(state)).toEqual(["New", "Up", "Down", "Started", "Paused"]);
     expect(rowOf(html, fresh)).toContain("last ping never");
-    expect(rowOf(html, started)).toContain("to finish by <time");
+    expect(rowOf(html, started)).toContain("must finish <time");
+    expect(rowOf(html, started)).not.toContain("by <time");
     expect(rowOf(html, up)).toMatch(/data-testid="next-due">next due <time/);
     expect(rowOf(html, up)).toContain('data-runs="2"');
     expect(rowOf(html, up)).toContain("Last 2 runs of Job");

@@ -96,7 +96,7 @@ function copyRow(id: string, label: string, value: string): Html {
 function due(c: Check, now: number): Html {
   const at = dueAt(c);
   if (at === null) return html`next due —`;
-  if (c.state === "started") return html`to finish by ${time(at, now)}`;
+  if (c.state === "started") return html`must finish ${time(at, now)}`;
   return html`next due ${time(at - c.grace * 1000, now)}`;
 }
 
