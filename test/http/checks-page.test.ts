@@ -234,8 +234,10 @@ describe("the Checks page", () => {
     const text = await res.text();
     for (const field of ["name", "slug", "period", "grace", "notify_after"])
       expect(text).toContain(`id="check-${field}-error"`);
-    expect(text).toContain("use seconds, or a duration");
-    expect(text).toContain("must be at least 5");
+    // The summary names each field as the form labels it.
+    expect(text).toContain('<a href="#check-grace">Grace: use seconds, or a duration');
+    expect(text).toContain('<a href="#check-period">Every: must be at least 5</a>');
+    expect(text).toContain('<a href="#check-notify_after">Notify after: ');
     // The schedule's own problems too, beside a bad grace.
     const cron = await member.request("/p/ops/checks", {
       method: "POST",

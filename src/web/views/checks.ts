@@ -138,6 +138,18 @@ export function checkRows(checks: Check[], rowOf: (c: Check) => RowContext): Htm
 
 export type CheckFormFields = Record<string, string>;
 
+/** The form's labels, which its error summary names each problem by. */
+const LABELS: Record<string, string> = {
+  name: "Name",
+  slug: "Slug",
+  period: "Every",
+  cron: "Schedule",
+  tz: "Time zone",
+  grace: "Grace",
+  channel: "Channel",
+  notify_after: "Notify after",
+};
+
 function checkForm(
   project: Project,
   f: CheckFormFields,
@@ -150,7 +162,7 @@ function checkForm(
   const problems = Object.entries(e);
   return html`<details class="card" id="new-check"${problems.length ? " open" : ""}><summary data-testid="new-check">New check</summary>
 <form class="stack alert-form" method="post" action="${href(paths.checks, { project: project.name })}" x-data="showFor" x-on:change="changed" novalidate>
-  ${problems.length ? html`<div class="alert error-summary" role="alert"><p>The check cannot be saved yet:</p><ul>${problems.map(([name, message]) => html`<li><a href="#check-${name}">${message}</a></li>`)}</ul></div>` : ""}
+  ${problems.length ? html`<div class="alert error-summary" role="alert"><p>The check cannot be saved yet:</p><ul>${problems.map(([name, message]) => html`<li><a href="#check-${name}">${LABELS[name] ? `${LABELS[name]}: ` : ""}${message}</a></li>`)}</ul></div>` : ""}
   <input type="hidden" name="_csrf" value="${csrf}">
   ${fieldRow("check-name", "Name", (a) => html`<input id="check-name"${a} name="name" value="${f.name ?? ""}" maxlength="100" required>`, e.name)}
   ${fieldRow("check-slug", "Slug", (a) => html`<input id="check-slug"${a} name="slug" value="${f.slug ?? ""}" placeholder="made from the name" maxlength="100" autocomplete="off" spellcheck="false" autocapitalize="off">`, e.slug, "Lowercase letters, digits and dashes; names the check in slug URLs.")}
