@@ -132,6 +132,9 @@ function specOf(f: Fields, base: CheckSpec | null): CheckSpec {
   const issues: FieldIssue[] = [];
   // A new time zone alone keeps the schedule's expression.
   const cron = f.cron ?? (f.tz !== undefined && base?.schedule.kind === "cron" ? base.schedule.expr : undefined);
+  // A time zone says when a cron schedule's times are: with a period it would be dropped unsaid.
+  if (f.tz !== undefined && cron === undefined)
+    issues.push({ path: "tz", type: "custom", message: "tz: goes with a cron schedule (cron); a period needs none" });
   const schedule =
     f.period === undefined && cron === undefined && base ? base.schedule : scheduleOf({ ...f, cron }, issues);
   const name = f.name ?? base!.name;
