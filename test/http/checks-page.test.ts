@@ -105,6 +105,16 @@ describe("the Checks page", () => {
     expect(await when({ period: undefined, cron: "30 2 * * 1-5", tz: "UTC" })).toBe("30 2 * * 1-5");
   });
 
+  test("with no checks yet, the page says what a check is and how a moved job keeps its URL", async () => {
+    await server.services.projects.create("empty");
+    const html = await page(member, "/p/empty/checks");
+    expect(html).toContain("No checks yet.");
+    // The form makes new UUIDs: a job moved from Healthchecks or Uptime Kuma keeps its own another way.
+    expect(html).toContain("Moving from Healthchecks or Uptime Kuma");
+    expect(html).toContain("signalboard check create --uuid");
+    expect(html).toContain("--push-token");
+  });
+
   test("a check past due but within its grace is late", async () => {
     const c = await check();
     await ping(`/ping/${c.uuid}`);

@@ -132,7 +132,7 @@ export function checkRow(c: Check, x: RowContext): Html {
 
 export function checkRows(checks: Check[], rowOf: (c: Check) => RowContext): Html {
   if (!checks.length)
-    return html`<div class="card" id="check-list" data-testid="check-list"><p>No checks yet. A check is a cron job or a service that reports by calling its URL; silence past its period and grace, or a failure, makes it down and notifies.</p></div>`;
+    return html`<div class="card" id="check-list" data-testid="check-list"><p>No checks yet. A check is a cron job or a service that reports by calling its URL; silence past its period and grace, or a failure, makes it down and notifies.</p><p class="small muted">Moving from Healthchecks or Uptime Kuma? A check added here gets new URLs; to keep a job's own, make its check with <code>signalboard check create --uuid …</code> (or <code>--push-token …</code>) or over the API (<code>POST /v1/checks</code>), then change only the host in its URL.</p></div>`;
   return html`<ul class="alert-list plain" id="check-list" data-testid="check-list">${checks.map((c) => checkRow(c, rowOf(c)))}</ul>`;
 }
 
