@@ -106,7 +106,10 @@ export function checkRow(c: Check, x: RowContext): Html {
   const at = { project: x.project.name, id: c.id };
   const words = STATES[status];
   const badge = badgeUrls(x.baseUrl, x.badgeKey, c.slug);
-  return html`<li class="card check-row" id="check-${c.id}" data-testid="check-row" data-slug="${c.slug}" data-state="${status}" data-row-url="${href(paths.checkRow, at)}">
+  // An up check turns late at its due time with nothing sent: the page loads its row again then.
+  const deadline = dueAt(c);
+  const lateAt = status === "up" && deadline !== null ? html` data-late-at="${deadline - c.grace * 1000}"` : "";
+  return html`<li class="card check-row" id="check-${c.id}" data-testid="check-row" data-slug="${c.slug}" data-state="${status}" data-row-url="${href(paths.checkRow, at)}"${lateAt}>
   <div class="alert-head"><a class="alert-name" href="${href(paths.check, at)}">${c.name}</a><span class="badge state-${status}" data-testid="check-state">${words}</span></div>
   <p class="muted small">${c.slug} · ${schedule(c)}, grace ${formatDuration(c.grace * 1000)} · #${c.channel}</p>
   <p class="small alert-times"><span>${words} since ${time(c.since, x.now)}</span> <span data-testid="last-ping">last ping ${c.lastPing === null ? "never" : time(c.lastPing, x.now)}</span> <span data-testid="next-due">${due(c, x.now)}</span>${c.lastDurationMs === null ? "" : html` <span>last run took ${formatDuration(c.lastDurationMs)}</span>`}</p>
