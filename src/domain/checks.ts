@@ -137,6 +137,9 @@ function specOf(f: Fields, base: CheckSpec | null): CheckSpec {
   const issues: FieldIssue[] = [];
   // A new time zone alone keeps the schedule's expression.
   const cron = f.cron ?? (f.tz !== undefined && base?.schedule.kind === "cron" ? base.schedule.expr : undefined);
+  // A time zone says when a cron schedule's times are: with a period it would be dropped unsaid.
+  if (f.tz !== undefined && cron === undefined)
+    issues.push({ path: "tz", type: "custom", message: "tz: goes with a cron schedule (cron); a period needs none" });
   const schedule =
     f.period === undefined && cron === undefined && base ? base.schedule : scheduleOf({ ...f, cron }, issues);
   const name = f.name ?? base!.name;
@@ -159,6 +162,17 @@ function specOf(f: Fields, base: CheckSpec | null): CheckSpec {
     paused: f.paused ?? base?.paused ?? false,
     notifyAfter: f.notify_after ?? base?.notifyAfter ?? 1,
   };
+}
+
+/** A new check's problems, every one at once, short of a name another check has (that needs a write). */
+export function newCheckProblems(input: unknown): FieldIssue[] {
+  try {
+    specOf(validate(checkInput, input), null);
+    return [];
+  } catch (error) {
+    if (error instanceof ValidationError) return error.issues;
+    throw error;
+  }
 }
 
 /** Makes a check in a write (the names locked first): what a ping's `?create=1` calls too. */
@@ -225,6 +239,9 @@ export function checkService(
     async list(projectName: string): Promise<Check[]> {
       return store.checks.list((await requireProjectNamed(projectName)).id);
     },
+
+    /** What is wrong with a new check's fields, without making it (a form names every problem at once). */
+    problems: newCheckProblems,
 
     async create(input: CheckInput, actor: Actor = COMMAND_LINE, now = clock.now()): Promise<Check> {
       const f = validate(checkInput, input);

@@ -3,7 +3,7 @@
 // deleting checks and making new ping and badge keys (members and above; viewers see without controls).
 import { z } from "zod";
 import { hasRole } from "../domain/access.ts";
-import { NotFound, ValidationError } from "../errors.ts";
+import { type FieldIssue, NotFound, ValidationError } from "../errors.ts";
 import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Actor } from "../model/audit.ts";
@@ -52,11 +52,12 @@ function inputOf(f: CheckFormFields): { input: Record<string, unknown>; errors: 
   return { input: JSON.parse(JSON.stringify(input)) as Record<string, unknown>, errors };
 }
 
-/** A check's problems by the form's fields. */
-function formErrors(error: ValidationError): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const i of error.issues) out[i.path.split(".")[0] || "name"] ??= i.message.replace(/^[^:]*: /, "");
-  return out;
+/** A check's problems by the form's fields, in the form's order. */
+function formErrors(issues: FieldIssue[], first: Record<string, string> = {}): Record<string, string> {
+  const found: Record<string, string> = { ...first };
+  for (const i of issues) found[i.path.split(".")[0] || "name"] ??= i.message.replace(/^[^:]*: /, "");
+  const rank = (field: string) => (FIELDS.includes(field) ? FIELDS.indexOf(field) : FIELDS.length);
+  return Object.fromEntries(Object.entries(found).sort(([a], [b]) => rank(a) - rank(b)));
 }
 
 export function checkRoutes(services: Services, kit: Kit): Route[] {
@@ -206,7 +207,11 @@ const createCheck = (services: Services, kit: Kit) =>
     form: checkForm,
     async handle({ request, project, session, body: fields, actor }) {
       const { input, errors } = inputOf(fields);
-      if (Object.keys(errors).length) return page(services, kit, session, project, { fields, errors }, 422);
+      // What the form could not read, and beside it every other problem the rest has: all named at once.
+      if (Object.keys(errors).length) {
+        const all = formErrors(services.checks.problems({ project: project.name, ...input }), errors);
+        return page(services, kit, session, project, { fields, errors: all }, 422);
+      }
       try {
         await services.checks.create(
           { project: project.name, ...input } as Parameters<Services["checks"]["create"]>[0],
@@ -214,7 +219,7 @@ const createCheck = (services: Services, kit: Kit) =>
         );
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
-        return page(services, kit, session, project, { fields, errors: formErrors(error) }, 422);
+        return page(services, kit, session, project, { fields, errors: formErrors(error.issues) }, 422);
       }
       return kit.redirect(request, href(paths.checks, { project: project.name }));
     },

@@ -72,4 +72,19 @@ describeBrowser("the Checks page", () => {
       await page.waitForFunction(() => document.querySelectorAll("[data-testid=check-row]").length === 1);
     });
   });
+  test("a check past its due time turns late on the open page, with no ping and no reload", async () => {
+    const server = await pool.withOwner();
+    const c = await server.services.checks.create({ project: "default", name: "Quick job", period: 5, grace: 3600 });
+    await withPage(browser, "checks-page-late", async (page) => {
+      await signIn(page, server);
+      expect((await fetch(`${server.url}/ping/${c.uuid}`)).status).toBe(200);
+      await page.goto(`${server.url}/p/default/checks`);
+      await page.locator("[data-testid=check-row][data-state=up]").waitFor();
+      await page.evaluate(() => Object.assign(window, { sameLoad: true }));
+      // Five seconds after its ping it is due; nothing is sent to the page then, and it says so itself.
+      await page.locator("[data-testid=check-row][data-state=late]").waitFor();
+      expect(await page.locator("[data-testid=check-state]").textContent()).toBe("Late");
+      expect(await page.evaluate(() => "sameLoad" in window)).toBe(true);
+    });
+  });
 });

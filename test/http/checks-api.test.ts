@@ -140,6 +140,9 @@ describe("checks over the API", () => {
       [{ name: "x", cron: "every day" }, "cron"],
       [{ name: "x", cron: "0 3 * * *", tz: "Mars/Olympus" }, "tz"],
       [{ name: "x", period: 60, cron: "0 3 * * *" }, "cron"],
+      // A time zone says when a cron schedule's times are; beside a period (or alone) it would be dropped unsaid.
+      [{ name: "x", period: 60, tz: "Europe/Berlin" }, "tz"],
+      [{ name: "x", tz: "Europe/Berlin" }, "tz"],
       [{ name: "x", channel: "Not A Name" }, "channel"],
       [{ name: "x", uuid: "not-a-uuid" }, "uuid"],
       [{ name: "x", push_token: "short" }, "push_token"],
@@ -155,6 +158,7 @@ describe("checks over the API", () => {
     const c = (await make({ name: "Untouched", period: 300 })).json.check;
     for (const [body, field] of [
       [{ period: 0 }, "period"],
+      [{ tz: "Europe/Berlin" }, "tz"],
       [{ name: "" }, "name"],
       [{ notify_after: "3" }, "notify_after"],
     ] as const)

@@ -61,7 +61,8 @@ describe("the Checks page", () => {
     const state = (c: Check) => /data-testid="check-state">([^<]+)</.exec(rowOf(html, c))![1];
     expect([fresh, up, down, started, paused].map(state)).toEqual(["New", "Up", "Down", "Started", "Paused"]);
     expect(rowOf(html, fresh)).toContain("last ping never");
-    expect(rowOf(html, started)).toContain("to finish by <time");
+    expect(rowOf(html, started)).toContain("must finish <time");
+    expect(rowOf(html, started)).not.toContain("by <time");
     expect(rowOf(html, up)).toMatch(/data-testid="next-due">next due <time/);
     expect(rowOf(html, up)).toContain('data-runs="2"');
     expect(rowOf(html, up)).toContain("Last 2 runs of Job");
@@ -79,6 +80,39 @@ describe("the Checks page", () => {
     expect(html).toContain('data-testid="save-check"');
     // The project's page links to it, where Alerts is.
     expect(await page(member, "/p/ops")).toContain('href="/p/ops/checks" data-testid="project-checks"');
+  });
+
+  test("the crontab lines run the job as often as its check expects it", async () => {
+    const lines = async (c: Check) =>
+      [...rowOf(await page(member), c).matchAll(/data-testid="snippet-[a-z]+"[^>]*>([^<]*)</g)].map((m) => m[1]!);
+    const when = async (more: Record<string, unknown>) => {
+      const all = await lines(await check(more));
+      expect(all).toHaveLength(3);
+      const at = all.map((l) => l.slice(0, l.search(/ (?:\/path|curl)/)));
+      expect(new Set(at).size).toBe(1);
+      return at[0];
+    };
+    expect(await when({ period: 60 })).toBe("* * * * *");
+    expect(await when({ period: 300 })).toBe("*/5 * * * *");
+    expect(await when({ period: 3600 })).toBe("0 * * * *");
+    expect(await when({ period: 6 * 3600 })).toBe("0 */6 * * *");
+    expect(await when({ period: 86400 })).toBe("0 3 * * *");
+    expect(await when({ period: 7 * 86400 })).toBe("0 3 * * 1");
+    // No cron interval is exactly 90 minutes: the longest that is not longer (more pings never make it late).
+    expect(await when({ period: 90 * 60 })).toBe("0 * * * *");
+    // Under a minute, cron can do no better than every minute.
+    expect(await when({ period: 5 })).toBe("* * * * *");
+    expect(await when({ period: undefined, cron: "30 2 * * 1-5", tz: "UTC" })).toBe("30 2 * * 1-5");
+  });
+
+  test("with no checks yet, the page says what a check is and how a moved job keeps its URL", async () => {
+    await server.services.projects.create("empty");
+    const html = await page(member, "/p/empty/checks");
+    expect(html).toContain("No checks yet.");
+    // The form makes new UUIDs: a job moved from Healthchecks or Uptime Kuma keeps its own another way.
+    expect(html).toContain("Moving from Healthchecks or Uptime Kuma");
+    expect(html).toContain("signalboard check create --uuid");
+    expect(html).toContain("--push-token");
   });
 
   test("a check past due but within its grace is late", async () => {
@@ -190,6 +224,39 @@ describe("the Checks page", () => {
     await member.request(`/p/ops/checks/${made!.id}/delete`, { method: "POST", form: { _csrf: token } });
     expect((await server.services.checks.list("ops")).some((c) => c.id === made!.id)).toBe(false);
     expect((await member.request(`/p/ops/checks/${made!.id}`)).status).toBe(404);
+  });
+
+  test("a form with several mistakes names each of them at once, not one per try", async () => {
+    const token = await csrf(member);
+    const res = await member.request("/p/ops/checks", {
+      method: "POST",
+      form: {
+        _csrf: token,
+        name: "",
+        slug: "Not A Slug",
+        schedule: "period",
+        period: "2",
+        grace: "soon",
+        notify_after: "0",
+      },
+    });
+    expect(res.status).toBe(422);
+    const text = await res.text();
+    for (const field of ["name", "slug", "period", "grace", "notify_after"])
+      expect(text).toContain(`id="check-${field}-error"`);
+    // The summary names each field as the form labels it.
+    expect(text).toContain('<a href="#check-grace">Grace: use seconds, or a duration');
+    expect(text).toContain('<a href="#check-period">Every: must be at least 5</a>');
+    expect(text).toContain('<a href="#check-notify_after">Notify after: ');
+    // The schedule's own problems too, beside a bad grace.
+    const cron = await member.request("/p/ops/checks", {
+      method: "POST",
+      form: { _csrf: token, name: "Quarterly", schedule: "cron", cron: "61 * * * *", tz: "Mars/Base", grace: "soon" },
+    });
+    expect(cron.status).toBe(422);
+    const cronText = await cron.text();
+    for (const field of ["tz", "grace"]) expect(cronText).toContain(`id="check-${field}-error"`);
+    expect((await server.services.checks.list("ops")).some((c) => c.name === "Quarterly")).toBe(false);
   });
 
   test("new ping and badge keys retire the old ones", async () => {

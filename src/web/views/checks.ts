@@ -31,16 +31,33 @@ export type RowContext = {
 
 export const CURL = "curl -fsS -m 10 --retry 5 -o /dev/null";
 
+/** Cron's intervals, longest first: what a crontab line can run a job every so often at. */
+const CRON_EVERY: [seconds: number, expr: string][] = [
+  [7 * 86_400, "0 3 * * 1"],
+  [86_400, "0 3 * * *"],
+  ...[12, 8, 6, 4, 3, 2].map((h): [number, string] => [h * 3600, `0 */${h} * * *`]),
+  [3600, "0 * * * *"],
+  ...[30, 20, 15, 10, 5, 2].map((m): [number, string] => [m * 60, `*/${m} * * * *`]),
+  [60, "* * * * *"],
+];
+
+/** When a crontab line should run the job: the check's cron expression, or as often as its period asks (never less often). */
+export function crontabTimes(c: Check): string {
+  if (c.schedule.kind === "cron") return c.schedule.expr;
+  const seconds = c.schedule.seconds;
+  return (CRON_EVERY.find(([every]) => every <= seconds) ?? CRON_EVERY[CRON_EVERY.length - 1]!)[1];
+}
+
 /** The crontab lines for a URL: after the job, a start/finish pair, the job's exit status. */
-export function snippets(url: string): { id: string; title: string; text: string }[] {
+export function snippets(url: string, when = "0 3 * * *"): { id: string; title: string; text: string }[] {
   return [
-    { id: "cron", title: "Crontab: after the job succeeds", text: `0 3 * * * /path/to/job.sh && ${CURL} ${url}` },
+    { id: "cron", title: "Crontab: after the job succeeds", text: `${when} /path/to/job.sh && ${CURL} ${url}` },
     {
       id: "pair",
       title: "Start and finish (the run's duration)",
-      text: `0 3 * * * ${CURL} ${url}/start && /path/to/job.sh && ${CURL} ${url}`,
+      text: `${when} ${CURL} ${url}/start && /path/to/job.sh && ${CURL} ${url}`,
     },
-    { id: "exit", title: "The job's exit status (0 is success)", text: `0 3 * * * /path/to/job.sh; ${CURL} ${url}/$?` },
+    { id: "exit", title: "The job's exit status (0 is success)", text: `${when} /path/to/job.sh; ${CURL} ${url}/$?` },
   ];
 }
 
@@ -79,7 +96,7 @@ function copyRow(id: string, label: string, value: string): Html {
 function due(c: Check, now: number): Html {
   const at = dueAt(c);
   if (at === null) return html`next due —`;
-  if (c.state === "started") return html`to finish by ${time(at, now)}`;
+  if (c.state === "started") return html`must finish ${time(at, now)}`;
   return html`next due ${time(at - c.grace * 1000, now)}`;
 }
 
@@ -89,14 +106,17 @@ export function checkRow(c: Check, x: RowContext): Html {
   const at = { project: x.project.name, id: c.id };
   const words = STATES[status];
   const badge = badgeUrls(x.baseUrl, x.badgeKey, c.slug);
-  return html`<li class="card check-row" id="check-${c.id}" data-testid="check-row" data-slug="${c.slug}" data-state="${status}" data-row-url="${href(paths.checkRow, at)}">
+  // An up check turns late at its due time with nothing sent: the page loads its row again then.
+  const deadline = dueAt(c);
+  const lateAt = status === "up" && deadline !== null ? html` data-late-at="${deadline - c.grace * 1000}"` : "";
+  return html`<li class="card check-row" id="check-${c.id}" data-testid="check-row" data-slug="${c.slug}" data-state="${status}" data-row-url="${href(paths.checkRow, at)}"${lateAt}>
   <div class="alert-head"><a class="alert-name" href="${href(paths.check, at)}">${c.name}</a><span class="badge state-${status}" data-testid="check-state">${words}</span></div>
   <p class="muted small">${c.slug} · ${schedule(c)}, grace ${formatDuration(c.grace * 1000)} · #${c.channel}</p>
   <p class="small alert-times"><span>${words} since ${time(c.since, x.now)}</span> <span data-testid="last-ping">last ping ${c.lastPing === null ? "never" : time(c.lastPing, x.now)}</span> <span data-testid="next-due">${due(c, x.now)}</span>${c.lastDurationMs === null ? "" : html` <span>last run took ${formatDuration(c.lastDurationMs)}</span>`}</p>
   ${runBar(c, x.runs)}
   ${copyRow(`ping-url-${c.id}`, `Ping URL of ${c.name}`, x.urls.ping)}
   <details class="check-more"><summary>Snippets, slug URL, push URL and badge<span class="visually-hidden"> of ${c.name}</span></summary>
-    ${snippets(x.urls.ping).map((s) => html`<div class="snippet-box" x-data="copyButton"><div class="snippet-head"><h3 id="snippet-${s.id}-${c.id}">${s.title}</h3><button type="button" class="secondary small" x-on:click="copy" x-text="label" aria-describedby="snippet-${s.id}-${c.id}">Copy</button></div><pre class="snippet" x-ref="source" data-testid="snippet-${s.id}" tabindex="0" aria-labelledby="snippet-${s.id}-${c.id}">${s.text}</pre></div>`)}
+    ${snippets(x.urls.ping, crontabTimes(c)).map((s) => html`<div class="snippet-box" x-data="copyButton"><div class="snippet-head"><h3 id="snippet-${s.id}-${c.id}">${s.title}</h3><button type="button" class="secondary small" x-on:click="copy" x-text="label" aria-describedby="snippet-${s.id}-${c.id}">Copy</button></div><pre class="snippet" x-ref="source" data-testid="snippet-${s.id}" tabindex="0" aria-labelledby="snippet-${s.id}-${c.id}">${s.text}</pre></div>`)}
     ${copyRow(`slug-url-${c.id}`, `Slug URL of ${c.name}`, x.urls.slug)}
     ${copyRow(`push-url-${c.id}`, `Uptime Kuma push URL of ${c.name}`, x.urls.push)}
     ${copyRow(`badge-svg-${c.id}`, `Badge (SVG) of ${c.name}`, badge.svg)}
@@ -115,11 +135,23 @@ export function checkRow(c: Check, x: RowContext): Html {
 
 export function checkRows(checks: Check[], rowOf: (c: Check) => RowContext): Html {
   if (!checks.length)
-    return html`<div class="card" id="check-list" data-testid="check-list"><p>No checks yet. A check is a cron job or a service that reports by calling its URL; silence past its period and grace, or a failure, makes it down and notifies.</p></div>`;
+    return html`<div class="card" id="check-list" data-testid="check-list"><p>No checks yet. A check is a cron job or a service that reports by calling its URL; silence past its period and grace, or a failure, makes it down and notifies.</p><p class="small muted">Moving from Healthchecks or Uptime Kuma? A check added here gets new URLs; to keep a job's own, make its check with <code>signalboard check create --uuid …</code> (or <code>--push-token …</code>) or over the API (<code>POST /v1/checks</code>), then change only the host in its URL.</p></div>`;
   return html`<ul class="alert-list plain" id="check-list" data-testid="check-list">${checks.map((c) => checkRow(c, rowOf(c)))}</ul>`;
 }
 
 export type CheckFormFields = Record<string, string>;
+
+/** The form's labels, which its error summary names each problem by. */
+const LABELS: Record<string, string> = {
+  name: "Name",
+  slug: "Slug",
+  period: "Every",
+  cron: "Schedule",
+  tz: "Time zone",
+  grace: "Grace",
+  channel: "Channel",
+  notify_after: "Notify after",
+};
 
 function checkForm(
   project: Project,
@@ -133,7 +165,7 @@ function checkForm(
   const problems = Object.entries(e);
   return html`<details class="card" id="new-check"${problems.length ? " open" : ""}><summary data-testid="new-check">New check</summary>
 <form class="stack alert-form" method="post" action="${href(paths.checks, { project: project.name })}" x-data="showFor" x-on:change="changed" novalidate>
-  ${problems.length ? html`<div class="alert error-summary" role="alert"><p>The check cannot be saved yet:</p><ul>${problems.map(([name, message]) => html`<li><a href="#check-${name}">${message}</a></li>`)}</ul></div>` : ""}
+  ${problems.length ? html`<div class="alert error-summary" role="alert"><p>The check cannot be saved yet:</p><ul>${problems.map(([name, message]) => html`<li><a href="#check-${name}">${LABELS[name] ? `${LABELS[name]}: ` : ""}${message}</a></li>`)}</ul></div>` : ""}
   <input type="hidden" name="_csrf" value="${csrf}">
   ${fieldRow("check-name", "Name", (a) => html`<input id="check-name"${a} name="name" value="${f.name ?? ""}" maxlength="100" required>`, e.name)}
   ${fieldRow("check-slug", "Slug", (a) => html`<input id="check-slug"${a} name="slug" value="${f.slug ?? ""}" placeholder="made from the name" maxlength="100" autocomplete="off" spellcheck="false" autocapitalize="off">`, e.slug, "Lowercase letters, digits and dashes; names the check in slug URLs.")}
