@@ -44,8 +44,9 @@ for (const sync of ["full", "normal"] as const) {
       const acked = new Set<string>();
       const stop = { now: false };
       const clients = Array.from({ length: CLIENTS }, (_, i) => hammer(server.url, token, i, acked, stop));
-      // Killed once the load is real: this many answered, and more in flight.
-      await eventually(() => expect(acked.size).toBeGreaterThanOrEqual(LOAD), 30_000);
+      // Killed once the load is real: this many answered, and more in flight. How long that takes is
+      // the machine's speed: the limit is only for a server that stopped answering.
+      await eventually(() => expect(acked.size).toBeGreaterThanOrEqual(LOAD), 240_000);
       server.proc.kill("SIGKILL");
       await server.proc.exited;
       stop.now = true;
@@ -73,6 +74,6 @@ for (const sync of ["full", "normal"] as const) {
         `synchronous=${sync}: ${acked.size} acknowledged, ${events} stored (${events - acked.size} committed but not yet answered when killed)`,
       );
       rmSync(dataDir, { recursive: true, force: true });
-    }, 60_000);
+    }, 300_000);
   });
 }

@@ -95,3 +95,16 @@ test("a queue whose budgets run out one after another starts no reader per read"
   // The pool still answers.
   expect(await pool.run(quickRead, new AbortController().signal)).toBe(300_000);
 });
+
+test("a reader that does not start in time is killed, and the next read starts another", async () => {
+  const slow = new ReaderPool(path, 1);
+  try {
+    slow.startTimeoutMs = 1; // no process starts in a millisecond
+    await expect(slow.run(quickRead, new AbortController().signal)).rejects.toThrow(/did not start/);
+    slow.startTimeoutMs = 60_000;
+    expect(await slow.run(quickRead, new AbortController().signal)).toBe(300_000);
+    expect(slow.started).toBe(2);
+  } finally {
+    await slow.close();
+  }
+});

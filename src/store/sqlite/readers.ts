@@ -12,8 +12,12 @@ import { readerCommand } from "../../workers.ts";
 import type { Read, Runner, StopReason } from "../reads.ts";
 import type { ReaderAnswer, ReaderRequest } from "./reader-process.ts";
 
-/** How long a reader may take to start, at the least: as long as a read may wait, if that is longer. */
-const START_TIMEOUT_MS = 10_000;
+/**
+ * How long a reader may take to start before it is taken for hung and killed (the next read starts
+ * another): a read waits for it only as long as its own budget, and a machine busy with other work
+ * can take tens of seconds to start a process at the readers' lower priority.
+ */
+const START_TIMEOUT_MS = 60_000;
 
 type Reader = {
   process: Subprocess;
@@ -30,7 +34,8 @@ export class ReaderPool {
   /** Readers started, and reads stopped by killing their reader. */
   started = 0;
   stopped = 0;
-  private readonly startTimeoutMs: number;
+  /** How long a reader may take to start (START_TIMEOUT_MS, or the reads' budget when longer). */
+  startTimeoutMs: number;
 
   constructor(
     private readonly databasePath: string,
@@ -112,10 +117,15 @@ export class ReaderPool {
       pending: null,
     };
     reader.ready.catch(() => {}); // a reader that never starts fails the read that waits for it, not the process
-    const timer = setTimeout(
-      () => failed(new StorageUnavailable("a reader process did not start", { read: true })),
-      this.startTimeoutMs,
-    );
+    // A reader that never says it is ready is killed, not kept: its failed start would fail every
+    // read given to it afterwards.
+    const timer = setTimeout(() => {
+      failed(new StorageUnavailable("a reader process did not start", { read: true }));
+      log.warn("a reader process did not start in time; another starts at the next read", {
+        ms: this.startTimeoutMs,
+      });
+      this.kill(reader, "it did not start");
+    }, this.startTimeoutMs);
     reader.process = Bun.spawn(readerCommand(this.databasePath), {
       stdio: ["ignore", "inherit", "inherit"],
       serialization: "advanced",
