@@ -89,4 +89,4 @@ test("a kill in the middle of alert transitions leaves one notice per change", a
   }
   console.log(`${KILLS} kills: ${changes} changes of state told, each once`);
   rmSync(dataDir, { recursive: true, force: true });
-}, 120_000);
+});

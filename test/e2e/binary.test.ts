@@ -29,7 +29,7 @@ beforeAll(async () => {
   rmSync(buildDir, { recursive: true, force: true });
   // A stray .env in the working directory must not change a production binary's behaviour.
   await Bun.write(join(dir, ".env"), "SIGNALBOARD_DEFAULT_PROJECT=from-dotenv\n");
-}, 120_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the compiled binary", () => {
@@ -60,7 +60,7 @@ describe("the compiled binary", () => {
     const projects = await run([binary], ["project", "list"], { cwd: dir });
     expect(projects.stdout).not.toContain("from-dotenv");
     expect(await second.stop("SIGINT")).toBe(0);
-  }, 60_000);
+  });
 
   test("serves the scripts other sites load, from inside itself: the tracker and the feedback widget", async () => {
     const server = await serve([binary], [], { cwd: dir });
@@ -86,7 +86,7 @@ describe("the compiled binary", () => {
     } finally {
       await server.stop();
     }
-  }, 60_000);
+  });
 
   test("carries its worker threads: the search index fills, and the writer thread writes", async () => {
     const token = lastLine((await run([binary], ["token", "create", "--name", "workers"], { cwd: dir })).stdout);
@@ -111,14 +111,14 @@ describe("the compiled binary", () => {
     } finally {
       await server.stop();
     }
-  }, 60_000);
+  });
 });
 
 describe.skipIf(!postgresBin())("the compiled binary on PostgreSQL", () => {
   let cluster: Cluster;
   beforeAll(async () => {
     cluster = await startCluster();
-  }, 60_000);
+  });
   afterAll(async () => {
     await cluster?.stop();
   });
@@ -150,5 +150,5 @@ describe.skipIf(!postgresBin())("the compiled binary on PostgreSQL", () => {
       expect(await a.stop("SIGTERM")).toBe(0);
       expect(await b.stop("SIGTERM")).toBe(0);
     }
-  }, 60_000);
+  });
 });

@@ -80,4 +80,4 @@ test("a kill among pinned chart saves leaves each chart saved and pinned, or not
   await server.stop();
   console.log(`${KILLS} kills: ${acknowledged.size} charts acknowledged, ${untold} saved untold, each pinned`);
   rmSync(dataDir, { recursive: true, force: true });
-}, 120_000);
+});

@@ -298,5 +298,5 @@ describe("what commands print", () => {
     } finally {
       hook.stop();
     }
-  }, 120_000);
+  });
 });

@@ -213,7 +213,7 @@ describe("dashboard users from the shell", () => {
     expect((await cli("user", "list")).stdout).toMatch(/alice\s+owner/);
     expect((await cli("user", "create", "Not Valid!")).code).toBe(2);
     expect((await cli("user", "reset-password", "nobody")).code).toBe(1);
-  }, 30_000);
+  });
 });
 
 describe("push devices from the shell", () => {
@@ -278,7 +278,7 @@ describe("push devices from the shell", () => {
     } finally {
       push.stop();
     }
-  }, 60_000);
+  });
 });
 
 describe("integrations from the shell", () => {
@@ -369,7 +369,7 @@ describe("integrations from the shell", () => {
     } finally {
       hook.stop();
     }
-  }, 60_000);
+  });
 });
 
 describe("client commands", () => {
@@ -558,7 +558,7 @@ describe("client commands", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });
 
 /** A port of 127.0.0.1 nothing listens on (it was free a moment ago). */

@@ -88,7 +88,7 @@ describe("signalboard copy into another SQLite data directory", () => {
     } finally {
       await copied.stop();
     }
-  }, 120_000);
+  });
 
   test("refuses the source's own directory, a target that holds data (unless --force), and a target that is not one", async () => {
     const own = await copy(["--data-dir", source.dataDir, "--to", join(source.dataDir, ".")]);
@@ -128,5 +128,5 @@ describe("signalboard copy into another SQLite data directory", () => {
     const nothing = await copy(["--data-dir", empty, "--to", dir()]);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain(`there is no database in ${empty} to copy`);
-  }, 120_000);
+  });
 });

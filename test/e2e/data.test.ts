@@ -55,7 +55,7 @@ describe("backup and restore", () => {
     expect(list.events[0].event).toBe(`e${events - 1}`);
     await restored.stop();
     rmSync(dataDir, { recursive: true, force: true });
-  }, 60_000);
+  });
 });
 
 describe("a backup never costs data", () => {
@@ -126,7 +126,7 @@ describe("a backup never costs data", () => {
     expect(count(file)).toBe(total);
     expect(readdirSync(dir)).toEqual(["nightly.db"]);
     rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  });
 
   test("the live database and the files beside it are refused as a target, however they are named", async () => {
     const own = await startTestServer();
@@ -157,7 +157,7 @@ describe("a backup never costs data", () => {
     expect(count(join(dataDir, "signalboard.db"))).toBe(21);
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(link, { force: true });
-  }, 60_000);
+  });
 });
 
 describe("export and import", () => {
@@ -228,7 +228,7 @@ describe("export and import", () => {
       await from.close();
       await to.close();
     }
-  }, 60_000);
+  });
 });
 
 describe("export's file", () => {
@@ -284,7 +284,7 @@ describe("export's file", () => {
     } finally {
       await server.close();
     }
-  }, 60_000);
+  });
 });
 
 describe("an import is safe to run again", () => {
@@ -468,7 +468,7 @@ describe("an import is safe to run again", () => {
       `Imported ${total - stored} events as historical events (no notifications); skipped ${stored} already present.`,
     );
     rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  });
 });
 
 describe("retention and deletion", () => {

@@ -37,7 +37,7 @@ beforeAll(async () => {
     "/site.css",
     "* { font-family: serif; } button, textarea { color: rgb(128, 0, 0); background: rgb(255, 255, 0); } dialog { background: rgb(0, 128, 0); }",
   );
-}, 30_000);
+});
 afterAll(async () => {
   await browser?.close();
   await site?.close();

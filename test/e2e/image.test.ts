@@ -144,7 +144,7 @@ describe.skipIf(unavailable !== null)("the container image", () => {
     }
     const size = Number((await e("image", "inspect", "--format", "{{.Size}}", tag)).stdout.trim());
     console.log(`  image: ${(size / 1e6).toFixed(1)} MB, built in ${buildSeconds.toFixed(0)} s (binary included)`);
-  }, 120_000);
+  });
 
   test("runs as a user of its own, with a token made by exec and an event that survives a restart", async () => {
     const started = await e(
@@ -203,7 +203,7 @@ describe.skipIf(unavailable !== null)("the container image", () => {
     const logs = await e("logs", name);
     expect(logs.stdout + logs.stderr).toContain('"dataDir":"/data"');
     expect(logs.stdout + logs.stderr).not.toContain('"level":"error"');
-  }, 180_000);
+  });
 });
 
 describe("compose.yaml", () => {

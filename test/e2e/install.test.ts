@@ -27,7 +27,7 @@ beforeAll(async () => {
   const built = await run([process.execPath, join(ROOT, "scripts/build.ts")], [binary], { cwd: ROOT });
   if (built.code !== 0) throw new Error(`build failed:\n${built.stdout}\n${built.stderr}`);
   version = (await run([binary], ["version"])).stdout.trim();
-}, 120_000);
+});
 
 afterAll(() => {
   for (const dir of [buildDir, ...roots]) if (dir) rmSync(dir, { recursive: true, force: true });
@@ -188,7 +188,7 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
     expect(unit).toContain("systemctl edit signalboard");
     expect(unit).not.toContain(root);
     expect(env).not.toContain(root);
-  }, 60_000);
+  });
 
   // Shown as skipped where systemd-analyze is not installed.
   test.skipIf(!Bun.which("systemd-analyze"))(
@@ -223,7 +223,7 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
     expectOk(again);
     expect(again.stdout).toContain("kept the existing settings");
     expect(snapshot(root)).toEqual(before);
-  }, 60_000);
+  });
 
   test("a re-run never overwrites the operator's settings", async () => {
     const envPath = join(root, ENV_FILE);
@@ -250,7 +250,7 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
     expect(mode(envPath)).toBe(0o640);
     // The unit follows the settings file's port (8080: no capability needed).
     expect(lines(readFileSync(join(root, UNIT), "utf8"))).toContain("CapabilityBoundingSet=");
-  }, 60_000);
+  });
 
   test("an upgrade first backs the database up with the installed binary", async () => {
     const dataDir = join(root, DATA);
@@ -277,7 +277,7 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
     const list = await run([join(root, BIN)], ["token", "list", "--data-dir", dataDir]);
     expect(list.code).toBe(0);
     expect(list.stdout).toContain("x");
-  }, 60_000);
+  });
 
   test("--uninstall removes the binary and the unit, keeps data and settings", async () => {
     const result = await install(["--uninstall", "--root", root]);
@@ -290,7 +290,7 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
     expect(result.stdout).toContain("kept");
     // Again: nothing left to remove is not an error.
     expectOk(await install(["--uninstall", "--root", root]));
-  }, 60_000);
+  });
 
   test("--uninstall --purge asks first: without a terminal to ask at, nothing is removed unless --yes", async () => {
     expectOk(await install(args())); // installed again, on the kept data
@@ -303,7 +303,7 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
       "nothing was removed: --purge asks before deleting, and there is no terminal to ask at; add --yes to confirm",
     );
     expect(snapshot(root)).toEqual(before);
-  }, 60_000);
+  });
 
   // Shown as skipped where util-linux's script (a terminal for the installer to ask at) is missing.
   test.skipIf(!Bun.which("script"))(
@@ -334,7 +334,7 @@ describe("install.sh --root: a staged install, re-run, upgraded and removed", ()
     expectOk(result);
     for (const path of [BIN, UNIT, ENV_FILE, DATA, "etc/signalboard"]) expect(existsSync(join(root, path))).toBe(false);
     expect(result.stdout).toContain("purged");
-  }, 60_000);
+  });
 });
 
 describe("install.sh options", () => {
@@ -348,7 +348,7 @@ describe("install.sh options", () => {
     const env = assignments(readFileSync(join(root, ENV_FILE), "utf8"));
     expect(env.PORT).toBe("80");
     expect(env.BASE_URL).toMatch(/^http:\/\/[^\s/:]+:80$/);
-  }, 60_000);
+  });
 
   test("a binary that does not run is refused before anything is installed", async () => {
     const root = stagingRoot();
@@ -360,7 +360,7 @@ describe("install.sh options", () => {
     expect(result.stderr).toContain("does not run");
     expect(existsSync(join(root, BIN))).toBe(false);
     expect(existsSync(join(root, UNIT))).toBe(false);
-  }, 60_000);
+  });
 
   test("--help prints the usage and exits 0", async () => {
     const result = await install(["--help"]);
@@ -401,7 +401,7 @@ describe("install.sh options", () => {
     expectOk(given);
     expect(given.stderr).not.toContain("BASE_URL=");
     expect(given.stderr).toContain("HOST=0.0.0.0");
-  }, 60_000);
+  });
 
   test("--no-backup upgrades without the backup, and says so", async () => {
     const root = stagingRoot();
@@ -413,7 +413,7 @@ describe("install.sh options", () => {
     expectOk(upgraded);
     expect(upgraded.stderr).toContain("not backing up /var/lib/signalboard/signalboard.db first (--no-backup)");
     expect(existsSync(join(root, DATA, "backups"))).toBe(false);
-  }, 60_000);
+  });
 
   test("an unknown option or a bad value exits 2 with a message", async () => {
     const unknown = await install(["--frobnicate"]);
@@ -434,7 +434,7 @@ describe("install.sh options", () => {
       expect(result.stderr).toContain("signalboard-install:");
     }
     expect(readdirSync(root)).toEqual([]); // nothing written
-  }, 60_000);
+  });
 
   // Shown as skipped where shellcheck is not installed.
   test.skipIf(!Bun.which("shellcheck"))(
@@ -470,7 +470,7 @@ describe.skipIf(!postgresBin())("install.sh upgrading a service on PostgreSQL", 
     expect(
       (await run([join(root, BIN)], ["token", "create", "--name", "on-postgres", "--database-url", database])).code,
     ).toBe(0);
-  }, 120_000);
+  });
   afterAll(async () => {
     await dropDatabase(clusterUrl, database).catch(() => {});
     await cluster?.stop();
@@ -490,7 +490,7 @@ describe.skipIf(!postgresBin())("install.sh upgrading a service on PostgreSQL", 
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain("TABLE DATA public api_tokens");
     expect(upgrade.stdout + upgrade.stderr).not.toContain("p%40ss");
-  }, 120_000);
+  });
 
   test("without pg_dump it stops before changing anything and says how to go on; --no-backup goes on", async () => {
     // This host's programs, less pg_dump.
@@ -518,5 +518,5 @@ describe.skipIf(!postgresBin())("install.sh upgrading a service on PostgreSQL", 
     });
     expectOk(going);
     expect(going.stderr).toContain("not backing up the PostgreSQL database first (--no-backup)");
-  }, 120_000);
+  });
 });

@@ -37,7 +37,7 @@ describe("graceful shutdown", () => {
     expect(list.events?.length ?? 0).toBe(statuses.filter((s) => s === 200).length);
     await again.stop();
     rmSync(dataDir, { recursive: true, force: true });
-  }, 30_000);
+  });
 
   test("SIGINT (Ctrl-C) and SIGHUP (the terminal closed) stop it as SIGTERM does, exit 0", async () => {
     for (const signal of ["SIGINT", "SIGHUP"] as const) {
@@ -47,7 +47,7 @@ describe("graceful shutdown", () => {
       expect(server.logs()).toContain(`"msg":"stopping","reason":"${signal}"`);
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 30_000);
+  });
 
   test("under nohup a hangup leaves it running: SIGHUP sent first, it is the SIGTERM after it that stops it", async () => {
     const dataDir = tempDir();
@@ -68,7 +68,7 @@ describe("graceful shutdown", () => {
     expect(server.logs()).toContain('"msg":"stopping","reason":"SIGTERM"');
     expect(server.logs()).not.toContain('"reason":"SIGHUP"');
     rmSync(dataDir, { recursive: true, force: true });
-  }, 30_000);
+  });
 });
 
 describe("one server per port", () => {
@@ -90,7 +90,7 @@ describe("one server per port", () => {
     expect(statuses).toEqual(Array(20).fill(200));
     expect(await server.stop()).toBe(0);
     for (const dir of [first, second]) rmSync(dir, { recursive: true, force: true });
-  }, 30_000);
+  });
 });
 
 describe("SSE churn", () => {
@@ -145,5 +145,5 @@ describe("SSE churn", () => {
     } finally {
       await server.close();
     }
-  }, 120_000);
+  });
 });

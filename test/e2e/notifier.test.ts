@@ -111,5 +111,5 @@ describe("a device whose keys web-push cannot use, left in the database by an ol
       server.proc.kill("SIGKILL");
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 30_000);
+  });
 });

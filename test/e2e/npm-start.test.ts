@@ -99,14 +99,14 @@ describe.skipIf(!NPM)("npm start", () => {
   test("PORT=N npm start listens on N; a SIGTERM to npm stops the server", async () => {
     const port = await freePort();
     await stopsWithNpm([NPM!, "start"], { PORT: String(port) }, port);
-  }, 60_000);
+  });
 
   test("npm start -- --port N listens on N; a SIGTERM to npm stops the server", async () => {
     const port = await freePort();
     await stopsWithNpm([NPM!, "start", "--", "--port", String(port)], {}, port);
-  }, 60_000);
+  });
 
   test("npx bun src/main.ts serve: a SIGTERM to npx stops the server", async () => {
     await stopsWithNpm([Bun.which("npx") ?? "npx", "bun", "src/main.ts", "serve"], { PORT: "0" });
-  }, 60_000);
+  });
 });

@@ -326,7 +326,7 @@ describeBrowser("tag values as search terms", () => {
         expect(await results(page), `chip ${label}`).toEqual([names[i]!]);
       }
     });
-  }, 240_000); // each value three ways round, a page load or two each: minutes on a busy machine
+  }); // each value three ways round, a page load or two each: minutes on a busy machine
 
   test("a chip in a channel's feed searches that channel, for events on the page and for those that arrive live", async () => {
     const server = await pool.withOwner();

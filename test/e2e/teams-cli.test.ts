@@ -34,7 +34,7 @@ describe("signalboard user", () => {
     expect((await cli("user", "set", "max", "--projects", "shop,blog")).stdout).toContain(
       '"max" is now member, seeing blog,shop.',
     );
-  }, 30_000);
+  });
 
   test("refusals say why: an unknown role or project, the owner's role, nothing to change", async () => {
     const role = await cli("user", "create", "carol", "--role", "superuser");
@@ -58,7 +58,7 @@ describe("signalboard user", () => {
     expect(owner.stderr).toContain("The owner's role and projects cannot change");
     expect((await cli("user", "set", "vera")).code).toBe(2);
     expect((await cli("user", "set", "vera", "--projects", "shop", "--all-projects")).code).toBe(2);
-  }, 30_000);
+  });
 });
 
 describe("signalboard token", () => {
@@ -69,13 +69,13 @@ describe("signalboard token", () => {
     expect(again.stderr).toContain('A token named "laptop" already exists. Choose another name');
     expect((await cli("token", "revoke", "laptop")).code).toBe(0);
     expect((await cli("token", "create", "--name", "laptop")).code).toBe(0);
-  }, 30_000);
+  });
 
   test("--projects limits a full-access token to some projects", async () => {
     const made = await cli("token", "create", "--name", "shop reader", "--projects", "shop");
     expect(made.stdout).toContain("(full access to shop)");
     expect((await cli("token", "list")).stdout).toMatch(/shop reader\s+full\s+shop/);
-  }, 30_000);
+  });
 
   test("what the shell did is in the audit trail, done by the command line (and not logged: the command says what it did)", async () => {
     const made = await cli("token", "create", "--name", "quiet");

@@ -43,7 +43,7 @@ beforeAll(async () => {
     code.replaceAll("https://signalboard.example.com", server.url).replaceAll("<PUBLIC_TOKEN>", token);
   site.set("/signalboard.js", ours(documented("signalboard.js")));
   site.set("/signalboard-init.js", ours(documented("public/signalboard-init.js")));
-}, 30_000);
+});
 afterAll(async () => {
   await browser?.close();
   await site?.close();

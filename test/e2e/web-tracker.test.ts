@@ -33,7 +33,7 @@ beforeAll(async () => {
   revoked = gone.token;
   site = startHostSite(server.url);
   site.set("/site.css", "* { font-family: serif; } a, button { color: rgb(255, 0, 0); }");
-}, 30_000);
+});
 afterAll(async () => {
   await browser?.close();
   await site?.close();

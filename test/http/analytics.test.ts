@@ -135,7 +135,7 @@ beforeAll(async () => {
       ).json.series[0].total,
     ).toBe(kettles),
   );
-}, 120_000);
+});
 afterAll(() => server.close());
 
 describe("a series", () => {

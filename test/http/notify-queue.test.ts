@@ -184,5 +184,5 @@ describe("stopping with a send in flight", () => {
     } finally {
       hook.stop();
     }
-  }, 30_000);
+  });
 });

@@ -65,7 +65,7 @@ beforeAll(async () => {
       expect(res.status).toBe(200);
   await bulk("bulk", SEARCH_COUNT_CAP + 50);
   await searchIndexed(server, 60_000);
-}, 120_000);
+});
 afterAll(() => server.close());
 
 describe("a search's count", () => {

@@ -63,5 +63,5 @@ describe.skipIf(!CLUSTER)("alert rules on instances sharing one database", () =>
     expect(new Set(firing).size).toBe(RULES);
     expect(resolved.length).toBe(RULES);
     expect(new Set(resolved).size).toBe(RULES);
-  }, 30_000);
+  });
 });

@@ -250,7 +250,7 @@ describe.skipIf(!CLUSTER)("signalboard copy between SQLite and PostgreSQL", () =
     lastEventId = (await peek<{ seq: number }>(source, "SELECT seq FROM sqlite_sequence WHERE name = 'events'"))[0]!
       .seq;
     await source.stop(); // what it holds now is what every copy below must carry
-  }, 120_000);
+  });
 
   afterAll(async () => {
     push.stop();
@@ -416,7 +416,7 @@ describe.skipIf(!CLUSTER)("signalboard copy between SQLite and PostgreSQL", () =
     expect((await copy(["--database-url", pg, "--to", dir, "--force"])).code).toBe(0);
     expect(names()).not.toContainEqual({ name: "only-here" });
     expect(await dump({ file: databaseFile(dir) })).toEqual(await dump({ url: pg }));
-  }, 120_000);
+  });
 
   test("a copy whose counts do not match says which, exits 1 and leaves the target as it was", async () => {
     const pg = await newDatabase();
@@ -437,7 +437,7 @@ describe.skipIf(!CLUSTER)("signalboard copy between SQLite and PostgreSQL", () =
     await sql.unsafe("DROP TRIGGER drop_token_notes ON audit_log");
     await sql.close();
     expect((await copy(["--data-dir", source.dataDir, "--to", pg])).code).toBe(0);
-  }, 120_000);
+  });
 
   test("a migrated PostgreSQL database holds nothing the copy leaves behind; a table added by hand stops the copy", async () => {
     const pg = await newDatabase();
@@ -457,7 +457,7 @@ describe.skipIf(!CLUSTER)("signalboard copy between SQLite and PostgreSQL", () =
     const refused = await copy(["--database-url", pg, "--to", dir]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("the source has a table shares that this version does not know how to copy");
-  }, 120_000);
+  });
 
   for (const direction of ["SQLite → PostgreSQL", "PostgreSQL → SQLite"] as const)
     test(`${direction}, with the source's server taking events during the copy: one moment of it, nothing torn`, async () => {

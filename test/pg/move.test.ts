@@ -57,5 +57,5 @@ describe.skipIf(!CLUSTER)("moving from SQLite to PostgreSQL", () => {
       await from.close();
       await to.close();
     }
-  }, 60_000);
+  });
 });

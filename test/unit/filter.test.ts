@@ -100,7 +100,7 @@ beforeAll(async () => {
       ),
     ).toBe(true),
   );
-}, 60_000);
+});
 afterAll(() => server.close());
 
 const wordsOf = (e: StoredEvent) => [...searchTokens(e.name), ...searchTokens(e.description ?? "")];

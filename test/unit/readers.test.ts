@@ -38,7 +38,7 @@ beforeAll(async () => {
   });
   await store.close();
   pool = new ReaderPool(path, 1);
-}, 60_000);
+});
 afterAll(async () => {
   await pool.close();
   rmSync(dir, { recursive: true, force: true });

@@ -285,5 +285,5 @@ describe("sse", () => {
     } finally {
       await server.close();
     }
-  }, 60_000);
+  });
 });

@@ -264,7 +264,7 @@ describe("the summaries answer as a scan of the events does", () => {
     // property held for them, not only for scans. How many depends on the random questions (47 of
     // about 200 at the fewest seen), so the floor is well below that.
     expect(summarized).toBeGreaterThan(20);
-  }, 240_000);
+  });
 
   test("funnels over many users, each with many events: the walk back that stops early answers as the scan", async () => {
     // Dense users convert within days of the end, so a funnel settles them in its first spans and
@@ -302,7 +302,7 @@ describe("the summaries answer as a scan of the events does", () => {
       ),
       { numRuns: 15, seed: Number(process.env.SUMMARY_SEED) || undefined },
     );
-  }, 240_000);
+  });
 
   test("after old events come in, after retention deletes the oldest, and after a channel is deleted", async () => {
     await fc.assert(
@@ -333,7 +333,7 @@ describe("the summaries answer as a scan of the events does", () => {
       ),
       { numRuns: 8, seed: Number(process.env.SUMMARY_SEED) || undefined },
     );
-  }, 240_000);
+  });
 
   test("a project whose summaries are built from its events (as after an upgrade) reads the events until they are", async () => {
     const p = await projectWith([
@@ -370,7 +370,7 @@ describe("the summaries answer as a scan of the events does", () => {
     expect(steps).toBeGreaterThan(3);
     expect(await summarySeries(seriesOf(p.id, p.name, question)!, reads)).toEqual(whileBuilt);
     expect(whileBuilt[0]!.total).toBeLessThanOrEqual(answered[0]!.total);
-  }, 60_000);
+  });
 
   test(`a tag key with more than ${MAX_VALUES} values is not summarized; its questions stay exact`, async () => {
     const many = Array.from({ length: MAX_VALUES + 5 }, (_, i) => ({
@@ -403,5 +403,5 @@ describe("the summaries answer as a scan of the events does", () => {
     // Another key of the same events still is.
     const plan = { ...split, groupBy: { by: "tag" as const, key: "plan" } };
     expect(await summarySeries(plan, reads)).toEqual(await store.analytics.series({ ...plan, raw: true }));
-  }, 60_000);
+  });
 });
