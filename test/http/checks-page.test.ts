@@ -319,7 +319,7 @@ describe("the Checks page", () => {
     expect(rowOf(html, last!)).toContain('data-runs="2"');
     expect(rowOf(html, last!)).toContain('class="run-fail"');
     expect(await page(member, "/p/many/checks/list")).toContain(`id="check-${last!.id}"`);
-  }, 60_000);
+  });
 });
 
 describe("status badges", () => {

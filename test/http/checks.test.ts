@@ -419,7 +419,7 @@ describe("the ping key and changes", () => {
     expect((await ping(`/ping/${key}/job-0/fail?create=1`)).status).toBe(200);
     await server.services.checks.create({ project: "crowded", name: "Chosen over the API" });
     expect(await server.services.checks.list("crowded")).toHaveLength(MOST_CHECKS_BY_PING + 1);
-  }, 120_000);
+  });
 });
 
 describe("checks are made with their fields checked", () => {
