@@ -7,10 +7,12 @@ import type { Check, CheckChanges, CheckKey, CheckMark, CheckRun } from "../../m
 import type { CheckRepository } from "../store.ts";
 import { hasNul, type Sql } from "./sql.ts";
 
-type Row = Sql["t"]["checks"]["$inferSelect"];
-type RowChanges = Partial<Row>;
+/** A row of checks, as the query builder gives it. */
+export type CheckRow = Sql["t"]["checks"]["$inferSelect"];
+type RowChanges = Partial<CheckRow>;
 
-function toCheck(r: Row): Check {
+/** The check a row holds. */
+export function checkRow(r: CheckRow): Check {
   return {
     id: r.id,
     projectId: r.projectId,
@@ -59,10 +61,10 @@ const SAME = [
   "streak",
   "notified",
   "counted",
-] as const satisfies (keyof CheckChanges & keyof Row)[];
+] as const satisfies (keyof CheckChanges & keyof CheckRow)[];
 
 /** The columns a change writes: only those it names. */
-function toRow(c: CheckChanges): RowChanges {
+export function checkUpdate(c: CheckChanges): RowChanges {
   const row: RowChanges = {};
   for (const key of SAME) if (c[key] !== undefined) (row as Record<string, unknown>)[key] = c[key];
   const { schedule, runs, lastDurationMs } = c;
@@ -109,7 +111,7 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
       const [created] = await db
         .insert(checks)
         .values({
-          ...toRow(check),
+          ...checkUpdate(check),
           projectId: check.projectId,
           state: check.paused ? "paused" : "new",
           since: now,
@@ -118,12 +120,12 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
           updatedAt: now,
         } as typeof checks.$inferInsert)
         .returning();
-      return toCheck(created!);
+      return checkRow(created!);
     },
 
     async find(id) {
       const [found] = await db.select().from(checks).where(eq(checks.id, id)).limit(1);
-      return found ? toCheck(found) : null;
+      return found ? checkRow(found) : null;
     },
 
     async count(projectId) {
@@ -135,22 +137,22 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
       if (Object.values(key).some((v) => typeof v === "string" && hasNul(v))) return [];
       // Two at most: one is the check, two say the slug is not unique.
       const read = db.select().from(checks).where(where(key)).orderBy(asc(checks.id)).limit(2);
-      return (options?.lock ? await forUpdate(read) : await read).map(toCheck);
+      return (options?.lock ? await forUpdate(read) : await read).map(checkRow);
     },
 
     async list(projectId) {
       return (await db.select().from(checks).where(eq(checks.projectId, projectId)).orderBy(asc(checks.id))).map(
-        toCheck,
+        checkRow,
       );
     },
 
     async update(id, changes, now) {
       const [updated] = await db
         .update(checks)
-        .set({ ...toRow(changes), updatedAt: now })
+        .set({ ...checkUpdate(changes), updatedAt: now })
         .where(eq(checks.id, id))
         .returning();
-      return updated ? toCheck(updated) : null;
+      return updated ? checkRow(updated) : null;
     },
 
     async delete(id) {
@@ -165,14 +167,14 @@ export function checkStore({ db, t, forUpdate, lockName }: Sql): CheckRepository
         .where(and(isNotNull(checks.nextDue), lte(checks.nextDue, now)))
         .orderBy(asc(checks.nextDue))
         .limit(limit);
-      return rows.map(toCheck);
+      return rows.map(checkRow);
     },
 
     async transition(id, from: CheckMark, changes, now) {
       // Compared and set in one statement: of two writers that saw the same check, one changes it.
       const changed = await db
         .update(checks)
-        .set({ ...toRow(changes), updatedAt: now })
+        .set({ ...checkUpdate(changes), updatedAt: now })
         .where(
           and(
             eq(checks.id, id),

@@ -1,13 +1,13 @@
-// What the ingest path asks of projects for every event (the rest is store/aggregates/projects.ts):
+// What the ingest path asks of projects for every event (and a ping, for its check's) (the rest is store/aggregates/projects.ts):
 // plain prepared statements, no query builder.
 import type { Project } from "../../model/project.ts";
 import type { ProjectLookups } from "../aggregates/projects.ts";
 import type { Db } from "./db.ts";
 
 export function projectLookups(db: Db) {
-  const byName = db.$client.prepare<Project, [string]>(
-    "SELECT id, name, retention_days AS retentionDays, created_at AS createdAt FROM projects WHERE name = ?",
-  );
+  const columns = "id, name, retention_days AS retentionDays, created_at AS createdAt";
+  const byName = db.$client.prepare<Project, [string]>(`SELECT ${columns} FROM projects WHERE name = ?`);
+  const byId = db.$client.prepare<Project, [number]>(`SELECT ${columns} FROM projects WHERE id = ?`);
   const channelByName = db.$client.prepare<{ id: number }, [number, string]>(
     "SELECT id FROM channels WHERE project_id = ? AND name = ?",
   );
@@ -18,6 +18,11 @@ export function projectLookups(db: Db) {
   return {
     findByName(name: string): Project | null {
       return byName.get(name);
+    },
+
+    /** A ping's project, by its check's. */
+    findById(id: number): Project | null {
+      return byId.get(id);
     },
 
     ensureChannel(projectId: number, name: string, now: number): Awaited<ReturnType<ProjectLookups["ensureChannel"]>> {

@@ -20,6 +20,7 @@ import { eventStore } from "./events.ts";
 import { tunedMetrics } from "./metrics.ts";
 import { userListSource } from "./users-list.ts";
 import { projectLookups } from "./projects.ts";
+import { checkLookups } from "./checks.ts";
 
 export type AccessChanges = { count: number };
 
@@ -48,8 +49,10 @@ export function repositories(
     mergeJson: (old, patch) => sqlText`json_patch(${old ?? sqlText`'{}'`}, ${patch})`,
     idIn: (column, ids) => sqlText`${column} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
   };
+  const plain = plainRepositories(sql);
   return {
-    ...plainRepositories(sql),
+    ...plain,
+    checks: { ...plain.checks, ...checkLookups(db) },
     projects: { ...projectStore(sql), ...promised(projectLookups(db)) },
     events: promised(eventStore(db, searching, summaries)),
     metrics: { ...metricStore(sql), ...promised(tunedMetrics(db)) },
