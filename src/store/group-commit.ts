@@ -23,7 +23,11 @@ export abstract class GroupCommit<R> {
   /** The last batch failed for the storage's sake (unreachable, a full disk): until one commits, not ready. */
   failing = false;
 
-  /** Commits `batch` in one transaction: an outcome per write, in order. */
+  /**
+   * Commits `batch` in one transaction: an outcome per write, in order. A dialect may stop before the
+   * end (SQLite: its writes run on the event loop, which a long batch would hold): the writes past
+   * the outcomes were not run, and go first in the next batch.
+   */
   protected abstract commit(batch: Pending<R>[]): Promise<Outcome[]>;
 
   /** Runs `write` in the next batch; settles after commit. With `signal` (the request's), a write whose client left before the batch began is not made. */
@@ -51,14 +55,17 @@ export abstract class GroupCommit<R> {
     this.stats.queueDepth = 0;
     if (!batch.length) return;
     this.flushing = this.commit(batch).then((outcomes) => {
+      const done = outcomes.length;
       this.stats.batches++;
-      this.stats.writes += batch.length;
-      this.stats.lastBatchSize = batch.length;
+      this.stats.writes += done;
+      this.stats.lastBatchSize = done;
       batch.forEach((pending, i) => {
-        const outcome = outcomes[i]!;
+        const outcome = outcomes[i];
+        if (!outcome) return;
         if (outcome.ok) pending.resolve(outcome.value);
         else pending.reject(outcome.error);
       });
+      if (done < batch.length) this.queue.unshift(...batch.slice(done));
     });
     try {
       await this.flushing;

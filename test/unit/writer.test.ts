@@ -35,6 +35,24 @@ describe("writer", () => {
     expect(writer.stats.lastBatchSize).toBe(5);
   });
 
+  test("a batch stops taking writes once it used its CPU budget: the rest commit in the next ones, in order, each once", async () => {
+    /** A write that takes 2 ms of CPU. */
+    const busy = (v: number) => async (db: Database) => {
+      const start = process.cpuUsage();
+      for (;;) {
+        const used = process.cpuUsage(start);
+        if (used.user + used.system >= 2000) break;
+      }
+      await insert(v)(db);
+    };
+    const before = writer.stats.batches;
+    const values = Array.from({ length: 40 }, (_, i) => i);
+    await Promise.all(values.map((v) => writer.submit(busy(v))));
+    expect(writer.stats.batches - before).toBeGreaterThanOrEqual(4); // 80 ms of writes, 20 ms a batch at most
+    const rows = sqlite.query<{ v: number }, []>("SELECT v FROM t ORDER BY rowid").all();
+    expect(rows.map((r) => r.v)).toEqual(values);
+  });
+
   test("a write is visible to another connection once its promise resolves", async () => {
     await writer.submit(insert(42));
     const other = new Database(join(dir, "t.db"), { readonly: true });

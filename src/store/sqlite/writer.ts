@@ -27,6 +27,18 @@ const NO_HOOKS: TxHooks = { begin() {}, mark: () => 0, undo() {}, beforeCommit()
 export const LOCK_WAIT_MS = 5000;
 /** The longest pause between two tries of the lock: short, since the other process may hold it again at once. */
 const MAX_PAUSE_MS = 4;
+/**
+ * How much CPU a batch's writes may take before it commits what it ran and leaves the rest to the
+ * next batch, a turn of the event loop later: they run on the loop, which also answers requests.
+ * Counted in CPU time, not on the clock, so a machine busy with other work makes no batch smaller.
+ */
+export const BATCH_BUDGET_MS = 20;
+
+/** CPU time this process has used (ms). */
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 
 export class Writer<R> extends GroupCommit<R> {
   private readonly stmt;
@@ -38,6 +50,7 @@ export class Writer<R> extends GroupCommit<R> {
     private readonly sqlite: Database,
     private readonly repos: R,
     private readonly hooks: TxHooks = NO_HOOKS,
+    private readonly budgetMs = BATCH_BUDGET_MS,
   ) {
     super();
     sqlite.exec("PRAGMA busy_timeout = 0"); // waiting for the lock is begin()'s, off the loop
@@ -55,13 +68,18 @@ export class Writer<R> extends GroupCommit<R> {
     try {
       if (!this.tryBegin()) await this.waitForLock();
       this.hooks.begin();
-      let outcomes = await this.runAll(batch);
+      const started = cpuMs();
+      const spent = () => cpuMs() - started >= this.budgetMs;
+      let outcomes = await this.runAll(batch, spent);
       if (!outcomes) {
         this.stmt.rollback.run();
         if (!this.tryBegin()) await this.waitForLock(); // another process may have taken the lock in between
         this.hooks.begin();
         outcomes = [];
-        for (const pending of batch) outcomes.push(await this.runOne(pending));
+        for (const pending of batch) {
+          outcomes.push(await this.runOne(pending));
+          if (spent()) break;
+        }
       }
       this.hooks.beforeCommit();
       this.stmt.commit.run();
@@ -105,8 +123,11 @@ export class Writer<R> extends GroupCommit<R> {
     }
   }
 
-  /** The fast path: every write in one go; null as soon as one throws (the caller rolls back). */
-  private async runAll(batch: Pending<R>[]): Promise<Outcome[] | null> {
+  /**
+   * The fast path: the writes in one go, until the batch's budget is `spent` (the rest waits for the
+   * next batch); null as soon as one throws (the caller rolls back).
+   */
+  private async runAll(batch: Pending<R>[], spent: () => boolean): Promise<Outcome[] | null> {
     const outcomes: Outcome[] = [];
     for (const pending of batch) {
       try {
@@ -115,6 +136,7 @@ export class Writer<R> extends GroupCommit<R> {
         if (!(error instanceof AppError) && isStorageFailure(error)) throw error; // the whole batch fails
         return null;
       }
+      if (spent()) break;
     }
     return outcomes;
   }
