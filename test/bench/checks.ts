@@ -128,7 +128,7 @@ async function dueAtOnce(store: Store): Promise<Pick<ChecksResult, "down" | "up"
       "true",
       ...args,
     ],
-    { SIGNALBOARD_LOG_LEVEL: "warn", LOOP_HOLD_FILE: holds, SIGNALBOARD_RATE_LIMIT_PING: "0" },
+    { SIGNALBOARD_LOG_LEVEL: "info", LOOP_HOLD_FILE: holds, SIGNALBOARD_RATE_LIMIT_PING: "0" },
   );
   const headers = { Authorization: `Bearer ${token}` };
   const lastId = async () => {
