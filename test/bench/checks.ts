@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { EVENT } from "./ingest.ts";
 import { BUN, median, postScript, ROOT, startProcess, tempDir, wrk } from "./lib.ts";
 
-export type Store = { name: string; args: string[] };
+/** `args`: the store's settings, a new database each time it is called. */
+export type Store = { name: string; args: () => Promise<string[]> };
 export type ChecksResult = {
   store: string;
   pingRps: number;
@@ -75,7 +76,7 @@ async function pingAll(url: string, uuids: string[]) {
 
 async function pingRates(binary: string[], store: Store, opts: { rounds: number; seconds: number }) {
   const dataDir = tempDir();
-  const args = ["--data-dir", dataDir, ...store.args];
+  const args = ["--data-dir", dataDir, ...(await store.args())];
   const token = tokenFor(binary, args);
   const server = await startProcess([...binary, "serve", "--port", "0", "--host", "127.0.0.1", ...args], {
     SIGNALBOARD_RATE_LIMIT_PING: "0",
@@ -108,7 +109,7 @@ async function pingRates(binary: string[], store: Store, opts: { rounds: number;
 async function dueAtOnce(store: Store): Promise<Pick<ChecksResult, "down" | "up" | "notices">> {
   const dataDir = tempDir();
   const main = join(ROOT, "src/main.ts");
-  const args = ["--data-dir", dataDir, ...store.args];
+  const args = ["--data-dir", dataDir, ...(await store.args())];
   const token = tokenFor([BUN, main], args);
   const holds = join(tempDir(), "loop-hold.jsonl");
   const server = await startProcess(

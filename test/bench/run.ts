@@ -247,11 +247,11 @@ if (only.has("alerts-loop")) {
 
 if (only.has("checks")) {
   console.error("checks: pings, and a thousand due at once...");
-  const results = [await checksBenchmark(binary, { name: "SQLite", args: [] }, { rounds, seconds })];
+  const results = [await checksBenchmark(binary, { name: "SQLite", args: async () => [] }, { rounds, seconds })];
   if (postgresBin()) {
     const cluster = await startCluster();
     try {
-      const args = ["--database-url", await createDatabase(cluster.url, "checks")];
+      const args = async () => ["--database-url", await createDatabase(cluster.url, "checks")];
       results.push(await checksBenchmark(binary, { name: "PostgreSQL", args }, { rounds, seconds }));
     } finally {
       await cluster.stop();
