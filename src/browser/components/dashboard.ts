@@ -9,6 +9,39 @@ import { component } from "../alpine.ts";
 export const dashboard = component(() => {
   let last = 0;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  /** Cards being asked again, and those asked again meanwhile (asked once more when the answer is in). */
+  const asking = new Set<HTMLElement>();
+  const again = new Set<HTMLElement>();
+  /**
+   * Asks a card again. A grid scrolled inside it (retention) is where it was once drawn again, set
+   * as the answer is swapped in, before anything reads it. One request a card at a time: a second,
+   * asked while the first was on its way, would read the position before the first had set it.
+   */
+  const redraw = (el: HTMLElement) => {
+    const htmx = window.htmx;
+    if (!htmx) return;
+    if (asking.has(el)) {
+      again.add(el);
+      return;
+    }
+    asking.add(el);
+    const kept = [...el.querySelectorAll("[data-keep-scroll]")].map((s): [number, number] => [
+      s.scrollLeft,
+      s.scrollTop,
+    ]);
+    const restore = () => {
+      el.querySelectorAll("[data-keep-scroll]").forEach((s, i) => {
+        const at = kept[i];
+        if (at) [s.scrollLeft, s.scrollTop] = at;
+      });
+    };
+    el.addEventListener("htmx:afterSwap", restore);
+    void htmx.ajax("get", el.dataset.liveUrl!, { target: el, swap: "innerHTML" }).finally(() => {
+      el.removeEventListener("htmx:afterSwap", restore);
+      asking.delete(el);
+      if (again.delete(el) && el.isConnected) redraw(el);
+    });
+  };
   return {
     arranging: false,
     init() {
@@ -53,22 +86,7 @@ export const dashboard = component(() => {
         timer = null;
         last = Date.now();
         window.dispatchEvent(new CustomEvent("sb-refresh"));
-        const htmx = window.htmx;
-        if (htmx)
-          for (const el of this.$root.querySelectorAll<HTMLElement>("[data-live-url]")) {
-            // A grid scrolled inside its card (retention) is where it was once drawn again:
-            // cards are redrawn every few seconds while events arrive.
-            const kept = [...el.querySelectorAll("[data-keep-scroll]")].map((s): [number, number] => [
-              s.scrollLeft,
-              s.scrollTop,
-            ]);
-            htmx.ajax("get", el.dataset.liveUrl!, { target: el, swap: "innerHTML" }).then(() => {
-              el.querySelectorAll("[data-keep-scroll]").forEach((s, i) => {
-                const at = kept[i];
-                if (at) [s.scrollLeft, s.scrollTop] = at;
-              });
-            });
-          }
+        for (const el of this.$root.querySelectorAll<HTMLElement>("[data-live-url]")) redraw(el);
       };
       if (timer) return;
       const wait = last + every - Date.now();
