@@ -27,6 +27,12 @@ type LoopLine = { t: number; held: number; stalled: number };
 
 const CHECKS = 1000;
 
+/** Resolves once `ok` holds, looked at every 50 ms; fails after 5 minutes (a hang). */
+async function until(ok: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (const limit = Date.now() + 300_000; !(await ok()); await Bun.sleep(50))
+    if (Date.now() > limit) throw new Error(`no ${what} in 5 minutes`);
+}
+
 function tokenFor(cmd: string[], args: string[]): string {
   const made = Bun.spawnSync([...cmd, "token", "create", "--init", "--name", "bench", ...args]);
   if (made.exitCode !== 0) throw new Error(`token create failed: ${made.stderr}`);
@@ -132,10 +138,17 @@ async function dueAtOnce(store: Store): Promise<Pick<ChecksResult, "down" | "up"
     { SIGNALBOARD_LOG_LEVEL: "info", LOOP_HOLD_FILE: holds, SIGNALBOARD_RATE_LIMIT_PING: "0" },
   );
   const headers = { Authorization: `Bearer ${token}` };
-  const lastId = async () => {
+  const metric = async (name: string) => {
     const text = await (await fetch(`${server.url}/metrics`, { headers })).text();
-    return Number(/^signalboard_events_last_id (\S+)$/m.exec(text)?.[1] ?? 0);
+    return Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
   };
+  const lastId = () => metric("signalboard_events_last_id");
+  const holdLines = () =>
+    readFileSync(holds, "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as LoopLine);
   /** Waits until `n` more events are written (the notices), with /healthz probed every 20 ms. */
   const measure = async (n: number, from: number, start: () => Promise<void>): Promise<LoopRun> => {
     const before = await lastId();
@@ -150,20 +163,13 @@ async function dueAtOnce(store: Store): Promise<Pick<ChecksResult, "down" | "up"
       }
     })();
     await start();
-    const limit = Date.now() + 300_000;
-    while ((await lastId()) < before + n) {
-      if (Date.now() > limit) throw new Error(`fewer than ${n} notices in 5 minutes`);
-      await Bun.sleep(100);
-    }
+    await until(async () => (await lastId()) >= before + n, `${n} notices`);
     const to = Date.now();
     running = false;
     await probe;
-    await Bun.sleep(1100); // the loop probe writes a line a second
-    const lines = readFileSync(holds, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as LoopLine)
-      .filter((l) => l.t > from && l.t <= to + 1000);
+    // The loop probe writes a line a second: the one that covers `to`.
+    await until(() => holdLines().some((l) => l.t > to), "the loop probe's line");
+    const lines = holdLines().filter((l) => l.t > from && l.t <= to + 1000);
     return {
       seconds: (to - from) / 1000,
       heldMs: Math.max(0, ...lines.map((l) => l.held)),
@@ -174,11 +180,11 @@ async function dueAtOnce(store: Store): Promise<Pick<ChecksResult, "down" | "up"
   try {
     const uuids = await makeChecks(server.url, token, CHECKS, { cron: "* * * * *", tz: "UTC", grace: 5 });
     // Pinged well inside one minute, so that each is due at the next minute's start plus the grace.
-    while (new Date().getUTCSeconds() > 30 || new Date().getUTCSeconds() < 2) await Bun.sleep(200);
+    await until(() => new Date().getUTCSeconds() >= 2 && new Date().getUTCSeconds() <= 30, "a minute's first half");
     await pingAll(server.url, uuids);
     const due = (Math.floor(Date.now() / 60_000) + 1) * 60_000 + 5000;
     console.error(`  ${store.name}: ${CHECKS} checks up, all due at ${new Date(due).toISOString()}`);
-    const down = await measure(CHECKS, due, () => Bun.sleep(due - Date.now()));
+    const down = await measure(CHECKS, due, () => until(() => Date.now() >= due, "the due moment"));
     console.error(
       `  ${store.name}: all down ${down.seconds.toFixed(1)} s after; loop held at most ${down.heldMs.toFixed(1)} ms`,
     );
@@ -188,8 +194,9 @@ async function dueAtOnce(store: Store): Promise<Pick<ChecksResult, "down" | "up"
     console.error(
       `  ${store.name}: all up again in ${up.seconds.toFixed(1)} s; loop held at most ${up.heldMs.toFixed(1)} ms`,
     );
-    // One notice per check and change: none more come on later rounds.
-    await Bun.sleep(3000);
+    // One notice per check and change: none more come on later rounds (three more are run).
+    const rounds = await metric("signalboard_alert_rounds_total");
+    await until(async () => (await metric("signalboard_alert_rounds_total")) >= rounds + 3, "three rounds");
     const notices = { down: 0, up: 0 };
     let cursor: string | null = null;
     do {
