@@ -70,6 +70,10 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "maintenance.created": "Maintenance window added",
   "maintenance.deleted": "Maintenance window deleted",
   "check.badge-key": "Badge key made anew",
+  "second_factor.enabled": "Second factor turned on",
+  "second_factor.disabled": "Second factor turned off",
+  "second_factor.reset": "Second factor reset",
+  "second_factor.required": "Second factor requirement changed",
 };
 
 /** `older`: the id to ask the next page before, when there is one. */
