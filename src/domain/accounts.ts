@@ -13,7 +13,16 @@ import type { SignInChallenge, Store } from "../store/store.ts";
 import { audited, recordAudit } from "./audit.ts";
 import { within } from "./access.ts";
 import { projectIdsOf } from "./projects.ts";
-import { checkCode, type CodeKind, newTotpSecret, recoveryCodeHash, newRecoveryCodes, RECOVERY_CODES, secondFactorRequired, stepOfCode } from "./second-factor.ts";
+import {
+  checkCode,
+  type CodeKind,
+  newTotpSecret,
+  recoveryCodeHash,
+  newRecoveryCodes,
+  RECOVERY_CODES,
+  secondFactorRequired,
+  stepOfCode,
+} from "./second-factor.ts";
 import { randomToken } from "./tokens.ts";
 import { validate } from "./validation.ts";
 
@@ -349,7 +358,14 @@ export function accountService(store: Store, options: AccountOptions) {
       const actor = { userId: step.user.id, name: step.user.username, ip };
       const kind = await checkCode(store, step.user.id, code, now);
       if (!kind) {
-        await recordAudit(store, actor, "sign_in.failed", `user ${step.user.username}`, "wrong second-factor code", now);
+        await recordAudit(
+          store,
+          actor,
+          "sign_in.failed",
+          `user ${step.user.username}`,
+          "wrong second-factor code",
+          now,
+        );
         return "wrong";
       }
       await store.factors.deleteChallenge(sha256(token));
@@ -373,7 +389,14 @@ export function accountService(store: Store, options: AccountOptions) {
       const actor = { userId: step.user.id, name: step.user.username, ip };
       const at = stepOfCode(step.secret, code, now);
       if (at === null) {
-        await recordAudit(store, actor, "sign_in.failed", `user ${step.user.username}`, "wrong second-factor code", now);
+        await recordAudit(
+          store,
+          actor,
+          "sign_in.failed",
+          `user ${step.user.username}`,
+          "wrong second-factor code",
+          now,
+        );
         return "wrong";
       }
       const codes = newRecoveryCodes();
@@ -384,7 +407,11 @@ export function accountService(store: Store, options: AccountOptions) {
         async (tx, note) => {
           if (!(await tx.factors.enableTotp(step.user.id, secret, at, codes.map(recoveryCodeHash), now))) return false;
           await tx.factors.deleteChallenge(sha256(token));
-          note("second_factor.enabled", `user ${step.user.username}`, `TOTP authenticator, at sign-in; ${RECOVERY_CODES} recovery codes`);
+          note(
+            "second_factor.enabled",
+            `user ${step.user.username}`,
+            `TOTP authenticator, at sign-in; ${RECOVERY_CODES} recovery codes`,
+          );
           return true;
         },
         now,

@@ -115,6 +115,9 @@ export function secondFactorService(store: Store, options: { clock?: Clock } = {
 
     offer: totpOffer,
 
+    /** Of these people, those with an authenticator on. */
+    withFactor: (userIds: number[]) => store.factors.withFactor(userIds),
+
     /**
      * Turns an authenticator on: `secret` is the one offered, `code` what the app shows for it.
      * Returns the recovery codes, shown once and kept only as hashes.
@@ -135,7 +138,12 @@ export function secondFactorService(store: Store, options: { clock?: Clock } = {
         actor,
         async (tx, note) => {
           const enabled = await tx.factors.enableTotp(user.id, secret, step, codes.map(recoveryCodeHash), now);
-          if (enabled) note("second_factor.enabled", `user ${user.username}`, `TOTP authenticator; ${RECOVERY_CODES} recovery codes`);
+          if (enabled)
+            note(
+              "second_factor.enabled",
+              `user ${user.username}`,
+              `TOTP authenticator; ${RECOVERY_CODES} recovery codes`,
+            );
           return enabled;
         },
         now,
@@ -145,7 +153,12 @@ export function secondFactorService(store: Store, options: { clock?: Clock } = {
     },
 
     /** Turns their authenticator off, with one of its codes (or a recovery code). False for a wrong code. */
-    async disable(user: { id: number; username: string }, code: string, actor: Actor, now = clock.now()): Promise<void> {
+    async disable(
+      user: { id: number; username: string },
+      code: string,
+      actor: Actor,
+      now = clock.now(),
+    ): Promise<void> {
       const removed = await audited(
         store,
         actor,
@@ -153,7 +166,11 @@ export function secondFactorService(store: Store, options: { clock?: Clock } = {
           const kind = await checkCode(tx, user.id, code, now);
           if (!kind) return false;
           await tx.factors.removeTotp(user.id);
-          note("second_factor.disabled", `user ${user.username}`, `turned off by themselves, with a ${kind === "totp" ? "code" : "recovery code"}`);
+          note(
+            "second_factor.disabled",
+            `user ${user.username}`,
+            `turned off by themselves, with a ${kind === "totp" ? "code" : "recovery code"}`,
+          );
           return true;
         },
         now,
@@ -171,7 +188,12 @@ export function secondFactorService(store: Store, options: { clock?: Clock } = {
         by,
         async (tx, note) => {
           const had = await tx.factors.removeTotp(user.id);
-          if (had) note("second_factor.reset", `user ${user.username}`, "removed from the command line (a lost authenticator)");
+          if (had)
+            note(
+              "second_factor.reset",
+              `user ${user.username}`,
+              "removed from the command line (a lost authenticator)",
+            );
           return had;
         },
         now,

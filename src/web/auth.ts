@@ -10,7 +10,14 @@ import { fieldErrors, param, safeNext, text } from "./form.ts";
 import type { Kit } from "./kit.ts";
 import { paths } from "./paths.ts";
 import { totpOffer } from "../domain/second-factor.ts";
-import { enrollStepPage, loginPage, recoveryCodesPage, secondStepPage, setupCodeNeeded, setupPage } from "./views/auth.ts";
+import {
+  enrollStepPage,
+  loginPage,
+  recoveryCodesPage,
+  secondStepPage,
+  setupCodeNeeded,
+  setupPage,
+} from "./views/auth.ts";
 
 const withCookie = (setCookie: string | null): Record<string, string> => (setCookie ? { "Set-Cookie": setCookie } : {});
 
@@ -186,14 +193,17 @@ const secondStep = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: 
       if (done === "wrong") {
         const message =
           step.purpose === "enroll"
-            ? "code: this is not the code the app shows for this key. Check the phone's time, and type the code shown now."
+            ? "This is not the code the app shows for this key. Check the phone's time, and type the code shown now."
             : "That code is not right, or was used already. Type the code shown now, or a recovery code.";
         return stepPage(kit, step, _form, message, 401);
       }
       await signIns?.refund(ip);
       const cookie = { "Set-Cookie": web.sessionCookie(done.session.token, request, server) };
       if (done.recoveryCodes)
-        return kit.page(null, recoveryCodesPage(done.recoveryCodes, done.next), { title: "Recovery codes", headers: cookie });
+        return kit.page(null, recoveryCodesPage(done.recoveryCodes, done.next), {
+          title: "Recovery codes",
+          headers: cookie,
+        });
       return kit.redirect(request, done.next, cookie);
     },
   });

@@ -67,6 +67,7 @@ export const paths = {
   tokenRevoke: "/settings/api/tokens/:id/revoke",
   tokenNotify: "/settings/api/tokens/:id/notify",
   members: "/settings/members",
+  secondFactorRequired: "/settings/second-factor",
   member: "/settings/members/:id",
   memberRemove: "/settings/members/:id/remove",
   notifications: "/settings/notifications",

@@ -47,7 +47,8 @@ export function factorStore(sql: Sql): FactorRepository {
           set: { secret, confirmedAt: now, lastStep: step, createdAt: now },
         });
       await db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
-      if (codeHashes.length) await db.insert(recoveryCodes).values(codeHashes.map((codeHash) => ({ userId, codeHash })));
+      if (codeHashes.length)
+        await db.insert(recoveryCodes).values(codeHashes.map((codeHash) => ({ userId, codeHash })));
       return true;
     },
 
