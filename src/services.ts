@@ -4,6 +4,7 @@
 import { type Clock, systemClock } from "./clock.ts";
 import { type Config, safeUrl } from "./config.ts";
 import { accountService, type PasswordCost } from "./domain/accounts.ts";
+import { secondFactorService } from "./domain/second-factor.ts";
 import { AlertRunner } from "./domain/alert-runner.ts";
 import { pingService } from "./domain/check-pings.ts";
 import { checkRunner } from "./domain/check-runner.ts";
@@ -185,6 +186,8 @@ function servicesOf(
     metrics,
     tokens,
     accounts,
+    /** Each person's second factor (TOTP and recovery codes), and whether one is required. */
+    secondFactor: secondFactorService(store, { clock }),
     /** Adding, changing and removing other people's accounts. */
     members: memberService(store, { passwordCost }),
     audit,

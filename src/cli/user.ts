@@ -50,10 +50,10 @@ function projectsFrom(values: { projects?: string; "all-projects"?: boolean }): 
 const projectsText = (projects: string[] | null) => (projects === null ? "all projects" : projects.join(",") || "none");
 
 export const user: Command = {
-  summary: "create dashboard users, set their role and projects, reset passwords, list users",
+  summary: "create dashboard users, set their role and projects, reset passwords and second factors, list users",
   usage:
     `signalboard user create NAME [--owner | ${ROLE_OPTION}] [--projects A,B] [--password-stdin] | ` +
-    `user set NAME [${ROLE_OPTION}] [--projects A,B | --all-projects] | user reset-password NAME [--password-stdin] | user list`,
+    `user set NAME [${ROLE_OPTION}] [--projects A,B | --all-projects] | user reset-password NAME [--password-stdin] | user reset-2fa NAME | user list`,
   async run(argv) {
     const { values, positionals } = parse(argv, {
       ...managementOptions,
@@ -68,7 +68,7 @@ export const user: Command = {
     const projects = projectsFrom(values);
     if (values.owner && role) throw new UsageError("--owner and --role say different things: give one");
     const config = configFrom(values, { installed: true });
-    return withServices(config, values, async ({ accounts, members }) => {
+    return withServices(config, values, async ({ accounts, members, secondFactor }) => {
       if (action === "create" && name) {
         const { password, generated } = await passwordFrom(values);
         const created = await accounts.createUser({ username: name, password }, values.owner ? "owner" : role, {
@@ -105,6 +105,18 @@ export const user: Command = {
         if (generated) console.log(`Password (shown once):\n${password}`);
         return 0;
       }
+      if (action === "reset-2fa" && name) {
+        // For a lost phone: the authenticator and its recovery codes go (in the audit trail); the
+        // password stays, and they set a new authenticator up in Settings → Account (or at their
+        // next sign-in, where one is required).
+        const had = await secondFactor.reset(name);
+        console.log(
+          had
+            ? `The second factor of "${name.toLowerCase()}" was removed; they sign in with their password and can set up a new one.`
+            : `"${name.toLowerCase()}" has no second factor; nothing changed.`,
+        );
+        return 0;
+      }
       if (action === "list") {
         console.log(
           table([
@@ -114,7 +126,7 @@ export const user: Command = {
         );
         return 0;
       }
-      throw new UsageError("expected create NAME, set NAME, reset-password NAME or list");
+      throw new UsageError("expected create NAME, set NAME, reset-password NAME, reset-2fa NAME or list");
     });
   },
 };

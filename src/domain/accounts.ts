@@ -9,10 +9,20 @@ import { type Actor, COMMAND_LINE } from "../model/audit.ts";
 import type { Credential } from "../model/credential.ts";
 import type { Role, Session, User } from "../model/user.ts";
 import { type Clock, systemClock } from "../clock.ts";
-import type { Store } from "../store/store.ts";
+import type { SignInChallenge, Store } from "../store/store.ts";
 import { audited, recordAudit } from "./audit.ts";
 import { within } from "./access.ts";
 import { projectIdsOf } from "./projects.ts";
+import {
+  checkCode,
+  type CodeKind,
+  newTotpSecret,
+  recoveryCodeHash,
+  newRecoveryCodes,
+  RECOVERY_CODES,
+  secondFactorRequired,
+  stepOfCode,
+} from "./second-factor.ts";
 import { randomToken } from "./tokens.ts";
 import { validate } from "./validation.ts";
 
@@ -29,6 +39,18 @@ export const passwordRule = z
 const credentials = z.object({ username: usernameRule, password: passwordRule });
 
 export type NewSession = { token: string; csrfToken: string; expiresAt: number; user: User };
+
+/**
+ * A right password for someone with a second factor (or without one where one is required): not a
+ * session, only the token of the step that comes next ("verify": a code; "enroll": set one up).
+ */
+export type SecondStep = { secondStep: "verify" | "enroll"; token: string; expiresAt: number };
+
+/** How long the half-signed-in may take over the second step. */
+export const SECOND_STEP_TTL_MS = 5 * 60_000;
+
+/** The method of a sign-in, as the audit trail records it (the detail of its "sign_in.succeeded"). */
+export const signInMethod = (kind: CodeKind | null) => (kind ? `password + ${kind}` : "password");
 
 /**
  * Argon2id's cost for new password hashes: Bun.password's default unless given. Tests ask for less
@@ -266,13 +288,16 @@ export function accountService(store: Store, options: AccountOptions) {
     /**
      * A new session for the right username and password, or null. Always costs one hash check.
      * Each attempt is in the audit trail, with `ip` (the client's address as the server sees it).
+     * Someone with a second factor (or without one where one is required) gets no session yet, only
+     * the second step (`SecondStep`), which goes on to `next` once it is done.
      */
     async login(
       username: string,
       password: string,
       ip: string | null = null,
       now = clock.now(),
-    ): Promise<NewSession | null> {
+      next = "/",
+    ): Promise<NewSession | SecondStep | null> {
       const parsed = usernameRule.safeParse(username);
       const user = parsed.success ? await store.users.findByUsername(parsed.data) : null;
       const ok = await Bun.password.verify(password.slice(0, 256), user?.passwordHash ?? (await dummyHash(cost)));
@@ -290,9 +315,111 @@ export function accountService(store: Store, options: AccountOptions) {
         return null;
       }
       const { passwordHash: _hash, ...publicUser } = user;
+      const factor = await store.factors.totp(user.id);
+      const purpose = factor?.confirmedAt ? "verify" : (await secondFactorRequired(store)) ? "enroll" : null;
+      if (purpose) {
+        const token = randomToken().slice(3);
+        const expiresAt = now + SECOND_STEP_TTL_MS;
+        await store.factors.createChallenge(sha256(token), {
+          userId: user.id,
+          purpose,
+          secret: purpose === "enroll" ? newTotpSecret() : null,
+          next,
+          createdAt: now,
+          expiresAt,
+        });
+        return { secondStep: purpose, token, expiresAt };
+      }
       const session = await startSession(publicUser, now);
-      await recordAudit(store, actor, "sign_in.succeeded", `user ${name}`, null, now);
+      await recordAudit(store, actor, "sign_in.succeeded", `user ${name}`, signInMethod(null), now);
       return session;
+    },
+
+    /** The half-signed-in step of this token, with its person, while it has not expired. */
+    async secondStep(token: string, now = clock.now()): Promise<(SignInChallenge & { user: User }) | null> {
+      const challenge = await store.factors.findChallenge(sha256(token), now);
+      const user = challenge && (await store.users.findById(challenge.userId));
+      return challenge && user ? { ...challenge, user } : null;
+    },
+
+    /**
+     * The second step: a code from their authenticator or a recovery code. A session when it is
+     * right (the step is over), "expired" when there is no such step (any more), "wrong" otherwise
+     * (recorded as a failed sign-in; the step stays until it expires).
+     */
+    async verifySecondStep(
+      token: string,
+      code: string,
+      ip: string | null = null,
+      now = clock.now(),
+    ): Promise<{ session: NewSession; next: string; recoveryCodes: null } | "expired" | "wrong"> {
+      const step = await this.secondStep(token, now);
+      if (!step || step.purpose !== "verify") return "expired";
+      const actor = { userId: step.user.id, name: step.user.username, ip };
+      const kind = await checkCode(store, step.user.id, code, now);
+      if (!kind) {
+        await recordAudit(
+          store,
+          actor,
+          "sign_in.failed",
+          `user ${step.user.username}`,
+          "wrong second-factor code",
+          now,
+        );
+        return "wrong";
+      }
+      await store.factors.deleteChallenge(sha256(token));
+      const session = await startSession(step.user, now);
+      await recordAudit(store, actor, "sign_in.succeeded", `user ${step.user.username}`, signInMethod(kind), now);
+      return { session, next: step.next, recoveryCodes: null };
+    },
+
+    /**
+     * The second step where a factor is required and they have none: the code of the secret
+     * offered proves their app has it; the factor is on, with recovery codes to show once.
+     */
+    async enrollAtSignIn(
+      token: string,
+      code: string,
+      ip: string | null = null,
+      now = clock.now(),
+    ): Promise<{ session: NewSession; next: string; recoveryCodes: string[] } | "expired" | "wrong"> {
+      const step = await this.secondStep(token, now);
+      if (!step || step.purpose !== "enroll" || !step.secret) return "expired";
+      const actor = { userId: step.user.id, name: step.user.username, ip };
+      const at = stepOfCode(step.secret, code, now);
+      if (at === null) {
+        await recordAudit(
+          store,
+          actor,
+          "sign_in.failed",
+          `user ${step.user.username}`,
+          "wrong second-factor code",
+          now,
+        );
+        return "wrong";
+      }
+      const codes = newRecoveryCodes();
+      const secret = step.secret;
+      const enabled = await audited(
+        store,
+        actor,
+        async (tx, note) => {
+          if (!(await tx.factors.enableTotp(step.user.id, secret, at, codes.map(recoveryCodeHash), now))) return false;
+          await tx.factors.deleteChallenge(sha256(token));
+          note(
+            "second_factor.enabled",
+            `user ${step.user.username}`,
+            `TOTP authenticator, at sign-in; ${RECOVERY_CODES} recovery codes`,
+          );
+          return true;
+        },
+        now,
+      );
+      if (!enabled) return "expired";
+      const session = await startSession(step.user, now);
+      await recordAudit(store, actor, "sign_in.succeeded", `user ${step.user.username}`, signInMethod("totp"), now);
+      return { session, next: step.next, recoveryCodes: codes };
     },
 
     /**
@@ -321,6 +448,7 @@ export function accountService(store: Store, options: AccountOptions) {
     },
 
     async pruneSessions(now = clock.now()): Promise<number> {
+      await store.factors.deleteExpiredChallenges(now);
       return store.users.deleteExpiredSessions(now);
     },
   };

@@ -17,6 +17,8 @@ import type { Session } from "../model/user.ts";
 
 export const SESSION_COOKIE = "sb_session";
 export const FORM_COOKIE = "sb_form";
+/** The half-signed-in's second step (a code after the password): not a session, it opens nothing else. */
+export const SECOND_STEP_COOKIE = "sb_second_step";
 
 export function parseCookies(header: string | null): Record<string, string> {
   const out: Record<string, string> = {};
@@ -139,6 +141,15 @@ export function createWebGuard(
 
     sessionCookie(token: string, request: Request, server?: Server<unknown> | null): string {
       return cookie(SESSION_COOKIE, token, Math.floor(config.sessionTtl / 1000), request, server);
+    },
+
+    secondStepCookie(token: string, maxAgeMs: number, request: Request, server?: Server<unknown> | null): string {
+      return cookie(SECOND_STEP_COOKIE, token, Math.floor(maxAgeMs / 1000), request, server);
+    },
+
+    /** The token of the second step this browser is in, if any. */
+    secondStepToken(request: Request): string | null {
+      return parseCookies(request.headers.get("cookie"))[SECOND_STEP_COOKIE] || null;
     },
 
     clearSessionCookie(request: Request, server?: Server<unknown> | null): string {

@@ -33,7 +33,11 @@ export type AuditAction =
   | "check.ping-key"
   | "maintenance.created"
   | "maintenance.deleted"
-  | "check.badge-key";
+  | "check.badge-key"
+  | "second_factor.enabled"
+  | "second_factor.disabled"
+  | "second_factor.reset"
+  | "second_factor.required";
 
 /** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */
 export type AuditEntry = {

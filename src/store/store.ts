@@ -434,6 +434,44 @@ export interface MetaRepository {
   probe(): Promise<void>;
 }
 
+/** A TOTP authenticator as kept: its secret, whether it was confirmed with a code, the last step a code was taken for. */
+export type TotpFactor = { secret: string; confirmedAt: number | null; lastStep: number | null; createdAt: number };
+
+/** The half-signed-in: a right password whose second step is still to come (not a session). */
+export type SignInChallenge = {
+  userId: number;
+  purpose: "verify" | "enroll";
+  /** The secret offered while setting a factor up at sign-in, until it is confirmed. */
+  secret: string | null;
+  next: string;
+  createdAt: number;
+  expiresAt: number;
+};
+
+/** Second factors (TOTP and its recovery codes) and the sign-ins waiting for one. */
+export interface FactorRepository {
+  totp(userId: number): Promise<TotpFactor | null>;
+  /** The users with a confirmed factor, of those given. */
+  withFactor(userIds: number[]): Promise<number[]>;
+  /**
+   * Turns TOTP on with a secret already checked against a code of `step`: the factor replaces any
+   * other, and the recovery codes (hashes) replace the old ones. False when a confirmed factor is
+   * already there (two tabs confirming at once: the first wins).
+   */
+  enableTotp(userId: number, secret: string, step: number, codeHashes: string[], now: number): Promise<boolean>;
+  /** Takes the step a code was accepted for: false when that step or a later one was taken already (a replay). */
+  takeStep(userId: number, step: number): Promise<boolean>;
+  /** Uses a recovery code once: false when it is not theirs or was used. */
+  useRecoveryCode(userId: number, codeHash: string, now: number): Promise<boolean>;
+  recoveryCodesLeft(userId: number): Promise<number>;
+  /** Removes the factor and its recovery codes; false when there was none. */
+  removeTotp(userId: number): Promise<boolean>;
+  createChallenge(tokenHash: string, c: SignInChallenge): Promise<void>;
+  findChallenge(tokenHash: string, now: number): Promise<SignInChallenge | null>;
+  deleteChallenge(tokenHash: string): Promise<void>;
+  deleteExpiredChallenges(now: number): Promise<number>;
+}
+
 export type Repositories = {
   projects: ProjectRepository;
   events: EventRepository;
@@ -441,6 +479,7 @@ export type Repositories = {
   profiles: ProfileRepository;
   tokens: TokenRepository;
   users: UserRepository;
+  factors: FactorRepository;
   notifications: NotificationRepository;
   digests: DigestRepository;
   idempotency: IdempotencyRepository;
@@ -522,6 +561,19 @@ export const ACCESS: { [R in keyof Repositories]: { [M in keyof Repositories[R]]
     revokeCreatedBy: "write",
     setMayNotify: "write",
     touch: "write",
+  },
+  factors: {
+    totp: "read",
+    withFactor: "read",
+    enableTotp: "write",
+    takeStep: "write",
+    useRecoveryCode: "write",
+    recoveryCodesLeft: "read",
+    removeTotp: "write",
+    createChallenge: "write",
+    findChallenge: "read",
+    deleteChallenge: "write",
+    deleteExpiredChallenges: "write",
   },
   users: {
     count: "read",

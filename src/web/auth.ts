@@ -5,10 +5,19 @@ import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
 import { parseCookies, SESSION_COOKIE } from "../http/session.ts";
 import type { Services } from "../services.ts";
+import { SECOND_STEP_TTL_MS } from "../domain/accounts.ts";
 import { fieldErrors, param, safeNext, text } from "./form.ts";
 import type { Kit } from "./kit.ts";
 import { paths } from "./paths.ts";
-import { loginPage, setupCodeNeeded, setupPage } from "./views/auth.ts";
+import { totpOffer } from "../domain/second-factor.ts";
+import {
+  enrollStepPage,
+  loginPage,
+  recoveryCodesPage,
+  secondStepPage,
+  setupCodeNeeded,
+  setupPage,
+} from "./views/auth.ts";
 
 const withCookie = (setCookie: string | null): Record<string, string> => (setCookie ? { "Set-Cookie": setCookie } : {});
 
@@ -18,6 +27,8 @@ export function authRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
     setup(services, edge, kit),
     loginForm(services, edge, kit),
     login(services, edge, kit),
+    secondStepForm(services, edge, kit),
+    secondStep(services, edge, kit),
     logout(services, edge, kit),
   ];
 }
@@ -100,15 +111,100 @@ const login = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: Kit) 
       // sent in parallel would all pass a limit checked first and charged after); success refunds it.
       const ip = guard.ip(request, server);
       await signIns?.take(ip);
-      const session = await accounts.login(username, password, ip);
-      if (!session) {
+      const signedIn = await accounts.login(username, password, ip, undefined, next);
+      if (!signedIn) {
         return kit.page(null, loginPage({ formToken: _form, next, username, message: "Wrong username or password." }), {
           title: "Sign in",
           status: 401,
         });
       }
       await signIns?.refund(ip);
-      return kit.redirect(request, next, { "Set-Cookie": web.sessionCookie(session.token, request, server) });
+      if ("secondStep" in signedIn) {
+        // The password was right; no session until the second step is done, on a page of its own.
+        const cookie = web.secondStepCookie(signedIn.token, SECOND_STEP_TTL_MS, request, server);
+        return kit.redirect(request, paths.secondStep, { "Set-Cookie": cookie });
+      }
+      return kit.redirect(request, next, { "Set-Cookie": web.sessionCookie(signedIn.token, request, server) });
+    },
+  });
+
+const STEP_EXPIRED = "That sign-in took too long or was already finished. Sign in again.";
+
+/** What the second step's page shows: a code to type, or (where one is required) a factor to set up. */
+async function stepPage(
+  kit: Kit,
+  step: { purpose: "verify" | "enroll"; secret: string | null; user: { username: string } },
+  formToken: string,
+  message?: string,
+  status = 200,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const { username } = step.user;
+  const body =
+    step.purpose === "enroll" && step.secret
+      ? enrollStepPage({ formToken, username, offer: await totpOffer(username, step.secret), error: message })
+      : secondStepPage({ formToken, username, message });
+  return kit.page(null, body, { title: "Sign in", status, headers });
+}
+
+const secondStepForm = ({ accounts }: Services, { web }: Edge, kit: Kit) =>
+  route({
+    method: "GET",
+    path: paths.secondStep,
+    access: "visitor",
+    async handle({ request, server }) {
+      const token = web.secondStepToken(request);
+      const step = token ? await accounts.secondStep(token) : null;
+      const form = web.formToken(request, server);
+      if (!step)
+        return kit.page(null, loginPage({ formToken: form.token, next: "/", notice: STEP_EXPIRED }), {
+          title: "Sign in",
+          status: 401,
+          headers: withCookie(form.setCookie),
+        });
+      return stepPage(kit, step, form.token, undefined, 200, withCookie(form.setCookie));
+    },
+  });
+
+const secondStep = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: Kit) =>
+  route({
+    method: "POST",
+    path: paths.secondStep,
+    access: "visitor",
+    form: z.object({ code: text, _form: text }),
+    async handle({ request, server, body: { code, _form } }) {
+      // A wrong code is a failed sign-in, under the same limit as a wrong password (charged first).
+      const ip = guard.ip(request, server);
+      await signIns?.take(ip);
+      const token = web.secondStepToken(request) ?? "";
+      const step = await accounts.secondStep(token);
+      const done = !step
+        ? "expired"
+        : step.purpose === "enroll"
+          ? await accounts.enrollAtSignIn(token, code, ip)
+          : await accounts.verifySecondStep(token, code, ip);
+      if (done === "expired" || !step) {
+        await signIns?.refund(ip);
+        return kit.page(null, loginPage({ formToken: _form, next: "/", notice: STEP_EXPIRED }), {
+          title: "Sign in",
+          status: 401,
+        });
+      }
+      if (done === "wrong") {
+        const message =
+          step.purpose === "enroll"
+            ? "This is not the code the app shows for this key. Check the phone's time, and type the code shown now."
+            : "That code is not right, or was used already. Type the code shown now, or a recovery code.";
+        return stepPage(kit, step, _form, message, 401);
+      }
+      await signIns?.refund(ip);
+      const cookie = { "Set-Cookie": web.sessionCookie(done.session.token, request, server) };
+      if (done.recoveryCodes)
+        return kit.page(null, recoveryCodesPage(done.recoveryCodes, done.next), {
+          title: "Recovery codes",
+          headers: cookie,
+        });
+      return kit.redirect(request, done.next, cookie);
     },
   });
 

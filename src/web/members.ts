@@ -36,6 +36,7 @@ const chosenProjects = ({ reach, projects }: { reach: string; projects: string[]
 export function memberRoutes(services: Services, kit: Kit): Route[] {
   return [
     membersList(services, kit),
+    requireSecondFactor(services, kit),
     addMember(services, kit),
     changeMember(services, kit),
     removeDialog(services, kit),
@@ -56,7 +57,7 @@ const membersList = (services: Services, kit: Kit) =>
     method: "GET",
     path: paths.members,
     access: "admin",
-    query: z.object({ changed: param }),
+    query: z.object({ changed: param, saved: param }),
     async handle({ query, session }) {
       const me = session.user;
       const users = await services.accounts.list();
@@ -68,8 +69,26 @@ const membersList = (services: Services, kit: Kit) =>
         projects: await projectsOf(services, me),
         roles: rolesGivenBy(me),
         removable: (u: User) => mayRemove(me, u),
+        secondFactor: {
+          required: await services.secondFactor.required(),
+          withFactor: await services.secondFactor.withFactor(users.map((u) => u.id)),
+          csrf: session.csrfToken,
+          saved: query.saved === "second-factor",
+        },
       };
       return kit.page(session, membersPage(view), { title: "Members", nav });
+    },
+  });
+
+const requireSecondFactor = ({ secondFactor }: Services, kit: Kit) =>
+  route({
+    method: "POST",
+    path: paths.secondFactorRequired,
+    access: "admin",
+    form: z.object({ required: text }),
+    async handle({ request, body: { required }, actor }) {
+      await secondFactor.setRequired(required === "on", actor);
+      return kit.redirect(request, href(paths.members, {}, { saved: "second-factor" }));
     },
   });
 

@@ -242,6 +242,73 @@ describe("tokens", () => {
   });
 });
 
+describe("factors", () => {
+  const person = async () =>
+    (await store.users.create(
+      { username: `factor-${Math.random().toString(36).slice(2, 10)}`, passwordHash: "h", role: "member" },
+      NOW,
+    ))!;
+
+  test("a TOTP factor is kept once confirmed, takes each step once, and goes with its recovery codes", async () => {
+    const u = await person();
+    const other = await person();
+    expect(await store.factors.totp(u.id)).toBeNull();
+    expect(await store.factors.takeStep(u.id, 10)).toBe(false); // no factor: nothing to take
+    expect(await store.factors.enableTotp(u.id, "SECRET", 10, ["h1", "h2"], NOW)).toBe(true);
+    expect(await store.factors.enableTotp(u.id, "OTHER", 11, ["h3"], NOW)).toBe(false); // one is on already
+    expect(await store.factors.totp(u.id)).toEqual({
+      secret: "SECRET",
+      confirmedAt: NOW,
+      lastStep: 10,
+      createdAt: NOW,
+    });
+    expect(await store.factors.withFactor([u.id, other.id, 999_999])).toEqual([u.id]);
+    expect(await store.factors.withFactor([])).toEqual([]);
+    expect(await store.factors.takeStep(u.id, 10)).toBe(false); // the step it was confirmed with
+    expect(await store.factors.takeStep(u.id, 12)).toBe(true);
+    expect(await store.factors.takeStep(u.id, 12)).toBe(false); // a replay
+    expect(await store.factors.takeStep(u.id, 11)).toBe(false); // an older code after a newer one
+    expect(await store.factors.recoveryCodesLeft(u.id)).toBe(2);
+    expect(await store.factors.useRecoveryCode(other.id, "h1", NOW)).toBe(false); // not theirs
+    expect(await store.factors.useRecoveryCode(u.id, "h1", NOW)).toBe(true);
+    expect(await store.factors.useRecoveryCode(u.id, "h1", NOW)).toBe(false);
+    expect(await store.factors.recoveryCodesLeft(u.id)).toBe(1);
+    expect(await store.factors.removeTotp(u.id)).toBe(true);
+    expect(await store.factors.removeTotp(u.id)).toBe(false);
+    expect(await store.factors.totp(u.id)).toBeNull();
+    expect(await store.factors.recoveryCodesLeft(u.id)).toBe(0);
+    expect(await store.factors.enableTotp(u.id, "NEW", 20, ["h9"], NOW + 1)).toBe(true); // set up again
+    await store.users.delete(u.id);
+    expect(await store.factors.totp(u.id)).toBeNull();
+  });
+
+  test("a sign-in's second step is found until it expires, ended once, and pruned", async () => {
+    const u = await person();
+    const step = {
+      userId: u.id,
+      purpose: "enroll" as const,
+      secret: "S",
+      next: "/p/x",
+      createdAt: NOW,
+      expiresAt: NOW + 100,
+    };
+    await store.factors.createChallenge(`step-${u.id}`, step);
+    await store.factors.createChallenge(`old-${u.id}`, {
+      ...step,
+      purpose: "verify",
+      secret: null,
+      expiresAt: NOW - 1,
+    });
+    expect(await store.factors.findChallenge(`step-${u.id}`, NOW)).toEqual(step);
+    expect(await store.factors.findChallenge(`step-${u.id}`, NOW + 100)).toBeNull();
+    expect(await store.factors.findChallenge(`old-${u.id}`, NOW)).toBeNull();
+    expect(await store.factors.deleteExpiredChallenges(NOW)).toBeGreaterThanOrEqual(1);
+    expect(await store.factors.findChallenge(`step-${u.id}`, NOW)).toEqual(step);
+    await store.factors.deleteChallenge(`step-${u.id}`);
+    expect(await store.factors.findChallenge(`step-${u.id}`, NOW)).toBeNull();
+  });
+});
+
 describe("users", () => {
   let people = 0;
   const username = () => `person-${++people}-${Math.random().toString(36).slice(2, 8)}`;

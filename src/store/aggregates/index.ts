@@ -8,6 +8,7 @@ import { metaStore } from "./meta.ts";
 import { auditStore } from "./audit.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { maintenanceStore } from "./maintenance.ts";
+import { factorStore } from "./factors.ts";
 import { digestStore } from "./digests.ts";
 import { notificationStore } from "./notifications.ts";
 import type { Sql } from "./sql.ts";
@@ -24,7 +25,8 @@ export type PlainAggregate =
   | "digests"
   | "notifications"
   | "tokens"
-  | "users";
+  | "users"
+  | "factors";
 
 export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> {
   return {
@@ -38,5 +40,6 @@ export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> 
     notifications: notificationStore(sql),
     tokens: tokenStore(sql),
     users: userStore(sql),
+    factors: factorStore(sql),
   };
 }

@@ -258,6 +258,52 @@ export const userProjects = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.projectId] }), index("user_projects_project").on(t.projectId)],
 );
 
+// A person's TOTP authenticator: its secret (base32, as otpauth takes it), when it was confirmed
+// with a code (null while being set up), and the last 30-second step a code was accepted for, so a
+// code is never taken twice.
+export const totpFactors = pgTable("totp_factors", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  secret: text("secret").notNull(),
+  confirmedAt: millis("confirmed_at"),
+  lastStep: bigint("last_step", { mode: "number" }),
+  createdAt: millis("created_at").notNull(),
+});
+
+// The recovery codes of a person's second factor, as SHA-256 hashes; each is used once.
+export const recoveryCodes = pgTable(
+  "recovery_codes",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: millis("used_at"),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
+);
+
+// The half-signed-in: a right password whose second step (a code, or setting a factor up) is still
+// to come. Not a session: it opens nothing but that step, and expires within minutes.
+export const signInChallenges = pgTable(
+  "sign_in_challenges",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    // "verify" (a factor is there: ask for its code) or "enroll" (required but missing: set one up).
+    purpose: text("purpose", { enum: ["verify", "enroll"] }).notNull(),
+    // The secret offered while setting up, until it is confirmed.
+    secret: text("secret"),
+    next: text("next").notNull(),
+    createdAt: millis("created_at").notNull(),
+    expiresAt: millis("expires_at").notNull(),
+  },
+  (t) => [index("sign_in_challenges_expiry").on(t.expiresAt)],
+);
+
 export const auditLog = pgTable(
   "audit_log",
   {

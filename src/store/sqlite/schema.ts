@@ -212,6 +212,52 @@ export const userProjects = sqliteTable(
   (t) => [primaryKey({ columns: [t.userId, t.projectId] }), index("user_projects_project").on(t.projectId)],
 );
 
+// A person's TOTP authenticator: its secret (base32, as otpauth takes it), when it was confirmed
+// with a code (null while being set up), and the last 30-second step a code was accepted for, so a
+// code is never taken twice.
+export const totpFactors = sqliteTable("totp_factors", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  secret: text("secret").notNull(),
+  confirmedAt: integer("confirmed_at"),
+  lastStep: integer("last_step"),
+  createdAt: integer("created_at").notNull(),
+});
+
+// The recovery codes of a person's second factor, as SHA-256 hashes; each is used once.
+export const recoveryCodes = sqliteTable(
+  "recovery_codes",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: integer("used_at"),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
+);
+
+// The half-signed-in: a right password whose second step (a code, or setting a factor up) is still
+// to come. Not a session: it opens nothing but that step, and expires within minutes.
+export const signInChallenges = sqliteTable(
+  "sign_in_challenges",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    // "verify" (a factor is there: ask for its code) or "enroll" (required but missing: set one up).
+    purpose: text("purpose", { enum: ["verify", "enroll"] }).notNull(),
+    // The secret offered while setting up, until it is confirmed.
+    secret: text("secret"),
+    next: text("next").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("sign_in_challenges_expiry").on(t.expiresAt)],
+);
+
 // The audit trail: sign-ins, tokens, members, deleted projects, retention, integrations and alert
 // rules, with who, when (Unix ms) and from where. The newest 10,000 are kept (housekeeping).
 // `actor` is a name as it was then (a removed member's entries keep it).

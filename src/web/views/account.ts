@@ -5,10 +5,50 @@ import { type Html, html } from "../html.ts";
 import { time } from "./events.ts";
 import { ROLE_TEXT } from "./members.ts";
 import { settingsNav } from "./settings.ts";
+import { recoveryCodesList, totpSetupFields } from "./auth.ts";
 import type { AuditAction, AuditEntry } from "../../model/audit.ts";
 import type { User } from "../../model/user.ts";
 
-export function accountPage(user: User, form?: Html): Html {
+/** Settings → Account's second factor: on (and how many recovery codes are left), being set up, or off. */
+export type FactorView =
+  | { state: "on"; recoveryLeft: number; error?: string }
+  | { state: "setup"; secret: string; offer: { qrSvg: string; grouped: string }; error?: string }
+  | { state: "off"; required: boolean }
+  | { state: "done"; codes: string[] };
+
+export function secondFactorSection(view: FactorView, csrf: string): Html {
+  const body = (() => {
+    switch (view.state) {
+      case "off":
+        return html`<p>Off. With an authenticator app, signing in asks for a 6-digit code after your password.${view.required ? html` <strong>An admin requires one:</strong> you will be asked to set it up at your next sign-in.` : ""}</p>
+<form method="post" action="${paths.totp}" class="stack"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" data-testid="totp-start">Set up an authenticator</button></form>`;
+      case "setup":
+        return html`<form method="post" action="${paths.totp}" class="stack">
+  <input type="hidden" name="_csrf" value="${csrf}">
+  <input type="hidden" name="secret" value="${view.secret}">
+  ${totpSetupFields(view.offer, view.error)}
+  <button type="submit" data-testid="totp-confirm">Turn on</button>
+</form>`;
+      case "done":
+        return recoveryCodesList(view.codes);
+      case "on":
+        return html`<p data-testid="totp-on">On: signing in asks for a code from your authenticator app. ${view.recoveryLeft} of 10 recovery codes left.</p>
+<form method="post" action="${paths.totpOff}" class="stack">
+  <input type="hidden" name="_csrf" value="${csrf}">
+  <label for="off-code">To turn it off, a code from the app (or a recovery code)</label>
+  <input id="off-code" name="code" type="text" autocomplete="one-time-code" required${view.error ? html` aria-invalid="true" aria-describedby="off-code-error"` : ""}>
+  ${view.error ? html`<p class="hint error" id="off-code-error" role="alert">${view.error}</p>` : ""}
+  <button type="submit" class="danger" data-testid="totp-off">Turn off</button>
+</form>`;
+    }
+  })();
+  return html`<section class="card" aria-labelledby="factor-title" id="second-factor">
+  <h2 id="factor-title">Two-step sign-in</h2>
+  ${body}
+</section>`;
+}
+
+export function accountPage(user: User, form?: Html, factor?: Html): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
 ${settingsNav(paths.account)}
 <section class="card" aria-labelledby="account-title">
@@ -22,7 +62,8 @@ ${settingsNav(paths.account)}
 <section class="card" aria-labelledby="password-title">
   <h2 id="password-title">Change your password</h2>
   ${form ?? passwordForm({})}
-</section>`;
+</section>
+${factor ?? ""}`;
 }
 
 export function passwordForm(opts: { errors?: Record<string, string>; changed?: boolean }): Html {
@@ -70,6 +111,10 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "maintenance.created": "Maintenance window added",
   "maintenance.deleted": "Maintenance window deleted",
   "check.badge-key": "Badge key made anew",
+  "second_factor.enabled": "Second factor turned on",
+  "second_factor.disabled": "Second factor turned off",
+  "second_factor.reset": "Second factor reset",
+  "second_factor.required": "Second factor requirement changed",
 };
 
 /** `older`: the id to ask the next page before, when there is one. */

@@ -1,6 +1,6 @@
 // The pages shown before sign-in: the one-time setup of the owner, and login.
 import { paths } from "../paths.ts";
-import { type Html, html } from "../html.ts";
+import { type Html, html, trusted } from "../html.ts";
 
 function field(
   name: string,
@@ -60,5 +60,68 @@ ${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
   ${field("password", "Password", { type: "password", autocomplete: "current-password" })}
   <button type="submit">Sign in</button>
 </form>
+</section>`;
+}
+
+/** What an authenticator app is shown to set it up: the QR code (inline SVG) and the key written out. */
+export function totpSetupFields(offer: { qrSvg: string; grouped: string }, error?: string): Html {
+  return html`<p>Scan this QR code with an authenticator app (such as Aegis, 2FAS, Google Authenticator or 1Password), or type the key in it by hand. Then type the 6-digit code it shows.</p>
+<figure class="totp-qr" data-testid="totp-qr" aria-label="QR code for your authenticator app">${trusted(offer.qrSvg)}</figure>
+<p>Key: <code class="totp-key" data-testid="totp-key">${offer.grouped}</code></p>
+<label for="code">Code from the app</label>
+<input id="code" name="code" type="text" inputmode="numeric" pattern="[0-9 ]{6,7}" autocomplete="one-time-code" required${error ? html` aria-invalid="true" aria-describedby="code-error"` : ""}>
+${error ? html`<p class="hint error" id="code-error" role="alert">${error}</p>` : ""}`;
+}
+
+/**
+ * The second page of a sign-in for someone with a second factor: a code from their authenticator or
+ * a recovery code. (A passkey, when there is one, is offered beside the code here.)
+ */
+export function secondStepPage(opts: { formToken: string; username: string; message?: string }): Html {
+  return html`<section class="auth card" data-testid="second-step">
+<h1>Two-step sign-in</h1>
+<p>Signing in as <strong>${opts.username}</strong>. Type the 6-digit code your authenticator app shows, or one of your recovery codes.</p>
+${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
+<form method="post" action="${paths.secondStep}" class="stack">
+  <input type="hidden" name="_form" value="${opts.formToken}">
+  <label for="code">Code</label>
+  <input id="code" name="code" type="text" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" required autofocus>
+  <button type="submit">Verify</button>
+</form>
+<p class="muted small"><a href="${paths.login}">Start again</a> · Lost your phone and your recovery codes? The owner can reset your second factor with <code>signalboard user reset-2fa NAME</code>.</p>
+</section>`;
+}
+
+/** Right after the password, where a second factor is required and they have none: set one up now. */
+export function enrollStepPage(opts: {
+  formToken: string;
+  username: string;
+  offer: { qrSvg: string; grouped: string };
+  error?: string;
+}): Html {
+  return html`<section class="auth card" data-testid="enroll-step">
+<h1>Set up a second factor</h1>
+<p>This Signalboard asks everyone who signs in with a password for a code from an authenticator app too. Set one up for <strong>${opts.username}</strong> to finish signing in.</p>
+<form method="post" action="${paths.secondStep}" class="stack">
+  <input type="hidden" name="_form" value="${opts.formToken}">
+  ${totpSetupFields(opts.offer, opts.error)}
+  <button type="submit">Turn on and sign in</button>
+</form>
+</section>`;
+}
+
+/** The recovery codes, shown once: right after a second factor was turned on. */
+export function recoveryCodesList(codes: string[]): Html {
+  return html`<div class="stack" data-testid="recovery-codes">
+<p class="alert success" role="status">Your authenticator is on. Keep these recovery codes somewhere safe: each signs you in once when your phone is not at hand. They are shown only now.</p>
+<ul class="recovery-codes">${codes.map((c) => html`<li><code>${c}</code></li>`)}</ul>
+</div>`;
+}
+
+export function recoveryCodesPage(codes: string[], next: string): Html {
+  return html`<section class="auth card">
+<h1>Recovery codes</h1>
+${recoveryCodesList(codes)}
+<p><a class="button" href="${next}" data-testid="continue">I have saved them: continue</a></p>
 </section>`;
 }

@@ -27,7 +27,25 @@ export type MembersView = {
   /** The person whose role or projects were just changed. */
   changed?: User | null;
   form?: Html;
+  /** Whether a second factor is required of every password sign-in, and who has one. */
+  secondFactor?: { required: boolean; withFactor: number[]; csrf: string; saved?: boolean };
 };
+
+/** Settings → Members: an admin's setting, a second factor for everyone who signs in with a password. */
+function secondFactorSetting(v: NonNullable<MembersView["secondFactor"]>, users: User[]): Html {
+  const without = users.filter((u) => !v.withFactor.includes(u.id)).length;
+  return html`<section class="card" aria-labelledby="factor-setting-title">
+  <h2 id="factor-setting-title">Two-step sign-in</h2>
+  ${v.saved ? html`<p class="alert success" role="status" data-testid="factor-setting-saved">Saved.</p>` : ""}
+  <p>${users.length - without} of ${users.length} ${users.length === 1 ? "person has" : "people have"} an authenticator app set up (Settings → Account).</p>
+  <form method="post" action="${paths.secondFactorRequired}" class="stack">
+    <input type="hidden" name="_csrf" value="${v.csrf}">
+    <label class="check"><input type="checkbox" name="required" value="on" data-testid="require-factor"${v.required ? " checked" : ""}> Require a second factor of everyone who signs in with a password</label>
+    <p class="hint">Someone without one is asked to set up an authenticator right after their password, before they are signed in. Sessions already open stay open.</p>
+    <button type="submit" data-testid="require-factor-save">Save</button>
+  </form>
+</section>`;
+}
 
 /** A person's projects as `me` may see them: names beyond `me`'s own are not shown. */
 function projectsOf(u: User, me: User): string {
@@ -48,7 +66,7 @@ ${settingsNav(paths.members)}
     <tbody>${v.users.map(
       (
         u,
-      ) => html`<tr id="user-${u.id}"><td class="card-title">${u.username}${u.id === v.me.id ? html` <span class="muted">(you)</span>` : ""}</td>
+      ) => html`<tr id="user-${u.id}"><td class="card-title">${u.username}${u.id === v.me.id ? html` <span class="muted">(you)</span>` : ""}${v.secondFactor?.withFactor.includes(u.id) ? html` <span class="muted small" data-testid="has-factor-${u.username}">· two-step</span>` : ""}</td>
       <td data-label="Role" data-testid="role-${u.username}">${u.role}</td>
       <td data-label="Projects" data-testid="projects-${u.username}">${projectsOf(u, v.me)}</td>
       <td data-label="Since">${time(u.createdAt)}</td>
@@ -61,6 +79,7 @@ ${settingsNav(paths.members)}
   <h2 id="add-member">Add a member</h2>
   ${v.form ?? memberForm({ roles: v.roles, projects: v.projects, mine: v.me.projects })}
 </section>
+${v.secondFactor ? secondFactorSetting(v.secondFactor, v.users) : ""}
 <section class="card" aria-labelledby="roles-title">
   <h2 id="roles-title">Roles</h2>
   <dl class="roles">${(["owner", "admin", "member", "viewer"] as Role[]).map((r) => html`<dt>${r}</dt><dd>${ROLE_TEXT[r]}</dd>`)}</dl>
