@@ -5,6 +5,8 @@ export const paths = {
   setup: "/setup",
   login: "/login",
   logout: "/logout",
+  oidcStart: "/auth/oidc/start",
+  oidcCallback: "/auth/oidc/callback",
   docs: "/docs",
   nameCheck: "/names/check",
   projects: "/projects",
