@@ -102,7 +102,7 @@ export function oidcService(
       throw new AppError(
         "unavailable",
         "oidc_unavailable",
-        `The sign-in provider at ${settings.issuer} cannot be reached or answered wrongly (${(error as Error).message}). Try again, or sign in with a password.`,
+        `The sign-in provider at ${settings.issuer} cannot be reached or answered wrongly (${describe(error)}). Try again later.`,
       );
     }
   }
@@ -343,8 +343,10 @@ export function oidcService(
 
 export type OidcService = ReturnType<typeof oidcService>;
 
+/** What went wrong, in the words of the innermost error (openid-client wraps a refused request as "something went wrong"). */
 function describe(error: unknown): string {
-  const e = error as { message?: string; code?: string; error?: string; cause?: unknown };
-  if (e.error) return `${e.error}${e.message ? ` (${e.message})` : ""}`;
-  return (e.message ?? String(error)).slice(0, 300);
+  let e = error as { message?: string; error?: string; cause?: unknown } | undefined;
+  while (e && e.cause instanceof Error && !e.error) e = e.cause as typeof e;
+  if (e?.error) return `${e.error}${e.message ? ` (${e.message})` : ""}`;
+  return (e?.message ?? String(error)).slice(0, 300);
 }
