@@ -32,12 +32,16 @@ export type TestProvider = {
   signingKey: SigningKey;
   /** A new signing key, the old one gone from its keys (as after a rotation). */
   rotate(): Promise<void>;
+  /** Lets the client come back to another Signalboard too (one whose port was known only once it listened). */
+  allowRedirect(baseUrl: string): void;
   /** Replaces the ID token of the token endpoint's next answers (given the real one's claims); null stops. */
   tamper: ((claims: JWTPayload) => Promise<string>) | null;
   close(): Promise<void>;
 };
 
 export async function startOidcProvider(opts: { redirectUri: string; afterSignOut: string }): Promise<TestProvider> {
+  const redirectUris = [opts.redirectUri];
+  const afterSignOuts = [opts.afterSignOut];
   const clientId = "signalboard";
   const clientSecret = "a-secret-of-at-least-thirty-two-characters";
   const people = new Map<string, Person>();
@@ -85,8 +89,8 @@ export async function startOidcProvider(opts: { redirectUri: string; afterSignOu
         {
           client_id: clientId,
           client_secret: clientSecret,
-          redirect_uris: [opts.redirectUri],
-          post_logout_redirect_uris: [opts.afterSignOut],
+          redirect_uris: redirectUris,
+          post_logout_redirect_uris: afterSignOuts,
           grant_types: ["authorization_code"],
           response_types: ["code"],
         },
@@ -154,6 +158,12 @@ export async function startOidcProvider(opts: { redirectUri: string; afterSignOu
     signingKey: await newSigningKey(),
     async rotate() {
       self.signingKey = await newSigningKey();
+      provider = make(self.signingKey);
+      handler = provider.callback();
+    },
+    allowRedirect(baseUrl) {
+      redirectUris.push(`${baseUrl}/auth/oidc/callback`);
+      afterSignOuts.push(`${baseUrl}/login`);
       provider = make(self.signingKey);
       handler = provider.callback();
     },

@@ -9,7 +9,7 @@ import type { Services } from "../services.ts";
 import { fieldErrors, param, safeNext, text } from "./form.ts";
 import type { Kit } from "./kit.ts";
 import { paths } from "./paths.ts";
-import { loginPage, setupCodeNeeded, setupPage } from "./views/auth.ts";
+import { loginPage, setupCodeNeeded, setupPage, signedOutHere } from "./views/auth.ts";
 
 const withCookie = (setCookie: string | null): Record<string, string> => (setCookie ? { "Set-Cookie": setCookie } : {});
 
@@ -130,9 +130,15 @@ const logout = ({ accounts, oidc }: Services, { web }: Edge, kit: Kit) =>
       const token = parseCookies(request.headers.get("cookie"))[SESSION_COOKIE];
       if (token) await accounts.logout(token);
       // Someone who signed in at the provider is signed out there too, when it offers that.
+      // A page that moves on by itself rather than a redirect: the pages' form-action policy ('self')
+      // would stop a form's redirect to another site.
       const atProvider = oidc ? await oidc.signOutUrl(session.user.id) : null;
-      return kit.redirect(request, atProvider ?? paths.login, {
-        "Set-Cookie": web.clearSessionCookie(request, server),
-      });
+      const cleared = { "Set-Cookie": web.clearSessionCookie(request, server) };
+      if (atProvider)
+        return kit.page(null, signedOutHere({ provider: oidc!.name, next: atProvider }), {
+          title: "Signed out",
+          headers: cleared,
+        });
+      return kit.redirect(request, paths.login, cleared);
     },
   });

@@ -73,3 +73,12 @@ ${
 }
 </section>`;
 }
+
+/** Signed out here; on to the provider's end-session page, which signs them out there too. */
+export function signedOutHere(opts: { provider: string; next: string }): Html {
+  return html`<meta http-equiv="refresh" content="0;url=${opts.next}">
+<section class="auth card">
+<h1>Signed out</h1>
+<p>You are signed out of Signalboard. <a href="${opts.next}" data-testid="provider-sign-out">Sign out of ${opts.provider} too</a> (this happens by itself in a moment).</p>
+</section>`;
+}
