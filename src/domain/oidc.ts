@@ -9,7 +9,7 @@
 import * as client from "openid-client";
 import { createRemoteJWKSet, customFetch as jwksFetch, jwtVerify } from "jose";
 import type { RoleMap } from "../config.ts";
-import { AppError, BadRequest, Forbidden } from "../errors.ts";
+import { AppError, Forbidden } from "../errors.ts";
 import type { Role, User } from "../model/user.ts";
 import type { Store } from "../store/store.ts";
 import { type Clock, systemClock } from "../clock.ts";
