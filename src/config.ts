@@ -45,6 +45,26 @@ const ips = z
     "must be IP addresses separated by commas, such as 127.0.0.1,::1 (not ranges or names)",
   );
 
+export type RoleMap = { group: string; role: "admin" | "member" | "viewer" }[];
+
+/** `group=role,group=role`: what SIGNALBOARD_OIDC_ROLE_MAP says, in its order. */
+function parseRoleMap(text: string): RoleMap {
+  const map: RoleMap = [];
+  for (const pair of text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const at = pair.lastIndexOf("=");
+    const group = pair.slice(0, at).trim();
+    const role = pair.slice(at + 1).trim();
+    if (at < 1 || !group) throw new Error(`must be group=role pairs separated by commas ("${pair}" has no group)`);
+    if (role !== "admin" && role !== "member" && role !== "viewer")
+      throw new Error(`must map each group to admin, member or viewer ("${pair}")`);
+    map.push({ group, role });
+  }
+  return map;
+}
+
 function parseOr<T>(ctx: z.RefinementCtx, parse: () => T): T {
   try {
     return parse();
@@ -141,6 +161,68 @@ export const settings = {
     "",
     ips,
     "comma-separated IPs of reverse proxies whose X-Forwarded-For is believed",
+  ),
+  passwordLogin: spec(
+    "SIGNALBOARD_PASSWORD_LOGIN",
+    "on",
+    bool,
+    "off hides the sign-in page's username and password form (the owner keeps a way in: `signalboard user reset-password` and the other commands)",
+  ),
+  oidcIssuer: spec(
+    "SIGNALBOARD_OIDC_ISSUER",
+    undefined,
+    z
+      .url({
+        protocol: /^https?$/,
+        error: "must be the provider's issuer URL, such as https://auth.example.com/application/o/signalboard/",
+      })
+      .optional(),
+    "OpenID Connect: the provider's issuer URL, read from its /.well-known/openid-configuration (unset: no single sign-on)",
+  ),
+  oidcClientId: spec(
+    "SIGNALBOARD_OIDC_CLIENT_ID",
+    undefined,
+    z.string().min(1).optional(),
+    "OpenID Connect: the client id the provider gave Signalboard",
+  ),
+  oidcClientSecret: spec(
+    "SIGNALBOARD_OIDC_CLIENT_SECRET",
+    undefined,
+    z.string().min(1).optional(),
+    "OpenID Connect: the client's secret (or _FILE; unset: a public client, with PKCE alone)",
+  ),
+  oidcScopes: spec(
+    "SIGNALBOARD_OIDC_SCOPES",
+    "openid profile email",
+    z
+      .string()
+      .transform((v) => v.split(/[\s,]+/).filter(Boolean))
+      .refine((scopes) => scopes.includes("openid"), "must include openid, such as openid profile email groups"),
+    "OpenID Connect: the scopes asked for, separated by spaces",
+  ),
+  oidcName: spec(
+    "SIGNALBOARD_OIDC_NAME",
+    "single sign-on",
+    z.string().trim().min(1).max(64),
+    'OpenID Connect: the provider\'s name on the sign-in button ("Sign in with NAME")',
+  ),
+  oidcDefaultRole: spec(
+    "SIGNALBOARD_OIDC_DEFAULT_ROLE",
+    "viewer",
+    oneOf(["viewer", "member", "admin", "none"]),
+    "OpenID Connect: the role of a person signing in for the first time; none refuses them until an admin adds them (by their e-mail address or username)",
+  ),
+  oidcRolesClaim: spec(
+    "SIGNALBOARD_OIDC_ROLES_CLAIM",
+    undefined,
+    z.string().trim().min(1).optional(),
+    "OpenID Connect: the claim that lists a person's groups or roles, such as groups; with SIGNALBOARD_OIDC_ROLE_MAP the role follows it at every sign-in",
+  ),
+  oidcRoleMap: spec(
+    "SIGNALBOARD_OIDC_ROLE_MAP",
+    "",
+    z.string().transform((v, ctx) => parseOr(ctx, () => parseRoleMap(v))),
+    "OpenID Connect: groups to roles, such as sb-admins=admin,sb-team=member,sb-ro=viewer (the highest a person's groups give wins)",
   ),
   vapidSubject: spec(
     "SIGNALBOARD_VAPID_SUBJECT",
@@ -258,7 +340,7 @@ export const settings = {
 type Settings = typeof settings;
 
 /** Settings whose values are not repeated in messages. */
-const SECRETS = new Set<string>(["databaseUrl", "smtpUrl"]);
+const SECRETS = new Set<string>(["databaseUrl", "smtpUrl", "oidcClientSecret"]);
 
 /** A database URL fit for a log line: its password replaced. */
 export function safeUrl(url: string): string {
@@ -319,6 +401,7 @@ export function loadConfig(
   config.vapidSubject ??= config.baseUrl.startsWith("https://") ? config.baseUrl : "mailto:signalboard@example.com";
   config.smtpFrom ??= `Signalboard <signalboard@${new URL(config.baseUrl).hostname}>`;
   if (config.smtpUrl) refuseSmtpHost(config);
+  refuseHalfOidc(config);
   return config;
 }
 
@@ -336,6 +419,22 @@ function refuseSmtpHost(config: Config): void {
   if (verdict && "refusal" in verdict)
     throw new ConfigError(
       `SIGNALBOARD_SMTP_URL names ${host}, which the outbound rules refuse: ${verdict.refusal.why}. If the SMTP server is there, allow it with SIGNALBOARD_OUTBOUND_ALLOW=${verdict.refusal.allowWith}.`,
+    );
+}
+
+/** Single sign-on needs both the issuer and the client id; a role map needs the claim it reads. */
+function refuseHalfOidc(config: Config): void {
+  if (config.oidcIssuer && !config.oidcClientId)
+    throw new ConfigError(
+      "SIGNALBOARD_OIDC_ISSUER is set without SIGNALBOARD_OIDC_CLIENT_ID: set the client id the provider gave.",
+    );
+  if (!config.oidcIssuer && config.oidcClientId)
+    throw new ConfigError(
+      "SIGNALBOARD_OIDC_CLIENT_ID is set without SIGNALBOARD_OIDC_ISSUER: set the provider's issuer URL.",
+    );
+  if (config.oidcRoleMap.length && !config.oidcRolesClaim)
+    throw new ConfigError(
+      "SIGNALBOARD_OIDC_ROLE_MAP is set without SIGNALBOARD_OIDC_ROLES_CLAIM: name the claim that lists the groups, such as groups.",
     );
 }
 

@@ -26,6 +26,7 @@ import { type IngestWrite, ingestWrites } from "./domain/ingest-writes.ts";
 import { deviceService } from "./domain/notifications.ts";
 import { type Lookup, type OutboundRules, systemLookup } from "./domain/outbound.ts";
 import { integrationService } from "./domain/integrations.ts";
+import { oidcService } from "./domain/oidc.ts";
 import { projectService } from "./domain/projects.ts";
 import { tokenService } from "./domain/tokens.ts";
 import { transferService } from "./domain/transfer.ts";
@@ -35,6 +36,7 @@ import { type Announce, Hub, type LiveMessage } from "./live/hub.ts";
 import { log } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
 import { createMailer } from "./notify/email.ts";
+import { outboundFetch } from "./notify/outbound.ts";
 import { Notifier } from "./notify/queue.ts";
 import { vapidKeys } from "./notify/vapid.ts";
 import { type CopyOptions, type CopyResult, copyInstance, type Place } from "./store/copy/index.ts";
@@ -188,6 +190,34 @@ function servicesOf(
     accounts,
     /** Each person's second factor (TOTP and recovery codes), and whether one is required. */
     secondFactor: secondFactorService(store, { clock }),
+    /** Single sign-on with an OpenID provider (SIGNALBOARD_OIDC_ISSUER), or null. Its requests go through the outbound rules. */
+    oidc:
+      config.oidcIssuer && config.oidcClientId
+        ? oidcService(
+            store,
+            accounts,
+            {
+              issuer: config.oidcIssuer,
+              clientId: config.oidcClientId,
+              clientSecret: config.oidcClientSecret,
+              scopes: config.oidcScopes,
+              name: config.oidcName,
+              defaultRole: config.oidcDefaultRole,
+              rolesClaim: config.oidcRolesClaim,
+              roleMap: config.oidcRoleMap,
+              redirectUri: `${config.baseUrl}/auth/oidc/callback`,
+              afterSignOut: `${config.baseUrl}/login`,
+            },
+            {
+              fetch: (url, init) =>
+                outboundFetch(outbound, "integration", url, {
+                  ...init,
+                  signal: init.signal ?? AbortSignal.timeout(10_000),
+                }),
+              clock,
+            },
+          )
+        : null,
     /** Adding, changing and removing other people's accounts. */
     members: memberService(store, { passwordCost }),
     audit,

@@ -30,7 +30,7 @@ export const usernameRule = z
   .string()
   .trim()
   .toLowerCase()
-  .regex(/^[a-z0-9._-]{1,64}$/, "must be 1-64 letters, digits, dots, dashes or underscores");
+  .regex(/^[a-z0-9._@+-]{1,64}$/, "must be 1-64 letters, digits, dots, dashes, underscores, @ or +");
 export const passwordRule = z
   .string()
   .min(8, "must be at least 8 characters")
@@ -283,6 +283,17 @@ export function accountService(store: Store, options: AccountOptions) {
 
     list(): Promise<User[]> {
       return store.users.list();
+    },
+
+    /**
+     * A session for someone another party vouched for (the OpenID provider): `method` is how they
+     * signed in, written as the sign-in entry's detail.
+     */
+    async openSession(user: User, method: string, ip: string | null = null, now = clock.now()): Promise<NewSession> {
+      const session = await startSession(user, now);
+      const actor = { userId: user.id, name: user.username, ip };
+      await recordAudit(store, actor, "sign_in.succeeded", `user ${user.username}`, method, now);
+      return session;
     },
 
     /**

@@ -139,6 +139,9 @@ export function createWebGuard(
       }
     },
 
+    /** A cookie of the sign-in's own (HttpOnly, SameSite=Lax, Secure over https); Max-Age 0 clears it. */
+    cookie,
+
     sessionCookie(token: string, request: Request, server?: Server<unknown> | null): string {
       return cookie(SESSION_COOKIE, token, Math.floor(config.sessionTtl / 1000), request, server);
     },

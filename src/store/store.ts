@@ -189,11 +189,17 @@ export interface UserRepository {
   count(): Promise<number>;
   /** Null when the username is taken. `projectIds`: the projects they are limited to; null (or absent) for every project. */
   create(
-    u: { username: string; passwordHash: string; role: Role; projectIds?: number[] | null },
+    u: { username: string; passwordHash: string; role: Role; projectIds?: number[] | null; oidcSubject?: string },
     now: number,
   ): Promise<User | null>;
   findByUsername(username: string): Promise<UserRecord | null>;
   findById(id: number): Promise<User | null>;
+  /** The person linked to the OpenID provider's subject (`sub`). */
+  findBySubject(subject: string): Promise<User | null>;
+  /** The subject a person is linked to, or null (they never signed in with the provider). */
+  subjectOf(id: number): Promise<string | null>;
+  /** Links a person to a subject; false when another person holds it already. */
+  linkSubject(id: number, subject: string, now: number): Promise<boolean>;
   list(): Promise<User[]>;
   setPassword(id: number, passwordHash: string, now: number): Promise<void>;
   setRole(id: number, role: Role, now: number): Promise<void>;
@@ -580,6 +586,9 @@ export const ACCESS: { [R in keyof Repositories]: { [M in keyof Repositories[R]]
     create: "write",
     findByUsername: "read",
     findById: "read",
+    findBySubject: "read",
+    subjectOf: "read",
+    linkSubject: "write",
     list: "read",
     setPassword: "write",
     setRole: "write",

@@ -1,5 +1,6 @@
 // Setup of the owner account, sign-in and sign-out.
 import { z } from "zod";
+import { Forbidden } from "../errors.ts";
 import type { Edge } from "../http/edge.ts";
 import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
@@ -17,6 +18,7 @@ import {
   secondStepPage,
   setupCodeNeeded,
   setupPage,
+  signedOutHere,
 } from "./views/auth.ts";
 
 const withCookie = (setCookie: string | null): Record<string, string> => (setCookie ? { "Set-Cookie": setCookie } : {});
@@ -74,7 +76,7 @@ const setup = ({ accounts }: Services, { web, guard }: Edge, kit: Kit) =>
     },
   });
 
-const loginForm = ({ accounts }: Services, { web }: Edge, kit: Kit) =>
+const loginForm = ({ accounts, oidc, config }: Services, { web }: Edge, kit: Kit) =>
   route({
     method: "GET",
     path: paths.login,
@@ -88,14 +90,15 @@ const loginForm = ({ accounts }: Services, { web }: Edge, kit: Kit) =>
         setup === "used"
           ? "This set-up link has expired: it was already used, and the owner account exists. Sign in below."
           : undefined;
-      return kit.page(null, loginPage({ formToken: form.token, next, notice }), {
+      const methods = { oidcName: oidc?.name ?? null, passwords: config.passwordLogin };
+      return kit.page(null, loginPage({ formToken: form.token, next, notice, ...methods }), {
         title: "Sign in",
         headers: withCookie(form.setCookie),
       });
     },
   });
 
-const login = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: Kit) =>
+const login = ({ accounts, signIns, oidc, config }: Services, { web, guard }: Edge, kit: Kit) =>
   route({
     method: "POST",
     path: paths.login,
@@ -109,11 +112,15 @@ const login = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: Kit) 
     async handle({ request, server, body: { username, password, next, _form } }) {
       // Every attempt is charged before the password is checked (a check takes a while, and guesses
       // sent in parallel would all pass a limit checked first and charged after); success refunds it.
+      if (!config.passwordLogin)
+        throw new Forbidden("Signing in with a password is turned off here (SIGNALBOARD_PASSWORD_LOGIN=off).");
       const ip = guard.ip(request, server);
       await signIns?.take(ip);
       const signedIn = await accounts.login(username, password, ip, undefined, next);
       if (!signedIn) {
-        return kit.page(null, loginPage({ formToken: _form, next, username, message: "Wrong username or password." }), {
+        const message = "Wrong username or password.";
+        const methods = { oidcName: oidc?.name ?? null, passwords: true };
+        return kit.page(null, loginPage({ formToken: _form, next, username, message, ...methods }), {
           title: "Sign in",
           status: 401,
         });
@@ -208,7 +215,7 @@ const secondStep = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: 
     },
   });
 
-const logout = ({ accounts }: Services, { web }: Edge, kit: Kit) =>
+const logout = ({ accounts, oidc }: Services, { web }: Edge, kit: Kit) =>
   route({
     method: "POST",
     path: paths.logout,
@@ -216,9 +223,19 @@ const logout = ({ accounts }: Services, { web }: Edge, kit: Kit) =>
     // Signed out already (the session ended): the stale cookie is cleared all the same.
     signedOut: ({ request, server }) =>
       kit.redirect(request, paths.login, { "Set-Cookie": web.clearSessionCookie(request, server) }),
-    async handle({ request, server }) {
+    async handle({ request, server, session }) {
       const token = parseCookies(request.headers.get("cookie"))[SESSION_COOKIE];
       if (token) await accounts.logout(token);
-      return kit.redirect(request, paths.login, { "Set-Cookie": web.clearSessionCookie(request, server) });
+      // Someone who signed in at the provider is signed out there too, when it offers that.
+      // A page that moves on by itself rather than a redirect: the pages' form-action policy ('self')
+      // would stop a form's redirect to another site.
+      const atProvider = oidc ? await oidc.signOutUrl(session.user.id) : null;
+      const cleared = { "Set-Cookie": web.clearSessionCookie(request, server) };
+      if (atProvider)
+        return kit.page(null, signedOutHere({ provider: oidc!.name, next: atProvider }), {
+          title: "Signed out",
+          headers: cleared,
+        });
+      return kit.redirect(request, paths.login, cleared);
     },
   });

@@ -6,6 +6,8 @@ export const paths = {
   login: "/login",
   secondStep: "/login/second-factor",
   logout: "/logout",
+  oidcStart: "/auth/oidc/start",
+  oidcCallback: "/auth/oidc/callback",
   docs: "/docs",
   nameCheck: "/names/check",
   projects: "/projects",

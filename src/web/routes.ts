@@ -10,6 +10,7 @@ import { maintenanceRoutes } from "./maintenance.ts";
 import { badgeRoutes } from "./badges.ts";
 import { checkRoutes } from "./checks.ts";
 import { authRoutes } from "./auth.ts";
+import { oidcRoutes } from "./oidc.ts";
 import { chartRoutes } from "./charts.ts";
 import { docsRoutes } from "./docs.ts";
 import type { Kit } from "./kit.ts";
@@ -28,6 +29,7 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
   return [
     ...assetRoutes(assets),
     ...authRoutes(services, edge, kit),
+    ...oidcRoutes(services, edge, kit),
     ...pageRoutes(services, kit),
     ...userListRoutes(services, kit),
     ...chartRoutes(services, kit),

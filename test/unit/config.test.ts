@@ -208,3 +208,36 @@ describe("units", () => {
     expect(() => parseRate("60")).toThrow();
   });
 });
+
+describe("single sign-on settings", () => {
+  const base = { SIGNALBOARD_OIDC_ISSUER: "https://auth.example.com", SIGNALBOARD_OIDC_CLIENT_ID: "signalboard" };
+  test("defaults, and a role map read in order", () => {
+    const c = loadConfig(
+      {},
+      { ...base, SIGNALBOARD_OIDC_ROLES_CLAIM: "groups", SIGNALBOARD_OIDC_ROLE_MAP: "a=admin, b = viewer" },
+    );
+    expect(c).toMatchObject({
+      oidcScopes: ["openid", "profile", "email"],
+      oidcName: "single sign-on",
+      oidcDefaultRole: "viewer",
+      passwordLogin: true,
+    });
+    expect(c.oidcRoleMap).toEqual([
+      { group: "a", role: "admin" },
+      { group: "b", role: "viewer" },
+    ]);
+  });
+  test("half a set-up, a map without its claim, a role that is not given, scopes without openid: refused", () => {
+    expect(() => loadConfig({}, { SIGNALBOARD_OIDC_ISSUER: base.SIGNALBOARD_OIDC_ISSUER })).toThrow(
+      /SIGNALBOARD_OIDC_CLIENT_ID/,
+    );
+    expect(() => loadConfig({}, { SIGNALBOARD_OIDC_CLIENT_ID: "x" })).toThrow(/SIGNALBOARD_OIDC_ISSUER/);
+    expect(() => loadConfig({}, { ...base, SIGNALBOARD_OIDC_ROLE_MAP: "a=admin" })).toThrow(
+      /SIGNALBOARD_OIDC_ROLES_CLAIM/,
+    );
+    expect(() =>
+      loadConfig({}, { ...base, SIGNALBOARD_OIDC_ROLES_CLAIM: "groups", SIGNALBOARD_OIDC_ROLE_MAP: "a=owner" }),
+    ).toThrow(/admin, member or viewer/);
+    expect(() => loadConfig({}, { ...base, SIGNALBOARD_OIDC_SCOPES: "profile email" })).toThrow(/include openid/);
+  });
+});

@@ -342,6 +342,23 @@ describe("users", () => {
     expect(list.find((u) => u.id === bob!.id)).toEqual(bob!);
   });
 
+  test("are linked to one OpenID subject each, made with it or linked later", async () => {
+    const subject = `sub-${username()}`;
+    const made = (await store.users.create(
+      { username: username(), passwordHash: "h", role: "viewer", oidcSubject: subject },
+      NOW,
+    ))!;
+    expect(await store.users.findBySubject(subject)).toEqual(made);
+    expect(await store.users.subjectOf(made.id)).toBe(subject);
+    const later = (await store.users.create({ username: username(), passwordHash: "h", role: "member" }, NOW))!;
+    expect(await store.users.subjectOf(later.id)).toBeNull();
+    expect(await store.users.linkSubject(later.id, subject, NOW + 1)).toBe(false);
+    expect(await store.users.findBySubject(subject)).toEqual(made);
+    expect(await store.users.linkSubject(later.id, `${subject}-2`, NOW + 1)).toBe(true);
+    expect(await store.users.findBySubject(`${subject}-2`)).toMatchObject({ id: later.id, updatedAt: NOW + 1 });
+    expect(await store.users.findBySubject("nobody's subject")).toBeNull();
+  });
+
   test("change their password, role and projects; a project is added only to a limited user", async () => {
     const a = await project();
     const b = await project();

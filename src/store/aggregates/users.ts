@@ -60,6 +60,24 @@ export function userStore(sql: Sql): UserRepository {
 
     findById: (id) => one(eq(users.id, id)),
 
+    findBySubject: (subject) => one(eq(users.oidcSubject, subject)),
+
+    async subjectOf(id) {
+      const [row] = await db.select({ subject: users.oidcSubject }).from(users).where(eq(users.id, id)).limit(1);
+      return row?.subject ?? null;
+    },
+
+    async linkSubject(id, subject, now) {
+      const [taken] = await db
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.oidcSubject, subject), ne(users.id, id)))
+        .limit(1);
+      if (taken) return false;
+      await db.update(users).set({ oidcSubject: subject, updatedAt: now }).where(eq(users.id, id));
+      return true;
+    },
+
     async list() {
       return withTheirs(await db.select(columns).from(users).orderBy(asc(users.username)));
     },

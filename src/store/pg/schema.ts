@@ -243,6 +243,7 @@ export const users = pgTable("users", {
   createdAt: millis("created_at").notNull(),
   updatedAt: millis("updated_at").notNull(),
   limited: boolean("limited").notNull().default(false),
+  oidcSubject: text("oidc_subject").unique(),
 });
 
 export const userProjects = pgTable(

@@ -196,6 +196,8 @@ export const users = sqliteTable("users", {
   updatedAt: integer("updated_at").notNull(),
   // Limited to the projects of user_projects; otherwise every project.
   limited: integer("limited", { mode: "boolean" }).notNull().default(false),
+  // The OpenID provider's `sub` for this person, once they signed in with it (SIGNALBOARD_OIDC_ISSUER).
+  oidcSubject: text("oidc_subject").unique(),
 });
 
 // The projects a limited user may see; a deleted project leaves its users' lists.

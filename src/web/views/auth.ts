@@ -1,4 +1,5 @@
 // The pages shown before sign-in: the one-time setup of the owner, and login.
+import { href } from "../../http/href.ts";
 import { paths } from "../paths.ts";
 import { type Html, html, trusted } from "../html.ts";
 
@@ -48,18 +49,37 @@ export function loginPage(opts: {
   username?: string;
   message?: string;
   notice?: string;
+  /** The OpenID provider's name, when single sign-on is set up. */
+  oidcName?: string | null;
+  /** false: SIGNALBOARD_PASSWORD_LOGIN=off, the form is not shown. */
+  passwords?: boolean;
 }): Html {
+  const passwords = opts.passwords ?? true;
   return html`<section class="auth card">
 <h1>Sign in</h1>
 ${opts.notice ? html`<p class="alert notice" role="status" data-testid="stale-setup">${opts.notice}</p>` : ""}
 ${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
-<form method="post" action="${paths.login}" class="stack">
+${opts.oidcName ? html`<p><a class="button" data-testid="oidc-sign-in" href="${href(paths.oidcStart, {}, { next: opts.next })}">Sign in with ${opts.oidcName}</a></p>` : ""}
+${
+  passwords
+    ? html`<form method="post" action="${paths.login}" class="stack">
   <input type="hidden" name="_form" value="${opts.formToken}">
   <input type="hidden" name="next" value="${opts.next}">
   ${field("username", "Username", { value: opts.username, autocomplete: "username" })}
   ${field("password", "Password", { type: "password", autocomplete: "current-password" })}
   <button type="submit">Sign in</button>
-</form>
+</form>`
+    : ""
+}
+</section>`;
+}
+
+/** Signed out here; on to the provider's end-session page, which signs them out there too. */
+export function signedOutHere(opts: { provider: string; next: string }): Html {
+  return html`<meta http-equiv="refresh" content="0;url=${opts.next}">
+<section class="auth card">
+<h1>Signed out</h1>
+<p>You are signed out of Signalboard. <a href="${opts.next}" data-testid="provider-sign-out">Sign out of ${opts.provider} too</a> (this happens by itself in a moment).</p>
 </section>`;
 }
 

@@ -1,0 +1,99 @@
+// Single sign-on: leaving for the OpenID provider, and coming back from it (domain/oidc.ts).
+import { z } from "zod";
+import { AppError, NotFound } from "../errors.ts";
+import type { Edge } from "../http/edge.ts";
+import { statusOf } from "../http/errors.ts";
+import { type Route, route } from "../http/routes.ts";
+import { parseCookies } from "../http/session.ts";
+import { PENDING_TTL_MS, type PendingSignIn } from "../domain/oidc.ts";
+import type { Services } from "../services.ts";
+import { param, safeNext } from "./form.ts";
+import type { Kit } from "./kit.ts";
+import { paths } from "./paths.ts";
+import { loginPage } from "./views/auth.ts";
+
+/** Holds the state, nonce and PKCE verifier of the sign-in under way, for this browser only. */
+export const OIDC_COOKIE = "sb_oidc";
+
+const NOT_SET_UP = "Single sign-on is not set up here (SIGNALBOARD_OIDC_ISSUER).";
+
+export function oidcRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
+  return [startOidc(services, edge, kit), finishOidc(services, edge, kit)];
+}
+
+const pendingShape = z.object({
+  state: z.string(),
+  nonce: z.string(),
+  verifier: z.string(),
+  next: z.string(),
+  at: z.number(),
+});
+
+function pendingOf(request: Request): PendingSignIn | null {
+  const raw = parseCookies(request.headers.get("cookie"))[OIDC_COOKIE];
+  if (!raw) return null;
+  try {
+    return pendingShape.parse(JSON.parse(Buffer.from(raw, "base64url").toString("utf8")));
+  } catch {
+    return null; // a cookie we did not write starts nothing
+  }
+}
+
+const startOidc = ({ oidc, accounts }: Services, { web }: Edge, kit: Kit) =>
+  route({
+    method: "GET",
+    path: paths.oidcStart,
+    access: "visitor",
+    query: z.object({ next: param.transform((next) => safeNext(next ?? "/")) }),
+    async handle({ request, server, query: { next } }) {
+      if (!oidc) throw new NotFound(NOT_SET_UP);
+      if (await accounts.needsSetup()) return kit.redirect(request, paths.login);
+      const { url, pending } = await oidc.begin(next);
+      const value = Buffer.from(JSON.stringify(pending)).toString("base64url");
+      return new Response(null, {
+        status: 303,
+        headers: {
+          Location: url,
+          "Cache-Control": "no-store",
+          "Set-Cookie": web.cookie(OIDC_COOKIE, value, PENDING_TTL_MS / 1000, request, server),
+        },
+      });
+    },
+  });
+
+const finishOidc = ({ oidc, config }: Services, { web, guard }: Edge, kit: Kit) =>
+  route({
+    method: "GET",
+    path: paths.oidcCallback,
+    access: "visitor",
+    async handle({ request, server }) {
+      if (!oidc) throw new NotFound(NOT_SET_UP);
+      const pending = pendingOf(request);
+      // Used once: whatever comes of it, this browser's pending sign-in ends here.
+      const cleared = web.cookie(OIDC_COOKIE, "", 0, request, server);
+      // The URL the provider was told to send back to, with what it sent (not the Host the request names).
+      const callback = new URL(`${config.baseUrl}${paths.oidcCallback}${new URL(request.url).search}`);
+      try {
+        const session = await oidc.finish(callback, pending, guard.ip(request, server));
+        const headers = new Headers({ Location: pending?.next ?? "/", "Cache-Control": "no-store" });
+        headers.append("Set-Cookie", cleared);
+        headers.append("Set-Cookie", web.sessionCookie(session.token, request, server));
+        return new Response(null, { status: 303, headers });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.kind === "internal") throw error;
+        const form = web.formToken(request, server);
+        const body = loginPage({
+          formToken: form.token,
+          next: pending?.next ?? "/",
+          message: error.message,
+          oidcName: oidc.name,
+          passwords: config.passwordLogin,
+        });
+        const page = await kit.page(null, body, { title: "Sign in", status: statusOf(error) });
+        page.headers.set("Cache-Control", "no-store");
+        page.headers.append("Set-Cookie", cleared);
+        if (form.setCookie) page.headers.append("Set-Cookie", form.setCookie);
+        return page;
+      }
+    },
+  });
