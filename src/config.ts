@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { parseRanges, type Range } from "./domain/addresses.ts";
 import { type AllowList, hostOf, judgeLiteral, parseAllowList } from "./domain/outbound.ts";
 import { parseByteSize, parseDuration, parseRate, type Rate } from "./domain/units.ts";
 
@@ -44,6 +45,14 @@ const ips = z
     (list) => list.every((ip) => isIP(ip) !== 0),
     "must be IP addresses separated by commas, such as 127.0.0.1,::1 (not ranges or names)",
   );
+
+const ranges = z.string().transform((v, ctx): Range[] => parseOr(ctx, () => parseRanges(v)));
+/** An HTTP header's name (a token of RFC 9110), compared without case. */
+const headerName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be an HTTP header's name, such as Remote-User")
+  .transform((v) => v.toLowerCase())
+  .optional();
 
 function parseOr<T>(ctx: z.RefinementCtx, parse: () => T): T {
   try {
@@ -141,6 +150,24 @@ export const settings = {
     "",
     ips,
     "comma-separated IPs of reverse proxies whose X-Forwarded-For is believed",
+  ),
+  authProxyHeader: spec(
+    "SIGNALBOARD_AUTH_PROXY_HEADER",
+    undefined,
+    headerName,
+    "the header a trusted sign-in proxy names the person in (Remote-User for Authelia, X-Authentik-Username, X-Forwarded-User for oauth2-proxy); needs SIGNALBOARD_AUTH_PROXY_TRUSTED",
+  ),
+  authProxyTrusted: spec(
+    "SIGNALBOARD_AUTH_PROXY_TRUSTED",
+    "",
+    ranges,
+    "comma-separated addresses and CIDR ranges (IPv4 or IPv6) of the sign-in proxies whose SIGNALBOARD_AUTH_PROXY_HEADER is believed; from any other peer it is ignored",
+  ),
+  oidcDefaultRole: spec(
+    "SIGNALBOARD_OIDC_DEFAULT_ROLE",
+    "viewer",
+    oneOf(["viewer", "member", "admin", "none"]),
+    "the role of a person the identity provider or the sign-in proxy names and who has no account yet: the account is made with it; none refuses them until an admin adds them",
   ),
   vapidSubject: spec(
     "SIGNALBOARD_VAPID_SUBJECT",
@@ -319,6 +346,7 @@ export function loadConfig(
   config.vapidSubject ??= config.baseUrl.startsWith("https://") ? config.baseUrl : "mailto:signalboard@example.com";
   config.smtpFrom ??= `Signalboard <signalboard@${new URL(config.baseUrl).hostname}>`;
   if (config.smtpUrl) refuseSmtpHost(config);
+  checkAuthProxy(config);
   return config;
 }
 
@@ -336,6 +364,18 @@ function refuseSmtpHost(config: Config): void {
   if (verdict && "refusal" in verdict)
     throw new ConfigError(
       `SIGNALBOARD_SMTP_URL names ${host}, which the outbound rules refuse: ${verdict.refusal.why}. If the SMTP server is there, allow it with SIGNALBOARD_OUTBOUND_ALLOW=${verdict.refusal.allowWith}.`,
+    );
+}
+
+/** A sign-in proxy's header is believed only from the proxies listed: one without the other is a mistake. */
+function checkAuthProxy(config: Config): void {
+  if (config.authProxyHeader && !config.authProxyTrusted.length)
+    throw new ConfigError(
+      "SIGNALBOARD_AUTH_PROXY_HEADER is set but SIGNALBOARD_AUTH_PROXY_TRUSTED is empty: list the sign-in proxy's addresses or ranges (such as 10.0.0.5 or 172.18.0.0/16), or the header is believed from no one.",
+    );
+  if (!config.authProxyHeader && config.authProxyTrusted.length)
+    throw new ConfigError(
+      "SIGNALBOARD_AUTH_PROXY_TRUSTED is set but SIGNALBOARD_AUTH_PROXY_HEADER is not: name the header the proxy sends the username in, such as Remote-User.",
     );
 }
 

@@ -286,12 +286,24 @@ export function accountService(store: Store, options: AccountOptions) {
           `user ${name}`,
           user ? "wrong password" : "no such user",
           now,
+          "password",
         );
         return null;
       }
       const { passwordHash: _hash, ...publicUser } = user;
       const session = await startSession(publicUser, now);
-      await recordAudit(store, actor, "sign_in.succeeded", `user ${name}`, null, now);
+      await recordAudit(store, actor, "sign_in.succeeded", `user ${name}`, null, now, "password");
+      return session;
+    },
+
+    /**
+     * A new session for someone another party vouched for (a sign-in proxy), signed in by `method`;
+     * the sign-in is in the audit trail with it.
+     */
+    async signInAs(user: User, method: string, ip: string | null, now = clock.now()): Promise<NewSession> {
+      const session = await startSession(user, now);
+      const actor = { userId: user.id, name: user.username, ip };
+      await recordAudit(store, actor, "sign_in.succeeded", `user ${user.username}`, null, now, method);
       return session;
     },
 

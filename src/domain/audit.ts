@@ -37,7 +37,7 @@ export async function audited<T>(
   return result;
 }
 
-/** One entry with nothing else to write beside it (a failed sign-in). */
+/** One entry with nothing else to write beside it (a sign-in, and how it was made: `method`). */
 export async function recordAudit(
   store: Store,
   actor: Actor,
@@ -45,14 +45,15 @@ export async function recordAudit(
   subject: string,
   detail: string | null = null,
   now = Date.now(),
+  method: string | null = null,
 ): Promise<void> {
-  const entry = entryOf(actor, action, subject, detail, now);
+  const entry = { ...entryOf(actor, action, subject, detail, now), method };
   await store.audit.record(entry);
   if (actor !== COMMAND_LINE) logEntry(entry);
 }
 
 function entryOf(actor: Actor, action: AuditAction, subject: string, detail: string | null, at: number): NewAuditEntry {
-  return { at, action, actor: actor.name, actorUserId: actor.userId, ip: actor.ip, subject, detail };
+  return { at, action, actor: actor.name, actorUserId: actor.userId, ip: actor.ip, subject, detail, method: null };
 }
 
 function logEntry(e: NewAuditEntry): void {
@@ -61,6 +62,7 @@ function logEntry(e: NewAuditEntry): void {
     ip: e.ip,
     subject: e.subject,
     ...(e.detail ? { detail: e.detail } : {}),
+    ...(e.method ? { method: e.method } : {}),
   });
 }
 

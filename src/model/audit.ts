@@ -45,6 +45,11 @@ export type AuditEntry = {
   ip: string | null;
   subject: string;
   detail: string | null;
+  /**
+   * How a sign-in was made, a plain string ("password", "proxy"; other methods add their own);
+   * null for every entry but a sign-in's.
+   */
+  method: string | null;
 };
 
 export type NewAuditEntry = Omit<AuditEntry, "id">;

@@ -570,8 +570,9 @@ describe("the audit trail", () => {
       actor: "owner",
       ip: "203.0.113.9",
       detail: "wrong password",
+      method: "password",
     });
-    expect(ok).toMatchObject({ action: "sign_in.succeeded", actor: "owner", ip: "203.0.113.10" });
+    expect(ok).toMatchObject({ action: "sign_in.succeeded", actor: "owner", ip: "203.0.113.10", method: "password" });
   });
 
   test("each is also a line of the log at the info level", async () => {
@@ -710,6 +711,7 @@ describe("the audit trail", () => {
           ip: null,
           subject: "user bulk",
           detail: null,
+          method: "password",
         });
     });
     // The server's own housekeeping runs on the test's clock, so only when the test moves it on:

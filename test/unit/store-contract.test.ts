@@ -963,6 +963,8 @@ describe("audit", () => {
       ip: "192.0.2.1",
       subject,
       detail: null,
+      // How a sign-in was made is kept as it was written.
+      method: subject === "b" ? "proxy" : null,
     });
     for (const subject of ["a", "b", "c"]) await store.audit.record(entry(subject));
     const [c, b] = await store.audit.list({ limit: 2 });

@@ -226,6 +226,8 @@ export const auditLog = sqliteTable(
     ip: text("ip"),
     subject: text("subject").notNull(),
     detail: text("detail"),
+    // How a sign-in was made ("password", "proxy", ...); null for every other entry.
+    method: text("method"),
   },
   (t) => [index("audit_log_at").on(t.at)],
 );

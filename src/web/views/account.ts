@@ -72,6 +72,12 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "check.badge-key": "Badge key made anew",
 };
 
+/** An entry's details, after how a sign-in was made ("by proxy; ..."). */
+function details(e: AuditEntry): Html | string {
+  if (!e.method) return e.detail ?? html`<span class="muted">—</span>`;
+  return html`by ${e.method}${e.detail ? `; ${e.detail}` : ""}`;
+}
+
 /** `older`: the id to ask the next page before, when there is one. */
 export function auditPage(entries: AuditEntry[], opts: { older: number | null; kept: number; first: boolean }): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
@@ -88,7 +94,7 @@ ${settingsNav(paths.audit)}
       <td data-label="When">${time(e.at)}</td>
       <td class="card-title" data-label="Who">${e.actor}</td>
       <td data-label="What"><strong>${ACTION_TEXT[e.action] ?? e.action}</strong><br><span class="muted">${e.subject}</span></td>
-      <td data-label="Details">${e.detail ?? html`<span class="muted">—</span>`}</td>
+      <td data-label="Details">${details(e)}</td>
       <td data-label="From">${e.ip ? html`<code>${e.ip}</code>` : html`<span class="muted">${e.actor === "command line" ? "this machine" : "—"}</span>`}</td>
     </tr>`,
     )}</tbody>
