@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { parseRanges, type Range } from "./domain/addresses.ts";
 import { type AllowList, hostOf, judgeLiteral, parseAllowList } from "./domain/outbound.ts";
 import { parseByteSize, parseDuration, parseRate, type Rate } from "./domain/units.ts";
 
@@ -64,6 +65,13 @@ function parseRoleMap(text: string): RoleMap {
   }
   return map;
 }
+const ranges = z.string().transform((v, ctx): Range[] => parseOr(ctx, () => parseRanges(v)));
+/** An HTTP header's name (a token of RFC 9110), compared without case. */
+const headerName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be an HTTP header's name, such as Remote-User")
+  .transform((v) => v.toLowerCase())
+  .optional();
 
 function parseOr<T>(ctx: z.RefinementCtx, parse: () => T): T {
   try {
@@ -206,11 +214,23 @@ export const settings = {
     z.string().trim().min(1).max(64),
     'OpenID Connect: the provider\'s name on the sign-in button ("Sign in with NAME")',
   ),
+  authProxyHeader: spec(
+    "SIGNALBOARD_AUTH_PROXY_HEADER",
+    undefined,
+    headerName,
+    "the header a trusted sign-in proxy names the person in (Remote-User for Authelia, X-Authentik-Username, X-Forwarded-User for oauth2-proxy); needs SIGNALBOARD_AUTH_PROXY_TRUSTED",
+  ),
+  authProxyTrusted: spec(
+    "SIGNALBOARD_AUTH_PROXY_TRUSTED",
+    "",
+    ranges,
+    "comma-separated addresses and CIDR ranges (IPv4 or IPv6) of the sign-in proxies whose SIGNALBOARD_AUTH_PROXY_HEADER is believed; from any other peer it is ignored",
+  ),
   oidcDefaultRole: spec(
     "SIGNALBOARD_OIDC_DEFAULT_ROLE",
     "viewer",
     oneOf(["viewer", "member", "admin", "none"]),
-    "OpenID Connect: the role of a person signing in for the first time; none refuses them until an admin adds them (by their e-mail address or username)",
+    "the role of a person the identity provider or the sign-in proxy names who has no account yet: their account is made with it; none refuses them until an admin adds them (by their e-mail address or username)",
   ),
   oidcRolesClaim: spec(
     "SIGNALBOARD_OIDC_ROLES_CLAIM",
@@ -402,6 +422,7 @@ export function loadConfig(
   config.smtpFrom ??= `Signalboard <signalboard@${new URL(config.baseUrl).hostname}>`;
   if (config.smtpUrl) refuseSmtpHost(config);
   refuseHalfOidc(config);
+  checkAuthProxy(config);
   return config;
 }
 
@@ -435,6 +456,18 @@ function refuseHalfOidc(config: Config): void {
   if (config.oidcRoleMap.length && !config.oidcRolesClaim)
     throw new ConfigError(
       "SIGNALBOARD_OIDC_ROLE_MAP is set without SIGNALBOARD_OIDC_ROLES_CLAIM: name the claim that lists the groups, such as groups.",
+    );
+}
+
+/** A sign-in proxy's header is believed only from the proxies listed: one without the other is a mistake. */
+function checkAuthProxy(config: Config): void {
+  if (config.authProxyHeader && !config.authProxyTrusted.length)
+    throw new ConfigError(
+      "SIGNALBOARD_AUTH_PROXY_HEADER is set but SIGNALBOARD_AUTH_PROXY_TRUSTED is empty: list the sign-in proxy's addresses or ranges (such as 10.0.0.5 or 172.18.0.0/16), or the header is believed from no one.",
+    );
+  if (!config.authProxyHeader && config.authProxyTrusted.length)
+    throw new ConfigError(
+      "SIGNALBOARD_AUTH_PROXY_TRUSTED is set but SIGNALBOARD_AUTH_PROXY_HEADER is not: name the header the proxy sends the username in, such as Remote-User.",
     );
 }
 

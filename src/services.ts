@@ -5,6 +5,7 @@ import { type Clock, systemClock } from "./clock.ts";
 import { type Config, safeUrl } from "./config.ts";
 import { accountService, type PasswordCost } from "./domain/accounts.ts";
 import { secondFactorService } from "./domain/second-factor.ts";
+import { proxySignIn } from "./domain/proxy-sign-in.ts";
 import { AlertRunner } from "./domain/alert-runner.ts";
 import { pingService } from "./domain/check-pings.ts";
 import { checkRunner } from "./domain/check-runner.ts";
@@ -218,6 +219,10 @@ function servicesOf(
             },
           )
         : null,
+    /** Sign-in by a trusted proxy's header (SIGNALBOARD_AUTH_PROXY_HEADER), when one is set. */
+    proxySignIn: config.authProxyHeader
+      ? proxySignIn(store, accounts, { defaultRole: config.oidcDefaultRole, clock, passwordCost })
+      : null,
     /** Adding, changing and removing other people's accounts. */
     members: memberService(store, { passwordCost }),
     audit,

@@ -286,7 +286,7 @@ export function accountService(store: Store, options: AccountOptions) {
     },
 
     /**
-     * A session for someone another party vouched for (the OpenID provider): `method` is how they
+     * A session for someone another party vouched for (the OpenID provider, a sign-in proxy): `method` is how they
      * signed in, written as the sign-in entry's detail.
      */
     async openSession(user: User, method: string, ip: string | null = null, now = clock.now()): Promise<NewSession> {
@@ -322,6 +322,7 @@ export function accountService(store: Store, options: AccountOptions) {
           `user ${name}`,
           user ? "wrong password" : "no such user",
           now,
+          "password",
         );
         return null;
       }
@@ -343,6 +344,9 @@ export function accountService(store: Store, options: AccountOptions) {
       }
       const session = await startSession(publicUser, now);
       await recordAudit(store, actor, "sign_in.succeeded", `user ${name}`, signInMethod(null), now);
+      return session;
+    },
+
       return session;
     },
 

@@ -61,6 +61,34 @@ export function range(cidr: string): Range {
   return { base: bits & mask(length), bits: length };
 }
 
+/**
+ * Comma-separated addresses and CIDR ranges (IPv4 or IPv6; an address alone is a range of one).
+ * Throws a sentence that starts "must" (config.ts reads it as "it must ...") for anything else.
+ */
+export function parseRanges(text: string): Range[] {
+  const out: Range[] = [];
+  for (const entry of text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const [address, prefix, extra] = entry.split("/");
+    const max = address!.includes(":") ? 128 : 32;
+    if (addressBits(address!) === null || extra !== undefined) throw new Error(`${mustRanges}: ${entry} is neither`);
+    if (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= max))
+      throw new Error(`${mustRanges}: ${entry} has no prefix length from 0 to ${max} after its /`);
+    out.push(range(`${address}/${prefix ?? max}`));
+  }
+  return out;
+}
+
+const mustRanges = "must be addresses or CIDR ranges separated by commas, such as 10.0.0.5,172.18.0.0/16,fd00::/8";
+
+/** Whether `ip` (as a socket names it: IPv4, IPv6 or IPv4-mapped IPv6) is in one of `ranges`. */
+export function inRanges(ranges: readonly Range[], ip: string): boolean {
+  const bits = addressBits(ip);
+  return bits !== null && ranges.some((r) => inRange(bits, r));
+}
+
 const mask = (length: number) => (ALL << BigInt(128 - length)) & ALL;
 export const inRange = (bits: bigint, r: Range) => (bits & mask(r.bits)) === r.base;
 

@@ -8,7 +8,7 @@ import { StreamRegistry } from "./sse.ts";
 export function createEdge(services: Services) {
   return {
     guard: createGuard(services.tokens, services.config),
-    web: createWebGuard(services.accounts, services.config),
+    web: createWebGuard(services.accounts, services.config, services.proxySignIn),
     streams: new StreamRegistry(services.clock),
   };
 }

@@ -359,8 +359,13 @@ function guarded(
       const json = typeof r.body === "object" ? r.body.json : null;
       return async (c) => {
         // Without a session, the visitor is sent to sign in (or to set up the owner), then back here.
-        const session = signedOut ? await web.session(c.request) : await web.requireSession(c.request);
+        const session = signedOut
+          ? await web.session(c.request, c.server)
+          : await web.requireSession(c.request, c.server);
         if (!session) return signedOut!(c);
+        return web.withSessionCookie(c.request, await signedIn(c, session));
+      };
+      async function signedIn(c: BaseContext, session: Session): Promise<Response> {
         // A project beyond theirs does not exist for them, whatever the route: first, so nothing else tells.
         const mine = session.user.projects;
         if (mine) assertSees(mine, c.params?.project, new URL(c.request.url).searchParams.getAll("project"));
@@ -372,7 +377,7 @@ function guarded(
         const body = json ? await web.json(c.request, session, json) : await web.form(c.request, session);
         if (mine && !json) assertSees(mine, (body as Record<string, unknown>).project);
         return handle({ ...c, session, body, actor, ...(find && { found: await find(c.params) }) });
-      };
+      }
     }
   }
 }

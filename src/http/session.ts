@@ -2,6 +2,11 @@
 //
 // - The session cookie is HttpOnly and SameSite=Lax, Secure when the dashboard is served over
 //   https (BASE_URL, or X-Forwarded-Proto from a trusted proxy).
+// - Behind a sign-in proxy (SIGNALBOARD_AUTH_PROXY_HEADER), the proxy's header is the sign-in: a
+//   request from a trusted proxy that names someone the session is not theirs of gets a new
+//   session for them (the cookie is set on its answer), and the session it came with ends, so a
+//   header that changes to another person never keeps the first person's session. A request that
+//   names the session's own person goes on with it, as does one without the header.
 // - Every state-changing request must carry the session's CSRF token (X-CSRF-Token, which htmx
 //   sends, or a _csrf form field), and an Origin header, when present, must be ours.
 // - Forms shown before sign-in (setup, login) use a double-submit cookie instead.
@@ -9,9 +14,11 @@ import { timingSafeEqual } from "node:crypto";
 import type { Server } from "bun";
 import type { Config } from "../config.ts";
 import type { AccountService } from "../domain/accounts.ts";
+import type { ProxySignIn } from "../domain/proxy-sign-in.ts";
 import { randomToken } from "../domain/tokens.ts";
 import { readForm, readJson, WEB_BODY_LIMIT } from "./body.ts";
 import { clientIp } from "./client-ip.ts";
+import { proxyHeader } from "./proxy-auth.ts";
 import { Forbidden, SignInRequired } from "../errors.ts";
 import type { Session } from "../model/user.ts";
 
@@ -45,9 +52,42 @@ export type WebGuard = ReturnType<typeof createWebGuard>;
 
 export function createWebGuard(
   accounts: AccountService,
-  config: Pick<Config, "baseUrl" | "trustProxy" | "sessionTtl">,
+  config: Pick<Config, "baseUrl" | "trustProxy" | "sessionTtl" | "authProxyHeader" | "authProxyTrusted">,
+  proxy: ProxySignIn | null = null,
 ) {
   const baseOrigin = new URL(config.baseUrl).origin;
+  const header = proxy ? proxyHeader(config) : null;
+  /** The session a sign-in proxy's header made during a request: the request goes on with it, and its answer sets the cookie. */
+  const made = new WeakMap<Request, { token: string; setCookie: string }>();
+
+  /** The session the request's cookie names, or the one made for it during this request. */
+  function tokenOf(request: Request): string | undefined {
+    return made.get(request)?.token ?? parseCookies(request.headers.get("cookie"))[SESSION_COOKIE];
+  }
+
+  /**
+   * The session for the person a trusted proxy names; `current`, the cookie's, when it is theirs.
+   * Another person's ends. Null without the header (or from an untrusted peer: ignored).
+   */
+  async function proxied(
+    request: Request,
+    server: Server<unknown> | null,
+    current: Session | null,
+  ): Promise<Session | null | undefined> {
+    const name = header!.named(request, server);
+    if (name === null) return undefined;
+    if (current?.user.username === name.toLowerCase()) return current;
+    const token = tokenOf(request);
+    if (current && token) await accounts.logout(token);
+    const ip = clientIp(request, server, config.trustProxy);
+    const fresh = await proxy!.signIn(name, ip);
+    if (!fresh) return null;
+    made.set(request, {
+      token: fresh.token,
+      setCookie: cookie(SESSION_COOKIE, fresh.token, Math.floor(config.sessionTtl / 1000), request, server),
+    });
+    return accounts.session(fresh.token);
+  }
 
   function secure(request: Request, server?: Server<unknown> | null): boolean {
     if (config.baseUrl.startsWith("https:")) return true;
@@ -75,16 +115,32 @@ export function createWebGuard(
   }
 
   return {
-    async session(request: Request): Promise<Session | null> {
-      const token = parseCookies(request.headers.get("cookie"))[SESSION_COOKIE];
-      return token ? accounts.session(token) : null;
+    /**
+     * The request's session. Given the `server` it came through (a dashboard route's first look),
+     * a trusted sign-in proxy's header is read too, and may make a new one (see the top).
+     */
+    async session(request: Request, server?: Server<unknown> | null): Promise<Session | null> {
+      const token = tokenOf(request);
+      const current = token ? await accounts.session(token) : null;
+      if (!header || server === undefined || made.has(request)) return current;
+      const signedIn = await proxied(request, server, current);
+      return signedIn === undefined ? current : signedIn;
     },
 
     /** The signed-in session; without one, the visitor is sent to sign in (or to set up the owner), then back here. */
-    async requireSession(request: Request): Promise<Session> {
-      const session = await this.session(request);
+    async requireSession(request: Request, server?: Server<unknown> | null): Promise<Session> {
+      const session = await this.session(request, server);
       if (session) return session;
       throw new SignInRequired(await accounts.needsSetup());
+    },
+
+    /** `response`, with the cookie of a session a sign-in proxy's header made during its request. */
+    withSessionCookie(request: Request, response: Response): Response {
+      const setCookie = made.get(request)?.setCookie;
+      if (!setCookie) return response;
+      const headers = new Headers(response.headers);
+      headers.append("Set-Cookie", setCookie);
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     },
 
     /**

@@ -84,7 +84,8 @@ const loginForm = ({ accounts, oidc, config }: Services, { web }: Edge, kit: Kit
     query: z.object({ next: param.transform((next) => safeNext(next ?? "/")), setup: param }),
     async handle({ request, server, query: { next, setup } }) {
       if (await accounts.needsSetup()) return kit.page(null, setupCodeNeeded({ stale: false }), { title: "Set up" });
-      if (await web.session(request)) return kit.redirect(request, next);
+      // Signed in already, or by a trusted sign-in proxy's header just now.
+      if (await web.session(request, server)) return web.withSessionCookie(request, kit.redirect(request, next));
       const form = web.formToken(request, server);
       const notice =
         setup === "used"

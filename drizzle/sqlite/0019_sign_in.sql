@@ -26,3 +26,6 @@ CREATE TABLE `totp_factors` (
 	`created_at` integer NOT NULL,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
 );
+--> statement-breakpoint
+ALTER TABLE `users` ADD `oidc_subject` text;--> statement-breakpoint
+CREATE UNIQUE INDEX `users_oidc_subject_unique` ON `users` (`oidc_subject`);

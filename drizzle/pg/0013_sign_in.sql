@@ -23,7 +23,9 @@ CREATE TABLE "totp_factors" (
 	"created_at" bigint NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "users" ADD COLUMN "oidc_subject" text;--> statement-breakpoint
 ALTER TABLE "recovery_codes" ADD CONSTRAINT "recovery_codes_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "sign_in_challenges" ADD CONSTRAINT "sign_in_challenges_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "totp_factors" ADD CONSTRAINT "totp_factors_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "sign_in_challenges_expiry" ON "sign_in_challenges" USING btree ("expires_at");
+CREATE INDEX "sign_in_challenges_expiry" ON "sign_in_challenges" USING btree ("expires_at");--> statement-breakpoint
+ALTER TABLE "users" ADD CONSTRAINT "users_oidc_subject_unique" UNIQUE("oidc_subject");
