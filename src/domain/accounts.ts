@@ -322,7 +322,6 @@ export function accountService(store: Store, options: AccountOptions) {
           `user ${name}`,
           user ? "wrong password" : "no such user",
           now,
-          "password",
         );
         return null;
       }
@@ -344,9 +343,6 @@ export function accountService(store: Store, options: AccountOptions) {
       }
       const session = await startSession(publicUser, now);
       await recordAudit(store, actor, "sign_in.succeeded", `user ${name}`, signInMethod(null), now);
-      return session;
-    },
-
       return session;
     },
 

@@ -63,7 +63,7 @@ export function proxySignIn(store: Store, accounts: AccountService, options: Pro
       const parsed = usernameRule.safeParse(name);
       if (!parsed.success)
         throw new Forbidden(
-          `The sign-in proxy names you “${name.slice(0, 64)}”, which cannot be a username here: a username ${parsed.error.issues[0]!.message}. Have the proxy send the username, not the e-mail address or display name.`,
+          `The sign-in proxy names you “${name.slice(0, 64)}”, which cannot be a username here: a username ${parsed.error.issues[0]!.message}. Have the proxy send a username or an e-mail address, not a display name.`,
         );
       const username = parsed.data;
       const user = publicOf(await store.users.findByUsername(username)) ?? (await newcomer(username, ip, now));

@@ -148,12 +148,15 @@ describe("behind a proxy trusted by a CIDR range (127.0.0.0/8), new people made 
     expect(await server.services.accounts.session(decodeURIComponent(alicesCookie))).toBeNull();
   });
 
-  test("a name that cannot be a username is refused with a page that says so", async () => {
-    const res = await new Agent(server.url).request("/settings/account", { headers: { [HEADER]: "ann@example.com" } });
+  test("a name that cannot be a username is refused with a page that says so; an e-mail address can be one", async () => {
+    const res = await new Agent(server.url).request("/settings/account", { headers: { [HEADER]: "Ann Smith" } });
     expect(res.status).toBe(403);
     const page = await res.text();
     expect(page).toContain("cannot be a username here");
-    expect(page).toContain("not the e-mail address");
+    expect(page).toContain("not a display name");
+    const mail = await new Agent(server.url).request("/settings/account", { headers: { [HEADER]: "Ann@Example.com" } });
+    expect(mail.status).toBe(200);
+    expect(signedInAs(await mail.text())).toBe("ann@example.com");
   });
 
   test("from an untrusted peer (::1) the header is ignored, and said once in the log", async () => {
