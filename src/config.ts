@@ -174,7 +174,7 @@ export const settings = {
     "SIGNALBOARD_PASSWORD_LOGIN",
     "on",
     bool,
-    "off hides the sign-in page's username and password form (the owner keeps a way in: `signalboard user reset-password` and the other commands)",
+    "off hides the sign-in page's username and password form (the owner keeps a way in: `signalboard user sign-in-link NAME`)",
   ),
   oidcIssuer: spec(
     "SIGNALBOARD_OIDC_ISSUER",

@@ -50,10 +50,11 @@ function projectsFrom(values: { projects?: string; "all-projects"?: boolean }): 
 const projectsText = (projects: string[] | null) => (projects === null ? "all projects" : projects.join(",") || "none");
 
 export const user: Command = {
-  summary: "create dashboard users, set their role and projects, reset passwords and second factors, list users",
+  summary:
+    "create dashboard users, set their role and projects, reset passwords and second factors, make a sign-in link, list users",
   usage:
     `signalboard user create NAME [--owner | ${ROLE_OPTION}] [--projects A,B] [--password-stdin] | ` +
-    `user set NAME [${ROLE_OPTION}] [--projects A,B | --all-projects] | user reset-password NAME [--password-stdin] | user reset-2fa NAME | user list`,
+    `user set NAME [${ROLE_OPTION}] [--projects A,B | --all-projects] | user reset-password NAME [--password-stdin] | user reset-2fa NAME | user sign-in-link NAME | user list`,
   async run(argv) {
     const { values, positionals } = parse(argv, {
       ...managementOptions,
@@ -117,6 +118,15 @@ export const user: Command = {
         );
         return 0;
       }
+      if (action === "sign-in-link" && name) {
+        // The way in that needs neither a password form nor the identity provider: for the owner
+        // when SIGNALBOARD_PASSWORD_LOGIN=off and the provider is down or misconfigured.
+        const link = await accounts.signInLink(name);
+        console.log(
+          `Open this within 15 minutes to sign in as "${link.user.username}" (it works once; no password or second factor is asked):\n${config.baseUrl}/login/link?code=${link.token}`,
+        );
+        return 0;
+      }
       if (action === "list") {
         console.log(
           table([
@@ -126,7 +136,9 @@ export const user: Command = {
         );
         return 0;
       }
-      throw new UsageError("expected create NAME, set NAME, reset-password NAME, reset-2fa NAME or list");
+      throw new UsageError(
+        "expected create NAME, set NAME, reset-password NAME, reset-2fa NAME, sign-in-link NAME or list",
+      );
     });
   },
 };

@@ -49,6 +49,12 @@ export type SecondStep = { secondStep: "verify" | "enroll"; token: string; expir
 /** How long the half-signed-in may take over the second step. */
 export const SECOND_STEP_TTL_MS = 5 * 60_000;
 
+/** A half sign-in waiting for its second step, with its person. */
+export type SecondStepOf = SignInChallenge & { purpose: "verify" | "enroll"; user: User };
+
+/** How long a sign-in link made on the command line is good for (once). */
+export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
+
 /** The method of a sign-in, as the audit trail records it (the detail of its "sign_in.succeeded"). */
 export const signInMethod = (kind: CodeKind | null) => (kind ? `password + ${kind}` : "password");
 
@@ -243,6 +249,50 @@ export function accountService(store: Store, options: AccountOptions) {
     },
 
     /**
+     * From the command line: a link that signs `username` in once, within SIGN_IN_LINK_TTL_MS: the way
+     * in when passwords are off (SIGNALBOARD_PASSWORD_LOGIN=off) and the provider is not there. Whoever
+     * runs commands on the server's machine is trusted already, so it asks for no second factor.
+     */
+    async signInLink(username: string, now = clock.now()): Promise<{ token: string; user: User; expiresAt: number }> {
+      const parsed = usernameRule.safeParse(username);
+      const found = parsed.success ? await store.users.findByUsername(parsed.data) : null;
+      if (!found) throw new NotFound(`No user named "${username}".`);
+      const { passwordHash: _hash, ...user } = found;
+      const token = randomToken().slice(3);
+      const expiresAt = now + SIGN_IN_LINK_TTL_MS;
+      await audited(
+        store,
+        COMMAND_LINE,
+        async (tx, note) => {
+          await tx.factors.createChallenge(sha256(token), {
+            userId: user.id,
+            purpose: "link",
+            secret: null,
+            next: "/",
+            createdAt: now,
+            expiresAt,
+          });
+          note("sign_in.link", `user ${user.username}`, "good once, for 15 minutes");
+        },
+        now,
+      );
+      return { token, user, expiresAt };
+    },
+
+    /** The person a sign-in link is for, while it is good (it is not used up by looking). */
+    async signInLinkFor(token: string, now = clock.now()): Promise<User | null> {
+      const challenge = await store.factors.findChallenge(sha256(token), now);
+      return challenge?.purpose === "link" ? store.users.findById(challenge.userId) : null;
+    },
+
+    /** Uses a sign-in link up: a session, or null when it is wrong, used or expired. */
+    async useSignInLink(token: string, ip: string | null = null, now = clock.now()): Promise<NewSession | null> {
+      const taken = await store.factors.takeChallenge(sha256(token), "link", now);
+      const user = taken && (await store.users.findById(taken.userId));
+      return user ? this.openSession(user, "command-line link", ip, now) : null;
+    },
+
+    /**
      * A signed-in user changes their own password: the current one is asked for, the new one twice.
      * Their other sessions end; this one stays.
      */
@@ -347,10 +397,11 @@ export function accountService(store: Store, options: AccountOptions) {
     },
 
     /** The half-signed-in step of this token, with its person, while it has not expired. */
-    async secondStep(token: string, now = clock.now()): Promise<(SignInChallenge & { user: User }) | null> {
+    async secondStep(token: string, now = clock.now()): Promise<SecondStepOf | null> {
       const challenge = await store.factors.findChallenge(sha256(token), now);
-      const user = challenge && (await store.users.findById(challenge.userId));
-      return challenge && user ? { ...challenge, user } : null;
+      if (!challenge || challenge.purpose === "link") return null; // a sign-in link is not a half sign-in
+      const user = await store.users.findById(challenge.userId);
+      return user ? { ...challenge, purpose: challenge.purpose, user } : null;
     },
 
     /**

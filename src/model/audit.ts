@@ -13,6 +13,7 @@ export type AuditAction =
   | "owner.created"
   | "sign_in.succeeded"
   | "sign_in.failed"
+  | "sign_in.link"
   | "password.changed"
   | "token.created"
   | "token.revoked"

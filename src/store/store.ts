@@ -446,7 +446,8 @@ export type TotpFactor = { secret: string; confirmedAt: number | null; lastStep:
 /** The half-signed-in: a right password whose second step is still to come (not a session). */
 export type SignInChallenge = {
   userId: number;
-  purpose: "verify" | "enroll";
+  /** verify: a code; enroll: set a factor up; link: a sign-in link made on the command line. */
+  purpose: "verify" | "enroll" | "link";
   /** The secret offered while setting a factor up at sign-in, until it is confirmed. */
   secret: string | null;
   next: string;
@@ -475,6 +476,8 @@ export interface FactorRepository {
   createChallenge(tokenHash: string, c: SignInChallenge): Promise<void>;
   findChallenge(tokenHash: string, now: number): Promise<SignInChallenge | null>;
   deleteChallenge(tokenHash: string): Promise<void>;
+  /** Ends a challenge of `purpose` that has not expired and gives it back, once: null for a second taker. */
+  takeChallenge(tokenHash: string, purpose: SignInChallenge["purpose"], now: number): Promise<SignInChallenge | null>;
   deleteExpiredChallenges(now: number): Promise<number>;
 }
 
@@ -579,6 +582,7 @@ export const ACCESS: { [R in keyof Repositories]: { [M in keyof Repositories[R]]
     createChallenge: "write",
     findChallenge: "read",
     deleteChallenge: "write",
+    takeChallenge: "write",
     deleteExpiredChallenges: "write",
   },
   users: {

@@ -19,6 +19,7 @@ import {
   setupCodeNeeded,
   setupPage,
   signedOutHere,
+  signInLinkPage,
 } from "./views/auth.ts";
 
 const withCookie = (setCookie: string | null): Record<string, string> => (setCookie ? { "Set-Cookie": setCookie } : {});
@@ -31,6 +32,8 @@ export function authRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
     login(services, edge, kit),
     secondStepForm(services, edge, kit),
     secondStep(services, edge, kit),
+    signInLinkForm(services, edge, kit),
+    signInLink(services, edge, kit),
     logout(services, edge, kit),
   ];
 }
@@ -213,6 +216,44 @@ const secondStep = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: 
           headers: cookie,
         });
       return kit.redirect(request, done.next, cookie);
+    },
+  });
+
+const signInLinkForm = ({ accounts }: Services, { web }: Edge, kit: Kit) =>
+  route({
+    method: "GET",
+    path: paths.signInLink,
+    access: "visitor",
+    query: z.object({ code: param.transform((code) => code ?? "") }),
+    async handle({ request, server, query: { code } }) {
+      const user = code ? await accounts.signInLinkFor(code) : null;
+      const form = web.formToken(request, server);
+      return kit.page(null, signInLinkPage({ formToken: form.token, code, username: user?.username ?? null }), {
+        title: "Sign in",
+        status: user ? 200 : 410,
+        headers: withCookie(form.setCookie),
+      });
+    },
+  });
+
+const signInLink = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: Kit) =>
+  route({
+    method: "POST",
+    path: paths.signInLink,
+    access: "visitor",
+    form: z.object({ code: text, _form: text }),
+    async handle({ request, server, body: { code, _form } }) {
+      // Under the sign-in limit as a password is: a guessed link is a failed sign-in.
+      const ip = guard.ip(request, server);
+      await signIns?.take(ip);
+      const session = await accounts.useSignInLink(code, ip);
+      if (!session)
+        return kit.page(null, signInLinkPage({ formToken: _form, code, username: null }), {
+          title: "Sign in",
+          status: 410,
+        });
+      await signIns?.refund(ip);
+      return kit.redirect(request, paths.home, { "Set-Cookie": web.sessionCookie(session.token, request, server) });
     },
   });
 

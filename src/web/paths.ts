@@ -5,6 +5,7 @@ export const paths = {
   setup: "/setup",
   login: "/login",
   secondStep: "/login/second-factor",
+  signInLink: "/login/link",
   logout: "/logout",
   oidcStart: "/auth/oidc/start",
   oidcCallback: "/auth/oidc/callback",

@@ -307,6 +307,24 @@ describe("factors", () => {
     await store.factors.deleteChallenge(`step-${u.id}`);
     expect(await store.factors.findChallenge(`step-${u.id}`, NOW)).toBeNull();
   });
+
+  test("a challenge is taken once, only for its purpose and before it expires", async () => {
+    const u = await person();
+    const link = {
+      userId: u.id,
+      purpose: "link" as const,
+      secret: null,
+      next: "/",
+      createdAt: NOW,
+      expiresAt: NOW + 100,
+    };
+    await store.factors.createChallenge(`link-${u.id}`, link);
+    expect(await store.factors.takeChallenge(`link-${u.id}`, "verify", NOW)).toBeNull();
+    expect(await store.factors.takeChallenge(`link-${u.id}`, "link", NOW + 100)).toBeNull();
+    const taken = await Promise.all([1, 2].map(() => store.factors.takeChallenge(`link-${u.id}`, "link", NOW)));
+    expect(taken.filter(Boolean)).toEqual([link]);
+    expect(await store.factors.findChallenge(`link-${u.id}`, NOW)).toBeNull();
+  });
 });
 
 describe("users", () => {

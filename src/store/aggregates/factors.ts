@@ -119,6 +119,27 @@ export function factorStore(sql: Sql): FactorRepository {
       await db.delete(signInChallenges).where(eq(signInChallenges.tokenHash, tokenHash));
     },
 
+    async takeChallenge(tokenHash, purpose, now) {
+      const [row] = await db
+        .delete(signInChallenges)
+        .where(
+          and(
+            eq(signInChallenges.tokenHash, tokenHash),
+            eq(signInChallenges.purpose, purpose),
+            gt(signInChallenges.expiresAt, now),
+          ),
+        )
+        .returning({
+          userId: signInChallenges.userId,
+          purpose: signInChallenges.purpose,
+          secret: signInChallenges.secret,
+          next: signInChallenges.next,
+          createdAt: signInChallenges.createdAt,
+          expiresAt: signInChallenges.expiresAt,
+        });
+      return row ?? null;
+    },
+
     async deleteExpiredChallenges(now) {
       const rows = await db
         .delete(signInChallenges)

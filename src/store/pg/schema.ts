@@ -295,7 +295,7 @@ export const signInChallenges = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     // "verify" (a factor is there: ask for its code) or "enroll" (required but missing: set one up).
-    purpose: text("purpose", { enum: ["verify", "enroll"] }).notNull(),
+    purpose: text("purpose", { enum: ["verify", "enroll", "link"] }).notNull(),
     // The secret offered while setting up, until it is confirmed.
     secret: text("secret"),
     next: text("next").notNull(),

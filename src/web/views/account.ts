@@ -90,6 +90,7 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "owner.created": "Owner created",
   "sign_in.succeeded": "Signed in",
   "sign_in.failed": "Sign-in failed",
+  "sign_in.link": "Sign-in link made",
   "password.changed": "Password changed",
   "token.created": "Token created",
   "token.revoked": "Token revoked",

@@ -34,6 +34,25 @@ ${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
 </section>`;
 }
 
+/** A sign-in link from the command line: it signs in only when its button is pressed (a link previewer opening it does not). */
+export function signInLinkPage(opts: { formToken: string; code: string; username: string | null }): Html {
+  if (!opts.username)
+    return html`<section class="auth card">
+<h1>Sign-in link</h1>
+<p class="alert" role="alert">This sign-in link is wrong, was used already, or is older than 15 minutes. Make another on the server's machine:</p>
+<pre class="snippet">signalboard user sign-in-link NAME</pre>
+</section>`;
+  return html`<section class="auth card">
+<h1>Sign-in link</h1>
+<p>This link signs you in as <strong>${opts.username}</strong>, once.</p>
+<form method="post" action="${paths.signInLink}" class="stack">
+  <input type="hidden" name="_form" value="${opts.formToken}">
+  <input type="hidden" name="code" value="${opts.code}">
+  <button type="submit" data-testid="sign-in-link">Sign in as ${opts.username}</button>
+</form>
+</section>`;
+}
+
 export function setupCodeNeeded(opts: { stale: boolean }): Html {
   return html`<section class="auth card">
 <h1>Set-up code needed</h1>
