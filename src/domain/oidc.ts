@@ -250,6 +250,53 @@ export function oidcService(
     return { ...user, role: wanted, updatedAt: now };
   }
 
+  /** The provider's answer checked, and the person it names signed in (finish, without its audit of refusals). */
+  async function finishChecked(
+    callback: URL,
+    pending: PendingSignIn | null,
+    ip: string | null,
+    now: number,
+  ): Promise<NewSession> {
+    const providerError = callback.searchParams.get("error");
+    if (providerError) {
+      const said = callback.searchParams.get("error_description");
+      throw new OidcRefused(
+        `The provider did not sign you in (${providerError}${said ? `: ${said.slice(0, 200)}` : ""}). ${AGAIN}`,
+      );
+    }
+    if (!pending || now - pending.at > PENDING_TTL_MS || now < pending.at)
+      throw new OidcRefused(`This sign-in was not started here, or took longer than ten minutes. ${AGAIN}`);
+    if (callback.searchParams.get("state") !== pending.state)
+      throw new OidcRefused(`The answer's state is not this sign-in's (a forged or replayed answer). ${AGAIN}`);
+    if (await accounts.needsSetup()) throw new Forbidden("Set up the owner account first.");
+    const { config, keys } = await reach(provider);
+    let claims: Record<string, unknown>;
+    try {
+      const tokens = await client.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: pending.verifier,
+        expectedState: pending.state,
+        expectedNonce: pending.nonce,
+        idTokenExpected: true,
+      });
+      const checked = tokens.claims()!;
+      await jwtVerify(tokens.id_token!, keys, {
+        issuer: config.serverMetadata().issuer,
+        audience: settings.clientId,
+      });
+      claims = { ...checked };
+      // Some providers (Authelia) keep profile and groups for the userinfo endpoint.
+      if (config.serverMetadata().userinfo_endpoint) {
+        const info = await client.fetchUserInfo(config, tokens.access_token, checked.sub);
+        claims = { ...info, ...checked };
+      }
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw new OidcRefused(`The provider's answer was refused: ${describe(error)}. ${AGAIN}`);
+    }
+    const person = await personOf(claims, ip, now);
+    return accounts.openSession(person, "oidc", ip, now);
+  }
+
   return {
     name: settings.name,
 
@@ -285,44 +332,17 @@ export function oidcService(
       ip: string | null = null,
       now = clock.now(),
     ): Promise<NewSession> {
-      const providerError = callback.searchParams.get("error");
-      if (providerError) {
-        const said = callback.searchParams.get("error_description");
-        throw new OidcRefused(
-          `The provider did not sign you in (${providerError}${said ? `: ${said.slice(0, 200)}` : ""}). ${AGAIN}`,
-        );
-      }
-      if (!pending || now - pending.at > PENDING_TTL_MS || now < pending.at)
-        throw new OidcRefused(`This sign-in was not started here, or took longer than ten minutes. ${AGAIN}`);
-      if (callback.searchParams.get("state") !== pending.state)
-        throw new OidcRefused(`The answer's state is not this sign-in's (a forged or replayed answer). ${AGAIN}`);
-      if (await accounts.needsSetup()) throw new Forbidden("Set up the owner account first.");
-      const { config, keys } = await reach(provider);
-      let claims: Record<string, unknown>;
       try {
-        const tokens = await client.authorizationCodeGrant(config, callback, {
-          pkceCodeVerifier: pending.verifier,
-          expectedState: pending.state,
-          expectedNonce: pending.nonce,
-          idTokenExpected: true,
-        });
-        const checked = tokens.claims()!;
-        await jwtVerify(tokens.id_token!, keys, {
-          issuer: config.serverMetadata().issuer,
-          audience: settings.clientId,
-        });
-        claims = { ...checked };
-        // Some providers (Authelia) keep profile and groups for the userinfo endpoint.
-        if (config.serverMetadata().userinfo_endpoint) {
-          const info = await client.fetchUserInfo(config, tokens.access_token, checked.sub);
-          claims = { ...info, ...checked };
-        }
+        return await finishChecked(callback, pending, ip, now);
       } catch (error) {
-        if (error instanceof AppError) throw error;
-        throw new OidcRefused(`The provider's answer was refused: ${describe(error)}. ${AGAIN}`);
+        // A refused answer (a forged or replayed state, a token that fails its checks) is a failed
+        // sign-in in the audit trail; refusals of a known person were written where they were made.
+        if (error instanceof OidcRefused) {
+          const actor = { userId: null, name: "single sign-on", ip };
+          await recordAudit(store, actor, "sign_in.failed", "single sign-on", `oidc: ${error.message}`, now);
+        }
+        throw error;
       }
-      const person = await personOf(claims, ip, now);
-      return accounts.openSession(person, "oidc", ip, now);
     },
 
     /** Where signing out continues: the provider's end-session endpoint for someone who signed in there, else null. */

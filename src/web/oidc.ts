@@ -61,7 +61,7 @@ const startOidc = ({ oidc, accounts }: Services, { web }: Edge, kit: Kit) =>
     },
   });
 
-const finishOidc = ({ oidc, config }: Services, { web, guard }: Edge, kit: Kit) =>
+const finishOidc = ({ oidc, config, signIns }: Services, { web, guard }: Edge, kit: Kit) =>
   route({
     method: "GET",
     path: paths.oidcCallback,
@@ -73,8 +73,12 @@ const finishOidc = ({ oidc, config }: Services, { web, guard }: Edge, kit: Kit) 
       const cleared = web.cookie(OIDC_COOKIE, "", 0, request, server);
       // The URL the provider was told to send back to, with what it sent (not the Host the request names).
       const callback = new URL(`${config.baseUrl}${paths.oidcCallback}${new URL(request.url).search}`);
+      // Under the sign-in limit as a password is: forged or replayed answers are failed sign-ins.
+      const ip = guard.ip(request, server);
+      await signIns?.take(ip);
       try {
-        const session = await oidc.finish(callback, pending, guard.ip(request, server));
+        const session = await oidc.finish(callback, pending, ip);
+        await signIns?.refund(ip);
         const headers = new Headers({ Location: pending?.next ?? "/", "Cache-Control": "no-store" });
         headers.append("Set-Cookie", cleared);
         headers.append("Set-Cookie", web.sessionCookie(session.token, request, server));

@@ -175,6 +175,12 @@ describe("single sign-on", () => {
     expect(forged.status).toBe(400);
     expect(await forged.text()).toContain("forged or replayed");
     expect(sessionOf(browser)).toBeUndefined();
+    // A failed sign-in in the audit trail, with why.
+    expect((await app.services.audit.list())[0]).toMatchObject({
+      action: "sign_in.failed",
+      subject: "single sign-on",
+      detail: expect.stringContaining("oidc: The answer's state is not this sign-in's"),
+    });
   });
 
   const tampered = async (change: (claims: JWTPayload) => Promise<string>) => {
@@ -321,6 +327,22 @@ describe("roles from the provider's groups", () => {
     expect(signedIn.res.status).toBe(200);
     expect(await roleOf("carol@example.com")).toBe("member");
     expect(await app.services.accounts.list()).not.toContainEqual(expect.objectContaining({ username: "carol" }));
+  });
+});
+
+describe("the sign-in limit", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await appWith();
+  });
+  afterAll(() => app.close());
+
+  test("answers sent back by the dozen meet it, as wrong passwords do", async () => {
+    const forge = () => app.app.handle(new Request(`${BASE}/auth/oidc/callback?code=x&state=forged`));
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await forge()).status);
+    expect(statuses.slice(0, 10).every((s) => s === 400)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
   });
 });
 
