@@ -5,11 +5,13 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
+import { Secret, TOTP } from "otpauth";
 import { startTestServer, type TestServer } from "../helpers.ts";
 import {
   CHROMIUM,
   describeBrowser,
   launch,
+  OWNER,
   ok,
   sendEvent,
   sendMetric,
@@ -284,6 +286,52 @@ describeBrowser("accessibility (axe-core)", () => {
             const violations = await audit(page);
             if (violations.length) found[`${view.name} ${path}`] = violations;
           }
+        },
+        { viewport: view.viewport, colorScheme: view.colorScheme },
+      );
+    }
+    expect(found).toEqual({});
+  });
+
+  test("no serious or critical violation on the sign-in methods' pages: a sign-in link, the second step, an authenticator offered", async () => {
+    const server = await pool.withOwner();
+    const tess = await server.services.accounts.createUser(
+      { username: "tess", password: "tess's long password" },
+      "member",
+    );
+    const secret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+    const code = new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: server.clock.now() });
+    await server.services.secondFactor.enable(tess, secret, code, { userId: tess.id, name: "tess", ip: null });
+    const found: Record<string, Found[]> = {};
+    for (const view of VIEWS) {
+      const link = await server.services.accounts.signInLink(OWNER.username);
+      await withPage(
+        browser,
+        `a11y-sign-in-${view.name}`,
+        async (page) => {
+          const look = async (name: string) => {
+            const violations = await audit(page);
+            if (violations.length) found[`${view.name} ${name}`] = violations;
+          };
+          await page.goto(`${server.url}/login/link?code=${link.token}`);
+          await look("sign-in link");
+          await page.goto(`${server.url}/login/link?code=used`);
+          await look("a used sign-in link");
+          await page.goto(`${server.url}/login`);
+          await page.fill("#username", "tess");
+          await page.fill("#password", "tess's long password");
+          await page.click("form button[type=submit]");
+          await page.waitForURL((url) => url.pathname === "/login/second-factor");
+          await look("second step");
+          await page.fill("#code", "000000");
+          await page.click("form button[type=submit]");
+          await page.getByRole("alert").waitFor();
+          await look("second step, a wrong code");
+          await signIn(page, server);
+          await page.goto(`${server.url}/settings/account`);
+          await page.click('[data-testid="totp-start"]');
+          await page.locator('[data-testid="totp-qr"] svg').waitFor();
+          await look("an authenticator offered");
         },
         { viewport: view.viewport, colorScheme: view.colorScheme },
       );
