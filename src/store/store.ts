@@ -454,10 +454,34 @@ export type SignInChallenge = {
   expiresAt: number;
 };
 
-/** Second factors (TOTP and its recovery codes) and the sign-ins waiting for one. */
+/** A passkey as kept: a WebAuthn credential (id and COSE public key in base64url) and its signature counter. */
+export type Passkey = {
+  id: number;
+  userId: number;
+  credentialId: string;
+  publicKey: string;
+  counter: number;
+  transports: string[];
+  name: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+};
+
+export type NewPasskey = Omit<Passkey, "id" | "lastUsedAt">;
+
+/** A WebAuthn challenge handed out: for adding a passkey, a sign-in's second step, or a sign-in with a passkey alone (no user). */
+export type PasskeyChallenge = {
+  challenge: string;
+  purpose: "register" | "second_step" | "sign_in";
+  userId: number | null;
+  createdAt: number;
+  expiresAt: number;
+};
+
+/** Second factors (TOTP and its recovery codes, passkeys) and the sign-ins waiting for one. */
 export interface FactorRepository {
   totp(userId: number): Promise<TotpFactor | null>;
-  /** The users with a confirmed factor, of those given. */
+  /** The users with a confirmed factor (an authenticator or a passkey), of those given. */
   withFactor(userIds: number[]): Promise<number[]>;
   /**
    * Turns TOTP on with a secret already checked against a code of `step`: the factor replaces any
@@ -475,7 +499,25 @@ export interface FactorRepository {
   createChallenge(tokenHash: string, c: SignInChallenge): Promise<void>;
   findChallenge(tokenHash: string, now: number): Promise<SignInChallenge | null>;
   deleteChallenge(tokenHash: string): Promise<void>;
+  /** Removes expired sign-in steps and passkey challenges; how many. */
   deleteExpiredChallenges(now: number): Promise<number>;
+  /** Their passkeys, oldest first. */
+  passkeys(userId: number): Promise<Passkey[]>;
+  passkeyByCredential(credentialId: string): Promise<Passkey | null>;
+  /** Adds a passkey; null when that credential is kept already (for anyone). */
+  addPasskey(p: NewPasskey): Promise<Passkey | null>;
+  /** Removes one of their passkeys; what was removed, or null when it is not theirs (or gone). */
+  removePasskey(userId: number, id: number): Promise<Passkey | null>;
+  /** Removes all their passkeys; how many. */
+  removePasskeys(userId: number): Promise<number>;
+  /**
+   * Records a use with the signature counter the authenticator gave: false when the kept counter is
+   * not below it (a replay or a cloned key), unless both are 0 (authenticators without a counter).
+   */
+  usePasskey(id: number, counter: number, now: number): Promise<boolean>;
+  createPasskeyChallenge(c: PasskeyChallenge): Promise<void>;
+  /** Takes a challenge once: the challenge, deleted as it is read, or null when unknown, used or expired. */
+  takePasskeyChallenge(challenge: string, now: number): Promise<PasskeyChallenge | null>;
 }
 
 export type Repositories = {
@@ -580,6 +622,14 @@ export const ACCESS: { [R in keyof Repositories]: { [M in keyof Repositories[R]]
     findChallenge: "read",
     deleteChallenge: "write",
     deleteExpiredChallenges: "write",
+    passkeys: "read",
+    passkeyByCredential: "read",
+    addPasskey: "write",
+    removePasskey: "write",
+    removePasskeys: "write",
+    usePasskey: "write",
+    createPasskeyChallenge: "write",
+    takePasskeyChallenge: "write",
   },
   users: {
     count: "read",
