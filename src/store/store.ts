@@ -454,19 +454,9 @@ export type SignInChallenge = {
   expiresAt: number;
 };
 
-/** A passkey as kept: a WebAuthn credential (id and COSE public key in base64url) and its signature counter. */
-export type Passkey = {
-  id: number;
-  userId: number;
-  credentialId: string;
-  publicKey: string;
-  counter: number;
-  transports: string[];
-  name: string;
-  createdAt: number;
-  lastUsedAt: number | null;
-};
+import type { Passkey } from "../model/passkey.ts";
 
+export type { Passkey };
 export type NewPasskey = Omit<Passkey, "id" | "lastUsedAt">;
 
 /** A WebAuthn challenge handed out: for adding a passkey, a sign-in's second step, or a sign-in with a passkey alone (no user). */

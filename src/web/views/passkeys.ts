@@ -2,7 +2,7 @@
 // one. The browser's part is the passkey component (src/browser/components/passkey.ts): each
 // button's element says where to ask for options and where to send the answer.
 import { href } from "../../http/href.ts";
-import type { Passkey } from "../../store/store.ts";
+import type { Passkey } from "../../model/passkey.ts";
 import { type Html, html } from "../html.ts";
 import { paths } from "../paths.ts";
 import { time } from "./events.ts";
