@@ -455,7 +455,15 @@ describe("dashboard routes", () => {
 
   test("each form shown before sign-in refuses a post without its form token", async () => {
     const routes = of("visitor").filter((r) => r.method !== "GET");
-    expect(routes.map(name).sort()).toEqual(["POST /login", "POST /login/second-factor", "POST /setup"]);
+    expect(routes.map(name).sort()).toEqual([
+      "POST /login",
+      "POST /login/passkey",
+      "POST /login/passkey/options",
+      "POST /login/second-factor",
+      "POST /login/second-factor/passkey",
+      "POST /login/second-factor/passkey/options",
+      "POST /setup",
+    ]);
     for (const r of routes) {
       const res = await server.fetch(r.path, {
         method: "POST",
