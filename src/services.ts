@@ -5,6 +5,7 @@ import { type Clock, systemClock } from "./clock.ts";
 import { type Config, safeUrl } from "./config.ts";
 import { accountService, type PasswordCost } from "./domain/accounts.ts";
 import { secondFactorService } from "./domain/second-factor.ts";
+import { passkeyService } from "./domain/passkeys.ts";
 import { proxySignIn } from "./domain/proxy-sign-in.ts";
 import { AlertRunner } from "./domain/alert-runner.ts";
 import { pingService } from "./domain/check-pings.ts";
@@ -191,6 +192,8 @@ function servicesOf(
     accounts,
     /** Each person's second factor (TOTP and recovery codes), and whether one is required. */
     secondFactor: secondFactorService(store, { clock }),
+    /** Each person's passkeys: a second factor, and a sign-in without a password (relying party: BASE_URL's host). */
+    passkeys: passkeyService(store, { baseUrl: config.baseUrl, clock }),
     /** Single sign-on with an OpenID provider (SIGNALBOARD_OIDC_ISSUER), or null. Its requests go through the outbound rules. */
     oidc:
       config.oidcIssuer && config.oidcClientId

@@ -1,3 +1,28 @@
+CREATE TABLE `passkey_challenges` (
+	`challenge` text PRIMARY KEY NOT NULL,
+	`purpose` text NOT NULL,
+	`user_id` integer,
+	`created_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `passkey_challenges_expiry` ON `passkey_challenges` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `passkeys` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`user_id` integer NOT NULL,
+	`credential_id` text NOT NULL,
+	`public_key` text NOT NULL,
+	`counter` integer DEFAULT 0 NOT NULL,
+	`transports` text,
+	`name` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`last_used_at` integer,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `passkeys_credential_id_unique` ON `passkeys` (`credential_id`);--> statement-breakpoint
+CREATE INDEX `passkeys_user` ON `passkeys` (`user_id`);--> statement-breakpoint
 CREATE TABLE `recovery_codes` (
 	`user_id` integer NOT NULL,
 	`code_hash` text NOT NULL,

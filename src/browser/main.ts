@@ -15,6 +15,7 @@ import { filters } from "./components/filters.ts";
 import { integrationForm } from "./components/integration-form.ts";
 import { liveFeed } from "./components/live-feed.ts";
 import { metricPage } from "./components/metric-page.ts";
+import { passkey } from "./components/passkey.ts";
 import { projectChoice } from "./components/project-choice.ts";
 import { pushDevice } from "./components/push-device.ts";
 import { scrollHint } from "./components/scroll-hint.ts";
@@ -53,6 +54,7 @@ const COMPONENTS: Record<string, () => object> = {
   channelList,
   liveFeed,
   checksPage,
+  passkey,
 };
 
 keepValuesFitted();

@@ -107,14 +107,19 @@ export const user: Command = {
         return 0;
       }
       if (action === "reset-2fa" && name) {
-        // For a lost phone: the authenticator and its recovery codes go (in the audit trail); the
-        // password stays, and they set a new authenticator up in Settings → Account (or at their
-        // next sign-in, where one is required).
+        // For a lost phone: the authenticator, its recovery codes and their passkeys go (in the
+        // audit trail); the password stays, and they set a factor up again in Settings → Account
+        // (or at their next sign-in, where one is required).
         const had = await secondFactor.reset(name);
+        const who = name.toLowerCase();
+        const removed = [
+          ...(had.totp ? ["their authenticator and its recovery codes"] : []),
+          ...(had.passkeys ? [`${had.passkeys} passkey${had.passkeys === 1 ? "" : "s"}`] : []),
+        ];
         console.log(
-          had
-            ? `The second factor of "${name.toLowerCase()}" was removed; they sign in with their password and can set up a new one.`
-            : `"${name.toLowerCase()}" has no second factor; nothing changed.`,
+          removed.length
+            ? `Removed from "${who}": ${removed.join(" and ")}. They sign in with their password and can set up new ones.`
+            : `"${who}" has no second factor and no passkey; nothing changed.`,
         );
         return 0;
       }

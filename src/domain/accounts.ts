@@ -376,8 +376,10 @@ export function accountService(store: Store, options: AccountOptions) {
         return null;
       }
       const { passwordHash: _hash, ...publicUser } = user;
+      // A passkey is a second factor as an authenticator is (also where one is required).
       const factor = await store.factors.totp(user.id);
-      const purpose = factor?.confirmedAt ? "verify" : (await secondFactorRequired(store)) ? "enroll" : null;
+      const hasFactor = !!factor?.confirmedAt || (await store.factors.passkeys(user.id)).length > 0;
+      const purpose = hasFactor ? "verify" : (await secondFactorRequired(store)) ? "enroll" : null;
       if (purpose) {
         const token = randomToken().slice(3);
         const expiresAt = now + SECOND_STEP_TTL_MS;
@@ -434,6 +436,23 @@ export function accountService(store: Store, options: AccountOptions) {
       const session = await startSession(step.user, now);
       await recordAudit(store, actor, "sign_in.succeeded", `user ${step.user.username}`, signInMethod(kind), now);
       return { session, next: step.next, recoveryCodes: null };
+    },
+
+    /**
+     * The second step passed another way (a passkey, checked by the passkeys service for this
+     * step's person): the step is over, and a session begins with `method` in the audit trail.
+     */
+    async passSecondStep(
+      token: string,
+      userId: number,
+      method: string,
+      ip: string | null = null,
+      now = clock.now(),
+    ): Promise<{ session: NewSession; next: string } | "expired"> {
+      const step = await this.secondStep(token, now);
+      if (!step || step.purpose !== "verify" || step.user.id !== userId) return "expired";
+      await store.factors.deleteChallenge(sha256(token));
+      return { session: await this.openSession(step.user, method, ip, now), next: step.next };
     },
 
     /**

@@ -178,8 +178,15 @@ export function secondFactorService(store: Store, options: { clock?: Clock } = {
       if (!removed) throw wrongCode("this code is not right: type the 6 digits your app shows now, or a recovery code");
     },
 
-    /** From the command line, for a lost phone: the factor and its recovery codes go; they set one up again. */
-    async reset(username: string, by: Actor = COMMAND_LINE, now = clock.now()): Promise<boolean> {
+    /**
+     * From the command line, for a lost phone: the authenticator and its recovery codes go, and
+     * their passkeys; they set them up again. What was removed.
+     */
+    async reset(
+      username: string,
+      by: Actor = COMMAND_LINE,
+      now = clock.now(),
+    ): Promise<{ totp: boolean; passkeys: number }> {
       const name = username.trim().toLowerCase();
       const user = await store.users.findByUsername(name);
       if (!user) throw new NotFound(`No user named "${username}".`);
@@ -187,14 +194,19 @@ export function secondFactorService(store: Store, options: { clock?: Clock } = {
         store,
         by,
         async (tx, note) => {
-          const had = await tx.factors.removeTotp(user.id);
-          if (had)
+          const totp = await tx.factors.removeTotp(user.id);
+          const passkeys = await tx.factors.removePasskeys(user.id);
+          const removed = [
+            ...(totp ? ["the TOTP authenticator and its recovery codes"] : []),
+            ...(passkeys ? [`${passkeys} passkey${passkeys === 1 ? "" : "s"}`] : []),
+          ];
+          if (removed.length)
             note(
               "second_factor.reset",
               `user ${user.username}`,
-              "removed from the command line (a lost authenticator)",
+              `${removed.join(" and ")} removed from the command line (a lost authenticator)`,
             );
-          return had;
+          return { totp, passkeys };
         },
         now,
       );

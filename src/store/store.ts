@@ -455,10 +455,24 @@ export type SignInChallenge = {
   expiresAt: number;
 };
 
-/** Second factors (TOTP and its recovery codes) and the sign-ins waiting for one. */
+import type { Passkey } from "../model/passkey.ts";
+
+export type { Passkey };
+export type NewPasskey = Omit<Passkey, "id" | "lastUsedAt">;
+
+/** A WebAuthn challenge handed out: for adding a passkey, a sign-in's second step, or a sign-in with a passkey alone (no user). */
+export type PasskeyChallenge = {
+  challenge: string;
+  purpose: "register" | "second_step" | "sign_in";
+  userId: number | null;
+  createdAt: number;
+  expiresAt: number;
+};
+
+/** Second factors (TOTP and its recovery codes, passkeys) and the sign-ins waiting for one. */
 export interface FactorRepository {
   totp(userId: number): Promise<TotpFactor | null>;
-  /** The users with a confirmed factor, of those given. */
+  /** The users with a confirmed factor (an authenticator or a passkey), of those given. */
   withFactor(userIds: number[]): Promise<number[]>;
   /**
    * Turns TOTP on with a secret already checked against a code of `step`: the factor replaces any
@@ -478,7 +492,25 @@ export interface FactorRepository {
   deleteChallenge(tokenHash: string): Promise<void>;
   /** Ends a challenge of `purpose` that has not expired and gives it back, once: null for a second taker. */
   takeChallenge(tokenHash: string, purpose: SignInChallenge["purpose"], now: number): Promise<SignInChallenge | null>;
+  /** Removes expired sign-in steps and passkey challenges; how many. */
   deleteExpiredChallenges(now: number): Promise<number>;
+  /** Their passkeys, oldest first. */
+  passkeys(userId: number): Promise<Passkey[]>;
+  passkeyByCredential(credentialId: string): Promise<Passkey | null>;
+  /** Adds a passkey; null when that credential is kept already (for anyone). */
+  addPasskey(p: NewPasskey): Promise<Passkey | null>;
+  /** Removes one of their passkeys; what was removed, or null when it is not theirs (or gone). */
+  removePasskey(userId: number, id: number): Promise<Passkey | null>;
+  /** Removes all their passkeys; how many. */
+  removePasskeys(userId: number): Promise<number>;
+  /**
+   * Records a use with the signature counter the authenticator gave: false when the kept counter is
+   * not below it (a replay or a cloned key), unless both are 0 (authenticators without a counter).
+   */
+  usePasskey(id: number, counter: number, now: number): Promise<boolean>;
+  createPasskeyChallenge(c: PasskeyChallenge): Promise<void>;
+  /** Takes a challenge once: the challenge, deleted as it is read, or null when unknown, used or expired. */
+  takePasskeyChallenge(challenge: string, now: number): Promise<PasskeyChallenge | null>;
 }
 
 export type Repositories = {
@@ -584,6 +616,14 @@ export const ACCESS: { [R in keyof Repositories]: { [M in keyof Repositories[R]]
     deleteChallenge: "write",
     takeChallenge: "write",
     deleteExpiredChallenges: "write",
+    passkeys: "read",
+    passkeyByCredential: "read",
+    addPasskey: "write",
+    removePasskey: "write",
+    removePasskeys: "write",
+    usePasskey: "write",
+    createPasskeyChallenge: "write",
+    takePasskeyChallenge: "write",
   },
   users: {
     count: "read",

@@ -7,7 +7,8 @@ import type { Services } from "../services.ts";
 import { fieldErrors, param, text } from "./form.ts";
 import { isHtmx, type Kit } from "./kit.ts";
 import { paths } from "./paths.ts";
-import type { Html } from "./html.ts";
+import { type Html, html } from "./html.ts";
+import { type PasskeyNote, passkeySection } from "./views/passkeys.ts";
 import { accountPage, auditPage, type FactorView, passwordForm, secondFactorSection } from "./views/account.ts";
 import { newTotpSecret } from "../domain/second-factor.ts";
 import type { Session } from "../model/user.ts";
@@ -24,15 +25,40 @@ export function accountRoutes(services: Services, kit: Kit): Route[] {
   ];
 }
 
-/** The second factor's section as it is now (or as `view` says, after a change). */
-async function factorSection({ secondFactor }: Services, session: Session, view?: FactorView): Promise<Html> {
+/** The second factor's sections as they are now (or as `view` and `keys` say, after a change): TOTP, then passkeys. */
+async function factorSection(
+  { secondFactor, passkeys }: Services,
+  session: Session,
+  view?: FactorView,
+  keys: PasskeyNote = {},
+): Promise<Html> {
   if (!view) {
     const status = await secondFactor.status(session.user.id);
     view = status.enabled
       ? { state: "on", recoveryLeft: status.recoveryLeft }
       : { state: "off", required: await secondFactor.required() };
   }
-  return secondFactorSection(view, session.csrfToken);
+  const mine = await passkeys.list(session.user.id);
+  return html`${secondFactorSection(view, session.csrfToken)}${passkeySection(mine, session.csrfToken, keys)}`;
+}
+
+/** Settings → Account as it is now, with a note on the passkeys section (after removing one). */
+export async function accountView(
+  services: Services,
+  kit: Kit,
+  session: Session,
+  keys: PasskeyNote,
+  status = 200,
+): Promise<Response> {
+  return kit.page(
+    session,
+    accountPage(session.user, undefined, await factorSection(services, session, undefined, keys)),
+    {
+      title: "Account",
+      nav,
+      status,
+    },
+  );
 }
 
 const account = (services: Services, kit: Kit) =>

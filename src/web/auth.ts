@@ -143,8 +143,9 @@ const STEP_EXPIRED = "That sign-in took too long or was already finished. Sign i
 
 /** What the second step's page shows: a code to type, or (where one is required) a factor to set up. */
 async function stepPage(
+  { secondFactor, passkeys }: Services,
   kit: Kit,
-  step: { purpose: "verify" | "enroll"; secret: string | null; user: { username: string } },
+  step: { purpose: "verify" | "enroll"; secret: string | null; user: { id: number; username: string } },
   formToken: string,
   message?: string,
   status = 200,
@@ -154,16 +155,23 @@ async function stepPage(
   const body =
     step.purpose === "enroll" && step.secret
       ? enrollStepPage({ formToken, username, offer: await totpOffer(username, step.secret), error: message })
-      : secondStepPage({ formToken, username, message });
+      : secondStepPage({
+          formToken,
+          username,
+          message,
+          totp: (await secondFactor.status(step.user.id)).enabled,
+          passkey: await passkeys.has(step.user.id),
+        });
   return kit.page(null, body, { title: "Sign in", status, headers });
 }
 
-const secondStepForm = ({ accounts }: Services, { web }: Edge, kit: Kit) =>
+const secondStepForm = (services: Services, { web }: Edge, kit: Kit) =>
   route({
     method: "GET",
     path: paths.secondStep,
     access: "visitor",
     async handle({ request, server }) {
+      const { accounts } = services;
       const token = web.secondStepToken(request);
       const step = token ? await accounts.secondStep(token) : null;
       const form = web.formToken(request, server);
@@ -173,17 +181,18 @@ const secondStepForm = ({ accounts }: Services, { web }: Edge, kit: Kit) =>
           status: 401,
           headers: withCookie(form.setCookie),
         });
-      return stepPage(kit, step, form.token, undefined, 200, withCookie(form.setCookie));
+      return stepPage(services, kit, step, form.token, undefined, 200, withCookie(form.setCookie));
     },
   });
 
-const secondStep = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: Kit) =>
+const secondStep = (services: Services, { web, guard }: Edge, kit: Kit) =>
   route({
     method: "POST",
     path: paths.secondStep,
     access: "visitor",
     form: z.object({ code: text, _form: text }),
     async handle({ request, server, body: { code, _form } }) {
+      const { accounts, signIns } = services;
       // A wrong code is a failed sign-in, under the same limit as a wrong password (charged first).
       const ip = guard.ip(request, server);
       await signIns?.take(ip);
@@ -206,7 +215,7 @@ const secondStep = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: 
           step.purpose === "enroll"
             ? "This is not the code the app shows for this key. Check the phone's time, and type the code shown now."
             : "That code is not right, or was used already. Type the code shown now, or a recovery code.";
-        return stepPage(kit, step, _form, message, 401);
+        return stepPage(services, kit, step, _form, message, 401);
       }
       await signIns?.refund(ip);
       const cookie = { "Set-Cookie": web.sessionCookie(done.session.token, request, server) };

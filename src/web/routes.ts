@@ -4,6 +4,7 @@ import type { Edge } from "../http/edge.ts";
 import type { Route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
 import { accountRoutes } from "./account.ts";
+import { passkeyRoutes } from "./passkeys.ts";
 import { type Assets, assetRoutes } from "./assets.ts";
 import { alertRoutes } from "./alerts.ts";
 import { maintenanceRoutes } from "./maintenance.ts";
@@ -41,6 +42,7 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...settingsRoutes(services, kit),
     ...memberRoutes(services, kit),
     ...accountRoutes(services, kit),
+    ...passkeyRoutes(services, edge, kit),
     ...notificationRoutes(services, kit),
     ...integrationRoutes(services, kit),
     ...digestRoutes(services, kit),

@@ -74,7 +74,7 @@ test("signalboard user reset-2fa NAME removes a lost authenticator, in the audit
     const cli = (...args: string[]) => run(PROGRAM, [...args, "--data-dir", server.dataDir]);
     const reset = await cli("user", "reset-2fa", "Ann");
     expect(reset.code).toBe(0);
-    expect(reset.stdout).toContain('second factor of "ann" was removed');
+    expect(reset.stdout).toContain(`Removed from "ann": their authenticator and its recovery codes`);
     expect(await secondFactor.status(ann.id)).toEqual({ enabled: false, recoveryLeft: 0 });
     expect((await audit.list())[0]).toMatchObject({
       action: "second_factor.reset",

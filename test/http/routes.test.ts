@@ -458,7 +458,11 @@ describe("dashboard routes", () => {
     expect(routes.map(name).sort()).toEqual([
       "POST /login",
       "POST /login/link",
+      "POST /login/passkey",
+      "POST /login/passkey/options",
       "POST /login/second-factor",
+      "POST /login/second-factor/passkey",
+      "POST /login/second-factor/passkey/options",
       "POST /setup",
     ]);
     for (const r of routes) {

@@ -325,6 +325,64 @@ describe("factors", () => {
     expect(taken.filter(Boolean)).toEqual([link]);
     expect(await store.factors.findChallenge(`link-${u.id}`, NOW)).toBeNull();
   });
+
+  test("passkeys are kept once per credential, listed, used with a counter that only goes up, and removed", async () => {
+    const u = await person();
+    const other = await person();
+    const key = (credentialId: string, name: string, createdAt = NOW) => ({
+      userId: u.id,
+      credentialId,
+      publicKey: "pk",
+      counter: 0,
+      transports: ["internal", "hybrid"],
+      name,
+      createdAt,
+    });
+    const cred = `cred-${u.id}`;
+    const laptop = (await store.factors.addPasskey(key(cred, "Laptop")))!;
+    expect(laptop).toEqual({ id: laptop.id, ...key(cred, "Laptop"), lastUsedAt: null });
+    expect(await store.factors.addPasskey({ ...key(cred, "Again"), userId: other.id })).toBeNull(); // one owner
+    const phone = (await store.factors.addPasskey({ ...key(`${cred}-2`, "Phone", NOW + 1), transports: [] }))!;
+    expect((await store.factors.passkeys(u.id)).map((p) => p.name)).toEqual(["Laptop", "Phone"]);
+    expect((await store.factors.passkeyByCredential(`${cred}-2`))?.transports).toEqual([]);
+    expect(await store.factors.passkeyByCredential("nobody")).toBeNull();
+    expect(await store.factors.withFactor([u.id, other.id])).toEqual([u.id]); // a passkey is a factor
+    // Authenticators without a counter send 0 each time; one with a counter never goes back.
+    expect(await store.factors.usePasskey(laptop.id, 0, NOW + 5)).toBe(true);
+    expect(await store.factors.usePasskey(laptop.id, 7, NOW + 6)).toBe(true);
+    expect(await store.factors.usePasskey(laptop.id, 7, NOW + 7)).toBe(false); // a replay
+    expect(await store.factors.usePasskey(laptop.id, 3, NOW + 7)).toBe(false); // a clone behind
+    expect(await store.factors.usePasskey(laptop.id, 0, NOW + 7)).toBe(false);
+    expect(await store.factors.passkeyByCredential(cred)).toMatchObject({ counter: 7, lastUsedAt: NOW + 6 });
+    expect(await store.factors.removePasskey(other.id, laptop.id)).toBeNull(); // not theirs
+    expect((await store.factors.removePasskey(u.id, laptop.id))?.name).toBe("Laptop");
+    expect(await store.factors.removePasskey(u.id, laptop.id)).toBeNull();
+    expect(await store.factors.removePasskeys(u.id)).toBe(1);
+    expect(await store.factors.passkeys(u.id)).toEqual([]);
+    await store.factors.addPasskey(key(`${cred}-3`, "Key"));
+    await store.users.delete(u.id);
+    expect(await store.factors.passkeyByCredential(`${cred}-3`)).toBeNull();
+    expect(phone.name).toBe("Phone");
+  });
+
+  test("a passkey challenge is taken once, not after it expired, and pruned", async () => {
+    const u = await person();
+    const c = {
+      challenge: `ch-${u.id}`,
+      purpose: "register" as const,
+      userId: u.id,
+      createdAt: NOW,
+      expiresAt: NOW + 100,
+    };
+    await store.factors.createPasskeyChallenge(c);
+    await store.factors.createPasskeyChallenge({ ...c, challenge: `open-${u.id}`, purpose: "sign_in", userId: null });
+    await store.factors.createPasskeyChallenge({ ...c, challenge: `late-${u.id}`, expiresAt: NOW - 1 });
+    expect(await store.factors.takePasskeyChallenge(`late-${u.id}`, NOW)).toBeNull();
+    expect(await store.factors.takePasskeyChallenge(c.challenge, NOW)).toEqual(c);
+    expect(await store.factors.takePasskeyChallenge(c.challenge, NOW)).toBeNull(); // single use
+    expect(await store.factors.deleteExpiredChallenges(NOW + 101)).toBeGreaterThanOrEqual(1);
+    expect(await store.factors.takePasskeyChallenge(`open-${u.id}`, NOW)).toBeNull(); // pruned
+  });
 });
 
 describe("users", () => {

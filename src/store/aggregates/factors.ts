@@ -1,13 +1,30 @@
-// Second factors: a person's TOTP authenticator and its recovery codes, and the sign-ins that
+// Second factors: a person's TOTP authenticator and its recovery codes, their passkeys and the
+// WebAuthn challenges handed out (each taken once), and the sign-ins that
 // passed the password and wait for the second step (sign_in_challenges: not sessions, they open
 // nothing else).
-import { and, count, eq, gt, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
-import type { FactorRepository } from "../store.ts";
+import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
+import type { FactorRepository, Passkey } from "../store.ts";
 import type { Sql } from "./sql.ts";
 
 export function factorStore(sql: Sql): FactorRepository {
   const { db, t } = sql;
-  const { totpFactors, recoveryCodes, signInChallenges } = t;
+  const { totpFactors, recoveryCodes, signInChallenges, passkeys, passkeyChallenges } = t;
+  const passkeyColumns = {
+    id: passkeys.id,
+    userId: passkeys.userId,
+    credentialId: passkeys.credentialId,
+    publicKey: passkeys.publicKey,
+    counter: passkeys.counter,
+    transports: passkeys.transports,
+    name: passkeys.name,
+    createdAt: passkeys.createdAt,
+    lastUsedAt: passkeys.lastUsedAt,
+  };
+  const passkeyOf = (row: typeof passkeys.$inferSelect): Passkey => ({
+    ...row,
+    counter: Number(row.counter),
+    transports: row.transports ? row.transports.split(",") : [],
+  });
   return {
     async totp(userId) {
       const [row] = await db
@@ -29,7 +46,11 @@ export function factorStore(sql: Sql): FactorRepository {
         .select({ userId: totpFactors.userId })
         .from(totpFactors)
         .where(and(inArray(totpFactors.userId, userIds), isNotNull(totpFactors.confirmedAt)));
-      return rows.map((r) => r.userId);
+      const withPasskey = await db
+        .selectDistinct({ userId: passkeys.userId })
+        .from(passkeys)
+        .where(inArray(passkeys.userId, userIds));
+      return [...new Set([...rows, ...withPasskey].map((r) => r.userId))];
     },
 
     async enableTotp(userId, secret, step, codeHashes, now) {
@@ -145,7 +166,75 @@ export function factorStore(sql: Sql): FactorRepository {
         .delete(signInChallenges)
         .where(lt(signInChallenges.expiresAt, now))
         .returning({ tokenHash: signInChallenges.tokenHash });
+      const offered = await db
+        .delete(passkeyChallenges)
+        .where(lt(passkeyChallenges.expiresAt, now))
+        .returning({ challenge: passkeyChallenges.challenge });
+      return rows.length + offered.length;
+    },
+
+    async passkeys(userId) {
+      const rows = await db
+        .select(passkeyColumns)
+        .from(passkeys)
+        .where(eq(passkeys.userId, userId))
+        .orderBy(asc(passkeys.createdAt), asc(passkeys.id));
+      return rows.map(passkeyOf);
+    },
+
+    async passkeyByCredential(credentialId) {
+      const [row] = await db
+        .select(passkeyColumns)
+        .from(passkeys)
+        .where(eq(passkeys.credentialId, credentialId))
+        .limit(1);
+      return row ? passkeyOf(row) : null;
+    },
+
+    async addPasskey(p) {
+      const rows = await db
+        .insert(passkeys)
+        .values({ ...p, transports: p.transports.join(",") || null })
+        .onConflictDoNothing({ target: passkeys.credentialId })
+        .returning(passkeyColumns);
+      return rows[0] ? passkeyOf(rows[0]) : null;
+    },
+
+    async removePasskey(userId, id) {
+      const rows = await db
+        .delete(passkeys)
+        .where(and(eq(passkeys.userId, userId), eq(passkeys.id, id)))
+        .returning(passkeyColumns);
+      return rows[0] ? passkeyOf(rows[0]) : null;
+    },
+
+    async removePasskeys(userId) {
+      const rows = await db.delete(passkeys).where(eq(passkeys.userId, userId)).returning({ id: passkeys.id });
       return rows.length;
+    },
+
+    async usePasskey(id, counter, now) {
+      const rows = await db
+        .update(passkeys)
+        .set({ counter, lastUsedAt: now })
+        .where(and(eq(passkeys.id, id), counter === 0 ? eq(passkeys.counter, 0) : lt(passkeys.counter, counter)))
+        .returning({ id: passkeys.id });
+      return rows.length > 0;
+    },
+
+    async createPasskeyChallenge(c) {
+      await db.insert(passkeyChallenges).values(c);
+    },
+
+    async takePasskeyChallenge(challenge, now) {
+      const [row] = await db.delete(passkeyChallenges).where(eq(passkeyChallenges.challenge, challenge)).returning({
+        challenge: passkeyChallenges.challenge,
+        purpose: passkeyChallenges.purpose,
+        userId: passkeyChallenges.userId,
+        createdAt: passkeyChallenges.createdAt,
+        expiresAt: passkeyChallenges.expiresAt,
+      });
+      return row && row.expiresAt > now ? row : null;
     },
   };
 }

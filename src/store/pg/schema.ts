@@ -305,6 +305,43 @@ export const signInChallenges = pgTable(
   (t) => [index("sign_in_challenges_expiry").on(t.expiresAt)],
 );
 
+// A person's passkeys (WebAuthn credentials): a second factor after the password, and a way to
+// sign in without one. The credential's id and COSE public key are base64url; `counter` is the
+// authenticator's signature counter (a value that goes backwards is a cloned key).
+export const passkeys = pgTable(
+  "passkeys",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    credentialId: text("credential_id").notNull().unique(),
+    publicKey: text("public_key").notNull(),
+    counter: bigint("counter", { mode: "number" }).notNull().default(0),
+    // The transports the browser named (comma-separated: "internal,hybrid"), a hint for sign-in.
+    transports: text("transports"),
+    name: text("name").notNull(),
+    createdAt: millis("created_at").notNull(),
+    lastUsedAt: millis("last_used_at"),
+  },
+  (t) => [index("passkeys_user").on(t.userId)],
+);
+
+// WebAuthn challenges handed out and not yet answered: each is taken once (deleted as it is
+// checked) and expires within minutes. `user_id` is null for a sign-in with a passkey alone (the
+// passkey names the person).
+export const passkeyChallenges = pgTable(
+  "passkey_challenges",
+  {
+    challenge: text("challenge").primaryKey(),
+    purpose: text("purpose", { enum: ["register", "second_step", "sign_in"] }).notNull(),
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
+    createdAt: millis("created_at").notNull(),
+    expiresAt: millis("expires_at").notNull(),
+  },
+  (t) => [index("passkey_challenges_expiry").on(t.expiresAt)],
+);
+
 export const auditLog = pgTable(
   "audit_log",
   {

@@ -1,6 +1,7 @@
 // The pages shown before sign-in: the one-time setup of the owner, and login.
 import { href } from "../../http/href.ts";
 import { paths } from "../paths.ts";
+import { passkeyButton } from "./passkeys.ts";
 import { type Html, html, trusted } from "../html.ts";
 
 function field(
@@ -90,6 +91,7 @@ ${
 </form>`
     : ""
 }
+${passkeyButton({ formToken: opts.formToken, next: opts.next, step: false })}
 </section>`;
 }
 
@@ -116,17 +118,34 @@ ${error ? html`<p class="hint error" id="code-error" role="alert">${error}</p>` 
  * The second page of a sign-in for someone with a second factor: a code from their authenticator or
  * a recovery code. (A passkey, when there is one, is offered beside the code here.)
  */
-export function secondStepPage(opts: { formToken: string; username: string; message?: string }): Html {
+/** `totp`: they have an authenticator (the code field); `passkey`: they have a passkey ("Use a passkey"). */
+export function secondStepPage(opts: {
+  formToken: string;
+  username: string;
+  message?: string;
+  totp?: boolean;
+  passkey?: boolean;
+}): Html {
+  const totp = opts.totp ?? true;
+  const ask = [
+    ...(opts.passkey ? ["use your passkey"] : []),
+    ...(totp ? ["type the 6-digit code your authenticator app shows, or one of your recovery codes"] : []),
+  ].join(", or ");
   return html`<section class="auth card" data-testid="second-step">
 <h1>Two-step sign-in</h1>
-<p>Signing in as <strong>${opts.username}</strong>. Type the 6-digit code your authenticator app shows, or one of your recovery codes.</p>
+<p>Signing in as <strong>${opts.username}</strong>. ${ask.charAt(0).toUpperCase()}${ask.slice(1)}.</p>
 ${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
-<form method="post" action="${paths.secondStep}" class="stack">
+${opts.passkey ? passkeyButton({ formToken: opts.formToken, next: "/", step: true }) : ""}
+${
+  totp
+    ? html`<form method="post" action="${paths.secondStep}" class="stack">
   <input type="hidden" name="_form" value="${opts.formToken}">
   <label for="code">Code</label>
   <input id="code" name="code" type="text" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" required autofocus>
   <button type="submit">Verify</button>
-</form>
+</form>`
+    : ""
+}
 <p class="muted small"><a href="${paths.login}">Start again</a> · Lost your phone and your recovery codes? The owner can reset your second factor with <code>signalboard user reset-2fa NAME</code>.</p>
 </section>`;
 }
