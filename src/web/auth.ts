@@ -184,11 +184,15 @@ const secondStep = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: 
     access: "visitor",
     form: z.object({ code: text, _form: text }),
     async handle({ request, server, body: { code, _form } }) {
-      // A wrong code is a failed sign-in, under the same limit as a wrong password (charged first).
+      // A wrong code is a failed sign-in, under the same limit as a wrong password (charged first),
+      // per address and per person: someone who has the password must not guess six digits from
+      // address after address (the password gives a new step as often as they like).
       const ip = guard.ip(request, server);
       await signIns?.take(ip);
       const token = web.secondStepToken(request) ?? "";
       const step = await accounts.secondStep(token);
+      const person = step ? `user ${step.user.id}` : null;
+      if (person) await signIns?.take(person);
       const done = !step
         ? "expired"
         : step.purpose === "enroll"
@@ -209,6 +213,7 @@ const secondStep = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: 
         return stepPage(kit, step, _form, message, 401);
       }
       await signIns?.refund(ip);
+      if (person) await signIns?.refund(person);
       const cookie = { "Set-Cookie": web.sessionCookie(done.session.token, request, server) };
       if (done.recoveryCodes)
         return kit.page(null, recoveryCodesPage(done.recoveryCodes, done.next), {
