@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { JWTPayload } from "jose";
 import { newSigningKey, signIdToken, startOidcProvider, type TestProvider } from "../oidc-provider.ts";
-import { startTestApp, type TestApp } from "../helpers.ts";
+import { signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const BASE = "http://signalboard.test";
 let provider: TestProvider;
@@ -480,5 +480,17 @@ describe("claims that name someone else's account", () => {
     const [entry] = await app.services.audit.list();
     expect(entry).toMatchObject({ action: "sign_in.failed" });
     expect(entry!.detail!.length).toBeLessThan(1000);
+  });
+
+  test("a provider's error with markup and line breaks is shown as text, on the sign-in page and in the audit trail", async () => {
+    const said = encodeURIComponent("<img src=x onerror=alert(1)>\nsign_in.succeeded user root");
+    const res = await app.app.handle(new Request(`${BASE}/auth/oidc/callback?error=${said}&error_description=${said}`));
+    const page = await res.text();
+    expect(page).not.toContain("<img src=x");
+    expect(page).toContain("&lt;img src=x");
+    const owner = await signedIn(app, { username: "root", password: "root-password" });
+    const audit = await (await owner.request("/settings/audit")).text();
+    expect(audit).not.toContain("<img src=x");
+    expect(audit).toContain("&lt;img src=x");
   });
 });

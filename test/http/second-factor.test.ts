@@ -182,6 +182,35 @@ describe("the sign-in limits", () => {
   });
 });
 
+describe("codes sent at once", () => {
+  const clock = new TestClock(Date.UTC(2026, 0, 9, 9, 0, 5), { stopped: true });
+  test("the same code, or the same recovery code, sent from three sign-ins at once signs in one", async () => {
+    const app = await startTestApp({}, undefined, { clock });
+    try {
+      await app.services.accounts.createUser(ANN, "member");
+      const { secret, codes } = await turnOn(await signedIn(app, ANN), clock);
+      await clock.advance(30_000);
+      for (const code of [codeAt(secret, clock.now()), codes[0]!]) {
+        const agents = [new Agent(app), new Agent(app), new Agent(app)];
+        const forms = [];
+        for (const agent of agents) {
+          await agent.login(ANN.username, ANN.password);
+          forms.push(await agent.formToken("/login/second-factor"));
+        }
+        const answers = await Promise.all(
+          agents.map((agent, i) =>
+            agent.request("/login/second-factor", { method: "POST", form: { _form: forms[i]!, code } }),
+          ),
+        );
+        expect(answers.map((r) => r.status).sort()).toEqual([303, 401, 401]);
+        expect(agents.filter((a) => a.cookies.has("sb_session"))).toHaveLength(1);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe("wrong codes from many addresses", () => {
   const clock = new TestClock(Date.UTC(2026, 0, 8, 9, 0, 5), { stopped: true });
   test("are limited per person too: someone with the password cannot guess codes from address after address", async () => {
