@@ -192,7 +192,7 @@ describe("codes sent at once", () => {
       await clock.advance(30_000);
       for (const code of [codeAt(secret, clock.now()), codes[0]!]) {
         const agents = [new Agent(app), new Agent(app), new Agent(app)];
-        const forms = [];
+        const forms: string[] = [];
         for (const agent of agents) {
           await agent.login(ANN.username, ANN.password);
           forms.push(await agent.formToken("/login/second-factor"));
