@@ -136,14 +136,22 @@ export function oidcService(
     return cleaned || `sso-${new Bun.CryptoHasher("sha256").update(sub).digest("hex").slice(0, 10)}`;
   }
 
-  /** An account an admin added for them, not linked to anyone yet: by verified e-mail address, then by username. */
-  async function addedFor(claims: Record<string, unknown>): Promise<User | null> {
-    const names: string[] = [];
-    if (typeof claims.email === "string" && claims.email_verified !== false) names.push(claims.email.toLowerCase());
-    if (typeof claims.preferred_username === "string") names.push(claims.preferred_username.toLowerCase());
-    for (const name of names) {
+  /**
+   * An account an admin added for them, not linked to anyone yet: by e-mail address (only one the
+   * provider says is verified: `email_verified: true`), then by username. The owner's only by a
+   * verified e-mail address: a preferred_username is whatever the provider lets people choose, and
+   * must not make anyone the owner ("owner" says that is what it named).
+   */
+  async function addedFor(claims: Record<string, unknown>): Promise<User | "owner" | null> {
+    const names: { name: string; verified: boolean }[] = [];
+    if (typeof claims.email === "string" && claims.email_verified === true)
+      names.push({ name: claims.email.toLowerCase(), verified: true });
+    if (typeof claims.preferred_username === "string")
+      names.push({ name: claims.preferred_username.toLowerCase(), verified: false });
+    for (const { name, verified } of names) {
       const user = await store.users.findByUsername(name);
       if (user && (await store.users.subjectOf(user.id)) === null) {
+        if (user.role === "owner" && !verified) return "owner";
         const { passwordHash: _hash, ...found } = user;
         return found;
       }
@@ -199,6 +207,14 @@ export function oidcService(
     let user = await store.users.findBySubject(sub);
     if (!user) {
       const added = await addedFor(claims);
+      if (added === "owner")
+        return refuse(
+          usernameOf(claims, sub),
+          "preferred_username names the owner, who is linked only by a verified e-mail address",
+          ip,
+          now,
+          "The provider's username for you is the owner's, and the owner's account is linked to single sign-on only by a verified e-mail address that is its username. Sign in as the owner another way (a password, or `signalboard user sign-in-link`).",
+        );
       if (added) {
         if (!(await store.users.linkSubject(added.id, sub, now)))
           return refuse(
@@ -261,7 +277,7 @@ export function oidcService(
     if (providerError) {
       const said = callback.searchParams.get("error_description");
       throw new OidcRefused(
-        `The provider did not sign you in (${providerError}${said ? `: ${said.slice(0, 200)}` : ""}). ${AGAIN}`,
+        `The provider did not sign you in (${providerError.slice(0, 100)}${said ? `: ${said.slice(0, 200)}` : ""}). ${AGAIN}`,
       );
     }
     if (!pending || now - pending.at > PENDING_TTL_MS || now < pending.at)

@@ -193,11 +193,15 @@ const secondStep = (services: Services, { web, guard }: Edge, kit: Kit) =>
     form: z.object({ code: text, _form: text }),
     async handle({ request, server, body: { code, _form } }) {
       const { accounts, signIns } = services;
-      // A wrong code is a failed sign-in, under the same limit as a wrong password (charged first).
+      // A wrong code is a failed sign-in, under the same limit as a wrong password (charged first),
+      // per address and per person: someone who has the password must not guess six digits from
+      // address after address (the password gives a new step as often as they like).
       const ip = guard.ip(request, server);
       await signIns?.take(ip);
       const token = web.secondStepToken(request) ?? "";
       const step = await accounts.secondStep(token);
+      const person = step ? `user ${step.user.id}` : null;
+      if (person) await signIns?.take(person);
       const done = !step
         ? "expired"
         : step.purpose === "enroll"
@@ -218,6 +222,7 @@ const secondStep = (services: Services, { web, guard }: Edge, kit: Kit) =>
         return stepPage(services, kit, step, _form, message, 401);
       }
       await signIns?.refund(ip);
+      if (person) await signIns?.refund(person);
       const cookie = { "Set-Cookie": web.sessionCookie(done.session.token, request, server) };
       if (done.recoveryCodes)
         return kit.page(null, recoveryCodesPage(done.recoveryCodes, done.next), {

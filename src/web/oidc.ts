@@ -33,7 +33,9 @@ function pendingOf(request: Request): PendingSignIn | null {
   const raw = parseCookies(request.headers.get("cookie"))[OIDC_COOKIE];
   if (!raw) return null;
   try {
-    return pendingShape.parse(JSON.parse(Buffer.from(raw, "base64url").toString("utf8")));
+    // Its `next` is checked again: a cookie planted by someone else must not send anyone off-site.
+    const pending = pendingShape.parse(JSON.parse(Buffer.from(raw, "base64url").toString("utf8")));
+    return { ...pending, next: safeNext(pending.next) };
   } catch {
     return null; // a cookie we did not write starts nothing
   }

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { JWTPayload } from "jose";
 import { newSigningKey, signIdToken, startOidcProvider, type TestProvider } from "../oidc-provider.ts";
-import { startTestApp, type TestApp } from "../helpers.ts";
+import { signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
 const BASE = "http://signalboard.test";
 let provider: TestProvider;
@@ -274,6 +274,9 @@ describe("roles from the provider's groups", () => {
       groups: ["sb-ro", "sb-admins"],
     });
     provider.people.set("root-sub", { preferred_username: "root", groups: ["sb-ro"] });
+    // The owner's account, linked to the provider once (as by a verified e-mail address the first time).
+    const root = (await app.services.accounts.list()).find((u) => u.username === "root")!;
+    await app.store.users.linkSubject(root.id, "root-sub", Date.now());
     provider.people.set("carol-sub", { email: "carol@example.com", email_verified: true, preferred_username: "carol" });
   });
   afterAll(() => app.close());
@@ -383,5 +386,111 @@ describe("the outbound rules", () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe("claims that name someone else's account", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await appWith();
+    await app.services.accounts.createUser({ username: "boss@example.com", password: "boss-password-1" }, "admin");
+    // Anyone may be able to choose these at a provider that lets people register: neither is a verified address.
+    provider.people.set("mallory-sub", { email: "boss@example.com", preferred_username: "mallory" });
+    provider.people.set("mallory2-sub", {
+      email: "boss@example.com",
+      email_verified: false,
+      preferred_username: "mallory2",
+    });
+    provider.people.set("eve-sub", { email: "eve@example.com", email_verified: true, preferred_username: "root" });
+  });
+  afterAll(() => app.close());
+
+  const whoIs = async (browser: Browser) =>
+    (await app.services.accounts.session(sessionOf(browser) ?? "none"))?.user.username ?? null;
+
+  test("an e-mail address the provider does not say is verified links no account", async () => {
+    for (const sub of ["mallory-sub", "mallory2-sub"]) {
+      const browser = new Browser(app);
+      const { res } = await browser.signIn(sub);
+      expect(res.status).toBe(200);
+      expect(await whoIs(browser)).toBe(sub.replace("-sub", ""));
+    }
+    const boss = (await app.services.accounts.list()).find((u) => u.username === "boss@example.com")!;
+    expect(await app.store.users.subjectOf(boss.id)).toBeNull();
+  });
+
+  test("a preferred_username that is the owner's never signs in as the owner", async () => {
+    const browser = new Browser(app);
+    const { res } = await browser.signIn("eve-sub");
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain("owner");
+    expect(sessionOf(browser)).toBeUndefined();
+    const root = (await app.services.accounts.list()).find((u) => u.username === "root")!;
+    expect(await app.store.users.subjectOf(root.id)).toBeNull();
+    expect((await app.services.audit.list())[0]).toMatchObject({
+      action: "sign_in.failed",
+      subject: "user root",
+      detail: expect.stringContaining("oidc: "),
+    });
+  });
+
+  test("the owner whose username is their e-mail address is linked by it, verified", async () => {
+    const owner = await startTestApp(oidcSettings());
+    try {
+      await owner.services.accounts.createUser({ username: "chief@example.com", password: "chief-password" }, "owner");
+      provider.people.set("chief-sub", { email: "chief@example.com", email_verified: true, preferred_username: "c" });
+      const browser = new Browser(owner);
+      await browser.signIn("chief-sub");
+      const session = await owner.services.accounts.session(sessionOf(browser) ?? "none");
+      expect(session?.user).toMatchObject({ username: "chief@example.com", role: "owner" });
+    } finally {
+      await owner.close();
+    }
+  });
+
+  test("a pending sign-in's cookie planted with another site as `next` goes home instead", async () => {
+    const browser = new Browser(app);
+    const start = await browser.request(new URL("/auth/oidc/start?next=/settings/account", BASE));
+    const jar = browser.jars.get(BASE)!;
+    const pending = JSON.parse(Buffer.from(jar.get("sb_oidc")!, "base64url").toString("utf8"));
+    jar.set("sb_oidc", Buffer.from(JSON.stringify({ ...pending, next: "//evil.example/x" })).toString("base64url"));
+    let url = new URL(start.headers.get("location")!);
+    let res = await browser.request(url);
+    while (!(res.status === 303 && url.pathname === "/auth/oidc/callback")) {
+      if (url.pathname.startsWith("/interaction/") && res.status === 200)
+        res = await browser.request(url, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: "login=alice-sub",
+        });
+      else {
+        url = new URL(res.headers.get("location")!, url);
+        res = await browser.request(url);
+      }
+    }
+    expect(res.headers.get("location")).toBe("/");
+    expect(sessionOf(browser)).toBeTruthy();
+  });
+
+  test("a provider's error said in a huge query is cut short in the audit trail", async () => {
+    const res = await app.app.handle(
+      new Request(`${BASE}/auth/oidc/callback?error=${"e".repeat(20_000)}&error_description=${"d".repeat(20_000)}`),
+    );
+    expect(res.status).toBe(400);
+    const [entry] = await app.services.audit.list();
+    expect(entry).toMatchObject({ action: "sign_in.failed" });
+    expect(entry!.detail!.length).toBeLessThan(1000);
+  });
+
+  test("a provider's error with markup and line breaks is shown as text, on the sign-in page and in the audit trail", async () => {
+    const said = encodeURIComponent("<img src=x onerror=alert(1)>\nsign_in.succeeded user root");
+    const res = await app.app.handle(new Request(`${BASE}/auth/oidc/callback?error=${said}&error_description=${said}`));
+    const page = await res.text();
+    expect(page).not.toContain("<img src=x");
+    expect(page).toContain("&lt;img src=x");
+    const owner = await signedIn(app, { username: "root", password: "root-password" });
+    const audit = await (await owner.request("/settings/audit")).text();
+    expect(audit).not.toContain("<img src=x");
+    expect(audit).toContain("&lt;img src=x");
   });
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Secret, TOTP } from "otpauth";
 import { TestClock } from "../clock.ts";
-import { Agent, signedIn, startTestApp, type TestApp } from "../helpers.ts";
+import { Agent, signedIn, startTestApp, startTestServer, type TestApp } from "../helpers.ts";
 
 const OWNER = { username: "owner", password: "owner password 1" };
 const ANN = { username: "ann", password: "ann password 1" };
@@ -179,6 +179,67 @@ describe("the sign-in limits", () => {
     expect(right.status).toBe(429);
     expect(agent.cookies.has("sb_session")).toBe(false);
     await app.close();
+  });
+});
+
+describe("codes sent at once", () => {
+  const clock = new TestClock(Date.UTC(2026, 0, 9, 9, 0, 5), { stopped: true });
+  test("the same code, or the same recovery code, sent from three sign-ins at once signs in one", async () => {
+    const app = await startTestApp({}, undefined, { clock });
+    try {
+      await app.services.accounts.createUser(ANN, "member");
+      const { secret, codes } = await turnOn(await signedIn(app, ANN), clock);
+      await clock.advance(30_000);
+      for (const code of [codeAt(secret, clock.now()), codes[0]!]) {
+        const agents = [new Agent(app), new Agent(app), new Agent(app)];
+        const forms: string[] = [];
+        for (const agent of agents) {
+          await agent.login(ANN.username, ANN.password);
+          forms.push(await agent.formToken("/login/second-factor"));
+        }
+        const answers = await Promise.all(
+          agents.map((agent, i) =>
+            agent.request("/login/second-factor", { method: "POST", form: { _form: forms[i]!, code } }),
+          ),
+        );
+        expect(answers.map((r) => r.status).sort()).toEqual([303, 401, 401]);
+        expect(agents.filter((a) => a.cookies.has("sb_session"))).toHaveLength(1);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("wrong codes from many addresses", () => {
+  const clock = new TestClock(Date.UTC(2026, 0, 8, 9, 0, 5), { stopped: true });
+  test("are limited per person too: someone with the password cannot guess codes from address after address", async () => {
+    // Behind a trusted reverse proxy, so that each guess can come from an address of its own.
+    const server = await startTestServer({ "rate-limit-login": "4/m", "trust-proxy": "127.0.0.1" }, undefined, {
+      clock,
+    });
+    try {
+      await server.services.accounts.createUser(ANN, "member");
+      const { secret } = await turnOn(await signedIn(server, ANN), clock);
+      await clock.advance(30_000);
+      const agent = new Agent(server);
+      await agent.login(ANN.username, ANN.password);
+      const form = await agent.formToken("/login/second-factor");
+      const from = (n: number, code: string) =>
+        agent.request("/login/second-factor", {
+          method: "POST",
+          headers: { "X-Forwarded-For": `203.0.113.${n}` },
+          form: { _form: form, code },
+        });
+      const statuses = [];
+      for (let n = 1; n <= 6; n++) statuses.push((await from(n, String(n).repeat(6))).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+      // Even the right code, from yet another address, waits.
+      expect((await from(99, codeAt(secret, clock.now()))).status).toBe(429);
+      expect(agent.cookies.has("sb_session")).toBe(false);
+    } finally {
+      await server.close();
+    }
   });
 });
 
