@@ -81,7 +81,7 @@ describe("sign-in pages", () => {
     expect(input).toContain('aria-describedby="code-error"');
     expect(html).toMatch(/<p class="hint error" id="code-error" role="alert">That code is not right/);
     expect(words(html)).toContain("signalboard user reset-2fa owner");
-    // Turned off again with a wrong code first: the error is focused, at the section the form lands on.
+    // Turned off with a wrong code first: the form lands at its section (#second-factor), the field marked.
     const wrongOff = await owner.request("/settings/account/totp/off", {
       method: "POST",
       form: { _csrf: csrf, code: "000000" },
