@@ -44,14 +44,18 @@ export const PENDING_TTL_MS = 10 * 60_000;
 
 const RANK: Record<Role, number> = { viewer: 1, member: 2, admin: 3, owner: 4 };
 
-/** A refusal of the provider's answer: the sign-in starts again from the sign-in page. */
+/** Said after a refusal, on the sign-in page that shows it (its button starts a new sign-in). */
+const AGAIN = "Sign in again below.";
+
+/**
+ * A refusal of the provider's answer: the sign-in starts again from the sign-in page. `reason` is
+ * what the audit trail keeps; the message adds what the person does next.
+ */
 export class OidcRefused extends AppError {
-  constructor(message: string) {
-    super("invalid", "oidc_refused", message);
+  constructor(readonly reason: string) {
+    super("invalid", "oidc_refused", `${reason} ${AGAIN}`);
   }
 }
-
-const AGAIN = "Go back to the sign-in page and sign in again.";
 
 export function oidcService(
   store: Store,
@@ -277,13 +281,13 @@ export function oidcService(
     if (providerError) {
       const said = callback.searchParams.get("error_description");
       throw new OidcRefused(
-        `The provider did not sign you in (${providerError.slice(0, 100)}${said ? `: ${said.slice(0, 200)}` : ""}). ${AGAIN}`,
+        `The provider did not sign you in (${providerError.slice(0, 100)}${said ? `: ${said.slice(0, 200)}` : ""}).`,
       );
     }
     if (!pending || now - pending.at > PENDING_TTL_MS || now < pending.at)
-      throw new OidcRefused(`This sign-in was not started here, or took longer than ten minutes. ${AGAIN}`);
+      throw new OidcRefused(`This sign-in was not started here, or took longer than ten minutes.`);
     if (callback.searchParams.get("state") !== pending.state)
-      throw new OidcRefused(`The answer's state is not this sign-in's (a forged or replayed answer). ${AGAIN}`);
+      throw new OidcRefused(`The answer's state is not this sign-in's (a forged or replayed answer).`);
     if (await accounts.needsSetup()) throw new Forbidden("Set up the owner account first.");
     const { config, keys } = await reach(provider);
     let claims: Record<string, unknown>;
@@ -307,7 +311,7 @@ export function oidcService(
       }
     } catch (error) {
       if (error instanceof AppError) throw error;
-      throw new OidcRefused(`The provider's answer was refused: ${describe(error)}. ${AGAIN}`);
+      throw new OidcRefused(`The provider's answer was refused: ${describe(error)}.`);
     }
     const person = await personOf(claims, ip, now);
     return accounts.openSession(person, "oidc", ip, now);
@@ -355,7 +359,7 @@ export function oidcService(
         // sign-in in the audit trail; refusals of a known person were written where they were made.
         if (error instanceof OidcRefused) {
           const actor = { userId: null, name: "single sign-on", ip };
-          await recordAudit(store, actor, "sign_in.failed", "single sign-on", `oidc: ${error.message}`, now);
+          await recordAudit(store, actor, "sign_in.failed", "single sign-on", `oidc: ${error.reason}`, now);
         }
         throw error;
       }

@@ -146,7 +146,7 @@ describe("single sign-on", () => {
     const withCookie = await app.app.handle(new Request(url, { headers: { cookie } }));
     expect(withCookie.status).toBe(400);
     expect(withCookie.headers.getSetCookie().join()).not.toContain("sb_session=s");
-    expect(await withCookie.text()).toContain("sign in again");
+    expect(await withCookie.text()).toContain("Sign in again below.");
     const without = await app.app.handle(new Request(url));
     expect(without.status).toBe(400);
     expect(await without.text()).toContain("was not started here");
@@ -173,13 +173,17 @@ describe("single sign-on", () => {
     back.searchParams.set("state", "forged-state");
     const forged = await browser.request(back);
     expect(forged.status).toBe(400);
-    expect(await forged.text()).toContain("forged or replayed");
+    const page = await forged.text();
+    expect(page).toContain("forged or replayed");
+    // Said on the sign-in page itself, whose button starts again.
+    expect(page).toContain("Sign in again below.");
+    expect(page).toContain("Sign in with Test SSO");
     expect(sessionOf(browser)).toBeUndefined();
-    // A failed sign-in in the audit trail, with why.
+    // A failed sign-in in the audit trail, with why (and not what the person was told to do next).
     expect((await app.services.audit.list())[0]).toMatchObject({
       action: "sign_in.failed",
       subject: "single sign-on",
-      detail: expect.stringContaining("oidc: The answer's state is not this sign-in's"),
+      detail: "oidc: The answer's state is not this sign-in's (a forged or replayed answer).",
     });
   });
 

@@ -20,23 +20,24 @@ export function secondFactorSection(view: FactorView, csrf: string): Html {
   const body = (() => {
     switch (view.state) {
       case "off":
-        return html`<p>Off. With an authenticator app, signing in asks for a 6-digit code after your password.${view.required ? html` <strong>An admin requires one:</strong> you will be asked to set it up at your next sign-in.` : ""}</p>
-<form method="post" action="${paths.totp}" class="stack"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" data-testid="totp-start">Set up an authenticator</button></form>`;
+        return html`<p>Off. With an authenticator app, signing in asks for a 6-digit code after your password.${view.required ? html` <strong>An admin requires one</strong> of everyone who signs in with a password: you will be asked to set it up the next time you sign in with yours.` : ""}</p>
+<form method="post" action="${paths.totp}#second-factor" class="stack"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" data-testid="totp-start">Set up an authenticator</button></form>`;
       case "setup":
-        return html`<form method="post" action="${paths.totp}" class="stack">
+        return html`<form method="post" action="${paths.totp}#second-factor" class="stack">
   <input type="hidden" name="_csrf" value="${csrf}">
   <input type="hidden" name="secret" value="${view.secret}">
   ${totpSetupFields(view.offer, view.error)}
   <button type="submit" data-testid="totp-confirm">Turn on</button>
 </form>`;
       case "done":
-        return recoveryCodesList(view.codes);
+        return html`${recoveryCodesList(view.codes)}
+<p><a class="button" href="${paths.account}" data-testid="codes-saved">I have saved them</a></p>`;
       case "on":
         return html`<p data-testid="totp-on">On: signing in asks for a code from your authenticator app. ${view.recoveryLeft} of 10 recovery codes left.</p>
-<form method="post" action="${paths.totpOff}" class="stack">
+<form method="post" action="${paths.totpOff}#second-factor" class="stack">
   <input type="hidden" name="_csrf" value="${csrf}">
   <label for="off-code">To turn it off, a code from the app (or a recovery code)</label>
-  <input id="off-code" name="code" type="text" autocomplete="one-time-code" required${view.error ? html` aria-invalid="true" aria-describedby="off-code-error"` : ""}>
+  <input id="off-code" name="code" type="text" autocomplete="one-time-code" required${view.error ? html` aria-invalid="true" aria-describedby="off-code-error" autofocus` : ""}>
   ${view.error ? html`<p class="hint error" id="off-code-error" role="alert">${view.error}</p>` : ""}
   <button type="submit" class="danger" data-testid="totp-off">Turn off</button>
 </form>`;
@@ -118,13 +119,44 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "second_factor.required": "Second factor requirement changed",
 };
 
+/**
+ * How a sign-in happened, in words: the trail keeps the method as the sign-in's detail (`password`,
+ * `password + totp`, `oidc`, ...), as the log says it; the page says it the way a person would.
+ */
+const SIGN_IN_METHOD_TEXT: Record<string, string> = {
+  password: "with a password",
+  "password + totp": "with a password and a code from an authenticator app",
+  "password + recovery code": "with a password and a recovery code",
+  oidc: "by single sign-on (OpenID Connect)",
+  proxy: "through the sign-in proxy",
+  "command-line link": "with a sign-in link made on the command line",
+};
+
+/** Why a sign-in was refused, its method's prefix in words (`oidc: not added` → `Single sign-on: not added`). */
+const REFUSAL_PREFIX: [string, string][] = [
+  ["oidc: ", "Single sign-on: "],
+  ["proxy: ", "Sign-in proxy: "],
+];
+
+function auditDetail(e: AuditEntry): Html | string {
+  if (e.detail === null) return html`<span class="muted">—</span>`;
+  if (e.action === "sign_in.succeeded") {
+    const words = SIGN_IN_METHOD_TEXT[e.detail];
+    if (words) return html`<span title="${e.detail}" data-method="${e.detail}">${words}</span>`;
+  }
+  if (e.action === "sign_in.failed")
+    for (const [prefix, words] of REFUSAL_PREFIX)
+      if (e.detail.startsWith(prefix)) return `${words}${e.detail.slice(prefix.length)}`;
+  return e.detail;
+}
+
 /** `older`: the id to ask the next page before, when there is one. */
 export function auditPage(entries: AuditEntry[], opts: { older: number | null; kept: number; first: boolean }): Html {
   return html`<header class="page-header"><h1>Settings</h1></header>
 ${settingsNav(paths.audit)}
 <section class="card" aria-labelledby="audit-title">
   <h2 id="audit-title">Audit trail</h2>
-  <p class="muted small">Sign-ins, passwords, API tokens, members, deleted projects, retention, integrations, alert rules and maintenance windows: who, what, when and from where (the client's address as this server sees it). The newest ${opts.kept.toLocaleString("en")} entries are kept; each is also logged at the info level.</p>
+  <p class="muted small">Sign-ins (and how: a password, with an authenticator code or a recovery code, single sign-on, the sign-in proxy, a sign-in link) and failed ones, second factors, passwords, API tokens, members, deleted projects, retention, integrations, alert rules and maintenance windows: who, what, when and from where (the client's address as this server sees it). The newest ${opts.kept.toLocaleString("en")} entries are kept; each is also logged at the info level.</p>
   ${
     entries.length
       ? html`<div class="table-wrap"><table class="audit cards">
@@ -134,7 +166,7 @@ ${settingsNav(paths.audit)}
       <td data-label="When">${time(e.at)}</td>
       <td class="card-title" data-label="Who">${e.actor}</td>
       <td data-label="What"><strong>${ACTION_TEXT[e.action] ?? e.action}</strong><br><span class="muted">${e.subject}</span></td>
-      <td data-label="Details">${e.detail ?? html`<span class="muted">—</span>`}</td>
+      <td data-label="Details">${auditDetail(e)}</td>
       <td data-label="From">${e.ip ? html`<code>${e.ip}</code>` : html`<span class="muted">${e.actor === "command line" ? "this machine" : "—"}</span>`}</td>
     </tr>`,
     )}</tbody>

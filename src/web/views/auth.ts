@@ -89,7 +89,7 @@ ${
   ${field("password", "Password", { type: "password", autocomplete: "current-password" })}
   <button type="submit">Sign in</button>
 </form>`
-    : ""
+    : html`<p class="muted small" data-testid="sign-in-link-hint">${opts.oidcName ? html`${opts.oidcName} not working? ` : ""}Signing in with a password is off here. Whoever runs this server can make a link that signs in once: <code>signalboard user sign-in-link NAME</code>.</p>`
 }
 ${passkeyButton({ formToken: opts.formToken, next: opts.next, step: false })}
 </section>`;
@@ -104,13 +104,16 @@ export function signedOutHere(opts: { provider: string; next: string }): Html {
 </section>`;
 }
 
-/** What an authenticator app is shown to set it up: the QR code (inline SVG) and the key written out. */
+/**
+ * What an authenticator app is shown to set it up: the QR code (inline SVG) and the key written out.
+ * After a wrong code the field has the focus, so the page comes back at the field and its error.
+ */
 export function totpSetupFields(offer: { qrSvg: string; grouped: string }, error?: string): Html {
   return html`<p>Scan this QR code with an authenticator app (such as Aegis, 2FAS, Google Authenticator or 1Password), or type the key in it by hand. Then type the 6-digit code it shows.</p>
 <figure class="totp-qr" data-testid="totp-qr" aria-label="QR code for your authenticator app">${trusted(offer.qrSvg)}</figure>
 <p>Key: <code class="totp-key" data-testid="totp-key">${offer.grouped}</code></p>
 <label for="code">Code from the app</label>
-<input id="code" name="code" type="text" inputmode="numeric" pattern="[0-9 ]{6,7}" autocomplete="one-time-code" required${error ? html` aria-invalid="true" aria-describedby="code-error"` : ""}>
+<input id="code" name="code" type="text" inputmode="numeric" pattern="[0-9 ]{6,7}" autocomplete="one-time-code" required${error ? html` aria-invalid="true" aria-describedby="code-error" autofocus` : ""}>
 ${error ? html`<p class="hint error" id="code-error" role="alert">${error}</p>` : ""}`;
 }
 
@@ -134,19 +137,20 @@ export function secondStepPage(opts: {
   return html`<section class="auth card" data-testid="second-step">
 <h1>Two-step sign-in</h1>
 <p>Signing in as <strong>${opts.username}</strong>. ${ask.charAt(0).toUpperCase()}${ask.slice(1)}.</p>
-${opts.message ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
+${opts.message && !totp ? html`<p class="alert" role="alert">${opts.message}</p>` : ""}
 ${opts.passkey ? passkeyButton({ formToken: opts.formToken, next: "/", step: true }) : ""}
 ${
   totp
     ? html`<form method="post" action="${paths.secondStep}" class="stack">
   <input type="hidden" name="_form" value="${opts.formToken}">
   <label for="code">Code</label>
-  <input id="code" name="code" type="text" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" required autofocus>
+  <input id="code" name="code" type="text" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" required autofocus${opts.message ? html` aria-invalid="true" aria-describedby="code-error"` : ""}>
+  ${opts.message ? html`<p class="hint error" id="code-error" role="alert">${opts.message}</p>` : ""}
   <button type="submit">Verify</button>
 </form>`
     : ""
 }
-<p class="muted small"><a href="${paths.login}">Start again</a> · Lost your phone and your recovery codes? The owner can reset your second factor with <code>signalboard user reset-2fa NAME</code>.</p>
+<p class="muted small"><a href="${paths.login}">Start again</a> · Lost your phone and your recovery codes? Whoever runs this server can remove your second factor with <code>signalboard user reset-2fa ${opts.username}</code>.</p>
 </section>`;
 }
 

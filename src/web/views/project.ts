@@ -224,8 +224,9 @@ ${feed({ ...opts.feed, showChannel: false, empty: emptyFeed(opts.baseUrl, p.name
 function emptyFeed(baseUrl: string, project: string, filtered: boolean, channel?: string): Html {
   if (filtered) return html`<p>No events match these filters.</p>`;
   const body = JSON.stringify({ project, channel: channel ?? "general", event: "Hello", icon: "👋" });
-  return html`<p>No events yet. They appear here the moment they arrive. Create a token in <a href="${paths.api}">Settings → API</a>, then:</p>
-<pre class="snippet">curl ${baseUrl}/v1/log -H "Authorization: Bearer $TOKEN" \\
+  // Tokens are an admin's: a member or a viewer is not told to make one (the page's role hides it).
+  return html`<p>No events yet. They appear here the moment they arrive.<span class="needs-admin"> Create a token in <a href="${paths.api}">Settings → API</a>, then:</span></p>
+<pre class="snippet needs-admin">curl ${baseUrl}/v1/log -H "Authorization: Bearer $TOKEN" \\
   -H "Content-Type: application/json" -d '${body}'</pre>`;
 }
 
