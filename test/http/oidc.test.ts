@@ -4,6 +4,7 @@
 // by another key; keys rotated at the provider; roles from the provider's groups; people not added.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { JWTPayload } from "jose";
+import { setLogLevel } from "../../src/logger.ts";
 import { newSigningKey, signIdToken, startOidcProvider, type TestProvider } from "../oidc-provider.ts";
 import { startTestApp, type TestApp } from "../helpers.ts";
 
@@ -381,6 +382,45 @@ describe("the outbound rules", () => {
       expect(res.status).toBe(503);
       expect(await res.text()).toContain("SIGNALBOARD_OUTBOUND_ALLOW");
     } finally {
+      await app.close();
+    }
+  });
+});
+
+describe("a provider that is down", () => {
+  test("the server starts; the button says so on the sign-in page, the log says why; once it is back, the button works", async () => {
+    provider.down = true;
+    const app = await appWith();
+    try {
+      const lines: string[] = [];
+      const write = process.stderr.write.bind(process.stderr);
+      process.stderr.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+      setLogLevel("warn");
+      let res: Response;
+      try {
+        res = await app.app.handle(new Request(`${BASE}/auth/oidc/start`, { headers: { accept: "text/html" } }));
+      } finally {
+        setLogLevel("silent");
+        process.stderr.write = write;
+      }
+      expect(res.status).toBe(503);
+      const page = await res.text();
+      // The sign-in page again, with why: the password form and the button are still there to use.
+      expect(page).toContain(`The sign-in provider at ${provider.issuer} cannot be reached or answered wrongly`);
+      expect(page).toContain('name="password"');
+      expect(page).toContain("Sign in with Test SSO");
+      const said = lines.map((l) => JSON.parse(l)).find((l) => l.path === "/auth/oidc/start");
+      expect(said).toMatchObject({ level: "warn", status: 503, error: "oidc_unavailable" });
+      expect(String(said?.message)).toContain(`The sign-in provider at ${provider.issuer} cannot be reached`);
+      expect(String(said?.message)).toContain("503");
+
+      provider.down = false;
+      const browser = new Browser(app);
+      const { res: back } = await browser.signIn("alice-sub");
+      expect(back.status).toBe(200);
+      expect(sessionOf(browser)).toBeTruthy();
+    } finally {
+      provider.down = false;
       await app.close();
     }
   });
