@@ -139,6 +139,12 @@ const login = ({ accounts, signIns, oidc, config }: Services, { web, guard }: Ed
     },
   });
 
+/** The sign-in page's ways in: the provider's button, and the password form unless it is turned off. */
+const signInMethods = (oidc: Services["oidc"], config: Services["config"]) => ({
+  oidcName: oidc?.name ?? null,
+  passwords: config.passwordLogin,
+});
+
 const STEP_EXPIRED = "That sign-in took too long or was already finished. Sign in again.";
 
 /** What the second step's page shows: a code to type, or (where one is required) a factor to set up. */
@@ -158,7 +164,7 @@ async function stepPage(
   return kit.page(null, body, { title: "Sign in", status, headers });
 }
 
-const secondStepForm = ({ accounts }: Services, { web }: Edge, kit: Kit) =>
+const secondStepForm = ({ accounts, oidc, config }: Services, { web }: Edge, kit: Kit) =>
   route({
     method: "GET",
     path: paths.secondStep,
@@ -168,16 +174,20 @@ const secondStepForm = ({ accounts }: Services, { web }: Edge, kit: Kit) =>
       const step = token ? await accounts.secondStep(token) : null;
       const form = web.formToken(request, server);
       if (!step)
-        return kit.page(null, loginPage({ formToken: form.token, next: "/", notice: STEP_EXPIRED }), {
-          title: "Sign in",
-          status: 401,
-          headers: withCookie(form.setCookie),
-        });
+        return kit.page(
+          null,
+          loginPage({ formToken: form.token, next: "/", notice: STEP_EXPIRED, ...signInMethods(oidc, config) }),
+          {
+            title: "Sign in",
+            status: 401,
+            headers: withCookie(form.setCookie),
+          },
+        );
       return stepPage(kit, step, form.token, undefined, 200, withCookie(form.setCookie));
     },
   });
 
-const secondStep = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: Kit) =>
+const secondStep = ({ accounts, signIns, oidc, config }: Services, { web, guard }: Edge, kit: Kit) =>
   route({
     method: "POST",
     path: paths.secondStep,
@@ -196,10 +206,14 @@ const secondStep = ({ accounts, signIns }: Services, { web, guard }: Edge, kit: 
           : await accounts.verifySecondStep(token, code, ip);
       if (done === "expired" || !step) {
         await signIns?.refund(ip);
-        return kit.page(null, loginPage({ formToken: _form, next: "/", notice: STEP_EXPIRED }), {
-          title: "Sign in",
-          status: 401,
-        });
+        return kit.page(
+          null,
+          loginPage({ formToken: _form, next: "/", notice: STEP_EXPIRED, ...signInMethods(oidc, config) }),
+          {
+            title: "Sign in",
+            status: 401,
+          },
+        );
       }
       if (done === "wrong") {
         const message =

@@ -371,6 +371,15 @@ describe("password sign-in turned off", () => {
     expect(res.status).toBe(403);
     expect(res.headers.getSetCookie().join()).not.toContain("sb_session");
   });
+
+  test("the second step's page, expired or opened from a bookmark, offers the provider, not the form", async () => {
+    const got = await app.app.handle(new Request(`${BASE}/login/second-factor`));
+    expect(got.status).toBe(401);
+    const page = await got.text();
+    expect(page).toContain("That sign-in took too long or was already finished.");
+    expect(page).toContain("Sign in with Test SSO");
+    expect(page).not.toContain('name="password"');
+  });
 });
 
 describe("the outbound rules", () => {
