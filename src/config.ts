@@ -19,6 +19,10 @@ const name = z.string().regex(/^[a-z0-9-]{1,64}$/, "must be 1-64 lowercase lette
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no", "on", "off"], { error: "must be true or false" })
   .transform((v) => ["true", "1", "yes", "on"].includes(v));
+/** A switch documented as on or off (true and false are taken too), refused in those words. */
+const onOff = z
+  .enum(["true", "false", "1", "0", "yes", "no", "on", "off"], { error: "must be on or off" })
+  .transform((v) => ["true", "1", "yes", "on"].includes(v));
 /** A whole number from `min` to `max`, refused in words (zod's own message names NaN). */
 const whole = (min: number, max: number, note = "") => {
   const error = `must be a whole number from ${min} to ${max}${note}`;
@@ -58,7 +62,11 @@ function parseRoleMap(text: string): RoleMap {
     const at = pair.lastIndexOf("=");
     const group = pair.slice(0, at).trim();
     const role = pair.slice(at + 1).trim();
-    if (at < 1 || !group) throw new Error(`must be group=role pairs separated by commas ("${pair}" has no group)`);
+    if (at < 0) throw new Error(`must be group=role pairs separated by commas ("${pair}" has no =)`);
+    if (!group) throw new Error(`must be group=role pairs separated by commas ("${pair}" has no group)`);
+    // "a=admin;b=member" is two pairs with the wrong separator, not a group named "a=admin;b".
+    if (group.includes("="))
+      throw new Error(`must name one role per group: separate the pairs with commas ("${pair}")`);
     if (role !== "admin" && role !== "member" && role !== "viewer")
       throw new Error(`must map each group to admin, member or viewer ("${pair}")`);
     map.push({ group, role });
@@ -173,7 +181,7 @@ export const settings = {
   passwordLogin: spec(
     "SIGNALBOARD_PASSWORD_LOGIN",
     "on",
-    bool,
+    onOff,
     "off hides the sign-in page's username and password form (the owner keeps a way in: `signalboard user sign-in-link NAME`)",
   ),
   oidcIssuer: spec(
@@ -183,6 +191,15 @@ export const settings = {
       .url({
         protocol: /^https?$/,
         error: "must be the provider's issuer URL, such as https://auth.example.com/application/o/signalboard/",
+      })
+      // The discovery document's own URL, pasted from the provider's page, is a common slip: discovery adds it again.
+      .superRefine((url, ctx) => {
+        const well = /\/\.well-known\/openid-configuration\/?$/;
+        if (well.test(new URL(url).pathname))
+          ctx.addIssue({
+            code: "custom",
+            message: `must be the issuer, without /.well-known/openid-configuration: ${url.replace(well, "")}`,
+          });
       })
       .optional(),
     "OpenID Connect: the provider's issuer URL, read from its /.well-known/openid-configuration (unset: no single sign-on)",
@@ -443,7 +460,7 @@ function refuseSmtpHost(config: Config): void {
     );
 }
 
-/** Single sign-on needs both the issuer and the client id; a role map needs the claim it reads. */
+/** Single sign-on needs both the issuer and the client id; a role map and the claim it reads need each other. */
 function refuseHalfOidc(config: Config): void {
   if (config.oidcIssuer && !config.oidcClientId)
     throw new ConfigError(
@@ -456,6 +473,10 @@ function refuseHalfOidc(config: Config): void {
   if (config.oidcRoleMap.length && !config.oidcRolesClaim)
     throw new ConfigError(
       "SIGNALBOARD_OIDC_ROLE_MAP is set without SIGNALBOARD_OIDC_ROLES_CLAIM: name the claim that lists the groups, such as groups.",
+    );
+  if (config.oidcRolesClaim && !config.oidcRoleMap.length)
+    throw new ConfigError(
+      "SIGNALBOARD_OIDC_ROLES_CLAIM is set without SIGNALBOARD_OIDC_ROLE_MAP: map groups to roles, such as sb-admins=admin,sb-team=member,sb-ro=viewer (or unset the claim).",
     );
 }
 

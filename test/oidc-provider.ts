@@ -36,6 +36,8 @@ export type TestProvider = {
   allowRedirect(baseUrl: string): void;
   /** Replaces the ID token of the token endpoint's next answers (given the real one's claims); null stops. */
   tamper: ((claims: JWTPayload) => Promise<string>) | null;
+  /** While true, the issuer's address answers every request with 503, as a provider down for maintenance. */
+  down: boolean;
   close(): Promise<void>;
 };
 
@@ -56,11 +58,12 @@ export async function startOidcProvider(opts: { redirectUri: string; afterSignOu
   const innerUrl = `http://127.0.0.1:${(inner.address() as AddressInfo).port}`;
 
   // The issuer's address: a front that passes everything to the provider, and can change its tokens.
-  const state: Pick<TestProvider, "tamper"> = { tamper: null };
+  const state: Pick<TestProvider, "tamper" | "down"> = { tamper: null, down: false };
   const front = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request) {
+      if (state.down) return new Response("down for maintenance", { status: 503 });
       const url = new URL(request.url);
       const headers = new Headers(request.headers);
       const answer = await fetch(`${innerUrl}${url.pathname}${url.search}`, {
@@ -172,6 +175,12 @@ export async function startOidcProvider(opts: { redirectUri: string; afterSignOu
     },
     set tamper(t) {
       state.tamper = t;
+    },
+    get down() {
+      return state.down;
+    },
+    set down(d) {
+      state.down = d;
     },
     async close() {
       front.stop(true);

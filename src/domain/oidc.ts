@@ -388,5 +388,7 @@ function describe(error: unknown): string {
   let e = error as { message?: string; error?: string; cause?: unknown } | undefined;
   while (e && e.cause instanceof Error && !e.error) e = e.cause as typeof e;
   if (e?.error) return `${e.error}${e.message ? ` (${e.message})` : ""}`;
-  return (e?.message ?? String(error)).slice(0, 300);
+  // "unexpected HTTP response status code" names none: the answer it refused does.
+  const status = e?.cause instanceof Response ? ` ${e.cause.status}` : "";
+  return `${e?.message ?? String(error)}${status}`.slice(0, 300);
 }

@@ -61,10 +61,14 @@ export function proxySignIn(store: Store, accounts: AccountService, options: Pro
      */
     async signIn(name: string, ip: string | null, now = clock.now()): Promise<NewSession | null> {
       const parsed = usernameRule.safeParse(name);
-      if (!parsed.success)
+      if (!parsed.success) {
+        const said = name.slice(0, 64);
+        const why = `${PROXY_METHOD}: not a username (have the proxy send a username or an e-mail address)`;
+        await recordAudit(store, { userId: null, name: said, ip }, "sign_in.failed", `user ${said}`, why, now);
         throw new Forbidden(
           `The sign-in proxy names you “${name.slice(0, 64)}”, which cannot be a username here: a username ${parsed.error.issues[0]!.message}. Have the proxy send a username or an e-mail address, not a display name.`,
         );
+      }
       const username = parsed.data;
       const user = publicOf(await store.users.findByUsername(username)) ?? (await newcomer(username, ip, now));
       return user ? accounts.openSession(user, PROXY_METHOD, ip, now) : null;

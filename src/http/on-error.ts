@@ -50,7 +50,14 @@ export function errorHandler(
     // server-side failure is also logged here, with what went wrong, at a level production shows.
     if (status >= 500) {
       if (error instanceof AppError)
-        log.warn("request failed", { id, method: request.method, path, status, error: appError.code });
+        log.warn("request failed", {
+          id,
+          method: request.method,
+          path,
+          status,
+          error: appError.code,
+          message: appError.message,
+        });
       else log.error("unhandled error", { id, method: request.method, path, error });
     }
     // A dashboard page without a session sends its visitor to sign in, whatever it asked to receive.

@@ -139,6 +139,12 @@ const login = ({ accounts, signIns, oidc, config }: Services, { web, guard }: Ed
     },
   });
 
+/** The sign-in page's ways in: the provider's button, and the password form unless it is turned off. */
+const signInMethods = (oidc: Services["oidc"], config: Services["config"]) => ({
+  oidcName: oidc?.name ?? null,
+  passwords: config.passwordLogin,
+});
+
 const STEP_EXPIRED = "That sign-in took too long or was already finished. Sign in again.";
 
 /** What the second step's page shows: a code to type, or (where one is required) a factor to set up. */
@@ -171,16 +177,20 @@ const secondStepForm = (services: Services, { web }: Edge, kit: Kit) =>
     path: paths.secondStep,
     access: "visitor",
     async handle({ request, server }) {
-      const { accounts } = services;
+      const { accounts, oidc, config } = services;
       const token = web.secondStepToken(request);
       const step = token ? await accounts.secondStep(token) : null;
       const form = web.formToken(request, server);
       if (!step)
-        return kit.page(null, loginPage({ formToken: form.token, next: "/", notice: STEP_EXPIRED }), {
-          title: "Sign in",
-          status: 401,
-          headers: withCookie(form.setCookie),
-        });
+        return kit.page(
+          null,
+          loginPage({ formToken: form.token, next: "/", notice: STEP_EXPIRED, ...signInMethods(oidc, config) }),
+          {
+            title: "Sign in",
+            status: 401,
+            headers: withCookie(form.setCookie),
+          },
+        );
       return stepPage(services, kit, step, form.token, undefined, 200, withCookie(form.setCookie));
     },
   });
@@ -192,7 +202,7 @@ const secondStep = (services: Services, { web, guard }: Edge, kit: Kit) =>
     access: "visitor",
     form: z.object({ code: text, _form: text }),
     async handle({ request, server, body: { code, _form } }) {
-      const { accounts, signIns } = services;
+      const { accounts, signIns, oidc, config } = services;
       // A wrong code is a failed sign-in, under the same limit as a wrong password (charged first),
       // per address and per person: someone who has the password must not guess six digits from
       // address after address (the password gives a new step as often as they like).
@@ -209,10 +219,14 @@ const secondStep = (services: Services, { web, guard }: Edge, kit: Kit) =>
           : await accounts.verifySecondStep(token, code, ip);
       if (done === "expired" || !step) {
         await signIns?.refund(ip);
-        return kit.page(null, loginPage({ formToken: _form, next: "/", notice: STEP_EXPIRED }), {
-          title: "Sign in",
-          status: 401,
-        });
+        return kit.page(
+          null,
+          loginPage({ formToken: _form, next: "/", notice: STEP_EXPIRED, ...signInMethods(oidc, config) }),
+          {
+            title: "Sign in",
+            status: 401,
+          },
+        );
       }
       if (done === "wrong") {
         const message =

@@ -1,8 +1,11 @@
 // Single sign-on: leaving for the OpenID provider, and coming back from it (domain/oidc.ts).
+import type { Server } from "bun";
 import { z } from "zod";
 import { AppError, NotFound } from "../errors.ts";
 import type { Edge } from "../http/edge.ts";
 import { statusOf } from "../http/errors.ts";
+import { requestId } from "../http/request-log.ts";
+import { log } from "../logger.ts";
 import { type Route, route } from "../http/routes.ts";
 import { parseCookies } from "../http/session.ts";
 import { PENDING_TTL_MS, type PendingSignIn } from "../domain/oidc.ts";
@@ -41,7 +44,7 @@ function pendingOf(request: Request): PendingSignIn | null {
   }
 }
 
-const startOidc = ({ oidc, accounts }: Services, { web }: Edge, kit: Kit) =>
+const startOidc = ({ oidc, accounts, config }: Services, { web }: Edge, kit: Kit) =>
   route({
     method: "GET",
     path: paths.oidcStart,
@@ -50,7 +53,24 @@ const startOidc = ({ oidc, accounts }: Services, { web }: Edge, kit: Kit) =>
     async handle({ request, server, query: { next } }) {
       if (!oidc) throw new NotFound(NOT_SET_UP);
       if (await accounts.needsSetup()) return kit.redirect(request, paths.login);
-      const { url, pending } = await oidc.begin(next);
+      let begun: Awaited<ReturnType<typeof oidc.begin>>;
+      try {
+        begun = await oidc.begin(next);
+      } catch (error) {
+        // The provider down or misconfigured: the sign-in page again, saying so, with its other ways in.
+        if (!(error instanceof AppError) || error.kind !== "unavailable") throw error;
+        const [status, code, message] = [statusOf(error), error.code, error.message];
+        log.warn("request failed", {
+          id: requestId(request),
+          method: "GET",
+          path: paths.oidcStart,
+          status,
+          error: code,
+          message,
+        });
+        return signInPageWith(request, server, { web, kit, config, oidcName: oidc.name }, next, error);
+      }
+      const { url, pending } = begun;
       const value = Buffer.from(JSON.stringify(pending)).toString("base64url");
       return new Response(null, {
         status: 303,
@@ -87,19 +107,37 @@ const finishOidc = ({ oidc, config, signIns }: Services, { web, guard }: Edge, k
         return new Response(null, { status: 303, headers });
       } catch (error) {
         if (!(error instanceof AppError) || error.kind === "internal") throw error;
-        const form = web.formToken(request, server);
-        const body = loginPage({
-          formToken: form.token,
-          next: pending?.next ?? "/",
-          message: error.message,
-          oidcName: oidc.name,
-          passwords: config.passwordLogin,
-        });
-        const page = await kit.page(null, body, { title: "Sign in", status: statusOf(error) });
-        page.headers.set("Cache-Control", "no-store");
+        const page = await signInPageWith(
+          request,
+          server,
+          { web, kit, config, oidcName: oidc.name },
+          pending?.next ?? "/",
+          error,
+        );
         page.headers.append("Set-Cookie", cleared);
-        if (form.setCookie) page.headers.append("Set-Cookie", form.setCookie);
         return page;
       }
     },
   });
+
+/** The sign-in page again, saying why single sign-on did not sign in (with the error's status). */
+async function signInPageWith(
+  request: Request,
+  server: Server<unknown> | null,
+  { web, kit, config, oidcName }: { web: Edge["web"]; kit: Kit; config: Services["config"]; oidcName: string },
+  next: string,
+  error: AppError,
+): Promise<Response> {
+  const form = web.formToken(request, server);
+  const body = loginPage({
+    formToken: form.token,
+    next,
+    message: error.message,
+    oidcName,
+    passwords: config.passwordLogin,
+  });
+  const page = await kit.page(null, body, { title: "Sign in", status: statusOf(error) });
+  page.headers.set("Cache-Control", "no-store");
+  if (form.setCookie) page.headers.append("Set-Cookie", form.setCookie);
+  return page;
+}

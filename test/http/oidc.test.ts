@@ -4,6 +4,7 @@
 // by another key; keys rotated at the provider; roles from the provider's groups; people not added.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { JWTPayload } from "jose";
+import { setLogLevel } from "../../src/logger.ts";
 import { newSigningKey, signIdToken, startOidcProvider, type TestProvider } from "../oidc-provider.ts";
 import { signedIn, startTestApp, type TestApp } from "../helpers.ts";
 
@@ -377,6 +378,15 @@ describe("password sign-in turned off", () => {
     expect(res.status).toBe(403);
     expect(res.headers.getSetCookie().join()).not.toContain("sb_session");
   });
+
+  test("the second step's page, expired or opened from a bookmark, offers the provider, not the form", async () => {
+    const got = await app.app.handle(new Request(`${BASE}/login/second-factor`));
+    expect(got.status).toBe(401);
+    const page = await got.text();
+    expect(page).toContain("That sign-in took too long or was already finished.");
+    expect(page).toContain("Sign in with Test SSO");
+    expect(page).not.toContain('name="password"');
+  });
 });
 
 describe("the outbound rules", () => {
@@ -496,5 +506,44 @@ describe("claims that name someone else's account", () => {
     const audit = await (await owner.request("/settings/audit")).text();
     expect(audit).not.toContain("<img src=x");
     expect(audit).toContain("&lt;img src=x");
+  });
+});
+
+describe("a provider that is down", () => {
+  test("the server starts; the button says so on the sign-in page, the log says why; once it is back, the button works", async () => {
+    provider.down = true;
+    const app = await appWith();
+    try {
+      const lines: string[] = [];
+      const write = process.stderr.write.bind(process.stderr);
+      process.stderr.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stderr.write;
+      setLogLevel("warn");
+      let res: Response;
+      try {
+        res = await app.app.handle(new Request(`${BASE}/auth/oidc/start`, { headers: { accept: "text/html" } }));
+      } finally {
+        setLogLevel("silent");
+        process.stderr.write = write;
+      }
+      expect(res.status).toBe(503);
+      const page = await res.text();
+      // The sign-in page again, with why: the password form and the button are still there to use.
+      expect(page).toContain(`The sign-in provider at ${provider.issuer} cannot be reached or answered wrongly`);
+      expect(page).toContain('name="password"');
+      expect(page).toContain("Sign in with Test SSO");
+      const said = lines.map((l) => JSON.parse(l)).find((l) => l.path === "/auth/oidc/start");
+      expect(said).toMatchObject({ level: "warn", status: 503, error: "oidc_unavailable" });
+      expect(String(said?.message)).toContain(`The sign-in provider at ${provider.issuer} cannot be reached`);
+      expect(String(said?.message)).toContain("503");
+
+      provider.down = false;
+      const browser = new Browser(app);
+      const { res: back } = await browser.signIn("alice-sub");
+      expect(back.status).toBe(200);
+      expect(sessionOf(browser)).toBeTruthy();
+    } finally {
+      provider.down = false;
+      await app.close();
+    }
   });
 });

@@ -154,6 +154,12 @@ describe("behind a proxy trusted by a CIDR range (127.0.0.0/8), new people made 
     const page = await res.text();
     expect(page).toContain("cannot be a username here");
     expect(page).toContain("not a display name");
+    // A proxy sending the wrong header is found in the audit trail (and the log), not only by whoever it turns away.
+    expect((await server.services.audit.list())[0]).toMatchObject({
+      action: "sign_in.failed",
+      subject: "user Ann Smith",
+      detail: "proxy: not a username (have the proxy send a username or an e-mail address)",
+    });
     const mail = await new Agent(server.url).request("/settings/account", { headers: { [HEADER]: "Ann@Example.com" } });
     expect(mail.status).toBe(200);
     expect(signedInAs(await mail.text())).toBe("ann@example.com");

@@ -240,4 +240,27 @@ describe("single sign-on settings", () => {
     ).toThrow(/admin, member or viewer/);
     expect(() => loadConfig({}, { ...base, SIGNALBOARD_OIDC_SCOPES: "profile email" })).toThrow(/include openid/);
   });
+  test("the mistakes an operator makes say what to write instead", () => {
+    const claim = { ...base, SIGNALBOARD_OIDC_ROLES_CLAIM: "groups" };
+    // Pairs separated by semicolons were read as one group, "sb-admins=admin;sb-team", given member.
+    expect(() => loadConfig({}, { ...claim, SIGNALBOARD_OIDC_ROLE_MAP: "sb-admins=admin;sb-team=member" })).toThrow(
+      /SIGNALBOARD_OIDC_ROLE_MAP .*separate the pairs with commas/,
+    );
+    expect(() => loadConfig({}, { ...claim, SIGNALBOARD_OIDC_ROLE_MAP: "sb-admins:admin" })).toThrow(
+      /"sb-admins:admin" has no =/,
+    );
+    // A claim with no map to read it with does nothing: a misspelt map's name would go unseen.
+    expect(() => loadConfig({}, claim)).toThrow(
+      /SIGNALBOARD_OIDC_ROLES_CLAIM is set without SIGNALBOARD_OIDC_ROLE_MAP: map groups to roles/,
+    );
+    // The discovery document's URL is not the issuer: discovery would look under it again.
+    expect(() =>
+      loadConfig({}, { ...base, SIGNALBOARD_OIDC_ISSUER: "https://auth.example.com/.well-known/openid-configuration" }),
+    ).toThrow(/SIGNALBOARD_OIDC_ISSUER .* without \/\.well-known\/openid-configuration: https:\/\/auth\.example\.com/);
+    // Documented as on or off, and said so.
+    expect(() => loadConfig({}, { SIGNALBOARD_PASSWORD_LOGIN: "of" })).toThrow(
+      'SIGNALBOARD_PASSWORD_LOGIN (--password-login) is "of": it must be on or off.',
+    );
+    expect(loadConfig({}, { SIGNALBOARD_PASSWORD_LOGIN: "off" }).passwordLogin).toBe(false);
+  });
 });
