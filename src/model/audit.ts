@@ -33,7 +33,10 @@ export type AuditAction =
   | "check.ping-key"
   | "maintenance.created"
   | "maintenance.deleted"
-  | "check.badge-key";
+  | "check.badge-key"
+  | "hook.created"
+  | "hook.changed"
+  | "hook.deleted";
 
 /** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */
 export type AuditEntry = {

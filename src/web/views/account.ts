@@ -70,6 +70,9 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "maintenance.created": "Maintenance window added",
   "maintenance.deleted": "Maintenance window deleted",
   "check.badge-key": "Badge key made anew",
+  "hook.created": "Hook made",
+  "hook.changed": "Hook changed",
+  "hook.deleted": "Hook deleted",
 };
 
 /** `older`: the id to ask the next page before, when there is one. */
