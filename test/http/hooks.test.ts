@@ -110,7 +110,7 @@ describe("the /v1/hooks API", () => {
       ["github", "github"],
       ["alertmanager", "alertmanager"],
       ["generic", "hooks"],
-    ]) {
+    ] as const) {
       const hook = await makeHook({ project: "other", kind, name: kind, ...(kind === "github" && { secret: "s" }) });
       expect(hook.channel).toBe(channel);
     }
