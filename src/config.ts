@@ -139,6 +139,12 @@ export const settings = {
     bytes.refine((n) => n <= 100 * 1024, "must be at most 100KiB: a larger ping body is refused whole"),
     "how much of a check's ping body is kept as its event's description (bytes, or with KiB); the rest is cut off, and a body over 100 KB is refused",
   ),
+  hookBodyLimit: spec(
+    "SIGNALBOARD_HOOK_BODY_LIMIT",
+    "1MiB",
+    bytes.refine((n) => n <= 16 * 1024 * 1024, "must be at most 16MiB"),
+    "largest delivery accepted by an inbound webhook (/hooks/<id>; bytes, or with KiB/MiB)",
+  ),
   writer: spec(
     "SIGNALBOARD_WRITER",
     "inline",
@@ -169,6 +175,12 @@ export const settings = {
     "60/m",
     rate,
     "pings per check URL (a UUID, a ping key and slug, or a push token), per instance; 0 turns it off",
+  ),
+  rateLimitHook: spec(
+    "SIGNALBOARD_RATE_LIMIT_HOOK",
+    "300/m",
+    rate,
+    "deliveries per inbound webhook URL (/hooks/<id>), per instance; 0 turns it off",
   ),
   rateLimitLogin: spec("SIGNALBOARD_RATE_LIMIT_LOGIN", "10/m", rate, "failed dashboard logins per client IP"),
   sessionTtl: spec("SIGNALBOARD_SESSION_TTL", "30d", duration, "how long a dashboard sign-in lasts"),

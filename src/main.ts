@@ -7,6 +7,7 @@ import { channel } from "./cli/channel.ts";
 import { copy } from "./cli/copy.ts";
 import { device } from "./cli/device.ts";
 import { healthcheck } from "./cli/healthcheck.ts";
+import { hook } from "./cli/hook.ts";
 import { integration } from "./cli/integration.ts";
 import { type Command, report, UsageError } from "./cli/command.ts";
 import { logCommand } from "./cli/log.ts";
@@ -38,6 +39,7 @@ const commands: Record<string, Command> = {
   user,
   device,
   integration,
+  hook,
   log: logCommand,
   metric,
   alert,

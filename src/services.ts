@@ -22,6 +22,7 @@ import { digestService } from "./domain/digests.ts";
 import { feedService } from "./domain/feed.ts";
 import { memoryLimiter, sharedLimiter } from "./domain/limits.ts";
 import { healthService } from "./domain/health.ts";
+import { hookService } from "./domain/hooks.ts";
 import { ingestService, type RunWrite } from "./domain/ingest.ts";
 import { memberService } from "./domain/members.ts";
 import { type IngestWrite, ingestWrites } from "./domain/ingest-writes.ts";
@@ -150,6 +151,7 @@ function servicesOf(
   const tokens = tokenService(store);
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl, clock, passwordCost });
   const audit = auditService(store);
+  const ingest = ingestService({ run, announce, defaultProject: config.defaultProject, baseUrl: config.baseUrl });
   const projects = projectService(store, { announce, defaultProject: config.defaultProject, clock });
   const notifier = new Notifier(
     store,
@@ -236,7 +238,9 @@ function servicesOf(
         : memoryLimiter(loginRate)
       : null,
     projects,
-    ingest: ingestService({ run, announce, defaultProject: config.defaultProject, baseUrl: config.baseUrl }),
+    ingest,
+    /** Inbound webhooks (/hooks/<id>): deliveries made into events by the same ingest. */
+    hooks: hookService(store, ingest, { clock, baseUrl: config.baseUrl }),
     feed,
     analytics,
     charts: chartService(store, analytics, feed),

@@ -8,6 +8,7 @@ import { analyticsRoutes } from "./analytics.ts";
 import { chartRoutes } from "./charts.ts";
 import { checkRoutes } from "./checks.ts";
 import { healthRoutes } from "./health.ts";
+import { hookRoutes } from "./hooks.ts";
 import { ingestRoutes } from "./ingest.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { maintenanceRoutes } from "./maintenance.ts";
@@ -26,6 +27,7 @@ export function apiRoutes(services: Services, edge: Edge): Route[] {
     ...maintenanceRoutes(services),
     ...checkRoutes(services),
     ...integrationRoutes(services),
+    ...hookRoutes(services),
     ...streamRoutes(services, edge),
     ...healthRoutes(services, edge),
     ...pingRoutes(services),
@@ -33,8 +35,8 @@ export function apiRoutes(services: Services, edge: Edge): Route[] {
   return [...routes, openApiRoute(routes, services.config.baseUrl, services.version)];
 }
 
-/** The API answers JSON, errors included: its paths, and anything under /v1/. */
+/** The API answers JSON, errors included: its paths, and anything under /v1/ and /hooks/. */
 export function apiPaths(routes: Route[]): (path: string) => boolean {
   const exact = new Set(routes.map((r) => r.path).filter((p) => !p.includes(":")));
-  return (path) => path.startsWith("/v1/") || exact.has(path);
+  return (path) => path.startsWith("/v1/") || path.startsWith("/hooks/") || exact.has(path);
 }

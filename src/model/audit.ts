@@ -38,7 +38,10 @@ export type AuditAction =
   | "second_factor.enabled"
   | "second_factor.disabled"
   | "second_factor.reset"
-  | "second_factor.required";
+  | "second_factor.required"
+  | "hook.created"
+  | "hook.changed"
+  | "hook.deleted";
 
 /** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */
 export type AuditEntry = {

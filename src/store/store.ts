@@ -17,6 +17,7 @@ import type {
 } from "../model/analytics.ts";
 import type { CardRef, Chart, ChartChanges, NewChart } from "../model/chart.ts";
 import type { Check, CheckChanges, CheckKey, CheckMark, CheckRun, NewCheck } from "../model/check.ts";
+import type { Hook, HookChanges, NewHook } from "../model/hook.ts";
 import type { StoredEvent, EventContent, NewEvent } from "../model/event.ts";
 import type { EventFilter, Position } from "../model/filter.ts";
 import type { Metric, MetricBucket, MetricPoint, MetricValue } from "../model/metric.ts";
@@ -377,6 +378,18 @@ export interface AlertRepository {
   latest(filters: (EventFilter & { projectId: number })[], until: number): Promise<(number | null)[]>;
 }
 
+export interface HookRepository {
+  create(hook: NewHook): Promise<Hook>;
+  /** Null when there is no such hook. */
+  find(id: string): Promise<Hook | null>;
+  /** A project's hooks, in the order they were made. */
+  list(projectId: number): Promise<Hook[]>;
+  /** Null when there is no such hook. */
+  update(id: string, changes: HookChanges): Promise<Hook | null>;
+  /** False when there was no such hook. */
+  delete(id: string): Promise<boolean>;
+}
+
 export interface CheckRepository {
   create(check: NewCheck, now: number): Promise<Check>;
   find(id: number): Promise<Check | null>;
@@ -529,6 +542,7 @@ export type Repositories = {
   charts: ChartRepository;
   alerts: AlertRepository;
   checks: CheckRepository;
+  hooks: HookRepository;
   maintenance: MaintenanceRepository;
   audit: AuditRepository;
 };
@@ -733,6 +747,7 @@ export const ACCESS: { [R in keyof Repositories]: { [M in keyof Repositories[R]]
     projectOfBadgeKey: "read",
     runs: "feed",
   },
+  hooks: { create: "write", find: "read", list: "read", update: "write", delete: "write" },
   maintenance: { create: "write", find: "read", list: "read", delete: "write" },
   audit: { record: "write", list: "read", prune: "write" },
 };

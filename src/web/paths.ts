@@ -29,6 +29,8 @@ export const paths = {
   users: "/p/:project/users",
   user: "/p/:project/users/:userId",
   projectSettings: "/p/:project/settings",
+  hooks: "/p/:project/hooks",
+  hookDelete: "/p/:project/hooks/:id/delete",
   retention: "/p/:project/retention",
   projectDelete: "/p/:project/delete",
   charts: "/p/:project/charts",

@@ -7,6 +7,7 @@ import { accountRoutes } from "./account.ts";
 import { passkeyRoutes } from "./passkeys.ts";
 import { type Assets, assetRoutes } from "./assets.ts";
 import { alertRoutes } from "./alerts.ts";
+import { hookRoutes } from "./hooks.ts";
 import { maintenanceRoutes } from "./maintenance.ts";
 import { badgeRoutes } from "./badges.ts";
 import { checkRoutes } from "./checks.ts";
@@ -36,6 +37,7 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...chartRoutes(services, kit),
     ...alertRoutes(services, kit),
     ...maintenanceRoutes(services, kit),
+    ...hookRoutes(services, kit),
     ...checkRoutes(services, kit),
     ...badgeRoutes(services),
     ...manageRoutes(services, kit),

@@ -20,7 +20,9 @@ const as = {} as Record<Role, Agent>;
 /** An admin limited to project "a" (the highest role a limit applies to), and the ids of what project "b" holds. */
 let limited: Agent;
 let limitedToken: string;
-const inB = { event: 0, chart: 0, alert: 0, integration: 0, maintenance: 0, check: 0 };
+const inB = { event: 0, chart: 0, alert: 0, integration: 0, maintenance: 0, check: 0, hook: "" };
+/** Hooks' ids are not in order (they are the secret part of their URLs): project a's, kept by name. */
+let hookInA = "";
 
 /** The routes anyone may call, on purpose: making another one public means adding it here. */
 const PUBLIC = [
@@ -37,6 +39,8 @@ const PUBLIC = [
   "GET /apple-touch-icon.png",
   "GET /web/ls.js",
   "GET /feedback/ls.js",
+  // Inbound webhooks: the hook's id is the secret, and each kind checks its service's signature.
+  "POST /hooks/:id",
   // Status badges, public by the project's badge key.
   "GET /badge/:key",
   "GET /badge/:key/:file",
@@ -81,6 +85,8 @@ beforeAll(async () => {
     const alert = await server.services.alerts.create({ project: name, name: "quiet", kind: "absence", period: 3600 });
     const window = await server.services.maintenance.create({ project: name, starts_at: 0, ends_at: 60 });
     const check = await server.services.checks.create({ project: name, name: "Nightly backup" });
+    const hook = await server.services.hooks.create({ project: name, kind: "generic", name: "Deploys" });
+    if (name === "a") hookInA = hook.id;
     const { integration } = await server.services.integrations.create({
       project: name,
       kind: "webhook",
@@ -96,6 +102,7 @@ beforeAll(async () => {
         integration: integration.id,
         maintenance: window.id,
         check: check.id,
+        hook: hook.id,
       });
   }
   await server.services.accounts.createUser({ username: "limited", password: "limited password 1" }, "admin", {
@@ -205,6 +212,7 @@ describe("API routes", () => {
         .replace("/v1/integrations/:id", `/v1/integrations/${ids.integration}`)
         .replace("/v1/maintenance/:id", `/v1/maintenance/${ids.maintenance}`)
         .replace("/v1/checks/:id", `/v1/checks/${ids.check}`)
+        .replace("/v1/hooks/:id", `/v1/hooks/${ids.hook}`)
         .replace(":user_id", "u1");
     const inA = {
       event: inB.event - 1,
@@ -213,6 +221,7 @@ describe("API routes", () => {
       integration: inB.integration - 1,
       maintenance: inB.maintenance - 1,
       check: inB.check - 1,
+      hook: hookInA,
     };
     for (const [project, ids, refused] of [
       ["b", inB, true],

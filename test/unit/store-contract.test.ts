@@ -119,6 +119,56 @@ describe("charts", () => {
   });
 });
 
+describe("hooks", () => {
+  test("are created, found by id, listed in order, changed and deleted; their project's deletion takes them", async () => {
+    const projectId = await project();
+    const config = { mapping: { event: "$.title", tags: { env: "$.env" } }, signature_header: "X-Sig" };
+    const a = await store.hooks.create({
+      id: "hookAAAAAAAAAAAAAAAAAAAA",
+      projectId,
+      kind: "generic",
+      name: "Deploys",
+      channel: "hooks",
+      secret: null,
+      config,
+      createdAt: NOW,
+    });
+    const b = await store.hooks.create({
+      id: "hookBBBBBBBBBBBBBBBBBBBB",
+      projectId,
+      kind: "stripe",
+      name: "Payments",
+      channel: "stripe",
+      secret: "whsec_x",
+      config: {},
+      createdAt: NOW + 1,
+    });
+    expect(a).toEqual({
+      id: "hookAAAAAAAAAAAAAAAAAAAA",
+      projectId,
+      kind: "generic",
+      name: "Deploys",
+      channel: "hooks",
+      secret: null,
+      config,
+      createdAt: NOW,
+    });
+    expect(await store.hooks.find(b.id)).toEqual(b);
+    expect(await store.hooks.find("nothing-here")).toBeNull();
+    expect((await store.hooks.list(projectId)).map((h) => h.id)).toEqual([a.id, b.id]);
+    expect(await store.hooks.update(b.id, { name: "Billing", secret: "whsec_y" })).toEqual({
+      ...b,
+      name: "Billing",
+      secret: "whsec_y",
+    });
+    expect(await store.hooks.update("nothing-here", { name: "x" })).toBeNull();
+    expect(await store.hooks.delete(a.id)).toBe(true);
+    expect(await store.hooks.delete(a.id)).toBe(false);
+    await store.projects.delete(projectId);
+    expect(await store.hooks.find(b.id)).toBeNull();
+  });
+});
+
 describe("tokens", () => {
   const token = (name: string, more: Partial<NewToken> = {}): NewToken => ({
     name,

@@ -4,6 +4,7 @@
 import type { Repositories } from "../store.ts";
 import { chartStore } from "./charts.ts";
 import { checkStore } from "./checks.ts";
+import { hookStore } from "./hooks.ts";
 import { metaStore } from "./meta.ts";
 import { auditStore } from "./audit.ts";
 import { idempotencyStore } from "./idempotency.ts";
@@ -18,6 +19,7 @@ import { userStore } from "./users.ts";
 export type PlainAggregate =
   | "charts"
   | "checks"
+  | "hooks"
   | "meta"
   | "audit"
   | "idempotency"
@@ -32,6 +34,7 @@ export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> 
   return {
     charts: chartStore(sql),
     checks: checkStore(sql),
+    hooks: hookStore(sql),
     meta: metaStore(sql),
     audit: auditStore(sql),
     idempotency: idempotencyStore(sql),

@@ -531,6 +531,26 @@ export const charts = pgTable(
   (t) => [index("charts_project").on(t.projectId)],
 );
 
+// A project's inbound webhooks (domain/hooks.ts): POST /hooks/<id> from Stripe, GitHub, Alertmanager
+// or anything sending JSON. The id is the URL's secret part; `secret` verifies signatures and is
+// never shown again; `config` is the kind's own settings as JSON (generic: its mapping and header).
+export const hooks = pgTable(
+  "hooks",
+  {
+    id: text("id").primaryKey(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["stripe", "github", "alertmanager", "generic"] }).notNull(),
+    name: text("name").notNull(),
+    channel: text("channel").notNull(),
+    secret: text("secret"),
+    config: text("config").notNull(),
+    createdAt: millis("created_at").notNull(),
+  },
+  (t) => [index("hooks_project").on(t.projectId)],
+);
+
 // A project's dashboard as its team arranged it: the cards in order, as JSON (model/chart.ts
 // CardRef: "activity" or a chart's id). No row: the default, the activity chart alone.
 export const dashboards = pgTable("dashboards", {

@@ -117,6 +117,9 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "second_factor.disabled": "Second factor turned off",
   "second_factor.reset": "Second factor reset",
   "second_factor.required": "Second factor requirement changed",
+  "hook.created": "Hook made",
+  "hook.changed": "Hook changed",
+  "hook.deleted": "Hook deleted",
 };
 
 /**
