@@ -33,6 +33,8 @@ export type AuditAction =
   | "check.ping-key"
   | "maintenance.created"
   | "maintenance.deleted"
+  | "share.created"
+  | "share.revoked"
   | "check.badge-key";
 
 /** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */

@@ -19,6 +19,7 @@ import m0009 from "../../../drizzle/pg/0009_checks.sql" with { type: "text" };
 import m0010 from "../../../drizzle/pg/0010_quiet.sql" with { type: "text" };
 import m0011 from "../../../drizzle/pg/0011_check_quiet.sql" with { type: "text" };
 import m0012 from "../../../drizzle/pg/0012_badge_keys.sql" with { type: "text" };
+import m0013 from "../../../drizzle/pg/0013_shares.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -34,6 +35,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0010_quiet": m0010,
   "0011_check_quiet": m0011,
   "0012_badge_keys": m0012,
+  "0013_shares": m0013,
 };
 
 export { MigrationError };

@@ -25,6 +25,7 @@ import m0015 from "../../../drizzle/sqlite/0015_checks.sql" with { type: "text" 
 import m0016 from "../../../drizzle/sqlite/0016_quiet.sql" with { type: "text" };
 import m0017 from "../../../drizzle/sqlite/0017_check_quiet.sql" with { type: "text" };
 import m0018 from "../../../drizzle/sqlite/0018_badge_keys.sql" with { type: "text" };
+import m0019 from "../../../drizzle/sqlite/0019_shares.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -46,6 +47,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0016_quiet": m0016,
   "0017_check_quiet": m0017,
   "0018_badge_keys": m0018,
+  "0019_shares": m0019,
 };
 
 export { MigrationError };

@@ -69,6 +69,8 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "check.ping-key": "Ping key made anew",
   "maintenance.created": "Maintenance window added",
   "maintenance.deleted": "Maintenance window deleted",
+  "share.created": "Shared page made",
+  "share.revoked": "Shared page revoked",
   "check.badge-key": "Badge key made anew",
 };
 
@@ -78,7 +80,7 @@ export function auditPage(entries: AuditEntry[], opts: { older: number | null; k
 ${settingsNav(paths.audit)}
 <section class="card" aria-labelledby="audit-title">
   <h2 id="audit-title">Audit trail</h2>
-  <p class="muted small">Sign-ins, passwords, API tokens, members, deleted projects, retention, integrations, alert rules and maintenance windows: who, what, when and from where (the client's address as this server sees it). The newest ${opts.kept.toLocaleString("en")} entries are kept; each is also logged at the info level.</p>
+  <p class="muted small">Sign-ins, passwords, API tokens, members, deleted projects, retention, integrations, alert rules, maintenance windows and shared pages: who, what, when and from where (the client's address as this server sees it). The newest ${opts.kept.toLocaleString("en")} entries are kept; each is also logged at the info level.</p>
   ${
     entries.length
       ? html`<div class="table-wrap"><table class="audit cards">

@@ -1,0 +1,19 @@
+CREATE TABLE `shares` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`project_id` integer NOT NULL,
+	`kind` text NOT NULL,
+	`key` text NOT NULL,
+	`charts` text NOT NULL,
+	`checks` text NOT NULL,
+	`alerts` text NOT NULL,
+	`metrics` text NOT NULL,
+	`title` text NOT NULL,
+	`text` text NOT NULL,
+	`created_by` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`revoked_at` integer,
+	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `shares_key` ON `shares` (`key`);--> statement-breakpoint
+CREATE INDEX `shares_project` ON `shares` (`project_id`);
