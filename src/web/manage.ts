@@ -13,6 +13,7 @@ import { paths } from "./paths.ts";
 import { confirmDialog, plural } from "./views/dialogs.ts";
 import { nameHint, newNameForm } from "./views/layout.ts";
 import { projectSettingsPage } from "./views/project.ts";
+import { sharesSectionOf } from "./shares.ts";
 
 const NAME_RULE = "Use 1-64 lowercase letters, digits or dashes, like “my-app”.";
 
@@ -108,7 +109,7 @@ const retention = ({ projects }: Services, kit: Kit) =>
     },
   });
 
-const projectSettings = ({ projects, config }: Services, kit: Kit) =>
+const projectSettings = (services: Services, kit: Kit) =>
   route({
     method: "GET",
     path: paths.projectSettings,
@@ -116,11 +117,12 @@ const projectSettings = ({ projects, config }: Services, kit: Kit) =>
     needs: "project",
     query: z.object({ saved: param }),
     async handle({ project, query, session }) {
-      const channels = await projects.channels(project.name);
+      const channels = await services.projects.channels(project.name);
       const body = projectSettingsPage(project, {
-        deletable: project.name !== config.defaultProject,
+        deletable: project.name !== services.config.defaultProject,
         channels: channels.length,
         saved: query.saved === "1",
+        shares: await sharesSectionOf(services, project, session),
       });
       return kit.page(session, body, { title: `Settings · ${project.name}`, nav: { project } });
     },

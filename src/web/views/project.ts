@@ -175,7 +175,10 @@ ${feed({ ...opts.feed, showChannel: true, empty: emptyFeed(opts.baseUrl, p.name,
 }
 
 /** A project's settings: how long it keeps events, and deleting it (kept off the project page, away from the feed). */
-export function projectSettingsPage(p: Project, opts: { deletable: boolean; channels: number; saved?: boolean }): Html {
+export function projectSettingsPage(
+  p: Project,
+  opts: { deletable: boolean; channels: number; saved?: boolean; shares?: Html },
+): Html {
   const project = { project: p.name };
   return html`<header class="page-header">
   <p class="crumbs"><a href="${href(paths.project, project)}">${p.name}</a> / settings</p>
@@ -191,6 +194,7 @@ export function projectSettingsPage(p: Project, opts: { deletable: boolean; chan
     <button type="submit" class="small">Save</button>
   </form>
 </section>
+${opts.shares ?? ""}
 ${
   opts.deletable
     ? html`<section class="card danger-zone" aria-labelledby="delete-title">
