@@ -49,7 +49,13 @@ function downOf(e: StoredEvent): boolean | null {
  * now, `since` when it began to be watched (no data before), `watched` whether it is watched at all
  * now (a paused or never-pinged thing shows no data for the days without notices).
  */
-export function dayBars(notices: StoredEvent[], downNow: boolean, since: number, watched: boolean, now: number): DayBar[] {
+export function dayBars(
+  notices: StoredEvent[],
+  downNow: boolean,
+  since: number,
+  watched: boolean,
+  now: number,
+): DayBar[] {
   const today = Math.floor(now / DAY);
   const first = today - HISTORY_DAYS + 1;
   const changes = notices
@@ -113,7 +119,9 @@ export async function statusOf(store: Store, share: Share, now: number): Promise
   ]);
   const items = await Promise.all([
     ...checks.map(async (c) => checkItem(c, await noticesOf(store, share.projectId, ["check", c.slug], now), now)),
-    ...alerts.map(async (a) => alertItem(a, await noticesOf(store, share.projectId, ["alert", String(a.id)], now), now)),
+    ...alerts.map(async (a) =>
+      alertItem(a, await noticesOf(store, share.projectId, ["alert", String(a.id)], now), now),
+    ),
   ]);
   return {
     items,

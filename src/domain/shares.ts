@@ -24,7 +24,13 @@ export const SHARE_KEY = /^[A-Za-z0-9_-]{43}$/;
 
 const ids = (what: string) =>
   z
-    .array(z.number({ error: `must be ${what} ids (numbers)` }).int().positive(), { error: `must be a list of ${what} ids` })
+    .array(
+      z
+        .number({ error: `must be ${what} ids (numbers)` })
+        .int()
+        .positive(),
+      { error: `must be a list of ${what} ids` },
+    )
     .max(SHARE_MAX_ITEMS, `at most ${SHARE_MAX_ITEMS} ${what}s`)
     .optional()
     .meta({ description: `The ${what}s shown, by id; each must be the project's.` });
@@ -33,7 +39,8 @@ export const shareInput = z
   .object({
     project: rule.projectName,
     kind: z.enum(["dashboard", "status"], { error: 'must be "dashboard" or "status"' }).meta({
-      description: "dashboard: chosen cards (charts, funnels, metric charts, retention); status: checks, alert rules and metrics.",
+      description:
+        "dashboard: chosen cards (charts, funnels, metric charts, retention); status: checks, alert rules and metrics.",
     }),
     charts: ids("chart"),
     checks: ids("check"),
@@ -59,9 +66,11 @@ function choiceOf(f: z.output<typeof shareInput>): ShareChoice {
   if (f.kind === "dashboard") {
     if (!choice.charts.length) issues.push(issue("charts", "a dashboard share needs at least one chart id in charts"));
     for (const other of ["checks", "alerts", "metrics"] as const)
-      if (choice[other].length) issues.push(issue(other, `a dashboard share shows charts only; put ${other} on a status share`));
+      if (choice[other].length)
+        issues.push(issue(other, `a dashboard share shows charts only; put ${other} on a status share`));
   } else {
-    if (choice.charts.length) issues.push(issue("charts", "a status share shows checks, alerts and metrics, not charts"));
+    if (choice.charts.length)
+      issues.push(issue("charts", "a status share shows checks, alerts and metrics, not charts"));
     if (!choice.checks.length && !choice.alerts.length && !choice.metrics.length)
       issues.push(issue("checks", "a status share needs at least one of checks, alerts or metrics"));
   }
@@ -182,4 +191,5 @@ export function shareService(store: Store, { clock = systemClock, baseUrl }: { c
   };
 }
 
-const subject = (s: Share, project: string) => `${s.kind} share${s.title ? ` “${s.title}”` : ""} (${s.id}) of ${project}`;
+const subject = (s: Share, project: string) =>
+  `${s.kind} share${s.title ? ` “${s.title}”` : ""} (${s.id}) of ${project}`;

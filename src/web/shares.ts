@@ -67,12 +67,16 @@ export function shareRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
         if (share.kind === "dashboard") {
           const body = sharedDashboard(share, project, await chartsOf(services, share));
           const title = share.title || project.name;
-          return new Response(sharedLayout(kit.assets, { ...layout, title, body, charts: true }).value, { headers: HEADERS });
+          return new Response(sharedLayout(kit.assets, { ...layout, title, body, charts: true }).value, {
+            headers: HEADERS,
+          });
         }
         const answer = await answers.get(project.id, statusKey(share), () => shares.status(share));
         const body = sharedStatus(share, project, answer);
         const title = share.title || `${project.name} status`;
-        return new Response(sharedLayout(kit.assets, { ...layout, title, body, charts: false }).value, { headers: HEADERS });
+        return new Response(sharedLayout(kit.assets, { ...layout, title, body, charts: false }).value, {
+          headers: HEADERS,
+        });
       },
     }),
     route({
@@ -87,7 +91,15 @@ export function shareRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
         if (!found || found.share.kind !== "dashboard" || !found.share.charts.includes(id)) return gone();
         const chart = (await chartsOf(services, { ...found.share, charts: [id] }))[0];
         if (!chart) return gone();
-        const answer = await cardBody(services, kit, found.project, chart, query.compact === "1", query.live === "1", true);
+        const answer = await cardBody(
+          services,
+          kit,
+          found.project,
+          chart,
+          query.compact === "1",
+          query.live === "1",
+          true,
+        );
         answer.headers.set("X-Robots-Tag", "noindex");
         return answer;
       },
@@ -159,7 +171,13 @@ export function shareRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
       path: paths.shareRevoke,
       access: "admin",
       needs: "project",
-      params: z.object({ project: z.string(), id: z.string().regex(/^\d{1,9}$/, "No such share.").transform(Number) }),
+      params: z.object({
+        project: z.string(),
+        id: z
+          .string()
+          .regex(/^\d{1,9}$/, "No such share.")
+          .transform(Number),
+      }),
       async handle({ request, project, params, actor }) {
         const share = await shares.get(params.id).catch(() => null);
         if (!share || share.projectId !== project.id)
@@ -213,4 +231,3 @@ export async function sharesSectionOf(services: Services, project: Project, sess
     admin,
   });
 }
-

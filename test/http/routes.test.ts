@@ -20,7 +20,7 @@ const as = {} as Record<Role, Agent>;
 /** An admin limited to project "a" (the highest role a limit applies to), and the ids of what project "b" holds. */
 let limited: Agent;
 let limitedToken: string;
-const inB = { event: 0, chart: 0, alert: 0, integration: 0, maintenance: 0, check: 0 };
+const inB = { event: 0, chart: 0, alert: 0, integration: 0, maintenance: 0, check: 0, share: 0 };
 
 /** The routes anyone may call, on purpose: making another one public means adding it here. */
 const PUBLIC = [
@@ -40,6 +40,11 @@ const PUBLIC = [
   // Status badges, public by the project's badge key.
   "GET /badge/:key",
   "GET /badge/:key/:file",
+  // Shared pages, public by the share's key.
+  "GET /s/:key",
+  "GET /s/:key/cards/:id",
+  "GET /s/:key/status",
+  "GET /s/:key/live",
   ...["GET", "POST"].flatMap((method) =>
     ["/ping/:a", "/ping/:a/:b", "/ping/:a/:b/:c", "/api/push/:token"].map((path) => `${method} ${path}`),
   ),
@@ -81,6 +86,7 @@ beforeAll(async () => {
     const alert = await server.services.alerts.create({ project: name, name: "quiet", kind: "absence", period: 3600 });
     const window = await server.services.maintenance.create({ project: name, starts_at: 0, ends_at: 60 });
     const check = await server.services.checks.create({ project: name, name: "Nightly backup" });
+    const share = await server.services.shares.create({ project: name, kind: "dashboard", charts: [chart.id] });
     const { integration } = await server.services.integrations.create({
       project: name,
       kind: "webhook",
@@ -96,6 +102,7 @@ beforeAll(async () => {
         integration: integration.id,
         maintenance: window.id,
         check: check.id,
+        share: share.id,
       });
   }
   await server.services.accounts.createUser({ username: "limited", password: "limited password 1" }, "admin", {
@@ -205,6 +212,7 @@ describe("API routes", () => {
         .replace("/v1/integrations/:id", `/v1/integrations/${ids.integration}`)
         .replace("/v1/maintenance/:id", `/v1/maintenance/${ids.maintenance}`)
         .replace("/v1/checks/:id", `/v1/checks/${ids.check}`)
+        .replace("/v1/shares/:id", `/v1/shares/${ids.share}`)
         .replace(":user_id", "u1");
     const inA = {
       event: inB.event - 1,
@@ -213,6 +221,7 @@ describe("API routes", () => {
       integration: inB.integration - 1,
       maintenance: inB.maintenance - 1,
       check: inB.check - 1,
+      share: inB.share - 1,
     };
     for (const [project, ids, refused] of [
       ["b", inB, true],

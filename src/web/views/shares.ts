@@ -70,7 +70,8 @@ export function sharedDashboard(share: Share, project: Project, charts: Chart[])
   ${charts.map((chart) => {
     const ref = String(chart.id);
     const url = href(paths.sharedCard, { key, id: ref }, { compact: 1 });
-    const wide = chart.kind === "funnel" || chart.kind === "retention" || (chart.kind === "series" && chart.definition.group_by);
+    const wide =
+      chart.kind === "funnel" || chart.kind === "retention" || (chart.kind === "series" && chart.definition.group_by);
     return html`<li class="card-item${wide ? " wide" : ""}" id="card-${ref}" data-card="${ref}"><section class="card chart-card" aria-labelledby="card-title-${ref}">
   <div class="chart-head"><h2 id="card-title-${ref}">${chart.name}</h2><span class="muted small">${kindName(chart)}</span></div>
   <div class="card-body" hx-get="${url}" hx-trigger="load" data-live-url="${url}&live=1" data-testid="card-body"><p class="muted small">Loading…</p></div>
@@ -115,7 +116,8 @@ ${
         (item) => html`<li class="status-item card" data-status="${item.status}" data-testid="status-item">
   <div class="status-line"><h2 class="status-name">${item.name}</h2><span class="status-word" data-testid="status-word"><span class="status-dot" aria-hidden="true"></span>${STATUS_WORDS[item.status]}</span></div>
   <ol class="status-days" aria-label="The last ${String(HISTORY_DAYS)} days, oldest first">${item.days.map(
-    (d, i) => html`<li class="day" data-day="${d}" title="${dayOf(i)}: ${DAY_WORDS[d]}"><span class="visually-hidden">${dayOf(i)}: ${DAY_WORDS[d]}</span></li>`,
+    (d, i) =>
+      html`<li class="day" data-day="${d}" title="${dayOf(i)}: ${DAY_WORDS[d]}"><span class="visually-hidden">${dayOf(i)}: ${DAY_WORDS[d]}</span></li>`,
   )}</ol>
   <p class="status-range muted small"><span>${String(HISTORY_DAYS)} days ago</span><span>${item.uptime === null ? "no data" : `${percent(item.uptime)} of days up`}</span><span>today</span></p>
 </li>`,
@@ -174,7 +176,14 @@ export function sharesSection(
       ? html`<form hx-post="${href(paths.shares, p)}" class="share-form stack" data-testid="new-dashboard-share">
     <h3>Share a dashboard</h3>
     <input type="hidden" name="kind" value="dashboard">
-    ${o.charts.length ? choices("charts", o.charts.map((c) => [String(c.id), c.name])) : html`<p class="muted small">Save a chart first.</p>`}
+    ${
+      o.charts.length
+        ? choices(
+            "charts",
+            o.charts.map((c) => [String(c.id), c.name]),
+          )
+        : html`<p class="muted small">Save a chart first.</p>`
+    }
     <label for="share-d-title">Title</label><input id="share-d-title" name="title" maxlength="100">
     <label for="share-d-text">Short text</label><input id="share-d-text" name="text" maxlength="1000">
     <button type="submit" class="small">Make the link</button>
@@ -182,9 +191,18 @@ export function sharesSection(
   <form hx-post="${href(paths.shares, p)}" class="share-form stack" data-testid="new-status-share">
     <h3>Share a status page</h3>
     <input type="hidden" name="kind" value="status">
-    ${choices("checks", o.checks.map((c) => [String(c.id), c.name]))}
-    ${choices("alerts", o.alerts.map((a) => [String(a.id), a.name]))}
-    ${choices("metrics", o.metrics.map((m) => [m.title, m.title]))}
+    ${choices(
+      "checks",
+      o.checks.map((c) => [String(c.id), c.name]),
+    )}
+    ${choices(
+      "alerts",
+      o.alerts.map((a) => [String(a.id), a.name]),
+    )}
+    ${choices(
+      "metrics",
+      o.metrics.map((m) => [m.title, m.title]),
+    )}
     ${o.checks.length || o.alerts.length || o.metrics.length ? "" : html`<p class="muted small">Add a check, an alert rule or a metric first.</p>`}
     <label for="share-s-title">Title</label><input id="share-s-title" name="title" maxlength="100">
     <label for="share-s-text">Short text</label><input id="share-s-text" name="text" maxlength="1000">
