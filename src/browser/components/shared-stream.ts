@@ -8,6 +8,16 @@ import { follow } from "../stream.ts";
  */
 export const sharedStream = component(() => {
   let stream: { close(): void } | null = null;
+  let trailing: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * Cards are answered from what was worked out up to a refresh ago (live/answers.ts): asked again
+   * once more a refresh after the last change, so the last change always shows.
+   */
+  const refresh = (every: number) => {
+    window.dispatchEvent(new CustomEvent("sb-events"));
+    clearTimeout(trailing);
+    trailing = setTimeout(() => window.dispatchEvent(new CustomEvent("sb-events")), every + 250);
+  };
   return {
     connected: false,
     init() {
@@ -18,14 +28,20 @@ export const sharedStream = component(() => {
         error: () => {
           this.connected = false;
         },
-        on: { refresh: () => window.dispatchEvent(new CustomEvent("sb-events")) },
+        on: {
+          refresh: () => {
+            const holder = this.$root.closest<HTMLElement>("[data-refresh-ms]");
+            refresh(Number(holder?.dataset.refreshMs) || 5000);
+          },
+        },
       });
     },
     destroy() {
       stream?.close();
+      clearTimeout(trailing);
     },
     statusText() {
-      return this.connected ? "live" : "reconnecting…";
+      return this.connected ? "(connected)" : "(reconnecting…)";
     },
   };
 });

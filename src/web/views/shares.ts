@@ -17,6 +17,7 @@ import type { Assets } from "../assets.ts";
 import { type Html, html } from "../html.ts";
 import { paths } from "../paths.ts";
 import { time } from "./events.ts";
+import { HTMX_CONFIG } from "./layout.ts";
 import { formatValue, valueClass } from "./project.ts";
 
 const STATUS_WORDS: Record<BadgeStatus, string> = {
@@ -40,6 +41,7 @@ export function sharedLayout(
 <meta name="robots" content="noindex">
 <meta name="color-scheme" content="light dark">
 <meta name="referrer" content="no-referrer">
+<meta name="htmx-config" content="${HTMX_CONFIG}">
 <title>${o.title}</title>
 <link rel="icon" href="${assets.url("icon.svg")}" type="image/svg+xml">
 <link rel="stylesheet" href="${assets.url("app.css")}">
@@ -51,7 +53,7 @@ ${o.charts ? html`<link rel="stylesheet" href="${assets.url("uplot.css")}"><scri
 <body class="shared-page${o.kiosk ? " kiosk" : ""}">
 <main id="main" class="shared" x-data="dashboard" x-on:sb-events.window="eventsArrived" data-refresh-ms="${String(o.refreshMs)}" data-arranging="0">
 ${o.body}
-<footer class="shared-foot muted small" x-data="sharedStream" data-stream-url="${o.liveUrl}">Updated live · <span x-text="statusText">connecting…</span></footer>
+<footer class="shared-foot muted small" x-data="sharedStream" data-stream-url="${o.liveUrl}">Updated live <span x-text="statusText">(connecting…)</span></footer>
 </main>
 </body>
 </html>`;
