@@ -127,6 +127,13 @@ export class MethodNotAllowed extends AppError {
   }
 }
 
+/** Ids a request names that exist but are not the project's (or do not exist): 422, each named in `validation`. */
+export class NotInProject extends AppError {
+  constructor(issues: FieldIssue[]) {
+    super("rejected", "not_in_project", summarise(issues, "body"), { issues, location: "body" });
+  }
+}
+
 export class Conflict extends AppError {
   constructor(message: string) {
     super("conflict", "conflict", message);

@@ -14,6 +14,8 @@ import { checkService } from "./domain/checks.ts";
 import { checkBadgeService } from "./domain/check-badges.ts";
 import { alertService } from "./domain/alerts.ts";
 import { maintenanceService } from "./domain/maintenance.ts";
+import { shareService } from "./domain/shares.ts";
+import { statusOf } from "./domain/share-status.ts";
 import { analyticsService } from "./domain/analytics.ts";
 import { auditService } from "./domain/audit.ts";
 import { chartService } from "./domain/charts.ts";
@@ -47,6 +49,7 @@ import { openPgStore, type PgStore } from "./store/pg/index.ts";
 import { databasePath, openSqliteStore, type SqliteStore } from "./store/sqlite/index.ts";
 import { WriterThread } from "./store/sqlite/writer-thread.ts";
 import type { Repositories } from "./store/store.ts";
+import type { Share } from "./model/share.ts";
 import { VERSION } from "./version.ts";
 
 /** Where the SQLite database of a data directory is. */
@@ -254,6 +257,11 @@ function servicesOf(
     },
     /** Maintenance windows: when alert rules notify nobody (domain/quiet.ts). */
     maintenance: maintenanceService(store, { clock }),
+    /** Shared pages: a project's chosen cards, or its status page, shown without sign-in. */
+    shares: {
+      ...shareService(store, { clock, baseUrl: config.baseUrl }),
+      status: (share: Share) => statusOf(store, share, clock.now()),
+    },
     transfer: transferService(store),
     devices: deviceService(store, outbound),
     deviceAdmin: deviceAdmin(store),

@@ -15,6 +15,7 @@ import { maintenanceRoutes } from "./maintenance.ts";
 import { openApiRoute } from "./openapi.ts";
 import { pingRoutes } from "./pings.ts";
 import { readRoutes } from "./read.ts";
+import { shareRoutes } from "./shares.ts";
 import { streamRoutes } from "./stream.ts";
 
 export function apiRoutes(services: Services, edge: Edge): Route[] {
@@ -26,6 +27,7 @@ export function apiRoutes(services: Services, edge: Edge): Route[] {
     ...alertRoutes(services),
     ...maintenanceRoutes(services),
     ...checkRoutes(services),
+    ...shareRoutes(services),
     ...integrationRoutes(services),
     ...hookRoutes(services),
     ...streamRoutes(services, edge),

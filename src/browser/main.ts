@@ -21,6 +21,7 @@ import { pushDevice } from "./components/push-device.ts";
 import { scrollHint } from "./components/scroll-hint.ts";
 import { seriesChart } from "./components/series-chart.ts";
 import { shell } from "./components/shell.ts";
+import { sharedStream } from "./components/shared-stream.ts";
 import { showFor } from "./components/show-for.ts";
 import { timeZoneField } from "./components/time-zone-field.ts";
 import { tokenForm } from "./components/token-form.ts";
@@ -55,6 +56,7 @@ const COMPONENTS: Record<string, () => object> = {
   liveFeed,
   checksPage,
   passkey,
+  sharedStream,
 };
 
 keepValuesFitted();

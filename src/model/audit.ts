@@ -41,7 +41,9 @@ export type AuditAction =
   | "second_factor.required"
   | "hook.created"
   | "hook.changed"
-  | "hook.deleted";
+  | "hook.deleted"
+  | "share.created"
+  | "share.revoked";
 
 /** One entry: `subject` names what was acted on ("token “laptop” (sb_1a2b3c4d)"), `detail` says how. */
 export type AuditEntry = {

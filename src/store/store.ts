@@ -6,6 +6,7 @@ import type { AuditEntry, NewAuditEntry } from "../model/audit.ts";
 import type { Alert, AlertChanges, AlertTransition, NewAlert } from "../model/alert.ts";
 import type { AlertMarkWrite } from "../model/alert-row.ts";
 import type { Maintenance, NewMaintenance } from "../model/maintenance.ts";
+import type { NewShare, Share } from "../model/share.ts";
 import type {
   DroppedQuery,
   FunnelCounts,
@@ -438,6 +439,18 @@ export interface MaintenanceRepository {
   delete(id: number): Promise<boolean>;
 }
 
+export interface ShareRepository {
+  create(share: NewShare, now: number): Promise<Share>;
+  /** Revoked ones too. */
+  find(id: number): Promise<Share | null>;
+  /** The share a link's key names; null when there is none, or it was revoked. */
+  findByKey(key: string): Promise<Share | null>;
+  /** A project's shares not revoked, in the order they were made. */
+  list(projectId: number): Promise<Share[]>;
+  /** False when there was no such share, or it was revoked already. Takes access away (open streams of it end). */
+  revoke(id: number, now: number): Promise<boolean>;
+}
+
 export interface AuditRepository {
   record(entry: NewAuditEntry): Promise<void>;
   /** Newest first, before the entry with id `before` when given. */
@@ -544,6 +557,7 @@ export type Repositories = {
   checks: CheckRepository;
   hooks: HookRepository;
   maintenance: MaintenanceRepository;
+  shares: ShareRepository;
   audit: AuditRepository;
 };
 
@@ -749,6 +763,7 @@ export const ACCESS: { [R in keyof Repositories]: { [M in keyof Repositories[R]]
   },
   hooks: { create: "write", find: "read", list: "read", update: "write", delete: "write" },
   maintenance: { create: "write", find: "read", list: "read", delete: "write" },
+  shares: { create: "write", find: "read", findByKey: "read", list: "read", revoke: "write" },
   audit: { record: "write", list: "read", prune: "write" },
 };
 

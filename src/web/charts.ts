@@ -9,7 +9,7 @@ import { hasRole } from "../domain/access.ts";
 import { BadRequest, NotFound, QueryTimeout, ValidationError } from "../errors.ts";
 import { href } from "../http/href.ts";
 import { type Route, route } from "../http/routes.ts";
-import { ACTIVITY_CARD, type CardRef } from "../model/chart.ts";
+import { ACTIVITY_CARD, type CardRef, type Chart } from "../model/chart.ts";
 import type { Project } from "../model/project.ts";
 import type { Session } from "../model/user.ts";
 import type { Services } from "../services.ts";
@@ -147,14 +147,18 @@ async function chartOf({ charts }: Services, project: Project, id: string): Prom
   return chart;
 }
 
-/** What a chart's question answers now, in a card's body: shared by everyone looking (live/answers.ts). */
-async function cardBody(
+/**
+ * What a chart's question answers now, in a card's body: shared by everyone looking (live/answers.ts).
+ * `shared`: for a shared page (web/shares.ts), which links nowhere in the dashboard and lists no users.
+ */
+export async function cardBody(
   services: Services,
   kit: Kit,
   project: Project,
-  chart: PlacedChart,
+  chart: Chart,
   compact: boolean,
   live: boolean,
+  shared = false,
 ): Promise<Response> {
   const { answers, charts } = services;
   try {
@@ -167,6 +171,7 @@ async function cardBody(
         fields: fieldsOfDefinition(chart),
         compact,
         channels: await channelsFor(services, project, data),
+        shared,
       }),
     );
   } catch (error) {
@@ -181,7 +186,9 @@ async function cardBody(
     if (error instanceof NotFound || error instanceof ValidationError || error instanceof BadRequest) {
       return kit.fragment(
         chartProblem(
-          `This chart cannot be worked out now: ${error.message.replace(/\.?$/, ".")} Edit it to ask what is there now.`,
+          shared
+            ? "This chart cannot be worked out now."
+            : `This chart cannot be worked out now: ${error.message.replace(/\.?$/, ".")} Edit it to ask what is there now.`,
         ),
       );
     }

@@ -14,6 +14,7 @@ import { confirmDialog, plural } from "./views/dialogs.ts";
 import { nameHint, newNameForm } from "./views/layout.ts";
 import { hooksSectionOf } from "./hooks.ts";
 import { projectSettingsPage } from "./views/project.ts";
+import { sharesSectionOf } from "./shares.ts";
 
 const NAME_RULE = "Use 1-64 lowercase letters, digits or dashes, like “my-app”.";
 
@@ -120,10 +121,11 @@ const projectSettings = (services: Services, kit: Kit) =>
       const { projects, config } = services;
       const channels = await projects.channels(project.name);
       const body = projectSettingsPage(project, {
-        deletable: project.name !== config.defaultProject,
+        deletable: project.name !== services.config.defaultProject,
         channels: channels.length,
         saved: query.saved === "1",
         hooks: await hooksSectionOf(services, project, session),
+        shares: await sharesSectionOf(services, project, session),
       });
       return kit.page(session, body, { title: `Settings · ${project.name}`, nav: { project } });
     },

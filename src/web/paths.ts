@@ -63,6 +63,12 @@ export const paths = {
   checkDelete: "/p/:project/checks/:id/delete",
   badge: "/badge/:key/:file",
   projectBadge: "/badge/:key",
+  shares: "/p/:project/shares",
+  shareRevoke: "/p/:project/shares/:id/revoke",
+  shared: "/s/:key",
+  sharedCard: "/s/:key/cards/:id",
+  sharedStatus: "/s/:key/status",
+  sharedLive: "/s/:key/live",
 
   settings: "/settings",
   account: "/settings/account",

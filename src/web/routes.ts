@@ -24,6 +24,7 @@ import { memberRoutes } from "./members.ts";
 import { notificationRoutes } from "./notifications.ts";
 import { pageRoutes } from "./pages.ts";
 import { settingsRoutes } from "./settings.ts";
+import { shareRoutes } from "./shares.ts";
 import { userListRoutes } from "./users.ts";
 
 /** `api`: the API's routes, which /docs describes. */
@@ -40,6 +41,7 @@ export function webRoutes(services: Services, edge: Edge, kit: Kit, assets: Asse
     ...hookRoutes(services, kit),
     ...checkRoutes(services, kit),
     ...badgeRoutes(services),
+    ...shareRoutes(services, edge, kit),
     ...manageRoutes(services, kit),
     ...settingsRoutes(services, kit),
     ...memberRoutes(services, kit),

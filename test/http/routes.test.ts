@@ -20,7 +20,7 @@ const as = {} as Record<Role, Agent>;
 /** An admin limited to project "a" (the highest role a limit applies to), and the ids of what project "b" holds. */
 let limited: Agent;
 let limitedToken: string;
-const inB = { event: 0, chart: 0, alert: 0, integration: 0, maintenance: 0, check: 0, hook: "" };
+const inB = { event: 0, chart: 0, alert: 0, integration: 0, maintenance: 0, check: 0, hook: "", share: 0 };
 /** Hooks' ids are not in order (they are the secret part of their URLs): project a's, kept by name. */
 let hookInA = "";
 
@@ -44,6 +44,11 @@ const PUBLIC = [
   // Status badges, public by the project's badge key.
   "GET /badge/:key",
   "GET /badge/:key/:file",
+  // Shared pages, public by the share's key.
+  "GET /s/:key",
+  "GET /s/:key/cards/:id",
+  "GET /s/:key/status",
+  "GET /s/:key/live",
   ...["GET", "POST"].flatMap((method) =>
     ["/ping/:a", "/ping/:a/:b", "/ping/:a/:b/:c", "/api/push/:token"].map((path) => `${method} ${path}`),
   ),
@@ -87,6 +92,7 @@ beforeAll(async () => {
     const check = await server.services.checks.create({ project: name, name: "Nightly backup" });
     const hook = await server.services.hooks.create({ project: name, kind: "generic", name: "Deploys" });
     if (name === "a") hookInA = hook.id;
+    const share = await server.services.shares.create({ project: name, kind: "dashboard", charts: [chart.id] });
     const { integration } = await server.services.integrations.create({
       project: name,
       kind: "webhook",
@@ -103,6 +109,7 @@ beforeAll(async () => {
         maintenance: window.id,
         check: check.id,
         hook: hook.id,
+        share: share.id,
       });
   }
   await server.services.accounts.createUser({ username: "limited", password: "limited password 1" }, "admin", {
@@ -213,6 +220,7 @@ describe("API routes", () => {
         .replace("/v1/maintenance/:id", `/v1/maintenance/${ids.maintenance}`)
         .replace("/v1/checks/:id", `/v1/checks/${ids.check}`)
         .replace("/v1/hooks/:id", `/v1/hooks/${ids.hook}`)
+        .replace("/v1/shares/:id", `/v1/shares/${ids.share}`)
         .replace(":user_id", "u1");
     const inA = {
       event: inB.event - 1,
@@ -222,6 +230,7 @@ describe("API routes", () => {
       maintenance: inB.maintenance - 1,
       check: inB.check - 1,
       hook: hookInA,
+      share: inB.share - 1,
     };
     for (const [project, ids, refused] of [
       ["b", inB, true],

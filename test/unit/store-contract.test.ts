@@ -1081,6 +1081,53 @@ describe("maintenance windows", () => {
   });
 });
 
+describe("shares", () => {
+  test("are created, found by id and by key, listed by project in order, and revoked once (a revoked key finds nothing); a project's go with it", async () => {
+    const projectId = await project();
+    const other = await project();
+    const base = { projectId, title: "", text: "", createdBy: "ada", charts: [], checks: [], alerts: [], metrics: [] };
+    const board = await store.shares.create({ ...base, kind: "dashboard", key: "k".repeat(43), charts: [3, 1] }, NOW);
+    expect(board).toEqual({
+      ...base,
+      id: board.id,
+      kind: "dashboard",
+      key: "k".repeat(43),
+      charts: [3, 1],
+      createdAt: NOW,
+      revokedAt: null,
+    });
+    const status = await store.shares.create(
+      {
+        ...base,
+        kind: "status",
+        key: "s".repeat(43),
+        checks: [2],
+        alerts: [4],
+        metrics: ["MRR"],
+        title: "Up?",
+        text: "All of it.",
+      },
+      NOW + 1,
+    );
+    const elsewhere = await store.shares.create(
+      { ...base, projectId: other, kind: "dashboard", key: "o".repeat(43) },
+      NOW,
+    );
+    expect(await store.shares.find(status.id)).toEqual(status);
+    expect(await store.shares.findByKey("s".repeat(43))).toEqual(status);
+    expect(await store.shares.findByKey("x".repeat(43))).toBeNull();
+    expect(await store.shares.findByKey("s\u0000")).toBeNull();
+    expect((await store.shares.list(projectId)).map((x) => x.id)).toEqual([board.id, status.id]);
+    expect(await store.shares.revoke(board.id, NOW + 5)).toBe(true);
+    expect(await store.shares.revoke(board.id, NOW + 6)).toBe(false);
+    expect(await store.shares.findByKey("k".repeat(43))).toBeNull();
+    expect((await store.shares.find(board.id))?.revokedAt).toBe(NOW + 5);
+    expect(await store.shares.list(projectId)).toEqual([status]);
+    await store.projects.delete(other);
+    expect(await store.shares.find(elsewhere.id)).toBeNull();
+  });
+});
+
 describe("metrics", () => {
   const MINUTE = 60_000;
 

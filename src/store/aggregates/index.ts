@@ -10,6 +10,7 @@ import { auditStore } from "./audit.ts";
 import { idempotencyStore } from "./idempotency.ts";
 import { maintenanceStore } from "./maintenance.ts";
 import { factorStore } from "./factors.ts";
+import { shareStore } from "./shares.ts";
 import { digestStore } from "./digests.ts";
 import { notificationStore } from "./notifications.ts";
 import type { Sql } from "./sql.ts";
@@ -24,6 +25,7 @@ export type PlainAggregate =
   | "audit"
   | "idempotency"
   | "maintenance"
+  | "shares"
   | "digests"
   | "notifications"
   | "tokens"
@@ -39,6 +41,7 @@ export function plainRepositories(sql: Sql): Pick<Repositories, PlainAggregate> 
     audit: auditStore(sql),
     idempotency: idempotencyStore(sql),
     maintenance: maintenanceStore(sql),
+    shares: shareStore(sql),
     digests: digestStore(sql),
     notifications: notificationStore(sql),
     tokens: tokenStore(sql),

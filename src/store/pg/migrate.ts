@@ -20,6 +20,7 @@ import m0010 from "../../../drizzle/pg/0010_quiet.sql" with { type: "text" };
 import m0011 from "../../../drizzle/pg/0011_check_quiet.sql" with { type: "text" };
 import m0012 from "../../../drizzle/pg/0012_badge_keys.sql" with { type: "text" };
 import m0013 from "../../../drizzle/pg/0013_sign_in.sql" with { type: "text" };
+import m0014 from "../../../drizzle/pg/0014_hooks_and_shares.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -36,6 +37,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0011_check_quiet": m0011,
   "0012_badge_keys": m0012,
   "0013_sign_in": m0013,
+  "0014_hooks_and_shares": m0014,
 };
 
 export { MigrationError };

@@ -680,6 +680,31 @@ export const maintenanceWindows = pgTable(
   (t) => [index("maintenance_windows_project").on(t.projectId)],
 );
 
+// Shared pages (domain/shares.ts): a project's chosen cards (a dashboard) or chosen checks, alert
+// rules and metrics (a status page), shown without sign-in at /s/<key>. The key is the capability:
+// 32 random bytes, URL-safe; the chosen ids are JSON lists. A revoked share answers 404 at once.
+export const shares = pgTable(
+  "shares",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    key: text("key").notNull(),
+    charts: text("charts").notNull(),
+    checks: text("checks").notNull(),
+    alerts: text("alerts").notNull(),
+    metrics: text("metrics").notNull(),
+    title: text("title").notNull(),
+    text: text("text").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: millis("created_at").notNull(),
+    revokedAt: millis("revoked_at"),
+  },
+  (t) => [uniqueIndex("shares_key").on(t.key), index("shares_project").on(t.projectId)],
+);
+
 // Summaries of the events (store/summary/deltas.ts), the same tables as SQLite's (drizzle/sqlite/
 // 0014_summaries.sql): kept by a trigger on events in the statement that inserts them, so every
 // writer keeps them (drizzle/pg/0008_summaries.sql); built in the background for events from before

@@ -645,3 +645,28 @@ export const maintenanceWindows = sqliteTable(
   },
   (t) => [index("maintenance_windows_project").on(t.projectId)],
 );
+
+// Shared pages (domain/shares.ts): a project's chosen cards (a dashboard) or chosen checks, alert
+// rules and metrics (a status page), shown without sign-in at /s/<key>. The key is the capability:
+// 32 random bytes, URL-safe; the chosen ids are JSON lists. A revoked share answers 404 at once.
+export const shares = sqliteTable(
+  "shares",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+    key: text("key").notNull(),
+    charts: text("charts").notNull(),
+    checks: text("checks").notNull(),
+    alerts: text("alerts").notNull(),
+    metrics: text("metrics").notNull(),
+    title: text("title").notNull(),
+    text: text("text").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: integer("created_at").notNull(),
+    revokedAt: integer("revoked_at"),
+  },
+  (t) => [uniqueIndex("shares_key").on(t.key), index("shares_project").on(t.projectId)],
+);

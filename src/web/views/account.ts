@@ -112,6 +112,8 @@ const ACTION_TEXT: Record<AuditAction, string> = {
   "check.ping-key": "Ping key made anew",
   "maintenance.created": "Maintenance window added",
   "maintenance.deleted": "Maintenance window deleted",
+  "share.created": "Shared page made",
+  "share.revoked": "Shared page revoked",
   "check.badge-key": "Badge key made anew",
   "second_factor.enabled": "Second factor turned on",
   "second_factor.disabled": "Second factor turned off",
@@ -159,7 +161,7 @@ export function auditPage(entries: AuditEntry[], opts: { older: number | null; k
 ${settingsNav(paths.audit)}
 <section class="card" aria-labelledby="audit-title">
   <h2 id="audit-title">Audit trail</h2>
-  <p class="muted small">Sign-ins (and how: a password, with an authenticator code or a recovery code, single sign-on, the sign-in proxy, a sign-in link) and failed ones, second factors, passwords, API tokens, members, deleted projects, retention, integrations, alert rules and maintenance windows: who, what, when and from where (the client's address as this server sees it). The newest ${opts.kept.toLocaleString("en")} entries are kept; each is also logged at the info level.</p>
+  <p class="muted small">Sign-ins (and how: a password, with an authenticator code or a recovery code, single sign-on, the sign-in proxy, a sign-in link) and failed ones, second factors, passwords, API tokens, members, deleted projects, retention, integrations, alert rules, maintenance windows, hooks and shared pages: who, what, when and from where (the client's address as this server sees it). The newest ${opts.kept.toLocaleString("en")} entries are kept; each is also logged at the info level.</p>
   ${
     entries.length
       ? html`<div class="table-wrap"><table class="audit cards">

@@ -32,11 +32,11 @@ const percent = (ratio: number) =>
 export function chartBody(
   project: Project,
   answer: ChartAnswer,
-  opts: { display?: string; fields?: FormFields; compact?: boolean; channels?: string[] },
+  opts: { display?: string; fields?: FormFields; compact?: boolean; channels?: string[]; shared?: boolean },
 ): Html {
   if (answer.kind === "series")
     return seriesBody(answer.series, opts.display === "bar" ? "bar" : "line", opts.compact ?? false, opts.channels);
-  if (answer.kind === "funnel") return funnelBody(project, answer.funnel, opts.fields ?? {});
+  if (answer.kind === "funnel") return funnelBody(project, answer.funnel, opts.fields ?? {}, opts.shared ?? false);
   if (answer.kind === "retention") return retentionBody(answer.retention, opts.compact ?? false);
   return metricBody(answer.metric, opts.compact ?? false);
 }
@@ -88,7 +88,8 @@ function seriesBody(a: SeriesAnswer, display: "line" | "bar", compact: boolean, 
 </div>`;
 }
 
-function funnelBody(project: Project, f: FunnelAnswer, fields: FormFields): Html {
+/** `shared`: on a shared page, where who dropped is nobody's business, the counts without their lists. */
+function funnelBody(project: Project, f: FunnelAnswer, fields: FormFields, shared: boolean): Html {
   const first = f.steps[0]?.users ?? 0;
   const dropped = (at: number) =>
     href(paths.dropped, { project: project.name }) +
@@ -102,7 +103,7 @@ function funnelBody(project: Project, f: FunnelAnswer, fields: FormFields): Html
       ${
         i
           ? html`<span>${percent(s.conversion)} of step 1</span>${i > 1 ? html` <span>${percent(s.conversionFromPrevious)} of step ${String(i)}</span>` : ""}${s.medianMs !== null ? html` <span>median ${formatElapsed(s.medianMs)} after step ${String(i)}</span>` : ""}
-      ${s.dropped ? html`<a href="${dropped(i + 1)}" data-testid="dropped">${count(s.dropped)} dropped</a>` : html`<span>none dropped</span>`}`
+      ${s.dropped ? (shared ? html`<span data-testid="dropped">${count(s.dropped)} dropped</span>` : html`<a href="${dropped(i + 1)}" data-testid="dropped">${count(s.dropped)} dropped</a>`) : html`<span>none dropped</span>`}`
           : html`<span>started in the range</span>`
       }</p>
   </li>`;

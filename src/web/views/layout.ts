@@ -19,7 +19,7 @@ export type PageContext = { assets: Assets; session: Session | null; nav?: Nav }
 
 // htmx: no inline styles (CSP), no eval; 422 answers carry a form with its errors and are swapped.
 // Settling copies attributes with setAttribute, which the CSP refuses for `style`: never settle it.
-const HTMX_CONFIG = JSON.stringify({
+export const HTMX_CONFIG = JSON.stringify({
   includeIndicatorStyles: false,
   attributesToSettle: ["class", "width", "height"],
   allowEval: false,

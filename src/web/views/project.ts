@@ -177,7 +177,7 @@ ${feed({ ...opts.feed, showChannel: true, empty: emptyFeed(opts.baseUrl, p.name,
 /** A project's settings: how long it keeps events, and deleting it (kept off the project page, away from the feed). */
 export function projectSettingsPage(
   p: Project,
-  opts: { deletable: boolean; channels: number; saved?: boolean; hooks: Html },
+  opts: { deletable: boolean; channels: number; saved?: boolean; hooks: Html; shares?: Html },
 ): Html {
   const project = { project: p.name };
   return html`<header class="page-header">
@@ -195,6 +195,7 @@ export function projectSettingsPage(
   </form>
 </section>
 ${opts.hooks}
+${opts.shares ?? ""}
 ${
   opts.deletable
     ? html`<section class="card danger-zone" aria-labelledby="delete-title">

@@ -1,0 +1,133 @@
+// A status page's content: each chosen check and alert rule with its state now and the last 90 days
+// as bars (a day up, down, or without data), and each chosen metric's value now. The days come from
+// the notices recorded in the project's `alerts` channel (a check's up/down, a rule's firing and
+// resolved): one read of the feed per check or rule, through the read path (a range of the tag
+// index), newest first and at most HISTORY_NOTICES of them.
+import type { Alert } from "../model/alert.ts";
+import type { Check } from "../model/check.ts";
+import type { StoredEvent } from "../model/event.ts";
+import type { MetricValue } from "../model/metric.ts";
+import type { Share } from "../model/share.ts";
+import type { Store } from "../store/store.ts";
+import { ALERTS_CHANNEL } from "./alert-runner.ts";
+import { type BadgeStatus, badgeStatus } from "./check-badges.ts";
+
+export const HISTORY_DAYS = 90;
+const DAY = 86_400_000;
+/** The newest notices read per check or rule: far more than 90 days of changes of anything sane. */
+const HISTORY_NOTICES = 2000;
+
+/** A day's bar: down if it was down (or firing) at any time that day, up if watched and never down, none before it was watched. */
+export type DayBar = "up" | "down" | "none";
+
+export type StatusItem = {
+  kind: "check" | "alert";
+  id: number;
+  name: string;
+  /** Now: up, down, late, new or paused (a check); up (ok), down (firing) or paused (a rule). */
+  status: BadgeStatus;
+  /** Oldest first, HISTORY_DAYS of them, the last one today (UTC). */
+  days: DayBar[];
+  /** The share of watched days (up or down) that were up, 0..1; null when none was watched. */
+  uptime: number | null;
+};
+
+export type StatusMetric = { title: string; value: MetricValue | null; icon: string | null; updatedAt: number | null };
+
+export type StatusAnswer = { items: StatusItem[]; metrics: StatusMetric[]; at: number };
+
+/** A notice's direction: true down (down, firing), false up (up, resolved); null for neither (a test). */
+function downOf(e: StoredEvent): boolean | null {
+  const state = e.tags?.state;
+  if (state === "down" || state === "firing") return true;
+  if (state === "up" || state === "resolved") return false;
+  return null;
+}
+
+/**
+ * The bars of the HISTORY_DAYS days up to `now`: `notices` newest first, `downNow` where it stands
+ * now, `since` when it began to be watched (no data before), `watched` whether it is watched at all
+ * now (a paused or never-pinged thing shows no data for the days without notices).
+ */
+export function dayBars(
+  notices: StoredEvent[],
+  downNow: boolean,
+  since: number,
+  watched: boolean,
+  now: number,
+): DayBar[] {
+  const today = Math.floor(now / DAY);
+  const first = today - HISTORY_DAYS + 1;
+  const changes = notices
+    .map((e) => ({ at: e.ts, down: downOf(e) }))
+    .filter((c): c is { at: number; down: boolean } => c.down !== null)
+    .sort((a, b) => a.at - b.at);
+  // Walking back from now: the state in each day is what the next change's opposite was.
+  const bars: DayBar[] = [];
+  let i = changes.length - 1;
+  let state = downNow;
+  for (let day = today; day >= first; day--) {
+    const start = day * DAY;
+    let down = state;
+    while (i >= 0 && changes[i]!.at >= start) {
+      down ||= changes[i]!.down;
+      state = !changes[i]!.down; // before a change to down, it was up, and the other way round
+      i--;
+    }
+    down ||= state;
+    if (start + DAY <= since || (!watched && !changes.length)) bars.push("none");
+    else bars.push(down ? "down" : "up");
+  }
+  return bars.reverse();
+}
+
+function uptimeOf(days: DayBar[]): number | null {
+  const watched = days.filter((d) => d !== "none");
+  return watched.length ? watched.filter((d) => d === "up").length / watched.length : null;
+}
+
+async function noticesOf(store: Store, projectId: number, tag: [string, string], now: number): Promise<StoredEvent[]> {
+  return store.events.list({
+    projectId,
+    channel: ALERTS_CHANNEL,
+    tags: [tag],
+    from: (Math.floor(now / DAY) - HISTORY_DAYS + 1) * DAY,
+    limit: HISTORY_NOTICES,
+  });
+}
+
+function checkItem(c: Check, notices: StoredEvent[], now: number): StatusItem {
+  const status = badgeStatus(c, now);
+  const watched = status !== "paused" && status !== "new";
+  const days = dayBars(notices, status === "down", c.createdAt, watched || notices.length > 0, now);
+  return { kind: "check", id: c.id, name: c.name, status, days, uptime: uptimeOf(days) };
+}
+
+function alertItem(a: Alert, notices: StoredEvent[], now: number): StatusItem {
+  const status: BadgeStatus = a.paused ? "paused" : a.state === "firing" ? "down" : "up";
+  const days = dayBars(notices, a.state === "firing", a.createdAt, !a.paused || notices.length > 0, now);
+  return { kind: "alert", id: a.id, name: a.name, status, days, uptime: uptimeOf(days) };
+}
+
+/** What a status share shows at `now`: its chosen things that still exist and are still its project's. */
+export async function statusOf(store: Store, share: Share, now: number): Promise<StatusAnswer> {
+  const mine = <T extends { projectId: number }>(x: T | null): x is T => x?.projectId === share.projectId;
+  const [checks, alerts, metrics] = await Promise.all([
+    Promise.all(share.checks.map((id) => store.checks.find(id))).then((l) => l.filter(mine)),
+    Promise.all(share.alerts.map((id) => store.alerts.find(id))).then((l) => l.filter(mine)),
+    Promise.all(share.metrics.map((title) => store.metrics.find(share.projectId, title))),
+  ]);
+  const items = await Promise.all([
+    ...checks.map(async (c) => checkItem(c, await noticesOf(store, share.projectId, ["check", c.slug], now), now)),
+    ...alerts.map(async (a) =>
+      alertItem(a, await noticesOf(store, share.projectId, ["alert", String(a.id)], now), now),
+    ),
+  ]);
+  return {
+    items,
+    metrics: metrics
+      .filter((m) => m !== null)
+      .map((m) => ({ title: m.title, value: m.value, icon: m.icon, updatedAt: m.updatedAt })),
+    at: now,
+  };
+}

@@ -1,0 +1,106 @@
+// Shared pages in Chromium: a shared dashboard's card follows new events live (no sign-in), a
+// status page in the kiosk view follows the system's dark mode and fills the screen, and axe-core
+// finds no serious or critical violation on either (as test/e2e/a11y.test.ts checks the dashboard).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Browser, Page } from "playwright-core";
+import { call, startTestServer, type TestServer } from "../helpers.ts";
+import { CHROMIUM, describeBrowser, launch, sendEvent, withPage } from "./browser.ts";
+
+let browser: Browser;
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ "alert-interval": "3600", "card-refresh": "1s" });
+  await server.services.projects.create("shop");
+  if (existsSync(CHROMIUM)) browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server.close();
+});
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+async function serious(page: Page): Promise<{ id: string; targets: string[] }[]> {
+  await page.evaluate(AXE);
+  const found = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.map((n: any) => String(n.target)).slice(0, 5),
+    }));
+  });
+  return (found as { id: string; impact: string; targets: string[] }[]).filter(
+    (v) => v.impact === "serious" || v.impact === "critical",
+  );
+}
+
+describeBrowser("shared pages", () => {
+  test("a shared dashboard follows new events live, without sign-in, and passes axe", async () => {
+    const chart = await server.services.charts.create({
+      project: "shop",
+      kind: "series",
+      name: "Orders",
+      definition: { event: "order", last_days: 7 },
+    });
+    const made = await call(server, {
+      path: "/v1/shares",
+      body: { project: "shop", kind: "dashboard", charts: [chart.id] },
+    });
+    expect(made.status).toBe(200);
+    await withPage(browser, "shared-dashboard-live", async (page) => {
+      await page.goto(made.json.url.replace(server.services.config.baseUrl, server.url));
+      const total = page.locator('[data-testid="chart-total"]');
+      await total.waitFor();
+      expect(await total.textContent()).toContain("No events");
+      await page.locator(".shared-foot", { hasText: "(connected)" }).waitFor();
+      await sendEvent(server, { project: "shop", channel: "sales", event: "order" });
+      await page.locator('[data-testid="chart-total"]', { hasText: "1 event" }).waitFor();
+      expect(await serious(page)).toEqual([]);
+    });
+  });
+
+  test("a status page in the kiosk view follows dark mode, fills the screen, and passes axe", async () => {
+    const check = await server.services.checks.create({ project: "shop", name: "Nightly export", period: 86400 });
+    const rule = await server.services.alerts.create({
+      project: "shop",
+      name: "Orders keep coming",
+      kind: "absence",
+      period: 3600,
+    });
+    await call(server, { path: "/v1/insight", body: { project: "shop", title: "Queue", value: 3 } });
+    const made = await call(server, {
+      path: "/v1/shares",
+      body: {
+        project: "shop",
+        kind: "status",
+        checks: [check.id],
+        alerts: [rule.id],
+        metrics: ["Queue"],
+        title: "Shop status",
+      },
+    });
+    expect(made.status).toBe(200);
+    await withPage(
+      browser,
+      "shared-status-kiosk-dark",
+      async (page) => {
+        await page.goto(`${made.json.url.replace(server.services.config.baseUrl, server.url)}?kiosk=1`);
+        await page.locator('[data-testid="status-item"]').first().waitFor();
+        const look = await page.evaluate(() => ({
+          background: getComputedStyle(document.body).backgroundColor,
+          mainHeight: document.querySelector("main")!.getBoundingClientRect().height,
+          bodyFont: Number.parseFloat(getComputedStyle(document.body).fontSize),
+        }));
+        expect(look.background).toBe("rgb(16, 18, 22)"); // the dark theme's --bg
+        expect(look.mainHeight).toBeGreaterThanOrEqual(900);
+        expect(look.bodyFont).toBeGreaterThan(15);
+        expect(await page.locator('[data-testid="status-item"]').count()).toBe(2);
+        expect(await serious(page)).toEqual([]);
+      },
+      { colorScheme: "dark", viewport: { width: 1600, height: 900 } },
+    );
+  });
+});
