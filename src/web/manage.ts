@@ -118,7 +118,7 @@ const projectSettings = (services: Services, kit: Kit) =>
     needs: "project",
     query: z.object({ saved: param }),
     async handle({ project, query, session }) {
-      const { projects, config } = services;
+      const { projects } = services;
       const channels = await projects.channels(project.name);
       const body = projectSettingsPage(project, {
         deletable: project.name !== services.config.defaultProject,
