@@ -20,6 +20,7 @@ import { feedService } from "./domain/feed.ts";
 import { memoryLimiter, sharedLimiter } from "./domain/limits.ts";
 import { healthService } from "./domain/health.ts";
 import { ingestService, type RunWrite } from "./domain/ingest.ts";
+import { otlpService } from "./domain/otlp/service.ts";
 import { memberService } from "./domain/members.ts";
 import { type IngestWrite, ingestWrites } from "./domain/ingest-writes.ts";
 import { deviceService } from "./domain/notifications.ts";
@@ -146,6 +147,7 @@ function servicesOf(
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl, clock, passwordCost });
   const audit = auditService(store);
   const projects = projectService(store, { announce, defaultProject: config.defaultProject, clock });
+  const ingest = ingestService({ run, announce, defaultProject: config.defaultProject, baseUrl: config.baseUrl });
   const notifier = new Notifier(
     store,
     vapid,
@@ -195,7 +197,14 @@ function servicesOf(
         : memoryLimiter(loginRate)
       : null,
     projects,
-    ingest: ingestService({ run, announce, defaultProject: config.defaultProject, baseUrl: config.baseUrl }),
+    ingest,
+    /** OpenTelemetry's exports, through ingest. */
+    otlp: otlpService({
+      ingest,
+      requireProject: projects.requireProject,
+      defaultProject: config.defaultProject,
+      clock,
+    }),
     feed,
     analytics,
     charts: chartService(store, analytics, feed),
