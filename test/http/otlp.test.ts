@@ -8,11 +8,12 @@ import { call, type Fetch, post, startTestApp, type TestApp } from "../helpers.t
 
 type Coder = { encode(m: unknown): { finish(): Uint8Array }; decode(b: Uint8Array): Record<string, any> };
 const proto = (generated as unknown as { opentelemetry: { proto: { collector: any } } }).opentelemetry.proto.collector;
-const LOGS: { request: Coder; response: Coder } = {
+type Pair = { request: Coder; response: Coder };
+const LOGS: Pair = {
   request: proto.logs.v1.ExportLogsServiceRequest,
   response: proto.logs.v1.ExportLogsServiceResponse,
 };
-const METRICS: { request: Coder; response: Coder } = {
+const METRICS: Pair = {
   request: proto.metrics.v1.ExportMetricsServiceRequest,
   response: proto.metrics.v1.ExportMetricsServiceResponse,
 };
@@ -68,8 +69,8 @@ function logsJson(records: Rec[], resource: Record<string, unknown> = { "service
 const exportJson = (path: string, body: unknown, headers: Record<string, string> = {}, token = server.token) =>
   call(server, { path, body, headers, token });
 
-async function exportProto(path: string, coder: Coder, message: unknown, headers: Record<string, string> = {}) {
-  const bytes = coder.request.encode(message).finish();
+async function exportProto(path: string, coder: Pair, message: unknown, headers: Record<string, string> = {}) {
+  const bytes = new Uint8Array(coder.request.encode(message).finish());
   const response = await send(path, {
     method: "POST",
     headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/x-protobuf", ...headers },
