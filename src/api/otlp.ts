@@ -30,7 +30,12 @@ export function otlpRoutes({ otlp, config }: Services, { guard }: Edge): Route[]
       doc: {
         summary: signal === "logs" ? "Export OpenTelemetry logs" : "Export OpenTelemetry metrics",
         description: DESCRIPTION[signal],
-        example: signal === "logs" ? { partialSuccess: {} } : {},
+        example: {
+          partialSuccess: {
+            [signal === "logs" ? "rejectedLogRecords" : "rejectedDataPoints"]: "1",
+            errorMessage: `1 ${signal === "logs" ? "log records" : "data points"} not stored: Project "shop" does not exist. Create it in the dashboard or with: signalboard project create shop`,
+          },
+        },
       },
       async handle({ request, scope }) {
         const encoding: Encoding = encodingOf(request);
