@@ -81,7 +81,8 @@ export async function otlpBenchmark(binary: string[], opts: { rounds: number; se
     const log = postScript("log", EVENT, { "Content-Type": "application/json", Authorization: `Bearer ${token}` });
     const run = (path: string, script: string) => {
       const before = cpuSeconds(server.pid);
-      const r = wrk(`${server.url}${path}`, { connections: CONNECTIONS, seconds: opts.seconds, script });
+      // An export of 100 records takes 100 events' time: on a busy machine more than wrk's default 2 s.
+      const r = wrk(`${server.url}${path}`, { connections: CONNECTIONS, seconds: opts.seconds, script, timeout: 20 });
       if (r.errors) throw new Error(`${r.errors} requests to ${path} failed`);
       return { ...r, cpu: cpuSeconds(server.pid) - before };
     };
