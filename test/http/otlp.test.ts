@@ -3,6 +3,7 @@
 // token's limits, and bodies that cannot be read. The SDK's own exporters: otlp-sdk.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
+import fc from "fast-check";
 import generated from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
 import { call, type Fetch, post, startTestApp, type TestApp } from "../helpers.ts";
 
@@ -544,4 +545,123 @@ describe("metrics", () => {
 
 test("/v1/log still answers as before beside it", async () => {
   expect((await post(server, "/v1/log", { project: "default", channel: "x", event: "y" })).status).toBe(200);
+});
+
+describe("whatever is sent, the answer is a 200 or a 4xx", () => {
+  const anyValue = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small" },
+      fc.record({ stringValue: fc.string() }),
+      fc.record({ intValue: fc.oneof(fc.integer(), fc.string()) }),
+      fc.record({ doubleValue: fc.oneof(fc.double(), fc.constantFrom("NaN", "Infinity", "x")) }),
+      fc.record({ boolValue: fc.anything() }),
+      fc.record({ arrayValue: fc.record({ values: fc.array(tie("value"), { maxLength: 3 }) }) }),
+      fc.record({ kvlistValue: fc.record({ values: fc.array(tie("kv"), { maxLength: 3 }) }) }),
+      fc.anything(),
+    ),
+    kv: fc.record({
+      key: fc.oneof(fc.string(), fc.constantFrom("__proto__", "service.name", "enduser.id")),
+      value: tie("value"),
+    }),
+  }));
+  const attributes = fc.array(anyValue.kv, { maxLength: 4 });
+  const nanos = fc.oneof(
+    fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String),
+    fc.integer(),
+    fc.string(),
+    fc.constant(null),
+  );
+  const record = fc.record(
+    {
+      timeUnixNano: nanos,
+      observedTimeUnixNano: nanos,
+      severityNumber: fc.oneof(fc.integer({ min: -5, max: 40 }), fc.string()),
+      severityText: fc.oneof(fc.string(), fc.integer()),
+      body: anyValue.value,
+      attributes,
+      traceId: fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-f]{32}$/)),
+      eventName: fc.string(),
+    },
+    { requiredKeys: [] },
+  );
+  const resource = fc.record({ attributes }, { requiredKeys: [] });
+  const logs = fc.oneof(
+    fc.record({
+      resourceLogs: fc.array(
+        fc.record(
+          {
+            resource,
+            scopeLogs: fc.array(fc.record({ logRecords: fc.array(record, { maxLength: 4 }) }), { maxLength: 2 }),
+          },
+          { requiredKeys: [] },
+        ),
+        { maxLength: 2 },
+      ),
+    }),
+    fc.anything(),
+  );
+  const point = fc.record(
+    {
+      attributes,
+      asDouble: fc.oneof(fc.double(), fc.string()),
+      asInt: fc.oneof(fc.integer(), fc.string()),
+      count: fc.oneof(fc.integer(), fc.string()),
+      sum: fc.double(),
+      flags: fc.integer(),
+    },
+    { requiredKeys: [] },
+  );
+  const data = fc.record(
+    {
+      dataPoints: fc.array(point, { maxLength: 3 }),
+      aggregationTemporality: fc.oneof(fc.integer({ min: -1, max: 3 }), fc.string()),
+    },
+    { requiredKeys: [] },
+  );
+  const metric = fc.record(
+    { name: fc.string(), gauge: data, sum: data, histogram: data, exponentialHistogram: data, summary: data },
+    { requiredKeys: [] },
+  );
+  const metrics = fc.oneof(
+    fc.record({
+      resourceMetrics: fc.array(
+        fc.record(
+          {
+            resource,
+            scopeMetrics: fc.array(fc.record({ metrics: fc.array(metric, { maxLength: 3 }) }), { maxLength: 2 }),
+          },
+          { requiredKeys: [] },
+        ),
+        { maxLength: 2 },
+      ),
+    }),
+    fc.anything(),
+  );
+
+  const fine = (status: number) => status === 200 || (status >= 400 && status < 500);
+
+  test("OTLP/JSON", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom("logs", "metrics"), logs, metrics, async (signal, l, m) => {
+        const r = await exportJson(`/otlp/v1/${signal}`, JSON.stringify(signal === "logs" ? l : m) ?? "null");
+        if (!fine(r.status)) throw new Error(`${r.status}: ${r.text}`);
+        expect(r.headers.get("content-type")).toContain("application/json");
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("protobuf: any bytes", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom("logs", "metrics"), fc.uint8Array({ maxLength: 300 }), async (signal, bytes) => {
+        const response = await send(`/otlp/v1/${signal}`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/x-protobuf" },
+          body: bytes,
+        });
+        if (!fine(response.status)) throw new Error(`${response.status}: ${await response.text()}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
