@@ -665,3 +665,21 @@ describe("whatever is sent, the answer is a 200 or a 4xx", () => {
     );
   });
 });
+
+test("past the token's rate limit, a 429 with Retry-After, as on /v1/log", async () => {
+  const limited = await startTestApp({ "rate-limit-full": "2/m" });
+  try {
+    const body = JSON.stringify(logsJson([{ body: "x" }]));
+    const statuses: number[] = [];
+    let retryAfter: string | null = null;
+    for (let i = 0; i < 3; i++) {
+      const r = await call(limited, { path: "/otlp/v1/logs", body });
+      statuses.push(r.status);
+      retryAfter ??= r.headers.get("retry-after");
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(Number(retryAfter)).toBeGreaterThan(0);
+  } finally {
+    await limited.close();
+  }
+});
