@@ -683,3 +683,17 @@ test("past the token's rate limit, a 429 with Retry-After, as on /v1/log", async
     await limited.close();
   }
 });
+
+test("a web page may export with a public token: the preflight allows its headers", async () => {
+  const preflight = await send("/otlp/v1/logs", {
+    method: "OPTIONS",
+    headers: {
+      Origin: "https://shop.example.com",
+      "Access-Control-Request-Method": "POST",
+      "Access-Control-Request-Headers": "authorization, content-type, x-signalboard-project",
+    },
+  });
+  expect(preflight.status).toBe(204);
+  expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
+  expect(preflight.headers.get("access-control-allow-headers")).toContain("X-Signalboard-Project");
+});
