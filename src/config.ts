@@ -133,6 +133,12 @@ export const settings = {
     bytes,
     "largest request body accepted by the API (bytes, or with KiB/MiB)",
   ),
+  otlpBodyLimit: spec(
+    "SIGNALBOARD_OTLP_BODY_LIMIT",
+    "4MiB",
+    bytes.refine((n) => n <= 16 * 1024 * 1024, "must be at most 16MiB"),
+    "largest OpenTelemetry export accepted on /otlp/v1/logs and /otlp/v1/metrics, as sent and once unzipped (bytes, or with KiB/MiB)",
+  ),
   pingBodyLimit: spec(
     "SIGNALBOARD_PING_BODY_LIMIT",
     "10000",

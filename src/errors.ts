@@ -141,11 +141,12 @@ export class Conflict extends AppError {
 }
 
 export class PayloadTooLarge extends AppError {
-  constructor(limit: number) {
+  /** `unzipped`: the body was small enough as sent, not once unzipped. `setting`: the limit's name. */
+  constructor(limit: number, unzipped?: "unzipped", setting: string = "SIGNALBOARD_BODY_LIMIT") {
     super(
       "too_large",
       "payload_too_large",
-      `The request body is larger than the limit of ${limit} bytes (SIGNALBOARD_BODY_LIMIT). Send a smaller body.`,
+      `The request body is larger${unzipped ? " once unzipped" : ""} than the limit of ${limit} bytes (${setting}). Send a smaller body.`,
     );
   }
 }
@@ -157,6 +158,16 @@ export class UnsupportedMediaType extends AppError {
       "unsupported",
       "unsupported_media_type",
       `Content-Type must be ${wanted}${got ? `, got "${got}"` : " (the header is missing)"}.${how}`,
+    );
+  }
+}
+
+export class UnsupportedEncoding extends AppError {
+  constructor(got: string) {
+    super(
+      "unsupported",
+      "unsupported_media_type",
+      `Content-Encoding "${got.slice(0, 40)}" is not read here: send the body as it is, or with Content-Encoding: gzip.`,
     );
   }
 }

@@ -26,6 +26,7 @@ import { memoryLimiter, sharedLimiter } from "./domain/limits.ts";
 import { healthService } from "./domain/health.ts";
 import { hookService } from "./domain/hooks.ts";
 import { ingestService, type RunWrite } from "./domain/ingest.ts";
+import { otlpService } from "./domain/otlp/service.ts";
 import { memberService } from "./domain/members.ts";
 import { type IngestWrite, ingestWrites } from "./domain/ingest-writes.ts";
 import { deviceService } from "./domain/notifications.ts";
@@ -154,8 +155,8 @@ function servicesOf(
   const tokens = tokenService(store);
   const accounts = accountService(store, { sessionTtlMs: config.sessionTtl, clock, passwordCost });
   const audit = auditService(store);
-  const ingest = ingestService({ run, announce, defaultProject: config.defaultProject, baseUrl: config.baseUrl });
   const projects = projectService(store, { announce, defaultProject: config.defaultProject, clock });
+  const ingest = ingestService({ run, announce, defaultProject: config.defaultProject, baseUrl: config.baseUrl });
   const notifier = new Notifier(
     store,
     vapid,
@@ -244,6 +245,13 @@ function servicesOf(
     ingest,
     /** Inbound webhooks (/hooks/<id>): deliveries made into events by the same ingest. */
     hooks: hookService(store, ingest, { clock, baseUrl: config.baseUrl }),
+    /** OpenTelemetry's exports, through ingest. */
+    otlp: otlpService({
+      ingest,
+      requireProject: projects.requireProject,
+      defaultProject: config.defaultProject,
+      clock,
+    }),
     feed,
     analytics,
     charts: chartService(store, analytics, feed),

@@ -13,6 +13,7 @@ import { ingestRoutes } from "./ingest.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { maintenanceRoutes } from "./maintenance.ts";
 import { openApiRoute } from "./openapi.ts";
+import { otlpRoutes } from "./otlp.ts";
 import { pingRoutes } from "./pings.ts";
 import { readRoutes } from "./read.ts";
 import { shareRoutes } from "./shares.ts";
@@ -21,6 +22,7 @@ import { streamRoutes } from "./stream.ts";
 export function apiRoutes(services: Services, edge: Edge): Route[] {
   const routes = [
     ...ingestRoutes(services, edge),
+    ...otlpRoutes(services, edge),
     ...readRoutes(services),
     ...analyticsRoutes(services),
     ...chartRoutes(services),

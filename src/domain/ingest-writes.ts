@@ -27,6 +27,11 @@ export type LogInput = {
   userId?: string;
   /** Unix seconds; given means historical: stored at that time and never notified. */
   timestamp?: number;
+  /**
+   * Unix milliseconds when a live event happened, at most `now` (OTLP's timeUnixNano of a recent
+   * record): stored as its time without making it historical. Ignored with a timestamp; now when absent.
+   */
+  time?: number;
   /** 1 (min) to 5 (urgent); 3 when absent. */
   priority?: number;
 };
@@ -223,7 +228,7 @@ export function newEvent(project: Project, channelId: number, input: LogInput, n
     parser: input.parser ?? "text",
     userId: input.userId ?? null,
     tags: input.tags && Object.keys(input.tags).length ? input.tags : null,
-    ts: historical ? Math.round(input.timestamp! * 1000) : now,
+    ts: historical ? Math.round(input.timestamp! * 1000) : Math.min(input.time ?? now, now),
     receivedAt: now,
     historical,
     priority: input.priority ?? PRIORITY.normal,

@@ -3,7 +3,15 @@
 // at most the route's limit, refused by its declared size before anything is read and counted as
 // it is read when sent chunked (413), UTF-8 (400, naming the field whose bytes are not), valid JSON
 // (400), nested no deeper than any of our bodies needs, and only well-formed text (400). Never a 500.
-import { InvalidJson, PayloadTooLarge, UnsupportedMediaType, ValidationError } from "../errors.ts";
+import { gunzipSync } from "node:zlib";
+import {
+  BadRequest,
+  InvalidJson,
+  PayloadTooLarge,
+  UnsupportedEncoding,
+  UnsupportedMediaType,
+  ValidationError,
+} from "../errors.ts";
 import { notUtf8 } from "./utf8.ts";
 
 /** Forms of the dashboard are small; only the API takes SIGNALBOARD_BODY_LIMIT. */
@@ -34,7 +42,11 @@ export async function readJson(request: Request, limit: number): Promise<unknown
 export async function readJsonUnchecked(request: Request, limit: number): Promise<unknown> {
   const type = request.headers.get("content-type");
   if (!type || !JSON_TYPE.test(type)) throw new UnsupportedMediaType(type);
-  const bytes = await readBytes(request, limit);
+  return parseJson(await readBytes(request, limit));
+}
+
+/** JSON's bytes parsed: UTF-8 (400 naming the field whose bytes are not), not empty, valid JSON. */
+export function parseJson(bytes: Uint8Array): unknown {
   let text: string;
   try {
     text = STRICT_UTF8.decode(bytes);
@@ -138,14 +150,38 @@ export async function readBytes(request: Request, limit: number): Promise<Uint8A
   return readChunks(request, limit);
 }
 
+/**
+ * The body's bytes as sent (at most `limit`, the setting named `setting`), unzipped when its
+ * Content-Encoding is gzip: the unzipped bytes are held to the same limit as they come out (a small
+ * body that unzips to gigabytes is a 413, never memory). Another encoding is a 415.
+ */
+export async function readBytesDecoded(request: Request, limit: number, setting: string): Promise<Uint8Array> {
+  const encoding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
+  if (encoding !== "identity" && encoding !== "gzip") throw new UnsupportedEncoding(encoding);
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > limit) throw new PayloadTooLarge(limit, undefined, setting);
+  const bytes = declared ? await request.bytes() : await readChunks(request, limit, setting);
+  if (encoding === "identity") return bytes;
+  try {
+    return gunzipSync(bytes, { maxOutputLength: limit });
+  } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE")
+      throw new PayloadTooLarge(limit, "unzipped", setting);
+    throw new BadRequest(
+      `The body is not valid gzip (${(error as Error).message}), though its Content-Encoding says gzip.`,
+      "invalid_body",
+    );
+  }
+}
+
 /** A body sent chunked (no Content-Length), counted as it is read and cut off at `limit`. */
-async function readChunks(request: Request, limit: number): Promise<Uint8Array> {
+async function readChunks(request: Request, limit: number, setting?: string): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
-    if (size > limit) throw new PayloadTooLarge(limit);
+    if (size > limit) throw new PayloadTooLarge(limit, undefined, setting);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);

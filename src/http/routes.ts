@@ -254,7 +254,9 @@ export type RouteChecks = {
 
 const CORS_PREFLIGHT = {
   "Access-Control-Allow-Origin": "*",
-  "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
+  // X-Signalboard-Project and Content-Encoding: OpenTelemetry exports from web pages (api/otlp.ts).
+  "Access-Control-Allow-Headers":
+    "Authorization, Content-Type, Content-Encoding, Idempotency-Key, X-Signalboard-Project",
   "Access-Control-Max-Age": "86400",
 };
 

@@ -107,7 +107,16 @@ export function postScript(name: string, body: unknown, headers: Record<string, 
 /** `pin`: the CPU to run wrk on (taskset), so the server's threads have the other cores to themselves. */
 export function wrk(
   url: string,
-  opts: { connections: number; seconds: number; script: string; rate?: number; threads?: number; pin?: number },
+  opts: {
+    connections: number;
+    seconds: number;
+    script: string;
+    rate?: number;
+    threads?: number;
+    pin?: number;
+    /** Seconds before wrk counts a request as failed (its own default: 2). */
+    timeout?: number;
+  },
 ): WrkResult {
   const threads = Math.min(opts.threads ?? 2, opts.connections);
   const args = [
@@ -116,6 +125,7 @@ export function wrk(
     `-c${opts.connections}`,
     `-d${opts.seconds}s`,
     "--latency",
+    ...(opts.timeout ? ["--timeout", `${opts.timeout}s`] : []),
     "-s",
     opts.script,
     url,

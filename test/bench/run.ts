@@ -1,6 +1,6 @@
 // npm run bench: every benchmark, measured in one run on loopback against the compiled binary,
 // printed as tables and written to BENCHMARKS.md (with docs/throughput.svg).
-//   BENCH_ONLY=ingest,fanout,startup,feed,stall,postgres,analytics,alerts,alerts-loop,checks   run some sections only ("postgres" is
+//   BENCH_ONLY=ingest,fanout,startup,feed,stall,postgres,analytics,alerts,alerts-loop,checks,otlp   run some sections only ("postgres" is
 //   pg-ingest and pg-read; BENCH_ONLY=pg-ingest alone is PostgreSQL's ingest beside SQLite, a few minutes)
 //   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune (defaults 3, 5, 1000000)
 //   BENCH_STORES=sqlite|postgres   the analytics section on one store only (default both)
@@ -24,6 +24,7 @@ import {
 import { throughputChart } from "./chart.ts";
 import { checksBenchmark, checksRows } from "./checks.ts";
 import { fanoutBenchmark } from "./fanout.ts";
+import { otlpBenchmark } from "./otlp.ts";
 import { feedBenchmark } from "./feed.ts";
 import { ingestBenchmark } from "./ingest.ts";
 import { postgresBenchmark, postgresBytes, seedPostgres } from "./postgres.ts";
@@ -44,6 +45,7 @@ const ALL = [
   "alerts",
   "alerts-loop",
   "checks",
+  "otlp",
 ];
 const only = new Set(
   (process.env.BENCH_ONLY ?? ALL.join(","))
@@ -261,6 +263,16 @@ if (only.has("checks")) {
     "Checks: pings, and a thousand due at once",
     `Pings: GET /ping/<uuid> of one of 1,000 checks at random per request (SIGNALBOARD_RATE_LIMIT_PING=0), against POST /v1/log with the README's event; 64 connections, ${rounds} alternating rounds of ${seconds} s against the compiled binary, medians. A ping is an event in the check's channel and its check's state, in one transaction. Due at once: 1,000 checks on the cron schedule \`* * * * *\` with 5 s of grace, each pinged once, so all are due at the same moment (as jobs at the top of the hour are); the server run from source with test/bench/loop-hold.ts preloaded and rounds every second (SIGNALBOARD_ALERT_INTERVAL=1). All down: from the moment they are due to the last of their notices; all up: from pinging them all again (32 at a time) to the last notice. Meanwhile /healthz every 20 ms on new connections. Notices: the events of the alerts channel afterwards, three more rounds later.`,
     checksRows(results),
+  );
+}
+
+if (only.has("otlp")) {
+  console.error("OpenTelemetry logs beside /v1/log...");
+  const otlp = await otlpBenchmark(binary, { rounds, seconds });
+  section(
+    "OpenTelemetry logs beside /v1/log",
+    `POST /otlp/v1/logs with one protobuf export of 100 records (${otlp.bytes.toLocaleString("en-US")} bytes; each record the README's event as a body of two lines, severity, a trace id and three attributes, so an event with five tags), as an SDK's batch processor sends them, against POST /v1/log with the README's event; 16 connections each, ${rounds} alternating rounds of ${seconds} s against the compiled binary, medians. Each record goes through the same ingest operation as a /v1/log event, in the same group commits. CPU µs per event: the server's CPU time over the events stored.`,
+    otlp.rows,
   );
 }
 

@@ -5,12 +5,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, cpSync, existsSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import generated from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
 import { eventually, openSse, tempDir } from "../helpers.ts";
 import { type Cluster, createDatabase, postgresBin, startCluster } from "../pg-cluster.ts";
 import { lastLine, ROOT, run, serve } from "./process.ts";
 
 let dir: string;
 let binary: string;
+
+type Coder = { encode(m: unknown): { finish(): Uint8Array }; decode(b: Uint8Array): Record<string, unknown> };
 
 beforeAll(async () => {
   const buildDir = tempDir("signalboard-build-");
@@ -83,6 +86,46 @@ describe("the compiled binary", () => {
         const again = await fetch(server.url + path, { headers: { "If-None-Match": res.headers.get("etag")! } });
         expect(again.status).toBe(304);
       }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("decodes an OpenTelemetry export in protobuf with the code it carries, and answers in protobuf", async () => {
+    const token = lastLine((await run([binary], ["token", "create", "--name", "otlp"], { cwd: dir })).stdout);
+    const logs = (
+      generated as unknown as { opentelemetry: { proto: { collector: { logs: { v1: Record<string, Coder> } } } } }
+    ).opentelemetry.proto.collector.logs.v1;
+    const message = {
+      resourceLogs: [
+        {
+          resource: { attributes: [{ key: "service.name", value: { stringValue: "binary" } }] },
+          scopeLogs: [{ logRecords: [{ severityText: "WARN", body: { stringValue: "From an SDK" } }] }],
+        },
+      ],
+    };
+    const server = await serve([binary], [], { cwd: dir });
+    try {
+      const sent = await fetch(`${server.url}/otlp/v1/logs`, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${token}`,
+          "Content-Type": "application/x-protobuf",
+          "Content-Encoding": "gzip",
+        },
+        body: Bun.gzipSync(new Uint8Array(logs.ExportLogsServiceRequest!.encode(message).finish())),
+      });
+      expect(sent.status).toBe(200);
+      expect(sent.headers.get("content-type")).toBe("application/x-protobuf");
+      expect(
+        logs.ExportLogsServiceResponse!.decode(new Uint8Array(await sent.arrayBuffer())).partialSuccess,
+      ).toBeNull();
+      const list = await fetch(`${server.url}/v1/events?project=default&channel=binary`, {
+        headers: { Authorization: `Bearer ${token}` },
+      }).then((r) => r.json());
+      expect(list.events.map((e: { event: string; tags: unknown }) => [e.event, e.tags])).toEqual([
+        ["From an SDK", { severity: "warn" }],
+      ]);
     } finally {
       await server.stop();
     }

@@ -19,6 +19,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const logTo = (project: string, channel: string) => ({ project, channel, event: "Visit" });
+/** An OpenTelemetry resource whose records go to project "other". */
+const otherProject = { attributes: [{ key: "signalboard.project", value: { stringValue: "other" } }] };
 
 describe("authentication", () => {
   // Every ingest route (checked against the route table below) and a read of each kind; the table
@@ -32,6 +34,8 @@ describe("authentication", () => {
     ["POST", "/v1/identify"],
     ["POST", "/v1/group"],
     ["POST", "/v1/page"],
+    ["POST", "/otlp/v1/logs"],
+    ["POST", "/otlp/v1/metrics"],
     ["GET", "/v1/events"],
     ["GET", "/v1/metrics"],
     ["GET", "/v1/stream"],
@@ -72,6 +76,12 @@ describe("authentication", () => {
     "/v1/identify": { project: "other", user_id: "u" },
     "/v1/group": { project: "other", group_id: "g" },
     "/v1/page": { project: "other", payload: { path: "/" } },
+    "/otlp/v1/logs": { resourceLogs: [{ resource: otherProject, scopeLogs: [{ logRecords: [{}] }] }] },
+    "/otlp/v1/metrics": {
+      resourceMetrics: [
+        { resource: otherProject, scopeMetrics: [{ metrics: [{ name: "m", gauge: { dataPoints: [{ asInt: 1 }] } }] }] },
+      ],
+    },
   };
   for (const [method, path] of routes) {
     const body = method === "PATCH" ? { project: "other", title: "m", value: { $inc: 1 } } : bodies[path];

@@ -1,0 +1,78 @@
+// OTLP's two encodings on the wire. Protobuf is decoded and the answers encoded by the code
+// protobufjs generated from OpenTelemetry's published .proto definitions, as the npm package
+// @opentelemetry/otlp-transformer ships it (imported from the package, so it is bundled into the
+// compiled binary); JSON is OTLP/JSON, parsed with our body rules.
+import generated from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
+import { BadRequest, UnsupportedMediaType } from "../errors.ts";
+import type { Refused } from "../domain/otlp/service.ts";
+import { parseJson } from "../http/body.ts";
+
+export type Signal = "logs" | "metrics";
+export type Encoding = "protobuf" | "json";
+
+/** A generated message type: as much of protobufjs's static code as is used here. */
+type MessageType = {
+  decode(bytes: Uint8Array): unknown;
+  encode(message: Record<string, unknown>): { finish(): Uint8Array };
+};
+type Service = Record<string, MessageType>;
+
+// Typed as a protobufjs Root; its static classes are plain properties.
+const collector = (generated as unknown as { opentelemetry: { proto: { collector: Record<Signal, { v1: Service }> } } })
+  .opentelemetry.proto.collector;
+
+const MESSAGES: Record<Signal, { request: MessageType; response: MessageType; rejected: string }> = {
+  logs: {
+    request: collector.logs.v1.ExportLogsServiceRequest!,
+    response: collector.logs.v1.ExportLogsServiceResponse!,
+    rejected: "rejectedLogRecords",
+  },
+  metrics: {
+    request: collector.metrics.v1.ExportMetricsServiceRequest!,
+    response: collector.metrics.v1.ExportMetricsServiceResponse!,
+    rejected: "rejectedDataPoints",
+  },
+};
+
+const PROTOBUF_TYPE = /^application\/x-protobuf\s*(;|$)/i;
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+const WANTED = "application/x-protobuf or application/json";
+
+/** Which encoding the request is in, by its Content-Type; another is a 415. */
+export function encodingOf(request: Request): Encoding {
+  const type = request.headers.get("content-type");
+  if (type && PROTOBUF_TYPE.test(type)) return "protobuf";
+  if (type && JSON_TYPE.test(type)) return "json";
+  throw new UnsupportedMediaType(type, WANTED);
+}
+
+/** The export request as its encoding holds it (a protobufjs message, or parsed JSON); a body that cannot be read is a 400. */
+export function decodeExport(signal: Signal, encoding: Encoding, bytes: Uint8Array): unknown {
+  if (encoding === "json") return parseJson(bytes);
+  try {
+    return MESSAGES[signal].request.decode(bytes);
+  } catch (error) {
+    throw new BadRequest(
+      `The body is not a protobuf-encoded Export${signal === "logs" ? "Logs" : "Metrics"}ServiceRequest (${(error as Error).message}).`,
+      "invalid_body",
+    );
+  }
+}
+
+const HEADERS: Record<Encoding, Record<string, string>> = {
+  protobuf: { "Content-Type": "application/x-protobuf", "Access-Control-Allow-Origin": "*" },
+  json: { "Content-Type": "application/json", "Access-Control-Allow-Origin": "*" },
+};
+
+/** Export…ServiceResponse in the request's encoding: empty when all was stored, else partialSuccess with the count and why. */
+export function exportResponse(signal: Signal, encoding: Encoding, refused: Refused): Response {
+  const { response, rejected } = MESSAGES[signal];
+  const partial = refused.count ? { [rejected]: refused.count, errorMessage: refused.reason ?? "" } : null;
+  if (encoding === "protobuf") {
+    const bytes = response.encode(partial ? { partialSuccess: partial } : {}).finish();
+    return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: HEADERS.protobuf });
+  }
+  // OTLP/JSON writes 64-bit integers as strings (protobuf's JSON mapping).
+  const body = partial ? { partialSuccess: { ...partial, [rejected]: String(refused.count) } } : {};
+  return new Response(JSON.stringify(body), { headers: HEADERS.json });
+}

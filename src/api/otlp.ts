@@ -1,0 +1,55 @@
+// OpenTelemetry's OTLP over HTTP: POST /otlp/v1/logs and /otlp/v1/metrics, so an SDK or a
+// collector pointed at {BASE_URL}/otlp sends here. Protobuf (most SDKs' default) or JSON, gzipped
+// or not; answered with the Export…ServiceResponse in the request's encoding, its partialSuccess
+// counting and telling what was not stored. Errors (400, 401, 403, 404, 413, 415, 429 and 503 with
+// Retry-After) are the API's JSON errors, as everywhere else.
+import { readLogs, readMetrics } from "./otlp-read.ts";
+import { decodeExport, type Encoding, encodingOf, exportResponse, type Signal } from "./otlp-wire.ts";
+import { readBytesDecoded } from "../http/body.ts";
+import type { Edge } from "../http/edge.ts";
+import { type Route, route } from "../http/routes.ts";
+import type { Services } from "../services.ts";
+
+/** The header that names the project, after the token's own project and before the resource attribute. */
+const PROJECT_HEADER = "x-signalboard-project";
+
+const DESCRIPTION = {
+  logs: "OTLP/HTTP logs (protobuf or JSON, optionally gzipped). Each log record becomes an event: project from the token's only project, else the X-Signalboard-Project header, else the resource attribute signalboard.project, else the default project; channel from service.name; name the body's first line; description the body; tags from the record's scalar attributes, severity and trace-id; user_id from enduser.id; notify with signalboard.notify=true. Answers ExportLogsServiceResponse in the request's encoding, with partialSuccess when records were not stored.",
+  metrics:
+    "OTLP/HTTP metrics (protobuf or JSON, optionally gzipped). A gauge's data point sets the metric, a sum's adds to it (delta) or sets it (cumulative); a histogram is kept as NAME.count and NAME.sum. The title is the name and the point's attributes. Answers ExportMetricsServiceResponse in the request's encoding, with partialSuccess when data points were not stored.",
+};
+
+export function otlpRoutes({ otlp, config }: Services, { guard }: Edge): Route[] {
+  const exportRoute = (signal: Signal): Route =>
+    route({
+      method: "POST",
+      path: `/otlp/v1/${signal}`,
+      access: "token",
+      cors: true,
+      metered: true,
+      doc: {
+        summary: signal === "logs" ? "Export OpenTelemetry logs" : "Export OpenTelemetry metrics",
+        description: DESCRIPTION[signal],
+        example: {
+          partialSuccess: {
+            [signal === "logs" ? "rejectedLogRecords" : "rejectedDataPoints"]: "1",
+            errorMessage: `1 ${signal === "logs" ? "log records" : "data points"} not stored: Project "shop" does not exist. Create it in the dashboard or with: signalboard project create shop`,
+          },
+        },
+      },
+      async handle({ request, scope }) {
+        const encoding: Encoding = encodingOf(request);
+        const bytes = await readBytesDecoded(request, config.otlpBodyLimit, "SIGNALBOARD_OTLP_BODY_LIMIT");
+        await guard.recheck(scope); // the token may have been revoked while the body came in
+        const decoded = decodeExport(signal, encoding, bytes);
+        const project = request.headers.get(PROJECT_HEADER)?.trim() || null;
+        const refused =
+          signal === "logs"
+            ? await otlp.exportLogs(scope, readLogs(decoded), project, request.signal)
+            : await otlp.exportMetrics(scope, readMetrics(decoded), project, request.signal);
+        return exportResponse(signal, encoding, refused);
+      },
+    });
+
+  return [exportRoute("logs"), exportRoute("metrics")];
+}
