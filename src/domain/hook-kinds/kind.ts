@@ -18,8 +18,8 @@ export type HookKindModule<C extends HookConfig = HookConfig> = {
   label: string;
   /** Where its events go unless the hook names a channel. */
   defaultChannel: string;
-  /** Whether a hook of this kind needs a secret to check signatures with. */
-  secret: "required" | "optional";
+  /** Whether a hook of this kind needs a secret to check signatures with ("none": its service signs nothing). */
+  secret: "required" | "optional" | "none";
   /** Its settings beyond the name, channel and secret (the API's `config`). */
   config: z.ZodType<C>;
   /** Null when the delivery is signed as the service signs it, else why not (answered as a 401). */
