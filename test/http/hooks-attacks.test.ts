@@ -42,3 +42,51 @@ test("an Alertmanager hook takes no secret: nothing would check it, and it would
   expect((await server.services.hooks.get(id)).secret).toBeNull();
   await server.services.hooks.remove(id);
 });
+
+test("an issue's title (anyone's words) shows as text in its link, never as a link of its own", async () => {
+  const hook = await server.services.hooks.create({
+    project: "shop",
+    kind: "github",
+    name: "Repo",
+    channel: "gh",
+    secret: "gh-secret",
+  });
+  const deliver = async (event: string, id: string, payload: Record<string, unknown>) => {
+    const body = JSON.stringify(payload);
+    const answer = await call(server, {
+      path: `/hooks/${hook.id}`,
+      body,
+      token: null,
+      headers: {
+        "Content-Type": "application/json",
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": id,
+        "X-Hub-Signature-256": `sha256=${hmac("gh-secret", body)}`,
+      },
+    });
+    expect(answer.status).toBe(200);
+  };
+  const repository = { full_name: "acme/app", html_url: "https://github.com/acme/app" };
+  await deliver("issues", "d-1", {
+    action: "opened",
+    issue: {
+      title: "Login broken](https://evil.example/login) see [details",
+      html_url: "https://github.com/acme/app/issues/7",
+    },
+    repository,
+    sender: { login: "stranger" },
+  });
+  await deliver("push", "d-2", {
+    ref: "refs/heads/main",
+    compare: "https://github.com/acme/app/compare/a...b",
+    commits: [{ message: "[Security fix](https://evil.example/patch) <img src=x onerror=alert(1)>" }],
+    repository,
+    sender: { login: "stranger" },
+  });
+  const feed = await (await owner.request("/p/shop/feed?channel=gh")).text();
+  expect(feed).toContain("Login broken");
+  expect(feed).toContain("Security fix");
+  expect(feed).toContain('href="https://github.com/acme/app/issues/7"');
+  expect(feed).not.toContain('href="https://evil.example');
+  expect(feed).not.toContain("<img");
+});

@@ -66,6 +66,16 @@ export function fit(value: unknown, max: number): string | undefined {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/**
+ * Text from a delivery as Markdown shows it: the characters Markdown reads as links, emphasis,
+ * images, HTML or autolinks are escaped, so an issue's title such as "Fix](https://evil.example) ["
+ * stays text inside its link rather than becoming a link of its own.
+ */
+export const markdownText = (text: string) => text.replace(/[\\`*_[\]<>~!|:]/g, "\\$&");
+
+/** A URL from a delivery as a Markdown link's destination: what would end it early is percent-encoded. */
+export const markdownUrl = (url: string) => url.replace(/[\s()<>]/g, (c) => encodeURIComponent(c));
+
 /** A name for an event: never empty. */
 export const eventName = (value: unknown, fallback: string) => fit(value, LIMITS.eventName) || fallback;
 
