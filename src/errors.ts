@@ -141,11 +141,12 @@ export class Conflict extends AppError {
 }
 
 export class PayloadTooLarge extends AppError {
-  constructor(limit: number) {
+  /** `setting`: the one that sets this limit, named so that whoever runs the server knows what to raise. */
+  constructor(limit: number, setting = "SIGNALBOARD_BODY_LIMIT") {
     super(
       "too_large",
       "payload_too_large",
-      `The request body is larger than the limit of ${limit} bytes (SIGNALBOARD_BODY_LIMIT). Send a smaller body.`,
+      `The request body is larger than the limit of ${limit} bytes (${setting}). Send a smaller body.`,
     );
   }
 }

@@ -130,22 +130,22 @@ export async function readText(request: Request, limit: number): Promise<string>
   return Buffer.from(await readChunks(request, limit)).toString("utf8");
 }
 
-/** The body's bytes, at most `limit`, with the same rules as readText. */
-export async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
+/** The body's bytes, at most `limit` (set by `setting`), with the same rules as readText. */
+export async function readBytes(request: Request, limit: number, setting?: string): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) throw new PayloadTooLarge(limit);
+  if (declared !== null && Number(declared) > limit) throw new PayloadTooLarge(limit, setting);
   if (declared !== null) return request.bytes();
-  return readChunks(request, limit);
+  return readChunks(request, limit, setting);
 }
 
 /** A body sent chunked (no Content-Length), counted as it is read and cut off at `limit`. */
-async function readChunks(request: Request, limit: number): Promise<Uint8Array> {
+async function readChunks(request: Request, limit: number, setting?: string): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
-    if (size > limit) throw new PayloadTooLarge(limit);
+    if (size > limit) throw new PayloadTooLarge(limit, setting);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);

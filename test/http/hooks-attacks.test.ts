@@ -90,3 +90,29 @@ test("an issue's title (anyone's words) shows as text in its link, never as a li
   expect(feed).not.toContain('href="https://evil.example');
   expect(feed).not.toContain("<img");
 });
+
+test("a delivery over the hooks' limit names SIGNALBOARD_HOOK_BODY_LIMIT, the setting that raises it", async () => {
+  const hook = await server.services.hooks.create({ project: "shop", kind: "generic", name: "Big" });
+  const body = JSON.stringify({ event: "x".repeat(3000) });
+  const declared = await call(server, {
+    path: `/hooks/${hook.id}`,
+    body,
+    token: null,
+    headers: { "Content-Type": "application/json" },
+  });
+  expect(declared.status).toBe(413);
+  expect(declared.json.message).toContain("SIGNALBOARD_HOOK_BODY_LIMIT");
+  // Sent in chunks, without a declared size: counted as it comes, and the same answer.
+  const chunked = await server.fetch(`/hooks/${hook.id}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(body));
+        c.close();
+      },
+    }),
+  });
+  expect(chunked.status).toBe(413);
+  expect(((await chunked.json()) as { message: string }).message).toContain("SIGNALBOARD_HOOK_BODY_LIMIT");
+});
