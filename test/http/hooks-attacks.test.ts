@@ -116,3 +116,32 @@ test("a delivery over the hooks' limit names SIGNALBOARD_HOOK_BODY_LIMIT, the se
   expect(chunked.status).toBe(413);
   expect(((await chunked.json()) as { message: string }).message).toContain("SIGNALBOARD_HOOK_BODY_LIMIT");
 });
+
+test("one Stripe delivery sent ten times at once is stored once; a replay outside five minutes stores nothing", async () => {
+  const hook = await server.services.hooks.create({
+    project: "shop",
+    kind: "stripe",
+    name: "Payments",
+    channel: "pay",
+    secret: "whsec_parallel",
+  });
+  const body = JSON.stringify({ id: "evt_parallel", type: "invoice.paid", data: { object: { object: "invoice" } } });
+  const send = (t: number) =>
+    call(server, {
+      path: `/hooks/${hook.id}`,
+      body,
+      token: null,
+      headers: {
+        "Content-Type": "application/json",
+        "Stripe-Signature": `t=${t},v1=${hmac("whsec_parallel", `${t}.${body}`)}`,
+      },
+    });
+  const t = Math.floor(NOW / 1000);
+  const answers = await Promise.all(Array.from({ length: 10 }, () => send(t)));
+  expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+  expect(answers.reduce((n, a) => n + a.json.stored, 0)).toBe(1);
+  expect(answers.reduce((n, a) => n + a.json.duplicates, 0)).toBe(9);
+  for (const late of [t - 301, t + 301]) expect((await send(late)).status).toBe(401);
+  const events = (await call(server, { path: "/v1/events?project=shop&channel=pay" })).json.events;
+  expect(events).toHaveLength(1);
+});
