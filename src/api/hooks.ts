@@ -135,7 +135,7 @@ export function hookRoutes({ hooks, config }: Services): Route[] {
         const hook = await hooks.get(params.id);
         const project = await hooks.projectOf(hook);
         limiter?.take(hook.id);
-        const body = await readBytes(request, config.hookBodyLimit);
+        const body = await readBytes(request, config.hookBodyLimit, "SIGNALBOARD_HOOK_BODY_LIMIT");
         const received = await hooks.receive(hook, project, body, request.headers, request.signal);
         return ok({ ...received });
       },

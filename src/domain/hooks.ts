@@ -67,6 +67,13 @@ function checkedConfig(kind: HookKind, raw: unknown): HookConfig {
 }
 
 function checkSecret(kind: HookKind, value: string | null | undefined): void {
+  // A secret nothing checks would read as "signed" while anyone with the URL may post.
+  if (hookKind(kind).secret === "none" && value)
+    throw ValidationError.field(
+      "secret",
+      "custom",
+      `secret: a ${hookKind(kind).label} hook takes no secret: its service signs nothing, so the URL is the secret`,
+    );
   if (hookKind(kind).secret === "required" && !value)
     throw ValidationError.field(
       "secret",

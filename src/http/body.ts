@@ -142,12 +142,12 @@ export async function readText(request: Request, limit: number): Promise<string>
   return Buffer.from(await readChunks(request, limit)).toString("utf8");
 }
 
-/** The body's bytes, at most `limit`, with the same rules as readText. */
-export async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
+/** The body's bytes, at most `limit` (set by `setting`), with the same rules as readText. */
+export async function readBytes(request: Request, limit: number, setting?: string): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) throw new PayloadTooLarge(limit);
+  if (declared !== null && Number(declared) > limit) throw new PayloadTooLarge(limit, undefined, setting);
   if (declared !== null) return request.bytes();
-  return readChunks(request, limit);
+  return readChunks(request, limit, setting);
 }
 
 /**

@@ -23,7 +23,7 @@ const record = (v: unknown): Record<string, unknown> =>
 export const alertmanager = defineHookKind({
   label: "Alertmanager",
   defaultChannel: "alertmanager",
-  secret: "optional",
+  secret: "none",
   config: z.object({}).strict(),
   verify: () => null,
   events(body): HookEvent[] {

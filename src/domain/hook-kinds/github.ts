@@ -4,7 +4,7 @@
 // X-GitHub-Delivery. GitHub's ping (sent when a webhook is made) is answered and records nothing.
 import { z } from "zod";
 import { LIMITS } from "../input-fields.ts";
-import { at, defineHookKind, eventName, fit, hmacHex, sameDigest, tagsOf } from "./kind.ts";
+import { at, defineHookKind, eventName, fit, hmacHex, markdownText, markdownUrl, sameDigest, tagsOf } from "./kind.ts";
 
 const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
 
@@ -23,13 +23,15 @@ function branchOf(body: unknown): string | undefined {
 
 /** What the event is about, in a line or a few, with its link. */
 function describe(event: string, body: unknown): string | undefined {
+  // Titles and commit messages are anyone's words (an issue on a public repository): shown as text.
+  const text = (value: unknown) => (str(value) === undefined ? undefined : markdownText(fit(value, 300)!));
   const link = (title: unknown, url: unknown) =>
-    str(url) ? `[${fit(str(title) ?? url, 300)}](${str(url)})` : str(title);
+    str(url) ? `[${text(str(title) ?? url)}](${markdownUrl(str(url)!)})` : text(title);
   switch (event) {
     case "push": {
       const commits = (at(body, "commits") as { message?: unknown }[] | undefined) ?? [];
       const lines = Array.isArray(commits)
-        ? commits.slice(0, 20).map((c) => `- ${fit(str(c?.message)?.split("\n")[0] ?? "", 200)}`)
+        ? commits.slice(0, 20).map((c) => `- ${markdownText(fit(str(c?.message)?.split("\n")[0] ?? "", 200)!)}`)
         : [];
       return [link(str(at(body, "compare")) ? "Compare" : undefined, at(body, "compare")), ...lines]
         .filter(Boolean)

@@ -18,8 +18,8 @@ export type HookKindModule<C extends HookConfig = HookConfig> = {
   label: string;
   /** Where its events go unless the hook names a channel. */
   defaultChannel: string;
-  /** Whether a hook of this kind needs a secret to check signatures with. */
-  secret: "required" | "optional";
+  /** Whether a hook of this kind needs a secret to check signatures with ("none": its service signs nothing). */
+  secret: "required" | "optional" | "none";
   /** Its settings beyond the name, channel and secret (the API's `config`). */
   config: z.ZodType<C>;
   /** Null when the delivery is signed as the service signs it, else why not (answered as a 401). */
@@ -65,6 +65,16 @@ export function fit(value: unknown, max: number): string | undefined {
   const text = (typeof value === "string" ? value : JSON.stringify(value)).toWellFormed().replaceAll("\u0000", "");
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/**
+ * Text from a delivery as Markdown shows it: the characters Markdown reads as links, emphasis,
+ * images, HTML or autolinks are escaped, so an issue's title such as "Fix](https://evil.example) ["
+ * stays text inside its link rather than becoming a link of its own.
+ */
+export const markdownText = (text: string) => text.replace(/[\\`*_[\]<>~!|:]/g, "\\$&");
+
+/** A URL from a delivery as a Markdown link's destination: what would end it early is percent-encoded. */
+export const markdownUrl = (url: string) => url.replace(/[\s()<>]/g, (c) => encodeURIComponent(c));
 
 /** A name for an event: never empty. */
 export const eventName = (value: unknown, fallback: string) => fit(value, LIMITS.eventName) || fallback;
