@@ -49,6 +49,8 @@ export const activityChart = component(() => {
       const response = await fetch(url, { headers: { Accept: "application/json" } });
       if (!response.ok) return;
       const data: Activity = await response.json();
+      // The card may have gone while its answer was on its way (removed, or swapped for a fresh one).
+      if (!this.$root.isConnected) return;
       if (handle) handle.dispose();
       handle = null;
       const el = ref(this, "chart");
