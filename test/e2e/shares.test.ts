@@ -103,4 +103,27 @@ describeBrowser("shared pages", () => {
       { colorScheme: "dark", viewport: { width: 1600, height: 900 } },
     );
   });
+  test("an open page whose link is revoked says so across its top, in the kiosk view too", async () => {
+    await call(server, { path: "/v1/insight", body: { project: "shop", title: "Revoked queue", value: 1 } });
+    const made = await call(server, {
+      path: "/v1/shares",
+      body: { project: "shop", kind: "status", metrics: ["Revoked queue"], title: "Soon gone" },
+    });
+    expect(made.status).toBe(200);
+    await withPage(
+      browser,
+      "shared-status-revoked",
+      async (page) => {
+        await page.goto(`${made.json.url.replace(server.services.config.baseUrl, server.url)}?kiosk=1`);
+        const banner = page.locator('[data-testid="share-revoked"]');
+        await page.locator('[data-testid="metric-value"]').first().waitFor();
+        await page.waitForFunction(() => document.querySelector(".shared-foot")?.textContent?.includes("(connected)"));
+        expect(await banner.isVisible()).toBe(false);
+        expect((await call(server, { method: "DELETE", path: `/v1/shares/${made.json.id}` })).status).toBe(200);
+        await banner.waitFor({ state: "visible" });
+        expect(await banner.textContent()).toContain("revoked");
+      },
+      { viewport: { width: 1600, height: 900 } },
+    );
+  });
 });
