@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { call, startTestServer, type TestServer } from "../helpers.ts";
-import { CHROMIUM, describeBrowser, launch, sendEvent, withPage } from "./browser.ts";
+import { CHROMIUM, describeBrowser, launch, OWNER, sendEvent, signIn, withPage } from "./browser.ts";
 
 let browser: Browser;
 let server: TestServer;
@@ -97,6 +97,13 @@ describeBrowser("shared pages", () => {
         expect(look.background).toBe("rgb(16, 18, 22)"); // the dark theme's --bg
         expect(look.mainHeight).toBeGreaterThanOrEqual(900);
         expect(look.bodyFont).toBeGreaterThan(15);
+        // The page's answer (all well, something down) is what a wall is read from: no smaller than a check's name.
+        const size = (selector: string) =>
+          page
+            .locator(selector)
+            .first()
+            .evaluate((el) => Number.parseFloat(getComputedStyle(el).fontSize));
+        expect(await size('[data-testid="status-overall"]')).toBeGreaterThanOrEqual(await size(".status-name"));
         expect(await page.locator('[data-testid="status-item"]').count()).toBe(2);
         expect(await serious(page)).toEqual([]);
       },
@@ -125,5 +132,20 @@ describeBrowser("shared pages", () => {
       },
       { viewport: { width: 1600, height: 900 } },
     );
+  });
+  test("the settings' share forms put each checkbox beside its name", async () => {
+    await server.services.accounts.createUser(OWNER, "owner");
+    await server.services.checks.create({ project: "shop", name: "Beside its box", period: 3600 });
+    await withPage(browser, "share-form-checkboxes", async (page) => {
+      await signIn(page, server);
+      await page.goto(`${server.url}/p/shop/settings#shares`);
+      const label = page.locator(".share-choices label", { hasText: "Beside its box" });
+      const box = await label.locator("input[type=checkbox]").boundingBox();
+      const text = await label.boundingBox();
+      expect(box!.height).toBeLessThan(30);
+      // One line: the box and its name side by side, not the box above its name.
+      expect(text!.height).toBeLessThan(box!.height * 2.5);
+      expect(box!.x).toBeLessThan(text!.x + 40);
+    });
   });
 });

@@ -157,7 +157,7 @@ export function sharesSection(
     items.length
       ? html`<fieldset class="share-choices"><legend>${name === "charts" ? "Cards" : name === "checks" ? "Checks" : name === "alerts" ? "Alert rules" : "Metrics"}</legend>${items.map(
           ([value, label], i) =>
-            html`<label class="check"><input type="checkbox" name="${name}" value="${value}" id="share-${name}-${String(i)}"> ${label}</label>`,
+            html`<label class="choice"><input type="checkbox" name="${name}" value="${value}" id="share-${name}-${String(i)}"> ${label}</label>`,
         )}</fieldset>`
       : "";
   return html`<section class="card shares" id="shares" aria-labelledby="shares-title">
