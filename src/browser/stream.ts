@@ -7,6 +7,8 @@ export type StreamHandlers = {
   open?: () => void;
   /** The stream broke: EventSource is retrying, or it was refused and is opened again later. */
   error?: () => void;
+  /** It was refused (an answer other than a stream, such as a 404): called before it is opened again later. */
+  refused?: () => void;
   /** Listeners by event name. */
   on: Record<string, (e: MessageEvent<string>) => void>;
 };
@@ -38,6 +40,7 @@ export function follow(url: () => URL, handlers: StreamHandlers): { close(): voi
       if (stream.readyState !== EventSource.CLOSED) return;
       close();
       timer = setTimeout(connect, Math.min(RECONNECT_MAX_MS, 1000 * 2 ** attempts++));
+      handlers.refused?.();
     });
   };
   connect();

@@ -29,9 +29,9 @@ import { sharedDashboard, sharedLayout, sharedStatus, sharesSection, statusBody 
 const NOINDEX = { "X-Robots-Tag": "noindex" };
 const HEADERS = { ...PAGE_HEADERS, ...NOINDEX };
 
-/** What a key that names nothing gets: a page that says so and links nowhere. */
-function gone(): Response {
-  const body = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Not found</title></head><body><main><h1>Not found</h1><p>This link does not show anything (any more).</p></main></body></html>`;
+/** What a key that names nothing gets: a page that says why it may be so and what to do, and links nowhere. */
+function gone(assets: Kit["assets"]): Response {
+  const body = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>Link not found</title><link rel="stylesheet" href="${assets.url("app.css")}"></head><body class="shared-page"><main class="shared"><h1>This link shows nothing</h1><p>It was revoked by whoever shared it, or it was never whole (check that it was copied to its end). Ask them for a new link.</p></main></body></html>`;
   return new Response(body.value, { status: 404, headers: HEADERS });
 }
 
@@ -59,7 +59,7 @@ export function shareRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
       query: z.object({ kiosk: param }),
       async handle({ params, query }) {
         const found = await open(params.key);
-        if (!found) return gone();
+        if (!found) return gone(kit.assets);
         const { share, project } = found;
         const kiosk = query.kiosk === "1";
         const liveUrl = href(paths.sharedLive, { key: share.key });
@@ -88,9 +88,9 @@ export function shareRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
       async handle({ params, query }) {
         const found = await open(params.key);
         const id = /^\d{1,9}$/.test(params.id) ? Number(params.id) : -1;
-        if (!found || found.share.kind !== "dashboard" || !found.share.charts.includes(id)) return gone();
+        if (!found || found.share.kind !== "dashboard" || !found.share.charts.includes(id)) return gone(kit.assets);
         const chart = (await chartsOf(services, { ...found.share, charts: [id] }))[0];
-        if (!chart) return gone();
+        if (!chart) return gone(kit.assets);
         const answer = await cardBody(
           services,
           kit,
@@ -112,7 +112,7 @@ export function shareRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
       query: z.object({ live: param }),
       async handle({ params, query }) {
         const found = await open(params.key);
-        if (!found || found.share.kind !== "status") return gone();
+        if (!found || found.share.kind !== "status") return gone(kit.assets);
         const { share, project } = found;
         const answer = await answers.get(project.id, statusKey(share), () => shares.status(share), {
           live: query.live === "1",
@@ -127,7 +127,7 @@ export function shareRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
       params: keyParams,
       async handle({ request, server, params }) {
         const found = await open(params.key);
-        if (!found) return gone();
+        if (!found) return gone(kit.assets);
         server?.timeout(request, 0);
         const key = params.key;
         return sseResponse({

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { call, startTestServer, type TestServer } from "../helpers.ts";
-import { CHROMIUM, describeBrowser, launch, sendEvent, withPage } from "./browser.ts";
+import { CHROMIUM, describeBrowser, launch, OWNER, sendEvent, signIn, withPage } from "./browser.ts";
 
 let browser: Browser;
 let server: TestServer;
@@ -97,10 +97,55 @@ describeBrowser("shared pages", () => {
         expect(look.background).toBe("rgb(16, 18, 22)"); // the dark theme's --bg
         expect(look.mainHeight).toBeGreaterThanOrEqual(900);
         expect(look.bodyFont).toBeGreaterThan(15);
+        // The page's answer (all well, something down) is what a wall is read from: no smaller than a check's name.
+        const size = (selector: string) =>
+          page
+            .locator(selector)
+            .first()
+            .evaluate((el) => Number.parseFloat(getComputedStyle(el).fontSize));
+        expect(await size('[data-testid="status-overall"]')).toBeGreaterThanOrEqual(await size(".status-name"));
         expect(await page.locator('[data-testid="status-item"]').count()).toBe(2);
         expect(await serious(page)).toEqual([]);
       },
       { colorScheme: "dark", viewport: { width: 1600, height: 900 } },
     );
+  });
+  test("an open page whose link is revoked says so across its top, in the kiosk view too", async () => {
+    await call(server, { path: "/v1/insight", body: { project: "shop", title: "Revoked queue", value: 1 } });
+    const made = await call(server, {
+      path: "/v1/shares",
+      body: { project: "shop", kind: "status", metrics: ["Revoked queue"], title: "Soon gone" },
+    });
+    expect(made.status).toBe(200);
+    await withPage(
+      browser,
+      "shared-status-revoked",
+      async (page) => {
+        await page.goto(`${made.json.url.replace(server.services.config.baseUrl, server.url)}?kiosk=1`);
+        const banner = page.locator('[data-testid="share-revoked"]');
+        await page.locator('[data-testid="metric-value"]').first().waitFor();
+        await page.waitForFunction(() => document.querySelector(".shared-foot")?.textContent?.includes("(connected)"));
+        expect(await banner.isVisible()).toBe(false);
+        expect((await call(server, { method: "DELETE", path: `/v1/shares/${made.json.id}` })).status).toBe(200);
+        await banner.waitFor({ state: "visible" });
+        expect(await banner.textContent()).toContain("revoked");
+      },
+      { viewport: { width: 1600, height: 900 } },
+    );
+  });
+  test("the settings' share forms put each checkbox beside its name", async () => {
+    await server.services.accounts.createUser(OWNER, "owner");
+    await server.services.checks.create({ project: "shop", name: "Beside its box", period: 3600 });
+    await withPage(browser, "share-form-checkboxes", async (page) => {
+      await signIn(page, server);
+      await page.goto(`${server.url}/p/shop/settings#shares`);
+      const label = page.locator(".share-choices label", { hasText: "Beside its box" });
+      const box = await label.locator("input[type=checkbox]").boundingBox();
+      const text = await label.boundingBox();
+      expect(box!.height).toBeLessThan(30);
+      // One line: the box and its name side by side, not the box above its name.
+      expect(text!.height).toBeLessThan(box!.height * 2.5);
+      expect(box!.x).toBeLessThan(text!.x + 40);
+    });
   });
 });

@@ -220,6 +220,24 @@ describe("Stripe", () => {
     const late = await deliver(id, body, { "Stripe-Signature": stripeHeader(secret, body, t - 290) });
     expect(late.status).toBe(200);
   });
+
+  test("a partial refund's amount is what was refunded, not what the charge was", async () => {
+    const body = stripeEvent("evt_refund", "charge.refunded", {
+      id: "ch_refund",
+      object: "charge",
+      amount: 5000,
+      amount_captured: 5000,
+      amount_refunded: 1500,
+      currency: "usd",
+      customer: "cus_R",
+      refunded: false,
+    });
+    expect((await deliver(id, body, { "Stripe-Signature": stripeHeader(secret, body) })).status).toBe(200);
+    const [event] = (await eventsIn("shop", "stripe")).filter((e) => e.description?.includes("ch_refund"));
+    expect(event!.event).toBe("charge.refunded");
+    expect(event!.tags).toMatchObject({ amount: 15, currency: "usd" });
+    expect(event!.description).toContain("15 USD");
+  });
 });
 
 describe("GitHub", () => {

@@ -111,6 +111,10 @@ describe("shares over the API", () => {
     const after = await server.fetch(`/s/${keyOf(made.json.url)}`);
     expect(after.status).toBe(404);
     expect(after.headers.get("x-robots-tag")).toBe("noindex");
+    // Whoever opens it learns that it was revoked and what to do, not only that nothing is here.
+    const words = await after.text();
+    expect(words).toContain("revoked");
+    expect(words).toContain("new link");
     expect((await server.fetch(`/s/${keyOf(made.json.url)}/cards/${ids.paid}?compact=1`)).status).toBe(404);
     expect(
       (await call(server, { path: "/v1/shares?project=shop" })).json.shares.map((x: { id: number }) => x.id),

@@ -20,6 +20,7 @@ export const sharedStream = component(() => {
   };
   return {
     connected: false,
+    revoked: false,
     init() {
       stream = follow(() => new URL(this.$root.dataset.streamUrl!, location.href), {
         open: () => {
@@ -27,6 +28,17 @@ export const sharedStream = component(() => {
         },
         error: () => {
           this.connected = false;
+        },
+        // A refused stream may be a revoked link: the page itself then answers 404, and the page
+        // says so (a wall screen would otherwise go on showing what was true when it was revoked).
+        refused: () => {
+          void fetch(location.href, { cache: "no-store", credentials: "omit", redirect: "manual" })
+            .then((answer) => {
+              if (answer.status !== 404) return;
+              this.revoked = true;
+              stream?.close();
+            })
+            .catch(() => {});
         },
         on: {
           refresh: () => {
@@ -41,6 +53,7 @@ export const sharedStream = component(() => {
       clearTimeout(trailing);
     },
     statusText() {
+      if (this.revoked) return "(no longer: this link was revoked)";
       return this.connected ? "(connected)" : "(reconnecting…)";
     },
   };

@@ -36,6 +36,8 @@ const DASHBOARD_PATH: Record<string, string> = {
 };
 
 const AMOUNT_FIELDS = ["amount_paid", "amount_total", "amount", "amount_due", "amount_refunded"];
+/** A refund's events (charge.refunded, charge.refund.updated) are about what was refunded, not the charge's whole amount. */
+const REFUND_AMOUNT_FIELDS = ["amount_refunded", ...AMOUNT_FIELDS];
 
 function verify(header: string | null, body: Uint8Array, secret: string, now: number): string | null {
   if (!header) return "The Stripe-Signature header is missing: this URL takes only deliveries signed by Stripe.";
@@ -69,7 +71,8 @@ export const stripe = defineHookKind({
     const objectId = at(object, "id");
     const live = at(body, "livemode") === true;
     const currency = at(object, "currency");
-    const amountField = AMOUNT_FIELDS.find((f) => typeof at(object, f) === "number");
+    const fields = typeof type === "string" && /\.refund/.test(type) ? REFUND_AMOUNT_FIELDS : AMOUNT_FIELDS;
+    const amountField = fields.find((f) => typeof at(object, f) === "number");
     const amount =
       amountField && typeof currency === "string" ? mainUnit(at(object, amountField) as number, currency) : undefined;
     const customer = objectType === "customer" ? objectId : at(object, "customer");

@@ -53,7 +53,8 @@ ${o.charts ? html`<link rel="stylesheet" href="${assets.url("uplot.css")}"><scri
 <body class="shared-page${o.kiosk ? " kiosk" : ""}">
 <main id="main" class="shared" x-data="dashboard" x-on:sb-events.window="eventsArrived" data-refresh-ms="${String(o.refreshMs)}" data-arranging="0">
 ${o.body}
-<footer class="shared-foot muted small" x-data="sharedStream" data-stream-url="${o.liveUrl}">Updated live <span x-text="statusText">(connecting…)</span></footer>
+<footer class="shared-foot muted small" x-data="sharedStream" data-stream-url="${o.liveUrl}"><span class="shared-live">Updated live <span x-text="statusText">(connecting…)</span></span>
+<p class="shared-revoked" role="alert" data-testid="share-revoked" hidden x-bind:hidden="!revoked">This link was revoked: what this page shows is no longer updated. Ask whoever shared it for a new link.</p></footer>
 </main>
 </body>
 </html>`;
@@ -156,7 +157,7 @@ export function sharesSection(
     items.length
       ? html`<fieldset class="share-choices"><legend>${name === "charts" ? "Cards" : name === "checks" ? "Checks" : name === "alerts" ? "Alert rules" : "Metrics"}</legend>${items.map(
           ([value, label], i) =>
-            html`<label class="check"><input type="checkbox" name="${name}" value="${value}" id="share-${name}-${String(i)}"> ${label}</label>`,
+            html`<label class="choice"><input type="checkbox" name="${name}" value="${value}" id="share-${name}-${String(i)}"> ${label}</label>`,
         )}</fieldset>`
       : "";
   return html`<section class="card shares" id="shares" aria-labelledby="shares-title">
