@@ -60,10 +60,25 @@ describeBrowser("shared pages", () => {
       await page.locator('[data-testid="chart-total"]', { hasText: "1 event" }).waitFor();
       expect(await serious(page)).toEqual([]);
     });
+    // On a wall screen one chosen card takes the whole width, and its chart a third of the height.
+    await withPage(
+      browser,
+      "shared-dashboard-kiosk",
+      async (page) => {
+        await page.goto(`${made.json.url.replace(server.services.config.baseUrl, server.url)}?kiosk=1`);
+        await page.locator(".chart canvas").first().waitFor();
+        const card = (await page.locator(".chart-card").first().boundingBox())!;
+        const chart = (await page.locator(".chart canvas").first().boundingBox())!;
+        expect(card.width).toBeGreaterThan(1920 * 0.9);
+        expect(chart.height).toBeGreaterThanOrEqual(1080 / 3 - 40);
+      },
+      { viewport: { width: 1920, height: 1080 } },
+    );
   });
 
   test("a status page in the kiosk view follows dark mode, fills the screen, and passes axe", async () => {
     const check = await server.services.checks.create({ project: "shop", name: "Nightly export", period: 86400 });
+    const another = await server.services.checks.create({ project: "shop", name: "Hourly sync", period: 3600 });
     const rule = await server.services.alerts.create({
       project: "shop",
       name: "Orders keep coming",
@@ -76,7 +91,7 @@ describeBrowser("shared pages", () => {
       body: {
         project: "shop",
         kind: "status",
-        checks: [check.id],
+        checks: [check.id, another.id],
         alerts: [rule.id],
         metrics: ["Queue"],
         title: "Shop status",
@@ -95,7 +110,7 @@ describeBrowser("shared pages", () => {
           bodyFont: Number.parseFloat(getComputedStyle(document.body).fontSize),
         }));
         expect(look.background).toBe("rgb(16, 18, 22)"); // the dark theme's --bg
-        expect(look.mainHeight).toBeGreaterThanOrEqual(900);
+        expect(look.mainHeight).toBeGreaterThanOrEqual(1080);
         expect(look.bodyFont).toBeGreaterThan(15);
         // The page's answer (all well, something down) is what a wall is read from: no smaller than a check's name.
         const size = (selector: string) =>
@@ -104,10 +119,13 @@ describeBrowser("shared pages", () => {
             .first()
             .evaluate((el) => Number.parseFloat(getComputedStyle(el).fontSize));
         expect(await size('[data-testid="status-overall"]')).toBeGreaterThanOrEqual(await size(".status-name"));
-        expect(await page.locator('[data-testid="status-item"]').count()).toBe(2);
+        expect(await page.locator('[data-testid="status-item"]').count()).toBe(3);
+        // A wall cannot scroll: three checks and rules and a metric fit on the screen.
+        await page.locator('[data-testid="status-metric"]').waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(1080);
         expect(await serious(page)).toEqual([]);
       },
-      { colorScheme: "dark", viewport: { width: 1600, height: 900 } },
+      { colorScheme: "dark", viewport: { width: 1920, height: 1080 } },
     );
   });
   test("an open page whose link is revoked says so across its top, in the kiosk view too", async () => {

@@ -93,7 +93,9 @@ export function drawChart(
 ): DrawnChart | null {
   const UPlot = window.uPlot;
   if (!UPlot) return null;
-  const tall = height || 220;
+  // On a wall screen (a shared page's kiosk view) a chart takes a third of the screen's height.
+  const kiosk = document.body.classList.contains("kiosk");
+  const tall = kiosk ? Math.max(height || 220, Math.round(innerHeight / 3)) : height || 220;
   el.textContent = "";
   const width = Math.max(el.clientWidth, 280);
   const chart = new UPlot(Object.assign({ width, height: tall, axes: axes() }, opts), data, el);
