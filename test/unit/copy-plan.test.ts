@@ -92,9 +92,9 @@ describe("what a copy carries", () => {
   });
 
   test("a table in one schema only, or a column the other lacks, stops the copy and is named", () => {
-    const only = sqliteTable("shares", { id: integer("id").primaryKey() });
-    const oneSided = copyPlan("sqlite", "postgresql", { ...SCHEMAS, sqlite: { ...SCHEMAS.sqlite, shares: only } });
-    expect(oneSided.problems).toEqual([expect.stringContaining("table shares is in the sqlite schema only")]);
+    const only = sqliteTable("gadgets", { id: integer("id").primaryKey() });
+    const oneSided = copyPlan("sqlite", "postgresql", { ...SCHEMAS, sqlite: { ...SCHEMAS.sqlite, gadgets: only } });
+    expect(oneSided.problems).toEqual([expect.stringContaining("table gadgets is in the sqlite schema only")]);
 
     const wider = sqliteTable("meta", {
       key: text("key").primaryKey(),
@@ -139,11 +139,11 @@ describe("what a copy carries", () => {
     // deleted_events is made by a migration only (no schema declares it): it is declared not copied.
     expect(actual.has("deleted_events")).toBe(true);
 
-    actual.set("shares", new Set(["id"]));
+    actual.set("gadgets", new Set(["id"]));
     actual.get("projects")!.add("colour");
     expect(coverage("source", actual, tables, sqliteOwn)).toEqual([
       "the source's table projects has a column colour that this version does not know how to copy",
-      "the source has a table shares that this version does not know how to copy",
+      "the source has a table gadgets that this version does not know how to copy",
     ]);
   });
 
