@@ -450,13 +450,13 @@ describe.skipIf(!CLUSTER)("signalboard copy between SQLite and PostgreSQL", () =
     for (const { t, c } of rows) actual.set(t, (actual.get(t) ?? new Set()).add(c));
     expect(coverage("target", actual, copyPlan("sqlite", "postgresql").tables, () => false)).toEqual([]);
 
-    await sql.unsafe("CREATE TABLE shares (id integer PRIMARY KEY)");
+    await sql.unsafe("CREATE TABLE gadgets (id integer PRIMARY KEY)");
     await sql.close();
     const dir = tempDir();
     dirs.push(dir);
     const refused = await copy(["--database-url", pg, "--to", dir]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("the source has a table shares that this version does not know how to copy");
+    expect(refused.stderr).toContain("the source has a table gadgets that this version does not know how to copy");
   });
 
   for (const direction of ["SQLite → PostgreSQL", "PostgreSQL → SQLite"] as const)
