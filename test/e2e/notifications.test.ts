@@ -112,9 +112,13 @@ async function enableThisDevice(page: Page, server: TestServer, name: string): P
     { timeout: STEP_TIMEOUT },
   );
   await nameField.fill(name);
+  // The page reloads by itself once the server has the device: wait for that reload, or a click on
+  // the new device's buttons could land on the page it replaces (and be lost).
+  const reloaded = page.waitForEvent("load", { timeout: STEP_TIMEOUT });
   await page.click("[data-testid=enable-push]");
+  await reloaded;
   const item = deviceItem(page, name);
-  await item.waitFor({ timeout: STEP_TIMEOUT }); // the page reloads by itself once the server has it
+  await item.waitFor({ timeout: STEP_TIMEOUT });
   const id = Number((await item.getAttribute("id"))!.replace("device-", ""));
   expect(id).toBeGreaterThan(0);
   return { id, item };
