@@ -3,6 +3,7 @@
 // stored, and the answer says which setting of the sender makes smaller batches.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import generated from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
+import { protobufCount } from "../../src/api/otlp-wire.ts";
 import { call, startTestApp, type TestApp } from "../helpers.ts";
 
 type Coder = { encode(m: unknown): { finish(): Uint8Array } };
@@ -106,3 +107,50 @@ test("a public token's export holds at most 1,000 records; within that it is sto
   }
   expect(count).toBe(1_000);
 });
+
+test("two million empty records in four megabytes of protobuf are counted, not decoded, and refused", async () => {
+  // ExportLogsServiceRequest { resource_logs { scope_logs { log_records {} × 2,000,000 } } }, as bytes.
+  const records = 2_000_000;
+  const empties = Buffer.alloc(records * 2);
+  for (let i = 0; i < empties.length; i += 2) empties[i] = 0x12; // log_records (2), length 0
+  const scopeLogs = Buffer.concat([Buffer.from([0x12]), varint(empties.length), empties]);
+  const body = Buffer.concat([Buffer.from([0x0a]), varint(scopeLogs.length), scopeLogs]); // resource_logs (1)
+  expect(protobufCount("logs", body)).toBe(records);
+  const response = await server.fetch("/otlp/v1/logs", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/x-protobuf" },
+    body,
+  });
+  expect(response.status).toBe(413);
+  expect(((await response.json()) as { message: string }).message).toContain("2000000 log records");
+});
+
+test("the count before decoding is the count of what decoding finds", () => {
+  const histogram = {
+    name: "latency",
+    histogram: {
+      aggregationTemporality: 1,
+      dataPoints: [
+        { count: 2, sum: 3 },
+        { count: 1, sum: 1 },
+      ],
+    },
+  };
+  const empty = { name: "nothing", sum: { dataPoints: [] } };
+  const metrics = {
+    resourceMetrics: [...gauges(3).resourceMetrics, { scopeMetrics: [{ metrics: [histogram, empty] }] }],
+  };
+  expect(protobufCount("metrics", METRICS.encode(metrics).finish())).toBe(3 + 2 + 1);
+  const twice = { resourceLogs: [...logs(4).resourceLogs, ...logs(5).resourceLogs] };
+  expect(protobufCount("logs", LOGS.encode(twice).finish())).toBe(9);
+  expect(protobufCount("logs", new Uint8Array([0x0a, 0xff, 0xff, 0xff, 0x0f, 1]))).toBe(null);
+});
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  do {
+    out.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+    n = Math.floor(n / 128);
+  } while (n);
+  return Buffer.from(out);
+}

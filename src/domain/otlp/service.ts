@@ -28,7 +28,8 @@ export type Refused = { count: number; reason: string | null };
 export const EXPORT_LIMIT = 10_000;
 export const PUBLIC_EXPORT_LIMIT = 1_000;
 
-function assertExportSize(scope: Scope, count: number, what: "log records" | "data points"): void {
+function assertExportSize(scope: Scope, count: number, signal: "logs" | "metrics"): void {
+  const what = signal === "logs" ? "log records" : "data points";
   const limit = scope.kind === "public" ? PUBLIC_EXPORT_LIMIT : EXPORT_LIMIT;
   if (count <= limit) return;
   const whose = scope.kind === "public" ? "a public token's export" : "an export";
@@ -104,13 +105,16 @@ export function otlpService({ ingest, requireProject, defaultProject, clock }: D
   }
 
   return {
+    /** Refuses (413) an export that holds more than its token may send at once; for a count made before it is read. */
+    assertExportSize,
+
     async exportLogs(
       scope: Scope,
       resources: ResourceLogs[],
       header: string | null,
       signal?: AbortSignal,
     ): Promise<Refused> {
-      assertExportSize(scope, recordCount(resources), "log records");
+      assertExportSize(scope, recordCount(resources), "logs");
       const now = clock.now();
       const refused: string[] = [];
       const wanted = new Map<string, { named: string; fromResource: boolean }>();
@@ -146,7 +150,7 @@ export function otlpService({ ingest, requireProject, defaultProject, clock }: D
       header: string | null,
       signal?: AbortSignal,
     ): Promise<Refused> {
-      assertExportSize(scope, pointCount(resources), "data points");
+      assertExportSize(scope, pointCount(resources), "metrics");
       const now = clock.now();
       const refused: string[] = [];
       const wanted = new Map<string, { named: string; fromResource: boolean }>();
