@@ -103,6 +103,29 @@ export function protobufCount(signal: Signal, bytes: Uint8Array): number | null 
   return count;
 }
 
+/** The same count in parsed OTLP/JSON, before it is read field by field; what is not of the right shape counts nothing (reading it says why). */
+export function jsonCount(signal: Signal, parsed: unknown): number {
+  const items = (value: unknown, key: string): unknown[] => {
+    const list = value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+    return Array.isArray(list) ? list : [];
+  };
+  const KINDS = ["gauge", "sum", "histogram", "exponentialHistogram", "summary"];
+  let count = 0;
+  for (const resource of items(parsed, signal === "logs" ? "resourceLogs" : "resourceMetrics"))
+    for (const scope of items(resource, signal === "logs" ? "scopeLogs" : "scopeMetrics")) {
+      if (signal === "logs") count += items(scope, "logRecords").length;
+      else
+        for (const metric of items(scope, "metrics")) {
+          const points = KINDS.reduce(
+            (n, kind) => n + items((metric as Record<string, unknown>)?.[kind], "dataPoints").length,
+            0,
+          );
+          count += Math.max(1, points);
+        }
+    }
+  return count;
+}
+
 /** The export request as its encoding holds it (a protobufjs message, or parsed JSON); a body that cannot be read is a 400. */
 export function decodeExport(signal: Signal, encoding: Encoding, bytes: Uint8Array): unknown {
   if (encoding === "json") return parseJson(bytes);

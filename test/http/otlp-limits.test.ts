@@ -3,7 +3,7 @@
 // stored, and the answer says which setting of the sender makes smaller batches.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import generated from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
-import { protobufCount } from "../../src/api/otlp-wire.ts";
+import { jsonCount, protobufCount } from "../../src/api/otlp-wire.ts";
 import { call, startTestApp, type TestApp } from "../helpers.ts";
 
 type Coder = { encode(m: unknown): { finish(): Uint8Array } };
@@ -144,6 +144,9 @@ test("the count before decoding is the count of what decoding finds", () => {
   const twice = { resourceLogs: [...logs(4).resourceLogs, ...logs(5).resourceLogs] };
   expect(protobufCount("logs", LOGS.encode(twice).finish())).toBe(9);
   expect(protobufCount("logs", new Uint8Array([0x0a, 0xff, 0xff, 0xff, 0x0f, 1]))).toBe(null);
+  expect(jsonCount("metrics", metrics)).toBe(6);
+  expect(jsonCount("logs", twice)).toBe(9);
+  expect(jsonCount("logs", { resourceLogs: [null, { scopeLogs: "x" }] })).toBe(0);
 });
 
 function varint(n: number): Buffer {
