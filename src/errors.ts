@@ -120,10 +120,13 @@ export class ChannelNeedsProject extends BadRequest {
 }
 
 export class MethodNotAllowed extends AppError {
-  constructor(method: string, path: string, allowed: string[]) {
-    super("not_allowed", "method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(" or ")}.`, {
-      allow: allowed,
-    });
+  constructor(method: string, path: string, allowed: string[], hint = "") {
+    super(
+      "not_allowed",
+      "method_not_allowed",
+      `${method} is not allowed on ${path}; use ${allowed.join(" or ")}.${hint && ` ${hint}`}`,
+      { allow: allowed },
+    );
   }
 }
 

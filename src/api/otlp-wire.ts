@@ -3,6 +3,7 @@
 // @opentelemetry/otlp-transformer ships it (imported from the package, so it is bundled into the
 // compiled binary); JSON is OTLP/JSON, parsed with our body rules.
 import generated from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
+import { Reader } from "protobufjs/minimal.js";
 import { BadRequest, UnsupportedMediaType } from "../errors.ts";
 import type { Refused } from "../domain/otlp/service.ts";
 import { parseJson } from "../http/body.ts";
@@ -44,6 +45,85 @@ export function encodingOf(request: Request): Encoding {
   if (type && PROTOBUF_TYPE.test(type)) return "protobuf";
   if (type && JSON_TYPE.test(type)) return "json";
   throw new UnsupportedMediaType(type, WANTED);
+}
+
+// Field numbers in OpenTelemetry's .proto files, to count what a protobuf export holds before it
+// is decoded: Export…ServiceRequest.resource_*s = 1, Resource*s.scope_*s = 2, Scope*s.log_records
+// or .metrics = 2; Metric.gauge = 5, .sum = 7, .histogram = 9, .exponential_histogram = 10,
+// .summary = 11, each with data_points = 1.
+const LENGTH_DELIMITED = 2;
+const METRIC_KINDS = new Set([5, 7, 9, 10, 11]);
+
+/** Each length-delimited field `field` within reader.pos..end: `each` is called with the end of its bytes. */
+function eachField(reader: Reader, end: number, field: number | Set<number>, each: (end: number) => void): void {
+  while (reader.pos < end) {
+    const tag = reader.uint32();
+    const number = tag >>> 3;
+    const wire = tag & 7;
+    if (wire === LENGTH_DELIMITED && (typeof field === "number" ? number === field : field.has(number))) {
+      const length = reader.uint32();
+      const stop = reader.pos + length;
+      if (stop > end) throw new RangeError("a length past the end");
+      each(stop);
+      reader.pos = stop;
+    } else reader.skipType(wire);
+  }
+}
+
+/**
+ * How many log records (or data points, a metric without any counting one) a protobuf export
+ * holds, counted with protobufjs's reader without decoding them: an export of two million empty
+ * records is refused before two million messages are made. Null when the bytes are not protobuf
+ * (decoding them says why).
+ */
+export function protobufCount(signal: Signal, bytes: Uint8Array): number | null {
+  const reader = Reader.create(bytes);
+  let count = 0;
+  try {
+    eachField(reader, bytes.length, 1, (resourceEnd) =>
+      eachField(reader, resourceEnd, 2, (scopeEnd) =>
+        eachField(reader, scopeEnd, 2, (itemEnd) => {
+          if (signal === "logs") {
+            count++;
+            return;
+          }
+          let points = 0;
+          eachField(reader, itemEnd, METRIC_KINDS, (kindEnd) =>
+            eachField(reader, kindEnd, 1, () => {
+              points++;
+            }),
+          );
+          count += Math.max(1, points);
+        }),
+      ),
+    );
+  } catch {
+    return null;
+  }
+  return count;
+}
+
+/** The same count in parsed OTLP/JSON, before it is read field by field; what is not of the right shape counts nothing (reading it says why). */
+export function jsonCount(signal: Signal, parsed: unknown): number {
+  const items = (value: unknown, key: string): unknown[] => {
+    const list = value && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+    return Array.isArray(list) ? list : [];
+  };
+  const KINDS = ["gauge", "sum", "histogram", "exponentialHistogram", "summary"];
+  let count = 0;
+  for (const resource of items(parsed, signal === "logs" ? "resourceLogs" : "resourceMetrics"))
+    for (const scope of items(resource, signal === "logs" ? "scopeLogs" : "scopeMetrics")) {
+      if (signal === "logs") count += items(scope, "logRecords").length;
+      else
+        for (const metric of items(scope, "metrics")) {
+          const points = KINDS.reduce(
+            (n, kind) => n + items((metric as Record<string, unknown>)?.[kind], "dataPoints").length,
+            0,
+          );
+          count += Math.max(1, points);
+        }
+    }
+  return count;
 }
 
 /** The export request as its encoding holds it (a protobufjs message, or parsed JSON); a body that cannot be read is a 400. */

@@ -4,7 +4,15 @@
 // counting and telling what was not stored. Errors (400, 401, 403, 404, 413, 415, 429 and 503 with
 // Retry-After) are the API's JSON errors, as everywhere else.
 import { readLogs, readMetrics } from "./otlp-read.ts";
-import { decodeExport, type Encoding, encodingOf, exportResponse, type Signal } from "./otlp-wire.ts";
+import {
+  decodeExport,
+  type Encoding,
+  encodingOf,
+  exportResponse,
+  jsonCount,
+  protobufCount,
+  type Signal,
+} from "./otlp-wire.ts";
 import { readBytesDecoded } from "../http/body.ts";
 import type { Edge } from "../http/edge.ts";
 import { type Route, route } from "../http/routes.ts";
@@ -41,7 +49,9 @@ export function otlpRoutes({ otlp, config }: Services, { guard }: Edge): Route[]
         const encoding: Encoding = encodingOf(request);
         const bytes = await readBytesDecoded(request, config.otlpBodyLimit, "SIGNALBOARD_OTLP_BODY_LIMIT");
         await guard.recheck(scope); // the token may have been revoked while the body came in
+        if (encoding === "protobuf") otlp.assertExportSize(scope, protobufCount(signal, bytes) ?? 0, signal);
         const decoded = decodeExport(signal, encoding, bytes);
+        if (encoding === "json") otlp.assertExportSize(scope, jsonCount(signal, decoded), signal);
         const project = request.headers.get(PROJECT_HEADER)?.trim() || null;
         const refused =
           signal === "logs"

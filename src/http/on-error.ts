@@ -89,14 +89,30 @@ function toAppError(
   const method = request.method;
   if (code === "NOT_FOUND") {
     const methods = allowed(path);
-    if (methods.length) return new MethodNotAllowed(method, path, methods);
-    return new NotFound(`No route ${method} ${path}. See /docs for the API.`);
+    const hint = method === "POST" ? otlpHint(path) : null;
+    if (methods.length) return new MethodNotAllowed(method, path, methods, hint ?? "");
+    return new NotFound(
+      hint ? `No route ${method} ${path}. ${hint}` : `No route ${method} ${path}. See /docs for the API.`,
+    );
   }
   if (code === "PARSE") return new BadRequest("The request body could not be parsed.", "invalid_body");
   if (code === "VALIDATION") return new BadRequest("The request is invalid.", "validation_error");
   if (code === "INVALID_COOKIE_SIGNATURE")
     return new BadRequest("A cookie was tampered with; sign in again.", "invalid_cookie");
   return new Internal();
+}
+
+/**
+ * What an OpenTelemetry exporter pointed at the wrong place needs to hear: OTLP's paths are
+ * /otlp/v1/logs and /otlp/v1/metrics, an SDK adds /v1/<signal> to OTEL_EXPORTER_OTLP_ENDPOINT
+ * itself, and traces are not taken. Null for a path that is no exporter's.
+ */
+function otlpHint(path: string): string | null {
+  const signal = /\/v1\/(logs|metrics|traces)\/?$/.exec(path)?.[1];
+  if (!signal && path !== "/otlp" && !path.startsWith("/otlp/")) return null;
+  if (signal === "traces")
+    return "Signalboard takes OpenTelemetry logs and metrics, not traces: send this exporter's traces elsewhere (OTEL_TRACES_EXPORTER=none, or no traces pipeline to it).";
+  return "OpenTelemetry exports go to /otlp/v1/logs and /otlp/v1/metrics: set OTEL_EXPORTER_OTLP_ENDPOINT (or the Collector's otlphttp endpoint) to this server's URL followed by /otlp; the exporter adds /v1/logs and /v1/metrics itself. See docs/api.md, OpenTelemetry.";
 }
 
 /** Which methods a path answers to, so a wrong method gets 405 with Allow rather than 404. */

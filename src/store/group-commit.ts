@@ -65,7 +65,8 @@ export abstract class GroupCommit<R> {
         if (outcome.ok) pending.resolve(outcome.value);
         else pending.reject(outcome.error);
       });
-      if (done < batch.length) this.queue.unshift(...batch.slice(done));
+      // Not unshift(...rest): spread as arguments, a million writes overflow the stack.
+      if (done < batch.length) this.queue = batch.slice(done).concat(this.queue);
     });
     try {
       await this.flushing;

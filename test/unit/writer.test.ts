@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { NotFound } from "../../src/errors.ts";
+import { GroupCommit, type Outcome, type Pending } from "../../src/store/group-commit.ts";
 import { Writer } from "../../src/store/sqlite/writer.ts";
 import { tempDir } from "../helpers.ts";
 
@@ -132,4 +133,26 @@ describe("writer", () => {
     expect(await other.exited).toBe(0);
     expect(sqlite.query("SELECT v FROM t ORDER BY v").all()).toEqual([{ v: 1 }, { v: 2 }]);
   });
+});
+
+describe("group commit", () => {
+  test("a batch cut short of a million writes leaves the rest for the next ones, without overflowing the stack", async () => {
+    /** Commits one write in its first batch, then every write it is given. */
+    class OneThenAll extends GroupCommit<null> {
+      first = true;
+      protected async commit(batch: Pending<null>[]): Promise<Outcome[]> {
+        const take = this.first ? 1 : batch.length;
+        this.first = false;
+        return Promise.all(batch.slice(0, take).map(async (p) => ({ ok: true as const, value: await p.run(null) })));
+      }
+    }
+    const commits = new OneThenAll();
+    const count = 1_200_000;
+    const writes: Promise<number>[] = [];
+    for (let i = 0; i < count; i++) writes.push(commits.submit(async () => i));
+    const done = await Promise.all(writes);
+    expect(done.length).toBe(count);
+    expect(done[count - 1]).toBe(count - 1);
+    expect(commits.stats.batches).toBe(2);
+  }, 60_000);
 });

@@ -12,13 +12,33 @@ import { isName } from "../input-fields.ts";
 import type { Project } from "../../model/project.ts";
 import { logInputOf } from "./logs.ts";
 import { metricInputsOf } from "./metrics.ts";
-import type { Attributes, ResourceLogs, ResourceMetrics } from "./records.ts";
+import { type Attributes, pointCount, type ResourceLogs, type ResourceMetrics, recordCount } from "./records.ts";
 
 /** The resource attribute that names a project (after the token's own and the X-Signalboard-Project header). */
 export const PROJECT_ATTRIBUTE = "signalboard.project";
 
 /** What was refused of an export: how many (records or data points) and why, in a few words. */
 export type Refused = { count: number; reason: string | null };
+
+/**
+ * The most log records (or data points) one export may hold, and a public token's (a web page's
+ * SDK sends 512 at a time): each becomes a write of its own, so a body of a few megabytes could
+ * otherwise hold two million of them. An export over it is refused whole (413), nothing stored.
+ */
+export const EXPORT_LIMIT = 10_000;
+export const PUBLIC_EXPORT_LIMIT = 1_000;
+
+function assertExportSize(scope: Scope, count: number, signal: "logs" | "metrics"): void {
+  const what = signal === "logs" ? "log records" : "data points";
+  const limit = scope.kind === "public" ? PUBLIC_EXPORT_LIMIT : EXPORT_LIMIT;
+  if (count <= limit) return;
+  const whose = scope.kind === "public" ? "a public token's export" : "an export";
+  throw new AppError(
+    "too_large",
+    "payload_too_large",
+    `This export holds ${count} ${what}; ${whose} holds at most ${limit}, and nothing of this one was stored. Export smaller batches: the SDK's maxExportBatchSize, or the Collector's batch processor with send_batch_max_size: ${limit}.`,
+  );
+}
 
 /** How much of an export's answer the reasons take: the first few, then how many more. */
 const REASONS = 3;
@@ -85,12 +105,16 @@ export function otlpService({ ingest, requireProject, defaultProject, clock }: D
   }
 
   return {
+    /** Refuses (413) an export that holds more than its token may send at once; for a count made before it is read. */
+    assertExportSize,
+
     async exportLogs(
       scope: Scope,
       resources: ResourceLogs[],
       header: string | null,
       signal?: AbortSignal,
     ): Promise<Refused> {
+      assertExportSize(scope, recordCount(resources), "logs");
       const now = clock.now();
       const refused: string[] = [];
       const wanted = new Map<string, { named: string; fromResource: boolean }>();
@@ -126,6 +150,7 @@ export function otlpService({ ingest, requireProject, defaultProject, clock }: D
       header: string | null,
       signal?: AbortSignal,
     ): Promise<Refused> {
+      assertExportSize(scope, pointCount(resources), "metrics");
       const now = clock.now();
       const refused: string[] = [];
       const wanted = new Map<string, { named: string; fromResource: boolean }>();
