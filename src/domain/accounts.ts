@@ -154,6 +154,12 @@ export function accountService(store: Store, options: AccountOptions) {
     return { token, csrfToken, expiresAt, user };
   }
 
+  /** A wrong code at the second step: a failed sign-in in the audit trail. */
+  function wrongCode(actor: Actor, now: number): Promise<void> {
+    const subject = `user ${actor.name}`;
+    return recordAudit(store, actor, "sign_in.failed", subject, "wrong second-factor code", now);
+  }
+
   return {
     /** The setup code, while the instance has no owner yet (made at the first ask, by whichever instance asks first). */
     async setupCode(): Promise<string | null> {
@@ -422,17 +428,11 @@ export function accountService(store: Store, options: AccountOptions) {
       const actor = { userId: step.user.id, name: step.user.username, ip };
       const kind = await checkCode(store, step.user.id, code, now);
       if (!kind) {
-        await recordAudit(
-          store,
-          actor,
-          "sign_in.failed",
-          `user ${step.user.username}`,
-          "wrong second-factor code",
-          now,
-        );
+        await wrongCode(actor, now);
         return "wrong";
       }
-      await store.factors.deleteChallenge(sha256(token));
+      // Taken once: a code and a recovery code sent at the same moment open one session, not two.
+      if (!(await store.factors.takeChallenge(sha256(token), "verify", now))) return "expired";
       const session = await startSession(step.user, now);
       await recordAudit(store, actor, "sign_in.succeeded", `user ${step.user.username}`, signInMethod(kind), now);
       return { session, next: step.next, recoveryCodes: null };
@@ -451,7 +451,7 @@ export function accountService(store: Store, options: AccountOptions) {
     ): Promise<{ session: NewSession; next: string } | "expired"> {
       const step = await this.secondStep(token, now);
       if (!step || step.purpose !== "verify" || step.user.id !== userId) return "expired";
-      await store.factors.deleteChallenge(sha256(token));
+      if (!(await store.factors.takeChallenge(sha256(token), "verify", now))) return "expired";
       return { session: await this.openSession(step.user, method, ip, now), next: step.next };
     },
 
@@ -470,14 +470,7 @@ export function accountService(store: Store, options: AccountOptions) {
       const actor = { userId: step.user.id, name: step.user.username, ip };
       const at = stepOfCode(step.secret, code, now);
       if (at === null) {
-        await recordAudit(
-          store,
-          actor,
-          "sign_in.failed",
-          `user ${step.user.username}`,
-          "wrong second-factor code",
-          now,
-        );
+        await wrongCode(actor, now);
         return "wrong";
       }
       const codes = newRecoveryCodes();

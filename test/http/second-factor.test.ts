@@ -209,6 +209,28 @@ describe("codes sent at once", () => {
       await app.close();
     }
   });
+
+  test("a code and a recovery code sent at once in one sign-in open one session", async () => {
+    const app = await startTestApp({}, undefined, { clock });
+    try {
+      await app.services.accounts.createUser(ANN, "member");
+      const { secret, codes } = await turnOn(await signedIn(app, ANN), clock);
+      await clock.advance(30_000);
+      const agent = new Agent(app);
+      await agent.login(ANN.username, ANN.password);
+      const form = await agent.formToken("/login/second-factor");
+      const answers = await Promise.all(
+        [codeAt(secret, clock.now()), codes[0]!].map((code) =>
+          agent.request("/login/second-factor", { method: "POST", form: { _form: form, code } }),
+        ),
+      );
+      expect(answers.map((r) => r.status).sort()).toEqual([303, 401]);
+      const opened = (await app.services.audit.list()).filter((e) => e.action === "sign_in.succeeded");
+      expect(opened.filter((e) => e.detail !== "password")).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
+  });
 });
 
 describe("wrong codes from many addresses", () => {

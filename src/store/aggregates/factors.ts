@@ -9,6 +9,15 @@ import type { Sql } from "./sql.ts";
 export function factorStore(sql: Sql): FactorRepository {
   const { db, t } = sql;
   const { totpFactors, recoveryCodes, signInChallenges, passkeys, passkeyChallenges } = t;
+  /** A sign-in challenge as it is given back: all but its key. */
+  const challengeColumns = {
+    userId: signInChallenges.userId,
+    purpose: signInChallenges.purpose,
+    secret: signInChallenges.secret,
+    next: signInChallenges.next,
+    createdAt: signInChallenges.createdAt,
+    expiresAt: signInChallenges.expiresAt,
+  };
   const passkeyColumns = {
     id: passkeys.id,
     userId: passkeys.userId,
@@ -122,14 +131,7 @@ export function factorStore(sql: Sql): FactorRepository {
 
     async findChallenge(tokenHash, now) {
       const [row] = await db
-        .select({
-          userId: signInChallenges.userId,
-          purpose: signInChallenges.purpose,
-          secret: signInChallenges.secret,
-          next: signInChallenges.next,
-          createdAt: signInChallenges.createdAt,
-          expiresAt: signInChallenges.expiresAt,
-        })
+        .select(challengeColumns)
         .from(signInChallenges)
         .where(and(eq(signInChallenges.tokenHash, tokenHash), gt(signInChallenges.expiresAt, now)))
         .limit(1);
@@ -150,14 +152,7 @@ export function factorStore(sql: Sql): FactorRepository {
             gt(signInChallenges.expiresAt, now),
           ),
         )
-        .returning({
-          userId: signInChallenges.userId,
-          purpose: signInChallenges.purpose,
-          secret: signInChallenges.secret,
-          next: signInChallenges.next,
-          createdAt: signInChallenges.createdAt,
-          expiresAt: signInChallenges.expiresAt,
-        });
+        .returning(challengeColumns);
       return row ?? null;
     },
 
