@@ -12,7 +12,7 @@ import type { Project } from "../model/project.ts";
 import type { Repositories, Store } from "../store/store.ts";
 import { cronProblem } from "./alert-kinds/absence.ts";
 import { audited } from "./audit.ts";
-import { requireProject } from "./projects.ts";
+import { projectOfField, requireProject } from "./projects.ts";
 import { zoneName } from "./calendar.ts";
 import * as rule from "./input-fields.ts";
 import { validate } from "./validation.ts";
@@ -245,9 +245,7 @@ export function checkService(
 
     async create(input: CheckInput, actor: Actor = COMMAND_LINE, now = clock.now()): Promise<Check> {
       const f = validate(checkInput, input);
-      const project = await store.projects.findByName(f.project);
-      if (!project)
-        throw ValidationError.field("project", "custom", `project: "${f.project}" does not exist; create it first`);
+      const project = await projectOfField(store, f.project);
       return audited(
         store,
         actor,

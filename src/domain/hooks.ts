@@ -15,7 +15,7 @@ import { audited } from "./audit.ts";
 import { HOOK_KIND_MODULES, hookKind } from "./hook-kinds/index.ts";
 import type { ingestService } from "./ingest.ts";
 import * as rule from "./input-fields.ts";
-import { requireProject } from "./projects.ts";
+import { projectOfField, requireProject } from "./projects.ts";
 import { validate } from "./validation.ts";
 
 /** The idempotency keys' owner for hooks: no token has id 0, so a hook's keys meet no token's. */
@@ -115,9 +115,7 @@ export function hookService(
       const f = validate(hookInput, input);
       checkSecret(f.kind, f.secret);
       const hookConfig = checkedConfig(f.kind, f.config);
-      const project = await store.projects.findByName(f.project);
-      if (!project)
-        throw ValidationError.field("project", "custom", `project: "${f.project}" does not exist; create it first`);
+      const project = await projectOfField(store, f.project);
       return audited(
         store,
         actor,

@@ -16,6 +16,7 @@ import { zoneName } from "./calendar.ts";
 import * as rule from "./input-fields.ts";
 import { inWindow, occurrence } from "./quiet.ts";
 import { formatDuration } from "./units.ts";
+import { requireProject } from "./projects.ts";
 import { validate } from "./validation.ts";
 
 const unixSeconds = (what: string) =>
@@ -82,11 +83,7 @@ export function standing(
 
 /** `clock`: the time a window is made at (the system's unless given). */
 export function maintenanceService(store: Store, { clock = systemClock }: { clock?: Clock } = {}) {
-  async function projectOf(name: string) {
-    const project = await store.projects.findByName(name);
-    if (!project) throw new NotFound(`Project "${name}" does not exist.`);
-    return project;
-  }
+  const projectOf = (name: string) => requireProject(store, name);
 
   return {
     now: () => clock.now(),

@@ -64,8 +64,8 @@ export function oidcService(
   options: { fetch: Fetch; clock?: Clock },
 ) {
   const clock = options.clock ?? systemClock;
-  const fetchVia: client.CustomFetch = (url, init) =>
-    options.fetch(url, { ...(init as RequestInit), signal: init.signal ?? AbortSignal.timeout(10_000) });
+  // Every request to the provider goes through the outbound rules, with their time limit (services.ts).
+  const fetchVia: client.CustomFetch = (url, init) => options.fetch(url, init as RequestInit);
   let found: Promise<{ config: client.Configuration; keys: ReturnType<typeof createRemoteJWKSet> }> | null = null;
 
   /** The provider's configuration, read once (again after a failure: the provider may have been down). */
@@ -90,7 +90,7 @@ export function oidcService(
       const keys = createRemoteJWKSet(new URL(jwksUri), {
         cooldownDuration: 0,
         cacheMaxAge: 10 * 60_000,
-        [jwksFetch]: (url, init) => options.fetch(url, { ...init, signal: init.signal ?? AbortSignal.timeout(10_000) }),
+        [jwksFetch]: (url, init) => options.fetch(url, init),
       });
       return { config, keys };
     })();

@@ -40,6 +40,13 @@ export async function requireProject(repos: Pick<Repositories, "projects">, name
   return project;
 }
 
+/** The project a new thing's `project` field names; one that does not exist is that field's problem (a 400 naming it). */
+export async function projectOfField(repos: Pick<Repositories, "projects">, name: string): Promise<Project> {
+  const project = await repos.projects.findByName(name);
+  if (!project) throw ValidationError.field("project", "custom", `project: "${name}" does not exist; create it first`);
+  return project;
+}
+
 /** The ids of the named projects; a name that is none is refused, by the `projects` field. */
 export async function projectIdsOf(repos: Pick<Repositories, "projects">, names: string[]): Promise<number[]> {
   const ids: number[] = [];

@@ -14,6 +14,7 @@ import type { Store } from "../store/store.ts";
 import { namedProject } from "./alerts.ts";
 import { audited } from "./audit.ts";
 import * as rule from "./input-fields.ts";
+import { requireProject } from "./projects.ts";
 import { validate } from "./validation.ts";
 
 /** At most this many of each thing on one shared page. */
@@ -127,9 +128,7 @@ export function shareService(store: Store, { clock = systemClock, baseUrl }: { c
     },
 
     async list(projectName: string): Promise<Share[]> {
-      const project = await store.projects.findByName(projectName);
-      if (!project) throw new NotFound(`Project "${projectName}" does not exist.`);
-      return store.shares.list(project.id);
+      return store.shares.list((await requireProject(store, projectName)).id);
     },
 
     async create(input: ShareInput, actor: Actor = COMMAND_LINE, now = clock.now()): Promise<Share> {
