@@ -6,6 +6,6 @@ import { $ } from "bun";
 
 const outfile = process.argv[2] ?? "dist/signalboard";
 // --bytecode: the code is parsed at build time, not at every start (half the start-up time).
-// The search indexer's and the writer thread's workers are entry points of their own, so the binary carries them too.
-await $`bun build --compile --bytecode --minify-whitespace --minify-syntax --no-compile-autoload-dotenv --no-compile-autoload-bunfig src/main.ts src/store/sqlite/search-worker.ts src/writer-worker.ts --outfile ${outfile}`;
+// The search indexer's, the writer thread's and the OTLP decoder's workers are entry points of their own, so the binary carries them too.
+await $`bun build --compile --bytecode --minify-whitespace --minify-syntax --no-compile-autoload-dotenv --no-compile-autoload-bunfig src/main.ts src/store/sqlite/search-worker.ts src/writer-worker.ts src/api/otlp-worker.ts --outfile ${outfile}`;
 console.log(`built ${outfile}`);

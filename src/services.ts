@@ -250,7 +250,6 @@ function servicesOf(
       ingest,
       requireProject: projects.requireProject,
       defaultProject: config.defaultProject,
-      clock,
     }),
     feed,
     analytics,

@@ -2,7 +2,7 @@
 // compiled binary, kept under the same path relative to src/ inside the binary's own file system;
 // from source it is that path relative to this file, which sits at src/, the root of both. The
 // reader processes are the program itself, started with READER_ARG (or, from source, their own file).
-export type WorkerEntry = "store/sqlite/search-worker.ts" | "writer-worker.ts";
+export type WorkerEntry = "store/sqlite/search-worker.ts" | "writer-worker.ts" | "api/otlp-worker.ts";
 
 const COMPILED_ROOT = "/$bunfs/root/";
 

@@ -3,17 +3,9 @@
 // or not; answered with the Export…ServiceResponse in the request's encoding, its partialSuccess
 // counting and telling what was not stored. Errors (400, 401, 403, 404, 413, 415, 429 and 503 with
 // Retry-After) are the API's JSON errors, as everywhere else.
-import { readLogs, readMetrics } from "./otlp-read.ts";
-import {
-  decodeExport,
-  type Encoding,
-  encodingOf,
-  exportResponse,
-  jsonCount,
-  protobufCount,
-  type Signal,
-} from "./otlp-wire.ts";
-import { readBytesDecoded } from "../http/body.ts";
+import { OtlpDecoder } from "./otlp-decode.ts";
+import { type Encoding, encodingOf, exportResponse, type Signal } from "./otlp-wire.ts";
+import { readBytesEncoded } from "../http/body.ts";
 import type { Edge } from "../http/edge.ts";
 import { type Route, route } from "../http/routes.ts";
 import type { Services } from "../services.ts";
@@ -27,7 +19,8 @@ const DESCRIPTION = {
     "OTLP/HTTP metrics (protobuf or JSON, optionally gzipped). A gauge's data point sets the metric, a sum's adds to it (delta) or sets it (cumulative); a histogram is kept as NAME.count and NAME.sum. The title is the name and the point's attributes. Answers ExportMetricsServiceResponse in the request's encoding, with partialSuccess when data points were not stored.",
 };
 
-export function otlpRoutes({ otlp, config }: Services, { guard }: Edge): Route[] {
+export function otlpRoutes({ otlp, config, clock }: Services, { guard }: Edge): Route[] {
+  const decoder = new OtlpDecoder();
   const exportRoute = (signal: Signal): Route =>
     route({
       method: "POST",
@@ -47,16 +40,36 @@ export function otlpRoutes({ otlp, config }: Services, { guard }: Edge): Route[]
       },
       async handle({ request, scope }) {
         const encoding: Encoding = encodingOf(request);
-        const bytes = await readBytesDecoded(request, config.otlpBodyLimit, "SIGNALBOARD_OTLP_BODY_LIMIT");
+        const setting = "SIGNALBOARD_OTLP_BODY_LIMIT";
+        const { bytes, gzip } = await readBytesEncoded(request, config.otlpBodyLimit, setting);
         await guard.recheck(scope); // the token may have been revoked while the body came in
-        if (encoding === "protobuf") otlp.assertExportSize(scope, protobufCount(signal, bytes) ?? 0, signal);
-        const decoded = decodeExport(signal, encoding, bytes);
-        if (encoding === "json") otlp.assertExportSize(scope, jsonCount(signal, decoded), signal);
+        const now = clock.now();
+        const job = {
+          encoding,
+          bytes,
+          gzip,
+          limit: config.otlpBodyLimit,
+          setting,
+          publicToken: scope.kind === "public",
+          now,
+        };
         const project = request.headers.get(PROJECT_HEADER)?.trim() || null;
         const refused =
           signal === "logs"
-            ? await otlp.exportLogs(scope, readLogs(decoded), project, request.signal)
-            : await otlp.exportMetrics(scope, readMetrics(decoded), project, request.signal);
+            ? await otlp.exportLogs(
+                scope,
+                await decoder.plan({ ...job, signal }, request.signal),
+                project,
+                now,
+                request.signal,
+              )
+            : await otlp.exportMetrics(
+                scope,
+                await decoder.plan({ ...job, signal }, request.signal),
+                project,
+                now,
+                request.signal,
+              );
         return exportResponse(signal, encoding, refused);
       },
     });

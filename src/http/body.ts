@@ -151,17 +151,24 @@ export async function readBytes(request: Request, limit: number, setting?: strin
 }
 
 /**
- * The body's bytes as sent (at most `limit`, the setting named `setting`), unzipped when its
- * Content-Encoding is gzip: the unzipped bytes are held to the same limit as they come out (a small
- * body that unzips to gigabytes is a 413, never memory). Another encoding is a 415.
+ * The body's bytes as sent (at most `limit`, the setting named `setting`), and whether they are
+ * gzipped (Content-Encoding: gzip; gunzipBody unzips them). Another encoding is a 415.
  */
-export async function readBytesDecoded(request: Request, limit: number, setting: string): Promise<Uint8Array> {
+export async function readBytesEncoded(
+  request: Request,
+  limit: number,
+  setting: string,
+): Promise<{ bytes: Uint8Array; gzip: boolean }> {
   const encoding = (request.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
   if (encoding !== "identity" && encoding !== "gzip") throw new UnsupportedEncoding(encoding);
   const declared = Number(request.headers.get("content-length") ?? 0);
   if (declared > limit) throw new PayloadTooLarge(limit, undefined, setting);
   const bytes = declared ? await request.bytes() : await readChunks(request, limit, setting);
-  if (encoding === "identity") return bytes;
+  return { bytes, gzip: encoding === "gzip" };
+}
+
+/** Gzipped bytes unzipped, held to `limit` as they come out: a small body that unzips to gigabytes is a 413, never memory. */
+export function gunzipBody(bytes: Uint8Array, limit: number, setting: string): Uint8Array {
   try {
     return gunzipSync(bytes, { maxOutputLength: limit });
   } catch (error) {

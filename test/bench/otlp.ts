@@ -1,12 +1,14 @@
 // OpenTelemetry logs beside /v1/log (BENCH_ONLY=otlp): POST /otlp/v1/logs with protobuf exports
 // of 100 records each (as an SDK's batch processor sends them), against POST /v1/log with the
 // README's event, at the same connections in alternating rounds against the compiled binary. Both
-// are counted in events a second; the ratio is OTLP's over /v1/log's.
-import { writeFileSync } from "node:fs";
+// are counted in events a second; the ratio is OTLP's over /v1/log's. Then heavy exports (the most
+// a body may hold, in records or in attributes) against the server run from source with
+// loop-hold.ts preloaded: how long each is answered in, and the most the event loop was held.
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import generated from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
 import { EVENT } from "./ingest.ts";
-import { cpuSeconds, median, postScript, startProcess, tempDir, wrk } from "./lib.ts";
+import { BUN, cpuSeconds, median, postScript, ROOT, startProcess, tempDir, wrk } from "./lib.ts";
 
 const RECORDS = 100;
 const CONNECTIONS = 16;
@@ -125,4 +127,85 @@ export async function otlpBenchmark(binary: string[], opts: { rounds: number; se
   } finally {
     await server.stop();
   }
+}
+
+const attribute = (i: number) => ({ key: `k${i}`, value: str(`v${i}`) });
+const logs = (logRecords: unknown[]) => request.encode({ resourceLogs: [{ scopeLogs: [{ logRecords }] }] }).finish();
+
+/** Exports near the 4 MiB body limit, each heavy in its own way. */
+const HEAVY: [string, () => Uint8Array][] = [
+  [
+    "one record with 180,000 attributes",
+    () => logs([{ body: str("x"), attributes: Array.from({ length: 180_000 }, (_, i) => attribute(i)) }]),
+  ],
+  [
+    "10,000 records with 24 attributes each",
+    () =>
+      logs(
+        Array.from({ length: 10_000 }, (_, r) => ({
+          body: str(`record ${r}`),
+          attributes: Array.from({ length: 24 }, (_, i) => attribute(i)),
+        })),
+      ),
+  ],
+  ["10,000 records of one line", () => logs(Array.from({ length: 10_000 }, (_, r) => ({ body: str(`record ${r}`) })))],
+  ["1,400,000 empty records (refused: 413)", () => logs(Array.from({ length: 1_400_000 }, () => ({})))],
+];
+
+type LoopLine = { t: number; held: number };
+
+/** Each heavy export sent `times` times, one after the other: its median answer time and the loop's longest hold meanwhile. */
+export async function heavyOtlpBenchmark(times = 3): Promise<(string | number)[][]> {
+  const dataDir = tempDir();
+  const main = `${ROOT}/src/main.ts`;
+  const args = ["--data-dir", dataDir];
+  const made = Bun.spawnSync([BUN, main, "token", "create", "--init", "--name", "bench", ...args]);
+  if (made.exitCode !== 0) throw new Error(`token create failed: ${made.stderr}`);
+  const token = made.stdout.toString().trim().split("\n").at(-1)!;
+  const holds = join(tempDir(), "loop-hold.jsonl");
+  writeFileSync(holds, "");
+  const server = await startProcess(
+    [BUN, "--preload", `${ROOT}/test/bench/loop-hold.ts`, main, "serve", "--port", "0", "--host", "127.0.0.1", ...args],
+    { SIGNALBOARD_LOG_LEVEL: "info", LOOP_HOLD_FILE: holds },
+  );
+  const lines = () =>
+    readFileSync(holds, "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as LoopLine);
+  const rows: (string | number)[][] = [
+    ["export", "bytes", "status", "answered in (ms, median)", "event loop held (ms, most)"],
+  ];
+  try {
+    for (const [name, make] of HEAVY) {
+      const body = make();
+      await Bun.sleep(1100); // the probe writes a line a second: the first after `from` covers no earlier export
+      const from = Date.now();
+      const answered: number[] = [];
+      let status = 0;
+      for (let i = 0; i < times; i++) {
+        const t = performance.now();
+        const response = await fetch(`${server.url}/otlp/v1/logs`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/x-protobuf" },
+          body: body as Uint8Array<ArrayBuffer>,
+        });
+        await response.arrayBuffer();
+        status = response.status;
+        answered.push(performance.now() - t);
+      }
+      await Bun.sleep(2100); // the writes settle and the probe writes the second that covers them
+      const held = Math.max(
+        0,
+        ...lines()
+          .filter((l) => l.t > from)
+          .map((l) => l.held),
+      );
+      rows.push([name, body.length, status, median(answered).toFixed(0), held.toFixed(1)]);
+    }
+  } finally {
+    await server.stop();
+  }
+  return rows;
 }

@@ -26,20 +26,22 @@ export function severityOf(record: Pick<LogRecord, "severityText" | "severityNum
   return n >= 1 && n <= 24 ? SEVERITIES[Math.floor((n - 1) / 4)]! : null;
 }
 
-/** The event a record makes in `project`, or why it cannot be one. `now`: when it was received. */
+/** An event's input without its project, which the token and the request decide (service.ts). */
+export type LogDraft = Omit<LogInput, "project">;
+
+/** The event a record makes, or why it cannot be one. `now`: when it was received. */
 export function logInputOf(
   record: LogRecord,
   resource: Attributes,
-  project: string,
   now: number,
-): { input: LogInput } | { refused: string } {
+): { input: LogDraft } | { refused: string } {
   const body = clean(textOf(record.body));
   const name =
     firstLine(body, NAME_LENGTH) ||
     cut(clean(record.eventName).trim(), NAME_LENGTH) ||
     severityOf(record) ||
     "log record";
-  const input: LogInput = { project, channel: channelOf(resource.get("service.name")), event: name };
+  const input: LogDraft = { channel: channelOf(resource.get("service.name")), event: name };
   if (body) input.description = cut(body, LIMITS.description);
   const tags = tagsOf(record);
   if (Object.keys(tags).length) input.tags = tags;

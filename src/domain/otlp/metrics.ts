@@ -8,27 +8,23 @@ import type { MetricInput } from "../ingest-writes.ts";
 import { clean, cut, textOf } from "./names.ts";
 import type { Attributes, DataPoint, MetricData } from "./records.ts";
 
+/** A metric's input without its project, which the token and the request decide (service.ts). */
+export type MetricDraft = Omit<MetricInput, "project">;
+
 /** The metrics one data point makes, or why it makes none; [] for a point that recorded no value. */
-export function metricInputsOf(
-  metric: MetricData,
-  point: DataPoint,
-  project: string,
-): { inputs: MetricInput[] } | { refused: string } {
+export function metricInputsOf(metric: MetricData, point: DataPoint): { inputs: MetricDraft[] } | { refused: string } {
   const name = clean(metric.name).trim();
   if (!name) return { refused: "a metric has no name" };
   if ("empty" in point) return { inputs: [] };
   const increment = metric.delta;
   if (point.value !== undefined) {
     if (!Number.isFinite(point.value)) return { refused: `${name}: a data point's value is not a finite number` };
-    return { inputs: [{ project, title: titleOf(name, point.attributes), value: point.value, increment }] };
+    return { inputs: [{ title: titleOf(name, point.attributes), value: point.value, increment }] };
   }
   if (!Number.isFinite(point.count) || (point.sum !== null && !Number.isFinite(point.sum)))
     return { refused: `${name}: a data point's count or sum is not a finite number` };
-  const inputs: MetricInput[] = [
-    { project, title: titleOf(`${name}.count`, point.attributes), value: point.count, increment },
-  ];
-  if (point.sum !== null)
-    inputs.push({ project, title: titleOf(`${name}.sum`, point.attributes), value: point.sum, increment });
+  const inputs: MetricDraft[] = [{ title: titleOf(`${name}.count`, point.attributes), value: point.count, increment }];
+  if (point.sum !== null) inputs.push({ title: titleOf(`${name}.sum`, point.attributes), value: point.sum, increment });
   return { inputs };
 }
 

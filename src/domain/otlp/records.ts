@@ -41,17 +41,3 @@ export type MetricData = {
 };
 
 export type ResourceMetrics = { resource: Attributes; metrics: MetricData[] };
-
-/** How many log records a request holds. */
-export function recordCount(resources: ResourceLogs[]): number {
-  let n = 0;
-  for (const r of resources) n += r.records.length;
-  return n;
-}
-
-/** How many data points a request holds (what rejectedDataPoints counts against). */
-export function pointCount(resources: ResourceMetrics[]): number {
-  let n = 0;
-  for (const r of resources) for (const m of r.metrics) n += Math.max(1, m.points.length);
-  return n;
-}
