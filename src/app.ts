@@ -1,6 +1,7 @@
 // Composition of the HTTP side: routes from services. createApp never listens, so tests can call
 // app.handle(new Request(...)) and the server (server.ts) can wrap it.
 import { Elysia } from "elysia";
+import { protobufError } from "./api/otlp.ts";
 import { prefixlessPings } from "./api/pings.ts";
 import { apiPaths, apiRoutes } from "./api/routes.ts";
 import { type AppError, SignInRequired } from "./errors.ts";
@@ -48,7 +49,7 @@ export function createApp(services: Services, assets: Assets, edge: Edge = creat
   const registered: { of: () => { method: string; path: string }[] } = { of: () => [] };
   const app = new Elysia()
     .use(accessLog(services.config.trustProxy))
-    .use(errorHandler(() => registered.of(), apiPaths(api), renderWebError))
+    .use(errorHandler(() => registered.of(), apiPaths(api), renderWebError, protobufError))
     .use(prefixlessPings(services, routes))
     .use(
       mountRoutes(routes, { guard: edge.guard, web: edge.web, metrics: services.metrics, projects: services.projects }),

@@ -35,7 +35,7 @@ const MESSAGES: Record<Signal, { request: MessageType; response: MessageType; re
   },
 };
 
-const PROTOBUF_TYPE = /^application\/x-protobuf\s*(;|$)/i;
+export const PROTOBUF_TYPE = /^application\/x-protobuf\s*(;|$)/i;
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 const WANTED = "application/x-protobuf or application/json";
 

@@ -34,11 +34,15 @@ function wantsHtml(request: Request): boolean {
 /** How the dashboard shows an error: a page, a fragment for htmx, or (to sign in) a redirect. */
 export type RenderWebError = (error: AppError, request: Request) => Promise<Response>;
 
+/** How an API route answers an error in a shape of its own (OTLP's protobuf exports); null: the API's JSON error. */
+export type RenderApiError = (error: AppError, request: Request) => Response | null;
+
 /** `isApiPath`: the API answers JSON, errors included; everything else is the dashboard, which answers HTML. */
 export function errorHandler(
   routes: () => RouteInfo[],
   isApiPath: (path: string) => boolean,
   renderWebError: RenderWebError,
+  renderApiError: RenderApiError = () => null,
 ) {
   const allowed = allowedMethods(routes);
   return new Elysia({ name: "on-error" }).onError({ as: "global" }, ({ code, error, request }) => {
@@ -67,7 +71,9 @@ export function errorHandler(
       noteRefusal(request, appError instanceof ClientGone ? status : response.status, appError.code);
       return response;
     };
-    return web ? renderWebError(appError, request).then(respond) : respond(jsonError(appError));
+    return web
+      ? renderWebError(appError, request).then(respond)
+      : respond(renderApiError(appError, request) ?? jsonError(appError));
   });
 }
 

@@ -39,6 +39,58 @@ describe("graceful shutdown", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  test("OTLP exports are read by the program's worker threads (the binary carries them); SIGTERM during one: it is answered, exit 0", async () => {
+    const dataDir = tempDir();
+    const token = await newToken(dataDir, "t");
+    const server = await serve(PROGRAM, ["--data-dir", dataDir]);
+    const auth = { Authorization: `Bearer ${token}` };
+    const exportOf = (n: number) =>
+      JSON.stringify({
+        resourceLogs: [
+          {
+            resource: { attributes: [{ key: "service.name", value: { stringValue: "worker" } }] },
+            scopeLogs: [
+              { logRecords: Array.from({ length: n }, (_, i) => ({ body: { stringValue: `record ${i}` } })) },
+            ],
+          },
+        ],
+      });
+    const post = (body: string) =>
+      fetch(`${server.url}/otlp/v1/logs`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body,
+      });
+    const first = await post(exportOf(3));
+    expect([first.status, await first.text()]).toEqual([200, "{}"]);
+    const inFlight = post(exportOf(5000)).then(
+      async (r) => [r.status, await r.text()] as const,
+      () => "refused" as const,
+    );
+    server.proc.kill("SIGTERM");
+    expect(await server.proc.exited).toBe(0);
+    const answer = await inFlight;
+    expect(answer === "refused" || (answer[0] === 200 && answer[1] === "{}")).toBe(true);
+    const again = await serve(PROGRAM, ["--data-dir", dataDir]);
+    const count = async () => {
+      let total = 0;
+      let cursor: string | null = null;
+      do {
+        const page = (await fetch(
+          `${again.url}/v1/events?project=default&channel=worker&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+          { headers: auth },
+        ).then((r) => r.json())) as { events: unknown[]; next_cursor: string | null };
+        total += page.events.length;
+        cursor = page.next_cursor;
+      } while (cursor);
+      return total;
+    };
+    // What was answered 200 is stored, whole; what was not, not at all.
+    expect(await count()).toBe(answer === "refused" ? 3 : 5003);
+    await again.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
   test("SIGINT (Ctrl-C) and SIGHUP (the terminal closed) stop it as SIGTERM does, exit 0", async () => {
     for (const signal of ["SIGINT", "SIGHUP"] as const) {
       const dataDir = tempDir();

@@ -1,6 +1,8 @@
 // An exporter pointed at the wrong place hears what to change: OTEL_EXPORTER_OTLP_ENDPOINT without
-// /otlp (the SDK then posts to /v1/logs and /v1/metrics), a signal's path given twice, or traces.
+// /otlp (the SDK then posts to /v1/logs and /v1/metrics), a signal's path given twice, or traces;
+// in the google.rpc.Status an exporter posting protobuf reads.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { otlpStatus } from "../otlp-status.ts";
 import { startTestApp, type TestApp } from "../helpers.ts";
 
 let server: TestApp;
@@ -15,7 +17,7 @@ async function post(path: string) {
     headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/x-protobuf" },
     body: new Uint8Array(0),
   });
-  return { status: response.status, message: ((await response.json()) as { message: string }).message };
+  return { status: response.status, message: (await otlpStatus(response)).message };
 }
 
 test("an endpoint without /otlp: the answer says to add it", async () => {
@@ -44,6 +46,14 @@ test("traces are not taken, and the answer says so", async () => {
   expect(r.message).toContain("not traces");
 });
 
-test("other routes keep their answer", async () => {
-  expect((await post("/v1/nothing")).message).toBe("No route POST /v1/nothing. See /docs for the API.");
+test("other routes keep their answer, in the API's JSON", async () => {
+  const response = await server.fetch("/v1/nothing", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/x-protobuf" },
+    body: new Uint8Array(0),
+  });
+  expect(response.status).toBe(404);
+  expect(((await response.json()) as { message: string }).message).toBe(
+    "No route POST /v1/nothing. See /docs for the API.",
+  );
 });

@@ -1,6 +1,7 @@
 // OTLP over HTTP, request by request: both encodings (protobuf made with the same generated code
 // OpenTelemetry's SDK uses), gzip, what a record and a data point become, partial success, the
 // token's limits, and bodies that cannot be read. The SDK's own exporters: otlp-sdk.test.ts.
+import { otlpStatus } from "../otlp-status.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
@@ -282,7 +283,9 @@ describe("logs in protobuf", () => {
       body: new Uint8Array([0x0a, 0xff, 0xff, 0xff, 0x0f, 1, 2]),
     });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: string }).error).toBe("invalid_body");
+    const status = await otlpStatus(response);
+    expect(status.error).toBe("invalid_body");
+    expect(status.message).toContain("not a protobuf-encoded ExportLogsServiceRequest");
     expect((await events("default")).length).toBe(before);
   });
 });
@@ -679,6 +682,40 @@ test("past the token's rate limit, a 429 with Retry-After, as on /v1/log", async
     }
     expect(statuses).toEqual([200, 200, 429]);
     expect(Number(retryAfter)).toBeGreaterThan(0);
+  } finally {
+    await limited.close();
+  }
+});
+
+test("to a protobuf export an error is a google.rpc.Status in protobuf, with the status and headers of the API's", async () => {
+  const limited = await startTestApp({ "rate-limit-full": "1/m" });
+  try {
+    const body = new Uint8Array(LOGS.request.encode(logsJson([{ body: "x" }])).finish());
+    const exportAs = (token: string) =>
+      limited.fetch("/otlp/v1/logs", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/x-protobuf" },
+        body,
+      });
+    const refused = await exportAs("sb_not_a_token");
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toContain("Bearer");
+    expect(await otlpStatus(refused)).toMatchObject({ error: "unauthorized", domain: "signalboard" });
+    expect((await exportAs(limited.token)).status).toBe(200);
+    const limitedNow = await exportAs(limited.token);
+    expect(limitedNow.status).toBe(429);
+    expect(Number(limitedNow.headers.get("retry-after"))).toBeGreaterThan(0);
+    const status = await otlpStatus(limitedNow);
+    expect(status.error).toBe("rate_limited");
+    expect(status.message).toContain("Retry after");
+    // A JSON export's error stays the API's JSON error: its `message` is a JSON Status's.
+    const json = await limited.fetch("/otlp/v1/logs", {
+      method: "POST",
+      headers: { Authorization: "Bearer sb_not_a_token", "Content-Type": "application/json" },
+      body: "{}",
+    });
+    expect(json.status).toBe(401);
+    expect(((await json.json()) as { message: string }).message).toBeTruthy();
   } finally {
     await limited.close();
   }

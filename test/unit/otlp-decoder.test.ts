@@ -19,7 +19,7 @@ const records = (n: number, project?: string) => ({
   scopeLogs: [{ logRecords: Array.from({ length: n }, (_, i) => ({ body: { stringValue: `record ${i}` } })) }],
 });
 
-const job = (body: Uint8Array, more: Partial<ExportJob> = {}): ExportJob & { signal: "logs" } => ({
+const job = (body: Uint8Array, more: Partial<Omit<ExportJob, "signal">> = {}): ExportJob & { signal: "logs" } => ({
   signal: "logs",
   encoding: "json",
   bytes: body,
