@@ -448,11 +448,19 @@ describe("which project", () => {
       (await exportJson("/otlp/v1/logs", logsJson([{ body: "from the page" }], { "service.name": "web" }), {}, token))
         .status,
     ).toBe(200);
-    expect(
-      (await exportJson("/otlp/v1/logs", logsJson([{ body: "x" }], { "service.name": "api" }), {}, token)).status,
-    ).toBe(403);
+    const elsewhere = await exportJson(
+      "/otlp/v1/logs",
+      logsJson([{ body: "x" }], { "service.name": "api" }),
+      {},
+      token,
+    );
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.json.message).toContain('not "api"');
+    expect(elsewhere.json.message).toContain("service.name");
     const loud = logsJson([{ body: "x", attributes: { "signalboard.notify": true } }], { "service.name": "web" });
-    expect((await exportJson("/otlp/v1/logs", loud, {}, token)).status).toBe(403);
+    const refused = await exportJson("/otlp/v1/logs", loud, {}, token);
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toContain("signalboard.notify=true");
     expect((await events("shop", "&channel=web")).map((e) => e.event)).toEqual(["from the page"]);
   });
 });

@@ -14,7 +14,7 @@ export const HISTORICAL_AFTER_MS = 5 * 60_000;
 
 // Attributes that say something other than a tag: who (user_id) and whether to notify.
 const USER = "enduser.id";
-const NOTIFY = "signalboard.notify";
+export const NOTIFY_ATTRIBUTE = "signalboard.notify";
 
 const SEVERITIES = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 
@@ -60,7 +60,7 @@ export function logInputOf(
     if (at < now - HISTORICAL_AFTER_MS) input.timestamp = at / 1000;
     else input.time = Math.min(Math.round(at), now);
   }
-  const notify = record.attributes.get(NOTIFY);
+  const notify = record.attributes.get(NOTIFY_ATTRIBUTE);
   if (notify === true || notify === "true") input.notify = true;
   return { input };
 }
@@ -73,7 +73,7 @@ function tagsOf(record: LogRecord): Tags {
   if (record.traceId) tags["trace-id"] = record.traceId;
   for (const [key, value] of record.attributes) {
     if (Object.keys(tags).length >= LIMITS.tags) break;
-    if (key === USER || key === NOTIFY) continue;
+    if (key === USER || key === NOTIFY_ATTRIBUTE) continue;
     const tagKey = tagKeyOf(key);
     const tagValue = tagValueOf(value);
     if (!tagKey || tagValue === null || tagKey in tags) continue;

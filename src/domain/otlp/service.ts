@@ -2,13 +2,14 @@
 // /v1/log makes and each data point the input /v1/metric makes, and each goes through the same
 // operation. A request the token may not make is refused whole before anything is written; what
 // cannot be stored of an allowed one is counted and told (OTLP's partial success), the rest stored.
-import { AppError, ValidationError } from "../../errors.ts";
+import { AppError, Forbidden, ValidationError } from "../../errors.ts";
 import type { Scope } from "../../model/access.ts";
 import { assertCanNotify, assertCanSendEvent, assertCanWriteProject } from "../access.ts";
 import type { LogInput, MetricInput } from "../ingest-writes.ts";
 import type { ingestService } from "../ingest.ts";
 import { isName } from "../input-fields.ts";
 import type { Project } from "../../model/project.ts";
+import { NOTIFY_ATTRIBUTE } from "./logs.ts";
 import type { MetricDraft } from "./metrics.ts";
 import { assertExportSize, PROJECT_ATTRIBUTE, type PlannedLogs, type PlannedMetrics, plannedCount } from "./plan.ts";
 
@@ -114,8 +115,15 @@ export function otlpService({ ingest, requireProject, defaultProject }: Deps) {
       const inputs: LogInput[] = [];
       for (const { project, made } of planned) {
         if ("refused" in made) continue;
-        assertCanSendEvent(scope, project, made.input.channel);
-        if (made.input.notify && made.input.timestamp === undefined) assertCanNotify(scope);
+        inOtlpTerms(
+          () => assertCanSendEvent(scope, project, made.input.channel),
+          `(A record's channel is its resource's service.name made a channel name: set service.name, or OTEL_SERVICE_NAME, to match.)`,
+        );
+        if (made.input.notify && made.input.timestamp === undefined)
+          inOtlpTerms(
+            () => assertCanNotify(scope),
+            `(Here notify is the record's attribute ${NOTIFY_ATTRIBUTE}=true: send the records without it.)`,
+          );
         inputs.push({ ...made.input, project });
       }
       const problems = await projectProblems(wanted);
@@ -175,6 +183,16 @@ export function otlpService({ ingest, requireProject, defaultProject }: Deps) {
     );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
+  }
+}
+
+/** An access check whose refusal says, after its own words, where OpenTelemetry's records carry what it refused. */
+function inOtlpTerms(check: () => void, where: string): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof Forbidden) throw new Forbidden(`${error.message} ${where}`);
+    throw error;
   }
 }
 
