@@ -4,6 +4,7 @@
 // Each alert is stored once per group key, fingerprint, start and status, so a repeated
 // notification of the same group adds nothing, and its resolution is a new event.
 import { z } from "zod";
+import { ValidationError } from "../../errors.ts";
 import { LIMITS } from "../input-fields.ts";
 import { at, defineHookKind, eventName, fit, type HookEvent, tagsOf } from "./kind.ts";
 
@@ -20,6 +21,28 @@ type Alert = {
 const record = (v: unknown): Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
+/**
+ * The body's alerts, when it is Alertmanager's webhook of version 4; else a 400 naming the field,
+ * so a sender that is not Alertmanager (or a version whose shape may differ) learns it at once
+ * rather than getting a 200 for a delivery that recorded nothing.
+ */
+function checkedAlerts(body: unknown): unknown[] {
+  const wrong = (path: string, message: string) => ValidationError.field(path, "invalid_alertmanager", message);
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw wrong("", "The body must be Alertmanager's webhook JSON object (version 4), with its alerts.");
+  const version = at(body, "version");
+  if (version !== "4")
+    throw wrong(
+      "version",
+      `version: must be "4", the version of Alertmanager's webhook this hook reads; got ${version === undefined ? "none" : JSON.stringify(version)}`,
+    );
+  const alerts = at(body, "alerts");
+  if (!Array.isArray(alerts)) throw wrong("alerts", "alerts: must be the list of alerts Alertmanager sends");
+  const bad = alerts.findIndex((a) => a === null || typeof a !== "object" || Array.isArray(a));
+  if (bad >= 0) throw wrong(`alerts.${bad}`, `alerts.${bad}: each alert must be an object with its labels`);
+  return alerts;
+}
+
 export const alertmanager = defineHookKind({
   label: "Alertmanager",
   defaultChannel: "alertmanager",
@@ -27,8 +50,7 @@ export const alertmanager = defineHookKind({
   config: z.object({}).strict(),
   verify: () => null,
   events(body): HookEvent[] {
-    const alerts = at(body, "alerts");
-    if (!Array.isArray(alerts)) return [];
+    const alerts = checkedAlerts(body);
     const groupKey = String(at(body, "groupKey") ?? "");
     return alerts.slice(0, 1000).map((raw) => {
       const alert = record(raw) as Alert;
