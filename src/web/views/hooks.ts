@@ -20,7 +20,7 @@ export type HooksView = {
 };
 
 const SECRET_HINT =
-  "Stripe: the endpoint's signing secret (whsec_...). GitHub: the webhook's secret. Generic: optional (then the body's HMAC-SHA256 must come in the signature header). Alertmanager: none, the URL is the secret. Never shown again.";
+  "Stripe: the endpoint's signing secret (whsec_...). GitHub: the webhook's secret. Generic: optional (then the body's HMAC-SHA256 must come in the signature header). Alertmanager: optional (then it must come as the bearer token or basic auth password its http_config sends); without one the URL is the secret. Never shown again.";
 
 export function hooksSection(project: Project, v: HooksView): Html {
   const p = { project: project.name };
