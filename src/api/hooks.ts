@@ -76,7 +76,7 @@ export function hookRoutes({ hooks, config }: Services): Route[] {
       doc: {
         summary: "Make an inbound webhook",
         description:
-          '{"project": "my-saas", "kind": "stripe", "name": "Payments", "secret": "whsec_..."}: kind stripe, github, alertmanager or generic; secret required for stripe (the endpoint\'s signing secret) and github (the webhook\'s secret), optional for generic (then its signature header is checked); channel defaults to stripe, github, alertmanager or hooks. Answers its url. Full-access tokens only.',
+          '{"project": "my-saas", "kind": "stripe", "name": "Payments", "secret": "whsec_..."}: kind stripe, github, alertmanager or generic; secret required for stripe (the endpoint\'s signing secret) and github (the webhook\'s secret), optional for generic (then its signature header is checked) and alertmanager (then each delivery must carry it as Authorization: Bearer <secret> or as basic auth\'s password); channel defaults to stripe, github, alertmanager or hooks. Answers its url. Full-access tokens only.',
         body: hookInput,
         example: { success: true, statusCode: 200, hook: EXAMPLE },
       },
@@ -128,7 +128,7 @@ export function hookRoutes({ hooks, config }: Services): Route[] {
       doc: {
         summary: "A delivery from a service (Stripe, GitHub, Alertmanager, any JSON)",
         description:
-          "No token: the hook's id is the secret, and each kind checks its service's signature on the raw body (Stripe-Signature, X-Hub-Signature-256, the generic hook's HMAC header); a missing or bad one is a 401 and stores nothing. Each event is stored once per delivery key (Stripe's event id, X-GitHub-Delivery, Alertmanager's group key with each alert's fingerprint, start and status; a generic hook's id path or Idempotency-Key). 404 for an unknown hook, 413 beyond SIGNALBOARD_HOOK_BODY_LIMIT, 429 with Retry-After past SIGNALBOARD_RATE_LIMIT_HOOK.",
+          "No token: the hook's id is the secret, and each kind checks its service's signature on the raw body (Stripe-Signature, X-Hub-Signature-256, the generic hook's HMAC header, an Alertmanager hook's bearer token or basic auth password when it has a secret); a missing or bad one is a 401 and stores nothing. A body that is not the service's (Alertmanager's without alerts or of a version other than \"4\", Stripe's without id or type, GitHub's without X-GitHub-Event or X-GitHub-Delivery) is a 400 naming the field; GitHub's ping is a 200 that stores nothing. Each event is stored once per delivery key (Stripe's event id, X-GitHub-Delivery, Alertmanager's group key with each alert's fingerprint, start and status; a generic hook's id path or Idempotency-Key). 404 for an unknown hook, 413 beyond SIGNALBOARD_HOOK_BODY_LIMIT, 429 with Retry-After past SIGNALBOARD_RATE_LIMIT_HOOK.",
         example: RECEIVED_EXAMPLE,
       },
       async handle({ request, params }) {

@@ -1,7 +1,7 @@
 // Inbound webhooks: a project's URLs (/hooks/<id>) for Stripe, GitHub, Alertmanager or any JSON.
 // A delivery is checked by its kind on the raw bytes of its body (a bad signature stores nothing),
 // then each of its events goes through ingest's own logEvent, as POST /v1/log's do, with the
-// delivery's key as an idempotency key: a delivery seen twice is stored once.
+// delivery's key as an idempotency key kept four days: a delivery seen twice is stored once.
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { type Clock, systemClock } from "../clock.ts";
@@ -20,6 +20,12 @@ import { validate } from "./validation.ts";
 
 /** The idempotency keys' owner for hooks: no token has id 0, so a hook's keys meet no token's. */
 export const HOOK_KEY_OWNER = 0;
+
+/**
+ * How long a delivery's key is kept, for every kind: services send a delivery again for days (Stripe
+ * retries for up to three, GitHub redelivers those of the past three), so four days, with a margin.
+ */
+export const HOOK_DELIVERY_KEPT_MS = 4 * 86_400_000;
 
 const secret = rule.text(500, { nonEmpty: true }).meta({
   description: "What deliveries are signed with (Stripe's whsec_..., GitHub's webhook secret); never shown again.",
@@ -203,6 +209,7 @@ export function hookService(
                 // The key alone says what the delivery is: a retry matches it whatever else changed.
                 fingerprint: createHash("sha256").update(key).digest("hex"),
                 answer: "event" as const,
+                keepMs: HOOK_DELIVERY_KEPT_MS,
               };
         const written = await ingest.logEvent(
           scope,

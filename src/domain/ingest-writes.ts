@@ -40,8 +40,11 @@ export type MetricInput = { project?: string; title: string; value: MetricValue;
 export type IdentifyInput = { project: string; userId: string; properties: Properties };
 export type GroupInput = { project: string; groupId: string; userId?: string; properties: Properties };
 
-/** A keyed request: who sent it, its key, a digest of the request, and which answer it gets. */
-export type Idempotency = { tokenId: number; key: string; fingerprint: string; answer: AnswerKind };
+/**
+ * A keyed request: who sent it, its key, a digest of the request, and which answer it gets;
+ * `keepMs`, how long the key is kept (a day unless given).
+ */
+export type Idempotency = { tokenId: number; key: string; fingerprint: string; answer: AnswerKind; keepMs?: number };
 
 /** What a write did: its result and the answer stored for its key, or the answer stored before. */
 export type Written<T> =
@@ -58,7 +61,7 @@ async function keyed<T>(
 ): Promise<Written<T>> {
   if (!idem) return { result: await work(), answer: null };
   // Claimed before the work: a retry racing the first request waits for it, then gets its answer.
-  const kept = await tx.idempotency.claim(idem.tokenId, idem.key, idem.fingerprint, now);
+  const kept = await tx.idempotency.claim(idem.tokenId, idem.key, idem.fingerprint, now, idem.keepMs);
   if (kept) {
     if (kept.fingerprint !== idem.fingerprint) throw new IdempotencyKeyReused();
     return { replayed: kept.response };

@@ -310,13 +310,15 @@ export interface IdempotencyRepository {
   /**
    * Claims the key for a request before its work is done: null when it is this request's now
    * (do the work, then complete), or what the request that holds it stored. A claim waits for a
-   * concurrent one of the same key to commit or roll back.
+   * concurrent one of the same key to commit or roll back. The key is kept `keepMs` from `now`
+   * (a day unless given); an expired key is claimed afresh.
    */
   claim(
     tokenId: number,
     key: string,
     fingerprint: string,
     now: number,
+    keepMs?: number,
   ): Promise<{ fingerprint: string; response: string } | null>;
   complete(tokenId: number, key: string, response: string): Promise<void>;
   prune(now: number): Promise<number>;

@@ -1,5 +1,5 @@
 // Dashboard routes for a project's inbound webhooks, a section of its settings: add one and delete
-// one, each answering the section afresh for htmx to swap.
+// one, each answering the section afresh for htmx to swap. Admins only, as tokens are.
 import { z } from "zod";
 import { hasRole } from "../domain/access.ts";
 import type { HookInput } from "../domain/hooks.ts";
@@ -30,7 +30,9 @@ export async function hooksSectionOf(
   return hooksSection(project, {
     hooks: list.map((hook) => ({ hook, url: hooks.url(hook) })),
     csrf: session.csrfToken,
-    mayEdit: hasRole(session.user, "member"),
+    // A hook's URL is a way to write into the project (the only one when nothing signs its
+    // deliveries), handed to an outside service as a public token is: for admins, as tokens are.
+    mayEdit: hasRole(session.user, "admin"),
     ...form,
   });
 }
@@ -49,7 +51,7 @@ const addHook = (services: Services, kit: Kit) =>
   route({
     method: "POST",
     path: paths.hooks,
-    access: "member",
+    access: "admin",
     needs: "project",
     form: hookForm,
     async handle({ project, session, body: fields, actor }) {
@@ -85,7 +87,7 @@ const deleteHook = (services: Services, kit: Kit) =>
   route({
     method: "POST",
     path: paths.hookDelete,
-    access: "member",
+    access: "admin",
     needs: "project",
     async handle({ project, params, session, actor }) {
       const hook = await services.hooks.get(params.id).catch(() => null);

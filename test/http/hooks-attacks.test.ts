@@ -1,5 +1,5 @@
-// Inbound webhooks as someone who is not meant to use them sees them: a secret on a kind whose
-// service signs nothing (it would read "signed" while anyone with the URL may post), an issue's
+// Inbound webhooks as someone who is not meant to use them sees them: an Alertmanager hook with a
+// secret posted to without it (or with another), an issue's
 // title written to look like a link of its own in the feed, and a body over the hooks' own limit
 // answered with the setting that raises it. In-process, with a clock the test holds still.
 import { createHmac } from "node:crypto";
@@ -23,23 +23,62 @@ afterAll(() => server.close());
 
 const hmac = (secret: string, data: string) => createHmac("sha256", secret).update(data).digest("hex");
 
-test("an Alertmanager hook takes no secret: nothing would check it, and it would show as signed", async () => {
+test("an Alertmanager hook with a secret takes only deliveries that carry it, as Alertmanager's http_config sends it", async () => {
   const made = await call(server, {
     path: "/v1/hooks",
-    body: { project: "shop", kind: "alertmanager", name: "Alerts", secret: "looks-protected" },
+    body: { project: "shop", kind: "alertmanager", name: "Alerts", channel: "am-auth", secret: "am-credentials" },
   });
-  expect(made.status).toBe(400);
-  expect(made.json.validation.body[0].path).toBe("secret");
-  expect(made.json.message).toContain("takes no secret");
-  expect(await server.services.hooks.list("shop")).toEqual([]);
+  expect(made.status).toBe(200);
+  expect(made.json.hook.has_secret).toBe(true);
+  expect(made.text).not.toContain("am-credentials");
+  const id = made.json.hook.id as string;
+  const alert = (name: string) =>
+    JSON.stringify({
+      version: "4",
+      groupKey: `{}:{alertname="${name}"}`,
+      status: "firing",
+      alerts: [{ status: "firing", labels: { alertname: name }, startsAt: "2026-01-01T11:00:00Z", fingerprint: name }],
+    });
+  const send = (name: string, headers: Record<string, string>) =>
+    call(server, {
+      path: `/hooks/${id}`,
+      body: alert(name),
+      token: null,
+      headers: { "Content-Type": "application/json", ...headers },
+    });
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+  for (const [headers, words] of [
+    [{}, /Authorization header is missing/],
+    [{ Authorization: "Bearer wrong" }, /bearer token is wrong/],
+    [{ Authorization: "Bearer am-credentials-and-more" }, /bearer token is wrong/],
+    [{ Authorization: basic("alertmanager", "wrong") }, /basic auth password is wrong/],
+    [{ Authorization: basic("am-credentials", "") }, /basic auth password is wrong/],
+    [{ Authorization: "Token am-credentials" }, /must be Bearer or Basic/],
+  ] as const) {
+    const refused = await send("Forged", headers);
+    expect(refused.status).toBe(401);
+    expect(refused.json.message).toMatch(words);
+    expect(refused.json.message).toContain("http_config");
+  }
+  const events = async () =>
+    ((await call(server, { path: "/v1/events?project=shop&channel=am-auth" })).json.events ?? []) as {
+      event: string;
+    }[];
+  expect(await events()).toEqual([]);
+  // authorization: {type: Bearer, credentials: ...}, and basic_auth: {username: ..., password: ...}.
+  expect((await send("ByBearer", { Authorization: "Bearer am-credentials" })).json).toMatchObject({ stored: 1 });
+  expect((await send("ByBasic", { Authorization: basic("alertmanager", "am-credentials") })).json).toMatchObject({
+    stored: 1,
+  });
+  expect((await events()).map((e) => e.event).sort()).toEqual(["ByBasic", "ByBearer"]);
 
-  const plain = await call(server, { path: "/v1/hooks", body: { project: "shop", kind: "alertmanager", name: "A" } });
-  expect(plain.status).toBe(200);
-  const id = plain.json.hook.id as string;
-  const patched = await call(server, { method: "PATCH", path: `/v1/hooks/${id}`, body: { secret: "later" } });
-  expect(patched.status).toBe(400);
-  expect(patched.json.validation.body[0].path).toBe("secret");
-  expect((await server.services.hooks.get(id)).secret).toBeNull();
+  // Removing the secret makes the URL the only secret again; setting one later is checked from then on.
+  const plain = await call(server, { method: "PATCH", path: `/v1/hooks/${id}`, body: { secret: null } });
+  expect(plain.json.hook.has_secret).toBe(false);
+  expect((await send("Open", {})).status).toBe(200);
+  await call(server, { method: "PATCH", path: `/v1/hooks/${id}`, body: { secret: "later" } });
+  expect((await send("Closed", {})).status).toBe(401);
+  expect((await send("Closed", { Authorization: "Bearer later" })).status).toBe(200);
   await server.services.hooks.remove(id);
 });
 

@@ -401,6 +401,66 @@ describe("Alertmanager", () => {
     expect(latency[0]!.tags).toMatchObject({ alertname: "HighLatency", instance: "web-1:9100", severity: "page" });
     expect(latency[0]!.description).toContain("p99 latency above 2s");
   });
+
+  test("a body that is not Alertmanager's version 4 is a 400 naming the field, and stores nothing", async () => {
+    const { id } = await makeHook({ project: "shop", kind: "alertmanager", name: "Not quite", channel: "am-bad" });
+    const full = JSON.parse(body("firing"));
+    const { alerts: _, ...withoutAlerts } = full;
+    for (const [sent, field, words] of [
+      [{}, "version", /version: must be "4".*got none/],
+      [withoutAlerts, "alerts", /alerts: must be the list/],
+      [{ ...full, version: "3" }, "version", /got "3"/],
+      [{ ...full, version: 4 }, "version", /must be "4"/],
+      [{ ...full, alerts: "HighLatency" }, "alerts", /alerts: must be the list/],
+      [{ ...full, alerts: [full.alerts[0], 7] }, "alerts.1", /each alert must be an object/],
+      [[full], "", /JSON object/],
+    ] as const) {
+      const refused = await deliver(id, JSON.stringify(sent), {});
+      expect(refused.status).toBe(400);
+      expect(refused.json.validation.body[0].path).toBe(field);
+      expect(refused.json.message).toMatch(words);
+    }
+    expect(await eventsIn("shop", "am-bad")).toEqual([]);
+  });
+});
+
+describe("bodies and headers that are not the service's", () => {
+  test("a signed Stripe body without its id or type is a 400 naming it, and stores nothing", async () => {
+    const secret = "whsec_shapes";
+    const { id } = await makeHook({ project: "shop", kind: "stripe", name: "Shapes", channel: "st-bad", secret });
+    for (const [sent, field] of [
+      [{}, "id"],
+      [{ id: "evt_no_type", object: "event", data: { object: {} } }, "type"],
+      [{ id: 42, type: "invoice.paid" }, "id"],
+    ] as const) {
+      const text = JSON.stringify(sent);
+      const refused = await deliver(id, text, { "Stripe-Signature": stripeHeader(secret, text) });
+      expect(refused.status).toBe(400);
+      expect(refused.json.validation.body[0].path).toBe(field);
+    }
+    expect(await eventsIn("shop", "st-bad")).toEqual([]);
+  });
+
+  test("a signed GitHub delivery without X-GitHub-Event or X-GitHub-Delivery is a 400 naming the header", async () => {
+    const secret = "gh shapes";
+    const { id } = await makeHook({ project: "shop", kind: "github", name: "Shapes", channel: "gh-bad", secret });
+    const text = JSON.stringify({ action: "opened", repository: { full_name: "a/b" } });
+    const signed = { "X-Hub-Signature-256": `sha256=${hmac(secret, text)}` };
+    const noEvent = await deliver(id, text, { ...signed, "X-GitHub-Delivery": "d-shape-1" });
+    expect(noEvent.status).toBe(400);
+    expect(noEvent.json.message).toContain("X-GitHub-Event");
+    const noDelivery = await deliver(id, text, { ...signed, "X-GitHub-Event": "issues" });
+    expect(noDelivery.status).toBe(400);
+    expect(noDelivery.json.message).toContain("X-GitHub-Delivery");
+    const list = "[1]";
+    const notObject = await deliver(id, list, {
+      "X-Hub-Signature-256": `sha256=${hmac(secret, list)}`,
+      "X-GitHub-Event": "issues",
+      "X-GitHub-Delivery": "d-shape-2",
+    });
+    expect(notObject.status).toBe(400);
+    expect(await eventsIn("shop", "gh-bad")).toEqual([]);
+  });
 });
 
 describe("generic JSON", () => {

@@ -1262,6 +1262,20 @@ describe("idempotency", () => {
     expect(await store.idempotency.claim(token, "new", "again", NOW + 1)).toEqual({ fingerprint: "fp", response: "" });
     expect(await store.idempotency.claim(token, "old", "again", NOW + 1)).toBeNull();
   });
+
+  test("a key claimed to be kept longer is held, and survives prune, for as long as its claim asked", async () => {
+    const token = 900_004;
+    const keep = 4 * IDEMPOTENCY_TTL_MS;
+    expect(await store.idempotency.claim(token, "delivery", "fp", NOW, keep)).toBeNull();
+    await store.idempotency.complete(token, "delivery", "{}");
+    await store.idempotency.prune(NOW + 3 * IDEMPOTENCY_TTL_MS);
+    expect(await store.idempotency.claim(token, "delivery", "fp", NOW + keep - 1, keep)).toEqual({
+      fingerprint: "fp",
+      response: "{}",
+    });
+    expect(await store.idempotency.prune(NOW + keep)).toBeGreaterThanOrEqual(1);
+    expect(await store.idempotency.claim(token, "delivery", "fp", NOW + keep, keep)).toBeNull();
+  });
 });
 
 describe("digests", () => {

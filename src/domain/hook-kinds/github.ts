@@ -3,6 +3,7 @@
 // workflow_run.completed, issues.opened, pull_request.closed); each delivery is stored once by
 // X-GitHub-Delivery. GitHub's ping (sent when a webhook is made) is answered and records nothing.
 import { z } from "zod";
+import { BadRequest, ValidationError } from "../../errors.ts";
 import { LIMITS } from "../input-fields.ts";
 import { at, defineHookKind, eventName, fit, hmacHex, markdownText, markdownUrl, sameDigest, tagsOf } from "./kind.ts";
 
@@ -67,10 +68,20 @@ export const github = defineHookKind({
     return "The X-Hub-Signature-256 signature does not match: check that this hook's secret is the webhook's secret.";
   },
   events(body, d) {
-    const event = d.headers.get("x-github-event") ?? "";
+    // GitHub sends both with every delivery: without them there is no name, and nothing to store it once by.
+    const event = d.headers.get("x-github-event");
+    if (!event) throw new BadRequest("The X-GitHub-Event header is missing: GitHub names each delivery's event in it.");
+    const delivery = d.headers.get("x-github-delivery");
+    if (!delivery)
+      throw new BadRequest("The X-GitHub-Delivery header is missing: GitHub sends each delivery's id in it.");
+    if (body === null || typeof body !== "object" || Array.isArray(body))
+      throw ValidationError.field(
+        "",
+        "invalid_github",
+        "The body must be the JSON object of GitHub's webhook payload.",
+      );
     if (event === "ping") return [];
     const action = str(at(body, "action"));
-    const delivery = d.headers.get("x-github-delivery");
     const conclusion =
       str(at(body, "workflow_run.conclusion")) ??
       str(at(body, "check_run.conclusion")) ??
@@ -79,7 +90,7 @@ export const github = defineHookKind({
     const merged = at(body, "pull_request.merged");
     return [
       {
-        key: delivery ? `github:${delivery}` : null,
+        key: `github:${delivery}`,
         input: {
           channel: "",
           event: eventName(action ? `${event}.${action}` : event, "github event"),

@@ -1,7 +1,7 @@
 // What an inbound webhook kind is (one module each, listed in index.ts): how a delivery's signature
 // is checked on the raw bytes of its body, and how its JSON becomes events. Each event is the same
 // input POST /v1/log makes, written by the same ingest service, once per delivery key.
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
 import type { LogInput } from "../ingest-writes.ts";
 import type { Hook, HookConfig } from "../../model/hook.ts";
@@ -42,6 +42,12 @@ export function sameDigest(expected: string, given: string): boolean {
   const a = Buffer.from(expected, "utf8");
   const b = Buffer.from(given.toLowerCase(), "utf8");
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Whether a secret sent is the one kept, compared in constant time (of their digests, so whatever their lengths). */
+export function sameSecret(kept: string, given: string): boolean {
+  const digest = (text: string) => createHash("sha256").update(text, "utf8").digest();
+  return timingSafeEqual(digest(kept), digest(given));
 }
 
 /** A JSON value's field by path ("data.object.id", "$.alerts[0].labels.env", "items.0"); undefined when absent. */

@@ -3,6 +3,7 @@
 // two while a secret is rolled), and t must be within five minutes of our clock. Each event is named
 // by its type (invoice.paid), stored once by its id (evt_...).
 import { z } from "zod";
+import { ValidationError } from "../../errors.ts";
 import { LIMITS } from "../input-fields.ts";
 import { at, defineHookKind, eventName, fit, hmacHex, sameDigest, tagsOf } from "./kind.ts";
 
@@ -66,6 +67,15 @@ export const stripe = defineHookKind({
   events(body) {
     const type = at(body, "type");
     const id = at(body, "id");
+    // Every event Stripe sends has both: without them there is nothing to name it by or to store it once by.
+    if (typeof id !== "string" || id === "")
+      throw ValidationError.field("id", "invalid_stripe", "id: must be the Stripe event's id (evt_...)");
+    if (typeof type !== "string" || type === "")
+      throw ValidationError.field(
+        "type",
+        "invalid_stripe",
+        "type: must be the Stripe event's type, such as invoice.paid",
+      );
     const object = at(body, "data.object");
     const objectType = at(object, "object");
     const objectId = at(object, "id");
@@ -81,15 +91,13 @@ export const stripe = defineHookKind({
     const link =
       path && typeof objectId === "string"
         ? `${base}${path}/${encodeURIComponent(objectId)}`
-        : typeof id === "string"
-          ? `${base}events/${encodeURIComponent(id)}`
-          : null;
+        : `${base}events/${encodeURIComponent(id)}`;
     const what = [objectType, objectId].filter((s) => typeof s === "string").join(" ");
     const amountText = amount !== undefined ? ` · ${amount} ${String(currency).toUpperCase()}` : "";
     const description = link ? `[${what || "The event"}](${link}) in Stripe's dashboard${amountText}` : undefined;
     return [
       {
-        key: typeof id === "string" ? `stripe:${id}` : null,
+        key: `stripe:${id}`,
         input: {
           channel: "",
           event: eventName(type, "stripe event"),

@@ -502,8 +502,13 @@ export const idempotencyKeys = pgTable(
     fingerprint: text("fingerprint").notNull(),
     response: text("response").notNull(),
     createdAt: millis("created_at").notNull(),
+    expiresAt: millis("expires_at"),
   },
-  (t) => [primaryKey({ columns: [t.tokenId, t.key] }), index("idempotency_keys_created").on(t.createdAt)],
+  (t) => [
+    primaryKey({ columns: [t.tokenId, t.key] }),
+    index("idempotency_keys_created").on(t.createdAt),
+    index("idempotency_keys_expires").on(t.expiresAt),
+  ],
 );
 
 /** Fixed-window counters shared by every instance (sign-in attempts per address). */

@@ -462,8 +462,10 @@ export const digests = sqliteTable(
   (t) => [index("digests_project").on(t.projectId)],
 );
 
-// Idempotency-Key: the first answer to a request, kept a day, so a client that retries after a
-// timeout gets that answer back instead of storing the event twice. Keyed per token.
+// Idempotency-Key: the first answer to a request, kept until expires_at (a day for a client's key,
+// longer for a webhook's delivery, which its service may send again days later), so a retry gets
+// that answer back instead of storing the event twice. Keyed per token. A key written by a binary
+// older than expires_at has none: it is kept a day from created_at.
 export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
   {
@@ -472,8 +474,13 @@ export const idempotencyKeys = sqliteTable(
     fingerprint: text("fingerprint").notNull(),
     response: text("response").notNull(),
     createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at"),
   },
-  (t) => [primaryKey({ columns: [t.tokenId, t.key] }), index("idempotency_keys_created").on(t.createdAt)],
+  (t) => [
+    primaryKey({ columns: [t.tokenId, t.key] }),
+    index("idempotency_keys_created").on(t.createdAt),
+    index("idempotency_keys_expires").on(t.expiresAt),
+  ],
 );
 
 // Saved charts and funnels of a project (domain/charts.ts): the question as JSON (the API's own

@@ -1,5 +1,6 @@
 // The inbound webhooks' section of a project's settings: each hook with the URL to paste into the
-// service (and a copy button), and for members a form that makes one and a button that deletes one.
+// service (and a copy button), a form that makes one and a button that deletes one, for admins (a
+// URL is a way to write into the project, as a public token is); others see the list without URLs.
 import { HOOK_KIND_MODULES } from "../../domain/hook-kinds/index.ts";
 import { href } from "../../http/href.ts";
 import { HOOK_KINDS, type Hook } from "../../model/hook.ts";
@@ -20,7 +21,7 @@ export type HooksView = {
 };
 
 const SECRET_HINT =
-  "Stripe: the endpoint's signing secret (whsec_...). GitHub: the webhook's secret. Generic: optional (then the body's HMAC-SHA256 must come in the signature header). Alertmanager: none, the URL is the secret. Never shown again.";
+  "Stripe: the endpoint's signing secret (whsec_...). GitHub: the webhook's secret. Generic: optional (then the body's HMAC-SHA256 must come in the signature header). Alertmanager: optional (then it must come as the bearer token or basic auth password its http_config sends); without one the URL is the secret. Never shown again.";
 
 export function hooksSection(project: Project, v: HooksView): Html {
   const p = { project: project.name };
@@ -40,10 +41,15 @@ export function hooksSection(project: Project, v: HooksView): Html {
                 ? html` <form hx-post="${href(paths.hookDelete, { ...p, id: h.id })}" hx-target="#hooks" hx-swap="outerHTML" class="inline"><input type="hidden" name="_csrf" value="${v.csrf}"><button type="submit" class="secondary small danger">Delete<span class="visually-hidden"> ${h.name}</span></button></form>`
                 : ""
             }</div>
-  <div class="copy-row" x-data="copyButton"><input type="text" readonly value="${url}" x-ref="source" aria-label="URL of ${h.name}" data-testid="hook-url"><button type="button" class="secondary small" x-on:click="copy"><span x-text="label">Copy</span><span class="visually-hidden"> URL of ${h.name}</span></button></div></li>`,
+  ${
+    v.mayEdit
+      ? html`<div class="copy-row" x-data="copyButton"><input type="text" readonly value="${url}" x-ref="source" aria-label="URL of ${h.name}" data-testid="hook-url"><button type="button" class="secondary small" x-on:click="copy"><span x-text="label">Copy</span><span class="visually-hidden"> URL of ${h.name}</span></button></div>`
+      : ""
+  }</li>`,
         )}</ul>`
       : html`<p data-testid="no-hooks">No inbound webhooks.</p>`
   }
+  ${v.mayEdit ? "" : html`<p class="muted small" data-testid="hooks-admins">Admins make and delete webhooks and see their URLs: a URL lets a service write into this project, as a public token does.</p>`}
   ${
     v.mayEdit
       ? html`<form class="stack hook-form" hx-post="${href(paths.hooks, p)}" hx-target="#hooks" hx-swap="outerHTML" x-data="showFor" x-on:change="changed" novalidate>
