@@ -21,6 +21,7 @@ import m0011 from "../../../drizzle/pg/0011_check_quiet.sql" with { type: "text"
 import m0012 from "../../../drizzle/pg/0012_badge_keys.sql" with { type: "text" };
 import m0013 from "../../../drizzle/pg/0013_sign_in.sql" with { type: "text" };
 import m0014 from "../../../drizzle/pg/0014_hooks_and_shares.sql" with { type: "text" };
+import m0015 from "../../../drizzle/pg/0015_share_time_zone.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -38,6 +39,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0012_badge_keys": m0012,
   "0013_sign_in": m0013,
   "0014_hooks_and_shares": m0014,
+  "0015_share_time_zone": m0015,
 };
 
 export { MigrationError };

@@ -27,6 +27,7 @@ import m0017 from "../../../drizzle/sqlite/0017_check_quiet.sql" with { type: "t
 import m0018 from "../../../drizzle/sqlite/0018_badge_keys.sql" with { type: "text" };
 import m0019 from "../../../drizzle/sqlite/0019_sign_in.sql" with { type: "text" };
 import m0020 from "../../../drizzle/sqlite/0020_hooks_and_shares.sql" with { type: "text" };
+import m0021 from "../../../drizzle/sqlite/0021_share_time_zone.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -50,6 +51,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0018_badge_keys": m0018,
   "0019_sign_in": m0019,
   "0020_hooks_and_shares": m0020,
+  "0021_share_time_zone": m0021,
 };
 
 export { MigrationError };
