@@ -31,6 +31,7 @@ export function apiShare(s: Share, project: string, url: string) {
     metrics: s.metrics,
     title: s.title,
     text: s.text,
+    time_zone: s.timeZone,
     created_by: s.createdBy,
     created_at: s.createdAt / 1000,
   };
@@ -47,6 +48,7 @@ const EXAMPLE = {
   metrics: ["Queue length"],
   title: "Shop status",
   text: "Orders, payments and the nightly export.",
+  time_zone: "Europe/Paris",
   created_by: "token “ci”",
   created_at: 1767225600,
 };
@@ -81,7 +83,7 @@ export function shareRoutes({ shares, config }: Services): Route[] {
       doc: {
         summary: "Share a dashboard or a status page",
         description:
-          'A dashboard: {"project": "p", "kind": "dashboard", "charts": [chart ids]}; a status page: {"project": "p", "kind": "status", "checks": [ids], "alerts": [ids], "metrics": ["title"], "title": "...", "text": "..."}. ' +
+          'A dashboard: {"project": "p", "kind": "dashboard", "charts": [chart ids]}; a status page: {"project": "p", "kind": "status", "checks": [ids], "alerts": [ids], "metrics": ["title"], "title": "...", "text": "...", "time_zone": "Europe/Paris"} (its 90 days are that zone\'s days; UTC unless given). ' +
           "Answers its id and url (anyone with the url sees what was chosen, and nothing else). An id that is not the project's is a 422 naming it. Full-access tokens only.",
         body: shareInput,
         example: { success: true, statusCode: 200, id: 3, url: EXAMPLE.url, share: EXAMPLE },

@@ -1,5 +1,7 @@
 // A status page's content: each chosen check and alert rule with its state now and the last 90 days
-// as bars (a day up, down, or without data), and each chosen metric's value now. The days come from
+// as bars (a day up, down, or without data), and each chosen metric's value now. The days are the
+// share's time zone's, from midnight to midnight there (23 or 25 hours when its clocks change: still
+// one bar). They come from
 // the notices recorded in the project's `alerts` channel (a check's up/down, a rule's firing and
 // resolved): one read of the feed per check or rule, through the read path (a range of the tag
 // index), newest first and at most HISTORY_NOTICES of them.
@@ -10,6 +12,7 @@ import type { MetricValue } from "../model/metric.ts";
 import type { Share } from "../model/share.ts";
 import type { Store } from "../store/store.ts";
 import { ALERTS_CHANNEL } from "./alert-runner.ts";
+import { instantOf, wallOf } from "./calendar.ts";
 import { type BadgeStatus, badgeStatus } from "./check-badges.ts";
 
 export const HISTORY_DAYS = 90;
@@ -26,7 +29,7 @@ export type StatusItem = {
   name: string;
   /** Now: up, down, late, new or paused (a check); up (ok), down (firing) or paused (a rule). */
   status: BadgeStatus;
-  /** Oldest first, HISTORY_DAYS of them, the last one today (UTC). */
+  /** Oldest first, HISTORY_DAYS of them, the last one today (in the share's time zone). */
   days: DayBar[];
   /** The share of watched days (up or down) that were up, 0..1; null when none was watched. */
   uptime: number | null;
@@ -34,7 +37,24 @@ export type StatusItem = {
 
 export type StatusMetric = { title: string; value: MetricValue | null; icon: string | null; updatedAt: number | null };
 
-export type StatusAnswer = { items: StatusItem[]; metrics: StatusMetric[]; at: number };
+export type StatusAnswer = {
+  items: StatusItem[];
+  metrics: StatusMetric[];
+  at: number;
+  /** The zone the days are in, and each day's date there (YYYY-MM-DD), oldest first. */
+  timeZone: string;
+  dates: string[];
+};
+
+/** The HISTORY_DAYS days up to `now` in `tz`: when each begins (Unix ms), and its date there; oldest first. */
+export function statusDays(now: number, tz: string): { starts: number[]; dates: string[] } {
+  const today = Math.floor(wallOf(now, tz) / DAY) * DAY;
+  const walls = Array.from({ length: HISTORY_DAYS }, (_, i) => today - (HISTORY_DAYS - 1 - i) * DAY);
+  return {
+    starts: walls.map((wall) => instantOf(wall, tz)),
+    dates: walls.map((wall) => new Date(wall).toISOString().slice(0, 10)),
+  };
+}
 
 /** A notice's direction: true down (down, firing), false up (up, resolved); null for neither (a test). */
 function downOf(e: StoredEvent): boolean | null {
@@ -45,19 +65,18 @@ function downOf(e: StoredEvent): boolean | null {
 }
 
 /**
- * The bars of the HISTORY_DAYS days up to `now`: `notices` newest first, `downNow` where it stands
- * now, `since` when it began to be watched (no data before), `watched` whether it is watched at all
- * now (a paused or never-pinged thing shows no data for the days without notices).
+ * The bars of the days that begin at `starts` (statusDays; the last is today): `notices` newest
+ * first, `downNow` where it stands now, `since` when it began to be watched (no data before),
+ * `watched` whether it is watched at all now (a paused or never-pinged thing shows no data for the
+ * days without notices).
  */
 export function dayBars(
   notices: StoredEvent[],
   downNow: boolean,
   since: number,
   watched: boolean,
-  now: number,
+  starts: number[],
 ): DayBar[] {
-  const today = Math.floor(now / DAY);
-  const first = today - HISTORY_DAYS + 1;
   const changes = notices
     .map((e) => ({ at: e.ts, down: downOf(e) }))
     .filter((c): c is { at: number; down: boolean } => c.down !== null)
@@ -66,8 +85,9 @@ export function dayBars(
   const bars: DayBar[] = [];
   let i = changes.length - 1;
   let state = downNow;
-  for (let day = today; day >= first; day--) {
-    const start = day * DAY;
+  for (let day = starts.length - 1; day >= 0; day--) {
+    const start = starts[day]!;
+    const end = starts[day + 1] ?? Number.POSITIVE_INFINITY;
     let down = state;
     while (i >= 0 && changes[i]!.at >= start) {
       down ||= changes[i]!.down;
@@ -75,7 +95,7 @@ export function dayBars(
       i--;
     }
     down ||= state;
-    if (start + DAY <= since || (!watched && !changes.length)) bars.push("none");
+    if (end <= since || (!watched && !changes.length)) bars.push("none");
     else bars.push(down ? "down" : "up");
   }
   return bars.reverse();
@@ -86,26 +106,20 @@ function uptimeOf(days: DayBar[]): number | null {
   return watched.length ? watched.filter((d) => d === "up").length / watched.length : null;
 }
 
-async function noticesOf(store: Store, projectId: number, tag: [string, string], now: number): Promise<StoredEvent[]> {
-  return store.events.list({
-    projectId,
-    channel: ALERTS_CHANNEL,
-    tags: [tag],
-    from: (Math.floor(now / DAY) - HISTORY_DAYS + 1) * DAY,
-    limit: HISTORY_NOTICES,
-  });
+async function noticesOf(store: Store, projectId: number, tag: [string, string], from: number): Promise<StoredEvent[]> {
+  return store.events.list({ projectId, channel: ALERTS_CHANNEL, tags: [tag], from, limit: HISTORY_NOTICES });
 }
 
-function checkItem(c: Check, notices: StoredEvent[], now: number): StatusItem {
+function checkItem(c: Check, notices: StoredEvent[], now: number, starts: number[]): StatusItem {
   const status = badgeStatus(c, now);
   const watched = status !== "paused" && status !== "new";
-  const days = dayBars(notices, status === "down", c.createdAt, watched || notices.length > 0, now);
+  const days = dayBars(notices, status === "down", c.createdAt, watched || notices.length > 0, starts);
   return { kind: "check", id: c.id, name: c.name, status, days, uptime: uptimeOf(days) };
 }
 
-function alertItem(a: Alert, notices: StoredEvent[], now: number): StatusItem {
+function alertItem(a: Alert, notices: StoredEvent[], starts: number[]): StatusItem {
   const status: BadgeStatus = a.paused ? "paused" : a.state === "firing" ? "down" : "up";
-  const days = dayBars(notices, a.state === "firing", a.createdAt, !a.paused || notices.length > 0, now);
+  const days = dayBars(notices, a.state === "firing", a.createdAt, !a.paused || notices.length > 0, starts);
   return { kind: "alert", id: a.id, name: a.name, status, days, uptime: uptimeOf(days) };
 }
 
@@ -117,13 +131,19 @@ export async function statusOf(store: Store, share: Share, now: number): Promise
     Promise.all(share.alerts.map((id) => store.alerts.find(id))).then((l) => l.filter(mine)),
     Promise.all(share.metrics.map((title) => store.metrics.find(share.projectId, title))),
   ]);
+  const { starts, dates } = statusDays(now, share.timeZone);
+  const from = starts[0]!;
   const items = await Promise.all([
-    ...checks.map(async (c) => checkItem(c, await noticesOf(store, share.projectId, ["check", c.slug], now), now)),
+    ...checks.map(async (c) =>
+      checkItem(c, await noticesOf(store, share.projectId, ["check", c.slug], from), now, starts),
+    ),
     ...alerts.map(async (a) =>
-      alertItem(a, await noticesOf(store, share.projectId, ["alert", String(a.id)], now), now),
+      alertItem(a, await noticesOf(store, share.projectId, ["alert", String(a.id)], from), starts),
     ),
   ]);
   return {
+    timeZone: share.timeZone,
+    dates,
     items,
     metrics: metrics
       .filter((m) => m !== null)

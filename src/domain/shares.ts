@@ -13,6 +13,7 @@ import type { Share, ShareChoice } from "../model/share.ts";
 import type { Store } from "../store/store.ts";
 import { namedProject } from "./alerts.ts";
 import { audited } from "./audit.ts";
+import { zoneName } from "./calendar.ts";
 import * as rule from "./input-fields.ts";
 import { requireProject } from "./projects.ts";
 import { validate } from "./validation.ts";
@@ -53,6 +54,11 @@ export const shareInput = z
       .meta({ description: "Status page: the metrics shown with their value now, by title." }),
     title: rule.text(100).optional().meta({ description: "The page's title (the project's name unless given)." }),
     text: rule.text(1000).optional().meta({ description: "A short text under the title." }),
+    time_zone: z
+      .string({ error: "must be a time zone such as Europe/Paris, America/New_York or UTC" })
+      .refine((tz) => zoneName(tz) !== null, "must be a time zone such as Europe/Paris, America/New_York or UTC")
+      .optional()
+      .meta({ description: "Status page: its 90 days are this zone's days (an IANA name; UTC unless given)." }),
   })
   .strict();
 
@@ -69,6 +75,10 @@ function choiceOf(f: z.output<typeof shareInput>): ShareChoice {
     for (const other of ["checks", "alerts", "metrics"] as const)
       if (choice[other].length)
         issues.push(issue(other, `a dashboard share shows charts only; put ${other} on a status share`));
+    if (f.time_zone !== undefined)
+      issues.push(
+        issue("time_zone", "only a status share has days; a dashboard's cards each have their own time zone"),
+      );
   } else {
     if (choice.charts.length)
       issues.push(issue("charts", "a status share shows checks, alerts and metrics, not charts"));
@@ -148,6 +158,7 @@ export function shareService(store: Store, { clock = systemClock, baseUrl }: { c
               ...choice,
               title: f.title?.trim() ?? "",
               text: f.text?.trim() ?? "",
+              timeZone: f.time_zone === undefined ? "UTC" : zoneName(f.time_zone)!,
               createdBy: actor.name,
             },
             now,

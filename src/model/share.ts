@@ -1,8 +1,8 @@
 // Shared pages: a project shown to people without an account, at /s/<key>. A dashboard share shows
 // the chosen cards (charts, funnels, metric charts, retention grids); a status page the chosen
-// checks and alert rules (their state and the last 90 days) and metrics (their value now), with a
-// title and a short text. The key is the capability: whoever holds the link sees that, and nothing
-// beyond it. Times are Unix ms.
+// checks and alert rules (their state and the last 90 days, days of its time zone) and metrics
+// (their value now), with a title and a short text. The key is the capability: whoever holds the
+// link sees that, and nothing beyond it. Times are Unix ms.
 
 export type ShareKind = "dashboard" | "status";
 
@@ -15,6 +15,8 @@ export type NewShare = ShareChoice & {
   key: string;
   title: string;
   text: string;
+  /** A status page's days are this zone's (an IANA name, "UTC" unless chosen); a dashboard's is "UTC". */
+  timeZone: string;
   /** Who made it: a username, or a token's name. */
   createdBy: string;
 };

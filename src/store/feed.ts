@@ -67,6 +67,18 @@ export function tagIs(eventTags: TagColumns, projectId: number, [key, value]: [s
   return and(eq(eventTags.projectId, projectId), eq(eventTags.key, key), eq(eventTags.value, value))!;
 }
 
+/**
+ * The filter's range on the tag index's time (an event's own, copied there): the events' `ts` bound
+ * alone is checked per row, so a walk down one tag's rows would not stop at `from` and would read
+ * every older row of that tag.
+ */
+export function tagRange(tagTs: Column, filter: EventFilter): SQL | undefined {
+  return and(
+    filter.from === undefined ? undefined : gte(tagTs, filter.from),
+    filter.to === undefined ? undefined : lt(tagTs, filter.to),
+  );
+}
+
 // The bound on time alone repeats what the OR says, because the planner cannot seek on an OR:
 // without it, a page far into a big project walked the index past every row before the position.
 export function keyset(tsColumn: SQLWrapper, idColumn: SQLWrapper, filter: Page): SQL | undefined {

@@ -147,7 +147,16 @@ export function shareRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
       path: paths.shares,
       access: "admin",
       needs: "project",
-      form: z.object({ kind: text, charts: list, checks: list, alerts: list, metrics: list, title: text, text }),
+      form: z.object({
+        kind: text,
+        charts: list,
+        checks: list,
+        alerts: list,
+        metrics: list,
+        title: text,
+        text,
+        time_zone: text,
+      }),
       async handle({ request, project, body, actor }) {
         const numbers = (values: string[]) => values.map((v) => (/^\d{1,9}$/.test(v) ? Number(v) : -1));
         await shares.create(
@@ -160,6 +169,7 @@ export function shareRoutes(services: Services, edge: Edge, kit: Kit): Route[] {
             ...(body.metrics.length && { metrics: body.metrics }),
             ...(body.title.trim() && { title: body.title }),
             ...(body.text.trim() && { text: body.text }),
+            ...(body.kind === "status" && body.time_zone.trim() && { time_zone: body.time_zone.trim() }),
           },
           actor,
         );

@@ -7,7 +7,8 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { BUN, median, pgCpu, ROOT, startProcess, tempDir, treeCpu, treeRss } from "./lib.ts";
-import { seed } from "./seed.ts";
+import { SEED_VERSION, seed } from "./seed.ts";
+import { statusLoops, statusPages, statusSummary } from "./status-page.ts";
 
 const DAY = 86_400;
 
@@ -42,6 +43,8 @@ export type AnalyticsResult = {
   rss: { serverMb: number; childMb: number };
   timings: Timing[];
   stall: Stall;
+  /** A status page of a check and a rule (status-page.ts): its notices read per item, its times, and the loop while pages are worked out. */
+  status: { notices: number; timing: Timing; loop: LoopHold };
 };
 
 type Store = {
@@ -99,9 +102,9 @@ function questions(now: number): [string, string, string][] {
   ];
 }
 
-/** A question asked `samples` times after 2 warm-ups; one past the read budget (503) ends it, its answer null. */
+/** A question asked `samples` times after 2 warm-ups (at `url`, or the i-th one's); one past the read budget (503) ends it, its answer null. */
 async function timed(
-  url: string,
+  url: string | ((i: number) => string),
   headers: Record<string, string>,
   samples: number,
   cpu: () => () => number,
@@ -111,7 +114,7 @@ async function timed(
   for (let i = -2; i < samples; i++) {
     if (i === 0) used = cpu();
     const started = performance.now();
-    const response = await fetch(url, { headers });
+    const response = await fetch(typeof url === "string" ? url : url(i + 2), { headers });
     const body = await response.text();
     const ms = performance.now() - started;
     if (response.status === 503) return { p50: ms, p95: ms, cpuMs: NaN, body: null };
@@ -172,6 +175,20 @@ export async function analyticsBenchmark(
         `  ${store.name}: ${name}: p50 ${t.p50.toFixed(0)} ms, p95 ${t.p95.toFixed(0)} ms, CPU ${t.cpuMs.toFixed(0)} ms (${summary(t.body)}; load average ${loadavg()[0]!.toFixed(1)})`,
       );
     }
+    const page = await statusPages(server.url, headers, options.events);
+    const status = await timed((i) => server.url + page.path(i), headers, options.samples, cpu);
+    const statusTiming: Timing = {
+      name: `a status page: a check and a rule, ${page.notices.toLocaleString("en-US")} notices each`,
+      p50: status.p50,
+      p95: status.p95,
+      cpuMs: status.cpuMs,
+      target: "",
+      answer: status.body === null ? summary(null) : statusSummary(status.body),
+    };
+    timings.push(statusTiming);
+    console.error(
+      `  ${store.name}: ${statusTiming.name}: p50 ${status.p50.toFixed(0)} ms, p95 ${status.p95.toFixed(0)} ms, CPU ${status.cpuMs.toFixed(0)} ms (${statusTiming.answer})`,
+    );
     // Series, a split, distinct users and the funnel: the questions a dashboard of cards keeps asking.
     const paths = [0, 1, 2, 5].map((i) => asked[i]![1]);
     const rss = memory();
@@ -183,26 +200,39 @@ export async function analyticsBenchmark(
       `  ${store.name}: beside writes: /healthz longest ${beside.healthMs.toFixed(0)} ms (p99 ${beside.healthP99.toFixed(0)}, ${beside.over50} of ${beside.probes} over 50 ms, longest with no write in flight ${beside.healthNoWriteMs.toFixed(0)}), ingest longest ${beside.ingestMs.toFixed(0)} ms; load average ${loadavg()[0]!.toFixed(1)}`,
     );
     await server.stop();
-    const loop = await loopHold(store, headers, paths, 10);
+    const loop = await loopHold(store, questionLoops(paths, headers), 10);
     console.error(
       `  ${store.name}: the event loop under the four questions: held at most ${loop.heldMs.toFixed(1)} ms between two 10 ms ticks; longest gap ${loop.gapMs.toFixed(0)} ms, with ${loop.gapHeldMs.toFixed(1)} ms of the main thread's CPU in it`,
     );
-    return { store: store.name, events: options.events, seeded, bytes, rss, timings, stall: { ...beside, loop } };
+    const statusLoop = await loopHold(store, statusLoops(page, headers), 10);
+    console.error(
+      `  ${store.name}: the event loop under status pages: held at most ${statusLoop.heldMs.toFixed(1)} ms between two 10 ms ticks; longest gap ${statusLoop.gapMs.toFixed(0)} ms, with ${statusLoop.gapHeldMs.toFixed(1)} ms of the main thread's CPU in it`,
+    );
+    return {
+      store: store.name,
+      events: options.events,
+      seeded,
+      bytes,
+      rss,
+      timings,
+      stall: { ...beside, loop },
+      status: { notices: page.notices, timing: statusTiming, loop: statusLoop },
+    };
   } finally {
     await server.stop();
   }
 }
 
+/** Each question asked again and again, a loop each. */
+function questionLoops(paths: string[], headers: Record<string, string>): ((url: string) => Promise<void>)[] {
+  return paths.map((path) => async (url) => void (await (await fetch(url + path, { headers })).text()));
+}
+
 /**
- * The four questions in a loop against the server run from source with loop-hold.ts preloaded (the
- * compiled binary takes no preload), each answered once first (reader processes start, modules load).
+ * Loops of questions at once against the server run from source with loop-hold.ts preloaded (the
+ * compiled binary takes no preload), each asked once first (reader processes start, modules load).
  */
-async function loopHold(
-  store: Store,
-  headers: Record<string, string>,
-  paths: string[],
-  seconds: number,
-): Promise<LoopHold> {
+async function loopHold(store: Store, loops: ((url: string) => Promise<void>)[], seconds: number): Promise<LoopHold> {
   const file = join(tempDir(), "loop-hold.jsonl");
   const server = await startProcess(
     [
@@ -220,15 +250,15 @@ async function loopHold(
     { SIGNALBOARD_LOG_LEVEL: "info", LOOP_HOLD_FILE: file },
   );
   try {
-    for (const path of paths) await (await fetch(server.url + path, { headers })).text();
+    for (const ask of loops) await ask(server.url);
     const from = Date.now();
     let running = true;
-    const loops = paths.map(async (path) => {
-      while (running) await (await fetch(server.url + path, { headers })).text();
+    const asking = loops.map(async (ask) => {
+      while (running) await ask(server.url);
     });
     await Bun.sleep(seconds * 1000);
     running = false;
-    await Promise.all(loops);
+    await Promise.all(asking);
     const lines = readFileSync(file, "utf8")
       .trim()
       .split("\n")
@@ -391,12 +421,12 @@ export function sqliteStore(events: number): Store {
 }
 
 /**
- * A data set of `events` in `dataDir`: with BENCH_SEEDS=DIR, a copy of DIR/sqlite-EVENTS when an
+ * A data set of `events` in `dataDir`: with BENCH_SEEDS=DIR, a copy of DIR/sqlite-EVENTS-vSEED_VERSION when an
  * earlier run left one there (seeding ten million events takes about an hour here), else seeded
  * and then kept there; the times reported are those of its seeding.
  */
 async function seedOrReuse(dataDir: string, events: number): Promise<{ seconds: number; summarySeconds: number }> {
-  const kept = process.env.BENCH_SEEDS ? join(process.env.BENCH_SEEDS, `sqlite-${events}`) : null;
+  const kept = process.env.BENCH_SEEDS ? join(process.env.BENCH_SEEDS, `sqlite-${events}-v${SEED_VERSION}`) : null;
   const copy = (from: string, to: string) => {
     mkdirSync(to, { recursive: true });
     for (const f of ["signalboard.db", "search.db"]) copyFileSync(join(from, f), join(to, f));
@@ -499,6 +529,40 @@ export function modelRows(results: AnalyticsResult[], sizes: number[]): (string 
       store,
       "summaries built after an upgrade",
       `${(((large.seeded.summarySeconds / large.events) * target) / 60).toFixed(0)} min`,
+    ]);
+  }
+  return rows;
+}
+
+/** The status page's read at each size: the time a page took and the event loop while pages were worked out. */
+export function statusRows(results: AnalyticsResult[]): (string | number)[][] {
+  const rows: (string | number)[][] = [
+    [
+      "store",
+      "events",
+      "notices read per item",
+      "p50 (ms)",
+      "p95 (ms)",
+      "CPU (ms)",
+      "event loop held at most (ms)",
+      "longest gap (ms)",
+      "answer",
+      "target",
+    ],
+  ];
+  for (const r of results) {
+    const { notices, timing, loop } = r.status;
+    rows.push([
+      r.store,
+      r.events.toLocaleString("en-US"),
+      notices.toLocaleString("en-US"),
+      timing.p50.toFixed(0),
+      timing.p95.toFixed(0),
+      Number.isNaN(timing.cpuMs) ? "" : timing.cpuMs.toFixed(0),
+      loop.heldMs.toFixed(1),
+      loop.gapMs.toFixed(0),
+      timing.answer,
+      "loop < 50",
     ]);
   }
   return rows;

@@ -7,7 +7,7 @@ import { createDatabase, startCluster } from "../pg-cluster.ts";
 import { feedBenchmark } from "./feed.ts";
 import { EVENT } from "./ingest.ts";
 import { BUN, cpuSeconds, median, pgCpu, postScript, type Proc, ROOT, startProcess, tempDir, wrk } from "./lib.ts";
-import { BENCH_OWNER, BENCH_USERS, EVENT_NAMES } from "./seed.ts";
+import { BENCH_OWNER, BENCH_USERS, EVENT_NAMES, NOTICE_EVERY, NOTICE_THINGS } from "./seed.ts";
 import { join } from "node:path";
 
 type Options = { rounds: number; seconds: number; binary: string[]; events: number };
@@ -309,7 +309,7 @@ export async function seedPostgres(
     // Its summaries are built once all its events are in, as after an upgrade (the trigger that keeps
     // them skips a project being built), in steps far larger than the server's.
     await sql`INSERT INTO summary_builds (project_id, through) VALUES (${project}, -1) ON CONFLICT (project_id) DO UPDATE SET through = -1`;
-    for (const name of ["big", "payments", "signups", "deploys"])
+    for (const name of ["big", "payments", "signups", "deploys", "alerts"])
       await sql`INSERT INTO channels (project_id, name, created_at) VALUES (${project}, ${name}, ${Date.now()}) ON CONFLICT DO NOTHING`;
     const now = Date.now();
     const span = 60 * 86_400_000;
@@ -327,10 +327,29 @@ export async function seedPostgres(
                ${now - span} + floor(g::float8 / ${count} * ${span})::bigint, ${now}, true,
                lower(${names}[1 + g % 7]) || ' request ' || g || ' from host web ' || (g % 13) || ' took ' || (g % 500) || ' ms'
           FROM generate_series(1, ${count}) g`);
+      // seed.ts's notices: one every NOTICE_EVERY events, at its time, of job-1..5 and rules 1..5 by turns.
+      const notices = Math.ceil(count / NOTICE_EVERY);
+      const things = 2 * NOTICE_THINGS;
+      const down = `(n / ${things}) % 2 = 0`;
+      await tx.unsafe(`
+        INSERT INTO events (id, project_id, channel_id, event, description, icon, notify, parser, user_id, tags, ts, received_at, historical, search_text)
+        SELECT ${count} + 1 + n, ${project}, (SELECT id FROM channels WHERE project_id = ${project} AND name = 'alerts'),
+               x.event, '', '🚨', false, 'text', NULL, x.tags,
+               ${now - span} + floor((n * ${NOTICE_EVERY})::float8 / ${count} * ${span})::bigint, ${now}, true, lower(x.event)
+          FROM generate_series(0, ${notices - 1}) n,
+          LATERAL (SELECT
+            CASE WHEN n % ${things} < ${NOTICE_THINGS}
+              THEN 'job-' || (n % ${things} + 1) || ' is ' || CASE WHEN ${down} THEN 'down' ELSE 'up' END
+              ELSE 'Rule ' || (n % ${things} - ${NOTICE_THINGS - 1}) || ' is ' || CASE WHEN ${down} THEN 'firing' ELSE 'resolved' END
+            END AS event,
+            CASE WHEN n % ${things} < ${NOTICE_THINGS}
+              THEN json_build_object('check', 'job-' || (n % ${things} + 1), 'state', CASE WHEN ${down} THEN 'down' ELSE 'up' END)
+              ELSE json_build_object('alert', (n % ${things} - ${NOTICE_THINGS - 1})::text, 'state', CASE WHEN ${down} THEN 'firing' ELSE 'resolved' END)
+            END::text AS tags) x`);
       await tx.unsafe(`
         INSERT INTO event_tags (project_id, key, value, ts, event_id)
         SELECT e.project_id, t.key, t.value, e.ts, e.id FROM events e, json_each_text(e.tags::json) t WHERE e.project_id = ${project}`);
-      await tx`UPDATE event_ids SET last_id = ${count}`;
+      await tx`UPDATE event_ids SET last_id = ${count + notices}`;
     });
   } finally {
     await sql.close();

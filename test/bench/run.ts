@@ -4,7 +4,7 @@
 //   pg-ingest and pg-read; BENCH_ONLY=pg-ingest alone is PostgreSQL's ingest beside SQLite, a few minutes)
 //   BENCH_ROUNDS, BENCH_SECONDS, BENCH_EVENTS   tune (defaults 3, 5, 1000000)
 //   BENCH_STORES=sqlite|postgres   the analytics section on one store only (default both)
-//   BENCH_SEEDS=DIR   the analytics section keeps its SQLite data sets in DIR and reuses them (sqlite-N, N events)
+//   BENCH_SEEDS=DIR   the analytics section keeps its SQLite data sets in DIR and reuses them (sqlite-N-vV, N events, V seed.ts's SEED_VERSION)
 //   BENCH_PG_DROP_INDEXES=events_name_ts,...   pg-ingest without these indexes (what they cost ingest)
 import { cpus, release } from "node:os";
 import { join } from "node:path";
@@ -19,6 +19,7 @@ import {
   modelNote,
   modelRows,
   sqliteStore,
+  statusRows,
   storageRows,
 } from "./analytics.ts";
 import { throughputChart } from "./chart.ts";
@@ -29,6 +30,7 @@ import { feedBenchmark } from "./feed.ts";
 import { ingestBenchmark } from "./ingest.ts";
 import { postgresBenchmark, postgresBytes, seedPostgres } from "./postgres.ts";
 import { createDatabase, postgresBin, startCluster } from "../pg-cluster.ts";
+import { NOTICE_EVERY, NOTICE_THINGS } from "./seed.ts";
 import { stallBenchmark, stallRows } from "./stall.ts";
 import { BUN, ensureWrk, ROOT, table, tempDir } from "./lib.ts";
 import { startupBenchmark } from "./startup.ts";
@@ -210,6 +212,11 @@ if (only.has("analytics")) {
     "Questions beside writes",
     `Four of the questions above (series by day, split by a tag, distinct users, the funnel) asked in a loop at once for ${options.stallSeconds} s at ${events.toLocaleString("en-US")} events (each answered before it is asked again), while /healthz is probed every 20 ms on new connections and an event is posted every 100 ms, as in the stall test. A /healthz answered while no event was being written could not have waited for a write's commit (SQLite commits on the event loop): its longest is what the reads left of the loop, and the machine's other processes. The event loop held: the same four questions for 10 s against the server run from source with test/bench/loop-hold.ts preloaded, the most CPU its main thread used between two ticks of a 10 ms timer (a tick late while the thread was idle is the process waiting for a core, not the loop held).`,
     rows.stall,
+  );
+  section(
+    "A status page's days",
+    `A status share of one check and one alert rule: each of its 90 days is worked out from a read of the project's alerts channel by the check's or the rule's tag (at most 2,000 notices, newest first). Among the events above, one in ${NOTICE_EVERY} is a notice of one of ${NOTICE_THINGS} checks and ${NOTICE_THINGS} rules by turns, so each of the two is a tenth of them. p50, p95 and CPU: GET /s/<key> of a share not asked before (an answer is kept until an event of the project arrives), ${options.samples} sequential requests after 2 warm-ups, against the compiled binary. The event loop held: two loops for 10 s, each posting an event and then asking the next of 64 such pages, against the server run from source with test/bench/loop-hold.ts preloaded, measured as for the questions above.`,
+    statusRows(results),
   );
 }
 

@@ -18,6 +18,29 @@ export const EVENT_NAMES = [
   "Page viewed",
 ];
 
+/** What the data set holds changed (2: alert notices): a kept one of an older version is not reused. */
+export const SEED_VERSION = 2;
+
+/** One alert notice for every this many events, in the `alerts` channel beside them (as checks' and rules' changes are). */
+export const NOTICE_EVERY = 100;
+/** The checks (slugs job-1 to job-5) and alert rules (ids 1 to 5) the notices are of: a tenth of them each. */
+export const NOTICE_THINGS = 5;
+
+/** The `n`th notice (0, 1, ...): whose it is, and a change to down or back up, by turns for each. */
+export function notice(n: number): { event: string; tags: Record<string, string> } {
+  const thing = n % (2 * NOTICE_THINGS);
+  const down = Math.floor(n / (2 * NOTICE_THINGS)) % 2 === 0;
+  if (thing < NOTICE_THINGS) {
+    const slug = `job-${thing + 1}`;
+    return { event: `${slug} is ${down ? "down" : "up"}`, tags: { check: slug, state: down ? "down" : "up" } };
+  }
+  const id = String(thing - NOTICE_THINGS + 1);
+  return {
+    event: `Rule ${id} is ${down ? "firing" : "resolved"}`,
+    tags: { alert: id, state: down ? "firing" : "resolved" },
+  };
+}
+
 export const BENCH_OWNER = { username: "bench", password: "bench password 1" };
 
 /** Signs BENCH_OWNER in to the server at `url` through the login form; returns the session cookie. */
@@ -50,6 +73,7 @@ export async function seed(dataDir: string, count: number): Promise<{ seconds: n
   const channels: { name: string; id: number }[] = [];
   for (const name of ["big", "payments", "signups", "deploys"])
     channels.push({ name, id: (await store.projects.ensureChannel(project.id, name, Date.now())).id });
+  const alerts = await store.projects.ensureChannel(project.id, "alerts", Date.now());
   const plans = ["free", "pro", "team", "enterprise"];
   const now = Date.now();
   const span = 60 * 86_400_000;
@@ -74,6 +98,26 @@ export async function seed(dataDir: string, count: number): Promise<{ seconds: n
           receivedAt: now,
           historical: true,
         });
+        // Besides the events, now and then a check's or a rule's notice: what a status page reads.
+        if (i % NOTICE_EVERY === 0) {
+          const n = notice(i / NOTICE_EVERY);
+          await tx.events.insert({
+            projectId: project.id,
+            project: "bench",
+            channelId: alerts.id,
+            channel: "alerts",
+            name: n.event,
+            description: "",
+            icon: "🚨",
+            notify: false,
+            parser: "text",
+            userId: null,
+            tags: n.tags,
+            ts: now - span + Math.floor((i / count) * span),
+            receivedAt: now,
+            historical: true,
+          });
+        }
       }
     });
   for (let i = 0; i < count; i += 10_000) await batch(i, Math.min(count, i + 10_000));

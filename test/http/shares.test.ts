@@ -5,7 +5,18 @@
 // strings seeded in another project, in events' user ids, in unchosen charts and in events no chosen
 // card shows never appear.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Agent, call, eventually, openSse, signedIn, startTestServer, type TestServer } from "../helpers.ts";
+import { TestClock } from "../clock.ts";
+import {
+  type Agent,
+  call,
+  eventually,
+  openSse,
+  signedIn,
+  startTestApp,
+  startTestServer,
+  type TestApp,
+  type TestServer,
+} from "../helpers.ts";
 
 let server: TestServer;
 const as = {} as Record<"admin" | "member" | "viewer", Agent>;
@@ -201,6 +212,28 @@ describe("shares in the dashboard", () => {
     expect(revoked.status).toBe(303);
     expect((await server.fetch(`/s/${keyOf(url!)}`)).status).toBe(404);
   });
+
+  test("a status page made in the dashboard takes the time zone of its days", async () => {
+    const post = async (zone: string) =>
+      as.admin.request("/p/shop/shares", {
+        method: "POST",
+        headers: { "X-CSRF-Token": await as.admin.csrf() },
+        form: { kind: "status", checks: String(ids.check), title: `Zoned ${zone}`, text: "", time_zone: zone },
+      });
+    const settings = await (await as.admin.request("/p/shop/settings")).text();
+    expect(settings).toContain('name="time_zone"');
+    expect((await post("Europe/Berlin")).status).toBe(303);
+    const made = (await call(server, { path: "/v1/shares?project=shop" })).json.shares.find(
+      (x: { title: string }) => x.title === "Zoned Europe/Berlin",
+    );
+    expect(made.time_zone).toBe("Europe/Berlin");
+    expect(await (await as.admin.request("/p/shop/settings")).text()).toContain("days in Europe/Berlin");
+    expect((await post("Nowhere/Else")).status).toBe(400);
+    const titles = (await call(server, { path: "/v1/shares?project=shop" })).json.shares.map(
+      (x: { title: string }) => x.title,
+    );
+    expect(titles).not.toContain("Zoned Nowhere/Else");
+  });
 });
 
 describe("a shared page", () => {
@@ -294,5 +327,106 @@ describe("a shared page", () => {
     expect((await server.fetch("/s/nothing")).status).toBe(404);
     expect((await server.fetch(`/s/${"A".repeat(43)}`)).status).toBe(404);
     expect((await server.fetch(`/s/${"A".repeat(43)}/status`)).status).toBe(404);
+  });
+});
+
+describe("a status page's days in its time zone", () => {
+  // Thursday 12 March 2026, 11:00 in New York (EDT since Sunday 8 March, a day of 23 hours there).
+  const NOW = Date.UTC(2026, 2, 12, 15, 0);
+  let app: TestApp;
+  let check = 0;
+
+  beforeAll(async () => {
+    app = await startTestApp({ "alert-interval": "3600" }, undefined, {
+      clock: new TestClock(NOW, { stopped: true }),
+    });
+    await app.services.projects.create("ops");
+    check = (
+      await app.services.checks.create(
+        { project: "ops", name: "Backup", slug: "backup", period: 86400 },
+        undefined,
+        Date.UTC(2025, 11, 1),
+      )
+    ).id;
+    // The check's notices, as the check runner writes them: down, then up again 20 and 10 minutes later.
+    const notice = async (iso: string, state: "down" | "up") =>
+      expect(
+        (
+          await call(app, {
+            path: "/v1/log",
+            body: {
+              project: "ops",
+              channel: "alerts",
+              event: `Backup is ${state}`,
+              tags: { check: "backup", state },
+              timestamp: Date.parse(iso) / 1000,
+            },
+          })
+        ).status,
+      ).toBe(200);
+    await notice("2026-03-05T04:30:00Z", "down"); // 23:30 on 4 March in New York, 5 March in UTC
+    await notice("2026-03-05T04:50:00Z", "up");
+    await notice("2026-03-09T04:30:00Z", "down"); // 00:30 on 9 March in New York (EDT): a fixed offset says the 8th
+    await notice("2026-03-09T04:40:00Z", "up");
+  });
+  afterAll(() => app.close());
+
+  /** The page's bars: each one's date and state, oldest first. */
+  async function bars(timeZone?: string): Promise<{ zone: string; days: [string, string][] }> {
+    const made = await call(app, {
+      path: "/v1/shares",
+      body: { project: "ops", kind: "status", checks: [check], ...(timeZone && { time_zone: timeZone }) },
+    });
+    expect(made.status).toBe(200);
+    const page = await (await app.fetch(new URL(made.json.url).pathname)).text();
+    const days = [...page.matchAll(/data-day="(\w+)" title="(\d{4}-\d\d-\d\d):/g)].map(
+      (m) => [m[2]!, m[1]!] as [string, string],
+    );
+    return { zone: made.json.share.time_zone, days };
+  }
+  const down = (days: [string, string][]) => days.filter(([, state]) => state === "down").map(([date]) => date);
+
+  test("are UTC days unless a zone is chosen", async () => {
+    const { zone, days } = await bars();
+    expect(zone).toBe("UTC");
+    expect(days.length).toBe(90);
+    expect(days.at(-1)![0]).toBe("2026-03-12");
+    expect(down(days)).toEqual(["2026-03-05", "2026-03-09"]);
+  });
+
+  test("are the zone's days, from its midnight to its midnight, 23 hours long when its clocks go forward", async () => {
+    const { zone, days } = await bars("america/new_york");
+    expect(zone).toBe("America/New_York");
+    expect(days.length).toBe(90);
+    expect(new Set(days.map(([date]) => date)).size).toBe(90);
+    expect(days[0]![0]).toBe("2025-12-13");
+    expect(days.at(-1)![0]).toBe("2026-03-12");
+    expect(down(days)).toEqual(["2026-03-04", "2026-03-09"]);
+    // Every other watched day was up (the check was made before them all).
+    expect(days.filter(([, state]) => state === "none")).toEqual([]);
+  });
+
+  test("an unknown zone, or a zone on a dashboard share, is a 400 naming time_zone, and nothing is stored", async () => {
+    const before = (await call(app, { path: "/v1/shares?project=ops" })).json.shares.length;
+    const unknown = await call(app, {
+      path: "/v1/shares",
+      body: { project: "ops", kind: "status", checks: [check], time_zone: "Mars/Olympus_Mons" },
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.validation.body.map((i: { path: string }) => i.path)).toEqual(["time_zone"]);
+    expect(unknown.json.validation.body[0].message).toContain("time zone");
+    const chart = await app.services.charts.create({
+      project: "ops",
+      kind: "series",
+      name: "Events",
+      definition: { last_days: 7 },
+    });
+    const dashboard = await call(app, {
+      path: "/v1/shares",
+      body: { project: "ops", kind: "dashboard", charts: [chart.id], time_zone: "Europe/Paris" },
+    });
+    expect(dashboard.status).toBe(400);
+    expect(dashboard.json.validation.body.map((i: { path: string }) => i.path)).toEqual(["time_zone"]);
+    expect((await call(app, { path: "/v1/shares?project=ops" })).json.shares.length).toBe(before);
   });
 });

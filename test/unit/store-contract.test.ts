@@ -1082,10 +1082,20 @@ describe("maintenance windows", () => {
 });
 
 describe("shares", () => {
-  test("are created, found by id and by key, listed by project in order, and revoked once (a revoked key finds nothing); a project's go with it", async () => {
+  test("are created (with a status page's time zone), found by id and by key, listed by project in order, and revoked once (a revoked key finds nothing); a project's go with it", async () => {
     const projectId = await project();
     const other = await project();
-    const base = { projectId, title: "", text: "", createdBy: "ada", charts: [], checks: [], alerts: [], metrics: [] };
+    const base = {
+      projectId,
+      title: "",
+      text: "",
+      timeZone: "UTC",
+      createdBy: "ada",
+      charts: [],
+      checks: [],
+      alerts: [],
+      metrics: [],
+    };
     const board = await store.shares.create({ ...base, kind: "dashboard", key: "k".repeat(43), charts: [3, 1] }, NOW);
     expect(board).toEqual({
       ...base,
@@ -1106,6 +1116,7 @@ describe("shares", () => {
         metrics: ["MRR"],
         title: "Up?",
         text: "All of it.",
+        timeZone: "America/New_York",
       },
       NOW + 1,
     );

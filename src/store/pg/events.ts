@@ -5,7 +5,7 @@ import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { EventContent, NewEvent, StoredEvent, Tags } from "../../model/event.ts";
 import { tagText } from "../../model/event.ts";
 import type { EventFilter } from "../../model/filter.ts";
-import { feedColumns, keyset, tagIs } from "../feed.ts";
+import { feedColumns, keyset, tagIs, tagRange } from "../feed.ts";
 import { searchTokens } from "../search-tokens.ts";
 import type { EventRepository, Page } from "../store.ts";
 import type { SQL as SQL_ } from "bun";
@@ -175,7 +175,14 @@ export function eventStore(ctx: Ctx): EventRepository {
           .select(columns)
           .from(eventTags)
           .innerJoin(events, eq(events.id, eventTags.eventId))
-          .where(and(tagIs(eventTags, filter.projectId, firstTag), page, ...conditions(filter, otherTags)))
+          .where(
+            and(
+              tagIs(eventTags, filter.projectId, firstTag),
+              tagRange(eventTags.ts, filter),
+              page,
+              ...conditions(filter, otherTags),
+            ),
+          )
           .orderBy(...order)
           .limit(filter.limit);
         return rows.map(toEvent);

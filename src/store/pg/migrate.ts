@@ -22,6 +22,7 @@ import m0012 from "../../../drizzle/pg/0012_badge_keys.sql" with { type: "text" 
 import m0013 from "../../../drizzle/pg/0013_sign_in.sql" with { type: "text" };
 import m0014 from "../../../drizzle/pg/0014_hooks_and_shares.sql" with { type: "text" };
 import m0015 from "../../../drizzle/pg/0015_hook_delivery_keys.sql" with { type: "text" };
+import m0016 from "../../../drizzle/pg/0016_share_time_zone.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -40,6 +41,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0013_sign_in": m0013,
   "0014_hooks_and_shares": m0014,
   "0015_hook_delivery_keys": m0015,
+  "0016_share_time_zone": m0016,
 };
 
 export { MigrationError };

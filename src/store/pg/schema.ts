@@ -688,6 +688,7 @@ export const maintenanceWindows = pgTable(
 // Shared pages (domain/shares.ts): a project's chosen cards (a dashboard) or chosen checks, alert
 // rules and metrics (a status page), shown without sign-in at /s/<key>. The key is the capability:
 // 32 random bytes, URL-safe; the chosen ids are JSON lists. A revoked share answers 404 at once.
+// A status page's 90 days are days in its time zone.
 export const shares = pgTable(
   "shares",
   {
@@ -703,6 +704,8 @@ export const shares = pgTable(
     metrics: text("metrics").notNull(),
     title: text("title").notNull(),
     text: text("text").notNull(),
+    /** A status page's days are this zone's (an IANA name). */
+    timeZone: text("time_zone").notNull().default("UTC"),
     createdBy: text("created_by").notNull(),
     createdAt: millis("created_at").notNull(),
     revokedAt: millis("revoked_at"),

@@ -9,7 +9,7 @@ import type { SummaryKeeper } from "./summaries.ts";
 import { eventTags } from "./manual-tables.ts";
 import { events } from "./schema.ts";
 import { conditions, eventSource, indexed, unindexed } from "./event-source.ts";
-import { feedColumns, keyset, tagIs } from "../feed.ts";
+import { feedColumns, keyset, tagIs, tagRange } from "../feed.ts";
 import { ftsQuery } from "../search-tokens.ts";
 import { narrowsEvents } from "../series.ts";
 import type { Page } from "../store.ts";
@@ -272,7 +272,7 @@ export function eventStore(db: Db, searching: () => Db, summaries?: SummaryKeepe
       .select(columns)
       .from(eventTags)
       .innerJoin(events, eq(events.id, eventTags.eventId))
-      .where(and(tagIs(eventTags, filter.projectId!, tag), page, where))
+      .where(and(tagIs(eventTags, filter.projectId!, tag), tagRange(eventTags.ts, filter), page, where))
       .orderBy(...order)
       .limit(filter.limit)
       .all()

@@ -28,6 +28,7 @@ import m0018 from "../../../drizzle/sqlite/0018_badge_keys.sql" with { type: "te
 import m0019 from "../../../drizzle/sqlite/0019_sign_in.sql" with { type: "text" };
 import m0020 from "../../../drizzle/sqlite/0020_hooks_and_shares.sql" with { type: "text" };
 import m0021 from "../../../drizzle/sqlite/0021_hook_delivery_keys.sql" with { type: "text" };
+import m0022 from "../../../drizzle/sqlite/0022_share_time_zone.sql" with { type: "text" };
 
 export const MIGRATIONS: Record<string, string> = {
   "0000_init": m0000,
@@ -52,6 +53,7 @@ export const MIGRATIONS: Record<string, string> = {
   "0019_sign_in": m0019,
   "0020_hooks_and_shares": m0020,
   "0021_hook_delivery_keys": m0021,
+  "0022_share_time_zone": m0022,
 };
 
 export { MigrationError };

@@ -110,8 +110,7 @@ const DAY_WORDS = { up: "up", down: "down", none: "no data" } as const;
 /** The checks and rules with their bars, and the metrics' values: what the stream asks again. */
 export function statusBody(answer: StatusAnswer): Html {
   const all = overall(answer);
-  const first = new Date((Math.floor(answer.at / 86_400_000) - HISTORY_DAYS + 1) * 86_400_000);
-  const dayOf = (i: number) => new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10);
+  const dayOf = (i: number) => answer.dates[i] ?? "";
   return html`${answer.items.length ? html`<p class="status-overall" data-status="${all.status}" data-testid="status-overall"><span class="status-dot" aria-hidden="true"></span>${all.words}</p>` : ""}
 ${
   answer.items.length
@@ -122,7 +121,7 @@ ${
     (d, i) =>
       html`<li class="day" data-day="${d}" title="${dayOf(i)}: ${DAY_WORDS[d]}"><span class="visually-hidden">${dayOf(i)}: ${DAY_WORDS[d]}</span></li>`,
   )}</ol>
-  <p class="status-range muted small"><span>${String(HISTORY_DAYS)} days ago</span><span>${item.uptime === null ? "no data" : `${percent(item.uptime)} of days up`}</span><span>today</span></p>
+  <p class="status-range muted small" title="Days in ${answer.timeZone}"><span>${String(HISTORY_DAYS)} days ago</span><span>${item.uptime === null ? "no data" : `${percent(item.uptime)} of days up`}</span><span>today</span></p>
 </li>`,
       )}</ul>`
     : ""
@@ -167,7 +166,7 @@ export function sharesSection(
     o.shares.length
       ? html`<ul class="plain share-list" data-testid="share-list">${o.shares.map(
           (s) => html`<li class="share-row" data-testid="share-row">
-    <div><strong>${s.title || (s.kind === "status" ? "Status page" : "Dashboard")}</strong> <span class="muted small">${s.kind} · by ${s.createdBy}</span></div>
+    <div><strong>${s.title || (s.kind === "status" ? "Status page" : "Dashboard")}</strong> <span class="muted small">${s.kind}${s.kind === "status" ? ` · days in ${s.timeZone}` : ""} · by ${s.createdBy}</span></div>
     <div class="copy-row" x-data="copyButton"><input type="text" readonly value="${s.url}" aria-label="Link of share ${String(s.id)}" x-ref="source" data-testid="share-url"><button type="button" class="secondary small" x-on:click="copy" x-text="label" data-testid="copy-share">Copy</button></div>
     ${o.admin ? html`<form hx-post="${href(paths.shareRevoke, { ...p, id: String(s.id) })}" class="inline"><button type="submit" class="danger small" data-testid="revoke-share" aria-label="Revoke share ${String(s.id)}">Revoke</button></form>` : ""}
   </li>`,
@@ -209,6 +208,7 @@ export function sharesSection(
     ${o.checks.length || o.alerts.length || o.metrics.length ? "" : html`<p class="muted small">Add a check, an alert rule or a metric first.</p>`}
     <label for="share-s-title">Title</label><input id="share-s-title" name="title" maxlength="100">
     <label for="share-s-text">Short text</label><input id="share-s-text" name="text" maxlength="1000">
+    <label for="share-s-zone">Time zone of its days</label><input id="share-s-zone" name="time_zone" placeholder="UTC" x-data="timeZoneField" autocomplete="off">
     <button type="submit" class="small">Make the link</button>
   </form>`
       : html`<p class="muted small">Only admins and the owner make and revoke shared pages.</p>`
