@@ -76,16 +76,23 @@ export function otlpService({ ingest, requireProject, defaultProject }: Deps) {
   /**
    * Runs the writes, each on its own, started a few hundred per turn of the event loop (each
    * checks its input before it is queued for the group commit: ten thousand at once would hold
-   * the loop); counts those refused for the request's content, rethrows any other failure.
+   * the loop); counts those refused for the request's content, rethrows any other failure. Each
+   * write's outcome is taken as it is started: one refused in a batch that commits while later
+   * writes are still being started would otherwise be a rejection no one handles yet, which ends
+   * the process.
    */
   async function writeAll(writes: (() => Promise<unknown>)[], refused: string[]): Promise<void> {
-    const started: Promise<unknown>[] = [];
+    const settled: Promise<PromiseSettledResult<unknown>>[] = [];
     for (const [i, write] of writes.entries()) {
       if (i > 0 && i % WRITES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-      started.push(write());
+      settled.push(
+        write().then(
+          (value) => ({ status: "fulfilled" as const, value }),
+          (reason: unknown) => ({ status: "rejected" as const, reason }),
+        ),
+      );
     }
-    const settled = await Promise.allSettled(started);
-    for (const result of settled) {
+    for (const result of await Promise.all(settled)) {
       if (result.status === "fulfilled") continue;
       const error = result.reason;
       if (error instanceof AppError && OWN_FAULT.has(error.kind)) refused.push(error.message);
