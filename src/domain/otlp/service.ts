@@ -19,6 +19,15 @@ export type Refused = { count: number; reason: string | null };
 /** How many of an export's writes start in one turn of the event loop. */
 const WRITES_PER_TURN = 100;
 
+/**
+ * The most records (or data points) of exports being written at once, in all: past it an export
+ * is told to retry (503), nothing of it written. Each is a write queued for the group commit, held
+ * in memory until it commits, and an export of a hundred bytes (ten thousand empty records,
+ * gzipped) makes ten thousand: without a bound, exports sent faster than they commit take
+ * gigabytes and hold the event loop. Five full exports' worth.
+ */
+export const WRITING_LIMIT = 50_000;
+
 /** How much of an export's answer the reasons take: the first few, then how many more. */
 const REASONS = 3;
 
@@ -32,6 +41,9 @@ type Deps = {
 const OWN_FAULT = new Set(["invalid", "not_found", "conflict", "rejected", "forbidden"]);
 
 export function otlpService({ ingest, requireProject, defaultProject }: Deps) {
+  /** How many writes of exports are under way (WRITING_LIMIT). */
+  let writing = 0;
+
   /**
    * The project of a resource's records: the one named (by the header, else by the resource's
    * signalboard.project), else the token's only project, else the default project. A name the
@@ -76,16 +88,40 @@ export function otlpService({ ingest, requireProject, defaultProject }: Deps) {
   /**
    * Runs the writes, each on its own, started a few hundred per turn of the event loop (each
    * checks its input before it is queued for the group commit: ten thousand at once would hold
-   * the loop); counts those refused for the request's content, rethrows any other failure.
+   * the loop); counts those refused for the request's content, rethrows any other failure. Each
+   * write's outcome is taken as it is started: one refused in a batch that commits while later
+   * writes are still being started would otherwise be a rejection no one handles yet, which ends
+   * the process. Refuses the export, before any of it is written, when other exports' writes
+   * under way fill WRITING_LIMIT.
    */
   async function writeAll(writes: (() => Promise<unknown>)[], refused: string[]): Promise<void> {
-    const started: Promise<unknown>[] = [];
+    if (writing > 0 && writing + writes.length > WRITING_LIMIT)
+      throw new AppError(
+        "unavailable",
+        "busy",
+        "Too many exports are being written at once; nothing of this one was stored. Retry in a second.",
+        { retryAfter: 1 },
+      );
+    writing += writes.length;
+    try {
+      await startAll(writes, refused);
+    } finally {
+      writing -= writes.length;
+    }
+  }
+
+  async function startAll(writes: (() => Promise<unknown>)[], refused: string[]): Promise<void> {
+    const settled: Promise<PromiseSettledResult<unknown>>[] = [];
     for (const [i, write] of writes.entries()) {
       if (i > 0 && i % WRITES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-      started.push(write());
+      settled.push(
+        write().then(
+          (value) => ({ status: "fulfilled" as const, value }),
+          (reason: unknown) => ({ status: "rejected" as const, reason }),
+        ),
+      );
     }
-    const settled = await Promise.allSettled(started);
-    for (const result of settled) {
+    for (const result of await Promise.all(settled)) {
       if (result.status === "fulfilled") continue;
       const error = result.reason;
       if (error instanceof AppError && OWN_FAULT.has(error.kind)) refused.push(error.message);
