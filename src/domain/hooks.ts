@@ -27,9 +27,14 @@ export const HOOK_KEY_OWNER = 0;
  */
 export const HOOK_DELIVERY_KEPT_MS = 4 * 86_400_000;
 
-const secret = rule.text(500, { nonEmpty: true }).meta({
-  description: "What deliveries are signed with (Stripe's whsec_..., GitHub's webhook secret); never shown again.",
-});
+// Spaces or a line break around a secret are a paste's, not the service's: a signature made with
+// the secret without them would never match (and a bearer token, trimmed, could never carry them).
+const secret = rule
+  .text(500, { nonEmpty: true })
+  .refine((value) => value.trim() === value, "must not begin or end with spaces or line breaks")
+  .meta({
+    description: "What deliveries are signed with (Stripe's whsec_..., GitHub's webhook secret); never shown again.",
+  });
 const name = rule.text(100, { nonEmpty: true });
 const config = z.record(z.string(), z.unknown()).meta({
   description:

@@ -79,6 +79,14 @@ test("an Alertmanager hook with a secret takes only deliveries that carry it, as
   await call(server, { method: "PATCH", path: `/v1/hooks/${id}`, body: { secret: "later" } });
   expect((await send("Closed", {})).status).toBe(401);
   expect((await send("Closed", { Authorization: "Bearer later" })).status).toBe(200);
+  // A secret pasted with spaces or a line break around it (or of spaces only) could never be sent
+  // back as a trimmed bearer token, nor match a service's signature: refused, the old one kept.
+  for (const pasted of ["   ", "later\n", " later"]) {
+    const refused = await call(server, { method: "PATCH", path: `/v1/hooks/${id}`, body: { secret: pasted } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.validation.body[0].path).toBe("secret");
+  }
+  expect((await send("Still closed", { Authorization: "Bearer later" })).status).toBe(200);
   await server.services.hooks.remove(id);
 });
 

@@ -420,6 +420,7 @@ describe("which project", () => {
     );
     expect(byHeader.status).toBe(403);
     expect(byHeader.json.message).toContain('cannot reach "other"');
+    expect(byHeader.json.message).not.toContain("service.name"); // the channel's hint is for channels only
     const byAttribute = await exportJson(
       "/otlp/v1/logs",
       logsJson([{ body: "x" }], { "service.name": "limited", "signalboard.project": "other" }),

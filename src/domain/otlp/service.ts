@@ -151,9 +151,13 @@ export function otlpService({ ingest, requireProject, defaultProject }: Deps) {
       const inputs: LogInput[] = [];
       for (const { project, made } of planned) {
         if ("refused" in made) continue;
+        // A public token's channel is the one refusal whose cause is OpenTelemetry's to name.
+        const otherChannel = scope.kind === "public" && scope.channel !== null && scope.channel !== made.input.channel;
         inOtlpTerms(
           () => assertCanSendEvent(scope, project, made.input.channel),
-          `(A record's channel is its resource's service.name made a channel name: set service.name, or OTEL_SERVICE_NAME, to match.)`,
+          otherChannel
+            ? `(A record's channel is its resource's service.name made a channel name: set service.name, or OTEL_SERVICE_NAME, to match.)`
+            : "",
         );
         if (made.input.notify && made.input.timestamp === undefined)
           inOtlpTerms(
@@ -227,7 +231,7 @@ function inOtlpTerms(check: () => void, where: string): void {
   try {
     check();
   } catch (error) {
-    if (error instanceof Forbidden) throw new Forbidden(`${error.message} ${where}`);
+    if (error instanceof Forbidden && where) throw new Forbidden(`${error.message} ${where}`);
     throw error;
   }
 }
