@@ -1,9 +1,10 @@
 // Reading an OTLP export happens off the thread that serves requests: unzipping, decoding
 // protobuf (or parsing JSON) and making each record's input take time in proportion to the
 // body, and a body of a few megabytes can hold a quarter of a million attributes (seconds of
-// work). Worker threads (otlp-worker.ts) do it, at most two at once; the thread that serves
-// requests only reads the body and hands its bytes over (transferred, not copied), then gets back
-// what is to be written: the inputs of plan.ts, as small as what will be stored.
+// work). Worker threads (otlp-worker.ts) do it: two at most, and one fewer than the cores, so a core
+// is left to the thread that serves requests. That thread only reads the body and hands its bytes
+// over (transferred, not copied), then gets back what is to be written: the inputs of plan.ts, as
+// small as what will be stored.
 import { availableParallelism } from "node:os";
 import {
   assertExportSize,
@@ -109,7 +110,7 @@ export class OtlpDecoder {
   private readonly limitMs: number;
 
   constructor({
-    size = Math.min(2, availableParallelism()),
+    size = Math.min(2, Math.max(1, availableParallelism() - 1)),
     queueLimit = QUEUE_LIMIT,
     limitMs = DECODE_LIMIT_MS,
   } = {}) {
