@@ -3,11 +3,12 @@
 // share's time zone's, from midnight to midnight there (23 or 25 hours when its clocks change: still
 // one bar). They come from
 // the notices recorded in the project's `alerts` channel (a check's up/down, a rule's firing and
-// resolved): one read of the feed per check or rule, through the read path (a range of the tag
-// index), newest first and at most HISTORY_NOTICES of them.
+// resolved): reads of the feed per check or rule, through the read path (a range of the tag
+// index), newest first, in pages, at most HISTORY_NOTICES of them.
 import type { Alert } from "../model/alert.ts";
 import type { Check } from "../model/check.ts";
 import type { StoredEvent } from "../model/event.ts";
+import type { Position } from "../model/filter.ts";
 import type { MetricValue } from "../model/metric.ts";
 import type { Share } from "../model/share.ts";
 import type { Store } from "../store/store.ts";
@@ -19,6 +20,7 @@ export const HISTORY_DAYS = 90;
 const DAY = 86_400_000;
 /** The newest notices read per check or rule: far more than 90 days of changes of anything sane. */
 const HISTORY_NOTICES = 2000;
+const NOTICES_PAGE = 500;
 
 /** A day's bar: down if it was down (or firing) at any time that day, up if watched and never down, none before it was watched. */
 export type DayBar = "up" | "down" | "none";
@@ -106,8 +108,23 @@ function uptimeOf(days: DayBar[]): number | null {
   return watched.length ? watched.filter((d) => d === "up").length / watched.length : null;
 }
 
+/**
+ * A check's (or a rule's) notices since `from`, newest first, at most HISTORY_NOTICES, read in
+ * pages of NOTICES_PAGE: each page's rows are made into events in one turn of the event loop
+ * (on PostgreSQL, on the thread that serves requests), so a page of two thousand never holds it.
+ */
 async function noticesOf(store: Store, projectId: number, tag: [string, string], from: number): Promise<StoredEvent[]> {
-  return store.events.list({ projectId, channel: ALERTS_CHANNEL, tags: [tag], from, limit: HISTORY_NOTICES });
+  const notices: StoredEvent[] = [];
+  let before: Position | undefined;
+  while (notices.length < HISTORY_NOTICES) {
+    const limit = Math.min(NOTICES_PAGE, HISTORY_NOTICES - notices.length);
+    const page = await store.events.list({ projectId, channel: ALERTS_CHANNEL, tags: [tag], from, before, limit });
+    notices.push(...page);
+    if (page.length < limit) break;
+    const last = page.at(-1)!;
+    before = { ts: last.ts, id: last.id };
+  }
+  return notices;
 }
 
 function checkItem(c: Check, notices: StoredEvent[], now: number, starts: number[]): StatusItem {

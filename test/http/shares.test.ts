@@ -406,6 +406,35 @@ describe("a status page's days in its time zone", () => {
     expect(days.filter(([, state]) => state === "none")).toEqual([]);
   });
 
+  test("notices are read in pages: a change older than the last 1,100 notices still shows", async () => {
+    const sync = (
+      await app.services.checks.create(
+        { project: "ops", name: "Sync", slug: "sync", period: 3600 },
+        undefined,
+        Date.UTC(2026, 0, 1),
+      )
+    ).id;
+    const notice = async (at: number, state: "down" | "up") => {
+      const event = { event: `Sync is ${state}`, tags: { check: "sync", state }, timestamp: at / 1000 };
+      const r = await call(app, { path: "/v1/log", body: { project: "ops", channel: "alerts", ...event } });
+      expect(r.status).toBe(200);
+    };
+    await notice(Date.UTC(2026, 0, 20, 8), "down");
+    await notice(Date.UTC(2026, 0, 20, 9), "up");
+    // Then 1,100 notices of a check that flaps, down and up by turns, from 1 March to 11 March (04:26).
+    const start = Date.UTC(2026, 2, 1);
+    for (let i = 0; i < 1100; i += 100)
+      await Promise.all(
+        Array.from({ length: 100 }, (_, j) => notice(start + (i + j) * 800_000, (i + j) % 2 ? "up" : "down")),
+      );
+    const made = await call(app, { path: "/v1/shares", body: { project: "ops", kind: "status", checks: [sync] } });
+    const page = await (await app.fetch(new URL(made.json.url).pathname)).text();
+    const days = [...page.matchAll(/data-day="(\w+)" title="(\d{4}-\d\d-\d\d):/g)].map((m) => [m[2]!, m[1]!]);
+    const march = Array.from({ length: 11 }, (_, d) => `2026-03-${String(d + 1).padStart(2, "0")}`);
+    expect(days.filter(([, state]) => state === "down").map(([date]) => date)).toEqual(["2026-01-20", ...march]);
+    expect(days.filter(([date]) => date > "2026-01-20" && date < "2026-03-01").every(([, s]) => s === "up")).toBe(true);
+  });
+
   test("an unknown zone, or a zone on a dashboard share, is a 400 naming time_zone, and nothing is stored", async () => {
     const before = (await call(app, { path: "/v1/shares?project=ops" })).json.shares.length;
     const unknown = await call(app, {
