@@ -38,20 +38,22 @@ const heavy = (name: string, n: number) => ({
   ],
 });
 
-/** The most CPU (ms) this thread used between two ticks of a 10 ms timer while `work` ran. */
+/** The most CPU (ms) this thread used between two ticks of a 10 ms timer while `work` ran, its answer's tick included. */
 async function mostCpuBetweenTicks(work: () => Promise<void>): Promise<number> {
   const schedstat = `/proc/self/task/${process.pid}/schedstat`;
   const cpu = () => Number(readFileSync(schedstat, "utf8").split(" ")[0]) / 1e6;
   let last = cpu();
   let most = 0;
+  let ticked: (() => void) | null = null;
   const timer = setInterval(() => {
     const now = cpu();
     most = Math.max(most, now - last);
     last = now;
+    ticked?.();
   }, 10);
   try {
     await work();
-    await new Promise((resolve) => setTimeout(resolve, 30)); // a last tick after the answer
+    await new Promise<void>((resolve) => (ticked = resolve)); // the tick after the answer
   } finally {
     clearInterval(timer);
   }

@@ -429,7 +429,7 @@ describe("a status page's days in its time zone", () => {
       );
     const made = await call(app, { path: "/v1/shares", body: { project: "ops", kind: "status", checks: [sync] } });
     const page = await (await app.fetch(new URL(made.json.url).pathname)).text();
-    const days = [...page.matchAll(/data-day="(\w+)" title="(\d{4}-\d\d-\d\d):/g)].map((m) => [m[2]!, m[1]!]);
+    const days = [...page.matchAll(/data-day="(\w+)" title="(\d{4}-\d\d-\d\d):/g)].map((m) => [m[2]!, m[1]!] as const);
     const march = Array.from({ length: 11 }, (_, d) => `2026-03-${String(d + 1).padStart(2, "0")}`);
     expect(days.filter(([, state]) => state === "down").map(([date]) => date)).toEqual(["2026-01-20", ...march]);
     expect(days.filter(([date]) => date > "2026-01-20" && date < "2026-03-01").every(([, s]) => s === "up")).toBe(true);
