@@ -177,10 +177,16 @@ export async function heavyOtlpBenchmark(times = 3): Promise<(string | number)[]
   const rows: (string | number)[][] = [
     ["export", "bytes", "status", "answered in (ms, median)", "event loop held (ms, most)"],
   ];
+  /** Waits until the probe (a line a second, each of the second before its `t`) has written a line after `at`. */
+  const probedAfter = async (at: number) => {
+    while (!lines().some((l) => l.t > at)) await Bun.sleep(50);
+  };
   try {
+    let previous = Date.now();
     for (const [name, make] of HEAVY) {
       const body = make();
-      await Bun.sleep(1100); // the probe writes a line a second: the first after `from` covers no earlier export
+      // A whole second of the probe's after the previous export, so the lines after `from` hold none of it.
+      await probedAfter(previous + 1000);
       const from = Date.now();
       const answered: number[] = [];
       let status = 0;
@@ -195,7 +201,8 @@ export async function heavyOtlpBenchmark(times = 3): Promise<(string | number)[]
         status = response.status;
         answered.push(performance.now() - t);
       }
-      await Bun.sleep(2100); // the writes settle and the probe writes the second that covers them
+      previous = Date.now(); // answered once written: the line that covers this moment is the last one
+      await probedAfter(previous);
       const held = Math.max(
         0,
         ...lines()
